@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: counts of live objects, so tests can prove that a client that
+ * exits or is killed leaves nothing behind. Not an interface for programs.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "cumc_internal.h"
+
+atomic_t cumc_live_clients = ATOMIC_INIT(0);
+atomic_t cumc_live_mems = ATOMIC_INIT(0);
+
+static struct dentry *cumc_debugfs_dir;
+
+static int cumc_objects_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "clients %d\n", atomic_read(&cumc_live_clients));
+	seq_printf(m, "mems %d\n", atomic_read(&cumc_live_mems));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cumc_objects);
+
+void cumc_debugfs_init(void)
+{
+	cumc_debugfs_dir = debugfs_create_dir("cumc", NULL);
+	debugfs_create_file("objects", 0444, cumc_debugfs_dir, NULL,
+			    &cumc_objects_fops);
+}
+
+void cumc_debugfs_exit(void)
+{
+	debugfs_remove_recursive(cumc_debugfs_dir);
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulated devices: GPUs of a multicast-capable fabric, each with an
+ * aperture of device memory that allocations are charged to. Backing pages
+ * come later and lazily, so the aperture can be as large as a real part's.
+ */
+#include <linux/jhash.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/nospec.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "cumc_internal.h"
+
+static unsigned int num_devices = 8;
+static unsigned long mem_size_mib = 81920;
+static unsigned long granularity = 2UL << 20;
+
+static struct cumc_device **cumc_devices;
+
+static int cumc_param_set_num_devices(const char *val,
+				      const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n < 1 || n > CUMC_MAX_DEVICES)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops cumc_num_devices_ops = {
+	.set = cumc_param_set_num_devices,
+	.get = param_get_uint,
+};
+module_param_cb(num_devices, &cumc_num_devices_ops, &num_devices, 0444);
+MODULE_PARM_DESC(num_devices, "Number of simulated devices, 1 to 128 (default 8)");
+
+/* At least one page, a power of two, at most 1 GiB. */
+static int cumc_param_set_granularity(const char *val,
+				      const struct kernel_param *kp)
+{
+	unsigned long g;
+	int ret;
+
+	ret = kstrtoul(val, 0, &g);
+	if (ret)
+		return ret;
+	if (g < PAGE_SIZE || g > SZ_1G || !is_power_of_2(g))
+		return -EINVAL;
+	*(unsigned long *)kp->arg = g;
+	return 0;
+}
+
+static const struct kernel_param_ops cumc_granularity_ops = {
+	.set = cumc_param_set_granularity,
+	.get = param_get_ulong,
+};
+module_param_cb(granularity, &cumc_granularity_ops, &granularity, 0444);
+MODULE_PARM_DESC(granularity,
+		 "Allocation granularity in bytes, a power of two from PAGE_SIZE to 1 GiB (default 2 MiB)");
+
+/* Up to 16 TiB per device: sizes in bytes stay far from overflowing u64. */
+static int cumc_param_set_mem_size(const char *val,
+				   const struct kernel_param *kp)
+{
+	unsigned long mib;
+	int ret;
+
+	ret = kstrtoul(val, 0, &mib);
+	if (ret)
+		return ret;
+	if (mib < 1 || mib > (16UL << 20))
+		return -EINVAL;
+	*(unsigned long *)kp->arg = mib;
+	return 0;
+}
+
+static const struct kernel_param_ops cumc_mem_size_ops = {
+	.set = cumc_param_set_mem_size,
+	.get = param_get_ulong,
+};
+module_param_cb(mem_size_mib, &cumc_mem_size_ops, &mem_size_mib, 0444);
+MODULE_PARM_DESC(mem_size_mib,
+		 "Device memory per device in MiB, backed lazily (default 81920, up to 16 TiB)");
+
+u32 cumc_num_devices(void)
+{
+	return num_devices;
+}
+
+u64 cumc_device_granularity(void)
+{
+	return granularity;
+}
+
+static u64 cumc_device_mem_total(void)
+{
+	return round_down((u64)mem_size_mib << 20, granularity);
+}
+
+/* The device ordinal, hashed: the same UUID every load, an RFC 4122 v4 shape. */
+static void cumc_device_make_uuid(struct cumc_device *dev)
+{
+	u32 words[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		words[i] = jhash_2words(dev->ordinal, i, 0x63756d63);
+	memcpy(dev->uuid, words, sizeof(dev->uuid));
+	dev->uuid[6] = (dev->uuid[6] & 0x0f) | 0x40;
+	dev->uuid[8] = (dev->uuid[8] & 0x3f) | 0x80;
+}
+
+struct cumc_device *cumc_device_get(u32 ordinal)
+{
+	if (ordinal >= num_devices)
+		return NULL;
+	return cumc_devices[array_index_nospec(ordinal, num_devices)];
+}
+
+int cumc_device_charge(struct cumc_device *dev, u64 bytes)
+{
+	int ret = 0;
+
+	spin_lock(&dev->lock);
+	if (bytes > cumc_device_mem_total() - dev->mem_used)
+		ret = -ENOSPC;
+	else
+		dev->mem_used += bytes;
+	spin_unlock(&dev->lock);
+	return ret;
+}
+
+void cumc_device_uncharge(struct cumc_device *dev, u64 bytes)
+{
+	spin_lock(&dev->lock);
+	dev->mem_used -= bytes;
+	spin_unlock(&dev->lock);
+}
+
+int cumc_device_info(struct cumc_device_info *info)
+{
+	struct cumc_device *dev;
+
+	if (info->flags || info->__reserved)
+		return -EOPNOTSUPP;
+	dev = cumc_device_get(info->device);
+	if (!dev)
+		return -ENODEV;
+
+	info->caps = CUMC_CAP_VMM | CUMC_CAP_HANDLE_FD |
+		     CUMC_CAP_HANDLE_FABRIC | CUMC_CAP_MULTICAST;
+	memcpy(info->uuid, dev->uuid, sizeof(info->uuid));
+	strscpy_pad(info->name, "cumc H100 SXM (simulated)", sizeof(info->name));
+	info->pci_domain = 0;
+	info->pci_bus = 0x10 + dev->ordinal;
+	info->pci_device = 0;
+	info->mem_total = cumc_device_mem_total();
+	spin_lock(&dev->lock);
+	info->mem_free = info->mem_total - dev->mem_used;
+	spin_unlock(&dev->lock);
+	info->granularity = granularity;
+	return 0;
+}
+
+int cumc_devices_init(void)
+{
+	u32 i;
+
+	cumc_devices = kcalloc(num_devices, sizeof(*cumc_devices), GFP_KERNEL);
+	if (!cumc_devices)
+		return -ENOMEM;
+	for (i = 0; i < num_devices; i++) {
+		struct cumc_device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+
+		if (!dev)
+			goto err_free_devices;
+		dev->ordinal = i;
+		spin_lock_init(&dev->lock);
+		cumc_device_make_uuid(dev);
+		cumc_devices[i] = dev;
+	}
+	return 0;
+
+err_free_devices:
+	while (i--)
+		kfree(cumc_devices[i]);
+	kfree(cumc_devices);
+	return -ENOMEM;
+}
+
+/* Called after the last client is gone: nothing is charged any more. */
+void cumc_devices_exit(void)
+{
+	u32 i;
+
+	for (i = 0; i < num_devices; i++) {
+		WARN_ON(cumc_devices[i]->mem_used);
+		kfree(cumc_devices[i]);
+	}
+	kfree(cumc_devices);
+}
