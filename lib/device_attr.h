@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device attributes of a simulated GPU, as cuDeviceGetAttribute reports
+ * them.
+ */
+#ifndef CUMC_DEVICE_ATTR_H
+#define CUMC_DEVICE_ATTR_H
+
+#include <cuda.h>
+
+/* The facts that differ between the simulated devices of one machine. */
+struct cumc_device_attr_dev {
+	int ordinal;
+	int pci_domain;
+	int pci_bus;
+	int pci_device;
+};
+
+/*
+ * Store in *value what an H100 SXM5 80GB on an NVSwitch board answers for
+ * attribute @attrib; the PCI location and board group come from @dev.
+ * Returns CUDA_ERROR_INVALID_VALUE, leaving *value untouched, for a NULL
+ * argument or a number that is not an attribute of the CUDA 13.0 header.
+ */
+CUresult cumc_device_attribute_value(const struct cumc_device_attr_dev *dev,
+				     int attrib, int *value);
+
+#endif /* CUMC_DEVICE_ATTR_H */

@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Check that include/cumc/cuda.h is ABI-identical to the CUDA toolkit's
+# cuda.h for everything it declares:
+#   1. abi_list.h names every enumerator and entry point of our header;
+#   2. abi_dump prints the same values, sizes, offsets and linked symbol
+#      names whichever of the two headers it is built against;
+#   3. our prototypes compile next to the toolkit's (C and C++);
+#   4. every lib/procaddr_table.h entry names a function of the type the
+#      toolkit's cudaTypedefs.h gives that symbol and version.
+#
+# The toolkit is found through $CUDA_HOME, else through nvcc on PATH.
+# Prints one TAP result; exit status 0 pass or skipped (no toolkit), 1 fail.
+
+# $CC and $CFLAGS are option lists, split into words on purpose.
+# shellcheck disable=SC2086
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+ours="$top/include/cumc/cuda.h"
+list="$here/abi_list.h"
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+CFLAGS="-std=c11 -Wall -Wextra -Werror -pedantic"
+
+toolkit_include=
+if [ -n "${CUDA_HOME:-}" ] && [ -f "$CUDA_HOME/include/cuda.h" ]; then
+	toolkit_include="$CUDA_HOME/include"
+elif nvcc=$(command -v nvcc 2>/dev/null); then
+	nvcc_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+	[ -f "$nvcc_root/include/cuda.h" ] && toolkit_include="$nvcc_root/include"
+fi
+if [ -z "$toolkit_include" ]; then
+	echo "ok 1 cuda.h matches the CUDA toolkit's ABI # SKIP no CUDA toolkit (set CUDA_HOME or put nvcc on PATH)"
+	exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+
+fail() {
+	echo "abi_check: FAIL: $*"
+	failed=1
+}
+
+# 1. Coverage: enumerators are the indented capitalised names followed by
+# '=', ',' or the end of the line; entry points follow CUDAAPI.
+grep -E '^[[:space:]]+[A-Z][A-Za-z0-9_]*[[:space:]]*(=|,|$)' "$ours" |
+	sed -E 's/^[[:space:]]+([A-Za-z0-9_]+).*/\1/' | sort -u >"$work/enumerators"
+sed -n '/BEGIN PROTOTYPES/,/END PROTOTYPES/p' "$ours" >"$work/cumc_prototypes.h"
+grep -oE 'CUDAAPI[[:space:]]+[A-Za-z0-9_]+' "$work/cumc_prototypes.h" |
+	awk '{ print $2 }' | sort -u >"$work/functions"
+if [ ! -s "$work/enumerators" ] || [ ! -s "$work/functions" ]; then
+	fail "could not extract enumerators or prototypes from $ours"
+fi
+while read -r name; do
+	grep -qE "^ABI_(VALUE|RESULT|DEVATTR)\($name\)" "$list" ||
+		fail "enumerator $name is missing from abi_list.h"
+done <"$work/enumerators"
+while read -r name; do
+	grep -qE "^ABI_FUNC\($name\)" "$list" ||
+		fail "entry point $name is missing from abi_list.h"
+done <"$work/functions"
+
+# 2. Same facts through both headers.
+for side in toolkit cumc; do
+	if [ $side = toolkit ]; then inc=$toolkit_include; else inc="$top/include/cumc"; fi
+	if ! $CC $CFLAGS -I"$inc" "$here/abi_dump.c" -o "$work/abi_dump_$side" \
+			2>"$work/build_$side.log"; then
+		cat "$work/build_$side.log"
+		fail "abi_dump does not build against the $side cuda.h ($inc)"
+		continue
+	fi
+	"$work/abi_dump_$side" >"$work/$side.txt"
+done
+if [ -s "$work/toolkit.txt" ] && [ -s "$work/cumc.txt" ]; then
+	if ! diff -u --label "toolkit $toolkit_include/cuda.h" \
+			--label "cumc $ours" "$work/toolkit.txt" "$work/cumc.txt"; then
+		fail "ABI differs (lines: - toolkit, + cumc)"
+	fi
+fi
+
+# 3. Our prototypes against the toolkit's types and declarations.
+if ! $CC $CFLAGS -I"$toolkit_include" -I"$work" -fsyntax-only \
+		"$here/abi_protos.c"; then
+	fail "a prototype of $ours conflicts with the toolkit's (C)"
+fi
+if command -v "$CXX" >/dev/null 2>&1; then
+	if ! $CXX -x c++ -Wall -Wextra -Werror -I"$toolkit_include" -I"$work" \
+			-fsyntax-only "$here/abi_protos.c"; then
+		fail "a prototype of $ours conflicts with the toolkit's (C++)"
+	fi
+else
+	echo "abi_check: note: no C++ compiler ($CXX), C++ prototype check skipped"
+fi
+
+# 4. Each cuGetProcAddress entry hands out a function whose type is the
+# toolkit's PFN_<symbol>_v<version>.  Entries without a public typedef (the
+# pre-4.0 versions kept under __CUDA_API_VERSION_INTERNAL, versions newer
+# than the toolkit) cannot be checked; any other missing typedef means a
+# wrong symbol or version.
+typedefs="$toolkit_include/cudaTypedefs.h"
+toolkit_version=$(sed -nE 's/^#define CUDA_VERSION ([0-9]+).*/\1/p' \
+	"$toolkit_include/cuda.h")
+awk '/__CUDA_API_VERSION_INTERNAL/ { exit } { print }' "$typedefs" |
+	grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/public_pfns"
+grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' "$typedefs" | sort -u >"$work/all_pfns"
+tr '\n' ' ' <"$top/lib/procaddr_table.h" |
+	grep -oE 'CUMC_PROC\("[A-Za-z0-9_]+", *[0-9]+, *[A-Za-z0-9_]+\)' |
+	sed -E 's/CUMC_PROC\("([^"]+)", *([0-9]+), *([A-Za-z0-9_]+)\)/\1 \2 \3/' \
+	>"$work/procs"
+[ -s "$work/procs" ] || fail "no CUMC_PROC entries found in lib/procaddr_table.h"
+unchecked=
+{
+	echo "#include <cudaTypedefs.h>"
+	while read -r symbol version function; do
+		pfn="PFN_${symbol}_v$version"
+		if grep -qx "$pfn" "$work/public_pfns"; then
+			echo "$pfn check_${symbol}_v$version = $function;"
+		elif grep -qx "$pfn" "$work/all_pfns" ||
+				[ "$version" -gt "$toolkit_version" ]; then
+			unchecked="$unchecked $symbol@$version"
+		else
+			fail "procaddr_table.h: $symbol $version has no $pfn in $typedefs" >&2
+		fi
+	done <"$work/procs"
+	[ -z "$unchecked" ] ||
+		echo "abi_check: note: unchecked proc entries:$unchecked" >&2
+} >"$work/procs_check.c" 2>"$work/procs_notes"
+cat "$work/procs_notes"
+if ! $CC $CFLAGS -I"$toolkit_include" -fsyntax-only "$work/procs_check.c"; then
+	fail "a procaddr_table.h function does not match its PFN typedef"
+fi
+
+if [ $failed -ne 0 ]; then
+	echo "not ok 1 cuda.h matches the CUDA toolkit's ABI"
+	exit 1
+fi
+echo "ok 1 cuda.h matches the CUDA toolkit's ABI: $(wc -l <"$work/cumc.txt") facts," \
+	"$(wc -l <"$work/functions") prototypes and" \
+	"$(wc -l <"$work/procs") proc entries match $toolkit_include"
+exit 0

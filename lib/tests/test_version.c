@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cuDriverGetVersion: answers without cuInit and without a device.
+ */
+#include <check.h>
+#include <cuda.h>
+#include <stdlib.h>
+
+START_TEST(version_is_cuda_13_0)
+{
+	int version = 0;
+
+	ck_assert_int_eq(cuDriverGetVersion(&version), CUDA_SUCCESS);
+	ck_assert_int_eq(version, 13000);
+	ck_assert_int_eq(version, CUDA_VERSION);
+}
+END_TEST
+
+START_TEST(version_null_pointer_refused)
+{
+	ck_assert_int_eq(cuDriverGetVersion(NULL), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cuDriverGetVersion");
+	TCase *tc = tcase_create("version");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, version_is_cuda_13_0);
+	tcase_add_test(tc, version_null_pointer_refused);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
