@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            the module, libcumc (shared and static), its pkg-config
+#                 file and the tests
+# make check      build, run the host unit tests, then the selftests inside
+#                 the VM; ends with 'N passed, N failed'
+# make lint       checkpatch and sparse over kmod/
+#
+# KDIR selects the kernel headers the module builds against: by default those
+# of the Debian kernel scripts/vm-run boots.
+
+KVER ?= $(shell scripts/vm-kernel 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+O := build
+
+VERSION := 1.0.0
+SOVERSION := 1
+
+CC ?= cc
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/cumc -Iuapi
+# The kselftest harness is built the kernel's way: -Wall, not -Wextra.
+SELFTEST_CFLAGS := -std=gnu11 -Wall -Werror -D_GNU_SOURCE -Iuapi
+
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o)
+LIB_SO := $(O)/libcumc.so.$(VERSION)
+LIB_A := $(O)/libcumc.a
+
+# Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
+CHECK_HOST_TESTS := test_version test_error test_device_attr
+CHECK_VM_TESTS := test_init
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+
+SELFTESTS := $(patsubst selftests/%.c,%,$(wildcard selftests/*.c))
+KSFT_DIR := $(O)/kselftest
+KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
+LINUX_SOURCE = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+LINUX_SOURCE_TOP = $(patsubst %.tar.xz,%,$(notdir $(LINUX_SOURCE)))
+
+all: kmod lib tests
+
+deps:
+	@scripts/deps
+
+kmod:
+	@test -e $(KDIR)/Makefile || { echo "no kernel headers at KDIR=$(KDIR) (run scripts/deps)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+
+lib: $(LIB_SO) $(LIB_A) $(O)/libcumc.pc
+
+$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h) | $(O)/lib
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_SO): $(LIB_OBJS) lib/libcumc.map
+	$(CC) -shared -Wl,-soname,libcumc.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libcumc.map -Wl,-z,defs \
+		-o $@ $(LIB_OBJS) -lpthread
+	ln -sf libcumc.so.$(VERSION) $(O)/libcumc.so.$(SOVERSION)
+	ln -sf libcumc.so.$(SOVERSION) $(O)/libcumc.so
+
+$(LIB_A): $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(O)/libcumc.pc: lib/libcumc.pc.in | $(O)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
+	$(SELFTESTS:%=$(O)/selftests/%) vm-run-test-module
+
+# Linked statically: unit tests reach the library's internal functions too.
+$(O)/tests/%: lib/tests/%.c $(LIB_A) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
+		$(LIB_A) $(CHECK_LIBS) -lpthread
+
+$(O)/selftests/%: selftests/%.c selftests/cumc_selftest.h $(KSFT_HEADERS) \
+		uapi/linux/cumc.h | $(O)/selftests
+	$(CC) $(SELFTEST_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -o $@ $< -lpthread
+
+# The harness comes from Debian's linux-source package, extracted once.
+$(KSFT_HEADERS) &:
+	@test -n "$(LINUX_SOURCE)" || { echo "no linux-source tarball (run scripts/deps)"; exit 1; }
+	mkdir -p $(KSFT_DIR)
+	tar -xf $(LINUX_SOURCE) -I 'xz -T0' --occurrence=1 --strip-components=4 \
+		-C $(KSFT_DIR) \
+		$(patsubst %,$(LINUX_SOURCE_TOP)/tools/testing/selftests/%, \
+			kselftest_harness.h kselftest.h)
+	touch $(KSFT_HEADERS)
+
+vm-run-test-module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/vm-run modules
+
+$(O) $(O)/lib $(O)/tests $(O)/selftests:
+	mkdir -p $@
+
+check:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests \
+		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
+			selftests/vm-run/test-vm-run.sh" \
+		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)"
+
+CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
+# MACRO_ARG_REUSE: the ioctl table macro takes constants only.
+CHECKPATCH_IGNORE := FILE_PATH_CHANGES,MACRO_ARG_REUSE
+LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
+$(CHECKPATCH):
+	@test -n "$(LINUX_SOURCE)" || { echo "no linux-source tarball (run scripts/deps)"; exit 1; }
+	mkdir -p $(O)/checkpatch
+	tar -xf $(LINUX_SOURCE) -I 'xz -T0' --strip-components=1 -C $(O)/checkpatch \
+		$(patsubst %,$(LINUX_SOURCE_TOP)/scripts/%, \
+			checkpatch.pl spelling.txt const_structs.checkpatch)
+	touch $@
+
+lint: deps $(CHECKPATCH)
+	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
+		--ignore $(CHECKPATCH_IGNORE) -f $(LINT_FILES)
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 modules 2>&1 | tee $(O)/sparse.log
+	@! grep -E 'warning|error' $(O)/sparse.log
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/vm-run clean
+	rm -rf $(O)
+
+.PHONY: all deps kmod lib tests vm-run-test-module check lint clean

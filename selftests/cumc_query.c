@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CUMC_QUERY and the ioctl framework: size-first structs, unknown commands.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/cumc.h>
+
+#include "kselftest_harness.h"
+
+#include "cumc_selftest.h"
+
+FIXTURE(query) {
+	int fd;
+};
+
+FIXTURE_SETUP(query)
+{
+	self->fd = cumc_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(query)
+{
+	close(self->fd);
+}
+
+TEST_F(query, answers_version_and_devices)
+{
+	struct cumc_query q = { .size = sizeof(q) };
+
+	ASSERT_EQ(0, ioctl(self->fd, CUMC_QUERY, &q));
+	EXPECT_EQ(CUMC_API_VERSION, q.api_version);
+	EXPECT_EQ(cumc_param_uint("num_devices"), q.num_devices);
+	EXPECT_EQ(sizeof(q), q.size);
+	EXPECT_EQ(0, q.flags);
+}
+
+TEST_F(query, nonzero_flags_refused)
+{
+	struct cumc_query q = { .size = sizeof(q), .flags = 1 };
+
+	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, &q));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(0, q.num_devices);
+}
+
+TEST_F(query, short_struct_refused)
+{
+	struct cumc_query q = { .size = offsetof(struct cumc_query, num_devices) };
+
+	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, &q));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, q.api_version);
+
+	q.size = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, &q));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(query, long_struct_with_zero_tail_accepted)
+{
+	struct {
+		struct cumc_query q;
+		uint64_t tail[4];
+		uint32_t canary;
+	} big;
+
+	memset(&big, 0, sizeof(big));
+	big.q.size = offsetof(typeof(big), canary);
+	big.canary = 0x5a5a5a5a;
+	ASSERT_EQ(0, ioctl(self->fd, CUMC_QUERY, &big));
+	EXPECT_EQ(CUMC_API_VERSION, big.q.api_version);
+	/* Nothing is written past the kernel's own struct. */
+	EXPECT_EQ(0, big.tail[0]);
+	EXPECT_EQ(0x5a5a5a5a, big.canary);
+}
+
+TEST_F(query, long_struct_with_nonzero_tail_refused)
+{
+	struct {
+		struct cumc_query q;
+		uint64_t tail;
+	} big;
+
+	memset(&big, 0, sizeof(big));
+	big.q.size = sizeof(big);
+	big.tail = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, &big));
+	EXPECT_EQ(E2BIG, errno);
+}
+
+TEST_F(query, huge_size_refused_without_reading)
+{
+	struct cumc_query q = { .size = 1u << 31 };
+
+	/* The tail beyond the stack struct is unmapped: refused, no oops. */
+	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, &q));
+	EXPECT_TRUE(errno == EFAULT || errno == E2BIG);
+}
+
+TEST_F(query, bad_pointer_faults)
+{
+	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(query, unknown_commands_refused)
+{
+	struct cumc_query q = { .size = sizeof(q) };
+	unsigned long bad[] = {
+		_IO(CUMC_TYPE, CUMC_CMD_BASE - 1),
+		_IO(CUMC_TYPE, 0xff),
+		_IO(CUMC_TYPE + 1, CUMC_CMD_QUERY),
+		/* The right number with a size or direction encoded. */
+		_IOWR(CUMC_TYPE, CUMC_CMD_QUERY, struct cumc_query),
+		_IOW(CUMC_TYPE, CUMC_CMD_QUERY, uint32_t),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-1, ioctl(self->fd, bad[i], &q));
+		EXPECT_EQ(ENOTTY, errno) TH_LOG("ioctl 0x%lx", bad[i]);
+	}
+}
+
+TEST(device_node_is_world_accessible)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat("/dev/cumc", &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_EQ(0666, st.st_mode & 0777);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The VM runner's own test: what it must report, proved by booting it.
+# Runs on the host (each case boots a VM); prints TAP.
+set -u
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+vm_run=$repo/scripts/vm-run
+warn_ko=$repo/selftests/vm-run/cumc_warn.ko
+
+n=0
+failed=0
+check() {
+	local name=$1 expected=$2 got=$3
+	n=$((n + 1))
+	if [ "$expected" = "$got" ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name # expected $expected, got $got"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..6"
+
+out=$("$vm_run" -- cat /proc/modules 2>&1)
+check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
+
+dir=$(mktemp -d)
+out=$(cd "$dir" && "$vm_run" -- sh -c 'pwd; echo written >result' 2>&1)
+check "the command runs in the current directory, writable" \
+	"$dir written" "$(head -n 1 <<<"$out") $(cat "$dir/result" 2>/dev/null)"
+rm -rf "$dir"
+
+"$vm_run" -- sh -c 'exit 7' >/dev/null 2>&1
+check "the command's exit status is the runner's" 7 $?
+
+"$vm_run" -- insmod "$warn_ko" >/dev/null 2>&1
+check "a kernel warning fails the run" 120 $?
+
+"$vm_run" -- sh -c 'sleep 60 </dev/cumc & sleep 0.2' >/dev/null 2>&1
+check "a module that cannot be unloaded fails the run" 120 $?
+
+"$vm_run" num_devices=0 -- true >/dev/null 2>&1
+check "a module that refuses its parameters fails the run" 125 $?
+
+[ "$failed" = 0 ]
