@@ -16,9 +16,10 @@ static DEFINE_XARRAY_ALLOC1(cumc_clients);
 static u32 cumc_next_client_tag;
 
 void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
-		      void (*destroy)(struct cumc_object *obj))
+		      u32 handle_types, void (*destroy)(struct cumc_object *obj))
 {
 	obj->type = type;
+	obj->handle_types = handle_types;
 	kref_init(&obj->ref);
 	obj->destroy = destroy;
 }
@@ -27,6 +28,7 @@ static void cumc_object_release(struct kref *ref)
 {
 	struct cumc_object *obj = container_of(ref, struct cumc_object, ref);
 
+	cumc_fabric_unexport(obj);
 	obj->destroy(obj);
 }
 
@@ -44,6 +46,9 @@ struct cumc_client *cumc_client_create(void)
 	if (!client)
 		return ERR_PTR(-ENOMEM);
 	xa_init_flags(&client->handles, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	mutex_init(&client->reserve_lock);
+	spin_lock_init(&client->pending_lock);
+	client->channel = CUMC_NO_CHANNEL;
 	ret = xa_alloc_cyclic(&cumc_clients, &client->tag, client,
 			      xa_limit_32b, &cumc_next_client_tag, GFP_KERNEL);
 	if (ret < 0) {
@@ -65,6 +70,7 @@ void cumc_client_destroy(struct cumc_client *client)
 	xa_destroy(&client->handles);
 	xa_erase(&cumc_clients, client->tag);
 	atomic_dec(&cumc_live_clients);
+	mutex_destroy(&client->reserve_lock);
 	kfree(client);
 }
 
@@ -89,7 +95,7 @@ static bool cumc_handle_split(struct cumc_client *client, u64 handle, u32 *id)
 	return upper_32_bits(handle) == client->tag && *id;
 }
 
-/* A new reference on what @handle names, if it is of @type. */
+/* A new reference on what @handle names, if it is of @type (or any). */
 struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 				    enum cumc_object_type type)
 {
@@ -100,7 +106,7 @@ struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 		return ERR_PTR(-ENOENT);
 	xa_lock(&client->handles);
 	obj = xa_load(&client->handles, id);
-	if (obj && obj->type == type)
+	if (obj && (type == CUMC_OBJ_ANY || obj->type == type))
 		kref_get(&obj->ref);
 	else
 		obj = NULL;

@@ -10,6 +10,9 @@
 
 atomic_t cumc_live_clients = ATOMIC_INIT(0);
 atomic_t cumc_live_mems = ATOMIC_INIT(0);
+atomic_long_t cumc_live_pages = ATOMIC_LONG_INIT(0);
+atomic_t cumc_live_vas = ATOMIC_INIT(0);
+atomic_t cumc_live_mappings = ATOMIC_INIT(0);
 
 static struct dentry *cumc_debugfs_dir;
 
@@ -17,6 +20,9 @@ static int cumc_objects_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "clients %d\n", atomic_read(&cumc_live_clients));
 	seq_printf(m, "mems %d\n", atomic_read(&cumc_live_mems));
+	seq_printf(m, "pages %ld\n", atomic_long_read(&cumc_live_pages));
+	seq_printf(m, "vas %d\n", atomic_read(&cumc_live_vas));
+	seq_printf(m, "mappings %d\n", atomic_read(&cumc_live_mappings));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cumc_objects);

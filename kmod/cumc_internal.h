@@ -13,6 +13,9 @@
 
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/maple_tree.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -35,32 +38,56 @@ struct cumc_device {
 };
 
 enum cumc_object_type {
-	CUMC_OBJ_MEM = 1,
+	CUMC_OBJ_ANY = 0,	/* only as a lookup filter */
+	CUMC_OBJ_MEM,
 };
+
+#define CUMC_FABRIC_SECRET_LEN 32
+#define CUMC_NO_CHANNEL (-1)
 
 /**
  * struct cumc_object - what a handle names
  * @type: enum cumc_object_type, fixed at creation
- * @ref: one per handle, mapping or other holder
+ * @handle_types: enum cumc_handle_types it may be exported as
+ * @ref: one per handle, mapping, exported fd or other holder
  * @destroy: frees the containing object at the last cumc_object_put()
+ * @fabric_id: its entry in the fabric export table, 0 until first exported
+ *             as a fabric handle; set once under cumc_fabric_lock
+ * @fabric_channel: the IMEX channel of that export
+ * @fabric_secret: the random part of its fabric handle
  */
 struct cumc_object {
 	enum cumc_object_type type;
+	u32 handle_types;
 	struct kref ref;
 	void (*destroy)(struct cumc_object *obj);
+	u32 fabric_id;
+	int fabric_channel;
+	u8 fabric_secret[CUMC_FABRIC_SECRET_LEN];
 };
 
 /**
  * struct cumc_client - one open file of /dev/cumc
  * @handles: handle id -> struct cumc_object *, each entry holding a
  *           reference; the xarray's own lock serializes changes
+ * @next_id: where the cyclic search for a free handle id starts
  * @tag: the upper 32 bits of every handle this client issues, unique among
  *       live clients so that another client's handle never resolves here
+ * @reserve_lock: one CUMC_VA_RESERVE at a time; taken before mmap_lock
+ * @pending_lock: protects @pending_va and @pending_task
+ * @pending_va: the reservation CUMC_VA_RESERVE is placing with vm_mmap()
+ * @pending_task: the thread doing so; only its mmap may take @pending_va
+ * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
  */
 struct cumc_client {
 	struct xarray handles;
 	u32 next_id;
 	u32 tag;
+	struct mutex reserve_lock; /* one VA_RESERVE at a time */
+	spinlock_t pending_lock; /* protects pending_va, pending_task */
+	struct cumc_va *pending_va;
+	struct task_struct *pending_task;
+	int channel;
 };
 
 /**
@@ -68,13 +95,53 @@ struct cumc_client {
  * @obj: its handle-table identity
  * @dev: the device whose memory it is
  * @length: bytes, a multiple of the device's granularity
- * @handle_types: enum cumc_handle_types it may be exported as
+ * @pages: page index -> struct page *, filled on first touch; its own lock
+ *         serializes insertions
  */
 struct cumc_mem {
 	struct cumc_object obj;
 	struct cumc_device *dev;
 	u64 length;
-	u32 handle_types;
+	struct xarray pages;
+};
+
+/**
+ * struct cumc_mapping - an allocation mapped into a reservation
+ * @addr: start address
+ * @length: bytes, the allocation's whole length
+ * @mem: the allocation; the mapping holds a reference
+ * @readers: devices that may read through the mapping
+ * @writers: devices that may write through the mapping
+ * @unmap_link: in CUMC_UNMAP's list of mappings to free
+ */
+struct cumc_mapping {
+	u64 addr;
+	u64 length;
+	struct cumc_mem *mem;
+	DECLARE_BITMAP(readers, CUMC_MAX_DEVICES);
+	DECLARE_BITMAP(writers, CUMC_MAX_DEVICES);
+	struct list_head unmap_link;
+};
+
+/**
+ * struct cumc_va - a reservation of device address space, owned by its VMA
+ * @client: the client that made it
+ * @addr: start address, set when the VMA is made
+ * @length: bytes
+ * @alignment: of @addr
+ * @lock: protects @mappings, the mappings in it and @freeing; taken after
+ *        mmap_lock
+ * @mappings: address range -> struct cumc_mapping *
+ * @freeing: CUMC_VA_FREE is removing it: no new mappings
+ */
+struct cumc_va {
+	struct cumc_client *client;
+	u64 addr;
+	u64 length;
+	u64 alignment;
+	struct rw_semaphore lock;
+	struct maple_tree mappings;
+	bool freeing;
 };
 
 /* cumc_device.c: the simulated devices */
@@ -91,7 +158,7 @@ int cumc_device_info(struct cumc_device_info *info);
 struct cumc_client *cumc_client_create(void);
 void cumc_client_destroy(struct cumc_client *client);
 void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
-		      void (*destroy)(struct cumc_object *obj));
+		      u32 handle_types, void (*destroy)(struct cumc_object *obj));
 void cumc_object_put(struct cumc_object *obj);
 int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
 		       u64 *handle);
@@ -102,10 +169,41 @@ int cumc_handle_release(struct cumc_client *client, u64 handle);
 /* cumc_memory.c: physical allocations */
 int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd);
 int cumc_mem_info(struct cumc_client *client, struct cumc_mem_info *cmd);
+struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index);
+
+/* cumc_va.c: device address space */
+unsigned long cumc_va_get_unmapped_area(struct file *filp, unsigned long addr,
+					unsigned long len, unsigned long pgoff,
+					unsigned long flags);
+int cumc_va_mmap(struct file *filp, struct vm_area_struct *vma);
+int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd);
+int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd);
+int cumc_map(struct cumc_client *client, struct cumc_map *cmd);
+int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd);
+int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd);
+int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd);
+
+/* cumc_sharing.c: exported fds, fabric handles and IMEX channels */
+int cumc_sharing_init(void);
+void cumc_sharing_exit(void);
+int cumc_export_fd_prepare(struct cumc_client *client, u64 handle,
+			   struct file **filep);
+void cumc_export_fd_abort(int fd, struct file *filp);
+int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd);
+int cumc_attach_channel(struct cumc_client *client,
+			struct cumc_attach_channel *cmd);
+int cumc_export_fabric(struct cumc_client *client,
+		       struct cumc_export_fabric *cmd);
+int cumc_import_fabric(struct cumc_client *client,
+		       struct cumc_import_fabric *cmd);
+void cumc_fabric_unexport(struct cumc_object *obj);
 
 /* cumc_debugfs.c: counters the tests read */
 extern atomic_t cumc_live_clients;
 extern atomic_t cumc_live_mems;
+extern atomic_long_t cumc_live_pages;
+extern atomic_t cumc_live_vas;
+extern atomic_t cumc_live_mappings;
 void cumc_debugfs_init(void);
 void cumc_debugfs_exit(void);
 

@@ -7,12 +7,15 @@
  * zero-fills a shorter struct and refuses a longer one with a non-zero tail,
  * so old binaries keep working and new ones fail loudly on old modules.
  */
+#include <linux/file.h>
+#include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/uaccess.h>
 
 #include "cumc_internal.h"
 
 struct cumc_ucmd {
+	struct file *filp;
 	struct cumc_client *client;
 	void __user *ubuffer;
 	u32 user_size;
@@ -25,6 +28,17 @@ union cumc_ucmd_buffer {
 	struct cumc_mem_create mem_create;
 	struct cumc_mem_info mem_info;
 	struct cumc_release release;
+	struct cumc_va_reserve va_reserve;
+	struct cumc_va_free va_free;
+	struct cumc_map map;
+	struct cumc_unmap unmap;
+	struct cumc_set_access set_access;
+	struct cumc_va_query va_query;
+	struct cumc_export_fd export_fd;
+	struct cumc_import_fd import_fd;
+	struct cumc_attach_channel attach_channel;
+	struct cumc_export_fabric export_fabric;
+	struct cumc_import_fabric import_fabric;
 };
 
 struct cumc_ioctl_op {
@@ -99,6 +113,126 @@ static int cumc_ioctl_release(struct cumc_ucmd *ucmd)
 	return cumc_handle_release(ucmd->client, cmd->handle);
 }
 
+static int cumc_ioctl_va_reserve(struct cumc_ucmd *ucmd)
+{
+	struct cumc_va_reserve *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_va_reserve(ucmd->filp, cmd);
+	if (ret)
+		return ret;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		vm_munmap(cmd->out_addr, cmd->length);
+	return ret;
+}
+
+static int cumc_ioctl_va_free(struct cumc_ucmd *ucmd)
+{
+	return cumc_va_free(ucmd->client, ucmd->cmd);
+}
+
+static int cumc_ioctl_map(struct cumc_ucmd *ucmd)
+{
+	return cumc_map(ucmd->client, ucmd->cmd);
+}
+
+static int cumc_ioctl_unmap(struct cumc_ucmd *ucmd)
+{
+	return cumc_unmap(ucmd->client, ucmd->cmd);
+}
+
+static int cumc_ioctl_set_access(struct cumc_ucmd *ucmd)
+{
+	return cumc_set_access(ucmd->client, ucmd->cmd);
+}
+
+static int cumc_ioctl_va_query(struct cumc_ucmd *ucmd)
+{
+	struct cumc_va_query *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_va_query(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret && cmd->flags & CUMC_VA_QUERY_RETAIN)
+		cumc_handle_release(ucmd->client, cmd->out_handle);
+	return ret;
+}
+
+/* The descriptor becomes visible only once the caller has its number. */
+static int cumc_ioctl_export_fd(struct cumc_ucmd *ucmd)
+{
+	struct cumc_export_fd *cmd = ucmd->cmd;
+	struct file *filp;
+	int fd, ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	fd = cumc_export_fd_prepare(ucmd->client, cmd->handle, &filp);
+	if (fd < 0)
+		return fd;
+	cmd->out_fd = fd;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		cumc_export_fd_abort(fd, filp);
+		return ret;
+	}
+	fd_install(fd, filp);
+	return 0;
+}
+
+static int cumc_ioctl_import_fd(struct cumc_ucmd *ucmd)
+{
+	struct cumc_import_fd *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_import_fd(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		cumc_handle_release(ucmd->client, cmd->out_handle);
+	return ret;
+}
+
+static int cumc_ioctl_attach_channel(struct cumc_ucmd *ucmd)
+{
+	struct cumc_attach_channel *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_attach_channel(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	return cumc_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int cumc_ioctl_export_fabric(struct cumc_ucmd *ucmd)
+{
+	struct cumc_export_fabric *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_export_fabric(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	return cumc_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int cumc_ioctl_import_fabric(struct cumc_ucmd *ucmd)
+{
+	struct cumc_import_fabric *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_import_fabric(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		cumc_handle_release(ucmd->client, cmd->out_handle);
+	return ret;
+}
+
 #define CUMC_IOCTL_OP(_ioctl, _fn, _struct, _last)			\
 	[_IOC_NR(_ioctl) - CUMC_CMD_BASE] = {				\
 		.size = sizeof(_struct) +				\
@@ -119,6 +253,26 @@ static const struct cumc_ioctl_op cumc_ioctl_ops[] = {
 		      struct cumc_mem_info, out_length),
 	CUMC_IOCTL_OP(CUMC_RELEASE, cumc_ioctl_release,
 		      struct cumc_release, handle),
+	CUMC_IOCTL_OP(CUMC_VA_RESERVE, cumc_ioctl_va_reserve,
+		      struct cumc_va_reserve, out_addr),
+	CUMC_IOCTL_OP(CUMC_VA_FREE, cumc_ioctl_va_free,
+		      struct cumc_va_free, length),
+	CUMC_IOCTL_OP(CUMC_MAP, cumc_ioctl_map, struct cumc_map, offset),
+	CUMC_IOCTL_OP(CUMC_UNMAP, cumc_ioctl_unmap, struct cumc_unmap, length),
+	CUMC_IOCTL_OP(CUMC_SET_ACCESS, cumc_ioctl_set_access,
+		      struct cumc_set_access, __reserved),
+	CUMC_IOCTL_OP(CUMC_VA_QUERY, cumc_ioctl_va_query,
+		      struct cumc_va_query, out_access_any),
+	CUMC_IOCTL_OP(CUMC_EXPORT_FD, cumc_ioctl_export_fd,
+		      struct cumc_export_fd, __reserved),
+	CUMC_IOCTL_OP(CUMC_IMPORT_FD, cumc_ioctl_import_fd,
+		      struct cumc_import_fd, out_handle),
+	CUMC_IOCTL_OP(CUMC_ATTACH_CHANNEL, cumc_ioctl_attach_channel,
+		      struct cumc_attach_channel, out_channel),
+	CUMC_IOCTL_OP(CUMC_EXPORT_FABRIC, cumc_ioctl_export_fabric,
+		      struct cumc_export_fabric, out_fabric),
+	CUMC_IOCTL_OP(CUMC_IMPORT_FABRIC, cumc_ioctl_import_fabric,
+		      struct cumc_import_fabric, out_handle),
 };
 
 long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -126,6 +280,7 @@ long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	const struct cumc_ioctl_op *op;
 	union cumc_ucmd_buffer buf;
 	struct cumc_ucmd ucmd = {
+		.filp = filp,
 		.client = filp->private_data,
 		.ubuffer = (void __user *)arg,
 		.cmd = &buf,

@@ -32,6 +32,8 @@ static const struct file_operations cumc_fops = {
 	.owner = THIS_MODULE,
 	.open = cumc_fops_open,
 	.release = cumc_fops_release,
+	.mmap = cumc_va_mmap,
+	.get_unmapped_area = cumc_va_get_unmapped_area,
 	.unlocked_ioctl = cumc_fops_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
@@ -51,6 +53,9 @@ static int __init cumc_init(void)
 	ret = cumc_devices_init();
 	if (ret)
 		return ret;
+	ret = cumc_sharing_init();
+	if (ret)
+		goto err_devices;
 	cumc_debugfs_init();
 	ret = misc_register(&cumc_miscdev);
 	if (ret)
@@ -59,6 +64,8 @@ static int __init cumc_init(void)
 
 err_debugfs:
 	cumc_debugfs_exit();
+	cumc_sharing_exit();
+err_devices:
 	cumc_devices_exit();
 	return ret;
 }
@@ -67,6 +74,7 @@ static void __exit cumc_exit(void)
 {
 	misc_deregister(&cumc_miscdev);
 	cumc_debugfs_exit();
+	cumc_sharing_exit();
 	cumc_devices_exit();
 }
 

@@ -1,17 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Physical allocations: device memory charged to a device's aperture.
+ *
+ * Backing pages come on first touch, zeroed, so that untouched memory costs
+ * nothing and no client ever reads what another left behind.
  */
+#include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "cumc_internal.h"
 
 #define CUMC_HANDLE_TYPES_ALL (CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC)
 
+/* The page at @index of @mem, allocated on first use; NULL when out of memory. */
+struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index)
+{
+	struct page *page, *old;
+
+	page = xa_load(&mem->pages, index);
+	if (page)
+		return page;
+	page = alloc_page(GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT);
+	if (!page)
+		return NULL;
+	old = xa_cmpxchg(&mem->pages, index, NULL, page, GFP_KERNEL_ACCOUNT);
+	if (old) {
+		/* Lost a race to another toucher, or the xarray is out of memory. */
+		__free_page(page);
+		return xa_is_err(old) ? NULL : old;
+	}
+	atomic_long_inc(&cumc_live_pages);
+	return page;
+}
+
+static void cumc_mem_free_pages(struct cumc_mem *mem)
+{
+	struct page *page;
+	unsigned long index;
+
+	xa_for_each(&mem->pages, index, page) {
+		__free_page(page);
+		atomic_long_dec(&cumc_live_pages);
+	}
+	xa_destroy(&mem->pages);
+}
+
 static void cumc_mem_destroy(struct cumc_object *obj)
 {
 	struct cumc_mem *mem = container_of(obj, struct cumc_mem, obj);
 
+	cumc_mem_free_pages(mem);
 	cumc_device_uncharge(mem->dev, mem->length);
 	atomic_dec(&cumc_live_mems);
 	kfree(mem);
@@ -28,6 +67,9 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 	dev = cumc_device_get(cmd->device);
 	if (!dev)
 		return -ENODEV;
+	if (cmd->handle_types & CUMC_HANDLE_FABRIC &&
+	    READ_ONCE(client->channel) == CUMC_NO_CHANNEL)
+		return -EPERM;
 	if (!cmd->length || !IS_ALIGNED(cmd->length, cumc_device_granularity()))
 		return -EINVAL;
 
@@ -39,8 +81,9 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 		goto err_free_mem;
 	mem->dev = dev;
 	mem->length = cmd->length;
-	mem->handle_types = cmd->handle_types;
-	cumc_object_init(&mem->obj, CUMC_OBJ_MEM, cumc_mem_destroy);
+	xa_init(&mem->pages);
+	cumc_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
+			 cumc_mem_destroy);
 	atomic_inc(&cumc_live_mems);
 
 	ret = cumc_handle_insert(client, &mem->obj, &cmd->out_handle);
@@ -65,7 +108,7 @@ int cumc_mem_info(struct cumc_client *client, struct cumc_mem_info *cmd)
 		return PTR_ERR(obj);
 	mem = container_of(obj, struct cumc_mem, obj);
 	cmd->out_device = mem->dev->ordinal;
-	cmd->out_handle_types = mem->handle_types;
+	cmd->out_handle_types = mem->obj.handle_types;
 	cmd->out_length = mem->length;
 	cumc_object_put(obj);
 	return 0;

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sharing objects between clients: POSIX file descriptors, fabric handles
+ * and the IMEX channels that guard the latter.
+ *
+ * An exported fd is an anonymous file holding a reference on the object.
+ * A fabric handle is a random token naming an entry of cumc_fabric_exports,
+ * which holds no reference: the object removes its entry when it dies
+ * (cumc_fabric_unexport), and an import takes a reference only if the
+ * object is still alive.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/file.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <crypto/algapi.h>
+
+#include "cumc_internal.h"
+
+#define CUMC_FABRIC_MAGIC 0x464d5543 /* "CUMF" */
+
+/* The layout of the 64 bytes of a fabric handle; no kernel pointer in it. */
+struct cumc_fabric_handle {
+	__le32 magic;
+	__le32 channel;
+	__le64 instance;
+	__le64 id;
+	u8 secret[CUMC_FABRIC_SECRET_LEN];
+	u8 zero[8];
+};
+
+static_assert(sizeof(struct cumc_fabric_handle) == CUMC_FABRIC_HANDLE_SIZE);
+
+static unsigned int imex_channels = 4;
+module_param(imex_channels, uint, 0444);
+MODULE_PARM_DESC(imex_channels, "Number of IMEX channel devices, 1 to 256 (default 4)");
+
+/* Fabric id -> struct cumc_object *, without a reference; the xa_lock orders
+ * lookups against the object's removal of its entry.
+ */
+static DEFINE_XARRAY_ALLOC1(cumc_fabric_exports);
+static u32 cumc_next_fabric_id;
+/* Serializes the first export of an object as a fabric handle. */
+static DEFINE_MUTEX(cumc_fabric_lock);
+/* Tells handles of this module load from those of an earlier one. */
+static u64 cumc_fabric_instance;
+
+static dev_t cumc_channel_devt;
+static struct class *cumc_channel_class;
+static struct cdev cumc_channel_cdev;
+
+static int cumc_export_release(struct inode *inode, struct file *filp)
+{
+	cumc_object_put(filp->private_data);
+	return 0;
+}
+
+static const struct file_operations cumc_export_fops = {
+	.owner = THIS_MODULE,
+	.release = cumc_export_release,
+	.llseek = noop_llseek,
+};
+
+/*
+ * Make the export file and reserve a descriptor for it. The caller installs
+ * it with fd_install() once nothing can fail any more, or undoes both with
+ * cumc_export_fd_abort().
+ */
+int cumc_export_fd_prepare(struct cumc_client *client, u64 handle,
+			   struct file **filep)
+{
+	struct cumc_object *obj;
+	struct file *filp;
+	int fd;
+
+	obj = cumc_handle_get(client, handle, CUMC_OBJ_ANY);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	if (!(obj->handle_types & CUMC_HANDLE_FD)) {
+		fd = -EPERM;
+		goto err_put;
+	}
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		goto err_put;
+	filp = anon_inode_getfile("[cumc-export]", &cumc_export_fops, obj,
+				  O_RDWR | O_CLOEXEC);
+	if (IS_ERR(filp)) {
+		put_unused_fd(fd);
+		fd = PTR_ERR(filp);
+		goto err_put;
+	}
+	*filep = filp;
+	return fd;
+
+err_put:
+	cumc_object_put(obj);
+	return fd;
+}
+
+void cumc_export_fd_abort(int fd, struct file *filp)
+{
+	put_unused_fd(fd);
+	fput(filp);
+}
+
+int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd)
+{
+	struct cumc_object *obj;
+	struct fd f;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	f = fdget(cmd->fd);
+	if (!f.file)
+		return -EBADF;
+	if (f.file->f_op != &cumc_export_fops) {
+		fdput(f);
+		return -EBADFD;
+	}
+	obj = f.file->private_data;
+	kref_get(&obj->ref);
+	fdput(f);
+	ret = cumc_handle_insert(client, obj, &cmd->out_handle);
+	if (ret)
+		cumc_object_put(obj);
+	return ret;
+}
+
+static int cumc_channel_open(struct inode *inode, struct file *filp)
+{
+	return nonseekable_open(inode, filp);
+}
+
+static const struct file_operations cumc_channel_fops = {
+	.owner = THIS_MODULE,
+	.open = cumc_channel_open,
+	.llseek = no_llseek,
+};
+
+int cumc_attach_channel(struct cumc_client *client,
+			struct cumc_attach_channel *cmd)
+{
+	struct fd f;
+	int channel;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	f = fdget(cmd->fd);
+	if (!f.file)
+		return -EBADF;
+	if (f.file->f_op != &cumc_channel_fops) {
+		fdput(f);
+		return -EBADFD;
+	}
+	channel = iminor(file_inode(f.file));
+	fdput(f);
+	if (cmpxchg(&client->channel, CUMC_NO_CHANNEL, channel) !=
+	    CUMC_NO_CHANNEL)
+		return -EBUSY;
+	cmd->out_channel = channel;
+	return 0;
+}
+
+/* Give @obj a fabric id and secret, once; the first export decides the channel. */
+static int cumc_fabric_publish(struct cumc_object *obj, int channel)
+{
+	int ret = 0;
+
+	mutex_lock(&cumc_fabric_lock);
+	if (!obj->fabric_id) {
+		get_random_bytes(obj->fabric_secret, sizeof(obj->fabric_secret));
+		obj->fabric_channel = channel;
+		ret = xa_alloc_cyclic(&cumc_fabric_exports, &obj->fabric_id, obj,
+				      xa_limit_32b, &cumc_next_fabric_id,
+				      GFP_KERNEL);
+		ret = ret < 0 ? ret : 0;
+	}
+	mutex_unlock(&cumc_fabric_lock);
+	return ret;
+}
+
+int cumc_export_fabric(struct cumc_client *client,
+		       struct cumc_export_fabric *cmd)
+{
+	struct cumc_fabric_handle *fh = (void *)cmd->out_fabric;
+	int channel = READ_ONCE(client->channel);
+	struct cumc_object *obj;
+	int ret;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	ret = -EPERM;
+	if (!(obj->handle_types & CUMC_HANDLE_FABRIC) ||
+	    channel == CUMC_NO_CHANNEL)
+		goto out_put;
+	ret = cumc_fabric_publish(obj, channel);
+	if (ret)
+		goto out_put;
+	memset(fh, 0, sizeof(*fh));
+	fh->magic = cpu_to_le32(CUMC_FABRIC_MAGIC);
+	fh->channel = cpu_to_le32(obj->fabric_channel);
+	fh->instance = cpu_to_le64(cumc_fabric_instance);
+	fh->id = cpu_to_le64(obj->fabric_id);
+	memcpy(fh->secret, obj->fabric_secret, sizeof(fh->secret));
+out_put:
+	cumc_object_put(obj);
+	return ret;
+}
+
+/* A new reference on the live object @fh names, or NULL. */
+static struct cumc_object *cumc_fabric_lookup(const struct cumc_fabric_handle *fh)
+{
+	struct cumc_object *obj;
+	u64 id = le64_to_cpu(fh->id);
+
+	if (le32_to_cpu(fh->magic) != CUMC_FABRIC_MAGIC ||
+	    le64_to_cpu(fh->instance) != cumc_fabric_instance ||
+	    !id || id > U32_MAX || memchr_inv(fh->zero, 0, sizeof(fh->zero)))
+		return NULL;
+	xa_lock(&cumc_fabric_exports);
+	obj = xa_load(&cumc_fabric_exports, id);
+	if (obj && (crypto_memneq(obj->fabric_secret, fh->secret,
+				  sizeof(fh->secret)) ||
+		    obj->fabric_channel != le32_to_cpu(fh->channel) ||
+		    !kref_get_unless_zero(&obj->ref)))
+		obj = NULL;
+	xa_unlock(&cumc_fabric_exports);
+	return obj;
+}
+
+int cumc_import_fabric(struct cumc_client *client,
+		       struct cumc_import_fabric *cmd)
+{
+	int channel = READ_ONCE(client->channel);
+	struct cumc_object *obj;
+	int ret;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (channel == CUMC_NO_CHANNEL)
+		return -EPERM;
+	obj = cumc_fabric_lookup((const void *)cmd->fabric);
+	if (!obj)
+		return -ENOENT;
+	if (obj->fabric_channel != channel) {
+		ret = -EPERM;
+		goto err_put;
+	}
+	ret = cumc_handle_insert(client, obj, &cmd->out_handle);
+	if (ret)
+		goto err_put;
+	return 0;
+
+err_put:
+	cumc_object_put(obj);
+	return ret;
+}
+
+/* The object is dying: its fabric handle must stop resolving first. */
+void cumc_fabric_unexport(struct cumc_object *obj)
+{
+	if (obj->fabric_id)
+		xa_erase(&cumc_fabric_exports, obj->fabric_id);
+}
+
+static char *cumc_channel_devnode(struct device *dev, umode_t *mode)
+{
+	return kasprintf(GFP_KERNEL, "cumc-imex-channels/%s", dev_name(dev));
+}
+
+int cumc_sharing_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	if (imex_channels < 1 || imex_channels > 256)
+		return -EINVAL;
+	get_random_bytes(&cumc_fabric_instance, sizeof(cumc_fabric_instance));
+	ret = alloc_chrdev_region(&cumc_channel_devt, 0, imex_channels,
+				  "cumc-imex");
+	if (ret)
+		return ret;
+	cumc_channel_class = class_create(THIS_MODULE, "cumc-imex");
+	if (IS_ERR(cumc_channel_class)) {
+		ret = PTR_ERR(cumc_channel_class);
+		goto err_region;
+	}
+	cumc_channel_class->devnode = cumc_channel_devnode;
+	cdev_init(&cumc_channel_cdev, &cumc_channel_fops);
+	ret = cdev_add(&cumc_channel_cdev, cumc_channel_devt, imex_channels);
+	if (ret)
+		goto err_class;
+	for (i = 0; i < imex_channels; i++) {
+		struct device *dev;
+
+		dev = device_create(cumc_channel_class, NULL,
+				    MKDEV(MAJOR(cumc_channel_devt), i), NULL,
+				    "channel%u", i);
+		if (IS_ERR(dev)) {
+			ret = PTR_ERR(dev);
+			goto err_devices;
+		}
+	}
+	return 0;
+
+err_devices:
+	while (i--)
+		device_destroy(cumc_channel_class,
+			       MKDEV(MAJOR(cumc_channel_devt), i));
+	cdev_del(&cumc_channel_cdev);
+err_class:
+	class_destroy(cumc_channel_class);
+err_region:
+	unregister_chrdev_region(cumc_channel_devt, imex_channels);
+	return ret;
+}
+
+void cumc_sharing_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < imex_channels; i++)
+		device_destroy(cumc_channel_class,
+			       MKDEV(MAJOR(cumc_channel_devt), i));
+	cdev_del(&cumc_channel_cdev);
+	class_destroy(cumc_channel_class);
+	unregister_chrdev_region(cumc_channel_devt, imex_channels);
+	WARN_ON(!xa_empty(&cumc_fabric_exports));
+}

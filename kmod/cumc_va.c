@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device address space: reservations, mappings and CPU access.
+ *
+ * A reservation is a VMA of /dev/cumc in the caller's process, made by the
+ * module itself (vm_mmap) so that it can place and align it. The VMA owns the
+ * reservation (struct cumc_va) and with it a table of mappings: address
+ * range -> allocation and per-device access. Nothing is populated when
+ * mapping or granting access; the fault handler inserts one page at a time,
+ * allocating the backing page on first touch. Unmapping or taking access
+ * away zaps the PTEs of the range, so both cost what was touched, not what
+ * was mapped.
+ *
+ * Lock order: mmap_lock, then cumc_va.lock. Every path to a reservation
+ * goes through its VMA under mmap_lock, which keeps the reservation alive.
+ */
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "cumc_internal.h"
+
+/* Bounds that keep every sum of an address and a length far from overflow. */
+#define CUMC_VA_MAX_LENGTH BIT_ULL(47)
+#define CUMC_VA_MAX_ALIGNMENT BIT_ULL(40)
+
+static const struct vm_operations_struct cumc_va_vm_ops;
+
+static enum cumc_access cumc_mapping_cpu_access(const struct cumc_mapping *m)
+{
+	if (!bitmap_empty(m->writers, CUMC_MAX_DEVICES))
+		return CUMC_ACCESS_READWRITE;
+	if (!bitmap_empty(m->readers, CUMC_MAX_DEVICES))
+		return CUMC_ACCESS_READ;
+	return CUMC_ACCESS_NONE;
+}
+
+static enum cumc_access cumc_mapping_device_access(const struct cumc_mapping *m,
+						   u32 device)
+{
+	if (test_bit(device, m->writers))
+		return CUMC_ACCESS_READWRITE;
+	if (test_bit(device, m->readers))
+		return CUMC_ACCESS_READ;
+	return CUMC_ACCESS_NONE;
+}
+
+static void cumc_mapping_free(struct cumc_mapping *m)
+{
+	cumc_object_put(&m->mem->obj);
+	atomic_dec(&cumc_live_mappings);
+	kfree(m);
+}
+
+static void cumc_va_destroy(struct cumc_va *va)
+{
+	struct cumc_mapping *m;
+	unsigned long index = 0;
+
+	mt_for_each(&va->mappings, m, index, ULONG_MAX)
+		cumc_mapping_free(m);
+	mtree_destroy(&va->mappings);
+	atomic_dec(&cumc_live_vas);
+	kfree(va);
+}
+
+static vm_fault_t cumc_va_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct cumc_va *va = vma->vm_private_data;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	enum cumc_access access;
+	struct cumc_mapping *m;
+	struct page *page;
+	unsigned long vm_flags = vma->vm_flags;
+	vm_fault_t ret;
+
+	down_read(&va->lock);
+	m = mtree_load(&va->mappings, addr);
+	access = m ? cumc_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
+	if (access == CUMC_ACCESS_NONE ||
+	    (vmf->flags & FAULT_FLAG_WRITE && access != CUMC_ACCESS_READWRITE)) {
+		ret = VM_FAULT_SIGSEGV;
+		goto out;
+	}
+	page = cumc_mem_page(m->mem, (addr - m->addr) >> PAGE_SHIFT);
+	if (!page) {
+		ret = VM_FAULT_OOM;
+		goto out;
+	}
+	if (access != CUMC_ACCESS_READWRITE)
+		vm_flags &= ~VM_WRITE;
+	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page),
+				  vm_get_page_prot(vm_flags));
+out:
+	up_read(&va->lock);
+	return ret;
+}
+
+/*
+ * A write to a page inserted read-only. Without this hook the kernel would
+ * make a shared PFN mapping writable on its own.
+ */
+static vm_fault_t cumc_va_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct cumc_va *va = vmf->vma->vm_private_data;
+	struct cumc_mapping *m;
+	bool writable;
+
+	down_read(&va->lock);
+	m = mtree_load(&va->mappings, vmf->address & PAGE_MASK);
+	writable = m && cumc_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
+	up_read(&va->lock);
+	return writable ? 0 : VM_FAULT_SIGSEGV;
+}
+
+static void cumc_va_vm_close(struct vm_area_struct *vma)
+{
+	cumc_va_destroy(vma->vm_private_data);
+}
+
+/* A reservation is one VMA for life: no partial munmap, mremap or mprotect. */
+static int cumc_va_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static int cumc_va_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static int cumc_va_mprotect(struct vm_area_struct *vma, unsigned long start,
+			    unsigned long end, unsigned long newflags)
+{
+	return -EACCES;
+}
+
+static const struct vm_operations_struct cumc_va_vm_ops = {
+	.fault = cumc_va_fault,
+	.pfn_mkwrite = cumc_va_pfn_mkwrite,
+	.close = cumc_va_vm_close,
+	.may_split = cumc_va_may_split,
+	.mremap = cumc_va_mremap,
+	.mprotect = cumc_va_mprotect,
+};
+
+/* The reservation CUMC_VA_RESERVE is placing right now in this thread. */
+static struct cumc_va *cumc_va_pending(struct cumc_client *client)
+{
+	struct cumc_va *va = NULL;
+
+	spin_lock(&client->pending_lock);
+	if (client->pending_task == current)
+		va = client->pending_va;
+	spin_unlock(&client->pending_lock);
+	return va;
+}
+
+static void cumc_va_set_pending(struct cumc_client *client, struct cumc_va *va)
+{
+	spin_lock(&client->pending_lock);
+	client->pending_va = va;
+	client->pending_task = va ? current : NULL;
+	spin_unlock(&client->pending_lock);
+}
+
+/* Place the reservation at the hint when it is free, else anywhere, aligned. */
+unsigned long cumc_va_get_unmapped_area(struct file *filp, unsigned long addr,
+					unsigned long len, unsigned long pgoff,
+					unsigned long flags)
+{
+	struct cumc_va *va = cumc_va_pending(filp->private_data);
+	unsigned long area;
+
+	if (!va || len != va->length)
+		return -ENODEV;
+	if (addr && IS_ALIGNED(addr, va->alignment)) {
+		area = current->mm->get_unmapped_area(NULL, addr, len, 0, flags);
+		if (area == addr)
+			return area;
+	}
+	area = current->mm->get_unmapped_area(NULL, 0, len + va->alignment,
+					      0, flags);
+	if (IS_ERR_VALUE(area))
+		return area;
+	return ALIGN(area, va->alignment);
+}
+
+/* Only CUMC_VA_RESERVE maps /dev/cumc; a plain mmap() of it is refused. */
+int cumc_va_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct cumc_client *client = filp->private_data;
+	struct cumc_va *va = cumc_va_pending(client);
+
+	if (!va || vma->vm_end - vma->vm_start != va->length ||
+	    vma->vm_start != ALIGN(vma->vm_start, va->alignment))
+		return -ENODEV;
+	cumc_va_set_pending(client, NULL);
+	va->addr = vma->vm_start;
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
+			 VM_DONTCOPY | VM_NORESERVE;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_ops = &cumc_va_vm_ops;
+	vma->vm_private_data = va;
+	return 0;
+}
+
+int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
+{
+	struct cumc_client *client = filp->private_data;
+	u64 granularity = cumc_device_granularity();
+	u64 alignment = max(cmd->alignment, granularity);
+	unsigned long addr;
+	struct cumc_va *va;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (!cmd->length || cmd->length > CUMC_VA_MAX_LENGTH ||
+	    !IS_ALIGNED(cmd->length, granularity) ||
+	    (cmd->alignment && !is_power_of_2(cmd->alignment)) ||
+	    alignment > CUMC_VA_MAX_ALIGNMENT ||
+	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
+		return -EINVAL;
+
+	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
+	if (!va)
+		return -ENOMEM;
+	va->client = client;
+	va->length = cmd->length;
+	va->alignment = alignment;
+	init_rwsem(&va->lock);
+	mt_init(&va->mappings);
+	atomic_inc(&cumc_live_vas);
+
+	mutex_lock(&client->reserve_lock);
+	cumc_va_set_pending(client, va);
+	addr = vm_mmap(filp, cmd->addr, cmd->length, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, 0);
+	/* Still pending: the VMA never took it (it frees it when it did). */
+	if (cumc_va_pending(client) == va) {
+		cumc_va_set_pending(client, NULL);
+		cumc_va_destroy(va);
+	}
+	mutex_unlock(&client->reserve_lock);
+	if (IS_ERR_VALUE(addr))
+		return (long)addr;
+	cmd->out_addr = addr;
+	return 0;
+}
+
+/* The VMA of a reservation of @client holding @addr; mmap_lock held. */
+static struct vm_area_struct *cumc_va_find(struct cumc_client *client, u64 addr)
+{
+	struct vm_area_struct *vma;
+
+	if (addr >= TASK_SIZE)
+		return NULL;
+	vma = vma_lookup(current->mm, addr);
+	if (!vma || vma->vm_ops != &cumc_va_vm_ops)
+		return NULL;
+	if (((struct cumc_va *)vma->vm_private_data)->client != client)
+		return NULL;
+	return vma;
+}
+
+static bool cumc_va_contains(struct cumc_va *va, u64 addr, u64 length)
+{
+	return addr >= va->addr && length <= va->addr + va->length - addr;
+}
+
+int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd)
+{
+	struct vm_area_struct *vma;
+	struct cumc_va *va;
+	int ret = 0;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	mmap_read_lock(current->mm);
+	vma = cumc_va_find(client, cmd->addr);
+	va = vma ? vma->vm_private_data : NULL;
+	if (!va || va->addr != cmd->addr) {
+		ret = -ENXIO;
+		goto out_unlock;
+	}
+	if (va->length != cmd->length) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	down_write(&va->lock);
+	if (mtree_empty(&va->mappings))
+		va->freeing = true;
+	else
+		ret = -EBUSY;
+	up_write(&va->lock);
+out_unlock:
+	mmap_read_unlock(current->mm);
+	if (ret)
+		return ret;
+	return vm_munmap(cmd->addr, cmd->length);
+}
+
+/* Range checks shared by MAP, UNMAP and SET_ACCESS. */
+static int cumc_va_check_range(u64 addr, u64 length)
+{
+	u64 granularity = cumc_device_granularity();
+
+	if (!length || length > CUMC_VA_MAX_LENGTH ||
+	    !IS_ALIGNED(addr, granularity) || !IS_ALIGNED(length, granularity))
+		return -EINVAL;
+	return 0;
+}
+
+static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
+{
+	unsigned long index = m->addr;
+
+	if (va->freeing)
+		return -ENXIO;
+	if (mt_find(&va->mappings, &index, m->addr + m->length - 1))
+		return -EEXIST;
+	return mtree_store_range(&va->mappings, m->addr,
+				 m->addr + m->length - 1, m, GFP_KERNEL_ACCOUNT);
+}
+
+int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
+{
+	struct vm_area_struct *vma;
+	struct cumc_object *obj;
+	struct cumc_mapping *m;
+	struct cumc_va *va;
+	int ret;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	ret = cumc_va_check_range(cmd->addr, cmd->length);
+	if (ret || cmd->offset)
+		return -EINVAL;
+	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_MEM);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	m->mem = container_of(obj, struct cumc_mem, obj);
+	m->addr = cmd->addr;
+	m->length = cmd->length;
+	if (m->length != m->mem->length) {
+		ret = -EINVAL;
+		goto err_free;
+	}
+
+	mmap_read_lock(current->mm);
+	vma = cumc_va_find(client, cmd->addr);
+	va = vma ? vma->vm_private_data : NULL;
+	if (!va || !cumc_va_contains(va, cmd->addr, cmd->length)) {
+		ret = -ENXIO;
+		goto err_unlock_mm;
+	}
+	down_write(&va->lock);
+	ret = cumc_va_insert(va, m);
+	up_write(&va->lock);
+	if (ret)
+		goto err_unlock_mm;
+	mmap_read_unlock(current->mm);
+	atomic_inc(&cumc_live_mappings);
+	return 0;
+
+err_unlock_mm:
+	mmap_read_unlock(current->mm);
+err_free:
+	kfree(m);
+err_put:
+	cumc_object_put(obj);
+	return ret;
+}
+
+/*
+ * [addr, addr + length) must be exactly a run of adjacent whole mappings:
+ * EINVAL when it cuts one, ENXIO when part of it is not mapped.
+ */
+static int cumc_va_whole_mappings(struct cumc_va *va, u64 addr, u64 length)
+{
+	u64 end = addr + length;
+	struct cumc_mapping *m;
+
+	while (addr < end) {
+		m = mtree_load(&va->mappings, addr);
+		if (!m)
+			return -ENXIO;
+		if (m->addr != addr || m->length > end - addr)
+			return -EINVAL;
+		addr += m->length;
+	}
+	return 0;
+}
+
+/* Locks for an operation on whole mappings: mmap_lock, then va->lock. */
+static int cumc_va_lock_range(struct cumc_client *client, u64 addr, u64 length,
+			      struct vm_area_struct **vmap)
+{
+	struct vm_area_struct *vma;
+	struct cumc_va *va;
+	int ret;
+
+	ret = cumc_va_check_range(addr, length);
+	if (ret)
+		return ret;
+	mmap_read_lock(current->mm);
+	vma = cumc_va_find(client, addr);
+	va = vma ? vma->vm_private_data : NULL;
+	if (!va || !cumc_va_contains(va, addr, length)) {
+		mmap_read_unlock(current->mm);
+		return -ENXIO;
+	}
+	down_write(&va->lock);
+	ret = cumc_va_whole_mappings(va, addr, length);
+	if (ret) {
+		up_write(&va->lock);
+		mmap_read_unlock(current->mm);
+		return ret;
+	}
+	*vmap = vma;
+	return 0;
+}
+
+static void cumc_va_unlock_range(struct vm_area_struct *vma)
+{
+	struct cumc_va *va = vma->vm_private_data;
+
+	up_write(&va->lock);
+	mmap_read_unlock(current->mm);
+}
+
+int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
+{
+	struct vm_area_struct *vma;
+	struct cumc_mapping *m, *next;
+	LIST_HEAD(unmapped);
+	u64 addr;
+	int ret;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	ret = cumc_va_lock_range(client, cmd->addr, cmd->length, &vma);
+	if (ret)
+		return ret;
+	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
+		m = mtree_erase(&((struct cumc_va *)vma->vm_private_data)->mappings,
+				addr);
+		list_add(&m->unmap_link, &unmapped);
+	}
+	zap_vma_ptes(vma, cmd->addr, cmd->length);
+	cumc_va_unlock_range(vma);
+
+	/* The PTEs are gone: now the pages may go with their allocations. */
+	list_for_each_entry_safe(m, next, &unmapped, unmap_link)
+		cumc_mapping_free(m);
+	return 0;
+}
+
+static int cumc_access_check(const struct cumc_access_desc *descs, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (!cumc_device_get(descs[i].device))
+			return -ENODEV;
+		if (descs[i].access != CUMC_ACCESS_NONE &&
+		    descs[i].access != CUMC_ACCESS_READ &&
+		    descs[i].access != CUMC_ACCESS_READWRITE)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Returns true when the CPU may now do less through @m than before. */
+static bool cumc_mapping_set_access(struct cumc_mapping *m,
+				    const struct cumc_access_desc *descs, u32 n)
+{
+	enum cumc_access before = cumc_mapping_cpu_access(m);
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		assign_bit(descs[i].device, m->readers,
+			   descs[i].access & CUMC_ACCESS_READ);
+		assign_bit(descs[i].device, m->writers,
+			   descs[i].access == CUMC_ACCESS_READWRITE);
+	}
+	return cumc_mapping_cpu_access(m) < before;
+}
+
+int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd)
+{
+	struct cumc_access_desc *descs;
+	struct vm_area_struct *vma;
+	struct cumc_mapping *m;
+	u64 addr;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (!cmd->num_descs || cmd->num_descs > cumc_num_devices())
+		return -EINVAL;
+	descs = memdup_user(u64_to_user_ptr(cmd->descs),
+			    array_size(cmd->num_descs, sizeof(*descs)));
+	if (IS_ERR(descs))
+		return PTR_ERR(descs);
+	ret = cumc_access_check(descs, cmd->num_descs);
+	if (ret)
+		goto out_free;
+	ret = cumc_va_lock_range(client, cmd->addr, cmd->length, &vma);
+	if (ret)
+		goto out_free;
+	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
+		m = mtree_load(&((struct cumc_va *)vma->vm_private_data)->mappings,
+			       addr);
+		if (cumc_mapping_set_access(m, descs, cmd->num_descs))
+			zap_vma_ptes(vma, m->addr, m->length);
+	}
+	cumc_va_unlock_range(vma);
+out_free:
+	kfree(descs);
+	return ret;
+}
+
+static void cumc_va_query_fill(struct cumc_va *va, struct cumc_mapping *m,
+			       struct cumc_va_query *cmd)
+{
+	struct cumc_va_query in = *cmd;
+
+	/* Nothing the caller left in the output members may come back. */
+	*cmd = (struct cumc_va_query) {
+		.size = in.size,
+		.flags = in.flags,
+		.addr = in.addr,
+		.device = in.device,
+	};
+	cmd->out_va_addr = va->addr;
+	cmd->out_va_length = va->length;
+	if (!m)
+		return;
+	cmd->out_map_addr = m->addr;
+	cmd->out_map_length = m->length;
+	cmd->out_mem_device = m->mem->dev->ordinal;
+	cmd->out_handle_types = m->mem->obj.handle_types;
+	cmd->out_access = cumc_mapping_device_access(m, cmd->device);
+	cmd->out_access_any = cumc_mapping_cpu_access(m);
+}
+
+int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
+{
+	struct cumc_object *retained = NULL;
+	struct vm_area_struct *vma;
+	struct cumc_mapping *m;
+	struct cumc_va *va;
+	int ret = 0;
+
+	if (cmd->flags & ~CUMC_VA_QUERY_RETAIN || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (!cumc_device_get(cmd->device))
+		return -ENODEV;
+	mmap_read_lock(current->mm);
+	vma = cumc_va_find(client, cmd->addr);
+	if (!vma) {
+		mmap_read_unlock(current->mm);
+		return -ENXIO;
+	}
+	va = vma->vm_private_data;
+	down_read(&va->lock);
+	m = mtree_load(&va->mappings, cmd->addr);
+	cumc_va_query_fill(va, m, cmd);
+	if (cmd->flags & CUMC_VA_QUERY_RETAIN) {
+		if (m) {
+			retained = &m->mem->obj;
+			kref_get(&retained->ref);
+		} else {
+			ret = -ENXIO;
+		}
+	}
+	up_read(&va->lock);
+	mmap_read_unlock(current->mm);
+	if (!retained)
+		return ret;
+	ret = cumc_handle_insert(client, retained, &cmd->out_handle);
+	if (ret)
+		cumc_object_put(retained);
+	return ret;
+}
