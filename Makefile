@@ -30,8 +30,8 @@ LIB_SO := $(O)/libcumc.so.$(VERSION)
 LIB_A := $(O)/libcumc.a
 
 # Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
-CHECK_HOST_TESTS := test_version test_error test_device_attr
-CHECK_VM_TESTS := test_init
+CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
+CHECK_VM_TESTS := test_init test_device test_context test_memory
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -103,7 +103,8 @@ check:
 	@scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			selftests/vm-run/test-vm-run.sh" \
-		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)"
+		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
+			lib/tests/abi/conformance.sh"
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.

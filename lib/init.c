@@ -19,12 +19,13 @@ static const struct cumc_driver *cumc_ready;
 
 /*
  * A forked child must not share its parent's client: the objects in it are
- * the parent's. The child starts uninitialized and calls cuInit again, which
- * opens a client of its own (the real driver cannot be used across fork
- * at all).
+ * the parent's, and neither its contexts. The child starts uninitialized
+ * and calls cuInit again, which opens a client of its own (the real driver
+ * cannot be used across fork at all).
  */
 static void cumc_forget_parent(void)
 {
+	cumc_contexts_forget_parent();
 	if (cumc_state.fd >= 0)
 		close(cumc_state.fd);
 	cumc_state.fd = -1;
@@ -79,6 +80,12 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	}
 	pthread_mutex_unlock(&cumc_init_lock);
 	return res;
+}
+
+CUresult cumc_driver(const struct cumc_driver **drv)
+{
+	*drv = __atomic_load_n(&cumc_ready, __ATOMIC_ACQUIRE);
+	return *drv ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)

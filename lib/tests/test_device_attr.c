@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * cumc_device_attribute_value: a simulated device answers every attribute
- * of the CUDA 13.0 header as an H100 SXM5 would, takes its PCI location
- * from the caller, and refuses numbers that are not attributes.
+ * of the CUDA 13.0 header as an H100 SXM5 would, except 0 for memory
+ * features libcumc does not implement, takes its PCI location from the
+ * caller, and refuses numbers that are not attributes.
  *
  * The list of attributes comes from tests/abi/abi_list.h, which
  * abi_check.sh holds equal to the toolkit's cuda.h.
@@ -67,9 +68,30 @@ START_TEST(vmm_and_multicast_supported)
 	ck_assert_int_eq(DEV0(HANDLE_TYPE_FABRIC_SUPPORTED), 1);
 	ck_assert_int_eq(DEV0(MULTICAST_SUPPORTED), 1);
 	ck_assert_int_eq(DEV0(UNIFIED_ADDRESSING), 1);
-	ck_assert_int_eq(DEV0(GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED), 1);
 	ck_assert_int_eq(DEV0(HANDLE_TYPE_WIN32_HANDLE_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED), 0);
+}
+END_TEST
+
+/* What cuMemCreate and friends would refuse must not be advertised. */
+START_TEST(unimplemented_memory_features_answer_zero)
+{
+	ck_assert_int_eq(DEV0(MEMORY_POOLS_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(MEMPOOL_SUPPORTED_HANDLE_TYPES), 0);
+	ck_assert_int_eq(DEV0(HOST_MEMORY_POOLS_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(HOST_NUMA_MEMORY_POOLS_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(MANAGED_MEMORY), 0);
+	ck_assert_int_eq(DEV0(CONCURRENT_MANAGED_ACCESS), 0);
+	ck_assert_int_eq(DEV0(DMA_BUF_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(HOST_ALLOC_DMA_BUF_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(GENERIC_COMPRESSION_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(GPU_DIRECT_RDMA_SUPPORTED), 0);
+	ck_assert_int_eq(DEV0(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS), 0);
+	ck_assert_int_eq(DEV0(SPARSE_CUDA_ARRAY_SUPPORTED), 0);
+	ck_assert_int_eq(DEV5(MEMORY_POOLS_SUPPORTED), 0);
 }
 END_TEST
 
@@ -169,6 +191,7 @@ int main(void)
 
 	tcase_add_test(values, list_covers_the_13_0_header);
 	tcase_add_test(values, vmm_and_multicast_supported);
+	tcase_add_test(values, unimplemented_memory_features_answer_zero);
 	tcase_add_test(values, hopper_h100_sxm_figures);
 	tcase_add_test(values, deprecated_aliases_answer_like_their_successors);
 	tcase_add_test(values, location_comes_from_the_device);

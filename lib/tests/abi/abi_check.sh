@@ -99,7 +99,8 @@ else
 fi
 
 # 4. Each cuGetProcAddress entry hands out a function whose type is the
-# toolkit's PFN_<symbol>_v<version>.  Entries without a public typedef (the
+# toolkit's PFN_<symbol>_v<version>; lib/procaddr.h declares those of old
+# ABIs that the toolkit's cuda.h no longer does.  Entries without a public typedef (the
 # pre-4.0 versions kept under __CUDA_API_VERSION_INTERNAL, versions newer
 # than the toolkit) cannot be checked; any other missing typedef means a
 # wrong symbol or version.
@@ -117,6 +118,7 @@ tr '\n' ' ' <"$top/lib/procaddr_table.h" |
 unchecked=
 {
 	echo "#include <cudaTypedefs.h>"
+	echo "#include \"procaddr.h\""
 	while read -r symbol version function; do
 		pfn="PFN_${symbol}_v$version"
 		if grep -qx "$pfn" "$work/public_pfns"; then
@@ -132,7 +134,8 @@ unchecked=
 		echo "abi_check: note: unchecked proc entries:$unchecked" >&2
 } >"$work/procs_check.c" 2>"$work/procs_notes"
 cat "$work/procs_notes"
-if ! $CC $CFLAGS -I"$toolkit_include" -fsyntax-only "$work/procs_check.c"; then
+if ! $CC $CFLAGS -I"$toolkit_include" -I"$top/lib" -fsyntax-only \
+		"$work/procs_check.c"; then
 	fail "a procaddr_table.h function does not match its PFN typedef"
 fi
 

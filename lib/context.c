@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Context management: primary contexts, created contexts and the calling
+ * thread's current context.  Contexts carry no state besides their device:
+ * nothing runs asynchronously, and allocations belong to no context.
+ */
+#include <stdbool.h>
+
+#include "context.h"
+#include "internal.h"
+
+CUresult cumc_current_device(CUdevice *dev)
+{
+	CUcontext current = cumc_stack_top();
+
+	if (!current)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	/* Destroyed by another thread while current here, or fully released. */
+	if (cumc_context_device(current, dev) != CUDA_SUCCESS)
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	return CUDA_SUCCESS;
+}
+
+/* @ctx, or the current context when @ctx is NULL (the _v2 queries). */
+static CUresult cumc_given_or_current_device(CUcontext ctx, CUdevice *dev)
+{
+	return ctx ? cumc_context_device(ctx, dev) : cumc_current_device(dev);
+}
+
+void cumc_contexts_forget_parent(void)
+{
+	cumc_registry_forget();
+	cumc_stack_forget();
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_primary_retain(dev, pctx);
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = cumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_primary_release(dev);
+}
+
+/*
+ * Resetting destroys a primary context's allocations and state; a cumc
+ * context has neither (cuMemCreate allocations outlive contexts), and the
+ * retain count is left alone as the documentation requires.
+ */
+CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_check_device(drv, dev);
+}
+
+/* Before CUDA 11.0 these had the same ABI and, without state, do the same. */
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+	__attribute__((alias("cuDevicePrimaryCtxRelease_v2")));
+CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
+	__attribute__((alias("cuDevicePrimaryCtxReset_v2")));
+
+/* Exactly one scheduling policy, and only flags the header defines. */
+static bool cumc_ctx_flags_valid(unsigned int flags)
+{
+	unsigned int sched = flags & CU_CTX_SCHED_MASK;
+
+	if (flags & ~(unsigned int)CU_CTX_FLAGS_MASK)
+		return false;
+	return sched == CU_CTX_SCHED_AUTO || sched == CU_CTX_SCHED_SPIN ||
+	       sched == CU_CTX_SCHED_YIELD || sched == CU_CTX_SCHED_BLOCKING_SYNC;
+}
+
+static CUresult cumc_exec_affinity_check(const CUexecAffinityParam *params,
+					 int count)
+{
+	int i;
+
+	if (count < 0 || (count && !params))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < count; i++)
+		if ((unsigned int)params[i].type >= CU_EXEC_AFFINITY_TYPE_MAX)
+			return CUDA_ERROR_INVALID_VALUE;
+	/* SM-count affinity exists only under MPS, which cumc is not. */
+	return count ? CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY : CUDA_SUCCESS;
+}
+
+static CUresult cumc_ctx_params_check(const CUctxCreateParams *params)
+{
+	if (!params)
+		return CUDA_SUCCESS;
+	/* Both at once is undefined in the documentation: refuse it. */
+	if (params->cigParams && params->execAffinityParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* No graphics interop: both CIG attributes answer 0. */
+	if (params->cigParams)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return cumc_exec_affinity_check(params->execAffinityParams,
+					params->numExecAffinityParams);
+}
+
+CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
+				CUctxCreateParams *ctxCreateParams,
+				unsigned int flags, CUdevice dev)
+{
+	const struct cumc_driver *drv;
+	CUcontext ctx;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pctx || !cumc_ctx_flags_valid(flags))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_check_device(drv, dev);
+	if (res == CUDA_SUCCESS)
+		res = cumc_ctx_params_check(ctxCreateParams);
+	if (res == CUDA_SUCCESS)
+		res = cumc_context_create(dev, &ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = cumc_stack_push(ctx);
+	if (res != CUDA_SUCCESS) {
+		cumc_context_destroy(ctx);
+		return res;
+	}
+	*pctx = ctx;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!ctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_context_destroy(ctx);
+	/* Current elsewhere, it stays there and answers CONTEXT_IS_DESTROYED. */
+	if (res == CUDA_SUCCESS && cumc_stack_top() == ctx)
+		cumc_stack_pop();
+	return res;
+}
+
+CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	const struct cumc_driver *drv;
+	CUdevice dev;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!ctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_context_device(ctx, &dev);
+	return res != CUDA_SUCCESS ? res : cumc_stack_push(ctx);
+}
+
+/* A NULL pctx pops without reporting what was popped. */
+CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+	CUcontext popped;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	popped = cumc_stack_pop();
+	if (!popped)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (pctx)
+		*pctx = popped;
+	return CUDA_SUCCESS;
+}
+
+/* Before CUDA 4.0 these had the same ABI; the stack semantics are today's. */
+#undef cuCtxDestroy
+#undef cuCtxPushCurrent
+#undef cuCtxPopCurrent
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
+	__attribute__((alias("cuCtxDestroy_v2")));
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
+	__attribute__((alias("cuCtxPushCurrent_v2")));
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
+	__attribute__((alias("cuCtxPopCurrent_v2")));
+
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
+{
+	const struct cumc_driver *drv;
+	CUdevice dev;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!ctx) {
+		cumc_stack_pop();
+		return CUDA_SUCCESS;
+	}
+	res = cumc_context_device(ctx, &dev);
+	return res != CUDA_SUCCESS ? res : cumc_stack_replace_top(ctx);
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = cumc_stack_top();
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
+{
+	return cuCtxGetDevice_v2(device, NULL);
+}
+
+CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+	const struct cumc_driver *drv;
+	CUdevice dev;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_given_or_current_device(ctx, &dev);
+	if (res == CUDA_SUCCESS)
+		*device = dev;
+	return res;
+}
+
+/* Nothing runs asynchronously: a valid context has always finished. */
+CUresult CUDAAPI cuCtxSynchronize(void)
+{
+	return cuCtxSynchronize_v2(NULL);
+}
+
+CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+	const struct cumc_driver *drv;
+	CUdevice dev;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_given_or_current_device(ctx, &dev);
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Issuing /dev/cumc commands, and the one place where an errno becomes a
+ * CUresult.
+ */
+#include <errno.h>
+#include <sys/ioctl.h>
+
+#include "internal.h"
+
+/* What uapi/linux/cumc.h says each errno means, for every command. */
+static CUresult cumc_common_result(int err)
+{
+	switch (err) {
+	case EFAULT:
+	case EINVAL:
+	case E2BIG:
+		return CUDA_ERROR_INVALID_VALUE;
+	case EOPNOTSUPP:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	case ENODEV:
+		return CUDA_ERROR_INVALID_DEVICE;
+	case ENOENT:
+		return CUDA_ERROR_INVALID_HANDLE;
+	case ENOSPC:
+	case ENOMEM:
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	case EPERM:
+	case EACCES:
+		return CUDA_ERROR_NOT_PERMITTED;
+	case ENOTTY:
+		/* A module older than this library lacks the command. */
+		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+	default:
+		return CUDA_ERROR_OPERATING_SYSTEM;
+	}
+}
+
+static CUresult cumc_errno_to_result(int err,
+				     const struct cumc_errno_result *site)
+{
+	for (; site && site->err; site++)
+		if (site->err == err)
+			return site->result;
+	return cumc_common_result(err);
+}
+
+CUresult cumc_ioctl(const struct cumc_driver *drv, unsigned long request,
+		    void *arg, const struct cumc_errno_result *site)
+{
+	int ret;
+
+	do
+		ret = ioctl(drv->fd, request, arg);
+	while (ret < 0 && errno == EINTR);
+	return ret < 0 ? cumc_errno_to_result(errno, site) : CUDA_SUCCESS;
+}

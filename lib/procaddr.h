@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Entry points cuGetProcAddress hands out whose ABI no cuda.h declares any
+ * more.  tests/abi/abi_check.sh includes this header next to the toolkit's
+ * to check them against its PFN typedefs.
+ */
+#ifndef _CUMC_LIB_PROCADDR_H
+#define _CUMC_LIB_PROCADDR_H
+
+#include <cuda.h>
+
+/*
+ * cuGetProcAddress of CUDA 11.3 to 11.8, without symbolStatus.  Binaries
+ * built then link against the unversioned name, which today's headers map
+ * to cuGetProcAddress_v2, so the symbol is given that name here.
+ */
+CUresult CUDAAPI cuGetProcAddress_v1(const char *symbol, void **pfn,
+				     int cudaVersion, cuuint64_t flags)
+	__asm__("cuGetProcAddress");
+
+#endif /* _CUMC_LIB_PROCADDR_H */

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cuGetProcAddress (and the CUDA 11.3 four-argument cuGetProcAddress):
+ * every entry of procaddr_table.h is found at its version, the newest
+ * entry not newer than the version asked for wins, and unknown symbols,
+ * too-old versions and bad arguments answer as cuda.h documents.  Needs
+ * neither cuInit nor a device.
+ */
+#include <check.h>
+#include <cuda.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "procaddr.h"
+
+struct entry {
+	const char *symbol;
+	int version;
+	void *function;
+};
+
+#define CUMC_PROC(symbol, version, function) \
+	{ symbol, version, (void *)function },
+static const struct entry table[] = {
+#include "procaddr_table.h"
+};
+#undef CUMC_PROC
+
+#define NUM_ENTRIES (sizeof(table) / sizeof(table[0]))
+
+static void *garbage = (void *)0x5a5a;
+
+static void *lookup(const char *symbol, int version,
+		    CUdriverProcAddressQueryResult expected_status)
+{
+	CUdriverProcAddressQueryResult status = 77;
+	void *pfn = garbage;
+
+	ck_assert_int_eq(cuGetProcAddress(symbol, &pfn, version, 0, &status),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(status, expected_status);
+	if (expected_status != CU_GET_PROC_ADDRESS_SUCCESS)
+		ck_assert_ptr_null(pfn);
+	return pfn;
+}
+
+#define FOUND(symbol, version) \
+	lookup(symbol, version, CU_GET_PROC_ADDRESS_SUCCESS)
+
+/* Each entry, at its own version and at 13.0, unless a newer one takes over. */
+START_TEST(every_entry_is_found_at_its_version)
+{
+	const struct entry *e = &table[_i];
+	const struct entry *next = _i + 1 < (int)NUM_ENTRIES ? e + 1 : NULL;
+
+	ck_assert_ptr_eq(FOUND(e->symbol, e->version), e->function);
+	if (!next || strcmp(next->symbol, e->symbol))
+		ck_assert_ptr_eq(FOUND(e->symbol, CUDA_VERSION), e->function);
+	else
+		ck_assert_int_lt(e->version, next->version);
+}
+END_TEST
+
+START_TEST(newest_fitting_version_wins)
+{
+	ck_assert_ptr_eq(FOUND("cuInit", 13000), (void *)cuInit);
+	ck_assert_ptr_eq(FOUND("cuCtxGetDevice", 12080), (void *)cuCtxGetDevice);
+	ck_assert_ptr_eq(FOUND("cuCtxGetDevice", 13000), (void *)cuCtxGetDevice_v2);
+	ck_assert_ptr_eq(FOUND("cuCtxSynchronize", 2000), (void *)cuCtxSynchronize);
+	ck_assert_ptr_eq(FOUND("cuCtxSynchronize", 13000),
+			 (void *)cuCtxSynchronize_v2);
+	ck_assert_ptr_eq(FOUND("cuDeviceGetUuid", 11030), (void *)cuDeviceGetUuid_v2);
+	ck_assert_ptr_eq(FOUND("cuCtxCreate", 12050), (void *)cuCtxCreate_v4);
+	ck_assert_ptr_eq(FOUND("cuMemCreate", 10020), (void *)cuMemCreate);
+}
+END_TEST
+
+START_TEST(get_proc_address_finds_both_of_its_abis)
+{
+	ck_assert_ptr_eq(FOUND("cuGetProcAddress", 11030),
+			 (void *)cuGetProcAddress_v1);
+	ck_assert_ptr_eq(FOUND("cuGetProcAddress", 11080),
+			 (void *)cuGetProcAddress_v1);
+	ck_assert_ptr_eq(FOUND("cuGetProcAddress", 12000),
+			 (void *)cuGetProcAddress_v2);
+	ck_assert_ptr_ne((void *)cuGetProcAddress_v1, (void *)cuGetProcAddress_v2);
+}
+END_TEST
+
+START_TEST(too_old_version_is_not_sufficient)
+{
+	lookup("cuMemCreate", 10010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuGetProcAddress", 11020, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	/* Left out: their ABI of that version differs from every function. */
+	lookup("cuCtxCreate", 12040, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuMemGetInfo", 3010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuInit", 0, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuInit", -1, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+}
+END_TEST
+
+START_TEST(unknown_symbols_are_not_found)
+{
+	static const char *const unknown[] = {
+		"cuNoSuchFunction", "", "cuinit", "cuInit ", "cuDeviceGetUuid_v2",
+		"cuMemAlloc", "cuMemMap", "cuMulticastCreate", "cuCtxGetFlags",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		lookup(unknown[i], CUDA_VERSION,
+		       CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(symbol_status_is_optional)
+{
+	void *pfn = garbage;
+
+	ck_assert_int_eq(cuGetProcAddress("cuInit", &pfn, 13000, 0, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuInit);
+	ck_assert_int_eq(cuGetProcAddress("cuNope", &pfn, 13000, 0, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_null(pfn);
+}
+END_TEST
+
+START_TEST(stream_flavour_flags_accepted)
+{
+	static const cuuint64_t flags[] = {
+		CU_GET_PROC_ADDRESS_DEFAULT, CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+		CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		void *pfn = NULL;
+
+		ck_assert_int_eq(cuGetProcAddress("cuMemGetInfo", &pfn, 13000,
+						  flags[i], NULL), CUDA_SUCCESS);
+		ck_assert_ptr_eq(pfn, (void *)cuMemGetInfo);
+	}
+}
+END_TEST
+
+START_TEST(other_flags_refused)
+{
+	static const cuuint64_t flags[] = { 3, 4, 1ull << 32, ~0ull };
+	CUdriverProcAddressQueryResult status = 77;
+	size_t i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		void *pfn = garbage;
+
+		ck_assert_int_eq(cuGetProcAddress("cuInit", &pfn, 13000,
+						  flags[i], &status),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_ptr_null(pfn);
+	}
+	ck_assert_int_eq(status, 77);
+}
+END_TEST
+
+START_TEST(version_newer_than_the_driver_refused)
+{
+	void *pfn = garbage;
+
+	ck_assert_int_eq(cuGetProcAddress("cuInit", &pfn, 13010, 0, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_ptr_null(pfn);
+	ck_assert_int_eq(cuGetProcAddress("cuInit", &pfn, 0x7fffffff, 0, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(null_arguments_refused)
+{
+	CUdriverProcAddressQueryResult status;
+	void *pfn = garbage;
+
+	ck_assert_int_eq(cuGetProcAddress("cuInit", NULL, 13000, 0, &status),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGetProcAddress(NULL, &pfn, 13000, 0, &status),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_ptr_null(pfn);
+}
+END_TEST
+
+START_TEST(four_argument_version_answers_alike)
+{
+	void *pfn = garbage;
+
+	ck_assert_int_eq(cuGetProcAddress_v1("cuDeviceGet", &pfn, 11030, 0),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuDeviceGet);
+	ck_assert_int_eq(cuGetProcAddress_v1("cuMemCreate", &pfn, 10000, 0),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_null(pfn);
+	ck_assert_int_eq(cuGetProcAddress_v1("cuNope", &pfn, 11030, 0),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_null(pfn);
+	ck_assert_int_eq(cuGetProcAddress_v1("cuInit", &pfn, 11030, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGetProcAddress_v1("cuInit", NULL, 11030, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGetProcAddress_v1(NULL, &pfn, 11030, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+/* A resolved function works like the one linked directly. */
+START_TEST(resolved_function_is_callable)
+{
+	CUresult (*get_version)(int *);
+	int version = 0;
+
+	ck_assert_int_eq(cuGetProcAddress("cuDriverGetVersion",
+					  (void **)&get_version, 13000, 0, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(get_version(&version), CUDA_SUCCESS);
+	ck_assert_int_eq(version, 13000);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cuGetProcAddress");
+	TCase *table_tc = tcase_create("table");
+	TCase *args = tcase_create("arguments");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_loop_test(table_tc, every_entry_is_found_at_its_version, 0,
+			    NUM_ENTRIES);
+	tcase_add_test(table_tc, newest_fitting_version_wins);
+	tcase_add_test(table_tc, get_proc_address_finds_both_of_its_abis);
+	tcase_add_test(table_tc, too_old_version_is_not_sufficient);
+	tcase_add_test(table_tc, unknown_symbols_are_not_found);
+	tcase_add_test(table_tc, resolved_function_is_callable);
+	suite_add_tcase(s, table_tc);
+
+	tcase_add_test(args, symbol_status_is_optional);
+	tcase_add_test(args, stream_flavour_flags_accepted);
+	tcase_add_test(args, other_flags_refused);
+	tcase_add_test(args, version_newer_than_the_driver_refused);
+	tcase_add_test(args, null_arguments_refused);
+	tcase_add_test(args, four_argument_version_answers_alike);
+	suite_add_tcase(s, args);
+
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
