@@ -1,13 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the cumc selftests.
+ *
+ * The ioctl wrappers return 0 or -errno so that a test can compare the
+ * outcome in one EXPECT_EQ and print the errno it got.
  */
 #ifndef _CUMC_SELFTEST_H
 #define _CUMC_SELFTEST_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <linux/cumc.h>
+
+#define CUMC_OBJECTS_PATH "/sys/kernel/debug/cumc/objects"
 
 static inline int cumc_open(void)
 {
@@ -29,6 +39,176 @@ static inline long cumc_param_uint(const char *name)
 		value = -1;
 	fclose(f);
 	return value;
+}
+
+/* Live objects of the whole module, from debugfs. */
+struct cumc_counts {
+	long clients;
+	long mems;
+};
+
+/* 0, or -1 when debugfs or the file cannot be read. */
+static inline int cumc_counts(struct cumc_counts *c)
+{
+	FILE *f;
+	int n;
+
+	f = fopen(CUMC_OBJECTS_PATH, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "clients %ld mems %ld", &c->clients, &c->mems);
+	fclose(f);
+	return n == 2 ? 0 : -1;
+}
+
+static inline int cumc_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+/* The number of devices, or -errno. */
+static inline long cumc_num_devices(int fd)
+{
+	struct cumc_query q = { .size = sizeof(q) };
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_QUERY, &q);
+	return ret ? ret : q.num_devices;
+}
+
+static inline int cumc_device_info(int fd, __u32 device,
+				   struct cumc_device_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->device = device;
+	return cumc_ioctl(fd, CUMC_DEVICE_INFO, info);
+}
+
+/* Bytes free on @device, or -errno. */
+static inline long long cumc_mem_free(int fd, __u32 device)
+{
+	struct cumc_device_info info;
+	int ret;
+
+	ret = cumc_device_info(fd, device, &info);
+	return ret ? ret : (long long)info.mem_free;
+}
+
+static inline int cumc_mem_create(int fd, __u32 device, __u32 handle_types,
+				  __u64 length, __u64 *handle)
+{
+	struct cumc_mem_create c = {
+		.size = sizeof(c),
+		.device = device,
+		.handle_types = handle_types,
+		.length = length,
+	};
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_MEM_CREATE, &c);
+	if (!ret)
+		*handle = c.out_handle;
+	return ret;
+}
+
+static inline int cumc_mem_info(int fd, __u64 handle,
+				struct cumc_mem_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->handle = handle;
+	return cumc_ioctl(fd, CUMC_MEM_INFO, info);
+}
+
+static inline int cumc_release(int fd, __u64 handle)
+{
+	struct cumc_release r = { .size = sizeof(r), .handle = handle };
+
+	return cumc_ioctl(fd, CUMC_RELEASE, &r);
+}
+
+/*
+ * Device addresses (cumc_va.c): CUMC_VA_RESERVE, CUMC_VA_FREE, CUMC_MAP,
+ * CUMC_UNMAP, CUMC_SET_ACCESS and CUMC_VA_QUERY with every member that
+ * callers need not vary (flags, offset, reserved) left at zero. Addresses
+ * are __u64 like the UAPI's so that tests can do arithmetic on them.
+ */
+static inline int cumc_va_reserve(int fd, __u64 length, __u64 alignment,
+				  __u64 hint, __u64 *addr)
+{
+	struct cumc_va_reserve r = {
+		.size = sizeof(r),
+		.length = length,
+		.alignment = alignment,
+		.addr = hint,
+	};
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_VA_RESERVE, &r);
+	if (!ret)
+		*addr = r.out_addr;
+	return ret;
+}
+
+static inline int cumc_va_free(int fd, __u64 addr, __u64 length)
+{
+	struct cumc_va_free f = {
+		.size = sizeof(f),
+		.addr = addr,
+		.length = length,
+	};
+
+	return cumc_ioctl(fd, CUMC_VA_FREE, &f);
+}
+
+static inline int cumc_map(int fd, __u64 addr, __u64 length, __u64 handle)
+{
+	struct cumc_map m = {
+		.size = sizeof(m),
+		.addr = addr,
+		.length = length,
+		.handle = handle,
+	};
+
+	return cumc_ioctl(fd, CUMC_MAP, &m);
+}
+
+static inline int cumc_unmap(int fd, __u64 addr, __u64 length)
+{
+	struct cumc_unmap u = {
+		.size = sizeof(u),
+		.addr = addr,
+		.length = length,
+	};
+
+	return cumc_ioctl(fd, CUMC_UNMAP, &u);
+}
+
+static inline int cumc_set_access(int fd, __u64 addr, __u64 length,
+				  const struct cumc_access_desc *descs,
+				  __u32 num_descs)
+{
+	struct cumc_set_access s = {
+		.size = sizeof(s),
+		.addr = addr,
+		.length = length,
+		.descs = (__u64)(unsigned long)descs,
+		.num_descs = num_descs,
+	};
+
+	return cumc_ioctl(fd, CUMC_SET_ACCESS, &s);
+}
+
+static inline int cumc_va_query(int fd, __u64 addr, __u32 device, __u32 flags,
+				struct cumc_va_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->flags = flags;
+	q->addr = addr;
+	q->device = device;
+	return cumc_ioctl(fd, CUMC_VA_QUERY, q);
 }
 
 #endif /* _CUMC_SELFTEST_H */
