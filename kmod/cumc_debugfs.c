@@ -13,6 +13,9 @@ atomic_t cumc_live_mems = ATOMIC_INIT(0);
 atomic_long_t cumc_live_pages = ATOMIC_LONG_INIT(0);
 atomic_t cumc_live_vas = ATOMIC_INIT(0);
 atomic_t cumc_live_mappings = ATOMIC_INIT(0);
+atomic_t cumc_live_mcs = ATOMIC_INIT(0);
+atomic_t cumc_live_binds = ATOMIC_INIT(0);
+atomic_t cumc_live_views = ATOMIC_INIT(0);
 
 static struct dentry *cumc_debugfs_dir;
 
@@ -23,6 +26,9 @@ static int cumc_objects_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pages %ld\n", atomic_long_read(&cumc_live_pages));
 	seq_printf(m, "vas %d\n", atomic_read(&cumc_live_vas));
 	seq_printf(m, "mappings %d\n", atomic_read(&cumc_live_mappings));
+	seq_printf(m, "mcs %d\n", atomic_read(&cumc_live_mcs));
+	seq_printf(m, "binds %d\n", atomic_read(&cumc_live_binds));
+	seq_printf(m, "views %d\n", atomic_read(&cumc_live_views));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cumc_objects);

@@ -18,6 +18,7 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/cumc.h>
 
@@ -40,6 +41,7 @@ struct cumc_device {
 enum cumc_object_type {
 	CUMC_OBJ_ANY = 0,	/* only as a lookup filter */
 	CUMC_OBJ_MEM,
+	CUMC_OBJ_MC,
 };
 
 #define CUMC_FABRIC_SECRET_LEN 32
@@ -74,18 +76,18 @@ struct cumc_object {
  * @tag: the upper 32 bits of every handle this client issues, unique among
  *       live clients so that another client's handle never resolves here
  * @reserve_lock: one CUMC_VA_RESERVE at a time; taken before mmap_lock
- * @pending_lock: protects @pending_va and @pending_task
- * @pending_va: the reservation CUMC_VA_RESERVE is placing with vm_mmap()
- * @pending_task: the thread doing so; only its mmap may take @pending_va
+ * @pending_lock: protects @pending and @pending_task
+ * @pending: the mapping cumc_vm_map() is placing with vm_mmap()
+ * @pending_task: the thread doing so; only its mmap may take @pending
  * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
  */
 struct cumc_client {
 	struct xarray handles;
 	u32 next_id;
 	u32 tag;
-	struct mutex reserve_lock; /* one VA_RESERVE at a time */
-	spinlock_t pending_lock; /* protects pending_va, pending_task */
-	struct cumc_va *pending_va;
+	struct mutex reserve_lock; /* one cumc_vm_map() at a time */
+	spinlock_t pending_lock; /* protects pending, pending_task */
+	struct cumc_vm_request *pending;
 	struct task_struct *pending_task;
 	int channel;
 };
@@ -105,11 +107,103 @@ struct cumc_mem {
 	struct xarray pages;
 };
 
+static inline struct cumc_mem *to_cumc_mem(struct cumc_object *obj)
+{
+	return container_of(obj, struct cumc_mem, obj);
+}
+
+enum cumc_team_state {
+	CUMC_TEAM_FORMING,
+	CUMC_TEAM_READY,
+	CUMC_TEAM_FAILED,
+};
+
 /**
- * struct cumc_mapping - an allocation mapped into a reservation
+ * struct cumc_bind - memory of one member bound into a multicast object
+ * @mc_offset: where in the multicast object
+ * @length: bytes
+ * @mem: the memory, on the member's device; the binding holds a reference
+ * @mem_offset: where in @mem
+ * @unbind_link: in the list of bindings an unbind or teardown frees
+ */
+struct cumc_bind {
+	u64 mc_offset;
+	u64 length;
+	struct cumc_mem *mem;
+	u64 mem_offset;
+	struct list_head unbind_link;
+};
+
+/**
+ * struct cumc_mc_member - one device of a multicast team
+ * @dev: the device, NULL while the slot is free
+ * @binds: multicast offset range -> struct cumc_bind *: this member's part
+ *         of the fabric page table
+ */
+struct cumc_mc_member {
+	struct cumc_device *dev;
+	struct maple_tree binds;
+};
+
+/**
+ * struct cumc_mc - a multicast object (cuMulticastCreate)
+ * @obj: its handle-table identity
+ * @num_devices: the team size
+ * @length: bytes per device, a multiple of the multicast granularity
+ * @pgoff: file offsets of the member views (see cumc_vm.c): member slot i
+ *         shows at @pgoff + i * (@length >> PAGE_SHIFT)
+ * @lock: protects @num_members, @state, the members and their bindings;
+ *        taken after mmap_lock and cumc_va.lock, before i_mmap_rwsem
+ * @num_members: devices added so far; they fill the slots in order
+ * @state: enum cumc_team_state; moves once, away from FORMING
+ * @team_wq: binds and maps waiting for the team to leave FORMING
+ * @members: @num_devices slots
+ */
+struct cumc_mc {
+	struct cumc_object obj;
+	u32 num_devices;
+	u64 length;
+	unsigned long pgoff;
+	struct rw_semaphore lock;
+	u32 num_members;
+	enum cumc_team_state state;
+	wait_queue_head_t team_wq;
+	struct cumc_mc_member members[];
+};
+
+static inline struct cumc_mc *to_cumc_mc(struct cumc_object *obj)
+{
+	return container_of(obj, struct cumc_mc, obj);
+}
+
+/**
+ * struct cumc_vm_request - a mapping cumc_vm_map() is to make
+ * @addr: preferred start, or 0
+ * @length: bytes
+ * @alignment: of the start address, a power of two
+ * @pgoff: the file offset that names what the mapping shows
+ * @writable: map read-write, else read-only
+ * @vm_ops: the VMA's operations
+ * @private: the VMA's private data, which its close() releases
+ * @taken: set once a VMA owns @private
+ */
+struct cumc_vm_request {
+	u64 addr;
+	u64 length;
+	u64 alignment;
+	unsigned long pgoff;
+	bool writable;
+	const struct vm_operations_struct *vm_ops;
+	void *private;
+	bool taken;
+};
+
+/**
+ * struct cumc_mapping - an object mapped into a reservation
  * @addr: start address
- * @length: bytes, the allocation's whole length
- * @mem: the allocation; the mapping holds a reference
+ * @length: bytes: an allocation's whole length, or the start of a
+ *          multicast object
+ * @obj: the allocation or multicast object; the mapping holds a reference
  * @readers: devices that may read through the mapping
  * @writers: devices that may write through the mapping
  * @unmap_link: in CUMC_UNMAP's list of mappings to free
@@ -117,7 +211,7 @@ struct cumc_mem {
 struct cumc_mapping {
 	u64 addr;
 	u64 length;
-	struct cumc_mem *mem;
+	struct cumc_object *obj;
 	DECLARE_BITMAP(readers, CUMC_MAX_DEVICES);
 	DECLARE_BITMAP(writers, CUMC_MAX_DEVICES);
 	struct list_head unmap_link;
@@ -126,9 +220,7 @@ struct cumc_mapping {
 /**
  * struct cumc_va - a reservation of device address space, owned by its VMA
  * @client: the client that made it
- * @addr: start address, set when the VMA is made
- * @length: bytes
- * @alignment: of @addr
+ * @pgoff: the file offsets of its VMA (see cumc_vm.c)
  * @lock: protects @mappings, the mappings in it and @freeing; taken after
  *        mmap_lock
  * @mappings: address range -> struct cumc_mapping *
@@ -136,9 +228,7 @@ struct cumc_mapping {
  */
 struct cumc_va {
 	struct cumc_client *client;
-	u64 addr;
-	u64 length;
-	u64 alignment;
+	unsigned long pgoff;
 	struct rw_semaphore lock;
 	struct maple_tree mappings;
 	bool freeing;
@@ -171,17 +261,54 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd);
 int cumc_mem_info(struct cumc_client *client, struct cumc_mem_info *cmd);
 struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index);
 
-/* cumc_va.c: device address space */
-unsigned long cumc_va_get_unmapped_area(struct file *filp, unsigned long addr,
+/* cumc_vm.c: mappings the module makes in a client's process */
+int cumc_vm_init(void);
+void cumc_vm_exit(void);
+void cumc_vm_open(struct file *filp);
+/* What one owner of file offsets may map: a reservation, all member views. */
+#define CUMC_VM_MAX_OFFSETS BIT_ULL(47)
+int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff);
+void cumc_vm_free_offsets(unsigned long pgoff);
+void cumc_vm_zap(unsigned long pgoff, u64 length);
+unsigned long cumc_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);
-int cumc_va_mmap(struct file *filp, struct vm_area_struct *vma);
+int cumc_vm_mmap(struct file *filp, struct vm_area_struct *vma);
+unsigned long cumc_vm_map(struct file *filp, struct cumc_vm_request *req);
+int cumc_vm_may_split(struct vm_area_struct *vma, unsigned long addr);
+int cumc_vm_mremap(struct vm_area_struct *vma);
+int cumc_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
+		     unsigned long end, unsigned long newflags);
+
+/* cumc_va.c: device address space */
 int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd);
 int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd);
 int cumc_map(struct cumc_client *client, struct cumc_map *cmd);
 int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd);
 int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd);
 int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd);
+struct cumc_mem *cumc_va_resolve(struct cumc_client *client, u64 addr,
+				 u64 length, u64 *mem_offset);
+struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
+				   u64 *length, bool *writable);
+
+/* cumc_multicast.c: multicast objects and their teams */
+u64 cumc_mc_granularity(void);
+u64 cumc_mc_page_size(void);
+int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd);
+int cumc_mc_add_device(struct cumc_client *client,
+		       struct cumc_mc_add_device *cmd);
+int cumc_mc_info(struct cumc_client *client, struct cumc_mc_info *cmd);
+int cumc_mc_member_slot(struct cumc_mc *mc, u32 device);
+
+/* cumc_fabric.c: team setup, the fabric page table and member views */
+void cumc_fabric_team_complete(struct cumc_mc *mc);
+int cumc_fabric_wait_ready(struct cumc_mc *mc);
+int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
+		     bool by_addr);
+int cumc_fabric_unbind(struct cumc_client *client, struct cumc_mc_unbind *cmd);
+void cumc_fabric_release_binds(struct cumc_mc *mc);
+int cumc_fabric_view(struct file *filp, struct cumc_mc_view *cmd);
 
 /* cumc_sharing.c: exported fds, fabric handles and IMEX channels */
 int cumc_sharing_init(void);
@@ -204,6 +331,9 @@ extern atomic_t cumc_live_mems;
 extern atomic_long_t cumc_live_pages;
 extern atomic_t cumc_live_vas;
 extern atomic_t cumc_live_mappings;
+extern atomic_t cumc_live_mcs;
+extern atomic_t cumc_live_binds;
+extern atomic_t cumc_live_views;
 void cumc_debugfs_init(void);
 void cumc_debugfs_exit(void);
 

@@ -39,6 +39,12 @@ union cumc_ucmd_buffer {
 	struct cumc_attach_channel attach_channel;
 	struct cumc_export_fabric export_fabric;
 	struct cumc_import_fabric import_fabric;
+	struct cumc_mc_create mc_create;
+	struct cumc_mc_add_device mc_add_device;
+	struct cumc_mc_bind mc_bind;
+	struct cumc_mc_unbind mc_unbind;
+	struct cumc_mc_info mc_info;
+	struct cumc_mc_view mc_view;
 };
 
 struct cumc_ioctl_op {
@@ -65,6 +71,8 @@ static int cumc_query(struct cumc_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	cmd->api_version = CUMC_API_VERSION;
 	cmd->num_devices = cumc_num_devices();
+	cmd->mc_granularity = cumc_mc_granularity();
+	cmd->mc_page_size = cumc_mc_page_size();
 	return cumc_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
@@ -233,6 +241,65 @@ static int cumc_ioctl_import_fabric(struct cumc_ucmd *ucmd)
 	return ret;
 }
 
+static int cumc_ioctl_mc_create(struct cumc_ucmd *ucmd)
+{
+	struct cumc_mc_create *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_mc_create(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		cumc_handle_release(ucmd->client, cmd->out_handle);
+	return ret;
+}
+
+static int cumc_ioctl_mc_add_device(struct cumc_ucmd *ucmd)
+{
+	return cumc_mc_add_device(ucmd->client, ucmd->cmd);
+}
+
+static int cumc_ioctl_mc_bind_mem(struct cumc_ucmd *ucmd)
+{
+	return cumc_fabric_bind(ucmd->client, ucmd->cmd, false);
+}
+
+static int cumc_ioctl_mc_bind_addr(struct cumc_ucmd *ucmd)
+{
+	return cumc_fabric_bind(ucmd->client, ucmd->cmd, true);
+}
+
+static int cumc_ioctl_mc_unbind(struct cumc_ucmd *ucmd)
+{
+	return cumc_fabric_unbind(ucmd->client, ucmd->cmd);
+}
+
+static int cumc_ioctl_mc_info(struct cumc_ucmd *ucmd)
+{
+	struct cumc_mc_info *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_mc_info(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	return cumc_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int cumc_ioctl_mc_view(struct cumc_ucmd *ucmd)
+{
+	struct cumc_mc_view *cmd = ucmd->cmd;
+	int ret;
+
+	ret = cumc_fabric_view(ucmd->filp, cmd);
+	if (ret)
+		return ret;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		vm_munmap(cmd->out_addr, cmd->out_length);
+	return ret;
+}
+
 #define CUMC_IOCTL_OP(_ioctl, _fn, _struct, _last)			\
 	[_IOC_NR(_ioctl) - CUMC_CMD_BASE] = {				\
 		.size = sizeof(_struct) +				\
@@ -273,6 +340,20 @@ static const struct cumc_ioctl_op cumc_ioctl_ops[] = {
 		      struct cumc_export_fabric, out_fabric),
 	CUMC_IOCTL_OP(CUMC_IMPORT_FABRIC, cumc_ioctl_import_fabric,
 		      struct cumc_import_fabric, out_handle),
+	CUMC_IOCTL_OP(CUMC_MC_CREATE, cumc_ioctl_mc_create,
+		      struct cumc_mc_create, out_handle),
+	CUMC_IOCTL_OP(CUMC_MC_ADD_DEVICE, cumc_ioctl_mc_add_device,
+		      struct cumc_mc_add_device, __reserved),
+	CUMC_IOCTL_OP(CUMC_MC_BIND_MEM, cumc_ioctl_mc_bind_mem,
+		      struct cumc_mc_bind, length),
+	CUMC_IOCTL_OP(CUMC_MC_BIND_ADDR, cumc_ioctl_mc_bind_addr,
+		      struct cumc_mc_bind, length),
+	CUMC_IOCTL_OP(CUMC_MC_UNBIND, cumc_ioctl_mc_unbind,
+		      struct cumc_mc_unbind, length),
+	CUMC_IOCTL_OP(CUMC_MC_INFO, cumc_ioctl_mc_info,
+		      struct cumc_mc_info, __reserved),
+	CUMC_IOCTL_OP(CUMC_MC_VIEW, cumc_ioctl_mc_view,
+		      struct cumc_mc_view, out_length),
 };
 
 long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)

@@ -19,6 +19,7 @@ static int cumc_fops_open(struct inode *inode, struct file *filp)
 	if (IS_ERR(client))
 		return PTR_ERR(client);
 	filp->private_data = client;
+	cumc_vm_open(filp);
 	return 0;
 }
 
@@ -32,8 +33,8 @@ static const struct file_operations cumc_fops = {
 	.owner = THIS_MODULE,
 	.open = cumc_fops_open,
 	.release = cumc_fops_release,
-	.mmap = cumc_va_mmap,
-	.get_unmapped_area = cumc_va_get_unmapped_area,
+	.mmap = cumc_vm_mmap,
+	.get_unmapped_area = cumc_vm_get_unmapped_area,
 	.unlocked_ioctl = cumc_fops_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
@@ -53,9 +54,12 @@ static int __init cumc_init(void)
 	ret = cumc_devices_init();
 	if (ret)
 		return ret;
-	ret = cumc_sharing_init();
+	ret = cumc_vm_init();
 	if (ret)
 		goto err_devices;
+	ret = cumc_sharing_init();
+	if (ret)
+		goto err_vm;
 	cumc_debugfs_init();
 	ret = misc_register(&cumc_miscdev);
 	if (ret)
@@ -65,6 +69,8 @@ static int __init cumc_init(void)
 err_debugfs:
 	cumc_debugfs_exit();
 	cumc_sharing_exit();
+err_vm:
+	cumc_vm_exit();
 err_devices:
 	cumc_devices_exit();
 	return ret;
@@ -75,6 +81,7 @@ static void __exit cumc_exit(void)
 	misc_deregister(&cumc_miscdev);
 	cumc_debugfs_exit();
 	cumc_sharing_exit();
+	cumc_vm_exit();
 	cumc_devices_exit();
 }
 

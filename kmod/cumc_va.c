@@ -2,14 +2,13 @@
 /*
  * Device address space: reservations, mappings and CPU access.
  *
- * A reservation is a VMA of /dev/cumc in the caller's process, made by the
- * module itself (vm_mmap) so that it can place and align it. The VMA owns the
- * reservation (struct cumc_va) and with it a table of mappings: address
- * range -> allocation and per-device access. Nothing is populated when
- * mapping or granting access; the fault handler inserts one page at a time,
- * allocating the backing page on first touch. Unmapping or taking access
- * away zaps the PTEs of the range, so both cost what was touched, not what
- * was mapped.
+ * A reservation is a VMA of /dev/cumc in the caller's process that the
+ * module makes (cumc_vm_map). The VMA owns the reservation (struct cumc_va)
+ * and with it a table of mappings: address range -> allocation and
+ * per-device access. Nothing is populated when mapping or granting access;
+ * the fault handler inserts one page at a time, allocating the backing page
+ * on first touch. Unmapping or taking access away zaps the PTEs of the
+ * range, so both cost what was touched, not what was mapped.
  *
  * Lock order: mmap_lock, then cumc_va.lock. Every path to a reservation
  * goes through its VMA under mmap_lock, which keeps the reservation alive.
@@ -23,7 +22,7 @@
 #include "cumc_internal.h"
 
 /* Bounds that keep every sum of an address and a length far from overflow. */
-#define CUMC_VA_MAX_LENGTH BIT_ULL(47)
+#define CUMC_VA_MAX_LENGTH CUMC_VM_MAX_OFFSETS
 #define CUMC_VA_MAX_ALIGNMENT BIT_ULL(40)
 
 static const struct vm_operations_struct cumc_va_vm_ops;
@@ -49,7 +48,7 @@ static enum cumc_access cumc_mapping_device_access(const struct cumc_mapping *m,
 
 static void cumc_mapping_free(struct cumc_mapping *m)
 {
-	cumc_object_put(&m->mem->obj);
+	cumc_object_put(m->obj);
 	atomic_dec(&cumc_live_mappings);
 	kfree(m);
 }
@@ -62,6 +61,7 @@ static void cumc_va_destroy(struct cumc_va *va)
 	mt_for_each(&va->mappings, m, index, ULONG_MAX)
 		cumc_mapping_free(m);
 	mtree_destroy(&va->mappings);
+	cumc_vm_free_offsets(va->pgoff);
 	atomic_dec(&cumc_live_vas);
 	kfree(va);
 }
@@ -79,13 +79,15 @@ static vm_fault_t cumc_va_fault(struct vm_fault *vmf)
 
 	down_read(&va->lock);
 	m = mtree_load(&va->mappings, addr);
-	access = m ? cumc_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
+	/* Multicast addresses take multimem operations only (the views). */
+	access = m && m->obj->type == CUMC_OBJ_MEM ?
+		 cumc_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
 	if (access == CUMC_ACCESS_NONE ||
 	    (vmf->flags & FAULT_FLAG_WRITE && access != CUMC_ACCESS_READWRITE)) {
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
-	page = cumc_mem_page(m->mem, (addr - m->addr) >> PAGE_SHIFT);
+	page = cumc_mem_page(to_cumc_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT);
 	if (!page) {
 		ret = VM_FAULT_OOM;
 		goto out;
@@ -111,7 +113,8 @@ static vm_fault_t cumc_va_pfn_mkwrite(struct vm_fault *vmf)
 
 	down_read(&va->lock);
 	m = mtree_load(&va->mappings, vmf->address & PAGE_MASK);
-	writable = m && cumc_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
+	writable = m && m->obj->type == CUMC_OBJ_MEM &&
+		   cumc_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
 	up_read(&va->lock);
 	return writable ? 0 : VM_FAULT_SIGSEGV;
 }
@@ -121,130 +124,55 @@ static void cumc_va_vm_close(struct vm_area_struct *vma)
 	cumc_va_destroy(vma->vm_private_data);
 }
 
-/* A reservation is one VMA for life: no partial munmap, mremap or mprotect. */
-static int cumc_va_may_split(struct vm_area_struct *vma, unsigned long addr)
-{
-	return -EINVAL;
-}
-
-static int cumc_va_mremap(struct vm_area_struct *vma)
-{
-	return -EINVAL;
-}
-
-static int cumc_va_mprotect(struct vm_area_struct *vma, unsigned long start,
-			    unsigned long end, unsigned long newflags)
-{
-	return -EACCES;
-}
-
 static const struct vm_operations_struct cumc_va_vm_ops = {
 	.fault = cumc_va_fault,
 	.pfn_mkwrite = cumc_va_pfn_mkwrite,
 	.close = cumc_va_vm_close,
-	.may_split = cumc_va_may_split,
-	.mremap = cumc_va_mremap,
-	.mprotect = cumc_va_mprotect,
+	.may_split = cumc_vm_may_split,
+	.mremap = cumc_vm_mremap,
+	.mprotect = cumc_vm_mprotect,
 };
-
-/* The reservation CUMC_VA_RESERVE is placing right now in this thread. */
-static struct cumc_va *cumc_va_pending(struct cumc_client *client)
-{
-	struct cumc_va *va = NULL;
-
-	spin_lock(&client->pending_lock);
-	if (client->pending_task == current)
-		va = client->pending_va;
-	spin_unlock(&client->pending_lock);
-	return va;
-}
-
-static void cumc_va_set_pending(struct cumc_client *client, struct cumc_va *va)
-{
-	spin_lock(&client->pending_lock);
-	client->pending_va = va;
-	client->pending_task = va ? current : NULL;
-	spin_unlock(&client->pending_lock);
-}
-
-/* Place the reservation at the hint when it is free, else anywhere, aligned. */
-unsigned long cumc_va_get_unmapped_area(struct file *filp, unsigned long addr,
-					unsigned long len, unsigned long pgoff,
-					unsigned long flags)
-{
-	struct cumc_va *va = cumc_va_pending(filp->private_data);
-	unsigned long area;
-
-	if (!va || len != va->length)
-		return -ENODEV;
-	if (addr && IS_ALIGNED(addr, va->alignment)) {
-		area = current->mm->get_unmapped_area(NULL, addr, len, 0, flags);
-		if (area == addr)
-			return area;
-	}
-	area = current->mm->get_unmapped_area(NULL, 0, len + va->alignment,
-					      0, flags);
-	if (IS_ERR_VALUE(area))
-		return area;
-	return ALIGN(area, va->alignment);
-}
-
-/* Only CUMC_VA_RESERVE maps /dev/cumc; a plain mmap() of it is refused. */
-int cumc_va_mmap(struct file *filp, struct vm_area_struct *vma)
-{
-	struct cumc_client *client = filp->private_data;
-	struct cumc_va *va = cumc_va_pending(client);
-
-	if (!va || vma->vm_end - vma->vm_start != va->length ||
-	    vma->vm_start != ALIGN(vma->vm_start, va->alignment))
-		return -ENODEV;
-	cumc_va_set_pending(client, NULL);
-	va->addr = vma->vm_start;
-	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
-			 VM_DONTCOPY | VM_NORESERVE;
-	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_ops = &cumc_va_vm_ops;
-	vma->vm_private_data = va;
-	return 0;
-}
 
 int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 {
-	struct cumc_client *client = filp->private_data;
 	u64 granularity = cumc_device_granularity();
-	u64 alignment = max(cmd->alignment, granularity);
+	struct cumc_vm_request req = {
+		.addr = cmd->addr,
+		.length = cmd->length,
+		.alignment = max(cmd->alignment, granularity),
+		.writable = true,
+		.vm_ops = &cumc_va_vm_ops,
+	};
 	unsigned long addr;
 	struct cumc_va *va;
+	int ret;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	if (!cmd->length || cmd->length > CUMC_VA_MAX_LENGTH ||
 	    !IS_ALIGNED(cmd->length, granularity) ||
 	    (cmd->alignment && !is_power_of_2(cmd->alignment)) ||
-	    alignment > CUMC_VA_MAX_ALIGNMENT ||
+	    req.alignment > CUMC_VA_MAX_ALIGNMENT ||
 	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
 		return -EINVAL;
 
 	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
 	if (!va)
 		return -ENOMEM;
-	va->client = client;
-	va->length = cmd->length;
-	va->alignment = alignment;
+	va->client = filp->private_data;
 	init_rwsem(&va->lock);
 	mt_init(&va->mappings);
-	atomic_inc(&cumc_live_vas);
-
-	mutex_lock(&client->reserve_lock);
-	cumc_va_set_pending(client, va);
-	addr = vm_mmap(filp, cmd->addr, cmd->length, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, 0);
-	/* Still pending: the VMA never took it (it frees it when it did). */
-	if (cumc_va_pending(client) == va) {
-		cumc_va_set_pending(client, NULL);
-		cumc_va_destroy(va);
+	ret = cumc_vm_alloc_offsets(va, &va->pgoff);
+	if (ret) {
+		kfree(va);
+		return ret;
 	}
-	mutex_unlock(&client->reserve_lock);
+	atomic_inc(&cumc_live_vas);
+	req.pgoff = va->pgoff;
+	req.private = va;
+	addr = cumc_vm_map(filp, &req);
+	if (!req.taken)
+		cumc_va_destroy(va);
 	if (IS_ERR_VALUE(addr))
 		return (long)addr;
 	cmd->out_addr = addr;
@@ -266,9 +194,15 @@ static struct vm_area_struct *cumc_va_find(struct cumc_client *client, u64 addr)
 	return vma;
 }
 
-static bool cumc_va_contains(struct cumc_va *va, u64 addr, u64 length)
+static bool cumc_va_contains(struct vm_area_struct *vma, u64 addr, u64 length)
 {
-	return addr >= va->addr && length <= va->addr + va->length - addr;
+	return addr >= vma->vm_start && length <= vma->vm_end - addr;
+}
+
+/* The file offset of @addr, for cumc_vm_zap(). */
+static unsigned long cumc_va_pgoff(struct vm_area_struct *vma, u64 addr)
+{
+	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 }
 
 int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd)
@@ -281,12 +215,12 @@ int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd)
 		return -EOPNOTSUPP;
 	mmap_read_lock(current->mm);
 	vma = cumc_va_find(client, cmd->addr);
-	va = vma ? vma->vm_private_data : NULL;
-	if (!va || va->addr != cmd->addr) {
+	if (!vma || vma->vm_start != cmd->addr) {
 		ret = -ENXIO;
 		goto out_unlock;
 	}
-	if (va->length != cmd->length) {
+	va = vma->vm_private_data;
+	if (vma->vm_end - vma->vm_start != cmd->length) {
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -317,13 +251,35 @@ static int cumc_va_check_range(u64 addr, u64 length)
 static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
 {
 	unsigned long index = m->addr;
+	int ret;
 
+	down_write(&va->lock);
 	if (va->freeing)
-		return -ENXIO;
-	if (mt_find(&va->mappings, &index, m->addr + m->length - 1))
-		return -EEXIST;
-	return mtree_store_range(&va->mappings, m->addr,
-				 m->addr + m->length - 1, m, GFP_KERNEL_ACCOUNT);
+		ret = -ENXIO;
+	else if (mt_find(&va->mappings, &index, m->addr + m->length - 1))
+		ret = -EEXIST;
+	else
+		ret = mtree_store_range(&va->mappings, m->addr,
+					m->addr + m->length - 1, m,
+					GFP_KERNEL_ACCOUNT);
+	up_write(&va->lock);
+	return ret;
+}
+
+/*
+ * What a mapping of @obj may cover: a whole allocation, or the start of a
+ * multicast object once its team is ready (which may mean waiting).
+ */
+static int cumc_map_check_object(struct cumc_object *obj, u64 length)
+{
+	struct cumc_mc *mc;
+
+	if (obj->type == CUMC_OBJ_MEM)
+		return length == to_cumc_mem(obj)->length ? 0 : -EINVAL;
+	mc = to_cumc_mc(obj);
+	if (length > mc->length)
+		return -EINVAL;
+	return cumc_fabric_wait_ready(mc);
 }
 
 int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
@@ -331,7 +287,6 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 	struct vm_area_struct *vma;
 	struct cumc_object *obj;
 	struct cumc_mapping *m;
-	struct cumc_va *va;
 	int ret;
 
 	if (cmd->flags)
@@ -339,32 +294,28 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 	ret = cumc_va_check_range(cmd->addr, cmd->length);
 	if (ret || cmd->offset)
 		return -EINVAL;
-	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_MEM);
+	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
+	ret = cumc_map_check_object(obj, cmd->length);
+	if (ret)
+		goto err_put;
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m) {
 		ret = -ENOMEM;
 		goto err_put;
 	}
-	m->mem = container_of(obj, struct cumc_mem, obj);
+	m->obj = obj;
 	m->addr = cmd->addr;
 	m->length = cmd->length;
-	if (m->length != m->mem->length) {
-		ret = -EINVAL;
-		goto err_free;
-	}
 
 	mmap_read_lock(current->mm);
 	vma = cumc_va_find(client, cmd->addr);
-	va = vma ? vma->vm_private_data : NULL;
-	if (!va || !cumc_va_contains(va, cmd->addr, cmd->length)) {
+	if (!vma || !cumc_va_contains(vma, cmd->addr, cmd->length)) {
 		ret = -ENXIO;
 		goto err_unlock_mm;
 	}
-	down_write(&va->lock);
-	ret = cumc_va_insert(va, m);
-	up_write(&va->lock);
+	ret = cumc_va_insert(vma->vm_private_data, m);
 	if (ret)
 		goto err_unlock_mm;
 	mmap_read_unlock(current->mm);
@@ -373,7 +324,6 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 
 err_unlock_mm:
 	mmap_read_unlock(current->mm);
-err_free:
 	kfree(m);
 err_put:
 	cumc_object_put(obj);
@@ -413,11 +363,11 @@ static int cumc_va_lock_range(struct cumc_client *client, u64 addr, u64 length,
 		return ret;
 	mmap_read_lock(current->mm);
 	vma = cumc_va_find(client, addr);
-	va = vma ? vma->vm_private_data : NULL;
-	if (!va || !cumc_va_contains(va, addr, length)) {
+	if (!vma || !cumc_va_contains(vma, addr, length)) {
 		mmap_read_unlock(current->mm);
 		return -ENXIO;
 	}
+	va = vma->vm_private_data;
 	down_write(&va->lock);
 	ret = cumc_va_whole_mappings(va, addr, length);
 	if (ret) {
@@ -455,7 +405,7 @@ int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
 				addr);
 		list_add(&m->unmap_link, &unmapped);
 	}
-	zap_vma_ptes(vma, cmd->addr, cmd->length);
+	cumc_vm_zap(cumc_va_pgoff(vma, cmd->addr), cmd->length);
 	cumc_va_unlock_range(vma);
 
 	/* The PTEs are gone: now the pages may go with their allocations. */
@@ -521,7 +471,7 @@ int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd)
 		m = mtree_load(&((struct cumc_va *)vma->vm_private_data)->mappings,
 			       addr);
 		if (cumc_mapping_set_access(m, descs, cmd->num_descs))
-			zap_vma_ptes(vma, m->addr, m->length);
+			cumc_vm_zap(cumc_va_pgoff(vma, m->addr), m->length);
 	}
 	cumc_va_unlock_range(vma);
 out_free:
@@ -529,8 +479,8 @@ out_free:
 	return ret;
 }
 
-static void cumc_va_query_fill(struct cumc_va *va, struct cumc_mapping *m,
-			       struct cumc_va_query *cmd)
+static void cumc_va_query_fill(struct vm_area_struct *vma,
+			       struct cumc_mapping *m, struct cumc_va_query *cmd)
 {
 	struct cumc_va_query in = *cmd;
 
@@ -541,14 +491,16 @@ static void cumc_va_query_fill(struct cumc_va *va, struct cumc_mapping *m,
 		.addr = in.addr,
 		.device = in.device,
 	};
-	cmd->out_va_addr = va->addr;
-	cmd->out_va_length = va->length;
+	cmd->out_va_addr = vma->vm_start;
+	cmd->out_va_length = vma->vm_end - vma->vm_start;
 	if (!m)
 		return;
 	cmd->out_map_addr = m->addr;
 	cmd->out_map_length = m->length;
-	cmd->out_mem_device = m->mem->dev->ordinal;
-	cmd->out_handle_types = m->mem->obj.handle_types;
+	cmd->out_type = m->obj->type == CUMC_OBJ_MEM ? CUMC_VA_MEM : CUMC_VA_MULTICAST;
+	if (m->obj->type == CUMC_OBJ_MEM)
+		cmd->out_mem_device = to_cumc_mem(m->obj)->dev->ordinal;
+	cmd->out_handle_types = m->obj->handle_types;
 	cmd->out_access = cumc_mapping_device_access(m, cmd->device);
 	cmd->out_access_any = cumc_mapping_cpu_access(m);
 }
@@ -561,7 +513,8 @@ int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
 	struct cumc_va *va;
 	int ret = 0;
 
-	if (cmd->flags & ~CUMC_VA_QUERY_RETAIN || cmd->__reserved)
+	if (cmd->flags & ~CUMC_VA_QUERY_RETAIN || cmd->__reserved ||
+	    cmd->__reserved2)
 		return -EOPNOTSUPP;
 	if (!cumc_device_get(cmd->device))
 		return -ENODEV;
@@ -574,10 +527,10 @@ int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
 	va = vma->vm_private_data;
 	down_read(&va->lock);
 	m = mtree_load(&va->mappings, cmd->addr);
-	cumc_va_query_fill(va, m, cmd);
+	cumc_va_query_fill(vma, m, cmd);
 	if (cmd->flags & CUMC_VA_QUERY_RETAIN) {
 		if (m) {
-			retained = &m->mem->obj;
+			retained = m->obj;
 			kref_get(&retained->ref);
 		} else {
 			ret = -ENXIO;
@@ -591,4 +544,75 @@ int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
 	if (ret)
 		cumc_object_put(retained);
 	return ret;
+}
+
+/*
+ * The allocation mapped at [addr, addr + length), which must lie in one
+ * mapping, with a new reference, and the offset of @addr in it.
+ */
+struct cumc_mem *cumc_va_resolve(struct cumc_client *client, u64 addr,
+				 u64 length, u64 *mem_offset)
+{
+	struct cumc_mem *mem = ERR_PTR(-ENXIO);
+	struct vm_area_struct *vma;
+	struct cumc_mapping *m;
+	struct cumc_va *va;
+
+	mmap_read_lock(current->mm);
+	vma = cumc_va_find(client, addr);
+	if (!vma)
+		goto out_unlock_mm;
+	va = vma->vm_private_data;
+	down_read(&va->lock);
+	m = mtree_load(&va->mappings, addr);
+	if (!m || m->obj->type != CUMC_OBJ_MEM) {
+		mem = ERR_PTR(-ENXIO);
+	} else if (length > m->addr + m->length - addr) {
+		mem = ERR_PTR(-EINVAL);
+	} else {
+		kref_get(&m->obj->ref);
+		mem = to_cumc_mem(m->obj);
+		*mem_offset = addr - m->addr;
+	}
+	up_read(&va->lock);
+out_unlock_mm:
+	mmap_read_unlock(current->mm);
+	return mem;
+}
+
+/*
+ * The multicast object whose mapping starts at @addr, with a new reference,
+ * the mapping's length and whether the CPU may write through it.
+ */
+struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
+				   u64 *length, bool *writable)
+{
+	struct cumc_mc *mc = ERR_PTR(-ENXIO);
+	struct vm_area_struct *vma;
+	enum cumc_access access;
+	struct cumc_mapping *m;
+	struct cumc_va *va;
+
+	mmap_read_lock(current->mm);
+	vma = cumc_va_find(client, addr);
+	if (!vma)
+		goto out_unlock_mm;
+	va = vma->vm_private_data;
+	down_read(&va->lock);
+	m = mtree_load(&va->mappings, addr);
+	if (m && m->addr == addr && m->obj->type == CUMC_OBJ_MC) {
+		access = cumc_mapping_cpu_access(m);
+		if (access == CUMC_ACCESS_NONE) {
+			mc = ERR_PTR(-EACCES);
+		} else {
+			kref_get(&m->obj->ref);
+			mc = to_cumc_mc(m->obj);
+			*length = m->length;
+			*writable = access == CUMC_ACCESS_READWRITE;
+		}
+	}
+	up_read(&va->lock);
+out_unlock_mm:
+	mmap_read_unlock(current->mm);
+	return mc;
 }

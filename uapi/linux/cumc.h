@@ -77,6 +77,13 @@ enum {
 	CUMC_CMD_ATTACH_CHANNEL,
 	CUMC_CMD_EXPORT_FABRIC,
 	CUMC_CMD_IMPORT_FABRIC,
+	CUMC_CMD_MC_CREATE,
+	CUMC_CMD_MC_ADD_DEVICE,
+	CUMC_CMD_MC_BIND_MEM,
+	CUMC_CMD_MC_BIND_ADDR,
+	CUMC_CMD_MC_UNBIND,
+	CUMC_CMD_MC_INFO,
+	CUMC_CMD_MC_VIEW,
 };
 
 /**
@@ -85,12 +92,18 @@ enum {
  * @flags: must be 0
  * @api_version: (out) CUMC_API_VERSION of the running module
  * @num_devices: (out) number of simulated devices
+ * @mc_granularity: (out) the minimum granularity of multicast objects,
+ *                  their sizes, offsets and bindings, in bytes
+ * @mc_page_size: (out) the fabric page size: the largest recommended
+ *                multicast granularity, in bytes
  */
 struct cumc_query {
 	__u32 size;
 	__u32 flags;
 	__u32 api_version;
 	__u32 num_devices;
+	__aligned_u64 mc_granularity;
+	__aligned_u64 mc_page_size;
 };
 
 #define CUMC_QUERY _IO(CUMC_TYPE, CUMC_CMD_QUERY)
@@ -342,6 +355,13 @@ struct cumc_set_access {
 
 #define CUMC_SET_ACCESS _IO(CUMC_TYPE, CUMC_CMD_SET_ACCESS)
 
+/* What a mapping maps (cumc_va_query.out_type). */
+enum cumc_va_type {
+	CUMC_VA_NONE = 0,
+	CUMC_VA_MEM = 1,
+	CUMC_VA_MULTICAST = 2,
+};
+
 /* CUMC_VA_QUERY flags */
 enum cumc_va_query_flags {
 	/* Also return a new handle to the mapped allocation. */
@@ -365,7 +385,9 @@ enum cumc_va_query_flags {
  * @out_access: (out) enum cumc_access of @device to the mapping
  * @out_handle_types: (out) of the mapped allocation
  * @out_access_any: (out) the highest enum cumc_access any device has: what
- *                  the CPU may do through the address
+ *                  the CPU may do through the address (for an allocation)
+ * @out_type: (out) enum cumc_va_type of what is mapped
+ * @__reserved2: must be 0
  *
  * ENXIO when @addr is not in a reservation of this client; with
  * CUMC_VA_QUERY_RETAIN, also when it is not mapped.
@@ -385,6 +407,8 @@ struct cumc_va_query {
 	__u32 out_access;
 	__u32 out_handle_types;
 	__u32 out_access_any;
+	__u32 out_type;
+	__u32 __reserved2;
 };
 
 #define CUMC_VA_QUERY _IO(CUMC_TYPE, CUMC_CMD_VA_QUERY)
@@ -506,5 +530,191 @@ struct cumc_import_fabric {
 };
 
 #define CUMC_IMPORT_FABRIC _IO(CUMC_TYPE, CUMC_CMD_IMPORT_FABRIC)
+
+/*
+ * DOC: multicast
+ *
+ * A multicast object (CUMC_MC_CREATE) has a team of num_devices devices and
+ * a length per device. Clients add devices with CUMC_MC_ADD_DEVICE, possibly
+ * from other processes (after sharing the object); when the last one joins,
+ * the fabric sets the team up and it becomes ready. CUMC_MC_BIND_MEM and
+ * CUMC_MC_BIND_ADDR bind memory of a member device at an offset of the
+ * object; CUMC_MAP maps the object into a reservation. Binds and maps wait
+ * for the team to be ready (interruptibly: a signal ends the wait and the
+ * call leaves nothing behind; it restarts if the signal handler allows).
+ *
+ * Plain loads and stores through a multicast mapping fault, as they are
+ * undefined on the hardware. Instead, CUMC_MC_VIEW maps, for one member, a
+ * view of the memory bound for it: the view's byte at offset o is the
+ * member's bound memory at multicast offset o. libcumc runs multimem
+ * operations over the views of all members, without a system call each.
+ * Unbound parts of a view raise SIGBUS.
+ *
+ * Offsets, lengths and sizes are multiples of cumc_query.mc_granularity.
+ */
+
+/**
+ * struct cumc_mc_create - CUMC_MC_CREATE: make a multicast object
+ * @size: sizeof(struct cumc_mc_create)
+ * @flags: must be 0
+ * @num_devices: team size, 1 to cumc_query.num_devices
+ * @handle_types: enum cumc_handle_types it may be exported as
+ * @length: bytes per device, non-zero; @num_devices * @length at most 2^47
+ * @out_handle: (out) the new object's handle
+ */
+struct cumc_mc_create {
+	__u32 size;
+	__u32 flags;
+	__u32 num_devices;
+	__u32 handle_types;
+	__aligned_u64 length;
+	__aligned_u64 out_handle;
+};
+
+#define CUMC_MC_CREATE _IO(CUMC_TYPE, CUMC_CMD_MC_CREATE)
+
+/**
+ * struct cumc_mc_add_device - CUMC_MC_ADD_DEVICE: a device joins the team
+ * @size: sizeof(struct cumc_mc_add_device)
+ * @flags: must be 0
+ * @handle: a multicast handle of this client
+ * @device: ordinal of the device
+ * @__reserved: must be 0
+ *
+ * EEXIST when the device is a member already; EINVAL when the team is
+ * complete.
+ */
+struct cumc_mc_add_device {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__u32 device;
+	__u32 __reserved;
+};
+
+#define CUMC_MC_ADD_DEVICE _IO(CUMC_TYPE, CUMC_CMD_MC_ADD_DEVICE)
+
+/**
+ * struct cumc_mc_bind - CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR: bind memory
+ * @size: sizeof(struct cumc_mc_bind)
+ * @flags: must be 0
+ * @handle: a multicast handle of this client
+ * @device: the member whose memory this is; the memory must live on it
+ * @__reserved: must be 0
+ * @mc_offset: where in the multicast object
+ * @mem: CUMC_MC_BIND_MEM: an allocation handle of this client;
+ *       CUMC_MC_BIND_ADDR: an address mapped to an allocation in a
+ *       reservation of this client
+ * @mem_offset: CUMC_MC_BIND_MEM: where in the allocation;
+ *              CUMC_MC_BIND_ADDR: must be 0
+ * @length: bytes; the memory range must lie in one allocation
+ *
+ * Waits for the team to be ready. EINVAL: not a member, memory of another
+ * device, ranges unaligned or past the end of the object or allocation;
+ * EEXIST: overlaps another binding of the same member; EIO: the team
+ * failed.
+ */
+struct cumc_mc_bind {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__u32 device;
+	__u32 __reserved;
+	__aligned_u64 mc_offset;
+	__aligned_u64 mem;
+	__aligned_u64 mem_offset;
+	__aligned_u64 length;
+};
+
+#define CUMC_MC_BIND_MEM _IO(CUMC_TYPE, CUMC_CMD_MC_BIND_MEM)
+#define CUMC_MC_BIND_ADDR _IO(CUMC_TYPE, CUMC_CMD_MC_BIND_ADDR)
+
+/**
+ * struct cumc_mc_unbind - CUMC_MC_UNBIND: undo a binding
+ * @size: sizeof(struct cumc_mc_unbind)
+ * @flags: must be 0
+ * @handle: a multicast handle of this client
+ * @device: the member
+ * @__reserved: must be 0
+ * @mc_offset: the multicast offset of a binding of that member
+ * @length: its length
+ *
+ * ENXIO when no binding of @device has exactly that range.
+ */
+struct cumc_mc_unbind {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__u32 device;
+	__u32 __reserved;
+	__aligned_u64 mc_offset;
+	__aligned_u64 length;
+};
+
+#define CUMC_MC_UNBIND _IO(CUMC_TYPE, CUMC_CMD_MC_UNBIND)
+
+/* The team of a multicast object (cumc_mc_info.out_state). */
+enum cumc_team_state_uapi {
+	CUMC_TEAM_STATE_FORMING = 0,
+	CUMC_TEAM_STATE_READY = 1,
+	CUMC_TEAM_STATE_FAILED = 2,
+};
+
+/**
+ * struct cumc_mc_info - CUMC_MC_INFO: a multicast object's properties
+ * @size: sizeof(struct cumc_mc_info)
+ * @flags: must be 0
+ * @handle: a multicast handle of this client
+ * @members: user pointer to an array of @num_members_max __u32, or 0;
+ *           receives the ordinals of the members in the order they joined
+ * @num_members_max: entries of @members
+ * @out_num_devices: (out) team size
+ * @out_num_members: (out) devices added so far
+ * @out_state: (out) enum cumc_team_state_uapi
+ * @out_length: (out) bytes per device
+ * @out_handle_types: (out) as created
+ * @__reserved: must be 0
+ */
+struct cumc_mc_info {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__aligned_u64 members;
+	__u32 num_members_max;
+	__u32 out_num_devices;
+	__u32 out_num_members;
+	__u32 out_state;
+	__aligned_u64 out_length;
+	__u32 out_handle_types;
+	__u32 __reserved;
+};
+
+#define CUMC_MC_INFO _IO(CUMC_TYPE, CUMC_CMD_MC_INFO)
+
+/**
+ * struct cumc_mc_view - CUMC_MC_VIEW: map one member's bound memory
+ * @size: sizeof(struct cumc_mc_view)
+ * @flags: must be 0
+ * @addr: the start of a mapping of a multicast object in a reservation of
+ *        this client, to which some device has access (EACCES otherwise)
+ * @device: a member of the object's team
+ * @__reserved: must be 0
+ * @out_addr: (out) the view: its byte o is the member's memory bound at
+ *            multicast offset o; read-write when the mapping is
+ * @out_length: (out) the mapping's length
+ *
+ * The view holds the object; munmap() it when done.
+ */
+struct cumc_mc_view {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__u32 device;
+	__u32 __reserved;
+	__aligned_u64 out_addr;
+	__aligned_u64 out_length;
+};
+
+#define CUMC_MC_VIEW _IO(CUMC_TYPE, CUMC_CMD_MC_VIEW)
 
 #endif /* _UAPI_LINUX_CUMC_H */

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mappings the module makes in a client's process: reservations of device
+ * address space and views of multicast members.
+ *
+ * The module places them itself, with vm_mmap() on the client's file from
+ * inside an ioctl; a plain mmap() of /dev/cumc is refused. Every such VMA
+ * gets a range of file offsets of its own in one address_space, that of a
+ * private inode every client file points at. The offsets name what the VMA
+ * shows (a reservation, a member of a multicast object), so that
+ * unmap_mapping_range() zaps exactly the PTEs of one thing in every process
+ * that maps it, without that process's mmap_lock.
+ */
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
+
+#include "cumc_internal.h"
+
+#define CUMC_FS_MAGIC 0x63756d63
+/*
+ * Each owner of offsets gets a slot of 2^47 bytes of them; slot 0 is unused
+ * and the last ends below 2^63, as loff_t needs.
+ */
+#define CUMC_VM_SLOT_SHIFT 47
+#define CUMC_VM_MAX_SLOTS ((1U << (63 - CUMC_VM_SLOT_SHIFT)) - 1)
+
+static struct vfsmount *cumc_vm_mnt;
+static struct inode *cumc_vm_inode;
+
+/* Offset slots in use: slot -> owner; its own lock. */
+static DEFINE_XARRAY_ALLOC1(cumc_vm_slots);
+
+static int cumc_vm_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, CUMC_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+/*
+ * No .owner: the module's own mount would pin it. The mount lives from
+ * init to exit, and kern_unmount() tears an internal mount down at once.
+ */
+static struct file_system_type cumc_vm_fs_type = {
+	.name = "cumc",
+	.init_fs_context = cumc_vm_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+int cumc_vm_init(void)
+{
+	int ret;
+
+	cumc_vm_mnt = kern_mount(&cumc_vm_fs_type);
+	if (IS_ERR(cumc_vm_mnt))
+		return PTR_ERR(cumc_vm_mnt);
+	cumc_vm_inode = alloc_anon_inode(cumc_vm_mnt->mnt_sb);
+	if (IS_ERR(cumc_vm_inode)) {
+		ret = PTR_ERR(cumc_vm_inode);
+		goto err_unmount;
+	}
+	return 0;
+
+err_unmount:
+	kern_unmount(cumc_vm_mnt);
+	return ret;
+}
+
+void cumc_vm_exit(void)
+{
+	iput(cumc_vm_inode);
+	kern_unmount(cumc_vm_mnt);
+	WARN_ON(!xa_empty(&cumc_vm_slots));
+}
+
+/* Every client file maps through the one address_space. */
+void cumc_vm_open(struct file *filp)
+{
+	filp->f_mapping = cumc_vm_inode->i_mapping;
+}
+
+/* Offsets for up to CUMC_VM_MAX_OFFSETS bytes; ENOSPC when all are taken. */
+int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff)
+{
+	u32 slot;
+	int ret;
+
+	ret = xa_alloc(&cumc_vm_slots, &slot, owner,
+		       XA_LIMIT(1, CUMC_VM_MAX_SLOTS), GFP_KERNEL);
+	if (ret)
+		return ret == -EBUSY ? -ENOSPC : ret;
+	*pgoff = (unsigned long)slot << (CUMC_VM_SLOT_SHIFT - PAGE_SHIFT);
+	return 0;
+}
+
+void cumc_vm_free_offsets(unsigned long pgoff)
+{
+	xa_erase(&cumc_vm_slots, pgoff >> (CUMC_VM_SLOT_SHIFT - PAGE_SHIFT));
+}
+
+/* Zap the PTEs of [pgoff, pgoff + length) in every process. */
+void cumc_vm_zap(unsigned long pgoff, u64 length)
+{
+	unmap_mapping_range(cumc_vm_inode->i_mapping, (loff_t)pgoff << PAGE_SHIFT,
+			    length, 1);
+}
+
+/* The request cumc_vm_map() is placing right now in this thread. */
+static struct cumc_vm_request *cumc_vm_pending(struct cumc_client *client)
+{
+	struct cumc_vm_request *req = NULL;
+
+	spin_lock(&client->pending_lock);
+	if (client->pending_task == current)
+		req = client->pending;
+	spin_unlock(&client->pending_lock);
+	return req;
+}
+
+static void cumc_vm_set_pending(struct cumc_client *client,
+				struct cumc_vm_request *req)
+{
+	spin_lock(&client->pending_lock);
+	client->pending = req;
+	client->pending_task = req ? current : NULL;
+	spin_unlock(&client->pending_lock);
+}
+
+/* The hint when it is free and aligned, else anywhere, aligned. */
+unsigned long cumc_vm_get_unmapped_area(struct file *filp, unsigned long addr,
+					unsigned long len, unsigned long pgoff,
+					unsigned long flags)
+{
+	struct cumc_vm_request *req = cumc_vm_pending(filp->private_data);
+	unsigned long area;
+
+	if (!req || len != req->length)
+		return -ENODEV;
+	if (addr && IS_ALIGNED(addr, req->alignment)) {
+		area = current->mm->get_unmapped_area(NULL, addr, len, 0, flags);
+		if (area == addr)
+			return area;
+	}
+	area = current->mm->get_unmapped_area(NULL, 0, len + req->alignment,
+					      0, flags);
+	if (IS_ERR_VALUE(area))
+		return area;
+	return ALIGN(area, req->alignment);
+}
+
+int cumc_vm_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct cumc_client *client = filp->private_data;
+	struct cumc_vm_request *req = cumc_vm_pending(client);
+
+	if (!req || vma->vm_end - vma->vm_start != req->length ||
+	    !IS_ALIGNED(vma->vm_start, req->alignment) ||
+	    vma->vm_pgoff != req->pgoff)
+		return -ENODEV;
+	cumc_vm_set_pending(client, NULL);
+	req->taken = true;
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
+			 VM_DONTCOPY | VM_NORESERVE;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	if (!req->writable)
+		vma->vm_flags &= ~(VM_WRITE | VM_MAYWRITE);
+	vma->vm_ops = req->vm_ops;
+	vma->vm_private_data = req->private;
+	return 0;
+}
+
+/*
+ * Map @req into the calling process. Once the VMA exists it owns
+ * req->private and releases it in its close(); req->taken says whether
+ * that happened, even when the mapping then failed.
+ */
+unsigned long cumc_vm_map(struct file *filp, struct cumc_vm_request *req)
+{
+	struct cumc_client *client = filp->private_data;
+	unsigned long addr;
+
+	mutex_lock(&client->reserve_lock);
+	cumc_vm_set_pending(client, req);
+	addr = vm_mmap(filp, req->addr, req->length,
+		       req->writable ? PROT_READ | PROT_WRITE : PROT_READ,
+		       MAP_SHARED, (unsigned long)req->pgoff << PAGE_SHIFT);
+	cumc_vm_set_pending(client, NULL);
+	mutex_unlock(&client->reserve_lock);
+	return addr;
+}
+
+/* A VMA is one object for life: no partial munmap, mremap or mprotect. */
+int cumc_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+int cumc_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+int cumc_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
+		     unsigned long end, unsigned long newflags)
+{
+	return -EACCES;
+}
