@@ -59,14 +59,27 @@ struct cumc_client *cumc_client_create(void)
 	return client;
 }
 
+/**
+ * struct cumc_handle - an entry of a client's handle table
+ * @obj: the object; the entry holds one reference on it
+ * @refs: releases the handle takes before it goes: one, plus one for each
+ *        time CUMC_VA_QUERY retained it again; under the table's xa_lock
+ */
+struct cumc_handle {
+	struct cumc_object *obj;
+	u32 refs;
+};
+
 /* The file is gone: drop every handle it still had. */
 void cumc_client_destroy(struct cumc_client *client)
 {
-	struct cumc_object *obj;
+	struct cumc_handle *h;
 	unsigned long id;
 
-	xa_for_each(&client->handles, id, obj)
-		cumc_object_put(obj);
+	xa_for_each(&client->handles, id, h) {
+		cumc_object_put(h->obj);
+		kfree(h);
+	}
 	xa_destroy(&client->handles);
 	xa_erase(&cumc_clients, client->tag);
 	atomic_dec(&cumc_live_clients);
@@ -74,19 +87,65 @@ void cumc_client_destroy(struct cumc_client *client)
 	kfree(client);
 }
 
+static u64 cumc_handle_value(struct cumc_client *client, u32 id)
+{
+	return (u64)client->tag << 32 | id;
+}
+
 /* Takes over the caller's reference on @obj. */
 int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
 		       u64 *handle)
 {
+	struct cumc_handle *h;
 	u32 id;
 	int ret;
 
-	ret = xa_alloc_cyclic(&client->handles, &id, obj, xa_limit_32b,
+	h = kmalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return -ENOMEM;
+	h->obj = obj;
+	h->refs = 1;
+	ret = xa_alloc_cyclic(&client->handles, &id, h, xa_limit_32b,
 			      &client->next_id, GFP_KERNEL_ACCOUNT);
-	if (ret < 0)
+	if (ret < 0) {
+		kfree(h);
 		return ret;
-	*handle = (u64)client->tag << 32 | id;
+	}
+	*handle = cumc_handle_value(client, id);
 	return 0;
+}
+
+/*
+ * The handle this client has for @obj, counted once more, as the real
+ * driver's cuMemRetainAllocationHandle answers; a new one when it has none.
+ * Takes over the caller's reference on @obj.
+ */
+int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
+		       u64 *handle)
+{
+	XA_STATE(xas, &client->handles, 0);
+	struct cumc_handle *h;
+	int ret = -ENOENT;
+
+	xa_lock(&client->handles);
+	xas_for_each(&xas, h, ULONG_MAX) {
+		/* Index 0 reads as a busy (zero) entry in an ALLOC1 array. */
+		if (xas_retry(&xas, h) || h->obj != obj)
+			continue;
+		if (h->refs == U32_MAX) {
+			ret = -EOVERFLOW;
+		} else {
+			h->refs++;
+			*handle = cumc_handle_value(client, xas.xa_index);
+			ret = 0;
+		}
+		break;
+	}
+	xa_unlock(&client->handles);
+	if (ret == -ENOENT)
+		return cumc_handle_insert(client, obj, handle);
+	cumc_object_put(obj);
+	return ret;
 }
 
 static bool cumc_handle_split(struct cumc_client *client, u64 handle, u32 *id)
@@ -99,31 +158,39 @@ static bool cumc_handle_split(struct cumc_client *client, u64 handle, u32 *id)
 struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 				    enum cumc_object_type type)
 {
-	struct cumc_object *obj;
+	struct cumc_object *obj = NULL;
+	struct cumc_handle *h;
 	u32 id;
 
 	if (!cumc_handle_split(client, handle, &id))
 		return ERR_PTR(-ENOENT);
 	xa_lock(&client->handles);
-	obj = xa_load(&client->handles, id);
-	if (obj && (type == CUMC_OBJ_ANY || obj->type == type))
+	h = xa_load(&client->handles, id);
+	if (h && (type == CUMC_OBJ_ANY || h->obj->type == type)) {
+		obj = h->obj;
 		kref_get(&obj->ref);
-	else
-		obj = NULL;
+	}
 	xa_unlock(&client->handles);
 	return obj ? obj : ERR_PTR(-ENOENT);
 }
 
 int cumc_handle_release(struct cumc_client *client, u64 handle)
 {
-	struct cumc_object *obj;
+	struct cumc_handle *h;
 	u32 id;
 
 	if (!cumc_handle_split(client, handle, &id))
 		return -ENOENT;
-	obj = xa_erase(&client->handles, id);
-	if (!obj)
+	xa_lock(&client->handles);
+	h = xa_load(&client->handles, id);
+	if (h && !--h->refs)
+		__xa_erase(&client->handles, id);
+	xa_unlock(&client->handles);
+	if (!h)
 		return -ENOENT;
-	cumc_object_put(obj);
+	if (!h->refs) {
+		cumc_object_put(h->obj);
+		kfree(h);
+	}
 	return 0;
 }

@@ -90,6 +90,9 @@ static int cumc_fabric_check_bind(struct cumc_mc *mc, struct cumc_bind *b,
 		return -EINVAL;
 	if (b->mem->dev->ordinal != device)
 		return -EINVAL;
+	/* A shareable team may reach other processes: so must its memory. */
+	if (mc->obj.handle_types && !b->mem->obj.handle_types)
+		return -EINVAL;
 	return 0;
 }
 

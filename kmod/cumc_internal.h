@@ -22,8 +22,6 @@
 #include <linux/xarray.h>
 #include <linux/cumc.h>
 
-#define CUMC_MAX_DEVICES 128
-
 /**
  * struct cumc_device - one simulated GPU
  * @ordinal: its index, as userspace names it
@@ -70,8 +68,8 @@ struct cumc_object {
 
 /**
  * struct cumc_client - one open file of /dev/cumc
- * @handles: handle id -> struct cumc_object *, each entry holding a
- *           reference; the xarray's own lock serializes changes
+ * @handles: handle id -> struct cumc_handle, each holding a reference on
+ *           its object; the xarray's own lock serializes changes
  * @next_id: where the cyclic search for a free handle id starts
  * @tag: the upper 32 bits of every handle this client issues, unique among
  *       live clients so that another client's handle never resolves here
@@ -251,6 +249,8 @@ void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
 		      u32 handle_types, void (*destroy)(struct cumc_object *obj));
 void cumc_object_put(struct cumc_object *obj);
 int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
+		       u64 *handle);
+int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
 		       u64 *handle);
 struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 				    enum cumc_object_type type);

@@ -540,10 +540,7 @@ int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
 	mmap_read_unlock(current->mm);
 	if (!retained)
 		return ret;
-	ret = cumc_handle_insert(client, retained, &cmd->out_handle);
-	if (ret)
-		cumc_object_put(retained);
-	return ret;
+	return cumc_handle_retain(client, retained, &cmd->out_handle);
 }
 
 /*

@@ -48,6 +48,9 @@
  *  EBADFD     an open file descriptor of the wrong kind (not a cumc export,
  *             not an IMEX channel)
  *  EMFILE     no free file descriptor
+ *  EACCES     a multicast view of a mapping no device may access
+ *  EIO        the multicast team failed to form
+ *  EOVERFLOW  a handle retained 2^32 - 1 times
  *
  * Handles are opaque non-zero 64-bit values, valid only in the file that
  * issued them; userspace must not read meaning into their bits.
@@ -55,6 +58,9 @@
 
 /* Bumped when a command or member is added. */
 #define CUMC_API_VERSION 1
+
+/* The most simulated devices a module may have, so the largest team. */
+#define CUMC_MAX_DEVICES 128
 
 /* ioctl type 0xCC, numbers 0x80 and up (0x00-0x0f belong to ibmvmc). */
 #define CUMC_TYPE 0xCC
@@ -379,8 +385,9 @@ enum cumc_va_query_flags {
  * @out_va_length: (out)
  * @out_map_addr: (out) the mapping holding @addr, 0 when unmapped
  * @out_map_length: (out)
- * @out_handle: (out) with CUMC_VA_QUERY_RETAIN, a new handle to the mapped
- *              allocation, to be released like any other
+ * @out_handle: (out) with CUMC_VA_QUERY_RETAIN, a handle to the mapped
+ *              allocation: the one this client already has, counted once
+ *              more (it takes one more CUMC_RELEASE to go), or a new one
  * @out_mem_device: (out) the device of the mapped allocation
  * @out_access: (out) enum cumc_access of @device to the mapping
  * @out_handle_types: (out) of the mapped allocation
@@ -610,9 +617,10 @@ struct cumc_mc_add_device {
  * @length: bytes; the memory range must lie in one allocation
  *
  * Waits for the team to be ready. EINVAL: not a member, memory of another
- * device, ranges unaligned or past the end of the object or allocation;
- * EEXIST: overlaps another binding of the same member; EIO: the team
- * failed.
+ * device, ranges unaligned or past the end of the object or allocation,
+ * memory created without handle types bound to an object created with
+ * some (a shareable team may span processes, so must its memory); EEXIST:
+ * overlaps another binding of the same member; EIO: the team failed.
  */
 struct cumc_mc_bind {
 	__u32 size;
@@ -639,7 +647,8 @@ struct cumc_mc_bind {
  * @mc_offset: the multicast offset of a binding of that member
  * @length: its length
  *
- * ENXIO when no binding of @device has exactly that range.
+ * EINVAL when @device is not a member; ENXIO when no binding of it has
+ * exactly that range.
  */
 struct cumc_mc_unbind {
 	__u32 size;
