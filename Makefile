@@ -31,7 +31,9 @@ LIB_A := $(O)/libcumc.a
 
 # Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
 CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
-CHECK_VM_TESTS := test_init test_device test_context test_memory
+CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
+CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
+CHECK_VM_TESTS += test_multimem
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -54,6 +56,9 @@ lib: $(LIB_SO) $(LIB_A) $(O)/libcumc.pc
 
 $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h) | $(O)/lib
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+
+# The data path's loops are written to be vectorised.
+$(O)/lib/multimem_ops.o: CFLAGS += -O3
 
 $(LIB_SO): $(LIB_OBJS) lib/libcumc.map
 	$(CC) -shared -Wl,-soname,libcumc.so.$(SOVERSION) \
@@ -105,6 +110,24 @@ check:
 			selftests/vm-run/test-vm-run.sh" \
 		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 			lib/tests/abi/conformance.sh"
+
+# Benchmarks (bench/): figures, never a pass or fail. The data path runs
+# natively too; everything that needs the module runs in one VM boot.
+BENCHES := bench_va bench_multimem
+bench: $(BENCHES:%=$(O)/bench/%)
+	$(O)/bench/bench_multimem --json $(O)/bench/bench_multimem-native.json
+	scripts/vm-run -- sh -c '$(O)/bench/bench_va && \
+		$(O)/bench/bench_multimem --max-bytes 4194304 \
+			--json $(O)/bench/bench_multimem-vm.json'
+
+# Built like the data path's loops, so that baselines and ours compare fairly.
+$(O)/bench/%: bench/%.c $(LIB_A) | $(O)/bench
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< $(LIB_A) -lpthread
+
+$(O)/bench:
+	mkdir -p $@
+
+.PHONY: bench
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * cuInit and cuDriverGetVersion: opening the client that every other entry
- * point uses.
+ * point uses, and attaching the IMEX channel that fabric handles need.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "mc_views.h"
 
 static pthread_mutex_t cumc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cumc_driver cumc_state = { .fd = -1 };
@@ -19,13 +21,15 @@ static const struct cumc_driver *cumc_ready;
 
 /*
  * A forked child must not share its parent's client: the objects in it are
- * the parent's, and neither its contexts. The child starts uninitialized
+ * the parent's, and neither its contexts nor its multicast views (which
+ * fork does not copy). The child starts uninitialized
  * and calls cuInit again, which opens a client of its own (the real driver
  * cannot be used across fork at all).
  */
 static void cumc_forget_parent(void)
 {
 	cumc_contexts_forget_parent();
+	cumc_mc_forget_parent();
 	if (cumc_state.fd >= 0)
 		close(cumc_state.fd);
 	cumc_state.fd = -1;
@@ -61,7 +65,71 @@ static CUresult cumc_open_client(void)
 	}
 	cumc_state.fd = fd;
 	cumc_state.num_devices = query.num_devices;
+	cumc_state.mc_granularity = query.mc_granularity;
+	cumc_state.mc_page_size = query.mc_page_size;
 	return CUDA_SUCCESS;
+}
+
+/* Where devtmpfs puts the module's IMEX channel devices. */
+#define CUMC_CHANNEL_PATH "/dev/cumc-imex-channels/channel%lu"
+/* The module makes at most this many channels. */
+#define CUMC_MAX_CHANNELS 256
+
+static int cumc_open_channel(unsigned long n)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), CUMC_CHANNEL_PATH, n);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * An open descriptor of the channel this process is to use, or -1: the one
+ * CUMC_IMEX_CHANNEL names and no other, so that whoever set it gets what
+ * they asked for or nothing; else the lowest-numbered one this process may
+ * open. Channels are numbered from 0 without gaps: the first that does not
+ * exist ends the search, one this process may not open does not.
+ */
+static int cumc_find_channel(void)
+{
+	const char *env = getenv("CUMC_IMEX_CHANNEL");
+	unsigned long n;
+	char *end;
+	int fd;
+
+	if (env && *env) {
+		errno = 0;
+		n = strtoul(env, &end, 10);
+		if (*env < '0' || *env > '9' || *end || errno)
+			return -1;
+		return cumc_open_channel(n);
+	}
+	for (n = 0; n < CUMC_MAX_CHANNELS; n++) {
+		fd = cumc_open_channel(n);
+		if (fd >= 0 || errno == ENOENT)
+			return fd;
+	}
+	return -1;
+}
+
+/*
+ * Without a channel the client still works: only fabric handles are
+ * refused (NOT_PERMITTED), as on a real system without IMEX channels.
+ * Having opened the channel is the proof; the descriptor is not needed
+ * after attaching.
+ */
+static void cumc_attach_channel(void)
+{
+	struct cumc_attach_channel attach = { .size = sizeof(attach) };
+
+	cumc_state.channel = -1;
+	attach.fd = cumc_find_channel();
+	if (attach.fd < 0)
+		return;
+	if (cumc_ioctl(&cumc_state, CUMC_ATTACH_CHANNEL, &attach, NULL) ==
+	    CUDA_SUCCESS)
+		cumc_state.channel = attach.out_channel;
+	close(attach.fd);
 }
 
 CUresult CUDAAPI cuInit(unsigned int Flags)
@@ -75,8 +143,11 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	if (!cumc_ready) {
 		pthread_once(&atfork_once, cumc_register_atfork);
 		res = cumc_open_client();
-		if (res == CUDA_SUCCESS)
-			__atomic_store_n(&cumc_ready, &cumc_state, __ATOMIC_RELEASE);
+		if (res == CUDA_SUCCESS) {
+			cumc_attach_channel();
+			__atomic_store_n(&cumc_ready, &cumc_state,
+					 __ATOMIC_RELEASE);
+		}
 	}
 	pthread_mutex_unlock(&cumc_init_lock);
 	return res;
@@ -92,6 +163,6 @@ CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
 	if (!driverVersion)
 		return CUDA_ERROR_INVALID_VALUE;
-	*driverVersion = CUDA_VERSION;
+	*driverVersion = CUMC_DRIVER_VERSION;
 	return CUDA_SUCCESS;
 }

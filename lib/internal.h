@@ -8,6 +8,12 @@
 #include <cuda.h>
 #include <linux/cumc.h>
 
+/*
+ * The driver version cumc answers: CUDA 13.1, whose multicast binds that
+ * name their device it provides, while its header stays that of 13.0.
+ */
+#define CUMC_DRIVER_VERSION 13010
+
 /* The device node; CUMC_DEVICE in the environment overrides it for tests. */
 #define CUMC_DEVICE_PATH "/dev/cumc"
 
@@ -15,6 +21,10 @@
 struct cumc_driver {
 	int fd;
 	unsigned int num_devices;
+	size_t mc_granularity;
+	size_t mc_page_size;
+	/* The IMEX channel cuInit attached, -1 for none. */
+	int channel;
 };
 
 /*

@@ -94,15 +94,22 @@ CUresult cumc_mem_prop_check(const struct cumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
-void cumc_mem_prop_fill(CUmemAllocationProp *prop,
-			const struct cumc_mem_info *info)
+unsigned int cumc_cuda_handle_types(__u32 handle_types)
 {
 	unsigned int types = CU_MEM_HANDLE_TYPE_NONE;
 
-	if (info->out_handle_types & CUMC_HANDLE_FD)
+	if (handle_types & CUMC_HANDLE_FD)
 		types |= CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-	if (info->out_handle_types & CUMC_HANDLE_FABRIC)
+	if (handle_types & CUMC_HANDLE_FABRIC)
 		types |= CU_MEM_HANDLE_TYPE_FABRIC;
+	return types;
+}
+
+void cumc_mem_prop_fill(CUmemAllocationProp *prop,
+			const struct cumc_mem_info *info)
+{
+	unsigned int types = cumc_cuda_handle_types(info->out_handle_types);
+
 	memset(prop, 0, sizeof(*prop));
 	prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop->requestedHandleTypes = (CUmemAllocationHandleType)types;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "internal.h"
 #include "procaddr.h"
 
 struct cumc_proc {
@@ -69,7 +70,7 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
 		return CUDA_ERROR_INVALID_VALUE;
 	*pfn = NULL;
 	/* A version newer than this driver's is refused, as documented. */
-	if (!symbol || !cumc_proc_flags_valid(flags) || cudaVersion > CUDA_VERSION)
+	if (!symbol || !cumc_proc_flags_valid(flags) || cudaVersion > CUMC_DRIVER_VERSION)
 		return CUDA_ERROR_INVALID_VALUE;
 	status = cumc_proc_lookup(symbol, cudaVersion, pfn);
 	if (symbolStatus)

@@ -18,6 +18,8 @@
  * out, so an old caller gets CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
  * rather than a function it would call with the wrong arguments:
  *   2000:  cuDeviceTotalMem, cuMemGetInfo (32-bit sizes)
+ *   2000:  cuMemGetAddressRange, cuMemcpyHtoD/DtoH/DtoD,
+ *          cuMemsetD8/D16/D32 (32-bit addresses and sizes)
  *   2000, 3020: cuCtxCreate (no params argument)
  *   11040: cuCtxCreate (execution-affinity array instead of params)
  *
@@ -71,9 +73,40 @@ CUMC_PROC("cuCtxSynchronize", 2000, cuCtxSynchronize)
 CUMC_PROC("cuCtxSynchronize", 13000, cuCtxSynchronize_v2)
 
 CUMC_PROC("cuMemGetInfo", 3020, cuMemGetInfo_v2)
+CUMC_PROC("cuMemGetAddressRange", 3020, cuMemGetAddressRange_v2)
+
+CUMC_PROC("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2)
+CUMC_PROC("cuMemcpyDtoH", 3020, cuMemcpyDtoH_v2)
+CUMC_PROC("cuMemcpyDtoD", 3020, cuMemcpyDtoD_v2)
+CUMC_PROC("cuMemsetD8", 3020, cuMemsetD8_v2)
+CUMC_PROC("cuMemsetD16", 3020, cuMemsetD16_v2)
+CUMC_PROC("cuMemsetD32", 3020, cuMemsetD32_v2)
+
+CUMC_PROC("cuMemAddressReserve", 10020, cuMemAddressReserve)
+CUMC_PROC("cuMemAddressFree", 10020, cuMemAddressFree)
+CUMC_PROC("cuMemMap", 10020, cuMemMap)
+CUMC_PROC("cuMemUnmap", 10020, cuMemUnmap)
+CUMC_PROC("cuMemSetAccess", 10020, cuMemSetAccess)
+CUMC_PROC("cuMemGetAccess", 10020, cuMemGetAccess)
+CUMC_PROC("cuMemRetainAllocationHandle", 11000, cuMemRetainAllocationHandle)
+CUMC_PROC("cuPointerGetAttribute", 4000, cuPointerGetAttribute)
+CUMC_PROC("cuPointerGetAttributes", 7000, cuPointerGetAttributes)
 
 CUMC_PROC("cuMemCreate", 10020, cuMemCreate)
 CUMC_PROC("cuMemRelease", 10020, cuMemRelease)
 CUMC_PROC("cuMemGetAllocationGranularity", 10020, cuMemGetAllocationGranularity)
 CUMC_PROC("cuMemGetAllocationPropertiesFromHandle", 10020,
 	  cuMemGetAllocationPropertiesFromHandle)
+CUMC_PROC("cuMemExportToShareableHandle", 10020,
+	  cuMemExportToShareableHandle)
+CUMC_PROC("cuMemImportFromShareableHandle", 10020,
+	  cuMemImportFromShareableHandle)
+
+CUMC_PROC("cuMulticastCreate", 12010, cuMulticastCreate)
+CUMC_PROC("cuMulticastAddDevice", 12010, cuMulticastAddDevice)
+CUMC_PROC("cuMulticastBindMem", 12010, cuMulticastBindMem)
+CUMC_PROC("cuMulticastBindMem", 13010, cuMulticastBindMem_v2)
+CUMC_PROC("cuMulticastBindAddr", 12010, cuMulticastBindAddr)
+CUMC_PROC("cuMulticastBindAddr", 13010, cuMulticastBindAddr_v2)
+CUMC_PROC("cuMulticastUnbind", 12010, cuMulticastUnbind)
+CUMC_PROC("cuMulticastGetGranularity", 12010, cuMulticastGetGranularity)

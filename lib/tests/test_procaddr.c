@@ -47,7 +47,7 @@ static void *lookup(const char *symbol, int version,
 #define FOUND(symbol, version) \
 	lookup(symbol, version, CU_GET_PROC_ADDRESS_SUCCESS)
 
-/* Each entry, at its own version and at 13.0, unless a newer one takes over. */
+/* Each entry, at its own version and at the driver's, unless a newer one takes over. */
 START_TEST(every_entry_is_found_at_its_version)
 {
 	const struct entry *e = &table[_i];
@@ -55,7 +55,7 @@ START_TEST(every_entry_is_found_at_its_version)
 
 	ck_assert_ptr_eq(FOUND(e->symbol, e->version), e->function);
 	if (!next || strcmp(next->symbol, e->symbol))
-		ck_assert_ptr_eq(FOUND(e->symbol, CUDA_VERSION), e->function);
+		ck_assert_ptr_eq(FOUND(e->symbol, 13010), e->function);
 	else
 		ck_assert_int_lt(e->version, next->version);
 }
@@ -72,6 +72,15 @@ START_TEST(newest_fitting_version_wins)
 	ck_assert_ptr_eq(FOUND("cuDeviceGetUuid", 11030), (void *)cuDeviceGetUuid_v2);
 	ck_assert_ptr_eq(FOUND("cuCtxCreate", 12050), (void *)cuCtxCreate_v4);
 	ck_assert_ptr_eq(FOUND("cuMemCreate", 10020), (void *)cuMemCreate);
+	/* The binds that name their device exist for 13.1 callers only. */
+	ck_assert_ptr_eq(FOUND("cuMulticastBindMem", 13000),
+			 (void *)cuMulticastBindMem);
+	ck_assert_ptr_eq(FOUND("cuMulticastBindMem", 13010),
+			 (void *)cuMulticastBindMem_v2);
+	ck_assert_ptr_eq(FOUND("cuMulticastBindAddr", 13000),
+			 (void *)cuMulticastBindAddr);
+	ck_assert_ptr_eq(FOUND("cuMulticastBindAddr", 13010),
+			 (void *)cuMulticastBindAddr_v2);
 }
 END_TEST
 
@@ -103,7 +112,7 @@ START_TEST(unknown_symbols_are_not_found)
 {
 	static const char *const unknown[] = {
 		"cuNoSuchFunction", "", "cuinit", "cuInit ", "cuDeviceGetUuid_v2",
-		"cuMemAlloc", "cuMemMap", "cuMulticastCreate", "cuCtxGetFlags",
+		"cuMemAlloc", "cuStreamCreate", "cuLaunchKernel", "cuCtxGetFlags",
 	};
 	size_t i;
 
@@ -166,7 +175,7 @@ START_TEST(version_newer_than_the_driver_refused)
 {
 	void *pfn = garbage;
 
-	ck_assert_int_eq(cuGetProcAddress("cuInit", &pfn, 13010, 0, NULL),
+	ck_assert_int_eq(cuGetProcAddress("cuInit", &pfn, 13020, 0, NULL),
 			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_ptr_null(pfn);
 	ck_assert_int_eq(cuGetProcAddress("cuInit", &pfn, 0x7fffffff, 0, NULL),
@@ -219,7 +228,7 @@ START_TEST(resolved_function_is_callable)
 					  (void **)&get_version, 13000, 0, NULL),
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(get_version(&version), CUDA_SUCCESS);
-	ck_assert_int_eq(version, 13000);
+	ck_assert_int_eq(version, 13010);
 }
 END_TEST
 

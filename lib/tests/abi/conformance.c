@@ -139,7 +139,7 @@ static void entry_points(void)
 	      get_proc_v11030("cuDriverGetVersion", (void **)&driver_version,
 			      11030, 0) == CUDA_SUCCESS &&
 	      driver_version && driver_version(&version) == CUDA_SUCCESS &&
-	      version == 13000,
+	      version == 13010,
 	      "the CUDA 11.3 cuGetProcAddress works");
 }
 
@@ -176,7 +176,7 @@ int main(void)
 	CHECK_CALL(cuDeviceGet(&dev, 0), CUDA_ERROR_NOT_INITIALIZED);
 	CHECK_CALL(cuInit(0), CUDA_SUCCESS);
 	CHECK_CALL(cuDriverGetVersion(&version), CUDA_SUCCESS);
-	check(version == 13000, "libcumc is a CUDA 13.0 driver");
+	check(version == 13010, "libcumc is a CUDA 13.1 driver");
 	devices();
 	contexts();
 	memory();

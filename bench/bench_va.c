@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_va: the latency of the device address space entry points, for a
+ * small (2 MiB) and a large (8 GiB) allocation side by side: cuMemCreate,
+ * cuMemAddressReserve, cuMemMap, cuMemSetAccess, cuMemUnmap,
+ * cuMemAddressFree and cuMemRelease.  Each figure is the median and 95th
+ * percentile of many repetitions, and the median as a multiple of a null
+ * system call (getppid) measured in the same run, so that runs on
+ * different machines, or in the VM, compare.  Nothing is touched: these
+ * are control-plane costs.  A table goes to stdout, the same figures as
+ * JSON to build/bench/bench_va.json (or the path given as argument).
+ *
+ * Figures, never a verdict: there is no pass or fail.
+ */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REPS 500
+#define WARMUP 50
+#define NULL_CALLS 20000
+#define DEFAULT_JSON "build/bench/bench_va.json"
+
+enum op {
+	OP_CREATE,
+	OP_RESERVE,
+	OP_MAP,
+	OP_SET_ACCESS,
+	OP_UNMAP,
+	OP_FREE,
+	OP_RELEASE,
+	NUM_OPS
+};
+
+static const char *const op_names[NUM_OPS] = {
+	"cuMemCreate", "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess",
+	"cuMemUnmap", "cuMemAddressFree", "cuMemRelease",
+};
+
+static const struct size_case {
+	const char *name;
+	size_t bytes;
+} sizes[] = {
+	{ "2MiB", 2ULL << 20 },
+	{ "8GiB", 8ULL << 30 },
+};
+
+#define NUM_SIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+struct stats {
+	double median_ns;
+	double p95_ns;
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void check(CUresult res, const char *what)
+{
+	const char *name = "?";
+
+	if (res == CUDA_SUCCESS)
+		return;
+	cuGetErrorName(res, &name);
+	fprintf(stderr, "bench_va: %s: %s\n", what, name);
+	exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static struct stats stats_of(double *samples, size_t n)
+{
+	struct stats s;
+
+	qsort(samples, n, sizeof(*samples), cmp_double);
+	s.median_ns = samples[n / 2];
+	s.p95_ns = samples[n * 95 / 100];
+	return s;
+}
+
+/* The timer's own cost is in both this and every operation. */
+static struct stats null_syscall(void)
+{
+	static double samples[NULL_CALLS];
+	double t;
+	size_t i;
+
+	for (i = 0; i < NULL_CALLS; i++) {
+		t = now_ns();
+		syscall(SYS_getppid);
+		samples[i] = now_ns() - t;
+	}
+	return stats_of(samples, NULL_CALLS);
+}
+
+#define TIMED(samples, op, call) do {				\
+	double __t = now_ns();					\
+	CUresult __res = (call);				\
+								\
+	(samples)[op] = now_ns() - __t;				\
+	check(__res, op_names[op]);				\
+} while (0)
+
+/* One life of an allocation, each step timed into @t. */
+static void one_round(const CUmemAllocationProp *prop, size_t bytes,
+		      double t[NUM_OPS])
+{
+	CUmemAccessDesc desc = {
+		.location = prop->location,
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	CUmemGenericAllocationHandle handle;
+	CUdeviceptr va;
+
+	TIMED(t, OP_CREATE, cuMemCreate(&handle, bytes, prop, 0));
+	TIMED(t, OP_RESERVE, cuMemAddressReserve(&va, bytes, 0, 0, 0));
+	TIMED(t, OP_MAP, cuMemMap(va, bytes, 0, handle, 0));
+	TIMED(t, OP_SET_ACCESS, cuMemSetAccess(va, bytes, &desc, 1));
+	TIMED(t, OP_UNMAP, cuMemUnmap(va, bytes));
+	TIMED(t, OP_FREE, cuMemAddressFree(va, bytes));
+	TIMED(t, OP_RELEASE, cuMemRelease(handle));
+}
+
+/*
+ * The sizes take turns, round after round, so that neither gains from
+ * running later (warmer caches, the emulator's translated code).
+ */
+static void measure(const CUmemAllocationProp *prop,
+		    struct stats out[NUM_SIZES][NUM_OPS])
+{
+	static double samples[NUM_SIZES][NUM_OPS][REPS];
+	double t[NUM_OPS];
+	size_t s;
+	int r, op;
+
+	for (r = 0; r < WARMUP; r++)
+		for (s = 0; s < NUM_SIZES; s++)
+			one_round(prop, sizes[s].bytes, t);
+	for (r = 0; r < REPS; r++) {
+		for (s = 0; s < NUM_SIZES; s++) {
+			one_round(prop, sizes[s].bytes, t);
+			for (op = 0; op < NUM_OPS; op++)
+				samples[s][op][r] = t[op];
+		}
+	}
+	for (s = 0; s < NUM_SIZES; s++)
+		for (op = 0; op < NUM_OPS; op++)
+			out[s][op] = stats_of(samples[s][op], REPS);
+}
+
+static void print_table(const struct stats results[NUM_SIZES][NUM_OPS],
+			struct stats null)
+{
+	size_t s;
+	int op;
+
+	printf("bench_va: %d repetitions per size, device 0; null syscall (getppid) "
+	       "median %.0f ns, p95 %.0f ns\n\n", REPS, null.median_ns, null.p95_ns);
+	printf("%-22s", "operation");
+	for (s = 0; s < NUM_SIZES; s++)
+		printf(" | %5s median     p95  x null", sizes[s].name);
+	printf("\n");
+	for (op = 0; op < NUM_OPS; op++) {
+		printf("%-22s", op_names[op]);
+		for (s = 0; s < NUM_SIZES; s++)
+			printf(" | %9.2f us %7.2f us %6.1f",
+			       results[s][op].median_ns / 1e3,
+			       results[s][op].p95_ns / 1e3,
+			       results[s][op].median_ns / null.median_ns);
+		printf("\n");
+	}
+}
+
+static int write_json(const char *path,
+		      const struct stats results[NUM_SIZES][NUM_OPS],
+		      struct stats null)
+{
+	FILE *f = fopen(path, "w");
+	size_t s;
+	int op;
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\n  \"repetitions\": %d,\n", REPS);
+	fprintf(f, "  \"null_syscall\": { \"call\": \"getppid\", \"median_ns\": %.1f, "
+		"\"p95_ns\": %.1f },\n", null.median_ns, null.p95_ns);
+	fprintf(f, "  \"operations\": [\n");
+	for (op = 0; op < NUM_OPS; op++) {
+		fprintf(f, "    { \"name\": \"%s\"", op_names[op]);
+		for (s = 0; s < NUM_SIZES; s++)
+			fprintf(f, ", \"%s\": { \"bytes\": %zu, \"median_ns\": %.1f, "
+				"\"p95_ns\": %.1f, \"x_null_syscall\": %.2f }",
+				sizes[s].name, sizes[s].bytes,
+				results[s][op].median_ns, results[s][op].p95_ns,
+				results[s][op].median_ns / null.median_ns);
+		fprintf(f, " }%s\n", op + 1 < NUM_OPS ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+	return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	static struct stats results[NUM_SIZES][NUM_OPS];
+	const char *json = argc > 1 ? argv[1] : DEFAULT_JSON;
+	CUmemAllocationProp prop;
+	struct stats null;
+
+	check(cuInit(0), "cuInit");
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	null = null_syscall();
+	measure(&prop, results);
+	print_table(results, null);
+	if (write_json(json, results, null)) {
+		perror(json);
+		return 1;
+	}
+	printf("\nJSON: %s\n", json);
+	return 0;
+}

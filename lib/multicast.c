@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Multicast objects: cuMulticastCreate, the team, binding memory.
+ *
+ * Mapping (cuMemMap), access, export and release of a multicast handle go
+ * through the same entry points as an allocation's; the module tells the
+ * two apart.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+/* What every multicast entry point's errno means beyond the common table. */
+static const struct cumc_errno_result cumc_mc_errors[] = {
+	/* The documented errors name no INVALID_HANDLE. */
+	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
+	/* A device added twice, a range bound twice. */
+	{ EEXIST, CUDA_ERROR_INVALID_VALUE },
+	/* A range that was never bound. */
+	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
+	/* The team failed to form: the system is in an illegal state. */
+	{ EIO, CUDA_ERROR_ILLEGAL_STATE },
+	{ 0 }
+};
+
+/* The multicast handle types cumc offers, as CUMC_HANDLE_* bits. */
+static CUresult cumc_mc_handle_types(unsigned long long types, __u32 *out)
+{
+	if (types & ~(unsigned long long)(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
+					  CU_MEM_HANDLE_TYPE_FABRIC))
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = 0;
+	if (types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		*out |= CUMC_HANDLE_FD;
+	if (types & CU_MEM_HANDLE_TYPE_FABRIC)
+		*out |= CUMC_HANDLE_FABRIC;
+	return CUDA_SUCCESS;
+}
+
+static CUresult cumc_mc_prop_check(const struct cumc_driver *drv,
+				   const CUmulticastObjectProp *prop,
+				   __u32 *handle_types)
+{
+	if (!prop || prop->flags || prop->numDevices > drv->num_devices)
+		return CUDA_ERROR_INVALID_VALUE;
+	return cumc_mc_handle_types(prop->handleTypes, handle_types);
+}
+
+static size_t cumc_pow2_floor(size_t x)
+{
+	return x ? (size_t)1 << (63 - __builtin_clzll(x)) : 0;
+}
+
+/*
+ * RECOMMENDED grows with the size: the largest power of two at most an
+ * eighth of it, so rounding the size up to it wastes at most an eighth,
+ * kept between the minimum and the fabric page size.
+ */
+static size_t cumc_mc_recommended_granularity(const struct cumc_driver *drv,
+					      size_t size)
+{
+	size_t granularity = cumc_pow2_floor(size / 8);
+
+	if (granularity < drv->mc_granularity)
+		return drv->mc_granularity;
+	if (granularity > drv->mc_page_size)
+		return drv->mc_page_size;
+	return granularity;
+}
+
+CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
+			const CUmulticastObjectProp *prop,
+			CUmulticastGranularity_flags option)
+{
+	const struct cumc_driver *drv;
+	__u32 handle_types;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!granularity)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_mc_prop_check(drv, prop, &handle_types);
+	if (res != CUDA_SUCCESS)
+		return res;
+	switch (option) {
+	case CU_MULTICAST_GRANULARITY_MINIMUM:
+		*granularity = drv->mc_granularity;
+		return CUDA_SUCCESS;
+	case CU_MULTICAST_GRANULARITY_RECOMMENDED:
+		*granularity = cumc_mc_recommended_granularity(drv, prop->size);
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle,
+				   const CUmulticastObjectProp *prop)
+{
+	struct cumc_mc_create create = { .size = sizeof(create) };
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!mcHandle)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_mc_prop_check(drv, prop, &create.handle_types);
+	if (res != CUDA_SUCCESS)
+		return res;
+	create.num_devices = prop->numDevices;
+	create.length = prop->size;
+	res = cumc_ioctl(drv, CUMC_MC_CREATE, &create, cumc_mc_errors);
+	if (res == CUDA_SUCCESS)
+		*mcHandle = create.out_handle;
+	return res;
+}
+
+CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
+				      CUdevice dev)
+{
+	struct cumc_mc_add_device add = {
+		.size = sizeof(add),
+		.handle = mcHandle,
+		.device = (__u32)dev,
+	};
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = cumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_ioctl(drv, CUMC_MC_ADD_DEVICE, &add, cumc_mc_errors);
+}
+
+static CUresult cumc_mc_bind(const struct cumc_driver *drv,
+			     unsigned long request, struct cumc_mc_bind *bind,
+			     unsigned long long flags)
+{
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	bind->size = sizeof(*bind);
+	return cumc_ioctl(drv, request, bind, cumc_mc_errors);
+}
+
+/* The device an allocation lives on, for the binds that do not name it. */
+static CUresult cumc_mem_device(const struct cumc_driver *drv,
+				CUmemGenericAllocationHandle mem, __u32 *dev)
+{
+	struct cumc_mem_info info = { .size = sizeof(info), .handle = mem };
+	CUresult res = cumc_ioctl(drv, CUMC_MEM_INFO, &info, cumc_mc_errors);
+
+	if (res == CUDA_SUCCESS)
+		*dev = info.out_device;
+	return res;
+}
+
+/* The device of the allocation mapped at @ptr. */
+static CUresult cumc_addr_device(const struct cumc_driver *drv,
+				 CUdeviceptr ptr, __u32 *dev)
+{
+	struct cumc_va_query query = { .size = sizeof(query), .addr = ptr };
+	CUresult res = cumc_ioctl(drv, CUMC_VA_QUERY, &query, cumc_mc_errors);
+
+	if (res == CUDA_SUCCESS && query.out_type != CUMC_VA_MEM)
+		res = CUDA_ERROR_INVALID_VALUE;
+	if (res == CUDA_SUCCESS)
+		*dev = query.out_mem_device;
+	return res;
+}
+
+CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
+				    size_t mcOffset,
+				    CUmemGenericAllocationHandle memHandle,
+				    size_t memOffset, size_t size,
+				    unsigned long long flags)
+{
+	struct cumc_mc_bind bind = {
+		.handle = mcHandle,
+		.mc_offset = mcOffset,
+		.mem = memHandle,
+		.mem_offset = memOffset,
+		.length = size,
+	};
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = cumc_mem_device(drv, memHandle, &bind.device);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, &bind, flags);
+}
+
+CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
+				       CUdevice dev, size_t mcOffset,
+				       CUmemGenericAllocationHandle memHandle,
+				       size_t memOffset, size_t size,
+				       unsigned long long flags)
+{
+	struct cumc_mc_bind bind = {
+		.handle = mcHandle,
+		.device = (__u32)dev,
+		.mc_offset = mcOffset,
+		.mem = memHandle,
+		.mem_offset = memOffset,
+		.length = size,
+	};
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = cumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, &bind, flags);
+}
+
+CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle,
+				     size_t mcOffset, CUdeviceptr memptr,
+				     size_t size, unsigned long long flags)
+{
+	struct cumc_mc_bind bind = {
+		.handle = mcHandle,
+		.mc_offset = mcOffset,
+		.mem = memptr,
+		.length = size,
+	};
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = cumc_addr_device(drv, memptr, &bind.device);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, &bind, flags);
+}
+
+CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
+					CUdevice dev, size_t mcOffset,
+					CUdeviceptr memptr, size_t size,
+					unsigned long long flags)
+{
+	struct cumc_mc_bind bind = {
+		.handle = mcHandle,
+		.device = (__u32)dev,
+		.mc_offset = mcOffset,
+		.mem = memptr,
+		.length = size,
+	};
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = cumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, &bind, flags);
+}
+
+CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle,
+				   CUdevice dev, size_t mcOffset, size_t size)
+{
+	struct cumc_mc_unbind unbind = {
+		.size = sizeof(unbind),
+		.handle = mcHandle,
+		.device = (__u32)dev,
+		.mc_offset = mcOffset,
+		.length = size,
+	};
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = cumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_ioctl(drv, CUMC_MC_UNBIND, &unbind, cumc_mc_errors);
+}

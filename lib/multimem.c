@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The multimem data path: multimem.st, multimem.ld_reduce and multimem.red
+ * over the member views of a multicast mapping, with no system call once
+ * the views are known.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "mc_views.h"
+#include "multimem.h"
+#include "multimem_ops.h"
+
+/* Elements per reduction block: the accumulators stay in L1. */
+#define CUMC_BLOCK 8192
+/* Bytes per store chunk: the source chunk stays in cache for every member. */
+#define CUMC_STORE_CHUNK (64 * 1024)
+
+static CUresult cumc_mc_acquire_writable(CUdeviceptr addr, size_t bytes,
+					 struct cumc_mc_span *span)
+{
+	CUresult res = cumc_mc_acquire(addr, bytes, span);
+
+	if (res == CUDA_SUCCESS && !span->map->writable) {
+		cumc_mc_release();
+		res = CUDA_ERROR_ILLEGAL_ADDRESS;
+	}
+	return res;
+}
+
+void cumc_mc_broadcast(const struct cumc_mc_span *span, const void *srcp,
+		       size_t bytes)
+{
+	const struct cumc_mc_mapping *map = span->map;
+	const char *src = srcp;
+	size_t done, len;
+	unsigned int m;
+
+	for (done = 0; done < bytes; done += len) {
+		len = bytes - done < CUMC_STORE_CHUNK ? bytes - done
+						      : CUMC_STORE_CHUNK;
+		for (m = 0; m < map->num_members; m++)
+			memcpy(map->views[m] + span->offset + done, src + done, len);
+	}
+}
+
+CUresult CUDAAPI cumcMultimemSt(CUdeviceptr mcDst, const void *src,
+				size_t bytes)
+{
+	struct cumc_mc_span span;
+	CUresult res;
+
+	if (!src && bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_mc_acquire_writable(mcDst, bytes, &span);
+	if (res != CUDA_SUCCESS)
+		return res;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	cumc_mc_broadcast(&span, src, bytes);
+	cumc_mc_release();
+	return CUDA_SUCCESS;
+}
+
+/* Checks shared by ld_reduce and red; *bytes is the span they cover. */
+static CUresult cumc_multimem_check(CUdeviceptr mc, const void *buf,
+				    size_t count, cumcDataType type,
+				    cumcReduceOp op, size_t *bytes)
+{
+	size_t size;
+
+	if (!cumc_reducer_lookup(type, op) || (!buf && count))
+		return CUDA_ERROR_INVALID_VALUE;
+	size = cumc_type_size(type);
+	if (mc % size || count > SIZE_MAX / size)
+		return CUDA_ERROR_INVALID_VALUE;
+	*bytes = count * size;
+	return CUDA_SUCCESS;
+}
+
+/* Accumulate @n elements at @off of every member into @acc. */
+static void cumc_reduce_block(void *acc, const struct cumc_mc_mapping *map,
+			      size_t off, size_t n,
+			      const struct cumc_reducer *r)
+{
+	unsigned int m;
+
+	if (map->num_members == 1) {
+		r->load(acc, map->views[0] + off, n);
+		return;
+	}
+	r->first(acc, map->views[0] + off, map->views[1] + off, n);
+	for (m = 2; m + 1 < map->num_members; m += 2)
+		r->fold2(acc, map->views[m] + off, map->views[m + 1] + off, n);
+	if (m < map->num_members)
+		r->fold1(acc, map->views[m] + off, n);
+}
+
+/*
+ * 16-bit floats: f32 accumulators in L1, and a last pass that rounds into
+ * the destination.
+ */
+static void cumc_reduce_block_half(void *out, float *acc,
+				   const struct cumc_mc_mapping *map,
+				   size_t off, size_t n,
+				   const struct cumc_reducer *r)
+{
+	unsigned int members = map->num_members, m;
+
+	if (members == 1) {
+		memcpy(out, map->views[0] + off, n * 2);
+		return;
+	}
+	if (members == 2) {
+		r->first_out(out, map->views[0] + off, map->views[1] + off, n);
+		return;
+	}
+	r->first(acc, map->views[0] + off, map->views[1] + off, n);
+	for (m = 2; m + 2 < members; m += 2)
+		r->fold2(acc, map->views[m] + off, map->views[m + 1] + off, n);
+	if (m + 1 < members)
+		r->fold2_out(out, acc, map->views[m] + off,
+			     map->views[m + 1] + off, n);
+	else
+		r->fold1_out(out, acc, map->views[m] + off, n);
+}
+
+/* Wide types accumulate in the destination itself, a block at a time. */
+void cumc_mc_ld_reduce(void *dst, const struct cumc_mc_span *span,
+		       size_t count, cumcDataType type, cumcReduceOp op)
+{
+	const struct cumc_reducer *r = cumc_reducer_lookup(type, op);
+	size_t size = cumc_type_size(type), i, n;
+	float acc[CUMC_BLOCK];
+
+	for (i = 0; i < count; i += n) {
+		char *out = (char *)dst + i * size;
+		size_t off = span->offset + i * size;
+
+		n = count - i < CUMC_BLOCK ? count - i : CUMC_BLOCK;
+		if (type == CUMC_F16 || type == CUMC_BF16)
+			cumc_reduce_block_half(out, acc, span->map, off, n, r);
+		else
+			cumc_reduce_block(out, span->map, off, n, r);
+	}
+}
+
+CUresult CUDAAPI cumcMultimemLdReduce(void *dst, CUdeviceptr mcSrc,
+				      size_t count, cumcDataType type,
+				      cumcReduceOp op)
+{
+	struct cumc_mc_span span;
+	size_t bytes;
+	CUresult res;
+
+	res = cumc_multimem_check(mcSrc, dst, count, type, op, &bytes);
+	if (res == CUDA_SUCCESS)
+		res = cumc_mc_acquire(mcSrc, bytes, &span);
+	if (res != CUDA_SUCCESS)
+		return res;
+	cumc_mc_ld_reduce(dst, &span, count, type, op);
+	cumc_mc_release();
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return CUDA_SUCCESS;
+}
+
+/* Atomically apply @op with @v to the integer at @p. */
+#define CUMC_RED_INT(name, T)						\
+static void name(T *p, T v, cumcReduceOp op)				\
+{									\
+	T old = __atomic_load_n(p, __ATOMIC_RELAXED), new;		\
+									\
+	switch (op) {							\
+	case CUMC_OP_ADD:						\
+		__atomic_fetch_add(p, v, __ATOMIC_RELAXED);		\
+		return;							\
+	case CUMC_OP_AND:						\
+		__atomic_fetch_and(p, v, __ATOMIC_RELAXED);		\
+		return;							\
+	case CUMC_OP_OR:						\
+		__atomic_fetch_or(p, v, __ATOMIC_RELAXED);		\
+		return;							\
+	case CUMC_OP_XOR:						\
+		__atomic_fetch_xor(p, v, __ATOMIC_RELAXED);		\
+		return;							\
+	default:							\
+		do {							\
+			if (op == CUMC_OP_MIN ? v >= old : v <= old)	\
+				return;					\
+			new = v;					\
+		} while (!__atomic_compare_exchange_n(p, &old, new, 1,	\
+						      __ATOMIC_RELAXED,	\
+						      __ATOMIC_RELAXED)); \
+	}								\
+}
+
+CUMC_RED_INT(cumc_red_u32, uint32_t)
+CUMC_RED_INT(cumc_red_s32, int32_t)
+CUMC_RED_INT(cumc_red_u64, uint64_t)
+CUMC_RED_INT(cumc_red_s64, int64_t)
+
+/* Atomically add @v to the float whose bits are at @p: a CAS loop. */
+#define CUMC_RED_FLOAT(name, T, F, TO_F, FROM_F)			\
+static void name(T *p, T vbits)						\
+{									\
+	T old = __atomic_load_n(p, __ATOMIC_RELAXED), new;		\
+	F sum;								\
+									\
+	do {								\
+		sum = TO_F(old) + TO_F(vbits);				\
+		new = FROM_F(sum);					\
+	} while (!__atomic_compare_exchange_n(p, &old, new, 1,		\
+					      __ATOMIC_RELAXED,		\
+					      __ATOMIC_RELAXED));	\
+}
+
+static inline float cumc_u32_as_f32(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+static inline uint32_t cumc_f32_as_u32(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static inline double cumc_u64_as_f64(uint64_t u)
+{
+	double f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+static inline uint64_t cumc_f64_as_u64(double f)
+{
+	uint64_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static inline float cumc_u16_as_f16(uint16_t u)
+{
+	_Float16 h;
+
+	memcpy(&h, &u, sizeof(h));
+	return h;
+}
+
+static inline uint16_t cumc_f16_as_u16(float f)
+{
+	_Float16 h = (_Float16)f;
+	uint16_t u;
+
+	memcpy(&u, &h, sizeof(u));
+	return u;
+}
+
+CUMC_RED_FLOAT(cumc_red_f32, uint32_t, float, cumc_u32_as_f32, cumc_f32_as_u32)
+CUMC_RED_FLOAT(cumc_red_f64, uint64_t, double, cumc_u64_as_f64, cumc_f64_as_u64)
+CUMC_RED_FLOAT(cumc_red_f16, uint16_t, float, cumc_u16_as_f16, cumc_f16_as_u16)
+CUMC_RED_FLOAT(cumc_red_bf16, uint16_t, float, cumc_bf16_to_f32,
+	       cumc_bf16_from_f32)
+
+/* Element @i of @src combined into @dst, both of @type. */
+static void cumc_red_one(char *dst, const char *src, cumcDataType type,
+			 cumcReduceOp op)
+{
+	switch (type) {
+	case CUMC_U32:
+		cumc_red_u32((uint32_t *)dst, *(const uint32_t *)src, op);
+		break;
+	case CUMC_S32:
+		cumc_red_s32((int32_t *)dst, *(const int32_t *)src, op);
+		break;
+	case CUMC_U64:
+		cumc_red_u64((uint64_t *)dst, *(const uint64_t *)src, op);
+		break;
+	case CUMC_S64:
+		cumc_red_s64((int64_t *)dst, *(const int64_t *)src, op);
+		break;
+	case CUMC_F32:
+		cumc_red_f32((uint32_t *)dst, *(const uint32_t *)src);
+		break;
+	case CUMC_F64:
+		cumc_red_f64((uint64_t *)dst, *(const uint64_t *)src);
+		break;
+	case CUMC_F16:
+		cumc_red_f16((uint16_t *)dst, *(const uint16_t *)src);
+		break;
+	case CUMC_BF16:
+		cumc_red_bf16((uint16_t *)dst, *(const uint16_t *)src);
+		break;
+	}
+}
+
+static int cumc_is_float(cumcDataType type)
+{
+	return type == CUMC_F16 || type == CUMC_BF16 || type == CUMC_F32 ||
+	       type == CUMC_F64;
+}
+
+CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
+				 size_t count, cumcDataType type,
+				 cumcReduceOp op)
+{
+	struct cumc_mc_span span;
+	size_t bytes, size, i;
+	unsigned int m;
+	CUresult res;
+
+	res = cumc_multimem_check(mcDst, src, count, type, op, &bytes);
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* The hardware reduces floats into memory by adding only. */
+	if (cumc_is_float(type) && op != CUMC_OP_ADD)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_mc_acquire_writable(mcDst, bytes, &span);
+	if (res != CUDA_SUCCESS)
+		return res;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	size = cumc_type_size(type);
+	for (m = 0; m < span.map->num_members; m++)
+		for (i = 0; i < bytes; i += size)
+			cumc_red_one(span.map->views[m] + span.offset + i,
+				     (const char *)src + i, type, op);
+	cumc_mc_release();
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The multimem data path over a span of member views, for the entry points,
+ * cuMemcpy/cuMemset to multicast addresses and the benchmarks.
+ */
+#ifndef _CUMC_LIB_MULTIMEM_H
+#define _CUMC_LIB_MULTIMEM_H
+
+#include <cumc.h>
+
+#include "mc_views.h"
+
+/* Copy @bytes from @src into every member at @span. */
+void cumc_mc_broadcast(const struct cumc_mc_span *span, const void *src,
+		       size_t bytes);
+
+/* @dst[i] = the reduction over the members of element i at @span. */
+void cumc_mc_ld_reduce(void *dst, const struct cumc_mc_span *span,
+		       size_t count, cumcDataType type, cumcReduceOp op);
+
+#endif /* _CUMC_LIB_MULTIMEM_H */

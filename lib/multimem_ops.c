@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The element loops of the multimem data path.
+ *
+ * Reductions run over blocks small enough to stay in L1: an accumulator
+ * block takes two members at a time, with loops simple enough for the
+ * compiler to vectorise. Each loop is built for AVX-512,
+ * AVX2 and baseline x86-64, picked at load time, so one binary runs at
+ * memory speed wherever it runs. 16-bit floats accumulate in f32, as
+ * multimem.ld_reduce's .acc::f32 does.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "multimem_ops.h"
+
+#if defined(__x86_64__)
+#define CUMC_CLONES \
+	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CUMC_CLONES
+#endif
+
+/* The operators, on accumulator values. */
+#define CUMC_ADD(x, y) ((x) + (y))
+#define CUMC_MIN(x, y) ((y) < (x) ? (y) : (x))
+#define CUMC_MAX(x, y) ((y) > (x) ? (y) : (x))
+#define CUMC_AND(x, y) ((x) & (y))
+#define CUMC_OR(x, y) ((x) | (y))
+#define CUMC_XOR(x, y) ((x) ^ (y))
+
+/* Reading a member's element into an accumulator. */
+#define CUMC_AS_IS(x) (x)
+#define CUMC_F16_WIDEN(x) ((float)(x))
+#define CUMC_BF16_WIDEN(x) cumc_bf16_widen(x)
+
+static inline float cumc_bf16_widen(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+/* Round to nearest even; a NaN stays a (quiet) NaN. Branch-free, to vectorise. */
+static inline uint16_t cumc_f32_to_bf16(float f)
+{
+	uint32_t bits, rounded, quiet;
+
+	memcpy(&bits, &f, sizeof(bits));
+	rounded = (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+	quiet = (bits >> 16) | 0x40;
+	return (uint16_t)((bits & 0x7fffffff) > 0x7f800000 ? quiet : rounded);
+}
+
+/*
+ * The four loops of one (type, operator) pair, accumulators of type A from
+ * elements of type S: load one member, combine two members, and fold one or
+ * two more members into the accumulators. Folding two per pass halves the
+ * passes over the accumulator block.
+ */
+#define CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)			\
+CUMC_CLONES static void name##_load(void *restrict accp,		\
+				    const void *restrict ap, size_t n)	\
+{									\
+	A *restrict acc = accp;						\
+	const S *restrict a = ap;					\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++)						\
+		acc[i] = LOAD(a[i]);					\
+}									\
+CUMC_CLONES static void name##_first(void *restrict accp,		\
+				     const void *restrict ap,		\
+				     const void *restrict bp, size_t n)	\
+{									\
+	A *restrict acc = accp;						\
+	const S *restrict a = ap, *restrict b = bp;			\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++) {					\
+		A x = LOAD(a[i]), y = LOAD(b[i]);			\
+		acc[i] = OP(x, y);					\
+	}								\
+}									\
+CUMC_CLONES static void name##_fold1(void *restrict accp,		\
+				     const void *restrict ap, size_t n)	\
+{									\
+	A *restrict acc = accp;						\
+	const S *restrict a = ap;					\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++) {					\
+		A x = acc[i], y = LOAD(a[i]);				\
+		acc[i] = OP(x, y);					\
+	}								\
+}									\
+CUMC_CLONES static void name##_fold2(void *restrict accp,		\
+				     const void *restrict ap,		\
+				     const void *restrict bp, size_t n)	\
+{									\
+	A *restrict acc = accp;						\
+	const S *restrict a = ap, *restrict b = bp;			\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++) {					\
+		A x = acc[i], y = LOAD(a[i]), z = LOAD(b[i]);		\
+		x = OP(x, y);						\
+		acc[i] = OP(x, z);					\
+	}								\
+}
+
+#define CUMC_REDUCER(name, A, S, LOAD, OP)				\
+CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)				\
+static const struct cumc_reducer name = {				\
+	.load = name##_load, .first = name##_first,			\
+	.fold1 = name##_fold1, .fold2 = name##_fold2,			\
+}
+
+/*
+ * For 16-bit floats, the last pass also rounds into the destination, so the
+ * f32 accumulators are not written and read once more just to be narrowed.
+ */
+#define CUMC_REDUCER_HALF(name, S, LOAD, NARROW, OP)			\
+CUMC_REDUCER_LOOPS(name, float, S, LOAD, OP)				\
+CUMC_CLONES static void name##_first_out(void *restrict outp,		\
+					 const void *restrict ap,	\
+					 const void *restrict bp, size_t n) \
+{									\
+	S *restrict out = outp;						\
+	const S *restrict a = ap, *restrict b = bp;			\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++) {					\
+		float x = LOAD(a[i]), y = LOAD(b[i]);			\
+		out[i] = NARROW(OP(x, y));				\
+	}								\
+}									\
+CUMC_CLONES static void name##_fold1_out(void *restrict outp,		\
+					 const float *restrict acc,	\
+					 const void *restrict ap, size_t n) \
+{									\
+	S *restrict out = outp;						\
+	const S *restrict a = ap;					\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++) {					\
+		float x = acc[i], y = LOAD(a[i]);			\
+		out[i] = NARROW(OP(x, y));				\
+	}								\
+}									\
+CUMC_CLONES static void name##_fold2_out(void *restrict outp,		\
+					 const float *restrict acc,	\
+					 const void *restrict ap,	\
+					 const void *restrict bp, size_t n) \
+{									\
+	S *restrict out = outp;						\
+	const S *restrict a = ap, *restrict b = bp;			\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++) {					\
+		float x = acc[i], y = LOAD(a[i]), z = LOAD(b[i]);	\
+		x = OP(x, y);						\
+		out[i] = NARROW(OP(x, z));				\
+	}								\
+}									\
+static const struct cumc_reducer name = {				\
+	.load = name##_load, .first = name##_first,			\
+	.fold1 = name##_fold1, .fold2 = name##_fold2,			\
+	.first_out = name##_first_out, .fold1_out = name##_fold1_out,	\
+	.fold2_out = name##_fold2_out,					\
+}
+
+#define CUMC_F16_NARROW(x) ((_Float16)(x))
+#define CUMC_BF16_NARROW(x) cumc_f32_to_bf16(x)
+
+CUMC_REDUCER(cumc_add_f32, float, float, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER(cumc_min_f32, float, float, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(cumc_max_f32, float, float, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(cumc_add_f64, double, double, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER_HALF(cumc_add_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
+		  CUMC_ADD);
+CUMC_REDUCER_HALF(cumc_min_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
+		  CUMC_MIN);
+CUMC_REDUCER_HALF(cumc_max_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
+		  CUMC_MAX);
+CUMC_REDUCER_HALF(cumc_add_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
+		  CUMC_ADD);
+CUMC_REDUCER_HALF(cumc_min_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
+		  CUMC_MIN);
+CUMC_REDUCER_HALF(cumc_max_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
+		  CUMC_MAX);
+CUMC_REDUCER(cumc_add_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER(cumc_min_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(cumc_max_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(cumc_min_s32, int32_t, int32_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(cumc_max_s32, int32_t, int32_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(cumc_and_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_AND);
+CUMC_REDUCER(cumc_or_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_OR);
+CUMC_REDUCER(cumc_xor_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_XOR);
+CUMC_REDUCER(cumc_add_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER(cumc_min_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(cumc_max_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(cumc_min_s64, int64_t, int64_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(cumc_max_s64, int64_t, int64_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(cumc_and_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_AND);
+CUMC_REDUCER(cumc_or_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_OR);
+CUMC_REDUCER(cumc_xor_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_XOR);
+
+/* Two's complement: signed add and the bitwise operators are the unsigned ones. */
+static const struct cumc_reducer *const cumc_reducers[][CUMC_OP_XOR + 1] = {
+	[CUMC_F16] = { &cumc_add_f16, &cumc_min_f16, &cumc_max_f16 },
+	[CUMC_BF16] = { &cumc_add_bf16, &cumc_min_bf16, &cumc_max_bf16 },
+	[CUMC_F32] = { &cumc_add_f32, &cumc_min_f32, &cumc_max_f32 },
+	[CUMC_F64] = { &cumc_add_f64 },
+	[CUMC_U32] = { &cumc_add_u32, &cumc_min_u32, &cumc_max_u32,
+		       &cumc_and_u32, &cumc_or_u32, &cumc_xor_u32 },
+	[CUMC_S32] = { &cumc_add_u32, &cumc_min_s32, &cumc_max_s32,
+		       &cumc_and_u32, &cumc_or_u32, &cumc_xor_u32 },
+	[CUMC_U64] = { &cumc_add_u64, &cumc_min_u64, &cumc_max_u64,
+		       &cumc_and_u64, &cumc_or_u64, &cumc_xor_u64 },
+	[CUMC_S64] = { &cumc_add_u64, &cumc_min_s64, &cumc_max_s64,
+		       &cumc_and_u64, &cumc_or_u64, &cumc_xor_u64 },
+};
+
+const struct cumc_reducer *cumc_reducer_lookup(cumcDataType type,
+					       cumcReduceOp op)
+{
+	if ((unsigned int)type > CUMC_U64 || (unsigned int)op > CUMC_OP_XOR)
+		return NULL;
+	return cumc_reducers[type][op];
+}
+
+size_t cumc_type_size(cumcDataType type)
+{
+	switch (type) {
+	case CUMC_F16:
+	case CUMC_BF16:
+		return 2;
+	case CUMC_F32:
+	case CUMC_S32:
+	case CUMC_U32:
+		return 4;
+	default:
+		return 8;
+	}
+}
+
+float cumc_bf16_to_f32(uint16_t h)
+{
+	return cumc_bf16_widen(h);
+}
+
+uint16_t cumc_bf16_from_f32(float f)
+{
+	return cumc_f32_to_bf16(f);
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cuPointerGetAttribute(s): what a device address is, answered from one
+ * CUMC_VA_QUERY.  Only addresses in the caller's reservations are CUDA
+ * pointers; cumc has no other device memory and no registered host memory.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "mem_prop.h"
+#include "va.h"
+
+/* What the module said about a pointer. */
+struct cumc_pointer {
+	CUdeviceptr ptr;
+	bool reserved;		/* in a reservation of this client */
+	struct cumc_va_query q;	/* out_access: the current device's */
+};
+
+static bool cumc_attribute_known(CUpointer_attribute attr)
+{
+	return attr >= CU_POINTER_ATTRIBUTE_CONTEXT &&
+	       attr <= CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE;
+}
+
+/* Attributes that answer for the device of the current context. */
+static bool cumc_attribute_needs_context(CUpointer_attribute attr)
+{
+	return attr == CU_POINTER_ATTRIBUTE_ACCESS_FLAGS ||
+	       attr == CU_POINTER_ATTRIBUTE_DEVICE_POINTER;
+}
+
+/* Bytes of an attribute's value, to clear it (cuPointerGetAttributes). */
+static size_t cumc_attribute_size(CUpointer_attribute attr)
+{
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		return sizeof(void *);
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+		return sizeof(CUdeviceptr);
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+		return sizeof(size_t);
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+	case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+		return sizeof(unsigned long long);
+	case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
+		/* CUDA_POINTER_ATTRIBUTE_P2P_TOKENS: a u64 and a u32, padded. */
+		return 2 * sizeof(unsigned long long);
+	default:
+		/* Enumerations, ordinals, booleans and bitmasks. */
+		return sizeof(unsigned int);
+	}
+}
+
+static CUresult cumc_pointer_lookup(const struct cumc_driver *drv,
+				    CUdeviceptr ptr, bool needs_context,
+				    struct cumc_pointer *p)
+{
+	CUdevice dev = 0;
+	CUresult res;
+
+	if (needs_context) {
+		res = cumc_current_device(&dev);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	p->ptr = ptr;
+	res = cumc_address_query(drv, ptr, dev, &p->q);
+	p->reserved = res == CUDA_SUCCESS;
+	return res == CUDA_ERROR_NOT_FOUND ? CUDA_SUCCESS : res;
+}
+
+static void cumc_put_uint(void *data, unsigned int value)
+{
+	memcpy(data, &value, sizeof(value));
+}
+
+static void cumc_put_u64(void *data, unsigned long long value)
+{
+	memcpy(data, &value, sizeof(value));
+}
+
+/*
+ * Attributes of a mapped address.  Memory cumc maps is never managed,
+ * legacy-IPC capable, GPUDirect RDMA capable or decompression capable.
+ * CONTEXT (no context owns VMM memory), HOST_POINTER (device memory),
+ * P2P_TOKENS (cuMemAlloc memory only), SYNC_MEMOPS, BUFFER_ID,
+ * MEMPOOL_HANDLE and MEMORY_BLOCK_ID (the module names no allocation
+ * beyond a handle) have no answer.
+ */
+static CUresult cumc_mapping_attribute(const struct cumc_pointer *p,
+				       CUpointer_attribute attr, void *data)
+{
+	const struct cumc_va_query *q = &p->q;
+
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		cumc_put_uint(data, CU_MEMORYTYPE_DEVICE);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		/* The same address, if the current device may use it. */
+		if (q->out_access == CUMC_ACCESS_NONE)
+			return CUDA_ERROR_INVALID_VALUE;
+		cumc_put_u64(data, p->ptr);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		/* A multicast object lives on no one device. */
+		if (q->out_type != CUMC_VA_MEM)
+			return CUDA_ERROR_INVALID_VALUE;
+		cumc_put_uint(data, q->out_mem_device);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+		cumc_put_uint(data, cumc_cuda_handle_types(q->out_handle_types));
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		/* CUmemAccess_flags and the attribute's flags share values. */
+		cumc_put_uint(data, q->out_access);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+		cumc_put_u64(data, q->out_map_length);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+		cumc_put_u64(data, q->out_map_addr);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+		cumc_put_uint(data, 0);
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/* CUDA_ERROR_INVALID_VALUE when @p has no answer for @attr. */
+static CUresult cumc_pointer_attribute(const struct cumc_pointer *p,
+				       CUpointer_attribute attr, void *data)
+{
+	const struct cumc_va_query *q = &p->q;
+
+	if (!p->reserved)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* These describe the reservation, mapped or not. */
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		cumc_put_u64(data, q->out_va_addr);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		cumc_put_u64(data, q->out_va_length);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+		cumc_put_uint(data, q->out_map_addr != 0);
+		return CUDA_SUCCESS;
+	default:
+		break;
+	}
+	if (!q->out_map_addr)
+		return CUDA_ERROR_INVALID_VALUE;
+	return cumc_mapping_attribute(p, attr, data);
+}
+
+CUresult CUDAAPI cuPointerGetAttribute(void *data,
+				       CUpointer_attribute attribute,
+				       CUdeviceptr ptr)
+{
+	const struct cumc_driver *drv;
+	struct cumc_pointer p;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!data || !cumc_attribute_known(attribute))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_pointer_lookup(drv, ptr,
+				  cumc_attribute_needs_context(attribute), &p);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_pointer_attribute(&p, attribute, data);
+}
+
+/*
+ * One query for all attributes; those without an answer, for instance all
+ * of them for an address that is no CUDA pointer, read as zero.
+ */
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
+					CUpointer_attribute *attributes,
+					void **data, CUdeviceptr ptr)
+{
+	const struct cumc_driver *drv;
+	bool needs_context = false;
+	struct cumc_pointer p;
+	CUresult res = cumc_driver(&drv);
+	unsigned int i;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!numAttributes || !attributes || !data)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < numAttributes; i++) {
+		if (!cumc_attribute_known(attributes[i]) || !data[i])
+			return CUDA_ERROR_INVALID_VALUE;
+		needs_context |= cumc_attribute_needs_context(attributes[i]);
+	}
+	res = cumc_pointer_lookup(drv, ptr, needs_context, &p);
+	if (res != CUDA_SUCCESS)
+		return res;
+	for (i = 0; i < numAttributes; i++)
+		if (cumc_pointer_attribute(&p, attributes[i], data[i]) != CUDA_SUCCESS)
+			memset(data[i], 0, cumc_attribute_size(attributes[i]));
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sharing across processes: cuMemExportToShareableHandle and
+ * cuMemImportFromShareableHandle, over CUMC_EXPORT_FD/CUMC_IMPORT_FD and
+ * CUMC_EXPORT_FABRIC/CUMC_IMPORT_FABRIC.
+ *
+ * The handle may name any object the module can share, an allocation or a
+ * multicast object: the library does not look at its kind, the module
+ * decides.
+ *
+ * Both entry points document INVALID_VALUE, NOT_PERMITTED and
+ * NOT_SUPPORTED only. NOT_PERMITTED keeps the meaning the documentation
+ * and programs probing for IMEX give it: no access to the IMEX channel.
+ * Everything else the caller got wrong (an unknown handle, a handle type
+ * the object was not created with, a descriptor that is closed or not a
+ * cumc export, a fabric handle naming nothing) is INVALID_VALUE.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+static_assert(sizeof(CUmemFabricHandle) == CUMC_FABRIC_HANDLE_SIZE,
+	      "a fabric handle is the module's 64 bytes");
+
+/* EPERM: the object was not created with the type asked for. */
+static const struct cumc_errno_result cumc_export_errors[] = {
+	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
+	{ EPERM, CUDA_ERROR_INVALID_VALUE },
+	{ 0 }
+};
+
+/* EPERM: no IMEX channel; it stays NOT_PERMITTED. */
+static const struct cumc_errno_result cumc_no_channel_export_errors[] = {
+	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
+	{ 0 }
+};
+
+static const struct cumc_errno_result cumc_import_fd_errors[] = {
+	{ EBADF, CUDA_ERROR_INVALID_VALUE },
+	{ EBADFD, CUDA_ERROR_INVALID_VALUE },
+	{ 0 }
+};
+
+/* ENOENT: forged, or its object is gone. EPERM (channel) stays. */
+static const struct cumc_errno_result cumc_import_fabric_errors[] = {
+	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
+	{ 0 }
+};
+
+/*
+ * As for cuMemCreate's requestedHandleTypes: the Windows types are defined
+ * by the API but not implemented (NOT_SUPPORTED); NONE, a combination or
+ * an undefined value is not a handle type (INVALID_VALUE).
+ */
+static CUresult cumc_share_type_check(CUmemAllocationHandleType type)
+{
+	switch (type) {
+	case CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR:
+	case CU_MEM_HANDLE_TYPE_FABRIC:
+		return CUDA_SUCCESS;
+	case CU_MEM_HANDLE_TYPE_WIN32:
+	case CU_MEM_HANDLE_TYPE_WIN32_KMT:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+static CUresult cumc_export_fd(const struct cumc_driver *drv,
+			       CUmemGenericAllocationHandle handle, int *fd)
+{
+	struct cumc_export_fd cmd = {
+		.size = sizeof(cmd),
+		.handle = handle,
+	};
+	CUresult res;
+
+	res = cumc_ioctl(drv, CUMC_EXPORT_FD, &cmd, cumc_export_errors);
+	if (res == CUDA_SUCCESS)
+		*fd = cmd.out_fd;
+	return res;
+}
+
+/*
+ * The module answers EPERM both for a missing channel and for an object
+ * without the fabric type; the library knows which applies.
+ */
+static CUresult cumc_export_fabric(const struct cumc_driver *drv,
+				   CUmemGenericAllocationHandle handle,
+				   CUmemFabricHandle *fh)
+{
+	struct cumc_export_fabric cmd = {
+		.size = sizeof(cmd),
+		.handle = handle,
+	};
+	CUresult res;
+
+	res = cumc_ioctl(drv, CUMC_EXPORT_FABRIC, &cmd,
+			 drv->channel < 0 ? cumc_no_channel_export_errors :
+					    cumc_export_errors);
+	if (res == CUDA_SUCCESS)
+		memcpy(fh->data, cmd.out_fabric, sizeof(fh->data));
+	return res;
+}
+
+CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle,
+			CUmemGenericAllocationHandle handle,
+			CUmemAllocationHandleType handleType,
+			unsigned long long flags)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!shareableHandle || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_share_type_check(handleType);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return cumc_export_fd(drv, handle, shareableHandle);
+	return cumc_export_fabric(drv, handle, shareableHandle);
+}
+
+/* The descriptor travels in the pointer's value: (void *)(uintptr_t)fd. */
+static CUresult cumc_import_fd(const struct cumc_driver *drv,
+			       CUmemGenericAllocationHandle *handle,
+			       void *osHandle)
+{
+	uintptr_t fd = (uintptr_t)osHandle;
+	struct cumc_import_fd cmd = { .size = sizeof(cmd) };
+	CUresult res;
+
+	if (fd > INT_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	cmd.fd = fd;
+	res = cumc_ioctl(drv, CUMC_IMPORT_FD, &cmd, cumc_import_fd_errors);
+	if (res == CUDA_SUCCESS)
+		*handle = cmd.out_handle;
+	return res;
+}
+
+static CUresult cumc_import_fabric(const struct cumc_driver *drv,
+				   CUmemGenericAllocationHandle *handle,
+				   const CUmemFabricHandle *fh)
+{
+	struct cumc_import_fabric cmd = { .size = sizeof(cmd) };
+	CUresult res;
+
+	if (!fh)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(cmd.fabric, fh->data, sizeof(cmd.fabric));
+	res = cumc_ioctl(drv, CUMC_IMPORT_FABRIC, &cmd,
+			 cumc_import_fabric_errors);
+	if (res == CUDA_SUCCESS)
+		*handle = cmd.out_handle;
+	return res;
+}
+
+CUresult CUDAAPI cuMemImportFromShareableHandle(
+			CUmemGenericAllocationHandle *handle, void *osHandle,
+			CUmemAllocationHandleType shHandleType)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cumc_share_type_check(shHandleType);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (shHandleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return cumc_import_fd(drv, handle, osHandle);
+	return cumc_import_fabric(drv, handle, osHandle);
+}

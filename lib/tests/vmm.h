@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test helpers for the device address space (test_va, test_pointer,
+ * test_copy, test_vmm_samples): allocations mapped with access, contexts,
+ * the module's object counts, and whether the CPU faults on an address.
+ *
+ * Whether an access faults is decided in a child sharing our address space
+ * (clone(CLONE_VM)): a fork()ed child does not inherit reservations, so it
+ * would fault whatever access was granted.
+ */
+#ifndef CUMC_TESTS_VMM_H
+#define CUMC_TESTS_VMM_H
+
+#include <check.h>
+#include <cuda.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "internal.h"
+
+#define VMM_OBJECTS_PATH "/sys/kernel/debug/cumc/objects"
+
+static inline void *vmm_ptr(CUdeviceptr addr)
+{
+	return (void *)(uintptr_t)addr;
+}
+
+static inline volatile unsigned char *vmm_bytes(CUdeviceptr addr)
+{
+	return (volatile unsigned char *)(uintptr_t)addr;
+}
+
+static inline int vmm_device_count(void)
+{
+	int count = 0;
+
+	ck_assert_int_eq(cuDeviceGetCount(&count), CUDA_SUCCESS);
+	return count;
+}
+
+static inline CUmemAllocationProp vmm_prop(CUdevice dev)
+{
+	CUmemAllocationProp prop;
+
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = dev;
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	return prop;
+}
+
+static inline size_t vmm_granularity(void)
+{
+	CUmemAllocationProp prop = vmm_prop(0);
+	size_t gran = 0;
+
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	return gran;
+}
+
+static inline CUmemGenericAllocationHandle vmm_create(CUdevice dev, size_t size)
+{
+	CUmemAllocationProp prop = vmm_prop(dev);
+	CUmemGenericAllocationHandle handle = 0;
+
+	ck_assert_int_eq(cuMemCreate(&handle, size, &prop, 0), CUDA_SUCCESS);
+	return handle;
+}
+
+static inline CUdeviceptr vmm_reserve(size_t size)
+{
+	CUdeviceptr va = 0;
+
+	ck_assert_int_eq(cuMemAddressReserve(&va, size, 0, 0, 0), CUDA_SUCCESS);
+	ck_assert_uint_ne(va, 0);
+	return va;
+}
+
+static inline CUresult vmm_set_access(CUdeviceptr va, size_t size,
+				      CUdevice dev, CUmemAccess_flags flags)
+{
+	CUmemAccessDesc desc = {
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+		.flags = flags,
+	};
+
+	return cuMemSetAccess(va, size, &desc, 1);
+}
+
+/* A new allocation on @dev mapped at @va, read-write for @dev. */
+static inline CUmemGenericAllocationHandle vmm_map_new(CUdevice dev,
+						       CUdeviceptr va,
+						       size_t size)
+{
+	CUmemGenericAllocationHandle handle = vmm_create(dev, size);
+
+	ck_assert_int_eq(cuMemMap(va, size, 0, handle, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(vmm_set_access(va, size, dev,
+			CU_MEM_ACCESS_FLAGS_PROT_READWRITE), CUDA_SUCCESS);
+	return handle;
+}
+
+/* One reservation wholly mapped to one allocation, read-write for @dev. */
+struct vmm_buf {
+	CUdeviceptr va;
+	size_t size;
+	CUmemGenericAllocationHandle handle;
+};
+
+static inline struct vmm_buf vmm_buf_new(CUdevice dev, size_t size)
+{
+	struct vmm_buf buf = { .size = size };
+
+	buf.va = vmm_reserve(size);
+	buf.handle = vmm_map_new(dev, buf.va, size);
+	return buf;
+}
+
+static inline void vmm_buf_free(const struct vmm_buf *buf)
+{
+	ck_assert_int_eq(cuMemUnmap(buf->va, buf->size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(buf->handle), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAddressFree(buf->va, buf->size), CUDA_SUCCESS);
+}
+
+/* Make @dev's primary context current (copies and sets need one). */
+static inline void vmm_use_device(CUdevice dev)
+{
+	CUcontext ctx;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+}
+
+static inline size_t vmm_free_bytes(CUdevice dev)
+{
+	size_t free_bytes, total;
+	CUcontext ctx;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxPushCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemGetInfo(&free_bytes, &total), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxPopCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxRelease(dev), CUDA_SUCCESS);
+	return free_bytes;
+}
+
+/* The module's multicast granularity (CUMC_QUERY). */
+static inline size_t vmm_mc_granularity(void)
+{
+	struct cumc_query query = { .size = sizeof(query) };
+	const struct cumc_driver *drv;
+
+	ck_assert_int_eq(cumc_driver(&drv), CUDA_SUCCESS);
+	ck_assert_int_eq(ioctl(drv->fd, CUMC_QUERY, &query), 0);
+	return query.mc_granularity;
+}
+
+/*
+ * A ready one-device multicast object of @size bytes, made through the
+ * module directly: these tests are about addresses, not about the
+ * multicast entry points.  cuMemRelease gives it back.
+ */
+static inline CUmemGenericAllocationHandle vmm_multicast_new(size_t size)
+{
+	struct cumc_mc_create create = {
+		.size = sizeof(create),
+		.num_devices = 1,
+		.length = size,
+	};
+	struct cumc_mc_add_device add = { .size = sizeof(add) };
+	const struct cumc_driver *drv;
+
+	ck_assert_int_eq(cumc_driver(&drv), CUDA_SUCCESS);
+	ck_assert_int_eq(ioctl(drv->fd, CUMC_MC_CREATE, &create), 0);
+	add.handle = create.out_handle;
+	ck_assert_int_eq(ioctl(drv->fd, CUMC_MC_ADD_DEVICE, &add), 0);
+	return create.out_handle;
+}
+
+/* The module's live objects (debugfs), for leak checks. */
+struct vmm_counts {
+	long clients;
+	long mems;
+	long pages;
+	long vas;
+	long mappings;
+};
+
+static inline struct vmm_counts vmm_counts_now(void)
+{
+	struct vmm_counts c;
+	FILE *f = fopen(VMM_OBJECTS_PATH, "r");
+
+	ck_assert_msg(f, "cannot read %s", VMM_OBJECTS_PATH);
+	ck_assert_int_eq(fscanf(f, "clients %ld mems %ld pages %ld vas %ld mappings %ld",
+				&c.clients, &c.mems, &c.pages, &c.vas,
+				&c.mappings), 5);
+	fclose(f);
+	return c;
+}
+
+#define vmm_assert_counts_eq(a, b) do {				\
+	ck_assert_int_eq((a).clients, (b).clients);		\
+	ck_assert_int_eq((a).mems, (b).mems);			\
+	ck_assert_int_eq((a).pages, (b).pages);			\
+	ck_assert_int_eq((a).vas, (b).vas);			\
+	ck_assert_int_eq((a).mappings, (b).mappings);		\
+} while (0)
+
+struct vmm_touch {
+	volatile unsigned char *addr;
+	bool write;
+};
+
+static inline int vmm_touch_fn(void *arg)
+{
+	struct vmm_touch *t = arg;
+	unsigned char v = *t->addr;
+
+	/* Store back what was there: a store that works changes nothing. */
+	if (t->write)
+		*t->addr = v;
+	return 0;
+}
+
+/*
+ * Load from (and with @write, store back to) @addr in a child sharing our
+ * memory: 0 when it could, the signal that killed it otherwise.
+ */
+static inline int vmm_touch_in_child(CUdeviceptr addr, bool write)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	struct vmm_touch t = { .addr = vmm_bytes(addr), .write = write };
+	/* Children die of SIGSEGV on purpose: no core files. */
+	struct rlimit no_core = { 0, 0 };
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(setrlimit(RLIMIT_CORE, &no_core), 0);
+	pid = clone(vmm_touch_fn, stack + sizeof(stack), CLONE_VM | SIGCHLD, &t);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return 0;
+}
+
+#define vmm_assert_load_ok(addr) ck_assert_int_eq(vmm_touch_in_child(addr, false), 0)
+#define vmm_assert_store_ok(addr) ck_assert_int_eq(vmm_touch_in_child(addr, true), 0)
+#define vmm_assert_load_faults(addr) \
+	ck_assert_int_eq(vmm_touch_in_child(addr, false), SIGSEGV)
+#define vmm_assert_store_faults(addr) \
+	ck_assert_int_eq(vmm_touch_in_child(addr, true), SIGSEGV)
+
+#endif /* CUMC_TESTS_VMM_H */
