@@ -1122,7 +1122,7 @@ TEST_F(va, query_unmapped_address)
 	unmap_release_free(_metadata, self->fd, handle, addr + g, g, addr, len);
 }
 
-TEST_F(va, query_retain_returns_new_handle)
+TEST_F(va, query_retain_counts_the_existing_handle)
 {
 	__u64 g = self->gran, len = 2 * g;
 	__u32 types = CUMC_HANDLE_FD;
@@ -1138,20 +1138,26 @@ TEST_F(va, query_retain_returns_new_handle)
 	bytes(addr + g)[0] = 0x6b;
 	ASSERT_EQ(0, va_counts(&before));
 
+	/* The client's own handle, counted once more. */
 	ASSERT_EQ(0, cumc_va_query(self->fd, addr + g + PAGE, 0,
 				   CUMC_VA_QUERY_RETAIN, &q));
-	EXPECT_NE(0, q.out_handle);
-	EXPECT_NE(handle, q.out_handle);
+	EXPECT_EQ(handle, q.out_handle);
 	EXPECT_EQ(addr + g, q.out_map_addr);
 	ASSERT_EQ(0, cumc_mem_info(self->fd, q.out_handle, &info));
 	EXPECT_EQ(0, info.out_device);
 	EXPECT_EQ(types, info.out_handle_types);
 	EXPECT_EQ(g, info.out_length);
 	EXPECT_COUNTS(before);
-
-	/* The retained handle is one more holder, not the mapping's own. */
 	ASSERT_EQ(0, cumc_release(self->fd, handle));
-	EXPECT_EQ(0, cumc_mem_info(self->fd, q.out_handle, &info));
+	EXPECT_EQ(0, cumc_mem_info(self->fd, handle, &info));
+	ASSERT_EQ(0, cumc_release(self->fd, handle));
+	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, handle, &info));
+
+	/* With no handle left, a new one: one more holder of the mapping's. */
+	ASSERT_EQ(0, cumc_va_query(self->fd, addr + g, 0,
+				   CUMC_VA_QUERY_RETAIN, &q));
+	EXPECT_NE(0, q.out_handle);
+	EXPECT_NE(handle, q.out_handle);
 	ASSERT_EQ(0, cumc_release(self->fd, q.out_handle));
 	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, q.out_handle, &info));
 	EXPECT_COUNTS(before);
