@@ -135,14 +135,26 @@ CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
 	return cumc_ioctl(drv, CUMC_MC_ADD_DEVICE, &add, cumc_mc_errors);
 }
 
+/* Bind for @dev, by allocation handle or (@request BIND_ADDR) by address. */
 static CUresult cumc_mc_bind(const struct cumc_driver *drv,
-			     unsigned long request, struct cumc_mc_bind *bind,
-			     unsigned long long flags)
+			     unsigned long request,
+			     CUmemGenericAllocationHandle mc, __u32 dev,
+			     size_t mc_offset, __u64 mem, size_t mem_offset,
+			     size_t size, unsigned long long flags)
 {
+	struct cumc_mc_bind bind = {
+		.size = sizeof(bind),
+		.handle = mc,
+		.device = dev,
+		.mc_offset = mc_offset,
+		.mem = mem,
+		.mem_offset = mem_offset,
+		.length = size,
+	};
+
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	bind->size = sizeof(*bind);
-	return cumc_ioctl(drv, request, bind, cumc_mc_errors);
+	return cumc_ioctl(drv, request, &bind, cumc_mc_errors);
 }
 
 /* The device an allocation lives on, for the binds that do not name it. */
@@ -177,21 +189,16 @@ CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
 				    size_t memOffset, size_t size,
 				    unsigned long long flags)
 {
-	struct cumc_mc_bind bind = {
-		.handle = mcHandle,
-		.mc_offset = mcOffset,
-		.mem = memHandle,
-		.mem_offset = memOffset,
-		.length = size,
-	};
 	const struct cumc_driver *drv;
+	__u32 dev;
 	CUresult res = cumc_driver(&drv);
 
 	if (res == CUDA_SUCCESS)
-		res = cumc_mem_device(drv, memHandle, &bind.device);
+		res = cumc_mem_device(drv, memHandle, &dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, &bind, flags);
+	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, mcHandle, dev, mcOffset,
+			    memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
@@ -200,14 +207,6 @@ CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
 				       size_t memOffset, size_t size,
 				       unsigned long long flags)
 {
-	struct cumc_mc_bind bind = {
-		.handle = mcHandle,
-		.device = (__u32)dev,
-		.mc_offset = mcOffset,
-		.mem = memHandle,
-		.mem_offset = memOffset,
-		.length = size,
-	};
 	const struct cumc_driver *drv;
 	CUresult res = cumc_driver(&drv);
 
@@ -215,27 +214,24 @@ CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
 		res = cumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, &bind, flags);
+	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, mcHandle, (__u32)dev,
+			    mcOffset, memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle,
 				     size_t mcOffset, CUdeviceptr memptr,
 				     size_t size, unsigned long long flags)
 {
-	struct cumc_mc_bind bind = {
-		.handle = mcHandle,
-		.mc_offset = mcOffset,
-		.mem = memptr,
-		.length = size,
-	};
 	const struct cumc_driver *drv;
+	__u32 dev;
 	CUresult res = cumc_driver(&drv);
 
 	if (res == CUDA_SUCCESS)
-		res = cumc_addr_device(drv, memptr, &bind.device);
+		res = cumc_addr_device(drv, memptr, &dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, &bind, flags);
+	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, mcHandle, dev, mcOffset,
+			    memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
@@ -243,13 +239,6 @@ CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
 					CUdeviceptr memptr, size_t size,
 					unsigned long long flags)
 {
-	struct cumc_mc_bind bind = {
-		.handle = mcHandle,
-		.device = (__u32)dev,
-		.mc_offset = mcOffset,
-		.mem = memptr,
-		.length = size,
-	};
 	const struct cumc_driver *drv;
 	CUresult res = cumc_driver(&drv);
 
@@ -257,7 +246,8 @@ CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
 		res = cumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, &bind, flags);
+	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, mcHandle, (__u32)dev,
+			    mcOffset, memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle,
