@@ -8,7 +8,9 @@
  * zaps the member's views in every process before the memory is let go, so
  * no PTE outlives the binding it came from.
  */
+#include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -24,31 +26,146 @@ struct cumc_view {
 	u32 slot;
 };
 
+static unsigned int fm_timeout_ms = 5000;
+module_param(fm_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(fm_timeout_ms,
+		 "How long binds and maps wait for a team's setup before failing with ETIMEDOUT (default 5000)");
+
+static enum cumc_fm_mode cumc_fm_mode = CUMC_FM_MODE_KERNEL;
+
+enum cumc_fm_mode cumc_fabric_fm_mode(void)
+{
+	return READ_ONCE(cumc_fm_mode);
+}
+
+void cumc_fabric_set_fm_mode(enum cumc_fm_mode mode)
+{
+	WRITE_ONCE(cumc_fm_mode, mode);
+}
+
+u32 cumc_fabric_fm_timeout_ms(void)
+{
+	return READ_ONCE(fm_timeout_ms);
+}
+
+void cumc_fabric_set_fm_timeout_ms(u32 ms)
+{
+	WRITE_ONCE(fm_timeout_ms, ms);
+}
+
+/* The team leaves FORMING: once, under mc->lock held for writing. */
+static void cumc_fabric_team_settle(struct cumc_mc *mc, bool ok)
+{
+	WRITE_ONCE(mc->state, ok ? CUMC_TEAM_READY : CUMC_TEAM_FAILED);
+	wake_up_all(&mc->team_wq);
+	cumc_nl_mc_event(mc, ok ? CUMC_CMD_TEAM_READY_NTF :
+				  CUMC_CMD_TEAM_FAILED_NTF);
+}
+
 /*
- * The last device joined: the in-kernel fabric manager sets the team up at
- * once. Called with mc->lock held for writing.
+ * The last device joined: ask the fabric manager to set the team up. The
+ * in-kernel one answers at once; an external one gets a request on the
+ * monitor group. As on NVIDIA's fabric, nothing may fail once the request
+ * is visible: a lost event or a silent manager only ends in waiters timing
+ * out. Called with mc->lock held for writing.
  */
 void cumc_fabric_team_complete(struct cumc_mc *mc)
 {
 	lockdep_assert_held_write(&mc->lock);
-	WRITE_ONCE(mc->state, CUMC_TEAM_READY);
-	wake_up_all(&mc->team_wq);
+	WRITE_ONCE(mc->setup_deadline,
+		   jiffies + msecs_to_jiffies(cumc_fabric_fm_timeout_ms()));
+	/* Pairs with cumc_fabric_wait_ready(): the deadline is seen first. */
+	smp_store_release(&mc->setup_requested, true);
+	if (cumc_fault_hit_mc(CUMC_FAULT_FABRIC_ILLEGAL_STATE, mc)) {
+		cumc_fabric_team_settle(mc, false);
+		return;
+	}
+	/* The manager is down: the request goes unanswered. */
+	if (cumc_fault_hit_mc(CUMC_FAULT_FABRIC_NOT_READY, mc)) {
+		wake_up_all(&mc->team_wq);
+		return;
+	}
+	if (cumc_fabric_fm_mode() == CUMC_FM_MODE_EXTERNAL) {
+		mc->fm_pending = true;
+		wake_up_all(&mc->team_wq);
+		cumc_nl_mc_event(mc, CUMC_CMD_TEAM_SETUP_REQ_NTF);
+		return;
+	}
+	cumc_fabric_team_settle(mc, true);
 }
 
-/* Wait, interruptibly, for the team to leave FORMING. */
+/*
+ * An external fabric manager answers request @req_id (the object's id). An
+ * answer for an object freed meanwhile finds nothing and is dropped; a late
+ * one still settles the team, for later binds and maps.
+ */
+int cumc_fabric_fm_respond(u32 req_id, bool ok)
+{
+	struct cumc_mc *mc;
+	int ret = 0;
+
+	mc = cumc_mc_get_by_id(req_id);
+	if (!mc)
+		return -ENOENT;
+	down_write(&mc->lock);
+	if (!mc->fm_pending) {
+		ret = mc->setup_requested ? -EALREADY : -ENOENT;
+	} else {
+		mc->fm_pending = false;
+		if (mc->state == CUMC_TEAM_FORMING)
+			cumc_fabric_team_settle(mc, ok);
+	}
+	up_write(&mc->lock);
+	cumc_object_put(&mc->obj);
+	return ret;
+}
+
+static int cumc_fabric_team_result(struct cumc_mc *mc)
+{
+	return READ_ONCE(mc->state) == CUMC_TEAM_READY ? 0 : -EIO;
+}
+
+static bool cumc_fabric_setup_requested(struct cumc_mc *mc)
+{
+	/* Pairs with cumc_fabric_team_complete(): then the deadline is set. */
+	return smp_load_acquire(&mc->setup_requested);
+}
+
+/*
+ * Wait, interruptibly, for the team to leave FORMING: without a limit while
+ * devices are still to join, then until the setup's deadline, after which
+ * the fabric is "not ready" (-ETIMEDOUT).
+ */
 int cumc_fabric_wait_ready(struct cumc_mc *mc)
 {
+	long left;
 	int ret;
 
+	if (READ_ONCE(mc->state) != CUMC_TEAM_FORMING)
+		return cumc_fabric_team_result(mc);
+	cumc_stat_add(NULL, CUMC_STAT_WAITS, 1);
 	ret = wait_event_interruptible(mc->team_wq,
-				       READ_ONCE(mc->state) != CUMC_TEAM_FORMING);
+				       READ_ONCE(mc->state) != CUMC_TEAM_FORMING ||
+				       cumc_fabric_setup_requested(mc));
 	if (ret)
 		return ret;
-	return READ_ONCE(mc->state) == CUMC_TEAM_READY ? 0 : -EIO;
+	left = (long)(READ_ONCE(mc->setup_deadline) - jiffies);
+	if (left > 0) {
+		left = wait_event_interruptible_timeout(mc->team_wq,
+							READ_ONCE(mc->state) !=
+							CUMC_TEAM_FORMING,
+							left);
+		if (left < 0)
+			return left;
+	}
+	if (READ_ONCE(mc->state) == CUMC_TEAM_FORMING)
+		return -ETIMEDOUT;
+	return cumc_fabric_team_result(mc);
 }
 
 static void cumc_bind_free(struct cumc_bind *b)
 {
+	cumc_stat_add(b->mem->dev, CUMC_STAT_BOUND_BYTES, -(s64)b->length);
 	cumc_object_put(&b->mem->obj);
 	atomic_dec(&cumc_live_binds);
 	kfree(b);
@@ -124,6 +241,7 @@ out:
 int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
 		     bool by_addr)
 {
+	struct cumc_device *dev;
 	struct cumc_object *obj;
 	struct cumc_mc *mc;
 	struct cumc_bind *b;
@@ -151,12 +269,22 @@ int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
 	}
 	b->mc_offset = cmd->mc_offset;
 	b->length = cmd->length;
+	dev = b->mem->dev;
 	atomic_inc(&cumc_live_binds);
+	cumc_stat_add(dev, CUMC_STAT_BOUND_BYTES, b->length);
 	ret = cumc_fabric_check_bind(mc, b, cmd->device);
+	if (!ret && cumc_fault_hit(CUMC_FAULT_BIND_NO_RESOURCES, dev))
+		ret = -ENOSPC;
 	if (!ret)
 		ret = cumc_fabric_insert(mc, b, cmd->device);
-	if (ret)
+	if (ret) {
 		cumc_bind_free(b);
+		goto out_put;
+	}
+	/* b is the fabric's now, and an unbind may free it: use dev. */
+	cumc_stat_add(dev, CUMC_STAT_BINDS, 1);
+	cumc_nl_bind_event(mc, CUMC_CMD_BIND_NTF, cmd->device, cmd->mc_offset,
+			   cmd->length);
 out_put:
 	cumc_object_put(obj);
 	return ret;
@@ -198,8 +326,11 @@ int cumc_fabric_unbind(struct cumc_client *client, struct cumc_mc_unbind *cmd)
 	cumc_vm_zap(cumc_fabric_view_pgoff(mc, slot, b->mc_offset), b->length);
 out_unlock:
 	up_write(&mc->lock);
-	if (!ret)
+	if (!ret) {
 		cumc_bind_free(b);
+		cumc_nl_bind_event(mc, CUMC_CMD_UNBIND_NTF, cmd->device,
+				   cmd->mc_offset, cmd->length);
+	}
 	cumc_object_put(obj);
 	return ret;
 }

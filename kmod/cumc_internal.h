@@ -21,6 +21,29 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/cumc.h>
+#include <linux/cumc_netlink.h>
+
+/*
+ * Lock order, outermost first (see also each lock where declared):
+ *   mmap_lock > cumc_va.lock > cumc_mc.lock > i_mmap_rwsem
+ *   genl_mutex (netlink commands and dumps) > cumc_mc.lock
+ *   cumc_mc_ids' xa_lock and cumc_fault_lock are leaves: nothing is taken
+ *   under them; a dump takes a reference under the xa_lock, drops it, and
+ *   only then takes cumc_mc.lock.
+ * Events (cumc_nl_*) are sent with GFP_KERNEL and take no cumc lock, so
+ * they may be sent under cumc_mc.lock.
+ */
+
+/* Counters of the control plane's STATS_GET, per device and fabric-wide. */
+enum cumc_stat {
+	CUMC_STAT_OBJECTS,
+	CUMC_STAT_BOUND_BYTES,
+	CUMC_STAT_BINDS,
+	CUMC_STAT_MAPS,
+	CUMC_STAT_WAITS,
+	CUMC_STAT_FAULTS,
+	CUMC_STAT_NR
+};
 
 /**
  * struct cumc_device - one simulated GPU
@@ -28,13 +51,26 @@
  * @uuid: stable for a given ordinal
  * @lock: protects @mem_used
  * @mem_used: bytes of the aperture handed to allocations
+ * @stats: enum cumc_stat counters, atomic: no lock
  */
 struct cumc_device {
 	u32 ordinal;
 	u8 uuid[16];
 	spinlock_t lock; /* protects mem_used */
 	u64 mem_used;
+	atomic64_t stats[CUMC_STAT_NR];
 };
+
+extern atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
+
+/* Count @n for @dev (may be NULL: fabric-wide only) and the fabric. */
+static inline void cumc_stat_add(struct cumc_device *dev, enum cumc_stat stat,
+				 s64 n)
+{
+	atomic64_add(n, &cumc_fabric_stats[stat]);
+	if (dev)
+		atomic64_add(n, &dev->stats[stat]);
+}
 
 enum cumc_object_type {
 	CUMC_OBJ_ANY = 0,	/* only as a lookup filter */
@@ -155,10 +191,19 @@ struct cumc_mc_member {
  * @num_members: devices added so far; they fill the slots in order
  * @state: enum cumc_team_state; moves once, away from FORMING
  * @team_wq: binds and maps waiting for the team to leave FORMING
+ * @id: its entry in cumc_mc_ids, the control plane's name for it and the
+ *      request id of its team setup; fixed at creation
+ * @setup_requested: the team is complete and its setup was asked for
+ * @setup_deadline: jiffies after which waiters give up with -ETIMEDOUT
+ * @fm_pending: an external fabric manager's answer is awaited
  * @members: @num_devices slots
  */
 struct cumc_mc {
 	struct cumc_object obj;
+	u32 id;
+	bool setup_requested;
+	bool fm_pending;
+	unsigned long setup_deadline;
 	u32 num_devices;
 	u64 length;
 	unsigned long pgoff;
@@ -300,9 +345,16 @@ int cumc_mc_add_device(struct cumc_client *client,
 		       struct cumc_mc_add_device *cmd);
 int cumc_mc_info(struct cumc_client *client, struct cumc_mc_info *cmd);
 int cumc_mc_member_slot(struct cumc_mc *mc, u32 device);
+struct cumc_mc *cumc_mc_get_next(unsigned long *id);
+struct cumc_mc *cumc_mc_get_by_id(u32 id);
 
 /* cumc_fabric.c: team setup, the fabric page table and member views */
 void cumc_fabric_team_complete(struct cumc_mc *mc);
+enum cumc_fm_mode cumc_fabric_fm_mode(void);
+void cumc_fabric_set_fm_mode(enum cumc_fm_mode mode);
+u32 cumc_fabric_fm_timeout_ms(void);
+void cumc_fabric_set_fm_timeout_ms(u32 ms);
+int cumc_fabric_fm_respond(u32 req_id, bool ok);
 int cumc_fabric_wait_ready(struct cumc_mc *mc);
 int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
 		     bool by_addr);
@@ -336,6 +388,28 @@ extern atomic_t cumc_live_binds;
 extern atomic_t cumc_live_views;
 void cumc_debugfs_init(void);
 void cumc_debugfs_exit(void);
+
+/* cumc_fault.c: fault injection; cumc_fault_lock (a leaf) guards the table */
+int cumc_fault_set(enum cumc_fault_type type, s32 device,
+		   enum cumc_fault_mode mode, u32 value);
+bool cumc_fault_hit(enum cumc_fault_type type, struct cumc_device *dev);
+bool cumc_fault_hit_mc(enum cumc_fault_type type, struct cumc_mc *mc);
+struct cumc_fault_info {
+	u32 type;
+	s32 device;	/* -1: fabric-wide */
+	u32 mode;
+	u32 value;
+	u64 hits;
+};
+
+int cumc_fault_get(unsigned int index, struct cumc_fault_info *info);
+
+/* cumc_netlink.c: the generic netlink family and its monitor events */
+int cumc_netlink_init(void);
+void cumc_netlink_exit(void);
+void cumc_nl_mc_event(struct cumc_mc *mc, u8 cmd);
+void cumc_nl_bind_event(struct cumc_mc *mc, u8 cmd, u32 device,
+			u64 mc_offset, u64 length);
 
 /* cumc_ioctl.c: argument marshalling and the dispatch table */
 long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);

@@ -61,11 +61,17 @@ static int __init cumc_init(void)
 	if (ret)
 		goto err_vm;
 	cumc_debugfs_init();
-	ret = misc_register(&cumc_miscdev);
+	/* Before the device: every object's events need the family. */
+	ret = cumc_netlink_init();
 	if (ret)
 		goto err_debugfs;
+	ret = misc_register(&cumc_miscdev);
+	if (ret)
+		goto err_netlink;
 	return 0;
 
+err_netlink:
+	cumc_netlink_exit();
 err_debugfs:
 	cumc_debugfs_exit();
 	cumc_sharing_exit();
@@ -79,6 +85,7 @@ err_devices:
 static void __exit cumc_exit(void)
 {
 	misc_deregister(&cumc_miscdev);
+	cumc_netlink_exit();
 	cumc_debugfs_exit();
 	cumc_sharing_exit();
 	cumc_vm_exit();

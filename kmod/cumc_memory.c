@@ -52,6 +52,7 @@ static void cumc_mem_destroy(struct cumc_object *obj)
 
 	cumc_mem_free_pages(mem);
 	cumc_device_uncharge(mem->dev, mem->length);
+	cumc_stat_add(mem->dev, CUMC_STAT_OBJECTS, -1);
 	atomic_dec(&cumc_live_mems);
 	kfree(mem);
 }
@@ -76,7 +77,10 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
 	if (!mem)
 		return -ENOMEM;
-	ret = cumc_device_charge(dev, cmd->length);
+	if (cumc_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
+		ret = -ENOSPC;
+	else
+		ret = cumc_device_charge(dev, cmd->length);
 	if (ret)
 		goto err_free_mem;
 	mem->dev = dev;
@@ -85,6 +89,7 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 	cumc_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
 			 cumc_mem_destroy);
 	atomic_inc(&cumc_live_mems);
+	cumc_stat_add(dev, CUMC_STAT_OBJECTS, 1);
 
 	ret = cumc_handle_insert(client, &mem->obj, &cmd->out_handle);
 	if (ret)

@@ -15,6 +15,14 @@
 
 #include "cumc_internal.h"
 
+/*
+ * Live multicast objects by id, for the control plane. Its xa_lock is a
+ * leaf; lookups take a reference with kref_get_unless_zero() under it, as
+ * an object leaves only from its destroy.
+ */
+static DEFINE_XARRAY_ALLOC1(cumc_mc_ids);
+static u32 cumc_mc_next_id; /* under cumc_mc_ids' lock, by xa_alloc_cyclic() */
+
 static unsigned long mc_page_size = SZ_512M;
 
 /* A power of two from the allocation granularity to 1 GiB. */
@@ -57,6 +65,9 @@ static void cumc_mc_destroy(struct cumc_object *obj)
 	struct cumc_mc *mc = to_cumc_mc(obj);
 	u32 i;
 
+	xa_erase(&cumc_mc_ids, mc->id);
+	cumc_nl_mc_event(mc, CUMC_CMD_MC_DELETE_NTF);
+	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
 	cumc_fabric_release_binds(mc);
 	for (i = 0; i < mc->num_devices; i++)
 		mtree_destroy(&mc->members[i].binds);
@@ -94,18 +105,55 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 	for (i = 0; i < mc->num_devices; i++)
 		mt_init(&mc->members[i].binds);
 	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
-	if (ret) {
-		kfree(mc);
-		return ret;
-	}
+	if (ret)
+		goto err_free_mc;
 	cumc_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
 			 cumc_mc_destroy);
+	/* Cyclic: a late fabric manager answer must not reach a new object. */
+	ret = xa_alloc_cyclic(&cumc_mc_ids, &mc->id, mc, xa_limit_31b,
+			      &cumc_mc_next_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		goto err_free_offsets;
 	atomic_inc(&cumc_live_mcs);
+	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, 1);
+	cumc_nl_mc_event(mc, CUMC_CMD_MC_CREATE_NTF);
 
 	ret = cumc_handle_insert(client, &mc->obj, &cmd->out_handle);
 	if (ret)
 		cumc_object_put(&mc->obj);
 	return ret;
+
+err_free_offsets:
+	cumc_vm_free_offsets(mc->pgoff);
+err_free_mc:
+	kfree(mc);
+	return ret;
+}
+
+/* The live object of id @id or the next above it, with a reference. */
+struct cumc_mc *cumc_mc_get_next(unsigned long *id)
+{
+	struct cumc_mc *mc;
+
+	xa_lock(&cumc_mc_ids);
+	for (mc = xa_find(&cumc_mc_ids, id, ULONG_MAX, XA_PRESENT); mc;
+	     mc = xa_find_after(&cumc_mc_ids, id, ULONG_MAX, XA_PRESENT))
+		if (kref_get_unless_zero(&mc->obj.ref))
+			break;
+	xa_unlock(&cumc_mc_ids);
+	return mc;
+}
+
+struct cumc_mc *cumc_mc_get_by_id(u32 id)
+{
+	unsigned long index = id;
+	struct cumc_mc *mc = cumc_mc_get_next(&index);
+
+	if (mc && index != id) {
+		cumc_object_put(&mc->obj);
+		return NULL;
+	}
+	return mc;
 }
 
 /* The slot of @device in the team, or -EINVAL when it is no member. */

@@ -17,6 +17,7 @@
 #include <linux/random.h>
 #include <crypto/algapi.h>
 
+#include "cumc_compat.h"
 #include "cumc_internal.h"
 
 #define CUMC_FABRIC_MAGIC 0x464d5543 /* "CUMF" */
@@ -106,6 +107,16 @@ void cumc_export_fd_abort(int fd, struct file *filp)
 	fput(filp);
 }
 
+/* The importer-not-permitted fault, on the object's device if it has one. */
+static bool cumc_import_fault(struct cumc_object *obj)
+{
+	struct cumc_device *dev = NULL;
+
+	if (obj->type == CUMC_OBJ_MEM)
+		dev = to_cumc_mem(obj)->dev;
+	return cumc_fault_hit(CUMC_FAULT_IMPORT_NOT_PERMITTED, dev);
+}
+
 int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd)
 {
 	struct cumc_object *obj;
@@ -124,7 +135,10 @@ int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd)
 	obj = f.file->private_data;
 	kref_get(&obj->ref);
 	fdput(f);
-	ret = cumc_handle_insert(client, obj, &cmd->out_handle);
+	if (cumc_import_fault(obj))
+		ret = -EPERM;
+	else
+		ret = cumc_handle_insert(client, obj, &cmd->out_handle);
 	if (ret)
 		cumc_object_put(obj);
 	return ret;
@@ -138,7 +152,6 @@ static int cumc_channel_open(struct inode *inode, struct file *filp)
 static const struct file_operations cumc_channel_fops = {
 	.owner = THIS_MODULE,
 	.open = cumc_channel_open,
-	.llseek = no_llseek,
 };
 
 int cumc_attach_channel(struct cumc_client *client,
@@ -249,7 +262,7 @@ int cumc_import_fabric(struct cumc_client *client,
 	obj = cumc_fabric_lookup((const void *)cmd->fabric);
 	if (!obj)
 		return -ENOENT;
-	if (obj->fabric_channel != channel) {
+	if (obj->fabric_channel != channel || cumc_import_fault(obj)) {
 		ret = -EPERM;
 		goto err_put;
 	}
@@ -270,7 +283,8 @@ void cumc_fabric_unexport(struct cumc_object *obj)
 		xa_erase(&cumc_fabric_exports, obj->fabric_id);
 }
 
-static char *cumc_channel_devnode(struct device *dev, umode_t *mode)
+static char *cumc_channel_devnode(CUMC_DEVNODE_CONST struct device *dev,
+				  umode_t *mode)
 {
 	return kasprintf(GFP_KERNEL, "cumc-imex-channels/%s", dev_name(dev));
 }
@@ -287,7 +301,7 @@ int cumc_sharing_init(void)
 				  "cumc-imex");
 	if (ret)
 		return ret;
-	cumc_channel_class = class_create(THIS_MODULE, "cumc-imex");
+	cumc_channel_class = cumc_class_create("cumc-imex");
 	if (IS_ERR(cumc_channel_class)) {
 		ret = PTR_ERR(cumc_channel_class);
 		goto err_region;

@@ -285,6 +285,7 @@ static int cumc_map_check_object(struct cumc_object *obj, u64 length)
 int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 {
 	struct vm_area_struct *vma;
+	struct cumc_device *dev;
 	struct cumc_object *obj;
 	struct cumc_mapping *m;
 	int ret;
@@ -308,6 +309,8 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 	m->obj = obj;
 	m->addr = cmd->addr;
 	m->length = cmd->length;
+	/* Read now: once inserted, an unmap may free what m holds. */
+	dev = obj->type == CUMC_OBJ_MEM ? to_cumc_mem(obj)->dev : NULL;
 
 	mmap_read_lock(current->mm);
 	vma = cumc_va_find(client, cmd->addr);
@@ -318,6 +321,7 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 	ret = cumc_va_insert(vma->vm_private_data, m);
 	if (ret)
 		goto err_unlock_mm;
+	cumc_stat_add(dev, CUMC_STAT_MAPS, 1);
 	mmap_read_unlock(current->mm);
 	atomic_inc(&cumc_live_mappings);
 	return 0;

@@ -18,6 +18,7 @@
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
 
+#include "cumc_compat.h"
 #include "cumc_internal.h"
 
 #define CUMC_FS_MAGIC 0x63756d63
@@ -161,11 +162,11 @@ int cumc_vm_mmap(struct file *filp, struct vm_area_struct *vma)
 		return -ENODEV;
 	cumc_vm_set_pending(client, NULL);
 	req->taken = true;
-	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
-			 VM_DONTCOPY | VM_NORESERVE;
-	vma->vm_flags &= ~VM_MAYEXEC;
+	cumc_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
+			  VM_DONTCOPY | VM_NORESERVE);
+	cumc_vm_flags_clear(vma, VM_MAYEXEC);
 	if (!req->writable)
-		vma->vm_flags &= ~(VM_WRITE | VM_MAYWRITE);
+		cumc_vm_flags_clear(vma, VM_WRITE | VM_MAYWRITE);
 	vma->vm_ops = req->vm_ops;
 	vma->vm_private_data = req->private;
 	return 0;

@@ -28,6 +28,8 @@ static CUresult cumc_common_result(int err)
 	case EPERM:
 	case EACCES:
 		return CUDA_ERROR_NOT_PERMITTED;
+	case ETIMEDOUT:
+		return CUDA_ERROR_SYSTEM_NOT_READY;
 	case ENOTTY:
 		/* A module older than this library lacks the command. */
 		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;

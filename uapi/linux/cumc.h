@@ -33,7 +33,8 @@
  *  ENODEV     no such device
  *  ENOENT     no such handle in this client: never issued by it, released,
  *             or issued by another client
- *  ENOSPC     the device has not that much memory free
+ *  ENOSPC     the device has not that much memory free; a bind found the
+ *             fabric out of resources (injected faults, cumc_netlink.h)
  *  ENOMEM     the kernel could not allocate its own bookkeeping, or no
  *             address range of the requested size is free
  *  ENXIO      an address that is not in a reservation of this client, or
@@ -49,7 +50,11 @@
  *             not an IMEX channel)
  *  EMFILE     no free file descriptor
  *  EACCES     a multicast view of a mapping no device may access
- *  EIO        the multicast team failed to form
+ *  EIO        the multicast team failed to form (its setup failed, or the
+ *             fabric-illegal-state fault of cumc_netlink.h was injected)
+ *  ETIMEDOUT  the multicast team's setup was not answered within the
+ *             module's fm_timeout_ms: the fabric manager is down or slow
+ *             (or the fabric-not-ready fault was injected); retryable
  *  EOVERFLOW  a handle retained 2^32 - 1 times
  *
  * Handles are opaque non-zero 64-bit values, valid only in the file that

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection: the failures users meet on real fabrics (fabric manager
+ * down, team setup failed, fabric out of resources, device memory full,
+ * importer not permitted), on demand, per device or fabric-wide.
+ *
+ * A site asks cumc_fault_hit() whether to fail; the device's entry is
+ * consulted first, then the fabric-wide one.
+ */
+#include <linux/random.h>
+#include <linux/spinlock.h>
+
+#include "cumc_internal.h"
+
+/**
+ * struct cumc_fault - one armed fault
+ * @mode: enum cumc_fault_mode
+ * @value: N of EVERY_NTH, percent of PROBABILITY
+ * @calls: calls seen while armed, for EVERY_NTH
+ * @hits: faults injected
+ */
+struct cumc_fault {
+	u32 mode;
+	u32 value;
+	u64 calls;
+	u64 hits;
+};
+
+/* Slot CUMC_MAX_DEVICES is the fabric-wide entry. */
+#define CUMC_FAULT_FABRIC CUMC_MAX_DEVICES
+
+static DEFINE_SPINLOCK(cumc_fault_lock); /* protects cumc_faults; a leaf */
+static struct cumc_fault cumc_faults[CUMC_FAULT_NR][CUMC_MAX_DEVICES + 1];
+
+int cumc_fault_set(enum cumc_fault_type type, s32 device,
+		   enum cumc_fault_mode mode, u32 value)
+{
+	struct cumc_fault *f;
+	u32 slot;
+
+	if (type >= CUMC_FAULT_NR || mode > CUMC_FAULT_MODE_PROBABILITY)
+		return -EINVAL;
+	if ((mode == CUMC_FAULT_MODE_EVERY_NTH && !value) ||
+	    (mode == CUMC_FAULT_MODE_PROBABILITY && (!value || value > 100)))
+		return -EINVAL;
+	if (device < 0)
+		slot = CUMC_FAULT_FABRIC;
+	else if (cumc_device_get(device))
+		slot = device;
+	else
+		return -ENODEV;
+	spin_lock(&cumc_fault_lock);
+	f = &cumc_faults[type][slot];
+	f->mode = mode;
+	f->value = value;
+	f->calls = 0;
+	if (mode == CUMC_FAULT_MODE_OFF)
+		f->hits = 0;
+	spin_unlock(&cumc_fault_lock);
+	return 0;
+}
+
+static bool cumc_fault_eval(struct cumc_fault *f)
+{
+	bool hit;
+
+	switch (f->mode) {
+	case CUMC_FAULT_MODE_ONCE:
+		f->mode = CUMC_FAULT_MODE_OFF;
+		hit = true;
+		break;
+	case CUMC_FAULT_MODE_EVERY_NTH:
+		hit = ++f->calls % f->value == 0;
+		break;
+	case CUMC_FAULT_MODE_PROBABILITY:
+		hit = get_random_u32_below(100) < f->value;
+		break;
+	default:
+		hit = false;
+	}
+	if (hit)
+		f->hits++;
+	return hit;
+}
+
+static bool cumc_fault_hit_slot(enum cumc_fault_type type, u32 slot,
+				struct cumc_device *dev)
+{
+	bool hit;
+
+	spin_lock(&cumc_fault_lock);
+	hit = cumc_fault_eval(&cumc_faults[type][slot]);
+	spin_unlock(&cumc_fault_lock);
+	if (hit)
+		cumc_stat_add(dev, CUMC_STAT_FAULTS, 1);
+	return hit;
+}
+
+/* Whether the site should fail now; counts the fault when it should. */
+bool cumc_fault_hit(enum cumc_fault_type type, struct cumc_device *dev)
+{
+	if (dev && cumc_fault_hit_slot(type, dev->ordinal, dev))
+		return true;
+	return cumc_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
+}
+
+/* A team fault: any member's entry, then the fabric-wide one, once. */
+bool cumc_fault_hit_mc(enum cumc_fault_type type, struct cumc_mc *mc)
+{
+	struct cumc_device *dev;
+	u32 i;
+
+	for (i = 0; i < mc->num_members; i++) {
+		dev = mc->members[i].dev;
+		if (cumc_fault_hit_slot(type, dev->ordinal, dev))
+			return true;
+	}
+	return cumc_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
+}
+
+/* The @index'th armed fault or one with hits, or -ENOENT past the last. */
+int cumc_fault_get(unsigned int index, struct cumc_fault_info *info)
+{
+	unsigned int type, slot, n = 0;
+	struct cumc_fault *f;
+
+	spin_lock(&cumc_fault_lock);
+	for (type = 0; type < CUMC_FAULT_NR; type++) {
+		for (slot = 0; slot <= CUMC_FAULT_FABRIC; slot++) {
+			f = &cumc_faults[type][slot];
+			if (f->mode == CUMC_FAULT_MODE_OFF && !f->hits)
+				continue;
+			if (n++ != index)
+				continue;
+			info->type = type;
+			info->device = slot == CUMC_FAULT_FABRIC ? -1 : slot;
+			info->mode = f->mode;
+			info->value = f->value;
+			info->hits = f->hits;
+			spin_unlock(&cumc_fault_lock);
+			return 0;
+		}
+	}
+	spin_unlock(&cumc_fault_lock);
+	return -ENOENT;
+}

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control plane: generic netlink family "cumc" (uapi/linux/
+ * cumc_netlink.h). Dumps of devices, multicast objects and counters for
+ * anyone; fault injection and the fabric manager's mode and answers for
+ * CAP_NET_ADMIN; events on the "monitor" group.
+ *
+ * Commands run under genl_mutex (the family has no parallel_ops), which is
+ * taken before any multicast object's lock.
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "cumc_internal.h"
+
+atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
+
+enum cumc_nl_mcgrp {
+	CUMC_NL_MCGRP_MONITOR,
+};
+
+static const struct genl_multicast_group cumc_nl_mcgrps[] = {
+	[CUMC_NL_MCGRP_MONITOR] = { .name = CUMC_GENL_MCGRP_MONITOR },
+};
+
+static struct netlink_range_validation cumc_nl_fault_value_range = {
+	.max = 1000000,
+};
+
+static struct netlink_range_validation cumc_nl_fm_timeout_range = {
+	.min = 1,
+	.max = 3600000,
+};
+
+/* Only what requests carry is accepted; the rest is output only. */
+static const struct nla_policy cumc_nl_policy[CUMC_A_MAX + 1] = {
+	[CUMC_A_DEV_ORDINAL] = NLA_POLICY_MAX(NLA_U32, CUMC_MAX_DEVICES - 1),
+	[CUMC_A_FAULT_TYPE] = NLA_POLICY_MAX(NLA_U32, CUMC_FAULT_NR - 1),
+	[CUMC_A_FAULT_MODE] = NLA_POLICY_MAX(NLA_U32,
+					     CUMC_FAULT_MODE_PROBABILITY),
+	[CUMC_A_FAULT_VALUE] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &cumc_nl_fault_value_range),
+	[CUMC_A_FM_MODE] = NLA_POLICY_MAX(NLA_U32, CUMC_FM_MODE_EXTERNAL),
+	[CUMC_A_FM_TIMEOUT_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &cumc_nl_fm_timeout_range),
+	[CUMC_A_FM_REQ_ID] = { .type = NLA_U32 },
+	[CUMC_A_FM_RESULT] = NLA_POLICY_MAX(NLA_U32, CUMC_FM_RESULT_FAIL),
+};
+
+static struct genl_family cumc_nl_family;
+
+static void *cumc_nl_put(struct sk_buff *skb, struct netlink_callback *cb,
+			 u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, &cumc_nl_family, NLM_F_MULTI,
+			   cmd);
+}
+
+static int cumc_nl_fill_dev(struct sk_buff *skb, struct cumc_device *dev)
+{
+	struct cumc_device_info info = { .device = dev->ordinal };
+
+	if (cumc_device_info(&info))
+		return -ENODEV;
+	if (nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) ||
+	    nla_put(skb, CUMC_A_DEV_UUID, sizeof(info.uuid), info.uuid) ||
+	    nla_put_string(skb, CUMC_A_DEV_NAME, info.name) ||
+	    nla_put_u32(skb, CUMC_A_DEV_PCI_BUS, info.pci_bus) ||
+	    nla_put_u64_64bit(skb, CUMC_A_DEV_MEM_TOTAL, info.mem_total,
+			      CUMC_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUMC_A_DEV_MEM_FREE, info.mem_free,
+			      CUMC_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* cb->args[0]: the next device ordinal. */
+static int cumc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cumc_device *dev;
+	void *hdr;
+
+	for (; (dev = cumc_device_get(cb->args[0])); cb->args[0]++) {
+		hdr = cumc_nl_put(skb, cb, CUMC_CMD_DEV_GET);
+		if (!hdr)
+			break;
+		if (cumc_nl_fill_dev(skb, dev)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return skb->len;
+}
+
+static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc_member *m)
+{
+	unsigned long index = 0;
+	struct cumc_bind *b;
+	struct nlattr *nest;
+
+	mt_for_each(&m->binds, b, index, ULONG_MAX) {
+		nest = nla_nest_start(skb, CUMC_MEMBER_A_BIND);
+		if (!nest ||
+		    nla_put_u64_64bit(skb, CUMC_BIND_A_MC_OFFSET, b->mc_offset,
+				      CUMC_BIND_A_PAD) ||
+		    nla_put_u64_64bit(skb, CUMC_BIND_A_LENGTH, b->length,
+				      CUMC_BIND_A_PAD) ||
+		    nla_put_u64_64bit(skb, CUMC_BIND_A_MEM_OFFSET,
+				      b->mem_offset, CUMC_BIND_A_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+/* The object's identity: in dumps and in every event. */
+static int cumc_nl_fill_mc_id(struct sk_buff *skb, struct cumc_mc *mc)
+{
+	if (nla_put_u32(skb, CUMC_A_MC_ID, mc->id) ||
+	    nla_put_u32(skb, CUMC_A_MC_TEAM_SIZE, mc->num_devices) ||
+	    nla_put_u64_64bit(skb, CUMC_A_MC_LENGTH, mc->length, CUMC_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Called with mc->lock held. */
+static int cumc_nl_fill_mc(struct sk_buff *skb, struct cumc_mc *mc)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	if (cumc_nl_fill_mc_id(skb, mc) ||
+	    nla_put_u32(skb, CUMC_A_MC_STATE, mc->state) ||
+	    (mc->fm_pending && nla_put_flag(skb, CUMC_A_MC_FM_PENDING)))
+		return -EMSGSIZE;
+	for (i = 0; i < mc->num_members; i++) {
+		nest = nla_nest_start(skb, CUMC_A_MC_MEMBER);
+		if (!nest ||
+		    nla_put_u32(skb, CUMC_MEMBER_A_DEVICE,
+				mc->members[i].dev->ordinal) ||
+		    cumc_nl_fill_binds(skb, &mc->members[i]))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+/* cb->args[0]: the next object id to look at. */
+static int cumc_nl_mc_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long id = cb->args[0];
+	struct cumc_mc *mc;
+	void *hdr;
+	int ret;
+
+	while ((mc = cumc_mc_get_next(&id))) {
+		hdr = cumc_nl_put(skb, cb, CUMC_CMD_MC_GET);
+		ret = -EMSGSIZE;
+		if (hdr) {
+			down_read(&mc->lock);
+			ret = cumc_nl_fill_mc(skb, mc);
+			up_read(&mc->lock);
+			if (ret)
+				genlmsg_cancel(skb, hdr);
+			else
+				genlmsg_end(skb, hdr);
+		}
+		cumc_object_put(&mc->obj);
+		if (ret)
+			break;
+		id++;
+	}
+	cb->args[0] = id;
+	return skb->len;
+}
+
+static int cumc_nl_fill_stats(struct sk_buff *skb, atomic64_t *stats)
+{
+	static const u16 attrs[CUMC_STAT_NR] = {
+		[CUMC_STAT_OBJECTS] = CUMC_A_STAT_OBJECTS,
+		[CUMC_STAT_BOUND_BYTES] = CUMC_A_STAT_BOUND_BYTES,
+		[CUMC_STAT_BINDS] = CUMC_A_STAT_BINDS,
+		[CUMC_STAT_MAPS] = CUMC_A_STAT_MAPS,
+		[CUMC_STAT_WAITS] = CUMC_A_STAT_WAITS,
+		[CUMC_STAT_FAULTS] = CUMC_A_STAT_FAULTS,
+	};
+	int i;
+
+	for (i = 0; i < CUMC_STAT_NR; i++)
+		if (nla_put_u64_64bit(skb, attrs[i], atomic64_read(&stats[i]),
+				      CUMC_A_PAD))
+			return -EMSGSIZE;
+	return 0;
+}
+
+/* cb->args[0]: the next device ordinal; num_devices is the fabric. */
+static int cumc_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cumc_device *dev;
+	atomic64_t *stats;
+	void *hdr;
+	int ret;
+
+	for (; cb->args[0] <= cumc_num_devices(); cb->args[0]++) {
+		dev = cumc_device_get(cb->args[0]);
+		stats = dev ? dev->stats : cumc_fabric_stats;
+		hdr = cumc_nl_put(skb, cb, CUMC_CMD_STATS_GET);
+		if (!hdr)
+			break;
+		ret = dev ? nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) : 0;
+		if (ret || cumc_nl_fill_stats(skb, stats)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return skb->len;
+}
+
+static int cumc_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	s32 device = -1;
+	u32 value = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_FAULT_TYPE) ||
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FAULT_MODE))
+		return -EINVAL;
+	if (tb[CUMC_A_DEV_ORDINAL])
+		device = nla_get_u32(tb[CUMC_A_DEV_ORDINAL]);
+	if (tb[CUMC_A_FAULT_VALUE])
+		value = nla_get_u32(tb[CUMC_A_FAULT_VALUE]);
+	return cumc_fault_set(nla_get_u32(tb[CUMC_A_FAULT_TYPE]), device,
+			      nla_get_u32(tb[CUMC_A_FAULT_MODE]), value);
+}
+
+static int cumc_nl_fill_fault(struct sk_buff *skb, struct cumc_fault_info *f)
+{
+	if (nla_put_u32(skb, CUMC_A_FAULT_TYPE, f->type) ||
+	    nla_put_u32(skb, CUMC_A_FAULT_MODE, f->mode) ||
+	    nla_put_u32(skb, CUMC_A_FAULT_VALUE, f->value) ||
+	    nla_put_u64_64bit(skb, CUMC_A_FAULT_HITS, f->hits, CUMC_A_PAD) ||
+	    (f->device >= 0 &&
+	     nla_put_u32(skb, CUMC_A_DEV_ORDINAL, f->device)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* cb->args[0]: the index of the next armed fault. */
+static int cumc_nl_fault_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cumc_fault_info f;
+	void *hdr;
+
+	for (; !cumc_fault_get(cb->args[0], &f); cb->args[0]++) {
+		hdr = cumc_nl_put(skb, cb, CUMC_CMD_FAULT_GET);
+		if (!hdr)
+			break;
+		if (cumc_nl_fill_fault(skb, &f)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return skb->len;
+}
+
+static int cumc_nl_fm_reply(struct genl_info *info, u8 cmd)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &cumc_nl_family, 0, cmd);
+	if (!hdr ||
+	    nla_put_u32(msg, CUMC_A_FM_MODE, cumc_fabric_fm_mode()) ||
+	    nla_put_u32(msg, CUMC_A_FM_TIMEOUT_MS,
+			cumc_fabric_fm_timeout_ms())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int cumc_nl_fm_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return cumc_nl_fm_reply(info, CUMC_CMD_FM_GET);
+}
+
+static int cumc_nl_fm_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+
+	if (tb[CUMC_A_FM_MODE])
+		cumc_fabric_set_fm_mode(nla_get_u32(tb[CUMC_A_FM_MODE]));
+	if (tb[CUMC_A_FM_TIMEOUT_MS])
+		cumc_fabric_set_fm_timeout_ms(nla_get_u32(tb[CUMC_A_FM_TIMEOUT_MS]));
+	return cumc_nl_fm_reply(info, CUMC_CMD_FM_SET);
+}
+
+static int cumc_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_REQ_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_RESULT))
+		return -EINVAL;
+	return cumc_fabric_fm_respond(nla_get_u32(tb[CUMC_A_FM_REQ_ID]),
+				      nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
+				      CUMC_FM_RESULT_OK);
+}
+
+static const struct genl_small_ops cumc_nl_ops[] = {
+	{ .cmd = CUMC_CMD_DEV_GET, .dumpit = cumc_nl_dev_dump },
+	{ .cmd = CUMC_CMD_MC_GET, .dumpit = cumc_nl_mc_dump },
+	{ .cmd = CUMC_CMD_STATS_GET, .dumpit = cumc_nl_stats_dump },
+	{ .cmd = CUMC_CMD_FAULT_GET, .dumpit = cumc_nl_fault_dump },
+	{ .cmd = CUMC_CMD_FM_GET, .doit = cumc_nl_fm_get },
+	{
+		.cmd = CUMC_CMD_FAULT_SET,
+		.doit = cumc_nl_fault_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUMC_CMD_FM_SET,
+		.doit = cumc_nl_fm_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUMC_CMD_FM_RESPOND,
+		.doit = cumc_nl_fm_respond,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family cumc_nl_family = {
+	.name = CUMC_GENL_NAME,
+	.version = CUMC_GENL_VERSION,
+	.maxattr = CUMC_A_MAX,
+	.policy = cumc_nl_policy,
+	.module = THIS_MODULE,
+	.small_ops = cumc_nl_ops,
+	.n_small_ops = ARRAY_SIZE(cumc_nl_ops),
+	/* Strict validation of every command, reserved header fields too. */
+	.resv_start_op = CUMC_CMD_DEV_GET,
+	.mcgrps = cumc_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(cumc_nl_mcgrps),
+};
+
+typedef int (*cumc_nl_fill_fn)(struct sk_buff *skb, const void *arg);
+
+/* Send an event built by @fill; an event that cannot be sent is lost. */
+static void cumc_nl_event(u8 cmd, cumc_nl_fill_fn fill, const void *arg)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&cumc_nl_family, &init_net,
+				CUMC_NL_MCGRP_MONITOR))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &cumc_nl_family, 0, cmd);
+	if (!hdr || fill(msg, arg)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&cumc_nl_family, msg, 0, CUMC_NL_MCGRP_MONITOR,
+			  GFP_KERNEL);
+}
+
+struct cumc_nl_mc_arg {
+	struct cumc_mc *mc;
+	u8 cmd;
+};
+
+static int cumc_nl_fill_mc_event(struct sk_buff *skb, const void *arg)
+{
+	const struct cumc_nl_mc_arg *a = arg;
+
+	if (cumc_nl_fill_mc_id(skb, a->mc))
+		return -EMSGSIZE;
+	if (a->cmd == CUMC_CMD_TEAM_SETUP_REQ_NTF &&
+	    nla_put_u32(skb, CUMC_A_FM_REQ_ID, a->mc->id))
+		return -EMSGSIZE;
+	return 0;
+}
+
+void cumc_nl_mc_event(struct cumc_mc *mc, u8 cmd)
+{
+	struct cumc_nl_mc_arg arg = { .mc = mc, .cmd = cmd };
+
+	cumc_nl_event(cmd, cumc_nl_fill_mc_event, &arg);
+}
+
+struct cumc_nl_bind_arg {
+	struct cumc_mc *mc;
+	u32 device;
+	u64 mc_offset;
+	u64 length;
+};
+
+static int cumc_nl_fill_bind_event(struct sk_buff *skb, const void *arg)
+{
+	const struct cumc_nl_bind_arg *a = arg;
+
+	if (nla_put_u32(skb, CUMC_A_MC_ID, a->mc->id) ||
+	    nla_put_u32(skb, CUMC_A_DEV_ORDINAL, a->device) ||
+	    nla_put_u64_64bit(skb, CUMC_A_BIND_MC_OFFSET, a->mc_offset,
+			      CUMC_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUMC_A_BIND_LENGTH, a->length, CUMC_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+void cumc_nl_bind_event(struct cumc_mc *mc, u8 cmd, u32 device,
+			u64 mc_offset, u64 length)
+{
+	struct cumc_nl_bind_arg arg = {
+		.mc = mc,
+		.device = device,
+		.mc_offset = mc_offset,
+		.length = length,
+	};
+
+	cumc_nl_event(cmd, cumc_nl_fill_bind_event, &arg);
+}
+
+int cumc_netlink_init(void)
+{
+	return genl_register_family(&cumc_nl_family);
+}
+
+void cumc_netlink_exit(void)
+{
+	genl_unregister_family(&cumc_nl_family);
+}

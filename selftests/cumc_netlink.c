@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control plane (uapi/linux/cumc_netlink.h), driven with libnl: each
+ * command, the monitor group's events and their order, the permission
+ * check, every injectable fault with the errno a program sees (and the
+ * CUresult libcumc turns it into), and the external fabric manager
+ * answering, answering late, failing, or not at all.
+ */
+#include <pthread.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include <linux/cumc.h>
+#include <linux/cumc_netlink.h>
+
+#include "kselftest_harness.h"
+
+#include "cumc_selftest.h"
+
+/* What libcumc returns for each errno (lib/errno.c), for the logs. */
+#define CUDA_ERROR_OUT_OF_MEMORY 2
+#define CUDA_ERROR_ILLEGAL_STATE 401
+#define CUDA_ERROR_NOT_PERMITTED 800
+#define CUDA_ERROR_SYSTEM_NOT_READY 802
+
+#define NO_DEVICE (-1)
+#define MAX_EVENTS 64
+
+struct nl {
+	struct nl_sock *sk;
+	int family;
+};
+
+struct event {
+	uint8_t cmd;
+	uint32_t mc_id;
+	uint32_t req_id;
+	int32_t device;
+};
+
+/* Replies of a request, parsed into flat rows. */
+struct row {
+	uint32_t ordinal;	/* DEV_ORDINAL, or UINT32_MAX */
+	uint32_t mc_id, state, team_size, members, binds;
+	bool fm_pending;
+	__u64 u64[CUMC_A_MAX + 1];
+	uint32_t u32[CUMC_A_MAX + 1];
+	bool has[CUMC_A_MAX + 1];
+};
+
+struct rows {
+	int n;
+	struct row row[256];
+};
+
+static int nl_open(struct nl *nl)
+{
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk || genl_connect(nl->sk))
+		return -1;
+	nl->family = genl_ctrl_resolve(nl->sk, CUMC_GENL_NAME);
+	return nl->family < 0 ? -1 : 0;
+}
+
+static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	*(int *)arg = e->error;
+	return NL_STOP;
+}
+
+static int done_cb(struct nl_msg *msg, void *arg)
+{
+	*(int *)arg = 0;
+	return NL_STOP;
+}
+
+static void count_nested(struct nlattr *attr, struct row *r)
+{
+	struct nlattr *m;
+	int rem;
+
+	r->members++;
+	nla_for_each_nested(m, attr, rem)
+		if (nla_type(m) == CUMC_MEMBER_A_BIND)
+			r->binds++;
+}
+
+static int row_cb(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct rows *rows = arg;
+	struct nlattr *attr;
+	struct row *r;
+	int rem;
+
+	if (!rows || rows->n == 256)
+		return NL_OK;
+	r = &rows->row[rows->n++];
+	memset(r, 0, sizeof(*r));
+	r->ordinal = UINT32_MAX;
+	nla_for_each_attr(attr, genlmsg_attrdata(gh, 0),
+			  genlmsg_attrlen(gh, 0), rem) {
+		int t = nla_type(attr);
+
+		if (t > CUMC_A_MAX)
+			continue;
+		r->has[t] = true;
+		if (t == CUMC_A_MC_MEMBER)
+			count_nested(attr, r);
+		else if (nla_len(attr) == 8)
+			r->u64[t] = nla_get_u64(attr);
+		else if (nla_len(attr) == 4)
+			r->u32[t] = nla_get_u32(attr);
+	}
+	if (r->has[CUMC_A_DEV_ORDINAL])
+		r->ordinal = r->u32[CUMC_A_DEV_ORDINAL];
+	r->mc_id = r->u32[CUMC_A_MC_ID];
+	r->state = r->u32[CUMC_A_MC_STATE];
+	r->team_size = r->u32[CUMC_A_MC_TEAM_SIZE];
+	r->fm_pending = r->has[CUMC_A_MC_FM_PENDING];
+	return NL_OK;
+}
+
+/*
+ * Send @cmd with the u32 attributes given as (type, value) pairs ending
+ * with -1; collect replies in @rows. 0 or the kernel's -errno.
+ */
+static int nl_request(struct nl *nl, uint8_t cmd, int flags,
+		      struct rows *rows, ...)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err = 1, type;
+	va_list ap;
+
+	if (rows)
+		rows->n = 0;
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+		    flags | NLM_F_ACK, cmd, CUMC_GENL_VERSION);
+	va_start(ap, rows);
+	while ((type = va_arg(ap, int)) >= 0)
+		nla_put_u32(msg, type, va_arg(ap, uint32_t));
+	va_end(ap);
+	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, &err);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, done_cb, &err);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, done_cb, &err);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, row_cb, rows);
+	if (nl_send_auto(nl->sk, msg) < 0)
+		err = -EIO;
+	while (err == 1)
+		if (nl_recvmsgs(nl->sk, cb) < 0 && err == 1)
+			err = -EIO;
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	return err;
+}
+
+static int fault_set(struct nl *nl, int type, int mode, uint32_t value,
+		     int device)
+{
+	if (device == NO_DEVICE)
+		return nl_request(nl, CUMC_CMD_FAULT_SET, 0, NULL,
+				  CUMC_A_FAULT_TYPE, type, CUMC_A_FAULT_MODE,
+				  mode, CUMC_A_FAULT_VALUE, value, -1);
+	return nl_request(nl, CUMC_CMD_FAULT_SET, 0, NULL, CUMC_A_FAULT_TYPE,
+			  type, CUMC_A_FAULT_MODE, mode, CUMC_A_FAULT_VALUE,
+			  value, CUMC_A_DEV_ORDINAL, device, -1);
+}
+
+static int fm_set(struct nl *nl, int mode, uint32_t timeout_ms)
+{
+	return nl_request(nl, CUMC_CMD_FM_SET, 0, NULL, CUMC_A_FM_MODE, mode,
+			  CUMC_A_FM_TIMEOUT_MS, timeout_ms, -1);
+}
+
+static int fm_respond(struct nl *nl, uint32_t req, int result)
+{
+	return nl_request(nl, CUMC_CMD_FM_RESPOND, 0, NULL, CUMC_A_FM_REQ_ID,
+			  req, CUMC_A_FM_RESULT, result, -1);
+}
+
+/* The monitor: events queue up in @q as they are read. */
+struct monitor {
+	struct nl_sock *sk;
+	int n;
+	struct event ev[MAX_EVENTS];
+};
+
+static int event_cb(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[CUMC_A_MAX + 1];
+	struct monitor *m = arg;
+	struct event *e;
+
+	if (m->n == MAX_EVENTS ||
+	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUMC_A_MAX, NULL))
+		return NL_OK;
+	e = &m->ev[m->n++];
+	e->cmd = gh->cmd;
+	e->mc_id = tb[CUMC_A_MC_ID] ? nla_get_u32(tb[CUMC_A_MC_ID]) : 0;
+	e->req_id = tb[CUMC_A_FM_REQ_ID] ? nla_get_u32(tb[CUMC_A_FM_REQ_ID]) : 0;
+	e->device = tb[CUMC_A_DEV_ORDINAL] ?
+		    (int32_t)nla_get_u32(tb[CUMC_A_DEV_ORDINAL]) : -1;
+	return NL_OK;
+}
+
+static int monitor_open(struct monitor *m)
+{
+	int grp;
+
+	m->n = 0;
+	m->sk = nl_socket_alloc();
+	if (!m->sk || genl_connect(m->sk))
+		return -1;
+	grp = genl_ctrl_resolve_grp(m->sk, CUMC_GENL_NAME,
+				    CUMC_GENL_MCGRP_MONITOR);
+	if (grp < 0 || nl_socket_add_membership(m->sk, grp))
+		return -1;
+	nl_socket_disable_seq_check(m->sk);
+	nl_socket_modify_cb(m->sk, NL_CB_VALID, NL_CB_CUSTOM, event_cb, m);
+	return 0;
+}
+
+/* Read events for up to @ms, or until @want have arrived. */
+static void monitor_read(struct monitor *m, int want, int ms)
+{
+	struct pollfd pfd = { .fd = nl_socket_get_fd(m->sk), .events = POLLIN };
+
+	while (m->n < want && poll(&pfd, 1, ms) > 0)
+		nl_recvmsgs_default(m->sk);
+}
+
+/* The first event @cmd about @mc_id, or NULL. */
+static struct event *monitor_find(struct monitor *m, uint8_t cmd,
+				  uint32_t mc_id)
+{
+	for (int i = 0; i < m->n; i++)
+		if (m->ev[i].cmd == cmd && (!mc_id || m->ev[i].mc_id == mc_id))
+			return &m->ev[i];
+	return NULL;
+}
+
+/* ioctl helpers: 0 or -errno. */
+static int mc_create(int fd, uint32_t n, __u64 len, uint32_t types,
+		     __u64 *h)
+{
+	struct cumc_mc_create c = {
+		.size = sizeof(c), .num_devices = n, .length = len,
+		.handle_types = types,
+	};
+	int ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
+
+	*h = c.out_handle;
+	return ret;
+}
+
+static int mc_add(int fd, __u64 h, uint32_t dev)
+{
+	struct cumc_mc_add_device a = {
+		.size = sizeof(a), .handle = h, .device = dev,
+	};
+
+	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
+}
+
+static int mc_bind(int fd, __u64 h, uint32_t dev, __u64 mem,
+		   __u64 len)
+{
+	struct cumc_mc_bind b = {
+		.size = sizeof(b), .handle = h, .device = dev, .mem = mem,
+		.length = len,
+	};
+
+	return cumc_ioctl(fd, CUMC_MC_BIND_MEM, &b);
+}
+
+static int mc_unbind(int fd, __u64 h, uint32_t dev, __u64 len)
+{
+	struct cumc_mc_unbind u = {
+		.size = sizeof(u), .handle = h, .device = dev, .length = len,
+	};
+
+	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
+}
+
+FIXTURE(nl) {
+	int fd;
+	__u64 g;
+	uint32_t num_devices;
+	struct nl nl;
+	struct monitor mon;
+};
+
+FIXTURE_SETUP(nl)
+{
+	struct cumc_query q = { .size = sizeof(q) };
+
+	self->fd = cumc_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_QUERY, &q));
+	ASSERT_LE(2, q.num_devices);
+	self->g = q.mc_granularity;
+	self->num_devices = q.num_devices;
+	ASSERT_EQ(0, nl_open(&self->nl)) TH_LOG("no cumc netlink family");
+	ASSERT_EQ(0, monitor_open(&self->mon));
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	/* Leave the module as the next test expects it. */
+	for (int t = 0; t < CUMC_FAULT_NR; t++) {
+		fault_set(&self->nl, t, CUMC_FAULT_MODE_OFF, 0, NO_DEVICE);
+		for (int d = 0; d < 2; d++)
+			fault_set(&self->nl, t, CUMC_FAULT_MODE_OFF, 0, d);
+	}
+	fm_set(&self->nl, CUMC_FM_MODE_KERNEL, 5000);
+	nl_socket_free(self->mon.sk);
+	nl_socket_free(self->nl.sk);
+	close(self->fd);
+}
+
+/* A complete team of devices 0 and 1 and its control-plane id. */
+static __u64 team(struct __test_metadata *_metadata, FIXTURE_DATA(nl) *self,
+		     uint32_t *id)
+{
+	struct event *e;
+	__u64 h;
+
+	ASSERT_EQ(0, mc_create(self->fd, 2, self->g, 0, &h));
+	ASSERT_EQ(0, mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, mc_add(self->fd, h, 1));
+	monitor_read(&self->mon, self->mon.n + 1, 1000);
+	e = monitor_find(&self->mon, CUMC_CMD_MC_CREATE_NTF, 0);
+	ASSERT_NE(NULL, e);
+	*id = e->mc_id;
+	return h;
+}
+
+TEST_F(nl, dev_get_lists_every_device)
+{
+	struct cumc_device_info info;
+	static struct rows rows;
+
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_DEV_GET, NLM_F_DUMP, &rows, -1));
+	ASSERT_EQ(self->num_devices, rows.n);
+	for (int i = 0; i < rows.n; i++) {
+		EXPECT_EQ(i, rows.row[i].ordinal);
+		ASSERT_EQ(0, cumc_device_info(self->fd, i, &info));
+		EXPECT_EQ(info.mem_total, rows.row[i].u64[CUMC_A_DEV_MEM_TOTAL]);
+		EXPECT_EQ(info.mem_free, rows.row[i].u64[CUMC_A_DEV_MEM_FREE]);
+		EXPECT_EQ(info.pci_bus, rows.row[i].u32[CUMC_A_DEV_PCI_BUS]);
+		EXPECT_TRUE(rows.row[i].has[CUMC_A_DEV_UUID]);
+		EXPECT_TRUE(rows.row[i].has[CUMC_A_DEV_NAME]);
+	}
+}
+
+TEST_F(nl, mc_get_and_events_in_order)
+{
+	static const uint8_t order[] = {
+		CUMC_CMD_MC_CREATE_NTF, CUMC_CMD_TEAM_READY_NTF,
+		CUMC_CMD_BIND_NTF, CUMC_CMD_UNBIND_NTF, CUMC_CMD_MC_DELETE_NTF,
+	};
+	static struct rows rows;
+	struct row *r = NULL;
+	__u64 h, mem;
+	uint32_t id;
+	int i, k;
+
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1));
+	for (i = 0; i < rows.n; i++)
+		if (rows.row[i].mc_id == id)
+			r = &rows.row[i];
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(2, r->team_size);
+	EXPECT_EQ(self->g, r->u64[CUMC_A_MC_LENGTH]);
+	EXPECT_EQ(CUMC_TEAM_STATE_READY, r->state);
+	EXPECT_EQ(2, r->members);
+	EXPECT_EQ(1, r->binds);
+	EXPECT_FALSE(r->fm_pending);
+	ASSERT_EQ(0, mc_unbind(self->fd, h, 0, self->g));
+	ASSERT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, cumc_release(self->fd, mem));
+	monitor_read(&self->mon, 5, 1000);
+	/* The events about this object, in the order they happened. */
+	for (i = 0, k = 0; i < self->mon.n && k < 5; i++)
+		if (self->mon.ev[i].mc_id == id)
+			EXPECT_EQ(order[k++], self->mon.ev[i].cmd);
+	EXPECT_EQ(5, k);
+	/* Gone from the dump once freed. */
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1));
+	for (i = 0; i < rows.n; i++)
+		EXPECT_NE(id, rows.row[i].mc_id);
+}
+
+/* The fabric-wide row of STATS_GET. */
+static int fabric_stats(struct nl *nl, struct row *out)
+{
+	static struct rows rows;
+	int ret;
+
+	ret = nl_request(nl, CUMC_CMD_STATS_GET, NLM_F_DUMP, &rows, -1);
+	if (ret)
+		return ret;
+	for (int i = 0; i < rows.n; i++)
+		if (rows.row[i].ordinal == UINT32_MAX) {
+			*out = rows.row[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+TEST_F(nl, stats_count_binds_and_faults)
+{
+	struct row before, after;
+	static struct rows rows;
+	__u64 h, mem;
+	uint32_t id;
+
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_STATS_GET, NLM_F_DUMP, &rows, -1));
+	EXPECT_EQ(self->num_devices + 1, rows.n);
+	ASSERT_EQ(0, fabric_stats(&self->nl, &before));
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	ASSERT_EQ(0, fabric_stats(&self->nl, &after));
+	EXPECT_EQ(before.u64[CUMC_A_STAT_BINDS] + 1, after.u64[CUMC_A_STAT_BINDS]);
+	EXPECT_EQ(before.u64[CUMC_A_STAT_BOUND_BYTES] + self->g,
+		  after.u64[CUMC_A_STAT_BOUND_BYTES]);
+	EXPECT_EQ(before.u64[CUMC_A_STAT_OBJECTS] + 2, after.u64[CUMC_A_STAT_OBJECTS]);
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_MEM_EXHAUSTED,
+			       CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
+	EXPECT_EQ(-ENOSPC, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	before = after;
+	ASSERT_EQ(0, fabric_stats(&self->nl, &after));
+	EXPECT_EQ(before.u64[CUMC_A_STAT_FAULTS] + 1, after.u64[CUMC_A_STAT_FAULTS]);
+	ASSERT_EQ(0, cumc_release(self->fd, h));
+}
+
+TEST_F(nl, unprivileged_reads_but_may_not_change)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		static struct rows rows;
+		struct nl nl;
+
+		if (setgid(65534) || setuid(65534) || nl_open(&nl))
+			_exit(10);
+		if (nl_request(&nl, CUMC_CMD_DEV_GET, NLM_F_DUMP, &rows, -1))
+			_exit(11);
+		if (fault_set(&nl, CUMC_FAULT_MEM_EXHAUSTED,
+			      CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE) != -EPERM)
+			_exit(12);
+		if (fm_set(&nl, CUMC_FM_MODE_EXTERNAL, 100) != -EPERM)
+			_exit(13);
+		if (fm_respond(&nl, 1, CUMC_FM_RESULT_OK) != -EPERM)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child step %d failed",
+						 WEXITSTATUS(status));
+}
+
+TEST_F(nl, policy_refuses_out_of_range)
+{
+	/* The policy: out of range is ERANGE, a missing attribute EINVAL. */
+	EXPECT_EQ(-ERANGE, fault_set(&self->nl, CUMC_FAULT_NR,
+				     CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
+	EXPECT_EQ(-EINVAL, fault_set(&self->nl, CUMC_FAULT_MEM_EXHAUSTED,
+				     CUMC_FAULT_MODE_PROBABILITY, 101, NO_DEVICE));
+	EXPECT_EQ(-EINVAL, fault_set(&self->nl, CUMC_FAULT_MEM_EXHAUSTED,
+				     CUMC_FAULT_MODE_EVERY_NTH, 0, NO_DEVICE));
+	EXPECT_EQ(-ERANGE, fm_set(&self->nl, CUMC_FM_MODE_KERNEL, 0));
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, CUMC_CMD_FM_RESPOND, 0, NULL,
+				      CUMC_A_FM_REQ_ID, 1, -1));
+	EXPECT_EQ(-ENODEV, fault_set(&self->nl, CUMC_FAULT_MEM_EXHAUSTED,
+				     CUMC_FAULT_MODE_ONCE, 0,
+				     self->num_devices));
+}
+
+TEST_F(nl, fault_fabric_not_ready_times_out)
+{
+	struct timespec t0, t1;
+	__u64 h, mem;
+	uint32_t id;
+	long ms;
+
+	ASSERT_EQ(0, fm_set(&self->nl, CUMC_FM_MODE_KERNEL, 200));
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_FABRIC_NOT_READY,
+			       CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_SYSTEM_NOT_READY);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	EXPECT_GE(ms, 150);
+	/* One-shot: the next team is set up. */
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	h = team(_metadata, self, &id);
+	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, cumc_release(self->fd, mem));
+}
+
+TEST_F(nl, fault_illegal_state_fails_the_team)
+{
+	__u64 h, mem;
+	uint32_t id;
+
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_FABRIC_ILLEGAL_STATE,
+			       CUMC_FAULT_MODE_ONCE, 0, 1));
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-EIO, mc_bind(self->fd, h, 0, mem, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_ILLEGAL_STATE);
+	monitor_read(&self->mon, 3, 1000);
+	EXPECT_NE(NULL, monitor_find(&self->mon, CUMC_CMD_TEAM_FAILED_NTF, id));
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, cumc_release(self->fd, mem));
+}
+
+TEST_F(nl, fault_bind_out_of_fabric_resources)
+{
+	__u64 h, mem0, mem1;
+	uint32_t id;
+
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_BIND_NO_RESOURCES,
+			       CUMC_FAULT_MODE_PROBABILITY, 100, 1));
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem0));
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, 0, self->g, &mem1));
+	EXPECT_EQ(-ENOSPC, mc_bind(self->fd, h, 1, mem1, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_OUT_OF_MEMORY);
+	EXPECT_EQ(-ENOSPC, mc_bind(self->fd, h, 1, mem1, self->g));
+	/* Device 0 is not affected. */
+	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem0, self->g));
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, cumc_release(self->fd, mem0));
+	EXPECT_EQ(0, cumc_release(self->fd, mem1));
+}
+
+TEST_F(nl, fault_mem_exhausted_every_second)
+{
+	static struct rows rows;
+	__u64 m[4] = { 0 };
+
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_MEM_EXHAUSTED,
+			       CUMC_FAULT_MODE_EVERY_NTH, 2, 0));
+	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &m[0]));
+	EXPECT_EQ(-ENOSPC, cumc_mem_create(self->fd, 0, 0, self->g, &m[1]))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_OUT_OF_MEMORY);
+	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &m[2]));
+	EXPECT_EQ(0, cumc_mem_create(self->fd, 1, 0, self->g, &m[3]));
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_FAULT_GET, NLM_F_DUMP, &rows, -1));
+	ASSERT_EQ(1, rows.n);
+	EXPECT_EQ(0, rows.row[0].ordinal);
+	EXPECT_EQ(1, rows.row[0].u64[CUMC_A_FAULT_HITS]);
+	EXPECT_EQ(CUMC_FAULT_MODE_EVERY_NTH, rows.row[0].u32[CUMC_A_FAULT_MODE]);
+	cumc_release(self->fd, m[0]);
+	cumc_release(self->fd, m[2]);
+	cumc_release(self->fd, m[3]);
+}
+
+TEST_F(nl, fault_importer_not_permitted)
+{
+	struct cumc_export_fd e = { .size = sizeof(e) };
+	struct cumc_import_fd i = { .size = sizeof(i) };
+	__u64 mem;
+
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	e.handle = mem;
+	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_EXPORT_FD, &e));
+	i.fd = e.out_fd;
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_IMPORT_NOT_PERMITTED,
+			       CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
+	EXPECT_EQ(-EPERM, cumc_ioctl(self->fd, CUMC_IMPORT_FD, &i))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_NOT_PERMITTED);
+	EXPECT_EQ(0, cumc_ioctl(self->fd, CUMC_IMPORT_FD, &i));
+	cumc_release(self->fd, i.out_handle);
+	cumc_release(self->fd, mem);
+	close(e.out_fd);
+}
+
+struct answer {
+	struct nl nl;
+	uint32_t req;
+	int delay_ms;
+	int result;
+	int ret;
+};
+
+/* An external fabric manager that answers after a delay. */
+static void *answer_later(void *arg)
+{
+	struct answer *a = arg;
+
+	usleep(a->delay_ms * 1000);
+	a->ret = fm_respond(&a->nl, a->req, a->result);
+	return NULL;
+}
+
+/* An external-mode team and its setup request. */
+static __u64 external_team(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(nl) *self, uint32_t timeout_ms,
+			      uint32_t *req)
+{
+	struct event *e;
+	__u64 h;
+	uint32_t id;
+
+	ASSERT_EQ(0, fm_set(&self->nl, CUMC_FM_MODE_EXTERNAL, timeout_ms));
+	h = team(_metadata, self, &id);
+	monitor_read(&self->mon, self->mon.n + 1, 1000);
+	e = monitor_find(&self->mon, CUMC_CMD_TEAM_SETUP_REQ_NTF, id);
+	ASSERT_NE(NULL, e);
+	*req = e->req_id;
+	return h;
+}
+
+TEST_F(nl, fm_external_answers_while_bind_waits)
+{
+	struct answer a = { .delay_ms = 300, .result = CUMC_FM_RESULT_OK };
+	pthread_t thread;
+	__u64 h, mem;
+
+	h = external_team(_metadata, self, 5000, &a.req);
+	ASSERT_EQ(0, nl_open(&a.nl));
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, answer_later, &a));
+	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, a.ret);
+	/* Answered once only. */
+	EXPECT_EQ(-EALREADY, fm_respond(&self->nl, a.req, CUMC_FM_RESULT_OK));
+	nl_socket_free(a.nl.sk);
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, cumc_release(self->fd, mem));
+}
+
+TEST_F(nl, fm_late_answer_times_out_then_settles)
+{
+	__u64 h, mem;
+	uint32_t req;
+
+	h = external_team(_metadata, self, 200, &req);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_SYSTEM_NOT_READY);
+	/* The late answer still sets the team up, for later binds. */
+	EXPECT_EQ(0, fm_respond(&self->nl, req, CUMC_FM_RESULT_OK));
+	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, cumc_release(self->fd, mem));
+}
+
+TEST_F(nl, fm_failure_fails_the_team)
+{
+	__u64 h, mem;
+	uint32_t req;
+
+	h = external_team(_metadata, self, 5000, &req);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(0, fm_respond(&self->nl, req, CUMC_FM_RESULT_FAIL));
+	EXPECT_EQ(-EIO, mc_bind(self->fd, h, 0, mem, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_ILLEGAL_STATE);
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, cumc_release(self->fd, mem));
+}
+
+TEST_F(nl, fm_absent_times_out_and_stays_pending)
+{
+	static struct rows rows;
+	__u64 h, mem;
+	uint32_t req;
+	bool pending = false;
+
+	h = external_team(_metadata, self, 100, &req);
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g));
+	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g));
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1));
+	for (int i = 0; i < rows.n; i++)
+		if (rows.row[i].mc_id == req)
+			pending = rows.row[i].fm_pending &&
+				  rows.row[i].state == CUMC_TEAM_STATE_FORMING;
+	EXPECT_TRUE(pending);
+	/* The object goes; an answer for it afterwards is dropped. */
+	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(-ENOENT, fm_respond(&self->nl, req, CUMC_FM_RESULT_OK));
+	EXPECT_EQ(0, cumc_release(self->fd, mem));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cumc: the generic netlink control plane.
+ *
+ * Family CUMC_GENL_NAME, version CUMC_GENL_VERSION, one multicast group
+ * CUMC_GENL_MCGRP_MONITOR for events. Every attribute of every command and
+ * event lives in one attribute space, CUMC_A_*; nested attributes use their
+ * own spaces, named below. See Documentation/control-plane.md.
+ *
+ * Reading (the *_GET commands, subscribing to the monitor group) needs no
+ * privilege. Commands that change state (FAULT_SET, FM_SET, FM_RESPOND) need
+ * CAP_NET_ADMIN and fail with EPERM without it.
+ */
+#ifndef _UAPI_LINUX_CUMC_NETLINK_H
+#define _UAPI_LINUX_CUMC_NETLINK_H
+
+#define CUMC_GENL_NAME "cumc"
+#define CUMC_GENL_VERSION 1
+#define CUMC_GENL_MCGRP_MONITOR "monitor"
+
+/*
+ * Commands. The *_NTF values are events, only ever sent by the kernel to
+ * the monitor group; sending one is refused with EOPNOTSUPP.
+ *
+ * DEV_GET     dump: one message per device: DEV_ORDINAL, DEV_UUID,
+ *             DEV_NAME, DEV_PCI_BUS, DEV_MEM_TOTAL, DEV_MEM_FREE
+ * MC_GET      dump: one message per live multicast object: MC_ID,
+ *             MC_TEAM_SIZE, MC_LENGTH, MC_STATE, MC_FM_PENDING (flag, set
+ *             while an external fabric manager's answer is awaited), and a
+ *             MC_MEMBER (nested, CUMC_MEMBER_A_*) per member, each holding
+ *             a MEMBER_BIND (nested, CUMC_BIND_A_*) per binding
+ * STATS_GET   dump: one message per device (with DEV_ORDINAL), then one
+ *             fabric-wide (without), each with the STAT_* counters
+ * FAULT_SET   admin: arm or clear (FAULT_MODE OFF) one fault: FAULT_TYPE,
+ *             FAULT_MODE, FAULT_VALUE (N for EVERY_NTH, percent for
+ *             PROBABILITY), DEV_ORDINAL (absent: fabric-wide)
+ * FAULT_GET   dump: every armed fault: FAULT_TYPE, FAULT_MODE, FAULT_VALUE,
+ *             DEV_ORDINAL (absent: fabric-wide), FAULT_HITS
+ * FM_SET      admin: FM_MODE and/or FM_TIMEOUT_MS; replies with both
+ * FM_GET      do: replies FM_MODE, FM_TIMEOUT_MS
+ * FM_RESPOND  admin: FM_REQ_ID and FM_RESULT answer a TEAM_SETUP_REQ_NTF.
+ *             ENOENT: no such request (never sent, or its object is gone,
+ *             in which case the answer is dropped); EALREADY: answered
+ *             already
+ *
+ * Events (all carry MC_ID):
+ * MC_CREATE_NTF        a multicast object was created (+ TEAM_SIZE, LENGTH)
+ * TEAM_READY_NTF       its team is set up: binds and maps may proceed
+ * TEAM_FAILED_NTF      its team failed: binds and maps fail with EIO
+ * BIND_NTF, UNBIND_NTF memory bound or unbound: DEV_ORDINAL, BIND_MC_OFFSET,
+ *                      BIND_LENGTH
+ * MC_DELETE_NTF        the object was freed
+ * TEAM_SETUP_REQ_NTF   external mode: the team is complete and asks the
+ *                      fabric manager to set it up (+ FM_REQ_ID, TEAM_SIZE,
+ *                      LENGTH); answer with FM_RESPOND
+ */
+enum cumc_nl_cmd {
+	CUMC_CMD_UNSPEC,
+	CUMC_CMD_DEV_GET,
+	CUMC_CMD_MC_GET,
+	CUMC_CMD_STATS_GET,
+	CUMC_CMD_FAULT_SET,
+	CUMC_CMD_FAULT_GET,
+	CUMC_CMD_FM_SET,
+	CUMC_CMD_FM_GET,
+	CUMC_CMD_FM_RESPOND,
+	CUMC_CMD_MC_CREATE_NTF,
+	CUMC_CMD_TEAM_READY_NTF,
+	CUMC_CMD_TEAM_FAILED_NTF,
+	CUMC_CMD_BIND_NTF,
+	CUMC_CMD_UNBIND_NTF,
+	CUMC_CMD_MC_DELETE_NTF,
+	CUMC_CMD_TEAM_SETUP_REQ_NTF,
+
+	__CUMC_CMD_MAX,
+	CUMC_CMD_MAX = __CUMC_CMD_MAX - 1
+};
+
+enum cumc_nl_attr {
+	CUMC_A_UNSPEC,
+	CUMC_A_PAD,
+	CUMC_A_DEV_ORDINAL,		/* u32 */
+	CUMC_A_DEV_UUID,		/* binary, 16 bytes */
+	CUMC_A_DEV_NAME,		/* string */
+	CUMC_A_DEV_PCI_BUS,		/* u32 */
+	CUMC_A_DEV_MEM_TOTAL,		/* u64, bytes */
+	CUMC_A_DEV_MEM_FREE,		/* u64, bytes */
+	CUMC_A_MC_ID,			/* u32, stable while the object lives */
+	CUMC_A_MC_TEAM_SIZE,		/* u32 */
+	CUMC_A_MC_LENGTH,		/* u64, bytes per member */
+	CUMC_A_MC_STATE,		/* u32, enum cumc_team_state_uapi */
+	CUMC_A_MC_FM_PENDING,		/* flag */
+	CUMC_A_MC_MEMBER,		/* nested CUMC_MEMBER_A_*, repeated */
+	CUMC_A_BIND_MC_OFFSET,		/* u64 (events) */
+	CUMC_A_BIND_LENGTH,		/* u64 (events) */
+	CUMC_A_STAT_OBJECTS,		/* u64, live allocations + multicast objects */
+	CUMC_A_STAT_BOUND_BYTES,	/* u64, bytes bound now */
+	CUMC_A_STAT_BINDS,		/* u64, binds ever done */
+	CUMC_A_STAT_MAPS,		/* u64, maps ever done */
+	CUMC_A_STAT_WAITS,		/* u64, binds/maps that waited for a team */
+	CUMC_A_STAT_FAULTS,		/* u64, faults injected */
+	CUMC_A_FAULT_TYPE,		/* u32, enum cumc_fault_type */
+	CUMC_A_FAULT_MODE,		/* u32, enum cumc_fault_mode */
+	CUMC_A_FAULT_VALUE,		/* u32 */
+	CUMC_A_FAULT_HITS,		/* u64 */
+	CUMC_A_FM_MODE,			/* u32, enum cumc_fm_mode */
+	CUMC_A_FM_TIMEOUT_MS,		/* u32, 1 to 3600000 */
+	CUMC_A_FM_REQ_ID,		/* u32 */
+	CUMC_A_FM_RESULT,		/* u32, enum cumc_fm_result */
+
+	__CUMC_A_MAX,
+	CUMC_A_MAX = __CUMC_A_MAX - 1
+};
+
+enum cumc_nl_member_attr {
+	CUMC_MEMBER_A_UNSPEC,
+	CUMC_MEMBER_A_PAD,
+	CUMC_MEMBER_A_DEVICE,		/* u32 */
+	CUMC_MEMBER_A_BIND,		/* nested CUMC_BIND_A_*, repeated */
+
+	__CUMC_MEMBER_A_MAX,
+	CUMC_MEMBER_A_MAX = __CUMC_MEMBER_A_MAX - 1
+};
+
+enum cumc_nl_bind_attr {
+	CUMC_BIND_A_UNSPEC,
+	CUMC_BIND_A_PAD,
+	CUMC_BIND_A_MC_OFFSET,		/* u64 */
+	CUMC_BIND_A_LENGTH,		/* u64 */
+	CUMC_BIND_A_MEM_OFFSET,		/* u64 */
+
+	__CUMC_BIND_A_MAX,
+	CUMC_BIND_A_MAX = __CUMC_BIND_A_MAX - 1
+};
+
+/*
+ * Injectable faults, and what the user of libcumc sees (Documentation/
+ * faults.md):
+ * FABRIC_NOT_READY      team setup is never answered: binds and maps of the
+ *                       team fail with ETIMEDOUT (CUDA_ERROR_SYSTEM_NOT_READY)
+ * FABRIC_ILLEGAL_STATE  team setup fails: EIO (CUDA_ERROR_ILLEGAL_STATE)
+ * BIND_NO_RESOURCES     a bind fails with ENOSPC (CUDA_ERROR_OUT_OF_MEMORY)
+ * MEM_EXHAUSTED         an allocation fails with ENOSPC (OUT_OF_MEMORY)
+ * IMPORT_NOT_PERMITTED  an import fails with EPERM (NOT_PERMITTED)
+ */
+enum cumc_fault_type {
+	CUMC_FAULT_FABRIC_NOT_READY,
+	CUMC_FAULT_FABRIC_ILLEGAL_STATE,
+	CUMC_FAULT_BIND_NO_RESOURCES,
+	CUMC_FAULT_MEM_EXHAUSTED,
+	CUMC_FAULT_IMPORT_NOT_PERMITTED,
+
+	CUMC_FAULT_NR
+};
+
+/* ONCE disarms itself after its hit; EVERY_NTH hits calls N, 2N, ... */
+enum cumc_fault_mode {
+	CUMC_FAULT_MODE_OFF,
+	CUMC_FAULT_MODE_ONCE,
+	CUMC_FAULT_MODE_EVERY_NTH,
+	CUMC_FAULT_MODE_PROBABILITY,
+};
+
+enum cumc_fm_mode {
+	CUMC_FM_MODE_KERNEL,	/* the in-kernel fabric manager, the default */
+	CUMC_FM_MODE_EXTERNAL,	/* a daemon answers TEAM_SETUP_REQ_NTF */
+};
+
+enum cumc_fm_result {
+	CUMC_FM_RESULT_OK,
+	CUMC_FM_RESULT_FAIL,
+};
+
+#endif /* _UAPI_LINUX_CUMC_NETLINK_H */
