@@ -2,9 +2,14 @@
 #
 # make            the module, libcumc (shared and static), its pkg-config
 #                 file and the tests
+# make demo       the demo: a multicast all-reduce against a ring in the VM,
+#                 report and plot in build/demo/
 # make check      build, run the host unit tests, then the selftests inside
 #                 the VM; ends with 'N passed, N failed'
 # make lint       checkpatch and sparse over kmod/
+# make fuzz       the ioctl fuzzer in the VM for FUZZ_CALLS calls
+# make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak,
+#                 fail-nth) built once by scripts/debug-kernel
 #
 # KDIR selects the kernel headers the module builds against: by default those
 # of the Debian kernel scripts/vm-run boots.
@@ -33,7 +38,7 @@ LIB_A := $(O)/libcumc.a
 CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
-CHECK_VM_TESTS += test_multimem
+CHECK_VM_TESTS += test_multimem test_multimem_team
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -43,7 +48,7 @@ KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 LINUX_SOURCE = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
 LINUX_SOURCE_TOP = $(patsubst %.tar.xz,%,$(notdir $(LINUX_SOURCE)))
 
-all: kmod lib tests
+all: kmod lib tests tools
 
 deps:
 	@scripts/deps
@@ -107,21 +112,29 @@ check:
 	@$(MAKE) --no-print-directory all
 	@scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
-			selftests/vm-run/test-vm-run.sh" \
+			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh" \
 		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
-			lib/tests/abi/conformance.sh"
+			lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
+			tools/tests/test-allreduce.sh selftests/cumcctl.sh"
 
 # Benchmarks (bench/): figures, never a pass or fail. The data path runs
-# natively too; everything that needs the module runs in one VM boot.
-BENCHES := bench_va bench_multimem
+# natively too; everything that needs the module runs in one VM boot, with
+# 72 devices (an NVL72 rack, for the team sizes) of 2 TiB each (lazily
+# backed: room for a 1 TiB multicast object); see Documentation/performance.md.
+BENCHES := bench_va bench_multimem bench_control bench_scaling
+BENCH_VM_PARAMS := num_devices=72 mem_size_mib=2097152
 bench: $(BENCHES:%=$(O)/bench/%)
+	@scripts/deps
 	$(O)/bench/bench_multimem --json $(O)/bench/bench_multimem-native.json
-	scripts/vm-run -- sh -c '$(O)/bench/bench_va && \
+	scripts/vm-run $(BENCH_VM_PARAMS) -- sh -c '$(O)/bench/bench_va && \
+		$(O)/bench/bench_control --json $(O)/bench/bench_control.json && \
+		$(O)/bench/bench_scaling --json $(O)/bench/bench_scaling.json && \
 		$(O)/bench/bench_multimem --max-bytes 4194304 \
 			--json $(O)/bench/bench_multimem-vm.json'
+	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.
-$(O)/bench/%: bench/%.c $(LIB_A) | $(O)/bench
+$(O)/bench/%: bench/%.c bench/bench.h $(LIB_A) | $(O)/bench
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< $(LIB_A) -lpthread
 
 $(O)/bench:
@@ -129,10 +142,75 @@ $(O)/bench:
 
 .PHONY: bench
 
+# tools/: programs on libcumc's public API. 'make demo', the README's first
+# command: an all-reduce over the multicast fabric against a unicast ring,
+# 8 devices in the VM, with a report and a plot in build/demo/.
+TOOLS := cumc-allreduce
+tools: $(TOOLS:%=$(O)/tools/%)
+
+$(TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c $(LIB_A) include/cumc/cuda.h \
+		include/cumc/cumc.h | $(O)/tools
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) -lpthread
+
+$(O)/tools:
+	mkdir -p $@
+
+demo:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@tools/demo.sh
+
+.PHONY: tools demo
+
+# The control plane's programs (libnl-3): cumcctl and cumc-fm, the external
+# fabric manager; and the netlink selftest, the one selftest that needs libnl.
+NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
+CTL_TOOLS := cumcctl cumc-fm
+all: ctl-tools
+ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
+
+$(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
+	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -o $@ $< $(NL_LIBS)
+
+$(O)/selftests/cumc_netlink: selftests/cumc_netlink.c selftests/cumc_selftest.h \
+		$(KSFT_HEADERS) uapi/linux/cumc.h uapi/linux/cumc_netlink.h | $(O)/selftests
+	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -o $@ $< \
+		$(NL_LIBS) -lpthread
+
+# What the shell test runs to make events: one team's life.
+$(O)/selftests/helpers/cumc_team: selftests/helpers/cumc_team.c uapi/linux/cumc.h
+	mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) $(CFLAGS) -o $@ $<
+all: $(O)/selftests/helpers/cumc_team
+
+.PHONY: ctl-tools
+
+# Longer fuzzing than make check's, by our structure-aware fuzzer (trinity
+# could not be made to reach /dev/cumc: see Documentation/testing.md).
+FUZZ_CALLS ?= 200000
+FUZZ_SEED ?= $(shell date +%s)
+fuzz: all
+	scripts/vm-run --timeout 0 -- env CUMC_FUZZ_CALLS=$(FUZZ_CALLS) \
+		CUMC_FUZZ_SEED=$(FUZZ_SEED) $(O)/selftests/cumc_fuzz
+
+# The VM suite on the debug kernel, with the module rebuilt against its
+# tree, then again against the Debian kernel's for the other targets.
+check-debug:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@dir=$$(scripts/debug-kernel) && \
+	$(MAKE) --no-print-directory kmod KDIR=$$dir/build && \
+	scripts/run-tests --vm-args "--kernel $$(ls $$dir/vmlinuz-*)" \
+		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)"; \
+	status=$$?; $(MAKE) --no-print-directory kmod; exit $$status
+
+.PHONY: fuzz check-debug
+
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,MACRO_ARG_REUSE
-LINT_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
+LINT_FILES = $(filter-out %.mod.c kmod/cumc_compat.h,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
 $(CHECKPATCH):
 	@test -n "$(LINUX_SOURCE)" || { echo "no linux-source tarball (run scripts/deps)"; exit 1; }
 	mkdir -p $(O)/checkpatch
@@ -144,6 +222,10 @@ $(CHECKPATCH):
 lint: deps $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
 		--ignore $(CHECKPATCH_IGNORE) -f $(LINT_FILES)
+	@# kmod/cumc_compat.h is where the kernel version checks belong.
+	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
+		--ignore $(CHECKPATCH_IGNORE),LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+		-f kmod/cumc_compat.h
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 modules 2>&1 | tee $(O)/sparse.log
 	@! grep -E 'warning|error' $(O)/sparse.log
 
@@ -153,3 +235,6 @@ clean:
 	rm -rf $(O)
 
 .PHONY: all deps kmod lib tests vm-run-test-module check lint clean
+
+# make install, make uninstall (DESTDIR, PREFIX): see packaging/install.mk.
+include packaging/install.mk

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <linux/cumc.h>
 
@@ -209,6 +210,100 @@ static inline int cumc_va_query(int fd, __u64 addr, __u32 device, __u32 flags,
 	q->addr = addr;
 	q->device = device;
 	return cumc_ioctl(fd, CUMC_VA_QUERY, q);
+}
+
+/*
+ * Every live-object count of debugfs, for tests that prove nothing leaks
+ * (stress, kill, fuzz, fail-nth). Indexed like cumc_object_names.
+ */
+#define CUMC_NUM_OBJECT_KINDS 8
+
+static const char *const cumc_object_names[CUMC_NUM_OBJECT_KINDS] = {
+	"clients", "mems", "pages", "vas", "mappings", "mcs", "binds", "views",
+};
+
+struct cumc_objects {
+	long n[CUMC_NUM_OBJECT_KINDS];
+};
+
+/* 0, or -1 when the file cannot be read or has not every count. */
+static inline int cumc_objects_read(struct cumc_objects *o)
+{
+	char name[32];
+	int found = 0, i;
+	long value;
+	FILE *f;
+
+	f = fopen(CUMC_OBJECTS_PATH, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%31s %ld", name, &value) == 2) {
+		for (i = 0; i < CUMC_NUM_OBJECT_KINDS; i++) {
+			if (!strcmp(name, cumc_object_names[i])) {
+				o->n[i] = value;
+				found |= 1 << i;
+			}
+		}
+	}
+	fclose(f);
+	return found == (1 << CUMC_NUM_OBJECT_KINDS) - 1 ? 0 : -1;
+}
+
+/*
+ * Wait up to @ms for the counts to equal @want: the last close of a file
+ * (a dead process's, an exported descriptor in flight) may run a moment
+ * after waitpid() returns. 0 when equal; otherwise -1, @now the last seen.
+ */
+static inline int cumc_objects_settle(const struct cumc_objects *want,
+				      struct cumc_objects *now, int ms)
+{
+	for (;;) {
+		if (!cumc_objects_read(now) && !memcmp(now, want, sizeof(*now)))
+			return 0;
+		if (ms <= 0)
+			return -1;
+		usleep(10000);
+		ms -= 10;
+	}
+}
+
+/* Print the counts that differ from @want; the number of them. */
+static inline int cumc_objects_diff(const struct cumc_objects *want,
+				    const struct cumc_objects *now)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < CUMC_NUM_OBJECT_KINDS; i++) {
+		if (want->n[i] == now->n[i])
+			continue;
+		fprintf(stderr, "# %s: %ld, expected %ld\n",
+			cumc_object_names[i], now->n[i], want->n[i]);
+		bad++;
+	}
+	return bad;
+}
+
+/* The devices whose mem_free is not their mem_total; -1 on error. */
+static inline int cumc_devices_not_free(int fd)
+{
+	struct cumc_device_info info;
+	long n = cumc_num_devices(fd);
+	int bad = 0;
+	__u32 d;
+
+	if (n < 0)
+		return -1;
+	for (d = 0; d < n; d++) {
+		if (cumc_device_info(fd, d, &info))
+			return -1;
+		if (info.mem_free == info.mem_total)
+			continue;
+		fprintf(stderr, "# device %u: mem_free %llu of %llu\n", d,
+			(unsigned long long)info.mem_free,
+			(unsigned long long)info.mem_total);
+		bad++;
+	}
+	return bad;
 }
 
 #endif /* _CUMC_SELFTEST_H */

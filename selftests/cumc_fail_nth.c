@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation failures everywhere, in the manner of iommufd_fail_nth: for
+ * each ioctl sequence and n = 1, 2, 3..., make the n-th allocation of this
+ * thread fail (/proc/self/task/TID/fail-nth, with failslab and
+ * fail_page_alloc), run the sequence, check that it either completed or
+ * stopped at a call that failed with an errno, undo what it made, and check
+ * that every live-object count is back to its value before. It ends when
+ * the sequence runs to the end without the injection being reached.
+ *
+ * Needs a kernel with CONFIG_FAULT_INJECTION_DEBUG_FS, FAILSLAB and
+ * FAIL_PAGE_ALLOC (scripts/debug-kernel, make check-debug); skipped
+ * elsewhere.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/cumc.h>
+
+#include "kselftest_harness.h"
+
+#include "cumc_selftest.h"
+
+#define MAX_N 2000
+
+static __u64 gran;
+
+struct seq_state {
+	int fd, fd2, efd;
+	__u64 mem, mem2, mc, va;
+};
+
+static int fail_nth_fd(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
+		 (long)syscall(SYS_gettid));
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Arm: the n-th allocation from now fails. */
+static int arm(int nth, int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", n);
+
+	return pwrite(nth, buf, len, 0) == len ? 0 : -1;
+}
+
+/* Disarm; whether the injection was reached (the count ran down to 0). */
+static int disarm(int nth)
+{
+	char buf[16] = "";
+	int left;
+
+	if (pread(nth, buf, sizeof(buf) - 1, 0) <= 0)
+		return -1;
+	left = atoi(buf);
+	if (pwrite(nth, "0", 1, 0) != 1)
+		return -1;
+	return left == 0;
+}
+
+static int mc_create(int fd, __u32 n, __u64 *h)
+{
+	struct cumc_mc_create c = {
+		.size = sizeof(c), .num_devices = n, .length = gran,
+	};
+	int ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
+
+	*h = c.out_handle;
+	return ret;
+}
+
+/*
+ * The sequences: each stops at the first failure, which is fine as long as
+ * it is an errno; the cleanup is the caller's, from the state.
+ */
+
+static int seq_create(struct seq_state *s)
+{
+	return cumc_mem_create(s->fd, 0, 0, gran, &s->mem);
+}
+
+static int seq_map(struct seq_state *s)
+{
+	struct cumc_access_desc d = { 0, CUMC_ACCESS_READWRITE };
+
+	return cumc_mem_create(s->fd, 0, 0, gran, &s->mem) ?:
+	       cumc_va_reserve(s->fd, gran, 0, 0, &s->va) ?:
+	       cumc_map(s->fd, s->va, gran, s->mem) ?:
+	       cumc_set_access(s->fd, s->va, gran, &d, 1) ?:
+	       cumc_unmap(s->fd, s->va, gran);
+}
+
+static int seq_share(struct seq_state *s)
+{
+	struct cumc_export_fd e = { .size = sizeof(e) };
+	struct cumc_import_fd i = { .size = sizeof(i) };
+	int ret;
+
+	ret = cumc_mem_create(s->fd, 0, CUMC_HANDLE_FD, gran, &s->mem);
+	if (ret)
+		return ret;
+	e.handle = s->mem;
+	ret = cumc_ioctl(s->fd, CUMC_EXPORT_FD, &e);
+	if (ret)
+		return ret;
+	s->efd = e.out_fd;
+	s->fd2 = cumc_open();
+	if (s->fd2 < 0)
+		return -errno;
+	i.fd = s->efd;
+	ret = cumc_ioctl(s->fd2, CUMC_IMPORT_FD, &i);
+	if (!ret)
+		s->mem2 = i.out_handle;
+	return ret;
+}
+
+static int seq_multicast(struct seq_state *s)
+{
+	struct cumc_mc_add_device a = { .size = sizeof(a), .device = 0 };
+	struct cumc_mc_bind b = { .size = sizeof(b), .length = gran };
+	struct cumc_mc_unbind u = { .size = sizeof(u), .length = gran };
+	int ret;
+
+	ret = mc_create(s->fd, 1, &s->mc) ?:
+	      cumc_mem_create(s->fd, 0, 0, gran, &s->mem);
+	if (ret)
+		return ret;
+	a.handle = b.handle = u.handle = s->mc;
+	b.mem = s->mem;
+	return cumc_ioctl(s->fd, CUMC_MC_ADD_DEVICE, &a) ?:
+	       cumc_ioctl(s->fd, CUMC_MC_BIND_MEM, &b) ?:
+	       cumc_ioctl(s->fd, CUMC_MC_UNBIND, &u);
+}
+
+/* Undo whatever the sequence got to; closing the clients does the rest. */
+static void cleanup(struct seq_state *s)
+{
+	if (s->va) {
+		cumc_unmap(s->fd, s->va, gran);
+		cumc_va_free(s->fd, s->va, gran);
+	}
+	if (s->efd > 0)
+		close(s->efd);
+	if (s->fd2 > 0)
+		close(s->fd2);
+	close(s->fd);
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct seq_state *s);
+} seqs[] = {
+	{ "create", seq_create },
+	{ "map", seq_map },
+	{ "export/import", seq_share },
+	{ "multicast create/add/bind", seq_multicast },
+};
+
+FIXTURE(fail_nth) {
+	int nth;
+	struct cumc_objects base;
+};
+
+FIXTURE_SETUP(fail_nth)
+{
+	struct cumc_device_info info;
+	int fd;
+
+	/* The test skips: in this harness a SKIP here would not stop it. */
+	self->nth = fail_nth_fd();
+	if (self->nth < 0)
+		return;
+	/*
+	 * By default both ignore allocations that may sleep, which are
+	 * nearly all of the module's, and fail_page_alloc single pages.
+	 */
+	ASSERT_EQ(0, write_str("/sys/kernel/debug/failslab/ignore-gfp-wait",
+			       "N"));
+	ASSERT_EQ(0, write_str("/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait",
+			       "N"));
+	ASSERT_EQ(0, write_str("/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem",
+			       "N"));
+	ASSERT_EQ(0, write_str("/sys/kernel/debug/fail_page_alloc/min-order",
+			       "0"));
+	/* One line per injected failure would flood the serial console. */
+	write_str("/sys/kernel/debug/failslab/verbose", "0");
+	write_str("/sys/kernel/debug/fail_page_alloc/verbose", "0");
+	fd = cumc_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, cumc_device_info(fd, 0, &info));
+	gran = info.granularity;
+	close(fd);
+	ASSERT_EQ(0, cumc_objects_read(&self->base));
+}
+
+FIXTURE_TEARDOWN(fail_nth)
+{
+	if (self->nth >= 0)
+		close(self->nth);
+}
+
+TEST_F_TIMEOUT(fail_nth, sequences, 1200)
+{
+	struct cumc_objects now;
+	unsigned int i;
+	int n, hit, ret;
+
+	if (self->nth < 0)
+		SKIP(return, "no fail-nth: a kernel without fault injection");
+	for (i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+		int injected = 0, failed_calls = 0;
+
+		for (n = 1; n <= MAX_N; n++) {
+			struct seq_state s = { .fd = cumc_open() };
+
+			ASSERT_LE(0, s.fd);
+			ASSERT_EQ(0, arm(self->nth, n));
+			ret = seqs[i].run(&s);
+			hit = disarm(self->nth);
+			ASSERT_LE(0, hit);
+			cleanup(&s);
+			/* Without injection, the sequence must work. */
+			if (!hit) {
+				EXPECT_EQ(0, ret) TH_LOG("%s: %s", seqs[i].name,
+							 strerror(-ret));
+				break;
+			}
+			injected++;
+			failed_calls += ret != 0;
+			ASSERT_EQ(0, cumc_objects_settle(&self->base, &now,
+							 2000)) {
+				TH_LOG("%s, allocation %d failed", seqs[i].name,
+				       n);
+				cumc_objects_diff(&self->base, &now);
+			}
+		}
+		EXPECT_GE(MAX_N, n);
+		TH_LOG("%-28s %4d allocations failed, %d calls saw it",
+		       seqs[i].name, injected, failed_calls);
+	}
+	n = cumc_open();
+	ASSERT_LE(0, n);
+	EXPECT_EQ(0, cumc_devices_not_free(n));
+	close(n);
+}
+
+TEST_HARNESS_MAIN
