@@ -227,13 +227,15 @@ static void bench_device_team(unsigned int members, size_t max_bytes,
 	size_t bytes;
 
 	CHECK(cuMulticastCreate(&mc, &prop));
+	/* A bind waits for a complete team: every member joins first. */
+	for (m = 0; m < members; m++)
+		CHECK(cuMulticastAddDevice(mc, (CUdevice)m));
 	for (m = 0; m < members; m++) {
 		CUmemAllocationProp mp = {
 			.type = CU_MEM_ALLOCATION_TYPE_PINNED,
 			.location = { CU_MEM_LOCATION_TYPE_DEVICE, (int)m },
 		};
 
-		CHECK(cuMulticastAddDevice(mc, (CUdevice)m));
 		CHECK(cuMemCreate(&mem[m], max_bytes, &mp, 0));
 		CHECK(cuMulticastBindMem(mc, 0, mem[m], 0, max_bytes, 0));
 	}

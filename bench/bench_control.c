@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_control: the latency of every control-path entry point, for a
+ * 2 MiB, a 512 MiB and an 8 GiB allocation: the address space
+ * (cuMemCreate to cuMemRelease), sharing (export and import as a POSIX fd
+ * and as a fabric handle) and multicast (create, add a device, bind,
+ * unbind, release) over a team of one device, so that no call waits for
+ * another member.  Each figure is the median and 95th percentile of many
+ * rounds, and the median as a multiple of a null system call measured in
+ * the same run.  The sizes take turns round after round so that none gains
+ * from running later (warm caches, the emulator's translated code).
+ *
+ * bench_control [--json FILE] [--reps N]
+ * Figures, never a verdict.
+ */
+#include <cuda.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define WARMUP 10
+
+enum op {
+	OP_CREATE,
+	OP_RESERVE,
+	OP_MAP,
+	OP_SET_ACCESS,
+	OP_UNMAP,
+	OP_FREE,
+	OP_EXPORT_FD,
+	OP_IMPORT_FD,
+	OP_EXPORT_FABRIC,
+	OP_IMPORT_FABRIC,
+	OP_MC_CREATE,
+	OP_MC_ADD_DEVICE,
+	OP_MC_BIND,
+	OP_MC_UNBIND,
+	OP_MC_RELEASE,
+	OP_RELEASE,
+	NUM_OPS
+};
+
+static const char *const op_names[NUM_OPS] = {
+	"cuMemCreate", "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess",
+	"cuMemUnmap", "cuMemAddressFree",
+	"cuMemExportToShareableHandle(fd)", "cuMemImportFromShareableHandle(fd)",
+	"cuMemExportToShareableHandle(fabric)",
+	"cuMemImportFromShareableHandle(fabric)",
+	"cuMulticastCreate", "cuMulticastAddDevice", "cuMulticastBindMem",
+	"cuMulticastUnbind", "cuMemRelease(multicast)", "cuMemRelease",
+};
+
+static const struct size_case {
+	const char *name;
+	size_t bytes;
+} sizes[] = {
+	{ "2MiB", 2ULL << 20 },
+	{ "512MiB", 512ULL << 20 },
+	{ "8GiB", 8ULL << 30 },
+};
+
+#define NUM_SIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+#define TIMED(t, op, call) do {					\
+	double t0_ = now_ns();					\
+	CUresult res_ = (call);					\
+								\
+	(t)[op] = now_ns() - t0_;				\
+	bench_check(res_, op_names[op]);			\
+} while (0)
+
+/* One life of an allocation and of a multicast object, each step timed. */
+static void one_round(size_t bytes, double t[NUM_OPS])
+{
+	CUmemAllocationProp prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
+					CU_MEM_HANDLE_TYPE_FABRIC,
+	};
+	CUmemAccessDesc desc = {
+		.location = prop.location,
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	CUmulticastObjectProp mc_prop = { .numDevices = 1, .size = bytes };
+	CUmemGenericAllocationHandle mem, imported, mc;
+	CUmemFabricHandle fabric;
+	CUdeviceptr va;
+	int fd;
+
+	TIMED(t, OP_CREATE, cuMemCreate(&mem, bytes, &prop, 0));
+	TIMED(t, OP_RESERVE, cuMemAddressReserve(&va, bytes, 0, 0, 0));
+	TIMED(t, OP_MAP, cuMemMap(va, bytes, 0, mem, 0));
+	TIMED(t, OP_SET_ACCESS, cuMemSetAccess(va, bytes, &desc, 1));
+	TIMED(t, OP_UNMAP, cuMemUnmap(va, bytes));
+	TIMED(t, OP_FREE, cuMemAddressFree(va, bytes));
+
+	TIMED(t, OP_EXPORT_FD, cuMemExportToShareableHandle(&fd, mem,
+				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	TIMED(t, OP_IMPORT_FD, cuMemImportFromShareableHandle(&imported,
+				(void *)(uintptr_t)fd,
+				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	CHECK(cuMemRelease(imported));
+	close(fd);
+	TIMED(t, OP_EXPORT_FABRIC, cuMemExportToShareableHandle(&fabric, mem,
+				CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	TIMED(t, OP_IMPORT_FABRIC, cuMemImportFromShareableHandle(&imported,
+				&fabric, CU_MEM_HANDLE_TYPE_FABRIC));
+	CHECK(cuMemRelease(imported));
+
+	TIMED(t, OP_MC_CREATE, cuMulticastCreate(&mc, &mc_prop));
+	TIMED(t, OP_MC_ADD_DEVICE, cuMulticastAddDevice(mc, 0));
+	TIMED(t, OP_MC_BIND, cuMulticastBindMem(mc, 0, mem, 0, bytes, 0));
+	TIMED(t, OP_MC_UNBIND, cuMulticastUnbind(mc, 0, 0, bytes));
+	TIMED(t, OP_MC_RELEASE, cuMemRelease(mc));
+	TIMED(t, OP_RELEASE, cuMemRelease(mem));
+}
+
+static void measure(int reps, struct stats out[NUM_SIZES][NUM_OPS])
+{
+	double *samples = calloc(NUM_SIZES * NUM_OPS * reps, sizeof(double));
+	double t[NUM_OPS];
+	size_t s;
+	int r, op;
+
+	if (!samples)
+		exit(1);
+	for (r = 0; r < WARMUP; r++)
+		for (s = 0; s < NUM_SIZES; s++)
+			one_round(sizes[s].bytes, t);
+	for (r = 0; r < reps; r++) {
+		for (s = 0; s < NUM_SIZES; s++) {
+			one_round(sizes[s].bytes, t);
+			for (op = 0; op < NUM_OPS; op++)
+				samples[(s * NUM_OPS + op) * reps + r] = t[op];
+		}
+	}
+	for (s = 0; s < NUM_SIZES; s++)
+		for (op = 0; op < NUM_OPS; op++)
+			out[s][op] = stats_of(&samples[(s * NUM_OPS + op) * reps],
+					      reps);
+	free(samples);
+}
+
+static void print_table(int reps, const struct stats res[NUM_SIZES][NUM_OPS],
+			struct stats null)
+{
+	size_t s;
+	int op;
+
+	printf("bench_control: %d rounds per size, device 0, team of 1; null syscall "
+	       "(getppid) median %.0f ns, p95 %.0f ns\n\n", reps, null.median_ns,
+	       null.p95_ns);
+	printf("%-39s", "operation (median us / p95 us / x null)");
+	for (s = 0; s < NUM_SIZES; s++)
+		printf(" | %-24s", sizes[s].name);
+	printf(" | 8GiB/2MiB\n");
+	for (op = 0; op < NUM_OPS; op++) {
+		printf("%-39s", op_names[op]);
+		for (s = 0; s < NUM_SIZES; s++)
+			printf(" | %7.1f %8.1f %7.1f", res[s][op].median_ns / 1e3,
+			       res[s][op].p95_ns / 1e3,
+			       res[s][op].median_ns / null.median_ns);
+		printf(" | %9.2f\n", res[NUM_SIZES - 1][op].median_ns /
+		       res[0][op].median_ns);
+	}
+}
+
+/* One result per line, so that line tools (the plot) can read it too. */
+static int write_json(const char *path, int reps,
+		      const struct stats res[NUM_SIZES][NUM_OPS],
+		      struct stats null)
+{
+	FILE *f = fopen(path, "w");
+	size_t s;
+	int op;
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\n  \"rounds\": %d,\n", reps);
+	fprintf(f, "  \"null_syscall\": { \"call\": \"getppid\", \"median_ns\": %.1f, "
+		"\"p95_ns\": %.1f },\n  \"results\": [\n", null.median_ns,
+		null.p95_ns);
+	for (op = 0; op < NUM_OPS; op++)
+		for (s = 0; s < NUM_SIZES; s++)
+			fprintf(f, "    { \"op\": \"%s\", \"size\": \"%s\", "
+				"\"bytes\": %zu, \"median_ns\": %.1f, "
+				"\"p95_ns\": %.1f, \"x_null_syscall\": %.2f }%s\n",
+				op_names[op], sizes[s].name, sizes[s].bytes,
+				res[s][op].median_ns, res[s][op].p95_ns,
+				res[s][op].median_ns / null.median_ns,
+				op + 1 < NUM_OPS || s + 1 < NUM_SIZES ? "," : "");
+	fprintf(f, "  ]\n}\n");
+	return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	static struct stats results[NUM_SIZES][NUM_OPS];
+	const char *json = "build/bench/bench_control.json";
+	struct stats null;
+	int reps = 200, i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--json"))
+			json = argv[i + 1];
+		else if (!strcmp(argv[i], "--reps"))
+			reps = atoi(argv[i + 1]);
+	}
+	if (reps < 1)
+		reps = 1;
+	CHECK(cuInit(0));
+	null = null_syscall();
+	measure(reps, results);
+	print_table(reps, results, null);
+	if (write_json(json, reps, results, null)) {
+		perror(json);
+		return 1;
+	}
+	printf("\nJSON: %s\n", json);
+	return 0;
+}
