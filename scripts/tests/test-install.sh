@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make install / make uninstall into a staging root, run inside the VM
+# (part of the --vm list of make check): every file lands, the symlinks
+# resolve, modprobe loads the installed module from the staging root, a
+# program built with pkg-config against the installed library runs, and
+# uninstall leaves no file behind. Prints TAP.
+#
+# scripts/vm-run loaded kmod/cumc.ko before this test and unloads 'cumc'
+# after it: the test unloads it, loads the installed copy, and at the end
+# loads the build tree's module again with the parameters it had.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+prefix=/usr/local
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=1
+	echo "not ok $n $1"
+}
+
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+if [ "$(id -u)" != 0 ] || [ ! -e /dev/cumc ]; then
+	echo "1..0 # SKIP needs root and the module loaded (run it with scripts/vm-run)"
+	exit 0
+fi
+
+stage=$(mktemp -d /tmp/cumc-stage.XXXXXX)
+work=$(mktemp -d /tmp/cumc-install-test.XXXXXX)
+kver=$(uname -r)
+# The parameters the module was loaded with, to load it again as it was.
+params=()
+for p in /sys/module/cumc/parameters/*; do
+	[ -r "$p" ] && params+=("$(basename "$p")=$(<"$p")")
+done
+
+restore_module() {
+	grep -q '^cumc ' /proc/modules && rmmod cumc
+	insmod "$top/kmod/cumc.ko" "${params[@]}"
+}
+trap 'restore_module; rm -rf "$stage" "$work"' EXIT
+
+# 1. Install.
+if make -s install DESTDIR="$stage" PREFIX="$prefix" >"$work/install.log" 2>&1; then
+	ok "make install DESTDIR PREFIX=$prefix"
+else
+	cat "$work/install.log"
+	not_ok "make install DESTDIR PREFIX=$prefix"
+fi
+
+# 2. Every file, the symlinks and the pkg-config prefix.
+files=(
+	"$prefix/lib/libcumc.so.1.0.0" "$prefix/lib/libcumc.a"
+	"$prefix/include/cumc/cuda.h" "$prefix/include/cumc/cumc.h"
+	"$prefix/lib/pkgconfig/libcumc.pc"
+	"$prefix/share/man/man3/libcumc.3" "$prefix/share/man/man3/cumcMultimemSt.3"
+	"$prefix/share/man/man3/cumcMultimemLdReduce.3"
+	"$prefix/share/man/man3/cumcMultimemRed.3"
+	/etc/udev/rules.d/60-cumc.rules /etc/modprobe.d/cumc.conf
+	"/lib/modules/$kver/updates/cumc.ko"
+)
+for t in cumcctl cumc-fm; do
+	[ -x "build/tools/$t" ] && files+=("$prefix/bin/$t")
+	[ -x "build/tools/$t" ] && [ -f "man/$t.8" ] && files+=("$prefix/share/man/man8/$t.8")
+done
+missing=()
+for f in "${files[@]}"; do
+	[ -f "$stage$f" ] || missing+=("$f")
+done
+check "all ${#files[@]} files installed${missing:+ (missing: ${missing[*]})}" \
+	test ${#missing[@]} = 0
+check "libcumc.so -> libcumc.so.1 -> libcumc.so.1.0.0" \
+	test "$(readlink "$stage$prefix/lib/libcumc.so")" = libcumc.so.1 -a \
+	"$(readlink "$stage$prefix/lib/libcumc.so.1")" = libcumc.so.1.0.0 -a \
+	"$(readlink -e "$stage$prefix/lib/libcumc.so")" = "$stage$prefix/lib/libcumc.so.1.0.0"
+check "the installed library's SONAME is libcumc.so.1" \
+	bash -c "objdump -p '$stage$prefix/lib/libcumc.so.1.0.0' | grep -qE 'SONAME +libcumc\.so\.1$'"
+check "libcumc.pc: prefix=$prefix" grep -qx "prefix=$prefix" "$stage$prefix/lib/pkgconfig/libcumc.pc"
+check "man pages render without warnings" \
+	bash -c "cd '$stage$prefix/share/man' && ! groff -s -man -ww -z man3/*.3 2>&1 | grep ."
+
+# 3. The installed module, through modprobe from the staging root.
+rmmod cumc
+# Only cumc.ko is in the stage: no modules.order or modules.builtin to read.
+depmod -b "$stage" "$kver" 2>/dev/null
+check "modprobe -d finds the installed module" \
+	bash -c "modprobe -d '$stage' --show-depends cumc | grep -q '$stage/lib/modules/$kver/updates/cumc.ko'"
+check "modprobe -d STAGE cumc num_devices=3" modprobe -d "$stage" cumc num_devices=3
+check "/dev/cumc is there" test -c /dev/cumc
+
+# 4. A program built with pkg-config against the installed library.
+cat >"$work/prog.c" <<'PROG'
+#include <stdio.h>
+#include <cuda.h>
+#include <cumc.h>
+
+#define TRY(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { \
+	printf("# %s: %d\n", #call, (int)r_); return 1; } } while (0)
+
+int main(void)
+{
+	CUmemAllocationProp prop = { 0 };
+	CUmemGenericAllocationHandle h;
+	size_t gran;
+	int count;
+
+	TRY(cuInit(0));
+	TRY(cuDeviceGetCount(&count));
+	printf("# %d devices\n", count);
+	if (count != 3)
+		return 1;
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	TRY(cuMemGetAllocationGranularity(&gran, &prop,
+					  CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	TRY(cuMemCreate(&h, gran, &prop, 0));
+	TRY(cuMemRelease(h));
+	return 0;
+}
+PROG
+# The .pc file names the final prefix; the sysroot points it at the stage.
+pc() {
+	PKG_CONFIG_PATH="$stage$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage" \
+		pkg-config "$@" libcumc
+}
+check "pkg-config --modversion libcumc is 1.0.0" test "$(pc --modversion)" = 1.0.0
+# shellcheck disable=SC2046 # the flags are words
+if cc -std=c11 -Wall -Werror -o "$work/prog" "$work/prog.c" $(pc --cflags --libs); then
+	ok "a program builds with pkg-config --cflags --libs libcumc"
+else
+	not_ok "a program builds with pkg-config --cflags --libs libcumc"
+fi
+check "it links the installed library" \
+	bash -c "LD_LIBRARY_PATH='$stage$prefix/lib' ldd '$work/prog' | grep -q '$stage$prefix/lib/libcumc.so.1 '"
+check "it runs: cuInit, cuDeviceGetCount, cuMemCreate, cuMemRelease" \
+	env LD_LIBRARY_PATH="$stage$prefix/lib" "$work/prog"
+check "rmmod cumc" rmmod cumc
+
+# 5. Uninstall; depmod's own files were the test's doing.
+if make -s uninstall DESTDIR="$stage" PREFIX="$prefix" >"$work/uninstall.log" 2>&1; then
+	ok "make uninstall DESTDIR PREFIX=$prefix"
+else
+	cat "$work/uninstall.log"
+	not_ok "make uninstall DESTDIR PREFIX=$prefix"
+fi
+rm -f "$stage/lib/modules/$kver"/modules.*
+left=$(find "$stage" ! -type d)
+check "nothing left behind${left:+: ${left//$'\n'/ }}" test -z "$left"
+left=$(find "$stage" -mindepth 1 -type d -name 'cumc*')
+check "no cumc directory left behind" test -z "$left"
+
+echo "1..$n"
+exit $failed
