@@ -249,6 +249,8 @@ struct cumc_vm_request {
  * @obj: the allocation or multicast object; the mapping holds a reference
  * @readers: devices that may read through the mapping
  * @writers: devices that may write through the mapping
+ * @populated: a page of it was ever inserted; set by the fault handler,
+ *             so that taking an untouched mapping away zaps nothing
  * @unmap_link: in CUMC_UNMAP's list of mappings to free
  */
 struct cumc_mapping {
@@ -257,6 +259,7 @@ struct cumc_mapping {
 	struct cumc_object *obj;
 	DECLARE_BITMAP(readers, CUMC_MAX_DEVICES);
 	DECLARE_BITMAP(writers, CUMC_MAX_DEVICES);
+	bool populated;
 	struct list_head unmap_link;
 };
 

@@ -94,6 +94,9 @@ static vm_fault_t cumc_va_fault(struct vm_fault *vmf)
 	}
 	if (access != CUMC_ACCESS_READWRITE)
 		vm_flags &= ~VM_WRITE;
+	/* Zaps hold va->lock for writing, so they see every page we insert. */
+	if (!READ_ONCE(m->populated))
+		WRITE_ONCE(m->populated, true);
 	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page),
 				  vm_get_page_prot(vm_flags));
 out:
@@ -203,6 +206,13 @@ static bool cumc_va_contains(struct vm_area_struct *vma, u64 addr, u64 length)
 static unsigned long cumc_va_pgoff(struct vm_area_struct *vma, u64 addr)
 {
 	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+}
+
+/* Zap what was ever inserted for @m: nothing when it was never touched. */
+static void cumc_mapping_zap(struct vm_area_struct *vma, struct cumc_mapping *m)
+{
+	if (READ_ONCE(m->populated))
+		cumc_vm_zap(cumc_va_pgoff(vma, m->addr), m->length);
 }
 
 int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd)
@@ -407,9 +417,9 @@ int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
 		m = mtree_erase(&((struct cumc_va *)vma->vm_private_data)->mappings,
 				addr);
+		cumc_mapping_zap(vma, m);
 		list_add(&m->unmap_link, &unmapped);
 	}
-	cumc_vm_zap(cumc_va_pgoff(vma, cmd->addr), cmd->length);
 	cumc_va_unlock_range(vma);
 
 	/* The PTEs are gone: now the pages may go with their allocations. */
@@ -475,7 +485,7 @@ int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd)
 		m = mtree_load(&((struct cumc_va *)vma->vm_private_data)->mappings,
 			       addr);
 		if (cumc_mapping_set_access(m, descs, cmd->num_descs))
-			cumc_vm_zap(cumc_va_pgoff(vma, m->addr), m->length);
+			cumc_mapping_zap(vma, m);
 	}
 	cumc_va_unlock_range(vma);
 out_free:
