@@ -115,7 +115,8 @@ check:
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh" \
 		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 			lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
-			tools/tests/test-allreduce.sh selftests/cumcctl.sh"
+			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
+			selftests/cumcctl-batch.sh"
 
 # Benchmarks (bench/): figures, never a pass or fail. The data path runs
 # natively too; everything that needs the module runs in one VM boot, with
@@ -171,7 +172,8 @@ all: ctl-tools
 ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
 
 $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
-	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -o $@ $< $(NL_LIBS)
+	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
+$(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
 $(O)/selftests/cumc_netlink: selftests/cumc_netlink.c selftests/cumc_selftest.h \
 		$(KSFT_HEADERS) uapi/linux/cumc.h uapi/linux/cumc_netlink.h | $(O)/selftests

@@ -21,6 +21,8 @@
 
 #include <linux/cumc_netlink.h>
 
+#include "cumcctl.h"
+
 #define EXIT_USAGE 1
 #define EXIT_KERNEL 2
 
@@ -63,6 +65,7 @@ static const char usage_text[] =
 	"  fault set|clear|show ...  fault injection (cumcctl fault --help)\n"
 	"  fm mode|show|respond ...  the fabric manager (cumcctl fm --help)\n"
 	"  monitor [--count N] [--timeout MS]  print events as they come\n"
+	"  batch < SCRIPT            the ioctl UAPI, one operation a line\n"
 	"  -j: JSON output. Exit: 0 ok, 1 usage, 2 the kernel refused.\n";
 
 static const char fault_usage[] =
@@ -663,5 +666,7 @@ int main(int argc, char **argv)
 		return cmd_fm(argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "monitor"))
 		return cmd_monitor(argc - i - 1, argv + i + 1);
+	if (!strcmp(argv[i], "batch"))
+		return cumcctl_batch(argc - i - 1, argv + i + 1);
 	return usage(usage_text, false);
 }

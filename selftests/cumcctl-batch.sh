@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A whole multicast lifecycle walked step by step through `cumcctl batch`,
+# each answer checked (runs in the VM; prints TAP).
+set -u
+repo=$(cd "$(dirname "$0")/.." && pwd)
+ctl=$repo/build/tools/cumcctl
+
+n=0
+failed=0
+check() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $n $1"
+	else
+		echo "not ok $n $1"
+		failed=$((failed + 1))
+	fi
+}
+
+objects() { cat /sys/kernel/debug/cumc/objects; }
+
+echo "TAP version 13"
+echo "1..5"
+before=$(objects)
+
+out=$("$ctl" batch <<'SCRIPT'
+# A team of two devices in one client.
+mc = mc-create 2 2M fd
+mc-add $mc 0
+!EEXIST mc-add $mc 0
+forming = state $mc
+mc-add $mc 1
+ready = state $mc
+m0 = create 0 2M fd
+m1 = create 1 2M fd
+!EINVAL bind $mc 0 0 $m1 0 2M
+bind $mc 0 0 $m0 0 2M
+bind $mc 1 0 $m1 0 2M
+!EEXIST bind $mc 1 0 $m1 0 2M
+# Map the memory of device 0 and the object; share the object.
+va = reserve 4M
+map $va 2M $m0
+access $va 2M 0 rw
+poke $va 0x2a
+v = peek $va
+map2 = reserve 2M
+map $map2 2M $mc
+fd = export $mc
+h = import $fd
+# Tear down in an order of our choosing.
+unmap $map2 2M
+free $map2 2M
+!ENXIO unbind $mc 0 0 1M
+unbind $mc 0 0 2M
+unbind $mc 1 0 2M
+unmap $va 2M
+free $va 4M
+release $m0
+release $m1
+release $h
+release $mc
+!ENOENT release $mc
+SCRIPT
+)
+status=$?
+echo "$out" | sed 's/^/# /'
+
+check "the script does what it expects, line by line" "$status"
+grep -q '^ok 5: forming = 0x0$' <<<"$out" && grep -q '^ok 7: ready = 0x1$' <<<"$out"
+check "the team forms, then is ready" $?
+grep -q '^ok 19: v = 0x2a$' <<<"$out"
+check "a store through the mapping reads back" $?
+bad=$(printf 'bind $nosuch 0 0 0 0 2M\n' | "$ctl" batch 2>/dev/null >/dev/null; echo $?)
+check "a line that does not parse exits 1" "$([ "$bad" = 1 ]; echo $?)"
+check "nothing is left behind" "$([ "$(objects)" = "$before" ]; echo $?)"
+[ "$failed" = 0 ]
