@@ -116,11 +116,18 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 		goto err_free_offsets;
 	atomic_inc(&cumc_live_mcs);
 	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, 1);
-	cumc_nl_mc_event(mc, CUMC_CMD_MC_CREATE_NTF);
 
+	/*
+	 * Announce the object only once nothing can fail; the extra reference
+	 * keeps it for the event even if its new handle is released at once.
+	 */
+	kref_get(&mc->obj.ref);
 	ret = cumc_handle_insert(client, &mc->obj, &cmd->out_handle);
 	if (ret)
 		cumc_object_put(&mc->obj);
+	else
+		cumc_nl_mc_event(mc, CUMC_CMD_MC_CREATE_NTF);
+	cumc_object_put(&mc->obj);
 	return ret;
 
 err_free_offsets:
