@@ -77,71 +77,95 @@ static CUresult cumc_multimem_check(CUdeviceptr mc, const void *buf,
 	return CUDA_SUCCESS;
 }
 
-/* Accumulate @n elements at @off of every member into @acc. */
-static void cumc_reduce_block(void *acc, const struct cumc_mc_mapping *map,
-			      size_t off, size_t n,
-			      const struct cumc_reducer *r)
+/* Accumulate @n elements at @off of @members views into @acc. */
+static void cumc_reduce_members(void *acc, char *const *views,
+				unsigned int members, size_t off, size_t n,
+				const struct cumc_reducer *r)
 {
-	unsigned int m;
+	unsigned int m, k;
 
-	if (map->num_members == 1) {
-		r->load(acc, map->views[0] + off, n);
-		return;
+	k = members < CUMC_PASS_MEMBERS ? members : CUMC_PASS_MEMBERS;
+	r->first[k](acc, views, off, n);
+	for (m = k; m < members; m += k) {
+		k = members - m;
+		k = k < CUMC_PASS_MEMBERS ? k : CUMC_PASS_MEMBERS;
+		r->fold[k](acc, views + m, off, n);
 	}
-	r->first(acc, map->views[0] + off, map->views[1] + off, n);
-	for (m = 2; m + 1 < map->num_members; m += 2)
-		r->fold2(acc, map->views[m] + off, map->views[m + 1] + off, n);
-	if (m < map->num_members)
-		r->fold1(acc, map->views[m] + off, n);
 }
 
 /*
- * 16-bit floats: f32 accumulators in L1, and a last pass that rounds into
- * the destination.
+ * 16-bit floats: f32 accumulators in L1, and a last pass of one or two
+ * members that rounds into the destination.
  */
 static void cumc_reduce_block_half(void *out, float *acc,
 				   const struct cumc_mc_mapping *map,
 				   size_t off, size_t n,
 				   const struct cumc_reducer *r)
 {
-	unsigned int members = map->num_members, m;
+	unsigned int members = map->num_members, last;
 
 	if (members == 1) {
 		memcpy(out, map->views[0] + off, n * 2);
 		return;
 	}
 	if (members == 2) {
-		r->first_out(out, map->views[0] + off, map->views[1] + off, n);
+		r->first2_out(out, NULL, map->views, off, n);
 		return;
 	}
-	r->first(acc, map->views[0] + off, map->views[1] + off, n);
-	for (m = 2; m + 2 < members; m += 2)
-		r->fold2(acc, map->views[m] + off, map->views[m + 1] + off, n);
-	if (m + 1 < members)
-		r->fold2_out(out, acc, map->views[m] + off,
-			     map->views[m + 1] + off, n);
-	else
-		r->fold1_out(out, acc, map->views[m] + off, n);
+	last = members >= 4 ? 2 : 1;
+	cumc_reduce_members(acc, map->views, members - last, off, n, r);
+	r->fold_out[last](out, acc, map->views + members - last, off, n);
 }
 
-/* Wide types accumulate in the destination itself, a block at a time. */
+/*
+ * Results at least this big leave through non-temporal stores: the reads
+ * then have the memory bandwidth to themselves, with no read-for-ownership
+ * of destination lines that would be evicted before anyone reads them.
+ */
+#define CUMC_STREAM_MIN (8u << 20)
+
+static void cumc_ld_reduce_block(void *out, float *acc,
+				 const struct cumc_mc_span *span, size_t off,
+				 size_t n, cumcDataType type,
+				 const struct cumc_reducer *r)
+{
+	if (type == CUMC_F16 || type == CUMC_BF16)
+		cumc_reduce_block_half(out, acc, span->map, off, n, r);
+	else
+		cumc_reduce_members(out, span->map->views,
+				    span->map->num_members, off, n, r);
+}
+
+/*
+ * Wide types accumulate in the destination itself, a block at a time; big
+ * results are reduced into a staging block in L1, half of @acc, and
+ * streamed out from there.
+ */
 void cumc_mc_ld_reduce(void *dst, const struct cumc_mc_span *span,
 		       size_t count, cumcDataType type, cumcReduceOp op)
 {
 	const struct cumc_reducer *r = cumc_reducer_lookup(type, op);
-	size_t size = cumc_type_size(type), i, n;
+	size_t size = cumc_type_size(type), i, n, block = CUMC_BLOCK;
+	int stream = count * size >= CUMC_STREAM_MIN;
 	float acc[CUMC_BLOCK];
+	char *stage = (char *)(acc + CUMC_BLOCK / 2);
 
+	if (stream)
+		block = CUMC_BLOCK * sizeof(float) / 2 / sizeof(uint64_t);
 	for (i = 0; i < count; i += n) {
 		char *out = (char *)dst + i * size;
 		size_t off = span->offset + i * size;
 
-		n = count - i < CUMC_BLOCK ? count - i : CUMC_BLOCK;
-		if (type == CUMC_F16 || type == CUMC_BF16)
-			cumc_reduce_block_half(out, acc, span->map, off, n, r);
-		else
-			cumc_reduce_block(out, span->map, off, n, r);
+		n = count - i < block ? count - i : block;
+		if (!stream) {
+			cumc_ld_reduce_block(out, acc, span, off, n, type, r);
+			continue;
+		}
+		cumc_ld_reduce_block(stage, acc, span, off, n, type, r);
+		cumc_stream_out(out, stage, n * size);
 	}
+	if (stream)
+		cumc_stream_fence();
 }
 
 CUresult CUDAAPI cumcMultimemLdReduce(void *dst, CUdeviceptr mcSrc,
@@ -306,13 +330,24 @@ static int cumc_is_float(cumcDataType type)
 	       type == CUMC_F64;
 }
 
+void cumc_mc_red(const struct cumc_mc_span *span, const void *src,
+		 size_t count, cumcDataType type, cumcReduceOp op)
+{
+	size_t size = cumc_type_size(type), bytes = count * size, i;
+	unsigned int m;
+
+	for (m = 0; m < span->map->num_members; m++)
+		for (i = 0; i < bytes; i += size)
+			cumc_red_one(span->map->views[m] + span->offset + i,
+				     (const char *)src + i, type, op);
+}
+
 CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
 				 size_t count, cumcDataType type,
 				 cumcReduceOp op)
 {
 	struct cumc_mc_span span;
-	size_t bytes, size, i;
-	unsigned int m;
+	size_t bytes;
 	CUresult res;
 
 	res = cumc_multimem_check(mcDst, src, count, type, op, &bytes);
@@ -325,11 +360,7 @@ CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
 	if (res != CUDA_SUCCESS)
 		return res;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	size = cumc_type_size(type);
-	for (m = 0; m < span.map->num_members; m++)
-		for (i = 0; i < bytes; i += size)
-			cumc_red_one(span.map->views[m] + span.offset + i,
-				     (const char *)src + i, type, op);
+	cumc_mc_red(&span, src, count, type, op);
 	cumc_mc_release();
 	return CUDA_SUCCESS;
 }

@@ -11,6 +11,9 @@
  */
 #include <stdint.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "multimem_ops.h"
 
@@ -54,68 +57,74 @@ static inline uint16_t cumc_f32_to_bf16(float f)
 	return (uint16_t)((bits & 0x7fffffff) > 0x7f800000 ? quiet : rounded);
 }
 
-/*
- * The four loops of one (type, operator) pair, accumulators of type A from
- * elements of type S: load one member, combine two members, and fold one or
- * two more members into the accumulators. Folding two per pass halves the
- * passes over the accumulator block.
- */
-#define CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)			\
-CUMC_CLONES static void name##_load(void *restrict accp,		\
-				    const void *restrict ap, size_t n)	\
+/* The first @k members' elements, at @off into their views. */
+#define CUMC_PTRS1(S) const S *restrict a = (const S *)(views[0] + off)
+#define CUMC_PTRS2(S) CUMC_PTRS1(S); const S *restrict b = (const S *)(views[1] + off)
+#define CUMC_PTRS3(S) CUMC_PTRS2(S); const S *restrict c = (const S *)(views[2] + off)
+#define CUMC_PTRS4(S) CUMC_PTRS3(S); const S *restrict d = (const S *)(views[3] + off)
+
+/* One loop over @k members: acc[i] = EXPR, accumulators of type A. */
+#define CUMC_LOOP(fn, A, S, k, EXPR)					\
+CUMC_CLONES static void fn(void *restrict accp, char *const *views,	\
+			   size_t off, size_t n)			\
 {									\
 	A *restrict acc = accp;						\
-	const S *restrict a = ap;					\
+	CUMC_PTRS##k(S);						\
 	size_t i;							\
 									\
 	for (i = 0; i < n; i++)						\
-		acc[i] = LOAD(a[i]);					\
-}									\
-CUMC_CLONES static void name##_first(void *restrict accp,		\
-				     const void *restrict ap,		\
-				     const void *restrict bp, size_t n)	\
-{									\
-	A *restrict acc = accp;						\
-	const S *restrict a = ap, *restrict b = bp;			\
-	size_t i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		A x = LOAD(a[i]), y = LOAD(b[i]);			\
-		acc[i] = OP(x, y);					\
-	}								\
-}									\
-CUMC_CLONES static void name##_fold1(void *restrict accp,		\
-				     const void *restrict ap, size_t n)	\
-{									\
-	A *restrict acc = accp;						\
-	const S *restrict a = ap;					\
-	size_t i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		A x = acc[i], y = LOAD(a[i]);				\
-		acc[i] = OP(x, y);					\
-	}								\
-}									\
-CUMC_CLONES static void name##_fold2(void *restrict accp,		\
-				     const void *restrict ap,		\
-				     const void *restrict bp, size_t n)	\
-{									\
-	A *restrict acc = accp;						\
-	const S *restrict a = ap, *restrict b = bp;			\
-	size_t i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		A x = acc[i], y = LOAD(a[i]), z = LOAD(b[i]);		\
-		x = OP(x, y);						\
-		acc[i] = OP(x, z);					\
-	}								\
+		acc[i] = EXPR;						\
 }
+
+/*
+ * The loops of one (type, operator) pair, accumulators of type A from
+ * elements of type S: start from one to four members, and fold one to four
+ * more into the accumulators. Each element is combined in member order, so
+ * a reduction is the same whatever the number of passes; taking up to four
+ * members a pass keeps the accumulator block's own loads and stores to one
+ * per four members.
+ */
+#define CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)			\
+CUMC_LOOP(name##_first1, A, S, 1, LOAD(a[i]))				\
+CUMC_LOOP(name##_first2, A, S, 2, OP(LOAD(a[i]), LOAD(b[i])))		\
+CUMC_LOOP(name##_first3, A, S, 3,					\
+	  OP(OP(LOAD(a[i]), LOAD(b[i])), LOAD(c[i])))			\
+CUMC_LOOP(name##_first4, A, S, 4,					\
+	  OP(OP(OP(LOAD(a[i]), LOAD(b[i])), LOAD(c[i])), LOAD(d[i])))	\
+CUMC_LOOP(name##_fold1, A, S, 1, OP(acc[i], LOAD(a[i])))		\
+CUMC_LOOP(name##_fold2, A, S, 2, OP(OP(acc[i], LOAD(a[i])), LOAD(b[i]))) \
+CUMC_LOOP(name##_fold3, A, S, 3,					\
+	  OP(OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), LOAD(c[i])))	\
+CUMC_LOOP(name##_fold4, A, S, 4,					\
+	  OP(OP(OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), LOAD(c[i])),	\
+	     LOAD(d[i])))
+
+#define CUMC_REDUCER_PASSES(name)					\
+	.first = { NULL, name##_first1, name##_first2, name##_first3,	\
+		   name##_first4 },					\
+	.fold = { NULL, name##_fold1, name##_fold2, name##_fold3,	\
+		  name##_fold4 }
 
 #define CUMC_REDUCER(name, A, S, LOAD, OP)				\
 CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)				\
-static const struct cumc_reducer name = {				\
-	.load = name##_load, .first = name##_first,			\
-	.fold1 = name##_fold1, .fold2 = name##_fold2,			\
+static const struct cumc_reducer name = { CUMC_REDUCER_PASSES(name) }
+
+/*
+ * One last pass for 16-bit floats: out[i] = NARROW(EXPR), from f32 @acc
+ * (which a pass that starts from the members does not read).
+ */
+#define CUMC_LOOP_OUT(fn, S, k, EXPR, NARROW)				\
+CUMC_CLONES static void fn(void *restrict outp,				\
+			   const float *restrict acc				\
+			   __attribute__((unused)),			\
+			   char *const *views, size_t off, size_t n)	\
+{									\
+	S *restrict out = outp;						\
+	CUMC_PTRS##k(S);						\
+	size_t i;							\
+									\
+	for (i = 0; i < n; i++)						\
+		out[i] = NARROW(EXPR);					\
 }
 
 /*
@@ -124,52 +133,14 @@ static const struct cumc_reducer name = {				\
  */
 #define CUMC_REDUCER_HALF(name, S, LOAD, NARROW, OP)			\
 CUMC_REDUCER_LOOPS(name, float, S, LOAD, OP)				\
-CUMC_CLONES static void name##_first_out(void *restrict outp,		\
-					 const void *restrict ap,	\
-					 const void *restrict bp, size_t n) \
-{									\
-	S *restrict out = outp;						\
-	const S *restrict a = ap, *restrict b = bp;			\
-	size_t i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		float x = LOAD(a[i]), y = LOAD(b[i]);			\
-		out[i] = NARROW(OP(x, y));				\
-	}								\
-}									\
-CUMC_CLONES static void name##_fold1_out(void *restrict outp,		\
-					 const float *restrict acc,	\
-					 const void *restrict ap, size_t n) \
-{									\
-	S *restrict out = outp;						\
-	const S *restrict a = ap;					\
-	size_t i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		float x = acc[i], y = LOAD(a[i]);			\
-		out[i] = NARROW(OP(x, y));				\
-	}								\
-}									\
-CUMC_CLONES static void name##_fold2_out(void *restrict outp,		\
-					 const float *restrict acc,	\
-					 const void *restrict ap,	\
-					 const void *restrict bp, size_t n) \
-{									\
-	S *restrict out = outp;						\
-	const S *restrict a = ap, *restrict b = bp;			\
-	size_t i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		float x = acc[i], y = LOAD(a[i]), z = LOAD(b[i]);	\
-		x = OP(x, y);						\
-		out[i] = NARROW(OP(x, z));				\
-	}								\
-}									\
+CUMC_LOOP_OUT(name##_first2_out, S, 2, OP(LOAD(a[i]), LOAD(b[i])), NARROW) \
+CUMC_LOOP_OUT(name##_fold1_out, S, 1, OP(acc[i], LOAD(a[i])), NARROW)	\
+CUMC_LOOP_OUT(name##_fold2_out, S, 2,					\
+	      OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), NARROW)		\
 static const struct cumc_reducer name = {				\
-	.load = name##_load, .first = name##_first,			\
-	.fold1 = name##_fold1, .fold2 = name##_fold2,			\
-	.first_out = name##_first_out, .fold1_out = name##_fold1_out,	\
-	.fold2_out = name##_fold2_out,					\
+	CUMC_REDUCER_PASSES(name),					\
+	.first2_out = name##_first2_out,				\
+	.fold_out = { NULL, name##_fold1_out, name##_fold2_out },	\
 }
 
 #define CUMC_F16_NARROW(x) ((_Float16)(x))
@@ -256,3 +227,42 @@ uint16_t cumc_bf16_from_f32(float f)
 {
 	return cumc_f32_to_bf16(f);
 }
+
+#if defined(__x86_64__)
+void cumc_stream_out(void *dst, const void *src, size_t bytes)
+{
+	size_t head = -(uintptr_t)dst & 15, i;
+	char *out = dst;
+	const char *in = src;
+
+	if (head > bytes)
+		head = bytes;
+	memcpy(out, in, head);
+	for (i = head; i + 64 <= bytes; i += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(in + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(in + i + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(in + i + 32));
+		__m128i d = _mm_loadu_si128((const __m128i *)(in + i + 48));
+
+		_mm_stream_si128((__m128i *)(out + i), a);
+		_mm_stream_si128((__m128i *)(out + i + 16), b);
+		_mm_stream_si128((__m128i *)(out + i + 32), c);
+		_mm_stream_si128((__m128i *)(out + i + 48), d);
+	}
+	memcpy(out + i, in + i, bytes - i);
+}
+
+void cumc_stream_fence(void)
+{
+	_mm_sfence();
+}
+#else
+void cumc_stream_out(void *dst, const void *src, size_t bytes)
+{
+	memcpy(dst, src, bytes);
+}
+
+void cumc_stream_fence(void)
+{
+}
+#endif

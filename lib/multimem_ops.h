@@ -10,33 +10,32 @@
 
 #include <cumc.h>
 
+/* Members folded into the accumulators by one pass, at most. */
+#define CUMC_PASS_MEMBERS 4
+
+typedef void (*cumc_pass_fn)(void *restrict acc, char *const *views,
+			     size_t off, size_t n);
+typedef void (*cumc_pass_out_fn)(void *restrict out,
+				 const float *restrict acc,
+				 char *const *views, size_t off, size_t n);
+
 /**
  * struct cumc_reducer - the loops reducing members with one operator
- * @load: acc[i] = a[i]
- * @first: acc[i] = a[i] op b[i]
- * @fold1: acc[i] = acc[i] op a[i]
- * @fold2: acc[i] = (acc[i] op a[i]) op b[i]
- * @first_out: (16-bit floats) out[i] = round(a[i] op b[i])
- * @fold1_out: (16-bit floats) out[i] = round(acc[i] op a[i])
- * @fold2_out: (16-bit floats) out[i] = round((acc[i] op a[i]) op b[i])
+ * @first: @first[k]: acc[i] = v0[i] op ... op v(k-1)[i]
+ * @fold: @fold[k]: acc[i] = acc[i] op v0[i] op ... op v(k-1)[i]
+ * @first2_out: (16-bit floats) out[i] = round(v0[i] op v1[i])
+ * @fold_out: (16-bit floats) @fold_out[k]: out[i] = round(acc[i] op v0[i]
+ *	... op v(k-1)[i]), k = 1 or 2
  *
- * Accumulators are of the element type, or f32 for f16 and bf16, whose
- * last pass rounds into the destination with one of the _out loops.
+ * vj[i] is element i at the pass's offset into views[j]. Accumulators are
+ * of the element type, or f32 for f16 and bf16, whose last pass rounds
+ * into the destination with one of the _out loops.
  */
 struct cumc_reducer {
-	void (*load)(void *restrict acc, const void *restrict a, size_t n);
-	void (*first)(void *restrict acc, const void *restrict a,
-		      const void *restrict b, size_t n);
-	void (*fold1)(void *restrict acc, const void *restrict a, size_t n);
-	void (*fold2)(void *restrict acc, const void *restrict a,
-		      const void *restrict b, size_t n);
-	void (*first_out)(void *restrict out, const void *restrict a,
-			  const void *restrict b, size_t n);
-	void (*fold1_out)(void *restrict out, const float *restrict acc,
-			  const void *restrict a, size_t n);
-	void (*fold2_out)(void *restrict out, const float *restrict acc,
-			  const void *restrict a, const void *restrict b,
-			  size_t n);
+	cumc_pass_fn first[CUMC_PASS_MEMBERS + 1];
+	cumc_pass_fn fold[CUMC_PASS_MEMBERS + 1];
+	cumc_pass_out_fn first2_out;
+	cumc_pass_out_fn fold_out[3];
 };
 
 /* The loops for @op over @type; NULL for a pair the data path does not offer. */
@@ -46,6 +45,13 @@ const struct cumc_reducer *cumc_reducer_lookup(cumcDataType type,
 /* Bytes of one element of @type (a valid type). */
 size_t cumc_type_size(cumcDataType type);
 
+/*
+ * Copy @bytes to @dst around the caches (non-temporal stores where the CPU
+ * has them), for results too big to be read back from cache; then
+ * cumc_stream_fence() orders them before any later store.
+ */
+void cumc_stream_out(void *dst, const void *src, size_t bytes);
+void cumc_stream_fence(void);
 
 /* One bf16 value to and from f32, rounding to nearest even. */
 float cumc_bf16_to_f32(uint16_t h);

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The data path's reduction loops over ordinary memory (runs on the host):
+ * every team size from 1 to 11, so that each way of splitting the members
+ * into passes of one to four is taken, for every type and operator; and
+ * results big enough to be streamed out, to an unaligned destination.
+ */
+#include <check.h>
+#include <cumc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "multimem.h"
+#include "multimem_ops.h"
+#include "multimem_ref.h"
+
+#define MAX_MEMBERS 11
+#define ELEMENTS 5000	/* more than one block, not a multiple of one */
+
+/* A mapping whose views are plain buffers, each holding member values. */
+static struct cumc_mc_mapping *fake_team(unsigned int members,
+					 cumcDataType type, size_t count)
+{
+	struct cumc_mc_mapping *map;
+	unsigned int m;
+	size_t i;
+
+	map = calloc(1, sizeof(*map) + members * sizeof(map->views[0]));
+	ck_assert_ptr_nonnull(map);
+	map->num_members = members;
+	map->length = count * cumc_type_size(type);
+	for (m = 0; m < members; m++) {
+		map->views[m] = malloc(map->length);
+		ck_assert_ptr_nonnull(map->views[m]);
+		for (i = 0; i < count; i++)
+			put(map->views[m], type, i, value((int)m, i));
+	}
+	return map;
+}
+
+static void free_team(struct cumc_mc_mapping *map)
+{
+	unsigned int m;
+
+	for (m = 0; m < map->num_members; m++)
+		free(map->views[m]);
+	free(map);
+}
+
+/* Reduce @count elements of @members members and check every one. */
+static void check_reduction(const struct case_ *c, unsigned int members,
+			    size_t count, size_t misalign)
+{
+	struct cumc_mc_mapping *map = fake_team(members, c->type, count);
+	struct cumc_mc_span span = { .map = map };
+	unsigned char *buf = malloc(count * cumc_type_size(c->type) + misalign);
+	unsigned char *out = buf + misalign;
+	size_t i;
+	int m;
+
+	ck_assert_ptr_nonnull(buf);
+	cumc_mc_ld_reduce(out, &span, count, c->type, c->op);
+	for (i = 0; i < count; i++) {
+		double want_f = float_value(c->type, 0, i), got_f;
+		uint64_t want_i = int_value(c->type, 0, i), got_i;
+
+		for (m = 1; m < (int)members; m++) {
+			want_f = ref_float(c->op, want_f, float_value(c->type, m, i));
+			want_i = ref_int(c->type, c->op, want_i,
+					 int_value(c->type, m, i));
+		}
+		if (is_float(c->type)) {
+			got_f = get_float(out, c->type, i);
+			ck_assert_msg(got_f == want_f,
+				      "type %d op %d members %u element %zu: %g, want %g",
+				      c->type, c->op, members, i, got_f, want_f);
+		} else {
+			got_i = get_int(out, c->type, i);
+			ck_assert_msg(got_i == want_i,
+				      "type %d op %d members %u element %zu: %llx, want %llx",
+				      c->type, c->op, members, i,
+				      (unsigned long long)got_i,
+				      (unsigned long long)want_i);
+		}
+	}
+	free(buf);
+	free_team(map);
+}
+
+START_TEST(every_team_size_type_and_op)
+{
+	unsigned int members;
+
+	for (members = 1; members <= MAX_MEMBERS; members++)
+		check_reduction(&cases[_i], members, ELEMENTS, 0);
+}
+END_TEST
+
+/* 8 MiB of results and more are streamed out; start them off alignment. */
+START_TEST(streamed_results_are_exact)
+{
+	static const struct case_ big[] = {
+		{ CUMC_F32, CUMC_OP_ADD }, { CUMC_F64, CUMC_OP_ADD },
+		{ CUMC_BF16, CUMC_OP_ADD }, { CUMC_U64, CUMC_OP_XOR },
+	};
+	const struct case_ *c = &big[_i];
+	size_t count = (8u << 20) / cumc_type_size(c->type) + 13;
+
+	check_reduction(c, 3, count, 4);
+	check_reduction(c, 8, count, 6);
+}
+END_TEST
+
+static Suite *multimem_ops_suite(void)
+{
+	Suite *s = suite_create("multimem loops");
+	TCase *tc = tcase_create("ld_reduce");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, every_team_size_type_and_op, 0,
+			    sizeof(cases) / sizeof(cases[0]));
+	tcase_add_loop_test(tc, streamed_results_are_exact, 0, 4);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(multimem_ops_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
