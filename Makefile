@@ -131,8 +131,8 @@ bench: $(BENCHES:%=$(O)/bench/%)
 	scripts/vm-run $(BENCH_VM_PARAMS) -- sh -c '$(O)/bench/bench_va && \
 		$(O)/bench/bench_control --json $(O)/bench/bench_control.json && \
 		$(O)/bench/bench_scaling --json $(O)/bench/bench_scaling.json && \
-		$(O)/bench/bench_multimem --max-bytes 4194304 \
-			--json $(O)/bench/bench_multimem-vm.json'
+		$(O)/bench/bench_multimem --device-only --quick \
+			--max-bytes 4194304 --json $(O)/bench/bench_multimem-vm.json'
 	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.

@@ -7,7 +7,8 @@
  * unbind, release) over a team of one device, so that no call waits for
  * another member.  Each figure is the median and 95th percentile of many
  * rounds, and the median as a multiple of a null system call measured in
- * the same run.  The sizes take turns round after round so that none gains
+ * the same run.  Beside them, as a baseline, the kernel's own mmap and
+ * munmap of an anonymous mapping of the same size.  The sizes take turns round after round so that none gains
  * from running later (warm caches, the emulator's translated code).
  *
  * bench_control [--json FILE] [--reps N]
@@ -16,6 +17,7 @@
 #include <cuda.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bench.h"
 
@@ -38,6 +40,8 @@ enum op {
 	OP_MC_UNBIND,
 	OP_MC_RELEASE,
 	OP_RELEASE,
+	OP_ANON_MMAP,
+	OP_ANON_MUNMAP,
 	NUM_OPS
 };
 
@@ -49,6 +53,7 @@ static const char *const op_names[NUM_OPS] = {
 	"cuMemImportFromShareableHandle(fabric)",
 	"cuMulticastCreate", "cuMulticastAddDevice", "cuMulticastBindMem",
 	"cuMulticastUnbind", "cuMemRelease(multicast)", "cuMemRelease",
+	"baseline: mmap(anonymous)", "baseline: munmap(anonymous)",
 };
 
 static const struct size_case {
@@ -87,6 +92,8 @@ static void one_round(size_t bytes, double t[NUM_OPS])
 	CUmemGenericAllocationHandle mem, imported, mc;
 	CUmemFabricHandle fabric;
 	CUdeviceptr va;
+	void *anon;
+	double t0;
 	int fd;
 
 	TIMED(t, OP_CREATE, cuMemCreate(&mem, bytes, &prop, 0));
@@ -115,6 +122,22 @@ static void one_round(size_t bytes, double t[NUM_OPS])
 	TIMED(t, OP_MC_UNBIND, cuMulticastUnbind(mc, 0, 0, bytes));
 	TIMED(t, OP_MC_RELEASE, cuMemRelease(mc));
 	TIMED(t, OP_RELEASE, cuMemRelease(mem));
+
+	/*
+	 * What the kernel itself takes to make and tear down a VMA of the same
+	 * size: cuMemAddressReserve and cuMemAddressFree are one each.
+	 */
+	t0 = now_ns();
+	anon = mmap(NULL, bytes, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	t[OP_ANON_MMAP] = now_ns() - t0;
+	if (anon == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	t0 = now_ns();
+	munmap(anon, bytes);
+	t[OP_ANON_MUNMAP] = now_ns() - t0;
 }
 
 static void measure(int reps, struct stats out[NUM_SIZES][NUM_OPS])

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * Throughput of the multimem data path against baselines measured in the
- * same run: multimem.st against memcpy of the same bytes (the member copies
- * written), multimem.ld_reduce against a plain loop summing the same bytes
- * as elements of the same type (every member's elements read).
+ * same run, for every team size from 2 to 8 and 4 KiB to 1 GiB per member:
+ *  - multimem.st against memcpy of the same bytes to every member;
+ *  - multimem.ld_reduce (f32 and bf16 add) against a read-sum: a plain,
+ *    vectorised loop summing the same members' elements into a
+ *    destination, as ld_reduce does (and, for reference, against a sum of
+ *    the same elements that writes nothing);
+ *  - multimem.red (f32 and u32 add; atomic per element, as the hardware's
+ *    is) against a plain, non-atomic in-place add to every member;
+ *  - cuMemcpy to a multicast address against memcpy to every member
+ *    (device setup only).
  *
  * Two setups:
  *  - native: the library's own loops over member views in ordinary memory
@@ -24,7 +31,20 @@
 
 #include "multimem.h"
 
+#define CHECK(call)							\
+	do {								\
+		CUresult res_ = (call);					\
+		if (res_ != CUDA_SUCCESS) {				\
+			fprintf(stderr, "%s: %d\n", #call, res_);	\
+			exit(1);					\
+		}							\
+	} while (0)
+
 #define MAX_MEMBERS 8
+#define MIN_BYTES (4 << 10)
+#define RED_MAX_BYTES (64 << 20)
+/* Elements per block of the read-sum baselines: the block stays in L1. */
+#define SUM_BLOCK 2048
 
 struct result {
 	const char *setup;
@@ -33,9 +53,10 @@ struct result {
 	const char *op;
 	double gbps;
 	double baseline_gbps;
+	double bound_gbps;	/* the write-nothing read-sum, or 0 */
 };
 
-static struct result results[256];
+static struct result results[1024];
 static unsigned int num_results;
 
 static double now(void)
@@ -46,19 +67,22 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Enough repetitions for about 0.2 s of work (at least 3). */
+/* Bytes each timing works through: --quick divides them by 16. */
+static size_t work_bytes = 128u << 20;
+
+/* Enough repetitions for about 0.1 s of work (at least 1). */
 static unsigned int reps_for(size_t bytes)
 {
-	size_t reps = (256u << 20) / (bytes ? bytes : 1);
+	size_t reps = work_bytes / (bytes ? bytes : 1);
 
-	return reps < 3 ? 3 : reps > 2000 ? 2000 : (unsigned int)reps;
+	return reps < 1 ? 1 : reps > 4000 ? 4000 : (unsigned int)reps;
 }
 
-/* The best of five timings of @reps calls, in seconds per call. */
+/* The best of three timings of @reps calls, in seconds per call. */
 #define TIME_BEST(reps, stmt)						\
 	({								\
 		double best = 1e30;					\
-		for (int t = 0; t < 5; t++) {				\
+		for (int try_ = 0; try_ < 3; try_++) {			\
 			double t0 = now();				\
 			for (unsigned int r = 0; r < (reps); r++)	\
 				stmt;					\
@@ -70,12 +94,106 @@ static unsigned int reps_for(size_t bytes)
 
 static volatile float sink;
 
+/* What red adds: its cost does not depend on the values. */
+static const char *zeros;
+
 /*
- * The read-sum baseline: every member's floats summed in a plain loop, with
- * 16 partial sums so that the compiler vectorises it as it does ours.
+ * Members and sources hold f32 ones, which read as bf16 are ones and
+ * zeros: no denormal, infinity or NaN slows one loop and not another.
  */
-static void read_sum(char *const *views, unsigned int members, size_t off,
-		     size_t count)
+static void fill_ones(void *p, size_t bytes)
+{
+	float *f = p;
+	size_t i;
+
+	for (i = 0; i < bytes / sizeof(*f); i++)
+		f[i] = 1.0f;
+}
+
+/* The baselines are built for the same CPUs as the library's loops. */
+#if defined(__x86_64__)
+#define BASELINE \
+	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define BASELINE
+#endif
+
+/*
+ * The read-sum baseline: every member's floats summed into @out a block at
+ * a time, plain loops the compiler vectorises.
+ */
+BASELINE static void read_sum(float *out, char *const *views, unsigned int members,
+		     size_t off, size_t count)
+{
+	size_t b, i, n;
+	unsigned int m;
+
+	for (b = 0; b < count; b += n) {
+		const float *x0 = (const float *)(views[0] + off) + b;
+		float *o = out + b;
+
+		n = count - b < SUM_BLOCK ? count - b : SUM_BLOCK;
+		for (i = 0; i < n; i++)
+			o[i] = x0[i];
+		for (m = 1; m < members; m++) {
+			const float *x = (const float *)(views[m] + off) + b;
+
+			for (i = 0; i < n; i++)
+				o[i] += x[i];
+		}
+	}
+}
+
+static inline float bf16_widen(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+/* Round to nearest even (these values are never NaN). */
+static inline uint16_t bf16_narrow(float f)
+{
+	uint32_t bits;
+
+	memcpy(&bits, &f, sizeof(bits));
+	return (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+/* The same for bf16 elements: widened to f32, summed, rounded into @out. */
+BASELINE static void read_sum_bf16(uint16_t *out, char *const *views,
+				   unsigned int members, size_t off,
+				   size_t count)
+{
+	float acc[SUM_BLOCK];
+	size_t b, i, n;
+	unsigned int m;
+
+	for (b = 0; b < count; b += n) {
+		const uint16_t *x0 = (const uint16_t *)(views[0] + off) + b;
+
+		n = count - b < SUM_BLOCK ? count - b : SUM_BLOCK;
+		for (i = 0; i < n; i++)
+			acc[i] = bf16_widen(x0[i]);
+		for (m = 1; m < members; m++) {
+			const uint16_t *x = (const uint16_t *)(views[m] + off) + b;
+
+			for (i = 0; i < n; i++)
+				acc[i] += bf16_widen(x[i]);
+		}
+		for (i = 0; i < n; i++)
+			out[b + i] = bf16_narrow(acc[i]);
+	}
+}
+
+/*
+ * The same floats summed into 16 partial sums and nothing written: how
+ * fast the members' bytes can be read at all.
+ */
+BASELINE static void read_only_sum(char *const *views, unsigned int members,
+			  size_t off, size_t count)
 {
 	float acc[16] = { 0 }, total = 0;
 	unsigned int m, j;
@@ -93,35 +211,42 @@ static void read_sum(char *const *views, unsigned int members, size_t off,
 	sink = total;
 }
 
-/* The same for bf16 elements: each widened to f32 (its top half) and summed. */
-static void read_sum_bf16(char *const *views, unsigned int members,
-			  size_t off, size_t count)
+/* The red baseline: @src added to every member in place, not atomically. */
+BASELINE static void add_in_place(char *const *views, unsigned int members,
+			 size_t off, const float *src, size_t count)
 {
-	float acc[16] = { 0 }, total = 0;
-	unsigned int m, j;
+	unsigned int m;
 	size_t i;
 
 	for (m = 0; m < members; m++) {
-		const uint16_t *x = (const uint16_t *)(views[m] + off);
+		float *x = (float *)(views[m] + off);
 
-		for (i = 0; i + 16 <= count; i += 16)
-			for (j = 0; j < 16; j++) {
-				uint32_t bits = (uint32_t)x[i + j] << 16;
-				float f;
-
-				memcpy(&f, &bits, sizeof(f));
-				acc[j] += f;
-			}
+		for (i = 0; i < count; i++)
+			x[i] += src[i];
 	}
-	for (j = 0; j < 16; j++)
-		total += acc[j];
-	sink = total;
 }
 
+BASELINE static void add_in_place_u32(char *const *views, unsigned int members,
+			     size_t off, const uint32_t *src, size_t count)
+{
+	unsigned int m;
+	size_t i;
+
+	for (m = 0; m < members; m++) {
+		uint32_t *x = (uint32_t *)(views[m] + off);
+
+		for (i = 0; i < count; i++)
+			x[i] += src[i];
+	}
+}
+
+/* Throughputs count every member's @bytes once, ours and the baseline's. */
 static void record(const char *setup, unsigned int members, size_t bytes,
-		   const char *op, double sec, double base_sec, size_t moved)
+		   const char *op, double sec, double base_sec,
+		   double bound_sec)
 {
 	struct result *r = &results[num_results++];
+	double moved = (double)bytes * members;
 
 	r->setup = setup;
 	r->members = members;
@@ -129,45 +254,77 @@ static void record(const char *setup, unsigned int members, size_t bytes,
 	r->op = op;
 	r->gbps = moved / sec / 1e9;
 	r->baseline_gbps = moved / base_sec / 1e9;
-	printf("%-7s %2u %10zu  %-16s %8.2f GB/s  baseline %8.2f GB/s  ratio %5.2f\n",
+	r->bound_gbps = bound_sec ? moved / bound_sec / 1e9 : 0;
+	printf("%-7s %2u %10zu  %-15s %8.2f GB/s  baseline %8.2f GB/s  ratio %5.2f",
 	       setup, members, bytes, op, r->gbps, r->baseline_gbps,
 	       r->gbps / r->baseline_gbps);
+	if (bound_sec)
+		printf("  (read only %8.2f GB/s: %4.2f)", r->bound_gbps,
+		       r->gbps / r->bound_gbps);
+	printf("\n");
 	fflush(stdout);
 }
 
-/* Measure one team size and message size over the views of @span. */
+/*
+ * Measure one team size and message size over the views of @span; @mc_va,
+ * when not 0, is the same span's multicast address for cuMemcpy.
+ */
 static void measure(const char *setup, const struct cumc_mc_span *span,
-		    size_t bytes, char *src, char *dst)
+		    size_t bytes, char *src, char *dst, CUdeviceptr mc_va)
 {
 	const struct cumc_mc_mapping *map = span->map;
 	unsigned int members = map->num_members, reps = reps_for(bytes * members);
-	size_t count = bytes / sizeof(float), moved = bytes * members;
-	double st, cp, ld, rs, ldb, rsb;
+	size_t count = bytes / sizeof(float), off = span->offset;
+	double t, base, bound;
 	unsigned int m;
 
-	st = TIME_BEST(reps, cumc_mc_broadcast(span, src, bytes));
-	cp = TIME_BEST(reps, for (m = 0; m < members; m++)
-			memcpy(map->views[m] + span->offset, src, bytes));
-	record(setup, members, bytes, "st", st, cp, moved);
+	t = TIME_BEST(reps, cumc_mc_broadcast(span, src, bytes));
+	base = TIME_BEST(reps, for (m = 0; m < members; m++)
+			memcpy(map->views[m] + off, src, bytes));
+	record(setup, members, bytes, "st", t, base, 0);
 
-	ld = TIME_BEST(reps, cumc_mc_ld_reduce(dst, span, count, CUMC_F32,
-					       CUMC_OP_ADD));
-	rs = TIME_BEST(reps, read_sum(map->views, members, span->offset, count));
-	record(setup, members, bytes, "ld_reduce f32", ld, rs, moved);
+	if (mc_va) {
+		t = TIME_BEST(reps, CHECK(cuMemcpyHtoD(mc_va, src, bytes)));
+		record(setup, members, bytes, "cuMemcpy", t, base, 0);
+	}
 
-	ldb = TIME_BEST(reps, cumc_mc_ld_reduce(dst, span, count * 2, CUMC_BF16,
-						CUMC_OP_ADD));
-	rsb = TIME_BEST(reps, read_sum_bf16(map->views, members, span->offset,
-					    count * 2));
-	record(setup, members, bytes, "ld_reduce bf16", ldb, rsb, moved);
+	t = TIME_BEST(reps, cumc_mc_ld_reduce(dst, span, count, CUMC_F32,
+					      CUMC_OP_ADD));
+	base = TIME_BEST(reps, read_sum((float *)dst, map->views, members, off,
+					count));
+	bound = TIME_BEST(reps, read_only_sum(map->views, members, off, count));
+	record(setup, members, bytes, "ld_reduce f32", t, base, bound);
+
+	t = TIME_BEST(reps, cumc_mc_ld_reduce(dst, span, count * 2, CUMC_BF16,
+					      CUMC_OP_ADD));
+	base = TIME_BEST(reps, read_sum_bf16((uint16_t *)dst, map->views,
+					     members, off, count * 2));
+	record(setup, members, bytes, "ld_reduce bf16", t, base, 0);
+
+	/*
+	 * Red is atomic per element, far from memory speed: a few repetitions,
+	 * and no sizes past RED_MAX_BYTES, where it would only take longer.
+	 */
+	if (bytes > RED_MAX_BYTES)
+		return;
+	reps = reps / 16 ? reps / 16 : 1;
+	t = TIME_BEST(reps, cumc_mc_red(span, zeros, count, CUMC_F32,
+					CUMC_OP_ADD));
+	base = TIME_BEST(reps, add_in_place(map->views, members, off,
+					    (const float *)zeros, count));
+	record(setup, members, bytes, "red f32", t, base, 0);
+	t = TIME_BEST(reps, cumc_mc_red(span, zeros, count, CUMC_U32,
+					CUMC_OP_ADD));
+	base = TIME_BEST(reps, add_in_place_u32(map->views, members, off,
+						(const uint32_t *)zeros, count));
+	record(setup, members, bytes, "red u32", t, base, 0);
 }
 
 static void bench_native(size_t max_bytes, char *src, char *dst)
 {
-	static const unsigned int team_sizes[] = { 2, 4, 8 };
 	struct cumc_mc_mapping *map;
 	struct cumc_mc_span span = { 0 };
-	unsigned int t, m;
+	unsigned int members, m;
 	size_t bytes;
 
 	map = calloc(1, sizeof(*map) + MAX_MEMBERS * sizeof(map->views[0]));
@@ -177,29 +334,21 @@ static void bench_native(size_t max_bytes, char *src, char *dst)
 		map->views[m] = aligned_alloc(4096, max_bytes);
 		if (!map->views[m])
 			exit(1);
-		memset(map->views[m], 1, max_bytes);
+		fill_ones(map->views[m], max_bytes);
 	}
 	map->length = max_bytes;
 	map->writable = 1;
 	span.map = map;
-	for (t = 0; t < sizeof(team_sizes) / sizeof(team_sizes[0]); t++) {
-		map->num_members = team_sizes[t];
-		for (bytes = 64 << 10; bytes <= max_bytes; bytes *= 16)
-			measure("native", &span, bytes, src, dst);
+	for (members = 2; members <= MAX_MEMBERS; members++) {
+		map->num_members = members;
+		for (bytes = MIN_BYTES; bytes <= max_bytes; bytes *= 4)
+			measure("native", &span, bytes, src, dst, 0);
 	}
 	for (m = 0; m < MAX_MEMBERS; m++)
 		free(map->views[m]);
 	free(map);
 }
 
-#define CHECK(call)							\
-	do {								\
-		CUresult res_ = (call);					\
-		if (res_ != CUDA_SUCCESS) {				\
-			fprintf(stderr, "%s: %d\n", #call, res_);	\
-			exit(1);					\
-		}							\
-	} while (0)
 
 static CUdeviceptr map_handle(CUmemGenericAllocationHandle h, size_t size)
 {
@@ -243,8 +392,8 @@ static void bench_device_team(unsigned int members, size_t max_bytes,
 	/* Touch every page once: first-touch faults are not the data path. */
 	CHECK(cumcMultimemSt(mc_va, src, max_bytes));
 	CHECK(cumc_mc_acquire(mc_va, max_bytes, &span));
-	for (bytes = 64 << 10; bytes <= max_bytes; bytes *= 16)
-		measure("device", &span, bytes, src, dst);
+	for (bytes = MIN_BYTES; bytes <= max_bytes; bytes *= 4)
+		measure("device", &span, bytes, src, dst, mc_va);
 	cumc_mc_release();
 	CHECK(cuMemUnmap(mc_va, max_bytes));
 	CHECK(cuMemAddressFree(mc_va, max_bytes));
@@ -265,43 +414,75 @@ static void write_json(const char *path)
 		return;
 	}
 	fprintf(f, "[\n");
-	for (i = 0; i < num_results; i++)
+	for (i = 0; i < num_results; i++) {
+		const struct result *r = &results[i];
+
 		fprintf(f, "  {\"setup\": \"%s\", \"members\": %u, \"bytes\": %zu, "
 			"\"op\": \"%s\", \"gbps\": %.3f, \"baseline_gbps\": %.3f, "
-			"\"ratio\": %.3f}%s\n", results[i].setup,
-			results[i].members, results[i].bytes, results[i].op,
-			results[i].gbps, results[i].baseline_gbps,
-			results[i].gbps / results[i].baseline_gbps,
-			i + 1 < num_results ? "," : "");
+			"\"ratio\": %.3f", r->setup, r->members, r->bytes, r->op,
+			r->gbps, r->baseline_gbps, r->gbps / r->baseline_gbps);
+		if (r->bound_gbps)
+			fprintf(f, ", \"read_only_gbps\": %.3f, "
+				"\"read_only_ratio\": %.3f", r->bound_gbps,
+				r->gbps / r->bound_gbps);
+		fprintf(f, "}%s\n", i + 1 < num_results ? "," : "");
+	}
 	fprintf(f, "]\n");
 	fclose(f);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_multimem [--json FILE] [--max-bytes N] "
+		"[--device-only] [--quick]\n");
+	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	static const unsigned int team_sizes[] = { 2, 4, 8 };
-	size_t max_bytes = 16 << 20;
+	size_t max_bytes = 1u << 30;
 	const char *json = NULL;
-	int count = 0, i;
+	int count = 0, device_only = 0, i;
+	CUcontext ctx = NULL;
 	char *src, *dst;
 	unsigned int t;
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--json"))
-			json = argv[i + 1];
-		else if (!strcmp(argv[i], "--max-bytes"))
-			max_bytes = strtoull(argv[i + 1], NULL, 0);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json = argv[++i];
+		else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc)
+			max_bytes = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--device-only"))
+			device_only = 1;
+		else if (!strcmp(argv[i], "--quick"))
+			work_bytes /= 16;
+		else
+			usage();
 	}
+	if (max_bytes < MIN_BYTES)
+		usage();
 	src = aligned_alloc(4096, max_bytes);
 	dst = aligned_alloc(4096, max_bytes);
 	if (!src || !dst)
 		return 1;
-	memset(src, 2, max_bytes);
+	/* Every operation leaves ones in the members: red adds zeros. */
+	fill_ones(src, max_bytes);
 	memset(dst, 0, max_bytes);
+	zeros = calloc(1, max_bytes);
+	if (!zeros)
+		return 1;
 
-	printf("setup  members    bytes  op               throughput           baseline (memcpy / read-sum)\n");
-	bench_native(max_bytes, src, dst);
-	if (cuInit(0) == CUDA_SUCCESS && cuDeviceGetCount(&count) == CUDA_SUCCESS)
+	printf("setup  members    bytes  op                 throughput           baseline               ratio\n");
+	if (!device_only)
+		bench_native(max_bytes, src, dst);
+	if (cuInit(0) == CUDA_SUCCESS && cuDeviceGetCount(&count) == CUDA_SUCCESS &&
+	    count > 0) {
+		/* cuMemcpy works in the current context. */
+		CHECK(cuDevicePrimaryCtxRetain(&ctx, 0));
+		CHECK(cuCtxSetCurrent(ctx));
+	}
+	if (ctx)
 		for (t = 0; t < sizeof(team_sizes) / sizeof(team_sizes[0]); t++)
 			if ((int)team_sizes[t] <= count)
 				bench_device_team(team_sizes[t], max_bytes, src, dst);

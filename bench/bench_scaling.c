@@ -221,28 +221,80 @@ static void fit(const double *x, const double *y, int n, double *a, double *b)
 	*a = (sy - *b * sx) / n;
 }
 
+/*
+ * Median cost of mapping a multicast object of @bytes with a team of two,
+ * giving device 0 access, and unmapping it: @t[0..2] in ns.
+ */
+static void map_cycle(size_t bytes, double t[3])
+{
+	double tm[FIT_REPS], ta[FIT_REPS], tu[FIT_REPS], t0;
+	CUmemGenericAllocationHandle mc = new_mc(2, bytes);
+	CUdeviceptr va;
+	int r;
+
+	CHECK(cuMulticastAddDevice(mc, 0));
+	CHECK(cuMulticastAddDevice(mc, 1));
+	CHECK(cuMemAddressReserve(&va, bytes, 0, 0, 0));
+	for (r = 0; r < FIT_REPS; r++) {
+		t0 = now_ns();
+		CHECK(cuMemMap(va, bytes, 0, mc, 0));
+		tm[r] = now_ns() - t0;
+		t0 = now_ns();
+		set_access(va, bytes);
+		ta[r] = now_ns() - t0;
+		t0 = now_ns();
+		CHECK(cuMemUnmap(va, bytes));
+		tu[r] = now_ns() - t0;
+	}
+	t[0] = median_of(tm, FIT_REPS);
+	t[1] = median_of(ta, FIT_REPS);
+	t[2] = median_of(tu, FIT_REPS);
+	CHECK(cuMemAddressFree(va, bytes));
+	CHECK(cuMemRelease(mc));
+}
+
+/* Map, set access and unmap of 1 TiB against the same of 2 MiB, this run. */
+static void huge_map_cycle(void)
+{
+	static const char *const ops[] = { "cuMemMap", "cuMemSetAccess",
+					   "cuMemUnmap" };
+	double small[3], huge[3];
+	int i;
+
+	map_cycle(GRAN, small);
+	map_cycle(HUGE_BYTES, huge);
+	printf("%-15s | %-17s | %-17s | 1TiB/2MiB (median of %d, team of 2)\n",
+	       "", "2 MiB us  x null", "1 TiB us  x null", FIT_REPS);
+	for (i = 0; i < 3; i++) {
+		printf("%-15s | %8.1f %8.1f | %8.1f %8.1f | %6.2f\n", ops[i],
+		       small[i] / 1e3, xnull(small[i]), huge[i] / 1e3,
+		       xnull(huge[i]), huge[i] / small[i]);
+		JSON("\"part\": \"huge_map\", \"op\": \"%s\", \"small_ns\": %.0f, "
+		     "\"huge_ns\": %.0f, \"huge_x_null\": %.2f, \"ratio\": %.3f",
+		     ops[i], small[i], huge[i], xnull(huge[i]),
+		     huge[i] / small[i]);
+	}
+}
+
 static void part_huge(void)
 {
 	static const unsigned int granules[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 };
 	enum { NG = sizeof(granules) / sizeof(granules[0]) };
 	double x[NG], bind[NG], unbind[NG], tb[FIT_REPS], tu[FIT_REPS];
-	double map, access, unmap, a, b, t;
+	double a, b, t;
 	CUmemGenericAllocationHandle mc, mem, spread;
 	unsigned int g, i, start = 0;
 	CUdeviceptr va;
 	int r;
 
 	printf("\nhuge: one 1 TiB multicast object, team of 2, mostly unbound\n");
+	huge_map_cycle();
 	mc = new_mc(2, HUGE_BYTES);
 	CHECK(cuMulticastAddDevice(mc, 0));
 	CHECK(cuMulticastAddDevice(mc, 1));
 	CHECK(cuMemAddressReserve(&va, HUGE_BYTES, 0, 0, 0));
-	t = now_ns();
 	CHECK(cuMemMap(va, HUGE_BYTES, 0, mc, 0));
-	map = now_ns() - t;
-	t = now_ns();
 	set_access(va, HUGE_BYTES);
-	access = now_ns() - t;
 
 	mem = new_mem(0, (size_t)granules[NG - 1] * GRAN);
 	for (g = 0; g < NG; g++) {
@@ -262,8 +314,6 @@ static void part_huge(void)
 		bind[g] = median_of(tb, FIT_REPS);
 		unbind[g] = median_of(tu, FIT_REPS);
 	}
-	printf("map %.1f us (%.1f x null), set access %.1f us (%.1f x null)\n",
-	       map / 1e3, xnull(map), access / 1e3, xnull(access));
 	printf("%9s | %-17s | %-17s\n", "granules", "BindMem us  x null",
 	       "Unbind us  x null");
 	for (g = 0; g < NG; g++)
@@ -313,12 +363,7 @@ static void part_huge(void)
 					GRAN));
 	CHECK(cuMemRelease(spread));
 
-	t = now_ns();
 	CHECK(cuMemUnmap(va, HUGE_BYTES));
-	unmap = now_ns() - t;
-	printf("unmap %.1f us (%.1f x null)\n", unmap / 1e3, xnull(unmap));
-	JSON("\"part\": \"huge_map\", \"map_ns\": %.0f, \"set_access_ns\": %.0f, "
-	     "\"unmap_ns\": %.0f", map, access, unmap);
 	CHECK(cuMemAddressFree(va, HUGE_BYTES));
 	CHECK(cuMemRelease(mc));
 }

@@ -78,12 +78,12 @@ set logscale x 2
 set xlabel "bytes per member"
 set ylabel "GB/s (all members' bytes)"
 set yrange [0:*]
-set xtics ("64 KiB" 65536, "1 MiB" 1048576, "16 MiB" 16777216)
-set xrange [32768:33554432]
+set xtics ("4 KiB" 4096, "64 KiB" 65536, "1 MiB" 1048576, "16 MiB" 16777216, "256 MiB" 268435456, "1 GiB" 1073741824)
+set xrange [2048:2147483648]
 plot "$dir/plot-datapath.dat" using 1:2 title "multimem.st", \
 	'' using 1:3 title "memcpy per member", \
 	'' using 1:4 title "multimem.ld\\\\_reduce f32 add", \
-	'' using 1:5 title "read-sum"
+	'' using 1:5 title "read-sum (into a destination)"
 
 set title "Team size (VM): cost per call against the number of members"
 unset logscale x
