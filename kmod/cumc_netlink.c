@@ -96,11 +96,12 @@ static int cumc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc_member *m)
 {
-	unsigned long index = 0;
+	struct cumc_range *r;
 	struct cumc_bind *b;
 	struct nlattr *nest;
 
-	mt_for_each(&m->binds, b, index, ULONG_MAX) {
+	cumc_range_for_each(r, &m->binds, 0, U64_MAX) {
+		b = container_of(r, struct cumc_bind, range);
 		nest = nla_nest_start(skb, CUMC_MEMBER_A_BIND);
 		if (!nest ||
 		    nla_put_u64_64bit(skb, CUMC_BIND_A_MC_OFFSET, b->mc_offset,
