@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "cumc_compat.h"
 #include "cumc_internal.h"
 
 atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
@@ -347,8 +348,6 @@ static struct genl_family cumc_nl_family = {
 	.module = THIS_MODULE,
 	.small_ops = cumc_nl_ops,
 	.n_small_ops = ARRAY_SIZE(cumc_nl_ops),
-	/* Strict validation of every command, reserved header fields too. */
-	.resv_start_op = CUMC_CMD_DEV_GET,
 	.mcgrps = cumc_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(cumc_nl_mcgrps),
 };
@@ -436,6 +435,8 @@ void cumc_nl_bind_event(struct cumc_mc *mc, u8 cmd, u32 device,
 
 int cumc_netlink_init(void)
 {
+	/* Strict validation of every command, reserved header fields too. */
+	cumc_genl_strict_from(&cumc_nl_family, CUMC_CMD_DEV_GET);
 	return genl_register_family(&cumc_nl_family);
 }
 
