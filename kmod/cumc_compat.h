@@ -2,24 +2,27 @@
 /*
  * Kernel API differences between the kernels cumc builds for, in one place.
  *
- * Minimum: Linux 6.1. The module keeps VA mappings and fabric bindings in
- * maple trees (mtree_*), merged in 6.1; its generic netlink family uses
- * resv_start_op, also 6.1. Older kernels would need those two replaced by
- * xarray or rbtree code and are refused here rather than half supported.
- *
- * Every other version check of the module is below, one per difference,
- * each named after the kernel API it hides. Documentation/install.md lists
- * them. Checked by building against Debian 12's 6.1 headers only.
+ * Minimum: Linux 5.15. The maple tree, which would have meant 6.1, gave
+ * way to an interval tree (cumc_range.c) that every kernel has. Every
+ * version check of the module is below, one per difference, each named
+ * after the kernel API it hides and saying which release changed it.
+ * Documentation/install.md lists them, with the interfaces that needed
+ * none. Only the branches Debian 12's 6.1 headers select are compiled
+ * here; the others follow the interfaces of the releases named.
  */
 #ifndef CUMC_COMPAT_H
 #define CUMC_COMPAT_H
 
 #include <linux/device.h>
+#include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/version.h>
+#include <net/genetlink.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "cumc needs Linux 6.1 or later (maple tree, genl resv_start_op)"
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
+#error "cumc needs Linux 5.15 or later"
 #endif
 
 /*
@@ -68,13 +71,62 @@ static inline void cumc_vm_flags_clear(struct vm_area_struct *vma,
 }
 
 /*
- * Needing no wrapper above 6.1, for the record:
- * - no_llseek was defined as NULL from 6.0 and removed in 6.12: files that
- *   must not seek leave .llseek unset.
- * - get_random_u32_below() is 6.2 mainline and in the 6.1 stable series
- *   Debian 12 ships (prandom_u32_max() before).
- * - strscpy_pad() (5.2), mmap_read_lock() (5.8), vma_lookup() (5.14),
- *   misc_register() and init_pseudo() are unchanged since.
+ * The process's own placement policy, for a range no file constrains.
+ * mm->get_unmapped_area was replaced in 6.10 by mm_get_unmapped_area(mm,
+ * ...) (the policy became the MMF_TOPDOWN flag), which lost its mm
+ * argument again in 6.19 (it always placed in current->mm).
  */
+static inline unsigned long cumc_get_unmapped_area(unsigned long addr,
+						   unsigned long len,
+						   unsigned long flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+	return mm_get_unmapped_area(NULL, addr, len, 0, flags);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+	return mm_get_unmapped_area(current->mm, NULL, addr, len, 0, flags);
+#else
+	return current->mm->get_unmapped_area(NULL, addr, len, 0, flags);
+#endif
+}
+
+/*
+ * struct fd became one tagged word in 6.12 (fd_file() reads the file,
+ * NULL when fdget() found none); before, it had a file member.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define cumc_fd_file(f) fd_file(f)
+#else
+#define cumc_fd_file(f) ((f).file)
+#endif
+
+/*
+ * A uniform random number below @ceil. get_random_u32_below() is 6.2
+ * (backported to some 6.1 stable releases); prandom_u32_max(), which it
+ * replaced, is in every release before 6.2, and random enough for fault
+ * injection.
+ */
+static inline u32 cumc_random_below(u32 ceil)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return get_random_u32_below(ceil);
+#else
+	return prandom_u32_max(ceil);
+#endif
+}
+
+/*
+ * Strict validation of a generic netlink family's commands from @op on,
+ * including the reserved field of their genetlink header: what
+ * genl_family.resv_start_op says since 6.1. Before 6.1 there is no such
+ * field: commands without GENL_DONT_VALIDATE_* flags (none of ours has
+ * any) are validated strictly all the same, but a non-zero reserved field
+ * is let through.
+ */
+static inline void cumc_genl_strict_from(struct genl_family *family, u8 op)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+	family->resv_start_op = op;
+#endif
+}
 
 #endif /* CUMC_COMPAT_H */

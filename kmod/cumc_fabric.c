@@ -171,6 +171,20 @@ static void cumc_bind_free(struct cumc_bind *b)
 	kfree(b);
 }
 
+static void cumc_bind_release(struct cumc_range *r)
+{
+	cumc_bind_free(container_of(r, struct cumc_bind, range));
+}
+
+/* The binding of @m holding @mc_offset, or NULL; mc->lock held. */
+static struct cumc_bind *cumc_bind_find(struct cumc_mc_member *m,
+					u64 mc_offset)
+{
+	struct cumc_range *r = cumc_range_find(&m->binds, mc_offset);
+
+	return r ? container_of(r, struct cumc_bind, range) : NULL;
+}
+
 /* The memory and offset a bind names, with a reference on the memory. */
 static struct cumc_mem *cumc_fabric_bind_source(struct cumc_client *client,
 						struct cumc_mc_bind *cmd,
@@ -216,8 +230,6 @@ static int cumc_fabric_check_bind(struct cumc_mc *mc, struct cumc_bind *b,
 static int cumc_fabric_insert(struct cumc_mc *mc, struct cumc_bind *b,
 			      u32 device)
 {
-	unsigned long index = b->mc_offset;
-	struct maple_tree *binds;
 	int slot, ret;
 
 	down_write(&mc->lock);
@@ -226,13 +238,8 @@ static int cumc_fabric_insert(struct cumc_mc *mc, struct cumc_bind *b,
 		ret = slot;
 		goto out;
 	}
-	binds = &mc->members[slot].binds;
-	if (mt_find(binds, &index, b->mc_offset + b->length - 1))
-		ret = -EEXIST;
-	else
-		ret = mtree_store_range(binds, b->mc_offset,
-					b->mc_offset + b->length - 1, b,
-					GFP_KERNEL_ACCOUNT);
+	ret = cumc_range_insert(&mc->members[slot].binds, &b->range,
+				b->mc_offset, b->length);
 out:
 	up_write(&mc->lock);
 	return ret;
@@ -317,12 +324,12 @@ int cumc_fabric_unbind(struct cumc_client *client, struct cumc_mc_unbind *cmd)
 		goto out_unlock;
 	}
 	if (cmd->mc_offset < mc->length)
-		b = mtree_load(&mc->members[slot].binds, cmd->mc_offset);
+		b = cumc_bind_find(&mc->members[slot], cmd->mc_offset);
 	if (!b || b->mc_offset != cmd->mc_offset || b->length != cmd->length) {
 		ret = -ENXIO;
 		goto out_unlock;
 	}
-	mtree_erase(&mc->members[slot].binds, b->mc_offset);
+	cumc_range_remove(&mc->members[slot].binds, &b->range);
 	cumc_vm_zap(cumc_fabric_view_pgoff(mc, slot, b->mc_offset), b->length);
 out_unlock:
 	up_write(&mc->lock);
@@ -338,15 +345,11 @@ out_unlock:
 /* The object is going: no view of it is left, so nothing to zap. */
 void cumc_fabric_release_binds(struct cumc_mc *mc)
 {
-	struct cumc_bind *b;
-	unsigned long index;
 	u32 i;
 
-	for (i = 0; i < mc->num_members; i++) {
-		index = 0;
-		mt_for_each(&mc->members[i].binds, b, index, ULONG_MAX)
-			cumc_bind_free(b);
-	}
+	for (i = 0; i < mc->num_members; i++)
+		cumc_range_map_destroy(&mc->members[i].binds,
+				       cumc_bind_release);
 }
 
 static vm_fault_t cumc_fabric_view_fault(struct vm_fault *vmf)
@@ -360,7 +363,7 @@ static vm_fault_t cumc_fabric_view_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 
 	down_read(&mc->lock);
-	b = mtree_load(&mc->members[view->slot].binds, offset);
+	b = cumc_bind_find(&mc->members[view->slot], offset);
 	if (!b) {
 		ret = VM_FAULT_SIGBUS;
 		goto out;

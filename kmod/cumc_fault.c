@@ -10,6 +10,7 @@
 #include <linux/random.h>
 #include <linux/spinlock.h>
 
+#include "cumc_compat.h"
 #include "cumc_internal.h"
 
 /**
@@ -73,7 +74,7 @@ static bool cumc_fault_eval(struct cumc_fault *f)
 		hit = ++f->calls % f->value == 0;
 		break;
 	case CUMC_FAULT_MODE_PROBABILITY:
-		hit = get_random_u32_below(100) < f->value;
+		hit = cumc_random_below(100) < f->value;
 		break;
 	default:
 		hit = false;

@@ -13,8 +13,8 @@
 
 #include <linux/fs.h>
 #include <linux/kref.h>
-#include <linux/maple_tree.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -71,6 +71,29 @@ static inline void cumc_stat_add(struct cumc_device *dev, enum cumc_stat stat,
 	if (dev)
 		atomic64_add(n, &dev->stats[stat]);
 }
+
+/**
+ * struct cumc_range - an entry of a range map, embedded in what it maps
+ * @rb: its node in the map's tree
+ * @start: its first byte
+ * @last: its last byte: inclusive, so that a range may end at 2^64
+ * @subtree_last: the highest @last below @rb, which the tree maintains
+ */
+struct cumc_range {
+	struct rb_node rb;
+	u64 start;
+	u64 last;
+	u64 subtree_last;
+};
+
+/**
+ * struct cumc_range_map - non-overlapping ranges, found by any byte in them
+ * @root: an interval tree of struct cumc_range; no lock of its own, its
+ *        owner's lock protects it
+ */
+struct cumc_range_map {
+	struct rb_root_cached root;
+};
 
 enum cumc_object_type {
 	CUMC_OBJ_ANY = 0,	/* only as a lookup filter */
@@ -159,8 +182,11 @@ enum cumc_team_state {
  * @mem: the memory, on the member's device; the binding holds a reference
  * @mem_offset: where in @mem
  * @unbind_link: in the list of bindings an unbind or teardown frees
+ * @range: its entry in its member's @binds, over [@mc_offset,
+ *         @mc_offset + @length)
  */
 struct cumc_bind {
+	struct cumc_range range;
 	u64 mc_offset;
 	u64 length;
 	struct cumc_mem *mem;
@@ -171,12 +197,12 @@ struct cumc_bind {
 /**
  * struct cumc_mc_member - one device of a multicast team
  * @dev: the device, NULL while the slot is free
- * @binds: multicast offset range -> struct cumc_bind *: this member's part
+ * @binds: multicast offset range -> struct cumc_bind: this member's part
  *         of the fabric page table
  */
 struct cumc_mc_member {
 	struct cumc_device *dev;
-	struct maple_tree binds;
+	struct cumc_range_map binds;
 };
 
 /**
@@ -252,8 +278,11 @@ struct cumc_vm_request {
  * @populated: a page of it was ever inserted; set by the fault handler,
  *             so that taking an untouched mapping away zaps nothing
  * @unmap_link: in CUMC_UNMAP's list of mappings to free
+ * @range: its entry in its reservation's @mappings, over [@addr,
+ *         @addr + @length)
  */
 struct cumc_mapping {
+	struct cumc_range range;
 	u64 addr;
 	u64 length;
 	struct cumc_object *obj;
@@ -269,16 +298,34 @@ struct cumc_mapping {
  * @pgoff: the file offsets of its VMA (see cumc_vm.c)
  * @lock: protects @mappings, the mappings in it and @freeing; taken after
  *        mmap_lock
- * @mappings: address range -> struct cumc_mapping *
+ * @mappings: address range -> struct cumc_mapping
  * @freeing: CUMC_VA_FREE is removing it: no new mappings
  */
 struct cumc_va {
 	struct cumc_client *client;
 	unsigned long pgoff;
 	struct rw_semaphore lock;
-	struct maple_tree mappings;
+	struct cumc_range_map mappings;
 	bool freeing;
 };
+
+/* cumc_range.c: range maps, under their owner's lock */
+void cumc_range_map_init(struct cumc_range_map *map);
+bool cumc_range_map_empty(const struct cumc_range_map *map);
+int cumc_range_insert(struct cumc_range_map *map, struct cumc_range *r,
+		      u64 start, u64 length);
+void cumc_range_remove(struct cumc_range_map *map, struct cumc_range *r);
+struct cumc_range *cumc_range_find(struct cumc_range_map *map, u64 addr);
+struct cumc_range *cumc_range_first(struct cumc_range_map *map, u64 start,
+				    u64 last);
+struct cumc_range *cumc_range_next(struct cumc_range *r, u64 start, u64 last);
+void cumc_range_map_destroy(struct cumc_range_map *map,
+			    void (*release)(struct cumc_range *r));
+
+/* Every entry of @map overlapping [@start, @last], in address order. */
+#define cumc_range_for_each(r, map, start, last)			\
+	for ((r) = cumc_range_first(map, start, last); (r);		\
+	     (r) = cumc_range_next(r, start, last))
 
 /* cumc_device.c: the simulated devices */
 int cumc_devices_init(void);

@@ -63,14 +63,11 @@ u64 cumc_mc_page_size(void)
 static void cumc_mc_destroy(struct cumc_object *obj)
 {
 	struct cumc_mc *mc = to_cumc_mc(obj);
-	u32 i;
 
 	xa_erase(&cumc_mc_ids, mc->id);
 	cumc_nl_mc_event(mc, CUMC_CMD_MC_DELETE_NTF);
 	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
 	cumc_fabric_release_binds(mc);
-	for (i = 0; i < mc->num_devices; i++)
-		mtree_destroy(&mc->members[i].binds);
 	cumc_vm_free_offsets(mc->pgoff);
 	atomic_dec(&cumc_live_mcs);
 	kfree(mc);
@@ -103,7 +100,7 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 	init_rwsem(&mc->lock);
 	init_waitqueue_head(&mc->team_wq);
 	for (i = 0; i < mc->num_devices; i++)
-		mt_init(&mc->members[i].binds);
+		cumc_range_map_init(&mc->members[i].binds);
 	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
 	if (ret)
 		goto err_free_mc;

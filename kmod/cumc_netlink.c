@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "cumc_compat.h"
 #include "cumc_internal.h"
 
 atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
@@ -96,11 +97,12 @@ static int cumc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc_member *m)
 {
-	unsigned long index = 0;
+	struct cumc_range *r;
 	struct cumc_bind *b;
 	struct nlattr *nest;
 
-	mt_for_each(&m->binds, b, index, ULONG_MAX) {
+	cumc_range_for_each(r, &m->binds, 0, U64_MAX) {
+		b = container_of(r, struct cumc_bind, range);
 		nest = nla_nest_start(skb, CUMC_MEMBER_A_BIND);
 		if (!nest ||
 		    nla_put_u64_64bit(skb, CUMC_BIND_A_MC_OFFSET, b->mc_offset,
@@ -346,8 +348,6 @@ static struct genl_family cumc_nl_family = {
 	.module = THIS_MODULE,
 	.small_ops = cumc_nl_ops,
 	.n_small_ops = ARRAY_SIZE(cumc_nl_ops),
-	/* Strict validation of every command, reserved header fields too. */
-	.resv_start_op = CUMC_CMD_DEV_GET,
 	.mcgrps = cumc_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(cumc_nl_mcgrps),
 };
@@ -435,6 +435,8 @@ void cumc_nl_bind_event(struct cumc_mc *mc, u8 cmd, u32 device,
 
 int cumc_netlink_init(void)
 {
+	/* Strict validation of every command, reserved header fields too. */
+	cumc_genl_strict_from(&cumc_nl_family, CUMC_CMD_DEV_GET);
 	return genl_register_family(&cumc_nl_family);
 }
 

@@ -126,13 +126,13 @@ int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
 	f = fdget(cmd->fd);
-	if (!f.file)
+	if (!cumc_fd_file(f))
 		return -EBADF;
-	if (f.file->f_op != &cumc_export_fops) {
+	if (cumc_fd_file(f)->f_op != &cumc_export_fops) {
 		fdput(f);
 		return -EBADFD;
 	}
-	obj = f.file->private_data;
+	obj = cumc_fd_file(f)->private_data;
 	kref_get(&obj->ref);
 	fdput(f);
 	if (cumc_import_fault(obj))
@@ -163,13 +163,13 @@ int cumc_attach_channel(struct cumc_client *client,
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	f = fdget(cmd->fd);
-	if (!f.file)
+	if (!cumc_fd_file(f))
 		return -EBADF;
-	if (f.file->f_op != &cumc_channel_fops) {
+	if (cumc_fd_file(f)->f_op != &cumc_channel_fops) {
 		fdput(f);
 		return -EBADFD;
 	}
-	channel = iminor(file_inode(f.file));
+	channel = iminor(file_inode(cumc_fd_file(f)));
 	fdput(f);
 	if (cmpxchg(&client->channel, CUMC_NO_CHANNEL, channel) !=
 	    CUMC_NO_CHANNEL)

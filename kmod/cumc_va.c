@@ -53,14 +53,22 @@ static void cumc_mapping_free(struct cumc_mapping *m)
 	kfree(m);
 }
 
+static void cumc_mapping_release(struct cumc_range *r)
+{
+	cumc_mapping_free(container_of(r, struct cumc_mapping, range));
+}
+
+/* The mapping holding @addr, or NULL; va->lock held. */
+static struct cumc_mapping *cumc_mapping_find(struct cumc_va *va, u64 addr)
+{
+	struct cumc_range *r = cumc_range_find(&va->mappings, addr);
+
+	return r ? container_of(r, struct cumc_mapping, range) : NULL;
+}
+
 static void cumc_va_destroy(struct cumc_va *va)
 {
-	struct cumc_mapping *m;
-	unsigned long index = 0;
-
-	mt_for_each(&va->mappings, m, index, ULONG_MAX)
-		cumc_mapping_free(m);
-	mtree_destroy(&va->mappings);
+	cumc_range_map_destroy(&va->mappings, cumc_mapping_release);
 	cumc_vm_free_offsets(va->pgoff);
 	atomic_dec(&cumc_live_vas);
 	kfree(va);
@@ -78,7 +86,7 @@ static vm_fault_t cumc_va_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 
 	down_read(&va->lock);
-	m = mtree_load(&va->mappings, addr);
+	m = cumc_mapping_find(va, addr);
 	/* Multicast addresses take multimem operations only (the views). */
 	access = m && m->obj->type == CUMC_OBJ_MEM ?
 		 cumc_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
@@ -115,7 +123,7 @@ static vm_fault_t cumc_va_pfn_mkwrite(struct vm_fault *vmf)
 	bool writable;
 
 	down_read(&va->lock);
-	m = mtree_load(&va->mappings, vmf->address & PAGE_MASK);
+	m = cumc_mapping_find(va, vmf->address & PAGE_MASK);
 	writable = m && m->obj->type == CUMC_OBJ_MEM &&
 		   cumc_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
 	up_read(&va->lock);
@@ -164,7 +172,7 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 		return -ENOMEM;
 	va->client = filp->private_data;
 	init_rwsem(&va->lock);
-	mt_init(&va->mappings);
+	cumc_range_map_init(&va->mappings);
 	ret = cumc_vm_alloc_offsets(va, &va->pgoff);
 	if (ret) {
 		kfree(va);
@@ -235,7 +243,7 @@ int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd)
 		goto out_unlock;
 	}
 	down_write(&va->lock);
-	if (mtree_empty(&va->mappings))
+	if (cumc_range_map_empty(&va->mappings))
 		va->freeing = true;
 	else
 		ret = -EBUSY;
@@ -260,18 +268,14 @@ static int cumc_va_check_range(u64 addr, u64 length)
 
 static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
 {
-	unsigned long index = m->addr;
 	int ret;
 
 	down_write(&va->lock);
 	if (va->freeing)
 		ret = -ENXIO;
-	else if (mt_find(&va->mappings, &index, m->addr + m->length - 1))
-		ret = -EEXIST;
 	else
-		ret = mtree_store_range(&va->mappings, m->addr,
-					m->addr + m->length - 1, m,
-					GFP_KERNEL_ACCOUNT);
+		ret = cumc_range_insert(&va->mappings, &m->range, m->addr,
+					m->length);
 	up_write(&va->lock);
 	return ret;
 }
@@ -354,7 +358,7 @@ static int cumc_va_whole_mappings(struct cumc_va *va, u64 addr, u64 length)
 	struct cumc_mapping *m;
 
 	while (addr < end) {
-		m = mtree_load(&va->mappings, addr);
+		m = cumc_mapping_find(va, addr);
 		if (!m)
 			return -ENXIO;
 		if (m->addr != addr || m->length > end - addr)
@@ -406,6 +410,7 @@ int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
 	struct vm_area_struct *vma;
 	struct cumc_mapping *m, *next;
 	LIST_HEAD(unmapped);
+	struct cumc_va *va;
 	u64 addr;
 	int ret;
 
@@ -414,9 +419,10 @@ int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
 	ret = cumc_va_lock_range(client, cmd->addr, cmd->length, &vma);
 	if (ret)
 		return ret;
+	va = vma->vm_private_data;
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
-		m = mtree_erase(&((struct cumc_va *)vma->vm_private_data)->mappings,
-				addr);
+		m = cumc_mapping_find(va, addr);
+		cumc_range_remove(&va->mappings, &m->range);
 		cumc_mapping_zap(vma, m);
 		list_add(&m->unmap_link, &unmapped);
 	}
@@ -482,8 +488,7 @@ int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd)
 	if (ret)
 		goto out_free;
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
-		m = mtree_load(&((struct cumc_va *)vma->vm_private_data)->mappings,
-			       addr);
+		m = cumc_mapping_find(vma->vm_private_data, addr);
 		if (cumc_mapping_set_access(m, descs, cmd->num_descs))
 			cumc_mapping_zap(vma, m);
 	}
@@ -540,7 +545,7 @@ int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
 	}
 	va = vma->vm_private_data;
 	down_read(&va->lock);
-	m = mtree_load(&va->mappings, cmd->addr);
+	m = cumc_mapping_find(va, cmd->addr);
 	cumc_va_query_fill(vma, m, cmd);
 	if (cmd->flags & CUMC_VA_QUERY_RETAIN) {
 		if (m) {
@@ -575,7 +580,7 @@ struct cumc_mem *cumc_va_resolve(struct cumc_client *client, u64 addr,
 		goto out_unlock_mm;
 	va = vma->vm_private_data;
 	down_read(&va->lock);
-	m = mtree_load(&va->mappings, addr);
+	m = cumc_mapping_find(va, addr);
 	if (!m || m->obj->type != CUMC_OBJ_MEM) {
 		mem = ERR_PTR(-ENXIO);
 	} else if (length > m->addr + m->length - addr) {
@@ -610,7 +615,7 @@ struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
 		goto out_unlock_mm;
 	va = vma->vm_private_data;
 	down_read(&va->lock);
-	m = mtree_load(&va->mappings, addr);
+	m = cumc_mapping_find(va, addr);
 	if (m && m->addr == addr && m->obj->type == CUMC_OBJ_MC) {
 		access = cumc_mapping_cpu_access(m);
 		if (access == CUMC_ACCESS_NONE) {

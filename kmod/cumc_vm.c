@@ -140,12 +140,11 @@ unsigned long cumc_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 	if (!req || len != req->length)
 		return -ENODEV;
 	if (addr && IS_ALIGNED(addr, req->alignment)) {
-		area = current->mm->get_unmapped_area(NULL, addr, len, 0, flags);
+		area = cumc_get_unmapped_area(addr, len, flags);
 		if (area == addr)
 			return area;
 	}
-	area = current->mm->get_unmapped_area(NULL, 0, len + req->alignment,
-					      0, flags);
+	area = cumc_get_unmapped_area(0, len + req->alignment, flags);
 	if (IS_ERR_VALUE(area))
 		return area;
 	return ALIGN(area, req->alignment);
