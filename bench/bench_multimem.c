@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "multimem.h"
+#include "multimem_ops.h"
 
 #define CHECK(call)							\
 	do {								\
@@ -144,24 +145,6 @@ BASELINE static void read_sum(float *out, char *const *views, unsigned int membe
 	}
 }
 
-static inline float bf16_widen(uint16_t h)
-{
-	uint32_t bits = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
-/* Round to nearest even (these values are never NaN). */
-static inline uint16_t bf16_narrow(float f)
-{
-	uint32_t bits;
-
-	memcpy(&bits, &f, sizeof(bits));
-	return (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
-}
-
 /* The same for bf16 elements: widened to f32, summed, rounded into @out. */
 BASELINE static void read_sum_bf16(uint16_t *out, char *const *views,
 				   unsigned int members, size_t off,
@@ -176,15 +159,15 @@ BASELINE static void read_sum_bf16(uint16_t *out, char *const *views,
 
 		n = count - b < SUM_BLOCK ? count - b : SUM_BLOCK;
 		for (i = 0; i < n; i++)
-			acc[i] = bf16_widen(x0[i]);
+			acc[i] = cumc_bf16_widen(x0[i]);
 		for (m = 1; m < members; m++) {
 			const uint16_t *x = (const uint16_t *)(views[m] + off) + b;
 
 			for (i = 0; i < n; i++)
-				acc[i] += bf16_widen(x[i]);
+				acc[i] += cumc_bf16_widen(x[i]);
 		}
 		for (i = 0; i < n; i++)
-			out[b + i] = bf16_narrow(acc[i]);
+			out[b + i] = cumc_f32_to_bf16(acc[i]);
 	}
 }
 
@@ -212,33 +195,23 @@ BASELINE static void read_only_sum(char *const *views, unsigned int members,
 }
 
 /* The red baseline: @src added to every member in place, not atomically. */
-BASELINE static void add_in_place(char *const *views, unsigned int members,
-			 size_t off, const float *src, size_t count)
-{
-	unsigned int m;
-	size_t i;
-
-	for (m = 0; m < members; m++) {
-		float *x = (float *)(views[m] + off);
-
-		for (i = 0; i < count; i++)
-			x[i] += src[i];
-	}
+#define ADD_IN_PLACE(name, T)						\
+BASELINE static void name(char *const *views, unsigned int members,	\
+			  size_t off, const T *src, size_t count)	\
+{									\
+	unsigned int m;							\
+	size_t i;							\
+									\
+	for (m = 0; m < members; m++) {					\
+		T *x = (T *)(views[m] + off);				\
+									\
+		for (i = 0; i < count; i++)				\
+			x[i] += src[i];					\
+	}								\
 }
 
-BASELINE static void add_in_place_u32(char *const *views, unsigned int members,
-			     size_t off, const uint32_t *src, size_t count)
-{
-	unsigned int m;
-	size_t i;
-
-	for (m = 0; m < members; m++) {
-		uint32_t *x = (uint32_t *)(views[m] + off);
-
-		for (i = 0; i < count; i++)
-			x[i] += src[i];
-	}
-}
+ADD_IN_PLACE(add_in_place_f32, float)
+ADD_IN_PLACE(add_in_place_u32, uint32_t)
 
 /* Throughputs count every member's @bytes once, ours and the baseline's. */
 static void record(const char *setup, unsigned int members, size_t bytes,
@@ -310,7 +283,7 @@ static void measure(const char *setup, const struct cumc_mc_span *span,
 	reps = reps / 16 ? reps / 16 : 1;
 	t = TIME_BEST(reps, cumc_mc_red(span, zeros, count, CUMC_F32,
 					CUMC_OP_ADD));
-	base = TIME_BEST(reps, add_in_place(map->views, members, off,
+	base = TIME_BEST(reps, add_in_place_f32(map->views, members, off,
 					    (const float *)zeros, count));
 	record(setup, members, bytes, "red f32", t, base, 0);
 	t = TIME_BEST(reps, cumc_mc_red(span, zeros, count, CUMC_U32,

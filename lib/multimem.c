@@ -289,8 +289,8 @@ static inline uint16_t cumc_f16_as_u16(float f)
 CUMC_RED_FLOAT(cumc_red_f32, uint32_t, float, cumc_u32_as_f32, cumc_f32_as_u32)
 CUMC_RED_FLOAT(cumc_red_f64, uint64_t, double, cumc_u64_as_f64, cumc_f64_as_u64)
 CUMC_RED_FLOAT(cumc_red_f16, uint16_t, float, cumc_u16_as_f16, cumc_f16_as_u16)
-CUMC_RED_FLOAT(cumc_red_bf16, uint16_t, float, cumc_bf16_to_f32,
-	       cumc_bf16_from_f32)
+CUMC_RED_FLOAT(cumc_red_bf16, uint16_t, float, cumc_bf16_widen,
+	       cumc_f32_to_bf16)
 
 /* Element @i of @src combined into @dst, both of @type. */
 static void cumc_red_one(char *dst, const char *src, cumcDataType type,

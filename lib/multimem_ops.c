@@ -37,26 +37,6 @@
 #define CUMC_F16_WIDEN(x) ((float)(x))
 #define CUMC_BF16_WIDEN(x) cumc_bf16_widen(x)
 
-static inline float cumc_bf16_widen(uint16_t h)
-{
-	uint32_t bits = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
-/* Round to nearest even; a NaN stays a (quiet) NaN. Branch-free, to vectorise. */
-static inline uint16_t cumc_f32_to_bf16(float f)
-{
-	uint32_t bits, rounded, quiet;
-
-	memcpy(&bits, &f, sizeof(bits));
-	rounded = (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
-	quiet = (bits >> 16) | 0x40;
-	return (uint16_t)((bits & 0x7fffffff) > 0x7f800000 ? quiet : rounded);
-}
-
 /* The first @k members' elements, at @off into their views. */
 #define CUMC_PTRS1(S) const S *restrict a = (const S *)(views[0] + off)
 #define CUMC_PTRS2(S) CUMC_PTRS1(S); const S *restrict b = (const S *)(views[1] + off)
@@ -218,15 +198,6 @@ size_t cumc_type_size(cumcDataType type)
 	}
 }
 
-float cumc_bf16_to_f32(uint16_t h)
-{
-	return cumc_bf16_widen(h);
-}
-
-uint16_t cumc_bf16_from_f32(float f)
-{
-	return cumc_f32_to_bf16(f);
-}
 
 #if defined(__x86_64__)
 void cumc_stream_out(void *dst, const void *src, size_t bytes)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cumc.h>
 
@@ -53,8 +54,25 @@ size_t cumc_type_size(cumcDataType type);
 void cumc_stream_out(void *dst, const void *src, size_t bytes);
 void cumc_stream_fence(void);
 
-/* One bf16 value to and from f32, rounding to nearest even. */
-float cumc_bf16_to_f32(uint16_t h);
-uint16_t cumc_bf16_from_f32(float f);
+/* One bf16 value to f32: its top half. Inline, so that loops vectorise. */
+static inline float cumc_bf16_widen(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+/* Round to nearest even; a NaN stays a (quiet) NaN. Branch-free, to vectorise. */
+static inline uint16_t cumc_f32_to_bf16(float f)
+{
+	uint32_t bits, rounded, quiet;
+
+	memcpy(&bits, &f, sizeof(bits));
+	rounded = (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+	quiet = (bits >> 16) | 0x40;
+	return (uint16_t)((bits & 0x7fffffff) > 0x7f800000 ? quiet : rounded);
+}
 
 #endif /* _CUMC_LIB_MULTIMEM_OPS_H */
