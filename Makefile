@@ -174,6 +174,7 @@ ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
 
 $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
 	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
+$(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
 $(O)/selftests/cumc_netlink: selftests/cumc_netlink.c selftests/cumc_selftest.h \
