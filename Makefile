@@ -178,9 +178,10 @@ $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
 $(O)/selftests/cumc_netlink: selftests/cumc_netlink.c selftests/cumc_selftest.h \
-		$(KSFT_HEADERS) uapi/linux/cumc.h uapi/linux/cumc_netlink.h | $(O)/selftests
-	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -o $@ $< \
-		$(NL_LIBS) -lpthread
+		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
+		uapi/linux/cumc_netlink.h | $(O)/selftests
+	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -Itools -o $@ \
+		$(filter %.c,$^) $(NL_LIBS) -lpthread
 
 # The fault test arms faults through the control plane's netlink client.
 $(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/vmm.h tools/cumc_nl.c \
