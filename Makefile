@@ -39,7 +39,7 @@ CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
 CHECK_HOST_TESTS += test_multimem_ops
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
-CHECK_VM_TESTS += test_multimem test_multimem_team
+CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -179,12 +179,21 @@ ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
 
 $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
 	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
+$(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
 $(O)/selftests/cumc_netlink: selftests/cumc_netlink.c selftests/cumc_selftest.h \
-		$(KSFT_HEADERS) uapi/linux/cumc.h uapi/linux/cumc_netlink.h | $(O)/selftests
-	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -o $@ $< \
-		$(NL_LIBS) -lpthread
+		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
+		uapi/linux/cumc_netlink.h | $(O)/selftests
+	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -Itools -o $@ \
+		$(filter %.c,$^) $(NL_LIBS) -lpthread
+
+# The fault test arms faults through the control plane's netlink client.
+$(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/vmm.h tools/cumc_nl.c \
+		tools/cumc_nl.h uapi/linux/cumc_netlink.h $(LIB_A) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(NL_CFLAGS) -Ilib \
+		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(LIB_A) \
+		$(CHECK_LIBS) $(NL_LIBS) -lpthread
 
 # What the shell test runs to make events: one team's life.
 $(O)/selftests/helpers/cumc_team: selftests/helpers/cumc_team.c uapi/linux/cumc.h

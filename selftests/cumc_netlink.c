@@ -2,9 +2,10 @@
 /*
  * The control plane (uapi/linux/cumc_netlink.h), driven with libnl: each
  * command, the monitor group's events and their order, the permission
- * check, every injectable fault with the errno a program sees (and the
- * CUresult libcumc turns it into), and the external fabric manager
- * answering, answering late, failing, or not at all.
+ * check, every injectable fault with the errno a program sees (the
+ * CUresult libcumc turns it into is lib/tests/test_faults.c's), and the
+ * external fabric manager answering, answering late, failing, or not at
+ * all. The netlink client is tools/cumc_nl.c, cumcctl's.
  */
 #include <pthread.h>
 #include <poll.h>
@@ -14,14 +15,12 @@
 #include <time.h>
 
 #include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/netlink.h>
 
 #include <linux/cumc.h>
-#include <linux/cumc_netlink.h>
 
 #include "kselftest_harness.h"
 
+#include "cumc_nl.h"
 #include "cumc_selftest.h"
 
 /* What libcumc returns for each errno (lib/errno.c), for the logs. */
@@ -30,13 +29,8 @@
 #define CUDA_ERROR_NOT_PERMITTED 800
 #define CUDA_ERROR_SYSTEM_NOT_READY 802
 
-#define NO_DEVICE (-1)
+#define NO_DEVICE CUMC_NL_FABRIC
 #define MAX_EVENTS 64
-
-struct nl {
-	struct nl_sock *sk;
-	int family;
-};
 
 struct event {
 	uint8_t cmd;
@@ -59,27 +53,6 @@ struct rows {
 	int n;
 	struct row row[256];
 };
-
-static int nl_open(struct nl *nl)
-{
-	nl->sk = nl_socket_alloc();
-	if (!nl->sk || genl_connect(nl->sk))
-		return -1;
-	nl->family = genl_ctrl_resolve(nl->sk, CUMC_GENL_NAME);
-	return nl->family < 0 ? -1 : 0;
-}
-
-static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	*(int *)arg = e->error;
-	return NL_STOP;
-}
-
-static int done_cb(struct nl_msg *msg, void *arg)
-{
-	*(int *)arg = 0;
-	return NL_STOP;
-}
 
 static void count_nested(struct nlattr *attr, struct row *r)
 {
@@ -132,58 +105,38 @@ static int row_cb(struct nl_msg *msg, void *arg)
  * Send @cmd with the u32 attributes given as (type, value) pairs ending
  * with -1; collect replies in @rows. 0 or the kernel's -errno.
  */
-static int nl_request(struct nl *nl, uint8_t cmd, int flags,
+static int nl_request(struct cumc_nl *nl, uint8_t cmd, int flags,
 		      struct rows *rows, ...)
 {
-	struct nl_msg *msg = nlmsg_alloc();
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err = 1, type;
+	struct nl_msg *msg = cumc_nl_msg(nl, cmd, flags);
+	int type;
 	va_list ap;
 
 	if (rows)
 		rows->n = 0;
-	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
-		    flags | NLM_F_ACK, cmd, CUMC_GENL_VERSION);
 	va_start(ap, rows);
-	while ((type = va_arg(ap, int)) >= 0)
+	while (msg && (type = va_arg(ap, int)) >= 0)
 		nla_put_u32(msg, type, va_arg(ap, uint32_t));
 	va_end(ap);
-	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, &err);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, done_cb, &err);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, done_cb, &err);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, row_cb, rows);
-	if (nl_send_auto(nl->sk, msg) < 0)
-		err = -EIO;
-	while (err == 1)
-		if (nl_recvmsgs(nl->sk, cb) < 0 && err == 1)
-			err = -EIO;
-	nl_cb_put(cb);
-	nlmsg_free(msg);
-	return err;
+	return cumc_nl_transact(nl, msg, row_cb, rows);
 }
 
-static int fault_set(struct nl *nl, int type, int mode, uint32_t value,
+static int fault_set(struct cumc_nl *nl, int type, int mode, uint32_t value,
 		     int device)
 {
-	if (device == NO_DEVICE)
-		return nl_request(nl, CUMC_CMD_FAULT_SET, 0, NULL,
-				  CUMC_A_FAULT_TYPE, type, CUMC_A_FAULT_MODE,
-				  mode, CUMC_A_FAULT_VALUE, value, -1);
-	return nl_request(nl, CUMC_CMD_FAULT_SET, 0, NULL, CUMC_A_FAULT_TYPE,
-			  type, CUMC_A_FAULT_MODE, mode, CUMC_A_FAULT_VALUE,
-			  value, CUMC_A_DEV_ORDINAL, device, -1);
+	return cumc_nl_fault_set(nl, type, mode, value, device);
 }
 
-static int fm_set(struct nl *nl, int mode, uint32_t timeout_ms)
+/* Not cumc_nl_fm_set(): a timeout of 0 must reach the policy here. */
+static int fm_set(struct cumc_nl *nl, int mode, uint32_t timeout_ms)
 {
 	return nl_request(nl, CUMC_CMD_FM_SET, 0, NULL, CUMC_A_FM_MODE, mode,
 			  CUMC_A_FM_TIMEOUT_MS, timeout_ms, -1);
 }
 
-static int fm_respond(struct nl *nl, uint32_t req, int result)
+static int fm_respond(struct cumc_nl *nl, uint32_t req, int result)
 {
-	return nl_request(nl, CUMC_CMD_FM_RESPOND, 0, NULL, CUMC_A_FM_REQ_ID,
-			  req, CUMC_A_FM_RESULT, result, -1);
+	return cumc_nl_fm_respond(nl, req, result);
 }
 
 /* The monitor: events queue up in @q as they are read. */
@@ -295,7 +248,7 @@ FIXTURE(nl) {
 	int fd;
 	__u64 g;
 	uint32_t num_devices;
-	struct nl nl;
+	struct cumc_nl nl;
 	struct monitor mon;
 };
 
@@ -309,7 +262,7 @@ FIXTURE_SETUP(nl)
 	ASSERT_LE(2, q.num_devices);
 	self->g = q.mc_granularity;
 	self->num_devices = q.num_devices;
-	ASSERT_EQ(0, nl_open(&self->nl)) TH_LOG("no cumc netlink family");
+	ASSERT_EQ(0, cumc_nl_open(&self->nl)) TH_LOG("no cumc netlink family");
 	ASSERT_EQ(0, monitor_open(&self->mon));
 }
 
@@ -323,7 +276,7 @@ FIXTURE_TEARDOWN(nl)
 	}
 	fm_set(&self->nl, CUMC_FM_MODE_KERNEL, 5000);
 	nl_socket_free(self->mon.sk);
-	nl_socket_free(self->nl.sk);
+	cumc_nl_close(&self->nl);
 	close(self->fd);
 }
 
@@ -404,7 +357,7 @@ TEST_F(nl, mc_get_and_events_in_order)
 }
 
 /* The fabric-wide row of STATS_GET. */
-static int fabric_stats(struct nl *nl, struct row *out)
+static int fabric_stats(struct cumc_nl *nl, struct row *out)
 {
 	static struct rows rows;
 	int ret;
@@ -456,9 +409,9 @@ TEST_F(nl, unprivileged_reads_but_may_not_change)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		static struct rows rows;
-		struct nl nl;
+		struct cumc_nl nl;
 
-		if (setgid(65534) || setuid(65534) || nl_open(&nl))
+		if (setgid(65534) || setuid(65534) || cumc_nl_open(&nl))
 			_exit(10);
 		if (nl_request(&nl, CUMC_CMD_DEV_GET, NLM_F_DUMP, &rows, -1))
 			_exit(11);
@@ -599,7 +552,7 @@ TEST_F(nl, fault_importer_not_permitted)
 }
 
 struct answer {
-	struct nl nl;
+	struct cumc_nl nl;
 	uint32_t req;
 	int delay_ms;
 	int result;
@@ -641,7 +594,7 @@ TEST_F(nl, fm_external_answers_while_bind_waits)
 	__u64 h, mem;
 
 	h = external_team(_metadata, self, 5000, &a.req);
-	ASSERT_EQ(0, nl_open(&a.nl));
+	ASSERT_EQ(0, cumc_nl_open(&a.nl));
 	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, answer_later, &a));
 	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
@@ -649,7 +602,7 @@ TEST_F(nl, fm_external_answers_while_bind_waits)
 	EXPECT_EQ(0, a.ret);
 	/* Answered once only. */
 	EXPECT_EQ(-EALREADY, fm_respond(&self->nl, a.req, CUMC_FM_RESULT_OK));
-	nl_socket_free(a.nl.sk);
+	cumc_nl_close(&a.nl);
 	EXPECT_EQ(0, cumc_release(self->fd, h));
 	EXPECT_EQ(0, cumc_release(self->fd, mem));
 }

@@ -23,14 +23,12 @@
 #include <time.h>
 
 #include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/netlink.h>
 
-#include <linux/cumc_netlink.h>
+#include "cumc_nl.h"
 
 static volatile sig_atomic_t stopping;
-static struct nl_sock *cmd_sk;
-static int family;
+/* For requests; events come on a socket of their own. */
+static struct cumc_nl cmd_nl;
 static unsigned int delay_ms;
 static bool fail;
 static long remaining = -1;
@@ -46,50 +44,6 @@ static void on_signal(int sig)
 	stopping = 1;
 }
 
-static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	(void)nla;
-	*(int *)arg = e->error;
-	return NL_STOP;
-}
-
-static int ack_cb(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	*(int *)arg = 0;
-	return NL_STOP;
-}
-
-/* Send a request on cmd_sk and wait for its ack: 0 or a negative errno. */
-static int send_cmd(struct nl_msg *msg)
-{
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err = 1;
-
-	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, &err);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, &err);
-	if (nl_send_auto(cmd_sk, msg) < 0)
-		err = -EIO;
-	while (err == 1)
-		if (nl_recvmsgs(cmd_sk, cb) < 0 && err == 1)
-			err = -EIO;
-	nl_cb_put(cb);
-	nlmsg_free(msg);
-	return err;
-}
-
-static struct nl_msg *request(uint8_t cmd)
-{
-	struct nl_msg *msg = nlmsg_alloc();
-
-	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
-				 NLM_F_ACK, cmd, CUMC_GENL_VERSION)) {
-		fprintf(stderr, "cumc-fm: out of memory\n");
-		exit(2);
-	}
-	return msg;
-}
-
 static void sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -102,7 +56,6 @@ static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[CUMC_A_MAX + 1];
-	struct nl_msg *reply;
 	uint32_t id;
 	int err;
 
@@ -114,11 +67,8 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	id = nla_get_u32(tb[CUMC_A_FM_REQ_ID]);
 	if (delay_ms)
 		sleep_ms(delay_ms);
-	reply = request(CUMC_CMD_FM_RESPOND);
-	nla_put_u32(reply, CUMC_A_FM_REQ_ID, id);
-	nla_put_u32(reply, CUMC_A_FM_RESULT,
-		    fail ? CUMC_FM_RESULT_FAIL : CUMC_FM_RESULT_OK);
-	err = send_cmd(reply);
+	err = cumc_nl_fm_respond(&cmd_nl, id, fail ? CUMC_FM_RESULT_FAIL :
+						     CUMC_FM_RESULT_OK);
 	printf("cumc-fm: request %u answered %s: %s\n", id, fail ? "fail" : "ok",
 	       err ? strerror(-err) : "accepted");
 	fflush(stdout);
@@ -187,20 +137,21 @@ int main(int argc, char **argv)
 		return 1;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	cmd_sk = open_socket();
+	err = cumc_nl_open(&cmd_nl);
+	if (err && err != -ENOENT) {
+		fprintf(stderr, "cumc-fm: cannot open a netlink socket\n");
+		return 2;
+	}
 	ev_sk = open_socket();
-	family = genl_ctrl_resolve(cmd_sk, CUMC_GENL_NAME);
-	grp = genl_ctrl_resolve_grp(cmd_sk, CUMC_GENL_NAME,
-				    CUMC_GENL_MCGRP_MONITOR);
-	if (family < 0 || grp < 0 || nl_socket_add_membership(ev_sk, grp)) {
+	grp = err ? -1 : genl_ctrl_resolve_grp(cmd_nl.sk, CUMC_GENL_NAME,
+					       CUMC_GENL_MCGRP_MONITOR);
+	if (grp < 0 || nl_socket_add_membership(ev_sk, grp)) {
 		fprintf(stderr, "cumc-fm: no cumc netlink family: is cumc.ko loaded?\n");
 		return 2;
 	}
 	if (external) {
-		struct nl_msg *msg = request(CUMC_CMD_FM_SET);
-
-		nla_put_u32(msg, CUMC_A_FM_MODE, CUMC_FM_MODE_EXTERNAL);
-		err = send_cmd(msg);
+		/* The mode alone: the timeout stays what the admin set. */
+		err = cumc_nl_fm_set(&cmd_nl, CUMC_FM_MODE_EXTERNAL, 0);
 		if (err) {
 			fprintf(stderr, "cumc-fm: fm mode: %s\n", strerror(-err));
 			return 2;
@@ -218,6 +169,6 @@ int main(int argc, char **argv)
 			nl_recvmsgs_default(ev_sk);
 	}
 	nl_socket_free(ev_sk);
-	nl_socket_free(cmd_sk);
+	cumc_nl_close(&cmd_nl);
 	return status;
 }

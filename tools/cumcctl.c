@@ -16,18 +16,15 @@
 #include <time.h>
 
 #include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/netlink.h>
 
-#include <linux/cumc_netlink.h>
-
+#include "cumc_nl.h"
 #include "cumcctl.h"
 
 #define EXIT_USAGE 1
 #define EXIT_KERNEL 2
 
 static bool json;
-static int family;
+static struct cumc_nl nl;
 static bool first_row;	/* for JSON arrays */
 
 static const char *const fault_names[CUMC_FAULT_NR] = {
@@ -108,79 +105,27 @@ static bool parse_u32(const char *s, uint32_t *out)
 	return true;
 }
 
-static struct nl_sock *connect_family(void)
+/* Connect to the family, or exit: no command works without it. */
+static void connect_family(void)
 {
-	struct nl_sock *sk = nl_socket_alloc();
+	int err = cumc_nl_open(&nl);
 
-	if (!sk || genl_connect(sk)) {
-		fprintf(stderr, "cumcctl: cannot open a netlink socket\n");
-		exit(EXIT_KERNEL);
-	}
-	family = genl_ctrl_resolve(sk, CUMC_GENL_NAME);
-	if (family < 0) {
+	if (err == -ENOENT) {
 		fprintf(stderr, "cumcctl: no '%s' netlink family: is cumc.ko loaded?\n",
 			CUMC_GENL_NAME);
 		exit(EXIT_KERNEL);
 	}
-	return sk;
-}
-
-static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	(void)nla;
-	*(int *)arg = e->error;
-	return NL_STOP;
-}
-
-static int ack_cb(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	(void)arg;
-	return NL_STOP;
-}
-
-/*
- * Send @msg (freed here) and feed the replies to @valid. Returns 0, or the
- * kernel's negative errno.
- */
-static int transact(struct nl_sock *sk, struct nl_msg *msg,
-		    nl_recvmsg_msg_cb_t valid, void *arg)
-{
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err = 1, ret;
-
-	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, &err);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, &err);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, ack_cb, &err);
-	if (valid)
-		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
-	ret = nl_send_auto(sk, msg);
-	nlmsg_free(msg);
-	if (ret < 0) {
-		nl_cb_put(cb);
-		return -EIO;
+	if (err) {
+		fprintf(stderr, "cumcctl: cannot open a netlink socket\n");
+		exit(EXIT_KERNEL);
 	}
-	/* err is 1 until an ack, the dump's end or an error arrives. */
-	err = 1;
-	while (err == 1) {
-		ret = nl_recvmsgs(sk, cb);
-		if (ret < 0 && err == 1) {
-			err = -EIO;
-			break;
-		}
-		if (ret >= 0 && err == 1)
-			err = 0;
-	}
-	nl_cb_put(cb);
-	return err;
 }
 
 static struct nl_msg *request(uint8_t cmd, int flags)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = cumc_nl_msg(&nl, cmd, flags);
 
-	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0,
-				 flags | NLM_F_ACK, cmd, CUMC_GENL_VERSION)) {
+	if (!msg) {
 		fprintf(stderr, "cumcctl: out of memory\n");
 		exit(EXIT_KERNEL);
 	}
@@ -250,18 +195,18 @@ static int dev_cb(struct nl_msg *msg, void *arg)
 /* Run a dump with @cb as the row printer, inside a JSON array. */
 static int dump(uint8_t cmd, nl_recvmsg_msg_cb_t cb, const char *header)
 {
-	struct nl_sock *sk = connect_family();
 	int err;
 
+	connect_family();
 	first_row = true;
 	if (json)
 		fputs("[", stdout);
 	else
 		fputs(header, stdout);
-	err = transact(sk, request(cmd, NLM_F_DUMP), cb, NULL);
+	err = cumc_nl_transact(&nl, request(cmd, NLM_F_DUMP), cb, NULL);
 	if (json)
 		fputs(first_row ? "]\n" : "\n]\n", stdout);
-	nl_socket_free(sk);
+	cumc_nl_close(&nl);
 	return err ? refused("dump", err) : 0;
 }
 
@@ -413,24 +358,18 @@ static bool parse_device(int argc, char **argv, int *i, int64_t *device)
 static int fault_change(int type, uint32_t mode, uint32_t value,
 			int64_t device)
 {
-	struct nl_sock *sk = connect_family();
-	struct nl_msg *msg = request(CUMC_CMD_FAULT_SET, 0);
 	int err;
 
-	nla_put_u32(msg, CUMC_A_FAULT_TYPE, type);
-	nla_put_u32(msg, CUMC_A_FAULT_MODE, mode);
-	nla_put_u32(msg, CUMC_A_FAULT_VALUE, value);
-	if (device >= 0)
-		nla_put_u32(msg, CUMC_A_DEV_ORDINAL, device);
-	err = transact(sk, msg, NULL, NULL);
-	nl_socket_free(sk);
+	connect_family();
+	err = cumc_nl_fault_set(&nl, type, mode, value, device);
+	cumc_nl_close(&nl);
 	return err ? refused("fault", err) : 0;
 }
 
 static int cmd_fault(int argc, char **argv)
 {
 	uint32_t mode = CUMC_FAULT_MODE_OFF, value = 0;
-	int64_t device = -1;
+	int64_t device = CUMC_NL_FABRIC;
 	int type, i;
 
 	if (is_help(argc, argv))
@@ -484,11 +423,10 @@ static int fm_cb(struct nl_msg *msg, void *arg)
 
 static int fm_transact(struct nl_msg *msg, const char *what, bool print)
 {
-	struct nl_sock *sk = connect_family();
 	int err;
 
-	err = transact(sk, msg, print ? fm_cb : NULL, NULL);
-	nl_socket_free(sk);
+	err = cumc_nl_transact(&nl, msg, print ? fm_cb : NULL, NULL);
+	cumc_nl_close(&nl);
 	return err ? refused(what, err) : 0;
 }
 
@@ -503,7 +441,7 @@ static int cmd_fm(int argc, char **argv)
 	if (argc < 1)
 		return usage(fm_usage, false);
 	/* Resolve the family before building requests. */
-	nl_socket_free(connect_family());
+	connect_family();
 	if (!strcmp(argv[0], "show") && argc == 1)
 		return fm_transact(request(CUMC_CMD_FM_GET, 0), "fm", true);
 	if (!strcmp(argv[0], "respond")) {
@@ -608,7 +546,8 @@ static int cmd_monitor(int argc, char **argv)
 			return usage(monitor_usage, false);
 		i++;
 	}
-	sk = connect_family();
+	connect_family();
+	sk = nl.sk;
 	grp = genl_ctrl_resolve_grp(sk, CUMC_GENL_NAME, CUMC_GENL_MCGRP_MONITOR);
 	if (grp < 0 || nl_socket_add_membership(sk, grp))
 		return refused("monitor", -EPROTO);
@@ -626,7 +565,7 @@ static int cmd_monitor(int argc, char **argv)
 			continue;
 		nl_recvmsgs_default(sk);
 	}
-	nl_socket_free(sk);
+	cumc_nl_close(&nl);
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test helpers for the device address space (test_va, test_pointer,
- * test_copy, test_vmm_samples): allocations mapped with access, contexts,
- * the module's object counts, and whether the CPU faults on an address.
+ * test_copy, test_vmm_samples, test_faults): allocations mapped with
+ * access, contexts, the module's object counts, and whether the CPU faults
+ * on an address.
  *
  * Whether an access faults is decided in a child sharing our address space
  * (clone(CLONE_VM)): a fork()ed child does not inherit reservations, so it
@@ -194,6 +195,9 @@ struct vmm_counts {
 	long pages;
 	long vas;
 	long mappings;
+	long mcs;
+	long binds;
+	long views;
 };
 
 static inline struct vmm_counts vmm_counts_now(void)
@@ -202,9 +206,9 @@ static inline struct vmm_counts vmm_counts_now(void)
 	FILE *f = fopen(VMM_OBJECTS_PATH, "r");
 
 	ck_assert_msg(f, "cannot read %s", VMM_OBJECTS_PATH);
-	ck_assert_int_eq(fscanf(f, "clients %ld mems %ld pages %ld vas %ld mappings %ld",
+	ck_assert_int_eq(fscanf(f, "clients %ld mems %ld pages %ld vas %ld mappings %ld mcs %ld binds %ld views %ld",
 				&c.clients, &c.mems, &c.pages, &c.vas,
-				&c.mappings), 5);
+				&c.mappings, &c.mcs, &c.binds, &c.views), 8);
 	fclose(f);
 	return c;
 }
@@ -215,6 +219,9 @@ static inline struct vmm_counts vmm_counts_now(void)
 	ck_assert_int_eq((a).pages, (b).pages);			\
 	ck_assert_int_eq((a).vas, (b).vas);			\
 	ck_assert_int_eq((a).mappings, (b).mappings);		\
+	ck_assert_int_eq((a).mcs, (b).mcs);			\
+	ck_assert_int_eq((a).binds, (b).binds);			\
+	ck_assert_int_eq((a).views, (b).views);			\
 } while (0)
 
 struct vmm_touch {

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every fault the control plane injects (Documentation/faults.md), armed
+ * through the real generic netlink family, seen through the entry point it
+ * strikes as the CUresult that table names (cuda.h's own comments name
+ * OUT_OF_MEMORY and SYSTEM_NOT_READY for binds). Runs in the VM, as root:
+ * arming needs CAP_NET_ADMIN. Covers the modes (one-shot, every Nth),
+ * per-device against fabric-wide scope, an external fabric manager that
+ * never answers, and that nothing works differently once the faults are
+ * cleared. Each test starts and ends with no fault armed and the in-kernel
+ * fabric manager, and ends with the module's object counts as they were.
+ */
+#include <check.h>
+#include <cuda.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cumc_nl.h"
+#include "vmm.h"
+
+/* Short, so that the waits cost little; long against a scheduler tick. */
+#define SHORT_TIMEOUT_MS 200
+
+static struct cumc_nl nl;
+static uint32_t saved_fm_timeout_ms;
+static struct vmm_counts baseline;
+static int num_devices;
+/* The multicast granularity: a multiple of the allocation one. */
+static size_t gran;
+
+static void arm(enum cumc_fault_type type, enum cumc_fault_mode mode,
+		uint32_t value, int64_t device)
+{
+	ck_assert_int_eq(cumc_nl_fault_set(&nl, type, mode, value, device), 0);
+}
+
+static void disarm(enum cumc_fault_type type, int64_t device)
+{
+	arm(type, CUMC_FAULT_MODE_OFF, 0, device);
+}
+
+static void disarm_all(void)
+{
+	int type, dev;
+
+	for (type = 0; type < CUMC_FAULT_NR; type++) {
+		disarm(type, CUMC_NL_FABRIC);
+		for (dev = 0; dev < num_devices; dev++)
+			disarm(type, dev);
+	}
+}
+
+static int count_row(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	++*(int *)arg;
+	return NL_OK;
+}
+
+/* The faults FAULT_GET lists: the armed ones and those with hits. */
+static int listed_faults(void)
+{
+	int rows = 0;
+
+	ck_assert_int_eq(cumc_nl_transact(&nl, cumc_nl_msg(&nl,
+			CUMC_CMD_FAULT_GET, NLM_F_DUMP), count_row, &rows), 0);
+	return rows;
+}
+
+static void setup(void)
+{
+	CUmulticastObjectProp prop = { .numDevices = 1 };
+	enum cumc_fm_mode fm_mode;
+
+	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
+	num_devices = vmm_device_count();
+	ck_assert_int_ge(num_devices, 2);
+	ck_assert_int_eq(cuMulticastGetGranularity(&gran, &prop,
+			CU_MULTICAST_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_int_eq(cumc_nl_open(&nl), 0);
+	/*
+	 * A test that fails skips its teardown: start from no fault (hits
+	 * reset too, which FAULT_GET would list) and the in-kernel manager.
+	 */
+	disarm_all();
+	ck_assert_int_eq(cumc_nl_fm_get(&nl, &fm_mode, &saved_fm_timeout_ms),
+			 0);
+	ck_assert_int_eq(cumc_nl_fm_set(&nl, CUMC_FM_MODE_KERNEL,
+					saved_fm_timeout_ms), 0);
+	baseline = vmm_counts_now();
+}
+
+static void teardown(void)
+{
+	disarm_all();
+	ck_assert_int_eq(cumc_nl_fm_set(&nl, CUMC_FM_MODE_KERNEL,
+					saved_fm_timeout_ms), 0);
+	cumc_nl_close(&nl);
+	vmm_assert_counts_eq(vmm_counts_now(), baseline);
+}
+
+static CUresult create(CUmemGenericAllocationHandle *h, CUdevice dev,
+		       CUmemAllocationHandleType types)
+{
+	CUmemAllocationProp prop = vmm_prop(dev);
+
+	prop.requestedHandleTypes = types;
+	return cuMemCreate(h, gran, &prop, 0);
+}
+
+/* What a cuMemCreate on @dev answers; what it made is released. */
+static CUresult create_result(CUdevice dev)
+{
+	CUmemGenericAllocationHandle h;
+	CUresult res = create(&h, dev, CU_MEM_HANDLE_TYPE_NONE);
+
+	if (res == CUDA_SUCCESS)
+		ck_assert_int_eq(cuMemRelease(h), CUDA_SUCCESS);
+	return res;
+}
+
+/* A multicast object whose team is devices 0 to @n - 1, all added. */
+static CUmemGenericAllocationHandle team(int n,
+					 CUmemAllocationHandleType types)
+{
+	CUmulticastObjectProp prop = {
+		.numDevices = n,
+		.size = gran,
+		.handleTypes = types,
+	};
+	CUmemGenericAllocationHandle mc;
+	int dev;
+
+	ck_assert_int_eq(cuMulticastCreate(&mc, &prop), CUDA_SUCCESS);
+	/* The last add asks for the team's setup: the team faults strike. */
+	for (dev = 0; dev < n; dev++)
+		ck_assert_int_eq(cuMulticastAddDevice(mc, dev), CUDA_SUCCESS);
+	return mc;
+}
+
+/* What binding new memory of @dev to @mc answers; all undone after. */
+static CUresult bind_mem_result(CUmemGenericAllocationHandle mc, CUdevice dev)
+{
+	CUmemGenericAllocationHandle mem;
+	CUresult res;
+
+	ck_assert_int_eq(create(&mem, dev, CU_MEM_HANDLE_TYPE_NONE),
+			 CUDA_SUCCESS);
+	res = cuMulticastBindMem(mc, 0, mem, 0, gran, 0);
+	if (res == CUDA_SUCCESS)
+		ck_assert_int_eq(cuMulticastUnbind(mc, dev, 0, gran),
+				 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mem), CUDA_SUCCESS);
+	return res;
+}
+
+/* The same, with the memory named by a mapped address. */
+static CUresult bind_addr_result(CUmemGenericAllocationHandle mc,
+				 CUdevice dev)
+{
+	CUdeviceptr va = vmm_reserve(gran);
+	CUmemGenericAllocationHandle mem = vmm_map_new(dev, va, gran);
+	CUresult res;
+
+	res = cuMulticastBindAddr(mc, 0, va, gran, 0);
+	if (res == CUDA_SUCCESS)
+		ck_assert_int_eq(cuMulticastUnbind(mc, dev, 0, gran),
+				 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemUnmap(va, gran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mem), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAddressFree(va, gran), CUDA_SUCCESS);
+	return res;
+}
+
+/* What cuMemMap of @h answers; the mapping and reservation go after. */
+static CUresult map_result(CUmemGenericAllocationHandle h)
+{
+	CUdeviceptr va;
+	CUresult res;
+
+	ck_assert_int_eq(cuMemAddressReserve(&va, gran, gran, 0, 0),
+			 CUDA_SUCCESS);
+	res = cuMemMap(va, gran, 0, h, 0);
+	if (res == CUDA_SUCCESS)
+		ck_assert_int_eq(cuMemUnmap(va, gran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAddressFree(va, gran), CUDA_SUCCESS);
+	return res;
+}
+
+/* What importing @os_handle answers; the import is released after. */
+static CUresult import_result(void *os_handle,
+			      CUmemAllocationHandleType type)
+{
+	CUmemGenericAllocationHandle h;
+	CUresult res = cuMemImportFromShareableHandle(&h, os_handle, type);
+
+	if (res == CUDA_SUCCESS)
+		ck_assert_int_eq(cuMemRelease(h), CUDA_SUCCESS);
+	return res;
+}
+
+static int export_fd(CUmemGenericAllocationHandle h)
+{
+	int fd = -1;
+
+	ck_assert_int_eq(cuMemExportToShareableHandle(&fd, h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+			CUDA_SUCCESS);
+	return fd;
+}
+
+static CUresult import_fd_result(int fd)
+{
+	return import_result((void *)(uintptr_t)fd,
+			     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 +
+	       (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* MEM_EXHAUSTED: cuMemCreate */
+
+START_TEST(mem_exhausted_once)
+{
+	arm(CUMC_FAULT_MEM_EXHAUSTED, CUMC_FAULT_MODE_ONCE, 0, CUMC_NL_FABRIC);
+	ck_assert_int_eq(create_result(1), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(create_result(1), CUDA_SUCCESS);
+	ck_assert_int_eq(create_result(0), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(mem_exhausted_every_third)
+{
+	static const CUresult want[] = {
+		CUDA_SUCCESS, CUDA_SUCCESS, CUDA_ERROR_OUT_OF_MEMORY,
+		CUDA_SUCCESS, CUDA_SUCCESS, CUDA_ERROR_OUT_OF_MEMORY,
+	};
+	int i;
+
+	arm(CUMC_FAULT_MEM_EXHAUSTED, CUMC_FAULT_MODE_EVERY_NTH, 3,
+	    CUMC_NL_FABRIC);
+	/* Fabric-wide: the calls count whatever the device. */
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(create_result(i % 2), want[i]);
+}
+END_TEST
+
+START_TEST(mem_exhausted_on_one_device)
+{
+	arm(CUMC_FAULT_MEM_EXHAUSTED, CUMC_FAULT_MODE_PROBABILITY, 100, 1);
+	ck_assert_int_eq(create_result(1), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(create_result(1), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(create_result(0), CUDA_SUCCESS);
+	disarm(CUMC_FAULT_MEM_EXHAUSTED, 1);
+	ck_assert_int_eq(create_result(1), CUDA_SUCCESS);
+}
+END_TEST
+
+/* BIND_NO_RESOURCES: cuMulticastBindMem, cuMulticastBindAddr */
+
+START_TEST(bind_no_resources_once)
+{
+	CUmemGenericAllocationHandle mc = team(1, CU_MEM_HANDLE_TYPE_NONE);
+
+	arm(CUMC_FAULT_BIND_NO_RESOURCES, CUMC_FAULT_MODE_ONCE, 0,
+	    CUMC_NL_FABRIC);
+	ck_assert_int_eq(bind_mem_result(mc, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(bind_mem_result(mc, 0), CUDA_SUCCESS);
+	arm(CUMC_FAULT_BIND_NO_RESOURCES, CUMC_FAULT_MODE_ONCE, 0,
+	    CUMC_NL_FABRIC);
+	ck_assert_int_eq(bind_addr_result(mc, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(bind_addr_result(mc, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(bind_no_resources_every_second_on_one_device)
+{
+	CUmemGenericAllocationHandle mc = team(2, CU_MEM_HANDLE_TYPE_NONE);
+
+	arm(CUMC_FAULT_BIND_NO_RESOURCES, CUMC_FAULT_MODE_EVERY_NTH, 2, 1);
+	ck_assert_int_eq(bind_mem_result(mc, 1), CUDA_SUCCESS);
+	/* Device 0's binds neither fail nor count. */
+	ck_assert_int_eq(bind_mem_result(mc, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(bind_mem_result(mc, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(bind_addr_result(mc, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(bind_mem_result(mc, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(bind_mem_result(mc, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * A team fault armed once, fabric-wide: the next team's binds and maps
+ * fail with @want, after at least @min_ms; the team after it is set up.
+ */
+static void check_team_fault_once(enum cumc_fault_type type, CUresult want,
+				  long min_ms)
+{
+	CUmemGenericAllocationHandle mc;
+	struct timespec t0;
+
+	arm(type, CUMC_FAULT_MODE_ONCE, 0, CUMC_NL_FABRIC);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mc = team(2, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(bind_mem_result(mc, 0), want);
+	ck_assert_int_ge(ms_since(&t0), min_ms);
+	ck_assert_int_eq(bind_addr_result(mc, 1), want);
+	ck_assert_int_eq(map_result(mc), want);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+	mc = team(2, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(bind_mem_result(mc, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(map_result(mc), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+
+/*
+ * A team fault armed on device 1 strikes the teams device 1 is in, even
+ * for device 0's memory, and no other team.
+ */
+static void check_team_fault_on_member(enum cumc_fault_type type,
+				       CUresult want)
+{
+	CUmemGenericAllocationHandle with, without;
+
+	arm(type, CUMC_FAULT_MODE_EVERY_NTH, 1, 1);
+	without = team(1, CU_MEM_HANDLE_TYPE_NONE);
+	with = team(2, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(bind_mem_result(without, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(map_result(without), CUDA_SUCCESS);
+	ck_assert_int_eq(bind_mem_result(with, 0), want);
+	ck_assert_int_eq(map_result(with), want);
+	ck_assert_int_eq(cuMemRelease(with), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(without), CUDA_SUCCESS);
+}
+
+/* FABRIC_ILLEGAL_STATE: the team's setup fails */
+
+START_TEST(illegal_state_once)
+{
+	check_team_fault_once(CUMC_FAULT_FABRIC_ILLEGAL_STATE,
+			      CUDA_ERROR_ILLEGAL_STATE, 0);
+}
+END_TEST
+
+START_TEST(illegal_state_on_one_member)
+{
+	check_team_fault_on_member(CUMC_FAULT_FABRIC_ILLEGAL_STATE,
+				   CUDA_ERROR_ILLEGAL_STATE);
+}
+END_TEST
+
+/* FABRIC_NOT_READY: the setup goes unanswered until fm_timeout_ms */
+
+START_TEST(not_ready_times_out_once)
+{
+	ck_assert_int_eq(cumc_nl_fm_set(&nl, CUMC_FM_MODE_KERNEL,
+					SHORT_TIMEOUT_MS), 0);
+	/*
+	 * The deadline runs from the last add: the bind waits for it (less
+	 * a scheduler tick or two), it does not fail at once.
+	 */
+	check_team_fault_once(CUMC_FAULT_FABRIC_NOT_READY,
+			      CUDA_ERROR_SYSTEM_NOT_READY,
+			      SHORT_TIMEOUT_MS * 3 / 4);
+}
+END_TEST
+
+START_TEST(not_ready_on_one_member)
+{
+	ck_assert_int_eq(cumc_nl_fm_set(&nl, CUMC_FM_MODE_KERNEL,
+					SHORT_TIMEOUT_MS), 0);
+	check_team_fault_on_member(CUMC_FAULT_FABRIC_NOT_READY,
+				   CUDA_ERROR_SYSTEM_NOT_READY);
+}
+END_TEST
+
+/* No fault: an external fabric manager that is not running */
+
+START_TEST(external_manager_absent)
+{
+	CUmemGenericAllocationHandle mc;
+	struct timespec t0;
+
+	ck_assert_int_eq(cumc_nl_fm_set(&nl, CUMC_FM_MODE_EXTERNAL,
+					SHORT_TIMEOUT_MS), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mc = team(2, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(bind_mem_result(mc, 1), CUDA_ERROR_SYSTEM_NOT_READY);
+	ck_assert_int_ge(ms_since(&t0), SHORT_TIMEOUT_MS * 3 / 4);
+	ck_assert_int_eq(map_result(mc), CUDA_ERROR_SYSTEM_NOT_READY);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+/* IMPORT_NOT_PERMITTED: cuMemImportFromShareableHandle */
+
+/* A one-shot fault, fabric-wide: the next import of @fd only is refused. */
+static void check_fd_import_once(int fd)
+{
+	arm(CUMC_FAULT_IMPORT_NOT_PERMITTED, CUMC_FAULT_MODE_ONCE, 0,
+	    CUMC_NL_FABRIC);
+	ck_assert_int_eq(import_fd_result(fd), CUDA_ERROR_NOT_PERMITTED);
+	ck_assert_int_eq(import_fd_result(fd), CUDA_SUCCESS);
+}
+
+START_TEST(import_fd_not_permitted_once)
+{
+	CUmemGenericAllocationHandle mem;
+	int fd;
+
+	ck_assert_int_eq(create(&mem, 0,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), CUDA_SUCCESS);
+	fd = export_fd(mem);
+	check_fd_import_once(fd);
+	close(fd);
+	ck_assert_int_eq(cuMemRelease(mem), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(import_fabric_not_permitted_on_its_device)
+{
+	CUmemGenericAllocationHandle mem;
+	CUmemFabricHandle fh;
+
+	ck_assert_int_eq(create(&mem, 1, CU_MEM_HANDLE_TYPE_FABRIC),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemExportToShareableHandle(&fh, mem,
+			CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	/* Another device's fault leaves this memory alone. */
+	arm(CUMC_FAULT_IMPORT_NOT_PERMITTED, CUMC_FAULT_MODE_EVERY_NTH, 1, 0);
+	ck_assert_int_eq(import_result(&fh, CU_MEM_HANDLE_TYPE_FABRIC),
+			 CUDA_SUCCESS);
+	arm(CUMC_FAULT_IMPORT_NOT_PERMITTED, CUMC_FAULT_MODE_EVERY_NTH, 1, 1);
+	ck_assert_int_eq(import_result(&fh, CU_MEM_HANDLE_TYPE_FABRIC),
+			 CUDA_ERROR_NOT_PERMITTED);
+	ck_assert_int_eq(import_result(&fh, CU_MEM_HANDLE_TYPE_FABRIC),
+			 CUDA_ERROR_NOT_PERMITTED);
+	disarm(CUMC_FAULT_IMPORT_NOT_PERMITTED, 1);
+	ck_assert_int_eq(import_result(&fh, CU_MEM_HANDLE_TYPE_FABRIC),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mem), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(import_multicast_struck_fabric_wide_only)
+{
+	CUmemGenericAllocationHandle mc;
+	int fd;
+
+	mc = team(1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	fd = export_fd(mc);
+	/* A multicast object has no device for a device's fault to match. */
+	arm(CUMC_FAULT_IMPORT_NOT_PERMITTED, CUMC_FAULT_MODE_EVERY_NTH, 1, 0);
+	ck_assert_int_eq(import_fd_result(fd), CUDA_SUCCESS);
+	check_fd_import_once(fd);
+	close(fd);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+/* Cleared, every fault lets everything through */
+
+START_TEST(cleared_faults_strike_nothing)
+{
+	CUmemGenericAllocationHandle mc, mem;
+	int type, fd;
+
+	for (type = 0; type < CUMC_FAULT_NR; type++) {
+		arm(type, CUMC_FAULT_MODE_EVERY_NTH, 1, CUMC_NL_FABRIC);
+		arm(type, CUMC_FAULT_MODE_EVERY_NTH, 1, 0);
+		arm(type, CUMC_FAULT_MODE_EVERY_NTH, 1, 1);
+	}
+	ck_assert_int_eq(listed_faults(), 3 * CUMC_FAULT_NR);
+	ck_assert_int_eq(create_result(0), CUDA_ERROR_OUT_OF_MEMORY);
+	disarm_all();
+	ck_assert_int_eq(listed_faults(), 0);
+
+	ck_assert_int_eq(create(&mem, 0,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), CUDA_SUCCESS);
+	mc = team(2, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	ck_assert_int_eq(cuMulticastBindMem(mc, 0, mem, 0, gran, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(bind_addr_result(mc, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(map_result(mc), CUDA_SUCCESS);
+	fd = export_fd(mem);
+	ck_assert_int_eq(import_fd_result(fd), CUDA_SUCCESS);
+	close(fd);
+	ck_assert_int_eq(cuMulticastUnbind(mc, 0, 0, gran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mem), CUDA_SUCCESS);
+}
+END_TEST
+
+int main(void)
+{
+	const TTest *const tests[] = {
+		mem_exhausted_once,
+		mem_exhausted_every_third,
+		mem_exhausted_on_one_device,
+		bind_no_resources_once,
+		bind_no_resources_every_second_on_one_device,
+		illegal_state_once,
+		illegal_state_on_one_member,
+		not_ready_times_out_once,
+		not_ready_on_one_member,
+		external_manager_absent,
+		import_fd_not_permitted_once,
+		import_fabric_not_permitted_on_its_device,
+		import_multicast_struck_fabric_wide_only,
+		cleared_faults_strike_nothing,
+	};
+	Suite *s = suite_create("faults");
+	TCase *tc = tcase_create("faults");
+	SRunner *sr = srunner_create(s);
+	size_t i;
+	int failed;
+
+	/* A few fm_timeout_ms waits each, on an emulated CPU. */
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		tcase_add_test(tc, tests[i]);
+	suite_add_tcase(s, tc);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

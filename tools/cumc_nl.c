@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The generic netlink client of cumc_nl.h.
+ */
+#include <errno.h>
+
+#include <netlink/genl/ctrl.h>
+
+#include "cumc_nl.h"
+
+/* Still waiting for the ack, the dump's end or an error. */
+#define CUMC_NL_PENDING 1
+
+int cumc_nl_open(struct cumc_nl *nl)
+{
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk)
+		return -ENOMEM;
+	if (genl_connect(nl->sk)) {
+		cumc_nl_close(nl);
+		return -EIO;
+	}
+	nl->family = genl_ctrl_resolve(nl->sk, CUMC_GENL_NAME);
+	if (nl->family < 0) {
+		cumc_nl_close(nl);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void cumc_nl_close(struct cumc_nl *nl)
+{
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+}
+
+struct nl_msg *cumc_nl_msg(const struct cumc_nl *nl, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+				flags | NLM_F_ACK, cmd, CUMC_GENL_VERSION)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
+static int cumc_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			 void *arg)
+{
+	(void)nla;
+	*(int *)arg = e->error;
+	return NL_STOP;
+}
+
+static int cumc_nl_done(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	*(int *)arg = 0;
+	return NL_STOP;
+}
+
+int cumc_nl_transact(struct cumc_nl *nl, struct nl_msg *msg,
+		     nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	int err = CUMC_NL_PENDING;
+	struct nl_cb *cb;
+
+	if (!msg)
+		return -ENOMEM;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, cumc_nl_error, &err);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, cumc_nl_done, &err);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, cumc_nl_done, &err);
+	if (valid)
+		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	if (nl_send_auto(nl->sk, msg) < 0)
+		err = -EIO;
+	/*
+	 * A reply and its ack may come in separate reads: read until the
+	 * ack, not just once.
+	 */
+	while (err == CUMC_NL_PENDING)
+		if (nl_recvmsgs(nl->sk, cb) < 0 && err == CUMC_NL_PENDING)
+			err = -EIO;
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	return err;
+}
+
+struct cumc_nl_u32 {
+	int attr;
+	uint32_t value;
+};
+
+/* An admin command of @n u32 attributes, acked: 0 or -errno. */
+static int cumc_nl_do(struct cumc_nl *nl, uint8_t cmd,
+		      const struct cumc_nl_u32 *attrs, size_t n)
+{
+	struct nl_msg *msg = cumc_nl_msg(nl, cmd, 0);
+	size_t i;
+
+	for (i = 0; msg && i < n; i++) {
+		if (nla_put_u32(msg, attrs[i].attr, attrs[i].value)) {
+			nlmsg_free(msg);
+			return -EMSGSIZE;
+		}
+	}
+	return cumc_nl_transact(nl, msg, NULL, NULL);
+}
+
+int cumc_nl_fault_set(struct cumc_nl *nl, enum cumc_fault_type type,
+		      enum cumc_fault_mode mode, uint32_t value,
+		      int64_t device)
+{
+	const struct cumc_nl_u32 attrs[] = {
+		{ CUMC_A_FAULT_TYPE, type },
+		{ CUMC_A_FAULT_MODE, mode },
+		{ CUMC_A_FAULT_VALUE, value },
+		{ CUMC_A_DEV_ORDINAL, device },
+	};
+
+	return cumc_nl_do(nl, CUMC_CMD_FAULT_SET, attrs,
+			  device == CUMC_NL_FABRIC ? 3 : 4);
+}
+
+int cumc_nl_fm_set(struct cumc_nl *nl, enum cumc_fm_mode mode,
+		   uint32_t timeout_ms)
+{
+	const struct cumc_nl_u32 attrs[] = {
+		{ CUMC_A_FM_MODE, mode },
+		{ CUMC_A_FM_TIMEOUT_MS, timeout_ms },
+	};
+
+	return cumc_nl_do(nl, CUMC_CMD_FM_SET, attrs, timeout_ms ? 2 : 1);
+}
+
+int cumc_nl_fm_respond(struct cumc_nl *nl, uint32_t req_id,
+		       enum cumc_fm_result result)
+{
+	const struct cumc_nl_u32 attrs[] = {
+		{ CUMC_A_FM_REQ_ID, req_id },
+		{ CUMC_A_FM_RESULT, result },
+	};
+
+	return cumc_nl_do(nl, CUMC_CMD_FM_RESPOND, attrs, 2);
+}
+
+struct cumc_nl_fm {
+	uint32_t mode, timeout_ms;
+	int found;
+};
+
+static int cumc_nl_fm_reply(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[CUMC_A_MAX + 1];
+	struct cumc_nl_fm *fm = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUMC_A_MAX, NULL) ||
+	    !tb[CUMC_A_FM_MODE] || !tb[CUMC_A_FM_TIMEOUT_MS])
+		return NL_SKIP;
+	fm->mode = nla_get_u32(tb[CUMC_A_FM_MODE]);
+	fm->timeout_ms = nla_get_u32(tb[CUMC_A_FM_TIMEOUT_MS]);
+	fm->found = 1;
+	return NL_OK;
+}
+
+int cumc_nl_fm_get(struct cumc_nl *nl, enum cumc_fm_mode *mode,
+		   uint32_t *timeout_ms)
+{
+	struct cumc_nl_fm fm = { 0 };
+	int err;
+
+	err = cumc_nl_transact(nl, cumc_nl_msg(nl, CUMC_CMD_FM_GET, 0),
+			       cumc_nl_fm_reply, &fm);
+	if (!err && !fm.found)
+		err = -EPROTO;
+	if (!err) {
+		*mode = fm.mode;
+		*timeout_ms = fm.timeout_ms;
+	}
+	return err;
+}

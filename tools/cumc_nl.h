@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A client of cumc's generic netlink family (uapi/linux/cumc_netlink.h) on
+ * libnl-3: the connection, one request and its replies, and the admin
+ * commands. Shared by cumcctl and cumc-fm; tests link it to arm faults.
+ */
+#ifndef CUMC_NL_H
+#define CUMC_NL_H
+
+#include <stdint.h>
+
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include <linux/cumc_netlink.h>
+
+/* The device argument of cumc_nl_fault_set() for a fabric-wide fault. */
+#define CUMC_NL_FABRIC (-1)
+
+struct cumc_nl {
+	struct nl_sock *sk;
+	int family;
+};
+
+/* Connect and resolve the family: 0, or -ENOENT without cumc.ko. */
+int cumc_nl_open(struct cumc_nl *nl);
+void cumc_nl_close(struct cumc_nl *nl);
+
+/* A request for @cmd with NLM_F_ACK and @flags, or NULL without memory. */
+struct nl_msg *cumc_nl_msg(const struct cumc_nl *nl, uint8_t cmd, int flags);
+
+/*
+ * Send @msg (freed here), hand each reply to @valid, and wait for the ack
+ * or the dump's end: 0, or the kernel's negative errno.
+ */
+int cumc_nl_transact(struct cumc_nl *nl, struct nl_msg *msg,
+		     nl_recvmsg_msg_cb_t valid, void *arg);
+
+/* FAULT_SET; @device CUMC_NL_FABRIC for the fabric-wide entry. */
+int cumc_nl_fault_set(struct cumc_nl *nl, enum cumc_fault_type type,
+		      enum cumc_fault_mode mode, uint32_t value,
+		      int64_t device);
+/* FM_SET; a @timeout_ms of 0 (out of its range) leaves it as it is. */
+int cumc_nl_fm_set(struct cumc_nl *nl, enum cumc_fm_mode mode,
+		   uint32_t timeout_ms);
+int cumc_nl_fm_get(struct cumc_nl *nl, enum cumc_fm_mode *mode,
+		   uint32_t *timeout_ms);
+int cumc_nl_fm_respond(struct cumc_nl *nl, uint32_t req_id,
+		       enum cumc_fm_result result);
+
+#endif /* CUMC_NL_H */
