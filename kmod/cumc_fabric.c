@@ -165,10 +165,28 @@ int cumc_fabric_wait_ready(struct cumc_mc *mc)
 
 static void cumc_bind_free(struct cumc_bind *b)
 {
+	/* A bind refused before it was charged has no usage. */
+	if (b->usage) {
+		cumc_usage_uncharge(b->usage, CUMC_QUOTA_BOUND, b->length);
+		cumc_usage_put(b->usage);
+	}
 	cumc_stat_add(b->mem->dev, CUMC_STAT_BOUND_BYTES, -(s64)b->length);
 	cumc_object_put(&b->mem->obj);
 	atomic_dec(&cumc_live_binds);
 	kfree(b);
+}
+
+/* Charge @b's bytes to @client, the binder, for as long as @b lives. */
+static int cumc_fabric_charge_bind(struct cumc_client *client,
+				   struct cumc_bind *b)
+{
+	int ret;
+
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_BOUND, b->length);
+	if (ret)
+		return ret;
+	b->usage = cumc_usage_get(client->usage);
+	return 0;
 }
 
 /* The memory and offset a bind names, with a reference on the memory. */
@@ -273,6 +291,8 @@ int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
 	atomic_inc(&cumc_live_binds);
 	cumc_stat_add(dev, CUMC_STAT_BOUND_BYTES, b->length);
 	ret = cumc_fabric_check_bind(mc, b, cmd->device);
+	if (!ret)
+		ret = cumc_fabric_charge_bind(client, b);
 	if (!ret && cumc_fault_hit(CUMC_FAULT_BIND_NO_RESOURCES, dev))
 		ret = -ENOSPC;
 	if (!ret)

@@ -23,6 +23,8 @@
 #include <linux/cumc.h>
 #include <linux/cumc_netlink.h>
 
+struct seq_file;
+
 /*
  * Lock order, outermost first (see also each lock where declared):
  *   mmap_lock > cumc_va.lock > cumc_mc.lock > i_mmap_rwsem
@@ -78,6 +80,27 @@ enum cumc_object_type {
 	CUMC_OBJ_MC,
 };
 
+/* What a client's usage record counts; each has a limit (cumc_quota.c). */
+enum cumc_quota_type {
+	CUMC_QUOTA_HANDLES,	/* entries of its handle table */
+	CUMC_QUOTA_OBJECTS,	/* allocations and multicast objects it made */
+	CUMC_QUOTA_RANGES,	/* file offset slots: reservations, mc objects */
+	CUMC_QUOTA_MAPPED,	/* bytes mapped in its reservations */
+	CUMC_QUOTA_BOUND,	/* bytes it bound into multicast objects */
+	CUMC_QUOTA_NR
+};
+
+/**
+ * struct cumc_usage - what is charged to one client
+ * @ref: one for the client, one for each object and binding charged to it,
+ *       which may outlive the client
+ * @used: enum cumc_quota_type counts, atomic: no lock
+ */
+struct cumc_usage {
+	struct kref ref;
+	atomic64_t used[CUMC_QUOTA_NR];
+};
+
 #define CUMC_FABRIC_SECRET_LEN 32
 #define CUMC_NO_CHANNEL (-1)
 
@@ -91,6 +114,8 @@ enum cumc_object_type {
  *             as a fabric handle; set once under cumc_fabric_lock
  * @fabric_channel: the IMEX channel of that export
  * @fabric_secret: the random part of its fabric handle
+ * @usage: the creator's, charged one object (and for a multicast object one
+ *         address range) until the object is freed; holds a reference
  */
 struct cumc_object {
 	enum cumc_object_type type;
@@ -100,6 +125,7 @@ struct cumc_object {
 	u32 fabric_id;
 	int fabric_channel;
 	u8 fabric_secret[CUMC_FABRIC_SECRET_LEN];
+	struct cumc_usage *usage;
 };
 
 /**
@@ -114,6 +140,7 @@ struct cumc_object {
  * @pending: the mapping cumc_vm_map() is placing with vm_mmap()
  * @pending_task: the thread doing so; only its mmap may take @pending
  * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
+ * @usage: what is charged to this client, and may outlive it
  */
 struct cumc_client {
 	struct xarray handles;
@@ -124,6 +151,7 @@ struct cumc_client {
 	struct cumc_vm_request *pending;
 	struct task_struct *pending_task;
 	int channel;
+	struct cumc_usage *usage;
 };
 
 /**
@@ -158,6 +186,7 @@ enum cumc_team_state {
  * @length: bytes
  * @mem: the memory, on the member's device; the binding holds a reference
  * @mem_offset: where in @mem
+ * @usage: the binder's, charged @length bytes; holds a reference
  * @unbind_link: in the list of bindings an unbind or teardown frees
  */
 struct cumc_bind {
@@ -165,6 +194,7 @@ struct cumc_bind {
 	u64 length;
 	struct cumc_mem *mem;
 	u64 mem_offset;
+	struct cumc_usage *usage;
 	struct list_head unbind_link;
 };
 
@@ -265,7 +295,9 @@ struct cumc_mapping {
 
 /**
  * struct cumc_va - a reservation of device address space, owned by its VMA
- * @client: the client that made it
+ * @client: the client that made it, charged one address range for it and
+ *          the bytes of its mappings; the VMA holds the client's file, so
+ *          the client outlives the reservation
  * @pgoff: the file offsets of its VMA (see cumc_vm.c)
  * @lock: protects @mappings, the mappings in it and @freeing; taken after
  *        mmap_lock
@@ -280,6 +312,16 @@ struct cumc_va {
 	bool freeing;
 };
 
+/* cumc_quota.c: per-client quotas */
+struct cumc_usage *cumc_usage_create(void);
+struct cumc_usage *cumc_usage_get(struct cumc_usage *usage);
+void cumc_usage_put(struct cumc_usage *usage);
+int cumc_usage_charge(struct cumc_usage *usage, enum cumc_quota_type quota,
+		      u64 n);
+void cumc_usage_uncharge(struct cumc_usage *usage, enum cumc_quota_type quota,
+			 u64 n);
+u64 cumc_usage_read(struct cumc_usage *usage, enum cumc_quota_type quota);
+
 /* cumc_device.c: the simulated devices */
 int cumc_devices_init(void);
 void cumc_devices_exit(void);
@@ -293,6 +335,8 @@ int cumc_device_info(struct cumc_device_info *info);
 /* cumc_client.c: open files and their handle tables */
 struct cumc_client *cumc_client_create(void);
 void cumc_client_destroy(struct cumc_client *client);
+int cumc_object_charge(struct cumc_client *client, struct cumc_object *obj);
+void cumc_object_uncharge(struct cumc_object *obj);
 void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
 		      u32 handle_types, void (*destroy)(struct cumc_object *obj));
 void cumc_object_put(struct cumc_object *obj);
@@ -313,8 +357,14 @@ struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index);
 int cumc_vm_init(void);
 void cumc_vm_exit(void);
 void cumc_vm_open(struct file *filp);
+/*
+ * Each owner of offsets gets a slot of 2^47 bytes of them; slot 0 is unused
+ * and the last ends below 2^63, as loff_t needs.
+ */
+#define CUMC_VM_SLOT_SHIFT 47
+#define CUMC_VM_MAX_SLOTS ((1U << (63 - CUMC_VM_SLOT_SHIFT)) - 1)
 /* What one owner of file offsets may map: a reservation, all member views. */
-#define CUMC_VM_MAX_OFFSETS BIT_ULL(47)
+#define CUMC_VM_MAX_OFFSETS BIT_ULL(CUMC_VM_SLOT_SHIFT)
 int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff);
 void cumc_vm_free_offsets(unsigned long pgoff);
 void cumc_vm_zap(unsigned long pgoff, u64 length);
@@ -389,7 +439,9 @@ extern atomic_t cumc_live_mappings;
 extern atomic_t cumc_live_mcs;
 extern atomic_t cumc_live_binds;
 extern atomic_t cumc_live_views;
+extern atomic_t cumc_live_usages;
 void cumc_debugfs_init(void);
+void cumc_clients_show(struct seq_file *m);
 void cumc_debugfs_exit(void);
 
 /* cumc_fault.c: fault injection; cumc_fault_lock (a leaf) guards the table */

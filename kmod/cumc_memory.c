@@ -77,12 +77,15 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
 	if (!mem)
 		return -ENOMEM;
+	ret = cumc_object_charge(client, &mem->obj);
+	if (ret)
+		goto err_free_mem;
 	if (cumc_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
 		ret = -ENOSPC;
 	else
 		ret = cumc_device_charge(dev, cmd->length);
 	if (ret)
-		goto err_free_mem;
+		goto err_uncharge;
 	mem->dev = dev;
 	mem->length = cmd->length;
 	xa_init(&mem->pages);
@@ -96,6 +99,8 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 		cumc_object_put(&mem->obj);
 	return ret;
 
+err_uncharge:
+	cumc_object_uncharge(&mem->obj);
 err_free_mem:
 	kfree(mem);
 	return ret;

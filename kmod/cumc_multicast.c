@@ -72,6 +72,7 @@ static void cumc_mc_destroy(struct cumc_object *obj)
 	for (i = 0; i < mc->num_devices; i++)
 		mtree_destroy(&mc->members[i].binds);
 	cumc_vm_free_offsets(mc->pgoff);
+	cumc_usage_uncharge(mc->obj.usage, CUMC_QUOTA_RANGES, 1);
 	atomic_dec(&cumc_live_mcs);
 	kfree(mc);
 }
@@ -104,9 +105,15 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 	init_waitqueue_head(&mc->team_wq);
 	for (i = 0; i < mc->num_devices; i++)
 		mt_init(&mc->members[i].binds);
-	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
+	ret = cumc_object_charge(client, &mc->obj);
 	if (ret)
 		goto err_free_mc;
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	if (ret)
+		goto err_uncharge_object;
+	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
+	if (ret)
+		goto err_uncharge_range;
 	cumc_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
 			 cumc_mc_destroy);
 	/* Cyclic: a late fabric manager answer must not reach a new object. */
@@ -132,6 +139,10 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 
 err_free_offsets:
 	cumc_vm_free_offsets(mc->pgoff);
+err_uncharge_range:
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+err_uncharge_object:
+	cumc_object_uncharge(&mc->obj);
 err_free_mc:
 	kfree(mc);
 	return ret;

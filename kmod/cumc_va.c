@@ -46,8 +46,11 @@ static enum cumc_access cumc_mapping_device_access(const struct cumc_mapping *m,
 	return CUMC_ACCESS_NONE;
 }
 
-static void cumc_mapping_free(struct cumc_mapping *m)
+/* Free @m, whose bytes are charged to @client, the reservation's. */
+static void cumc_mapping_free(struct cumc_client *client,
+			      struct cumc_mapping *m)
 {
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, m->length);
 	cumc_object_put(m->obj);
 	atomic_dec(&cumc_live_mappings);
 	kfree(m);
@@ -59,9 +62,10 @@ static void cumc_va_destroy(struct cumc_va *va)
 	unsigned long index = 0;
 
 	mt_for_each(&va->mappings, m, index, ULONG_MAX)
-		cumc_mapping_free(m);
+		cumc_mapping_free(va->client, m);
 	mtree_destroy(&va->mappings);
 	cumc_vm_free_offsets(va->pgoff);
+	cumc_usage_uncharge(va->client->usage, CUMC_QUOTA_RANGES, 1);
 	atomic_dec(&cumc_live_vas);
 	kfree(va);
 }
@@ -146,6 +150,7 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 		.writable = true,
 		.vm_ops = &cumc_va_vm_ops,
 	};
+	struct cumc_client *client = filp->private_data;
 	unsigned long addr;
 	struct cumc_va *va;
 	int ret;
@@ -162,14 +167,15 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
 	if (!va)
 		return -ENOMEM;
-	va->client = filp->private_data;
+	va->client = client;
 	init_rwsem(&va->lock);
 	mt_init(&va->mappings);
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	if (ret)
+		goto err_free_va;
 	ret = cumc_vm_alloc_offsets(va, &va->pgoff);
-	if (ret) {
-		kfree(va);
-		return ret;
-	}
+	if (ret)
+		goto err_uncharge;
 	atomic_inc(&cumc_live_vas);
 	req.pgoff = va->pgoff;
 	req.private = va;
@@ -180,6 +186,12 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 		return (long)addr;
 	cmd->out_addr = addr;
 	return 0;
+
+err_uncharge:
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+err_free_va:
+	kfree(va);
+	return ret;
 }
 
 /* The VMA of a reservation of @client holding @addr; mmap_lock held. */
@@ -311,10 +323,13 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 	ret = cumc_map_check_object(obj, cmd->length);
 	if (ret)
 		goto err_put;
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
+	if (ret)
+		goto err_put;
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m) {
 		ret = -ENOMEM;
-		goto err_put;
+		goto err_uncharge;
 	}
 	m->obj = obj;
 	m->addr = cmd->addr;
@@ -339,6 +354,8 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 err_unlock_mm:
 	mmap_read_unlock(current->mm);
 	kfree(m);
+err_uncharge:
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
 err_put:
 	cumc_object_put(obj);
 	return ret;
@@ -424,7 +441,7 @@ int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
 
 	/* The PTEs are gone: now the pages may go with their allocations. */
 	list_for_each_entry_safe(m, next, &unmapped, unmap_link)
-		cumc_mapping_free(m);
+		cumc_mapping_free(client, m);
 	return 0;
 }
 

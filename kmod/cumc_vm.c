@@ -22,12 +22,6 @@
 #include "cumc_internal.h"
 
 #define CUMC_FS_MAGIC 0x63756d63
-/*
- * Each owner of offsets gets a slot of 2^47 bytes of them; slot 0 is unused
- * and the last ends below 2^63, as loff_t needs.
- */
-#define CUMC_VM_SLOT_SHIFT 47
-#define CUMC_VM_MAX_SLOTS ((1U << (63 - CUMC_VM_SLOT_SHIFT)) - 1)
 
 static struct vfsmount *cumc_vm_mnt;
 static struct inode *cumc_vm_inode;
