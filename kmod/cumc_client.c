@@ -12,8 +12,11 @@
 
 #include "cumc_internal.h"
 
-/* Tags of live clients; allocated cyclically like handle ids. */
-static DEFINE_XARRAY_ALLOC1(cumc_clients);
+/*
+ * Tags of live clients; allocated cyclically like handle ids. Nodes are
+ * charged to the memory cgroup of the opener that made the array grow.
+ */
+static DEFINE_XARRAY_FLAGS(cumc_clients, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 static u32 cumc_next_client_tag;
 
 void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
@@ -71,7 +74,7 @@ struct cumc_client *cumc_client_create(void)
 	struct cumc_client *client;
 	int ret;
 
-	client = kzalloc(sizeof(*client), GFP_KERNEL_ACCOUNT);
+	client = kzalloc(sizeof(*client), CUMC_GFP);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
 	client->usage = cumc_usage_create();
@@ -84,7 +87,8 @@ struct cumc_client *cumc_client_create(void)
 	spin_lock_init(&client->pending_lock);
 	client->channel = CUMC_NO_CHANNEL;
 	ret = xa_alloc_cyclic(&cumc_clients, &client->tag, client,
-			      xa_limit_32b, &cumc_next_client_tag, GFP_KERNEL);
+			      xa_limit_32b, &cumc_next_client_tag,
+			      CUMC_GFP);
 	if (ret < 0)
 		goto err_put_usage;
 	atomic_inc(&cumc_live_clients);
@@ -146,7 +150,7 @@ int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
 	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_HANDLES, 1);
 	if (ret)
 		return ret;
-	h = kmalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	h = kmalloc(sizeof(*h), CUMC_GFP);
 	if (!h) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -154,7 +158,7 @@ int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
 	h->obj = obj;
 	h->refs = 1;
 	ret = xa_alloc_cyclic(&client->handles, &id, h, xa_limit_32b,
-			      &client->next_id, GFP_KERNEL_ACCOUNT);
+			      &client->next_id, CUMC_GFP);
 	if (ret < 0)
 		goto err_free;
 	*handle = cumc_handle_value(client, id);

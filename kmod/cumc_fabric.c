@@ -250,7 +250,7 @@ static int cumc_fabric_insert(struct cumc_mc *mc, struct cumc_bind *b,
 	else
 		ret = mtree_store_range(binds, b->mc_offset,
 					b->mc_offset + b->length - 1, b,
-					GFP_KERNEL_ACCOUNT);
+					CUMC_GFP);
 out:
 	up_write(&mc->lock);
 	return ret;
@@ -274,7 +274,7 @@ int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
 	ret = cumc_fabric_wait_ready(mc);
 	if (ret)
 		goto out_put;
-	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	b = kzalloc(sizeof(*b), CUMC_GFP);
 	if (!b) {
 		ret = -ENOMEM;
 		goto out_put;
@@ -439,7 +439,7 @@ int cumc_fabric_view(struct file *filp, struct cumc_mc_view *cmd)
 	down_read(&mc->lock);
 	slot = cumc_mc_member_slot(mc, cmd->device);
 	up_read(&mc->lock);
-	view = slot < 0 ? NULL : kzalloc(sizeof(*view), GFP_KERNEL_ACCOUNT);
+	view = slot < 0 ? NULL : kzalloc(sizeof(*view), CUMC_GFP);
 	if (!view) {
 		cumc_object_put(&mc->obj);
 		return slot < 0 ? slot : -ENOMEM;

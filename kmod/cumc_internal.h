@@ -12,6 +12,7 @@
 #define _CUMC_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
@@ -35,6 +36,15 @@ struct seq_file;
  * Events (cumc_nl_*) are sent with GFP_KERNEL and take no cumc lock, so
  * they may be sent under cumc_mc.lock.
  */
+
+/*
+ * What the module allocates on a caller's behalf: charged to the caller's
+ * memory cgroup, and failing with ENOMEM at the cgroup's limit rather than
+ * calling the cgroup's OOM killer, which would kill the caller for asking.
+ * Pages faulted into mappings are the exception: they are the caller's
+ * memory like any other it touches (cumc_mem_page()).
+ */
+#define CUMC_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
 /* Counters of the control plane's STATS_GET, per device and fabric-wide. */
 enum cumc_stat {

@@ -18,9 +18,10 @@
 /*
  * Live multicast objects by id, for the control plane. Its xa_lock is a
  * leaf; lookups take a reference with kref_get_unless_zero() under it, as
- * an object leaves only from its destroy.
+ * an object leaves only from its destroy. Nodes are charged to the memory
+ * cgroup of the creator that made the array grow.
  */
-static DEFINE_XARRAY_ALLOC1(cumc_mc_ids);
+static DEFINE_XARRAY_FLAGS(cumc_mc_ids, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 static u32 cumc_mc_next_id; /* under cumc_mc_ids' lock, by xa_alloc_cyclic() */
 
 static unsigned long mc_page_size = SZ_512M;
@@ -96,7 +97,7 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 		return -EPERM;
 
 	mc = kzalloc(struct_size(mc, members, cmd->num_devices),
-		     GFP_KERNEL_ACCOUNT);
+		     CUMC_GFP);
 	if (!mc)
 		return -ENOMEM;
 	mc->num_devices = cmd->num_devices;
@@ -118,7 +119,7 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 			 cumc_mc_destroy);
 	/* Cyclic: a late fabric manager answer must not reach a new object. */
 	ret = xa_alloc_cyclic(&cumc_mc_ids, &mc->id, mc, xa_limit_31b,
-			      &cumc_mc_next_id, GFP_KERNEL_ACCOUNT);
+			      &cumc_mc_next_id, CUMC_GFP);
 	if (ret < 0)
 		goto err_free_offsets;
 	atomic_inc(&cumc_live_mcs);

@@ -98,7 +98,7 @@ struct cumc_usage *cumc_usage_create(void)
 {
 	struct cumc_usage *usage;
 
-	usage = kzalloc(sizeof(*usage), GFP_KERNEL_ACCOUNT);
+	usage = kzalloc(sizeof(*usage), CUMC_GFP);
 	if (!usage)
 		return NULL;
 	kref_init(&usage->ref);

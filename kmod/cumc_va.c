@@ -164,7 +164,7 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
 		return -EINVAL;
 
-	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
+	va = kzalloc(sizeof(*va), CUMC_GFP);
 	if (!va)
 		return -ENOMEM;
 	va->client = client;
@@ -283,7 +283,7 @@ static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
 	else
 		ret = mtree_store_range(&va->mappings, m->addr,
 					m->addr + m->length - 1, m,
-					GFP_KERNEL_ACCOUNT);
+					CUMC_GFP);
 	up_write(&va->lock);
 	return ret;
 }
@@ -326,7 +326,7 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
 	if (ret)
 		goto err_put;
-	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	m = kzalloc(sizeof(*m), CUMC_GFP);
 	if (!m) {
 		ret = -ENOMEM;
 		goto err_uncharge;
