@@ -7,12 +7,16 @@
  * of ours that happens to have the same id. Ids are allocated cyclically so
  * that a released handle is not soon reissued as a different object.
  */
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "cumc_internal.h"
 
-/* Tags of live clients; allocated cyclically like handle ids. */
-static DEFINE_XARRAY_ALLOC1(cumc_clients);
+/*
+ * Tags of live clients; allocated cyclically like handle ids. Nodes are
+ * charged to the memory cgroup of the opener that made the array grow.
+ */
+static DEFINE_XARRAY_FLAGS(cumc_clients, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 static u32 cumc_next_client_tag;
 
 void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
@@ -24,12 +28,40 @@ void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
 	obj->destroy = destroy;
 }
 
+/* Charge @obj, which @client is creating, to @client: one object. */
+int cumc_object_charge(struct cumc_client *client, struct cumc_object *obj)
+{
+	int ret;
+
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_OBJECTS, 1);
+	if (ret)
+		return ret;
+	obj->usage = cumc_usage_get(client->usage);
+	return 0;
+}
+
+/* Return an object's charge to its creator, who may have closed meanwhile. */
+static void cumc_usage_return_object(struct cumc_usage *usage)
+{
+	cumc_usage_uncharge(usage, CUMC_QUOTA_OBJECTS, 1);
+	cumc_usage_put(usage);
+}
+
+/* For a creation that fails before the object is initialised. */
+void cumc_object_uncharge(struct cumc_object *obj)
+{
+	cumc_usage_return_object(obj->usage);
+}
+
 static void cumc_object_release(struct kref *ref)
 {
 	struct cumc_object *obj = container_of(ref, struct cumc_object, ref);
+	struct cumc_usage *usage = obj->usage;
 
 	cumc_fabric_unexport(obj);
 	obj->destroy(obj);
+	/* Only once the object is gone may its creator make another. */
+	cumc_usage_return_object(usage);
 }
 
 void cumc_object_put(struct cumc_object *obj)
@@ -42,21 +74,31 @@ struct cumc_client *cumc_client_create(void)
 	struct cumc_client *client;
 	int ret;
 
-	client = kzalloc(sizeof(*client), GFP_KERNEL_ACCOUNT);
+	client = kzalloc(sizeof(*client), CUMC_GFP);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
+	client->usage = cumc_usage_create();
+	if (!client->usage) {
+		ret = -ENOMEM;
+		goto err_free_client;
+	}
 	xa_init_flags(&client->handles, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	mutex_init(&client->reserve_lock);
 	spin_lock_init(&client->pending_lock);
 	client->channel = CUMC_NO_CHANNEL;
 	ret = xa_alloc_cyclic(&cumc_clients, &client->tag, client,
-			      xa_limit_32b, &cumc_next_client_tag, GFP_KERNEL);
-	if (ret < 0) {
-		kfree(client);
-		return ERR_PTR(ret);
-	}
+			      xa_limit_32b, &cumc_next_client_tag,
+			      CUMC_GFP);
+	if (ret < 0)
+		goto err_put_usage;
 	atomic_inc(&cumc_live_clients);
 	return client;
+
+err_put_usage:
+	cumc_usage_put(client->usage);
+err_free_client:
+	kfree(client);
+	return ERR_PTR(ret);
 }
 
 /**
@@ -79,11 +121,13 @@ void cumc_client_destroy(struct cumc_client *client)
 	xa_for_each(&client->handles, id, h) {
 		cumc_object_put(h->obj);
 		kfree(h);
+		cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
 	}
 	xa_destroy(&client->handles);
 	xa_erase(&cumc_clients, client->tag);
 	atomic_dec(&cumc_live_clients);
 	mutex_destroy(&client->reserve_lock);
+	cumc_usage_put(client->usage);
 	kfree(client);
 }
 
@@ -92,7 +136,10 @@ static u64 cumc_handle_value(struct cumc_client *client, u32 id)
 	return (u64)client->tag << 32 | id;
 }
 
-/* Takes over the caller's reference on @obj. */
+/*
+ * Takes over the caller's reference on @obj on success. A new entry is
+ * charged one handle; retaining an existing one again costs nothing.
+ */
 int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
 		       u64 *handle)
 {
@@ -100,19 +147,28 @@ int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
 	u32 id;
 	int ret;
 
-	h = kmalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
-	if (!h)
-		return -ENOMEM;
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	if (ret)
+		return ret;
+	h = kmalloc(sizeof(*h), CUMC_GFP);
+	if (!h) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
 	h->obj = obj;
 	h->refs = 1;
 	ret = xa_alloc_cyclic(&client->handles, &id, h, xa_limit_32b,
-			      &client->next_id, GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		kfree(h);
-		return ret;
-	}
+			      &client->next_id, CUMC_GFP);
+	if (ret < 0)
+		goto err_free;
 	*handle = cumc_handle_value(client, id);
 	return 0;
+
+err_free:
+	kfree(h);
+err_uncharge:
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	return ret;
 }
 
 /*
@@ -191,6 +247,26 @@ int cumc_handle_release(struct cumc_client *client, u64 handle)
 	if (!h->refs) {
 		cumc_object_put(h->obj);
 		kfree(h);
+		cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
 	}
 	return 0;
+}
+
+/* One line per live client for debugfs: its tag, then its usage. */
+void cumc_clients_show(struct seq_file *m)
+{
+	struct cumc_client *client;
+	unsigned long tag;
+
+	/* A client leaves the array before it is freed: the lock pins it. */
+	xa_lock(&cumc_clients);
+	xa_for_each(&cumc_clients, tag, client)
+		seq_printf(m, "%lu handles %llu objects %llu ranges %llu mapped %llu bound %llu\n",
+			   tag,
+			   cumc_usage_read(client->usage, CUMC_QUOTA_HANDLES),
+			   cumc_usage_read(client->usage, CUMC_QUOTA_OBJECTS),
+			   cumc_usage_read(client->usage, CUMC_QUOTA_RANGES),
+			   cumc_usage_read(client->usage, CUMC_QUOTA_MAPPED),
+			   cumc_usage_read(client->usage, CUMC_QUOTA_BOUND));
+	xa_unlock(&cumc_clients);
 }

@@ -16,6 +16,7 @@ atomic_t cumc_live_mappings = ATOMIC_INIT(0);
 atomic_t cumc_live_mcs = ATOMIC_INIT(0);
 atomic_t cumc_live_binds = ATOMIC_INIT(0);
 atomic_t cumc_live_views = ATOMIC_INIT(0);
+atomic_t cumc_live_usages = ATOMIC_INIT(0);
 
 static struct dentry *cumc_debugfs_dir;
 
@@ -29,15 +30,25 @@ static int cumc_objects_show(struct seq_file *m, void *unused)
 	seq_printf(m, "mcs %d\n", atomic_read(&cumc_live_mcs));
 	seq_printf(m, "binds %d\n", atomic_read(&cumc_live_binds));
 	seq_printf(m, "views %d\n", atomic_read(&cumc_live_views));
+	seq_printf(m, "usages %d\n", atomic_read(&cumc_live_usages));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cumc_objects);
+
+static int cumc_clients_usage_show(struct seq_file *m, void *unused)
+{
+	cumc_clients_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cumc_clients_usage);
 
 void cumc_debugfs_init(void)
 {
 	cumc_debugfs_dir = debugfs_create_dir("cumc", NULL);
 	debugfs_create_file("objects", 0444, cumc_debugfs_dir, NULL,
 			    &cumc_objects_fops);
+	debugfs_create_file("clients", 0444, cumc_debugfs_dir, NULL,
+			    &cumc_clients_usage_fops);
 }
 
 void cumc_debugfs_exit(void)

@@ -165,13 +165,18 @@ int cumc_fabric_wait_ready(struct cumc_mc *mc)
 
 static void cumc_bind_free(struct cumc_bind *b)
 {
+	/* A bind refused before it was charged has no usage. */
+	if (b->usage) {
+		cumc_usage_uncharge(b->usage, CUMC_QUOTA_BOUND, b->length);
+		cumc_usage_put(b->usage);
+	}
 	cumc_stat_add(b->mem->dev, CUMC_STAT_BOUND_BYTES, -(s64)b->length);
 	cumc_object_put(&b->mem->obj);
 	atomic_dec(&cumc_live_binds);
 	kfree(b);
 }
 
-static void cumc_bind_release(struct cumc_range *r)
+static void cumc_bind_release(struct cumc_range *r, void *unused)
 {
 	cumc_bind_free(container_of(r, struct cumc_bind, range));
 }
@@ -183,6 +188,19 @@ static struct cumc_bind *cumc_bind_find(struct cumc_mc_member *m,
 	struct cumc_range *r = cumc_range_find(&m->binds, mc_offset);
 
 	return r ? container_of(r, struct cumc_bind, range) : NULL;
+}
+
+/* Charge @b's bytes to @client, the binder, for as long as @b lives. */
+static int cumc_fabric_charge_bind(struct cumc_client *client,
+				   struct cumc_bind *b)
+{
+	int ret;
+
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_BOUND, b->length);
+	if (ret)
+		return ret;
+	b->usage = cumc_usage_get(client->usage);
+	return 0;
 }
 
 /* The memory and offset a bind names, with a reference on the memory. */
@@ -263,7 +281,7 @@ int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
 	ret = cumc_fabric_wait_ready(mc);
 	if (ret)
 		goto out_put;
-	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	b = kzalloc(sizeof(*b), CUMC_GFP);
 	if (!b) {
 		ret = -ENOMEM;
 		goto out_put;
@@ -280,6 +298,8 @@ int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
 	atomic_inc(&cumc_live_binds);
 	cumc_stat_add(dev, CUMC_STAT_BOUND_BYTES, b->length);
 	ret = cumc_fabric_check_bind(mc, b, cmd->device);
+	if (!ret)
+		ret = cumc_fabric_charge_bind(client, b);
 	if (!ret && cumc_fault_hit(CUMC_FAULT_BIND_NO_RESOURCES, dev))
 		ret = -ENOSPC;
 	if (!ret)
@@ -349,7 +369,7 @@ void cumc_fabric_release_binds(struct cumc_mc *mc)
 
 	for (i = 0; i < mc->num_members; i++)
 		cumc_range_map_destroy(&mc->members[i].binds,
-				       cumc_bind_release);
+				       cumc_bind_release, NULL);
 }
 
 static vm_fault_t cumc_fabric_view_fault(struct vm_fault *vmf)
@@ -422,7 +442,7 @@ int cumc_fabric_view(struct file *filp, struct cumc_mc_view *cmd)
 	down_read(&mc->lock);
 	slot = cumc_mc_member_slot(mc, cmd->device);
 	up_read(&mc->lock);
-	view = slot < 0 ? NULL : kzalloc(sizeof(*view), GFP_KERNEL_ACCOUNT);
+	view = slot < 0 ? NULL : kzalloc(sizeof(*view), CUMC_GFP);
 	if (!view) {
 		cumc_object_put(&mc->obj);
 		return slot < 0 ? slot : -ENOMEM;

@@ -12,6 +12,7 @@
 #define _CUMC_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
@@ -23,6 +24,8 @@
 #include <linux/cumc.h>
 #include <linux/cumc_netlink.h>
 
+struct seq_file;
+
 /*
  * Lock order, outermost first (see also each lock where declared):
  *   mmap_lock > cumc_va.lock > cumc_mc.lock > i_mmap_rwsem
@@ -33,6 +36,15 @@
  * Events (cumc_nl_*) are sent with GFP_KERNEL and take no cumc lock, so
  * they may be sent under cumc_mc.lock.
  */
+
+/*
+ * What the module allocates on a caller's behalf: charged to the caller's
+ * memory cgroup, and failing with ENOMEM at the cgroup's limit rather than
+ * calling the cgroup's OOM killer, which would kill the caller for asking.
+ * Pages faulted into mappings are the exception: they are the caller's
+ * memory like any other it touches (cumc_mem_page()).
+ */
+#define CUMC_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
 /* Counters of the control plane's STATS_GET, per device and fabric-wide. */
 enum cumc_stat {
@@ -101,6 +113,27 @@ enum cumc_object_type {
 	CUMC_OBJ_MC,
 };
 
+/* What a client's usage record counts; each has a limit (cumc_quota.c). */
+enum cumc_quota_type {
+	CUMC_QUOTA_HANDLES,	/* entries of its handle table */
+	CUMC_QUOTA_OBJECTS,	/* allocations and multicast objects it made */
+	CUMC_QUOTA_RANGES,	/* file offset slots: reservations, mc objects */
+	CUMC_QUOTA_MAPPED,	/* bytes mapped in its reservations */
+	CUMC_QUOTA_BOUND,	/* bytes it bound into multicast objects */
+	CUMC_QUOTA_NR
+};
+
+/**
+ * struct cumc_usage - what is charged to one client
+ * @ref: one for the client, one for each object and binding charged to it,
+ *       which may outlive the client
+ * @used: enum cumc_quota_type counts, atomic: no lock
+ */
+struct cumc_usage {
+	struct kref ref;
+	atomic64_t used[CUMC_QUOTA_NR];
+};
+
 #define CUMC_FABRIC_SECRET_LEN 32
 #define CUMC_NO_CHANNEL (-1)
 
@@ -114,6 +147,8 @@ enum cumc_object_type {
  *             as a fabric handle; set once under cumc_fabric_lock
  * @fabric_channel: the IMEX channel of that export
  * @fabric_secret: the random part of its fabric handle
+ * @usage: the creator's, charged one object (and for a multicast object one
+ *         address range) until the object is freed; holds a reference
  */
 struct cumc_object {
 	enum cumc_object_type type;
@@ -123,6 +158,7 @@ struct cumc_object {
 	u32 fabric_id;
 	int fabric_channel;
 	u8 fabric_secret[CUMC_FABRIC_SECRET_LEN];
+	struct cumc_usage *usage;
 };
 
 /**
@@ -137,6 +173,7 @@ struct cumc_object {
  * @pending: the mapping cumc_vm_map() is placing with vm_mmap()
  * @pending_task: the thread doing so; only its mmap may take @pending
  * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
+ * @usage: what is charged to this client, and may outlive it
  */
 struct cumc_client {
 	struct xarray handles;
@@ -147,6 +184,7 @@ struct cumc_client {
 	struct cumc_vm_request *pending;
 	struct task_struct *pending_task;
 	int channel;
+	struct cumc_usage *usage;
 };
 
 /**
@@ -181,6 +219,7 @@ enum cumc_team_state {
  * @length: bytes
  * @mem: the memory, on the member's device; the binding holds a reference
  * @mem_offset: where in @mem
+ * @usage: the binder's, charged @length bytes; holds a reference
  * @unbind_link: in the list of bindings an unbind or teardown frees
  * @range: its entry in its member's @binds, over [@mc_offset,
  *         @mc_offset + @length)
@@ -191,6 +230,7 @@ struct cumc_bind {
 	u64 length;
 	struct cumc_mem *mem;
 	u64 mem_offset;
+	struct cumc_usage *usage;
 	struct list_head unbind_link;
 };
 
@@ -294,7 +334,9 @@ struct cumc_mapping {
 
 /**
  * struct cumc_va - a reservation of device address space, owned by its VMA
- * @client: the client that made it
+ * @client: the client that made it, charged one address range for it and
+ *          the bytes of its mappings; the VMA holds the client's file, so
+ *          the client outlives the reservation
  * @pgoff: the file offsets of its VMA (see cumc_vm.c)
  * @lock: protects @mappings, the mappings in it and @freeing; taken after
  *        mmap_lock
@@ -320,12 +362,23 @@ struct cumc_range *cumc_range_first(struct cumc_range_map *map, u64 start,
 				    u64 last);
 struct cumc_range *cumc_range_next(struct cumc_range *r, u64 start, u64 last);
 void cumc_range_map_destroy(struct cumc_range_map *map,
-			    void (*release)(struct cumc_range *r));
+			    void (*release)(struct cumc_range *r, void *data),
+			    void *data);
 
 /* Every entry of @map overlapping [@start, @last], in address order. */
 #define cumc_range_for_each(r, map, start, last)			\
 	for ((r) = cumc_range_first(map, start, last); (r);		\
 	     (r) = cumc_range_next(r, start, last))
+
+/* cumc_quota.c: per-client quotas */
+struct cumc_usage *cumc_usage_create(void);
+struct cumc_usage *cumc_usage_get(struct cumc_usage *usage);
+void cumc_usage_put(struct cumc_usage *usage);
+int cumc_usage_charge(struct cumc_usage *usage, enum cumc_quota_type quota,
+		      u64 n);
+void cumc_usage_uncharge(struct cumc_usage *usage, enum cumc_quota_type quota,
+			 u64 n);
+u64 cumc_usage_read(struct cumc_usage *usage, enum cumc_quota_type quota);
 
 /* cumc_device.c: the simulated devices */
 int cumc_devices_init(void);
@@ -340,6 +393,8 @@ int cumc_device_info(struct cumc_device_info *info);
 /* cumc_client.c: open files and their handle tables */
 struct cumc_client *cumc_client_create(void);
 void cumc_client_destroy(struct cumc_client *client);
+int cumc_object_charge(struct cumc_client *client, struct cumc_object *obj);
+void cumc_object_uncharge(struct cumc_object *obj);
 void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
 		      u32 handle_types, void (*destroy)(struct cumc_object *obj));
 void cumc_object_put(struct cumc_object *obj);
@@ -360,8 +415,14 @@ struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index);
 int cumc_vm_init(void);
 void cumc_vm_exit(void);
 void cumc_vm_open(struct file *filp);
+/*
+ * Each owner of offsets gets a slot of 2^47 bytes of them; slot 0 is unused
+ * and the last ends below 2^63, as loff_t needs.
+ */
+#define CUMC_VM_SLOT_SHIFT 47
+#define CUMC_VM_MAX_SLOTS ((1U << (63 - CUMC_VM_SLOT_SHIFT)) - 1)
 /* What one owner of file offsets may map: a reservation, all member views. */
-#define CUMC_VM_MAX_OFFSETS BIT_ULL(47)
+#define CUMC_VM_MAX_OFFSETS BIT_ULL(CUMC_VM_SLOT_SHIFT)
 int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff);
 void cumc_vm_free_offsets(unsigned long pgoff);
 void cumc_vm_zap(unsigned long pgoff, u64 length);
@@ -436,7 +497,9 @@ extern atomic_t cumc_live_mappings;
 extern atomic_t cumc_live_mcs;
 extern atomic_t cumc_live_binds;
 extern atomic_t cumc_live_views;
+extern atomic_t cumc_live_usages;
 void cumc_debugfs_init(void);
+void cumc_clients_show(struct seq_file *m);
 void cumc_debugfs_exit(void);
 
 /* cumc_fault.c: fault injection; cumc_fault_lock (a leaf) guards the table */

@@ -74,18 +74,21 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 	if (!cmd->length || !IS_ALIGNED(cmd->length, cumc_device_granularity()))
 		return -EINVAL;
 
-	mem = kzalloc(sizeof(*mem), GFP_KERNEL_ACCOUNT);
+	mem = kzalloc(sizeof(*mem), CUMC_GFP);
 	if (!mem)
 		return -ENOMEM;
+	ret = cumc_object_charge(client, &mem->obj);
+	if (ret)
+		goto err_free_mem;
 	if (cumc_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
 		ret = -ENOSPC;
 	else
 		ret = cumc_device_charge(dev, cmd->length);
 	if (ret)
-		goto err_free_mem;
+		goto err_uncharge;
 	mem->dev = dev;
 	mem->length = cmd->length;
-	xa_init(&mem->pages);
+	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
 	cumc_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
 			 cumc_mem_destroy);
 	atomic_inc(&cumc_live_mems);
@@ -96,6 +99,8 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 		cumc_object_put(&mem->obj);
 	return ret;
 
+err_uncharge:
+	cumc_object_uncharge(&mem->obj);
 err_free_mem:
 	kfree(mem);
 	return ret;

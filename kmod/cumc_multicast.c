@@ -18,9 +18,10 @@
 /*
  * Live multicast objects by id, for the control plane. Its xa_lock is a
  * leaf; lookups take a reference with kref_get_unless_zero() under it, as
- * an object leaves only from its destroy.
+ * an object leaves only from its destroy. Nodes are charged to the memory
+ * cgroup of the creator that made the array grow.
  */
-static DEFINE_XARRAY_ALLOC1(cumc_mc_ids);
+static DEFINE_XARRAY_FLAGS(cumc_mc_ids, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 static u32 cumc_mc_next_id; /* under cumc_mc_ids' lock, by xa_alloc_cyclic() */
 
 static unsigned long mc_page_size = SZ_512M;
@@ -69,6 +70,7 @@ static void cumc_mc_destroy(struct cumc_object *obj)
 	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
 	cumc_fabric_release_binds(mc);
 	cumc_vm_free_offsets(mc->pgoff);
+	cumc_usage_uncharge(mc->obj.usage, CUMC_QUOTA_RANGES, 1);
 	atomic_dec(&cumc_live_mcs);
 	kfree(mc);
 }
@@ -92,7 +94,7 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 		return -EPERM;
 
 	mc = kzalloc(struct_size(mc, members, cmd->num_devices),
-		     GFP_KERNEL_ACCOUNT);
+		     CUMC_GFP);
 	if (!mc)
 		return -ENOMEM;
 	mc->num_devices = cmd->num_devices;
@@ -101,14 +103,20 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 	init_waitqueue_head(&mc->team_wq);
 	for (i = 0; i < mc->num_devices; i++)
 		cumc_range_map_init(&mc->members[i].binds);
-	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
+	ret = cumc_object_charge(client, &mc->obj);
 	if (ret)
 		goto err_free_mc;
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	if (ret)
+		goto err_uncharge_object;
+	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
+	if (ret)
+		goto err_uncharge_range;
 	cumc_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
 			 cumc_mc_destroy);
 	/* Cyclic: a late fabric manager answer must not reach a new object. */
 	ret = xa_alloc_cyclic(&cumc_mc_ids, &mc->id, mc, xa_limit_31b,
-			      &cumc_mc_next_id, GFP_KERNEL_ACCOUNT);
+			      &cumc_mc_next_id, CUMC_GFP);
 	if (ret < 0)
 		goto err_free_offsets;
 	atomic_inc(&cumc_live_mcs);
@@ -129,6 +137,10 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 
 err_free_offsets:
 	cumc_vm_free_offsets(mc->pgoff);
+err_uncharge_range:
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+err_uncharge_object:
+	cumc_object_uncharge(&mc->obj);
 err_free_mc:
 	kfree(mc);
 	return ret;

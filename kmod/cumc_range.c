@@ -77,11 +77,12 @@ struct cumc_range *cumc_range_next(struct cumc_range *r, u64 start, u64 last)
  * post-order walk never looks at a node again once it has been passed on.
  */
 void cumc_range_map_destroy(struct cumc_range_map *map,
-			    void (*release)(struct cumc_range *r))
+			    void (*release)(struct cumc_range *r, void *data),
+			    void *data)
 {
 	struct cumc_range *r, *next;
 
 	rbtree_postorder_for_each_entry_safe(r, next, &map->root.rb_root, rb)
-		release(r);
+		release(r, data);
 	map->root = RB_ROOT_CACHED;
 }

@@ -39,9 +39,11 @@ module_param(imex_channels, uint, 0444);
 MODULE_PARM_DESC(imex_channels, "Number of IMEX channel devices, 1 to 256 (default 4)");
 
 /* Fabric id -> struct cumc_object *, without a reference; the xa_lock orders
- * lookups against the object's removal of its entry.
+ * lookups against the object's removal of its entry. Nodes are charged to
+ * the memory cgroup of the exporter that made the array grow.
  */
-static DEFINE_XARRAY_ALLOC1(cumc_fabric_exports);
+static DEFINE_XARRAY_FLAGS(cumc_fabric_exports,
+			  XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 static u32 cumc_next_fabric_id;
 /* Serializes the first export of an object as a fabric handle. */
 static DEFINE_MUTEX(cumc_fabric_lock);
@@ -189,7 +191,7 @@ static int cumc_fabric_publish(struct cumc_object *obj, int channel)
 		obj->fabric_channel = channel;
 		ret = xa_alloc_cyclic(&cumc_fabric_exports, &obj->fabric_id, obj,
 				      xa_limit_32b, &cumc_next_fabric_id,
-				      GFP_KERNEL);
+				      CUMC_GFP);
 		ret = ret < 0 ? ret : 0;
 	}
 	mutex_unlock(&cumc_fabric_lock);

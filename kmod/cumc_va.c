@@ -46,16 +46,19 @@ static enum cumc_access cumc_mapping_device_access(const struct cumc_mapping *m,
 	return CUMC_ACCESS_NONE;
 }
 
-static void cumc_mapping_free(struct cumc_mapping *m)
+/* Free @m, whose bytes are charged to @client, the reservation's. */
+static void cumc_mapping_free(struct cumc_client *client,
+			      struct cumc_mapping *m)
 {
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, m->length);
 	cumc_object_put(m->obj);
 	atomic_dec(&cumc_live_mappings);
 	kfree(m);
 }
 
-static void cumc_mapping_release(struct cumc_range *r)
+static void cumc_mapping_release(struct cumc_range *r, void *client)
 {
-	cumc_mapping_free(container_of(r, struct cumc_mapping, range));
+	cumc_mapping_free(client, container_of(r, struct cumc_mapping, range));
 }
 
 /* The mapping holding @addr, or NULL; va->lock held. */
@@ -68,8 +71,10 @@ static struct cumc_mapping *cumc_mapping_find(struct cumc_va *va, u64 addr)
 
 static void cumc_va_destroy(struct cumc_va *va)
 {
-	cumc_range_map_destroy(&va->mappings, cumc_mapping_release);
+	cumc_range_map_destroy(&va->mappings, cumc_mapping_release,
+			       va->client);
 	cumc_vm_free_offsets(va->pgoff);
+	cumc_usage_uncharge(va->client->usage, CUMC_QUOTA_RANGES, 1);
 	atomic_dec(&cumc_live_vas);
 	kfree(va);
 }
@@ -154,6 +159,7 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 		.writable = true,
 		.vm_ops = &cumc_va_vm_ops,
 	};
+	struct cumc_client *client = filp->private_data;
 	unsigned long addr;
 	struct cumc_va *va;
 	int ret;
@@ -167,17 +173,18 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
 		return -EINVAL;
 
-	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
+	va = kzalloc(sizeof(*va), CUMC_GFP);
 	if (!va)
 		return -ENOMEM;
-	va->client = filp->private_data;
+	va->client = client;
 	init_rwsem(&va->lock);
 	cumc_range_map_init(&va->mappings);
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	if (ret)
+		goto err_free_va;
 	ret = cumc_vm_alloc_offsets(va, &va->pgoff);
-	if (ret) {
-		kfree(va);
-		return ret;
-	}
+	if (ret)
+		goto err_uncharge;
 	atomic_inc(&cumc_live_vas);
 	req.pgoff = va->pgoff;
 	req.private = va;
@@ -188,6 +195,12 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 		return (long)addr;
 	cmd->out_addr = addr;
 	return 0;
+
+err_uncharge:
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+err_free_va:
+	kfree(va);
+	return ret;
 }
 
 /* The VMA of a reservation of @client holding @addr; mmap_lock held. */
@@ -315,10 +328,13 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 	ret = cumc_map_check_object(obj, cmd->length);
 	if (ret)
 		goto err_put;
-	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
+	if (ret)
+		goto err_put;
+	m = kzalloc(sizeof(*m), CUMC_GFP);
 	if (!m) {
 		ret = -ENOMEM;
-		goto err_put;
+		goto err_uncharge;
 	}
 	m->obj = obj;
 	m->addr = cmd->addr;
@@ -343,6 +359,8 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 err_unlock_mm:
 	mmap_read_unlock(current->mm);
 	kfree(m);
+err_uncharge:
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
 err_put:
 	cumc_object_put(obj);
 	return ret;
@@ -430,7 +448,7 @@ int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
 
 	/* The PTEs are gone: now the pages may go with their allocations. */
 	list_for_each_entry_safe(m, next, &unmapped, unmap_link)
-		cumc_mapping_free(m);
+		cumc_mapping_free(client, m);
 	return 0;
 }
 

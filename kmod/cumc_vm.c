@@ -22,18 +22,15 @@
 #include "cumc_internal.h"
 
 #define CUMC_FS_MAGIC 0x63756d63
-/*
- * Each owner of offsets gets a slot of 2^47 bytes of them; slot 0 is unused
- * and the last ends below 2^63, as loff_t needs.
- */
-#define CUMC_VM_SLOT_SHIFT 47
-#define CUMC_VM_MAX_SLOTS ((1U << (63 - CUMC_VM_SLOT_SHIFT)) - 1)
 
 static struct vfsmount *cumc_vm_mnt;
 static struct inode *cumc_vm_inode;
 
-/* Offset slots in use: slot -> owner; its own lock. */
-static DEFINE_XARRAY_ALLOC1(cumc_vm_slots);
+/*
+ * Offset slots in use: slot -> owner; its own lock. Its nodes are charged
+ * to the memory cgroup of whoever made them grow.
+ */
+static DEFINE_XARRAY_FLAGS(cumc_vm_slots, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 
 static int cumc_vm_init_fs_context(struct fs_context *fc)
 {
@@ -89,7 +86,7 @@ int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff)
 	int ret;
 
 	ret = xa_alloc(&cumc_vm_slots, &slot, owner,
-		       XA_LIMIT(1, CUMC_VM_MAX_SLOTS), GFP_KERNEL);
+		       XA_LIMIT(1, CUMC_VM_MAX_SLOTS), CUMC_GFP);
 	if (ret)
 		return ret == -EBUSY ? -ENOSPC : ret;
 	*pgoff = (unsigned long)slot << (CUMC_VM_SLOT_SHIFT - PAGE_SHIFT);

@@ -24,6 +24,7 @@ static CUresult cumc_common_result(int err)
 		return CUDA_ERROR_INVALID_HANDLE;
 	case ENOSPC:
 	case ENOMEM:
+	case EDQUOT:
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	case EPERM:
 	case EACCES:

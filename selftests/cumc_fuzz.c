@@ -93,7 +93,7 @@ static const struct {
 static const int known_errnos[] = {
 	ENOTTY, EFAULT, EINVAL, E2BIG, EOPNOTSUPP, ENODEV, ENOENT, ENOSPC,
 	ENOMEM, ENXIO, EEXIST, EBUSY, EPERM, EBADF, EBADFD, EMFILE, EACCES,
-	EIO, EOVERFLOW, EINTR,
+	EIO, EOVERFLOW, EDQUOT, EINTR,
 };
 
 static unsigned int rnd(struct fuzzer *f, unsigned int n)

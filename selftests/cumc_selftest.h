@@ -216,10 +216,11 @@ static inline int cumc_va_query(int fd, __u64 addr, __u32 device, __u32 flags,
  * Every live-object count of debugfs, for tests that prove nothing leaks
  * (stress, kill, fuzz, fail-nth). Indexed like cumc_object_names.
  */
-#define CUMC_NUM_OBJECT_KINDS 8
+#define CUMC_NUM_OBJECT_KINDS 9
 
 static const char *const cumc_object_names[CUMC_NUM_OBJECT_KINDS] = {
 	"clients", "mems", "pages", "vas", "mappings", "mcs", "binds", "views",
+	"usages",
 };
 
 struct cumc_objects {

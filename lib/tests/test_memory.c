@@ -7,6 +7,7 @@
 #include <check.h>
 #include <cuda.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,6 +332,52 @@ START_TEST(create_beyond_the_device_is_out_of_memory)
 }
 END_TEST
 
+/* The module's max_objects, or 0 when it cannot be read. */
+static unsigned long max_objects(void)
+{
+	FILE *f = fopen("/sys/module/cumc/parameters/max_objects", "r");
+	unsigned long value = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &value) != 1)
+		value = 0;
+	fclose(f);
+	return value;
+}
+
+static int set_max_objects(unsigned long value)
+{
+	FILE *f = fopen("/sys/module/cumc/parameters/max_objects", "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%lu", value) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* The module's EDQUOT: a client at its quota is out of memory. */
+START_TEST(create_over_quota_is_out_of_memory)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	CUmemGenericAllocationHandle first = 0, second = 77;
+	unsigned long saved = max_objects();
+	CUresult r1, r2;
+
+	ck_assert_uint_ne(saved, 0);
+	ck_assert_int_eq(set_max_objects(1), 0);
+	r1 = cuMemCreate(&first, granularity(0), &prop, 0);
+	r2 = cuMemCreate(&second, granularity(0), &prop, 0);
+	/* Restored before any assertion can end the test. */
+	ck_assert_int_eq(set_max_objects(saved), 0);
+	ck_assert_int_eq(r1, CUDA_SUCCESS);
+	ck_assert_int_eq(r2, CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_uint_eq(second, 77);
+	ck_assert_int_eq(cuMemRelease(first), CUDA_SUCCESS);
+}
+END_TEST
+
 START_TEST(release_bad_handles_refused)
 {
 	CUmemGenericAllocationHandle handle = create(0, granularity(0));
@@ -455,6 +502,7 @@ int main(void)
 	tcase_add_test(alloc, create_needs_no_context);
 	tcase_add_test(alloc, create_bad_sizes_and_arguments_refused);
 	tcase_add_test(alloc, create_beyond_the_device_is_out_of_memory);
+	tcase_add_test(alloc, create_over_quota_is_out_of_memory);
 	tcase_add_test(alloc, release_bad_handles_refused);
 	tcase_add_test(alloc, properties_null_refused);
 	tcase_add_loop_test(alloc, mem_info_follows_allocations, 0, 8);

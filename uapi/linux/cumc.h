@@ -56,6 +56,9 @@
  *             module's fm_timeout_ms: the fabric manager is down or slow
  *             (or the fabric-not-ready fault was injected); retryable
  *  EOVERFLOW  a handle retained 2^32 - 1 times
+ *  EDQUOT     the client would pass one of its quotas (the module's
+ *             max_handles, max_objects, max_address_ranges,
+ *             max_mapped_bytes, max_bound_bytes); nothing was changed
  *
  * Handles are opaque non-zero 64-bit values, valid only in the file that
  * issued them; userspace must not read meaning into their bits.

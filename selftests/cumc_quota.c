@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-client quotas: max_handles, max_objects, max_address_ranges,
+ * max_mapped_bytes and max_bound_bytes. For each: reaching the limit gives
+ * EDQUOT and changes nothing, releasing one lets the next call succeed,
+ * another client is unaffected, and a new value of the module parameter
+ * applies at once. Charges follow what was charged: an object or a binding
+ * that outlives its client keeps the client's usage record alive until it
+ * goes, and is never charged to whoever held it last.
+ *
+ * Usage comes from /sys/kernel/debug/cumc/clients, one line per client:
+ * its tag (the upper half of its handles), then its counts.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include <linux/cumc.h>
+
+#include "kselftest_harness.h"
+
+#include "cumc_selftest.h"
+
+enum { HANDLES, OBJECTS, RANGES, MAPPED, BOUND, NR_QUOTAS };
+
+static const char *const params[NR_QUOTAS] = {
+	"max_handles", "max_objects", "max_address_ranges",
+	"max_mapped_bytes", "max_bound_bytes",
+};
+
+static const char *const usage_names[NR_QUOTAS] = {
+	"handles", "objects", "ranges", "mapped", "bound",
+};
+
+/* 0, or -errno of the write (the module validates the value). */
+static int param_write(const char *name, const char *value)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int param_set(const char *name, unsigned long long value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", value);
+	return param_write(name, buf);
+}
+
+static unsigned long long param_get(const char *name)
+{
+	char path[128];
+	unsigned long long value = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &value) != 1)
+		value = 0;
+	fclose(f);
+	return value;
+}
+
+/* The usage of the client whose handles carry @tag; 0, or -1 if none. */
+static int usage_read(__u32 tag, unsigned long long u[NR_QUOTAS])
+{
+	unsigned long long t, v[NR_QUOTAS];
+	char n[NR_QUOTAS][16];
+	int ret = -1, i;
+	FILE *f;
+
+	f = fopen("/sys/kernel/debug/cumc/clients", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%llu %15s %llu %15s %llu %15s %llu %15s %llu %15s %llu",
+		      &t, n[0], &v[0], n[1], &v[1], n[2], &v[2], n[3], &v[3],
+		      n[4], &v[4]) == 11) {
+		if (t != tag)
+			continue;
+		ret = 0;
+		for (i = 0; i < NR_QUOTAS; i++) {
+			if (strcmp(n[i], usage_names[i]))
+				ret = -1;
+			u[i] = v[i];
+		}
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* One count of @tag's usage, or ~0ULL when it cannot be read. */
+static unsigned long long usage_of(__u32 tag, int quota)
+{
+	unsigned long long u[NR_QUOTAS];
+
+	return usage_read(tag, u) ? ~0ULL : u[quota];
+}
+
+static __u32 tag_of(__u64 handle)
+{
+	return handle >> 32;
+}
+
+static int export_fd(int fd, __u64 handle)
+{
+	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
+	return ret ? ret : e.out_fd;
+}
+
+static int import_fd(int fd, int efd, __u64 *handle)
+{
+	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
+	if (!ret)
+		*handle = i.out_handle;
+	return ret;
+}
+
+static int mc_create(int fd, __u32 handle_types, __u64 length, __u64 *handle)
+{
+	struct cumc_mc_create c = {
+		.size = sizeof(c),
+		.num_devices = 1,
+		.handle_types = handle_types,
+		.length = length,
+	};
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
+	if (!ret)
+		*handle = c.out_handle;
+	return ret;
+}
+
+/* A one-device team of device 0, ready for binds. */
+static int mc_team(int fd, __u32 handle_types, __u64 length, __u64 *handle)
+{
+	struct cumc_mc_add_device a = { .size = sizeof(a) };
+	int ret;
+
+	ret = mc_create(fd, handle_types, length, handle);
+	if (ret)
+		return ret;
+	a.handle = *handle;
+	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
+}
+
+static int mc_bind(int fd, __u64 mc, __u64 mc_offset, __u64 mem, __u64 length)
+{
+	struct cumc_mc_bind b = {
+		.size = sizeof(b),
+		.handle = mc,
+		.mc_offset = mc_offset,
+		.mem = mem,
+		.length = length,
+	};
+
+	return cumc_ioctl(fd, CUMC_MC_BIND_MEM, &b);
+}
+
+static int mc_unbind(int fd, __u64 mc, __u64 mc_offset, __u64 length)
+{
+	struct cumc_mc_unbind u = {
+		.size = sizeof(u),
+		.handle = mc,
+		.mc_offset = mc_offset,
+		.length = length,
+	};
+
+	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
+}
+
+FIXTURE(quota) {
+	int fd;
+	__u64 gran;
+	unsigned long long saved[NR_QUOTAS];
+	struct cumc_objects base;
+};
+
+FIXTURE_SETUP(quota)
+{
+	struct cumc_device_info info;
+	int i;
+
+	ASSERT_EQ(0, cumc_objects_read(&self->base));
+	for (i = 0; i < NR_QUOTAS; i++) {
+		self->saved[i] = param_get(params[i]);
+		ASSERT_NE(0, self->saved[i]) TH_LOG("no parameter %s", params[i]);
+	}
+	self->fd = cumc_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	self->gran = info.granularity;
+	ASSERT_LE(8 * self->gran, info.mem_free);
+}
+
+FIXTURE_TEARDOWN(quota)
+{
+	struct cumc_objects now;
+	int i;
+
+	close(self->fd);
+	for (i = 0; i < NR_QUOTAS; i++)
+		EXPECT_EQ(0, param_set(params[i], self->saved[i]));
+	EXPECT_EQ(0, cumc_objects_settle(&self->base, &now, 2000));
+	cumc_objects_diff(&self->base, &now);
+}
+
+TEST_F(quota, defaults)
+{
+	/* What real workloads never reach; see Documentation/security.md. */
+	EXPECT_EQ(262144, self->saved[HANDLES]);
+	EXPECT_EQ(131072, self->saved[OBJECTS]);
+	EXPECT_EQ(8192, self->saved[RANGES]);
+	EXPECT_EQ(1ULL << 42, self->saved[MAPPED]);
+	EXPECT_EQ(1ULL << 42, self->saved[BOUND]);
+}
+
+TEST_F(quota, parameters_validated)
+{
+	int i;
+
+	for (i = 0; i < NR_QUOTAS; i++) {
+		EXPECT_EQ(-EINVAL, param_write(params[i], "0"));
+		EXPECT_EQ(-EINVAL, param_write(params[i], "banana"));
+		EXPECT_EQ(-EINVAL, param_write(params[i], "-1"));
+		EXPECT_EQ(self->saved[i], param_get(params[i]));
+	}
+	EXPECT_EQ(-EINVAL, param_set("max_handles", 1ULL << 32));
+	EXPECT_EQ(-EINVAL, param_set("max_objects", 1ULL << 32));
+	EXPECT_EQ(-EINVAL, param_set("max_address_ranges", 65536));
+	EXPECT_EQ(-EINVAL, param_set("max_mapped_bytes", (1ULL << 62) + 1));
+	EXPECT_EQ(-EINVAL, param_set("max_bound_bytes", (1ULL << 62) + 1));
+	EXPECT_EQ(0, param_set("max_address_ranges", 65535));
+	EXPECT_EQ(65535, param_get("max_address_ranges"));
+}
+
+/* The 4th handle is refused until one goes; the other client is free. */
+TEST_F(quota, handles)
+{
+	struct cumc_objects before, after;
+	__u64 h[4], other[3];
+	long long mem_free;
+	int fd2, i;
+
+	ASSERT_EQ(0, param_set("max_handles", 3));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[i]));
+	EXPECT_EQ(3, usage_of(tag_of(h[0]), HANDLES));
+
+	ASSERT_EQ(0, cumc_objects_read(&before));
+	mem_free = cumc_mem_free(self->fd, 0);
+	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[3]));
+	ASSERT_EQ(0, cumc_objects_read(&after));
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	EXPECT_EQ(mem_free, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(3, usage_of(tag_of(h[0]), HANDLES));
+	EXPECT_EQ(3, usage_of(tag_of(h[0]), OBJECTS));
+
+	fd2 = cumc_open();
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, cumc_mem_create(fd2, 0, 0, self->gran, &other[i]));
+	close(fd2);
+
+	ASSERT_EQ(0, cumc_release(self->fd, h[1]));
+	EXPECT_EQ(2, usage_of(tag_of(h[0]), HANDLES));
+	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[3]));
+
+	/* Raised, the limit lets the next one through at once. */
+	ASSERT_EQ(0, param_set("max_handles", 4));
+	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[3]));
+	/* Lowered below usage: nothing is taken away, nothing new comes. */
+	ASSERT_EQ(0, param_set("max_handles", 1));
+	EXPECT_EQ(4, usage_of(tag_of(h[0]), HANDLES));
+	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &other[0]));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, cumc_release(self->fd, h[i]));
+	EXPECT_EQ(0, usage_of(tag_of(h[0]), HANDLES));
+	EXPECT_EQ(0, usage_of(tag_of(h[0]), OBJECTS));
+}
+
+/* Imports and retains that add an entry count; retaining one again does not. */
+TEST_F(quota, handles_imports_and_retains)
+{
+	__u64 h, h2, imported, va, retained;
+	struct cumc_va_query q;
+	int efd;
+
+	ASSERT_EQ(0, param_set("max_handles", 2));
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h));
+	ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va));
+	ASSERT_EQ(0, cumc_map(self->fd, va, self->gran, h));
+	efd = export_fd(self->fd, h);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, import_fd(self->fd, efd, &imported));
+	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
+
+	EXPECT_EQ(-EDQUOT, import_fd(self->fd, efd, &h2));
+	/* The table has an entry for it: retaining counts it once more. */
+	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
+	retained = q.out_handle;
+	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
+
+	/* Both entries gone, the mapping still holds the allocation. */
+	EXPECT_EQ(0, cumc_release(self->fd, retained));
+	EXPECT_EQ(0, cumc_release(self->fd, retained == h ? imported : h));
+	EXPECT_EQ(1, usage_of(tag_of(h), HANDLES));
+	EXPECT_EQ(0, cumc_release(self->fd, retained == h ? h : imported));
+	EXPECT_EQ(0, usage_of(tag_of(h), HANDLES));
+
+	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
+	ASSERT_EQ(0, import_fd(self->fd, efd, &imported));
+	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
+	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h2));
+	EXPECT_EQ(-EDQUOT, import_fd(self->fd, efd, &h2));
+	close(efd);
+	EXPECT_EQ(0, cumc_unmap(self->fd, va, self->gran));
+	EXPECT_EQ(0, cumc_va_free(self->fd, va, self->gran));
+}
+
+/*
+ * Objects are charged to their creator for as long as they live, wherever
+ * their handles are; both kinds count.
+ */
+TEST_F(quota, objects)
+{
+	struct cumc_objects before, after;
+	__u64 h[3], mc, imported, theirs;
+	int fd2, efd;
+
+	ASSERT_EQ(0, param_set("max_objects", 2));
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h[0]));
+	ASSERT_EQ(0, mc_create(self->fd, 0, self->gran, &mc));
+	ASSERT_EQ(0, cumc_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h[1]));
+	ASSERT_EQ(0, cumc_objects_read(&after));
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	EXPECT_EQ(2, usage_of(tag_of(h[0]), OBJECTS));
+	EXPECT_EQ(2, usage_of(tag_of(h[0]), HANDLES));
+
+	/* Another client imports ours: still ours, not its. */
+	fd2 = cumc_open();
+	ASSERT_LE(0, fd2);
+	efd = export_fd(self->fd, h[0]);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, import_fd(fd2, efd, &imported));
+	close(efd);
+	EXPECT_EQ(0, usage_of(tag_of(imported), OBJECTS));
+	EXPECT_EQ(1, usage_of(tag_of(imported), HANDLES));
+	ASSERT_EQ(0, cumc_mem_create(fd2, 0, 0, self->gran, &theirs));
+	EXPECT_EQ(0, cumc_mem_create(fd2, 0, 0, self->gran, &h[2]));
+	EXPECT_EQ(-EDQUOT, cumc_mem_create(fd2, 0, 0, self->gran, &h[2]));
+
+	/* Our handle gone, the object lives in the other client: still ours. */
+	ASSERT_EQ(0, cumc_release(self->fd, h[0]));
+	EXPECT_EQ(2, usage_of(tag_of(mc), OBJECTS));
+	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+	ASSERT_EQ(0, cumc_release(fd2, imported));
+	EXPECT_EQ(1, usage_of(tag_of(mc), OBJECTS));
+	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+
+	ASSERT_EQ(0, param_set("max_objects", 3));
+	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[2]));
+	close(fd2);
+}
+
+/*
+ * A closed client's charges stay with what was charged: its usage record
+ * lives, charged, until the last such thing goes.
+ */
+TEST_F(quota, charge_outlives_client)
+{
+	struct cumc_objects now, want;
+	__u64 h, mc, mem, imported_mc, imported_h;
+	int fd2, efd, efd_mc;
+
+	fd2 = cumc_open();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, mc_team(fd2, CUMC_HANDLE_FD, 2 * self->gran, &mc));
+	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &mem));
+	ASSERT_EQ(0, mc_bind(fd2, mc, 0, mem, self->gran));
+	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &h));
+	efd = export_fd(fd2, h);
+	ASSERT_LE(0, efd);
+	efd_mc = export_fd(fd2, mc);
+	ASSERT_LE(0, efd_mc);
+	ASSERT_EQ(0, import_fd(self->fd, efd, &imported_h));
+	ASSERT_EQ(0, import_fd(self->fd, efd_mc, &imported_mc));
+	close(efd);
+	close(efd_mc);
+	EXPECT_EQ(3, usage_of(tag_of(mc), OBJECTS));
+	EXPECT_EQ(self->gran, usage_of(tag_of(mc), BOUND));
+	EXPECT_EQ(0, usage_of(tag_of(imported_h), OBJECTS));
+	EXPECT_EQ(0, usage_of(tag_of(imported_h), BOUND));
+
+	/* Gone from the clients file, its record lives on (usages). */
+	close(fd2);
+	ASSERT_EQ(0, cumc_objects_read(&now));
+	want = self->base;
+	want.n[0]++;		/* clients: ours */
+	want.n[1] += 2;		/* mems: h, and mem in the binding */
+	want.n[5]++;		/* mcs */
+	want.n[6]++;		/* binds */
+	want.n[8] += 2;		/* usages: ours, and the closed client's */
+	EXPECT_EQ(0, cumc_objects_settle(&want, &now, 2000));
+	cumc_objects_diff(&want, &now);
+	EXPECT_EQ(~0ULL, usage_of(tag_of(mc), OBJECTS));
+	EXPECT_EQ(0, usage_of(tag_of(imported_h), OBJECTS));
+	EXPECT_EQ(0, usage_of(tag_of(imported_h), BOUND));
+
+	ASSERT_EQ(0, cumc_release(self->fd, imported_h));
+	ASSERT_EQ(0, cumc_release(self->fd, imported_mc));
+	want = self->base;
+	want.n[0]++;
+	want.n[8]++;
+	EXPECT_EQ(0, cumc_objects_settle(&want, &now, 2000));
+	cumc_objects_diff(&want, &now);
+}
+
+/* Reservations and multicast objects share the address-range quota. */
+TEST_F(quota, address_ranges)
+{
+	struct cumc_objects before, after;
+	__u64 va[3] = { 0 }, mc, h;
+	int fd2;
+
+	ASSERT_EQ(0, param_set("max_address_ranges", 2));
+	ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
+	ASSERT_EQ(0, mc_create(self->fd, 0, self->gran, &mc));
+	EXPECT_EQ(2, usage_of(tag_of(mc), RANGES));
+	ASSERT_EQ(0, cumc_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[1]));
+	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h));
+	ASSERT_EQ(0, cumc_objects_read(&after));
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	EXPECT_EQ(2, usage_of(tag_of(mc), RANGES));
+	EXPECT_EQ(1, usage_of(tag_of(mc), OBJECTS));
+	EXPECT_EQ(1, usage_of(tag_of(mc), HANDLES));
+
+	fd2 = cumc_open();
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(0, cumc_va_reserve(fd2, self->gran, 0, 0, &va[1]));
+	EXPECT_EQ(0, mc_create(fd2, 0, self->gran, &h));
+	EXPECT_EQ(-EDQUOT, mc_create(fd2, 0, self->gran, &h));
+	close(fd2);
+	/* Its reservation is a VMA of ours: it goes with the mapping. */
+	EXPECT_EQ(0, munmap((void *)(uintptr_t)va[1], self->gran));
+
+	ASSERT_EQ(0, cumc_va_free(self->fd, va[0], self->gran));
+	EXPECT_EQ(1, usage_of(tag_of(mc), RANGES));
+	EXPECT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
+	ASSERT_EQ(0, cumc_release(self->fd, mc));
+	EXPECT_EQ(1, usage_of(tag_of(mc), RANGES));
+	ASSERT_EQ(0, param_set("max_address_ranges", 3));
+	EXPECT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[1]));
+	EXPECT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[2]));
+	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h));
+	/* A reservation that goes with munmap returns its range too. */
+	EXPECT_EQ(0, munmap((void *)(uintptr_t)va[2], self->gran));
+	EXPECT_EQ(0, mc_create(self->fd, 0, self->gran, &h));
+	EXPECT_EQ(3, usage_of(tag_of(h), RANGES));
+	/* Reservations hold the client's file: they must go for it to close. */
+	EXPECT_EQ(0, cumc_va_free(self->fd, va[0], self->gran));
+	EXPECT_EQ(0, cumc_va_free(self->fd, va[1], self->gran));
+}
+
+TEST_F(quota, mapped_bytes)
+{
+	struct cumc_objects before, after;
+	const __u64 g = self->gran;
+	__u64 h[3], va, va2, h2;
+	int fd2, i;
+
+	ASSERT_EQ(0, param_set("max_mapped_bytes", 2 * g));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, g, &h[i]));
+	ASSERT_EQ(0, cumc_va_reserve(self->fd, 4 * g, 0, 0, &va));
+	ASSERT_EQ(0, cumc_map(self->fd, va, g, h[0]));
+	ASSERT_EQ(0, cumc_map(self->fd, va + g, g, h[1]));
+	EXPECT_EQ(2 * g, usage_of(tag_of(h[0]), MAPPED));
+	ASSERT_EQ(0, cumc_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, cumc_map(self->fd, va + 2 * g, g, h[2]));
+	ASSERT_EQ(0, cumc_objects_read(&after));
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	EXPECT_EQ(2 * g, usage_of(tag_of(h[0]), MAPPED));
+	/* Nothing was mapped there. */
+	EXPECT_EQ(-ENXIO, cumc_unmap(self->fd, va + 2 * g, g));
+
+	fd2 = cumc_open();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, cumc_mem_create(fd2, 0, 0, 2 * g, &h2));
+	ASSERT_EQ(0, cumc_va_reserve(fd2, 2 * g, 0, 0, &va2));
+	EXPECT_EQ(0, cumc_map(fd2, va2, 2 * g, h2));
+	EXPECT_EQ(2 * g, usage_of(tag_of(h2), MAPPED));
+	EXPECT_EQ(0, cumc_unmap(fd2, va2, 2 * g));
+	EXPECT_EQ(0, cumc_va_free(fd2, va2, 2 * g));
+	close(fd2);
+
+	ASSERT_EQ(0, cumc_unmap(self->fd, va, g));
+	EXPECT_EQ(g, usage_of(tag_of(h[0]), MAPPED));
+	EXPECT_EQ(0, cumc_map(self->fd, va + 2 * g, g, h[2]));
+	EXPECT_EQ(-EDQUOT, cumc_map(self->fd, va, g, h[0]));
+	ASSERT_EQ(0, param_set("max_mapped_bytes", 3 * g));
+	EXPECT_EQ(0, cumc_map(self->fd, va, g, h[0]));
+	EXPECT_EQ(3 * g, usage_of(tag_of(h[0]), MAPPED));
+
+	/* A reservation torn down with its mappings returns their bytes. */
+	EXPECT_EQ(0, munmap((void *)(uintptr_t)va, 4 * g));
+	EXPECT_EQ(0, usage_of(tag_of(h[0]), MAPPED));
+	EXPECT_EQ(0, usage_of(tag_of(h[0]), RANGES));
+}
+
+TEST_F(quota, bound_bytes)
+{
+	struct cumc_objects before, after;
+	const __u64 g = self->gran;
+	__u64 mc, mem, mc2, mem2;
+	int fd2;
+
+	ASSERT_EQ(0, param_set("max_bound_bytes", g));
+	ASSERT_EQ(0, mc_team(self->fd, 0, 2 * g, &mc));
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 2 * g, &mem));
+	ASSERT_EQ(0, mc_bind(self->fd, mc, 0, mem, g));
+	EXPECT_EQ(g, usage_of(tag_of(mc), BOUND));
+	ASSERT_EQ(0, cumc_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, mc_bind(self->fd, mc, g, mem, g));
+	ASSERT_EQ(0, cumc_objects_read(&after));
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	EXPECT_EQ(-ENXIO, mc_unbind(self->fd, mc, g, g));
+	EXPECT_EQ(g, usage_of(tag_of(mc), BOUND));
+
+	fd2 = cumc_open();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, mc_team(fd2, 0, g, &mc2));
+	ASSERT_EQ(0, cumc_mem_create(fd2, 0, 0, g, &mem2));
+	EXPECT_EQ(0, mc_bind(fd2, mc2, 0, mem2, g));
+	close(fd2);
+
+	ASSERT_EQ(0, mc_unbind(self->fd, mc, 0, g));
+	EXPECT_EQ(0, usage_of(tag_of(mc), BOUND));
+	EXPECT_EQ(0, mc_bind(self->fd, mc, g, mem, g));
+	EXPECT_EQ(-EDQUOT, mc_bind(self->fd, mc, 0, mem, g));
+	ASSERT_EQ(0, param_set("max_bound_bytes", 2 * g));
+	EXPECT_EQ(0, mc_bind(self->fd, mc, 0, mem, g));
+	EXPECT_EQ(2 * g, usage_of(tag_of(mc), BOUND));
+	/* Released with the object, the bindings return their bytes. */
+	ASSERT_EQ(0, cumc_release(self->fd, mc));
+	EXPECT_EQ(0, usage_of(tag_of(mem), BOUND));
+}
+
+TEST_HARNESS_MAIN
