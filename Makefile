@@ -67,7 +67,7 @@ $(O)/lib/multimem_ops.o: CFLAGS += -O3
 
 $(LIB_SO): $(LIB_OBJS) lib/libcumc.map
 	$(CC) -shared -Wl,-soname,libcumc.so.$(SOVERSION) \
-		-Wl,--version-script=lib/libcumc.map -Wl,-z,defs \
+		-Wl,--version-script=lib/libcumc.map -Wl,-z,defs $(LDFLAGS) \
 		-o $@ $(LIB_OBJS) -lpthread
 	ln -sf libcumc.so.$(VERSION) $(O)/libcumc.so.$(SOVERSION)
 	ln -sf libcumc.so.$(SOVERSION) $(O)/libcumc.so
@@ -172,7 +172,7 @@ all: ctl-tools
 ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
 
 $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
-	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
+	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
 $(O)/selftests/cumc_netlink: selftests/cumc_netlink.c selftests/cumc_selftest.h \
