@@ -112,7 +112,8 @@ check:
 	@$(MAKE) --no-print-directory all
 	@scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
-			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh" \
+			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
+			scripts/tests/test-deb-build.sh" \
 		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 			lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
