@@ -68,7 +68,7 @@ $(O)/lib/multimem_ops.o: CFLAGS += -O3
 
 $(LIB_SO): $(LIB_OBJS) lib/libcumc.map
 	$(CC) -shared -Wl,-soname,libcumc.so.$(SOVERSION) \
-		-Wl,--version-script=lib/libcumc.map -Wl,-z,defs \
+		-Wl,--version-script=lib/libcumc.map -Wl,-z,defs $(LDFLAGS) \
 		-o $@ $(LIB_OBJS) -lpthread
 	ln -sf libcumc.so.$(VERSION) $(O)/libcumc.so.$(SOVERSION)
 	ln -sf libcumc.so.$(SOVERSION) $(O)/libcumc.so
@@ -113,7 +113,8 @@ check:
 	@$(MAKE) --no-print-directory all
 	@scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
-			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh" \
+			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
+			scripts/tests/test-deb-build.sh" \
 		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 			lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
@@ -178,7 +179,7 @@ all: ctl-tools
 ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
 
 $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
-	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
+	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 

@@ -1,26 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/tests/test-deb.sh [--dkms] DEBDIR: the packages scripts/build-deb
-# made, as far as they can be checked without 'dpkg -i' (the VM's root
-# filesystem is the host's, read-only). 'make deb-check' runs it twice:
+# scripts/tests/test-deb.sh [DEBDIR]: the packages scripts/build-deb made
+# (default build/deb), installed with dpkg -i inside the VM and used, then
+# removed and purged. Prints TAP.
 #
-# --dkms, on the host: unpacks cumc-dkms and builds the module from its
-#   /usr/src tree with dkms, in DEBDIR/dkms (a temporary DKMS tree; a build
-#   in the emulated VM takes minutes);
-# then in the VM: unpacks every .deb into a staging root under /tmp, checks
-#   the files and the maintainer scripts, loads the module dkms built,
-#   builds a program against libcumc-dev with pkg-config and runs it against
-#   libcumc1. Prints TAP.
+# The VM's root is the host's, read-only over 9p: the test mounts an overlay
+# on it (tmpfs upper, host root lower) and runs dpkg in a chroot there, so
+# that dpkg, its maintainer scripts and dkms write only to the tmpfs and the
+# host's package database is never touched. cumc-dkms's postinst builds the
+# module with dkms for the running kernel (whose headers the host has), as
+# on a real host; the test then loads it with modprobe, builds a program
+# with pkg-config against libcumc-dev, runs it and cumcctl from cumc-tools,
+# and checks that dpkg -r and dpkg --purge leave none of the packages'
+# files behind.
 #
 # scripts/vm-run loaded kmod/cumc.ko and unloads 'cumc' after the test: the
 # test loads the build tree's module again before it exits.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-mode=vm
-[ "${1:-}" = --dkms ] && { mode=dkms; shift; }
 debdir=$(realpath "${1:-$top/build/deb}")
+packages=(libcumc1 libcumc-dev cumc-tools cumc-dkms)
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
@@ -31,28 +32,6 @@ check() {
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
-if [ $mode = dkms ]; then
-	version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
-	kver=$("$top/scripts/vm-kernel")
-	rm -rf "$debdir/dkms"
-	mkdir -p "$debdir/dkms/tree"
-	# No module signing: dkms would otherwise create a key in /var/lib/dkms.
-	export sign_file=/nonexistent
-	dkms_args=(-m cumc -v "$version" --sourcetree "$debdir/dkms/root/usr/src"
-		   --dkmstree "$debdir/dkms/tree")
-	if dpkg-deb -x "$debdir/cumc-dkms_${version}_all.deb" "$debdir/dkms/root" &&
-			dkms add "${dkms_args[@]}" >"$debdir/dkms/log" 2>&1 &&
-			dkms build "${dkms_args[@]}" -k "$kver" >>"$debdir/dkms/log" 2>&1; then
-		ok "dkms add, dkms build -k $kver from cumc-dkms's /usr/src"
-	else
-		cat "$debdir/dkms/log"
-		find "$debdir/dkms/tree" -name make.log -exec cat {} +
-		not_ok "dkms add, dkms build -k $kver from cumc-dkms's /usr/src"
-	fi
-	echo "1..$n"
-	exit $failed
-fi
-
 if [ "$(id -u)" != 0 ] || [ ! -e /dev/cumc ]; then
 	echo "1..0 # SKIP needs root and the module loaded (run it with scripts/vm-run)"
 	exit 0
@@ -60,56 +39,117 @@ fi
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 kver=$(uname -r)
-stage=$(mktemp -d /tmp/cumc-deb.XXXXXX)
+ov=$(mktemp -d /tmp/cumc-deb.XXXXXX)
+root=$ov/root
+log=$ov/log
 params=()
 for p in /sys/module/cumc/parameters/*; do
 	[ -r "$p" ] && params+=("$(basename "$p")=$(<"$p")")
 done
-restore_module() {
+cleanup() {
 	grep -q '^cumc ' /proc/modules && rmmod cumc
 	insmod "$top/kmod/cumc.ko" "${params[@]}"
+	mountpoint -q "$root" && umount -R "$root"
+	rm -rf "$ov"
 }
-trap 'restore_module; rm -rf "$stage"' EXIT
+trap cleanup EXIT
 
-for p in libcumc1 libcumc-dev cumc-tools cumc-dkms; do
-	deb=$(ls "$debdir/${p}_${version}"_*.deb 2>/dev/null | head -n 1)
-	if [ -n "$deb" ] && dpkg-deb -x "$deb" "$stage/root" &&
-			dpkg-deb -e "$deb" "$stage/control-$p"; then
-		ok "unpack $p"
-	else
-		not_ok "unpack $p (no ${p}_${version}_*.deb in $debdir)"
-	fi
+# Run in the overlay's root, with a clean environment; its output goes to
+# the log, which a failing step prints.
+in_root() {
+	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+		DEBIAN_FRONTEND=noninteractive "$@" >"$log" 2>&1
+}
+show_log() {
+	sed 's/^/# /' "$log"
+}
+
+debs=()
+for p in "${packages[@]}"; do
+	deb=$(ls "$debdir/${p}_${version}_"*.deb 2>/dev/null | head -n 1)
+	[ -n "$deb" ] && debs+=("/tmp/${deb##*/}")
 done
-root=$stage/root
-lib=$root/usr/lib/$arch
+if [ ${#debs[@]} = ${#packages[@]} ]; then
+	ok "the packages of $version are in $debdir"
+else
+	not_ok "the packages of $version are in $debdir (run make deb)"
+	echo "1..$n"
+	exit 1
+fi
 
-check "libcumc1: libcumc.so.1 -> libcumc.so.1.0.0" \
-	test "$(readlink -e "$lib/libcumc.so.1")" = "$lib/libcumc.so.1.0.0"
-check "libcumc-dev: libcumc.so resolves, libcumc.a, headers, pc, man3" \
-	test -e "$lib/libcumc.so" -a -f "$lib/libcumc.a" \
-	-a -f "$root/usr/include/cumc/cuda.h" -a -f "$root/usr/include/cumc/cumc.h" \
-	-a -f "$lib/pkgconfig/libcumc.pc" -a -f "$root/usr/share/man/man3/libcumc.3.gz" \
-	-a -e "$root/usr/share/man/man3/cumcMultimemRed.3.gz"
-check "libcumc.pc: libdir=/usr/lib/$arch" \
-	grep -qx "libdir=/usr/lib/$arch" "$lib/pkgconfig/libcumc.pc"
-check "cumc-tools: cumcctl and cumc-fm" \
-	test -x "$root/usr/bin/cumcctl" -a -x "$root/usr/bin/cumc-fm"
-src=$root/usr/src/cumc-$version
-check "cumc-dkms: dkms.conf, kmod/, uapi/ in /usr/src/cumc-$version" \
-	test -f "$src/dkms.conf" -a -f "$src/kmod/Kbuild" -a -f "$src/uapi/linux/cumc.h"
-check "cumc-dkms: udev rule and modprobe.d example (a conffile)" \
-	bash -c "test -f '$root/lib/udev/rules.d/60-cumc.rules' -a -f '$root/etc/modprobe.d/cumc.conf' && grep -qx /etc/modprobe.d/cumc.conf '$stage/control-cumc-dkms/conffiles'"
-check "cumc-dkms: postinst runs dkms for cumc $version" \
-	bash -c "grep -qx DKMS_NAME=cumc '$stage/control-cumc-dkms/postinst' && grep -qx DKMS_VERSION=$version '$stage/control-cumc-dkms/postinst'"
+# The host's root is the lower layer; the VM's own mounts (/proc, /dev, the
+# writable shares) are not part of it and are bound in where needed.
+mkdir -p "$ov/upper" "$ov/work" "$root"
+if modprobe overlay && mount -t overlay overlay \
+		-o "lowerdir=/,upperdir=$ov/upper,workdir=$ov/work" "$root" &&
+		mount --rbind /proc "$root/proc" && mount --rbind /sys "$root/sys" &&
+		mount --rbind /dev "$root/dev" &&
+		mount -t tmpfs tmpfs "$root/tmp" && mount -t tmpfs tmpfs "$root/run"; then
+	ok "a writable root: overlay of a tmpfs on the host's root"
+else
+	not_ok "a writable root: overlay of a tmpfs on the host's root"
+	echo "1..$n"
+	exit 1
+fi
+cp "${debs[@]/#\/tmp/$debdir}" "$root/tmp/"
 
-# The module dkms built from the package's source (--dkms, on the host).
-ko=$(find "$debdir/dkms/tree" -name cumc.ko 2>/dev/null | head -n 1)
-check "the module dkms built from cumc-dkms is for $kver" \
-	test -n "$ko" -a "$(modinfo -F vermagic "${ko:-/nonexistent}" 2>/dev/null | cut -d' ' -f1)" = "$kver"
+# Two steps, to see what dkms's build of the module costs under TCG.
+start=$SECONDS
+if in_root dpkg -i "${debs[@]:0:3}"; then
+	ok "dpkg -i ${packages[*]:0:3}"
+	echo "# $((SECONDS - start)) s"
+else
+	show_log
+	not_ok "dpkg -i ${packages[*]:0:3}"
+fi
+start=$SECONDS
+if in_root dpkg -i "${debs[3]}"; then
+	ok "dpkg -i ${packages[3]} (dkms builds the module)"
+	echo "# $((SECONDS - start)) s"
+else
+	show_log
+	not_ok "dpkg -i ${packages[3]} (dkms builds the module)"
+fi
+cp "$log" "$ov/install.log"
+for p in "${packages[@]}"; do
+	check "dpkg: $p $version is installed" \
+		test "$(chroot "$root" dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null)" \
+		= "install ok installed $version"
+done
+
+ko=/lib/modules/$kver/updates/dkms/cumc.ko
+if chroot "$root" dkms status -m cumc -v "$version" -k "$kver" 2>/dev/null |
+		grep -q ': installed$' && [ -f "$root$ko" ]; then
+	ok "cumc-dkms's postinst built and installed the module with dkms for $kver"
+else
+	sed 's/^/# /' "$ov/install.log"
+	find "$root/var/lib/dkms" -name make.log -exec sed 's/^/# /' {} +
+	not_ok "cumc-dkms's postinst built and installed the module with dkms for $kver"
+fi
+check "modinfo: the installed cumc.ko is for $kver" \
+	test "$(chroot "$root" modinfo -F vermagic cumc 2>/dev/null | cut -d' ' -f1) $(chroot "$root" modinfo -F filename cumc 2>/dev/null)" \
+	= "$kver $ko"
+check "the udev rule is in /lib/udev/rules.d" \
+	cmp -s "$top/packaging/udev/60-cumc.rules" "$root/lib/udev/rules.d/60-cumc.rules"
+check "modprobe.d: /etc/modprobe.d/cumc.conf, a conffile of cumc-dkms" \
+	bash -c "cmp -s '$top/packaging/modprobe.d/cumc.conf' '$root/etc/modprobe.d/cumc.conf' &&
+		chroot '$root' dpkg-query -W -f='\${Conffiles}' cumc-dkms | grep -q '^ /etc/modprobe.d/cumc.conf '"
+check "the man pages: libcumc.3, cumcctl.8, cumc-fm.8" \
+	test -f "$root/usr/share/man/man3/libcumc.3.gz" \
+	-a -f "$root/usr/share/man/man8/cumcctl.8.gz" \
+	-a -f "$root/usr/share/man/man8/cumc-fm.8.gz"
+
 rmmod cumc
-check "insmod the DKMS-built module num_devices=2" insmod "${ko:-/nonexistent}" num_devices=2
+if in_root modprobe cumc num_devices=2; then
+	ok "modprobe cumc num_devices=2 loads the package's module"
+else
+	show_log
+	not_ok "modprobe cumc num_devices=2 loads the package's module"
+fi
+check "modprobe resolves cumc to the module dkms installed" \
+	test "$(chroot "$root" modprobe --show-depends cumc 2>/dev/null | awk '{ print $1, $2 }')" = "insmod $ko"
 
-cat >"$stage/prog.c" <<'PROG'
+cat >"$root/tmp/prog.c" <<'PROG'
 #include <stdio.h>
 #include <cuda.h>
 
@@ -128,21 +168,69 @@ int main(void)
 					  CU_MEM_ALLOC_GRANULARITY_MINIMUM) ||
 	    cuMemCreate(&h, gran, &prop, 0) || cuMemRelease(h))
 		return 1;
-	printf("# %d devices, granularity %zu\n", count, gran);
+	printf("%d devices, granularity %zu\n", count, gran);
 	return 0;
 }
 PROG
-pc() {
-	PKG_CONFIG_LIBDIR="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root" \
-		pkg-config "$@" libcumc
-}
-# shellcheck disable=SC2046 # the flags are words
-check "a program builds with pkg-config against libcumc-dev" \
-	cc -std=c11 -Wall -Werror -o "$stage/prog" "$stage/prog.c" $(pc --cflags --libs)
-check "it runs against libcumc1 and the DKMS-built module" \
-	env LD_LIBRARY_PATH="$lib" "$stage/prog"
-check "cumcctl from cumc-tools runs" \
-	bash -c "'$root/usr/bin/cumcctl' --help >/dev/null 2>&1 || '$root/usr/bin/cumcctl' help >/dev/null 2>&1"
+if in_root sh -c 'cc -std=c11 -Wall -Werror -o /tmp/prog /tmp/prog.c $(pkg-config --cflags --libs libcumc)'; then
+	ok "a program builds with pkg-config against the installed libcumc-dev"
+else
+	show_log
+	not_ok "a program builds with pkg-config against the installed libcumc-dev"
+fi
+lib=$(chroot "$root" ldd /tmp/prog 2>/dev/null | awk '$1 == "libcumc.so.1" { print $3 }')
+lib=$(chroot "$root" readlink -f "${lib:-/nonexistent}")
+check "it links to libcumc1's /usr/lib/$arch/libcumc.so.1.0.0 (ldd: $lib)" \
+	test "$lib" = "/usr/lib/$arch/libcumc.so.1.0.0"
+if in_root /tmp/prog && grep -qx '2 devices, granularity [0-9]*' "$log"; then
+	ok "it runs against the package's module: $(<"$log")"
+else
+	show_log
+	not_ok "it runs against the package's module"
+fi
+if in_root cumcctl dev && [ "$(grep -cE '^[0-9]+ ' "$log")" = 2 ]; then
+	ok "cumcctl dev lists the 2 devices"
+else
+	show_log
+	not_ok "cumcctl dev lists the 2 devices"
+fi
+check "cumc-fm --help" in_root cumc-fm --help
+grep -q '^cumc ' /proc/modules && rmmod cumc
+
+# Remove, then purge: the conffile stays until the purge.
+chroot "$root" dpkg-query -L "${packages[@]}" 2>/dev/null | sort -u >"$ov/files"
+if in_root dpkg -r "${packages[@]}"; then
+	ok "dpkg -r ${packages[*]}"
+else
+	show_log
+	not_ok "dpkg -r ${packages[*]}"
+fi
+check "after dpkg -r, the module is gone and cumc.conf stays" \
+	test ! -e "$root$ko" -a ! -e "$root/usr/src/cumc-$version" \
+	-a ! -e "$root/var/lib/dkms/cumc" -a -f "$root/etc/modprobe.d/cumc.conf"
+if in_root dpkg --purge "${packages[@]}"; then
+	ok "dpkg --purge ${packages[*]}"
+else
+	show_log
+	not_ok "dpkg --purge ${packages[*]}"
+fi
+for p in "${packages[@]}"; do
+	check "dpkg: $p is not installed" \
+		bash -c "! chroot '$root' dpkg-query -W -f='\${Status}' '$p' 2>/dev/null | grep -q installed"
+done
+# Every file of the packages is gone; directories stay when others use them.
+left=$(while read -r f; do
+	[ -e "$root$f" ] && [ ! -d "$root$f" ] && echo "$f"
+done <"$ov/files")
+check "no file of the packages is left ($(wc -l <"$ov/files") listed)" test -z "$left"
+[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
+# Nor anything new but dpkg's and dkms's records: whatever the overlay's
+# upper layer holds that the host's root has not (whiteouts are removals).
+new=$(cd "$ov/upper" && find . -mindepth 1 ! -type c -printf '/%P\n' |
+	while read -r f; do [ -e "$f" ] || echo "$f"; done |
+	grep -vE '^/var/(lib/dpkg|log|cache/ldconfig|cache/man|lib/dkms)(/|$)')
+check "nothing new is left in the root but dpkg's and dkms's records" test -z "$new"
+[ -z "$new" ] || echo "$new" | sed 's/^/# left: /'
 
 echo "1..$n"
 exit $failed

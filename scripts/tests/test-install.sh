@@ -92,7 +92,7 @@ check "the installed library's SONAME is libcumc.so.1" \
 	bash -c "objdump -p '$stage$prefix/lib/libcumc.so.1.0.0' | grep -qE 'SONAME +libcumc\.so\.1$'"
 check "libcumc.pc: prefix=$prefix" grep -qx "prefix=$prefix" "$stage$prefix/lib/pkgconfig/libcumc.pc"
 check "man pages render without warnings" \
-	bash -c "cd '$stage$prefix/share/man' && ! groff -s -man -ww -z man3/*.3 2>&1 | grep ."
+	bash -c "cd '$stage$prefix/share/man' && ! groff -s -man -ww -z man3/*.3 man8/*.8 2>&1 | grep ."
 
 # 3. The installed module, through modprobe from the staging root.
 rmmod cumc
