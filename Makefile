@@ -5,9 +5,11 @@
 # make demo       the demo: a multicast all-reduce against a ring in the VM,
 #                 report and plot in build/demo/
 # make check      build, run the host unit tests, then the selftests inside
-#                 the VM; ends with 'N passed, N failed'
+#                 the VM, then on the debug kernel (CHECK_DEBUG=0: not);
+#                 ends with 'N passed, N failed'
 # make lint       checkpatch and sparse over kmod/
-# make fuzz       the ioctl fuzzer in the VM for FUZZ_CALLS calls
+# make fuzz       the ioctl fuzzer in the VM for FUZZ_CALLS calls, then
+#                 trinity for TRINITY_CALLS
 # make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak,
 #                 fail-nth) built once by scripts/debug-kernel
 #
@@ -108,17 +110,25 @@ vm-run-test-module:
 $(O) $(O)/lib $(O)/tests $(O)/selftests:
 	mkdir -p $@
 
+# The debug lane (see check-debug) ends make check unless CHECK_DEBUG=0:
+# it adds 4-14 minutes, and about 35 more the first time, when
+# scripts/debug-kernel builds the kernel.
+CHECK_DEBUG ?= 1
+VM_TESTS = $(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)
+DEBUG_VM_ARGS = --kernel $$(ls $$dir/vmlinuz-*) --module $(DEBUG_KMOD)/kmod/cumc.ko
 check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
-	@scripts/run-tests \
+	@$(if $(filter-out 0,$(CHECK_DEBUG)),dir=$$(scripts/debug-kernel) && \
+	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && ,) \
+	CK_TIMEOUT_MULTIPLIER=$(if $(filter-out 0,$(CHECK_DEBUG)),10,1) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh" \
-		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
-			lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
+		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
-			selftests/cumcctl-batch.sh"
+			selftests/cumcctl-batch.sh selftests/trinity.sh" \
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS)")
 
 # Benchmarks (bench/): figures, never a pass or fail. The data path runs
 # natively too; everything that needs the module runs in one VM boot, with
@@ -204,26 +214,41 @@ all: $(O)/selftests/helpers/cumc_team
 
 .PHONY: ctl-tools
 
-# Longer fuzzing than make check's, by our structure-aware fuzzer (trinity
-# could not be made to reach /dev/cumc: see Documentation/testing.md).
+# Longer fuzzing than make check's: our structure-aware fuzzer, then
+# trinity aimed at /dev/cumc (selftests/trinity.sh).
 FUZZ_CALLS ?= 200000
 FUZZ_SEED ?= $(shell date +%s)
+TRINITY_CALLS ?= 2000
 fuzz: all
 	scripts/vm-run --timeout 0 -- env CUMC_FUZZ_CALLS=$(FUZZ_CALLS) \
 		CUMC_FUZZ_SEED=$(FUZZ_SEED) $(O)/selftests/cumc_fuzz
+	scripts/vm-run --timeout 0 -- env CUMC_TRINITY_CALLS=$(TRINITY_CALLS) \
+		CUMC_TRINITY_SEED=$(FUZZ_SEED) selftests/trinity.sh
 
-# The VM suite on the debug kernel, with the module rebuilt against its
-# tree, then again against the Debian kernel's for the other targets.
+# The VM suite on the debug kernel. Its module is built from links to
+# kmod/'s sources in $(DEBUG_KMOD), so that kmod/cumc.ko stays the Debian
+# kernel's; the links keep Kbuild's ../uapi include path working there.
+# Check's timeouts guard against hangs on the Debian kernel: KASAN and
+# lockdep under TCG take several times longer, so they are multiplied.
+DEBUG_KMOD := $(O)/kmod-debug
+DEBUG_KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/Kbuild
+kmod-debug:
+	@test -n "$(DEBUG_KDIR)" || { echo "kmod-debug: set DEBUG_KDIR (scripts/debug-kernel's DIR/build)"; exit 1; }
+	mkdir -p $(DEBUG_KMOD)/kmod
+	find $(DEBUG_KMOD)/kmod -maxdepth 1 -type l -delete
+	ln -s $(DEBUG_KMOD_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/kmod/
+	ln -sfn $(CURDIR)/uapi $(DEBUG_KMOD)/uapi
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod modules
+
 check-debug:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
 	@dir=$$(scripts/debug-kernel) && \
-	$(MAKE) --no-print-directory kmod KDIR=$$dir/build && \
-	scripts/run-tests --vm-args "--kernel $$(ls $$dir/vmlinuz-*)" \
-		--vm "$(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)"; \
-	status=$$?; $(MAKE) --no-print-directory kmod; exit $$status
+	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
+	CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
+		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS)"
 
-.PHONY: fuzz check-debug
+.PHONY: fuzz check-debug kmod-debug
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.

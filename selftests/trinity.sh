@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Trinity (Debian's package) aimed at /dev/cumc, run as root in the VM: it
+# runs unprivileged for CUMC_TRINITY_CALLS system calls (seed
+# CUMC_TRINITY_SEED), its only descriptors being those it opens on the
+# device. The kernel counts what reached the module with kprobes on its
+# file operations. Prints TAP; scripts/vm-run fails the run on any kernel
+# report. See Documentation/testing.md.
+set -u
+calls=${CUMC_TRINITY_CALLS:-30}
+seed=${CUMC_TRINITY_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+tracing=/sys/kernel/tracing
+group=cumc_trinity
+tmp=$(mktemp -d)
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		failed=1
+	fi
+}
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+cleanup() {
+	if [ -d "$tracing/events/$group" ]; then
+		echo '!hist:keys=ret' >"$tracing/events/$group/cumc_ioctl_ret/trigger"
+		echo 0 >"$tracing/events/$group/enable"
+		echo "-:$group/cumc_ioctl" >>"$tracing/kprobe_events"
+		echo "-:$group/cumc_ioctl_ret" >>"$tracing/kprobe_events"
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# hits NAME: how many times the kprobe NAME fired.
+hits() {
+	awk -v name="$1" '$1 == name { print $2 }' "$tracing/kprobe_profile"
+}
+
+echo "TAP version 13"
+command -v trinity >/dev/null || skip_all "no trinity (scripts/deps installs it)"
+[ -d "$tracing/events" ] || mount -t tracefs tracefs "$tracing" 2>/dev/null
+[ -w "$tracing/kprobe_events" ] || skip_all "no kprobe events in this kernel"
+
+echo "p:$group/cumc_ioctl cumc_fops_ioctl" >>"$tracing/kprobe_events" &&
+echo "r:$group/cumc_ioctl_ret cumc_fops_ioctl ret=\$retval:s32" >>"$tracing/kprobe_events" &&
+echo 'hist:keys=ret:sort=hitcount.descending' >"$tracing/events/$group/cumc_ioctl_ret/trigger" &&
+echo 1 >"$tracing/events/$group/enable"
+ok $? "kprobes on the module's ioctl"
+
+# Its only victim is the device: the file provider ('pseudo') walks -V and
+# opens what it can. Of the other providers only perf stays on: trinity
+# 2023.01's perf ioctl group walks the perf objects' list for every fd,
+# and that list exists only once the provider has run (without it, every
+# child dies of a NULL pointer in find_ioctl_group; here the provider
+# opens nothing). Unprivileged, trinity needs no --dangerous and cannot
+# touch the shared host directories.
+chmod 0777 "$tmp"
+before=$(cat /sys/kernel/debug/cumc/objects)
+echo "# trinity: $calls calls, seed $seed"
+(cd "$tmp" && setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+	trinity -q -l off -s "$seed" -N "$calls" -C 2 \
+		--enable-fds=pseudo,perf -V /dev/cumc -c ioctl) \
+	>"$tmp/out" 2>&1
+status=$?
+sed 's/^/# /' "$tmp/out" | tail -n 20
+ok "$status" "trinity ran its $calls calls (status $status)"
+
+ioctls=$(hits cumc_ioctl)
+echo "# ioctls that reached cumc_fops_ioctl: ${ioctls:-0}; by result:"
+# The hist prints the 32-bit result sign-extended as unsigned.
+sed -nE 's/^\{ ret: *([0-9]+) *\} hitcount: *([0-9]+)/\1 \2/p' \
+	"$tracing/events/$group/cumc_ioctl_ret/hist" |
+while read -r ret count; do
+	echo "#   $((ret)) x $count"
+done
+[ "${ioctls:-0}" -gt 0 ]
+ok $? "trinity's ioctls reached /dev/cumc"
+
+# Everything trinity's processes made went with them.
+after=$(cat /sys/kernel/debug/cumc/objects)
+[ "$before" = "$after" ]
+ok $? "the module's objects are back to their count before"
+[ "$before" = "$after" ] || echo "# before: $before; after: $after"
+
+echo "1..$n"
+[ "$failed" = 0 ]
