@@ -11,9 +11,6 @@
  */
 #include <stdint.h>
 #include <string.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 #include "multimem_ops.h"
 
@@ -114,12 +111,15 @@ CUMC_CLONES static void fn(void *restrict outp,				\
 #define CUMC_REDUCER_HALF(name, S, LOAD, NARROW, OP)			\
 CUMC_REDUCER_LOOPS(name, float, S, LOAD, OP)				\
 CUMC_LOOP_OUT(name##_first2_out, S, 2, OP(LOAD(a[i]), LOAD(b[i])), NARROW) \
+CUMC_LOOP_OUT(name##_first3_out, S, 3,					\
+	      OP(OP(LOAD(a[i]), LOAD(b[i])), LOAD(c[i])), NARROW)	\
 CUMC_LOOP_OUT(name##_fold1_out, S, 1, OP(acc[i], LOAD(a[i])), NARROW)	\
 CUMC_LOOP_OUT(name##_fold2_out, S, 2,					\
 	      OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), NARROW)		\
 static const struct cumc_reducer name = {				\
 	CUMC_REDUCER_PASSES(name),					\
-	.first2_out = name##_first2_out,				\
+	.first_out = { NULL, NULL, name##_first2_out,			\
+		       name##_first3_out },				\
 	.fold_out = { NULL, name##_fold1_out, name##_fold2_out },	\
 }
 
@@ -197,43 +197,3 @@ size_t cumc_type_size(cumcDataType type)
 		return 8;
 	}
 }
-
-
-#if defined(__x86_64__)
-void cumc_stream_out(void *dst, const void *src, size_t bytes)
-{
-	size_t head = -(uintptr_t)dst & 15, i;
-	char *out = dst;
-	const char *in = src;
-
-	if (head > bytes)
-		head = bytes;
-	memcpy(out, in, head);
-	for (i = head; i + 64 <= bytes; i += 64) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(in + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(in + i + 16));
-		__m128i c = _mm_loadu_si128((const __m128i *)(in + i + 32));
-		__m128i d = _mm_loadu_si128((const __m128i *)(in + i + 48));
-
-		_mm_stream_si128((__m128i *)(out + i), a);
-		_mm_stream_si128((__m128i *)(out + i + 16), b);
-		_mm_stream_si128((__m128i *)(out + i + 32), c);
-		_mm_stream_si128((__m128i *)(out + i + 48), d);
-	}
-	memcpy(out + i, in + i, bytes - i);
-}
-
-void cumc_stream_fence(void)
-{
-	_mm_sfence();
-}
-#else
-void cumc_stream_out(void *dst, const void *src, size_t bytes)
-{
-	memcpy(dst, src, bytes);
-}
-
-void cumc_stream_fence(void)
-{
-}
-#endif

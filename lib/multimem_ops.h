@@ -24,7 +24,8 @@ typedef void (*cumc_pass_out_fn)(void *restrict out,
  * struct cumc_reducer - the loops reducing members with one operator
  * @first: @first[k]: acc[i] = v0[i] op ... op v(k-1)[i]
  * @fold: @fold[k]: acc[i] = acc[i] op v0[i] op ... op v(k-1)[i]
- * @first2_out: (16-bit floats) out[i] = round(v0[i] op v1[i])
+ * @first_out: (16-bit floats) @first_out[k]: out[i] = round(v0[i] op ...
+ *	op v(k-1)[i]), k = 2 or 3
  * @fold_out: (16-bit floats) @fold_out[k]: out[i] = round(acc[i] op v0[i]
  *	... op v(k-1)[i]), k = 1 or 2
  *
@@ -35,7 +36,7 @@ typedef void (*cumc_pass_out_fn)(void *restrict out,
 struct cumc_reducer {
 	cumc_pass_fn first[CUMC_PASS_MEMBERS + 1];
 	cumc_pass_fn fold[CUMC_PASS_MEMBERS + 1];
-	cumc_pass_out_fn first2_out;
+	cumc_pass_out_fn first_out[4];
 	cumc_pass_out_fn fold_out[3];
 };
 
@@ -45,14 +46,6 @@ const struct cumc_reducer *cumc_reducer_lookup(cumcDataType type,
 
 /* Bytes of one element of @type (a valid type). */
 size_t cumc_type_size(cumcDataType type);
-
-/*
- * Copy @bytes to @dst around the caches (non-temporal stores where the CPU
- * has them), for results too big to be read back from cache; then
- * cumc_stream_fence() orders them before any later store.
- */
-void cumc_stream_out(void *dst, const void *src, size_t bytes);
-void cumc_stream_fence(void);
 
 /* One bf16 value to f32: its top half. Inline, so that loops vectorise. */
 static inline float cumc_bf16_widen(uint16_t h)
