@@ -128,31 +128,6 @@ static int mc_team(int fd, __u64 length, __u64 *handle)
 	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
 }
 
-static int mc_bind(int fd, __u64 mc, __u64 mc_offset, __u64 mem, __u64 length)
-{
-	struct cumc_mc_bind b = {
-		.size = sizeof(b),
-		.handle = mc,
-		.mc_offset = mc_offset,
-		.mem = mem,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_BIND_MEM, &b);
-}
-
-static int mc_unbind(int fd, __u64 mc, __u64 mc_offset, __u64 length)
-{
-	struct cumc_mc_unbind u = {
-		.size = sizeof(u),
-		.handle = mc,
-		.mc_offset = mc_offset,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
-}
-
 /* One call of @step for object @i; 0 or -errno. */
 static int child_call(int fd, enum step step, int i, __u64 g, __u64 va,
 		      __u64 mc, struct report *r)
@@ -163,7 +138,7 @@ static int child_call(int fd, enum step step, int i, __u64 g, __u64 va,
 	case STEP_MAP:
 		return cumc_map(fd, va + i * g, g, r->handles[i]);
 	default:
-		return mc_bind(fd, mc, i * g, r->handles[i], g);
+		return cumc_mc_bind_mem(fd, mc, i * g, r->handles[i], g);
 	}
 }
 
@@ -226,7 +201,7 @@ static void child(const char *procs, struct report *r, bool phased, __u64 g)
 	}
 
 	for (i = 0; i < r->done[STEP_BIND]; i++)
-		if (mc_unbind(fd, mc, i * g, g))
+		if (cumc_mc_unbind(fd, mc, i * g, g))
 			_exit(5);
 	if (r->done[STEP_MAP] && cumc_unmap(fd, va, r->done[STEP_MAP] * g))
 		_exit(6);

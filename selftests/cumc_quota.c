@@ -161,31 +161,6 @@ static int mc_team(int fd, __u32 handle_types, __u64 length, __u64 *handle)
 	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
 }
 
-static int mc_bind(int fd, __u64 mc, __u64 mc_offset, __u64 mem, __u64 length)
-{
-	struct cumc_mc_bind b = {
-		.size = sizeof(b),
-		.handle = mc,
-		.mc_offset = mc_offset,
-		.mem = mem,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_BIND_MEM, &b);
-}
-
-static int mc_unbind(int fd, __u64 mc, __u64 mc_offset, __u64 length)
-{
-	struct cumc_mc_unbind u = {
-		.size = sizeof(u),
-		.handle = mc,
-		.mc_offset = mc_offset,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
-}
-
 FIXTURE(quota) {
 	int fd;
 	__u64 gran;
@@ -397,7 +372,7 @@ TEST_F(quota, charge_outlives_client)
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, mc_team(fd2, CUMC_HANDLE_FD, 2 * self->gran, &mc));
 	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &mem));
-	ASSERT_EQ(0, mc_bind(fd2, mc, 0, mem, self->gran));
+	ASSERT_EQ(0, cumc_mc_bind_mem(fd2, mc, 0, mem, self->gran));
 	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &h));
 	efd = export_fd(fd2, h);
 	ASSERT_LE(0, efd);
@@ -539,28 +514,28 @@ TEST_F(quota, bound_bytes)
 	ASSERT_EQ(0, param_set("max_bound_bytes", g));
 	ASSERT_EQ(0, mc_team(self->fd, 0, 2 * g, &mc));
 	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 2 * g, &mem));
-	ASSERT_EQ(0, mc_bind(self->fd, mc, 0, mem, g));
+	ASSERT_EQ(0, cumc_mc_bind_mem(self->fd, mc, 0, mem, g));
 	EXPECT_EQ(g, usage_of(tag_of(mc), BOUND));
 	ASSERT_EQ(0, cumc_objects_read(&before));
-	EXPECT_EQ(-EDQUOT, mc_bind(self->fd, mc, g, mem, g));
+	EXPECT_EQ(-EDQUOT, cumc_mc_bind_mem(self->fd, mc, g, mem, g));
 	ASSERT_EQ(0, cumc_objects_read(&after));
 	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
-	EXPECT_EQ(-ENXIO, mc_unbind(self->fd, mc, g, g));
+	EXPECT_EQ(-ENXIO, cumc_mc_unbind(self->fd, mc, g, g));
 	EXPECT_EQ(g, usage_of(tag_of(mc), BOUND));
 
 	fd2 = cumc_open();
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, mc_team(fd2, 0, g, &mc2));
 	ASSERT_EQ(0, cumc_mem_create(fd2, 0, 0, g, &mem2));
-	EXPECT_EQ(0, mc_bind(fd2, mc2, 0, mem2, g));
+	EXPECT_EQ(0, cumc_mc_bind_mem(fd2, mc2, 0, mem2, g));
 	close(fd2);
 
-	ASSERT_EQ(0, mc_unbind(self->fd, mc, 0, g));
+	ASSERT_EQ(0, cumc_mc_unbind(self->fd, mc, 0, g));
 	EXPECT_EQ(0, usage_of(tag_of(mc), BOUND));
-	EXPECT_EQ(0, mc_bind(self->fd, mc, g, mem, g));
-	EXPECT_EQ(-EDQUOT, mc_bind(self->fd, mc, 0, mem, g));
+	EXPECT_EQ(0, cumc_mc_bind_mem(self->fd, mc, g, mem, g));
+	EXPECT_EQ(-EDQUOT, cumc_mc_bind_mem(self->fd, mc, 0, mem, g));
 	ASSERT_EQ(0, param_set("max_bound_bytes", 2 * g));
-	EXPECT_EQ(0, mc_bind(self->fd, mc, 0, mem, g));
+	EXPECT_EQ(0, cumc_mc_bind_mem(self->fd, mc, 0, mem, g));
 	EXPECT_EQ(2 * g, usage_of(tag_of(mc), BOUND));
 	/* Released with the object, the bindings return their bytes. */
 	ASSERT_EQ(0, cumc_release(self->fd, mc));

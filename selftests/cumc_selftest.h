@@ -186,6 +186,34 @@ static inline int cumc_unmap(int fd, __u64 addr, __u64 length)
 	return cumc_ioctl(fd, CUMC_UNMAP, &u);
 }
 
+/* Bind @length bytes of @mem at @mc_offset of multicast object @mc. */
+static inline int cumc_mc_bind_mem(int fd, __u64 mc, __u64 mc_offset,
+				   __u64 mem, __u64 length)
+{
+	struct cumc_mc_bind b = {
+		.size = sizeof(b),
+		.handle = mc,
+		.mc_offset = mc_offset,
+		.mem = mem,
+		.length = length,
+	};
+
+	return cumc_ioctl(fd, CUMC_MC_BIND_MEM, &b);
+}
+
+static inline int cumc_mc_unbind(int fd, __u64 mc, __u64 mc_offset,
+				 __u64 length)
+{
+	struct cumc_mc_unbind u = {
+		.size = sizeof(u),
+		.handle = mc,
+		.mc_offset = mc_offset,
+		.length = length,
+	};
+
+	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
+}
+
 static inline int cumc_set_access(int fd, __u64 addr, __u64 length,
 				  const struct cumc_access_desc *descs,
 				  __u32 num_descs)
