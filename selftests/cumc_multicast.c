@@ -224,27 +224,6 @@ static int mc_view(int fd, __u64 addr, __u32 device, __u64 *view,
 	return ret;
 }
 
-/* A new descriptor for @handle, or -errno. */
-static int export_fd(int fd, __u64 handle)
-{
-	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
-	return ret ? ret : e.out_fd;
-}
-
-static int import_fd(int fd, int efd, __u64 *handle)
-{
-	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
-	if (!ret)
-		*handle = i.out_handle;
-	return ret;
-}
-
 static int grant(int fd, __u64 addr, __u64 length, __u32 device, __u32 access)
 {
 	struct cumc_access_desc d = { .device = device, .access = access };
@@ -1299,7 +1278,7 @@ TEST_F(mc, bind_addr_waits_for_team_other_client)
 	ASSERT_EQ(0, mc_create(self->fd, 3, CUMC_HANDLE_FD, self->g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 2));
 	uc_new(_metadata, self->fd, 2, self->g, &uc);
-	efd = export_fd(self->fd, h);
+	efd = cumc_export_fd_of(self->fd, h);
 	ASSERT_LE(0, efd);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1310,7 +1289,7 @@ TEST_F(mc, bind_addr_waits_for_team_other_client)
 
 		if (!sleeps_in_ioctl(parent, CUMC_MC_BIND_ADDR))
 			step = 1;
-		if (fd < 0 || import_fd(fd, efd, &mine))
+		if (fd < 0 || cumc_import_fd_as(fd, efd, &mine))
 			_exit(2);
 		if (mc_state(fd, mine) != CUMC_TEAM_STATE_FORMING)
 			step = 3;
@@ -1457,7 +1436,7 @@ static int wait_to_bind(int efd, __u64 mc_offset, __u64 length)
 	int fd = cumc_open();
 	__u64 h, mem;
 
-	if (fd < 0 || import_fd(fd, efd, &h))
+	if (fd < 0 || cumc_import_fd_as(fd, efd, &h))
 		return 1;
 	close(efd);
 	if (cumc_mem_create(fd, 0, CUMC_HANDLE_FD, length, &mem))
@@ -1478,7 +1457,7 @@ TEST_F(mc, killed_waiter_does_not_disturb_others)
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD, 2 * g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	efd = export_fd(self->fd, h);
+	efd = cumc_export_fd_of(self->fd, h);
 	ASSERT_LE(0, efd);
 	for (i = 0; i < 2; i++) {
 		pid[i] = fork();
@@ -1616,11 +1595,11 @@ TEST_F(mc, view_refusals)
 	/* Device 2 is no member. */
 	EXPECT_EQ(-EINVAL, mc_view(self->fd, va, 2, &out, &len));
 	/* Another client's mapping of the object is not this client's. */
-	efd = export_fd(self->fd, h);
+	efd = cumc_export_fd_of(self->fd, h);
 	ASSERT_LE(0, efd);
 	other = cumc_open();
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, import_fd(other, efd, &theirs));
+	ASSERT_EQ(0, cumc_import_fd_as(other, efd, &theirs));
 	close(efd);
 	ASSERT_EQ(0, map_new(other, theirs, g, 0, CUMC_ACCESS_READWRITE,
 			     &their_va));
@@ -1873,7 +1852,7 @@ static int team_member(int sock, __u32 rank, __u32 n, __u64 g)
 	if (efd < 0)
 		return 1;
 	fd = cumc_open();
-	if (fd < 0 || import_fd(fd, efd, &h))
+	if (fd < 0 || cumc_import_fd_as(fd, efd, &h))
 		return 2;
 	close(efd);
 	if (mc_add(fd, h, rank) || send_byte(sock, 'a'))
@@ -1934,7 +1913,7 @@ TEST_F(mc, team_of_processes)
 	__u32 r, i;
 
 	ASSERT_EQ(0, mc_create(self->fd, n, CUMC_HANDLE_FD, g, &h));
-	efd = export_fd(self->fd, h);
+	efd = cumc_export_fd_of(self->fd, h);
 	ASSERT_LE(0, efd);
 	for (r = 1; r < n; r++) {
 		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
@@ -2028,7 +2007,7 @@ TEST_F(mc, killed_member_keeps_binding)
 	pid_t pid;
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD, g, &h));
-	efd = export_fd(self->fd, h);
+	efd = cumc_export_fd_of(self->fd, h);
 	ASSERT_LE(0, efd);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	pid = fork();
@@ -2039,7 +2018,7 @@ TEST_F(mc, killed_member_keeps_binding)
 		__u64 ch, cmem, cuc;
 
 		close(sv[0]);
-		if (fd < 0 || import_fd(fd, efd, &ch) || mc_add(fd, ch, 1))
+		if (fd < 0 || cumc_import_fd_as(fd, efd, &ch) || mc_add(fd, ch, 1))
 			_exit(1);
 		if (cumc_mem_create(fd, 1, CUMC_HANDLE_FD, g, &cmem) ||
 		    bind_mem(fd, ch, 1, 0, cmem, 0, g))

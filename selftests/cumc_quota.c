@@ -112,26 +112,6 @@ static __u32 tag_of(__u64 handle)
 	return handle >> 32;
 }
 
-static int export_fd(int fd, __u64 handle)
-{
-	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
-	return ret ? ret : e.out_fd;
-}
-
-static int import_fd(int fd, int efd, __u64 *handle)
-{
-	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
-	if (!ret)
-		*handle = i.out_handle;
-	return ret;
-}
-
 static int mc_create(int fd, __u32 handle_types, __u64 length, __u64 *handle)
 {
 	struct cumc_mc_create c = {
@@ -283,12 +263,12 @@ TEST_F(quota, handles_imports_and_retains)
 	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h));
 	ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va));
 	ASSERT_EQ(0, cumc_map(self->fd, va, self->gran, h));
-	efd = export_fd(self->fd, h);
+	efd = cumc_export_fd_of(self->fd, h);
 	ASSERT_LE(0, efd);
-	ASSERT_EQ(0, import_fd(self->fd, efd, &imported));
+	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd, &imported));
 	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
 
-	EXPECT_EQ(-EDQUOT, import_fd(self->fd, efd, &h2));
+	EXPECT_EQ(-EDQUOT, cumc_import_fd_as(self->fd, efd, &h2));
 	/* The table has an entry for it: retaining counts it once more. */
 	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
 	retained = q.out_handle;
@@ -302,10 +282,10 @@ TEST_F(quota, handles_imports_and_retains)
 	EXPECT_EQ(0, usage_of(tag_of(h), HANDLES));
 
 	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
-	ASSERT_EQ(0, import_fd(self->fd, efd, &imported));
+	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd, &imported));
 	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
 	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h2));
-	EXPECT_EQ(-EDQUOT, import_fd(self->fd, efd, &h2));
+	EXPECT_EQ(-EDQUOT, cumc_import_fd_as(self->fd, efd, &h2));
 	close(efd);
 	EXPECT_EQ(0, cumc_unmap(self->fd, va, self->gran));
 	EXPECT_EQ(0, cumc_va_free(self->fd, va, self->gran));
@@ -335,9 +315,9 @@ TEST_F(quota, objects)
 	/* Another client imports ours: still ours, not its. */
 	fd2 = cumc_open();
 	ASSERT_LE(0, fd2);
-	efd = export_fd(self->fd, h[0]);
+	efd = cumc_export_fd_of(self->fd, h[0]);
 	ASSERT_LE(0, efd);
-	ASSERT_EQ(0, import_fd(fd2, efd, &imported));
+	ASSERT_EQ(0, cumc_import_fd_as(fd2, efd, &imported));
 	close(efd);
 	EXPECT_EQ(0, usage_of(tag_of(imported), OBJECTS));
 	EXPECT_EQ(1, usage_of(tag_of(imported), HANDLES));
@@ -374,12 +354,12 @@ TEST_F(quota, charge_outlives_client)
 	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &mem));
 	ASSERT_EQ(0, cumc_mc_bind_mem(fd2, mc, 0, mem, self->gran));
 	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &h));
-	efd = export_fd(fd2, h);
+	efd = cumc_export_fd_of(fd2, h);
 	ASSERT_LE(0, efd);
-	efd_mc = export_fd(fd2, mc);
+	efd_mc = cumc_export_fd_of(fd2, mc);
 	ASSERT_LE(0, efd_mc);
-	ASSERT_EQ(0, import_fd(self->fd, efd, &imported_h));
-	ASSERT_EQ(0, import_fd(self->fd, efd_mc, &imported_mc));
+	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd, &imported_h));
+	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd_mc, &imported_mc));
 	close(efd);
 	close(efd_mc);
 	EXPECT_EQ(3, usage_of(tag_of(mc), OBJECTS));

@@ -186,6 +186,27 @@ static inline int cumc_unmap(int fd, __u64 addr, __u64 length)
 	return cumc_ioctl(fd, CUMC_UNMAP, &u);
 }
 
+/* A new descriptor for @handle, or -errno. */
+static inline int cumc_export_fd_of(int fd, __u64 handle)
+{
+	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
+	return ret ? ret : e.out_fd;
+}
+
+static inline int cumc_import_fd_as(int fd, int efd, __u64 *handle)
+{
+	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
+	int ret;
+
+	ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
+	if (!ret)
+		*handle = i.out_handle;
+	return ret;
+}
+
 /* Bind @length bytes of @mem at @mc_offset of multicast object @mc. */
 static inline int cumc_mc_bind_mem(int fd, __u64 mc, __u64 mc_offset,
 				   __u64 mem, __u64 length)
