@@ -183,6 +183,24 @@ static CUresult cumc_addr_device(const struct cumc_driver *drv,
 	return res;
 }
 
+/* The _v2 binds: the caller names the device, which must exist. */
+static CUresult cumc_mc_bind_on(CUdevice dev, unsigned long request,
+				CUmemGenericAllocationHandle mc,
+				size_t mc_offset, __u64 mem,
+				size_t mem_offset, size_t size,
+				unsigned long long flags)
+{
+	const struct cumc_driver *drv;
+	CUresult res = cumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = cumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cumc_mc_bind(drv, request, mc, (__u32)dev, mc_offset, mem,
+			    mem_offset, size, flags);
+}
+
 CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
 				    size_t mcOffset,
 				    CUmemGenericAllocationHandle memHandle,
@@ -207,15 +225,8 @@ CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
 				       size_t memOffset, size_t size,
 				       unsigned long long flags)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = cumc_check_device(drv, dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, mcHandle, (__u32)dev,
-			    mcOffset, memHandle, memOffset, size, flags);
+	return cumc_mc_bind_on(dev, CUMC_MC_BIND_MEM, mcHandle, mcOffset,
+			       memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle,
@@ -239,15 +250,8 @@ CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
 					CUdeviceptr memptr, size_t size,
 					unsigned long long flags)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = cumc_check_device(drv, dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, mcHandle, (__u32)dev,
-			    mcOffset, memptr, 0, size, flags);
+	return cumc_mc_bind_on(dev, CUMC_MC_BIND_ADDR, mcHandle, mcOffset,
+			       memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle,
