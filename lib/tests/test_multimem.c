@@ -323,6 +323,26 @@ START_TEST(granularity_grows_with_size_up_to_the_fabric_page)
 }
 END_TEST
 
+/* The CUDA 13.1 binds name the device, which must be a device. */
+START_TEST(v2_binds_name_the_device)
+{
+	ck_assert_int_eq(cuMulticastUnbind(team.mc, 1, 0, team.size),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastBindMem_v2(team.mc, 99, 0, team.mem[1], 0,
+					       team.size, 0),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuMulticastBindMem_v2(team.mc, 1, 0, team.mem[1], 0,
+					       team.size, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastUnbind(team.mc, 1, 0, team.size),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastBindAddr_v2(team.mc, -1, 0, team.uc_va[1],
+						team.size, 0),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuMulticastBindAddr_v2(team.mc, 1, 0, team.uc_va[1],
+						team.size, 0), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("multimem");
@@ -340,6 +360,7 @@ int main(void)
 	tcase_add_test(data, red_is_atomic_per_element);
 	tcase_add_test(data, bad_arguments_refused);
 	tcase_add_test(data, read_only_mapping_takes_loads_only);
+	tcase_add_test(data, v2_binds_name_the_device);
 	tcase_set_timeout(data, 120);
 	suite_add_tcase(s, data);
 	tcase_add_checked_fixture(gran, team_setup, team_teardown);
