@@ -289,6 +289,9 @@ static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
 	else
 		ret = cumc_range_insert(&va->mappings, &m->range, m->addr,
 					m->length);
+	/* Counted before an unmap, once the lock is dropped, can free it. */
+	if (!ret)
+		atomic_inc(&cumc_live_mappings);
 	up_write(&va->lock);
 	return ret;
 }
@@ -353,7 +356,6 @@ int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
 		goto err_unlock_mm;
 	cumc_stat_add(dev, CUMC_STAT_MAPS, 1);
 	mmap_read_unlock(current->mm);
-	atomic_inc(&cumc_live_mappings);
 	return 0;
 
 err_unlock_mm:
