@@ -233,18 +233,26 @@ struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 int cumc_handle_release(struct cumc_client *client, u64 handle)
 {
 	struct cumc_handle *h;
+	bool last = false;
 	u32 id;
 
 	if (!cumc_handle_split(client, handle, &id))
 		return -ENOENT;
+	/*
+	 * Whether this release is the last is decided under the lock: once
+	 * it is dropped, a concurrent last release may free @h.
+	 */
 	xa_lock(&client->handles);
 	h = xa_load(&client->handles, id);
-	if (h && !--h->refs)
-		__xa_erase(&client->handles, id);
+	if (h) {
+		last = !--h->refs;
+		if (last)
+			__xa_erase(&client->handles, id);
+	}
 	xa_unlock(&client->handles);
 	if (!h)
 		return -ENOENT;
-	if (!h->refs) {
+	if (last) {
 		cumc_object_put(h->obj);
 		kfree(h);
 		cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);

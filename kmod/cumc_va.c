@@ -255,11 +255,14 @@ int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd)
 		ret = -EINVAL;
 		goto out_unlock;
 	}
+	/* Decided under the lock: of two concurrent frees, one unmaps. */
 	down_write(&va->lock);
-	if (cumc_range_map_empty(&va->mappings))
-		va->freeing = true;
-	else
+	if (va->freeing)
+		ret = -ENXIO;
+	else if (!cumc_range_map_empty(&va->mappings))
 		ret = -EBUSY;
+	else
+		va->freeing = true;
 	up_write(&va->lock);
 out_unlock:
 	mmap_read_unlock(current->mm);

@@ -7,6 +7,7 @@
  * Counts of live objects come from debugfs; every test ends with the
  * module holding no more clients or allocations than before it started.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -865,6 +866,88 @@ TEST_F(mem, handle_table_growth)
 		ASSERT_EQ(0, cumc_release(self->fd, h[i]));
 	EXPECT_UNCHANGED(before);
 	free(h);
+}
+
+/* Two threads releasing one handle that holds two references. */
+struct release_race {
+	int fd;
+	__u64 handle;
+	pthread_barrier_t start, done;
+	int stop;
+	int result[2];
+};
+
+struct release_racer {
+	struct release_race *race;
+	int index;
+};
+
+static void *release_racer(void *arg)
+{
+	struct release_racer *racer = arg;
+	struct release_race *race = racer->race;
+
+	for (;;) {
+		pthread_barrier_wait(&race->start);
+		if (race->stop)
+			return NULL;
+		race->result[racer->index] = cumc_release(race->fd, race->handle);
+		pthread_barrier_wait(&race->done);
+	}
+}
+
+/*
+ * A retained handle takes one release per retain. Whichever of two
+ * concurrent releases is last must be the only one to drop the handle's
+ * reference and free its entry: the first must not look at the entry
+ * again once it has let the table go. On the debug kernel a second look
+ * is a KASAN report; here the object's count goes wrong.
+ */
+TEST_F(mem, concurrent_releases_of_retained_handle)
+{
+	struct release_race race = { .fd = self->fd };
+	struct release_racer racers[2] = { { &race, 0 }, { &race, 1 } };
+	const int rounds = 3000;
+	struct cumc_va_query q;
+	pthread_t racer[2];
+	__u64 mem, va;
+	int i;
+
+	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &mem));
+	ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va));
+	ASSERT_EQ(0, cumc_map(self->fd, va, self->gran, mem));
+	/* The mapping holds the allocation; from now on only retains name it. */
+	ASSERT_EQ(0, cumc_release(self->fd, mem));
+	ASSERT_EQ(0, pthread_barrier_init(&race.start, NULL, 3));
+	ASSERT_EQ(0, pthread_barrier_init(&race.done, NULL, 3));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&racer[i], NULL, release_racer,
+					    &racers[i]));
+
+	for (i = 0; i < rounds; i++) {
+		ASSERT_EQ(0, cumc_va_query(self->fd, va, 0,
+					   CUMC_VA_QUERY_RETAIN, &q));
+		race.handle = q.out_handle;
+		ASSERT_EQ(0, cumc_va_query(self->fd, va, 0,
+					   CUMC_VA_QUERY_RETAIN, &q));
+		ASSERT_EQ(race.handle, q.out_handle);
+		pthread_barrier_wait(&race.start);
+		pthread_barrier_wait(&race.done);
+		ASSERT_EQ(0, race.result[0]) TH_LOG("round %d", i);
+		ASSERT_EQ(0, race.result[1]) TH_LOG("round %d", i);
+		ASSERT_EQ(-ENOENT, cumc_release(self->fd, race.handle));
+		/* Only the mapping holds it: not freed, not over-counted. */
+		ASSERT_EQ(self->base.mems + 1, live_mems()) TH_LOG("round %d", i);
+	}
+	race.stop = 1;
+	pthread_barrier_wait(&race.start);
+	pthread_join(racer[0], NULL);
+	pthread_join(racer[1], NULL);
+	pthread_barrier_destroy(&race.start);
+	pthread_barrier_destroy(&race.done);
+	EXPECT_EQ(0, cumc_unmap(self->fd, va, self->gran));
+	EXPECT_EQ(0, cumc_va_free(self->fd, va, self->gran));
+	EXPECT_EQ(self->base.mems, live_mems());
 }
 
 TEST_HARNESS_MAIN

@@ -12,6 +12,7 @@
  * The VM these tests run in emulates the CPU: every test touches a handful
  * of pages, except the one that fills a whole 4 MiB mapping.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -1335,6 +1336,54 @@ TEST_F(va, reservation_outlives_closed_fd)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("status 0x%x", status);
 	EXPECT_COUNTS(before);
+}
+
+struct free_race {
+	int fd;
+	__u64 addr, length;
+	pthread_barrier_t *start;
+	int result;
+};
+
+static void *free_racer(void *arg)
+{
+	struct free_race *race = arg;
+
+	pthread_barrier_wait(race->start);
+	race->result = cumc_va_free(race->fd, race->addr, race->length);
+	return NULL;
+}
+
+/*
+ * Two concurrent frees of one reservation: the check and the decision are
+ * made under one lock, so exactly one frees it and the other finds nothing.
+ */
+TEST_F(va, concurrent_frees_of_one_reservation)
+{
+	struct free_race race[2] = { { .fd = self->fd }, { .fd = self->fd } };
+	pthread_barrier_t start;
+	pthread_t t[2];
+	int round, i;
+
+	for (round = 0; round < 500; round++) {
+		ASSERT_EQ(0, pthread_barrier_init(&start, NULL, 2));
+		ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0,
+					     &race[0].addr));
+		for (i = 0; i < 2; i++) {
+			race[i].addr = race[0].addr;
+			race[i].length = self->gran;
+			race[i].start = &start;
+		}
+		for (i = 0; i < 2; i++)
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, free_racer,
+						    &race[i]));
+		for (i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		pthread_barrier_destroy(&start);
+		ASSERT_EQ(-ENXIO, race[0].result + race[1].result)
+			TH_LOG("round %d: %d and %d", round, race[0].result,
+			       race[1].result);
+	}
 }
 
 TEST_HARNESS_MAIN
