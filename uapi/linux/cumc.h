@@ -64,8 +64,11 @@
  * issued them; userspace must not read meaning into their bits.
  */
 
-/* Bumped when a command or member is added. */
-#define CUMC_API_VERSION 1
+/*
+ * Bumped when a command, flag or member is added.
+ * 2: CUMC_MC_BIND_DEVICE_OF_MEM, CUMC_MC_VIEW_ALL.
+ */
+#define CUMC_API_VERSION 2
 
 /* The most simulated devices a module may have, so the largest team. */
 #define CUMC_MAX_DEVICES 128
@@ -609,10 +612,19 @@ struct cumc_mc_add_device {
 
 #define CUMC_MC_ADD_DEVICE _IO(CUMC_TYPE, CUMC_CMD_MC_ADD_DEVICE)
 
+/* CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR flags */
+enum cumc_mc_bind_flags {
+	/*
+	 * The member is the device the memory lives on (cuMulticastBindMem
+	 * and cuMulticastBindAddr name no device); @device must be 0.
+	 */
+	CUMC_MC_BIND_DEVICE_OF_MEM = 1 << 0,
+};
+
 /**
  * struct cumc_mc_bind - CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR: bind memory
  * @size: sizeof(struct cumc_mc_bind)
- * @flags: must be 0
+ * @flags: enum cumc_mc_bind_flags
  * @handle: a multicast handle of this client
  * @device: the member whose memory this is; the memory must live on it
  * @__reserved: must be 0
@@ -708,19 +720,40 @@ struct cumc_mc_info {
 
 #define CUMC_MC_INFO _IO(CUMC_TYPE, CUMC_CMD_MC_INFO)
 
+/* CUMC_MC_VIEW flags */
+enum cumc_mc_view_flags {
+	/*
+	 * Views of every member at once, in the order they joined, into
+	 * @views; @addr may be anywhere in the mapping and @device must be 0.
+	 */
+	CUMC_MC_VIEW_ALL = 1 << 0,
+};
+
 /**
- * struct cumc_mc_view - CUMC_MC_VIEW: map one member's bound memory
+ * struct cumc_mc_view - CUMC_MC_VIEW: map members' bound memory
  * @size: sizeof(struct cumc_mc_view)
- * @flags: must be 0
+ * @flags: enum cumc_mc_view_flags
  * @addr: the start of a mapping of a multicast object in a reservation of
- *        this client, to which some device has access (EACCES otherwise)
- * @device: a member of the object's team
+ *        this client, to which some device has access (EACCES otherwise);
+ *        with CUMC_MC_VIEW_ALL any address in such a mapping
+ * @device: a member of the object's team; 0 with CUMC_MC_VIEW_ALL
  * @__reserved: must be 0
  * @out_addr: (out) the view: its byte o is the member's memory bound at
- *            multicast offset o; read-write when the mapping is
- * @out_length: (out) the mapping's length
+ *            multicast offset o; read-write when the mapping is. With
+ *            CUMC_MC_VIEW_ALL, the first member's view
+ * @out_length: (out) the mapping's length, and that of each view
+ * @views: CUMC_MC_VIEW_ALL: user pointer to @num_views __u64 that receive
+ *         the view of each member, in the order the members joined
+ * @num_views: entries of @views, at least the team size (EINVAL otherwise)
+ * @out_num_members: (out) with CUMC_MC_VIEW_ALL, the team size
+ * @out_map_addr: (out) with CUMC_MC_VIEW_ALL, the start of the mapping
+ * @out_access: (out) with CUMC_MC_VIEW_ALL, the enum cumc_access of the
+ *              views: CUMC_ACCESS_READWRITE when some device may write the
+ *              mapping, else CUMC_ACCESS_READ
+ * @__reserved2: must be 0
  *
- * The view holds the object; munmap() it when done.
+ * A view holds the object; munmap() it when done. With CUMC_MC_VIEW_ALL
+ * the struct must reach @__reserved2; either every view is made or none.
  */
 struct cumc_mc_view {
 	__u32 size;
@@ -730,6 +763,12 @@ struct cumc_mc_view {
 	__u32 __reserved;
 	__aligned_u64 out_addr;
 	__aligned_u64 out_length;
+	__aligned_u64 views;
+	__u32 num_views;
+	__u32 out_num_members;
+	__aligned_u64 out_map_addr;
+	__u32 out_access;
+	__u32 __reserved2;
 };
 
 #define CUMC_MC_VIEW _IO(CUMC_TYPE, CUMC_CMD_MC_VIEW)
