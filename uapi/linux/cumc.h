@@ -66,7 +66,7 @@
 
 /*
  * Bumped when a command, flag or member is added.
- * 2: CUMC_MC_BIND_DEVICE_OF_MEM, CUMC_MC_VIEW_ALL.
+ * 2: cumc_mc_bind.device_from, cumc_mc_view.views.
  */
 #define CUMC_API_VERSION 2
 
@@ -612,19 +612,21 @@ struct cumc_mc_add_device {
 
 #define CUMC_MC_ADD_DEVICE _IO(CUMC_TYPE, CUMC_CMD_MC_ADD_DEVICE)
 
-/* CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR flags */
-enum cumc_mc_bind_flags {
+/* How a bind names its member (cumc_mc_bind.device_from). */
+enum cumc_mc_bind_device_from {
+	/* @device names the member. */
+	CUMC_MC_BIND_DEVICE_GIVEN = 0,
 	/*
 	 * The member is the device the memory lives on (cuMulticastBindMem
 	 * and cuMulticastBindAddr name no device); @device must be 0.
 	 */
-	CUMC_MC_BIND_DEVICE_OF_MEM = 1 << 0,
+	CUMC_MC_BIND_DEVICE_OF_MEM = 1,
 };
 
 /**
  * struct cumc_mc_bind - CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR: bind memory
  * @size: sizeof(struct cumc_mc_bind)
- * @flags: enum cumc_mc_bind_flags
+ * @flags: must be 0
  * @handle: a multicast handle of this client
  * @device: the member whose memory this is; the memory must live on it
  * @__reserved: must be 0
@@ -635,12 +637,15 @@ enum cumc_mc_bind_flags {
  * @mem_offset: CUMC_MC_BIND_MEM: where in the allocation;
  *              CUMC_MC_BIND_ADDR: must be 0
  * @length: bytes; the memory range must lie in one allocation
+ * @device_from: enum cumc_mc_bind_device_from (since API version 2)
+ * @__reserved2: must be 0
  *
  * Waits for the team to be ready. EINVAL: not a member, memory of another
  * device, ranges unaligned or past the end of the object or allocation,
  * memory created without handle types bound to an object created with
- * some (a shareable team may span processes, so must its memory); EEXIST:
- * overlaps another binding of the same member; EIO: the team failed.
+ * some (a shareable team may span processes, so must its memory), an
+ * unknown @device_from; EEXIST: overlaps another binding of the same
+ * member; EIO: the team failed.
  */
 struct cumc_mc_bind {
 	__u32 size;
@@ -652,6 +657,8 @@ struct cumc_mc_bind {
 	__aligned_u64 mem;
 	__aligned_u64 mem_offset;
 	__aligned_u64 length;
+	__u32 device_from;
+	__u32 __reserved2;
 };
 
 #define CUMC_MC_BIND_MEM _IO(CUMC_TYPE, CUMC_CMD_MC_BIND_MEM)
@@ -720,40 +727,33 @@ struct cumc_mc_info {
 
 #define CUMC_MC_INFO _IO(CUMC_TYPE, CUMC_CMD_MC_INFO)
 
-/* CUMC_MC_VIEW flags */
-enum cumc_mc_view_flags {
-	/*
-	 * Views of every member at once, in the order they joined, into
-	 * @views; @addr may be anywhere in the mapping and @device must be 0.
-	 */
-	CUMC_MC_VIEW_ALL = 1 << 0,
-};
-
 /**
  * struct cumc_mc_view - CUMC_MC_VIEW: map members' bound memory
  * @size: sizeof(struct cumc_mc_view)
- * @flags: enum cumc_mc_view_flags
+ * @flags: must be 0
  * @addr: the start of a mapping of a multicast object in a reservation of
  *        this client, to which some device has access (EACCES otherwise);
- *        with CUMC_MC_VIEW_ALL any address in such a mapping
- * @device: a member of the object's team; 0 with CUMC_MC_VIEW_ALL
+ *        with @views, any address in such a mapping
+ * @device: a member of the object's team; must be 0 with @views
  * @__reserved: must be 0
  * @out_addr: (out) the view: its byte o is the member's memory bound at
  *            multicast offset o; read-write when the mapping is. With
- *            CUMC_MC_VIEW_ALL, the first member's view
+ *            @views, the first member's view
  * @out_length: (out) the mapping's length, and that of each view
- * @views: CUMC_MC_VIEW_ALL: user pointer to @num_views __u64 that receive
- *         the view of each member, in the order the members joined
- * @num_views: entries of @views, at least the team size (EINVAL otherwise)
- * @out_num_members: (out) with CUMC_MC_VIEW_ALL, the team size
- * @out_map_addr: (out) with CUMC_MC_VIEW_ALL, the start of the mapping
- * @out_access: (out) with CUMC_MC_VIEW_ALL, the enum cumc_access of the
- *              views: CUMC_ACCESS_READWRITE when some device may write the
+ * @views: 0, or (since API version 2) a user pointer to @num_views __u64
+ *         that receive the view of every member, in the order the members
+ *         joined: all of them in one call
+ * @num_views: entries of @views, at least the team size (EINVAL otherwise);
+ *             must be 0 without @views
+ * @out_num_members: (out) with @views, the team size
+ * @out_map_addr: (out) with @views, the start of the mapping
+ * @out_access: (out) with @views, the enum cumc_access of the views:
+ *              CUMC_ACCESS_READWRITE when some device may write the
  *              mapping, else CUMC_ACCESS_READ
  * @__reserved2: must be 0
  *
- * A view holds the object; munmap() it when done. With CUMC_MC_VIEW_ALL
- * the struct must reach @__reserved2; either every view is made or none.
+ * A view holds the object; munmap() it when done. With @views, either
+ * every view is made or none.
  */
 struct cumc_mc_view {
 	__u32 size;
