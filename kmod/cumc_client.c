@@ -19,56 +19,6 @@
 static DEFINE_XARRAY_FLAGS(cumc_clients, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 static u32 cumc_next_client_tag;
 
-void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
-		      u32 handle_types, void (*destroy)(struct cumc_object *obj))
-{
-	obj->type = type;
-	obj->handle_types = handle_types;
-	kref_init(&obj->ref);
-	obj->destroy = destroy;
-}
-
-/* Charge @obj, which @client is creating, to @client: one object. */
-int cumc_object_charge(struct cumc_client *client, struct cumc_object *obj)
-{
-	int ret;
-
-	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_OBJECTS, 1);
-	if (ret)
-		return ret;
-	obj->usage = cumc_usage_get(client->usage);
-	return 0;
-}
-
-/* Return an object's charge to its creator, who may have closed meanwhile. */
-static void cumc_usage_return_object(struct cumc_usage *usage)
-{
-	cumc_usage_uncharge(usage, CUMC_QUOTA_OBJECTS, 1);
-	cumc_usage_put(usage);
-}
-
-/* For a creation that fails before the object is initialised. */
-void cumc_object_uncharge(struct cumc_object *obj)
-{
-	cumc_usage_return_object(obj->usage);
-}
-
-static void cumc_object_release(struct kref *ref)
-{
-	struct cumc_object *obj = container_of(ref, struct cumc_object, ref);
-	struct cumc_usage *usage = obj->usage;
-
-	cumc_fabric_unexport(obj);
-	obj->destroy(obj);
-	/* Only once the object is gone may its creator make another. */
-	cumc_usage_return_object(usage);
-}
-
-void cumc_object_put(struct cumc_object *obj)
-{
-	kref_put(&obj->ref, cumc_object_release);
-}
-
 struct cumc_client *cumc_client_create(void)
 {
 	struct cumc_client *client;
@@ -137,14 +87,14 @@ static u64 cumc_handle_value(struct cumc_client *client, u32 id)
 }
 
 /*
- * Takes over the caller's reference on @obj on success. A new entry is
- * charged one handle; retaining an existing one again costs nothing.
+ * Reserve a new handle for @obj: charged, with an id no lookup finds until
+ * cumc_handle_finalize(). Takes over the caller's reference on @obj on
+ * success.
  */
-int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
-		       u64 *handle)
+int cumc_handle_reserve(struct cumc_client *client, struct cumc_object *obj,
+			struct cumc_handle_reservation *res, u64 *handle)
 {
 	struct cumc_handle *h;
-	u32 id;
 	int ret;
 
 	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_HANDLES, 1);
@@ -157,11 +107,15 @@ int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
 	}
 	h->obj = obj;
 	h->refs = 1;
-	ret = xa_alloc_cyclic(&client->handles, &id, h, xa_limit_32b,
+	/* A NULL entry of an ALLOC array is a reservation: lookups miss it. */
+	ret = xa_alloc_cyclic(&client->handles, &res->id, NULL, xa_limit_32b,
 			      &client->next_id, CUMC_GFP);
 	if (ret < 0)
 		goto err_free;
-	*handle = cumc_handle_value(client, id);
+	res->h = h;
+	res->obj = obj;
+	res->created = false;
+	*handle = cumc_handle_value(client, res->id);
 	return 0;
 
 err_free:
@@ -173,11 +127,12 @@ err_uncharge:
 
 /*
  * The handle this client has for @obj, counted once more, as the real
- * driver's cuMemRetainAllocationHandle answers; a new one when it has none.
- * Takes over the caller's reference on @obj.
+ * driver's cuMemRetainAllocationHandle answers; a new one, reserved, when
+ * it has none. Takes over the caller's reference on @obj on success. An
+ * existing handle is counted at once: aborting takes the count back.
  */
 int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
-		       u64 *handle)
+		       struct cumc_handle_reservation *res, u64 *handle)
 {
 	XA_STATE(xas, &client->handles, 0);
 	struct cumc_handle *h;
@@ -192,16 +147,87 @@ int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
 			ret = -EOVERFLOW;
 		} else {
 			h->refs++;
-			*handle = cumc_handle_value(client, xas.xa_index);
+			res->h = NULL;
+			res->id = xas.xa_index;
+			res->obj = obj;
+			*handle = cumc_handle_value(client, res->id);
 			ret = 0;
 		}
 		break;
 	}
 	xa_unlock(&client->handles);
 	if (ret == -ENOENT)
-		return cumc_handle_insert(client, obj, handle);
-	cumc_object_put(obj);
+		return cumc_handle_reserve(client, obj, res, handle);
+	if (!ret)
+		cumc_object_put(obj);
 	return ret;
+}
+
+/* Release handle @id once; its entry goes with its last release. */
+static int cumc_handle_drop(struct cumc_client *client, u32 id)
+{
+	struct cumc_handle *h;
+	bool last = false;
+
+	/*
+	 * Whether this release is the last is decided under the lock: once
+	 * it is dropped, a concurrent last release may free @h.
+	 */
+	xa_lock(&client->handles);
+	h = xa_load(&client->handles, id);
+	if (h) {
+		last = !--h->refs;
+		if (last)
+			__xa_erase(&client->handles, id);
+	}
+	xa_unlock(&client->handles);
+	if (!h)
+		return -ENOENT;
+	if (last) {
+		cumc_object_put(h->obj);
+		kfree(h);
+		cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	}
+	return 0;
+}
+
+/* The answer reached the caller: the handle becomes valid. Cannot fail. */
+void cumc_handle_finalize(struct cumc_client *client,
+			  struct cumc_handle_reservation *res)
+{
+	struct cumc_object *obj = res->obj;
+	void *old;
+
+	if (!obj)
+		return;
+	res->obj = NULL;
+	if (!res->h)
+		return;
+	/* Before the handle is valid, while only we can release the object. */
+	if (res->created && obj->ops->publish)
+		obj->ops->publish(obj);
+	/* Storing over a reservation allocates nothing. */
+	old = xa_store(&client->handles, res->id, res->h, CUMC_GFP);
+	WARN_ON(old);
+}
+
+/* The answer did not reach the caller: as if the handle had never been. */
+void cumc_handle_abort(struct cumc_client *client,
+		       struct cumc_handle_reservation *res)
+{
+	struct cumc_object *obj = res->obj;
+
+	if (!obj)
+		return;
+	res->obj = NULL;
+	if (!res->h) {
+		cumc_handle_drop(client, res->id);
+		return;
+	}
+	xa_erase(&client->handles, res->id);
+	kfree(res->h);
+	cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	cumc_object_put(obj);
 }
 
 static bool cumc_handle_split(struct cumc_client *client, u64 handle, u32 *id)
@@ -230,34 +256,16 @@ struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 	return obj ? obj : ERR_PTR(-ENOENT);
 }
 
-int cumc_handle_release(struct cumc_client *client, u64 handle)
+int cumc_handle_ioctl_release(struct cumc_ucmd *ucmd)
 {
-	struct cumc_handle *h;
-	bool last = false;
+	struct cumc_release *cmd = ucmd->cmd;
 	u32 id;
 
-	if (!cumc_handle_split(client, handle, &id))
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (!cumc_handle_split(ucmd->client, cmd->handle, &id))
 		return -ENOENT;
-	/*
-	 * Whether this release is the last is decided under the lock: once
-	 * it is dropped, a concurrent last release may free @h.
-	 */
-	xa_lock(&client->handles);
-	h = xa_load(&client->handles, id);
-	if (h) {
-		last = !--h->refs;
-		if (last)
-			__xa_erase(&client->handles, id);
-	}
-	xa_unlock(&client->handles);
-	if (!h)
-		return -ENOENT;
-	if (last) {
-		cumc_object_put(h->obj);
-		kfree(h);
-		cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
-	}
-	return 0;
+	return cumc_handle_drop(ucmd->client, id);
 }
 
 /* One line per live client for debugfs: its tag, then its usage. */

@@ -21,6 +21,8 @@ static unsigned long granularity = 2UL << 20;
 
 static struct cumc_device **cumc_devices;
 
+atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
+
 static int cumc_param_set_num_devices(const char *val,
 				      const struct kernel_param *kp)
 {
@@ -146,7 +148,8 @@ void cumc_device_uncharge(struct cumc_device *dev, u64 bytes)
 	spin_unlock(&dev->lock);
 }
 
-int cumc_device_info(struct cumc_device_info *info)
+/* Fill @info, whose @device names the device, as CUMC_DEVICE_INFO answers. */
+int cumc_device_describe(struct cumc_device_info *info)
 {
 	struct cumc_device *dev;
 
@@ -169,6 +172,11 @@ int cumc_device_info(struct cumc_device_info *info)
 	spin_unlock(&dev->lock);
 	info->granularity = granularity;
 	return 0;
+}
+
+int cumc_device_ioctl_info(struct cumc_ucmd *ucmd)
+{
+	return cumc_device_describe(ucmd->cmd);
 }
 
 int cumc_devices_init(void)

@@ -111,7 +111,7 @@ bool cumc_fault_hit_mc(enum cumc_fault_type type, struct cumc_mc *mc)
 	struct cumc_device *dev;
 	u32 i;
 
-	for (i = 0; i < mc->num_members; i++) {
+	for (i = 0; i < mc->team.num_members; i++) {
 		dev = mc->members[i].dev;
 		if (cumc_fault_hit_slot(type, dev->ordinal, dev))
 			return true;

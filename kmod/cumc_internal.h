@@ -19,22 +19,34 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/cumc.h>
 #include <linux/cumc_netlink.h>
 
+struct genl_info;
+struct genl_small_ops;
+struct netlink_callback;
+struct nla_policy;
 struct seq_file;
+struct sk_buff;
 
 /*
  * Lock order, outermost first (see also each lock where declared):
  *   mmap_lock > cumc_va.lock > cumc_mc.lock > i_mmap_rwsem
  *   genl_mutex (netlink commands and dumps) > cumc_mc.lock
- *   cumc_mc_ids' xa_lock and cumc_fault_lock are leaves: nothing is taken
- *   under them; a dump takes a reference under the xa_lock, drops it, and
- *   only then takes cumc_mc.lock.
- * Events (cumc_nl_*) are sent with GFP_KERNEL and take no cumc lock, so
- * they may be sent under cumc_mc.lock.
+ *   cumc_mc_ids' xa_lock, a client's handles' xa_lock, the fabric export
+ *   table's xa_lock and cumc_fault_lock are leaves: nothing is taken under
+ *   them; a dump takes a reference under the xa_lock, drops it, and only
+ *   then takes cumc_mc.lock.
+ * Events (cumc_notify.c) are sent with GFP_KERNEL and take no cumc lock,
+ * so they may be sent under cumc_mc.lock.
+ *
+ * Who calls whom: the ioctl table and the netlink commands call the
+ * objects' command handlers; binds and views call the address space, which
+ * calls the multicast object and its team; nothing calls back up. Each
+ * section below is one file, the owner of what it declares.
  */
 
 /*
@@ -73,6 +85,7 @@ struct cumc_device {
 	atomic64_t stats[CUMC_STAT_NR];
 };
 
+/* The fabric-wide counters; each device has its own (cumc_device.c). */
 extern atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
 
 /* Count @n for @dev (may be NULL: fabric-wide only) and the fabric. */
@@ -137,12 +150,26 @@ struct cumc_usage {
 #define CUMC_FABRIC_SECRET_LEN 32
 #define CUMC_NO_CHANNEL (-1)
 
+struct cumc_object;
+
+/**
+ * struct cumc_object_ops - what differs between kinds of object
+ * @destroy: frees the containing object at the last cumc_object_put()
+ * @publish: makes a new object visible beyond its creator's handle (the
+ *           control plane, events) once its creation can no longer fail;
+ *           may be NULL
+ */
+struct cumc_object_ops {
+	void (*destroy)(struct cumc_object *obj);
+	void (*publish)(struct cumc_object *obj);
+};
+
 /**
  * struct cumc_object - what a handle names
  * @type: enum cumc_object_type, fixed at creation
  * @handle_types: enum cumc_handle_types it may be exported as
  * @ref: one per handle, mapping, exported fd or other holder
- * @destroy: frees the containing object at the last cumc_object_put()
+ * @ops: its kind's operations
  * @fabric_id: its entry in the fabric export table, 0 until first exported
  *             as a fabric handle; set once under cumc_fabric_lock
  * @fabric_channel: the IMEX channel of that export
@@ -154,7 +181,7 @@ struct cumc_object {
 	enum cumc_object_type type;
 	u32 handle_types;
 	struct kref ref;
-	void (*destroy)(struct cumc_object *obj);
+	const struct cumc_object_ops *ops;
 	u32 fabric_id;
 	int fabric_channel;
 	u8 fabric_secret[CUMC_FABRIC_SECRET_LEN];
@@ -207,6 +234,7 @@ static inline struct cumc_mem *to_cumc_mem(struct cumc_object *obj)
 	return container_of(obj, struct cumc_mem, obj);
 }
 
+/* The state of a multicast team (cumc_team.c). */
 enum cumc_team_state {
 	CUMC_TEAM_FORMING,
 	CUMC_TEAM_READY,
@@ -214,15 +242,35 @@ enum cumc_team_state {
 };
 
 /**
+ * struct cumc_team - a multicast object's team and its setup, cumc_team.c's
+ * @state: enum cumc_team_state; moves once, away from FORMING, under the
+ *         object's lock held for writing; read without it by waiters
+ * @num_members: devices joined so far; they fill the object's member slots
+ *               in order; under the object's lock
+ * @setup_requested: the team is complete and its setup was asked for
+ * @fm_pending: an external fabric manager's answer is awaited; under the
+ *              object's lock
+ * @setup_deadline: jiffies after which waiters give up with -ETIMEDOUT
+ * @wq: binds and maps waiting for the team to leave FORMING
+ */
+struct cumc_team {
+	enum cumc_team_state state;
+	u32 num_members;
+	bool setup_requested;
+	bool fm_pending;
+	unsigned long setup_deadline;
+	wait_queue_head_t wq;
+};
+
+/**
  * struct cumc_bind - memory of one member bound into a multicast object
+ * @range: its entry in its member's @binds, over [@mc_offset,
+ *         @mc_offset + @length)
  * @mc_offset: where in the multicast object
  * @length: bytes
  * @mem: the memory, on the member's device; the binding holds a reference
  * @mem_offset: where in @mem
  * @usage: the binder's, charged @length bytes; holds a reference
- * @unbind_link: in the list of bindings an unbind or teardown frees
- * @range: its entry in its member's @binds, over [@mc_offset,
- *         @mc_offset + @length)
  */
 struct cumc_bind {
 	struct cumc_range range;
@@ -231,14 +279,13 @@ struct cumc_bind {
 	struct cumc_mem *mem;
 	u64 mem_offset;
 	struct cumc_usage *usage;
-	struct list_head unbind_link;
 };
 
 /**
  * struct cumc_mc_member - one device of a multicast team
- * @dev: the device, NULL while the slot is free
+ * @dev: the device, NULL while the slot is free (cumc_team.c)
  * @binds: multicast offset range -> struct cumc_bind: this member's part
- *         of the fabric page table
+ *         of the fabric page table (cumc_fabric.c)
  */
 struct cumc_mc_member {
 	struct cumc_device *dev;
@@ -248,35 +295,28 @@ struct cumc_mc_member {
 /**
  * struct cumc_mc - a multicast object (cuMulticastCreate)
  * @obj: its handle-table identity
+ * @id: its entry in cumc_mc_ids, the control plane's name for it and the
+ *      request id of its team setup; reserved at creation, published when
+ *      the creation can no longer fail
+ * @published: it was published: its deletion is announced
  * @num_devices: the team size
  * @length: bytes per device, a multiple of the multicast granularity
  * @pgoff: file offsets of the member views (see cumc_vm.c): member slot i
  *         shows at @pgoff + i * (@length >> PAGE_SHIFT)
- * @lock: protects @num_members, @state, the members and their bindings;
- *        taken after mmap_lock and cumc_va.lock, before i_mmap_rwsem
- * @num_members: devices added so far; they fill the slots in order
- * @state: enum cumc_team_state; moves once, away from FORMING
- * @team_wq: binds and maps waiting for the team to leave FORMING
- * @id: its entry in cumc_mc_ids, the control plane's name for it and the
- *      request id of its team setup; fixed at creation
- * @setup_requested: the team is complete and its setup was asked for
- * @setup_deadline: jiffies after which waiters give up with -ETIMEDOUT
- * @fm_pending: an external fabric manager's answer is awaited
+ * @lock: protects @team and the members and their bindings; taken after
+ *        mmap_lock and cumc_va.lock, before i_mmap_rwsem
+ * @team: the team and its setup
  * @members: @num_devices slots
  */
 struct cumc_mc {
 	struct cumc_object obj;
 	u32 id;
-	bool setup_requested;
-	bool fm_pending;
-	unsigned long setup_deadline;
+	bool published;
 	u32 num_devices;
 	u64 length;
 	unsigned long pgoff;
 	struct rw_semaphore lock;
-	u32 num_members;
-	enum cumc_team_state state;
-	wait_queue_head_t team_wq;
+	struct cumc_team team;
 	struct cumc_mc_member members[];
 };
 
@@ -351,6 +391,56 @@ struct cumc_va {
 	bool freeing;
 };
 
+/**
+ * struct cumc_handle_reservation - a handle given to a caller, not yet valid
+ * @h: the new entry, NULL when an existing handle was retained
+ * @id: its index in the client's table
+ * @obj: the object; set while a reservation is pending
+ * @created: @obj is new: publish it when the handle is finalized
+ *
+ * A command that answers a handle reserves it (cumc_handle_reserve() or
+ * cumc_handle_retain()); the dispatcher finalizes it once the answer has
+ * reached the caller, or aborts it. Until then nothing else sees it.
+ */
+struct cumc_handle_reservation {
+	struct cumc_handle *h;
+	u32 id;
+	struct cumc_object *obj;
+	bool created;
+};
+
+/**
+ * struct cumc_ucmd - one ioctl call
+ * @filp: the open file of /dev/cumc
+ * @client: its client
+ * @ubuffer: the caller's struct
+ * @user_size: its size as the caller gave it
+ * @cmd: the kernel's copy, the command's struct
+ * @new_handle: the handle the command answers, if any
+ * @new_map_addr: a mapping the command made and answers, 0 if none: undone
+ *                with @new_map_length if the answer cannot be written
+ * @new_map_length: its length
+ */
+struct cumc_ucmd {
+	struct file *filp;
+	struct cumc_client *client;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+	struct cumc_handle_reservation new_handle;
+	u64 new_map_addr;
+	u64 new_map_length;
+};
+
+/* Write the command's struct back, no more of it than the caller has. */
+static inline int cumc_ucmd_respond(struct cumc_ucmd *ucmd, size_t cmd_len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, cmd_len)))
+		return -EFAULT;
+	return 0;
+}
+
 /* cumc_range.c: range maps, under their owner's lock */
 void cumc_range_map_init(struct cumc_range_map *map);
 bool cumc_range_map_empty(const struct cumc_range_map *map);
@@ -380,7 +470,7 @@ void cumc_usage_uncharge(struct cumc_usage *usage, enum cumc_quota_type quota,
 			 u64 n);
 u64 cumc_usage_read(struct cumc_usage *usage, enum cumc_quota_type quota);
 
-/* cumc_device.c: the simulated devices */
+/* cumc_device.c: the simulated devices and their counters */
 int cumc_devices_init(void);
 void cumc_devices_exit(void);
 u32 cumc_num_devices(void);
@@ -388,27 +478,57 @@ struct cumc_device *cumc_device_get(u32 ordinal);
 u64 cumc_device_granularity(void);
 int cumc_device_charge(struct cumc_device *dev, u64 bytes);
 void cumc_device_uncharge(struct cumc_device *dev, u64 bytes);
-int cumc_device_info(struct cumc_device_info *info);
+int cumc_device_describe(struct cumc_device_info *info);
+int cumc_device_ioctl_info(struct cumc_ucmd *ucmd);
+
+/* cumc_object.c: what handles name, and the fabric export table */
+int cumc_object_charge(struct cumc_usage *usage, struct cumc_object *obj);
+void cumc_object_uncharge(struct cumc_object *obj);
+void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
+		      u32 handle_types, const struct cumc_object_ops *ops);
+void cumc_object_put(struct cumc_object *obj);
+int cumc_object_fabric_publish(struct cumc_object *obj, int channel);
+struct cumc_object *cumc_object_fabric_get(u32 id, const u8 *secret,
+					   int channel);
 
 /* cumc_client.c: open files and their handle tables */
 struct cumc_client *cumc_client_create(void);
 void cumc_client_destroy(struct cumc_client *client);
-int cumc_object_charge(struct cumc_client *client, struct cumc_object *obj);
-void cumc_object_uncharge(struct cumc_object *obj);
-void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
-		      u32 handle_types, void (*destroy)(struct cumc_object *obj));
-void cumc_object_put(struct cumc_object *obj);
-int cumc_handle_insert(struct cumc_client *client, struct cumc_object *obj,
-		       u64 *handle);
+int cumc_handle_reserve(struct cumc_client *client, struct cumc_object *obj,
+			struct cumc_handle_reservation *res, u64 *handle);
 int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
-		       u64 *handle);
+		       struct cumc_handle_reservation *res, u64 *handle);
+void cumc_handle_finalize(struct cumc_client *client,
+			  struct cumc_handle_reservation *res);
+void cumc_handle_abort(struct cumc_client *client,
+		       struct cumc_handle_reservation *res);
 struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 				    enum cumc_object_type type);
-int cumc_handle_release(struct cumc_client *client, u64 handle);
+int cumc_handle_ioctl_release(struct cumc_ucmd *ucmd);
+void cumc_clients_show(struct seq_file *m);
+
+/* A new handle for @obj, answered by @ucmd; takes over the reference. */
+static inline int cumc_ucmd_new_handle(struct cumc_ucmd *ucmd,
+				       struct cumc_object *obj, u64 *handle)
+{
+	return cumc_handle_reserve(ucmd->client, obj, &ucmd->new_handle,
+				   handle);
+}
+
+/* The same for an object @ucmd created: published when it is finalized. */
+static inline int cumc_ucmd_new_object(struct cumc_ucmd *ucmd,
+				       struct cumc_object *obj, u64 *handle)
+{
+	int ret = cumc_ucmd_new_handle(ucmd, obj, handle);
+
+	if (!ret)
+		ucmd->new_handle.created = true;
+	return ret;
+}
 
 /* cumc_memory.c: physical allocations */
-int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd);
-int cumc_mem_info(struct cumc_client *client, struct cumc_mem_info *cmd);
+int cumc_mem_ioctl_create(struct cumc_ucmd *ucmd);
+int cumc_mem_ioctl_info(struct cumc_ucmd *ucmd);
 struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index);
 
 /* cumc_vm.c: mappings the module makes in a client's process */
@@ -436,57 +556,78 @@ int cumc_vm_mremap(struct vm_area_struct *vma);
 int cumc_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
 		     unsigned long end, unsigned long newflags);
 
+/* cumc_notify.c: the generic netlink family and its monitor events */
+int cumc_notify_register(const struct genl_small_ops *ops, unsigned int n_ops,
+			 const struct nla_policy *policy);
+void cumc_notify_unregister(void);
+void *cumc_notify_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			   u8 cmd);
+void *cumc_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
+			    u8 cmd);
+void cumc_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length);
+void cumc_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length);
+
+/* cumc_team.c: a multicast team's forming and its setup by the fabric manager */
+void cumc_team_init(struct cumc_mc *mc);
+int cumc_team_join(struct cumc_mc *mc, struct cumc_device *dev);
+int cumc_team_slot(struct cumc_mc *mc, u32 device);
+int cumc_team_respond(struct cumc_mc *mc, bool ok);
+int cumc_team_wait_ready(struct cumc_mc *mc);
+enum cumc_team_state_uapi cumc_team_state_uapi(struct cumc_mc *mc);
+enum cumc_fm_mode cumc_team_fm_mode(void);
+void cumc_team_set_fm_mode(enum cumc_fm_mode mode);
+u32 cumc_team_fm_timeout_ms(void);
+void cumc_team_set_fm_timeout_ms(u32 ms);
+
+/* cumc_fabric.c: the fabric page table, under each object's lock */
+u64 cumc_fabric_granularity(void);
+u64 cumc_fabric_page_size(void);
+int cumc_fabric_bind(struct cumc_mc *mc, u32 device, struct cumc_mem *mem,
+		     u64 mem_offset, u64 mc_offset, u64 length,
+		     struct cumc_usage *usage);
+int cumc_fabric_unbind(struct cumc_mc *mc, u32 device, u64 mc_offset,
+		       u64 length);
+void cumc_fabric_release(struct cumc_mc *mc);
+unsigned long cumc_fabric_view_pgoff(struct cumc_mc *mc, u32 slot);
+struct page *cumc_fabric_page(struct cumc_mc *mc, u32 slot, u64 offset);
+struct cumc_bind *cumc_fabric_first_bind(struct cumc_mc *mc, u32 slot);
+struct cumc_bind *cumc_fabric_next_bind(struct cumc_bind *b);
+
+/* cumc_multicast.c: multicast objects */
+int cumc_mc_ioctl_create(struct cumc_ucmd *ucmd);
+int cumc_mc_ioctl_add_device(struct cumc_ucmd *ucmd);
+int cumc_mc_ioctl_info(struct cumc_ucmd *ucmd);
+struct cumc_mc *cumc_mc_get_next(unsigned long *id);
+int cumc_mc_fm_respond(u32 req_id, bool ok);
+
 /* cumc_va.c: device address space */
-int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd);
-int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd);
-int cumc_map(struct cumc_client *client, struct cumc_map *cmd);
-int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd);
-int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd);
-int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd);
+int cumc_va_ioctl_reserve(struct cumc_ucmd *ucmd);
+int cumc_va_ioctl_free(struct cumc_ucmd *ucmd);
+int cumc_va_ioctl_map(struct cumc_ucmd *ucmd);
+int cumc_va_ioctl_unmap(struct cumc_ucmd *ucmd);
+int cumc_va_ioctl_set_access(struct cumc_ucmd *ucmd);
+int cumc_va_ioctl_query(struct cumc_ucmd *ucmd);
 struct cumc_mem *cumc_va_resolve(struct cumc_client *client, u64 addr,
 				 u64 length, u64 *mem_offset);
 struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
-				   u64 *length, bool *writable);
+				   u64 *map_addr, u64 *length, bool *writable);
 
-/* cumc_multicast.c: multicast objects and their teams */
-u64 cumc_mc_granularity(void);
-u64 cumc_mc_page_size(void);
-int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd);
-int cumc_mc_add_device(struct cumc_client *client,
-		       struct cumc_mc_add_device *cmd);
-int cumc_mc_info(struct cumc_client *client, struct cumc_mc_info *cmd);
-int cumc_mc_member_slot(struct cumc_mc *mc, u32 device);
-struct cumc_mc *cumc_mc_get_next(unsigned long *id);
-struct cumc_mc *cumc_mc_get_by_id(u32 id);
+/* cumc_bind.c: binding memory into multicast objects */
+int cumc_bind_ioctl_mem(struct cumc_ucmd *ucmd);
+int cumc_bind_ioctl_addr(struct cumc_ucmd *ucmd);
+int cumc_bind_ioctl_unbind(struct cumc_ucmd *ucmd);
 
-/* cumc_fabric.c: team setup, the fabric page table and member views */
-void cumc_fabric_team_complete(struct cumc_mc *mc);
-enum cumc_fm_mode cumc_fabric_fm_mode(void);
-void cumc_fabric_set_fm_mode(enum cumc_fm_mode mode);
-u32 cumc_fabric_fm_timeout_ms(void);
-void cumc_fabric_set_fm_timeout_ms(u32 ms);
-int cumc_fabric_fm_respond(u32 req_id, bool ok);
-int cumc_fabric_wait_ready(struct cumc_mc *mc);
-int cumc_fabric_bind(struct cumc_client *client, struct cumc_mc_bind *cmd,
-		     bool by_addr);
-int cumc_fabric_unbind(struct cumc_client *client, struct cumc_mc_unbind *cmd);
-void cumc_fabric_release_binds(struct cumc_mc *mc);
-int cumc_fabric_view(struct file *filp, struct cumc_mc_view *cmd);
+/* cumc_view.c: the member views of multicast mappings */
+int cumc_view_ioctl(struct cumc_ucmd *ucmd);
 
 /* cumc_sharing.c: exported fds, fabric handles and IMEX channels */
 int cumc_sharing_init(void);
 void cumc_sharing_exit(void);
-int cumc_export_fd_prepare(struct cumc_client *client, u64 handle,
-			   struct file **filep);
-void cumc_export_fd_abort(int fd, struct file *filp);
-int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd);
-int cumc_attach_channel(struct cumc_client *client,
-			struct cumc_attach_channel *cmd);
-int cumc_export_fabric(struct cumc_client *client,
-		       struct cumc_export_fabric *cmd);
-int cumc_import_fabric(struct cumc_client *client,
-		       struct cumc_import_fabric *cmd);
-void cumc_fabric_unexport(struct cumc_object *obj);
+int cumc_sharing_ioctl_export_fd(struct cumc_ucmd *ucmd);
+int cumc_sharing_ioctl_import_fd(struct cumc_ucmd *ucmd);
+int cumc_sharing_ioctl_attach_channel(struct cumc_ucmd *ucmd);
+int cumc_sharing_ioctl_export_fabric(struct cumc_ucmd *ucmd);
+int cumc_sharing_ioctl_import_fabric(struct cumc_ucmd *ucmd);
 
 /* cumc_debugfs.c: counters the tests read */
 extern atomic_t cumc_live_clients;
@@ -499,7 +640,6 @@ extern atomic_t cumc_live_binds;
 extern atomic_t cumc_live_views;
 extern atomic_t cumc_live_usages;
 void cumc_debugfs_init(void);
-void cumc_clients_show(struct seq_file *m);
 void cumc_debugfs_exit(void);
 
 /* cumc_fault.c: fault injection; cumc_fault_lock (a leaf) guards the table */
@@ -517,14 +657,11 @@ struct cumc_fault_info {
 
 int cumc_fault_get(unsigned int index, struct cumc_fault_info *info);
 
-/* cumc_netlink.c: the generic netlink family and its monitor events */
+/* cumc_netlink.c: the control plane's commands */
 int cumc_netlink_init(void);
 void cumc_netlink_exit(void);
-void cumc_nl_mc_event(struct cumc_mc *mc, u8 cmd);
-void cumc_nl_bind_event(struct cumc_mc *mc, u8 cmd, u32 device,
-			u64 mc_offset, u64 length);
 
-/* cumc_ioctl.c: argument marshalling and the dispatch table */
+/* cumc_ioctl.c: the dispatch table */
 long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 #endif /* _CUMC_INTERNAL_H */

@@ -57,8 +57,14 @@ static void cumc_mem_destroy(struct cumc_object *obj)
 	kfree(mem);
 }
 
-int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
+static const struct cumc_object_ops cumc_mem_ops = {
+	.destroy = cumc_mem_destroy,
+};
+
+int cumc_mem_ioctl_create(struct cumc_ucmd *ucmd)
 {
+	struct cumc_mem_create *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
 	struct cumc_device *dev;
 	struct cumc_mem *mem;
 	int ret;
@@ -77,7 +83,7 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 	mem = kzalloc(sizeof(*mem), CUMC_GFP);
 	if (!mem)
 		return -ENOMEM;
-	ret = cumc_object_charge(client, &mem->obj);
+	ret = cumc_object_charge(client->usage, &mem->obj);
 	if (ret)
 		goto err_free_mem;
 	if (cumc_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
@@ -90,11 +96,11 @@ int cumc_mem_create(struct cumc_client *client, struct cumc_mem_create *cmd)
 	mem->length = cmd->length;
 	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
 	cumc_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
-			 cumc_mem_destroy);
+			 &cumc_mem_ops);
 	atomic_inc(&cumc_live_mems);
 	cumc_stat_add(dev, CUMC_STAT_OBJECTS, 1);
 
-	ret = cumc_handle_insert(client, &mem->obj, &cmd->out_handle);
+	ret = cumc_ucmd_new_object(ucmd, &mem->obj, &cmd->out_handle);
 	if (ret)
 		cumc_object_put(&mem->obj);
 	return ret;
@@ -106,14 +112,15 @@ err_free_mem:
 	return ret;
 }
 
-int cumc_mem_info(struct cumc_client *client, struct cumc_mem_info *cmd)
+int cumc_mem_ioctl_info(struct cumc_ucmd *ucmd)
 {
+	struct cumc_mem_info *cmd = ucmd->cmd;
 	struct cumc_object *obj;
 	struct cumc_mem *mem;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_MEM);
+	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MEM);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	mem = container_of(obj, struct cumc_mem, obj);

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Multicast objects (cuMulticastCreate) and the forming of their teams.
+ * Multicast objects (cuMulticastCreate): a team of devices (cumc_team.c)
+ * and, for each member, the memory bound into it (the fabric page table,
+ * cumc_fabric.c), both under the object's lock.
  *
- * Devices join in any order, from any client holding the object; the one
- * that completes the team hands it to the fabric (cumc_fabric.c), which
- * sets it up and wakes whoever waits to bind or map.
+ * An object is published to the control plane (its id resolves, its
+ * creation is announced) only once its creation can no longer fail; until
+ * then its id is reserved and dumps do not see it.
  */
-#include <linux/log2.h>
-#include <linux/moduleparam.h>
 #include <linux/overflow.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "cumc_internal.h"
 
@@ -24,41 +22,9 @@
 static DEFINE_XARRAY_FLAGS(cumc_mc_ids, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 static u32 cumc_mc_next_id; /* under cumc_mc_ids' lock, by xa_alloc_cyclic() */
 
-static unsigned long mc_page_size = SZ_512M;
-
-/* A power of two from the allocation granularity to 1 GiB. */
-static int cumc_param_set_mc_page_size(const char *val,
-				       const struct kernel_param *kp)
+static void cumc_mc_notify(struct cumc_mc *mc, u8 cmd)
 {
-	unsigned long size;
-	int ret;
-
-	ret = kstrtoul(val, 0, &size);
-	if (ret)
-		return ret;
-	if (size < PAGE_SIZE || size > SZ_1G || !is_power_of_2(size))
-		return -EINVAL;
-	*(unsigned long *)kp->arg = size;
-	return 0;
-}
-
-static const struct kernel_param_ops cumc_mc_page_size_ops = {
-	.set = cumc_param_set_mc_page_size,
-	.get = param_get_ulong,
-};
-module_param_cb(mc_page_size, &cumc_mc_page_size_ops, &mc_page_size, 0444);
-MODULE_PARM_DESC(mc_page_size,
-		 "Fabric page size in bytes, the largest recommended multicast granularity (default 512 MiB)");
-
-/* Multicast bindings map device memory: the allocation granularity. */
-u64 cumc_mc_granularity(void)
-{
-	return cumc_device_granularity();
-}
-
-u64 cumc_mc_page_size(void)
-{
-	return max_t(u64, mc_page_size, cumc_mc_granularity());
+	cumc_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
 }
 
 static void cumc_mc_destroy(struct cumc_object *obj)
@@ -66,44 +32,72 @@ static void cumc_mc_destroy(struct cumc_object *obj)
 	struct cumc_mc *mc = to_cumc_mc(obj);
 
 	xa_erase(&cumc_mc_ids, mc->id);
-	cumc_nl_mc_event(mc, CUMC_CMD_MC_DELETE_NTF);
+	if (mc->published)
+		cumc_mc_notify(mc, CUMC_CMD_MC_DELETE_NTF);
 	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
-	cumc_fabric_release_binds(mc);
+	cumc_fabric_release(mc);
 	cumc_vm_free_offsets(mc->pgoff);
 	cumc_usage_uncharge(mc->obj.usage, CUMC_QUOTA_RANGES, 1);
 	atomic_dec(&cumc_live_mcs);
 	kfree(mc);
 }
 
-int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
+/* Its creation cannot fail any more: the control plane may see it. */
+static void cumc_mc_publish(struct cumc_object *obj)
 {
-	struct cumc_mc *mc;
-	u32 i;
-	int ret;
+	struct cumc_mc *mc = to_cumc_mc(obj);
+	void *old;
 
+	mc->published = true;
+	/* Storing over a reservation allocates nothing. */
+	old = xa_store(&cumc_mc_ids, mc->id, mc, CUMC_GFP);
+	WARN_ON(old);
+	cumc_mc_notify(mc, CUMC_CMD_MC_CREATE_NTF);
+}
+
+static const struct cumc_object_ops cumc_mc_ops = {
+	.destroy = cumc_mc_destroy,
+	.publish = cumc_mc_publish,
+};
+
+static int cumc_mc_check_create(struct cumc_client *client,
+				struct cumc_mc_create *cmd)
+{
 	if (cmd->flags || cmd->handle_types & ~(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC))
 		return -EOPNOTSUPP;
 	/* The member views of all devices share one range of file offsets. */
 	if (!cmd->num_devices || cmd->num_devices > cumc_num_devices() ||
 	    !cmd->length ||
 	    cmd->length > CUMC_VM_MAX_OFFSETS / cmd->num_devices ||
-	    !IS_ALIGNED(cmd->length, cumc_mc_granularity()))
+	    !IS_ALIGNED(cmd->length, cumc_fabric_granularity()))
 		return -EINVAL;
 	if (cmd->handle_types & CUMC_HANDLE_FABRIC &&
 	    READ_ONCE(client->channel) == CUMC_NO_CHANNEL)
 		return -EPERM;
+	return 0;
+}
 
-	mc = kzalloc(struct_size(mc, members, cmd->num_devices),
-		     CUMC_GFP);
+int cumc_mc_ioctl_create(struct cumc_ucmd *ucmd)
+{
+	struct cumc_mc_create *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
+	struct cumc_mc *mc;
+	u32 i;
+	int ret;
+
+	ret = cumc_mc_check_create(client, cmd);
+	if (ret)
+		return ret;
+	mc = kzalloc(struct_size(mc, members, cmd->num_devices), CUMC_GFP);
 	if (!mc)
 		return -ENOMEM;
 	mc->num_devices = cmd->num_devices;
 	mc->length = cmd->length;
 	init_rwsem(&mc->lock);
-	init_waitqueue_head(&mc->team_wq);
+	cumc_team_init(mc);
 	for (i = 0; i < mc->num_devices; i++)
 		cumc_range_map_init(&mc->members[i].binds);
-	ret = cumc_object_charge(client, &mc->obj);
+	ret = cumc_object_charge(client->usage, &mc->obj);
 	if (ret)
 		goto err_free_mc;
 	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
@@ -112,27 +106,22 @@ int cumc_mc_create(struct cumc_client *client, struct cumc_mc_create *cmd)
 	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
 	if (ret)
 		goto err_uncharge_range;
-	cumc_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
-			 cumc_mc_destroy);
-	/* Cyclic: a late fabric manager answer must not reach a new object. */
-	ret = xa_alloc_cyclic(&cumc_mc_ids, &mc->id, mc, xa_limit_31b,
+	/*
+	 * Reserved, not stored: cumc_mc_publish() stores it. Cyclic: a late
+	 * fabric manager answer must not reach a new object.
+	 */
+	ret = xa_alloc_cyclic(&cumc_mc_ids, &mc->id, NULL, xa_limit_31b,
 			      &cumc_mc_next_id, CUMC_GFP);
 	if (ret < 0)
 		goto err_free_offsets;
+	cumc_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
+			 &cumc_mc_ops);
 	atomic_inc(&cumc_live_mcs);
 	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, 1);
 
-	/*
-	 * Announce the object only once nothing can fail; the extra reference
-	 * keeps it for the event even if its new handle is released at once.
-	 */
-	kref_get(&mc->obj.ref);
-	ret = cumc_handle_insert(client, &mc->obj, &cmd->out_handle);
+	ret = cumc_ucmd_new_object(ucmd, &mc->obj, &cmd->out_handle);
 	if (ret)
 		cumc_object_put(&mc->obj);
-	else
-		cumc_nl_mc_event(mc, CUMC_CMD_MC_CREATE_NTF);
-	cumc_object_put(&mc->obj);
 	return ret;
 
 err_free_offsets:
@@ -160,51 +149,27 @@ struct cumc_mc *cumc_mc_get_next(unsigned long *id)
 	return mc;
 }
 
-struct cumc_mc *cumc_mc_get_by_id(u32 id)
+/*
+ * An external fabric manager answers request @req_id (the object's id). An
+ * answer for an object freed meanwhile finds nothing and is dropped.
+ */
+int cumc_mc_fm_respond(u32 req_id, bool ok)
 {
-	unsigned long index = id;
-	struct cumc_mc *mc = cumc_mc_get_next(&index);
+	unsigned long id = req_id;
+	struct cumc_mc *mc = cumc_mc_get_next(&id);
+	int ret = -ENOENT;
 
-	if (mc && index != id) {
-		cumc_object_put(&mc->obj);
-		return NULL;
-	}
-	return mc;
-}
-
-/* The slot of @device in the team, or -EINVAL when it is no member. */
-int cumc_mc_member_slot(struct cumc_mc *mc, u32 device)
-{
-	u32 i;
-
-	lockdep_assert_held(&mc->lock);
-	for (i = 0; i < mc->num_members; i++)
-		if (mc->members[i].dev->ordinal == device)
-			return i;
-	return -EINVAL;
-}
-
-static int cumc_mc_join(struct cumc_mc *mc, struct cumc_device *dev)
-{
-	int ret = 0;
-
-	down_write(&mc->lock);
-	if (cumc_mc_member_slot(mc, dev->ordinal) >= 0) {
-		ret = -EEXIST;
-	} else if (mc->num_members == mc->num_devices) {
-		ret = -EINVAL;
-	} else {
-		mc->members[mc->num_members++].dev = dev;
-		if (mc->num_members == mc->num_devices)
-			cumc_fabric_team_complete(mc);
-	}
-	up_write(&mc->lock);
+	if (!mc)
+		return ret;
+	if (id == req_id)
+		ret = cumc_team_respond(mc, ok);
+	cumc_object_put(&mc->obj);
 	return ret;
 }
 
-int cumc_mc_add_device(struct cumc_client *client,
-		       struct cumc_mc_add_device *cmd)
+int cumc_mc_ioctl_add_device(struct cumc_ucmd *ucmd)
 {
+	struct cumc_mc_add_device *cmd = ucmd->cmd;
 	struct cumc_device *dev;
 	struct cumc_object *obj;
 	int ret;
@@ -214,28 +179,17 @@ int cumc_mc_add_device(struct cumc_client *client,
 	dev = cumc_device_get(cmd->device);
 	if (!dev)
 		return -ENODEV;
-	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_MC);
+	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	ret = cumc_mc_join(to_cumc_mc(obj), dev);
+	ret = cumc_team_join(to_cumc_mc(obj), dev);
 	cumc_object_put(obj);
 	return ret;
 }
 
-static enum cumc_team_state_uapi cumc_mc_state_uapi(enum cumc_team_state state)
+int cumc_mc_ioctl_info(struct cumc_ucmd *ucmd)
 {
-	switch (state) {
-	case CUMC_TEAM_READY:
-		return CUMC_TEAM_STATE_READY;
-	case CUMC_TEAM_FAILED:
-		return CUMC_TEAM_STATE_FAILED;
-	default:
-		return CUMC_TEAM_STATE_FORMING;
-	}
-}
-
-int cumc_mc_info(struct cumc_client *client, struct cumc_mc_info *cmd)
-{
+	struct cumc_mc_info *cmd = ucmd->cmd;
 	u32 ordinals[CUMC_MAX_DEVICES];
 	struct cumc_object *obj;
 	struct cumc_mc *mc;
@@ -243,17 +197,17 @@ int cumc_mc_info(struct cumc_client *client, struct cumc_mc_info *cmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_MC);
+	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	mc = to_cumc_mc(obj);
 	down_read(&mc->lock);
 	cmd->out_num_devices = mc->num_devices;
-	cmd->out_num_members = mc->num_members;
-	cmd->out_state = cumc_mc_state_uapi(mc->state);
+	cmd->out_num_members = mc->team.num_members;
+	cmd->out_state = cumc_team_state_uapi(mc);
 	cmd->out_length = mc->length;
 	cmd->out_handle_types = mc->obj.handle_types;
-	for (i = 0; i < mc->num_members; i++)
+	for (i = 0; i < mc->team.num_members; i++)
 		ordinals[i] = mc->members[i].dev->ordinal;
 	up_read(&mc->lock);
 	cumc_object_put(obj);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control plane: generic netlink family "cumc" (uapi/linux/
- * cumc_netlink.h). Dumps of devices, multicast objects and counters for
+ * The control plane's commands on the generic netlink family "cumc"
+ * (uapi/linux/cumc_netlink.h; the family and its events are
+ * cumc_notify.c's). Dumps of devices, multicast objects and counters for
  * anyone; fault injection and the fabric manager's mode and answers for
- * CAP_NET_ADMIN; events on the "monitor" group.
+ * CAP_NET_ADMIN.
  *
  * Commands run under genl_mutex (the family has no parallel_ops), which is
  * taken before any multicast object's lock.
@@ -13,16 +14,6 @@
 
 #include "cumc_compat.h"
 #include "cumc_internal.h"
-
-atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
-
-enum cumc_nl_mcgrp {
-	CUMC_NL_MCGRP_MONITOR,
-};
-
-static const struct genl_multicast_group cumc_nl_mcgrps[] = {
-	[CUMC_NL_MCGRP_MONITOR] = { .name = CUMC_GENL_MCGRP_MONITOR },
-};
 
 static struct netlink_range_validation cumc_nl_fault_value_range = {
 	.max = 1000000,
@@ -48,21 +39,11 @@ static const struct nla_policy cumc_nl_policy[CUMC_A_MAX + 1] = {
 	[CUMC_A_FM_RESULT] = NLA_POLICY_MAX(NLA_U32, CUMC_FM_RESULT_FAIL),
 };
 
-static struct genl_family cumc_nl_family;
-
-static void *cumc_nl_put(struct sk_buff *skb, struct netlink_callback *cb,
-			 u8 cmd)
-{
-	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-			   cb->nlh->nlmsg_seq, &cumc_nl_family, NLM_F_MULTI,
-			   cmd);
-}
-
 static int cumc_nl_fill_dev(struct sk_buff *skb, struct cumc_device *dev)
 {
 	struct cumc_device_info info = { .device = dev->ordinal };
 
-	if (cumc_device_info(&info))
+	if (cumc_device_describe(&info))
 		return -ENODEV;
 	if (nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) ||
 	    nla_put(skb, CUMC_A_DEV_UUID, sizeof(info.uuid), info.uuid) ||
@@ -83,7 +64,7 @@ static int cumc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	void *hdr;
 
 	for (; (dev = cumc_device_get(cb->args[0])); cb->args[0]++) {
-		hdr = cumc_nl_put(skb, cb, CUMC_CMD_DEV_GET);
+		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_DEV_GET);
 		if (!hdr)
 			break;
 		if (cumc_nl_fill_dev(skb, dev)) {
@@ -95,14 +76,14 @@ static int cumc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc_member *m)
+static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc *mc,
+			      u32 slot)
 {
-	struct cumc_range *r;
 	struct cumc_bind *b;
 	struct nlattr *nest;
 
-	cumc_range_for_each(r, &m->binds, 0, U64_MAX) {
-		b = container_of(r, struct cumc_bind, range);
+	for (b = cumc_fabric_first_bind(mc, slot); b;
+	     b = cumc_fabric_next_bind(b)) {
 		nest = nla_nest_start(skb, CUMC_MEMBER_A_BIND);
 		if (!nest ||
 		    nla_put_u64_64bit(skb, CUMC_BIND_A_MC_OFFSET, b->mc_offset,
@@ -117,32 +98,25 @@ static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc_member *m)
 	return 0;
 }
 
-/* The object's identity: in dumps and in every event. */
-static int cumc_nl_fill_mc_id(struct sk_buff *skb, struct cumc_mc *mc)
-{
-	if (nla_put_u32(skb, CUMC_A_MC_ID, mc->id) ||
-	    nla_put_u32(skb, CUMC_A_MC_TEAM_SIZE, mc->num_devices) ||
-	    nla_put_u64_64bit(skb, CUMC_A_MC_LENGTH, mc->length, CUMC_A_PAD))
-		return -EMSGSIZE;
-	return 0;
-}
-
-/* Called with mc->lock held. */
+/* The team state is the UAPI's, as CUMC_MC_INFO answers it. */
 static int cumc_nl_fill_mc(struct sk_buff *skb, struct cumc_mc *mc)
 {
 	struct nlattr *nest;
 	u32 i;
 
-	if (cumc_nl_fill_mc_id(skb, mc) ||
-	    nla_put_u32(skb, CUMC_A_MC_STATE, mc->state) ||
-	    (mc->fm_pending && nla_put_flag(skb, CUMC_A_MC_FM_PENDING)))
+	lockdep_assert_held(&mc->lock);
+	if (nla_put_u32(skb, CUMC_A_MC_ID, mc->id) ||
+	    nla_put_u32(skb, CUMC_A_MC_TEAM_SIZE, mc->num_devices) ||
+	    nla_put_u64_64bit(skb, CUMC_A_MC_LENGTH, mc->length, CUMC_A_PAD) ||
+	    nla_put_u32(skb, CUMC_A_MC_STATE, cumc_team_state_uapi(mc)) ||
+	    (mc->team.fm_pending && nla_put_flag(skb, CUMC_A_MC_FM_PENDING)))
 		return -EMSGSIZE;
-	for (i = 0; i < mc->num_members; i++) {
+	for (i = 0; i < mc->team.num_members; i++) {
 		nest = nla_nest_start(skb, CUMC_A_MC_MEMBER);
 		if (!nest ||
 		    nla_put_u32(skb, CUMC_MEMBER_A_DEVICE,
 				mc->members[i].dev->ordinal) ||
-		    cumc_nl_fill_binds(skb, &mc->members[i]))
+		    cumc_nl_fill_binds(skb, mc, i))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
@@ -158,7 +132,7 @@ static int cumc_nl_mc_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	int ret;
 
 	while ((mc = cumc_mc_get_next(&id))) {
-		hdr = cumc_nl_put(skb, cb, CUMC_CMD_MC_GET);
+		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_MC_GET);
 		ret = -EMSGSIZE;
 		if (hdr) {
 			down_read(&mc->lock);
@@ -208,7 +182,7 @@ static int cumc_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	for (; cb->args[0] <= cumc_num_devices(); cb->args[0]++) {
 		dev = cumc_device_get(cb->args[0]);
 		stats = dev ? dev->stats : cumc_fabric_stats;
-		hdr = cumc_nl_put(skb, cb, CUMC_CMD_STATS_GET);
+		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_STATS_GET);
 		if (!hdr)
 			break;
 		ret = dev ? nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) : 0;
@@ -257,7 +231,7 @@ static int cumc_nl_fault_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	void *hdr;
 
 	for (; !cumc_fault_get(cb->args[0], &f); cb->args[0]++) {
-		hdr = cumc_nl_put(skb, cb, CUMC_CMD_FAULT_GET);
+		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_FAULT_GET);
 		if (!hdr)
 			break;
 		if (cumc_nl_fill_fault(skb, &f)) {
@@ -277,11 +251,10 @@ static int cumc_nl_fm_reply(struct genl_info *info, u8 cmd)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &cumc_nl_family, 0, cmd);
+	hdr = cumc_notify_put_reply(msg, info, cmd);
 	if (!hdr ||
-	    nla_put_u32(msg, CUMC_A_FM_MODE, cumc_fabric_fm_mode()) ||
-	    nla_put_u32(msg, CUMC_A_FM_TIMEOUT_MS,
-			cumc_fabric_fm_timeout_ms())) {
+	    nla_put_u32(msg, CUMC_A_FM_MODE, cumc_team_fm_mode()) ||
+	    nla_put_u32(msg, CUMC_A_FM_TIMEOUT_MS, cumc_team_fm_timeout_ms())) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -299,9 +272,9 @@ static int cumc_nl_fm_set(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **tb = info->attrs;
 
 	if (tb[CUMC_A_FM_MODE])
-		cumc_fabric_set_fm_mode(nla_get_u32(tb[CUMC_A_FM_MODE]));
+		cumc_team_set_fm_mode(nla_get_u32(tb[CUMC_A_FM_MODE]));
 	if (tb[CUMC_A_FM_TIMEOUT_MS])
-		cumc_fabric_set_fm_timeout_ms(nla_get_u32(tb[CUMC_A_FM_TIMEOUT_MS]));
+		cumc_team_set_fm_timeout_ms(nla_get_u32(tb[CUMC_A_FM_TIMEOUT_MS]));
 	return cumc_nl_fm_reply(info, CUMC_CMD_FM_SET);
 }
 
@@ -312,9 +285,9 @@ static int cumc_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_REQ_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_RESULT))
 		return -EINVAL;
-	return cumc_fabric_fm_respond(nla_get_u32(tb[CUMC_A_FM_REQ_ID]),
-				      nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
-				      CUMC_FM_RESULT_OK);
+	return cumc_mc_fm_respond(nla_get_u32(tb[CUMC_A_FM_REQ_ID]),
+				  nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
+				  CUMC_FM_RESULT_OK);
 }
 
 static const struct genl_small_ops cumc_nl_ops[] = {
@@ -340,107 +313,13 @@ static const struct genl_small_ops cumc_nl_ops[] = {
 	},
 };
 
-static struct genl_family cumc_nl_family = {
-	.name = CUMC_GENL_NAME,
-	.version = CUMC_GENL_VERSION,
-	.maxattr = CUMC_A_MAX,
-	.policy = cumc_nl_policy,
-	.module = THIS_MODULE,
-	.small_ops = cumc_nl_ops,
-	.n_small_ops = ARRAY_SIZE(cumc_nl_ops),
-	.mcgrps = cumc_nl_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(cumc_nl_mcgrps),
-};
-
-typedef int (*cumc_nl_fill_fn)(struct sk_buff *skb, const void *arg);
-
-/* Send an event built by @fill; an event that cannot be sent is lost. */
-static void cumc_nl_event(u8 cmd, cumc_nl_fill_fn fill, const void *arg)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	if (!genl_has_listeners(&cumc_nl_family, &init_net,
-				CUMC_NL_MCGRP_MONITOR))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &cumc_nl_family, 0, cmd);
-	if (!hdr || fill(msg, arg)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast(&cumc_nl_family, msg, 0, CUMC_NL_MCGRP_MONITOR,
-			  GFP_KERNEL);
-}
-
-struct cumc_nl_mc_arg {
-	struct cumc_mc *mc;
-	u8 cmd;
-};
-
-static int cumc_nl_fill_mc_event(struct sk_buff *skb, const void *arg)
-{
-	const struct cumc_nl_mc_arg *a = arg;
-
-	if (cumc_nl_fill_mc_id(skb, a->mc))
-		return -EMSGSIZE;
-	if (a->cmd == CUMC_CMD_TEAM_SETUP_REQ_NTF &&
-	    nla_put_u32(skb, CUMC_A_FM_REQ_ID, a->mc->id))
-		return -EMSGSIZE;
-	return 0;
-}
-
-void cumc_nl_mc_event(struct cumc_mc *mc, u8 cmd)
-{
-	struct cumc_nl_mc_arg arg = { .mc = mc, .cmd = cmd };
-
-	cumc_nl_event(cmd, cumc_nl_fill_mc_event, &arg);
-}
-
-struct cumc_nl_bind_arg {
-	struct cumc_mc *mc;
-	u32 device;
-	u64 mc_offset;
-	u64 length;
-};
-
-static int cumc_nl_fill_bind_event(struct sk_buff *skb, const void *arg)
-{
-	const struct cumc_nl_bind_arg *a = arg;
-
-	if (nla_put_u32(skb, CUMC_A_MC_ID, a->mc->id) ||
-	    nla_put_u32(skb, CUMC_A_DEV_ORDINAL, a->device) ||
-	    nla_put_u64_64bit(skb, CUMC_A_BIND_MC_OFFSET, a->mc_offset,
-			      CUMC_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUMC_A_BIND_LENGTH, a->length, CUMC_A_PAD))
-		return -EMSGSIZE;
-	return 0;
-}
-
-void cumc_nl_bind_event(struct cumc_mc *mc, u8 cmd, u32 device,
-			u64 mc_offset, u64 length)
-{
-	struct cumc_nl_bind_arg arg = {
-		.mc = mc,
-		.device = device,
-		.mc_offset = mc_offset,
-		.length = length,
-	};
-
-	cumc_nl_event(cmd, cumc_nl_fill_bind_event, &arg);
-}
-
 int cumc_netlink_init(void)
 {
-	/* Strict validation of every command, reserved header fields too. */
-	cumc_genl_strict_from(&cumc_nl_family, CUMC_CMD_DEV_GET);
-	return genl_register_family(&cumc_nl_family);
+	return cumc_notify_register(cumc_nl_ops, ARRAY_SIZE(cumc_nl_ops),
+				    cumc_nl_policy);
 }
 
 void cumc_netlink_exit(void)
 {
-	genl_unregister_family(&cumc_nl_family);
+	cumc_notify_unregister();
 }

@@ -4,10 +4,9 @@
  * and the IMEX channels that guard the latter.
  *
  * An exported fd is an anonymous file holding a reference on the object.
- * A fabric handle is a random token naming an entry of cumc_fabric_exports,
- * which holds no reference: the object removes its entry when it dies
- * (cumc_fabric_unexport), and an import takes a reference only if the
- * object is still alive.
+ * A fabric handle is a random token naming an entry of the fabric export
+ * table (cumc_object.c), which holds no reference: an import takes one
+ * only if the object is still alive.
  */
 #include <linux/anon_inodes.h>
 #include <linux/cdev.h>
@@ -15,7 +14,6 @@
 #include <linux/file.h>
 #include <linux/module.h>
 #include <linux/random.h>
-#include <crypto/algapi.h>
 
 #include "cumc_compat.h"
 #include "cumc_internal.h"
@@ -38,15 +36,6 @@ static unsigned int imex_channels = 4;
 module_param(imex_channels, uint, 0444);
 MODULE_PARM_DESC(imex_channels, "Number of IMEX channel devices, 1 to 256 (default 4)");
 
-/* Fabric id -> struct cumc_object *, without a reference; the xa_lock orders
- * lookups against the object's removal of its entry. Nodes are charged to
- * the memory cgroup of the exporter that made the array grow.
- */
-static DEFINE_XARRAY_FLAGS(cumc_fabric_exports,
-			  XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
-static u32 cumc_next_fabric_id;
-/* Serializes the first export of an object as a fabric handle. */
-static DEFINE_MUTEX(cumc_fabric_lock);
 /* Tells handles of this module load from those of an earlier one. */
 static u64 cumc_fabric_instance;
 
@@ -66,47 +55,48 @@ static const struct file_operations cumc_export_fops = {
 	.llseek = noop_llseek,
 };
 
-/*
- * Make the export file and reserve a descriptor for it. The caller installs
- * it with fd_install() once nothing can fail any more, or undoes both with
- * cumc_export_fd_abort().
- */
-int cumc_export_fd_prepare(struct cumc_client *client, u64 handle,
-			   struct file **filep)
+/* The descriptor becomes visible only once the caller has its number. */
+int cumc_sharing_ioctl_export_fd(struct cumc_ucmd *ucmd)
 {
+	struct cumc_export_fd *cmd = ucmd->cmd;
 	struct cumc_object *obj;
 	struct file *filp;
-	int fd;
+	int fd, ret;
 
-	obj = cumc_handle_get(client, handle, CUMC_OBJ_ANY);
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	if (!(obj->handle_types & CUMC_HANDLE_FD)) {
-		fd = -EPERM;
+	ret = -EPERM;
+	if (!(obj->handle_types & CUMC_HANDLE_FD))
 		goto err_put;
-	}
 	fd = get_unused_fd_flags(O_CLOEXEC);
+	ret = fd;
 	if (fd < 0)
 		goto err_put;
 	filp = anon_inode_getfile("[cumc-export]", &cumc_export_fops, obj,
 				  O_RDWR | O_CLOEXEC);
 	if (IS_ERR(filp)) {
-		put_unused_fd(fd);
-		fd = PTR_ERR(filp);
-		goto err_put;
+		ret = PTR_ERR(filp);
+		goto err_put_fd;
 	}
-	*filep = filp;
-	return fd;
+	cmd->out_fd = fd;
+	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		/* The file's release drops the object's reference. */
+		put_unused_fd(fd);
+		fput(filp);
+		return ret;
+	}
+	fd_install(fd, filp);
+	return 0;
 
+err_put_fd:
+	put_unused_fd(fd);
 err_put:
 	cumc_object_put(obj);
-	return fd;
-}
-
-void cumc_export_fd_abort(int fd, struct file *filp)
-{
-	put_unused_fd(fd);
-	fput(filp);
+	return ret;
 }
 
 /* The importer-not-permitted fault, on the object's device if it has one. */
@@ -119,8 +109,9 @@ static bool cumc_import_fault(struct cumc_object *obj)
 	return cumc_fault_hit(CUMC_FAULT_IMPORT_NOT_PERMITTED, dev);
 }
 
-int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd)
+int cumc_sharing_ioctl_import_fd(struct cumc_ucmd *ucmd)
 {
+	struct cumc_import_fd *cmd = ucmd->cmd;
 	struct cumc_object *obj;
 	struct fd f;
 	int ret;
@@ -140,7 +131,7 @@ int cumc_import_fd(struct cumc_client *client, struct cumc_import_fd *cmd)
 	if (cumc_import_fault(obj))
 		ret = -EPERM;
 	else
-		ret = cumc_handle_insert(client, obj, &cmd->out_handle);
+		ret = cumc_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
 		cumc_object_put(obj);
 	return ret;
@@ -156,9 +147,10 @@ static const struct file_operations cumc_channel_fops = {
 	.open = cumc_channel_open,
 };
 
-int cumc_attach_channel(struct cumc_client *client,
-			struct cumc_attach_channel *cmd)
+int cumc_sharing_ioctl_attach_channel(struct cumc_ucmd *ucmd)
 {
+	struct cumc_attach_channel *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
 	struct fd f;
 	int channel;
 
@@ -180,27 +172,10 @@ int cumc_attach_channel(struct cumc_client *client,
 	return 0;
 }
 
-/* Give @obj a fabric id and secret, once; the first export decides the channel. */
-static int cumc_fabric_publish(struct cumc_object *obj, int channel)
+int cumc_sharing_ioctl_export_fabric(struct cumc_ucmd *ucmd)
 {
-	int ret = 0;
-
-	mutex_lock(&cumc_fabric_lock);
-	if (!obj->fabric_id) {
-		get_random_bytes(obj->fabric_secret, sizeof(obj->fabric_secret));
-		obj->fabric_channel = channel;
-		ret = xa_alloc_cyclic(&cumc_fabric_exports, &obj->fabric_id, obj,
-				      xa_limit_32b, &cumc_next_fabric_id,
-				      CUMC_GFP);
-		ret = ret < 0 ? ret : 0;
-	}
-	mutex_unlock(&cumc_fabric_lock);
-	return ret;
-}
-
-int cumc_export_fabric(struct cumc_client *client,
-		       struct cumc_export_fabric *cmd)
-{
+	struct cumc_export_fabric *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
 	struct cumc_fabric_handle *fh = (void *)cmd->out_fabric;
 	int channel = READ_ONCE(client->channel);
 	struct cumc_object *obj;
@@ -215,7 +190,7 @@ int cumc_export_fabric(struct cumc_client *client,
 	if (!(obj->handle_types & CUMC_HANDLE_FABRIC) ||
 	    channel == CUMC_NO_CHANNEL)
 		goto out_put;
-	ret = cumc_fabric_publish(obj, channel);
+	ret = cumc_object_fabric_publish(obj, channel);
 	if (ret)
 		goto out_put;
 	memset(fh, 0, sizeof(*fh));
@@ -232,28 +207,20 @@ out_put:
 /* A new reference on the live object @fh names, or NULL. */
 static struct cumc_object *cumc_fabric_lookup(const struct cumc_fabric_handle *fh)
 {
-	struct cumc_object *obj;
 	u64 id = le64_to_cpu(fh->id);
 
 	if (le32_to_cpu(fh->magic) != CUMC_FABRIC_MAGIC ||
 	    le64_to_cpu(fh->instance) != cumc_fabric_instance ||
 	    !id || id > U32_MAX || memchr_inv(fh->zero, 0, sizeof(fh->zero)))
 		return NULL;
-	xa_lock(&cumc_fabric_exports);
-	obj = xa_load(&cumc_fabric_exports, id);
-	if (obj && (crypto_memneq(obj->fabric_secret, fh->secret,
-				  sizeof(fh->secret)) ||
-		    obj->fabric_channel != le32_to_cpu(fh->channel) ||
-		    !kref_get_unless_zero(&obj->ref)))
-		obj = NULL;
-	xa_unlock(&cumc_fabric_exports);
-	return obj;
+	return cumc_object_fabric_get(id, fh->secret,
+				      le32_to_cpu(fh->channel));
 }
 
-int cumc_import_fabric(struct cumc_client *client,
-		       struct cumc_import_fabric *cmd)
+int cumc_sharing_ioctl_import_fabric(struct cumc_ucmd *ucmd)
 {
-	int channel = READ_ONCE(client->channel);
+	struct cumc_import_fabric *cmd = ucmd->cmd;
+	int channel = READ_ONCE(ucmd->client->channel);
 	struct cumc_object *obj;
 	int ret;
 
@@ -268,7 +235,7 @@ int cumc_import_fabric(struct cumc_client *client,
 		ret = -EPERM;
 		goto err_put;
 	}
-	ret = cumc_handle_insert(client, obj, &cmd->out_handle);
+	ret = cumc_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
 		goto err_put;
 	return 0;
@@ -276,13 +243,6 @@ int cumc_import_fabric(struct cumc_client *client,
 err_put:
 	cumc_object_put(obj);
 	return ret;
-}
-
-/* The object is dying: its fabric handle must stop resolving first. */
-void cumc_fabric_unexport(struct cumc_object *obj)
-{
-	if (obj->fabric_id)
-		xa_erase(&cumc_fabric_exports, obj->fabric_id);
 }
 
 static char *cumc_channel_devnode(CUMC_DEVNODE_CONST struct device *dev,
@@ -348,5 +308,4 @@ void cumc_sharing_exit(void)
 	cdev_del(&cumc_channel_cdev);
 	class_destroy(cumc_channel_class);
 	unregister_chrdev_region(cumc_channel_devt, imex_channels);
-	WARN_ON(!xa_empty(&cumc_fabric_exports));
 }

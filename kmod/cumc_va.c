@@ -61,10 +61,13 @@ static void cumc_mapping_release(struct cumc_range *r, void *client)
 	cumc_mapping_free(client, container_of(r, struct cumc_mapping, range));
 }
 
-/* The mapping holding @addr, or NULL; va->lock held. */
+/* The mapping holding @addr, or NULL. */
 static struct cumc_mapping *cumc_mapping_find(struct cumc_va *va, u64 addr)
 {
-	struct cumc_range *r = cumc_range_find(&va->mappings, addr);
+	struct cumc_range *r;
+
+	lockdep_assert_held(&va->lock);
+	r = cumc_range_find(&va->mappings, addr);
 
 	return r ? container_of(r, struct cumc_mapping, range) : NULL;
 }
@@ -149,8 +152,9 @@ static const struct vm_operations_struct cumc_va_vm_ops = {
 	.mprotect = cumc_vm_mprotect,
 };
 
-int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
+int cumc_va_ioctl_reserve(struct cumc_ucmd *ucmd)
 {
+	struct cumc_va_reserve *cmd = ucmd->cmd;
 	u64 granularity = cumc_device_granularity();
 	struct cumc_vm_request req = {
 		.addr = cmd->addr,
@@ -159,7 +163,7 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 		.writable = true,
 		.vm_ops = &cumc_va_vm_ops,
 	};
-	struct cumc_client *client = filp->private_data;
+	struct cumc_client *client = ucmd->client;
 	unsigned long addr;
 	struct cumc_va *va;
 	int ret;
@@ -188,12 +192,14 @@ int cumc_va_reserve(struct file *filp, struct cumc_va_reserve *cmd)
 	atomic_inc(&cumc_live_vas);
 	req.pgoff = va->pgoff;
 	req.private = va;
-	addr = cumc_vm_map(filp, &req);
+	addr = cumc_vm_map(ucmd->filp, &req);
 	if (!req.taken)
 		cumc_va_destroy(va);
 	if (IS_ERR_VALUE(addr))
 		return (long)addr;
 	cmd->out_addr = addr;
+	ucmd->new_map_addr = addr;
+	ucmd->new_map_length = cmd->length;
 	return 0;
 
 err_uncharge:
@@ -203,11 +209,12 @@ err_free_va:
 	return ret;
 }
 
-/* The VMA of a reservation of @client holding @addr; mmap_lock held. */
+/* The VMA of a reservation of @client holding @addr. */
 static struct vm_area_struct *cumc_va_find(struct cumc_client *client, u64 addr)
 {
 	struct vm_area_struct *vma;
 
+	mmap_assert_locked(current->mm);
 	if (addr >= TASK_SIZE)
 		return NULL;
 	vma = vma_lookup(current->mm, addr);
@@ -236,8 +243,10 @@ static void cumc_mapping_zap(struct vm_area_struct *vma, struct cumc_mapping *m)
 		cumc_vm_zap(cumc_va_pgoff(vma, m->addr), m->length);
 }
 
-int cumc_va_free(struct cumc_client *client, struct cumc_va_free *cmd)
+int cumc_va_ioctl_free(struct cumc_ucmd *ucmd)
 {
+	struct cumc_va_free *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
 	struct vm_area_struct *vma;
 	struct cumc_va *va;
 	int ret = 0;
@@ -312,11 +321,13 @@ static int cumc_map_check_object(struct cumc_object *obj, u64 length)
 	mc = to_cumc_mc(obj);
 	if (length > mc->length)
 		return -EINVAL;
-	return cumc_fabric_wait_ready(mc);
+	return cumc_team_wait_ready(mc);
 }
 
-int cumc_map(struct cumc_client *client, struct cumc_map *cmd)
+int cumc_va_ioctl_map(struct cumc_ucmd *ucmd)
 {
+	struct cumc_map *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
 	struct vm_area_struct *vma;
 	struct cumc_device *dev;
 	struct cumc_object *obj;
@@ -428,8 +439,10 @@ static void cumc_va_unlock_range(struct vm_area_struct *vma)
 	mmap_read_unlock(current->mm);
 }
 
-int cumc_unmap(struct cumc_client *client, struct cumc_unmap *cmd)
+int cumc_va_ioctl_unmap(struct cumc_ucmd *ucmd)
 {
+	struct cumc_unmap *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
 	struct vm_area_struct *vma;
 	struct cumc_mapping *m, *next;
 	LIST_HEAD(unmapped);
@@ -488,8 +501,9 @@ static bool cumc_mapping_set_access(struct cumc_mapping *m,
 	return cumc_mapping_cpu_access(m) < before;
 }
 
-int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd)
+int cumc_va_ioctl_set_access(struct cumc_ucmd *ucmd)
 {
+	struct cumc_set_access *cmd = ucmd->cmd;
 	struct cumc_access_desc *descs;
 	struct vm_area_struct *vma;
 	struct cumc_mapping *m;
@@ -507,7 +521,7 @@ int cumc_set_access(struct cumc_client *client, struct cumc_set_access *cmd)
 	ret = cumc_access_check(descs, cmd->num_descs);
 	if (ret)
 		goto out_free;
-	ret = cumc_va_lock_range(client, cmd->addr, cmd->length, &vma);
+	ret = cumc_va_lock_range(ucmd->client, cmd->addr, cmd->length, &vma);
 	if (ret)
 		goto out_free;
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
@@ -547,8 +561,10 @@ static void cumc_va_query_fill(struct vm_area_struct *vma,
 	cmd->out_access_any = cumc_mapping_cpu_access(m);
 }
 
-int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
+int cumc_va_ioctl_query(struct cumc_ucmd *ucmd)
 {
+	struct cumc_va_query *cmd = ucmd->cmd;
+	struct cumc_client *client = ucmd->client;
 	struct cumc_object *retained = NULL;
 	struct vm_area_struct *vma;
 	struct cumc_mapping *m;
@@ -582,7 +598,8 @@ int cumc_va_query(struct cumc_client *client, struct cumc_va_query *cmd)
 	mmap_read_unlock(current->mm);
 	if (!retained)
 		return ret;
-	return cumc_handle_retain(client, retained, &cmd->out_handle);
+	return cumc_handle_retain(client, retained, &ucmd->new_handle,
+				  &cmd->out_handle);
 }
 
 /*
@@ -620,11 +637,11 @@ out_unlock_mm:
 }
 
 /*
- * The multicast object whose mapping starts at @addr, with a new reference,
- * the mapping's length and whether the CPU may write through it.
+ * The multicast object whose mapping holds @addr, with a new reference,
+ * the mapping's start and length and whether the CPU may write through it.
  */
 struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
-				   u64 *length, bool *writable)
+				   u64 *map_addr, u64 *length, bool *writable)
 {
 	struct cumc_mc *mc = ERR_PTR(-ENXIO);
 	struct vm_area_struct *vma;
@@ -639,13 +656,14 @@ struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
 	va = vma->vm_private_data;
 	down_read(&va->lock);
 	m = cumc_mapping_find(va, addr);
-	if (m && m->addr == addr && m->obj->type == CUMC_OBJ_MC) {
+	if (m && m->obj->type == CUMC_OBJ_MC) {
 		access = cumc_mapping_cpu_access(m);
 		if (access == CUMC_ACCESS_NONE) {
 			mc = ERR_PTR(-EACCES);
 		} else {
 			kref_get(&m->obj->ref);
 			mc = to_cumc_mc(m->obj);
+			*map_addr = m->addr;
 			*length = m->length;
 			*writable = access == CUMC_ACCESS_READWRITE;
 		}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR and CUMC_MC_UNBIND: a client binds
+ * its memory into a multicast object for one member, once the team is
+ * ready. The memory is named by a handle or by an address in one of the
+ * client's reservations; the fabric page table (cumc_fabric.c) keeps the
+ * binding.
+ */
+#include "cumc_internal.h"
+
+/* The memory and offset a bind names, with a reference on the memory. */
+static struct cumc_mem *cumc_bind_source(struct cumc_client *client,
+					 struct cumc_mc_bind *cmd,
+					 bool by_addr, u64 *mem_offset)
+{
+	struct cumc_object *obj;
+
+	if (by_addr) {
+		if (cmd->mem_offset)
+			return ERR_PTR(-EINVAL);
+		return cumc_va_resolve(client, cmd->mem, cmd->length,
+				       mem_offset);
+	}
+	obj = cumc_handle_get(client, cmd->mem, CUMC_OBJ_MEM);
+	if (IS_ERR(obj))
+		return ERR_CAST(obj);
+	*mem_offset = cmd->mem_offset;
+	return to_cumc_mem(obj);
+}
+
+static int cumc_bind(struct cumc_ucmd *ucmd, bool by_addr)
+{
+	struct cumc_mc_bind *cmd = ucmd->cmd;
+	struct cumc_device *dev;
+	struct cumc_object *obj;
+	struct cumc_mem *mem;
+	struct cumc_mc *mc;
+	u64 mem_offset;
+	u32 device;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved || cmd->__reserved2)
+		return -EOPNOTSUPP;
+	if (cmd->device_from > CUMC_MC_BIND_DEVICE_OF_MEM ||
+	    (cmd->device_from == CUMC_MC_BIND_DEVICE_OF_MEM && cmd->device))
+		return -EINVAL;
+	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	mc = to_cumc_mc(obj);
+	ret = cumc_team_wait_ready(mc);
+	if (ret)
+		goto out_put;
+	mem = cumc_bind_source(ucmd->client, cmd, by_addr, &mem_offset);
+	if (IS_ERR(mem)) {
+		ret = PTR_ERR(mem);
+		goto out_put;
+	}
+	/* The binding may be gone, memory and all, once it is in: keep dev. */
+	dev = mem->dev;
+	device = cmd->device_from == CUMC_MC_BIND_DEVICE_OF_MEM ?
+		 dev->ordinal : cmd->device;
+	ret = cumc_fabric_bind(mc, device, mem, mem_offset, cmd->mc_offset,
+			       cmd->length, ucmd->client->usage);
+	if (ret)
+		goto out_put;
+	cumc_stat_add(dev, CUMC_STAT_BINDS, 1);
+	cumc_notify_bind(CUMC_CMD_BIND_NTF, mc->id, device, cmd->mc_offset,
+			 cmd->length);
+out_put:
+	cumc_object_put(obj);
+	return ret;
+}
+
+int cumc_bind_ioctl_mem(struct cumc_ucmd *ucmd)
+{
+	return cumc_bind(ucmd, false);
+}
+
+int cumc_bind_ioctl_addr(struct cumc_ucmd *ucmd)
+{
+	return cumc_bind(ucmd, true);
+}
+
+int cumc_bind_ioctl_unbind(struct cumc_ucmd *ucmd)
+{
+	struct cumc_mc_unbind *cmd = ucmd->cmd;
+	struct cumc_object *obj;
+	struct cumc_mc *mc;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	mc = to_cumc_mc(obj);
+	ret = cumc_fabric_unbind(mc, cmd->device, cmd->mc_offset, cmd->length);
+	if (!ret)
+		cumc_notify_bind(CUMC_CMD_UNBIND_NTF, mc->id, cmd->device,
+				 cmd->mc_offset, cmd->length);
+	cumc_object_put(obj);
+	return ret;
+}

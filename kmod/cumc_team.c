@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A multicast object's team: devices join in any order, from any client
+ * holding the object; the one that completes the team asks the fabric
+ * manager to set it up, and the team leaves FORMING once, for READY or
+ * FAILED. Binds and maps wait for that, interruptibly, until the setup's
+ * deadline.
+ *
+ *   FORMING --(last device joins, manager answers ok)--> READY
+ *   FORMING --(manager answers fail, illegal-state fault)--> FAILED
+ *
+ * The in-kernel manager answers at once; an external one (cumc-fm) gets a
+ * request on the monitor group and answers through the control plane. As
+ * on NVIDIA's fabric, nothing may fail once the request is visible: a lost
+ * event or a silent manager only ends in waiters timing out.
+ */
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
+
+#include "cumc_internal.h"
+
+static unsigned int fm_timeout_ms = 5000;
+module_param(fm_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(fm_timeout_ms,
+		 "How long binds and maps wait for a team's setup before failing with ETIMEDOUT (default 5000)");
+
+static enum cumc_fm_mode cumc_fm_mode = CUMC_FM_MODE_KERNEL;
+
+enum cumc_fm_mode cumc_team_fm_mode(void)
+{
+	return READ_ONCE(cumc_fm_mode);
+}
+
+void cumc_team_set_fm_mode(enum cumc_fm_mode mode)
+{
+	WRITE_ONCE(cumc_fm_mode, mode);
+}
+
+u32 cumc_team_fm_timeout_ms(void)
+{
+	return READ_ONCE(fm_timeout_ms);
+}
+
+void cumc_team_set_fm_timeout_ms(u32 ms)
+{
+	WRITE_ONCE(fm_timeout_ms, ms);
+}
+
+void cumc_team_init(struct cumc_mc *mc)
+{
+	mc->team.state = CUMC_TEAM_FORMING;
+	init_waitqueue_head(&mc->team.wq);
+}
+
+static void cumc_team_notify(struct cumc_mc *mc, u8 cmd)
+{
+	cumc_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
+}
+
+/* The team leaves FORMING, once. */
+static void cumc_team_settle(struct cumc_mc *mc, bool ok)
+{
+	lockdep_assert_held_write(&mc->lock);
+	WRITE_ONCE(mc->team.state, ok ? CUMC_TEAM_READY : CUMC_TEAM_FAILED);
+	wake_up_all(&mc->team.wq);
+	cumc_team_notify(mc, ok ? CUMC_CMD_TEAM_READY_NTF :
+				  CUMC_CMD_TEAM_FAILED_NTF);
+}
+
+/* The last device joined: ask the fabric manager to set the team up. */
+static void cumc_team_complete(struct cumc_mc *mc)
+{
+	struct cumc_team *team = &mc->team;
+
+	lockdep_assert_held_write(&mc->lock);
+	WRITE_ONCE(team->setup_deadline,
+		   jiffies + msecs_to_jiffies(cumc_team_fm_timeout_ms()));
+	/* Pairs with cumc_team_setup_requested(): the deadline is seen first. */
+	smp_store_release(&team->setup_requested, true);
+	if (cumc_fault_hit_mc(CUMC_FAULT_FABRIC_ILLEGAL_STATE, mc)) {
+		cumc_team_settle(mc, false);
+		return;
+	}
+	/* The manager is down: the request goes unanswered. */
+	if (cumc_fault_hit_mc(CUMC_FAULT_FABRIC_NOT_READY, mc)) {
+		wake_up_all(&team->wq);
+		return;
+	}
+	if (cumc_team_fm_mode() == CUMC_FM_MODE_EXTERNAL) {
+		team->fm_pending = true;
+		wake_up_all(&team->wq);
+		cumc_team_notify(mc, CUMC_CMD_TEAM_SETUP_REQ_NTF);
+		return;
+	}
+	cumc_team_settle(mc, true);
+}
+
+/* The slot of @device in the team, or -EINVAL when it is no member. */
+int cumc_team_slot(struct cumc_mc *mc, u32 device)
+{
+	u32 i;
+
+	lockdep_assert_held(&mc->lock);
+	for (i = 0; i < mc->team.num_members; i++)
+		if (mc->members[i].dev->ordinal == device)
+			return i;
+	return -EINVAL;
+}
+
+/* @dev joins; the device that completes the team has it set up. */
+int cumc_team_join(struct cumc_mc *mc, struct cumc_device *dev)
+{
+	struct cumc_team *team = &mc->team;
+	int ret = 0;
+
+	down_write(&mc->lock);
+	if (cumc_team_slot(mc, dev->ordinal) >= 0) {
+		ret = -EEXIST;
+	} else if (team->num_members == mc->num_devices) {
+		ret = -EINVAL;
+	} else {
+		mc->members[team->num_members++].dev = dev;
+		if (team->num_members == mc->num_devices)
+			cumc_team_complete(mc);
+	}
+	up_write(&mc->lock);
+	return ret;
+}
+
+/*
+ * An external fabric manager answers the team's setup request. A late
+ * answer still settles the team, for later binds and maps.
+ */
+int cumc_team_respond(struct cumc_mc *mc, bool ok)
+{
+	struct cumc_team *team = &mc->team;
+	int ret = 0;
+
+	down_write(&mc->lock);
+	if (!team->fm_pending) {
+		ret = team->setup_requested ? -EALREADY : -ENOENT;
+	} else {
+		team->fm_pending = false;
+		if (team->state == CUMC_TEAM_FORMING)
+			cumc_team_settle(mc, ok);
+	}
+	up_write(&mc->lock);
+	return ret;
+}
+
+static int cumc_team_result(struct cumc_team *team)
+{
+	return READ_ONCE(team->state) == CUMC_TEAM_READY ? 0 : -EIO;
+}
+
+static bool cumc_team_setup_requested(struct cumc_team *team)
+{
+	/* Pairs with cumc_team_complete(): then the deadline is set. */
+	return smp_load_acquire(&team->setup_requested);
+}
+
+static bool cumc_team_formed(struct cumc_team *team)
+{
+	return READ_ONCE(team->state) != CUMC_TEAM_FORMING;
+}
+
+/*
+ * Wait, interruptibly, for the team to leave FORMING: without a limit while
+ * devices are still to join, then until the setup's deadline, after which
+ * the fabric is "not ready" (-ETIMEDOUT).
+ */
+int cumc_team_wait_ready(struct cumc_mc *mc)
+{
+	struct cumc_team *team = &mc->team;
+	long left;
+	int ret;
+
+	if (cumc_team_formed(team))
+		return cumc_team_result(team);
+	cumc_stat_add(NULL, CUMC_STAT_WAITS, 1);
+	ret = wait_event_interruptible(team->wq, cumc_team_formed(team) ||
+				       cumc_team_setup_requested(team));
+	if (ret)
+		return ret;
+	left = (long)(READ_ONCE(team->setup_deadline) - jiffies);
+	if (left > 0) {
+		left = wait_event_interruptible_timeout(team->wq,
+							cumc_team_formed(team),
+							left);
+		if (left < 0)
+			return left;
+	}
+	if (!cumc_team_formed(team))
+		return -ETIMEDOUT;
+	return cumc_team_result(team);
+}
+
+/* The state as the UAPI and the control plane name it. */
+enum cumc_team_state_uapi cumc_team_state_uapi(struct cumc_mc *mc)
+{
+	switch (READ_ONCE(mc->team.state)) {
+	case CUMC_TEAM_READY:
+		return CUMC_TEAM_STATE_READY;
+	case CUMC_TEAM_FAILED:
+		return CUMC_TEAM_STATE_FAILED;
+	default:
+		return CUMC_TEAM_STATE_FORMING;
+	}
+}
