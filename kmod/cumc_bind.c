@@ -9,32 +9,32 @@
 #include "cumc_internal.h"
 
 /* The memory and offset a bind names, with a reference on the memory. */
-static struct cumc_mem *cumc_bind_source(struct cumc_client *client,
+static struct cumk_mem *cumk_bind_source(struct cumk_client *client,
 					 struct cumc_mc_bind *cmd,
 					 bool by_addr, u64 *mem_offset)
 {
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 
 	if (by_addr) {
 		if (cmd->mem_offset)
 			return ERR_PTR(-EINVAL);
-		return cumc_va_resolve(client, cmd->mem, cmd->length,
+		return cumk_va_resolve(client, cmd->mem, cmd->length,
 				       mem_offset);
 	}
-	obj = cumc_handle_get(client, cmd->mem, CUMC_OBJ_MEM);
+	obj = cumk_handle_get(client, cmd->mem, CUMC_OBJ_MEM);
 	if (IS_ERR(obj))
 		return ERR_CAST(obj);
 	*mem_offset = cmd->mem_offset;
 	return to_cumc_mem(obj);
 }
 
-static int cumc_bind(struct cumc_ucmd *ucmd, bool by_addr)
+static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 {
 	struct cumc_mc_bind *cmd = ucmd->cmd;
-	struct cumc_device *dev;
-	struct cumc_object *obj;
-	struct cumc_mem *mem;
-	struct cumc_mc *mc;
+	struct cumk_device *dev;
+	struct cumk_object *obj;
+	struct cumk_mem *mem;
+	struct cumk_mc *mc;
 	u64 mem_offset;
 	u32 device;
 	int ret;
@@ -44,14 +44,14 @@ static int cumc_bind(struct cumc_ucmd *ucmd, bool by_addr)
 	if (cmd->device_from > CUMC_MC_BIND_DEVICE_OF_MEM ||
 	    (cmd->device_from == CUMC_MC_BIND_DEVICE_OF_MEM && cmd->device))
 		return -EINVAL;
-	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	mc = to_cumc_mc(obj);
-	ret = cumc_team_wait_ready(mc);
+	ret = cumk_team_wait_ready(mc);
 	if (ret)
 		goto out_put;
-	mem = cumc_bind_source(ucmd->client, cmd, by_addr, &mem_offset);
+	mem = cumk_bind_source(ucmd->client, cmd, by_addr, &mem_offset);
 	if (IS_ERR(mem)) {
 		ret = PTR_ERR(mem);
 		goto out_put;
@@ -60,45 +60,45 @@ static int cumc_bind(struct cumc_ucmd *ucmd, bool by_addr)
 	dev = mem->dev;
 	device = cmd->device_from == CUMC_MC_BIND_DEVICE_OF_MEM ?
 		 dev->ordinal : cmd->device;
-	ret = cumc_fabric_bind(mc, device, mem, mem_offset, cmd->mc_offset,
+	ret = cumk_fabric_bind(mc, device, mem, mem_offset, cmd->mc_offset,
 			       cmd->length, ucmd->client->usage);
 	if (ret)
 		goto out_put;
-	cumc_stat_add(dev, CUMC_STAT_BINDS, 1);
-	cumc_notify_bind(CUMC_CMD_BIND_NTF, mc->id, device, cmd->mc_offset,
+	cumk_stat_add(dev, CUMC_STAT_BINDS, 1);
+	cumk_notify_bind(CUMC_CMD_BIND_NTF, mc->id, device, cmd->mc_offset,
 			 cmd->length);
 out_put:
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 	return ret;
 }
 
-int cumc_bind_ioctl_mem(struct cumc_ucmd *ucmd)
+int cumk_bind_ioctl_mem(struct cumk_ucmd *ucmd)
 {
-	return cumc_bind(ucmd, false);
+	return cumk_bind(ucmd, false);
 }
 
-int cumc_bind_ioctl_addr(struct cumc_ucmd *ucmd)
+int cumk_bind_ioctl_addr(struct cumk_ucmd *ucmd)
 {
-	return cumc_bind(ucmd, true);
+	return cumk_bind(ucmd, true);
 }
 
-int cumc_bind_ioctl_unbind(struct cumc_ucmd *ucmd)
+int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_unbind *cmd = ucmd->cmd;
-	struct cumc_object *obj;
-	struct cumc_mc *mc;
+	struct cumk_object *obj;
+	struct cumk_mc *mc;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	mc = to_cumc_mc(obj);
-	ret = cumc_fabric_unbind(mc, cmd->device, cmd->mc_offset, cmd->length);
+	ret = cumk_fabric_unbind(mc, cmd->device, cmd->mc_offset, cmd->length);
 	if (!ret)
-		cumc_notify_bind(CUMC_CMD_UNBIND_NTF, mc->id, cmd->device,
+		cumk_notify_bind(CUMC_CMD_UNBIND_NTF, mc->id, cmd->device,
 				 cmd->mc_offset, cmd->length);
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 	return ret;
 }

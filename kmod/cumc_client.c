@@ -16,18 +16,18 @@
  * Tags of live clients; allocated cyclically like handle ids. Nodes are
  * charged to the memory cgroup of the opener that made the array grow.
  */
-static DEFINE_XARRAY_FLAGS(cumc_clients, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
-static u32 cumc_next_client_tag;
+static DEFINE_XARRAY_FLAGS(cumk_clients, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+static u32 cumk_next_client_tag;
 
-struct cumc_client *cumc_client_create(void)
+struct cumk_client *cumk_client_create(void)
 {
-	struct cumc_client *client;
+	struct cumk_client *client;
 	int ret;
 
 	client = kzalloc(sizeof(*client), CUMC_GFP);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
-	client->usage = cumc_usage_create();
+	client->usage = cumk_usage_create();
 	if (!client->usage) {
 		ret = -ENOMEM;
 		goto err_free_client;
@@ -36,68 +36,68 @@ struct cumc_client *cumc_client_create(void)
 	mutex_init(&client->reserve_lock);
 	spin_lock_init(&client->pending_lock);
 	client->channel = CUMC_NO_CHANNEL;
-	ret = xa_alloc_cyclic(&cumc_clients, &client->tag, client,
-			      xa_limit_32b, &cumc_next_client_tag,
+	ret = xa_alloc_cyclic(&cumk_clients, &client->tag, client,
+			      xa_limit_32b, &cumk_next_client_tag,
 			      CUMC_GFP);
 	if (ret < 0)
 		goto err_put_usage;
-	atomic_inc(&cumc_live_clients);
+	atomic_inc(&cumk_live_clients);
 	return client;
 
 err_put_usage:
-	cumc_usage_put(client->usage);
+	cumk_usage_put(client->usage);
 err_free_client:
 	kfree(client);
 	return ERR_PTR(ret);
 }
 
 /**
- * struct cumc_handle - an entry of a client's handle table
+ * struct cumk_handle - an entry of a client's handle table
  * @obj: the object; the entry holds one reference on it
  * @refs: releases the handle takes before it goes: one, plus one for each
  *        time CUMC_VA_QUERY retained it again; under the table's xa_lock
  */
-struct cumc_handle {
-	struct cumc_object *obj;
+struct cumk_handle {
+	struct cumk_object *obj;
 	u32 refs;
 };
 
 /* The file is gone: drop every handle it still had. */
-void cumc_client_destroy(struct cumc_client *client)
+void cumk_client_destroy(struct cumk_client *client)
 {
-	struct cumc_handle *h;
+	struct cumk_handle *h;
 	unsigned long id;
 
 	xa_for_each(&client->handles, id, h) {
-		cumc_object_put(h->obj);
+		cumk_object_put(h->obj);
 		kfree(h);
-		cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+		cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
 	}
 	xa_destroy(&client->handles);
-	xa_erase(&cumc_clients, client->tag);
-	atomic_dec(&cumc_live_clients);
+	xa_erase(&cumk_clients, client->tag);
+	atomic_dec(&cumk_live_clients);
 	mutex_destroy(&client->reserve_lock);
-	cumc_usage_put(client->usage);
+	cumk_usage_put(client->usage);
 	kfree(client);
 }
 
-static u64 cumc_handle_value(struct cumc_client *client, u32 id)
+static u64 cumk_handle_value(struct cumk_client *client, u32 id)
 {
 	return (u64)client->tag << 32 | id;
 }
 
 /*
  * Reserve a new handle for @obj: charged, with an id no lookup finds until
- * cumc_handle_finalize(). Takes over the caller's reference on @obj on
+ * cumk_handle_finalize(). Takes over the caller's reference on @obj on
  * success.
  */
-int cumc_handle_reserve(struct cumc_client *client, struct cumc_object *obj,
-			struct cumc_handle_reservation *res, u64 *handle)
+int cumk_handle_reserve(struct cumk_client *client, struct cumk_object *obj,
+			struct cumk_handle_reservation *res, u64 *handle)
 {
-	struct cumc_handle *h;
+	struct cumk_handle *h;
 	int ret;
 
-	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_HANDLES, 1);
 	if (ret)
 		return ret;
 	h = kmalloc(sizeof(*h), CUMC_GFP);
@@ -115,13 +115,13 @@ int cumc_handle_reserve(struct cumc_client *client, struct cumc_object *obj,
 	res->h = h;
 	res->obj = obj;
 	res->created = false;
-	*handle = cumc_handle_value(client, res->id);
+	*handle = cumk_handle_value(client, res->id);
 	return 0;
 
 err_free:
 	kfree(h);
 err_uncharge:
-	cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
 	return ret;
 }
 
@@ -131,11 +131,11 @@ err_uncharge:
  * it has none. Takes over the caller's reference on @obj on success. An
  * existing handle is counted at once: aborting takes the count back.
  */
-int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
-		       struct cumc_handle_reservation *res, u64 *handle)
+int cumk_handle_retain(struct cumk_client *client, struct cumk_object *obj,
+		       struct cumk_handle_reservation *res, u64 *handle)
 {
 	XA_STATE(xas, &client->handles, 0);
-	struct cumc_handle *h;
+	struct cumk_handle *h;
 	int ret = -ENOENT;
 
 	xa_lock(&client->handles);
@@ -150,23 +150,23 @@ int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
 			res->h = NULL;
 			res->id = xas.xa_index;
 			res->obj = obj;
-			*handle = cumc_handle_value(client, res->id);
+			*handle = cumk_handle_value(client, res->id);
 			ret = 0;
 		}
 		break;
 	}
 	xa_unlock(&client->handles);
 	if (ret == -ENOENT)
-		return cumc_handle_reserve(client, obj, res, handle);
+		return cumk_handle_reserve(client, obj, res, handle);
 	if (!ret)
-		cumc_object_put(obj);
+		cumk_object_put(obj);
 	return ret;
 }
 
 /* Release handle @id once; its entry goes with its last release. */
-static int cumc_handle_drop(struct cumc_client *client, u32 id)
+static int cumk_handle_drop(struct cumk_client *client, u32 id)
 {
-	struct cumc_handle *h;
+	struct cumk_handle *h;
 	bool last = false;
 
 	/*
@@ -184,18 +184,18 @@ static int cumc_handle_drop(struct cumc_client *client, u32 id)
 	if (!h)
 		return -ENOENT;
 	if (last) {
-		cumc_object_put(h->obj);
+		cumk_object_put(h->obj);
 		kfree(h);
-		cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+		cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
 	}
 	return 0;
 }
 
 /* The answer reached the caller: the handle becomes valid. Cannot fail. */
-void cumc_handle_finalize(struct cumc_client *client,
-			  struct cumc_handle_reservation *res)
+void cumk_handle_finalize(struct cumk_client *client,
+			  struct cumk_handle_reservation *res)
 {
-	struct cumc_object *obj = res->obj;
+	struct cumk_object *obj = res->obj;
 	void *old;
 
 	if (!obj)
@@ -212,39 +212,39 @@ void cumc_handle_finalize(struct cumc_client *client,
 }
 
 /* The answer did not reach the caller: as if the handle had never been. */
-void cumc_handle_abort(struct cumc_client *client,
-		       struct cumc_handle_reservation *res)
+void cumk_handle_abort(struct cumk_client *client,
+		       struct cumk_handle_reservation *res)
 {
-	struct cumc_object *obj = res->obj;
+	struct cumk_object *obj = res->obj;
 
 	if (!obj)
 		return;
 	res->obj = NULL;
 	if (!res->h) {
-		cumc_handle_drop(client, res->id);
+		cumk_handle_drop(client, res->id);
 		return;
 	}
 	xa_erase(&client->handles, res->id);
 	kfree(res->h);
-	cumc_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
-	cumc_object_put(obj);
+	cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	cumk_object_put(obj);
 }
 
-static bool cumc_handle_split(struct cumc_client *client, u64 handle, u32 *id)
+static bool cumk_handle_split(struct cumk_client *client, u64 handle, u32 *id)
 {
 	*id = lower_32_bits(handle);
 	return upper_32_bits(handle) == client->tag && *id;
 }
 
 /* A new reference on what @handle names, if it is of @type (or any). */
-struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
-				    enum cumc_object_type type)
+struct cumk_object *cumk_handle_get(struct cumk_client *client, u64 handle,
+				    enum cumk_object_type type)
 {
-	struct cumc_object *obj = NULL;
-	struct cumc_handle *h;
+	struct cumk_object *obj = NULL;
+	struct cumk_handle *h;
 	u32 id;
 
-	if (!cumc_handle_split(client, handle, &id))
+	if (!cumk_handle_split(client, handle, &id))
 		return ERR_PTR(-ENOENT);
 	xa_lock(&client->handles);
 	h = xa_load(&client->handles, id);
@@ -256,33 +256,33 @@ struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
 	return obj ? obj : ERR_PTR(-ENOENT);
 }
 
-int cumc_handle_ioctl_release(struct cumc_ucmd *ucmd)
+int cumk_handle_ioctl_release(struct cumk_ucmd *ucmd)
 {
 	struct cumc_release *cmd = ucmd->cmd;
 	u32 id;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	if (!cumc_handle_split(ucmd->client, cmd->handle, &id))
+	if (!cumk_handle_split(ucmd->client, cmd->handle, &id))
 		return -ENOENT;
-	return cumc_handle_drop(ucmd->client, id);
+	return cumk_handle_drop(ucmd->client, id);
 }
 
 /* One line per live client for debugfs: its tag, then its usage. */
-void cumc_clients_show(struct seq_file *m)
+void cumk_clients_show(struct seq_file *m)
 {
-	struct cumc_client *client;
+	struct cumk_client *client;
 	unsigned long tag;
 
 	/* A client leaves the array before it is freed: the lock pins it. */
-	xa_lock(&cumc_clients);
-	xa_for_each(&cumc_clients, tag, client)
+	xa_lock(&cumk_clients);
+	xa_for_each(&cumk_clients, tag, client)
 		seq_printf(m, "%lu handles %llu objects %llu ranges %llu mapped %llu bound %llu\n",
 			   tag,
-			   cumc_usage_read(client->usage, CUMC_QUOTA_HANDLES),
-			   cumc_usage_read(client->usage, CUMC_QUOTA_OBJECTS),
-			   cumc_usage_read(client->usage, CUMC_QUOTA_RANGES),
-			   cumc_usage_read(client->usage, CUMC_QUOTA_MAPPED),
-			   cumc_usage_read(client->usage, CUMC_QUOTA_BOUND));
-	xa_unlock(&cumc_clients);
+			   cumk_usage_read(client->usage, CUMC_QUOTA_HANDLES),
+			   cumk_usage_read(client->usage, CUMC_QUOTA_OBJECTS),
+			   cumk_usage_read(client->usage, CUMC_QUOTA_RANGES),
+			   cumk_usage_read(client->usage, CUMC_QUOTA_MAPPED),
+			   cumk_usage_read(client->usage, CUMC_QUOTA_BOUND));
+	xa_unlock(&cumk_clients);
 }

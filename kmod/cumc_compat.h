@@ -30,9 +30,9 @@
  * class: remove module * from class_create()").
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-#define cumc_class_create(name) class_create(name)
+#define cumk_class_create(name) class_create(name)
 #else
-#define cumc_class_create(name) class_create(THIS_MODULE, name)
+#define cumk_class_create(name) class_create(THIS_MODULE, name)
 #endif
 
 /*
@@ -50,7 +50,7 @@
  * vm_flags_set()/vm_flags_clear(), which also assert the mmap write lock.
  * Before, the field was written directly (under the same lock).
  */
-static inline void cumc_vm_flags_set(struct vm_area_struct *vma,
+static inline void cumk_vm_flags_set(struct vm_area_struct *vma,
 				     unsigned long flags)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -60,7 +60,7 @@ static inline void cumc_vm_flags_set(struct vm_area_struct *vma,
 #endif
 }
 
-static inline void cumc_vm_flags_clear(struct vm_area_struct *vma,
+static inline void cumk_vm_flags_clear(struct vm_area_struct *vma,
 				       unsigned long flags)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -76,7 +76,7 @@ static inline void cumc_vm_flags_clear(struct vm_area_struct *vma,
  * ...) (the policy became the MMF_TOPDOWN flag), which lost its mm
  * argument again in 6.19 (it always placed in current->mm).
  */
-static inline unsigned long cumc_get_unmapped_area(unsigned long addr,
+static inline unsigned long cumk_get_unmapped_area(unsigned long addr,
 						   unsigned long len,
 						   unsigned long flags)
 {
@@ -94,9 +94,9 @@ static inline unsigned long cumc_get_unmapped_area(unsigned long addr,
  * NULL when fdget() found none); before, it had a file member.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define cumc_fd_file(f) fd_file(f)
+#define cumk_fd_file(f) fd_file(f)
 #else
-#define cumc_fd_file(f) ((f).file)
+#define cumk_fd_file(f) ((f).file)
 #endif
 
 /*
@@ -105,7 +105,7 @@ static inline unsigned long cumc_get_unmapped_area(unsigned long addr,
  * replaced, is in every release before 6.2, and random enough for fault
  * injection.
  */
-static inline u32 cumc_random_below(u32 ceil)
+static inline u32 cumk_random_below(u32 ceil)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 	return get_random_u32_below(ceil);
@@ -122,7 +122,7 @@ static inline u32 cumc_random_below(u32 ceil)
  * any) are validated strictly all the same, but a non-zero reserved field
  * is let through.
  */
-static inline void cumc_genl_strict_from(struct genl_family *family, u8 op)
+static inline void cumk_genl_strict_from(struct genl_family *family, u8 op)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 	family->resv_start_op = op;

@@ -8,50 +8,50 @@
 
 #include "cumc_internal.h"
 
-atomic_t cumc_live_clients = ATOMIC_INIT(0);
-atomic_t cumc_live_mems = ATOMIC_INIT(0);
-atomic_long_t cumc_live_pages = ATOMIC_LONG_INIT(0);
-atomic_t cumc_live_vas = ATOMIC_INIT(0);
-atomic_t cumc_live_mappings = ATOMIC_INIT(0);
-atomic_t cumc_live_mcs = ATOMIC_INIT(0);
-atomic_t cumc_live_binds = ATOMIC_INIT(0);
-atomic_t cumc_live_views = ATOMIC_INIT(0);
-atomic_t cumc_live_usages = ATOMIC_INIT(0);
+atomic_t cumk_live_clients = ATOMIC_INIT(0);
+atomic_t cumk_live_mems = ATOMIC_INIT(0);
+atomic_long_t cumk_live_pages = ATOMIC_LONG_INIT(0);
+atomic_t cumk_live_vas = ATOMIC_INIT(0);
+atomic_t cumk_live_mappings = ATOMIC_INIT(0);
+atomic_t cumk_live_mcs = ATOMIC_INIT(0);
+atomic_t cumk_live_binds = ATOMIC_INIT(0);
+atomic_t cumk_live_views = ATOMIC_INIT(0);
+atomic_t cumk_live_usages = ATOMIC_INIT(0);
 
-static struct dentry *cumc_debugfs_dir;
+static struct dentry *cumk_debugfs_dir;
 
-static int cumc_objects_show(struct seq_file *m, void *unused)
+static int cumk_objects_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "clients %d\n", atomic_read(&cumc_live_clients));
-	seq_printf(m, "mems %d\n", atomic_read(&cumc_live_mems));
-	seq_printf(m, "pages %ld\n", atomic_long_read(&cumc_live_pages));
-	seq_printf(m, "vas %d\n", atomic_read(&cumc_live_vas));
-	seq_printf(m, "mappings %d\n", atomic_read(&cumc_live_mappings));
-	seq_printf(m, "mcs %d\n", atomic_read(&cumc_live_mcs));
-	seq_printf(m, "binds %d\n", atomic_read(&cumc_live_binds));
-	seq_printf(m, "views %d\n", atomic_read(&cumc_live_views));
-	seq_printf(m, "usages %d\n", atomic_read(&cumc_live_usages));
+	seq_printf(m, "clients %d\n", atomic_read(&cumk_live_clients));
+	seq_printf(m, "mems %d\n", atomic_read(&cumk_live_mems));
+	seq_printf(m, "pages %ld\n", atomic_long_read(&cumk_live_pages));
+	seq_printf(m, "vas %d\n", atomic_read(&cumk_live_vas));
+	seq_printf(m, "mappings %d\n", atomic_read(&cumk_live_mappings));
+	seq_printf(m, "mcs %d\n", atomic_read(&cumk_live_mcs));
+	seq_printf(m, "binds %d\n", atomic_read(&cumk_live_binds));
+	seq_printf(m, "views %d\n", atomic_read(&cumk_live_views));
+	seq_printf(m, "usages %d\n", atomic_read(&cumk_live_usages));
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(cumc_objects);
+DEFINE_SHOW_ATTRIBUTE(cumk_objects);
 
-static int cumc_clients_usage_show(struct seq_file *m, void *unused)
+static int cumk_clients_usage_show(struct seq_file *m, void *unused)
 {
-	cumc_clients_show(m);
+	cumk_clients_show(m);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(cumc_clients_usage);
+DEFINE_SHOW_ATTRIBUTE(cumk_clients_usage);
 
-void cumc_debugfs_init(void)
+void cumk_debugfs_init(void)
 {
-	cumc_debugfs_dir = debugfs_create_dir("cumc", NULL);
-	debugfs_create_file("objects", 0444, cumc_debugfs_dir, NULL,
-			    &cumc_objects_fops);
-	debugfs_create_file("clients", 0444, cumc_debugfs_dir, NULL,
-			    &cumc_clients_usage_fops);
+	cumk_debugfs_dir = debugfs_create_dir("cumc", NULL);
+	debugfs_create_file("objects", 0444, cumk_debugfs_dir, NULL,
+			    &cumk_objects_fops);
+	debugfs_create_file("clients", 0444, cumk_debugfs_dir, NULL,
+			    &cumk_clients_usage_fops);
 }
 
-void cumc_debugfs_exit(void)
+void cumk_debugfs_exit(void)
 {
-	debugfs_remove_recursive(cumc_debugfs_dir);
+	debugfs_remove_recursive(cumk_debugfs_dir);
 }

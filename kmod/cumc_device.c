@@ -19,11 +19,11 @@ static unsigned int num_devices = 8;
 static unsigned long mem_size_mib = 81920;
 static unsigned long granularity = 2UL << 20;
 
-static struct cumc_device **cumc_devices;
+static struct cumk_device **cumk_devices;
 
-atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
+atomic64_t cumk_fabric_stats[CUMC_STAT_NR];
 
-static int cumc_param_set_num_devices(const char *val,
+static int cumk_param_set_num_devices(const char *val,
 				      const struct kernel_param *kp)
 {
 	unsigned int n;
@@ -38,15 +38,15 @@ static int cumc_param_set_num_devices(const char *val,
 	return 0;
 }
 
-static const struct kernel_param_ops cumc_num_devices_ops = {
-	.set = cumc_param_set_num_devices,
+static const struct kernel_param_ops cumk_num_devices_ops = {
+	.set = cumk_param_set_num_devices,
 	.get = param_get_uint,
 };
-module_param_cb(num_devices, &cumc_num_devices_ops, &num_devices, 0444);
+module_param_cb(num_devices, &cumk_num_devices_ops, &num_devices, 0444);
 MODULE_PARM_DESC(num_devices, "Number of simulated devices, 1 to 128 (default 8)");
 
 /* At least one page, a power of two, at most 1 GiB. */
-static int cumc_param_set_granularity(const char *val,
+static int cumk_param_set_granularity(const char *val,
 				      const struct kernel_param *kp)
 {
 	unsigned long g;
@@ -61,16 +61,16 @@ static int cumc_param_set_granularity(const char *val,
 	return 0;
 }
 
-static const struct kernel_param_ops cumc_granularity_ops = {
-	.set = cumc_param_set_granularity,
+static const struct kernel_param_ops cumk_granularity_ops = {
+	.set = cumk_param_set_granularity,
 	.get = param_get_ulong,
 };
-module_param_cb(granularity, &cumc_granularity_ops, &granularity, 0444);
+module_param_cb(granularity, &cumk_granularity_ops, &granularity, 0444);
 MODULE_PARM_DESC(granularity,
 		 "Allocation granularity in bytes, a power of two from PAGE_SIZE to 1 GiB (default 2 MiB)");
 
 /* Up to 16 TiB per device: sizes in bytes stay far from overflowing u64. */
-static int cumc_param_set_mem_size(const char *val,
+static int cumk_param_set_mem_size(const char *val,
 				   const struct kernel_param *kp)
 {
 	unsigned long mib;
@@ -85,31 +85,31 @@ static int cumc_param_set_mem_size(const char *val,
 	return 0;
 }
 
-static const struct kernel_param_ops cumc_mem_size_ops = {
-	.set = cumc_param_set_mem_size,
+static const struct kernel_param_ops cumk_mem_size_ops = {
+	.set = cumk_param_set_mem_size,
 	.get = param_get_ulong,
 };
-module_param_cb(mem_size_mib, &cumc_mem_size_ops, &mem_size_mib, 0444);
+module_param_cb(mem_size_mib, &cumk_mem_size_ops, &mem_size_mib, 0444);
 MODULE_PARM_DESC(mem_size_mib,
 		 "Device memory per device in MiB, backed lazily (default 81920, up to 16 TiB)");
 
-u32 cumc_num_devices(void)
+u32 cumk_num_devices(void)
 {
 	return num_devices;
 }
 
-u64 cumc_device_granularity(void)
+u64 cumk_device_granularity(void)
 {
 	return granularity;
 }
 
-static u64 cumc_device_mem_total(void)
+static u64 cumk_device_mem_total(void)
 {
 	return round_down((u64)mem_size_mib << 20, granularity);
 }
 
 /* The device ordinal, hashed: the same UUID every load, an RFC 4122 v4 shape. */
-static void cumc_device_make_uuid(struct cumc_device *dev)
+static void cumk_device_make_uuid(struct cumk_device *dev)
 {
 	u32 words[4];
 	int i;
@@ -121,19 +121,19 @@ static void cumc_device_make_uuid(struct cumc_device *dev)
 	dev->uuid[8] = (dev->uuid[8] & 0x3f) | 0x80;
 }
 
-struct cumc_device *cumc_device_get(u32 ordinal)
+struct cumk_device *cumk_device_get(u32 ordinal)
 {
 	if (ordinal >= num_devices)
 		return NULL;
-	return cumc_devices[array_index_nospec(ordinal, num_devices)];
+	return cumk_devices[array_index_nospec(ordinal, num_devices)];
 }
 
-int cumc_device_charge(struct cumc_device *dev, u64 bytes)
+int cumk_device_charge(struct cumk_device *dev, u64 bytes)
 {
 	int ret = 0;
 
 	spin_lock(&dev->lock);
-	if (bytes > cumc_device_mem_total() - dev->mem_used)
+	if (bytes > cumk_device_mem_total() - dev->mem_used)
 		ret = -ENOSPC;
 	else
 		dev->mem_used += bytes;
@@ -141,7 +141,7 @@ int cumc_device_charge(struct cumc_device *dev, u64 bytes)
 	return ret;
 }
 
-void cumc_device_uncharge(struct cumc_device *dev, u64 bytes)
+void cumk_device_uncharge(struct cumk_device *dev, u64 bytes)
 {
 	spin_lock(&dev->lock);
 	dev->mem_used -= bytes;
@@ -149,13 +149,13 @@ void cumc_device_uncharge(struct cumc_device *dev, u64 bytes)
 }
 
 /* Fill @info, whose @device names the device, as CUMC_DEVICE_INFO answers. */
-int cumc_device_describe(struct cumc_device_info *info)
+int cumk_device_describe(struct cumc_device_info *info)
 {
-	struct cumc_device *dev;
+	struct cumk_device *dev;
 
 	if (info->flags || info->__reserved)
 		return -EOPNOTSUPP;
-	dev = cumc_device_get(info->device);
+	dev = cumk_device_get(info->device);
 	if (!dev)
 		return -ENODEV;
 
@@ -166,7 +166,7 @@ int cumc_device_describe(struct cumc_device_info *info)
 	info->pci_domain = 0;
 	info->pci_bus = 0x10 + dev->ordinal;
 	info->pci_device = 0;
-	info->mem_total = cumc_device_mem_total();
+	info->mem_total = cumk_device_mem_total();
 	spin_lock(&dev->lock);
 	info->mem_free = info->mem_total - dev->mem_used;
 	spin_unlock(&dev->lock);
@@ -174,45 +174,45 @@ int cumc_device_describe(struct cumc_device_info *info)
 	return 0;
 }
 
-int cumc_device_ioctl_info(struct cumc_ucmd *ucmd)
+int cumk_device_ioctl_info(struct cumk_ucmd *ucmd)
 {
-	return cumc_device_describe(ucmd->cmd);
+	return cumk_device_describe(ucmd->cmd);
 }
 
-int cumc_devices_init(void)
+int cumk_devices_init(void)
 {
 	u32 i;
 
-	cumc_devices = kcalloc(num_devices, sizeof(*cumc_devices), GFP_KERNEL);
-	if (!cumc_devices)
+	cumk_devices = kcalloc(num_devices, sizeof(*cumk_devices), GFP_KERNEL);
+	if (!cumk_devices)
 		return -ENOMEM;
 	for (i = 0; i < num_devices; i++) {
-		struct cumc_device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+		struct cumk_device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 
 		if (!dev)
 			goto err_free_devices;
 		dev->ordinal = i;
 		spin_lock_init(&dev->lock);
-		cumc_device_make_uuid(dev);
-		cumc_devices[i] = dev;
+		cumk_device_make_uuid(dev);
+		cumk_devices[i] = dev;
 	}
 	return 0;
 
 err_free_devices:
 	while (i--)
-		kfree(cumc_devices[i]);
-	kfree(cumc_devices);
+		kfree(cumk_devices[i]);
+	kfree(cumk_devices);
 	return -ENOMEM;
 }
 
 /* Called after the last client is gone: nothing is charged any more. */
-void cumc_devices_exit(void)
+void cumk_devices_exit(void)
 {
 	u32 i;
 
 	for (i = 0; i < num_devices; i++) {
-		WARN_ON(cumc_devices[i]->mem_used);
-		kfree(cumc_devices[i]);
+		WARN_ON(cumk_devices[i]->mem_used);
+		kfree(cumk_devices[i]);
 	}
-	kfree(cumc_devices);
+	kfree(cumk_devices);
 }

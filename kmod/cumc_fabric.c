@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fabric page table: for each member of a multicast object, which
- * memory is bound at each multicast offset (struct cumc_bind in the
+ * memory is bound at each multicast offset (struct cumk_bind in the
  * member's range map), under the object's lock.
  *
  * A binding holds its memory and the binder's charge. Unbinding zaps the
@@ -19,7 +19,7 @@
 static unsigned long mc_page_size = SZ_512M;
 
 /* A power of two from a page to 1 GiB. */
-static int cumc_param_set_mc_page_size(const char *val,
+static int cumk_param_set_mc_page_size(const char *val,
 				       const struct kernel_param *kp)
 {
 	unsigned long size;
@@ -34,58 +34,58 @@ static int cumc_param_set_mc_page_size(const char *val,
 	return 0;
 }
 
-static const struct kernel_param_ops cumc_mc_page_size_ops = {
-	.set = cumc_param_set_mc_page_size,
+static const struct kernel_param_ops cumk_mc_page_size_ops = {
+	.set = cumk_param_set_mc_page_size,
 	.get = param_get_ulong,
 };
-module_param_cb(mc_page_size, &cumc_mc_page_size_ops, &mc_page_size, 0444);
+module_param_cb(mc_page_size, &cumk_mc_page_size_ops, &mc_page_size, 0444);
 MODULE_PARM_DESC(mc_page_size,
 		 "Fabric page size in bytes, the largest recommended multicast granularity (default 512 MiB)");
 
 /* Multicast bindings map device memory: the allocation granularity. */
-u64 cumc_fabric_granularity(void)
+u64 cumk_fabric_granularity(void)
 {
-	return cumc_device_granularity();
+	return cumk_device_granularity();
 }
 
-u64 cumc_fabric_page_size(void)
+u64 cumk_fabric_page_size(void)
 {
-	return max_t(u64, mc_page_size, cumc_fabric_granularity());
+	return max_t(u64, mc_page_size, cumk_fabric_granularity());
 }
 
-static void cumc_bind_free(struct cumc_bind *b)
+static void cumk_bind_free(struct cumk_bind *b)
 {
-	cumc_usage_uncharge(b->usage, CUMC_QUOTA_BOUND, b->length);
-	cumc_usage_put(b->usage);
-	cumc_stat_add(b->mem->dev, CUMC_STAT_BOUND_BYTES, -(s64)b->length);
-	cumc_object_put(&b->mem->obj);
-	atomic_dec(&cumc_live_binds);
+	cumk_usage_uncharge(b->usage, CUMC_QUOTA_BOUND, b->length);
+	cumk_usage_put(b->usage);
+	cumk_stat_add(b->mem->dev, CUMC_STAT_BOUND_BYTES, -(s64)b->length);
+	cumk_object_put(&b->mem->obj);
+	atomic_dec(&cumk_live_binds);
 	kfree(b);
 }
 
-static void cumc_bind_release(struct cumc_range *r, void *unused)
+static void cumk_bind_release(struct cumk_range *r, void *unused)
 {
-	cumc_bind_free(container_of(r, struct cumc_bind, range));
+	cumk_bind_free(container_of(r, struct cumk_bind, range));
 }
 
-static struct cumc_bind *cumc_bind_of(struct cumc_range *r)
+static struct cumk_bind *cumk_bind_of(struct cumk_range *r)
 {
-	return r ? container_of(r, struct cumc_bind, range) : NULL;
+	return r ? container_of(r, struct cumk_bind, range) : NULL;
 }
 
 /* The binding of member @slot holding @mc_offset, or NULL. */
-static struct cumc_bind *cumc_fabric_find(struct cumc_mc *mc, u32 slot,
+static struct cumk_bind *cumk_fabric_find(struct cumk_mc *mc, u32 slot,
 					  u64 mc_offset)
 {
 	lockdep_assert_held(&mc->lock);
-	return cumc_bind_of(cumc_range_find(&mc->members[slot].binds,
+	return cumk_bind_of(cumk_range_find(&mc->members[slot].binds,
 					    mc_offset));
 }
 
-static int cumc_fabric_check(struct cumc_mc *mc, u32 device,
-			     struct cumc_bind *b)
+static int cumk_fabric_check(struct cumk_mc *mc, u32 device,
+			     struct cumk_bind *b)
 {
-	u64 granularity = cumc_fabric_granularity();
+	u64 granularity = cumk_fabric_granularity();
 
 	if (!b->length || !IS_ALIGNED(b->mc_offset, granularity) ||
 	    !IS_ALIGNED(b->mem_offset, granularity) ||
@@ -105,15 +105,15 @@ static int cumc_fabric_check(struct cumc_mc *mc, u32 device,
 }
 
 /* Insert @b for member @device. */
-static int cumc_fabric_insert(struct cumc_mc *mc, u32 device,
-			      struct cumc_bind *b)
+static int cumk_fabric_insert(struct cumk_mc *mc, u32 device,
+			      struct cumk_bind *b)
 {
 	int slot, ret;
 
 	down_write(&mc->lock);
-	slot = cumc_team_slot(mc, device);
+	slot = cumk_team_slot(mc, device);
 	ret = slot < 0 ? slot :
-	      cumc_range_insert(&mc->members[slot].binds, &b->range,
+	      cumk_range_insert(&mc->members[slot].binds, &b->range,
 				b->mc_offset, b->length);
 	up_write(&mc->lock);
 	return ret;
@@ -124,123 +124,123 @@ static int cumc_fabric_insert(struct cumc_mc *mc, u32 device,
  * charged to @usage, the binder's. Takes over the caller's reference on
  * @mem, even on failure.
  */
-int cumc_fabric_bind(struct cumc_mc *mc, u32 device, struct cumc_mem *mem,
+int cumk_fabric_bind(struct cumk_mc *mc, u32 device, struct cumk_mem *mem,
 		     u64 mem_offset, u64 mc_offset, u64 length,
-		     struct cumc_usage *usage)
+		     struct cumk_usage *usage)
 {
-	struct cumc_bind *b;
+	struct cumk_bind *b;
 	int ret;
 
 	b = kzalloc(sizeof(*b), CUMC_GFP);
 	if (!b) {
-		cumc_object_put(&mem->obj);
+		cumk_object_put(&mem->obj);
 		return -ENOMEM;
 	}
 	b->mem = mem;
 	b->mem_offset = mem_offset;
 	b->mc_offset = mc_offset;
 	b->length = length;
-	ret = cumc_fabric_check(mc, device, b);
+	ret = cumk_fabric_check(mc, device, b);
 	if (ret)
 		goto err_free;
-	ret = cumc_usage_charge(usage, CUMC_QUOTA_BOUND, length);
+	ret = cumk_usage_charge(usage, CUMC_QUOTA_BOUND, length);
 	if (ret)
 		goto err_free;
-	b->usage = cumc_usage_get(usage);
+	b->usage = cumk_usage_get(usage);
 	ret = -ENOSPC;
-	if (cumc_fault_hit(CUMC_FAULT_BIND_NO_RESOURCES, mem->dev))
+	if (cumk_fault_hit(CUMC_FAULT_BIND_NO_RESOURCES, mem->dev))
 		goto err_uncharge;
-	atomic_inc(&cumc_live_binds);
-	cumc_stat_add(mem->dev, CUMC_STAT_BOUND_BYTES, length);
-	ret = cumc_fabric_insert(mc, device, b);
+	atomic_inc(&cumk_live_binds);
+	cumk_stat_add(mem->dev, CUMC_STAT_BOUND_BYTES, length);
+	ret = cumk_fabric_insert(mc, device, b);
 	if (ret) {
 		/* b was never visible: it goes the way an unbound one does. */
-		cumc_bind_free(b);
+		cumk_bind_free(b);
 		return ret;
 	}
 	return 0;
 
 err_uncharge:
-	cumc_usage_uncharge(usage, CUMC_QUOTA_BOUND, length);
-	cumc_usage_put(usage);
+	cumk_usage_uncharge(usage, CUMC_QUOTA_BOUND, length);
+	cumk_usage_put(usage);
 err_free:
-	cumc_object_put(&mem->obj);
+	cumk_object_put(&mem->obj);
 	kfree(b);
 	return ret;
 }
 
 /* The view file offset of member @slot's multicast offset 0. */
-unsigned long cumc_fabric_view_pgoff(struct cumc_mc *mc, u32 slot)
+unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot)
 {
 	return mc->pgoff + ((slot * mc->length) >> PAGE_SHIFT);
 }
 
 /* Remove the binding of @device that is exactly [@mc_offset, +@length). */
-int cumc_fabric_unbind(struct cumc_mc *mc, u32 device, u64 mc_offset,
+int cumk_fabric_unbind(struct cumk_mc *mc, u32 device, u64 mc_offset,
 		       u64 length)
 {
-	struct cumc_bind *b = NULL;
+	struct cumk_bind *b = NULL;
 	int slot, ret = 0;
 
 	down_write(&mc->lock);
-	slot = cumc_team_slot(mc, device);
+	slot = cumk_team_slot(mc, device);
 	if (slot < 0) {
 		ret = slot;
 		goto out_unlock;
 	}
 	if (mc_offset < mc->length)
-		b = cumc_fabric_find(mc, slot, mc_offset);
+		b = cumk_fabric_find(mc, slot, mc_offset);
 	if (!b || b->mc_offset != mc_offset || b->length != length) {
 		ret = -ENXIO;
 		goto out_unlock;
 	}
-	cumc_range_remove(&mc->members[slot].binds, &b->range);
-	cumc_vm_zap(cumc_fabric_view_pgoff(mc, slot) +
+	cumk_range_remove(&mc->members[slot].binds, &b->range);
+	cumk_vm_zap(cumk_fabric_view_pgoff(mc, slot) +
 		    (b->mc_offset >> PAGE_SHIFT), b->length);
 out_unlock:
 	up_write(&mc->lock);
 	if (!ret)
-		cumc_bind_free(b);
+		cumk_bind_free(b);
 	return ret;
 }
 
 /* The object is going: no view of it is left, so nothing to zap. */
-void cumc_fabric_release(struct cumc_mc *mc)
+void cumk_fabric_release(struct cumk_mc *mc)
 {
 	u32 i;
 
 	for (i = 0; i < mc->team.num_members; i++)
-		cumc_range_map_destroy(&mc->members[i].binds,
-				       cumc_bind_release, NULL);
+		cumk_range_map_destroy(&mc->members[i].binds,
+				       cumk_bind_release, NULL);
 }
 
 /*
  * The page of member @slot's memory bound at @offset: NULL when nothing
  * is bound there, an ERR_PTR when its memory cannot be had.
  */
-struct page *cumc_fabric_page(struct cumc_mc *mc, u32 slot, u64 offset)
+struct page *cumk_fabric_page(struct cumk_mc *mc, u32 slot, u64 offset)
 {
-	struct cumc_bind *b;
+	struct cumk_bind *b;
 	struct page *page;
 
 	lockdep_assert_held(&mc->lock);
-	b = cumc_fabric_find(mc, slot, offset);
+	b = cumk_fabric_find(mc, slot, offset);
 	if (!b)
 		return NULL;
-	page = cumc_mem_page(b->mem, (b->mem_offset + offset - b->mc_offset) >>
+	page = cumk_mem_page(b->mem, (b->mem_offset + offset - b->mc_offset) >>
 				     PAGE_SHIFT);
 	return page ? page : ERR_PTR(-ENOMEM);
 }
 
 /* Member @slot's bindings in offset order, for the control plane. */
-struct cumc_bind *cumc_fabric_first_bind(struct cumc_mc *mc, u32 slot)
+struct cumk_bind *cumk_fabric_first_bind(struct cumk_mc *mc, u32 slot)
 {
 	lockdep_assert_held(&mc->lock);
-	return cumc_bind_of(cumc_range_first(&mc->members[slot].binds, 0,
+	return cumk_bind_of(cumk_range_first(&mc->members[slot].binds, 0,
 					     U64_MAX));
 }
 
-struct cumc_bind *cumc_fabric_next_bind(struct cumc_bind *b)
+struct cumk_bind *cumk_fabric_next_bind(struct cumk_bind *b)
 {
-	return cumc_bind_of(cumc_range_next(&b->range, 0, U64_MAX));
+	return cumk_bind_of(cumk_range_next(&b->range, 0, U64_MAX));
 }

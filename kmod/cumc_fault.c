@@ -4,7 +4,7 @@
  * down, team setup failed, fabric out of resources, device memory full,
  * importer not permitted), on demand, per device or fabric-wide.
  *
- * A site asks cumc_fault_hit() whether to fail; the device's entry is
+ * A site asks cumk_fault_hit() whether to fail; the device's entry is
  * consulted first, then the fabric-wide one.
  */
 #include <linux/random.h>
@@ -14,13 +14,13 @@
 #include "cumc_internal.h"
 
 /**
- * struct cumc_fault - one armed fault
+ * struct cumk_fault - one armed fault
  * @mode: enum cumc_fault_mode
  * @value: N of EVERY_NTH, percent of PROBABILITY
  * @calls: calls seen while armed, for EVERY_NTH
  * @hits: faults injected
  */
-struct cumc_fault {
+struct cumk_fault {
 	u32 mode;
 	u32 value;
 	u64 calls;
@@ -30,13 +30,13 @@ struct cumc_fault {
 /* Slot CUMC_MAX_DEVICES is the fabric-wide entry. */
 #define CUMC_FAULT_FABRIC CUMC_MAX_DEVICES
 
-static DEFINE_SPINLOCK(cumc_fault_lock); /* protects cumc_faults; a leaf */
-static struct cumc_fault cumc_faults[CUMC_FAULT_NR][CUMC_MAX_DEVICES + 1];
+static DEFINE_SPINLOCK(cumk_fault_lock); /* protects cumk_faults; a leaf */
+static struct cumk_fault cumk_faults[CUMC_FAULT_NR][CUMC_MAX_DEVICES + 1];
 
-int cumc_fault_set(enum cumc_fault_type type, s32 device,
+int cumk_fault_set(enum cumc_fault_type type, s32 device,
 		   enum cumc_fault_mode mode, u32 value)
 {
-	struct cumc_fault *f;
+	struct cumk_fault *f;
 	u32 slot;
 
 	if (type >= CUMC_FAULT_NR || mode > CUMC_FAULT_MODE_PROBABILITY)
@@ -46,22 +46,22 @@ int cumc_fault_set(enum cumc_fault_type type, s32 device,
 		return -EINVAL;
 	if (device < 0)
 		slot = CUMC_FAULT_FABRIC;
-	else if (cumc_device_get(device))
+	else if (cumk_device_get(device))
 		slot = device;
 	else
 		return -ENODEV;
-	spin_lock(&cumc_fault_lock);
-	f = &cumc_faults[type][slot];
+	spin_lock(&cumk_fault_lock);
+	f = &cumk_faults[type][slot];
 	f->mode = mode;
 	f->value = value;
 	f->calls = 0;
 	if (mode == CUMC_FAULT_MODE_OFF)
 		f->hits = 0;
-	spin_unlock(&cumc_fault_lock);
+	spin_unlock(&cumk_fault_lock);
 	return 0;
 }
 
-static bool cumc_fault_eval(struct cumc_fault *f)
+static bool cumk_fault_eval(struct cumk_fault *f)
 {
 	bool hit;
 
@@ -74,7 +74,7 @@ static bool cumc_fault_eval(struct cumc_fault *f)
 		hit = ++f->calls % f->value == 0;
 		break;
 	case CUMC_FAULT_MODE_PROBABILITY:
-		hit = cumc_random_below(100) < f->value;
+		hit = cumk_random_below(100) < f->value;
 		break;
 	default:
 		hit = false;
@@ -84,51 +84,51 @@ static bool cumc_fault_eval(struct cumc_fault *f)
 	return hit;
 }
 
-static bool cumc_fault_hit_slot(enum cumc_fault_type type, u32 slot,
-				struct cumc_device *dev)
+static bool cumk_fault_hit_slot(enum cumc_fault_type type, u32 slot,
+				struct cumk_device *dev)
 {
 	bool hit;
 
-	spin_lock(&cumc_fault_lock);
-	hit = cumc_fault_eval(&cumc_faults[type][slot]);
-	spin_unlock(&cumc_fault_lock);
+	spin_lock(&cumk_fault_lock);
+	hit = cumk_fault_eval(&cumk_faults[type][slot]);
+	spin_unlock(&cumk_fault_lock);
 	if (hit)
-		cumc_stat_add(dev, CUMC_STAT_FAULTS, 1);
+		cumk_stat_add(dev, CUMC_STAT_FAULTS, 1);
 	return hit;
 }
 
 /* Whether the site should fail now; counts the fault when it should. */
-bool cumc_fault_hit(enum cumc_fault_type type, struct cumc_device *dev)
+bool cumk_fault_hit(enum cumc_fault_type type, struct cumk_device *dev)
 {
-	if (dev && cumc_fault_hit_slot(type, dev->ordinal, dev))
+	if (dev && cumk_fault_hit_slot(type, dev->ordinal, dev))
 		return true;
-	return cumc_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
+	return cumk_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
 }
 
 /* A team fault: any member's entry, then the fabric-wide one, once. */
-bool cumc_fault_hit_mc(enum cumc_fault_type type, struct cumc_mc *mc)
+bool cumk_fault_hit_mc(enum cumc_fault_type type, struct cumk_mc *mc)
 {
-	struct cumc_device *dev;
+	struct cumk_device *dev;
 	u32 i;
 
 	for (i = 0; i < mc->team.num_members; i++) {
 		dev = mc->members[i].dev;
-		if (cumc_fault_hit_slot(type, dev->ordinal, dev))
+		if (cumk_fault_hit_slot(type, dev->ordinal, dev))
 			return true;
 	}
-	return cumc_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
+	return cumk_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
 }
 
 /* The @index'th armed fault or one with hits, or -ENOENT past the last. */
-int cumc_fault_get(unsigned int index, struct cumc_fault_info *info)
+int cumk_fault_get(unsigned int index, struct cumk_fault_info *info)
 {
 	unsigned int type, slot, n = 0;
-	struct cumc_fault *f;
+	struct cumk_fault *f;
 
-	spin_lock(&cumc_fault_lock);
+	spin_lock(&cumk_fault_lock);
 	for (type = 0; type < CUMC_FAULT_NR; type++) {
 		for (slot = 0; slot <= CUMC_FAULT_FABRIC; slot++) {
-			f = &cumc_faults[type][slot];
+			f = &cumk_faults[type][slot];
 			if (f->mode == CUMC_FAULT_MODE_OFF && !f->hits)
 				continue;
 			if (n++ != index)
@@ -138,10 +138,10 @@ int cumc_fault_get(unsigned int index, struct cumc_fault_info *info)
 			info->mode = f->mode;
 			info->value = f->value;
 			info->hits = f->hits;
-			spin_unlock(&cumc_fault_lock);
+			spin_unlock(&cumk_fault_lock);
 			return 0;
 		}
 	}
-	spin_unlock(&cumc_fault_lock);
+	spin_unlock(&cumk_fault_lock);
 	return -ENOENT;
 }

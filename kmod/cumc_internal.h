@@ -34,14 +34,14 @@ struct sk_buff;
 
 /*
  * Lock order, outermost first (see also each lock where declared):
- *   mmap_lock > cumc_va.lock > cumc_mc.lock > i_mmap_rwsem
- *   genl_mutex (netlink commands and dumps) > cumc_mc.lock
- *   cumc_mc_ids' xa_lock, a client's handles' xa_lock, the fabric export
- *   table's xa_lock and cumc_fault_lock are leaves: nothing is taken under
+ *   mmap_lock > cumk_va.lock > cumk_mc.lock > i_mmap_rwsem
+ *   genl_mutex (netlink commands and dumps) > cumk_mc.lock
+ *   cumk_mc_ids' xa_lock, a client's handles' xa_lock, the fabric export
+ *   table's xa_lock and cumk_fault_lock are leaves: nothing is taken under
  *   them; a dump takes a reference under the xa_lock, drops it, and only
- *   then takes cumc_mc.lock.
+ *   then takes cumk_mc.lock.
  * Events (cumc_notify.c) are sent with GFP_KERNEL and take no cumc lock,
- * so they may be sent under cumc_mc.lock.
+ * so they may be sent under cumk_mc.lock.
  *
  * Who calls whom: the ioctl table and the netlink commands call the
  * objects' command handlers; binds and views call the address space, which
@@ -54,12 +54,12 @@ struct sk_buff;
  * memory cgroup, and failing with ENOMEM at the cgroup's limit rather than
  * calling the cgroup's OOM killer, which would kill the caller for asking.
  * Pages faulted into mappings are the exception: they are the caller's
- * memory like any other it touches (cumc_mem_page()).
+ * memory like any other it touches (cumk_mem_page()).
  */
 #define CUMC_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
 /* Counters of the control plane's STATS_GET, per device and fabric-wide. */
-enum cumc_stat {
+enum cumk_stat {
 	CUMC_STAT_OBJECTS,
 	CUMC_STAT_BOUND_BYTES,
 	CUMC_STAT_BINDS,
@@ -70,14 +70,14 @@ enum cumc_stat {
 };
 
 /**
- * struct cumc_device - one simulated GPU
+ * struct cumk_device - one simulated GPU
  * @ordinal: its index, as userspace names it
  * @uuid: stable for a given ordinal
  * @lock: protects @mem_used
  * @mem_used: bytes of the aperture handed to allocations
- * @stats: enum cumc_stat counters, atomic: no lock
+ * @stats: enum cumk_stat counters, atomic: no lock
  */
-struct cumc_device {
+struct cumk_device {
 	u32 ordinal;
 	u8 uuid[16];
 	spinlock_t lock; /* protects mem_used */
@@ -86,25 +86,25 @@ struct cumc_device {
 };
 
 /* The fabric-wide counters; each device has its own (cumc_device.c). */
-extern atomic64_t cumc_fabric_stats[CUMC_STAT_NR];
+extern atomic64_t cumk_fabric_stats[CUMC_STAT_NR];
 
 /* Count @n for @dev (may be NULL: fabric-wide only) and the fabric. */
-static inline void cumc_stat_add(struct cumc_device *dev, enum cumc_stat stat,
+static inline void cumk_stat_add(struct cumk_device *dev, enum cumk_stat stat,
 				 s64 n)
 {
-	atomic64_add(n, &cumc_fabric_stats[stat]);
+	atomic64_add(n, &cumk_fabric_stats[stat]);
 	if (dev)
 		atomic64_add(n, &dev->stats[stat]);
 }
 
 /**
- * struct cumc_range - an entry of a range map, embedded in what it maps
+ * struct cumk_range - an entry of a range map, embedded in what it maps
  * @rb: its node in the map's tree
  * @start: its first byte
  * @last: its last byte: inclusive, so that a range may end at 2^64
  * @subtree_last: the highest @last below @rb, which the tree maintains
  */
-struct cumc_range {
+struct cumk_range {
 	struct rb_node rb;
 	u64 start;
 	u64 last;
@@ -112,22 +112,22 @@ struct cumc_range {
 };
 
 /**
- * struct cumc_range_map - non-overlapping ranges, found by any byte in them
- * @root: an interval tree of struct cumc_range; no lock of its own, its
+ * struct cumk_range_map - non-overlapping ranges, found by any byte in them
+ * @root: an interval tree of struct cumk_range; no lock of its own, its
  *        owner's lock protects it
  */
-struct cumc_range_map {
+struct cumk_range_map {
 	struct rb_root_cached root;
 };
 
-enum cumc_object_type {
+enum cumk_object_type {
 	CUMC_OBJ_ANY = 0,	/* only as a lookup filter */
 	CUMC_OBJ_MEM,
 	CUMC_OBJ_MC,
 };
 
 /* What a client's usage record counts; each has a limit (cumc_quota.c). */
-enum cumc_quota_type {
+enum cumk_quota_type {
 	CUMC_QUOTA_HANDLES,	/* entries of its handle table */
 	CUMC_QUOTA_OBJECTS,	/* allocations and multicast objects it made */
 	CUMC_QUOTA_RANGES,	/* file offset slots: reservations, mc objects */
@@ -137,12 +137,12 @@ enum cumc_quota_type {
 };
 
 /**
- * struct cumc_usage - what is charged to one client
+ * struct cumk_usage - what is charged to one client
  * @ref: one for the client, one for each object and binding charged to it,
  *       which may outlive the client
- * @used: enum cumc_quota_type counts, atomic: no lock
+ * @used: enum cumk_quota_type counts, atomic: no lock
  */
-struct cumc_usage {
+struct cumk_usage {
 	struct kref ref;
 	atomic64_t used[CUMC_QUOTA_NR];
 };
@@ -150,100 +150,100 @@ struct cumc_usage {
 #define CUMC_FABRIC_SECRET_LEN 32
 #define CUMC_NO_CHANNEL (-1)
 
-struct cumc_object;
+struct cumk_object;
 
 /**
- * struct cumc_object_ops - what differs between kinds of object
- * @destroy: frees the containing object at the last cumc_object_put()
+ * struct cumk_object_ops - what differs between kinds of object
+ * @destroy: frees the containing object at the last cumk_object_put()
  * @publish: makes a new object visible beyond its creator's handle (the
  *           control plane, events) once its creation can no longer fail;
  *           may be NULL
  */
-struct cumc_object_ops {
-	void (*destroy)(struct cumc_object *obj);
-	void (*publish)(struct cumc_object *obj);
+struct cumk_object_ops {
+	void (*destroy)(struct cumk_object *obj);
+	void (*publish)(struct cumk_object *obj);
 };
 
 /**
- * struct cumc_object - what a handle names
- * @type: enum cumc_object_type, fixed at creation
+ * struct cumk_object - what a handle names
+ * @type: enum cumk_object_type, fixed at creation
  * @handle_types: enum cumc_handle_types it may be exported as
  * @ref: one per handle, mapping, exported fd or other holder
  * @ops: its kind's operations
  * @fabric_id: its entry in the fabric export table, 0 until first exported
- *             as a fabric handle; set once under cumc_fabric_lock
+ *             as a fabric handle; set once under cumk_fabric_lock
  * @fabric_channel: the IMEX channel of that export
  * @fabric_secret: the random part of its fabric handle
  * @usage: the creator's, charged one object (and for a multicast object one
  *         address range) until the object is freed; holds a reference
  */
-struct cumc_object {
-	enum cumc_object_type type;
+struct cumk_object {
+	enum cumk_object_type type;
 	u32 handle_types;
 	struct kref ref;
-	const struct cumc_object_ops *ops;
+	const struct cumk_object_ops *ops;
 	u32 fabric_id;
 	int fabric_channel;
 	u8 fabric_secret[CUMC_FABRIC_SECRET_LEN];
-	struct cumc_usage *usage;
+	struct cumk_usage *usage;
 };
 
 /**
- * struct cumc_client - one open file of /dev/cumc
- * @handles: handle id -> struct cumc_handle, each holding a reference on
+ * struct cumk_client - one open file of /dev/cumc
+ * @handles: handle id -> struct cumk_handle, each holding a reference on
  *           its object; the xarray's own lock serializes changes
  * @next_id: where the cyclic search for a free handle id starts
  * @tag: the upper 32 bits of every handle this client issues, unique among
  *       live clients so that another client's handle never resolves here
  * @reserve_lock: one CUMC_VA_RESERVE at a time; taken before mmap_lock
  * @pending_lock: protects @pending and @pending_task
- * @pending: the mapping cumc_vm_map() is placing with vm_mmap()
+ * @pending: the mapping cumk_vm_map() is placing with vm_mmap()
  * @pending_task: the thread doing so; only its mmap may take @pending
  * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
  * @usage: what is charged to this client, and may outlive it
  */
-struct cumc_client {
+struct cumk_client {
 	struct xarray handles;
 	u32 next_id;
 	u32 tag;
-	struct mutex reserve_lock; /* one cumc_vm_map() at a time */
+	struct mutex reserve_lock; /* one cumk_vm_map() at a time */
 	spinlock_t pending_lock; /* protects pending, pending_task */
-	struct cumc_vm_request *pending;
+	struct cumk_vm_request *pending;
 	struct task_struct *pending_task;
 	int channel;
-	struct cumc_usage *usage;
+	struct cumk_usage *usage;
 };
 
 /**
- * struct cumc_mem - a physical allocation (cuMemCreate)
+ * struct cumk_mem - a physical allocation (cuMemCreate)
  * @obj: its handle-table identity
  * @dev: the device whose memory it is
  * @length: bytes, a multiple of the device's granularity
  * @pages: page index -> struct page *, filled on first touch; its own lock
  *         serializes insertions
  */
-struct cumc_mem {
-	struct cumc_object obj;
-	struct cumc_device *dev;
+struct cumk_mem {
+	struct cumk_object obj;
+	struct cumk_device *dev;
 	u64 length;
 	struct xarray pages;
 };
 
-static inline struct cumc_mem *to_cumc_mem(struct cumc_object *obj)
+static inline struct cumk_mem *to_cumc_mem(struct cumk_object *obj)
 {
-	return container_of(obj, struct cumc_mem, obj);
+	return container_of(obj, struct cumk_mem, obj);
 }
 
 /* The state of a multicast team (cumc_team.c). */
-enum cumc_team_state {
+enum cumk_team_state {
 	CUMC_TEAM_FORMING,
 	CUMC_TEAM_READY,
 	CUMC_TEAM_FAILED,
 };
 
 /**
- * struct cumc_team - a multicast object's team and its setup, cumc_team.c's
- * @state: enum cumc_team_state; moves once, away from FORMING, under the
+ * struct cumk_team - a multicast object's team and its setup, cumc_team.c's
+ * @state: enum cumk_team_state; moves once, away from FORMING, under the
  *         object's lock held for writing; read without it by waiters
  * @num_members: devices joined so far; they fill the object's member slots
  *               in order; under the object's lock
@@ -253,8 +253,8 @@ enum cumc_team_state {
  * @setup_deadline: jiffies after which waiters give up with -ETIMEDOUT
  * @wq: binds and maps waiting for the team to leave FORMING
  */
-struct cumc_team {
-	enum cumc_team_state state;
+struct cumk_team {
+	enum cumk_team_state state;
 	u32 num_members;
 	bool setup_requested;
 	bool fm_pending;
@@ -263,7 +263,7 @@ struct cumc_team {
 };
 
 /**
- * struct cumc_bind - memory of one member bound into a multicast object
+ * struct cumk_bind - memory of one member bound into a multicast object
  * @range: its entry in its member's @binds, over [@mc_offset,
  *         @mc_offset + @length)
  * @mc_offset: where in the multicast object
@@ -272,30 +272,30 @@ struct cumc_team {
  * @mem_offset: where in @mem
  * @usage: the binder's, charged @length bytes; holds a reference
  */
-struct cumc_bind {
-	struct cumc_range range;
+struct cumk_bind {
+	struct cumk_range range;
 	u64 mc_offset;
 	u64 length;
-	struct cumc_mem *mem;
+	struct cumk_mem *mem;
 	u64 mem_offset;
-	struct cumc_usage *usage;
+	struct cumk_usage *usage;
 };
 
 /**
- * struct cumc_mc_member - one device of a multicast team
+ * struct cumk_mc_member - one device of a multicast team
  * @dev: the device, NULL while the slot is free (cumc_team.c)
- * @binds: multicast offset range -> struct cumc_bind: this member's part
+ * @binds: multicast offset range -> struct cumk_bind: this member's part
  *         of the fabric page table (cumc_fabric.c)
  */
-struct cumc_mc_member {
-	struct cumc_device *dev;
-	struct cumc_range_map binds;
+struct cumk_mc_member {
+	struct cumk_device *dev;
+	struct cumk_range_map binds;
 };
 
 /**
- * struct cumc_mc - a multicast object (cuMulticastCreate)
+ * struct cumk_mc - a multicast object (cuMulticastCreate)
  * @obj: its handle-table identity
- * @id: its entry in cumc_mc_ids, the control plane's name for it and the
+ * @id: its entry in cumk_mc_ids, the control plane's name for it and the
  *      request id of its team setup; reserved at creation, published when
  *      the creation can no longer fail
  * @published: it was published: its deletion is announced
@@ -304,29 +304,29 @@ struct cumc_mc_member {
  * @pgoff: file offsets of the member views (see cumc_vm.c): member slot i
  *         shows at @pgoff + i * (@length >> PAGE_SHIFT)
  * @lock: protects @team and the members and their bindings; taken after
- *        mmap_lock and cumc_va.lock, before i_mmap_rwsem
+ *        mmap_lock and cumk_va.lock, before i_mmap_rwsem
  * @team: the team and its setup
  * @members: @num_devices slots
  */
-struct cumc_mc {
-	struct cumc_object obj;
+struct cumk_mc {
+	struct cumk_object obj;
 	u32 id;
 	bool published;
 	u32 num_devices;
 	u64 length;
 	unsigned long pgoff;
 	struct rw_semaphore lock;
-	struct cumc_team team;
-	struct cumc_mc_member members[];
+	struct cumk_team team;
+	struct cumk_mc_member members[];
 };
 
-static inline struct cumc_mc *to_cumc_mc(struct cumc_object *obj)
+static inline struct cumk_mc *to_cumc_mc(struct cumk_object *obj)
 {
-	return container_of(obj, struct cumc_mc, obj);
+	return container_of(obj, struct cumk_mc, obj);
 }
 
 /**
- * struct cumc_vm_request - a mapping cumc_vm_map() is to make
+ * struct cumk_vm_request - a mapping cumk_vm_map() is to make
  * @addr: preferred start, or 0
  * @length: bytes
  * @alignment: of the start address, a power of two
@@ -336,7 +336,7 @@ static inline struct cumc_mc *to_cumc_mc(struct cumc_object *obj)
  * @private: the VMA's private data, which its close() releases
  * @taken: set once a VMA owns @private
  */
-struct cumc_vm_request {
+struct cumk_vm_request {
 	u64 addr;
 	u64 length;
 	u64 alignment;
@@ -348,7 +348,7 @@ struct cumc_vm_request {
 };
 
 /**
- * struct cumc_mapping - an object mapped into a reservation
+ * struct cumk_mapping - an object mapped into a reservation
  * @addr: start address
  * @length: bytes: an allocation's whole length, or the start of a
  *          multicast object
@@ -361,11 +361,11 @@ struct cumc_vm_request {
  * @range: its entry in its reservation's @mappings, over [@addr,
  *         @addr + @length)
  */
-struct cumc_mapping {
-	struct cumc_range range;
+struct cumk_mapping {
+	struct cumk_range range;
 	u64 addr;
 	u64 length;
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 	DECLARE_BITMAP(readers, CUMC_MAX_DEVICES);
 	DECLARE_BITMAP(writers, CUMC_MAX_DEVICES);
 	bool populated;
@@ -373,44 +373,44 @@ struct cumc_mapping {
 };
 
 /**
- * struct cumc_va - a reservation of device address space, owned by its VMA
+ * struct cumk_va - a reservation of device address space, owned by its VMA
  * @client: the client that made it, charged one address range for it and
  *          the bytes of its mappings; the VMA holds the client's file, so
  *          the client outlives the reservation
  * @pgoff: the file offsets of its VMA (see cumc_vm.c)
  * @lock: protects @mappings, the mappings in it and @freeing; taken after
  *        mmap_lock
- * @mappings: address range -> struct cumc_mapping
+ * @mappings: address range -> struct cumk_mapping
  * @freeing: CUMC_VA_FREE is removing it: no new mappings
  */
-struct cumc_va {
-	struct cumc_client *client;
+struct cumk_va {
+	struct cumk_client *client;
 	unsigned long pgoff;
 	struct rw_semaphore lock;
-	struct cumc_range_map mappings;
+	struct cumk_range_map mappings;
 	bool freeing;
 };
 
 /**
- * struct cumc_handle_reservation - a handle given to a caller, not yet valid
+ * struct cumk_handle_reservation - a handle given to a caller, not yet valid
  * @h: the new entry, NULL when an existing handle was retained
  * @id: its index in the client's table
  * @obj: the object; set while a reservation is pending
  * @created: @obj is new: publish it when the handle is finalized
  *
- * A command that answers a handle reserves it (cumc_handle_reserve() or
- * cumc_handle_retain()); the dispatcher finalizes it once the answer has
+ * A command that answers a handle reserves it (cumk_handle_reserve() or
+ * cumk_handle_retain()); the dispatcher finalizes it once the answer has
  * reached the caller, or aborts it. Until then nothing else sees it.
  */
-struct cumc_handle_reservation {
-	struct cumc_handle *h;
+struct cumk_handle_reservation {
+	struct cumk_handle *h;
 	u32 id;
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 	bool created;
 };
 
 /**
- * struct cumc_ucmd - one ioctl call
+ * struct cumk_ucmd - one ioctl call
  * @filp: the open file of /dev/cumc
  * @client: its client
  * @ubuffer: the caller's struct
@@ -421,19 +421,19 @@ struct cumc_handle_reservation {
  *                with @new_map_length if the answer cannot be written
  * @new_map_length: its length
  */
-struct cumc_ucmd {
+struct cumk_ucmd {
 	struct file *filp;
-	struct cumc_client *client;
+	struct cumk_client *client;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
-	struct cumc_handle_reservation new_handle;
+	struct cumk_handle_reservation new_handle;
 	u64 new_map_addr;
 	u64 new_map_length;
 };
 
 /* Write the command's struct back, no more of it than the caller has. */
-static inline int cumc_ucmd_respond(struct cumc_ucmd *ucmd, size_t cmd_len)
+static inline int cumk_ucmd_respond(struct cumk_ucmd *ucmd, size_t cmd_len)
 {
 	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
 			 min_t(size_t, ucmd->user_size, cmd_len)))
@@ -442,84 +442,84 @@ static inline int cumc_ucmd_respond(struct cumc_ucmd *ucmd, size_t cmd_len)
 }
 
 /* cumc_range.c: range maps, under their owner's lock */
-void cumc_range_map_init(struct cumc_range_map *map);
-bool cumc_range_map_empty(const struct cumc_range_map *map);
-int cumc_range_insert(struct cumc_range_map *map, struct cumc_range *r,
+void cumk_range_map_init(struct cumk_range_map *map);
+bool cumk_range_map_empty(const struct cumk_range_map *map);
+int cumk_range_insert(struct cumk_range_map *map, struct cumk_range *r,
 		      u64 start, u64 length);
-void cumc_range_remove(struct cumc_range_map *map, struct cumc_range *r);
-struct cumc_range *cumc_range_find(struct cumc_range_map *map, u64 addr);
-struct cumc_range *cumc_range_first(struct cumc_range_map *map, u64 start,
+void cumk_range_remove(struct cumk_range_map *map, struct cumk_range *r);
+struct cumk_range *cumk_range_find(struct cumk_range_map *map, u64 addr);
+struct cumk_range *cumk_range_first(struct cumk_range_map *map, u64 start,
 				    u64 last);
-struct cumc_range *cumc_range_next(struct cumc_range *r, u64 start, u64 last);
-void cumc_range_map_destroy(struct cumc_range_map *map,
-			    void (*release)(struct cumc_range *r, void *data),
+struct cumk_range *cumk_range_next(struct cumk_range *r, u64 start, u64 last);
+void cumk_range_map_destroy(struct cumk_range_map *map,
+			    void (*release)(struct cumk_range *r, void *data),
 			    void *data);
 
 /* Every entry of @map overlapping [@start, @last], in address order. */
-#define cumc_range_for_each(r, map, start, last)			\
-	for ((r) = cumc_range_first(map, start, last); (r);		\
-	     (r) = cumc_range_next(r, start, last))
+#define cumk_range_for_each(r, map, start, last)			\
+	for ((r) = cumk_range_first(map, start, last); (r);		\
+	     (r) = cumk_range_next(r, start, last))
 
 /* cumc_quota.c: per-client quotas */
-struct cumc_usage *cumc_usage_create(void);
-struct cumc_usage *cumc_usage_get(struct cumc_usage *usage);
-void cumc_usage_put(struct cumc_usage *usage);
-int cumc_usage_charge(struct cumc_usage *usage, enum cumc_quota_type quota,
+struct cumk_usage *cumk_usage_create(void);
+struct cumk_usage *cumk_usage_get(struct cumk_usage *usage);
+void cumk_usage_put(struct cumk_usage *usage);
+int cumk_usage_charge(struct cumk_usage *usage, enum cumk_quota_type quota,
 		      u64 n);
-void cumc_usage_uncharge(struct cumc_usage *usage, enum cumc_quota_type quota,
+void cumk_usage_uncharge(struct cumk_usage *usage, enum cumk_quota_type quota,
 			 u64 n);
-u64 cumc_usage_read(struct cumc_usage *usage, enum cumc_quota_type quota);
+u64 cumk_usage_read(struct cumk_usage *usage, enum cumk_quota_type quota);
 
 /* cumc_device.c: the simulated devices and their counters */
-int cumc_devices_init(void);
-void cumc_devices_exit(void);
-u32 cumc_num_devices(void);
-struct cumc_device *cumc_device_get(u32 ordinal);
-u64 cumc_device_granularity(void);
-int cumc_device_charge(struct cumc_device *dev, u64 bytes);
-void cumc_device_uncharge(struct cumc_device *dev, u64 bytes);
-int cumc_device_describe(struct cumc_device_info *info);
-int cumc_device_ioctl_info(struct cumc_ucmd *ucmd);
+int cumk_devices_init(void);
+void cumk_devices_exit(void);
+u32 cumk_num_devices(void);
+struct cumk_device *cumk_device_get(u32 ordinal);
+u64 cumk_device_granularity(void);
+int cumk_device_charge(struct cumk_device *dev, u64 bytes);
+void cumk_device_uncharge(struct cumk_device *dev, u64 bytes);
+int cumk_device_describe(struct cumc_device_info *info);
+int cumk_device_ioctl_info(struct cumk_ucmd *ucmd);
 
 /* cumc_object.c: what handles name, and the fabric export table */
-int cumc_object_charge(struct cumc_usage *usage, struct cumc_object *obj);
-void cumc_object_uncharge(struct cumc_object *obj);
-void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
-		      u32 handle_types, const struct cumc_object_ops *ops);
-void cumc_object_put(struct cumc_object *obj);
-int cumc_object_fabric_publish(struct cumc_object *obj, int channel);
-struct cumc_object *cumc_object_fabric_get(u32 id, const u8 *secret,
+int cumk_object_charge(struct cumk_usage *usage, struct cumk_object *obj);
+void cumk_object_uncharge(struct cumk_object *obj);
+void cumk_object_init(struct cumk_object *obj, enum cumk_object_type type,
+		      u32 handle_types, const struct cumk_object_ops *ops);
+void cumk_object_put(struct cumk_object *obj);
+int cumk_object_fabric_publish(struct cumk_object *obj, int channel);
+struct cumk_object *cumk_object_fabric_get(u32 id, const u8 *secret,
 					   int channel);
 
 /* cumc_client.c: open files and their handle tables */
-struct cumc_client *cumc_client_create(void);
-void cumc_client_destroy(struct cumc_client *client);
-int cumc_handle_reserve(struct cumc_client *client, struct cumc_object *obj,
-			struct cumc_handle_reservation *res, u64 *handle);
-int cumc_handle_retain(struct cumc_client *client, struct cumc_object *obj,
-		       struct cumc_handle_reservation *res, u64 *handle);
-void cumc_handle_finalize(struct cumc_client *client,
-			  struct cumc_handle_reservation *res);
-void cumc_handle_abort(struct cumc_client *client,
-		       struct cumc_handle_reservation *res);
-struct cumc_object *cumc_handle_get(struct cumc_client *client, u64 handle,
-				    enum cumc_object_type type);
-int cumc_handle_ioctl_release(struct cumc_ucmd *ucmd);
-void cumc_clients_show(struct seq_file *m);
+struct cumk_client *cumk_client_create(void);
+void cumk_client_destroy(struct cumk_client *client);
+int cumk_handle_reserve(struct cumk_client *client, struct cumk_object *obj,
+			struct cumk_handle_reservation *res, u64 *handle);
+int cumk_handle_retain(struct cumk_client *client, struct cumk_object *obj,
+		       struct cumk_handle_reservation *res, u64 *handle);
+void cumk_handle_finalize(struct cumk_client *client,
+			  struct cumk_handle_reservation *res);
+void cumk_handle_abort(struct cumk_client *client,
+		       struct cumk_handle_reservation *res);
+struct cumk_object *cumk_handle_get(struct cumk_client *client, u64 handle,
+				    enum cumk_object_type type);
+int cumk_handle_ioctl_release(struct cumk_ucmd *ucmd);
+void cumk_clients_show(struct seq_file *m);
 
 /* A new handle for @obj, answered by @ucmd; takes over the reference. */
-static inline int cumc_ucmd_new_handle(struct cumc_ucmd *ucmd,
-				       struct cumc_object *obj, u64 *handle)
+static inline int cumk_ucmd_new_handle(struct cumk_ucmd *ucmd,
+				       struct cumk_object *obj, u64 *handle)
 {
-	return cumc_handle_reserve(ucmd->client, obj, &ucmd->new_handle,
+	return cumk_handle_reserve(ucmd->client, obj, &ucmd->new_handle,
 				   handle);
 }
 
 /* The same for an object @ucmd created: published when it is finalized. */
-static inline int cumc_ucmd_new_object(struct cumc_ucmd *ucmd,
-				       struct cumc_object *obj, u64 *handle)
+static inline int cumk_ucmd_new_object(struct cumk_ucmd *ucmd,
+				       struct cumk_object *obj, u64 *handle)
 {
-	int ret = cumc_ucmd_new_handle(ucmd, obj, handle);
+	int ret = cumk_ucmd_new_handle(ucmd, obj, handle);
 
 	if (!ret)
 		ucmd->new_handle.created = true;
@@ -527,14 +527,14 @@ static inline int cumc_ucmd_new_object(struct cumc_ucmd *ucmd,
 }
 
 /* cumc_memory.c: physical allocations */
-int cumc_mem_ioctl_create(struct cumc_ucmd *ucmd);
-int cumc_mem_ioctl_info(struct cumc_ucmd *ucmd);
-struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index);
+int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd);
+int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd);
+struct page *cumk_mem_page(struct cumk_mem *mem, pgoff_t index);
 
 /* cumc_vm.c: mappings the module makes in a client's process */
-int cumc_vm_init(void);
-void cumc_vm_exit(void);
-void cumc_vm_open(struct file *filp);
+int cumk_vm_init(void);
+void cumk_vm_exit(void);
+void cumk_vm_open(struct file *filp);
 /*
  * Each owner of offsets gets a slot of 2^47 bytes of them; slot 0 is unused
  * and the last ends below 2^63, as loff_t needs.
@@ -543,111 +543,111 @@ void cumc_vm_open(struct file *filp);
 #define CUMC_VM_MAX_SLOTS ((1U << (63 - CUMC_VM_SLOT_SHIFT)) - 1)
 /* What one owner of file offsets may map: a reservation, all member views. */
 #define CUMC_VM_MAX_OFFSETS BIT_ULL(CUMC_VM_SLOT_SHIFT)
-int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff);
-void cumc_vm_free_offsets(unsigned long pgoff);
-void cumc_vm_zap(unsigned long pgoff, u64 length);
-unsigned long cumc_vm_get_unmapped_area(struct file *filp, unsigned long addr,
+int cumk_vm_alloc_offsets(void *owner, unsigned long *pgoff);
+void cumk_vm_free_offsets(unsigned long pgoff);
+void cumk_vm_zap(unsigned long pgoff, u64 length);
+unsigned long cumk_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);
-int cumc_vm_mmap(struct file *filp, struct vm_area_struct *vma);
-unsigned long cumc_vm_map(struct file *filp, struct cumc_vm_request *req);
-int cumc_vm_may_split(struct vm_area_struct *vma, unsigned long addr);
-int cumc_vm_mremap(struct vm_area_struct *vma);
-int cumc_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
+int cumk_vm_mmap(struct file *filp, struct vm_area_struct *vma);
+unsigned long cumk_vm_map(struct file *filp, struct cumk_vm_request *req);
+int cumk_vm_may_split(struct vm_area_struct *vma, unsigned long addr);
+int cumk_vm_mremap(struct vm_area_struct *vma);
+int cumk_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
 		     unsigned long end, unsigned long newflags);
 
 /* cumc_notify.c: the generic netlink family and its monitor events */
-int cumc_notify_register(const struct genl_small_ops *ops, unsigned int n_ops,
+int cumk_notify_register(const struct genl_small_ops *ops, unsigned int n_ops,
 			 const struct nla_policy *policy);
-void cumc_notify_unregister(void);
-void *cumc_notify_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
+void cumk_notify_unregister(void);
+void *cumk_notify_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			   u8 cmd);
-void *cumc_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
+void *cumk_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
 			    u8 cmd);
-void cumc_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length);
-void cumc_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length);
+void cumk_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length);
+void cumk_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length);
 
 /* cumc_team.c: a multicast team's forming and its setup by the fabric manager */
-void cumc_team_init(struct cumc_mc *mc);
-int cumc_team_join(struct cumc_mc *mc, struct cumc_device *dev);
-int cumc_team_slot(struct cumc_mc *mc, u32 device);
-int cumc_team_respond(struct cumc_mc *mc, bool ok);
-int cumc_team_wait_ready(struct cumc_mc *mc);
-enum cumc_team_state_uapi cumc_team_state_uapi(struct cumc_mc *mc);
-enum cumc_fm_mode cumc_team_fm_mode(void);
-void cumc_team_set_fm_mode(enum cumc_fm_mode mode);
-u32 cumc_team_fm_timeout_ms(void);
-void cumc_team_set_fm_timeout_ms(u32 ms);
+void cumk_team_init(struct cumk_mc *mc);
+int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev);
+int cumk_team_slot(struct cumk_mc *mc, u32 device);
+int cumk_team_respond(struct cumk_mc *mc, bool ok);
+int cumk_team_wait_ready(struct cumk_mc *mc);
+enum cumc_team_state_uapi cumk_team_uapi_state(struct cumk_mc *mc);
+enum cumc_fm_mode cumk_team_fm_mode(void);
+void cumk_team_set_fm_mode(enum cumc_fm_mode mode);
+u32 cumk_team_fm_timeout_ms(void);
+void cumk_team_set_fm_timeout_ms(u32 ms);
 
 /* cumc_fabric.c: the fabric page table, under each object's lock */
-u64 cumc_fabric_granularity(void);
-u64 cumc_fabric_page_size(void);
-int cumc_fabric_bind(struct cumc_mc *mc, u32 device, struct cumc_mem *mem,
+u64 cumk_fabric_granularity(void);
+u64 cumk_fabric_page_size(void);
+int cumk_fabric_bind(struct cumk_mc *mc, u32 device, struct cumk_mem *mem,
 		     u64 mem_offset, u64 mc_offset, u64 length,
-		     struct cumc_usage *usage);
-int cumc_fabric_unbind(struct cumc_mc *mc, u32 device, u64 mc_offset,
+		     struct cumk_usage *usage);
+int cumk_fabric_unbind(struct cumk_mc *mc, u32 device, u64 mc_offset,
 		       u64 length);
-void cumc_fabric_release(struct cumc_mc *mc);
-unsigned long cumc_fabric_view_pgoff(struct cumc_mc *mc, u32 slot);
-struct page *cumc_fabric_page(struct cumc_mc *mc, u32 slot, u64 offset);
-struct cumc_bind *cumc_fabric_first_bind(struct cumc_mc *mc, u32 slot);
-struct cumc_bind *cumc_fabric_next_bind(struct cumc_bind *b);
+void cumk_fabric_release(struct cumk_mc *mc);
+unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot);
+struct page *cumk_fabric_page(struct cumk_mc *mc, u32 slot, u64 offset);
+struct cumk_bind *cumk_fabric_first_bind(struct cumk_mc *mc, u32 slot);
+struct cumk_bind *cumk_fabric_next_bind(struct cumk_bind *b);
 
 /* cumc_multicast.c: multicast objects */
-int cumc_mc_ioctl_create(struct cumc_ucmd *ucmd);
-int cumc_mc_ioctl_add_device(struct cumc_ucmd *ucmd);
-int cumc_mc_ioctl_info(struct cumc_ucmd *ucmd);
-struct cumc_mc *cumc_mc_get_next(unsigned long *id);
-int cumc_mc_fm_respond(u32 req_id, bool ok);
+int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd);
+int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd);
+int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd);
+struct cumk_mc *cumk_mc_get_next(unsigned long *id);
+int cumk_mc_fm_respond(u32 req_id, bool ok);
 
 /* cumc_va.c: device address space */
-int cumc_va_ioctl_reserve(struct cumc_ucmd *ucmd);
-int cumc_va_ioctl_free(struct cumc_ucmd *ucmd);
-int cumc_va_ioctl_map(struct cumc_ucmd *ucmd);
-int cumc_va_ioctl_unmap(struct cumc_ucmd *ucmd);
-int cumc_va_ioctl_set_access(struct cumc_ucmd *ucmd);
-int cumc_va_ioctl_query(struct cumc_ucmd *ucmd);
-struct cumc_mem *cumc_va_resolve(struct cumc_client *client, u64 addr,
+int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd);
+int cumk_va_ioctl_free(struct cumk_ucmd *ucmd);
+int cumk_va_ioctl_map(struct cumk_ucmd *ucmd);
+int cumk_va_ioctl_unmap(struct cumk_ucmd *ucmd);
+int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd);
+int cumk_va_ioctl_query(struct cumk_ucmd *ucmd);
+struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 				 u64 length, u64 *mem_offset);
-struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
+struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 				   u64 *map_addr, u64 *length, bool *writable);
 
 /* cumc_bind.c: binding memory into multicast objects */
-int cumc_bind_ioctl_mem(struct cumc_ucmd *ucmd);
-int cumc_bind_ioctl_addr(struct cumc_ucmd *ucmd);
-int cumc_bind_ioctl_unbind(struct cumc_ucmd *ucmd);
+int cumk_bind_ioctl_mem(struct cumk_ucmd *ucmd);
+int cumk_bind_ioctl_addr(struct cumk_ucmd *ucmd);
+int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd);
 
 /* cumc_view.c: the member views of multicast mappings */
-int cumc_view_ioctl(struct cumc_ucmd *ucmd);
+int cumk_view_ioctl(struct cumk_ucmd *ucmd);
 
 /* cumc_sharing.c: exported fds, fabric handles and IMEX channels */
-int cumc_sharing_init(void);
-void cumc_sharing_exit(void);
-int cumc_sharing_ioctl_export_fd(struct cumc_ucmd *ucmd);
-int cumc_sharing_ioctl_import_fd(struct cumc_ucmd *ucmd);
-int cumc_sharing_ioctl_attach_channel(struct cumc_ucmd *ucmd);
-int cumc_sharing_ioctl_export_fabric(struct cumc_ucmd *ucmd);
-int cumc_sharing_ioctl_import_fabric(struct cumc_ucmd *ucmd);
+int cumk_sharing_init(void);
+void cumk_sharing_exit(void);
+int cumk_sharing_ioctl_export_fd(struct cumk_ucmd *ucmd);
+int cumk_sharing_ioctl_import_fd(struct cumk_ucmd *ucmd);
+int cumk_sharing_ioctl_attach_channel(struct cumk_ucmd *ucmd);
+int cumk_sharing_ioctl_export_fabric(struct cumk_ucmd *ucmd);
+int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd);
 
 /* cumc_debugfs.c: counters the tests read */
-extern atomic_t cumc_live_clients;
-extern atomic_t cumc_live_mems;
-extern atomic_long_t cumc_live_pages;
-extern atomic_t cumc_live_vas;
-extern atomic_t cumc_live_mappings;
-extern atomic_t cumc_live_mcs;
-extern atomic_t cumc_live_binds;
-extern atomic_t cumc_live_views;
-extern atomic_t cumc_live_usages;
-void cumc_debugfs_init(void);
-void cumc_debugfs_exit(void);
+extern atomic_t cumk_live_clients;
+extern atomic_t cumk_live_mems;
+extern atomic_long_t cumk_live_pages;
+extern atomic_t cumk_live_vas;
+extern atomic_t cumk_live_mappings;
+extern atomic_t cumk_live_mcs;
+extern atomic_t cumk_live_binds;
+extern atomic_t cumk_live_views;
+extern atomic_t cumk_live_usages;
+void cumk_debugfs_init(void);
+void cumk_debugfs_exit(void);
 
-/* cumc_fault.c: fault injection; cumc_fault_lock (a leaf) guards the table */
-int cumc_fault_set(enum cumc_fault_type type, s32 device,
+/* cumc_fault.c: fault injection; cumk_fault_lock (a leaf) guards the table */
+int cumk_fault_set(enum cumc_fault_type type, s32 device,
 		   enum cumc_fault_mode mode, u32 value);
-bool cumc_fault_hit(enum cumc_fault_type type, struct cumc_device *dev);
-bool cumc_fault_hit_mc(enum cumc_fault_type type, struct cumc_mc *mc);
-struct cumc_fault_info {
+bool cumk_fault_hit(enum cumc_fault_type type, struct cumk_device *dev);
+bool cumk_fault_hit_mc(enum cumc_fault_type type, struct cumk_mc *mc);
+struct cumk_fault_info {
 	u32 type;
 	s32 device;	/* -1: fabric-wide */
 	u32 mode;
@@ -655,13 +655,13 @@ struct cumc_fault_info {
 	u64 hits;
 };
 
-int cumc_fault_get(unsigned int index, struct cumc_fault_info *info);
+int cumk_fault_get(unsigned int index, struct cumk_fault_info *info);
 
 /* cumc_netlink.c: the control plane's commands */
-int cumc_netlink_init(void);
-void cumc_netlink_exit(void);
+int cumk_netlink_init(void);
+void cumk_netlink_exit(void);
 
 /* cumc_ioctl.c: the dispatch table */
-long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+long cumk_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 #endif /* _CUMC_INTERNAL_H */

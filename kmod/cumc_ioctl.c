@@ -14,7 +14,7 @@
 
 #include "cumc_internal.h"
 
-union cumc_ucmd_buffer {
+union cumk_ucmd_buffer {
 	struct cumc_query query;
 	struct cumc_device_info device_info;
 	struct cumc_mem_create mem_create;
@@ -46,47 +46,47 @@ union cumc_ucmd_buffer {
  * answers, if any. Commands that need more (a descriptor, several
  * mappings) answer by themselves.
  */
-struct cumc_ioctl_op {
+struct cumk_ioctl_op {
 	unsigned int size;
 	unsigned int min_size;
 	unsigned int ioctl_num;
-	int (*execute)(struct cumc_ucmd *ucmd);
+	int (*execute)(struct cumk_ucmd *ucmd);
 	bool respond;
 };
 
-static int cumc_ioctl_finish(const struct cumc_ioctl_op *op,
-			     struct cumc_ucmd *ucmd, int ret)
+static int cumk_ioctl_finish(const struct cumk_ioctl_op *op,
+			     struct cumk_ucmd *ucmd, int ret)
 {
 	if (!ret && op->respond)
-		ret = cumc_ucmd_respond(ucmd, op->size);
+		ret = cumk_ucmd_respond(ucmd, op->size);
 	if (!ret) {
-		cumc_handle_finalize(ucmd->client, &ucmd->new_handle);
+		cumk_handle_finalize(ucmd->client, &ucmd->new_handle);
 		return 0;
 	}
-	cumc_handle_abort(ucmd->client, &ucmd->new_handle);
+	cumk_handle_abort(ucmd->client, &ucmd->new_handle);
 	if (ucmd->new_map_addr)
 		vm_munmap(ucmd->new_map_addr, ucmd->new_map_length);
 	return ret;
 }
 
 /* What the module offers: not any one object's, so answered here. */
-static int cumc_ioctl_query(struct cumc_ucmd *ucmd)
+static int cumk_ioctl_query(struct cumk_ucmd *ucmd)
 {
 	struct cumc_query *cmd = ucmd->cmd;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	cmd->api_version = CUMC_API_VERSION;
-	cmd->num_devices = cumc_num_devices();
-	cmd->mc_granularity = cumc_fabric_granularity();
-	cmd->mc_page_size = cumc_fabric_page_size();
+	cmd->num_devices = cumk_num_devices();
+	cmd->mc_granularity = cumk_fabric_granularity();
+	cmd->mc_page_size = cumk_fabric_page_size();
 	return 0;
 }
 
 #define CUMC_IOCTL_ENTRY(_ioctl, _fn, _struct, _last, ...)		\
 	[_IOC_NR(_ioctl) - CUMC_CMD_BASE] = {				\
 		.size = sizeof(_struct) +				\
-			BUILD_BUG_ON_ZERO(sizeof(union cumc_ucmd_buffer) < \
+			BUILD_BUG_ON_ZERO(sizeof(union cumk_ucmd_buffer) < \
 					  sizeof(_struct)),		\
 		.min_size = offsetofend(_struct, _last),		\
 		.ioctl_num = _ioctl,					\
@@ -100,59 +100,59 @@ static int cumc_ioctl_query(struct cumc_ucmd *ucmd)
 #define CUMC_IOCTL_OUT(_ioctl, _fn, _struct, _last)			\
 	CUMC_IOCTL_ENTRY(_ioctl, _fn, _struct, _last, .respond = true)
 
-static const struct cumc_ioctl_op cumc_ioctl_ops[] = {
-	CUMC_IOCTL_OUT(CUMC_QUERY, cumc_ioctl_query, struct cumc_query,
+static const struct cumk_ioctl_op cumk_ioctl_ops[] = {
+	CUMC_IOCTL_OUT(CUMC_QUERY, cumk_ioctl_query, struct cumc_query,
 		       num_devices),
-	CUMC_IOCTL_OUT(CUMC_DEVICE_INFO, cumc_device_ioctl_info,
+	CUMC_IOCTL_OUT(CUMC_DEVICE_INFO, cumk_device_ioctl_info,
 		       struct cumc_device_info, granularity),
-	CUMC_IOCTL_OUT(CUMC_MEM_CREATE, cumc_mem_ioctl_create,
+	CUMC_IOCTL_OUT(CUMC_MEM_CREATE, cumk_mem_ioctl_create,
 		       struct cumc_mem_create, out_handle),
-	CUMC_IOCTL_OUT(CUMC_MEM_INFO, cumc_mem_ioctl_info,
+	CUMC_IOCTL_OUT(CUMC_MEM_INFO, cumk_mem_ioctl_info,
 		       struct cumc_mem_info, out_length),
-	CUMC_IOCTL_OP(CUMC_RELEASE, cumc_handle_ioctl_release,
+	CUMC_IOCTL_OP(CUMC_RELEASE, cumk_handle_ioctl_release,
 		      struct cumc_release, handle),
-	CUMC_IOCTL_OUT(CUMC_VA_RESERVE, cumc_va_ioctl_reserve,
+	CUMC_IOCTL_OUT(CUMC_VA_RESERVE, cumk_va_ioctl_reserve,
 		       struct cumc_va_reserve, out_addr),
-	CUMC_IOCTL_OP(CUMC_VA_FREE, cumc_va_ioctl_free,
+	CUMC_IOCTL_OP(CUMC_VA_FREE, cumk_va_ioctl_free,
 		      struct cumc_va_free, length),
-	CUMC_IOCTL_OP(CUMC_MAP, cumc_va_ioctl_map, struct cumc_map, offset),
-	CUMC_IOCTL_OP(CUMC_UNMAP, cumc_va_ioctl_unmap, struct cumc_unmap,
+	CUMC_IOCTL_OP(CUMC_MAP, cumk_va_ioctl_map, struct cumc_map, offset),
+	CUMC_IOCTL_OP(CUMC_UNMAP, cumk_va_ioctl_unmap, struct cumc_unmap,
 		      length),
-	CUMC_IOCTL_OP(CUMC_SET_ACCESS, cumc_va_ioctl_set_access,
+	CUMC_IOCTL_OP(CUMC_SET_ACCESS, cumk_va_ioctl_set_access,
 		      struct cumc_set_access, __reserved),
-	CUMC_IOCTL_OUT(CUMC_VA_QUERY, cumc_va_ioctl_query,
+	CUMC_IOCTL_OUT(CUMC_VA_QUERY, cumk_va_ioctl_query,
 		       struct cumc_va_query, out_access_any),
-	CUMC_IOCTL_OP(CUMC_EXPORT_FD, cumc_sharing_ioctl_export_fd,
+	CUMC_IOCTL_OP(CUMC_EXPORT_FD, cumk_sharing_ioctl_export_fd,
 		      struct cumc_export_fd, __reserved),
-	CUMC_IOCTL_OUT(CUMC_IMPORT_FD, cumc_sharing_ioctl_import_fd,
+	CUMC_IOCTL_OUT(CUMC_IMPORT_FD, cumk_sharing_ioctl_import_fd,
 		       struct cumc_import_fd, out_handle),
-	CUMC_IOCTL_OUT(CUMC_ATTACH_CHANNEL, cumc_sharing_ioctl_attach_channel,
+	CUMC_IOCTL_OUT(CUMC_ATTACH_CHANNEL, cumk_sharing_ioctl_attach_channel,
 		       struct cumc_attach_channel, out_channel),
-	CUMC_IOCTL_OUT(CUMC_EXPORT_FABRIC, cumc_sharing_ioctl_export_fabric,
+	CUMC_IOCTL_OUT(CUMC_EXPORT_FABRIC, cumk_sharing_ioctl_export_fabric,
 		       struct cumc_export_fabric, out_fabric),
-	CUMC_IOCTL_OUT(CUMC_IMPORT_FABRIC, cumc_sharing_ioctl_import_fabric,
+	CUMC_IOCTL_OUT(CUMC_IMPORT_FABRIC, cumk_sharing_ioctl_import_fabric,
 		       struct cumc_import_fabric, out_handle),
-	CUMC_IOCTL_OUT(CUMC_MC_CREATE, cumc_mc_ioctl_create,
+	CUMC_IOCTL_OUT(CUMC_MC_CREATE, cumk_mc_ioctl_create,
 		       struct cumc_mc_create, out_handle),
-	CUMC_IOCTL_OP(CUMC_MC_ADD_DEVICE, cumc_mc_ioctl_add_device,
+	CUMC_IOCTL_OP(CUMC_MC_ADD_DEVICE, cumk_mc_ioctl_add_device,
 		      struct cumc_mc_add_device, __reserved),
-	CUMC_IOCTL_OP(CUMC_MC_BIND_MEM, cumc_bind_ioctl_mem,
+	CUMC_IOCTL_OP(CUMC_MC_BIND_MEM, cumk_bind_ioctl_mem,
 		      struct cumc_mc_bind, length),
-	CUMC_IOCTL_OP(CUMC_MC_BIND_ADDR, cumc_bind_ioctl_addr,
+	CUMC_IOCTL_OP(CUMC_MC_BIND_ADDR, cumk_bind_ioctl_addr,
 		      struct cumc_mc_bind, length),
-	CUMC_IOCTL_OP(CUMC_MC_UNBIND, cumc_bind_ioctl_unbind,
+	CUMC_IOCTL_OP(CUMC_MC_UNBIND, cumk_bind_ioctl_unbind,
 		      struct cumc_mc_unbind, length),
-	CUMC_IOCTL_OUT(CUMC_MC_INFO, cumc_mc_ioctl_info,
+	CUMC_IOCTL_OUT(CUMC_MC_INFO, cumk_mc_ioctl_info,
 		       struct cumc_mc_info, __reserved),
-	CUMC_IOCTL_OP(CUMC_MC_VIEW, cumc_view_ioctl, struct cumc_mc_view,
+	CUMC_IOCTL_OP(CUMC_MC_VIEW, cumk_view_ioctl, struct cumc_mc_view,
 		      out_length),
 };
 
-long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+long cumk_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	const struct cumc_ioctl_op *op;
-	union cumc_ucmd_buffer buf;
-	struct cumc_ucmd ucmd = {
+	const struct cumk_ioctl_op *op;
+	union cumk_ucmd_buffer buf;
+	struct cumk_ucmd ucmd = {
 		.filp = filp,
 		.client = filp->private_data,
 		.ubuffer = (void __user *)arg,
@@ -162,10 +162,10 @@ long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	int ret;
 
 	if (nr < CUMC_CMD_BASE ||
-	    nr - CUMC_CMD_BASE >= ARRAY_SIZE(cumc_ioctl_ops))
+	    nr - CUMC_CMD_BASE >= ARRAY_SIZE(cumk_ioctl_ops))
 		return -ENOTTY;
-	op = &cumc_ioctl_ops[array_index_nospec(nr - CUMC_CMD_BASE,
-						ARRAY_SIZE(cumc_ioctl_ops))];
+	op = &cumk_ioctl_ops[array_index_nospec(nr - CUMC_CMD_BASE,
+						ARRAY_SIZE(cumk_ioctl_ops))];
 	if (op->ioctl_num != cmd)
 		return -ENOTTY;
 
@@ -178,5 +178,5 @@ long cumc_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 				    ucmd.user_size);
 	if (ret)
 		return ret;
-	return cumc_ioctl_finish(op, &ucmd, op->execute(&ucmd));
+	return cumk_ioctl_finish(op, &ucmd, op->execute(&ucmd));
 }

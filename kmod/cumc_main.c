@@ -11,89 +11,89 @@
 
 #include "cumc_internal.h"
 
-static int cumc_fops_open(struct inode *inode, struct file *filp)
+static int cumk_fops_open(struct inode *inode, struct file *filp)
 {
-	struct cumc_client *client;
+	struct cumk_client *client;
 
-	client = cumc_client_create();
+	client = cumk_client_create();
 	if (IS_ERR(client))
 		return PTR_ERR(client);
 	filp->private_data = client;
-	cumc_vm_open(filp);
+	cumk_vm_open(filp);
 	return 0;
 }
 
-static int cumc_fops_release(struct inode *inode, struct file *filp)
+static int cumk_fops_release(struct inode *inode, struct file *filp)
 {
-	cumc_client_destroy(filp->private_data);
+	cumk_client_destroy(filp->private_data);
 	return 0;
 }
 
-static const struct file_operations cumc_fops = {
+static const struct file_operations cumk_fops = {
 	.owner = THIS_MODULE,
-	.open = cumc_fops_open,
-	.release = cumc_fops_release,
-	.mmap = cumc_vm_mmap,
-	.get_unmapped_area = cumc_vm_get_unmapped_area,
-	.unlocked_ioctl = cumc_fops_ioctl,
+	.open = cumk_fops_open,
+	.release = cumk_fops_release,
+	.mmap = cumk_vm_mmap,
+	.get_unmapped_area = cumk_vm_get_unmapped_area,
+	.unlocked_ioctl = cumk_fops_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };
 
-static struct miscdevice cumc_miscdev = {
+static struct miscdevice cumk_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "cumc",
-	.fops = &cumc_fops,
+	.fops = &cumk_fops,
 	.mode = 0666,
 };
 
-static int __init cumc_init(void)
+static int __init cumk_init(void)
 {
 	int ret;
 
-	ret = cumc_devices_init();
+	ret = cumk_devices_init();
 	if (ret)
 		return ret;
-	ret = cumc_vm_init();
+	ret = cumk_vm_init();
 	if (ret)
 		goto err_devices;
-	ret = cumc_sharing_init();
+	ret = cumk_sharing_init();
 	if (ret)
 		goto err_vm;
-	cumc_debugfs_init();
+	cumk_debugfs_init();
 	/* Before the device: every object's events need the family. */
-	ret = cumc_netlink_init();
+	ret = cumk_netlink_init();
 	if (ret)
 		goto err_debugfs;
-	ret = misc_register(&cumc_miscdev);
+	ret = misc_register(&cumk_miscdev);
 	if (ret)
 		goto err_netlink;
 	return 0;
 
 err_netlink:
-	cumc_netlink_exit();
+	cumk_netlink_exit();
 err_debugfs:
-	cumc_debugfs_exit();
-	cumc_sharing_exit();
+	cumk_debugfs_exit();
+	cumk_sharing_exit();
 err_vm:
-	cumc_vm_exit();
+	cumk_vm_exit();
 err_devices:
-	cumc_devices_exit();
+	cumk_devices_exit();
 	return ret;
 }
 
-static void __exit cumc_exit(void)
+static void __exit cumk_exit(void)
 {
-	misc_deregister(&cumc_miscdev);
-	cumc_netlink_exit();
-	cumc_debugfs_exit();
-	cumc_sharing_exit();
-	cumc_vm_exit();
-	cumc_devices_exit();
+	misc_deregister(&cumk_miscdev);
+	cumk_netlink_exit();
+	cumk_debugfs_exit();
+	cumk_sharing_exit();
+	cumk_vm_exit();
+	cumk_devices_exit();
 }
 
-module_init(cumc_init);
-module_exit(cumc_exit);
+module_init(cumk_init);
+module_exit(cumk_exit);
 
 MODULE_DESCRIPTION("cumc: simulated GPUs on a software NVLink multicast fabric");
 MODULE_LICENSE("GPL");

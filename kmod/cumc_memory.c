@@ -14,7 +14,7 @@
 #define CUMC_HANDLE_TYPES_ALL (CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC)
 
 /* The page at @index of @mem, allocated on first use; NULL when out of memory. */
-struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index)
+struct page *cumk_mem_page(struct cumk_mem *mem, pgoff_t index)
 {
 	struct page *page, *old;
 
@@ -30,103 +30,103 @@ struct page *cumc_mem_page(struct cumc_mem *mem, pgoff_t index)
 		__free_page(page);
 		return xa_is_err(old) ? NULL : old;
 	}
-	atomic_long_inc(&cumc_live_pages);
+	atomic_long_inc(&cumk_live_pages);
 	return page;
 }
 
-static void cumc_mem_free_pages(struct cumc_mem *mem)
+static void cumk_mem_free_pages(struct cumk_mem *mem)
 {
 	struct page *page;
 	unsigned long index;
 
 	xa_for_each(&mem->pages, index, page) {
 		__free_page(page);
-		atomic_long_dec(&cumc_live_pages);
+		atomic_long_dec(&cumk_live_pages);
 	}
 	xa_destroy(&mem->pages);
 }
 
-static void cumc_mem_destroy(struct cumc_object *obj)
+static void cumk_mem_destroy(struct cumk_object *obj)
 {
-	struct cumc_mem *mem = container_of(obj, struct cumc_mem, obj);
+	struct cumk_mem *mem = container_of(obj, struct cumk_mem, obj);
 
-	cumc_mem_free_pages(mem);
-	cumc_device_uncharge(mem->dev, mem->length);
-	cumc_stat_add(mem->dev, CUMC_STAT_OBJECTS, -1);
-	atomic_dec(&cumc_live_mems);
+	cumk_mem_free_pages(mem);
+	cumk_device_uncharge(mem->dev, mem->length);
+	cumk_stat_add(mem->dev, CUMC_STAT_OBJECTS, -1);
+	atomic_dec(&cumk_live_mems);
 	kfree(mem);
 }
 
-static const struct cumc_object_ops cumc_mem_ops = {
-	.destroy = cumc_mem_destroy,
+static const struct cumk_object_ops cumk_mem_ops = {
+	.destroy = cumk_mem_destroy,
 };
 
-int cumc_mem_ioctl_create(struct cumc_ucmd *ucmd)
+int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mem_create *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
-	struct cumc_device *dev;
-	struct cumc_mem *mem;
+	struct cumk_client *client = ucmd->client;
+	struct cumk_device *dev;
+	struct cumk_mem *mem;
 	int ret;
 
 	if (cmd->flags || cmd->handle_types & ~CUMC_HANDLE_TYPES_ALL)
 		return -EOPNOTSUPP;
-	dev = cumc_device_get(cmd->device);
+	dev = cumk_device_get(cmd->device);
 	if (!dev)
 		return -ENODEV;
 	if (cmd->handle_types & CUMC_HANDLE_FABRIC &&
 	    READ_ONCE(client->channel) == CUMC_NO_CHANNEL)
 		return -EPERM;
-	if (!cmd->length || !IS_ALIGNED(cmd->length, cumc_device_granularity()))
+	if (!cmd->length || !IS_ALIGNED(cmd->length, cumk_device_granularity()))
 		return -EINVAL;
 
 	mem = kzalloc(sizeof(*mem), CUMC_GFP);
 	if (!mem)
 		return -ENOMEM;
-	ret = cumc_object_charge(client->usage, &mem->obj);
+	ret = cumk_object_charge(client->usage, &mem->obj);
 	if (ret)
 		goto err_free_mem;
-	if (cumc_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
+	if (cumk_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
 		ret = -ENOSPC;
 	else
-		ret = cumc_device_charge(dev, cmd->length);
+		ret = cumk_device_charge(dev, cmd->length);
 	if (ret)
 		goto err_uncharge;
 	mem->dev = dev;
 	mem->length = cmd->length;
 	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
-	cumc_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
-			 &cumc_mem_ops);
-	atomic_inc(&cumc_live_mems);
-	cumc_stat_add(dev, CUMC_STAT_OBJECTS, 1);
+	cumk_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
+			 &cumk_mem_ops);
+	atomic_inc(&cumk_live_mems);
+	cumk_stat_add(dev, CUMC_STAT_OBJECTS, 1);
 
-	ret = cumc_ucmd_new_object(ucmd, &mem->obj, &cmd->out_handle);
+	ret = cumk_ucmd_new_object(ucmd, &mem->obj, &cmd->out_handle);
 	if (ret)
-		cumc_object_put(&mem->obj);
+		cumk_object_put(&mem->obj);
 	return ret;
 
 err_uncharge:
-	cumc_object_uncharge(&mem->obj);
+	cumk_object_uncharge(&mem->obj);
 err_free_mem:
 	kfree(mem);
 	return ret;
 }
 
-int cumc_mem_ioctl_info(struct cumc_ucmd *ucmd)
+int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mem_info *cmd = ucmd->cmd;
-	struct cumc_object *obj;
-	struct cumc_mem *mem;
+	struct cumk_object *obj;
+	struct cumk_mem *mem;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MEM);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MEM);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	mem = container_of(obj, struct cumc_mem, obj);
+	mem = container_of(obj, struct cumk_mem, obj);
 	cmd->out_device = mem->dev->ordinal;
 	cmd->out_handle_types = mem->obj.handle_types;
 	cmd->out_length = mem->length;
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 	return 0;
 }

@@ -19,57 +19,57 @@
  * an object leaves only from its destroy. Nodes are charged to the memory
  * cgroup of the creator that made the array grow.
  */
-static DEFINE_XARRAY_FLAGS(cumc_mc_ids, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
-static u32 cumc_mc_next_id; /* under cumc_mc_ids' lock, by xa_alloc_cyclic() */
+static DEFINE_XARRAY_FLAGS(cumk_mc_ids, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+static u32 cumk_mc_next_id; /* under cumk_mc_ids' lock, by xa_alloc_cyclic() */
 
-static void cumc_mc_notify(struct cumc_mc *mc, u8 cmd)
+static void cumk_mc_notify(struct cumk_mc *mc, u8 cmd)
 {
-	cumc_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
+	cumk_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
 }
 
-static void cumc_mc_destroy(struct cumc_object *obj)
+static void cumk_mc_destroy(struct cumk_object *obj)
 {
-	struct cumc_mc *mc = to_cumc_mc(obj);
+	struct cumk_mc *mc = to_cumc_mc(obj);
 
-	xa_erase(&cumc_mc_ids, mc->id);
+	xa_erase(&cumk_mc_ids, mc->id);
 	if (mc->published)
-		cumc_mc_notify(mc, CUMC_CMD_MC_DELETE_NTF);
-	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
-	cumc_fabric_release(mc);
-	cumc_vm_free_offsets(mc->pgoff);
-	cumc_usage_uncharge(mc->obj.usage, CUMC_QUOTA_RANGES, 1);
-	atomic_dec(&cumc_live_mcs);
+		cumk_mc_notify(mc, CUMC_CMD_MC_DELETE_NTF);
+	cumk_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
+	cumk_fabric_release(mc);
+	cumk_vm_free_offsets(mc->pgoff);
+	cumk_usage_uncharge(mc->obj.usage, CUMC_QUOTA_RANGES, 1);
+	atomic_dec(&cumk_live_mcs);
 	kfree(mc);
 }
 
 /* Its creation cannot fail any more: the control plane may see it. */
-static void cumc_mc_publish(struct cumc_object *obj)
+static void cumk_mc_publish(struct cumk_object *obj)
 {
-	struct cumc_mc *mc = to_cumc_mc(obj);
+	struct cumk_mc *mc = to_cumc_mc(obj);
 	void *old;
 
 	mc->published = true;
 	/* Storing over a reservation allocates nothing. */
-	old = xa_store(&cumc_mc_ids, mc->id, mc, CUMC_GFP);
+	old = xa_store(&cumk_mc_ids, mc->id, mc, CUMC_GFP);
 	WARN_ON(old);
-	cumc_mc_notify(mc, CUMC_CMD_MC_CREATE_NTF);
+	cumk_mc_notify(mc, CUMC_CMD_MC_CREATE_NTF);
 }
 
-static const struct cumc_object_ops cumc_mc_ops = {
-	.destroy = cumc_mc_destroy,
-	.publish = cumc_mc_publish,
+static const struct cumk_object_ops cumk_mc_ops = {
+	.destroy = cumk_mc_destroy,
+	.publish = cumk_mc_publish,
 };
 
-static int cumc_mc_check_create(struct cumc_client *client,
+static int cumk_mc_check_create(struct cumk_client *client,
 				struct cumc_mc_create *cmd)
 {
 	if (cmd->flags || cmd->handle_types & ~(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC))
 		return -EOPNOTSUPP;
 	/* The member views of all devices share one range of file offsets. */
-	if (!cmd->num_devices || cmd->num_devices > cumc_num_devices() ||
+	if (!cmd->num_devices || cmd->num_devices > cumk_num_devices() ||
 	    !cmd->length ||
 	    cmd->length > CUMC_VM_MAX_OFFSETS / cmd->num_devices ||
-	    !IS_ALIGNED(cmd->length, cumc_fabric_granularity()))
+	    !IS_ALIGNED(cmd->length, cumk_fabric_granularity()))
 		return -EINVAL;
 	if (cmd->handle_types & CUMC_HANDLE_FABRIC &&
 	    READ_ONCE(client->channel) == CUMC_NO_CHANNEL)
@@ -77,15 +77,15 @@ static int cumc_mc_check_create(struct cumc_client *client,
 	return 0;
 }
 
-int cumc_mc_ioctl_create(struct cumc_ucmd *ucmd)
+int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_create *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
-	struct cumc_mc *mc;
+	struct cumk_client *client = ucmd->client;
+	struct cumk_mc *mc;
 	u32 i;
 	int ret;
 
-	ret = cumc_mc_check_create(client, cmd);
+	ret = cumk_mc_check_create(client, cmd);
 	if (ret)
 		return ret;
 	mc = kzalloc(struct_size(mc, members, cmd->num_devices), CUMC_GFP);
@@ -94,58 +94,58 @@ int cumc_mc_ioctl_create(struct cumc_ucmd *ucmd)
 	mc->num_devices = cmd->num_devices;
 	mc->length = cmd->length;
 	init_rwsem(&mc->lock);
-	cumc_team_init(mc);
+	cumk_team_init(mc);
 	for (i = 0; i < mc->num_devices; i++)
-		cumc_range_map_init(&mc->members[i].binds);
-	ret = cumc_object_charge(client->usage, &mc->obj);
+		cumk_range_map_init(&mc->members[i].binds);
+	ret = cumk_object_charge(client->usage, &mc->obj);
 	if (ret)
 		goto err_free_mc;
-	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
 	if (ret)
 		goto err_uncharge_object;
-	ret = cumc_vm_alloc_offsets(mc, &mc->pgoff);
+	ret = cumk_vm_alloc_offsets(mc, &mc->pgoff);
 	if (ret)
 		goto err_uncharge_range;
 	/*
-	 * Reserved, not stored: cumc_mc_publish() stores it. Cyclic: a late
+	 * Reserved, not stored: cumk_mc_publish() stores it. Cyclic: a late
 	 * fabric manager answer must not reach a new object.
 	 */
-	ret = xa_alloc_cyclic(&cumc_mc_ids, &mc->id, NULL, xa_limit_31b,
-			      &cumc_mc_next_id, CUMC_GFP);
+	ret = xa_alloc_cyclic(&cumk_mc_ids, &mc->id, NULL, xa_limit_31b,
+			      &cumk_mc_next_id, CUMC_GFP);
 	if (ret < 0)
 		goto err_free_offsets;
-	cumc_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
-			 &cumc_mc_ops);
-	atomic_inc(&cumc_live_mcs);
-	cumc_stat_add(NULL, CUMC_STAT_OBJECTS, 1);
+	cumk_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
+			 &cumk_mc_ops);
+	atomic_inc(&cumk_live_mcs);
+	cumk_stat_add(NULL, CUMC_STAT_OBJECTS, 1);
 
-	ret = cumc_ucmd_new_object(ucmd, &mc->obj, &cmd->out_handle);
+	ret = cumk_ucmd_new_object(ucmd, &mc->obj, &cmd->out_handle);
 	if (ret)
-		cumc_object_put(&mc->obj);
+		cumk_object_put(&mc->obj);
 	return ret;
 
 err_free_offsets:
-	cumc_vm_free_offsets(mc->pgoff);
+	cumk_vm_free_offsets(mc->pgoff);
 err_uncharge_range:
-	cumc_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+	cumk_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
 err_uncharge_object:
-	cumc_object_uncharge(&mc->obj);
+	cumk_object_uncharge(&mc->obj);
 err_free_mc:
 	kfree(mc);
 	return ret;
 }
 
 /* The live object of id @id or the next above it, with a reference. */
-struct cumc_mc *cumc_mc_get_next(unsigned long *id)
+struct cumk_mc *cumk_mc_get_next(unsigned long *id)
 {
-	struct cumc_mc *mc;
+	struct cumk_mc *mc;
 
-	xa_lock(&cumc_mc_ids);
-	for (mc = xa_find(&cumc_mc_ids, id, ULONG_MAX, XA_PRESENT); mc;
-	     mc = xa_find_after(&cumc_mc_ids, id, ULONG_MAX, XA_PRESENT))
+	xa_lock(&cumk_mc_ids);
+	for (mc = xa_find(&cumk_mc_ids, id, ULONG_MAX, XA_PRESENT); mc;
+	     mc = xa_find_after(&cumk_mc_ids, id, ULONG_MAX, XA_PRESENT))
 		if (kref_get_unless_zero(&mc->obj.ref))
 			break;
-	xa_unlock(&cumc_mc_ids);
+	xa_unlock(&cumk_mc_ids);
 	return mc;
 }
 
@@ -153,64 +153,64 @@ struct cumc_mc *cumc_mc_get_next(unsigned long *id)
  * An external fabric manager answers request @req_id (the object's id). An
  * answer for an object freed meanwhile finds nothing and is dropped.
  */
-int cumc_mc_fm_respond(u32 req_id, bool ok)
+int cumk_mc_fm_respond(u32 req_id, bool ok)
 {
 	unsigned long id = req_id;
-	struct cumc_mc *mc = cumc_mc_get_next(&id);
+	struct cumk_mc *mc = cumk_mc_get_next(&id);
 	int ret = -ENOENT;
 
 	if (!mc)
 		return ret;
 	if (id == req_id)
-		ret = cumc_team_respond(mc, ok);
-	cumc_object_put(&mc->obj);
+		ret = cumk_team_respond(mc, ok);
+	cumk_object_put(&mc->obj);
 	return ret;
 }
 
-int cumc_mc_ioctl_add_device(struct cumc_ucmd *ucmd)
+int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_add_device *cmd = ucmd->cmd;
-	struct cumc_device *dev;
-	struct cumc_object *obj;
+	struct cumk_device *dev;
+	struct cumk_object *obj;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	dev = cumc_device_get(cmd->device);
+	dev = cumk_device_get(cmd->device);
 	if (!dev)
 		return -ENODEV;
-	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	ret = cumc_team_join(to_cumc_mc(obj), dev);
-	cumc_object_put(obj);
+	ret = cumk_team_join(to_cumc_mc(obj), dev);
+	cumk_object_put(obj);
 	return ret;
 }
 
-int cumc_mc_ioctl_info(struct cumc_ucmd *ucmd)
+int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_info *cmd = ucmd->cmd;
 	u32 ordinals[CUMC_MAX_DEVICES];
-	struct cumc_object *obj;
-	struct cumc_mc *mc;
+	struct cumk_object *obj;
+	struct cumk_mc *mc;
 	u32 i, n;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	mc = to_cumc_mc(obj);
 	down_read(&mc->lock);
 	cmd->out_num_devices = mc->num_devices;
 	cmd->out_num_members = mc->team.num_members;
-	cmd->out_state = cumc_team_state_uapi(mc);
+	cmd->out_state = cumk_team_uapi_state(mc);
 	cmd->out_length = mc->length;
 	cmd->out_handle_types = mc->obj.handle_types;
 	for (i = 0; i < mc->team.num_members; i++)
 		ordinals[i] = mc->members[i].dev->ordinal;
 	up_read(&mc->lock);
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 
 	n = min(cmd->num_members_max, cmd->out_num_members);
 	if (cmd->members && n &&

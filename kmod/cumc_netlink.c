@@ -15,35 +15,35 @@
 #include "cumc_compat.h"
 #include "cumc_internal.h"
 
-static struct netlink_range_validation cumc_nl_fault_value_range = {
+static struct netlink_range_validation cumk_nl_fault_value_range = {
 	.max = 1000000,
 };
 
-static struct netlink_range_validation cumc_nl_fm_timeout_range = {
+static struct netlink_range_validation cumk_nl_fm_timeout_range = {
 	.min = 1,
 	.max = 3600000,
 };
 
 /* Only what requests carry is accepted; the rest is output only. */
-static const struct nla_policy cumc_nl_policy[CUMC_A_MAX + 1] = {
+static const struct nla_policy cumk_nl_policy[CUMC_A_MAX + 1] = {
 	[CUMC_A_DEV_ORDINAL] = NLA_POLICY_MAX(NLA_U32, CUMC_MAX_DEVICES - 1),
 	[CUMC_A_FAULT_TYPE] = NLA_POLICY_MAX(NLA_U32, CUMC_FAULT_NR - 1),
 	[CUMC_A_FAULT_MODE] = NLA_POLICY_MAX(NLA_U32,
 					     CUMC_FAULT_MODE_PROBABILITY),
 	[CUMC_A_FAULT_VALUE] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &cumc_nl_fault_value_range),
+		NLA_POLICY_FULL_RANGE(NLA_U32, &cumk_nl_fault_value_range),
 	[CUMC_A_FM_MODE] = NLA_POLICY_MAX(NLA_U32, CUMC_FM_MODE_EXTERNAL),
 	[CUMC_A_FM_TIMEOUT_MS] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &cumc_nl_fm_timeout_range),
+		NLA_POLICY_FULL_RANGE(NLA_U32, &cumk_nl_fm_timeout_range),
 	[CUMC_A_FM_REQ_ID] = { .type = NLA_U32 },
 	[CUMC_A_FM_RESULT] = NLA_POLICY_MAX(NLA_U32, CUMC_FM_RESULT_FAIL),
 };
 
-static int cumc_nl_fill_dev(struct sk_buff *skb, struct cumc_device *dev)
+static int cumk_nl_fill_dev(struct sk_buff *skb, struct cumk_device *dev)
 {
 	struct cumc_device_info info = { .device = dev->ordinal };
 
-	if (cumc_device_describe(&info))
+	if (cumk_device_describe(&info))
 		return -ENODEV;
 	if (nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) ||
 	    nla_put(skb, CUMC_A_DEV_UUID, sizeof(info.uuid), info.uuid) ||
@@ -58,16 +58,16 @@ static int cumc_nl_fill_dev(struct sk_buff *skb, struct cumc_device *dev)
 }
 
 /* cb->args[0]: the next device ordinal. */
-static int cumc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int cumk_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct cumc_device *dev;
+	struct cumk_device *dev;
 	void *hdr;
 
-	for (; (dev = cumc_device_get(cb->args[0])); cb->args[0]++) {
-		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_DEV_GET);
+	for (; (dev = cumk_device_get(cb->args[0])); cb->args[0]++) {
+		hdr = cumk_notify_put_dump(skb, cb, CUMC_CMD_DEV_GET);
 		if (!hdr)
 			break;
-		if (cumc_nl_fill_dev(skb, dev)) {
+		if (cumk_nl_fill_dev(skb, dev)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -76,14 +76,14 @@ static int cumc_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc *mc,
+static int cumk_nl_fill_binds(struct sk_buff *skb, struct cumk_mc *mc,
 			      u32 slot)
 {
-	struct cumc_bind *b;
+	struct cumk_bind *b;
 	struct nlattr *nest;
 
-	for (b = cumc_fabric_first_bind(mc, slot); b;
-	     b = cumc_fabric_next_bind(b)) {
+	for (b = cumk_fabric_first_bind(mc, slot); b;
+	     b = cumk_fabric_next_bind(b)) {
 		nest = nla_nest_start(skb, CUMC_MEMBER_A_BIND);
 		if (!nest ||
 		    nla_put_u64_64bit(skb, CUMC_BIND_A_MC_OFFSET, b->mc_offset,
@@ -99,7 +99,7 @@ static int cumc_nl_fill_binds(struct sk_buff *skb, struct cumc_mc *mc,
 }
 
 /* The team state is the UAPI's, as CUMC_MC_INFO answers it. */
-static int cumc_nl_fill_mc(struct sk_buff *skb, struct cumc_mc *mc)
+static int cumk_nl_fill_mc(struct sk_buff *skb, struct cumk_mc *mc)
 {
 	struct nlattr *nest;
 	u32 i;
@@ -108,7 +108,7 @@ static int cumc_nl_fill_mc(struct sk_buff *skb, struct cumc_mc *mc)
 	if (nla_put_u32(skb, CUMC_A_MC_ID, mc->id) ||
 	    nla_put_u32(skb, CUMC_A_MC_TEAM_SIZE, mc->num_devices) ||
 	    nla_put_u64_64bit(skb, CUMC_A_MC_LENGTH, mc->length, CUMC_A_PAD) ||
-	    nla_put_u32(skb, CUMC_A_MC_STATE, cumc_team_state_uapi(mc)) ||
+	    nla_put_u32(skb, CUMC_A_MC_STATE, cumk_team_uapi_state(mc)) ||
 	    (mc->team.fm_pending && nla_put_flag(skb, CUMC_A_MC_FM_PENDING)))
 		return -EMSGSIZE;
 	for (i = 0; i < mc->team.num_members; i++) {
@@ -116,7 +116,7 @@ static int cumc_nl_fill_mc(struct sk_buff *skb, struct cumc_mc *mc)
 		if (!nest ||
 		    nla_put_u32(skb, CUMC_MEMBER_A_DEVICE,
 				mc->members[i].dev->ordinal) ||
-		    cumc_nl_fill_binds(skb, mc, i))
+		    cumk_nl_fill_binds(skb, mc, i))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
@@ -124,26 +124,26 @@ static int cumc_nl_fill_mc(struct sk_buff *skb, struct cumc_mc *mc)
 }
 
 /* cb->args[0]: the next object id to look at. */
-static int cumc_nl_mc_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int cumk_nl_mc_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	unsigned long id = cb->args[0];
-	struct cumc_mc *mc;
+	struct cumk_mc *mc;
 	void *hdr;
 	int ret;
 
-	while ((mc = cumc_mc_get_next(&id))) {
-		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_MC_GET);
+	while ((mc = cumk_mc_get_next(&id))) {
+		hdr = cumk_notify_put_dump(skb, cb, CUMC_CMD_MC_GET);
 		ret = -EMSGSIZE;
 		if (hdr) {
 			down_read(&mc->lock);
-			ret = cumc_nl_fill_mc(skb, mc);
+			ret = cumk_nl_fill_mc(skb, mc);
 			up_read(&mc->lock);
 			if (ret)
 				genlmsg_cancel(skb, hdr);
 			else
 				genlmsg_end(skb, hdr);
 		}
-		cumc_object_put(&mc->obj);
+		cumk_object_put(&mc->obj);
 		if (ret)
 			break;
 		id++;
@@ -152,7 +152,7 @@ static int cumc_nl_mc_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int cumc_nl_fill_stats(struct sk_buff *skb, atomic64_t *stats)
+static int cumk_nl_fill_stats(struct sk_buff *skb, atomic64_t *stats)
 {
 	static const u16 attrs[CUMC_STAT_NR] = {
 		[CUMC_STAT_OBJECTS] = CUMC_A_STAT_OBJECTS,
@@ -172,21 +172,21 @@ static int cumc_nl_fill_stats(struct sk_buff *skb, atomic64_t *stats)
 }
 
 /* cb->args[0]: the next device ordinal; num_devices is the fabric. */
-static int cumc_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int cumk_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct cumc_device *dev;
+	struct cumk_device *dev;
 	atomic64_t *stats;
 	void *hdr;
 	int ret;
 
-	for (; cb->args[0] <= cumc_num_devices(); cb->args[0]++) {
-		dev = cumc_device_get(cb->args[0]);
-		stats = dev ? dev->stats : cumc_fabric_stats;
-		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_STATS_GET);
+	for (; cb->args[0] <= cumk_num_devices(); cb->args[0]++) {
+		dev = cumk_device_get(cb->args[0]);
+		stats = dev ? dev->stats : cumk_fabric_stats;
+		hdr = cumk_notify_put_dump(skb, cb, CUMC_CMD_STATS_GET);
 		if (!hdr)
 			break;
 		ret = dev ? nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) : 0;
-		if (ret || cumc_nl_fill_stats(skb, stats)) {
+		if (ret || cumk_nl_fill_stats(skb, stats)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -195,7 +195,7 @@ static int cumc_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int cumc_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
+static int cumk_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	s32 device = -1;
@@ -208,11 +208,11 @@ static int cumc_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
 		device = nla_get_u32(tb[CUMC_A_DEV_ORDINAL]);
 	if (tb[CUMC_A_FAULT_VALUE])
 		value = nla_get_u32(tb[CUMC_A_FAULT_VALUE]);
-	return cumc_fault_set(nla_get_u32(tb[CUMC_A_FAULT_TYPE]), device,
+	return cumk_fault_set(nla_get_u32(tb[CUMC_A_FAULT_TYPE]), device,
 			      nla_get_u32(tb[CUMC_A_FAULT_MODE]), value);
 }
 
-static int cumc_nl_fill_fault(struct sk_buff *skb, struct cumc_fault_info *f)
+static int cumk_nl_fill_fault(struct sk_buff *skb, struct cumk_fault_info *f)
 {
 	if (nla_put_u32(skb, CUMC_A_FAULT_TYPE, f->type) ||
 	    nla_put_u32(skb, CUMC_A_FAULT_MODE, f->mode) ||
@@ -225,16 +225,16 @@ static int cumc_nl_fill_fault(struct sk_buff *skb, struct cumc_fault_info *f)
 }
 
 /* cb->args[0]: the index of the next armed fault. */
-static int cumc_nl_fault_dump(struct sk_buff *skb, struct netlink_callback *cb)
+static int cumk_nl_fault_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct cumc_fault_info f;
+	struct cumk_fault_info f;
 	void *hdr;
 
-	for (; !cumc_fault_get(cb->args[0], &f); cb->args[0]++) {
-		hdr = cumc_notify_put_dump(skb, cb, CUMC_CMD_FAULT_GET);
+	for (; !cumk_fault_get(cb->args[0], &f); cb->args[0]++) {
+		hdr = cumk_notify_put_dump(skb, cb, CUMC_CMD_FAULT_GET);
 		if (!hdr)
 			break;
-		if (cumc_nl_fill_fault(skb, &f)) {
+		if (cumk_nl_fill_fault(skb, &f)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -243,7 +243,7 @@ static int cumc_nl_fault_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int cumc_nl_fm_reply(struct genl_info *info, u8 cmd)
+static int cumk_nl_fm_reply(struct genl_info *info, u8 cmd)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -251,10 +251,10 @@ static int cumc_nl_fm_reply(struct genl_info *info, u8 cmd)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = cumc_notify_put_reply(msg, info, cmd);
+	hdr = cumk_notify_put_reply(msg, info, cmd);
 	if (!hdr ||
-	    nla_put_u32(msg, CUMC_A_FM_MODE, cumc_team_fm_mode()) ||
-	    nla_put_u32(msg, CUMC_A_FM_TIMEOUT_MS, cumc_team_fm_timeout_ms())) {
+	    nla_put_u32(msg, CUMC_A_FM_MODE, cumk_team_fm_mode()) ||
+	    nla_put_u32(msg, CUMC_A_FM_TIMEOUT_MS, cumk_team_fm_timeout_ms())) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -262,64 +262,64 @@ static int cumc_nl_fm_reply(struct genl_info *info, u8 cmd)
 	return genlmsg_reply(msg, info);
 }
 
-static int cumc_nl_fm_get(struct sk_buff *skb, struct genl_info *info)
+static int cumk_nl_fm_get(struct sk_buff *skb, struct genl_info *info)
 {
-	return cumc_nl_fm_reply(info, CUMC_CMD_FM_GET);
+	return cumk_nl_fm_reply(info, CUMC_CMD_FM_GET);
 }
 
-static int cumc_nl_fm_set(struct sk_buff *skb, struct genl_info *info)
+static int cumk_nl_fm_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 
 	if (tb[CUMC_A_FM_MODE])
-		cumc_team_set_fm_mode(nla_get_u32(tb[CUMC_A_FM_MODE]));
+		cumk_team_set_fm_mode(nla_get_u32(tb[CUMC_A_FM_MODE]));
 	if (tb[CUMC_A_FM_TIMEOUT_MS])
-		cumc_team_set_fm_timeout_ms(nla_get_u32(tb[CUMC_A_FM_TIMEOUT_MS]));
-	return cumc_nl_fm_reply(info, CUMC_CMD_FM_SET);
+		cumk_team_set_fm_timeout_ms(nla_get_u32(tb[CUMC_A_FM_TIMEOUT_MS]));
+	return cumk_nl_fm_reply(info, CUMC_CMD_FM_SET);
 }
 
-static int cumc_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
+static int cumk_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 
 	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_REQ_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_RESULT))
 		return -EINVAL;
-	return cumc_mc_fm_respond(nla_get_u32(tb[CUMC_A_FM_REQ_ID]),
+	return cumk_mc_fm_respond(nla_get_u32(tb[CUMC_A_FM_REQ_ID]),
 				  nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
 				  CUMC_FM_RESULT_OK);
 }
 
-static const struct genl_small_ops cumc_nl_ops[] = {
-	{ .cmd = CUMC_CMD_DEV_GET, .dumpit = cumc_nl_dev_dump },
-	{ .cmd = CUMC_CMD_MC_GET, .dumpit = cumc_nl_mc_dump },
-	{ .cmd = CUMC_CMD_STATS_GET, .dumpit = cumc_nl_stats_dump },
-	{ .cmd = CUMC_CMD_FAULT_GET, .dumpit = cumc_nl_fault_dump },
-	{ .cmd = CUMC_CMD_FM_GET, .doit = cumc_nl_fm_get },
+static const struct genl_small_ops cumk_nl_ops[] = {
+	{ .cmd = CUMC_CMD_DEV_GET, .dumpit = cumk_nl_dev_dump },
+	{ .cmd = CUMC_CMD_MC_GET, .dumpit = cumk_nl_mc_dump },
+	{ .cmd = CUMC_CMD_STATS_GET, .dumpit = cumk_nl_stats_dump },
+	{ .cmd = CUMC_CMD_FAULT_GET, .dumpit = cumk_nl_fault_dump },
+	{ .cmd = CUMC_CMD_FM_GET, .doit = cumk_nl_fm_get },
 	{
 		.cmd = CUMC_CMD_FAULT_SET,
-		.doit = cumc_nl_fault_set,
+		.doit = cumk_nl_fault_set,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = CUMC_CMD_FM_SET,
-		.doit = cumc_nl_fm_set,
+		.doit = cumk_nl_fm_set,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = CUMC_CMD_FM_RESPOND,
-		.doit = cumc_nl_fm_respond,
+		.doit = cumk_nl_fm_respond,
 		.flags = GENL_ADMIN_PERM,
 	},
 };
 
-int cumc_netlink_init(void)
+int cumk_netlink_init(void)
 {
-	return cumc_notify_register(cumc_nl_ops, ARRAY_SIZE(cumc_nl_ops),
-				    cumc_nl_policy);
+	return cumk_notify_register(cumk_nl_ops, ARRAY_SIZE(cumk_nl_ops),
+				    cumk_nl_policy);
 }
 
-void cumc_netlink_exit(void)
+void cumk_netlink_exit(void)
 {
-	cumc_notify_unregister();
+	cumk_notify_unregister();
 }

@@ -15,66 +15,66 @@
 #include "cumc_compat.h"
 #include "cumc_internal.h"
 
-enum cumc_notify_mcgrp {
+enum cumk_notify_mcgrp {
 	CUMC_NOTIFY_MCGRP_MONITOR,
 };
 
-static const struct genl_multicast_group cumc_notify_mcgrps[] = {
+static const struct genl_multicast_group cumk_notify_mcgrps[] = {
 	[CUMC_NOTIFY_MCGRP_MONITOR] = { .name = CUMC_GENL_MCGRP_MONITOR },
 };
 
-static struct genl_family cumc_family = {
+static struct genl_family cumk_family = {
 	.name = CUMC_GENL_NAME,
 	.version = CUMC_GENL_VERSION,
 	.maxattr = CUMC_A_MAX,
 	.module = THIS_MODULE,
-	.mcgrps = cumc_notify_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(cumc_notify_mcgrps),
+	.mcgrps = cumk_notify_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(cumk_notify_mcgrps),
 };
 
 /* The control plane's commands, with strict validation of every one. */
-int cumc_notify_register(const struct genl_small_ops *ops, unsigned int n_ops,
+int cumk_notify_register(const struct genl_small_ops *ops, unsigned int n_ops,
 			 const struct nla_policy *policy)
 {
-	cumc_family.small_ops = ops;
-	cumc_family.n_small_ops = n_ops;
-	cumc_family.policy = policy;
-	cumc_genl_strict_from(&cumc_family, CUMC_CMD_DEV_GET);
-	return genl_register_family(&cumc_family);
+	cumk_family.small_ops = ops;
+	cumk_family.n_small_ops = n_ops;
+	cumk_family.policy = policy;
+	cumk_genl_strict_from(&cumk_family, CUMC_CMD_DEV_GET);
+	return genl_register_family(&cumk_family);
 }
 
-void cumc_notify_unregister(void)
+void cumk_notify_unregister(void)
 {
-	genl_unregister_family(&cumc_family);
+	genl_unregister_family(&cumk_family);
 }
 
 /* The header of one message of a dump. */
-void *cumc_notify_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
+void *cumk_notify_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			   u8 cmd)
 {
 	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-			   cb->nlh->nlmsg_seq, &cumc_family, NLM_F_MULTI, cmd);
+			   cb->nlh->nlmsg_seq, &cumk_family, NLM_F_MULTI, cmd);
 }
 
 /* The header of the answer to a command. */
-void *cumc_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
+void *cumk_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
 			    u8 cmd)
 {
-	return genlmsg_put_reply(msg, info, &cumc_family, 0, cmd);
+	return genlmsg_put_reply(msg, info, &cumk_family, 0, cmd);
 }
 
 /* A new event of @cmd with room for its attributes, or NULL. */
-static struct sk_buff *cumc_notify_new(u8 cmd, void **hdr)
+static struct sk_buff *cumk_notify_new(u8 cmd, void **hdr)
 {
 	struct sk_buff *msg;
 
-	if (!genl_has_listeners(&cumc_family, &init_net,
+	if (!genl_has_listeners(&cumk_family, &init_net,
 				CUMC_NOTIFY_MCGRP_MONITOR))
 		return NULL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return NULL;
-	*hdr = genlmsg_put(msg, 0, 0, &cumc_family, 0, cmd);
+	*hdr = genlmsg_put(msg, 0, 0, &cumk_family, 0, cmd);
 	if (!*hdr) {
 		nlmsg_free(msg);
 		return NULL;
@@ -82,25 +82,25 @@ static struct sk_buff *cumc_notify_new(u8 cmd, void **hdr)
 	return msg;
 }
 
-static void cumc_notify_send(struct sk_buff *msg, void *hdr, int err)
+static void cumk_notify_send(struct sk_buff *msg, void *hdr, int err)
 {
 	if (err) {
 		nlmsg_free(msg);
 		return;
 	}
 	genlmsg_end(msg, hdr);
-	genlmsg_multicast(&cumc_family, msg, 0, CUMC_NOTIFY_MCGRP_MONITOR,
+	genlmsg_multicast(&cumk_family, msg, 0, CUMC_NOTIFY_MCGRP_MONITOR,
 			  GFP_KERNEL);
 }
 
 /* A multicast object's event; a setup request names the request id too. */
-void cumc_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length)
+void cumk_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length)
 {
 	struct sk_buff *msg;
 	void *hdr;
 	int err;
 
-	msg = cumc_notify_new(cmd, &hdr);
+	msg = cumk_notify_new(cmd, &hdr);
 	if (!msg)
 		return;
 	err = nla_put_u32(msg, CUMC_A_MC_ID, id) ||
@@ -108,17 +108,17 @@ void cumc_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length)
 	      nla_put_u64_64bit(msg, CUMC_A_MC_LENGTH, length, CUMC_A_PAD) ||
 	      (cmd == CUMC_CMD_TEAM_SETUP_REQ_NTF &&
 	       nla_put_u32(msg, CUMC_A_FM_REQ_ID, id));
-	cumc_notify_send(msg, hdr, err);
+	cumk_notify_send(msg, hdr, err);
 }
 
 /* A binding made or undone. */
-void cumc_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length)
+void cumk_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length)
 {
 	struct sk_buff *msg;
 	void *hdr;
 	int err;
 
-	msg = cumc_notify_new(cmd, &hdr);
+	msg = cumk_notify_new(cmd, &hdr);
 	if (!msg)
 		return;
 	err = nla_put_u32(msg, CUMC_A_MC_ID, id) ||
@@ -126,5 +126,5 @@ void cumc_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length)
 	      nla_put_u64_64bit(msg, CUMC_A_BIND_MC_OFFSET, mc_offset,
 				CUMC_A_PAD) ||
 	      nla_put_u64_64bit(msg, CUMC_A_BIND_LENGTH, length, CUMC_A_PAD);
-	cumc_notify_send(msg, hdr, err);
+	cumk_notify_send(msg, hdr, err);
 }

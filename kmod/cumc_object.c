@@ -14,17 +14,17 @@
 #include "cumc_internal.h"
 
 /*
- * Fabric id -> struct cumc_object *, without a reference. Nodes are
+ * Fabric id -> struct cumk_object *, without a reference. Nodes are
  * charged to the memory cgroup of the exporter that made the array grow.
  */
-static DEFINE_XARRAY_FLAGS(cumc_fabric_exports,
+static DEFINE_XARRAY_FLAGS(cumk_fabric_exports,
 			  XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
-static u32 cumc_next_fabric_id; /* under cumc_fabric_exports' lock */
+static u32 cumk_next_fabric_id; /* under cumk_fabric_exports' lock */
 /* Serializes the first export of an object as a fabric handle. */
-static DEFINE_MUTEX(cumc_fabric_lock);
+static DEFINE_MUTEX(cumk_fabric_lock);
 
-void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
-		      u32 handle_types, const struct cumc_object_ops *ops)
+void cumk_object_init(struct cumk_object *obj, enum cumk_object_type type,
+		      u32 handle_types, const struct cumk_object_ops *ops)
 {
 	obj->type = type;
 	obj->handle_types = handle_types;
@@ -33,66 +33,66 @@ void cumc_object_init(struct cumc_object *obj, enum cumc_object_type type,
 }
 
 /* Charge @obj, being created, to its creator's @usage: one object. */
-int cumc_object_charge(struct cumc_usage *usage, struct cumc_object *obj)
+int cumk_object_charge(struct cumk_usage *usage, struct cumk_object *obj)
 {
 	int ret;
 
-	ret = cumc_usage_charge(usage, CUMC_QUOTA_OBJECTS, 1);
+	ret = cumk_usage_charge(usage, CUMC_QUOTA_OBJECTS, 1);
 	if (ret)
 		return ret;
-	obj->usage = cumc_usage_get(usage);
+	obj->usage = cumk_usage_get(usage);
 	return 0;
 }
 
 /* Return an object's charge to its creator, who may have closed meanwhile. */
-static void cumc_usage_return_object(struct cumc_usage *usage)
+static void cumk_usage_return_object(struct cumk_usage *usage)
 {
-	cumc_usage_uncharge(usage, CUMC_QUOTA_OBJECTS, 1);
-	cumc_usage_put(usage);
+	cumk_usage_uncharge(usage, CUMC_QUOTA_OBJECTS, 1);
+	cumk_usage_put(usage);
 }
 
 /* For a creation that fails before the object is initialised. */
-void cumc_object_uncharge(struct cumc_object *obj)
+void cumk_object_uncharge(struct cumk_object *obj)
 {
-	cumc_usage_return_object(obj->usage);
+	cumk_usage_return_object(obj->usage);
 }
 
-static void cumc_object_release(struct kref *ref)
+static void cumk_object_release(struct kref *ref)
 {
-	struct cumc_object *obj = container_of(ref, struct cumc_object, ref);
-	struct cumc_usage *usage = obj->usage;
+	struct cumk_object *obj = container_of(ref, struct cumk_object, ref);
+	struct cumk_usage *usage = obj->usage;
 
 	/* Its fabric handle stops resolving before the object goes. */
 	if (obj->fabric_id)
-		xa_erase(&cumc_fabric_exports, obj->fabric_id);
+		xa_erase(&cumk_fabric_exports, obj->fabric_id);
 	obj->ops->destroy(obj);
 	/* Only once the object is gone may its creator make another. */
-	cumc_usage_return_object(usage);
+	cumk_usage_return_object(usage);
 }
 
-void cumc_object_put(struct cumc_object *obj)
+void cumk_object_put(struct cumk_object *obj)
 {
-	kref_put(&obj->ref, cumc_object_release);
+	kref_put(&obj->ref, cumk_object_release);
 }
 
 /*
  * Give @obj a fabric id and secret, once: the first export decides the
  * IMEX channel its fabric handle is valid on.
  */
-int cumc_object_fabric_publish(struct cumc_object *obj, int channel)
+int cumk_object_fabric_publish(struct cumk_object *obj, int channel)
 {
 	int ret = 0;
 
-	mutex_lock(&cumc_fabric_lock);
+	mutex_lock(&cumk_fabric_lock);
 	if (!obj->fabric_id) {
 		get_random_bytes(obj->fabric_secret, sizeof(obj->fabric_secret));
 		obj->fabric_channel = channel;
-		ret = xa_alloc_cyclic(&cumc_fabric_exports, &obj->fabric_id, obj,
-				      xa_limit_32b, &cumc_next_fabric_id,
+		ret = xa_alloc_cyclic(&cumk_fabric_exports, &obj->fabric_id, obj,
+				      xa_limit_32b, &cumk_next_fabric_id,
 				      CUMC_GFP);
 		ret = ret < 0 ? ret : 0;
 	}
-	mutex_unlock(&cumc_fabric_lock);
+	mutex_unlock(&cumk_fabric_lock);
 	return ret;
 }
 
@@ -100,18 +100,18 @@ int cumc_object_fabric_publish(struct cumc_object *obj, int channel)
  * A new reference on the live object exported as @id with @secret on
  * @channel, or NULL: a forged handle and a dead object look the same.
  */
-struct cumc_object *cumc_object_fabric_get(u32 id, const u8 *secret,
+struct cumk_object *cumk_object_fabric_get(u32 id, const u8 *secret,
 					   int channel)
 {
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 
-	xa_lock(&cumc_fabric_exports);
-	obj = xa_load(&cumc_fabric_exports, id);
+	xa_lock(&cumk_fabric_exports);
+	obj = xa_load(&cumk_fabric_exports, id);
 	if (obj && (crypto_memneq(obj->fabric_secret, secret,
 				  sizeof(obj->fabric_secret)) ||
 		    obj->fabric_channel != channel ||
 		    !kref_get_unless_zero(&obj->ref)))
 		obj = NULL;
-	xa_unlock(&cumc_fabric_exports);
+	xa_unlock(&cumk_fabric_exports);
 	return obj;
 }

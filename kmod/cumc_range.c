@@ -18,15 +18,15 @@
 #define CUMC_RANGE_START(r) ((r)->start)
 #define CUMC_RANGE_LAST(r) ((r)->last)
 
-INTERVAL_TREE_DEFINE(struct cumc_range, rb, u64, subtree_last,
-		     CUMC_RANGE_START, CUMC_RANGE_LAST, static, cumc_range_tree)
+INTERVAL_TREE_DEFINE(struct cumk_range, rb, u64, subtree_last,
+		     CUMC_RANGE_START, CUMC_RANGE_LAST, static, cumk_range_tree)
 
-void cumc_range_map_init(struct cumc_range_map *map)
+void cumk_range_map_init(struct cumk_range_map *map)
 {
 	map->root = RB_ROOT_CACHED;
 }
 
-bool cumc_range_map_empty(const struct cumc_range_map *map)
+bool cumk_range_map_empty(const struct cumk_range_map *map)
 {
 	return RB_EMPTY_ROOT(&map->root.rb_root);
 }
@@ -35,52 +35,52 @@ bool cumc_range_map_empty(const struct cumc_range_map *map)
  * Add @r as [@start, @start + @length), @length > 0 and the sum at most
  * 2^64; EEXIST when any part of it is taken.
  */
-int cumc_range_insert(struct cumc_range_map *map, struct cumc_range *r,
+int cumk_range_insert(struct cumk_range_map *map, struct cumk_range *r,
 		      u64 start, u64 length)
 {
 	u64 last = start + length - 1;
 
-	if (cumc_range_tree_iter_first(&map->root, start, last))
+	if (cumk_range_tree_iter_first(&map->root, start, last))
 		return -EEXIST;
 	r->start = start;
 	r->last = last;
-	cumc_range_tree_insert(r, &map->root);
+	cumk_range_tree_insert(r, &map->root);
 	return 0;
 }
 
-void cumc_range_remove(struct cumc_range_map *map, struct cumc_range *r)
+void cumk_range_remove(struct cumk_range_map *map, struct cumk_range *r)
 {
-	cumc_range_tree_remove(r, &map->root);
+	cumk_range_tree_remove(r, &map->root);
 }
 
 /* The range holding @addr, or NULL. */
-struct cumc_range *cumc_range_find(struct cumc_range_map *map, u64 addr)
+struct cumk_range *cumk_range_find(struct cumk_range_map *map, u64 addr)
 {
-	return cumc_range_tree_iter_first(&map->root, addr, addr);
+	return cumk_range_tree_iter_first(&map->root, addr, addr);
 }
 
 /* The lowest range overlapping [@start, @last], or NULL. */
-struct cumc_range *cumc_range_first(struct cumc_range_map *map, u64 start,
+struct cumk_range *cumk_range_first(struct cumk_range_map *map, u64 start,
 				    u64 last)
 {
-	return cumc_range_tree_iter_first(&map->root, start, last);
+	return cumk_range_tree_iter_first(&map->root, start, last);
 }
 
 /* The range after @r overlapping [@start, @last], or NULL. */
-struct cumc_range *cumc_range_next(struct cumc_range *r, u64 start, u64 last)
+struct cumk_range *cumk_range_next(struct cumk_range *r, u64 start, u64 last)
 {
-	return cumc_range_tree_iter_next(r, start, last);
+	return cumk_range_tree_iter_next(r, start, last);
 }
 
 /*
  * Empty @map, passing every range to @release, which may free it: a
  * post-order walk never looks at a node again once it has been passed on.
  */
-void cumc_range_map_destroy(struct cumc_range_map *map,
-			    void (*release)(struct cumc_range *r, void *data),
+void cumk_range_map_destroy(struct cumk_range_map *map,
+			    void (*release)(struct cumk_range *r, void *data),
 			    void *data)
 {
-	struct cumc_range *r, *next;
+	struct cumk_range *r, *next;
 
 	rbtree_postorder_for_each_entry_safe(r, next, &map->root.rb_root, rb)
 		release(r, data);

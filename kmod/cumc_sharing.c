@@ -21,7 +21,7 @@
 #define CUMC_FABRIC_MAGIC 0x464d5543 /* "CUMF" */
 
 /* The layout of the 64 bytes of a fabric handle; no kernel pointer in it. */
-struct cumc_fabric_handle {
+struct cumk_fabric_handle {
 	__le32 magic;
 	__le32 channel;
 	__le64 instance;
@@ -30,42 +30,42 @@ struct cumc_fabric_handle {
 	u8 zero[8];
 };
 
-static_assert(sizeof(struct cumc_fabric_handle) == CUMC_FABRIC_HANDLE_SIZE);
+static_assert(sizeof(struct cumk_fabric_handle) == CUMC_FABRIC_HANDLE_SIZE);
 
 static unsigned int imex_channels = 4;
 module_param(imex_channels, uint, 0444);
 MODULE_PARM_DESC(imex_channels, "Number of IMEX channel devices, 1 to 256 (default 4)");
 
 /* Tells handles of this module load from those of an earlier one. */
-static u64 cumc_fabric_instance;
+static u64 cumk_fabric_instance;
 
-static dev_t cumc_channel_devt;
-static struct class *cumc_channel_class;
-static struct cdev cumc_channel_cdev;
+static dev_t cumk_channel_devt;
+static struct class *cumk_channel_class;
+static struct cdev cumk_channel_cdev;
 
-static int cumc_export_release(struct inode *inode, struct file *filp)
+static int cumk_export_release(struct inode *inode, struct file *filp)
 {
-	cumc_object_put(filp->private_data);
+	cumk_object_put(filp->private_data);
 	return 0;
 }
 
-static const struct file_operations cumc_export_fops = {
+static const struct file_operations cumk_export_fops = {
 	.owner = THIS_MODULE,
-	.release = cumc_export_release,
+	.release = cumk_export_release,
 	.llseek = noop_llseek,
 };
 
 /* The descriptor becomes visible only once the caller has its number. */
-int cumc_sharing_ioctl_export_fd(struct cumc_ucmd *ucmd)
+int cumk_sharing_ioctl_export_fd(struct cumk_ucmd *ucmd)
 {
 	struct cumc_export_fd *cmd = ucmd->cmd;
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 	struct file *filp;
 	int fd, ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	obj = cumc_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_ANY);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ret = -EPERM;
@@ -75,14 +75,14 @@ int cumc_sharing_ioctl_export_fd(struct cumc_ucmd *ucmd)
 	ret = fd;
 	if (fd < 0)
 		goto err_put;
-	filp = anon_inode_getfile("[cumc-export]", &cumc_export_fops, obj,
+	filp = anon_inode_getfile("[cumc-export]", &cumk_export_fops, obj,
 				  O_RDWR | O_CLOEXEC);
 	if (IS_ERR(filp)) {
 		ret = PTR_ERR(filp);
 		goto err_put_fd;
 	}
 	cmd->out_fd = fd;
-	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	ret = cumk_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret) {
 		/* The file's release drops the object's reference. */
 		put_unused_fd(fd);
@@ -95,75 +95,75 @@ int cumc_sharing_ioctl_export_fd(struct cumc_ucmd *ucmd)
 err_put_fd:
 	put_unused_fd(fd);
 err_put:
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 	return ret;
 }
 
 /* The importer-not-permitted fault, on the object's device if it has one. */
-static bool cumc_import_fault(struct cumc_object *obj)
+static bool cumk_import_fault(struct cumk_object *obj)
 {
-	struct cumc_device *dev = NULL;
+	struct cumk_device *dev = NULL;
 
 	if (obj->type == CUMC_OBJ_MEM)
 		dev = to_cumc_mem(obj)->dev;
-	return cumc_fault_hit(CUMC_FAULT_IMPORT_NOT_PERMITTED, dev);
+	return cumk_fault_hit(CUMC_FAULT_IMPORT_NOT_PERMITTED, dev);
 }
 
-int cumc_sharing_ioctl_import_fd(struct cumc_ucmd *ucmd)
+int cumk_sharing_ioctl_import_fd(struct cumk_ucmd *ucmd)
 {
 	struct cumc_import_fd *cmd = ucmd->cmd;
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 	struct fd f;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
 	f = fdget(cmd->fd);
-	if (!cumc_fd_file(f))
+	if (!cumk_fd_file(f))
 		return -EBADF;
-	if (cumc_fd_file(f)->f_op != &cumc_export_fops) {
+	if (cumk_fd_file(f)->f_op != &cumk_export_fops) {
 		fdput(f);
 		return -EBADFD;
 	}
-	obj = cumc_fd_file(f)->private_data;
+	obj = cumk_fd_file(f)->private_data;
 	kref_get(&obj->ref);
 	fdput(f);
-	if (cumc_import_fault(obj))
+	if (cumk_import_fault(obj))
 		ret = -EPERM;
 	else
-		ret = cumc_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
+		ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
-		cumc_object_put(obj);
+		cumk_object_put(obj);
 	return ret;
 }
 
-static int cumc_channel_open(struct inode *inode, struct file *filp)
+static int cumk_channel_open(struct inode *inode, struct file *filp)
 {
 	return nonseekable_open(inode, filp);
 }
 
-static const struct file_operations cumc_channel_fops = {
+static const struct file_operations cumk_channel_fops = {
 	.owner = THIS_MODULE,
-	.open = cumc_channel_open,
+	.open = cumk_channel_open,
 };
 
-int cumc_sharing_ioctl_attach_channel(struct cumc_ucmd *ucmd)
+int cumk_sharing_ioctl_attach_channel(struct cumk_ucmd *ucmd)
 {
 	struct cumc_attach_channel *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
+	struct cumk_client *client = ucmd->client;
 	struct fd f;
 	int channel;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	f = fdget(cmd->fd);
-	if (!cumc_fd_file(f))
+	if (!cumk_fd_file(f))
 		return -EBADF;
-	if (cumc_fd_file(f)->f_op != &cumc_channel_fops) {
+	if (cumk_fd_file(f)->f_op != &cumk_channel_fops) {
 		fdput(f);
 		return -EBADFD;
 	}
-	channel = iminor(file_inode(cumc_fd_file(f)));
+	channel = iminor(file_inode(cumk_fd_file(f)));
 	fdput(f);
 	if (cmpxchg(&client->channel, CUMC_NO_CHANNEL, channel) !=
 	    CUMC_NO_CHANNEL)
@@ -172,112 +172,112 @@ int cumc_sharing_ioctl_attach_channel(struct cumc_ucmd *ucmd)
 	return 0;
 }
 
-int cumc_sharing_ioctl_export_fabric(struct cumc_ucmd *ucmd)
+int cumk_sharing_ioctl_export_fabric(struct cumk_ucmd *ucmd)
 {
 	struct cumc_export_fabric *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
-	struct cumc_fabric_handle *fh = (void *)cmd->out_fabric;
+	struct cumk_client *client = ucmd->client;
+	struct cumk_fabric_handle *fh = (void *)cmd->out_fabric;
 	int channel = READ_ONCE(client->channel);
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 	int ret;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
+	obj = cumk_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ret = -EPERM;
 	if (!(obj->handle_types & CUMC_HANDLE_FABRIC) ||
 	    channel == CUMC_NO_CHANNEL)
 		goto out_put;
-	ret = cumc_object_fabric_publish(obj, channel);
+	ret = cumk_object_fabric_publish(obj, channel);
 	if (ret)
 		goto out_put;
 	memset(fh, 0, sizeof(*fh));
 	fh->magic = cpu_to_le32(CUMC_FABRIC_MAGIC);
 	fh->channel = cpu_to_le32(obj->fabric_channel);
-	fh->instance = cpu_to_le64(cumc_fabric_instance);
+	fh->instance = cpu_to_le64(cumk_fabric_instance);
 	fh->id = cpu_to_le64(obj->fabric_id);
 	memcpy(fh->secret, obj->fabric_secret, sizeof(fh->secret));
 out_put:
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 	return ret;
 }
 
 /* A new reference on the live object @fh names, or NULL. */
-static struct cumc_object *cumc_fabric_lookup(const struct cumc_fabric_handle *fh)
+static struct cumk_object *cumk_fabric_lookup(const struct cumk_fabric_handle *fh)
 {
 	u64 id = le64_to_cpu(fh->id);
 
 	if (le32_to_cpu(fh->magic) != CUMC_FABRIC_MAGIC ||
-	    le64_to_cpu(fh->instance) != cumc_fabric_instance ||
+	    le64_to_cpu(fh->instance) != cumk_fabric_instance ||
 	    !id || id > U32_MAX || memchr_inv(fh->zero, 0, sizeof(fh->zero)))
 		return NULL;
-	return cumc_object_fabric_get(id, fh->secret,
+	return cumk_object_fabric_get(id, fh->secret,
 				      le32_to_cpu(fh->channel));
 }
 
-int cumc_sharing_ioctl_import_fabric(struct cumc_ucmd *ucmd)
+int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd)
 {
 	struct cumc_import_fabric *cmd = ucmd->cmd;
 	int channel = READ_ONCE(ucmd->client->channel);
-	struct cumc_object *obj;
+	struct cumk_object *obj;
 	int ret;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	if (channel == CUMC_NO_CHANNEL)
 		return -EPERM;
-	obj = cumc_fabric_lookup((const void *)cmd->fabric);
+	obj = cumk_fabric_lookup((const void *)cmd->fabric);
 	if (!obj)
 		return -ENOENT;
-	if (obj->fabric_channel != channel || cumc_import_fault(obj)) {
+	if (obj->fabric_channel != channel || cumk_import_fault(obj)) {
 		ret = -EPERM;
 		goto err_put;
 	}
-	ret = cumc_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
+	ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
 		goto err_put;
 	return 0;
 
 err_put:
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 	return ret;
 }
 
-static char *cumc_channel_devnode(CUMC_DEVNODE_CONST struct device *dev,
+static char *cumk_channel_devnode(CUMC_DEVNODE_CONST struct device *dev,
 				  umode_t *mode)
 {
 	return kasprintf(GFP_KERNEL, "cumc-imex-channels/%s", dev_name(dev));
 }
 
-int cumc_sharing_init(void)
+int cumk_sharing_init(void)
 {
 	unsigned int i;
 	int ret;
 
 	if (imex_channels < 1 || imex_channels > 256)
 		return -EINVAL;
-	get_random_bytes(&cumc_fabric_instance, sizeof(cumc_fabric_instance));
-	ret = alloc_chrdev_region(&cumc_channel_devt, 0, imex_channels,
+	get_random_bytes(&cumk_fabric_instance, sizeof(cumk_fabric_instance));
+	ret = alloc_chrdev_region(&cumk_channel_devt, 0, imex_channels,
 				  "cumc-imex");
 	if (ret)
 		return ret;
-	cumc_channel_class = cumc_class_create("cumc-imex");
-	if (IS_ERR(cumc_channel_class)) {
-		ret = PTR_ERR(cumc_channel_class);
+	cumk_channel_class = cumk_class_create("cumc-imex");
+	if (IS_ERR(cumk_channel_class)) {
+		ret = PTR_ERR(cumk_channel_class);
 		goto err_region;
 	}
-	cumc_channel_class->devnode = cumc_channel_devnode;
-	cdev_init(&cumc_channel_cdev, &cumc_channel_fops);
-	ret = cdev_add(&cumc_channel_cdev, cumc_channel_devt, imex_channels);
+	cumk_channel_class->devnode = cumk_channel_devnode;
+	cdev_init(&cumk_channel_cdev, &cumk_channel_fops);
+	ret = cdev_add(&cumk_channel_cdev, cumk_channel_devt, imex_channels);
 	if (ret)
 		goto err_class;
 	for (i = 0; i < imex_channels; i++) {
 		struct device *dev;
 
-		dev = device_create(cumc_channel_class, NULL,
-				    MKDEV(MAJOR(cumc_channel_devt), i), NULL,
+		dev = device_create(cumk_channel_class, NULL,
+				    MKDEV(MAJOR(cumk_channel_devt), i), NULL,
 				    "channel%u", i);
 		if (IS_ERR(dev)) {
 			ret = PTR_ERR(dev);
@@ -288,24 +288,24 @@ int cumc_sharing_init(void)
 
 err_devices:
 	while (i--)
-		device_destroy(cumc_channel_class,
-			       MKDEV(MAJOR(cumc_channel_devt), i));
-	cdev_del(&cumc_channel_cdev);
+		device_destroy(cumk_channel_class,
+			       MKDEV(MAJOR(cumk_channel_devt), i));
+	cdev_del(&cumk_channel_cdev);
 err_class:
-	class_destroy(cumc_channel_class);
+	class_destroy(cumk_channel_class);
 err_region:
-	unregister_chrdev_region(cumc_channel_devt, imex_channels);
+	unregister_chrdev_region(cumk_channel_devt, imex_channels);
 	return ret;
 }
 
-void cumc_sharing_exit(void)
+void cumk_sharing_exit(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < imex_channels; i++)
-		device_destroy(cumc_channel_class,
-			       MKDEV(MAJOR(cumc_channel_devt), i));
-	cdev_del(&cumc_channel_cdev);
-	class_destroy(cumc_channel_class);
-	unregister_chrdev_region(cumc_channel_devt, imex_channels);
+		device_destroy(cumk_channel_class,
+			       MKDEV(MAJOR(cumk_channel_devt), i));
+	cdev_del(&cumk_channel_cdev);
+	class_destroy(cumk_channel_class);
+	unregister_chrdev_region(cumk_channel_devt, imex_channels);
 }

@@ -27,77 +27,77 @@ MODULE_PARM_DESC(fm_timeout_ms,
 
 static enum cumc_fm_mode cumc_fm_mode = CUMC_FM_MODE_KERNEL;
 
-enum cumc_fm_mode cumc_team_fm_mode(void)
+enum cumc_fm_mode cumk_team_fm_mode(void)
 {
 	return READ_ONCE(cumc_fm_mode);
 }
 
-void cumc_team_set_fm_mode(enum cumc_fm_mode mode)
+void cumk_team_set_fm_mode(enum cumc_fm_mode mode)
 {
 	WRITE_ONCE(cumc_fm_mode, mode);
 }
 
-u32 cumc_team_fm_timeout_ms(void)
+u32 cumk_team_fm_timeout_ms(void)
 {
 	return READ_ONCE(fm_timeout_ms);
 }
 
-void cumc_team_set_fm_timeout_ms(u32 ms)
+void cumk_team_set_fm_timeout_ms(u32 ms)
 {
 	WRITE_ONCE(fm_timeout_ms, ms);
 }
 
-void cumc_team_init(struct cumc_mc *mc)
+void cumk_team_init(struct cumk_mc *mc)
 {
 	mc->team.state = CUMC_TEAM_FORMING;
 	init_waitqueue_head(&mc->team.wq);
 }
 
-static void cumc_team_notify(struct cumc_mc *mc, u8 cmd)
+static void cumk_team_notify(struct cumk_mc *mc, u8 cmd)
 {
-	cumc_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
+	cumk_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
 }
 
 /* The team leaves FORMING, once. */
-static void cumc_team_settle(struct cumc_mc *mc, bool ok)
+static void cumk_team_settle(struct cumk_mc *mc, bool ok)
 {
 	lockdep_assert_held_write(&mc->lock);
 	WRITE_ONCE(mc->team.state, ok ? CUMC_TEAM_READY : CUMC_TEAM_FAILED);
 	wake_up_all(&mc->team.wq);
-	cumc_team_notify(mc, ok ? CUMC_CMD_TEAM_READY_NTF :
+	cumk_team_notify(mc, ok ? CUMC_CMD_TEAM_READY_NTF :
 				  CUMC_CMD_TEAM_FAILED_NTF);
 }
 
 /* The last device joined: ask the fabric manager to set the team up. */
-static void cumc_team_complete(struct cumc_mc *mc)
+static void cumk_team_complete(struct cumk_mc *mc)
 {
-	struct cumc_team *team = &mc->team;
+	struct cumk_team *team = &mc->team;
 
 	lockdep_assert_held_write(&mc->lock);
 	WRITE_ONCE(team->setup_deadline,
-		   jiffies + msecs_to_jiffies(cumc_team_fm_timeout_ms()));
-	/* Pairs with cumc_team_setup_requested(): the deadline is seen first. */
+		   jiffies + msecs_to_jiffies(cumk_team_fm_timeout_ms()));
+	/* Pairs with cumk_team_setup_requested(): the deadline is seen first. */
 	smp_store_release(&team->setup_requested, true);
-	if (cumc_fault_hit_mc(CUMC_FAULT_FABRIC_ILLEGAL_STATE, mc)) {
-		cumc_team_settle(mc, false);
+	if (cumk_fault_hit_mc(CUMC_FAULT_FABRIC_ILLEGAL_STATE, mc)) {
+		cumk_team_settle(mc, false);
 		return;
 	}
 	/* The manager is down: the request goes unanswered. */
-	if (cumc_fault_hit_mc(CUMC_FAULT_FABRIC_NOT_READY, mc)) {
+	if (cumk_fault_hit_mc(CUMC_FAULT_FABRIC_NOT_READY, mc)) {
 		wake_up_all(&team->wq);
 		return;
 	}
-	if (cumc_team_fm_mode() == CUMC_FM_MODE_EXTERNAL) {
+	if (cumk_team_fm_mode() == CUMC_FM_MODE_EXTERNAL) {
 		team->fm_pending = true;
 		wake_up_all(&team->wq);
-		cumc_team_notify(mc, CUMC_CMD_TEAM_SETUP_REQ_NTF);
+		cumk_team_notify(mc, CUMC_CMD_TEAM_SETUP_REQ_NTF);
 		return;
 	}
-	cumc_team_settle(mc, true);
+	cumk_team_settle(mc, true);
 }
 
 /* The slot of @device in the team, or -EINVAL when it is no member. */
-int cumc_team_slot(struct cumc_mc *mc, u32 device)
+int cumk_team_slot(struct cumk_mc *mc, u32 device)
 {
 	u32 i;
 
@@ -109,20 +109,20 @@ int cumc_team_slot(struct cumc_mc *mc, u32 device)
 }
 
 /* @dev joins; the device that completes the team has it set up. */
-int cumc_team_join(struct cumc_mc *mc, struct cumc_device *dev)
+int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev)
 {
-	struct cumc_team *team = &mc->team;
+	struct cumk_team *team = &mc->team;
 	int ret = 0;
 
 	down_write(&mc->lock);
-	if (cumc_team_slot(mc, dev->ordinal) >= 0) {
+	if (cumk_team_slot(mc, dev->ordinal) >= 0) {
 		ret = -EEXIST;
 	} else if (team->num_members == mc->num_devices) {
 		ret = -EINVAL;
 	} else {
 		mc->members[team->num_members++].dev = dev;
 		if (team->num_members == mc->num_devices)
-			cumc_team_complete(mc);
+			cumk_team_complete(mc);
 	}
 	up_write(&mc->lock);
 	return ret;
@@ -132,9 +132,9 @@ int cumc_team_join(struct cumc_mc *mc, struct cumc_device *dev)
  * An external fabric manager answers the team's setup request. A late
  * answer still settles the team, for later binds and maps.
  */
-int cumc_team_respond(struct cumc_mc *mc, bool ok)
+int cumk_team_respond(struct cumk_mc *mc, bool ok)
 {
-	struct cumc_team *team = &mc->team;
+	struct cumk_team *team = &mc->team;
 	int ret = 0;
 
 	down_write(&mc->lock);
@@ -143,24 +143,24 @@ int cumc_team_respond(struct cumc_mc *mc, bool ok)
 	} else {
 		team->fm_pending = false;
 		if (team->state == CUMC_TEAM_FORMING)
-			cumc_team_settle(mc, ok);
+			cumk_team_settle(mc, ok);
 	}
 	up_write(&mc->lock);
 	return ret;
 }
 
-static int cumc_team_result(struct cumc_team *team)
+static int cumk_team_result(struct cumk_team *team)
 {
 	return READ_ONCE(team->state) == CUMC_TEAM_READY ? 0 : -EIO;
 }
 
-static bool cumc_team_setup_requested(struct cumc_team *team)
+static bool cumk_team_setup_requested(struct cumk_team *team)
 {
-	/* Pairs with cumc_team_complete(): then the deadline is set. */
+	/* Pairs with cumk_team_complete(): then the deadline is set. */
 	return smp_load_acquire(&team->setup_requested);
 }
 
-static bool cumc_team_formed(struct cumc_team *team)
+static bool cumk_team_formed(struct cumk_team *team)
 {
 	return READ_ONCE(team->state) != CUMC_TEAM_FORMING;
 }
@@ -170,34 +170,34 @@ static bool cumc_team_formed(struct cumc_team *team)
  * devices are still to join, then until the setup's deadline, after which
  * the fabric is "not ready" (-ETIMEDOUT).
  */
-int cumc_team_wait_ready(struct cumc_mc *mc)
+int cumk_team_wait_ready(struct cumk_mc *mc)
 {
-	struct cumc_team *team = &mc->team;
+	struct cumk_team *team = &mc->team;
 	long left;
 	int ret;
 
-	if (cumc_team_formed(team))
-		return cumc_team_result(team);
-	cumc_stat_add(NULL, CUMC_STAT_WAITS, 1);
-	ret = wait_event_interruptible(team->wq, cumc_team_formed(team) ||
-				       cumc_team_setup_requested(team));
+	if (cumk_team_formed(team))
+		return cumk_team_result(team);
+	cumk_stat_add(NULL, CUMC_STAT_WAITS, 1);
+	ret = wait_event_interruptible(team->wq, cumk_team_formed(team) ||
+				       cumk_team_setup_requested(team));
 	if (ret)
 		return ret;
 	left = (long)(READ_ONCE(team->setup_deadline) - jiffies);
 	if (left > 0) {
 		left = wait_event_interruptible_timeout(team->wq,
-							cumc_team_formed(team),
+							cumk_team_formed(team),
 							left);
 		if (left < 0)
 			return left;
 	}
-	if (!cumc_team_formed(team))
+	if (!cumk_team_formed(team))
 		return -ETIMEDOUT;
-	return cumc_team_result(team);
+	return cumk_team_result(team);
 }
 
 /* The state as the UAPI and the control plane name it. */
-enum cumc_team_state_uapi cumc_team_state_uapi(struct cumc_mc *mc)
+enum cumc_team_state_uapi cumk_team_uapi_state(struct cumk_mc *mc)
 {
 	switch (READ_ONCE(mc->team.state)) {
 	case CUMC_TEAM_READY:

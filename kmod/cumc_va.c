@@ -3,14 +3,14 @@
  * Device address space: reservations, mappings and CPU access.
  *
  * A reservation is a VMA of /dev/cumc in the caller's process that the
- * module makes (cumc_vm_map). The VMA owns the reservation (struct cumc_va)
+ * module makes (cumk_vm_map). The VMA owns the reservation (struct cumk_va)
  * and with it a table of mappings: address range -> allocation and
  * per-device access. Nothing is populated when mapping or granting access;
  * the fault handler inserts one page at a time, allocating the backing page
  * on first touch. Unmapping or taking access away zaps the PTEs of the
  * range, so both cost what was touched, not what was mapped.
  *
- * Lock order: mmap_lock, then cumc_va.lock. Every path to a reservation
+ * Lock order: mmap_lock, then cumk_va.lock. Every path to a reservation
  * goes through its VMA under mmap_lock, which keeps the reservation alive.
  */
 #include <linux/mm.h>
@@ -25,9 +25,9 @@
 #define CUMC_VA_MAX_LENGTH CUMC_VM_MAX_OFFSETS
 #define CUMC_VA_MAX_ALIGNMENT BIT_ULL(40)
 
-static const struct vm_operations_struct cumc_va_vm_ops;
+static const struct vm_operations_struct cumk_va_vm_ops;
 
-static enum cumc_access cumc_mapping_cpu_access(const struct cumc_mapping *m)
+static enum cumc_access cumk_mapping_cpu_access(const struct cumk_mapping *m)
 {
 	if (!bitmap_empty(m->writers, CUMC_MAX_DEVICES))
 		return CUMC_ACCESS_READWRITE;
@@ -36,7 +36,7 @@ static enum cumc_access cumc_mapping_cpu_access(const struct cumc_mapping *m)
 	return CUMC_ACCESS_NONE;
 }
 
-static enum cumc_access cumc_mapping_device_access(const struct cumc_mapping *m,
+static enum cumc_access cumk_mapping_device_access(const struct cumk_mapping *m,
 						   u32 device)
 {
 	if (test_bit(device, m->writers))
@@ -47,63 +47,63 @@ static enum cumc_access cumc_mapping_device_access(const struct cumc_mapping *m,
 }
 
 /* Free @m, whose bytes are charged to @client, the reservation's. */
-static void cumc_mapping_free(struct cumc_client *client,
-			      struct cumc_mapping *m)
+static void cumk_mapping_free(struct cumk_client *client,
+			      struct cumk_mapping *m)
 {
-	cumc_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, m->length);
-	cumc_object_put(m->obj);
-	atomic_dec(&cumc_live_mappings);
+	cumk_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, m->length);
+	cumk_object_put(m->obj);
+	atomic_dec(&cumk_live_mappings);
 	kfree(m);
 }
 
-static void cumc_mapping_release(struct cumc_range *r, void *client)
+static void cumk_mapping_release(struct cumk_range *r, void *client)
 {
-	cumc_mapping_free(client, container_of(r, struct cumc_mapping, range));
+	cumk_mapping_free(client, container_of(r, struct cumk_mapping, range));
 }
 
 /* The mapping holding @addr, or NULL. */
-static struct cumc_mapping *cumc_mapping_find(struct cumc_va *va, u64 addr)
+static struct cumk_mapping *cumk_mapping_find(struct cumk_va *va, u64 addr)
 {
-	struct cumc_range *r;
+	struct cumk_range *r;
 
 	lockdep_assert_held(&va->lock);
-	r = cumc_range_find(&va->mappings, addr);
+	r = cumk_range_find(&va->mappings, addr);
 
-	return r ? container_of(r, struct cumc_mapping, range) : NULL;
+	return r ? container_of(r, struct cumk_mapping, range) : NULL;
 }
 
-static void cumc_va_destroy(struct cumc_va *va)
+static void cumk_va_destroy(struct cumk_va *va)
 {
-	cumc_range_map_destroy(&va->mappings, cumc_mapping_release,
+	cumk_range_map_destroy(&va->mappings, cumk_mapping_release,
 			       va->client);
-	cumc_vm_free_offsets(va->pgoff);
-	cumc_usage_uncharge(va->client->usage, CUMC_QUOTA_RANGES, 1);
-	atomic_dec(&cumc_live_vas);
+	cumk_vm_free_offsets(va->pgoff);
+	cumk_usage_uncharge(va->client->usage, CUMC_QUOTA_RANGES, 1);
+	atomic_dec(&cumk_live_vas);
 	kfree(va);
 }
 
-static vm_fault_t cumc_va_fault(struct vm_fault *vmf)
+static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct cumc_va *va = vma->vm_private_data;
+	struct cumk_va *va = vma->vm_private_data;
 	unsigned long addr = vmf->address & PAGE_MASK;
 	enum cumc_access access;
-	struct cumc_mapping *m;
+	struct cumk_mapping *m;
 	struct page *page;
 	unsigned long vm_flags = vma->vm_flags;
 	vm_fault_t ret;
 
 	down_read(&va->lock);
-	m = cumc_mapping_find(va, addr);
+	m = cumk_mapping_find(va, addr);
 	/* Multicast addresses take multimem operations only (the views). */
 	access = m && m->obj->type == CUMC_OBJ_MEM ?
-		 cumc_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
+		 cumk_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
 	if (access == CUMC_ACCESS_NONE ||
 	    (vmf->flags & FAULT_FLAG_WRITE && access != CUMC_ACCESS_READWRITE)) {
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
-	page = cumc_mem_page(to_cumc_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT);
+	page = cumk_mem_page(to_cumc_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT);
 	if (!page) {
 		ret = VM_FAULT_OOM;
 		goto out;
@@ -124,48 +124,48 @@ out:
  * A write to a page inserted read-only. Without this hook the kernel would
  * make a shared PFN mapping writable on its own.
  */
-static vm_fault_t cumc_va_pfn_mkwrite(struct vm_fault *vmf)
+static vm_fault_t cumk_va_pfn_mkwrite(struct vm_fault *vmf)
 {
-	struct cumc_va *va = vmf->vma->vm_private_data;
-	struct cumc_mapping *m;
+	struct cumk_va *va = vmf->vma->vm_private_data;
+	struct cumk_mapping *m;
 	bool writable;
 
 	down_read(&va->lock);
-	m = cumc_mapping_find(va, vmf->address & PAGE_MASK);
+	m = cumk_mapping_find(va, vmf->address & PAGE_MASK);
 	writable = m && m->obj->type == CUMC_OBJ_MEM &&
-		   cumc_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
+		   cumk_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
 	up_read(&va->lock);
 	return writable ? 0 : VM_FAULT_SIGSEGV;
 }
 
-static void cumc_va_vm_close(struct vm_area_struct *vma)
+static void cumk_va_vm_close(struct vm_area_struct *vma)
 {
-	cumc_va_destroy(vma->vm_private_data);
+	cumk_va_destroy(vma->vm_private_data);
 }
 
-static const struct vm_operations_struct cumc_va_vm_ops = {
-	.fault = cumc_va_fault,
-	.pfn_mkwrite = cumc_va_pfn_mkwrite,
-	.close = cumc_va_vm_close,
-	.may_split = cumc_vm_may_split,
-	.mremap = cumc_vm_mremap,
-	.mprotect = cumc_vm_mprotect,
+static const struct vm_operations_struct cumk_va_vm_ops = {
+	.fault = cumk_va_fault,
+	.pfn_mkwrite = cumk_va_pfn_mkwrite,
+	.close = cumk_va_vm_close,
+	.may_split = cumk_vm_may_split,
+	.mremap = cumk_vm_mremap,
+	.mprotect = cumk_vm_mprotect,
 };
 
-int cumc_va_ioctl_reserve(struct cumc_ucmd *ucmd)
+int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_reserve *cmd = ucmd->cmd;
-	u64 granularity = cumc_device_granularity();
-	struct cumc_vm_request req = {
+	u64 granularity = cumk_device_granularity();
+	struct cumk_vm_request req = {
 		.addr = cmd->addr,
 		.length = cmd->length,
 		.alignment = max(cmd->alignment, granularity),
 		.writable = true,
-		.vm_ops = &cumc_va_vm_ops,
+		.vm_ops = &cumk_va_vm_ops,
 	};
-	struct cumc_client *client = ucmd->client;
+	struct cumk_client *client = ucmd->client;
 	unsigned long addr;
-	struct cumc_va *va;
+	struct cumk_va *va;
 	int ret;
 
 	if (cmd->flags)
@@ -182,19 +182,19 @@ int cumc_va_ioctl_reserve(struct cumc_ucmd *ucmd)
 		return -ENOMEM;
 	va->client = client;
 	init_rwsem(&va->lock);
-	cumc_range_map_init(&va->mappings);
-	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	cumk_range_map_init(&va->mappings);
+	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
 	if (ret)
 		goto err_free_va;
-	ret = cumc_vm_alloc_offsets(va, &va->pgoff);
+	ret = cumk_vm_alloc_offsets(va, &va->pgoff);
 	if (ret)
 		goto err_uncharge;
-	atomic_inc(&cumc_live_vas);
+	atomic_inc(&cumk_live_vas);
 	req.pgoff = va->pgoff;
 	req.private = va;
-	addr = cumc_vm_map(ucmd->filp, &req);
+	addr = cumk_vm_map(ucmd->filp, &req);
 	if (!req.taken)
-		cumc_va_destroy(va);
+		cumk_va_destroy(va);
 	if (IS_ERR_VALUE(addr))
 		return (long)addr;
 	cmd->out_addr = addr;
@@ -203,14 +203,14 @@ int cumc_va_ioctl_reserve(struct cumc_ucmd *ucmd)
 	return 0;
 
 err_uncharge:
-	cumc_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+	cumk_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
 err_free_va:
 	kfree(va);
 	return ret;
 }
 
 /* The VMA of a reservation of @client holding @addr. */
-static struct vm_area_struct *cumc_va_find(struct cumc_client *client, u64 addr)
+static struct vm_area_struct *cumk_va_find(struct cumk_client *client, u64 addr)
 {
 	struct vm_area_struct *vma;
 
@@ -218,43 +218,43 @@ static struct vm_area_struct *cumc_va_find(struct cumc_client *client, u64 addr)
 	if (addr >= TASK_SIZE)
 		return NULL;
 	vma = vma_lookup(current->mm, addr);
-	if (!vma || vma->vm_ops != &cumc_va_vm_ops)
+	if (!vma || vma->vm_ops != &cumk_va_vm_ops)
 		return NULL;
-	if (((struct cumc_va *)vma->vm_private_data)->client != client)
+	if (((struct cumk_va *)vma->vm_private_data)->client != client)
 		return NULL;
 	return vma;
 }
 
-static bool cumc_va_contains(struct vm_area_struct *vma, u64 addr, u64 length)
+static bool cumk_va_contains(struct vm_area_struct *vma, u64 addr, u64 length)
 {
 	return addr >= vma->vm_start && length <= vma->vm_end - addr;
 }
 
-/* The file offset of @addr, for cumc_vm_zap(). */
-static unsigned long cumc_va_pgoff(struct vm_area_struct *vma, u64 addr)
+/* The file offset of @addr, for cumk_vm_zap(). */
+static unsigned long cumk_va_pgoff(struct vm_area_struct *vma, u64 addr)
 {
 	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 }
 
 /* Zap what was ever inserted for @m: nothing when it was never touched. */
-static void cumc_mapping_zap(struct vm_area_struct *vma, struct cumc_mapping *m)
+static void cumk_mapping_zap(struct vm_area_struct *vma, struct cumk_mapping *m)
 {
 	if (READ_ONCE(m->populated))
-		cumc_vm_zap(cumc_va_pgoff(vma, m->addr), m->length);
+		cumk_vm_zap(cumk_va_pgoff(vma, m->addr), m->length);
 }
 
-int cumc_va_ioctl_free(struct cumc_ucmd *ucmd)
+int cumk_va_ioctl_free(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_free *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
+	struct cumk_client *client = ucmd->client;
 	struct vm_area_struct *vma;
-	struct cumc_va *va;
+	struct cumk_va *va;
 	int ret = 0;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	mmap_read_lock(current->mm);
-	vma = cumc_va_find(client, cmd->addr);
+	vma = cumk_va_find(client, cmd->addr);
 	if (!vma || vma->vm_start != cmd->addr) {
 		ret = -ENXIO;
 		goto out_unlock;
@@ -268,7 +268,7 @@ int cumc_va_ioctl_free(struct cumc_ucmd *ucmd)
 	down_write(&va->lock);
 	if (va->freeing)
 		ret = -ENXIO;
-	else if (!cumc_range_map_empty(&va->mappings))
+	else if (!cumk_range_map_empty(&va->mappings))
 		ret = -EBUSY;
 	else
 		va->freeing = true;
@@ -281,9 +281,9 @@ out_unlock:
 }
 
 /* Range checks shared by MAP, UNMAP and SET_ACCESS. */
-static int cumc_va_check_range(u64 addr, u64 length)
+static int cumk_va_check_range(u64 addr, u64 length)
 {
-	u64 granularity = cumc_device_granularity();
+	u64 granularity = cumk_device_granularity();
 
 	if (!length || length > CUMC_VA_MAX_LENGTH ||
 	    !IS_ALIGNED(addr, granularity) || !IS_ALIGNED(length, granularity))
@@ -291,7 +291,7 @@ static int cumc_va_check_range(u64 addr, u64 length)
 	return 0;
 }
 
-static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
+static int cumk_va_insert(struct cumk_va *va, struct cumk_mapping *m)
 {
 	int ret;
 
@@ -299,11 +299,11 @@ static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
 	if (va->freeing)
 		ret = -ENXIO;
 	else
-		ret = cumc_range_insert(&va->mappings, &m->range, m->addr,
+		ret = cumk_range_insert(&va->mappings, &m->range, m->addr,
 					m->length);
 	/* Counted before an unmap, once the lock is dropped, can free it. */
 	if (!ret)
-		atomic_inc(&cumc_live_mappings);
+		atomic_inc(&cumk_live_mappings);
 	up_write(&va->lock);
 	return ret;
 }
@@ -312,40 +312,40 @@ static int cumc_va_insert(struct cumc_va *va, struct cumc_mapping *m)
  * What a mapping of @obj may cover: a whole allocation, or the start of a
  * multicast object once its team is ready (which may mean waiting).
  */
-static int cumc_map_check_object(struct cumc_object *obj, u64 length)
+static int cumk_map_check_object(struct cumk_object *obj, u64 length)
 {
-	struct cumc_mc *mc;
+	struct cumk_mc *mc;
 
 	if (obj->type == CUMC_OBJ_MEM)
 		return length == to_cumc_mem(obj)->length ? 0 : -EINVAL;
 	mc = to_cumc_mc(obj);
 	if (length > mc->length)
 		return -EINVAL;
-	return cumc_team_wait_ready(mc);
+	return cumk_team_wait_ready(mc);
 }
 
-int cumc_va_ioctl_map(struct cumc_ucmd *ucmd)
+int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 {
 	struct cumc_map *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
+	struct cumk_client *client = ucmd->client;
 	struct vm_area_struct *vma;
-	struct cumc_device *dev;
-	struct cumc_object *obj;
-	struct cumc_mapping *m;
+	struct cumk_device *dev;
+	struct cumk_object *obj;
+	struct cumk_mapping *m;
 	int ret;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	ret = cumc_va_check_range(cmd->addr, cmd->length);
+	ret = cumk_va_check_range(cmd->addr, cmd->length);
 	if (ret || cmd->offset)
 		return -EINVAL;
-	obj = cumc_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
+	obj = cumk_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	ret = cumc_map_check_object(obj, cmd->length);
+	ret = cumk_map_check_object(obj, cmd->length);
 	if (ret)
 		goto err_put;
-	ret = cumc_usage_charge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
+	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
 	if (ret)
 		goto err_put;
 	m = kzalloc(sizeof(*m), CUMC_GFP);
@@ -360,15 +360,15 @@ int cumc_va_ioctl_map(struct cumc_ucmd *ucmd)
 	dev = obj->type == CUMC_OBJ_MEM ? to_cumc_mem(obj)->dev : NULL;
 
 	mmap_read_lock(current->mm);
-	vma = cumc_va_find(client, cmd->addr);
-	if (!vma || !cumc_va_contains(vma, cmd->addr, cmd->length)) {
+	vma = cumk_va_find(client, cmd->addr);
+	if (!vma || !cumk_va_contains(vma, cmd->addr, cmd->length)) {
 		ret = -ENXIO;
 		goto err_unlock_mm;
 	}
-	ret = cumc_va_insert(vma->vm_private_data, m);
+	ret = cumk_va_insert(vma->vm_private_data, m);
 	if (ret)
 		goto err_unlock_mm;
-	cumc_stat_add(dev, CUMC_STAT_MAPS, 1);
+	cumk_stat_add(dev, CUMC_STAT_MAPS, 1);
 	mmap_read_unlock(current->mm);
 	return 0;
 
@@ -376,9 +376,9 @@ err_unlock_mm:
 	mmap_read_unlock(current->mm);
 	kfree(m);
 err_uncharge:
-	cumc_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
+	cumk_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
 err_put:
-	cumc_object_put(obj);
+	cumk_object_put(obj);
 	return ret;
 }
 
@@ -386,13 +386,13 @@ err_put:
  * [addr, addr + length) must be exactly a run of adjacent whole mappings:
  * EINVAL when it cuts one, ENXIO when part of it is not mapped.
  */
-static int cumc_va_whole_mappings(struct cumc_va *va, u64 addr, u64 length)
+static int cumk_va_whole_mappings(struct cumk_va *va, u64 addr, u64 length)
 {
 	u64 end = addr + length;
-	struct cumc_mapping *m;
+	struct cumk_mapping *m;
 
 	while (addr < end) {
-		m = cumc_mapping_find(va, addr);
+		m = cumk_mapping_find(va, addr);
 		if (!m)
 			return -ENXIO;
 		if (m->addr != addr || m->length > end - addr)
@@ -403,25 +403,25 @@ static int cumc_va_whole_mappings(struct cumc_va *va, u64 addr, u64 length)
 }
 
 /* Locks for an operation on whole mappings: mmap_lock, then va->lock. */
-static int cumc_va_lock_range(struct cumc_client *client, u64 addr, u64 length,
+static int cumk_va_lock_range(struct cumk_client *client, u64 addr, u64 length,
 			      struct vm_area_struct **vmap)
 {
 	struct vm_area_struct *vma;
-	struct cumc_va *va;
+	struct cumk_va *va;
 	int ret;
 
-	ret = cumc_va_check_range(addr, length);
+	ret = cumk_va_check_range(addr, length);
 	if (ret)
 		return ret;
 	mmap_read_lock(current->mm);
-	vma = cumc_va_find(client, addr);
-	if (!vma || !cumc_va_contains(vma, addr, length)) {
+	vma = cumk_va_find(client, addr);
+	if (!vma || !cumk_va_contains(vma, addr, length)) {
 		mmap_read_unlock(current->mm);
 		return -ENXIO;
 	}
 	va = vma->vm_private_data;
 	down_write(&va->lock);
-	ret = cumc_va_whole_mappings(va, addr, length);
+	ret = cumk_va_whole_mappings(va, addr, length);
 	if (ret) {
 		up_write(&va->lock);
 		mmap_read_unlock(current->mm);
@@ -431,51 +431,51 @@ static int cumc_va_lock_range(struct cumc_client *client, u64 addr, u64 length,
 	return 0;
 }
 
-static void cumc_va_unlock_range(struct vm_area_struct *vma)
+static void cumk_va_unlock_range(struct vm_area_struct *vma)
 {
-	struct cumc_va *va = vma->vm_private_data;
+	struct cumk_va *va = vma->vm_private_data;
 
 	up_write(&va->lock);
 	mmap_read_unlock(current->mm);
 }
 
-int cumc_va_ioctl_unmap(struct cumc_ucmd *ucmd)
+int cumk_va_ioctl_unmap(struct cumk_ucmd *ucmd)
 {
 	struct cumc_unmap *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
+	struct cumk_client *client = ucmd->client;
 	struct vm_area_struct *vma;
-	struct cumc_mapping *m, *next;
+	struct cumk_mapping *m, *next;
 	LIST_HEAD(unmapped);
-	struct cumc_va *va;
+	struct cumk_va *va;
 	u64 addr;
 	int ret;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	ret = cumc_va_lock_range(client, cmd->addr, cmd->length, &vma);
+	ret = cumk_va_lock_range(client, cmd->addr, cmd->length, &vma);
 	if (ret)
 		return ret;
 	va = vma->vm_private_data;
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
-		m = cumc_mapping_find(va, addr);
-		cumc_range_remove(&va->mappings, &m->range);
-		cumc_mapping_zap(vma, m);
+		m = cumk_mapping_find(va, addr);
+		cumk_range_remove(&va->mappings, &m->range);
+		cumk_mapping_zap(vma, m);
 		list_add(&m->unmap_link, &unmapped);
 	}
-	cumc_va_unlock_range(vma);
+	cumk_va_unlock_range(vma);
 
 	/* The PTEs are gone: now the pages may go with their allocations. */
 	list_for_each_entry_safe(m, next, &unmapped, unmap_link)
-		cumc_mapping_free(client, m);
+		cumk_mapping_free(client, m);
 	return 0;
 }
 
-static int cumc_access_check(const struct cumc_access_desc *descs, u32 n)
+static int cumk_access_check(const struct cumc_access_desc *descs, u32 n)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		if (!cumc_device_get(descs[i].device))
+		if (!cumk_device_get(descs[i].device))
 			return -ENODEV;
 		if (descs[i].access != CUMC_ACCESS_NONE &&
 		    descs[i].access != CUMC_ACCESS_READ &&
@@ -486,10 +486,10 @@ static int cumc_access_check(const struct cumc_access_desc *descs, u32 n)
 }
 
 /* Returns true when the CPU may now do less through @m than before. */
-static bool cumc_mapping_set_access(struct cumc_mapping *m,
+static bool cumk_mapping_set_access(struct cumk_mapping *m,
 				    const struct cumc_access_desc *descs, u32 n)
 {
-	enum cumc_access before = cumc_mapping_cpu_access(m);
+	enum cumc_access before = cumk_mapping_cpu_access(m);
 	u32 i;
 
 	for (i = 0; i < n; i++) {
@@ -498,45 +498,45 @@ static bool cumc_mapping_set_access(struct cumc_mapping *m,
 		assign_bit(descs[i].device, m->writers,
 			   descs[i].access == CUMC_ACCESS_READWRITE);
 	}
-	return cumc_mapping_cpu_access(m) < before;
+	return cumk_mapping_cpu_access(m) < before;
 }
 
-int cumc_va_ioctl_set_access(struct cumc_ucmd *ucmd)
+int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd)
 {
 	struct cumc_set_access *cmd = ucmd->cmd;
 	struct cumc_access_desc *descs;
 	struct vm_area_struct *vma;
-	struct cumc_mapping *m;
+	struct cumk_mapping *m;
 	u64 addr;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	if (!cmd->num_descs || cmd->num_descs > cumc_num_devices())
+	if (!cmd->num_descs || cmd->num_descs > cumk_num_devices())
 		return -EINVAL;
 	descs = memdup_user(u64_to_user_ptr(cmd->descs),
 			    array_size(cmd->num_descs, sizeof(*descs)));
 	if (IS_ERR(descs))
 		return PTR_ERR(descs);
-	ret = cumc_access_check(descs, cmd->num_descs);
+	ret = cumk_access_check(descs, cmd->num_descs);
 	if (ret)
 		goto out_free;
-	ret = cumc_va_lock_range(ucmd->client, cmd->addr, cmd->length, &vma);
+	ret = cumk_va_lock_range(ucmd->client, cmd->addr, cmd->length, &vma);
 	if (ret)
 		goto out_free;
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
-		m = cumc_mapping_find(vma->vm_private_data, addr);
-		if (cumc_mapping_set_access(m, descs, cmd->num_descs))
-			cumc_mapping_zap(vma, m);
+		m = cumk_mapping_find(vma->vm_private_data, addr);
+		if (cumk_mapping_set_access(m, descs, cmd->num_descs))
+			cumk_mapping_zap(vma, m);
 	}
-	cumc_va_unlock_range(vma);
+	cumk_va_unlock_range(vma);
 out_free:
 	kfree(descs);
 	return ret;
 }
 
-static void cumc_va_query_fill(struct vm_area_struct *vma,
-			       struct cumc_mapping *m, struct cumc_va_query *cmd)
+static void cumk_va_query_fill(struct vm_area_struct *vma,
+			       struct cumk_mapping *m, struct cumc_va_query *cmd)
 {
 	struct cumc_va_query in = *cmd;
 
@@ -557,35 +557,35 @@ static void cumc_va_query_fill(struct vm_area_struct *vma,
 	if (m->obj->type == CUMC_OBJ_MEM)
 		cmd->out_mem_device = to_cumc_mem(m->obj)->dev->ordinal;
 	cmd->out_handle_types = m->obj->handle_types;
-	cmd->out_access = cumc_mapping_device_access(m, cmd->device);
-	cmd->out_access_any = cumc_mapping_cpu_access(m);
+	cmd->out_access = cumk_mapping_device_access(m, cmd->device);
+	cmd->out_access_any = cumk_mapping_cpu_access(m);
 }
 
-int cumc_va_ioctl_query(struct cumc_ucmd *ucmd)
+int cumk_va_ioctl_query(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_query *cmd = ucmd->cmd;
-	struct cumc_client *client = ucmd->client;
-	struct cumc_object *retained = NULL;
+	struct cumk_client *client = ucmd->client;
+	struct cumk_object *retained = NULL;
 	struct vm_area_struct *vma;
-	struct cumc_mapping *m;
-	struct cumc_va *va;
+	struct cumk_mapping *m;
+	struct cumk_va *va;
 	int ret = 0;
 
 	if (cmd->flags & ~CUMC_VA_QUERY_RETAIN || cmd->__reserved ||
 	    cmd->__reserved2)
 		return -EOPNOTSUPP;
-	if (!cumc_device_get(cmd->device))
+	if (!cumk_device_get(cmd->device))
 		return -ENODEV;
 	mmap_read_lock(current->mm);
-	vma = cumc_va_find(client, cmd->addr);
+	vma = cumk_va_find(client, cmd->addr);
 	if (!vma) {
 		mmap_read_unlock(current->mm);
 		return -ENXIO;
 	}
 	va = vma->vm_private_data;
 	down_read(&va->lock);
-	m = cumc_mapping_find(va, cmd->addr);
-	cumc_va_query_fill(vma, m, cmd);
+	m = cumk_mapping_find(va, cmd->addr);
+	cumk_va_query_fill(vma, m, cmd);
 	if (cmd->flags & CUMC_VA_QUERY_RETAIN) {
 		if (m) {
 			retained = m->obj;
@@ -598,7 +598,7 @@ int cumc_va_ioctl_query(struct cumc_ucmd *ucmd)
 	mmap_read_unlock(current->mm);
 	if (!retained)
 		return ret;
-	return cumc_handle_retain(client, retained, &ucmd->new_handle,
+	return cumk_handle_retain(client, retained, &ucmd->new_handle,
 				  &cmd->out_handle);
 }
 
@@ -606,21 +606,21 @@ int cumc_va_ioctl_query(struct cumc_ucmd *ucmd)
  * The allocation mapped at [addr, addr + length), which must lie in one
  * mapping, with a new reference, and the offset of @addr in it.
  */
-struct cumc_mem *cumc_va_resolve(struct cumc_client *client, u64 addr,
+struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 				 u64 length, u64 *mem_offset)
 {
-	struct cumc_mem *mem = ERR_PTR(-ENXIO);
+	struct cumk_mem *mem = ERR_PTR(-ENXIO);
 	struct vm_area_struct *vma;
-	struct cumc_mapping *m;
-	struct cumc_va *va;
+	struct cumk_mapping *m;
+	struct cumk_va *va;
 
 	mmap_read_lock(current->mm);
-	vma = cumc_va_find(client, addr);
+	vma = cumk_va_find(client, addr);
 	if (!vma)
 		goto out_unlock_mm;
 	va = vma->vm_private_data;
 	down_read(&va->lock);
-	m = cumc_mapping_find(va, addr);
+	m = cumk_mapping_find(va, addr);
 	if (!m || m->obj->type != CUMC_OBJ_MEM) {
 		mem = ERR_PTR(-ENXIO);
 	} else if (length > m->addr + m->length - addr) {
@@ -640,24 +640,24 @@ out_unlock_mm:
  * The multicast object whose mapping holds @addr, with a new reference,
  * the mapping's start and length and whether the CPU may write through it.
  */
-struct cumc_mc *cumc_va_mc_mapping(struct cumc_client *client, u64 addr,
+struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 				   u64 *map_addr, u64 *length, bool *writable)
 {
-	struct cumc_mc *mc = ERR_PTR(-ENXIO);
+	struct cumk_mc *mc = ERR_PTR(-ENXIO);
 	struct vm_area_struct *vma;
 	enum cumc_access access;
-	struct cumc_mapping *m;
-	struct cumc_va *va;
+	struct cumk_mapping *m;
+	struct cumk_va *va;
 
 	mmap_read_lock(current->mm);
-	vma = cumc_va_find(client, addr);
+	vma = cumk_va_find(client, addr);
 	if (!vma)
 		goto out_unlock_mm;
 	va = vma->vm_private_data;
 	down_read(&va->lock);
-	m = cumc_mapping_find(va, addr);
+	m = cumk_mapping_find(va, addr);
 	if (m && m->obj->type == CUMC_OBJ_MC) {
-		access = cumc_mapping_cpu_access(m);
+		access = cumk_mapping_cpu_access(m);
 		if (access == CUMC_ACCESS_NONE) {
 			mc = ERR_PTR(-EACCES);
 		} else {

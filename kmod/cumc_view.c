@@ -13,26 +13,26 @@
 #include "cumc_internal.h"
 
 /**
- * struct cumc_view - what a member view VMA shows
+ * struct cumk_view - what a member view VMA shows
  * @mc: the multicast object; the view holds a reference
  * @slot: the member's slot in the team
  */
-struct cumc_view {
-	struct cumc_mc *mc;
+struct cumk_view {
+	struct cumk_mc *mc;
 	u32 slot;
 };
 
-static vm_fault_t cumc_view_fault(struct vm_fault *vmf)
+static vm_fault_t cumk_view_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct cumc_view *view = vma->vm_private_data;
-	struct cumc_mc *mc = view->mc;
+	struct cumk_view *view = vma->vm_private_data;
+	struct cumk_mc *mc = view->mc;
 	unsigned long addr = vmf->address & PAGE_MASK;
 	struct page *page;
 	vm_fault_t ret;
 
 	down_read(&mc->lock);
-	page = cumc_fabric_page(mc, view->slot, addr - vma->vm_start);
+	page = cumk_fabric_page(mc, view->slot, addr - vma->vm_start);
 	if (!page)
 		ret = VM_FAULT_SIGBUS;
 	else if (IS_ERR(page))
@@ -44,38 +44,38 @@ static vm_fault_t cumc_view_fault(struct vm_fault *vmf)
 	return ret;
 }
 
-static void cumc_view_free(struct cumc_view *view)
+static void cumk_view_free(struct cumk_view *view)
 {
-	cumc_object_put(&view->mc->obj);
-	atomic_dec(&cumc_live_views);
+	cumk_object_put(&view->mc->obj);
+	atomic_dec(&cumk_live_views);
 	kfree(view);
 }
 
-static void cumc_view_close(struct vm_area_struct *vma)
+static void cumk_view_close(struct vm_area_struct *vma)
 {
-	cumc_view_free(vma->vm_private_data);
+	cumk_view_free(vma->vm_private_data);
 }
 
-static const struct vm_operations_struct cumc_view_vm_ops = {
-	.fault = cumc_view_fault,
-	.close = cumc_view_close,
-	.may_split = cumc_vm_may_split,
-	.mremap = cumc_vm_mremap,
-	.mprotect = cumc_vm_mprotect,
+static const struct vm_operations_struct cumk_view_vm_ops = {
+	.fault = cumk_view_fault,
+	.close = cumk_view_close,
+	.may_split = cumk_vm_may_split,
+	.mremap = cumk_vm_mremap,
+	.mprotect = cumk_vm_mprotect,
 };
 
 /* Map the view of member @slot; it takes a reference on @mc of its own. */
-static long cumc_view_map(struct file *filp, struct cumc_mc *mc, u32 slot,
+static long cumk_view_map(struct file *filp, struct cumk_mc *mc, u32 slot,
 			  u64 length, bool writable)
 {
-	struct cumc_vm_request req = {
+	struct cumk_vm_request req = {
 		.length = length,
-		.alignment = cumc_fabric_granularity(),
-		.pgoff = cumc_fabric_view_pgoff(mc, slot),
+		.alignment = cumk_fabric_granularity(),
+		.pgoff = cumk_fabric_view_pgoff(mc, slot),
 		.writable = writable,
-		.vm_ops = &cumc_view_vm_ops,
+		.vm_ops = &cumk_view_vm_ops,
 	};
-	struct cumc_view *view;
+	struct cumk_view *view;
 	unsigned long addr;
 
 	view = kzalloc(sizeof(*view), CUMC_GFP);
@@ -84,26 +84,26 @@ static long cumc_view_map(struct file *filp, struct cumc_mc *mc, u32 slot,
 	kref_get(&mc->obj.ref);
 	view->mc = mc;
 	view->slot = slot;
-	atomic_inc(&cumc_live_views);
+	atomic_inc(&cumk_live_views);
 	req.private = view;
-	addr = cumc_vm_map(filp, &req);
+	addr = cumk_vm_map(filp, &req);
 	if (!req.taken)
-		cumc_view_free(view);
+		cumk_view_free(view);
 	return addr;
 }
 
 /* The slot of @device, a member of @mc's team. */
-static int cumc_view_slot(struct cumc_mc *mc, u32 device)
+static int cumk_view_slot(struct cumk_mc *mc, u32 device)
 {
 	int slot;
 
 	down_read(&mc->lock);
-	slot = cumc_team_slot(mc, device);
+	slot = cumk_team_slot(mc, device);
 	up_read(&mc->lock);
 	return slot;
 }
 
-static void cumc_view_unmap_all(const u64 *addrs, u32 n, u64 length)
+static void cumk_view_unmap_all(const u64 *addrs, u32 n, u64 length)
 {
 	while (n--)
 		vm_munmap(addrs[n], length);
@@ -113,7 +113,7 @@ static void cumc_view_unmap_all(const u64 *addrs, u32 n, u64 length)
  * Every member's view, into the caller's array; all of them or, when the
  * answer cannot be written, none.
  */
-static int cumc_view_all(struct cumc_ucmd *ucmd, struct cumc_mc *mc,
+static int cumk_view_all(struct cumk_ucmd *ucmd, struct cumk_mc *mc,
 			 u64 length, bool writable)
 {
 	struct cumc_mc_view *cmd = ucmd->cmd;
@@ -129,7 +129,7 @@ static int cumc_view_all(struct cumc_ucmd *ucmd, struct cumc_mc *mc,
 	if (!addrs)
 		return -ENOMEM;
 	for (slot = 0; slot < n; slot++) {
-		addr = cumc_view_map(ucmd->filp, mc, slot, length, writable);
+		addr = cumk_view_map(ucmd->filp, mc, slot, length, writable);
 		if (IS_ERR_VALUE(addr)) {
 			ret = addr;
 			goto err_unmap;
@@ -143,33 +143,33 @@ static int cumc_view_all(struct cumc_ucmd *ucmd, struct cumc_mc *mc,
 	if (copy_to_user(u64_to_user_ptr(cmd->views), addrs,
 			 array_size(n, sizeof(*addrs))))
 		goto err_unmap;
-	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	ret = cumk_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		goto err_unmap;
 	kfree(addrs);
 	return 0;
 
 err_unmap:
-	cumc_view_unmap_all(addrs, slot, length);
+	cumk_view_unmap_all(addrs, slot, length);
 	kfree(addrs);
 	return ret;
 }
 
-static int cumc_view_one(struct cumc_ucmd *ucmd, struct cumc_mc *mc,
+static int cumk_view_one(struct cumk_ucmd *ucmd, struct cumk_mc *mc,
 			 u64 length, bool writable)
 {
 	struct cumc_mc_view *cmd = ucmd->cmd;
 	long addr;
 	int slot, ret;
 
-	slot = cumc_view_slot(mc, cmd->device);
+	slot = cumk_view_slot(mc, cmd->device);
 	if (slot < 0)
 		return slot;
-	addr = cumc_view_map(ucmd->filp, mc, slot, length, writable);
+	addr = cumk_view_map(ucmd->filp, mc, slot, length, writable);
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	cmd->out_addr = addr;
-	ret = cumc_ucmd_respond(ucmd, sizeof(*cmd));
+	ret = cumk_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		vm_munmap(addr, length);
 	return ret;
@@ -180,12 +180,12 @@ static int cumc_view_one(struct cumc_ucmd *ucmd, struct cumc_mc *mc,
  * Asking for the views of all members (@views) is the form of API
  * version 2; a version-1 caller's struct ends before it.
  */
-int cumc_view_ioctl(struct cumc_ucmd *ucmd)
+int cumk_view_ioctl(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_view *cmd = ucmd->cmd;
 	bool all = cmd->views;
 	u64 map_addr, length;
-	struct cumc_mc *mc;
+	struct cumk_mc *mc;
 	bool writable;
 	int ret;
 
@@ -193,7 +193,7 @@ int cumc_view_ioctl(struct cumc_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	if (all ? cmd->device : cmd->num_views)
 		return -EINVAL;
-	mc = cumc_va_mc_mapping(ucmd->client, cmd->addr, &map_addr, &length,
+	mc = cumk_va_mc_mapping(ucmd->client, cmd->addr, &map_addr, &length,
 				&writable);
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
@@ -202,11 +202,11 @@ int cumc_view_ioctl(struct cumc_ucmd *ucmd)
 	cmd->out_map_addr = all ? map_addr : 0;
 	cmd->out_access = 0;
 	if (all)
-		ret = cumc_view_all(ucmd, mc, length, writable);
+		ret = cumk_view_all(ucmd, mc, length, writable);
 	else if (map_addr != cmd->addr)
 		ret = -ENXIO;
 	else
-		ret = cumc_view_one(ucmd, mc, length, writable);
-	cumc_object_put(&mc->obj);
+		ret = cumk_view_one(ucmd, mc, length, writable);
+	cumk_object_put(&mc->obj);
 	return ret;
 }

@@ -23,16 +23,16 @@
 
 #define CUMC_FS_MAGIC 0x63756d63
 
-static struct vfsmount *cumc_vm_mnt;
-static struct inode *cumc_vm_inode;
+static struct vfsmount *cumk_vm_mnt;
+static struct inode *cumk_vm_inode;
 
 /*
  * Offset slots in use: slot -> owner; its own lock. Its nodes are charged
  * to the memory cgroup of whoever made them grow.
  */
-static DEFINE_XARRAY_FLAGS(cumc_vm_slots, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+static DEFINE_XARRAY_FLAGS(cumk_vm_slots, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 
-static int cumc_vm_init_fs_context(struct fs_context *fc)
+static int cumk_vm_init_fs_context(struct fs_context *fc)
 {
 	return init_pseudo(fc, CUMC_FS_MAGIC) ? 0 : -ENOMEM;
 }
@@ -41,51 +41,51 @@ static int cumc_vm_init_fs_context(struct fs_context *fc)
  * No .owner: the module's own mount would pin it. The mount lives from
  * init to exit, and kern_unmount() tears an internal mount down at once.
  */
-static struct file_system_type cumc_vm_fs_type = {
+static struct file_system_type cumk_vm_fs_type = {
 	.name = "cumc",
-	.init_fs_context = cumc_vm_init_fs_context,
+	.init_fs_context = cumk_vm_init_fs_context,
 	.kill_sb = kill_anon_super,
 };
 
-int cumc_vm_init(void)
+int cumk_vm_init(void)
 {
 	int ret;
 
-	cumc_vm_mnt = kern_mount(&cumc_vm_fs_type);
-	if (IS_ERR(cumc_vm_mnt))
-		return PTR_ERR(cumc_vm_mnt);
-	cumc_vm_inode = alloc_anon_inode(cumc_vm_mnt->mnt_sb);
-	if (IS_ERR(cumc_vm_inode)) {
-		ret = PTR_ERR(cumc_vm_inode);
+	cumk_vm_mnt = kern_mount(&cumk_vm_fs_type);
+	if (IS_ERR(cumk_vm_mnt))
+		return PTR_ERR(cumk_vm_mnt);
+	cumk_vm_inode = alloc_anon_inode(cumk_vm_mnt->mnt_sb);
+	if (IS_ERR(cumk_vm_inode)) {
+		ret = PTR_ERR(cumk_vm_inode);
 		goto err_unmount;
 	}
 	return 0;
 
 err_unmount:
-	kern_unmount(cumc_vm_mnt);
+	kern_unmount(cumk_vm_mnt);
 	return ret;
 }
 
-void cumc_vm_exit(void)
+void cumk_vm_exit(void)
 {
-	iput(cumc_vm_inode);
-	kern_unmount(cumc_vm_mnt);
-	WARN_ON(!xa_empty(&cumc_vm_slots));
+	iput(cumk_vm_inode);
+	kern_unmount(cumk_vm_mnt);
+	WARN_ON(!xa_empty(&cumk_vm_slots));
 }
 
 /* Every client file maps through the one address_space. */
-void cumc_vm_open(struct file *filp)
+void cumk_vm_open(struct file *filp)
 {
-	filp->f_mapping = cumc_vm_inode->i_mapping;
+	filp->f_mapping = cumk_vm_inode->i_mapping;
 }
 
 /* Offsets for up to CUMC_VM_MAX_OFFSETS bytes; ENOSPC when all are taken. */
-int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff)
+int cumk_vm_alloc_offsets(void *owner, unsigned long *pgoff)
 {
 	u32 slot;
 	int ret;
 
-	ret = xa_alloc(&cumc_vm_slots, &slot, owner,
+	ret = xa_alloc(&cumk_vm_slots, &slot, owner,
 		       XA_LIMIT(1, CUMC_VM_MAX_SLOTS), CUMC_GFP);
 	if (ret)
 		return ret == -EBUSY ? -ENOSPC : ret;
@@ -93,22 +93,22 @@ int cumc_vm_alloc_offsets(void *owner, unsigned long *pgoff)
 	return 0;
 }
 
-void cumc_vm_free_offsets(unsigned long pgoff)
+void cumk_vm_free_offsets(unsigned long pgoff)
 {
-	xa_erase(&cumc_vm_slots, pgoff >> (CUMC_VM_SLOT_SHIFT - PAGE_SHIFT));
+	xa_erase(&cumk_vm_slots, pgoff >> (CUMC_VM_SLOT_SHIFT - PAGE_SHIFT));
 }
 
 /* Zap the PTEs of [pgoff, pgoff + length) in every process. */
-void cumc_vm_zap(unsigned long pgoff, u64 length)
+void cumk_vm_zap(unsigned long pgoff, u64 length)
 {
-	unmap_mapping_range(cumc_vm_inode->i_mapping, (loff_t)pgoff << PAGE_SHIFT,
+	unmap_mapping_range(cumk_vm_inode->i_mapping, (loff_t)pgoff << PAGE_SHIFT,
 			    length, 1);
 }
 
-/* The request cumc_vm_map() is placing right now in this thread. */
-static struct cumc_vm_request *cumc_vm_pending(struct cumc_client *client)
+/* The request cumk_vm_map() is placing right now in this thread. */
+static struct cumk_vm_request *cumk_vm_pending(struct cumk_client *client)
 {
-	struct cumc_vm_request *req = NULL;
+	struct cumk_vm_request *req = NULL;
 
 	spin_lock(&client->pending_lock);
 	if (client->pending_task == current)
@@ -117,8 +117,8 @@ static struct cumc_vm_request *cumc_vm_pending(struct cumc_client *client)
 	return req;
 }
 
-static void cumc_vm_set_pending(struct cumc_client *client,
-				struct cumc_vm_request *req)
+static void cumk_vm_set_pending(struct cumk_client *client,
+				struct cumk_vm_request *req)
 {
 	spin_lock(&client->pending_lock);
 	client->pending = req;
@@ -127,42 +127,42 @@ static void cumc_vm_set_pending(struct cumc_client *client,
 }
 
 /* The hint when it is free and aligned, else anywhere, aligned. */
-unsigned long cumc_vm_get_unmapped_area(struct file *filp, unsigned long addr,
+unsigned long cumk_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags)
 {
-	struct cumc_vm_request *req = cumc_vm_pending(filp->private_data);
+	struct cumk_vm_request *req = cumk_vm_pending(filp->private_data);
 	unsigned long area;
 
 	if (!req || len != req->length)
 		return -ENODEV;
 	if (addr && IS_ALIGNED(addr, req->alignment)) {
-		area = cumc_get_unmapped_area(addr, len, flags);
+		area = cumk_get_unmapped_area(addr, len, flags);
 		if (area == addr)
 			return area;
 	}
-	area = cumc_get_unmapped_area(0, len + req->alignment, flags);
+	area = cumk_get_unmapped_area(0, len + req->alignment, flags);
 	if (IS_ERR_VALUE(area))
 		return area;
 	return ALIGN(area, req->alignment);
 }
 
-int cumc_vm_mmap(struct file *filp, struct vm_area_struct *vma)
+int cumk_vm_mmap(struct file *filp, struct vm_area_struct *vma)
 {
-	struct cumc_client *client = filp->private_data;
-	struct cumc_vm_request *req = cumc_vm_pending(client);
+	struct cumk_client *client = filp->private_data;
+	struct cumk_vm_request *req = cumk_vm_pending(client);
 
 	if (!req || vma->vm_end - vma->vm_start != req->length ||
 	    !IS_ALIGNED(vma->vm_start, req->alignment) ||
 	    vma->vm_pgoff != req->pgoff)
 		return -ENODEV;
-	cumc_vm_set_pending(client, NULL);
+	cumk_vm_set_pending(client, NULL);
 	req->taken = true;
-	cumc_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
+	cumk_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
 			  VM_DONTCOPY | VM_NORESERVE);
-	cumc_vm_flags_clear(vma, VM_MAYEXEC);
+	cumk_vm_flags_clear(vma, VM_MAYEXEC);
 	if (!req->writable)
-		cumc_vm_flags_clear(vma, VM_WRITE | VM_MAYWRITE);
+		cumk_vm_flags_clear(vma, VM_WRITE | VM_MAYWRITE);
 	vma->vm_ops = req->vm_ops;
 	vma->vm_private_data = req->private;
 	return 0;
@@ -173,33 +173,33 @@ int cumc_vm_mmap(struct file *filp, struct vm_area_struct *vma)
  * req->private and releases it in its close(); req->taken says whether
  * that happened, even when the mapping then failed.
  */
-unsigned long cumc_vm_map(struct file *filp, struct cumc_vm_request *req)
+unsigned long cumk_vm_map(struct file *filp, struct cumk_vm_request *req)
 {
-	struct cumc_client *client = filp->private_data;
+	struct cumk_client *client = filp->private_data;
 	unsigned long addr;
 
 	mutex_lock(&client->reserve_lock);
-	cumc_vm_set_pending(client, req);
+	cumk_vm_set_pending(client, req);
 	addr = vm_mmap(filp, req->addr, req->length,
 		       req->writable ? PROT_READ | PROT_WRITE : PROT_READ,
 		       MAP_SHARED, (unsigned long)req->pgoff << PAGE_SHIFT);
-	cumc_vm_set_pending(client, NULL);
+	cumk_vm_set_pending(client, NULL);
 	mutex_unlock(&client->reserve_lock);
 	return addr;
 }
 
 /* A VMA is one object for life: no partial munmap, mremap or mprotect. */
-int cumc_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+int cumk_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 {
 	return -EINVAL;
 }
 
-int cumc_vm_mremap(struct vm_area_struct *vma)
+int cumk_vm_mremap(struct vm_area_struct *vma)
 {
 	return -EINVAL;
 }
 
-int cumc_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
+int cumk_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
 		     unsigned long end, unsigned long newflags)
 {
 	return -EACCES;
