@@ -16,7 +16,7 @@ static const struct libcumc_errno_result libcumc_mc_errors[] = {
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
 	/* A device added twice, a range bound twice. */
 	{ EEXIST, CUDA_ERROR_INVALID_VALUE },
-	/* A range that was never bound. */
+	/* A range that was never bound; an address mapped to no allocation. */
 	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
 	/* The team failed to form: the system is in an illegal state. */
 	{ EIO, CUDA_ERROR_ILLEGAL_STATE },
@@ -137,15 +137,20 @@ CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
 	return libcumc_ioctl(drv, CUMC_MC_ADD_DEVICE, &add, libcumc_mc_errors);
 }
 
-/* Bind for @dev, by allocation handle or (@request BIND_ADDR) by address. */
+/*
+ * Bind by allocation handle or (@request BIND_ADDR) by address: for @dev,
+ * or, with CUMC_MC_BIND_DEVICE_OF_MEM in @bind_flags and @dev 0, for the
+ * device the memory lives on.
+ */
 static CUresult libcumc_mc_bind(const struct libcumc_driver *drv,
-				unsigned long request,
+				unsigned long request, __u32 bind_flags,
 				CUmemGenericAllocationHandle mc, __u32 dev,
 				size_t mc_offset, __u64 mem, size_t mem_offset,
 				size_t size, unsigned long long flags)
 {
 	struct cumc_mc_bind bind = {
 		.size = sizeof(bind),
+		.flags = bind_flags,
 		.handle = mc,
 		.device = dev,
 		.mc_offset = mc_offset,
@@ -157,32 +162,6 @@ static CUresult libcumc_mc_bind(const struct libcumc_driver *drv,
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	return libcumc_ioctl(drv, request, &bind, libcumc_mc_errors);
-}
-
-/* The device an allocation lives on, for the binds that do not name it. */
-static CUresult libcumc_mem_device(const struct libcumc_driver *drv,
-				   CUmemGenericAllocationHandle mem, __u32 *dev)
-{
-	struct cumc_mem_info info = { .size = sizeof(info), .handle = mem };
-	CUresult res = libcumc_ioctl(drv, CUMC_MEM_INFO, &info, libcumc_mc_errors);
-
-	if (res == CUDA_SUCCESS)
-		*dev = info.out_device;
-	return res;
-}
-
-/* The device of the allocation mapped at @ptr. */
-static CUresult libcumc_addr_device(const struct libcumc_driver *drv,
-				    CUdeviceptr ptr, __u32 *dev)
-{
-	struct cumc_va_query query = { .size = sizeof(query), .addr = ptr };
-	CUresult res = libcumc_ioctl(drv, CUMC_VA_QUERY, &query, libcumc_mc_errors);
-
-	if (res == CUDA_SUCCESS && query.out_type != CUMC_VA_MEM)
-		res = CUDA_ERROR_INVALID_VALUE;
-	if (res == CUDA_SUCCESS)
-		*dev = query.out_mem_device;
-	return res;
 }
 
 /* The _v2 binds: the caller names the device, which must exist. */
@@ -199,8 +178,29 @@ static CUresult libcumc_mc_bind_on(CUdevice dev, unsigned long request,
 		res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_mc_bind(drv, request, mc, (__u32)dev, mc_offset, mem,
+	return libcumc_mc_bind(drv, request, 0, mc, (__u32)dev, mc_offset, mem,
 			       mem_offset, size, flags);
+}
+
+/*
+ * The binds that name no device: the module binds for the device the
+ * memory lives on, in the same command. An unknown memory handle is
+ * ENOENT, an address not mapped to an allocation ENXIO, memory of a device
+ * that is no member EINVAL: all CUDA_ERROR_INVALID_VALUE.
+ */
+static CUresult libcumc_mc_bind_of_mem(unsigned long request,
+				       CUmemGenericAllocationHandle mc,
+				       size_t mc_offset, __u64 mem,
+				       size_t mem_offset, size_t size,
+				       unsigned long long flags)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_mc_bind(drv, request, CUMC_MC_BIND_DEVICE_OF_MEM, mc, 0,
+			       mc_offset, mem, mem_offset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
@@ -209,16 +209,8 @@ CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
 				    size_t memOffset, size_t size,
 				    unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
-	__u32 dev;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = libcumc_mem_device(drv, memHandle, &dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_mc_bind(drv, CUMC_MC_BIND_MEM, mcHandle, dev, mcOffset,
-			       memHandle, memOffset, size, flags);
+	return libcumc_mc_bind_of_mem(CUMC_MC_BIND_MEM, mcHandle, mcOffset,
+				      memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
@@ -235,16 +227,8 @@ CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle,
 				     size_t mcOffset, CUdeviceptr memptr,
 				     size_t size, unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
-	__u32 dev;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = libcumc_addr_device(drv, memptr, &dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_mc_bind(drv, CUMC_MC_BIND_ADDR, mcHandle, dev, mcOffset,
-			       memptr, 0, size, flags);
+	return libcumc_mc_bind_of_mem(CUMC_MC_BIND_ADDR, mcHandle, mcOffset,
+				      memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
