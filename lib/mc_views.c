@@ -3,11 +3,12 @@
  * The member views of each multicast mapping of this process.
  *
  * The first data-path operation on a multicast mapping asks the module for
- * a view of every member (CUMC_MC_VIEW) and keeps them here, sorted by
- * address; later operations find them with a binary search and no system
- * call. Operations hold the table's read lock while they run, so forgetting
+ * a view of every member (one CUMC_MC_VIEW with CUMC_MC_VIEW_ALL) and keeps
+ * them here, sorted by address; later operations find them with a binary
+ * search and no system call. Operations hold the table's read lock while they run, so forgetting
  * a mapping (cuMemUnmap, cuMemSetAccess, fork) waits for them to finish.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,65 +56,51 @@ static struct libcumc_mc_mapping *libcumc_views_find(CUdeviceptr addr)
 	return NULL;
 }
 
-/* The members of the multicast object mapped at @map_addr, in team order. */
-static CUresult libcumc_mc_members(const struct libcumc_driver *drv,
-				   CUdeviceptr map_addr, __u32 *ordinals,
-				   unsigned int *count)
-{
-	struct cumc_va_query query = {
-		.size = sizeof(query),
-		.flags = CUMC_VA_QUERY_RETAIN,
-		.addr = map_addr,
-	};
-	struct cumc_mc_info info = {
-		.size = sizeof(info),
-		.members = (uintptr_t)ordinals,
-		.num_members_max = CUMC_MAX_DEVICES,
-	};
-	struct cumc_release release = { .size = sizeof(release) };
-	CUresult res;
+/* How CUMC_MC_VIEW_ALL's errno reads for the data path. */
+static const struct libcumc_errno_result libcumc_view_errors[] = {
+	/* Not in a multicast mapping of this client. */
+	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
+	/* No device has access to the mapping. */
+	{ EACCES, CUDA_ERROR_ILLEGAL_ADDRESS },
+	{ 0 }
+};
 
-	res = libcumc_ioctl(drv, CUMC_VA_QUERY, &query, NULL);
-	if (res != CUDA_SUCCESS)
-		return res;
-	info.handle = query.out_handle;
-	res = libcumc_ioctl(drv, CUMC_MC_INFO, &info, NULL);
-	release.handle = query.out_handle;
-	libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
-	if (res == CUDA_SUCCESS)
-		*count = info.out_num_members;
-	return res;
-}
-
+/*
+ * The multicast mapping holding @addr with a view of every member, in team
+ * order: one CUMC_MC_VIEW_ALL, which makes every view or none.
+ */
 static CUresult libcumc_mc_mapping_create(const struct libcumc_driver *drv,
-					  const struct cumc_va_query *where,
+					  CUdeviceptr addr,
 					  struct libcumc_mc_mapping **mapp)
 {
-	struct cumc_mc_view view = { .size = sizeof(view) };
-	__u32 ordinals[CUMC_MAX_DEVICES];
+	__u64 views[CUMC_MAX_DEVICES];
+	struct cumc_mc_view view = {
+		.size = sizeof(view),
+		.flags = CUMC_MC_VIEW_ALL,
+		.addr = addr,
+		.views = (uintptr_t)views,
+		.num_views = CUMC_MAX_DEVICES,
+	};
 	struct libcumc_mc_mapping *map;
 	unsigned int count, i;
 	CUresult res;
 
-	res = libcumc_mc_members(drv, where->out_map_addr, ordinals, &count);
+	res = libcumc_ioctl(drv, CUMC_MC_VIEW, &view, libcumc_view_errors);
 	if (res != CUDA_SUCCESS)
 		return res;
+	count = view.out_num_members;
 	map = calloc(1, sizeof(*map) + count * sizeof(map->views[0]));
-	if (!map)
+	if (!map) {
+		for (i = 0; i < count; i++)
+			munmap((void *)(uintptr_t)views[i], view.out_length);
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	map->addr = where->out_map_addr;
-	map->length = where->out_map_length;
-	map->writable = where->out_access_any == CUMC_ACCESS_READWRITE;
-	view.addr = map->addr;
-	for (i = 0; i < count; i++) {
-		view.device = ordinals[i];
-		res = libcumc_ioctl(drv, CUMC_MC_VIEW, &view, NULL);
-		if (res != CUDA_SUCCESS) {
-			libcumc_mc_mapping_free(map);
-			return res;
-		}
-		map->views[map->num_members++] = (char *)(uintptr_t)view.out_addr;
 	}
+	map->addr = view.out_map_addr;
+	map->length = view.out_length;
+	map->writable = view.out_access == CUMC_ACCESS_READWRITE;
+	for (i = 0; i < count; i++)
+		map->views[i] = (char *)(uintptr_t)views[i];
+	map->num_members = count;
 	*mapp = map;
 	return CUDA_SUCCESS;
 }
@@ -136,20 +123,13 @@ static CUresult libcumc_views_insert(struct libcumc_mc_mapping *map)
 }
 
 /* Learn the multicast mapping holding @addr; called without the lock. */
-static CUresult libcumc_views_learn(const struct libcumc_driver *drv, CUdeviceptr addr)
+static CUresult libcumc_views_learn(const struct libcumc_driver *drv,
+				    CUdeviceptr addr)
 {
-	struct cumc_va_query where = { .size = sizeof(where), .addr = addr };
 	struct libcumc_mc_mapping *map;
 	CUresult res;
 
-	res = libcumc_ioctl(drv, CUMC_VA_QUERY, &where, NULL);
-	if (res != CUDA_SUCCESS)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (where.out_type != CUMC_VA_MULTICAST)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (where.out_access_any == CUMC_ACCESS_NONE)
-		return CUDA_ERROR_ILLEGAL_ADDRESS;
-	res = libcumc_mc_mapping_create(drv, &where, &map);
+	res = libcumc_mc_mapping_create(drv, addr, &map);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_rwlock_wrlock(&libcumc_views_lock);
