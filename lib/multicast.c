@@ -7,6 +7,7 @@
  * two apart.
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "internal.h"
 
@@ -138,69 +139,37 @@ CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
 }
 
 /*
- * Bind by allocation handle or (@request BIND_ADDR) by address: for @dev,
- * or, with CUMC_MC_BIND_DEVICE_OF_MEM in @bind_flags and @dev 0, for the
- * device the memory lives on.
+ * Bind by allocation handle or (@request BIND_ADDR) by address, for @dev
+ * (the _v2 binds: it must exist) or, @of_mem, for the device the memory
+ * lives on, which the module finds in the same command. An unknown memory
+ * handle is ENOENT, an address not mapped to an allocation ENXIO, memory of
+ * a device that is no member EINVAL: all CUDA_ERROR_INVALID_VALUE.
  */
-static CUresult libcumc_mc_bind(const struct libcumc_driver *drv,
-				unsigned long request, __u32 bind_flags,
-				CUmemGenericAllocationHandle mc, __u32 dev,
+static CUresult libcumc_mc_bind(unsigned long request, bool of_mem,
+				CUdevice dev, CUmemGenericAllocationHandle mc,
 				size_t mc_offset, __u64 mem, size_t mem_offset,
 				size_t size, unsigned long long flags)
 {
 	struct cumc_mc_bind bind = {
 		.size = sizeof(bind),
-		.flags = bind_flags,
+		.flags = of_mem ? CUMC_MC_BIND_DEVICE_OF_MEM : 0,
 		.handle = mc,
-		.device = dev,
+		.device = of_mem ? 0 : (__u32)dev,
 		.mc_offset = mc_offset,
 		.mem = mem,
 		.mem_offset = mem_offset,
 		.length = size,
 	};
-
-	if (flags)
-		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_ioctl(drv, request, &bind, libcumc_mc_errors);
-}
-
-/* The _v2 binds: the caller names the device, which must exist. */
-static CUresult libcumc_mc_bind_on(CUdevice dev, unsigned long request,
-				   CUmemGenericAllocationHandle mc,
-				   size_t mc_offset, __u64 mem,
-				   size_t mem_offset, size_t size,
-				   unsigned long long flags)
-{
 	const struct libcumc_driver *drv;
 	CUresult res = libcumc_driver(&drv);
 
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS && !of_mem)
 		res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_mc_bind(drv, request, 0, mc, (__u32)dev, mc_offset, mem,
-			       mem_offset, size, flags);
-}
-
-/*
- * The binds that name no device: the module binds for the device the
- * memory lives on, in the same command. An unknown memory handle is
- * ENOENT, an address not mapped to an allocation ENXIO, memory of a device
- * that is no member EINVAL: all CUDA_ERROR_INVALID_VALUE.
- */
-static CUresult libcumc_mc_bind_of_mem(unsigned long request,
-				       CUmemGenericAllocationHandle mc,
-				       size_t mc_offset, __u64 mem,
-				       size_t mem_offset, size_t size,
-				       unsigned long long flags)
-{
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_mc_bind(drv, request, CUMC_MC_BIND_DEVICE_OF_MEM, mc, 0,
-			       mc_offset, mem, mem_offset, size, flags);
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_ioctl(drv, request, &bind, libcumc_mc_errors);
 }
 
 CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
@@ -209,8 +178,8 @@ CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
 				    size_t memOffset, size_t size,
 				    unsigned long long flags)
 {
-	return libcumc_mc_bind_of_mem(CUMC_MC_BIND_MEM, mcHandle, mcOffset,
-				      memHandle, memOffset, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_MEM, true, 0, mcHandle, mcOffset,
+			       memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
@@ -219,16 +188,16 @@ CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
 				       size_t memOffset, size_t size,
 				       unsigned long long flags)
 {
-	return libcumc_mc_bind_on(dev, CUMC_MC_BIND_MEM, mcHandle, mcOffset,
-				  memHandle, memOffset, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_MEM, false, dev, mcHandle,
+			       mcOffset, memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle,
 				     size_t mcOffset, CUdeviceptr memptr,
 				     size_t size, unsigned long long flags)
 {
-	return libcumc_mc_bind_of_mem(CUMC_MC_BIND_ADDR, mcHandle, mcOffset,
-				      memptr, 0, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_ADDR, true, 0, mcHandle, mcOffset,
+			       memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
@@ -236,8 +205,8 @@ CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
 					CUdeviceptr memptr, size_t size,
 					unsigned long long flags)
 {
-	return libcumc_mc_bind_on(dev, CUMC_MC_BIND_ADDR, mcHandle, mcOffset,
-				  memptr, 0, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_ADDR, false, dev, mcHandle,
+			       mcOffset, memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle,
