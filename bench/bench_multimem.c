@@ -159,15 +159,15 @@ BASELINE static void read_sum_bf16(uint16_t *out, char *const *views,
 
 		n = count - b < SUM_BLOCK ? count - b : SUM_BLOCK;
 		for (i = 0; i < n; i++)
-			acc[i] = cumc_bf16_widen(x0[i]);
+			acc[i] = libcumc_bf16_widen(x0[i]);
 		for (m = 1; m < members; m++) {
 			const uint16_t *x = (const uint16_t *)(views[m] + off) + b;
 
 			for (i = 0; i < n; i++)
-				acc[i] += cumc_bf16_widen(x[i]);
+				acc[i] += libcumc_bf16_widen(x[i]);
 		}
 		for (i = 0; i < n; i++)
-			out[b + i] = cumc_f32_to_bf16(acc[i]);
+			out[b + i] = libcumc_f32_to_bf16(acc[i]);
 	}
 }
 
@@ -242,16 +242,16 @@ static void record(const char *setup, unsigned int members, size_t bytes,
  * Measure one team size and message size over the views of @span; @mc_va,
  * when not 0, is the same span's multicast address for cuMemcpy.
  */
-static void measure(const char *setup, const struct cumc_mc_span *span,
+static void measure(const char *setup, const struct libcumc_mc_span *span,
 		    size_t bytes, char *src, char *dst, CUdeviceptr mc_va)
 {
-	const struct cumc_mc_mapping *map = span->map;
+	const struct libcumc_mc_mapping *map = span->map;
 	unsigned int members = map->num_members, reps = reps_for(bytes * members);
 	size_t count = bytes / sizeof(float), off = span->offset;
 	double t, base, bound;
 	unsigned int m;
 
-	t = TIME_BEST(reps, cumc_mc_broadcast(span, src, bytes));
+	t = TIME_BEST(reps, libcumc_mc_broadcast(span, src, bytes));
 	base = TIME_BEST(reps, for (m = 0; m < members; m++)
 			memcpy(map->views[m] + off, src, bytes));
 	record(setup, members, bytes, "st", t, base, 0);
@@ -261,15 +261,15 @@ static void measure(const char *setup, const struct cumc_mc_span *span,
 		record(setup, members, bytes, "cuMemcpy", t, base, 0);
 	}
 
-	t = TIME_BEST(reps, cumc_mc_ld_reduce(dst, span, count, CUMC_F32,
-					      CUMC_OP_ADD));
+	t = TIME_BEST(reps, libcumc_mc_ld_reduce(dst, span, count, CUMC_F32,
+						 CUMC_OP_ADD));
 	base = TIME_BEST(reps, read_sum((float *)dst, map->views, members, off,
 					count));
 	bound = TIME_BEST(reps, read_only_sum(map->views, members, off, count));
 	record(setup, members, bytes, "ld_reduce f32", t, base, bound);
 
-	t = TIME_BEST(reps, cumc_mc_ld_reduce(dst, span, count * 2, CUMC_BF16,
-					      CUMC_OP_ADD));
+	t = TIME_BEST(reps, libcumc_mc_ld_reduce(dst, span, count * 2,
+						 CUMC_BF16, CUMC_OP_ADD));
 	base = TIME_BEST(reps, read_sum_bf16((uint16_t *)dst, map->views,
 					     members, off, count * 2));
 	record(setup, members, bytes, "ld_reduce bf16", t, base, 0);
@@ -281,13 +281,13 @@ static void measure(const char *setup, const struct cumc_mc_span *span,
 	if (bytes > RED_MAX_BYTES)
 		return;
 	reps = reps / 16 ? reps / 16 : 1;
-	t = TIME_BEST(reps, cumc_mc_red(span, zeros, count, CUMC_F32,
-					CUMC_OP_ADD));
+	t = TIME_BEST(reps, libcumc_mc_red(span, zeros, count, CUMC_F32,
+					   CUMC_OP_ADD));
 	base = TIME_BEST(reps, add_in_place_f32(map->views, members, off,
 					    (const float *)zeros, count));
 	record(setup, members, bytes, "red f32", t, base, 0);
-	t = TIME_BEST(reps, cumc_mc_red(span, zeros, count, CUMC_U32,
-					CUMC_OP_ADD));
+	t = TIME_BEST(reps, libcumc_mc_red(span, zeros, count, CUMC_U32,
+					   CUMC_OP_ADD));
 	base = TIME_BEST(reps, add_in_place_u32(map->views, members, off,
 						(const uint32_t *)zeros, count));
 	record(setup, members, bytes, "red u32", t, base, 0);
@@ -295,8 +295,8 @@ static void measure(const char *setup, const struct cumc_mc_span *span,
 
 static void bench_native(size_t max_bytes, char *src, char *dst)
 {
-	struct cumc_mc_mapping *map;
-	struct cumc_mc_span span = { 0 };
+	struct libcumc_mc_mapping *map;
+	struct libcumc_mc_span span = { 0 };
 	unsigned int members, m;
 	size_t bytes;
 
@@ -343,7 +343,7 @@ static void bench_device_team(unsigned int members, size_t max_bytes,
 {
 	CUmulticastObjectProp prop = { .numDevices = members, .size = max_bytes };
 	CUmemGenericAllocationHandle mc, mem[MAX_MEMBERS];
-	struct cumc_mc_span span;
+	struct libcumc_mc_span span;
 	CUdeviceptr mc_va;
 	unsigned int m;
 	size_t bytes;
@@ -364,10 +364,10 @@ static void bench_device_team(unsigned int members, size_t max_bytes,
 	mc_va = map_handle(mc, max_bytes);
 	/* Touch every page once: first-touch faults are not the data path. */
 	CHECK(cumcMultimemSt(mc_va, src, max_bytes));
-	CHECK(cumc_mc_acquire(mc_va, max_bytes, &span));
+	CHECK(libcumc_mc_acquire(mc_va, max_bytes, &span));
 	for (bytes = MIN_BYTES; bytes <= max_bytes; bytes *= 4)
 		measure("device", &span, bytes, src, dst, mc_va);
-	cumc_mc_release();
+	libcumc_mc_release();
 	CHECK(cuMemUnmap(mc_va, max_bytes));
 	CHECK(cuMemAddressFree(mc_va, max_bytes));
 	for (m = 0; m < members; m++) {

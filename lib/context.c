@@ -9,56 +9,58 @@
 #include "context.h"
 #include "internal.h"
 
-CUresult cumc_current_device(CUdevice *dev)
+CUresult libcumc_current_device(CUdevice *dev)
 {
-	CUcontext current = cumc_stack_top();
+	CUcontext current = libcumc_stack_top();
 
 	if (!current)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	/* Destroyed by another thread while current here, or fully released. */
-	if (cumc_context_device(current, dev) != CUDA_SUCCESS)
+	if (libcumc_context_device(current, dev) != CUDA_SUCCESS)
 		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	return CUDA_SUCCESS;
 }
 
 /* @ctx, or the current context when @ctx is NULL (the _v2 queries). */
-static CUresult cumc_given_or_current_device(CUcontext ctx, CUdevice *dev)
+static CUresult libcumc_given_or_current_device(CUcontext ctx, CUdevice *dev)
 {
-	return ctx ? cumc_context_device(ctx, dev) : cumc_current_device(dev);
+	if (ctx)
+		return libcumc_context_device(ctx, dev);
+	return libcumc_current_device(dev);
 }
 
-void cumc_contexts_forget_parent(void)
+void libcumc_contexts_forget_parent(void)
 {
-	cumc_registry_forget();
-	cumc_stack_forget();
+	libcumc_registry_forget();
+	libcumc_stack_forget();
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_check_device(drv, dev);
+	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_primary_retain(dev, pctx);
+	return libcumc_primary_retain(dev, pctx);
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = cumc_check_device(drv, dev);
+	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_primary_release(dev);
+	return libcumc_primary_release(dev);
 }
 
 /*
@@ -68,12 +70,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
  */
 CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_check_device(drv, dev);
+	return libcumc_check_device(drv, dev);
 }
 
 /* Before CUDA 11.0 these had the same ABI and, without state, do the same. */
@@ -85,7 +87,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 	__attribute__((alias("cuDevicePrimaryCtxReset_v2")));
 
 /* Exactly one scheduling policy, and only flags the header defines. */
-static bool cumc_ctx_flags_valid(unsigned int flags)
+static bool libcumc_ctx_flags_valid(unsigned int flags)
 {
 	unsigned int sched = flags & CU_CTX_SCHED_MASK;
 
@@ -95,8 +97,8 @@ static bool cumc_ctx_flags_valid(unsigned int flags)
 	       sched == CU_CTX_SCHED_YIELD || sched == CU_CTX_SCHED_BLOCKING_SYNC;
 }
 
-static CUresult cumc_exec_affinity_check(const CUexecAffinityParam *params,
-					 int count)
+static CUresult libcumc_exec_affinity_check(const CUexecAffinityParam *params,
+					    int count)
 {
 	int i;
 
@@ -109,7 +111,7 @@ static CUresult cumc_exec_affinity_check(const CUexecAffinityParam *params,
 	return count ? CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY : CUDA_SUCCESS;
 }
 
-static CUresult cumc_ctx_params_check(const CUctxCreateParams *params)
+static CUresult libcumc_ctx_params_check(const CUctxCreateParams *params)
 {
 	if (!params)
 		return CUDA_SUCCESS;
@@ -119,32 +121,32 @@ static CUresult cumc_ctx_params_check(const CUctxCreateParams *params)
 	/* No graphics interop: both CIG attributes answer 0. */
 	if (params->cigParams)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	return cumc_exec_affinity_check(params->execAffinityParams,
-					params->numExecAffinityParams);
+	return libcumc_exec_affinity_check(params->execAffinityParams,
+					   params->numExecAffinityParams);
 }
 
 CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
 				CUctxCreateParams *ctxCreateParams,
 				unsigned int flags, CUdevice dev)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	CUcontext ctx;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!pctx || !cumc_ctx_flags_valid(flags))
+	if (!pctx || !libcumc_ctx_flags_valid(flags))
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_check_device(drv, dev);
+	res = libcumc_check_device(drv, dev);
 	if (res == CUDA_SUCCESS)
-		res = cumc_ctx_params_check(ctxCreateParams);
+		res = libcumc_ctx_params_check(ctxCreateParams);
 	if (res == CUDA_SUCCESS)
-		res = cumc_context_create(dev, &ctx);
+		res = libcumc_context_create(dev, &ctx);
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = cumc_stack_push(ctx);
+	res = libcumc_stack_push(ctx);
 	if (res != CUDA_SUCCESS) {
-		cumc_context_destroy(ctx);
+		libcumc_context_destroy(ctx);
 		return res;
 	}
 	*pctx = ctx;
@@ -153,44 +155,44 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
 
 CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_context_destroy(ctx);
+	res = libcumc_context_destroy(ctx);
 	/* Current elsewhere, it stays there and answers CONTEXT_IS_DESTROYED. */
-	if (res == CUDA_SUCCESS && cumc_stack_top() == ctx)
-		cumc_stack_pop();
+	if (res == CUDA_SUCCESS && libcumc_stack_top() == ctx)
+		libcumc_stack_pop();
 	return res;
 }
 
 CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_context_device(ctx, &dev);
-	return res != CUDA_SUCCESS ? res : cumc_stack_push(ctx);
+	res = libcumc_context_device(ctx, &dev);
+	return res != CUDA_SUCCESS ? res : libcumc_stack_push(ctx);
 }
 
 /* A NULL pctx pops without reporting what was popped. */
 CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 	CUcontext popped;
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	popped = cumc_stack_pop();
+	popped = libcumc_stack_pop();
 	if (!popped)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (pctx)
@@ -211,30 +213,30 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!ctx) {
-		cumc_stack_pop();
+		libcumc_stack_pop();
 		return CUDA_SUCCESS;
 	}
-	res = cumc_context_device(ctx, &dev);
-	return res != CUDA_SUCCESS ? res : cumc_stack_replace_top(ctx);
+	res = libcumc_context_device(ctx, &dev);
+	return res != CUDA_SUCCESS ? res : libcumc_stack_replace_top(ctx);
 }
 
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	*pctx = cumc_stack_top();
+	*pctx = libcumc_stack_top();
 	return CUDA_SUCCESS;
 }
 
@@ -245,15 +247,15 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 
 CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_given_or_current_device(ctx, &dev);
+	res = libcumc_given_or_current_device(ctx, &dev);
 	if (res == CUDA_SUCCESS)
 		*device = dev;
 	return res;
@@ -267,11 +269,11 @@ CUresult CUDAAPI cuCtxSynchronize(void)
 
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_given_or_current_device(ctx, &dev);
+	return libcumc_given_or_current_device(ctx, &dev);
 }

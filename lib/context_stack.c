@@ -8,69 +8,75 @@
 
 #include "context.h"
 
-struct cumc_ctx_stack {
+struct libcumc_ctx_stack {
 	CUcontext *entries;
 	size_t depth;
 	size_t capacity;
 };
 
-static __thread struct cumc_ctx_stack cumc_stack;
+static __thread struct libcumc_ctx_stack libcumc_stack;
 /* Frees a thread's entries when it exits; thread-local storage cannot. */
-static pthread_key_t cumc_stack_key;
-static pthread_once_t cumc_stack_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t libcumc_stack_key;
+static pthread_once_t libcumc_stack_key_once = PTHREAD_ONCE_INIT;
 
-static void cumc_stack_key_create(void)
+static void libcumc_stack_key_create(void)
 {
-	pthread_key_create(&cumc_stack_key, free);
+	pthread_key_create(&libcumc_stack_key, free);
 }
 
-static CUresult cumc_stack_grow(void)
+static CUresult libcumc_stack_grow(void)
 {
-	size_t capacity = cumc_stack.capacity ? 2 * cumc_stack.capacity : 8;
+	size_t capacity = libcumc_stack.capacity ?
+			  2 * libcumc_stack.capacity : 8;
 	CUcontext *entries;
 
-	entries = reallocarray(cumc_stack.entries, capacity, sizeof(*entries));
+	entries = reallocarray(libcumc_stack.entries, capacity,
+			       sizeof(*entries));
 	if (!entries)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	pthread_once(&cumc_stack_key_once, cumc_stack_key_create);
-	pthread_setspecific(cumc_stack_key, entries);
-	cumc_stack.entries = entries;
-	cumc_stack.capacity = capacity;
+	pthread_once(&libcumc_stack_key_once, libcumc_stack_key_create);
+	pthread_setspecific(libcumc_stack_key, entries);
+	libcumc_stack.entries = entries;
+	libcumc_stack.capacity = capacity;
 	return CUDA_SUCCESS;
 }
 
-CUresult cumc_stack_push(CUcontext ctx)
+CUresult libcumc_stack_push(CUcontext ctx)
 {
-	if (cumc_stack.depth == cumc_stack.capacity) {
-		CUresult res = cumc_stack_grow();
+	if (libcumc_stack.depth == libcumc_stack.capacity) {
+		CUresult res = libcumc_stack_grow();
 
 		if (res != CUDA_SUCCESS)
 			return res;
 	}
-	cumc_stack.entries[cumc_stack.depth++] = ctx;
+	libcumc_stack.entries[libcumc_stack.depth++] = ctx;
 	return CUDA_SUCCESS;
 }
 
-CUcontext cumc_stack_pop(void)
+CUcontext libcumc_stack_pop(void)
 {
-	return cumc_stack.depth ? cumc_stack.entries[--cumc_stack.depth] : NULL;
+	if (!libcumc_stack.depth)
+		return NULL;
+	return libcumc_stack.entries[--libcumc_stack.depth];
 }
 
-CUcontext cumc_stack_top(void)
+CUcontext libcumc_stack_top(void)
 {
-	return cumc_stack.depth ? cumc_stack.entries[cumc_stack.depth - 1] : NULL;
+	if (!libcumc_stack.depth)
+		return NULL;
+	return libcumc_stack.entries[libcumc_stack.depth - 1];
 }
 
-CUresult cumc_stack_replace_top(CUcontext ctx)
+CUresult libcumc_stack_replace_top(CUcontext ctx)
 {
-	if (!cumc_stack.depth)
-		return cumc_stack_push(ctx);
-	cumc_stack.entries[cumc_stack.depth - 1] = ctx;
+	if (!libcumc_stack.depth)
+		return libcumc_stack_push(ctx);
+	libcumc_stack.entries[libcumc_stack.depth - 1] = ctx;
 	return CUDA_SUCCESS;
 }
 
 /* In a forked child: the forking thread's stack held the parent's contexts. */
-void cumc_stack_forget(void)
+void libcumc_stack_forget(void)
 {
-	cumc_stack.depth = 0;
+	libcumc_stack.depth = 0;
 }

@@ -15,16 +15,16 @@
 #include "va.h"
 
 /* What a copy or a set writes to device memory. */
-struct cumc_store {
+struct libcumc_store {
 	const void *src;	/* the bytes to copy, or NULL for a pattern */
 	__u32 pattern;		/* repeated every elem_size bytes */
 	unsigned int elem_size;	/* 1, 2 or 4 */
 };
 
 /* Sixteen bytes of a pattern at a time: SSE2 on x86-64. */
-typedef uint64_t cumc_fill_vec __attribute__((vector_size(16)));
+typedef uint64_t libcumc_fill_vec __attribute__((vector_size(16)));
 
-static void *cumc_host_ptr(CUdeviceptr addr)
+static void *libcumc_host_ptr(CUdeviceptr addr)
 {
 	return (void *)(uintptr_t)addr;
 }
@@ -35,9 +35,9 @@ static void *cumc_host_ptr(CUdeviceptr addr)
  * multicast mapping, which only a write may target: nothing reads
  * through one on the hardware either.
  */
-static CUresult cumc_span_check(const struct cumc_driver *drv,
-				CUdeviceptr addr, size_t len,
-				enum cumc_access need, bool *multicast)
+static CUresult libcumc_span_check(const struct libcumc_driver *drv,
+				   CUdeviceptr addr, size_t len,
+				   enum cumc_access need, bool *multicast)
 {
 	struct cumc_va_query q;
 	CUdeviceptr end;
@@ -47,7 +47,7 @@ static CUresult cumc_span_check(const struct cumc_driver *drv,
 	if (__builtin_add_overflow(addr, len, &end))
 		return CUDA_ERROR_INVALID_VALUE;
 	while (addr < end) {
-		res = cumc_mapping_query(drv, addr, 0, &q);
+		res = libcumc_mapping_query(drv, addr, 0, &q);
 		if (res == CUDA_ERROR_NOT_FOUND)
 			return CUDA_ERROR_INVALID_VALUE;
 		if (res != CUDA_SUCCESS)
@@ -59,13 +59,13 @@ static CUresult cumc_span_check(const struct cumc_driver *drv,
 				return CUDA_ERROR_INVALID_VALUE;
 			*multicast = true;
 		}
-		addr = cumc_mapping_end(&q);
+		addr = libcumc_mapping_end(&q);
 	}
 	return CUDA_SUCCESS;
 }
 
-static void cumc_fill_elems(unsigned char *dst, __u32 pattern,
-			    unsigned int elem_size, size_t len)
+static void libcumc_fill_elems(unsigned char *dst, __u32 pattern,
+			       unsigned int elem_size, size_t len)
 {
 	uint16_t half = pattern;
 	size_t i;
@@ -83,31 +83,31 @@ static void cumc_fill_elems(unsigned char *dst, __u32 pattern,
  * @elem_size: elements up to a 16-byte boundary, then whole vectors, then
  * the elements left over.
  */
-static void cumc_fill_wide(unsigned char *dst, __u32 pattern,
-			   unsigned int elem_size, size_t len)
+static void libcumc_fill_wide(unsigned char *dst, __u32 pattern,
+			      unsigned int elem_size, size_t len)
 {
 	uint64_t word = elem_size == 2 ? (uint16_t)pattern * 0x0001000100010001ULL :
 					 pattern * 0x0000000100000001ULL;
-	cumc_fill_vec vec = { word, word };
+	libcumc_fill_vec vec = { word, word };
 	size_t head = -(uintptr_t)dst & (sizeof(vec) - 1);
-	cumc_fill_vec *v;
+	libcumc_fill_vec *v;
 	size_t i, n;
 
 	if (head > len)
 		head = len;
-	cumc_fill_elems(dst, pattern, elem_size, head);
+	libcumc_fill_elems(dst, pattern, elem_size, head);
 	dst += head;
 	len -= head;
-	v = (cumc_fill_vec *)dst;
+	v = (libcumc_fill_vec *)dst;
 	n = len / sizeof(vec);
 	for (i = 0; i < n; i++)
 		v[i] = vec;
-	cumc_fill_elems(dst + n * sizeof(vec), pattern, elem_size,
-			len - n * sizeof(vec));
+	libcumc_fill_elems(dst + n * sizeof(vec), pattern, elem_size,
+			   len - n * sizeof(vec));
 }
 
 /* A pattern whose bytes are all alike is a plain memset. */
-static bool cumc_pattern_is_one_byte(__u32 pattern, unsigned int elem_size)
+static bool libcumc_pattern_is_one_byte(__u32 pattern, unsigned int elem_size)
 {
 	__u32 byte = pattern & 0xff;
 
@@ -121,15 +121,15 @@ static bool cumc_pattern_is_one_byte(__u32 pattern, unsigned int elem_size)
 	}
 }
 
-static void cumc_store_plain(void *dst, size_t len,
-			     const struct cumc_store *what)
+static void libcumc_store_plain(void *dst, size_t len,
+				const struct libcumc_store *what)
 {
 	if (what->src)
 		memmove(dst, what->src, len);
-	else if (cumc_pattern_is_one_byte(what->pattern, what->elem_size))
+	else if (libcumc_pattern_is_one_byte(what->pattern, what->elem_size))
 		memset(dst, what->pattern & 0xff, len);
 	else
-		cumc_fill_wide(dst, what->pattern, what->elem_size, len);
+		libcumc_fill_wide(dst, what->pattern, what->elem_size, len);
 }
 
 /*
@@ -137,77 +137,79 @@ static void cumc_store_plain(void *dst, size_t len,
  * same store through each member's view. The range must lie in one
  * multicast mapping.
  */
-static CUresult cumc_store_multicast(CUdeviceptr dst, size_t len,
-				     const struct cumc_store *what)
+static CUresult libcumc_store_multicast(CUdeviceptr dst, size_t len,
+					const struct libcumc_store *what)
 {
-	struct cumc_mc_span span;
+	struct libcumc_mc_span span;
 	unsigned int m;
-	CUresult res = cumc_mc_acquire(dst, len, &span);
+	CUresult res = libcumc_mc_acquire(dst, len, &span);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	for (m = 0; m < span.map->num_members; m++)
-		cumc_store_plain(span.map->views[m] + span.offset, len, what);
-	cumc_mc_release();
+		libcumc_store_plain(span.map->views[m] + span.offset, len,
+				    what);
+	libcumc_mc_release();
 	return CUDA_SUCCESS;
 }
 
-static CUresult cumc_store_device(const struct cumc_driver *drv,
-				  CUdeviceptr dst, size_t len,
-				  const struct cumc_store *what)
+static CUresult libcumc_store_device(const struct libcumc_driver *drv,
+				     CUdeviceptr dst, size_t len,
+				     const struct libcumc_store *what)
 {
 	bool multicast;
 	CUresult res;
 
-	res = cumc_span_check(drv, dst, len, CUMC_ACCESS_READWRITE, &multicast);
+	res = libcumc_span_check(drv, dst, len, CUMC_ACCESS_READWRITE,
+				 &multicast);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (multicast)
-		return cumc_store_multicast(dst, len, what);
-	cumc_store_plain(cumc_host_ptr(dst), len, what);
+		return libcumc_store_multicast(dst, len, what);
+	libcumc_store_plain(libcumc_host_ptr(dst), len, what);
 	return CUDA_SUCCESS;
 }
 
 /* What every copy and set checks first: cuInit, and a live current context. */
-static CUresult cumc_copy_begin(const struct cumc_driver **drv)
+static CUresult libcumc_copy_begin(const struct libcumc_driver **drv)
 {
 	CUdevice dev;
-	CUresult res = cumc_driver(drv);
+	CUresult res = libcumc_driver(drv);
 
 	if (res == CUDA_SUCCESS)
-		res = cumc_current_device(&dev);
+		res = libcumc_current_device(&dev);
 	return res;
 }
 
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
 				 size_t ByteCount)
 {
-	const struct cumc_driver *drv;
-	struct cumc_store what = { .src = srcHost };
-	CUresult res = cumc_copy_begin(&drv);
+	const struct libcumc_driver *drv;
+	struct libcumc_store what = { .src = srcHost };
+	CUresult res = libcumc_copy_begin(&drv);
 
 	if (res != CUDA_SUCCESS || !ByteCount)
 		return res;
 	if (!srcHost)
 		return CUDA_ERROR_INVALID_VALUE;
-	return cumc_store_device(drv, dstDevice, ByteCount, &what);
+	return libcumc_store_device(drv, dstDevice, ByteCount, &what);
 }
 
 CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
 				 size_t ByteCount)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	bool multicast;
-	CUresult res = cumc_copy_begin(&drv);
+	CUresult res = libcumc_copy_begin(&drv);
 
 	if (res != CUDA_SUCCESS || !ByteCount)
 		return res;
 	if (!dstHost)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_span_check(drv, srcDevice, ByteCount, CUMC_ACCESS_READ,
-			      &multicast);
+	res = libcumc_span_check(drv, srcDevice, ByteCount, CUMC_ACCESS_READ,
+				 &multicast);
 	if (res == CUDA_SUCCESS)
-		memcpy(dstHost, cumc_host_ptr(srcDevice), ByteCount);
+		memcpy(dstHost, libcumc_host_ptr(srcDevice), ByteCount);
 	return res;
 }
 
@@ -215,31 +217,31 @@ CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
 CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
 				 size_t ByteCount)
 {
-	const struct cumc_driver *drv;
-	struct cumc_store what = { .src = cumc_host_ptr(srcDevice) };
+	const struct libcumc_driver *drv;
+	struct libcumc_store what = { .src = libcumc_host_ptr(srcDevice) };
 	bool multicast;
-	CUresult res = cumc_copy_begin(&drv);
+	CUresult res = libcumc_copy_begin(&drv);
 
 	if (res != CUDA_SUCCESS || !ByteCount)
 		return res;
-	res = cumc_span_check(drv, srcDevice, ByteCount, CUMC_ACCESS_READ,
-			      &multicast);
+	res = libcumc_span_check(drv, srcDevice, ByteCount, CUMC_ACCESS_READ,
+				 &multicast);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_store_device(drv, dstDevice, ByteCount, &what);
+	return libcumc_store_device(drv, dstDevice, ByteCount, &what);
 }
 
 /* @count elements of @elem_size bytes; @dst must be aligned to one. */
-static CUresult cumc_memset(CUdeviceptr dst, __u32 pattern,
-			    unsigned int elem_size, size_t count)
+static CUresult libcumc_memset(CUdeviceptr dst, __u32 pattern,
+			       unsigned int elem_size, size_t count)
 {
-	const struct cumc_driver *drv;
-	struct cumc_store what = {
+	const struct libcumc_driver *drv;
+	struct libcumc_store what = {
 		.pattern = pattern,
 		.elem_size = elem_size,
 	};
 	size_t len;
-	CUresult res = cumc_copy_begin(&drv);
+	CUresult res = libcumc_copy_begin(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -247,23 +249,23 @@ static CUresult cumc_memset(CUdeviceptr dst, __u32 pattern,
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!len)
 		return CUDA_SUCCESS;
-	return cumc_store_device(drv, dst, len, &what);
+	return libcumc_store_device(drv, dst, len, &what);
 }
 
 CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc,
 			       size_t N)
 {
-	return cumc_memset(dstDevice, uc, 1, N);
+	return libcumc_memset(dstDevice, uc, 1, N);
 }
 
 CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us,
 				size_t N)
 {
-	return cumc_memset(dstDevice, us, 2, N);
+	return libcumc_memset(dstDevice, us, 2, N);
 }
 
 CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui,
 				size_t N)
 {
-	return cumc_memset(dstDevice, ui, 4, N);
+	return libcumc_memset(dstDevice, ui, 4, N);
 }

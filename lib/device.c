@@ -9,50 +9,50 @@
 #include "device_attr.h"
 #include "internal.h"
 
-CUresult cumc_check_device(const struct cumc_driver *drv, CUdevice dev)
+CUresult libcumc_check_device(const struct libcumc_driver *drv, CUdevice dev)
 {
 	if (dev < 0 || (unsigned int)dev >= drv->num_devices)
 		return CUDA_ERROR_INVALID_DEVICE;
 	return CUDA_SUCCESS;
 }
 
-CUresult cumc_device_info(const struct cumc_driver *drv, CUdevice dev,
-			  struct cumc_device_info *info)
+CUresult libcumc_device_info(const struct libcumc_driver *drv, CUdevice dev,
+			     struct cumc_device_info *info)
 {
-	CUresult res = cumc_check_device(drv, dev);
+	CUresult res = libcumc_check_device(drv, dev);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
 	info->device = dev;
-	return cumc_ioctl(drv, CUMC_DEVICE_INFO, info, NULL);
+	return libcumc_ioctl(drv, CUMC_DEVICE_INFO, info, NULL);
 }
 
 /* The driver and the CUMC_DEVICE_INFO of @dev, for an entry point's output. */
-static CUresult cumc_query_device(CUdevice dev, const void *output,
-				  struct cumc_device_info *info)
+static CUresult libcumc_query_device(CUdevice dev, const void *output,
+				     struct cumc_device_info *info)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!output)
 		return CUDA_ERROR_INVALID_VALUE;
-	return cumc_device_info(drv, dev, info);
+	return libcumc_device_info(drv, dev, info);
 }
 
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_check_device(drv, ordinal);
+	res = libcumc_check_device(drv, ordinal);
 	if (res == CUDA_SUCCESS)
 		*device = ordinal;
 	return res;
@@ -60,8 +60,8 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 
 CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -74,7 +74,7 @@ CUresult CUDAAPI cuDeviceGetCount(int *count)
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 {
 	struct cumc_device_info info;
-	CUresult res = cumc_query_device(dev, name, &info);
+	CUresult res = libcumc_query_device(dev, name, &info);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -88,7 +88,7 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
 CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
 	struct cumc_device_info info;
-	CUresult res = cumc_query_device(dev, uuid, &info);
+	CUresult res = libcumc_query_device(dev, uuid, &info);
 
 	if (res == CUDA_SUCCESS)
 		memcpy(uuid->bytes, info.uuid, sizeof(uuid->bytes));
@@ -103,7 +103,7 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
 	struct cumc_device_info info;
-	CUresult res = cumc_query_device(dev, bytes, &info);
+	CUresult res = libcumc_query_device(dev, bytes, &info);
 
 	if (res == CUDA_SUCCESS)
 		*bytes = info.mem_total;
@@ -114,8 +114,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 				      CUdevice dev)
 {
 	struct cumc_device_info info;
-	struct cumc_device_attr_dev attr_dev;
-	CUresult res = cumc_query_device(dev, pi, &info);
+	struct libcumc_device_attr_dev attr_dev;
+	CUresult res = libcumc_query_device(dev, pi, &info);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -123,5 +123,5 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 	attr_dev.pci_domain = info.pci_domain;
 	attr_dev.pci_bus = info.pci_bus;
 	attr_dev.pci_device = info.pci_device;
-	return cumc_device_attribute_value(&attr_dev, attrib, pi);
+	return libcumc_device_attribute_value(&attr_dev, attrib, pi);
 }

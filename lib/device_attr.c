@@ -14,14 +14,14 @@
 
 #include "device_attr.h"
 
-enum cumc_attr_kind {
+enum libcumc_attr_kind {
 	CUMC_ATTR_UNDEFINED = 0,	/* not an attribute of the 13.0 header */
 	CUMC_ATTR_FIXED,		/* same on every simulated device */
-	CUMC_ATTR_PER_DEVICE,		/* taken from struct cumc_device_attr_dev */
+	CUMC_ATTR_PER_DEVICE,		/* taken from struct libcumc_device_attr_dev */
 };
 
-struct cumc_attr {
-	enum cumc_attr_kind kind;
+struct libcumc_attr {
+	enum libcumc_attr_kind kind;
 	int value;
 };
 
@@ -35,7 +35,7 @@ struct cumc_attr {
  * TEXTURE2D_ARRAY_*, VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED) share a value
  * with the name listed here and so share its slot.
  */
-static const struct cumc_attr cumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
+static const struct libcumc_attr libcumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	FIXED(MAX_THREADS_PER_BLOCK, 1024),
 	FIXED(MAX_BLOCK_DIM_X, 1024),
 	FIXED(MAX_BLOCK_DIM_Y, 1024),
@@ -193,8 +193,8 @@ static const struct cumc_attr cumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	FIXED(ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED, 0),
 };
 
-static int cumc_per_device_value(const struct cumc_device_attr_dev *dev,
-				 int attrib)
+static int libcumc_per_device_value(const struct libcumc_device_attr_dev *dev,
+				    int attrib)
 {
 	switch (attrib) {
 	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
@@ -210,21 +210,22 @@ static int cumc_per_device_value(const struct cumc_device_attr_dev *dev,
 	}
 }
 
-CUresult cumc_device_attribute_value(const struct cumc_device_attr_dev *dev,
-				     int attrib, int *value)
+CUresult
+libcumc_device_attribute_value(const struct libcumc_device_attr_dev *dev,
+			       int attrib, int *value)
 {
-	const struct cumc_attr *attr;
+	const struct libcumc_attr *attr;
 
 	if (!dev || !value || attrib < 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
 
-	attr = &cumc_h100_attrs[attrib];
+	attr = &libcumc_h100_attrs[attrib];
 	switch (attr->kind) {
 	case CUMC_ATTR_FIXED:
 		*value = attr->value;
 		return CUDA_SUCCESS;
 	case CUMC_ATTR_PER_DEVICE:
-		*value = cumc_per_device_value(dev, attrib);
+		*value = libcumc_per_device_value(dev, attrib);
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;

@@ -9,7 +9,7 @@
 #include <cuda.h>
 
 /* The facts that differ between the simulated devices of one machine. */
-struct cumc_device_attr_dev {
+struct libcumc_device_attr_dev {
 	int ordinal;
 	int pci_domain;
 	int pci_bus;
@@ -22,7 +22,8 @@ struct cumc_device_attr_dev {
  * Returns CUDA_ERROR_INVALID_VALUE, leaving *value untouched, for a NULL
  * argument or a number that is not an attribute of the CUDA 13.0 header.
  */
-CUresult cumc_device_attribute_value(const struct cumc_device_attr_dev *dev,
-				     int attrib, int *value);
+CUresult
+libcumc_device_attribute_value(const struct libcumc_device_attr_dev *dev,
+			       int attrib, int *value);
 
 #endif /* CUMC_DEVICE_ATTR_H */

@@ -9,7 +9,7 @@
 #include "internal.h"
 
 /* What uapi/linux/cumc.h says each errno means, for every command. */
-static CUresult cumc_common_result(int err)
+static CUresult libcumc_common_result(int err)
 {
 	switch (err) {
 	case EFAULT:
@@ -39,22 +39,22 @@ static CUresult cumc_common_result(int err)
 	}
 }
 
-static CUresult cumc_errno_to_result(int err,
-				     const struct cumc_errno_result *site)
+static CUresult libcumc_errno_to_result(int err,
+					const struct libcumc_errno_result *site)
 {
 	for (; site && site->err; site++)
 		if (site->err == err)
 			return site->result;
-	return cumc_common_result(err);
+	return libcumc_common_result(err);
 }
 
-CUresult cumc_ioctl(const struct cumc_driver *drv, unsigned long request,
-		    void *arg, const struct cumc_errno_result *site)
+CUresult libcumc_ioctl(const struct libcumc_driver *drv, unsigned long request,
+		       void *arg, const struct libcumc_errno_result *site)
 {
 	int ret;
 
 	do
 		ret = ioctl(drv->fd, request, arg);
 	while (ret < 0 && errno == EINTR);
-	return ret < 0 ? cumc_errno_to_result(errno, site) : CUDA_SUCCESS;
+	return ret < 0 ? libcumc_errno_to_result(errno, site) : CUDA_SUCCESS;
 }

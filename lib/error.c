@@ -5,7 +5,7 @@
  */
 #include <cuda.h>
 
-struct cumc_error_text {
+struct libcumc_error_text {
 	const char *name;
 	const char *description;
 };
@@ -13,7 +13,7 @@ struct cumc_error_text {
 /* Indexed by value: lookups are one bounds check and one load. */
 #define CUMC_ERROR(code, text) [code] = { #code, text }
 
-static const struct cumc_error_text cumc_errors[] = {
+static const struct libcumc_error_text libcumc_errors[] = {
 	CUMC_ERROR(CUDA_SUCCESS,
 		   "no error; for a query, the queried work has completed"),
 	CUMC_ERROR(CUDA_ERROR_INVALID_VALUE,
@@ -218,35 +218,35 @@ static const struct cumc_error_text cumc_errors[] = {
 		   "an unknown internal error occurred"),
 };
 
-static const struct cumc_error_text *cumc_error_lookup(CUresult error)
+static const struct libcumc_error_text *libcumc_error_lookup(CUresult error)
 {
 	/* Via unsigned: an out-of-range enum may arrive negative. */
 	unsigned long long index = (unsigned long long)error;
 
-	if (index >= sizeof(cumc_errors) / sizeof(cumc_errors[0]) ||
-	    !cumc_errors[index].name)
+	if (index >= sizeof(libcumc_errors) / sizeof(libcumc_errors[0]) ||
+	    !libcumc_errors[index].name)
 		return NULL;
-	return &cumc_errors[index];
+	return &libcumc_errors[index];
 }
 
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 {
-	const struct cumc_error_text *text;
+	const struct libcumc_error_text *text;
 
 	if (!pStr)
 		return CUDA_ERROR_INVALID_VALUE;
-	text = cumc_error_lookup(error);
+	text = libcumc_error_lookup(error);
 	*pStr = text ? text->name : NULL;
 	return text ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 {
-	const struct cumc_error_text *text;
+	const struct libcumc_error_text *text;
 
 	if (!pStr)
 		return CUDA_ERROR_INVALID_VALUE;
-	text = cumc_error_lookup(error);
+	text = libcumc_error_lookup(error);
 	*pStr = text ? text->description : NULL;
 	return text ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

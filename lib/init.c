@@ -14,10 +14,10 @@
 #include "internal.h"
 #include "mc_views.h"
 
-static pthread_mutex_t cumc_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cumc_driver cumc_state = { .fd = -1 };
-/* Set once cumc_state is complete; read without the lock. */
-static const struct cumc_driver *cumc_ready;
+static pthread_mutex_t libcumc_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct libcumc_driver libcumc_state = { .fd = -1 };
+/* Set once libcumc_state is complete; read without the lock. */
+static const struct libcumc_driver *libcumc_ready;
 
 /*
  * A forked child must not share its parent's client: the objects in it are
@@ -26,23 +26,23 @@ static const struct cumc_driver *cumc_ready;
  * and calls cuInit again, which opens a client of its own (the real driver
  * cannot be used across fork at all).
  */
-static void cumc_forget_parent(void)
+static void libcumc_forget_parent(void)
 {
-	cumc_contexts_forget_parent();
-	cumc_mc_forget_parent();
-	if (cumc_state.fd >= 0)
-		close(cumc_state.fd);
-	cumc_state.fd = -1;
-	__atomic_store_n(&cumc_ready, NULL, __ATOMIC_RELEASE);
-	pthread_mutex_init(&cumc_init_lock, NULL);
+	libcumc_contexts_forget_parent();
+	libcumc_mc_forget_parent();
+	if (libcumc_state.fd >= 0)
+		close(libcumc_state.fd);
+	libcumc_state.fd = -1;
+	__atomic_store_n(&libcumc_ready, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_init(&libcumc_init_lock, NULL);
 }
 
-static void cumc_register_atfork(void)
+static void libcumc_register_atfork(void)
 {
-	pthread_atfork(NULL, NULL, cumc_forget_parent);
+	pthread_atfork(NULL, NULL, libcumc_forget_parent);
 }
 
-static CUresult cumc_open_client(void)
+static CUresult libcumc_open_client(void)
 {
 	struct cumc_query query = { .size = sizeof(query) };
 	const char *path = getenv("CUMC_DEVICE");
@@ -63,10 +63,10 @@ static CUresult cumc_open_client(void)
 		close(fd);
 		return CUDA_ERROR_NO_DEVICE;
 	}
-	cumc_state.fd = fd;
-	cumc_state.num_devices = query.num_devices;
-	cumc_state.mc_granularity = query.mc_granularity;
-	cumc_state.mc_page_size = query.mc_page_size;
+	libcumc_state.fd = fd;
+	libcumc_state.num_devices = query.num_devices;
+	libcumc_state.mc_granularity = query.mc_granularity;
+	libcumc_state.mc_page_size = query.mc_page_size;
 	return CUDA_SUCCESS;
 }
 
@@ -75,7 +75,7 @@ static CUresult cumc_open_client(void)
 /* The module makes at most this many channels. */
 #define CUMC_MAX_CHANNELS 256
 
-static int cumc_open_channel(unsigned long n)
+static int libcumc_open_channel(unsigned long n)
 {
 	char path[64];
 
@@ -90,7 +90,7 @@ static int cumc_open_channel(unsigned long n)
  * open. Channels are numbered from 0 without gaps: the first that does not
  * exist ends the search, one this process may not open does not.
  */
-static int cumc_find_channel(void)
+static int libcumc_find_channel(void)
 {
 	const char *env = getenv("CUMC_IMEX_CHANNEL");
 	unsigned long n;
@@ -102,10 +102,10 @@ static int cumc_find_channel(void)
 		n = strtoul(env, &end, 10);
 		if (*env < '0' || *env > '9' || *end || errno)
 			return -1;
-		return cumc_open_channel(n);
+		return libcumc_open_channel(n);
 	}
 	for (n = 0; n < CUMC_MAX_CHANNELS; n++) {
-		fd = cumc_open_channel(n);
+		fd = libcumc_open_channel(n);
 		if (fd >= 0 || errno == ENOENT)
 			return fd;
 	}
@@ -118,17 +118,17 @@ static int cumc_find_channel(void)
  * Having opened the channel is the proof; the descriptor is not needed
  * after attaching.
  */
-static void cumc_attach_channel(void)
+static void libcumc_attach_channel(void)
 {
 	struct cumc_attach_channel attach = { .size = sizeof(attach) };
 
-	cumc_state.channel = -1;
-	attach.fd = cumc_find_channel();
+	libcumc_state.channel = -1;
+	attach.fd = libcumc_find_channel();
 	if (attach.fd < 0)
 		return;
-	if (cumc_ioctl(&cumc_state, CUMC_ATTACH_CHANNEL, &attach, NULL) ==
+	if (libcumc_ioctl(&libcumc_state, CUMC_ATTACH_CHANNEL, &attach, NULL) ==
 	    CUDA_SUCCESS)
-		cumc_state.channel = attach.out_channel;
+		libcumc_state.channel = attach.out_channel;
 	close(attach.fd);
 }
 
@@ -139,23 +139,23 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 
 	if (Flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&cumc_init_lock);
-	if (!cumc_ready) {
-		pthread_once(&atfork_once, cumc_register_atfork);
-		res = cumc_open_client();
+	pthread_mutex_lock(&libcumc_init_lock);
+	if (!libcumc_ready) {
+		pthread_once(&atfork_once, libcumc_register_atfork);
+		res = libcumc_open_client();
 		if (res == CUDA_SUCCESS) {
-			cumc_attach_channel();
-			__atomic_store_n(&cumc_ready, &cumc_state,
+			libcumc_attach_channel();
+			__atomic_store_n(&libcumc_ready, &libcumc_state,
 					 __ATOMIC_RELEASE);
 		}
 	}
-	pthread_mutex_unlock(&cumc_init_lock);
+	pthread_mutex_unlock(&libcumc_init_lock);
 	return res;
 }
 
-CUresult cumc_driver(const struct cumc_driver **drv)
+CUresult libcumc_driver(const struct libcumc_driver **drv)
 {
-	*drv = __atomic_load_n(&cumc_ready, __ATOMIC_ACQUIRE);
+	*drv = __atomic_load_n(&libcumc_ready, __ATOMIC_ACQUIRE);
 	return *drv ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 

@@ -18,7 +18,7 @@
 #define CUMC_DEVICE_PATH "/dev/cumc"
 
 /* The file of this process's client; cuInit opens it. */
-struct cumc_driver {
+struct libcumc_driver {
 	int fd;
 	unsigned int num_devices;
 	size_t mc_granularity;
@@ -31,10 +31,10 @@ struct cumc_driver {
  * The driver state once cuInit has succeeded in this process (a forked
  * child starts over); CUDA_ERROR_NOT_INITIALIZED before.
  */
-CUresult cumc_driver(const struct cumc_driver **drv);
+CUresult libcumc_driver(const struct libcumc_driver **drv);
 
 /* How one call site reads an errno that the common mapping does not settle. */
-struct cumc_errno_result {
+struct libcumc_errno_result {
 	int err;		/* 0 ends a list */
 	CUresult result;
 };
@@ -44,24 +44,24 @@ struct cumc_errno_result {
  * (may be NULL), then through the meaning uapi/linux/cumc.h gives every
  * command.
  */
-CUresult cumc_ioctl(const struct cumc_driver *drv, unsigned long request,
-		    void *arg, const struct cumc_errno_result *site);
+CUresult libcumc_ioctl(const struct libcumc_driver *drv, unsigned long request,
+		       void *arg, const struct libcumc_errno_result *site);
 
 /* CUDA_ERROR_INVALID_DEVICE unless @dev names one of the devices. */
-CUresult cumc_check_device(const struct cumc_driver *drv, CUdevice dev);
+CUresult libcumc_check_device(const struct libcumc_driver *drv, CUdevice dev);
 
-/* CUMC_DEVICE_INFO of @dev, after cumc_check_device. */
-CUresult cumc_device_info(const struct cumc_driver *drv, CUdevice dev,
-			  struct cumc_device_info *info);
+/* CUMC_DEVICE_INFO of @dev, after libcumc_check_device. */
+CUresult libcumc_device_info(const struct libcumc_driver *drv, CUdevice dev,
+			     struct cumc_device_info *info);
 
 /*
  * The device of the calling thread's current context:
  * CUDA_ERROR_INVALID_CONTEXT when there is none, and
  * CUDA_ERROR_CONTEXT_IS_DESTROYED when it was destroyed while current.
  */
-CUresult cumc_current_device(CUdevice *dev);
+CUresult libcumc_current_device(CUdevice *dev);
 
 /* A forked child forgets its parent's contexts along with its client. */
-void cumc_contexts_forget_parent(void);
+void libcumc_contexts_forget_parent(void);
 
 #endif /* _CUMC_LIB_INTERNAL_H */

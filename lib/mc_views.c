@@ -3,11 +3,12 @@
  * The member views of each multicast mapping of this process.
  *
  * The first data-path operation on a multicast mapping asks the module for
- * a view of every member (CUMC_MC_VIEW) and keeps them here, sorted by
- * address; later operations find them with a binary search and no system
- * call. Operations hold the table's read lock while they run, so forgetting
+ * a view of every member (one CUMC_MC_VIEW with CUMC_MC_VIEW_ALL) and keeps
+ * them here, sorted by address; later operations find them with a binary
+ * search and no system call. Operations hold the table's read lock while they run, so forgetting
  * a mapping (cuMemUnmap, cuMemSetAccess, fork) waits for them to finish.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,12 @@
 
 #include "mc_views.h"
 
-static pthread_rwlock_t cumc_views_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* The known mappings, sorted by address; under cumc_views_lock. */
-static struct cumc_mc_mapping **cumc_views;
-static size_t cumc_views_count;
+static pthread_rwlock_t libcumc_views_lock = PTHREAD_RWLOCK_INITIALIZER;
+/* The known mappings, sorted by address; under libcumc_views_lock. */
+static struct libcumc_mc_mapping **libcumc_views;
+static size_t libcumc_views_count;
 
-static void cumc_mc_mapping_free(struct cumc_mc_mapping *map)
+static void libcumc_mc_mapping_free(struct libcumc_mc_mapping *map)
 {
 	unsigned int i;
 
@@ -30,14 +31,15 @@ static void cumc_mc_mapping_free(struct cumc_mc_mapping *map)
 }
 
 /* The index of the first mapping ending after @addr. */
-static size_t cumc_views_search(CUdeviceptr addr)
+static size_t libcumc_views_search(CUdeviceptr addr)
 {
-	size_t lo = 0, hi = cumc_views_count;
+	size_t lo = 0, hi = libcumc_views_count;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const struct libcumc_mc_mapping *map = libcumc_views[mid];
 
-		if (cumc_views[mid]->addr + cumc_views[mid]->length <= addr)
+		if (map->addr + map->length <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -45,144 +47,124 @@ static size_t cumc_views_search(CUdeviceptr addr)
 	return lo;
 }
 
-static struct cumc_mc_mapping *cumc_views_find(CUdeviceptr addr)
+static struct libcumc_mc_mapping *libcumc_views_find(CUdeviceptr addr)
 {
-	size_t i = cumc_views_search(addr);
+	size_t i = libcumc_views_search(addr);
 
-	if (i < cumc_views_count && cumc_views[i]->addr <= addr)
-		return cumc_views[i];
+	if (i < libcumc_views_count && libcumc_views[i]->addr <= addr)
+		return libcumc_views[i];
 	return NULL;
 }
 
-/* The members of the multicast object mapped at @map_addr, in team order. */
-static CUresult cumc_mc_members(const struct cumc_driver *drv,
-				CUdeviceptr map_addr, __u32 *ordinals,
-				unsigned int *count)
-{
-	struct cumc_va_query query = {
-		.size = sizeof(query),
-		.flags = CUMC_VA_QUERY_RETAIN,
-		.addr = map_addr,
-	};
-	struct cumc_mc_info info = {
-		.size = sizeof(info),
-		.members = (uintptr_t)ordinals,
-		.num_members_max = CUMC_MAX_DEVICES,
-	};
-	struct cumc_release release = { .size = sizeof(release) };
-	CUresult res;
+/* How CUMC_MC_VIEW_ALL's errno reads for the data path. */
+static const struct libcumc_errno_result libcumc_view_errors[] = {
+	/* Not in a multicast mapping of this client. */
+	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
+	/* No device has access to the mapping. */
+	{ EACCES, CUDA_ERROR_ILLEGAL_ADDRESS },
+	{ 0 }
+};
 
-	res = cumc_ioctl(drv, CUMC_VA_QUERY, &query, NULL);
-	if (res != CUDA_SUCCESS)
-		return res;
-	info.handle = query.out_handle;
-	res = cumc_ioctl(drv, CUMC_MC_INFO, &info, NULL);
-	release.handle = query.out_handle;
-	cumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
-	if (res == CUDA_SUCCESS)
-		*count = info.out_num_members;
-	return res;
-}
-
-static CUresult cumc_mc_mapping_create(const struct cumc_driver *drv,
-				       const struct cumc_va_query *where,
-				       struct cumc_mc_mapping **mapp)
+/*
+ * The multicast mapping holding @addr with a view of every member, in team
+ * order: one CUMC_MC_VIEW_ALL, which makes every view or none.
+ */
+static CUresult libcumc_mc_mapping_create(const struct libcumc_driver *drv,
+					  CUdeviceptr addr,
+					  struct libcumc_mc_mapping **mapp)
 {
-	struct cumc_mc_view view = { .size = sizeof(view) };
-	__u32 ordinals[CUMC_MAX_DEVICES];
-	struct cumc_mc_mapping *map;
+	__u64 views[CUMC_MAX_DEVICES];
+	struct cumc_mc_view view = {
+		.size = sizeof(view),
+		.flags = CUMC_MC_VIEW_ALL,
+		.addr = addr,
+		.views = (uintptr_t)views,
+		.num_views = CUMC_MAX_DEVICES,
+	};
+	struct libcumc_mc_mapping *map;
 	unsigned int count, i;
 	CUresult res;
 
-	res = cumc_mc_members(drv, where->out_map_addr, ordinals, &count);
+	res = libcumc_ioctl(drv, CUMC_MC_VIEW, &view, libcumc_view_errors);
 	if (res != CUDA_SUCCESS)
 		return res;
+	count = view.out_num_members;
 	map = calloc(1, sizeof(*map) + count * sizeof(map->views[0]));
-	if (!map)
+	if (!map) {
+		for (i = 0; i < count; i++)
+			munmap((void *)(uintptr_t)views[i], view.out_length);
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	map->addr = where->out_map_addr;
-	map->length = where->out_map_length;
-	map->writable = where->out_access_any == CUMC_ACCESS_READWRITE;
-	view.addr = map->addr;
-	for (i = 0; i < count; i++) {
-		view.device = ordinals[i];
-		res = cumc_ioctl(drv, CUMC_MC_VIEW, &view, NULL);
-		if (res != CUDA_SUCCESS) {
-			cumc_mc_mapping_free(map);
-			return res;
-		}
-		map->views[map->num_members++] = (char *)(uintptr_t)view.out_addr;
 	}
+	map->addr = view.out_map_addr;
+	map->length = view.out_length;
+	map->writable = view.out_access == CUMC_ACCESS_READWRITE;
+	for (i = 0; i < count; i++)
+		map->views[i] = (char *)(uintptr_t)views[i];
+	map->num_members = count;
 	*mapp = map;
 	return CUDA_SUCCESS;
 }
 
-static CUresult cumc_views_insert(struct cumc_mc_mapping *map)
+static CUresult libcumc_views_insert(struct libcumc_mc_mapping *map)
 {
-	struct cumc_mc_mapping **grown;
-	size_t i = cumc_views_search(map->addr);
+	struct libcumc_mc_mapping **grown;
+	size_t i = libcumc_views_search(map->addr);
 
-	grown = realloc(cumc_views, (cumc_views_count + 1) * sizeof(*grown));
+	grown = realloc(libcumc_views,
+			(libcumc_views_count + 1) * sizeof(*grown));
 	if (!grown)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	cumc_views = grown;
-	memmove(&cumc_views[i + 1], &cumc_views[i],
-		(cumc_views_count - i) * sizeof(*grown));
-	cumc_views[i] = map;
-	cumc_views_count++;
+	libcumc_views = grown;
+	memmove(&libcumc_views[i + 1], &libcumc_views[i],
+		(libcumc_views_count - i) * sizeof(*grown));
+	libcumc_views[i] = map;
+	libcumc_views_count++;
 	return CUDA_SUCCESS;
 }
 
 /* Learn the multicast mapping holding @addr; called without the lock. */
-static CUresult cumc_views_learn(const struct cumc_driver *drv, CUdeviceptr addr)
+static CUresult libcumc_views_learn(const struct libcumc_driver *drv,
+				    CUdeviceptr addr)
 {
-	struct cumc_va_query where = { .size = sizeof(where), .addr = addr };
-	struct cumc_mc_mapping *map;
+	struct libcumc_mc_mapping *map;
 	CUresult res;
 
-	res = cumc_ioctl(drv, CUMC_VA_QUERY, &where, NULL);
-	if (res != CUDA_SUCCESS)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (where.out_type != CUMC_VA_MULTICAST)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (where.out_access_any == CUMC_ACCESS_NONE)
-		return CUDA_ERROR_ILLEGAL_ADDRESS;
-	res = cumc_mc_mapping_create(drv, &where, &map);
+	res = libcumc_mc_mapping_create(drv, addr, &map);
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_rwlock_wrlock(&cumc_views_lock);
+	pthread_rwlock_wrlock(&libcumc_views_lock);
 	/* Another thread may have learnt it meanwhile. */
-	if (cumc_views_find(addr))
-		cumc_mc_mapping_free(map);
-	else if (cumc_views_insert(map) != CUDA_SUCCESS)
+	if (libcumc_views_find(addr))
+		libcumc_mc_mapping_free(map);
+	else if (libcumc_views_insert(map) != CUDA_SUCCESS)
 		res = CUDA_ERROR_OUT_OF_MEMORY;
-	pthread_rwlock_unlock(&cumc_views_lock);
+	pthread_rwlock_unlock(&libcumc_views_lock);
 	if (res != CUDA_SUCCESS)
-		cumc_mc_mapping_free(map);
+		libcumc_mc_mapping_free(map);
 	return res;
 }
 
-CUresult cumc_mc_acquire(CUdeviceptr addr, size_t bytes,
-			 struct cumc_mc_span *span)
+CUresult libcumc_mc_acquire(CUdeviceptr addr, size_t bytes,
+			    struct libcumc_mc_span *span)
 {
-	const struct cumc_driver *drv;
-	struct cumc_mc_mapping *map;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	struct libcumc_mc_mapping *map;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	for (;;) {
-		pthread_rwlock_rdlock(&cumc_views_lock);
-		map = cumc_views_find(addr);
+		pthread_rwlock_rdlock(&libcumc_views_lock);
+		map = libcumc_views_find(addr);
 		if (map)
 			break;
-		pthread_rwlock_unlock(&cumc_views_lock);
-		res = cumc_views_learn(drv, addr);
+		pthread_rwlock_unlock(&libcumc_views_lock);
+		res = libcumc_views_learn(drv, addr);
 		if (res != CUDA_SUCCESS)
 			return res;
 	}
 	if (bytes > map->addr + map->length - addr) {
-		pthread_rwlock_unlock(&cumc_views_lock);
+		pthread_rwlock_unlock(&libcumc_views_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	span->map = map;
@@ -190,37 +172,37 @@ CUresult cumc_mc_acquire(CUdeviceptr addr, size_t bytes,
 	return CUDA_SUCCESS;
 }
 
-void cumc_mc_release(void)
+void libcumc_mc_release(void)
 {
-	pthread_rwlock_unlock(&cumc_views_lock);
+	pthread_rwlock_unlock(&libcumc_views_lock);
 }
 
-void cumc_mc_forget(CUdeviceptr addr, size_t bytes)
+void libcumc_mc_forget(CUdeviceptr addr, size_t bytes)
 {
 	size_t i, kept = 0;
 
-	pthread_rwlock_wrlock(&cumc_views_lock);
-	for (i = 0; i < cumc_views_count; i++) {
-		struct cumc_mc_mapping *map = cumc_views[i];
+	pthread_rwlock_wrlock(&libcumc_views_lock);
+	for (i = 0; i < libcumc_views_count; i++) {
+		struct libcumc_mc_mapping *map = libcumc_views[i];
 
 		if (map->addr < addr + bytes && addr < map->addr + map->length)
-			cumc_mc_mapping_free(map);
+			libcumc_mc_mapping_free(map);
 		else
-			cumc_views[kept++] = map;
+			libcumc_views[kept++] = map;
 	}
-	cumc_views_count = kept;
-	pthread_rwlock_unlock(&cumc_views_lock);
+	libcumc_views_count = kept;
+	pthread_rwlock_unlock(&libcumc_views_lock);
 }
 
 /* A forked child has none of the views (they are not inherited). */
-void cumc_mc_forget_parent(void)
+void libcumc_mc_forget_parent(void)
 {
 	size_t i;
 
-	for (i = 0; i < cumc_views_count; i++)
-		free(cumc_views[i]);
-	free(cumc_views);
-	cumc_views = NULL;
-	cumc_views_count = 0;
-	pthread_rwlock_init(&cumc_views_lock, NULL);
+	for (i = 0; i < libcumc_views_count; i++)
+		free(libcumc_views[i]);
+	free(libcumc_views);
+	libcumc_views = NULL;
+	libcumc_views_count = 0;
+	pthread_rwlock_init(&libcumc_views_lock, NULL);
 }

@@ -9,14 +9,14 @@
 #include "internal.h"
 
 /**
- * struct cumc_mc_mapping - a multicast mapping and its member views
+ * struct libcumc_mc_mapping - a multicast mapping and its member views
  * @addr: start of the mapping
  * @length: its length, and that of each view
  * @num_members: the team size
  * @writable: the views may be written (some device may write the mapping)
  * @views: member i's memory bound at multicast offset o is @views[i][o]
  */
-struct cumc_mc_mapping {
+struct libcumc_mc_mapping {
 	CUdeviceptr addr;
 	size_t length;
 	unsigned int num_members;
@@ -25,25 +25,25 @@ struct cumc_mc_mapping {
 };
 
 /* Where an operation works: @map's views from @offset on. */
-struct cumc_mc_span {
-	const struct cumc_mc_mapping *map;
+struct libcumc_mc_span {
+	const struct libcumc_mc_mapping *map;
 	size_t offset;
 };
 
 /*
  * Find the multicast mapping holding [addr, addr + bytes), learning its
- * views on first use, and hold it until cumc_mc_release().
+ * views on first use, and hold it until libcumc_mc_release().
  * CUDA_ERROR_INVALID_VALUE when the range is not inside one multicast
  * mapping; CUDA_ERROR_ILLEGAL_ADDRESS when no device has access to it.
  */
-CUresult cumc_mc_acquire(CUdeviceptr addr, size_t bytes,
-			 struct cumc_mc_span *span);
-void cumc_mc_release(void);
+CUresult libcumc_mc_acquire(CUdeviceptr addr, size_t bytes,
+			    struct libcumc_mc_span *span);
+void libcumc_mc_release(void);
 
 /* Drop what is known of multicast mappings overlapping [addr, addr + bytes). */
-void cumc_mc_forget(CUdeviceptr addr, size_t bytes);
+void libcumc_mc_forget(CUdeviceptr addr, size_t bytes);
 
 /* A forked child starts with no views. */
-void cumc_mc_forget_parent(void);
+void libcumc_mc_forget_parent(void);
 
 #endif /* _CUMC_LIB_MC_VIEWS_H */

@@ -18,12 +18,12 @@
 #define CUMC_DEFINED_USAGE \
 	(CU_MEM_CREATE_USAGE_TILE_POOL | CU_MEM_CREATE_USAGE_HW_DECOMPRESS)
 
-static CUresult cumc_location_check(const struct cumc_driver *drv,
-				    const CUmemAllocationProp *prop)
+static CUresult libcumc_location_check(const struct libcumc_driver *drv,
+				       const CUmemAllocationProp *prop)
 {
 	switch (prop->location.type) {
 	case CU_MEM_LOCATION_TYPE_DEVICE:
-		return cumc_check_device(drv, prop->location.id);
+		return libcumc_check_device(drv, prop->location.id);
 	case CU_MEM_LOCATION_TYPE_HOST:
 		/* Host allocations cannot be shared, whoever implements them. */
 		if (prop->requestedHandleTypes)
@@ -37,7 +37,7 @@ static CUresult cumc_location_check(const struct cumc_driver *drv,
 	}
 }
 
-static CUresult cumc_handle_types_check(CUmemAllocationHandleType types)
+static CUresult libcumc_handle_types_check(CUmemAllocationHandleType types)
 {
 	if (types & ~CUMC_DEFINED_HANDLE_TYPES)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -51,7 +51,7 @@ static CUresult cumc_handle_types_check(CUmemAllocationHandleType types)
  * properties of what they got, so a GENERIC request is granted
  * uncompressed memory, as on a device without compression.
  */
-static CUresult cumc_alloc_flags_check(const CUmemAllocationProp *prop)
+static CUresult libcumc_alloc_flags_check(const CUmemAllocationProp *prop)
 {
 	static const unsigned char zero[sizeof(prop->allocFlags.reserved)];
 
@@ -67,9 +67,9 @@ static CUresult cumc_alloc_flags_check(const CUmemAllocationProp *prop)
 	return CUDA_SUCCESS;
 }
 
-CUresult cumc_mem_prop_check(const struct cumc_driver *drv,
-			     const CUmemAllocationProp *prop,
-			     __u32 *handle_types)
+CUresult libcumc_mem_prop_check(const struct libcumc_driver *drv,
+				const CUmemAllocationProp *prop,
+				__u32 *handle_types)
 {
 	CUresult res;
 
@@ -79,11 +79,11 @@ CUresult cumc_mem_prop_check(const struct cumc_driver *drv,
 	/* Windows security attributes: the header requires NULL elsewhere. */
 	if (prop->win32HandleMetaData)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_handle_types_check(prop->requestedHandleTypes);
+	res = libcumc_handle_types_check(prop->requestedHandleTypes);
 	if (res == CUDA_SUCCESS)
-		res = cumc_location_check(drv, prop);
+		res = libcumc_location_check(drv, prop);
 	if (res == CUDA_SUCCESS)
-		res = cumc_alloc_flags_check(prop);
+		res = libcumc_alloc_flags_check(prop);
 	if (res != CUDA_SUCCESS)
 		return res;
 	*handle_types = 0;
@@ -94,7 +94,7 @@ CUresult cumc_mem_prop_check(const struct cumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
-unsigned int cumc_cuda_handle_types(__u32 handle_types)
+unsigned int libcumc_cuda_handle_types(__u32 handle_types)
 {
 	unsigned int types = CU_MEM_HANDLE_TYPE_NONE;
 
@@ -105,10 +105,10 @@ unsigned int cumc_cuda_handle_types(__u32 handle_types)
 	return types;
 }
 
-void cumc_mem_prop_fill(CUmemAllocationProp *prop,
-			const struct cumc_mem_info *info)
+void libcumc_mem_prop_fill(CUmemAllocationProp *prop,
+			   const struct cumc_mem_info *info)
 {
-	unsigned int types = cumc_cuda_handle_types(info->out_handle_types);
+	unsigned int types = libcumc_cuda_handle_types(info->out_handle_types);
 
 	memset(prop, 0, sizeof(*prop));
 	prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;

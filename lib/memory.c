@@ -8,25 +8,26 @@
 #include "mem_prop.h"
 
 /* An unknown handle: the documented errors name no other code for it. */
-static const struct cumc_errno_result cumc_bad_handle_is_invalid_value[] = {
+static const struct libcumc_errno_result
+libcumc_bad_handle_is_invalid_value[] = {
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
 	{ 0 }
 };
 
 CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_device_info info;
 	CUdevice dev;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!free || !total)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_current_device(&dev);
+	res = libcumc_current_device(&dev);
 	if (res == CUDA_SUCCESS)
-		res = cumc_device_info(drv, dev, &info);
+		res = libcumc_device_info(drv, dev, &info);
 	if (res != CUDA_SUCCESS)
 		return res;
 	*free = info.mem_free;
@@ -39,10 +40,10 @@ CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
 			const CUmemAllocationProp *prop,
 			CUmemAllocationGranularity_flags option)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_device_info info;
 	__u32 handle_types;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -50,9 +51,9 @@ CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
 	    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
 	     option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_mem_prop_check(drv, prop, &handle_types);
+	res = libcumc_mem_prop_check(drv, prop, &handle_types);
 	if (res == CUDA_SUCCESS)
-		res = cumc_device_info(drv, prop->location.id, &info);
+		res = libcumc_device_info(drv, prop->location.id, &info);
 	/* Its documented errors have no INVALID_DEVICE: a bad id is a value. */
 	if (res == CUDA_ERROR_INVALID_DEVICE)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -66,20 +67,20 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 			     size_t size, const CUmemAllocationProp *prop,
 			     unsigned long long flags)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_mem_create create = { .size = sizeof(create) };
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!handle || !prop || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_mem_prop_check(drv, prop, &create.handle_types);
+	res = libcumc_mem_prop_check(drv, prop, &create.handle_types);
 	if (res != CUDA_SUCCESS)
 		return res;
 	create.device = prop->location.id;
 	create.length = size;
-	res = cumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
+	res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
 	if (res == CUDA_SUCCESS)
 		*handle = create.out_handle;
 	return res;
@@ -87,37 +88,37 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 
 CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_release release = {
 		.size = sizeof(release),
 		.handle = handle,
 	};
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_ioctl(drv, CUMC_RELEASE, &release,
-			  cumc_bad_handle_is_invalid_value);
+	return libcumc_ioctl(drv, CUMC_RELEASE, &release,
+			     libcumc_bad_handle_is_invalid_value);
 }
 
 CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(
 			CUmemAllocationProp *prop,
 			CUmemGenericAllocationHandle handle)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_mem_info info = {
 		.size = sizeof(info),
 		.handle = handle,
 	};
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!prop)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_ioctl(drv, CUMC_MEM_INFO, &info,
-			 cumc_bad_handle_is_invalid_value);
+	res = libcumc_ioctl(drv, CUMC_MEM_INFO, &info,
+			    libcumc_bad_handle_is_invalid_value);
 	if (res == CUDA_SUCCESS)
-		cumc_mem_prop_fill(prop, &info);
+		libcumc_mem_prop_fill(prop, &info);
 	return res;
 }

@@ -7,16 +7,17 @@
  * two apart.
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "internal.h"
 
 /* What every multicast entry point's errno means beyond the common table. */
-static const struct cumc_errno_result cumc_mc_errors[] = {
+static const struct libcumc_errno_result libcumc_mc_errors[] = {
 	/* The documented errors name no INVALID_HANDLE. */
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
 	/* A device added twice, a range bound twice. */
 	{ EEXIST, CUDA_ERROR_INVALID_VALUE },
-	/* A range that was never bound. */
+	/* A range that was never bound; an address mapped to no allocation. */
 	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
 	/* The team failed to form: the system is in an illegal state. */
 	{ EIO, CUDA_ERROR_ILLEGAL_STATE },
@@ -24,7 +25,7 @@ static const struct cumc_errno_result cumc_mc_errors[] = {
 };
 
 /* The multicast handle types cumc offers, as CUMC_HANDLE_* bits. */
-static CUresult cumc_mc_handle_types(unsigned long long types, __u32 *out)
+static CUresult libcumc_mc_handle_types(unsigned long long types, __u32 *out)
 {
 	if (types & ~(unsigned long long)(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
 					  CU_MEM_HANDLE_TYPE_FABRIC))
@@ -37,16 +38,16 @@ static CUresult cumc_mc_handle_types(unsigned long long types, __u32 *out)
 	return CUDA_SUCCESS;
 }
 
-static CUresult cumc_mc_prop_check(const struct cumc_driver *drv,
-				   const CUmulticastObjectProp *prop,
-				   __u32 *handle_types)
+static CUresult libcumc_mc_prop_check(const struct libcumc_driver *drv,
+				      const CUmulticastObjectProp *prop,
+				      __u32 *handle_types)
 {
 	if (!prop || prop->flags || prop->numDevices > drv->num_devices)
 		return CUDA_ERROR_INVALID_VALUE;
-	return cumc_mc_handle_types(prop->handleTypes, handle_types);
+	return libcumc_mc_handle_types(prop->handleTypes, handle_types);
 }
 
-static size_t cumc_pow2_floor(size_t x)
+static size_t libcumc_pow2_floor(size_t x)
 {
 	return x ? (size_t)1 << (63 - __builtin_clzll(x)) : 0;
 }
@@ -56,10 +57,11 @@ static size_t cumc_pow2_floor(size_t x)
  * eighth of it, so rounding the size up to it wastes at most an eighth,
  * kept between the minimum and the fabric page size.
  */
-static size_t cumc_mc_recommended_granularity(const struct cumc_driver *drv,
-					      size_t size)
+static size_t
+libcumc_mc_recommended_granularity(const struct libcumc_driver *drv,
+				   size_t size)
 {
-	size_t granularity = cumc_pow2_floor(size / 8);
+	size_t granularity = libcumc_pow2_floor(size / 8);
 
 	if (granularity < drv->mc_granularity)
 		return drv->mc_granularity;
@@ -72,15 +74,15 @@ CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
 			const CUmulticastObjectProp *prop,
 			CUmulticastGranularity_flags option)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	__u32 handle_types;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!granularity)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_mc_prop_check(drv, prop, &handle_types);
+	res = libcumc_mc_prop_check(drv, prop, &handle_types);
 	if (res != CUDA_SUCCESS)
 		return res;
 	switch (option) {
@@ -88,7 +90,8 @@ CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
 		*granularity = drv->mc_granularity;
 		return CUDA_SUCCESS;
 	case CU_MULTICAST_GRANULARITY_RECOMMENDED:
-		*granularity = cumc_mc_recommended_granularity(drv, prop->size);
+		*granularity = libcumc_mc_recommended_granularity(drv,
+								  prop->size);
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -99,19 +102,19 @@ CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle,
 				   const CUmulticastObjectProp *prop)
 {
 	struct cumc_mc_create create = { .size = sizeof(create) };
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!mcHandle)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_mc_prop_check(drv, prop, &create.handle_types);
+	res = libcumc_mc_prop_check(drv, prop, &create.handle_types);
 	if (res != CUDA_SUCCESS)
 		return res;
 	create.num_devices = prop->numDevices;
 	create.length = prop->size;
-	res = cumc_ioctl(drv, CUMC_MC_CREATE, &create, cumc_mc_errors);
+	res = libcumc_ioctl(drv, CUMC_MC_CREATE, &create, libcumc_mc_errors);
 	if (res == CUDA_SUCCESS)
 		*mcHandle = create.out_handle;
 	return res;
@@ -125,80 +128,48 @@ CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
 		.handle = mcHandle,
 		.device = (__u32)dev,
 	};
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res == CUDA_SUCCESS)
-		res = cumc_check_device(drv, dev);
+		res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_ioctl(drv, CUMC_MC_ADD_DEVICE, &add, cumc_mc_errors);
+	return libcumc_ioctl(drv, CUMC_MC_ADD_DEVICE, &add, libcumc_mc_errors);
 }
 
-/* Bind for @dev, by allocation handle or (@request BIND_ADDR) by address. */
-static CUresult cumc_mc_bind(const struct cumc_driver *drv,
-			     unsigned long request,
-			     CUmemGenericAllocationHandle mc, __u32 dev,
-			     size_t mc_offset, __u64 mem, size_t mem_offset,
-			     size_t size, unsigned long long flags)
+/*
+ * Bind by allocation handle or (@request BIND_ADDR) by address, for @dev
+ * (the _v2 binds: it must exist) or, @of_mem, for the device the memory
+ * lives on, which the module finds in the same command. An unknown memory
+ * handle is ENOENT, an address not mapped to an allocation ENXIO, memory of
+ * a device that is no member EINVAL: all CUDA_ERROR_INVALID_VALUE.
+ */
+static CUresult libcumc_mc_bind(unsigned long request, bool of_mem,
+				CUdevice dev, CUmemGenericAllocationHandle mc,
+				size_t mc_offset, __u64 mem, size_t mem_offset,
+				size_t size, unsigned long long flags)
 {
 	struct cumc_mc_bind bind = {
 		.size = sizeof(bind),
+		.flags = of_mem ? CUMC_MC_BIND_DEVICE_OF_MEM : 0,
 		.handle = mc,
-		.device = dev,
+		.device = of_mem ? 0 : (__u32)dev,
 		.mc_offset = mc_offset,
 		.mem = mem,
 		.mem_offset = mem_offset,
 		.length = size,
 	};
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
-	if (flags)
-		return CUDA_ERROR_INVALID_VALUE;
-	return cumc_ioctl(drv, request, &bind, cumc_mc_errors);
-}
-
-/* The device an allocation lives on, for the binds that do not name it. */
-static CUresult cumc_mem_device(const struct cumc_driver *drv,
-				CUmemGenericAllocationHandle mem, __u32 *dev)
-{
-	struct cumc_mem_info info = { .size = sizeof(info), .handle = mem };
-	CUresult res = cumc_ioctl(drv, CUMC_MEM_INFO, &info, cumc_mc_errors);
-
-	if (res == CUDA_SUCCESS)
-		*dev = info.out_device;
-	return res;
-}
-
-/* The device of the allocation mapped at @ptr. */
-static CUresult cumc_addr_device(const struct cumc_driver *drv,
-				 CUdeviceptr ptr, __u32 *dev)
-{
-	struct cumc_va_query query = { .size = sizeof(query), .addr = ptr };
-	CUresult res = cumc_ioctl(drv, CUMC_VA_QUERY, &query, cumc_mc_errors);
-
-	if (res == CUDA_SUCCESS && query.out_type != CUMC_VA_MEM)
-		res = CUDA_ERROR_INVALID_VALUE;
-	if (res == CUDA_SUCCESS)
-		*dev = query.out_mem_device;
-	return res;
-}
-
-/* The _v2 binds: the caller names the device, which must exist. */
-static CUresult cumc_mc_bind_on(CUdevice dev, unsigned long request,
-				CUmemGenericAllocationHandle mc,
-				size_t mc_offset, __u64 mem,
-				size_t mem_offset, size_t size,
-				unsigned long long flags)
-{
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = cumc_check_device(drv, dev);
+	if (res == CUDA_SUCCESS && !of_mem)
+		res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_mc_bind(drv, request, mc, (__u32)dev, mc_offset, mem,
-			    mem_offset, size, flags);
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_ioctl(drv, request, &bind, libcumc_mc_errors);
 }
 
 CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
@@ -207,16 +178,8 @@ CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
 				    size_t memOffset, size_t size,
 				    unsigned long long flags)
 {
-	const struct cumc_driver *drv;
-	__u32 dev;
-	CUresult res = cumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = cumc_mem_device(drv, memHandle, &dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_MEM, mcHandle, dev, mcOffset,
-			    memHandle, memOffset, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_MEM, true, 0, mcHandle, mcOffset,
+			       memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
@@ -225,24 +188,16 @@ CUresult CUDAAPI cuMulticastBindMem_v2(CUmemGenericAllocationHandle mcHandle,
 				       size_t memOffset, size_t size,
 				       unsigned long long flags)
 {
-	return cumc_mc_bind_on(dev, CUMC_MC_BIND_MEM, mcHandle, mcOffset,
-			       memHandle, memOffset, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_MEM, false, dev, mcHandle,
+			       mcOffset, memHandle, memOffset, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle,
 				     size_t mcOffset, CUdeviceptr memptr,
 				     size_t size, unsigned long long flags)
 {
-	const struct cumc_driver *drv;
-	__u32 dev;
-	CUresult res = cumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = cumc_addr_device(drv, memptr, &dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return cumc_mc_bind(drv, CUMC_MC_BIND_ADDR, mcHandle, dev, mcOffset,
-			    memptr, 0, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_ADDR, true, 0, mcHandle, mcOffset,
+			       memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
@@ -250,8 +205,8 @@ CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
 					CUdeviceptr memptr, size_t size,
 					unsigned long long flags)
 {
-	return cumc_mc_bind_on(dev, CUMC_MC_BIND_ADDR, mcHandle, mcOffset,
-			       memptr, 0, size, flags);
+	return libcumc_mc_bind(CUMC_MC_BIND_ADDR, false, dev, mcHandle,
+			       mcOffset, memptr, 0, size, flags);
 }
 
 CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle,
@@ -264,12 +219,12 @@ CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle,
 		.mc_offset = mcOffset,
 		.length = size,
 	};
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res == CUDA_SUCCESS)
-		res = cumc_check_device(drv, dev);
+		res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_ioctl(drv, CUMC_MC_UNBIND, &unbind, cumc_mc_errors);
+	return libcumc_ioctl(drv, CUMC_MC_UNBIND, &unbind, libcumc_mc_errors);
 }

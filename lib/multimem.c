@@ -20,22 +20,22 @@
  */
 #define CUMC_STORE_CHUNK (1024 * 1024)
 
-static CUresult cumc_mc_acquire_writable(CUdeviceptr addr, size_t bytes,
-					 struct cumc_mc_span *span)
+static CUresult libcumc_mc_acquire_writable(CUdeviceptr addr, size_t bytes,
+					    struct libcumc_mc_span *span)
 {
-	CUresult res = cumc_mc_acquire(addr, bytes, span);
+	CUresult res = libcumc_mc_acquire(addr, bytes, span);
 
 	if (res == CUDA_SUCCESS && !span->map->writable) {
-		cumc_mc_release();
+		libcumc_mc_release();
 		res = CUDA_ERROR_ILLEGAL_ADDRESS;
 	}
 	return res;
 }
 
-void cumc_mc_broadcast(const struct cumc_mc_span *span, const void *srcp,
-		       size_t bytes)
+void libcumc_mc_broadcast(const struct libcumc_mc_span *span, const void *srcp,
+			  size_t bytes)
 {
-	const struct cumc_mc_mapping *map = span->map;
+	const struct libcumc_mc_mapping *map = span->map;
 	const char *src = srcp;
 	size_t done, len;
 	unsigned int m;
@@ -51,30 +51,30 @@ void cumc_mc_broadcast(const struct cumc_mc_span *span, const void *srcp,
 CUresult CUDAAPI cumcMultimemSt(CUdeviceptr mcDst, const void *src,
 				size_t bytes)
 {
-	struct cumc_mc_span span;
+	struct libcumc_mc_span span;
 	CUresult res;
 
 	if (!src && bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_mc_acquire_writable(mcDst, bytes, &span);
+	res = libcumc_mc_acquire_writable(mcDst, bytes, &span);
 	if (res != CUDA_SUCCESS)
 		return res;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	cumc_mc_broadcast(&span, src, bytes);
-	cumc_mc_release();
+	libcumc_mc_broadcast(&span, src, bytes);
+	libcumc_mc_release();
 	return CUDA_SUCCESS;
 }
 
 /* Checks shared by ld_reduce and red; *bytes is the span they cover. */
-static CUresult cumc_multimem_check(CUdeviceptr mc, const void *buf,
-				    size_t count, cumcDataType type,
-				    cumcReduceOp op, size_t *bytes)
+static CUresult libcumc_multimem_check(CUdeviceptr mc, const void *buf,
+				       size_t count, cumcDataType type,
+				       cumcReduceOp op, size_t *bytes)
 {
 	size_t size;
 
-	if (!cumc_reducer_lookup(type, op) || (!buf && count))
+	if (!libcumc_reducer_lookup(type, op) || (!buf && count))
 		return CUDA_ERROR_INVALID_VALUE;
-	size = cumc_type_size(type);
+	size = libcumc_type_size(type);
 	if (mc % size || count > SIZE_MAX / size)
 		return CUDA_ERROR_INVALID_VALUE;
 	*bytes = count * size;
@@ -82,9 +82,9 @@ static CUresult cumc_multimem_check(CUdeviceptr mc, const void *buf,
 }
 
 /* Accumulate @n elements at @off of @members views into @acc. */
-static void cumc_reduce_members(void *acc, char *const *views,
-				unsigned int members, size_t off, size_t n,
-				const struct cumc_reducer *r)
+static void libcumc_reduce_members(void *acc, char *const *views,
+				   unsigned int members, size_t off, size_t n,
+				   const struct libcumc_reducer *r)
 {
 	unsigned int m, k;
 
@@ -102,10 +102,10 @@ static void cumc_reduce_members(void *acc, char *const *views,
  * use f32 accumulators in L1, and a last pass of one or two members that
  * rounds into the destination.
  */
-static void cumc_reduce_block_half(void *out, float *acc,
-				   const struct cumc_mc_mapping *map,
-				   size_t off, size_t n,
-				   const struct cumc_reducer *r)
+static void libcumc_reduce_block_half(void *out, float *acc,
+				      const struct libcumc_mc_mapping *map,
+				      size_t off, size_t n,
+				      const struct libcumc_reducer *r)
 {
 	unsigned int members = map->num_members, last;
 
@@ -118,16 +118,16 @@ static void cumc_reduce_block_half(void *out, float *acc,
 		return;
 	}
 	last = members >= 4 ? 2 : 1;
-	cumc_reduce_members(acc, map->views, members - last, off, n, r);
+	libcumc_reduce_members(acc, map->views, members - last, off, n, r);
 	r->fold_out[last](out, acc, map->views + members - last, off, n);
 }
 
 /* Wide types accumulate in the destination itself, a block at a time. */
-void cumc_mc_ld_reduce(void *dst, const struct cumc_mc_span *span,
-		       size_t count, cumcDataType type, cumcReduceOp op)
+void libcumc_mc_ld_reduce(void *dst, const struct libcumc_mc_span *span,
+			  size_t count, cumcDataType type, cumcReduceOp op)
 {
-	const struct cumc_reducer *r = cumc_reducer_lookup(type, op);
-	size_t size = cumc_type_size(type), i, n;
+	const struct libcumc_reducer *r = libcumc_reducer_lookup(type, op);
+	size_t size = libcumc_type_size(type), i, n;
 	float acc[CUMC_BLOCK];
 
 	for (i = 0; i < count; i += n) {
@@ -136,10 +136,12 @@ void cumc_mc_ld_reduce(void *dst, const struct cumc_mc_span *span,
 
 		n = count - i < CUMC_BLOCK ? count - i : CUMC_BLOCK;
 		if (type == CUMC_F16 || type == CUMC_BF16)
-			cumc_reduce_block_half(out, acc, span->map, off, n, r);
+			libcumc_reduce_block_half(out, acc, span->map, off, n,
+						  r);
 		else
-			cumc_reduce_members(out, span->map->views,
-					    span->map->num_members, off, n, r);
+			libcumc_reduce_members(out, span->map->views,
+					       span->map->num_members, off, n,
+					       r);
 	}
 }
 
@@ -147,17 +149,17 @@ CUresult CUDAAPI cumcMultimemLdReduce(void *dst, CUdeviceptr mcSrc,
 				      size_t count, cumcDataType type,
 				      cumcReduceOp op)
 {
-	struct cumc_mc_span span;
+	struct libcumc_mc_span span;
 	size_t bytes;
 	CUresult res;
 
-	res = cumc_multimem_check(mcSrc, dst, count, type, op, &bytes);
+	res = libcumc_multimem_check(mcSrc, dst, count, type, op, &bytes);
 	if (res == CUDA_SUCCESS)
-		res = cumc_mc_acquire(mcSrc, bytes, &span);
+		res = libcumc_mc_acquire(mcSrc, bytes, &span);
 	if (res != CUDA_SUCCESS)
 		return res;
-	cumc_mc_ld_reduce(dst, &span, count, type, op);
-	cumc_mc_release();
+	libcumc_mc_ld_reduce(dst, &span, count, type, op);
+	libcumc_mc_release();
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return CUDA_SUCCESS;
 }
@@ -192,10 +194,10 @@ static void name(T *p, T v, cumcReduceOp op)				\
 	}								\
 }
 
-CUMC_RED_INT(cumc_red_u32, uint32_t)
-CUMC_RED_INT(cumc_red_s32, int32_t)
-CUMC_RED_INT(cumc_red_u64, uint64_t)
-CUMC_RED_INT(cumc_red_s64, int64_t)
+CUMC_RED_INT(libcumc_red_u32, uint32_t)
+CUMC_RED_INT(libcumc_red_s32, int32_t)
+CUMC_RED_INT(libcumc_red_u64, uint64_t)
+CUMC_RED_INT(libcumc_red_s64, int64_t)
 
 /* Atomically add @v to the float whose bits are at @p: a CAS loop. */
 #define CUMC_RED_FLOAT(name, T, F, TO_F, FROM_F)			\
@@ -212,7 +214,7 @@ static void name(T *p, T vbits)						\
 					      __ATOMIC_RELAXED));	\
 }
 
-static inline float cumc_u32_as_f32(uint32_t u)
+static inline float libcumc_u32_as_f32(uint32_t u)
 {
 	float f;
 
@@ -220,7 +222,7 @@ static inline float cumc_u32_as_f32(uint32_t u)
 	return f;
 }
 
-static inline uint32_t cumc_f32_as_u32(float f)
+static inline uint32_t libcumc_f32_as_u32(float f)
 {
 	uint32_t u;
 
@@ -228,7 +230,7 @@ static inline uint32_t cumc_f32_as_u32(float f)
 	return u;
 }
 
-static inline double cumc_u64_as_f64(uint64_t u)
+static inline double libcumc_u64_as_f64(uint64_t u)
 {
 	double f;
 
@@ -236,7 +238,7 @@ static inline double cumc_u64_as_f64(uint64_t u)
 	return f;
 }
 
-static inline uint64_t cumc_f64_as_u64(double f)
+static inline uint64_t libcumc_f64_as_u64(double f)
 {
 	uint64_t u;
 
@@ -244,7 +246,7 @@ static inline uint64_t cumc_f64_as_u64(double f)
 	return u;
 }
 
-static inline float cumc_u16_as_f16(uint16_t u)
+static inline float libcumc_u16_as_f16(uint16_t u)
 {
 	_Float16 h;
 
@@ -252,7 +254,7 @@ static inline float cumc_u16_as_f16(uint16_t u)
 	return h;
 }
 
-static inline uint16_t cumc_f16_as_u16(float f)
+static inline uint16_t libcumc_f16_as_u16(float f)
 {
 	_Float16 h = (_Float16)f;
 	uint16_t u;
@@ -261,81 +263,84 @@ static inline uint16_t cumc_f16_as_u16(float f)
 	return u;
 }
 
-CUMC_RED_FLOAT(cumc_red_f32, uint32_t, float, cumc_u32_as_f32, cumc_f32_as_u32)
-CUMC_RED_FLOAT(cumc_red_f64, uint64_t, double, cumc_u64_as_f64, cumc_f64_as_u64)
-CUMC_RED_FLOAT(cumc_red_f16, uint16_t, float, cumc_u16_as_f16, cumc_f16_as_u16)
-CUMC_RED_FLOAT(cumc_red_bf16, uint16_t, float, cumc_bf16_widen,
-	       cumc_f32_to_bf16)
+CUMC_RED_FLOAT(libcumc_red_f32, uint32_t, float, libcumc_u32_as_f32,
+	       libcumc_f32_as_u32)
+CUMC_RED_FLOAT(libcumc_red_f64, uint64_t, double, libcumc_u64_as_f64,
+	       libcumc_f64_as_u64)
+CUMC_RED_FLOAT(libcumc_red_f16, uint16_t, float, libcumc_u16_as_f16,
+	       libcumc_f16_as_u16)
+CUMC_RED_FLOAT(libcumc_red_bf16, uint16_t, float, libcumc_bf16_widen,
+	       libcumc_f32_to_bf16)
 
 /* Element @i of @src combined into @dst, both of @type. */
-static void cumc_red_one(char *dst, const char *src, cumcDataType type,
-			 cumcReduceOp op)
+static void libcumc_red_one(char *dst, const char *src, cumcDataType type,
+			    cumcReduceOp op)
 {
 	switch (type) {
 	case CUMC_U32:
-		cumc_red_u32((uint32_t *)dst, *(const uint32_t *)src, op);
+		libcumc_red_u32((uint32_t *)dst, *(const uint32_t *)src, op);
 		break;
 	case CUMC_S32:
-		cumc_red_s32((int32_t *)dst, *(const int32_t *)src, op);
+		libcumc_red_s32((int32_t *)dst, *(const int32_t *)src, op);
 		break;
 	case CUMC_U64:
-		cumc_red_u64((uint64_t *)dst, *(const uint64_t *)src, op);
+		libcumc_red_u64((uint64_t *)dst, *(const uint64_t *)src, op);
 		break;
 	case CUMC_S64:
-		cumc_red_s64((int64_t *)dst, *(const int64_t *)src, op);
+		libcumc_red_s64((int64_t *)dst, *(const int64_t *)src, op);
 		break;
 	case CUMC_F32:
-		cumc_red_f32((uint32_t *)dst, *(const uint32_t *)src);
+		libcumc_red_f32((uint32_t *)dst, *(const uint32_t *)src);
 		break;
 	case CUMC_F64:
-		cumc_red_f64((uint64_t *)dst, *(const uint64_t *)src);
+		libcumc_red_f64((uint64_t *)dst, *(const uint64_t *)src);
 		break;
 	case CUMC_F16:
-		cumc_red_f16((uint16_t *)dst, *(const uint16_t *)src);
+		libcumc_red_f16((uint16_t *)dst, *(const uint16_t *)src);
 		break;
 	case CUMC_BF16:
-		cumc_red_bf16((uint16_t *)dst, *(const uint16_t *)src);
+		libcumc_red_bf16((uint16_t *)dst, *(const uint16_t *)src);
 		break;
 	}
 }
 
-static int cumc_is_float(cumcDataType type)
+static int libcumc_is_float(cumcDataType type)
 {
 	return type == CUMC_F16 || type == CUMC_BF16 || type == CUMC_F32 ||
 	       type == CUMC_F64;
 }
 
-void cumc_mc_red(const struct cumc_mc_span *span, const void *src,
-		 size_t count, cumcDataType type, cumcReduceOp op)
+void libcumc_mc_red(const struct libcumc_mc_span *span, const void *src,
+		    size_t count, cumcDataType type, cumcReduceOp op)
 {
-	size_t size = cumc_type_size(type), bytes = count * size, i;
+	size_t size = libcumc_type_size(type), bytes = count * size, i;
 	unsigned int m;
 
 	for (m = 0; m < span->map->num_members; m++)
 		for (i = 0; i < bytes; i += size)
-			cumc_red_one(span->map->views[m] + span->offset + i,
-				     (const char *)src + i, type, op);
+			libcumc_red_one(span->map->views[m] + span->offset + i,
+					(const char *)src + i, type, op);
 }
 
 CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
 				 size_t count, cumcDataType type,
 				 cumcReduceOp op)
 {
-	struct cumc_mc_span span;
+	struct libcumc_mc_span span;
 	size_t bytes;
 	CUresult res;
 
-	res = cumc_multimem_check(mcDst, src, count, type, op, &bytes);
+	res = libcumc_multimem_check(mcDst, src, count, type, op, &bytes);
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* The hardware reduces floats into memory by adding only. */
-	if (cumc_is_float(type) && op != CUMC_OP_ADD)
+	if (libcumc_is_float(type) && op != CUMC_OP_ADD)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_mc_acquire_writable(mcDst, bytes, &span);
+	res = libcumc_mc_acquire_writable(mcDst, bytes, &span);
 	if (res != CUDA_SUCCESS)
 		return res;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	cumc_mc_red(&span, src, count, type, op);
-	cumc_mc_release();
+	libcumc_mc_red(&span, src, count, type, op);
+	libcumc_mc_release();
 	return CUDA_SUCCESS;
 }

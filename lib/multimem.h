@@ -11,18 +11,18 @@
 #include "mc_views.h"
 
 /* Copy @bytes from @src into every member at @span. */
-void cumc_mc_broadcast(const struct cumc_mc_span *span, const void *src,
-		       size_t bytes);
+void libcumc_mc_broadcast(const struct libcumc_mc_span *span, const void *src,
+			  size_t bytes);
 
 /* @dst[i] = the reduction over the members of element i at @span. */
-void cumc_mc_ld_reduce(void *dst, const struct cumc_mc_span *span,
-		       size_t count, cumcDataType type, cumcReduceOp op);
+void libcumc_mc_ld_reduce(void *dst, const struct libcumc_mc_span *span,
+			  size_t count, cumcDataType type, cumcReduceOp op);
 
 /*
  * Combine element i of @src into element i at @span of every member,
  * atomically per element.
  */
-void cumc_mc_red(const struct cumc_mc_span *span, const void *src,
-		 size_t count, cumcDataType type, cumcReduceOp op);
+void libcumc_mc_red(const struct libcumc_mc_span *span, const void *src,
+		    size_t count, cumcDataType type, cumcReduceOp op);
 
 #endif /* _CUMC_LIB_MULTIMEM_H */

@@ -32,7 +32,7 @@
 /* Reading a member's element into an accumulator. */
 #define CUMC_AS_IS(x) (x)
 #define CUMC_F16_WIDEN(x) ((float)(x))
-#define CUMC_BF16_WIDEN(x) cumc_bf16_widen(x)
+#define CUMC_BF16_WIDEN(x) libcumc_bf16_widen(x)
 
 /* The first @k members' elements, at @off into their views. */
 #define CUMC_PTRS1(S) const S *restrict a = (const S *)(views[0] + off)
@@ -84,7 +84,7 @@ CUMC_LOOP(name##_fold4, A, S, 4,					\
 
 #define CUMC_REDUCER(name, A, S, LOAD, OP)				\
 CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)				\
-static const struct cumc_reducer name = { CUMC_REDUCER_PASSES(name) }
+static const struct libcumc_reducer name = { CUMC_REDUCER_PASSES(name) }
 
 /*
  * One last pass for 16-bit floats: out[i] = NARROW(EXPR), from f32 @acc
@@ -116,7 +116,7 @@ CUMC_LOOP_OUT(name##_first3_out, S, 3,					\
 CUMC_LOOP_OUT(name##_fold1_out, S, 1, OP(acc[i], LOAD(a[i])), NARROW)	\
 CUMC_LOOP_OUT(name##_fold2_out, S, 2,					\
 	      OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), NARROW)		\
-static const struct cumc_reducer name = {				\
+static const struct libcumc_reducer name = {				\
 	CUMC_REDUCER_PASSES(name),					\
 	.first_out = { NULL, NULL, name##_first2_out,			\
 		       name##_first3_out },				\
@@ -124,66 +124,68 @@ static const struct cumc_reducer name = {				\
 }
 
 #define CUMC_F16_NARROW(x) ((_Float16)(x))
-#define CUMC_BF16_NARROW(x) cumc_f32_to_bf16(x)
+#define CUMC_BF16_NARROW(x) libcumc_f32_to_bf16(x)
 
-CUMC_REDUCER(cumc_add_f32, float, float, CUMC_AS_IS, CUMC_ADD);
-CUMC_REDUCER(cumc_min_f32, float, float, CUMC_AS_IS, CUMC_MIN);
-CUMC_REDUCER(cumc_max_f32, float, float, CUMC_AS_IS, CUMC_MAX);
-CUMC_REDUCER(cumc_add_f64, double, double, CUMC_AS_IS, CUMC_ADD);
-CUMC_REDUCER_HALF(cumc_add_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
+CUMC_REDUCER(libcumc_add_f32, float, float, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER(libcumc_min_f32, float, float, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(libcumc_max_f32, float, float, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(libcumc_add_f64, double, double, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER_HALF(libcumc_add_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
 		  CUMC_ADD);
-CUMC_REDUCER_HALF(cumc_min_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
+CUMC_REDUCER_HALF(libcumc_min_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
 		  CUMC_MIN);
-CUMC_REDUCER_HALF(cumc_max_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
+CUMC_REDUCER_HALF(libcumc_max_f16, _Float16, CUMC_F16_WIDEN, CUMC_F16_NARROW,
 		  CUMC_MAX);
-CUMC_REDUCER_HALF(cumc_add_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
+CUMC_REDUCER_HALF(libcumc_add_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
 		  CUMC_ADD);
-CUMC_REDUCER_HALF(cumc_min_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
+CUMC_REDUCER_HALF(libcumc_min_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
 		  CUMC_MIN);
-CUMC_REDUCER_HALF(cumc_max_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
+CUMC_REDUCER_HALF(libcumc_max_bf16, uint16_t, CUMC_BF16_WIDEN, CUMC_BF16_NARROW,
 		  CUMC_MAX);
-CUMC_REDUCER(cumc_add_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_ADD);
-CUMC_REDUCER(cumc_min_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_MIN);
-CUMC_REDUCER(cumc_max_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_MAX);
-CUMC_REDUCER(cumc_min_s32, int32_t, int32_t, CUMC_AS_IS, CUMC_MIN);
-CUMC_REDUCER(cumc_max_s32, int32_t, int32_t, CUMC_AS_IS, CUMC_MAX);
-CUMC_REDUCER(cumc_and_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_AND);
-CUMC_REDUCER(cumc_or_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_OR);
-CUMC_REDUCER(cumc_xor_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_XOR);
-CUMC_REDUCER(cumc_add_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_ADD);
-CUMC_REDUCER(cumc_min_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_MIN);
-CUMC_REDUCER(cumc_max_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_MAX);
-CUMC_REDUCER(cumc_min_s64, int64_t, int64_t, CUMC_AS_IS, CUMC_MIN);
-CUMC_REDUCER(cumc_max_s64, int64_t, int64_t, CUMC_AS_IS, CUMC_MAX);
-CUMC_REDUCER(cumc_and_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_AND);
-CUMC_REDUCER(cumc_or_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_OR);
-CUMC_REDUCER(cumc_xor_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_XOR);
+CUMC_REDUCER(libcumc_add_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER(libcumc_min_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(libcumc_max_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(libcumc_min_s32, int32_t, int32_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(libcumc_max_s32, int32_t, int32_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(libcumc_and_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_AND);
+CUMC_REDUCER(libcumc_or_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_OR);
+CUMC_REDUCER(libcumc_xor_u32, uint32_t, uint32_t, CUMC_AS_IS, CUMC_XOR);
+CUMC_REDUCER(libcumc_add_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_ADD);
+CUMC_REDUCER(libcumc_min_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(libcumc_max_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(libcumc_min_s64, int64_t, int64_t, CUMC_AS_IS, CUMC_MIN);
+CUMC_REDUCER(libcumc_max_s64, int64_t, int64_t, CUMC_AS_IS, CUMC_MAX);
+CUMC_REDUCER(libcumc_and_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_AND);
+CUMC_REDUCER(libcumc_or_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_OR);
+CUMC_REDUCER(libcumc_xor_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_XOR);
 
 /* Two's complement: signed add and the bitwise operators are the unsigned ones. */
-static const struct cumc_reducer *const cumc_reducers[][CUMC_OP_XOR + 1] = {
-	[CUMC_F16] = { &cumc_add_f16, &cumc_min_f16, &cumc_max_f16 },
-	[CUMC_BF16] = { &cumc_add_bf16, &cumc_min_bf16, &cumc_max_bf16 },
-	[CUMC_F32] = { &cumc_add_f32, &cumc_min_f32, &cumc_max_f32 },
-	[CUMC_F64] = { &cumc_add_f64 },
-	[CUMC_U32] = { &cumc_add_u32, &cumc_min_u32, &cumc_max_u32,
-		       &cumc_and_u32, &cumc_or_u32, &cumc_xor_u32 },
-	[CUMC_S32] = { &cumc_add_u32, &cumc_min_s32, &cumc_max_s32,
-		       &cumc_and_u32, &cumc_or_u32, &cumc_xor_u32 },
-	[CUMC_U64] = { &cumc_add_u64, &cumc_min_u64, &cumc_max_u64,
-		       &cumc_and_u64, &cumc_or_u64, &cumc_xor_u64 },
-	[CUMC_S64] = { &cumc_add_u64, &cumc_min_s64, &cumc_max_s64,
-		       &cumc_and_u64, &cumc_or_u64, &cumc_xor_u64 },
+static const struct libcumc_reducer *const
+libcumc_reducers[][CUMC_OP_XOR + 1] = {
+	[CUMC_F16] = { &libcumc_add_f16, &libcumc_min_f16, &libcumc_max_f16 },
+	[CUMC_BF16] = { &libcumc_add_bf16, &libcumc_min_bf16,
+			&libcumc_max_bf16 },
+	[CUMC_F32] = { &libcumc_add_f32, &libcumc_min_f32, &libcumc_max_f32 },
+	[CUMC_F64] = { &libcumc_add_f64 },
+	[CUMC_U32] = { &libcumc_add_u32, &libcumc_min_u32, &libcumc_max_u32,
+		       &libcumc_and_u32, &libcumc_or_u32, &libcumc_xor_u32 },
+	[CUMC_S32] = { &libcumc_add_u32, &libcumc_min_s32, &libcumc_max_s32,
+		       &libcumc_and_u32, &libcumc_or_u32, &libcumc_xor_u32 },
+	[CUMC_U64] = { &libcumc_add_u64, &libcumc_min_u64, &libcumc_max_u64,
+		       &libcumc_and_u64, &libcumc_or_u64, &libcumc_xor_u64 },
+	[CUMC_S64] = { &libcumc_add_u64, &libcumc_min_s64, &libcumc_max_s64,
+		       &libcumc_and_u64, &libcumc_or_u64, &libcumc_xor_u64 },
 };
 
-const struct cumc_reducer *cumc_reducer_lookup(cumcDataType type,
-					       cumcReduceOp op)
+const struct libcumc_reducer *libcumc_reducer_lookup(cumcDataType type,
+						     cumcReduceOp op)
 {
 	if ((unsigned int)type > CUMC_U64 || (unsigned int)op > CUMC_OP_XOR)
 		return NULL;
-	return cumc_reducers[type][op];
+	return libcumc_reducers[type][op];
 }
 
-size_t cumc_type_size(cumcDataType type)
+size_t libcumc_type_size(cumcDataType type)
 {
 	switch (type) {
 	case CUMC_F16:

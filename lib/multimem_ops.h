@@ -14,14 +14,14 @@
 /* Members folded into the accumulators by one pass, at most. */
 #define CUMC_PASS_MEMBERS 4
 
-typedef void (*cumc_pass_fn)(void *restrict acc, char *const *views,
-			     size_t off, size_t n);
-typedef void (*cumc_pass_out_fn)(void *restrict out,
-				 const float *restrict acc,
-				 char *const *views, size_t off, size_t n);
+typedef void (*libcumc_pass_fn)(void *restrict acc, char *const *views,
+				size_t off, size_t n);
+typedef void (*libcumc_pass_out_fn)(void *restrict out,
+				    const float *restrict acc,
+				    char *const *views, size_t off, size_t n);
 
 /**
- * struct cumc_reducer - the loops reducing members with one operator
+ * struct libcumc_reducer - the loops reducing members with one operator
  * @first: @first[k]: acc[i] = v0[i] op ... op v(k-1)[i]
  * @fold: @fold[k]: acc[i] = acc[i] op v0[i] op ... op v(k-1)[i]
  * @first_out: (16-bit floats) @first_out[k]: out[i] = round(v0[i] op ...
@@ -33,22 +33,22 @@ typedef void (*cumc_pass_out_fn)(void *restrict out,
  * of the element type, or f32 for f16 and bf16, whose last pass rounds
  * into the destination with one of the _out loops.
  */
-struct cumc_reducer {
-	cumc_pass_fn first[CUMC_PASS_MEMBERS + 1];
-	cumc_pass_fn fold[CUMC_PASS_MEMBERS + 1];
-	cumc_pass_out_fn first_out[4];
-	cumc_pass_out_fn fold_out[3];
+struct libcumc_reducer {
+	libcumc_pass_fn first[CUMC_PASS_MEMBERS + 1];
+	libcumc_pass_fn fold[CUMC_PASS_MEMBERS + 1];
+	libcumc_pass_out_fn first_out[4];
+	libcumc_pass_out_fn fold_out[3];
 };
 
 /* The loops for @op over @type; NULL for a pair the data path does not offer. */
-const struct cumc_reducer *cumc_reducer_lookup(cumcDataType type,
-					       cumcReduceOp op);
+const struct libcumc_reducer *libcumc_reducer_lookup(cumcDataType type,
+						     cumcReduceOp op);
 
 /* Bytes of one element of @type (a valid type). */
-size_t cumc_type_size(cumcDataType type);
+size_t libcumc_type_size(cumcDataType type);
 
 /* One bf16 value to f32: its top half. Inline, so that loops vectorise. */
-static inline float cumc_bf16_widen(uint16_t h)
+static inline float libcumc_bf16_widen(uint16_t h)
 {
 	uint32_t bits = (uint32_t)h << 16;
 	float f;
@@ -58,7 +58,7 @@ static inline float cumc_bf16_widen(uint16_t h)
 }
 
 /* Round to nearest even; a NaN stays a (quiet) NaN. Branch-free, to vectorise. */
-static inline uint16_t cumc_f32_to_bf16(float f)
+static inline uint16_t libcumc_f32_to_bf16(float f)
 {
 	uint32_t bits, rounded, quiet;
 

@@ -11,27 +11,27 @@
 #include "va.h"
 
 /* What the module said about a pointer. */
-struct cumc_pointer {
+struct libcumc_pointer {
 	CUdeviceptr ptr;
 	bool reserved;		/* in a reservation of this client */
 	struct cumc_va_query q;	/* out_access: the current device's */
 };
 
-static bool cumc_attribute_known(CUpointer_attribute attr)
+static bool libcumc_attribute_known(CUpointer_attribute attr)
 {
 	return attr >= CU_POINTER_ATTRIBUTE_CONTEXT &&
 	       attr <= CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE;
 }
 
 /* Attributes that answer for the device of the current context. */
-static bool cumc_attribute_needs_context(CUpointer_attribute attr)
+static bool libcumc_attribute_needs_context(CUpointer_attribute attr)
 {
 	return attr == CU_POINTER_ATTRIBUTE_ACCESS_FLAGS ||
 	       attr == CU_POINTER_ATTRIBUTE_DEVICE_POINTER;
 }
 
 /* Bytes of an attribute's value, to clear it (cuPointerGetAttributes). */
-static size_t cumc_attribute_size(CUpointer_attribute attr)
+static size_t libcumc_attribute_size(CUpointer_attribute attr)
 {
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
@@ -57,30 +57,30 @@ static size_t cumc_attribute_size(CUpointer_attribute attr)
 	}
 }
 
-static CUresult cumc_pointer_lookup(const struct cumc_driver *drv,
-				    CUdeviceptr ptr, bool needs_context,
-				    struct cumc_pointer *p)
+static CUresult libcumc_pointer_lookup(const struct libcumc_driver *drv,
+				       CUdeviceptr ptr, bool needs_context,
+				       struct libcumc_pointer *p)
 {
 	CUdevice dev = 0;
 	CUresult res;
 
 	if (needs_context) {
-		res = cumc_current_device(&dev);
+		res = libcumc_current_device(&dev);
 		if (res != CUDA_SUCCESS)
 			return res;
 	}
 	p->ptr = ptr;
-	res = cumc_address_query(drv, ptr, dev, &p->q);
+	res = libcumc_address_query(drv, ptr, dev, &p->q);
 	p->reserved = res == CUDA_SUCCESS;
 	return res == CUDA_ERROR_NOT_FOUND ? CUDA_SUCCESS : res;
 }
 
-static void cumc_put_uint(void *data, unsigned int value)
+static void libcumc_put_uint(void *data, unsigned int value)
 {
 	memcpy(data, &value, sizeof(value));
 }
 
-static void cumc_put_u64(void *data, unsigned long long value)
+static void libcumc_put_u64(void *data, unsigned long long value)
 {
 	memcpy(data, &value, sizeof(value));
 }
@@ -93,45 +93,45 @@ static void cumc_put_u64(void *data, unsigned long long value)
  * MEMPOOL_HANDLE and MEMORY_BLOCK_ID (the module names no allocation
  * beyond a handle) have no answer.
  */
-static CUresult cumc_mapping_attribute(const struct cumc_pointer *p,
-				       CUpointer_attribute attr, void *data)
+static CUresult libcumc_mapping_attribute(const struct libcumc_pointer *p,
+					  CUpointer_attribute attr, void *data)
 {
 	const struct cumc_va_query *q = &p->q;
 
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-		cumc_put_uint(data, CU_MEMORYTYPE_DEVICE);
+		libcumc_put_uint(data, CU_MEMORYTYPE_DEVICE);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
 		/* The same address, if the current device may use it. */
 		if (q->out_access == CUMC_ACCESS_NONE)
 			return CUDA_ERROR_INVALID_VALUE;
-		cumc_put_u64(data, p->ptr);
+		libcumc_put_u64(data, p->ptr);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
 		/* A multicast object lives on no one device. */
 		if (q->out_type != CUMC_VA_MEM)
 			return CUDA_ERROR_INVALID_VALUE;
-		cumc_put_uint(data, q->out_mem_device);
+		libcumc_put_uint(data, q->out_mem_device);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
-		cumc_put_uint(data, cumc_cuda_handle_types(q->out_handle_types));
+		libcumc_put_uint(data, libcumc_cuda_handle_types(q->out_handle_types));
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
 		/* CUmemAccess_flags and the attribute's flags share values. */
-		cumc_put_uint(data, q->out_access);
+		libcumc_put_uint(data, q->out_access);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
-		cumc_put_u64(data, q->out_map_length);
+		libcumc_put_u64(data, q->out_map_length);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
-		cumc_put_u64(data, q->out_map_addr);
+		libcumc_put_u64(data, q->out_map_addr);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
 	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
 	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
-		cumc_put_uint(data, 0);
+		libcumc_put_uint(data, 0);
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -139,8 +139,8 @@ static CUresult cumc_mapping_attribute(const struct cumc_pointer *p,
 }
 
 /* CUDA_ERROR_INVALID_VALUE when @p has no answer for @attr. */
-static CUresult cumc_pointer_attribute(const struct cumc_pointer *p,
-				       CUpointer_attribute attr, void *data)
+static CUresult libcumc_pointer_attribute(const struct libcumc_pointer *p,
+					  CUpointer_attribute attr, void *data)
 {
 	const struct cumc_va_query *q = &p->q;
 
@@ -149,39 +149,40 @@ static CUresult cumc_pointer_attribute(const struct cumc_pointer *p,
 	/* These describe the reservation, mapped or not. */
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-		cumc_put_u64(data, q->out_va_addr);
+		libcumc_put_u64(data, q->out_va_addr);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-		cumc_put_u64(data, q->out_va_length);
+		libcumc_put_u64(data, q->out_va_length);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MAPPED:
-		cumc_put_uint(data, q->out_map_addr != 0);
+		libcumc_put_uint(data, q->out_map_addr != 0);
 		return CUDA_SUCCESS;
 	default:
 		break;
 	}
 	if (!q->out_map_addr)
 		return CUDA_ERROR_INVALID_VALUE;
-	return cumc_mapping_attribute(p, attr, data);
+	return libcumc_mapping_attribute(p, attr, data);
 }
 
 CUresult CUDAAPI cuPointerGetAttribute(void *data,
 				       CUpointer_attribute attribute,
 				       CUdeviceptr ptr)
 {
-	const struct cumc_driver *drv;
-	struct cumc_pointer p;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	struct libcumc_pointer p;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!data || !cumc_attribute_known(attribute))
+	if (!data || !libcumc_attribute_known(attribute))
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_pointer_lookup(drv, ptr,
-				  cumc_attribute_needs_context(attribute), &p);
+	res = libcumc_pointer_lookup(drv, ptr,
+				     libcumc_attribute_needs_context(attribute),
+				     &p);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_pointer_attribute(&p, attribute, data);
+	return libcumc_pointer_attribute(&p, attribute, data);
 }
 
 /*
@@ -192,10 +193,10 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 					CUpointer_attribute *attributes,
 					void **data, CUdeviceptr ptr)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	bool needs_context = false;
-	struct cumc_pointer p;
-	CUresult res = cumc_driver(&drv);
+	struct libcumc_pointer p;
+	CUresult res = libcumc_driver(&drv);
 	unsigned int i;
 
 	if (res != CUDA_SUCCESS)
@@ -203,15 +204,17 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 	if (!numAttributes || !attributes || !data)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (i = 0; i < numAttributes; i++) {
-		if (!cumc_attribute_known(attributes[i]) || !data[i])
+		if (!libcumc_attribute_known(attributes[i]) || !data[i])
 			return CUDA_ERROR_INVALID_VALUE;
-		needs_context |= cumc_attribute_needs_context(attributes[i]);
+		needs_context |= libcumc_attribute_needs_context(attributes[i]);
 	}
-	res = cumc_pointer_lookup(drv, ptr, needs_context, &p);
+	res = libcumc_pointer_lookup(drv, ptr, needs_context, &p);
 	if (res != CUDA_SUCCESS)
 		return res;
 	for (i = 0; i < numAttributes; i++)
-		if (cumc_pointer_attribute(&p, attributes[i], data[i]) != CUDA_SUCCESS)
-			memset(data[i], 0, cumc_attribute_size(attributes[i]));
+		if (libcumc_pointer_attribute(&p, attributes[i], data[i]) !=
+		    CUDA_SUCCESS)
+			memset(data[i], 0,
+			       libcumc_attribute_size(attributes[i]));
 	return CUDA_SUCCESS;
 }

@@ -9,7 +9,7 @@
 #include "internal.h"
 #include "procaddr.h"
 
-struct cumc_proc {
+struct libcumc_proc {
 	const char *symbol;
 	int version;
 	void *function;
@@ -17,27 +17,27 @@ struct cumc_proc {
 
 #define CUMC_PROC(symbol, version, function) \
 	{ symbol, version, (void *)function },
-static const struct cumc_proc cumc_procs[] = {
+static const struct libcumc_proc libcumc_procs[] = {
 #include "procaddr_table.h"
 };
 #undef CUMC_PROC
 
-#define CUMC_NUM_PROCS (sizeof(cumc_procs) / sizeof(cumc_procs[0]))
+#define CUMC_NUM_PROCS (sizeof(libcumc_procs) / sizeof(libcumc_procs[0]))
 
 /* Entries of a symbol ascend by version: the last one that fits wins. */
-static CUdriverProcAddressQueryResult cumc_proc_lookup(const char *symbol,
-						       int version, void **pfn)
+static CUdriverProcAddressQueryResult
+libcumc_proc_lookup(const char *symbol, int version, void **pfn)
 {
 	bool known = false;
 	size_t i;
 
 	*pfn = NULL;
 	for (i = 0; i < CUMC_NUM_PROCS; i++) {
-		if (strcmp(cumc_procs[i].symbol, symbol))
+		if (strcmp(libcumc_procs[i].symbol, symbol))
 			continue;
 		known = true;
-		if (cumc_procs[i].version <= version)
-			*pfn = cumc_procs[i].function;
+		if (libcumc_procs[i].version <= version)
+			*pfn = libcumc_procs[i].function;
 	}
 	if (*pfn)
 		return CU_GET_PROC_ADDRESS_SUCCESS;
@@ -49,7 +49,7 @@ static CUdriverProcAddressQueryResult cumc_proc_lookup(const char *symbol,
  * Without streams, the legacy and per-thread default stream flavours of
  * an entry point are one function; asking for both at once is refused.
  */
-static bool cumc_proc_flags_valid(cuuint64_t flags)
+static bool libcumc_proc_flags_valid(cuuint64_t flags)
 {
 	return flags == CU_GET_PROC_ADDRESS_DEFAULT ||
 	       flags == CU_GET_PROC_ADDRESS_LEGACY_STREAM ||
@@ -70,9 +70,9 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
 		return CUDA_ERROR_INVALID_VALUE;
 	*pfn = NULL;
 	/* A version newer than this driver's is refused, as documented. */
-	if (!symbol || !cumc_proc_flags_valid(flags) || cudaVersion > CUMC_DRIVER_VERSION)
+	if (!symbol || !libcumc_proc_flags_valid(flags) || cudaVersion > CUMC_DRIVER_VERSION)
 		return CUDA_ERROR_INVALID_VALUE;
-	status = cumc_proc_lookup(symbol, cudaVersion, pfn);
+	status = libcumc_proc_lookup(symbol, cudaVersion, pfn);
 	if (symbolStatus)
 		*symbolStatus = status;
 	return CUDA_SUCCESS;

@@ -27,26 +27,26 @@ static_assert(sizeof(CUmemFabricHandle) == CUMC_FABRIC_HANDLE_SIZE,
 	      "a fabric handle is the module's 64 bytes");
 
 /* EPERM: the object was not created with the type asked for. */
-static const struct cumc_errno_result cumc_export_errors[] = {
+static const struct libcumc_errno_result libcumc_export_errors[] = {
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
 	{ EPERM, CUDA_ERROR_INVALID_VALUE },
 	{ 0 }
 };
 
 /* EPERM: no IMEX channel; it stays NOT_PERMITTED. */
-static const struct cumc_errno_result cumc_no_channel_export_errors[] = {
+static const struct libcumc_errno_result libcumc_no_channel_export_errors[] = {
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
 	{ 0 }
 };
 
-static const struct cumc_errno_result cumc_import_fd_errors[] = {
+static const struct libcumc_errno_result libcumc_import_fd_errors[] = {
 	{ EBADF, CUDA_ERROR_INVALID_VALUE },
 	{ EBADFD, CUDA_ERROR_INVALID_VALUE },
 	{ 0 }
 };
 
 /* ENOENT: forged, or its object is gone. EPERM (channel) stays. */
-static const struct cumc_errno_result cumc_import_fabric_errors[] = {
+static const struct libcumc_errno_result libcumc_import_fabric_errors[] = {
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
 	{ 0 }
 };
@@ -56,7 +56,7 @@ static const struct cumc_errno_result cumc_import_fabric_errors[] = {
  * by the API but not implemented (NOT_SUPPORTED); NONE, a combination or
  * an undefined value is not a handle type (INVALID_VALUE).
  */
-static CUresult cumc_share_type_check(CUmemAllocationHandleType type)
+static CUresult libcumc_share_type_check(CUmemAllocationHandleType type)
 {
 	switch (type) {
 	case CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR:
@@ -70,8 +70,8 @@ static CUresult cumc_share_type_check(CUmemAllocationHandleType type)
 	}
 }
 
-static CUresult cumc_export_fd(const struct cumc_driver *drv,
-			       CUmemGenericAllocationHandle handle, int *fd)
+static CUresult libcumc_export_fd(const struct libcumc_driver *drv,
+				  CUmemGenericAllocationHandle handle, int *fd)
 {
 	struct cumc_export_fd cmd = {
 		.size = sizeof(cmd),
@@ -79,7 +79,7 @@ static CUresult cumc_export_fd(const struct cumc_driver *drv,
 	};
 	CUresult res;
 
-	res = cumc_ioctl(drv, CUMC_EXPORT_FD, &cmd, cumc_export_errors);
+	res = libcumc_ioctl(drv, CUMC_EXPORT_FD, &cmd, libcumc_export_errors);
 	if (res == CUDA_SUCCESS)
 		*fd = cmd.out_fd;
 	return res;
@@ -89,9 +89,9 @@ static CUresult cumc_export_fd(const struct cumc_driver *drv,
  * The module answers EPERM both for a missing channel and for an object
  * without the fabric type; the library knows which applies.
  */
-static CUresult cumc_export_fabric(const struct cumc_driver *drv,
-				   CUmemGenericAllocationHandle handle,
-				   CUmemFabricHandle *fh)
+static CUresult libcumc_export_fabric(const struct libcumc_driver *drv,
+				      CUmemGenericAllocationHandle handle,
+				      CUmemFabricHandle *fh)
 {
 	struct cumc_export_fabric cmd = {
 		.size = sizeof(cmd),
@@ -99,9 +99,10 @@ static CUresult cumc_export_fabric(const struct cumc_driver *drv,
 	};
 	CUresult res;
 
-	res = cumc_ioctl(drv, CUMC_EXPORT_FABRIC, &cmd,
-			 drv->channel < 0 ? cumc_no_channel_export_errors :
-					    cumc_export_errors);
+	res = libcumc_ioctl(drv, CUMC_EXPORT_FABRIC, &cmd,
+			    drv->channel < 0 ?
+				    libcumc_no_channel_export_errors :
+				    libcumc_export_errors);
 	if (res == CUDA_SUCCESS)
 		memcpy(fh->data, cmd.out_fabric, sizeof(fh->data));
 	return res;
@@ -112,25 +113,25 @@ CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle,
 			CUmemAllocationHandleType handleType,
 			unsigned long long flags)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!shareableHandle || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_share_type_check(handleType);
+	res = libcumc_share_type_check(handleType);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
-		return cumc_export_fd(drv, handle, shareableHandle);
-	return cumc_export_fabric(drv, handle, shareableHandle);
+		return libcumc_export_fd(drv, handle, shareableHandle);
+	return libcumc_export_fabric(drv, handle, shareableHandle);
 }
 
 /* The descriptor travels in the pointer's value: (void *)(uintptr_t)fd. */
-static CUresult cumc_import_fd(const struct cumc_driver *drv,
-			       CUmemGenericAllocationHandle *handle,
-			       void *osHandle)
+static CUresult libcumc_import_fd(const struct libcumc_driver *drv,
+				  CUmemGenericAllocationHandle *handle,
+				  void *osHandle)
 {
 	uintptr_t fd = (uintptr_t)osHandle;
 	struct cumc_import_fd cmd = { .size = sizeof(cmd) };
@@ -139,15 +140,16 @@ static CUresult cumc_import_fd(const struct cumc_driver *drv,
 	if (fd > INT_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
 	cmd.fd = fd;
-	res = cumc_ioctl(drv, CUMC_IMPORT_FD, &cmd, cumc_import_fd_errors);
+	res = libcumc_ioctl(drv, CUMC_IMPORT_FD, &cmd,
+			    libcumc_import_fd_errors);
 	if (res == CUDA_SUCCESS)
 		*handle = cmd.out_handle;
 	return res;
 }
 
-static CUresult cumc_import_fabric(const struct cumc_driver *drv,
-				   CUmemGenericAllocationHandle *handle,
-				   const CUmemFabricHandle *fh)
+static CUresult libcumc_import_fabric(const struct libcumc_driver *drv,
+				      CUmemGenericAllocationHandle *handle,
+				      const CUmemFabricHandle *fh)
 {
 	struct cumc_import_fabric cmd = { .size = sizeof(cmd) };
 	CUresult res;
@@ -155,8 +157,8 @@ static CUresult cumc_import_fabric(const struct cumc_driver *drv,
 	if (!fh)
 		return CUDA_ERROR_INVALID_VALUE;
 	memcpy(cmd.fabric, fh->data, sizeof(cmd.fabric));
-	res = cumc_ioctl(drv, CUMC_IMPORT_FABRIC, &cmd,
-			 cumc_import_fabric_errors);
+	res = libcumc_ioctl(drv, CUMC_IMPORT_FABRIC, &cmd,
+			    libcumc_import_fabric_errors);
 	if (res == CUDA_SUCCESS)
 		*handle = cmd.out_handle;
 	return res;
@@ -166,17 +168,17 @@ CUresult CUDAAPI cuMemImportFromShareableHandle(
 			CUmemGenericAllocationHandle *handle, void *osHandle,
 			CUmemAllocationHandleType shHandleType)
 {
-	const struct cumc_driver *drv;
-	CUresult res = cumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!handle)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_share_type_check(shHandleType);
+	res = libcumc_share_type_check(shHandleType);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (shHandleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
-		return cumc_import_fd(drv, handle, osHandle);
-	return cumc_import_fabric(drv, handle, osHandle);
+		return libcumc_import_fd(drv, handle, osHandle);
+	return libcumc_import_fabric(drv, handle, osHandle);
 }

@@ -19,13 +19,14 @@
  * range outside the caller's reservations, not mapped, or still mapped:
  * each is a bad value.
  */
-static const struct cumc_errno_result cumc_bad_range_is_invalid_value[] = {
+static const struct libcumc_errno_result
+libcumc_bad_range_is_invalid_value[] = {
 	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
 	{ EBUSY, CUDA_ERROR_INVALID_VALUE },
 	{ 0 }
 };
 
-static const struct cumc_errno_result cumc_map_errors[] = {
+static const struct libcumc_errno_result libcumc_map_errors[] = {
 	/* Outside the caller's reservations, over a mapping, no such handle. */
 	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
 	{ EEXIST, CUDA_ERROR_INVALID_VALUE },
@@ -35,13 +36,13 @@ static const struct cumc_errno_result cumc_map_errors[] = {
 	{ 0 }
 };
 
-static const struct cumc_errno_result cumc_query_errors[] = {
+static const struct libcumc_errno_result libcumc_query_errors[] = {
 	{ ENXIO, CUDA_ERROR_NOT_FOUND },
 	{ 0 }
 };
 
-static void cumc_query_init(struct cumc_va_query *q, CUdeviceptr addr,
-			    CUdevice device, __u32 flags)
+static void libcumc_query_init(struct cumc_va_query *q, CUdeviceptr addr,
+			       CUdevice device, __u32 flags)
 {
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
@@ -50,17 +51,19 @@ static void cumc_query_init(struct cumc_va_query *q, CUdeviceptr addr,
 	q->device = device;
 }
 
-CUresult cumc_address_query(const struct cumc_driver *drv, CUdeviceptr addr,
-			    CUdevice device, struct cumc_va_query *q)
+CUresult libcumc_address_query(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, CUdevice device,
+			       struct cumc_va_query *q)
 {
-	cumc_query_init(q, addr, device, 0);
-	return cumc_ioctl(drv, CUMC_VA_QUERY, q, cumc_query_errors);
+	libcumc_query_init(q, addr, device, 0);
+	return libcumc_ioctl(drv, CUMC_VA_QUERY, q, libcumc_query_errors);
 }
 
-CUresult cumc_mapping_query(const struct cumc_driver *drv, CUdeviceptr addr,
-			    CUdevice device, struct cumc_va_query *q)
+CUresult libcumc_mapping_query(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, CUdevice device,
+			       struct cumc_va_query *q)
 {
-	CUresult res = cumc_address_query(drv, addr, device, q);
+	CUresult res = libcumc_address_query(drv, addr, device, q);
 
 	if (res == CUDA_SUCCESS && !q->out_map_addr)
 		return CUDA_ERROR_NOT_FOUND;
@@ -72,20 +75,20 @@ CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
 				     size_t alignment, CUdeviceptr addr,
 				     unsigned long long flags)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_va_reserve reserve = {
 		.size = sizeof(reserve),
 		.length = size,
 		.alignment = alignment,
 		.addr = addr,
 	};
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!ptr || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_ioctl(drv, CUMC_VA_RESERVE, &reserve, NULL);
+	res = libcumc_ioctl(drv, CUMC_VA_RESERVE, &reserve, NULL);
 	if (res == CUDA_SUCCESS)
 		*ptr = reserve.out_addr;
 	return res;
@@ -93,18 +96,18 @@ CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
 
 CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_va_free va_free = {
 		.size = sizeof(va_free),
 		.addr = ptr,
 		.length = size,
 	};
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cumc_ioctl(drv, CUMC_VA_FREE, &va_free,
-			  cumc_bad_range_is_invalid_value);
+	return libcumc_ioctl(drv, CUMC_VA_FREE, &va_free,
+			     libcumc_bad_range_is_invalid_value);
 }
 
 /* The module refuses a non-zero offset and a size other than the object's. */
@@ -112,7 +115,7 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			  CUmemGenericAllocationHandle handle,
 			  unsigned long long flags)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_map map = {
 		.size = sizeof(map),
 		.addr = ptr,
@@ -120,38 +123,38 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		.handle = handle,
 		.offset = offset,
 	};
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return cumc_ioctl(drv, CUMC_MAP, &map, cumc_map_errors);
+	return libcumc_ioctl(drv, CUMC_MAP, &map, libcumc_map_errors);
 }
 
 CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_unmap unmap = {
 		.size = sizeof(unmap),
 		.addr = ptr,
 		.length = size,
 	};
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = cumc_ioctl(drv, CUMC_UNMAP, &unmap,
-			 cumc_bad_range_is_invalid_value);
+	res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap,
+			    libcumc_bad_range_is_invalid_value);
 	/* Multicast views of the range: gone with it. */
 	if (res == CUDA_SUCCESS)
-		cumc_mc_forget(ptr, size);
+		libcumc_mc_forget(ptr, size);
 	return res;
 }
 
 /* Device memory is accessed by devices only: no host location applies. */
-static CUresult cumc_access_desc_check(const struct cumc_driver *drv,
-				       const CUmemAccessDesc *desc)
+static CUresult libcumc_access_desc_check(const struct libcumc_driver *drv,
+					  const CUmemAccessDesc *desc)
 {
 	if (desc->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -159,7 +162,7 @@ static CUresult cumc_access_desc_check(const struct cumc_driver *drv,
 	    desc->flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
 	    desc->flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
 		return CUDA_ERROR_INVALID_VALUE;
-	return cumc_check_device(drv, desc->location.id);
+	return libcumc_check_device(drv, desc->location.id);
 }
 
 /*
@@ -167,8 +170,8 @@ static CUresult cumc_access_desc_check(const struct cumc_driver *drv,
  * for a device replacing an earlier one, so that any number of them fits
  * in @out's num_devices entries.  Returns how many entries there are.
  */
-static __u32 cumc_access_descs(const CUmemAccessDesc *desc, size_t count,
-			       struct cumc_access_desc *out)
+static __u32 libcumc_access_descs(const CUmemAccessDesc *desc, size_t count,
+				  struct cumc_access_desc *out)
 {
 	__u32 n = 0, j;
 	size_t i;
@@ -188,14 +191,14 @@ static __u32 cumc_access_descs(const CUmemAccessDesc *desc, size_t count,
 CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
 				const CUmemAccessDesc *desc, size_t count)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_set_access set = {
 		.size = sizeof(set),
 		.addr = ptr,
 		.length = size,
 	};
 	struct cumc_access_desc *descs;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 	size_t i;
 
 	if (res != CUDA_SUCCESS)
@@ -203,21 +206,21 @@ CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
 	if (!desc || !count)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (i = 0; i < count; i++) {
-		res = cumc_access_desc_check(drv, &desc[i]);
+		res = libcumc_access_desc_check(drv, &desc[i]);
 		if (res != CUDA_SUCCESS)
 			return res;
 	}
 	descs = calloc(drv->num_devices, sizeof(*descs));
 	if (!descs)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	set.num_descs = cumc_access_descs(desc, count, descs);
+	set.num_descs = libcumc_access_descs(desc, count, descs);
 	set.descs = (uintptr_t)descs;
-	res = cumc_ioctl(drv, CUMC_SET_ACCESS, &set,
-			 cumc_bad_range_is_invalid_value);
+	res = libcumc_ioctl(drv, CUMC_SET_ACCESS, &set,
+			    libcumc_bad_range_is_invalid_value);
 	free(descs);
 	/* Multicast views were made for the old access: learn them anew. */
 	if (res == CUDA_SUCCESS)
-		cumc_mc_forget(ptr, size);
+		libcumc_mc_forget(ptr, size);
 	return res;
 }
 
@@ -225,18 +228,18 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
 				const CUmemLocation *location,
 				CUdeviceptr ptr)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_va_query q;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!flags || !location ||
 	    location->type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cumc_check_device(drv, location->id);
+	res = libcumc_check_device(drv, location->id);
 	if (res == CUDA_SUCCESS)
-		res = cumc_mapping_query(drv, ptr, location->id, &q);
+		res = libcumc_mapping_query(drv, ptr, location->id, &q);
 	/* Access belongs to mappings: elsewhere there is nothing to report. */
 	if (res == CUDA_ERROR_NOT_FOUND)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -252,17 +255,17 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
 CUresult CUDAAPI cuMemRetainAllocationHandle(
 			CUmemGenericAllocationHandle *handle, void *addr)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_va_query q;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!handle)
 		return CUDA_ERROR_INVALID_VALUE;
-	cumc_query_init(&q, (uintptr_t)addr, 0, CUMC_VA_QUERY_RETAIN);
-	res = cumc_ioctl(drv, CUMC_VA_QUERY, &q,
-			 cumc_bad_range_is_invalid_value);
+	libcumc_query_init(&q, (uintptr_t)addr, 0, CUMC_VA_QUERY_RETAIN);
+	res = libcumc_ioctl(drv, CUMC_VA_QUERY, &q,
+			    libcumc_bad_range_is_invalid_value);
 	if (res == CUDA_SUCCESS)
 		*handle = q.out_handle;
 	return res;
@@ -272,15 +275,15 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(
 CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
 					 CUdeviceptr dptr)
 {
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 	struct cumc_va_query q;
 	CUdevice dev;
-	CUresult res = cumc_driver(&drv);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res == CUDA_SUCCESS)
-		res = cumc_current_device(&dev);
+		res = libcumc_current_device(&dev);
 	if (res == CUDA_SUCCESS)
-		res = cumc_mapping_query(drv, dptr, dev, &q);
+		res = libcumc_mapping_query(drv, dptr, dev, &q);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (pbase)

@@ -13,15 +13,20 @@
  * CUDA_ERROR_NOT_FOUND when @addr lies in no reservation of this client.
  * An address in a reservation but not mapped has out_map_addr 0.
  */
-CUresult cumc_address_query(const struct cumc_driver *drv, CUdeviceptr addr,
-			    CUdevice device, struct cumc_va_query *q);
+CUresult libcumc_address_query(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, CUdevice device,
+			       struct cumc_va_query *q);
 
-/* As cumc_address_query, and CUDA_ERROR_NOT_FOUND for an unmapped address. */
-CUresult cumc_mapping_query(const struct cumc_driver *drv, CUdeviceptr addr,
-			    CUdevice device, struct cumc_va_query *q);
+/*
+ * As libcumc_address_query, and CUDA_ERROR_NOT_FOUND for an unmapped
+ * address.
+ */
+CUresult libcumc_mapping_query(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, CUdevice device,
+			       struct cumc_va_query *q);
 
 /* The end of the mapping @q describes (@q came from a mapped address). */
-static inline CUdeviceptr cumc_mapping_end(const struct cumc_va_query *q)
+static inline CUdeviceptr libcumc_mapping_end(const struct cumc_va_query *q)
 {
 	return q->out_map_addr + q->out_map_length;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cumc_device_attribute_value: a simulated device answers every attribute
+ * libcumc_device_attribute_value: a simulated device answers every attribute
  * of the CUDA 13.0 header as an H100 SXM5 would, except 0 for memory
  * features libcumc does not implement, takes its PCI location from the
  * caller, and refuses numbers that are not attributes.
@@ -23,10 +23,10 @@ static const CUdevice_attribute defined_attributes[] = {
 #define NUM_DEFINED_ATTRIBUTES \
 	(sizeof(defined_attributes) / sizeof(defined_attributes[0]))
 
-static const struct cumc_device_attr_dev dev0 = {
+static const struct libcumc_device_attr_dev dev0 = {
 	.ordinal = 0, .pci_domain = 0, .pci_bus = 0x18, .pci_device = 0,
 };
-static const struct cumc_device_attr_dev dev5 = {
+static const struct libcumc_device_attr_dev dev5 = {
 	.ordinal = 5, .pci_domain = 2, .pci_bus = 0xba, .pci_device = 3,
 };
 
@@ -40,11 +40,11 @@ static int is_defined(long long attrib)
 	return 0;
 }
 
-static int attribute(const struct cumc_device_attr_dev *dev, int attrib)
+static int attribute(const struct libcumc_device_attr_dev *dev, int attrib)
 {
 	int value = INT_MIN;
 
-	ck_assert_int_eq(cumc_device_attribute_value(dev, attrib, &value),
+	ck_assert_int_eq(libcumc_device_attribute_value(dev, attrib, &value),
 			 CUDA_SUCCESS);
 	return value;
 }
@@ -140,7 +140,7 @@ END_TEST
 START_TEST(only_defined_attributes_answer)
 {
 	int value = INT_MIN;
-	CUresult result = cumc_device_attribute_value(&dev0, _i, &value);
+	CUresult result = libcumc_device_attribute_value(&dev0, _i, &value);
 
 	if (is_defined(_i)) {
 		ck_assert_int_eq(result, CUDA_SUCCESS);
@@ -156,12 +156,12 @@ START_TEST(extreme_numbers_refused)
 {
 	int value = 7;
 
-	ck_assert_int_eq(cumc_device_attribute_value(&dev0, INT_MIN, &value),
+	ck_assert_int_eq(libcumc_device_attribute_value(&dev0, INT_MIN, &value),
 			 CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cumc_device_attribute_value(&dev0, INT_MAX, &value),
+	ck_assert_int_eq(libcumc_device_attribute_value(&dev0, INT_MAX, &value),
 			 CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cumc_device_attribute_value(&dev0, CU_DEVICE_ATTRIBUTE_MAX,
-						     &value),
+	ck_assert_int_eq(libcumc_device_attribute_value(&dev0, CU_DEVICE_ATTRIBUTE_MAX,
+							&value),
 			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(value, 7);
 }
@@ -171,11 +171,11 @@ START_TEST(null_arguments_refused)
 {
 	int value = 7;
 
-	ck_assert_int_eq(cumc_device_attribute_value(&dev0, CU_DEVICE_ATTRIBUTE_WARP_SIZE,
-						     NULL),
+	ck_assert_int_eq(libcumc_device_attribute_value(&dev0, CU_DEVICE_ATTRIBUTE_WARP_SIZE,
+							NULL),
 			 CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cumc_device_attribute_value(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE,
-						     &value),
+	ck_assert_int_eq(libcumc_device_attribute_value(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE,
+							&value),
 			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(value, 7);
 }

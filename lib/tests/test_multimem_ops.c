@@ -18,17 +18,17 @@
 #define ELEMENTS 5000	/* more than one block, not a multiple of one */
 
 /* A mapping whose views are plain buffers, each holding member values. */
-static struct cumc_mc_mapping *fake_team(unsigned int members,
-					 cumcDataType type, size_t count)
+static struct libcumc_mc_mapping *fake_team(unsigned int members,
+					    cumcDataType type, size_t count)
 {
-	struct cumc_mc_mapping *map;
+	struct libcumc_mc_mapping *map;
 	unsigned int m;
 	size_t i;
 
 	map = calloc(1, sizeof(*map) + members * sizeof(map->views[0]));
 	ck_assert_ptr_nonnull(map);
 	map->num_members = members;
-	map->length = count * cumc_type_size(type);
+	map->length = count * libcumc_type_size(type);
 	for (m = 0; m < members; m++) {
 		map->views[m] = malloc(map->length);
 		ck_assert_ptr_nonnull(map->views[m]);
@@ -38,7 +38,7 @@ static struct cumc_mc_mapping *fake_team(unsigned int members,
 	return map;
 }
 
-static void free_team(struct cumc_mc_mapping *map)
+static void free_team(struct libcumc_mc_mapping *map)
 {
 	unsigned int m;
 
@@ -51,15 +51,16 @@ static void free_team(struct cumc_mc_mapping *map)
 static void check_reduction(const struct case_ *c, unsigned int members,
 			    size_t count, size_t misalign)
 {
-	struct cumc_mc_mapping *map = fake_team(members, c->type, count);
-	struct cumc_mc_span span = { .map = map };
-	unsigned char *buf = malloc(count * cumc_type_size(c->type) + misalign);
+	struct libcumc_mc_mapping *map = fake_team(members, c->type, count);
+	struct libcumc_mc_span span = { .map = map };
+	unsigned char *buf = malloc(count * libcumc_type_size(c->type) +
+				    misalign);
 	unsigned char *out = buf + misalign;
 	size_t i;
 	int m;
 
 	ck_assert_ptr_nonnull(buf);
-	cumc_mc_ld_reduce(out, &span, count, c->type, c->op);
+	libcumc_mc_ld_reduce(out, &span, count, c->type, c->op);
 	for (i = 0; i < count; i++) {
 		double want_f = float_value(c->type, 0, i), got_f;
 		uint64_t want_i = int_value(c->type, 0, i), got_i;

@@ -159,9 +159,9 @@ static inline size_t vmm_free_bytes(CUdevice dev)
 static inline size_t vmm_mc_granularity(void)
 {
 	struct cumc_query query = { .size = sizeof(query) };
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 
-	ck_assert_int_eq(cumc_driver(&drv), CUDA_SUCCESS);
+	ck_assert_int_eq(libcumc_driver(&drv), CUDA_SUCCESS);
 	ck_assert_int_eq(ioctl(drv->fd, CUMC_QUERY, &query), 0);
 	return query.mc_granularity;
 }
@@ -179,9 +179,9 @@ static inline CUmemGenericAllocationHandle vmm_multicast_new(size_t size)
 		.length = size,
 	};
 	struct cumc_mc_add_device add = { .size = sizeof(add) };
-	const struct cumc_driver *drv;
+	const struct libcumc_driver *drv;
 
-	ck_assert_int_eq(cumc_driver(&drv), CUDA_SUCCESS);
+	ck_assert_int_eq(libcumc_driver(&drv), CUDA_SUCCESS);
 	ck_assert_int_eq(ioctl(drv->fd, CUMC_MC_CREATE, &create), 0);
 	add.handle = create.out_handle;
 	ck_assert_int_eq(ioctl(drv->fd, CUMC_MC_ADD_DEVICE, &add), 0);
