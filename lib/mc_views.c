@@ -3,10 +3,11 @@
  * The member views of each multicast mapping of this process.
  *
  * The first data-path operation on a multicast mapping asks the module for
- * a view of every member (one CUMC_MC_VIEW with CUMC_MC_VIEW_ALL) and keeps
- * them here, sorted by address; later operations find them with a binary
- * search and no system call. Operations hold the table's read lock while they run, so forgetting
- * a mapping (cuMemUnmap, cuMemSetAccess, fork) waits for them to finish.
+ * a view of every member (one CUMC_MC_VIEW given an array of views) and
+ * keeps them here, sorted by address; later operations find them with a
+ * binary search and no system call. Operations hold the table's read lock
+ * while they run, so forgetting a mapping (cuMemUnmap, cuMemSetAccess,
+ * fork) waits for them to finish.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -56,7 +57,7 @@ static struct libcumc_mc_mapping *libcumc_views_find(CUdeviceptr addr)
 	return NULL;
 }
 
-/* How CUMC_MC_VIEW_ALL's errno reads for the data path. */
+/* How CUMC_MC_VIEW's errno reads for the data path. */
 static const struct libcumc_errno_result libcumc_view_errors[] = {
 	/* Not in a multicast mapping of this client. */
 	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
@@ -67,7 +68,7 @@ static const struct libcumc_errno_result libcumc_view_errors[] = {
 
 /*
  * The multicast mapping holding @addr with a view of every member, in team
- * order: one CUMC_MC_VIEW_ALL, which makes every view or none.
+ * order: one CUMC_MC_VIEW, which makes every view or none.
  */
 static CUresult libcumc_mc_mapping_create(const struct libcumc_driver *drv,
 					  CUdeviceptr addr,
@@ -76,7 +77,6 @@ static CUresult libcumc_mc_mapping_create(const struct libcumc_driver *drv,
 	__u64 views[CUMC_MAX_DEVICES];
 	struct cumc_mc_view view = {
 		.size = sizeof(view),
-		.flags = CUMC_MC_VIEW_ALL,
 		.addr = addr,
 		.views = (uintptr_t)views,
 		.num_views = CUMC_MAX_DEVICES,

@@ -152,13 +152,14 @@ static CUresult libcumc_mc_bind(unsigned long request, bool of_mem,
 {
 	struct cumc_mc_bind bind = {
 		.size = sizeof(bind),
-		.flags = of_mem ? CUMC_MC_BIND_DEVICE_OF_MEM : 0,
 		.handle = mc,
 		.device = of_mem ? 0 : (__u32)dev,
 		.mc_offset = mc_offset,
 		.mem = mem,
 		.mem_offset = mem_offset,
 		.length = size,
+		.device_from = of_mem ? CUMC_MC_BIND_DEVICE_OF_MEM :
+					CUMC_MC_BIND_DEVICE_GIVEN,
 	};
 	const struct libcumc_driver *drv;
 	CUresult res = libcumc_driver(&drv);
