@@ -65,7 +65,7 @@ static int mc_counts(struct mc_counts *c)
 	FILE *f;
 	int n;
 
-	f = fopen(CUMC_OBJECTS_PATH, "r");
+	f = fopen(ST_OBJECTS_PATH, "r");
 	if (!f)
 		return -1;
 	n = fscanf(f, "clients %ld mems %ld pages %ld vas %ld mappings %ld "
@@ -126,7 +126,7 @@ static int mc_create(int fd, __u32 num_devices, __u32 types, __u64 length,
 	};
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
+	ret = st_ioctl(fd, CUMC_MC_CREATE, &c);
 	if (!ret)
 		*handle = c.out_handle;
 	return ret;
@@ -140,7 +140,7 @@ static int mc_add(int fd, __u64 handle, __u32 device)
 		.device = device,
 	};
 
-	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
+	return st_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
 }
 
 static int mc_bind(int fd, unsigned long cmd, __u64 handle, __u32 device,
@@ -156,7 +156,7 @@ static int mc_bind(int fd, unsigned long cmd, __u64 handle, __u32 device,
 		.length = length,
 	};
 
-	return cumc_ioctl(fd, cmd, &b);
+	return st_ioctl(fd, cmd, &b);
 }
 
 static int bind_mem(int fd, __u64 handle, __u32 device, __u64 mc_offset,
@@ -184,7 +184,7 @@ static int mc_unbind(int fd, __u64 handle, __u32 device, __u64 mc_offset,
 		.length = length,
 	};
 
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
+	return st_ioctl(fd, CUMC_MC_UNBIND, &u);
 }
 
 static int mc_info(int fd, __u64 handle, __u32 *members, __u32 max,
@@ -195,7 +195,7 @@ static int mc_info(int fd, __u64 handle, __u32 *members, __u32 max,
 	info->handle = handle;
 	info->members = (__u64)(uintptr_t)members;
 	info->num_members_max = max;
-	return cumc_ioctl(fd, CUMC_MC_INFO, info);
+	return st_ioctl(fd, CUMC_MC_INFO, info);
 }
 
 /* The team state, or ~0u when CUMC_MC_INFO fails. */
@@ -216,7 +216,7 @@ static int mc_view(int fd, __u64 addr, __u32 device, __u64 *view,
 	};
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_MC_VIEW, &v);
+	ret = st_ioctl(fd, CUMC_MC_VIEW, &v);
 	if (!ret) {
 		*view = v.out_addr;
 		*length = v.out_length;
@@ -228,7 +228,7 @@ static int grant(int fd, __u64 addr, __u64 length, __u32 device, __u32 access)
 {
 	struct cumc_access_desc d = { .device = device, .access = access };
 
-	return cumc_set_access(fd, addr, length, &d, 1);
+	return st_set_access(fd, addr, length, &d, 1);
 }
 
 /*
@@ -240,15 +240,15 @@ static int map_new(int fd, __u64 handle, __u64 length, __u32 device,
 {
 	int ret;
 
-	ret = cumc_va_reserve(fd, length, 0, 0, addr);
+	ret = st_va_reserve(fd, length, 0, 0, addr);
 	if (ret)
 		return ret;
-	ret = cumc_map(fd, *addr, length, handle);
+	ret = st_map(fd, *addr, length, handle);
 	if (!ret)
 		ret = grant(fd, *addr, length, device, access);
 	if (ret) {
-		cumc_unmap(fd, *addr, length);
-		cumc_va_free(fd, *addr, length);
+		st_unmap(fd, *addr, length);
+		st_va_free(fd, *addr, length);
 	}
 	return ret;
 }
@@ -258,8 +258,8 @@ static int unmap_free(int fd, __u64 addr, __u64 length)
 {
 	int ret;
 
-	ret = cumc_unmap(fd, addr, length);
-	return ret ? ret : cumc_va_free(fd, addr, length);
+	ret = st_unmap(fd, addr, length);
+	return ret ? ret : st_va_free(fd, addr, length);
 }
 
 /* Device memory and a read-write mapping of it: what the CPU stores into. */
@@ -273,7 +273,7 @@ static void uc_new(struct __test_metadata *_metadata, int fd, __u32 device,
 		   __u64 length, struct uc *uc)
 {
 	uc->length = length;
-	ASSERT_EQ(0, cumc_mem_create(fd, device, CUMC_HANDLE_FD, length, &uc->handle));
+	ASSERT_EQ(0, st_mem_create(fd, device, CUMC_HANDLE_FD, length, &uc->handle));
 	ASSERT_EQ(0, map_new(fd, uc->handle, length, device,
 			     CUMC_ACCESS_READWRITE, &uc->addr));
 }
@@ -281,7 +281,7 @@ static void uc_new(struct __test_metadata *_metadata, int fd, __u32 device,
 static void uc_free(struct __test_metadata *_metadata, int fd, struct uc *uc)
 {
 	EXPECT_EQ(0, unmap_free(fd, uc->addr, uc->length));
-	EXPECT_EQ(0, cumc_release(fd, uc->handle));
+	EXPECT_EQ(0, st_release(fd, uc->handle));
 }
 
 /* A complete team of devices 0 .. @n - 1: the object is ready. */
@@ -519,16 +519,16 @@ FIXTURE_SETUP(mc)
 
 	ASSERT_EQ(0, setrlimit(RLIMIT_CORE, &no_core));
 	ASSERT_EQ(0, mc_counts(&self->base))
-		TH_LOG("cannot read %s", CUMC_OBJECTS_PATH);
+		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
 	self->open = self->base;
 	self->open.clients++;
-	self->fd = cumc_open();
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_QUERY, &q));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_QUERY, &q));
 	/* A team, and a device outside it. */
 	ASSERT_LE(3, q.num_devices);
 	self->num_devices = q.num_devices;
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
 	/* Memory bound at multicast granularity must be allocatable. */
 	ASSERT_LE(PAGE, q.mc_granularity);
 	ASSERT_EQ(0, q.mc_granularity % info.granularity);
@@ -578,7 +578,7 @@ TEST_F(mc, create_valid)
 	want.mcs += ARRAY_SIZE(ok);
 	EXPECT_COUNTS(want);
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		EXPECT_EQ(0, cumc_release(self->fd, h[i]));
+		EXPECT_EQ(0, st_release(self->fd, h[i]));
 	}
 	EXPECT_COUNTS(self->open);
 }
@@ -619,7 +619,7 @@ TEST_F(mc, create_bad_arguments_refused)
 			.out_handle = CANARY,
 		};
 
-		EXPECT_EQ(-bad[i].err, cumc_ioctl(self->fd, CUMC_MC_CREATE, &c))
+		EXPECT_EQ(-bad[i].err, st_ioctl(self->fd, CUMC_MC_CREATE, &c))
 			TH_LOG("%s", bad[i].what);
 		EXPECT_EQ(CANARY, c.out_handle) TH_LOG("%s", bad[i].what);
 	}
@@ -645,13 +645,13 @@ TEST_F(mc, create_fabric_needs_channel)
 	chan = open("/dev/cumc-imex-channels/channel0", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, chan);
 	a.fd = chan;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
 	close(chan);
 	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
 			       self->g, &h));
 	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
 	EXPECT_EQ(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC, info.out_handle_types);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_ADD_DEVICE */
@@ -666,7 +666,7 @@ TEST_F(mc, add_device_bad_ordinal)
 	EXPECT_EQ(-ENODEV, mc_add(self->fd, h, ~0u));
 	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
 	EXPECT_EQ(0, info.out_num_members);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_twice_refused)
@@ -683,7 +683,7 @@ TEST_F(mc, add_device_twice_refused)
 	EXPECT_EQ(1, members[0]);
 	EXPECT_EQ(~0u, members[1]);
 	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_beyond_team_refused)
@@ -703,7 +703,7 @@ TEST_F(mc, add_device_beyond_team_refused)
 	EXPECT_EQ(0, members[0]);
 	EXPECT_EQ(1, members[1]);
 	EXPECT_EQ(~0u, members[2]);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_bad_handles_refused)
@@ -714,9 +714,9 @@ TEST_F(mc, add_device_bad_handles_refused)
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
 	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &gone));
-	ASSERT_EQ(0, cumc_release(self->fd, gone));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
-	other = cumc_open();
+	ASSERT_EQ(0, st_release(self->fd, gone));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	other = st_open();
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, mc_create(other, 2, 0, self->g, &other_h));
 
@@ -734,8 +734,8 @@ TEST_F(mc, add_device_bad_handles_refused)
 	EXPECT_EQ(0, info.out_num_members);
 
 	close(other);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_flags_reserved_refused)
@@ -747,17 +747,17 @@ TEST_F(mc, add_device_flags_reserved_refused)
 	ASSERT_EQ(0, mc_create(self->fd, 1, 0, self->g, &h));
 	a.handle = h;
 	a.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
 	a.flags = 0;
 	a.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
 	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
 	EXPECT_EQ(0, info.out_num_members);
 	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
 	a.__reserved = 0;
-	EXPECT_EQ(0, cumc_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
+	EXPECT_EQ(0, st_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
 	EXPECT_EQ(CUMC_TEAM_STATE_READY, mc_state(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_INFO */
@@ -802,7 +802,7 @@ TEST_F(mc, info_join_order_and_ready)
 	/* No array at all, with or without a size. */
 	EXPECT_EQ(0, mc_info(self->fd, h, NULL, 4, &info));
 	EXPECT_EQ(3, info.out_num_members);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, info_refusals)
@@ -821,19 +821,19 @@ TEST_F(mc, info_refusals)
 	/* Nothing to write, nothing to fault on. */
 	EXPECT_EQ(0, mc_info(self->fd, h, (__u32 *)1, 0, &info));
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
 	EXPECT_EQ(-ENOENT, mc_info(self->fd, mem, NULL, 0, &info));
 	EXPECT_EQ(-ENOENT, mc_info(self->fd, 0, NULL, 0, &info));
 	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
 	info.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_INFO, &info));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_INFO, &info));
 	info.flags = 0;
 	info.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_INFO, &info));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_INFO, &info));
 
 	EXPECT_EQ(0, munmap(ro, PAGE));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_BIND_MEM and CUMC_MC_BIND_ADDR */
@@ -845,7 +845,7 @@ TEST_F(mc, bind_mem_and_unbind)
 	__u64 h, mem;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem));
 	EXPECT_EQ(0, bind_mem(self->fd, h, 1, g, mem, g, g));
 	want = self->open;
 	want.mcs++;
@@ -855,8 +855,8 @@ TEST_F(mc, bind_mem_and_unbind)
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, g, g));
 	want.binds--;
 	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_unaligned_refused)
@@ -896,7 +896,7 @@ TEST_F(mc, bind_unaligned_refused)
 	}
 	EXPECT_COUNTS(want);
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_past_the_end_refused)
@@ -920,7 +920,7 @@ TEST_F(mc, bind_past_the_end_refused)
 	size_t i;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, 3 * g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, 3 * g, &mem));
 	want = counts_now();
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, bind_mem(self->fd, h, 0, bad[i].mc_offset,
@@ -933,8 +933,8 @@ TEST_F(mc, bind_past_the_end_refused)
 	/* The whole object from the memory's last bytes fits. */
 	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, g, 2 * g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, 2 * g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wrong_device_refused)
@@ -945,8 +945,8 @@ TEST_F(mc, bind_wrong_device_refused)
 
 	/* Devices 0 and 1 are the team; 2 is not in it. */
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 2, CUMC_HANDLE_FD, g, &mem2));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 2, CUMC_HANDLE_FD, g, &mem2));
 	want = counts_now();
 
 	/* Memory of a device outside the team, for that device. */
@@ -961,9 +961,9 @@ TEST_F(mc, bind_wrong_device_refused)
 
 	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem0, 0, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem2));
-	EXPECT_EQ(0, cumc_release(self->fd, mem0));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem2));
+	EXPECT_EQ(0, st_release(self->fd, mem0));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /*
@@ -979,8 +979,8 @@ TEST_F(mc, shareable_object_takes_shareable_memory_only)
 	shared = team(_metadata, self->fd, 1, g);
 	ASSERT_EQ(0, mc_create(self->fd, 1, 0, g, &private));
 	ASSERT_EQ(0, mc_add(self->fd, private, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, g, &plain));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &fd_mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, g, &plain));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &fd_mem));
 	want = counts_now();
 
 	EXPECT_EQ(-EINVAL, bind_mem(self->fd, shared, 0, 0, plain, 0, g));
@@ -989,10 +989,10 @@ TEST_F(mc, shareable_object_takes_shareable_memory_only)
 	EXPECT_EQ(0, bind_mem(self->fd, private, 0, 0, plain, 0, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, shared, 0, 0, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, private, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, fd_mem));
-	EXPECT_EQ(0, cumc_release(self->fd, plain));
-	EXPECT_EQ(0, cumc_release(self->fd, private));
-	EXPECT_EQ(0, cumc_release(self->fd, shared));
+	EXPECT_EQ(0, st_release(self->fd, fd_mem));
+	EXPECT_EQ(0, st_release(self->fd, plain));
+	EXPECT_EQ(0, st_release(self->fd, private));
+	EXPECT_EQ(0, st_release(self->fd, shared));
 }
 
 TEST_F(mc, bind_bad_handles_flags_refused)
@@ -1008,10 +1008,10 @@ TEST_F(mc, bind_bad_handles_flags_refused)
 	int other;
 
 	h = team(_metadata, self->fd, 1, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
-	other = cumc_open();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	other = st_open();
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_mem_create(other, 0, CUMC_HANDLE_FD, g, &other_mem));
+	ASSERT_EQ(0, st_mem_create(other, 0, CUMC_HANDLE_FD, g, &other_mem));
 	want = counts_now();
 
 	EXPECT_EQ(-ENOENT, bind_mem(self->fd, 0, 0, 0, mem, 0, g));
@@ -1023,17 +1023,17 @@ TEST_F(mc, bind_bad_handles_flags_refused)
 	b.handle = h;
 	b.mem = mem;
 	b.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
 	b.flags = 0;
 	b.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
 	EXPECT_COUNTS(want);
 
 	close(other);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_overlap_refused)
@@ -1058,8 +1058,8 @@ TEST_F(mc, bind_overlap_refused)
 	 * overlapping binds would take memory that is not bound yet.
 	 */
 	h = team(_metadata, self->fd, 2, 4 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, 6 * g, &mem0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem1));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, 6 * g, &mem0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem1));
 	ASSERT_EQ(0, bind_mem(self->fd, h, 0, g, mem0, 0, 2 * g));
 	want = counts_now();
 	for (i = 0; i < ARRAY_SIZE(overlap); i++) {
@@ -1082,9 +1082,9 @@ TEST_F(mc, bind_overlap_refused)
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, g, 2 * g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 3 * g, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, g, 2 * g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem1));
-	EXPECT_EQ(0, cumc_release(self->fd, mem0));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem1));
+	EXPECT_EQ(0, st_release(self->fd, mem0));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_addr_inside_mapping)
@@ -1107,7 +1107,7 @@ TEST_F(mc, bind_addr_inside_mapping)
 	EXPECT_EQ(0, unmap_free(self->fd, mc_addr, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, 0, g));
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_addr_refusals)
@@ -1120,11 +1120,11 @@ TEST_F(mc, bind_addr_refusals)
 
 	h = team(_metadata, self->fd, 2, 2 * g);
 	uc_new(_metadata, self->fd, 0, 2 * g, &uc);
-	other = cumc_open();
+	other = st_open();
 	ASSERT_LE(0, other);
 	uc_new(_metadata, other, 0, g, &theirs);
 	/* A reservation with nothing mapped in it. */
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, g, 0, 0, &va));
+	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &va));
 	ASSERT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE,
 			     &mc_addr));
 	want = counts_now();
@@ -1153,11 +1153,11 @@ TEST_F(mc, bind_addr_refusals)
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, 2 * g));
 
 	EXPECT_EQ(0, unmap_free(self->fd, mc_addr, g));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, g));
+	EXPECT_EQ(0, st_va_free(self->fd, va, g));
 	uc_free(_metadata, other, &theirs);
 	close(other);
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, binding_holds_memory)
@@ -1169,25 +1169,25 @@ TEST_F(mc, binding_holds_memory)
 	__u64 h, mem;
 
 	h = team(_metadata, self->fd, 2, g);
-	free_before = cumc_mem_free(self->fd, 1);
+	free_before = st_mem_free(self->fd, 1);
 	ASSERT_LE(0, free_before);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
 	ASSERT_EQ(0, bind_mem(self->fd, h, 1, 0, mem, 0, g));
-	ASSERT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, mem, &info));
+	ASSERT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(-ENOENT, st_mem_info(self->fd, mem, &info));
 	want = self->open;
 	want.mcs++;
 	want.binds++;
 	want.mems++;
 	EXPECT_COUNTS(want);
-	EXPECT_EQ(free_before - g, cumc_mem_free(self->fd, 1));
+	EXPECT_EQ(free_before - g, st_mem_free(self->fd, 1));
 
 	ASSERT_EQ(0, mc_unbind(self->fd, h, 1, 0, g));
 	want.binds--;
 	want.mems--;
 	EXPECT_COUNTS(want);
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 1));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 1));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_UNBIND */
@@ -1216,7 +1216,7 @@ TEST_F(mc, unbind_exact_range_only)
 	size_t i;
 
 	h = team(_metadata, self->fd, 2, 4 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, 2 * g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, 2 * g, &mem));
 	ASSERT_EQ(0, bind_mem(self->fd, h, 0, g, mem, 0, 2 * g));
 	want = counts_now();
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -1226,10 +1226,10 @@ TEST_F(mc, unbind_exact_range_only)
 	}
 	u.handle = h;
 	u.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_UNBIND, &u));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_UNBIND, &u));
 	u.flags = 0;
 	u.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_UNBIND, &u));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_UNBIND, &u));
 	EXPECT_EQ(-ENOENT, mc_unbind(self->fd, mem, 0, g, 2 * g));
 	EXPECT_COUNTS(want);
 
@@ -1237,8 +1237,8 @@ TEST_F(mc, unbind_exact_range_only)
 	EXPECT_EQ(-ENXIO, mc_unbind(self->fd, h, 0, g, 2 * g));
 	want.binds--;
 	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* Waiting for the team */
@@ -1251,7 +1251,7 @@ TEST_F(mc, bind_waits_for_team_shared_client)
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
 	/* A forked child shares the client, and with it the handle. */
 	pid = complete_when_asleep(self->fd, h, CUMC_MC_BIND_MEM, 1);
 	ASSERT_LT(0, pid);
@@ -1264,8 +1264,8 @@ TEST_F(mc, bind_waits_for_team_shared_client)
 	want.binds++;
 	EXPECT_COUNTS(want);
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_addr_waits_for_team_other_client)
@@ -1278,18 +1278,17 @@ TEST_F(mc, bind_addr_waits_for_team_other_client)
 	ASSERT_EQ(0, mc_create(self->fd, 3, CUMC_HANDLE_FD, self->g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 2));
 	uc_new(_metadata, self->fd, 2, self->g, &uc);
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* Another client, another process: the way peers join. */
-		int step = 0, fd = cumc_open();
+		int step = 0, fd = st_open();
 		__u64 mine;
 
 		if (!sleeps_in_ioctl(parent, CUMC_MC_BIND_ADDR))
 			step = 1;
-		if (fd < 0 || cumc_import_fd_as(fd, efd, &mine))
+		if (fd < 0 || st_import_fd(fd, efd, &mine))
 			_exit(2);
 		if (mc_state(fd, mine) != CUMC_TEAM_STATE_FORMING)
 			step = 3;
@@ -1303,7 +1302,7 @@ TEST_F(mc, bind_addr_waits_for_team_other_client)
 	EXPECT_EQ(CUMC_TEAM_STATE_READY, mc_state(self->fd, h));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 2, 0, self->g));
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, map_waits_for_team)
@@ -1314,17 +1313,17 @@ TEST_F(mc, map_waits_for_team)
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, 0, 2 * self->g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 1));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, 2 * self->g, 0, 0, &va));
+	ASSERT_EQ(0, st_va_reserve(self->fd, 2 * self->g, 0, 0, &va));
 	pid = complete_when_asleep(self->fd, h, CUMC_MAP, 0);
 	ASSERT_LT(0, pid);
-	EXPECT_EQ(0, cumc_map(self->fd, va, 2 * self->g, h));
+	EXPECT_EQ(0, st_map(self->fd, va, 2 * self->g, h));
 	EXPECT_EQ(0, wait_exit(pid));
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 0, 0, &q));
 	EXPECT_EQ(CUMC_VA_MULTICAST, q.out_type);
 	EXPECT_EQ(va, q.out_map_addr);
 	EXPECT_EQ(2 * self->g, q.out_map_length);
 	EXPECT_EQ(0, unmap_free(self->fd, va, 2 * self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wait_interrupted_by_signal)
@@ -1336,7 +1335,7 @@ TEST_F(mc, bind_wait_interrupted_by_signal)
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
 	want = counts_now();
 	/* No SA_RESTART: the wait ends with EINTR. */
 	catch_sigusr1(_metadata, 0);
@@ -1358,8 +1357,8 @@ TEST_F(mc, bind_wait_interrupted_by_signal)
 	ASSERT_EQ(0, mc_add(self->fd, h, 1));
 	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wait_restarts_after_signal)
@@ -1369,7 +1368,7 @@ TEST_F(mc, bind_wait_restarts_after_signal)
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
 	catch_sigusr1(_metadata, SA_RESTART);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1392,8 +1391,8 @@ TEST_F(mc, bind_wait_restarts_after_signal)
 	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
 	EXPECT_EQ(0, wait_exit(pid));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wait_killed_leaves_nothing)
@@ -1406,12 +1405,12 @@ TEST_F(mc, bind_wait_killed_leaves_nothing)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* Member 1 never joins: this bind would wait forever. */
-		int fd = cumc_open();
+		int fd = st_open();
 		__u64 h, mem;
 
 		if (fd < 0 || mc_create(fd, 2, 0, self->g, &h) ||
 		    mc_add(fd, h, 0) ||
-		    cumc_mem_create(fd, 0, CUMC_HANDLE_FD, self->g, &mem))
+		    st_mem_create(fd, 0, CUMC_HANDLE_FD, self->g, &mem))
 			_exit(1);
 		bind_mem(fd, h, 0, 0, mem, 0, self->g);
 		_exit(2);
@@ -1433,13 +1432,13 @@ TEST_F(mc, bind_wait_killed_leaves_nothing)
 /* A waiter of one process, killed, while two others use the object. */
 static int wait_to_bind(int efd, __u64 mc_offset, __u64 length)
 {
-	int fd = cumc_open();
+	int fd = st_open();
 	__u64 h, mem;
 
-	if (fd < 0 || cumc_import_fd_as(fd, efd, &h))
+	if (fd < 0 || st_import_fd(fd, efd, &h))
 		return 1;
 	close(efd);
-	if (cumc_mem_create(fd, 0, CUMC_HANDLE_FD, length, &mem))
+	if (st_mem_create(fd, 0, CUMC_HANDLE_FD, length, &mem))
 		return 2;
 	if (bind_mem(fd, h, 0, mc_offset, mem, 0, length))
 		return 3;
@@ -1457,8 +1456,7 @@ TEST_F(mc, killed_waiter_does_not_disturb_others)
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD, 2 * g, &h));
 	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	for (i = 0; i < 2; i++) {
 		pid[i] = fork();
 		if (pid[i] == 0)
@@ -1498,7 +1496,7 @@ TEST_F(mc, killed_waiter_does_not_disturb_others)
 	EXPECT_COUNTS(want);
 	EXPECT_EQ(-ENXIO, mc_unbind(self->fd, h, 0, 0, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, g, g));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* Mapping the object, and member views */
@@ -1512,30 +1510,30 @@ TEST_F(mc, map_length_and_offset)
 	__u64 h, va;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, 4 * g, 0, 0, &va));
+	ASSERT_EQ(0, st_va_reserve(self->fd, 4 * g, 0, 0, &va));
 	want = counts_now();
-	EXPECT_EQ(-EINVAL, cumc_map(self->fd, va, 3 * g, h));
-	EXPECT_EQ(-EINVAL, cumc_map(self->fd, va, g / 2, h));
+	EXPECT_EQ(-EINVAL, st_map(self->fd, va, 3 * g, h));
+	EXPECT_EQ(-EINVAL, st_map(self->fd, va, g / 2, h));
 	m.addr = va;
 	m.handle = h;
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_MAP, &m));
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MAP, &m));
 	EXPECT_COUNTS(want);
 
 	/* Less than the object, from its start: like mscclpp's [0, end). */
-	ASSERT_EQ(0, cumc_map(self->fd, va, g, h));
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, 0, &q));
+	ASSERT_EQ(0, st_map(self->fd, va, g, h));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 0, 0, &q));
 	EXPECT_EQ(CUMC_VA_MULTICAST, q.out_type);
 	EXPECT_EQ(g, q.out_map_length);
 	/* The whole object, next to it. */
-	ASSERT_EQ(0, cumc_map(self->fd, va + g, 2 * g, h));
+	ASSERT_EQ(0, st_map(self->fd, va + g, 2 * g, h));
 	want.mappings += 2;
 	EXPECT_COUNTS(want);
 
 	/* The mappings hold the object. */
-	ASSERT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_release(self->fd, h));
 	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, cumc_unmap(self->fd, va, 3 * g));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, 4 * g));
+	EXPECT_EQ(0, st_unmap(self->fd, va, 3 * g));
+	EXPECT_EQ(0, st_va_free(self->fd, va, 4 * g));
 }
 
 TEST_F(mc, plain_access_to_mapping_faults)
@@ -1548,12 +1546,12 @@ TEST_F(mc, plain_access_to_mapping_faults)
 	__u64 h, mem, va;
 
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
 	ASSERT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, g, 0, 0, &va));
-	ASSERT_EQ(0, cumc_map(self->fd, va, g, h));
-	ASSERT_EQ(0, cumc_set_access(self->fd, va, g, both, 2));
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 1, 0, &q));
+	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &va));
+	ASSERT_EQ(0, st_map(self->fd, va, g, h));
+	ASSERT_EQ(0, st_set_access(self->fd, va, g, both, 2));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 1, 0, &q));
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, q.out_access);
 
 	/* Bound and granted, yet only multimem operations may use it. */
@@ -1562,8 +1560,8 @@ TEST_F(mc, plain_access_to_mapping_faults)
 
 	EXPECT_EQ(0, unmap_free(self->fd, va, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, view_refusals)
@@ -1577,8 +1575,8 @@ TEST_F(mc, view_refusals)
 
 	h = team(_metadata, self->fd, 2, 2 * g);
 	uc_new(_metadata, self->fd, 0, g, &uc);
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, 3 * g, 0, 0, &va));
-	ASSERT_EQ(0, cumc_map(self->fd, va, 2 * g, h));
+	ASSERT_EQ(0, st_va_reserve(self->fd, 3 * g, 0, 0, &va));
+	ASSERT_EQ(0, st_map(self->fd, va, 2 * g, h));
 	want = counts_now();
 
 	/* No device has access yet. */
@@ -1595,11 +1593,10 @@ TEST_F(mc, view_refusals)
 	/* Device 2 is no member. */
 	EXPECT_EQ(-EINVAL, mc_view(self->fd, va, 2, &out, &len));
 	/* Another client's mapping of the object is not this client's. */
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
-	other = cumc_open();
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
+	other = st_open();
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_import_fd_as(other, efd, &theirs));
+	ASSERT_EQ(0, st_import_fd(other, efd, &theirs));
 	close(efd);
 	ASSERT_EQ(0, map_new(other, theirs, g, 0, CUMC_ACCESS_READWRITE,
 			     &their_va));
@@ -1610,10 +1607,10 @@ TEST_F(mc, view_refusals)
 	v.addr = va;
 	v.out_addr = CANARY;
 	v.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
 	v.flags = 0;
 	v.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
 	EXPECT_EQ(CANARY, v.out_addr);
 	EXPECT_COUNTS(want);
 
@@ -1622,10 +1619,10 @@ TEST_F(mc, view_refusals)
 	EXPECT_EQ(2 * g, len);
 	EXPECT_EQ(0, munmap(ptr(out), len));
 
-	EXPECT_EQ(0, cumc_unmap(self->fd, va, 2 * g));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, 3 * g));
+	EXPECT_EQ(0, st_unmap(self->fd, va, 2 * g));
+	EXPECT_EQ(0, st_va_free(self->fd, va, 3 * g));
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, view_shows_bound_memory)
@@ -1684,7 +1681,7 @@ TEST_F(mc, view_shows_bound_memory)
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, 0, g));
 	uc_free(_metadata, self->fd, &a);
 	uc_free(_metadata, self->fd, &b);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, unbind_zaps_views)
@@ -1716,7 +1713,7 @@ TEST_F(mc, unbind_zaps_views)
 	EXPECT_EQ(0, unmap_free(self->fd, va, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
 	uc_free(_metadata, self->fd, &a);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, views_in_two_processes_share_data)
@@ -1727,7 +1724,7 @@ TEST_F(mc, views_in_two_processes_share_data)
 	pid_t pid;
 
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
 	ASSERT_EQ(0, bind_mem(self->fd, h, 1, 0, mem, 0, g));
 	ASSERT_EQ(0, map_new(self->fd, h, g, 1, CUMC_ACCESS_READWRITE, &va));
 	ASSERT_EQ(0, mc_view(self->fd, va, 1, &view, &len));
@@ -1765,8 +1762,8 @@ TEST_F(mc, views_in_two_processes_share_data)
 
 	EXPECT_EQ(0, munmap(ptr(view), len));
 	EXPECT_EQ(0, unmap_free(self->fd, va, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, read_access_gives_read_only_view)
@@ -1795,7 +1792,7 @@ TEST_F(mc, read_access_gives_read_only_view)
 	EXPECT_EQ(0, unmap_free(self->fd, va, g));
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
 	uc_free(_metadata, self->fd, &a);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, view_holds_object)
@@ -1805,15 +1802,15 @@ TEST_F(mc, view_holds_object)
 	struct mc_counts want;
 
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
 	ASSERT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
 	ASSERT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
 	ASSERT_EQ(0, mc_view(self->fd, va, 0, &view, &len));
 	*u32p(view) = 7;
 
 	/* Handles, mapping and reservation gone: only the view is left. */
-	ASSERT_EQ(0, cumc_release(self->fd, mem));
-	ASSERT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_release(self->fd, mem));
+	ASSERT_EQ(0, st_release(self->fd, h));
 	ASSERT_EQ(0, unmap_free(self->fd, va, g));
 	want = self->open;
 	want.mcs++;
@@ -1851,13 +1848,13 @@ static int team_member(int sock, __u32 rank, __u32 n, __u64 g)
 	efd = recv_fd(sock);
 	if (efd < 0)
 		return 1;
-	fd = cumc_open();
-	if (fd < 0 || cumc_import_fd_as(fd, efd, &h))
+	fd = st_open();
+	if (fd < 0 || st_import_fd(fd, efd, &h))
 		return 2;
 	close(efd);
 	if (mc_add(fd, h, rank) || send_byte(sock, 'a'))
 		return 3;
-	if (cumc_mem_create(fd, rank, CUMC_HANDLE_FD, g, &mem) ||
+	if (st_mem_create(fd, rank, CUMC_HANDLE_FD, g, &mem) ||
 	    bind_mem(fd, h, rank, 0, mem, 0, g))
 		return 4;
 	if (map_new(fd, mem, g, rank, CUMC_ACCESS_READWRITE, &uc))
@@ -1882,8 +1879,8 @@ static int team_member(int sock, __u32 rank, __u32 n, __u64 g)
 		if (munmap(ptr(view[i]), g))
 			return 11;
 	if (mc_unbind(fd, h, rank, 0, g) || unmap_free(fd, va, g) ||
-	    unmap_free(fd, uc, g) || cumc_release(fd, mem) ||
-	    cumc_release(fd, h))
+	    unmap_free(fd, uc, g) || st_release(fd, mem) ||
+	    st_release(fd, h))
 		return 12;
 	close(fd);
 	return 0;
@@ -1913,8 +1910,7 @@ TEST_F(mc, team_of_processes)
 	__u32 r, i;
 
 	ASSERT_EQ(0, mc_create(self->fd, n, CUMC_HANDLE_FD, g, &h));
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	for (r = 1; r < n; r++) {
 		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 					sv));
@@ -1947,7 +1943,7 @@ TEST_F(mc, team_of_processes)
 	if (!_metadata->passed)
 		goto out;
 
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
 	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
 	EXPECT_EQ(0, map_new(self->fd, mem, g, 0, CUMC_ACCESS_READWRITE, &uc));
 	EXPECT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
@@ -1975,8 +1971,8 @@ TEST_F(mc, team_of_processes)
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
 	EXPECT_EQ(0, unmap_free(self->fd, va, g));
 	EXPECT_EQ(0, unmap_free(self->fd, uc, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	want = counts_now();
 	EXPECT_EQ(self->base.mcs + 1, want.mcs);
 	EXPECT_EQ(self->base.binds + n - 1, want.binds);
@@ -2007,20 +2003,19 @@ TEST_F(mc, killed_member_keeps_binding)
 	pid_t pid;
 
 	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD, g, &h));
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* Rank 1: binds, stores, tells, and waits to be killed. */
-		int fd = cumc_open();
+		int fd = st_open();
 		__u64 ch, cmem, cuc;
 
 		close(sv[0]);
-		if (fd < 0 || cumc_import_fd_as(fd, efd, &ch) || mc_add(fd, ch, 1))
+		if (fd < 0 || st_import_fd(fd, efd, &ch) || mc_add(fd, ch, 1))
 			_exit(1);
-		if (cumc_mem_create(fd, 1, CUMC_HANDLE_FD, g, &cmem) ||
+		if (st_mem_create(fd, 1, CUMC_HANDLE_FD, g, &cmem) ||
 		    bind_mem(fd, ch, 1, 0, cmem, 0, g))
 			_exit(2);
 		if (map_new(fd, cmem, g, 1, CUMC_ACCESS_READWRITE, &cuc))
@@ -2037,7 +2032,7 @@ TEST_F(mc, killed_member_keeps_binding)
 	EXPECT_EQ('b', recv_byte(sv[0]));
 	set_up = _metadata->passed;
 	if (set_up) {
-		EXPECT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+		EXPECT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
 		EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
 		EXPECT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE,
 				     &va));
@@ -2068,8 +2063,8 @@ TEST_F(mc, killed_member_keeps_binding)
 
 	/* It goes with the object, when the last view of it is gone. */
 	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(0, unmap_free(self->fd, va, g));
 	EXPECT_EQ(0, munmap(ptr(v0), g));
 	EXPECT_EQ(0, munmap(ptr(v1), g));

@@ -51,7 +51,7 @@ static int attach_fd(int fd, int channel_fd, __u32 *out_channel)
 	struct cumc_attach_channel a = { .size = sizeof(a), .fd = channel_fd };
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_ATTACH_CHANNEL, &a);
+	ret = st_ioctl(fd, CUMC_ATTACH_CHANNEL, &a);
 	if (!ret && out_channel)
 		*out_channel = a.out_channel;
 	return ret;
@@ -73,7 +73,7 @@ static int attach(int fd, unsigned int n)
 /* A new client with channel @n attached, or -1. */
 static int open_on_channel(unsigned int n)
 {
-	int fd = cumc_open();
+	int fd = st_open();
 
 	if (fd >= 0 && attach(fd, n)) {
 		close(fd);
@@ -87,7 +87,7 @@ static int export_fd(int fd, __u64 handle, int *out_fd)
 	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
+	ret = st_ioctl(fd, CUMC_EXPORT_FD, &e);
 	if (!ret)
 		*out_fd = e.out_fd;
 	return ret;
@@ -98,7 +98,7 @@ static int import_fd(int fd, int efd, __u64 *handle)
 	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
+	ret = st_ioctl(fd, CUMC_IMPORT_FD, &i);
 	if (!ret)
 		*handle = i.out_handle;
 	return ret;
@@ -109,7 +109,7 @@ static int export_fabric(int fd, __u64 handle, __u8 *fh)
 	struct cumc_export_fabric e = { .size = sizeof(e), .handle = handle };
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_EXPORT_FABRIC, &e);
+	ret = st_ioctl(fd, CUMC_EXPORT_FABRIC, &e);
 	if (!ret)
 		memcpy(fh, e.out_fabric, FH_SIZE);
 	return ret;
@@ -121,7 +121,7 @@ static int import_fabric(int fd, const __u8 *fh, __u64 *handle)
 	int ret;
 
 	memcpy(i.fabric, fh, FH_SIZE);
-	ret = cumc_ioctl(fd, CUMC_IMPORT_FABRIC, &i);
+	ret = st_ioctl(fd, CUMC_IMPORT_FABRIC, &i);
 	if (!ret)
 		*handle = i.out_handle;
 	return ret;
@@ -135,7 +135,7 @@ static int try_import_fabric(int fd, const __u8 *fh)
 
 	ret = import_fabric(fd, fh, &h);
 	if (!ret)
-		cumc_release(fd, h);
+		st_release(fd, h);
 	return ret;
 }
 
@@ -194,15 +194,15 @@ static __u64 map_rw(int fd, __u64 handle, __u64 length)
 	};
 	__u64 addr;
 
-	if (cumc_va_reserve(fd, length, 0, 0, &addr))
+	if (st_va_reserve(fd, length, 0, 0, &addr))
 		return 0;
-	if (cumc_map(fd, addr, length, handle)) {
-		cumc_va_free(fd, addr, length);
+	if (st_map(fd, addr, length, handle)) {
+		st_va_free(fd, addr, length);
 		return 0;
 	}
-	if (cumc_set_access(fd, addr, length, &d, 1)) {
-		cumc_unmap(fd, addr, length);
-		cumc_va_free(fd, addr, length);
+	if (st_set_access(fd, addr, length, &d, 1)) {
+		st_unmap(fd, addr, length);
+		st_va_free(fd, addr, length);
 		return 0;
 	}
 	return addr;
@@ -210,9 +210,9 @@ static __u64 map_rw(int fd, __u64 handle, __u64 length)
 
 static int unmap_free(int fd, __u64 addr, __u64 length)
 {
-	int ret = cumc_unmap(fd, addr, length);
+	int ret = st_unmap(fd, addr, length);
 
-	return ret ? ret : cumc_va_free(fd, addr, length);
+	return ret ? ret : st_va_free(fd, addr, length);
 }
 
 /*
@@ -259,7 +259,7 @@ static void read_counts(char *buf, size_t len)
 	ssize_t n = -1;
 	int fd;
 
-	fd = open(CUMC_OBJECTS_PATH, O_RDONLY | O_CLOEXEC);
+	fd = open(ST_OBJECTS_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, buf, len - 1);
 		close(fd);
@@ -296,15 +296,15 @@ FIXTURE_SETUP(sharing)
 
 	read_counts(self->base, sizeof(self->base));
 	ASSERT_NE(0, self->base[0])
-		TH_LOG("cannot read %s", CUMC_OBJECTS_PATH);
-	self->fd = cumc_open();
+		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_QUERY, &q));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_QUERY, &q));
 	self->mc_gran = q.mc_granularity;
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
 	self->gran = info.granularity;
 	ASSERT_LE(2 * PAGE, self->gran);
-	self->channels = cumc_param_uint("imex_channels");
+	self->channels = st_param_uint("imex_channels");
 	ASSERT_LE(1, self->channels);
 }
 
@@ -334,8 +334,8 @@ static int exporter(int sock, __u64 length, bool linger)
 	int fd, efd;
 	char c;
 
-	fd = cumc_open();
-	if (fd < 0 || cumc_mem_create(fd, 0, CUMC_HANDLE_FD, length, &h))
+	fd = st_open();
+	if (fd < 0 || st_mem_create(fd, 0, CUMC_HANDLE_FD, length, &h))
 		return 1;
 	addr = map_rw(fd, h, length);
 	if (!addr)
@@ -348,7 +348,7 @@ static int exporter(int sock, __u64 length, bool linger)
 		pause();
 	if (read(sock, &c, 1) != 1)
 		return 4;
-	if (cumc_release(fd, h) || unmap_free(fd, addr, length))
+	if (st_release(fd, h) || unmap_free(fd, addr, length))
 		return 5;
 	close(fd);
 	return 0;
@@ -361,7 +361,7 @@ static int exporter(int sock, __u64 length, bool linger)
  */
 TEST_F(sharing, fd_to_another_process)
 {
-	long long free_before = cumc_mem_free(self->fd, 0);
+	long long free_before = st_mem_free(self->fd, 0);
 	__u64 h, addr;
 	int sv[2], efd;
 	pid_t pid;
@@ -389,12 +389,12 @@ TEST_F(sharing, fd_to_another_process)
 	fill(addr, self->gran, ~SEED);
 	EXPECT_EQ(0, mismatches(addr, self->gran, ~SEED));
 	/* The mapping alone holds the memory now. */
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(0, mismatches(addr, self->gran, ~SEED));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
 	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 0));
 }
 
 /*
@@ -428,56 +428,56 @@ TEST_F(sharing, fd_outlives_killed_exporter)
 	ASSERT_NE(0, addr);
 	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
 	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	close(sv[0]);
 }
 
 /* An unreceived descriptor is released with the socket holding it. */
 TEST_F(sharing, fd_left_in_socket_released)
 {
-	long long free_before = cumc_mem_free(self->fd, 0);
+	long long free_before = st_mem_free(self->fd, 0);
 	int sv[2], efd;
 	__u64 h;
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
 				     &h));
 	ASSERT_EQ(0, export_fd(self->fd, h, &efd));
 	ASSERT_EQ(0, send_fd(sv[0], efd));
 	EXPECT_EQ(0, close(efd));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
 	close(sv[0]);
 	close(sv[1]);
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 0));
 }
 
 TEST_F(sharing, fd_holds_object)
 {
-	long long free_before = cumc_mem_free(self->fd, 0);
+	long long free_before = st_mem_free(self->fd, 0);
 	struct cumc_mem_info info;
 	__u64 h, h2;
 	int efd;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
 				     &h));
 	ASSERT_EQ(0, export_fd(self->fd, h, &efd));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
 	/* Imported into the exporter's own client: a new handle. */
 	ASSERT_EQ(0, import_fd(self->fd, efd, &h2));
 	EXPECT_NE(h, h2);
-	ASSERT_EQ(0, cumc_mem_info(self->fd, h2, &info));
+	ASSERT_EQ(0, st_mem_info(self->fd, h2, &info));
 	EXPECT_EQ(0, info.out_device);
 	EXPECT_EQ(self->gran, info.out_length);
 	EXPECT_EQ(CUMC_HANDLE_FD, info.out_handle_types);
-	EXPECT_EQ(0, cumc_release(self->fd, h2));
+	EXPECT_EQ(0, st_release(self->fd, h2));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
 	EXPECT_EQ(0, close(efd));
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 0));
 }
 
 TEST_F(sharing, fd_exports_cloexec_and_distinct)
@@ -485,7 +485,7 @@ TEST_F(sharing, fd_exports_cloexec_and_distinct)
 	int efd[2], i;
 	__u64 h, h2;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
 				     &h));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, export_fd(self->fd, h, &efd[i]));
@@ -494,10 +494,10 @@ TEST_F(sharing, fd_exports_cloexec_and_distinct)
 	EXPECT_NE(efd[0], efd[1]);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, import_fd(self->fd, efd[i], &h2));
-		EXPECT_EQ(0, cumc_release(self->fd, h2));
+		EXPECT_EQ(0, st_release(self->fd, h2));
 		EXPECT_EQ(0, close(efd[i]));
 	}
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(sharing, import_closed_fds_refused)
@@ -505,7 +505,7 @@ TEST_F(sharing, import_closed_fds_refused)
 	__u64 h, out = 0;
 	int efd;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
 				     &h));
 	ASSERT_EQ(0, export_fd(self->fd, h, &efd));
 	EXPECT_EQ(0, close(efd));
@@ -513,7 +513,7 @@ TEST_F(sharing, import_closed_fds_refused)
 	EXPECT_EQ(-EBADF, import_fd(self->fd, -1, &out));
 	EXPECT_EQ(-EBADF, import_fd(self->fd, 1 << 20, &out));
 	EXPECT_EQ(0, out);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(sharing, import_other_files_refused)
@@ -530,7 +530,7 @@ TEST_F(sharing, import_other_files_refused)
 	ASSERT_LE(0, fds[n++]);
 	/* /dev/cumc itself, this test's client and another. */
 	fds[n++] = self->fd;
-	fds[n] = cumc_open();
+	fds[n] = st_open();
 	ASSERT_LE(0, fds[n++]);
 	fds[n] = open_channel(0);
 	ASSERT_LE(0, fds[n++]);
@@ -558,7 +558,7 @@ TEST_F(sharing, export_needs_the_handle_type)
 
 	ASSERT_EQ(0, attach(self->fd, 0));
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, types[i],
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, types[i],
 					     self->gran, &h));
 		if (!(types[i] & CUMC_HANDLE_FD))
 			EXPECT_EQ(-EPERM, export_fd(self->fd, h, &efd))
@@ -566,7 +566,7 @@ TEST_F(sharing, export_needs_the_handle_type)
 		if (!(types[i] & CUMC_HANDLE_FABRIC))
 			EXPECT_EQ(-EPERM, export_fabric(self->fd, h, fh))
 				TH_LOG("types 0x%x", types[i]);
-		EXPECT_EQ(0, cumc_release(self->fd, h));
+		EXPECT_EQ(0, st_release(self->fd, h));
 		/* Gone: unknown like any other handle. */
 		EXPECT_EQ(-ENOENT, export_fd(self->fd, h, &efd));
 		EXPECT_EQ(-ENOENT, export_fabric(self->fd, h, fh));
@@ -582,7 +582,7 @@ TEST_F(sharing, export_other_clients_handle_refused)
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(other, 0,
+	ASSERT_EQ(0, st_mem_create(other, 0,
 				     CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
 				     self->gran, &h));
 	EXPECT_EQ(-ENOENT, export_fd(self->fd, h, &efd));
@@ -601,9 +601,9 @@ TEST_F(sharing, attach_channel)
 	ch = open_channel(0);
 	ASSERT_LE(0, ch);
 	a.fd = ch;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
 	/* Not a channel: /dev/cumc, a closed descriptor. */
-	other = cumc_open();
+	other = st_open();
 	ASSERT_LE(0, other);
 	EXPECT_EQ(-EBADFD, attach_fd(self->fd, other, &n));
 	EXPECT_EQ(0, close(other));
@@ -631,14 +631,14 @@ TEST_F(sharing, no_channel_no_fabric)
 	__u64 h, h2, hx;
 	int other, efd;
 
-	EXPECT_EQ(-EPERM, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+	EXPECT_EQ(-EPERM, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
 					  self->gran, &h));
-	EXPECT_EQ(-EPERM, cumc_ioctl(self->fd, CUMC_MC_CREATE, &mc));
+	EXPECT_EQ(-EPERM, st_ioctl(self->fd, CUMC_MC_CREATE, &mc));
 
 	/* Made on channel 0 by another client, shared both ways. */
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_mem_create(other, 0,
+	ASSERT_EQ(0, st_mem_create(other, 0,
 				     CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
 				     self->gran, &h));
 	ASSERT_EQ(0, export_fabric(other, h, fh));
@@ -648,12 +648,12 @@ TEST_F(sharing, no_channel_no_fabric)
 	EXPECT_EQ(0, close(efd));
 	/* The fd gives the memory, not the right to use fabric handles. */
 	EXPECT_EQ(-EPERM, export_fabric(self->fd, h2, fh));
-	EXPECT_EQ(0, cumc_release(self->fd, h2));
+	EXPECT_EQ(0, st_release(self->fd, h2));
 
 	/* Attaching a channel later grants it. */
 	ASSERT_EQ(0, attach(self->fd, 0));
 	EXPECT_EQ(0, import_fabric(self->fd, fh, &hx));
-	EXPECT_EQ(0, cumc_release(self->fd, hx));
+	EXPECT_EQ(0, st_release(self->fd, hx));
 	EXPECT_EQ(0, close(other));
 }
 
@@ -667,7 +667,7 @@ TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 	int other;
 
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
 				     self->gran, &h));
 	addr = map_rw(self->fd, h, self->gran);
 	ASSERT_NE(0, addr);
@@ -684,14 +684,14 @@ TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, import_fabric(other, fh, &h2));
 	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	/* The importer's handle holds the object; the handle still imports. */
 	EXPECT_EQ(0, try_import_fabric(self->fd, fh));
 	addr = map_rw(other, h2, self->gran);
 	ASSERT_NE(0, addr);
 	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
 	EXPECT_EQ(0, unmap_free(other, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(other, h2));
+	EXPECT_EQ(0, st_release(other, h2));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, fh));
 	EXPECT_EQ(0, close(other));
 }
@@ -708,7 +708,7 @@ TEST_F(sharing, forged_fabric_handles_refused)
 	ASSERT_EQ(0, attach(self->fd, 0));
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
 				     self->gran, &h));
 	ASSERT_EQ(0, export_fabric(self->fd, h, fh));
 	EXPECT_EQ(0, try_import_fabric(other, fh));
@@ -727,7 +727,7 @@ TEST_F(sharing, forged_fabric_handles_refused)
 	memset(forged, 0xff, FH_SIZE);
 	EXPECT_EQ(-ENOENT, try_import_fabric(other, forged));
 	EXPECT_EQ(0, try_import_fabric(other, fh));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(0, close(other));
 }
 
@@ -742,18 +742,18 @@ TEST_F(sharing, stale_fabric_handles_refused)
 	__u64 h, addr;
 
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
 				     self->gran, &h));
 	ASSERT_EQ(0, export_fabric(self->fd, h, old));
 	/* A mapping keeps it importable after the handle is released. */
 	addr = map_rw(self->fd, h, self->gran);
 	ASSERT_NE(0, addr);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(0, try_import_fabric(self->fd, old));
 	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, old));
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
 				     self->gran, &h));
 	ASSERT_EQ(0, export_fabric(self->fd, h, fresh));
 	EXPECT_NE(0, memcmp(old + FH_ID, fresh + FH_ID, FH_SIZE - FH_ID));
@@ -762,7 +762,7 @@ TEST_F(sharing, stale_fabric_handles_refused)
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, spliced));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, old));
 	EXPECT_EQ(0, try_import_fabric(self->fd, fresh));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, fresh));
 }
 
@@ -781,7 +781,7 @@ TEST_F(sharing, fabric_channel_must_match)
 	on1b = open_on_channel(1);
 	ASSERT_LE(0, on1b);
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(on1, 0, CUMC_HANDLE_FABRIC, self->gran,
+	ASSERT_EQ(0, st_mem_create(on1, 0, CUMC_HANDLE_FABRIC, self->gran,
 				     &h));
 	ASSERT_EQ(0, export_fabric(on1, h, fh));
 	memcpy(&channel, fh + FH_CHANNEL, sizeof(channel));
@@ -811,14 +811,14 @@ static int unprivileged_importer(const __u8 *fh, __u64 length,
 
 	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
 		return 10;
-	fd = cumc_open();
+	fd = st_open();
 	if (fd < 0)
 		return 11;
 	ch = open_channel(0);
 	if (!may_open) {
 		if (ch >= 0 || errno != EACCES)
 			return 12;
-		if (cumc_mem_create(fd, 0, CUMC_HANDLE_FABRIC, length, &h) !=
+		if (st_mem_create(fd, 0, CUMC_HANDLE_FABRIC, length, &h) !=
 		    -EPERM)
 			return 13;
 		return try_import_fabric(fd, fh) == -EPERM ? 0 : 14;
@@ -844,7 +844,7 @@ TEST_F(sharing, other_user_needs_channel_permission)
 	snprintf(self->mode_path, sizeof(self->mode_path), CHANNEL_PATH, 0);
 	ASSERT_EQ(0, stat(self->mode_path, &st));
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
 				     self->gran, &h));
 	addr = map_rw(self->fd, h, self->gran);
 	ASSERT_NE(0, addr);
@@ -870,7 +870,7 @@ TEST_F(sharing, other_user_needs_channel_permission)
 	EXPECT_EQ(0, chmod(self->mode_path, self->mode));
 	self->restore_mode = false;
 	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* A fabric handle is plain bytes: any channel of transport will do. */
@@ -890,7 +890,7 @@ TEST_F(sharing, fabric_handle_to_another_process)
 
 		close(sv[0]);
 		if (fd < 0 ||
-		    cumc_mem_create(fd, 0, CUMC_HANDLE_FABRIC, self->gran, &h))
+		    st_mem_create(fd, 0, CUMC_HANDLE_FABRIC, self->gran, &h))
 			_exit(1);
 		addr = map_rw(fd, h, self->gran);
 		if (!addr)
@@ -913,7 +913,7 @@ TEST_F(sharing, fabric_handle_to_another_process)
 	ASSERT_NE(0, addr);
 	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
 	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* Multicast objects share the same way as allocations. */
@@ -931,7 +931,7 @@ TEST_F(sharing, multicast_objects_shared)
 	int other, efd;
 
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_MC_CREATE, &mc));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MC_CREATE, &mc));
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
 
@@ -940,24 +940,24 @@ TEST_F(sharing, multicast_objects_shared)
 	EXPECT_EQ(0, close(efd));
 	ASSERT_EQ(0, export_fabric(self->fd, mc.out_handle, fh));
 	ASSERT_EQ(0, import_fabric(other, fh, &h_fabric));
-	EXPECT_EQ(0, cumc_release(self->fd, mc.out_handle));
+	EXPECT_EQ(0, st_release(self->fd, mc.out_handle));
 
 	info.handle = h_fd;
-	ASSERT_EQ(0, cumc_ioctl(other, CUMC_MC_INFO, &info));
+	ASSERT_EQ(0, st_ioctl(other, CUMC_MC_INFO, &info));
 	EXPECT_EQ(2, info.out_num_devices);
 	EXPECT_EQ(self->mc_gran, info.out_length);
 	EXPECT_EQ(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC, info.out_handle_types);
 	info.handle = h_fabric;
-	EXPECT_EQ(0, cumc_ioctl(other, CUMC_MC_INFO, &info));
-	EXPECT_EQ(0, cumc_release(other, h_fd));
-	EXPECT_EQ(0, cumc_release(other, h_fabric));
+	EXPECT_EQ(0, st_ioctl(other, CUMC_MC_INFO, &info));
+	EXPECT_EQ(0, st_release(other, h_fd));
+	EXPECT_EQ(0, st_release(other, h_fabric));
 	EXPECT_EQ(-ENOENT, try_import_fabric(other, fh));
 
 	/* Without the fd type, no fd. */
 	mc.handle_types = CUMC_HANDLE_FABRIC;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_MC_CREATE, &mc));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MC_CREATE, &mc));
 	EXPECT_EQ(-EPERM, export_fd(self->fd, mc.out_handle, &efd));
-	EXPECT_EQ(0, cumc_release(self->fd, mc.out_handle));
+	EXPECT_EQ(0, st_release(self->fd, mc.out_handle));
 	EXPECT_EQ(0, close(other));
 }
 

@@ -114,7 +114,7 @@ static int mc_create(int fd, __u32 n, __u32 types, __u64 length, __u64 *h)
 		.size = sizeof(c), .num_devices = n, .handle_types = types,
 		.length = length,
 	};
-	int ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
+	int ret = st_ioctl(fd, CUMC_MC_CREATE, &c);
 
 	*h = c.out_handle;
 	return ret;
@@ -126,7 +126,7 @@ static int mc_add(int fd, __u64 h, __u32 device)
 		.size = sizeof(a), .handle = h, .device = device,
 	};
 
-	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
+	return st_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
 }
 
 static int mc_bind(int fd, unsigned long cmd, __u64 h, __u32 device,
@@ -137,7 +137,7 @@ static int mc_bind(int fd, unsigned long cmd, __u64 h, __u32 device,
 		.mc_offset = mc_offset, .mem = mem, .length = length,
 	};
 
-	return cumc_ioctl(fd, cmd, &b);
+	return st_ioctl(fd, cmd, &b);
 }
 
 static int mc_unbind(int fd, __u64 h, __u32 device, __u64 off, __u64 len)
@@ -147,13 +147,13 @@ static int mc_unbind(int fd, __u64 h, __u32 device, __u64 off, __u64 len)
 		.mc_offset = off, .length = len,
 	};
 
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
+	return st_ioctl(fd, CUMC_MC_UNBIND, &u);
 }
 
 static int export_fd(int fd, __u64 h, int *out)
 {
 	struct cumc_export_fd e = { .size = sizeof(e), .handle = h };
-	int ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
+	int ret = st_ioctl(fd, CUMC_EXPORT_FD, &e);
 
 	*out = e.out_fd;
 	return ret;
@@ -162,7 +162,7 @@ static int export_fd(int fd, __u64 h, int *out)
 static int import_fd(int fd, int efd, __u64 *h)
 {
 	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
-	int ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
+	int ret = st_ioctl(fd, CUMC_IMPORT_FD, &i);
 
 	*h = i.out_handle;
 	return ret;
@@ -174,15 +174,15 @@ static __u64 map_rw(int fd, __u64 h, __u64 length, __u32 device)
 	struct cumc_access_desc d = { device, CUMC_ACCESS_READWRITE };
 	__u64 addr;
 
-	if (cumc_va_reserve(fd, length, 0, 0, &addr)) {
+	if (st_va_reserve(fd, length, 0, 0, &addr)) {
 		FAIL("va_reserve of %llu", (unsigned long long)length);
 		return 0;
 	}
-	if (cumc_map(fd, addr, length, h) ||
-	    cumc_set_access(fd, addr, length, &d, 1)) {
+	if (st_map(fd, addr, length, h) ||
+	    st_set_access(fd, addr, length, &d, 1)) {
 		FAIL("map or set_access");
-		cumc_unmap(fd, addr, length);
-		cumc_va_free(fd, addr, length);
+		st_unmap(fd, addr, length);
+		st_va_free(fd, addr, length);
 		return 0;
 	}
 	return addr;
@@ -190,8 +190,8 @@ static __u64 map_rw(int fd, __u64 h, __u64 length, __u32 device)
 
 static void unmap_free(int fd, __u64 addr, __u64 length)
 {
-	CHECK0(cumc_unmap(fd, addr, length));
-	CHECK0(cumc_va_free(fd, addr, length));
+	CHECK0(st_unmap(fd, addr, length));
+	CHECK0(st_va_free(fd, addr, length));
 }
 
 /* Write a word per page of the first pages and read them back. */
@@ -221,7 +221,7 @@ static void op_create(struct worker *w)
 	m->fd = pick_fd(w);
 	m->device = rnd(w, ndev);
 	m->shareable = rnd(w, 2);
-	ret = cumc_mem_create(m->fd, m->device,
+	ret = st_mem_create(m->fd, m->device,
 			      m->shareable ? CUMC_HANDLE_FD : 0,
 			      gran * (1 + rnd(w, 2)), &m->handle);
 	if (ret == -ENOSPC) {
@@ -246,7 +246,7 @@ static void op_release(struct worker *w)
 	if (!w->nmems)
 		return;
 	i = rnd(w, w->nmems);
-	CHECK0(cumc_release(w->mems[i].fd, w->mems[i].handle));
+	CHECK0(st_release(w->mems[i].fd, w->mems[i].handle));
 	forget_mem(w, i);
 	count(OP_RELEASE);
 }
@@ -260,7 +260,7 @@ static void op_map(struct worker *w)
 	if (!w->nmems || w->nvas == MAX_VAS)
 		return;
 	m = &w->mems[rnd(w, w->nmems)];
-	if (cumc_mem_info(m->fd, m->handle, &info)) {
+	if (st_mem_info(m->fd, m->handle, &info)) {
 		FAIL("mem_info");
 		return;
 	}
@@ -273,7 +273,7 @@ static void op_map(struct worker *w)
 	touch(v->addr, v->length, w->seed);
 	/* The mapping holds the memory: the handle may go first. */
 	if (rnd(w, 3) == 0) {
-		CHECK0(cumc_release(m->fd, m->handle));
+		CHECK0(st_release(m->fd, m->handle));
 		forget_mem(w, m - w->mems);
 	}
 	w->nvas++;
@@ -327,7 +327,7 @@ static void op_query(struct worker *w)
 	if (!w->nvas)
 		return;
 	v = &w->vas[rnd(w, w->nvas)];
-	if (cumc_va_query(v->fd, v->addr + rnd(w, v->length), 0,
+	if (st_va_query(v->fd, v->addr + rnd(w, v->length), 0,
 			  CUMC_VA_QUERY_RETAIN, &q)) {
 		FAIL("va_query");
 		return;
@@ -336,7 +336,7 @@ static void op_query(struct worker *w)
 		FAIL("va_query: mapping %llx+%llx",
 		     (unsigned long long)q.out_map_addr,
 		     (unsigned long long)q.out_map_length);
-	CHECK0(cumc_release(v->fd, q.out_handle));
+	CHECK0(st_release(v->fd, q.out_handle));
 	count(OP_QUERY);
 }
 
@@ -359,7 +359,7 @@ static void op_mc_local(struct worker *w)
 		CHECK0(mc_add(fd, h, (first + i) % ndev));
 	for (i = 0; i < n; i++) {
 		__u32 dev = (first + i) % ndev;
-		int ret = cumc_mem_create(fd, dev, types, gran, &mem[i]);
+		int ret = st_mem_create(fd, dev, types, gran, &mem[i]);
 
 		if (ret == -ENOSPC)
 			continue;
@@ -382,9 +382,9 @@ static void op_mc_local(struct worker *w)
 		if (va[i])
 			unmap_free(fd, va[i], gran);
 		if (mem[i])
-			CHECK0(cumc_release(fd, mem[i]));
+			CHECK0(st_release(fd, mem[i]));
 	}
-	CHECK0(cumc_release(fd, h));
+	CHECK0(st_release(fd, h));
 	count(OP_MC_LOCAL);
 }
 
@@ -407,7 +407,7 @@ static void op_mc_team(struct worker *w)
 	}
 	if (export_fd(fd, h, &efd)) {
 		FAIL("export_fd");
-		cumc_release(fd, h);
+		st_release(fd, h);
 		return;
 	}
 	if (add_first)
@@ -415,11 +415,11 @@ static void op_mc_team(struct worker *w)
 	pid = fork();
 	if (pid == 0) {
 		/* Only system calls here: the parent has other threads. */
-		int cfd = cumc_open();
+		int cfd = st_open();
 		__u64 ch, cmem;
 
 		if (cfd < 0 || import_fd(cfd, efd, &ch) || mc_add(cfd, ch, b) ||
-		    cumc_mem_create(cfd, b, CUMC_HANDLE_FD, gran, &cmem) ||
+		    st_mem_create(cfd, b, CUMC_HANDLE_FD, gran, &cmem) ||
 		    mc_bind(cfd, CUMC_MC_BIND_MEM, ch, b, 0, cmem, gran))
 			_exit(1);
 		if (child_unbinds && mc_unbind(cfd, ch, b, 0, gran))
@@ -429,21 +429,21 @@ static void op_mc_team(struct worker *w)
 	close(efd);
 	if (pid < 0) {
 		FAIL("fork");
-		cumc_release(fd, h);
+		st_release(fd, h);
 		return;
 	}
 	if (!add_first && mc_add(fd, h, a)) {
 		/* The child would wait for the team for ever. */
 		FAIL("mc_add");
 		kill(pid, SIGKILL);
-	} else if (!cumc_mem_create(fd, a, CUMC_HANDLE_FD, gran, &mem)) {
+	} else if (!st_mem_create(fd, a, CUMC_HANDLE_FD, gran, &mem)) {
 		CHECK0(mc_bind(fd, CUMC_MC_BIND_MEM, h, a, 0, mem, gran));
-		CHECK0(cumc_release(fd, mem));
+		CHECK0(st_release(fd, mem));
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		FAIL("team member: status %#x", status);
-	CHECK0(cumc_release(fd, h));
+	CHECK0(st_release(fd, h));
 	count(OP_MC_TEAM);
 }
 
@@ -463,7 +463,7 @@ static void op_reopen(struct worker *w)
 		w->vas[i] = w->vas[--w->nvas];
 	}
 	close(w->own_fd);
-	w->own_fd = cumc_open();
+	w->own_fd = st_open();
 	if (w->own_fd < 0)
 		FAIL("open: %s", strerror(errno));
 	count(OP_REOPEN);
@@ -480,7 +480,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	long i;
 
-	w->own_fd = cumc_open();
+	w->own_fd = st_open();
 	if (w->own_fd < 0) {
 		FAIL("open: %s", strerror(errno));
 		return NULL;
@@ -506,7 +506,7 @@ static int process_main(unsigned int seed, long ops)
 {
 	struct worker w[NTHREADS] = { 0 };
 	pthread_t t[NTHREADS];
-	int i, shared_fd = cumc_open();
+	int i, shared_fd = st_open();
 
 	if (shared_fd < 0)
 		return 1;
@@ -545,18 +545,18 @@ TEST_F_TIMEOUT(stress, all_devices_processes_threads, 300)
 {
 	unsigned int seed = env_long("CUMC_STRESS_SEED", 20261122);
 	long ops = env_long("CUMC_STRESS_OPS", DEFAULT_OPS), total = 0;
-	struct cumc_objects base, now;
+	struct st_objects base, now;
 	struct cumc_device_info info;
 	pid_t pids[NPROCS];
 	int fd, i, status;
 
-	fd = cumc_open();
+	fd = st_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, cumc_device_info(fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(fd, 0, &info));
 	gran = info.granularity;
-	ndev = cumc_num_devices(fd);
+	ndev = st_num_devices(fd);
 	ASSERT_LE(2, ndev) TH_LOG("teams need two devices");
-	ASSERT_EQ(0, cumc_objects_read(&base)) TH_LOG("no debugfs counts");
+	ASSERT_EQ(0, st_objects_read(&base)) TH_LOG("no debugfs counts");
 	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, tally);
@@ -585,10 +585,10 @@ TEST_F_TIMEOUT(stress, all_devices_processes_threads, 300)
 	EXPECT_EQ(0, tally->failures) TH_LOG("%ld failures, first: %s",
 					    tally->failures,
 					    tally->first_failure);
-	EXPECT_EQ(0, cumc_objects_settle(&base, &now, 2000)) {
-		cumc_objects_diff(&base, &now);
+	EXPECT_EQ(0, st_objects_settle(&base, &now, 2000)) {
+		st_objects_diff(&base, &now);
 	}
-	EXPECT_EQ(0, cumc_devices_not_free(fd));
+	EXPECT_EQ(0, st_devices_not_free(fd));
 	close(fd);
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test helper: pass a file descriptor over a Unix socket (SCM_RIGHTS), as
- * collective libraries pass exported memory between ranks.
+ * collective libraries (NCCL's and PyTorch's proxies) pass exported memory
+ * between ranks. The one copy for the library's tests (lib/tests/) and the
+ * module's selftests (selftests/, which build with -Ilib/tests).
  */
 #ifndef CUMC_TESTS_FDPASS_H
 #define CUMC_TESTS_FDPASS_H
@@ -9,20 +11,27 @@
 #include <string.h>
 #include <sys/socket.h>
 
+union fdpass_control {
+	struct cmsghdr hdr;
+	char buf[CMSG_SPACE(sizeof(int))];
+};
+
 /* Send @fd with a one-byte message on @sock: 0, or -1. */
-static inline int send_fd(int sock, int fd)
+static inline int fdpass_send(int sock, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	union fdpass_control control;
 	char byte = 'f';
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
 	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	struct cmsghdr *cmsg;
 
+	memset(&control, 0, sizeof(control));
+	cmsg = CMSG_FIRSTHDR(&msg);
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
 	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
@@ -30,17 +39,20 @@ static inline int send_fd(int sock, int fd)
 	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
 }
 
-/* The descriptor that came with the next message on @sock, or -1. */
-static inline int recv_fd(int sock)
+/*
+ * The descriptor that came with the next message on @sock (close-on-exec),
+ * or -1.
+ */
+static inline int fdpass_recv(int sock)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union fdpass_control control;
 	char byte;
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
+		.msg_control = control.buf,
+		.msg_controllen = sizeof(control.buf),
 	};
 	struct cmsghdr *cmsg;
 	int fd;
@@ -48,7 +60,8 @@ static inline int recv_fd(int sock)
 	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
 		return -1;
 	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS ||
+	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
+	    cmsg->cmsg_type != SCM_RIGHTS ||
 	    cmsg->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -1;
 	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));

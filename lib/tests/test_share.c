@@ -358,7 +358,7 @@ static int fd_exporter(int sock, const void *arg)
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
 		     CUDA_SUCCESS);
 	CHILD_EXPECT((fcntl(fd, F_GETFD) & FD_CLOEXEC) == FD_CLOEXEC);
-	CHILD_EXPECT(send_fd(sock, fd) == 0);
+	CHILD_EXPECT(fdpass_send(sock, fd) == 0);
 	CHILD_EXPECT(close(fd) == 0);
 	CHILD_EXPECT(wait_byte(sock));
 	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
@@ -376,7 +376,7 @@ static int fd_importer(int sock, const void *arg)
 	(void)arg;
 	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
 	gran = granularity();
-	fd = recv_fd(sock);
+	fd = fdpass_recv(sock);
 	CHILD_EXPECT(fd >= 0);
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, as_os_handle(fd),
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
@@ -732,7 +732,7 @@ static int channelless(int sock, const void *arg)
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, (void *)fh,
 			CU_MEM_HANDLE_TYPE_FABRIC) == CUDA_ERROR_NOT_PERMITTED);
 	/* An fd gives the memory, not the right to fabric handles. */
-	fd = recv_fd(sock);
+	fd = fdpass_recv(sock);
 	CHILD_EXPECT(fd >= 0);
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&imported,
 			as_os_handle(fd),
@@ -769,7 +769,7 @@ static int both_types_exporter(int sock, const void *arg)
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
 		     CUDA_SUCCESS);
 	CHILD_EXPECT(write(sock, &fh, FH_SIZE) == (ssize_t)FH_SIZE);
-	CHILD_EXPECT(send_fd(sock, fd) == 0);
+	CHILD_EXPECT(fdpass_send(sock, fd) == 0);
 	CHILD_EXPECT(wait_byte(sock));
 	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
 	return 0;
@@ -786,9 +786,9 @@ static void check_channelless(const char *channel)
 	close(sv[1]);
 	ck_assert(read_all(sv[0], &fh, FH_SIZE));
 	socket_pair(peer);
-	fd = recv_fd(sv[0]);
+	fd = fdpass_recv(sv[0]);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(send_fd(peer[0], fd), 0);
+	ck_assert_int_eq(fdpass_send(peer[0], fd), 0);
 	close(fd);
 	setenv("CUMC_IMEX_CHANNEL", channel, 1);
 	pid = spawn(channelless, peer[1], &fh);
@@ -965,7 +965,7 @@ static int mc_exporter(int sock, const void *arg)
 	/* The creator lets go first, as NCCL and mscclpp should. */
 	CHILD_EXPECT(cuMemRelease(mc) == CUDA_SUCCESS);
 	CHILD_EXPECT(write(sock, &fh, FH_SIZE) == (ssize_t)FH_SIZE);
-	CHILD_EXPECT(send_fd(sock, fd) == 0);
+	CHILD_EXPECT(fdpass_send(sock, fd) == 0);
 	return 0;
 }
 
@@ -978,7 +978,7 @@ static int mc_importer(int sock, const void *arg)
 	(void)arg;
 	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
 	CHILD_EXPECT(read_all(sock, &fh, FH_SIZE));
-	fd = recv_fd(sock);
+	fd = fdpass_recv(sock);
 	CHILD_EXPECT(fd >= 0);
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&by_fd, as_os_handle(fd),
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
