@@ -612,16 +612,17 @@ static inline int st_objects_diff(const struct st_objects *want,
 }
 
 /*
- * For kselftest_harness.h's tests: EXPECT the first @kinds counts of
- * st_object_kinds now to be those of @want. No ASSERT: the harness would
- * loop if this ran in a teardown after a failed ASSERT. Unreadable counts
- * are -1 and fail every comparison.
+ * For kselftest_harness.h's tests: EXPECT the counts now, from clients to
+ * member @last of struct st_objects, to be those of @want. No ASSERT: the
+ * harness would loop if this ran in a teardown after a failed ASSERT.
+ * Unreadable counts are -1 and fail every comparison.
  */
-#define ST_EXPECT_OBJECTS(want, kinds) do {				\
+#define ST_EXPECT_OBJECTS(want, last) do {				\
 	struct st_objects __want = (want), __now = st_objects_now();	\
-	int __i;							\
+	int __i, __kinds = offsetof(struct st_objects, last) /		\
+			   sizeof(long) + 1;				\
 									\
-	for (__i = 0; __i < (kinds); __i++)				\
+	for (__i = 0; __i < __kinds; __i++)				\
 		EXPECT_EQ(*st_object(&__want, __i),			\
 			  *st_object(&__now, __i))			\
 			TH_LOG("%s", st_object_kinds[__i].name);	\
