@@ -217,7 +217,7 @@ TEST_F_TIMEOUT(fail_nth, sequences, 1200)
 			injected++;
 			failed_calls += ret != 0;
 			ASSERT_EQ(0, st_objects_settle(&self->base, &now,
-							 2000)) {
+						       2000)) {
 				TH_LOG("%s, allocation %d failed", seqs[i].name,
 				       n);
 				st_objects_diff(&self->base, &now);

@@ -115,7 +115,7 @@ static int victim_export(int sock, unsigned int seed)
 		__u64 h2, a2;
 
 		if (st_mem_create(fd, seed++ % ndev, CUMC_HANDLE_FD, gran,
-				    &h2))
+				  &h2))
 			continue;
 		if (!st_map_new(fd, h2, gran, 0, CUMC_ACCESS_READWRITE,
 				&a2)) {

@@ -197,7 +197,7 @@ TEST_F(mem, handle_types_recorded)
 				continue;
 			}
 			ASSERT_EQ(0, st_mem_create(self->fd, devs[i], types[j],
-						     self->gran, &h))
+						   self->gran, &h))
 				TH_LOG("device %u types 0x%x", devs[i], types[j]);
 			ASSERT_EQ(0, st_mem_info(self->fd, h, &info));
 			EXPECT_EQ(types[j], info.out_handle_types);
@@ -219,7 +219,7 @@ TEST_F(mem, lengths_charged_exactly)
 	ASSERT_LE(0, before);
 	for (i = 0; i < ARRAY_SIZE(mult); i++) {
 		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, mult[i] * self->gran,
-					     &h[i]));
+					   &h[i]));
 		charged += mult[i] * self->gran;
 		EXPECT_EQ(before - charged, st_mem_free(self->fd, 0));
 		ASSERT_EQ(0, st_mem_info(self->fd, h[i], &info));
@@ -387,7 +387,7 @@ TEST_F(mem, info_refusals)
 	__u64 h;
 
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
+				   &h));
 
 	memset(&big, 0xa5, sizeof(big));
 	big.i.size = sizeof(big.i);
@@ -593,7 +593,7 @@ static int populate(int fd, __u32 num_devices, __u64 gran, int per_device)
 	for (d = 0; d < num_devices; d++) {
 		for (i = 0; i < per_device; i++) {
 			ret = st_mem_create(fd, d, i & 1 ? CUMC_HANDLE_FD : 0,
-					      gran, &h);
+					    gran, &h);
 			if (ret)
 				return ret;
 		}
@@ -783,7 +783,7 @@ TEST_F(mem, capacity_exhausted_and_returned)
 	if (left) {
 		/* One granule more than is free, then exactly what is free. */
 		EXPECT_EQ(-ENOSPC, st_mem_create(self->fd, 0, 0,
-						   left + self->gran, &hrem));
+						 left + self->gran, &hrem));
 		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, left, &hrem));
 	}
 	EXPECT_EQ(0, st_mem_free(self->fd, 0));
@@ -830,7 +830,7 @@ TEST_F(mem, handle_table_growth)
 
 	for (i = 0; i < count; i++)
 		ASSERT_EQ(0, st_mem_create(self->fd, i % n, 0, self->gran,
-					     &h[i]))
+					   &h[i]))
 			TH_LOG("allocation %zu", i);
 	EXPECT_EQ(before.mems + count, st_objects_now().mems);
 	EXPECT_TRUE(handles_unique(h, count));
@@ -912,10 +912,10 @@ TEST_F(mem, concurrent_releases_of_retained_handle)
 
 	for (i = 0; i < rounds; i++) {
 		ASSERT_EQ(0, st_va_query(self->fd, va, 0,
-					   CUMC_VA_QUERY_RETAIN, &q));
+					 CUMC_VA_QUERY_RETAIN, &q));
 		race.handle = q.out_handle;
 		ASSERT_EQ(0, st_va_query(self->fd, va, 0,
-					   CUMC_VA_QUERY_RETAIN, &q));
+					 CUMC_VA_QUERY_RETAIN, &q));
 		ASSERT_EQ(race.handle, q.out_handle);
 		pthread_barrier_wait(&race.start);
 		pthread_barrier_wait(&race.done);

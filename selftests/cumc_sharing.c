@@ -284,7 +284,7 @@ TEST_F(sharing, fd_left_in_socket_released)
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
+				   &h));
 	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	ASSERT_EQ(0, fdpass_send(sv[0], efd));
 	EXPECT_EQ(0, close(efd));
@@ -304,7 +304,7 @@ TEST_F(sharing, fd_holds_object)
 	int efd;
 
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
+				   &h));
 	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(free_before - (long long)self->gran,
@@ -329,7 +329,7 @@ TEST_F(sharing, fd_exports_cloexec_and_distinct)
 	__u64 h, h2;
 
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
+				   &h));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, st_export_fd(self->fd, h, &efd[i]));
 		EXPECT_EQ(FD_CLOEXEC, fcntl(efd[i], F_GETFD) & FD_CLOEXEC);
@@ -349,7 +349,7 @@ TEST_F(sharing, import_closed_fds_refused)
 	int efd;
 
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
+				   &h));
 	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	EXPECT_EQ(0, close(efd));
 	EXPECT_EQ(-EBADF, st_import_fd(self->fd, efd, &out));
@@ -402,7 +402,7 @@ TEST_F(sharing, export_needs_the_handle_type)
 	ASSERT_EQ(0, attach(self->fd, 0));
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
 		ASSERT_EQ(0, st_mem_create(self->fd, 0, types[i],
-					     self->gran, &h));
+					   self->gran, &h));
 		if (!(types[i] & CUMC_HANDLE_FD))
 			EXPECT_EQ(-EPERM, st_export_fd(self->fd, h, &efd))
 				TH_LOG("types 0x%x", types[i]);
@@ -426,8 +426,8 @@ TEST_F(sharing, export_other_clients_handle_refused)
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, attach(self->fd, 0));
 	ASSERT_EQ(0, st_mem_create(other, 0,
-				     CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
+				   CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
 	EXPECT_EQ(-ENOENT, st_export_fd(self->fd, h, &efd));
 	EXPECT_EQ(-ENOENT, st_export_fabric(self->fd, h, fh));
 	EXPECT_EQ(0, close(other));
@@ -475,15 +475,15 @@ TEST_F(sharing, no_channel_no_fabric)
 	int other, efd;
 
 	EXPECT_EQ(-EPERM, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-					  self->gran, &h));
+					self->gran, &h));
 	EXPECT_EQ(-EPERM, st_ioctl(self->fd, CUMC_MC_CREATE, &mc));
 
 	/* Made on channel 0 by another client, shared both ways. */
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, st_mem_create(other, 0,
-				     CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
+				   CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
 	ASSERT_EQ(0, st_export_fabric(other, h, fh));
 	EXPECT_EQ(-EPERM, try_import_fabric(self->fd, fh));
 	ASSERT_EQ(0, st_export_fd(other, h, &efd));
@@ -511,7 +511,7 @@ TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 
 	ASSERT_EQ(0, attach(self->fd, 0));
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
+				   self->gran, &h));
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
 	fill(addr, self->gran, SEED);
@@ -552,7 +552,7 @@ TEST_F(sharing, forged_fabric_handles_refused)
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
+				   self->gran, &h));
 	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
 	EXPECT_EQ(0, try_import_fabric(other, fh));
 
@@ -586,7 +586,7 @@ TEST_F(sharing, stale_fabric_handles_refused)
 
 	ASSERT_EQ(0, attach(self->fd, 0));
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
+				   self->gran, &h));
 	ASSERT_EQ(0, st_export_fabric(self->fd, h, old));
 	/* A mapping keeps it importable after the handle is released. */
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
@@ -597,7 +597,7 @@ TEST_F(sharing, stale_fabric_handles_refused)
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, old));
 
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
+				   self->gran, &h));
 	ASSERT_EQ(0, st_export_fabric(self->fd, h, fresh));
 	EXPECT_NE(0, memcmp(old + FH_ID, fresh + FH_ID, FH_SIZE - FH_ID));
 	memcpy(spliced, old, FH_SIZE);
@@ -625,7 +625,7 @@ TEST_F(sharing, fabric_channel_must_match)
 	ASSERT_LE(0, on1b);
 	ASSERT_EQ(0, attach(self->fd, 0));
 	ASSERT_EQ(0, st_mem_create(on1, 0, CUMC_HANDLE_FABRIC, self->gran,
-				     &h));
+				   &h));
 	ASSERT_EQ(0, st_export_fabric(on1, h, fh));
 	memcpy(&channel, fh + FH_CHANNEL, sizeof(channel));
 	EXPECT_EQ(1, channel);
@@ -688,7 +688,7 @@ TEST_F(sharing, other_user_needs_channel_permission)
 	ASSERT_EQ(0, stat(self->mode_path, &st));
 	ASSERT_EQ(0, attach(self->fd, 0));
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
+				   self->gran, &h));
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
 	fill(addr, self->gran, SEED);

@@ -151,8 +151,8 @@ static void op_create(struct worker *w)
 	m->device = rnd(w, ndev);
 	m->shareable = rnd(w, 2);
 	ret = st_mem_create(m->fd, m->device,
-			      m->shareable ? CUMC_HANDLE_FD : 0,
-			      gran * (1 + rnd(w, 2)), &m->handle);
+			    m->shareable ? CUMC_HANDLE_FD : 0,
+			    gran * (1 + rnd(w, 2)), &m->handle);
 	if (ret == -ENOSPC) {
 		__atomic_fetch_add(&tally->enospc, 1, __ATOMIC_RELAXED);
 		return;
@@ -257,7 +257,7 @@ static void op_query(struct worker *w)
 		return;
 	v = &w->vas[rnd(w, w->nvas)];
 	if (st_va_query(v->fd, v->addr + rnd(w, v->length), 0,
-			  CUMC_VA_QUERY_RETAIN, &q)) {
+			CUMC_VA_QUERY_RETAIN, &q)) {
 		FAIL("va_query");
 		return;
 	}
