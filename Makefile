@@ -29,9 +29,10 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/cumc -Iuapi
 # The kselftest harness is built the kernel's way: -Wall, not -Wextra.
-# Selftests share lib/tests/fdpass.h with the library's tests.
+# Selftests share lib/tests/{fdpass,objects,probe}.h with the library's tests.
 SELFTEST_CFLAGS := -std=gnu11 -Wall -Werror -D_GNU_SOURCE -Iuapi -Ilib/tests
-SELFTEST_HEADERS := selftests/cumc_selftest.h lib/tests/fdpass.h
+SELFTEST_HEADERS := selftests/cumc_selftest.h lib/tests/fdpass.h \
+	lib/tests/objects.h lib/tests/probe.h
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o)

@@ -1264,8 +1264,8 @@ TEST_F(mc, plain_access_to_mapping_faults)
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, q.out_access);
 
 	/* Bound and granted, yet only multimem operations may use it. */
-	EXPECT_EQ(SIGSEGV, st_touch_in_child(va, false));
-	EXPECT_EQ(SIGSEGV, st_touch_in_child(va + g - 1, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(va, false));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(va + g - 1, true));
 
 	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
 	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
@@ -1369,9 +1369,9 @@ TEST_F(mc, view_shows_bound_memory)
 	*u32p(b.addr + g + 12) = 0xb0b0b0b0;
 	EXPECT_EQ(0xb0b0b0b0, *u32p(v1 + 12));
 	/* The unbound halves. */
-	EXPECT_EQ(SIGBUS, st_touch_in_child(v0, false));
-	EXPECT_EQ(SIGBUS, st_touch_in_child(v0 + g - 1, true));
-	EXPECT_EQ(SIGBUS, st_touch_in_child(v1 + g, false));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(v0, false));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(v0 + g - 1, true));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(v1 + g, false));
 	/* The views and the memory share pages: those touched, no more. */
 	want = self->open;
 	want.mcs++;
@@ -1409,8 +1409,8 @@ TEST_F(mc, unbind_zaps_views)
 	EXPECT_EQ(1, *u32p(view));
 
 	ASSERT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(SIGBUS, st_touch_in_child(view, false));
-	EXPECT_EQ(SIGBUS, st_touch_in_child(view, true));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(view, false));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(view, true));
 	EXPECT_EQ(1, *u32p(a.addr));
 
 	/* A new binding shows through the same view. */
@@ -1457,7 +1457,7 @@ TEST_F(mc, views_in_two_processes_share_data)
 		if (send_byte(sv[1], 'w') || recv_byte(sv[1]) != 'u')
 			_exit(4);
 		/* The parent unbound: this process's view went too. */
-		if (st_touch_in_child(cview + 32, false) != SIGBUS)
+		if (probe_touch_in_child(cview + 32, false) != SIGBUS)
 			_exit(5);
 		_exit(0);
 	}
@@ -1488,13 +1488,13 @@ TEST_F(mc, read_access_gives_read_only_view)
 	ASSERT_EQ(0, st_map_new(self->fd, h, g, 1, CUMC_ACCESS_READ, &va));
 	ASSERT_EQ(0, st_mc_view(self->fd, va, 0, &view, &len));
 
-	EXPECT_EQ(0, st_touch_in_child(view, false));
+	EXPECT_EQ(0, probe_touch_in_child(view, false));
 	EXPECT_EQ(0x5eed, *u32p(view));
-	EXPECT_EQ(SIGSEGV, st_touch_in_child(view, true));
-	EXPECT_EQ(SIGSEGV, st_touch_in_child(view + len - 1, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(view, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(view + len - 1, true));
 	/* Nor can the process make it writable itself. */
 	EXPECT_NE(0, mprotect(ptr(view), len, PROT_READ | PROT_WRITE));
-	EXPECT_EQ(SIGSEGV, st_touch_in_child(view, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(view, true));
 	EXPECT_EQ(0x5eed, *u32p(a.addr));
 
 	EXPECT_EQ(0, munmap(ptr(view), len));

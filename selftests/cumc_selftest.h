@@ -10,7 +10,9 @@
  * vary with zero, returns 0 or -errno (so that a test compares the outcome
  * in one EXPECT_EQ and prints the errno it got) and hands outputs back by
  * pointer, written only on success. Descriptors pass between processes
- * with fdpass_send() and fdpass_recv() of lib/tests/fdpass.h.
+ * with fdpass_send() and fdpass_recv() of lib/tests/fdpass.h; the CPU
+ * looks at device memory with lib/tests/probe.h; lib/tests/objects.h reads
+ * the module's live-object counts.
  */
 #ifndef _CUMC_SELFTEST_H
 #define _CUMC_SELFTEST_H
@@ -32,8 +34,8 @@
 #include <linux/cumc.h>
 
 #include "fdpass.h"
-
-#define ST_OBJECTS_PATH "/sys/kernel/debug/cumc/objects"
+#include "objects.h"
+#include "probe.h"
 
 /* A new client of /dev/cumc, or -1. */
 static inline int st_open(void)
@@ -462,153 +464,6 @@ static inline int st_wait_exit(pid_t pid)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* What a child sharing our memory does to the address it is given. */
-struct st_touch {
-	volatile unsigned char *addr;
-	bool write;
-};
-
-static inline int st_touch_fn(void *arg)
-{
-	struct st_touch *t = arg;
-	unsigned char v = *t->addr;
-
-	/* Store back what was there: a store that works changes nothing. */
-	if (t->write)
-		*t->addr = v;
-	return 0;
-}
-
-/*
- * Load from (and with @write, store back to) @addr in a child that shares
- * our address space. Returns 0 when it could, the signal that killed it
- * otherwise, -1 when it ended any other way.
- */
-static inline int st_touch_in_child(__u64 addr, bool write)
-{
-	static char stack[64 << 10] __attribute__((aligned(16)));
-	struct st_touch t = {
-		.addr = (volatile unsigned char *)(uintptr_t)addr,
-		.write = write,
-	};
-	int status;
-	pid_t pid;
-
-	pid = clone(st_touch_fn, stack + sizeof(stack), CLONE_VM | SIGCHLD, &t);
-	if (pid < 0)
-		return -1;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status);
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
-}
-
-/*
- * The live-object counts of debugfs, read by name, for tests that prove
- * nothing leaks. st_object_kinds lists them in the file's order.
- */
-struct st_objects {
-	long clients;
-	long mems;
-	long pages;
-	long vas;
-	long mappings;
-	long mcs;
-	long binds;
-	long views;
-	long usages;
-};
-
-#define ST_NUM_OBJECT_KINDS 9
-
-#define ST_OBJECT_KIND(member) { #member, offsetof(struct st_objects, member) }
-static const struct {
-	const char *name;
-	size_t offset;
-} st_object_kinds[ST_NUM_OBJECT_KINDS] = {
-	ST_OBJECT_KIND(clients), ST_OBJECT_KIND(mems), ST_OBJECT_KIND(pages),
-	ST_OBJECT_KIND(vas), ST_OBJECT_KIND(mappings), ST_OBJECT_KIND(mcs),
-	ST_OBJECT_KIND(binds), ST_OBJECT_KIND(views), ST_OBJECT_KIND(usages),
-};
-#undef ST_OBJECT_KIND
-
-/* The count of kind @i of @o. */
-static inline long *st_object(struct st_objects *o, int i)
-{
-	return (long *)((char *)o + st_object_kinds[i].offset);
-}
-
-/* 0, or -1 when the file cannot be read or has not every count. */
-static inline int st_objects_read(struct st_objects *o)
-{
-	char name[32];
-	int found = 0, i;
-	long value;
-	FILE *f;
-
-	f = fopen(ST_OBJECTS_PATH, "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%31s %ld", name, &value) == 2) {
-		for (i = 0; i < ST_NUM_OBJECT_KINDS; i++) {
-			if (!strcmp(name, st_object_kinds[i].name)) {
-				*st_object(o, i) = value;
-				found |= 1 << i;
-			}
-		}
-	}
-	fclose(f);
-	return found == (1 << ST_NUM_OBJECT_KINDS) - 1 ? 0 : -1;
-}
-
-/* The counts now; all -1 when they cannot be read. */
-static inline struct st_objects st_objects_now(void)
-{
-	struct st_objects o;
-
-	if (st_objects_read(&o))
-		memset(&o, 0xff, sizeof(o));
-	return o;
-}
-
-/*
- * Wait up to @ms for the counts to equal @want: the last close of a file
- * (a dead process's, an exported descriptor in flight) may run a moment
- * after waitpid() returns. 0 when equal; otherwise -1, @now the last seen.
- */
-static inline int st_objects_settle(const struct st_objects *want,
-				    struct st_objects *now, int ms)
-{
-	for (;;) {
-		if (!st_objects_read(now) && !memcmp(now, want, sizeof(*now)))
-			return 0;
-		if (ms <= 0)
-			return -1;
-		usleep(10000);
-		ms -= 10;
-	}
-}
-
-/* Print the counts that differ from @want; the number of them. */
-static inline int st_objects_diff(const struct st_objects *want,
-				  const struct st_objects *now)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < ST_NUM_OBJECT_KINDS; i++) {
-		long w = *st_object((struct st_objects *)want, i);
-		long n = *st_object((struct st_objects *)now, i);
-
-		if (w == n)
-			continue;
-		fprintf(stderr, "# %s: %ld, expected %ld\n",
-			st_object_kinds[i].name, n, w);
-		bad++;
-	}
-	return bad;
 }
 
 /*

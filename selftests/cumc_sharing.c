@@ -83,44 +83,6 @@ static int try_import_fabric(int fd, const __u8 *fh)
 	return ret;
 }
 
-/*
- * The words the tests write and check: a few pages only, as the VM
- * emulates every load and store.
- */
-static __u64 probe_offset(__u64 length, int i)
-{
-	const __u64 offsets[] = { 0, PAGE + 8, length / 2, length - 8 };
-
-	return offsets[i];
-}
-
-#define NUM_PROBES 4
-
-static void fill(__u64 addr, __u64 length, __u64 seed)
-{
-	int i;
-
-	for (i = 0; i < NUM_PROBES; i++) {
-		__u64 off = probe_offset(length, i);
-
-		*(volatile __u64 *)(uintptr_t)(addr + off) = seed ^ off;
-	}
-}
-
-/* How many probed words differ from what fill(@seed) wrote. */
-static int mismatches(__u64 addr, __u64 length, __u64 seed)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < NUM_PROBES; i++) {
-		__u64 off = probe_offset(length, i);
-
-		if (*(volatile __u64 *)(uintptr_t)(addr + off) != (seed ^ off))
-			bad++;
-	}
-	return bad;
-}
-
 FIXTURE(sharing) {
 	int fd;
 	__u64 gran;
@@ -168,9 +130,9 @@ FIXTURE_TEARDOWN(sharing)
 
 /*
  * In a child: a client of its own makes fd-shareable memory, writes
- * fill(SEED) into it and sends an exported descriptor over @sock. Then it
- * waits for a byte on @sock (or, with @linger, for ever) and gives up
- * everything before exiting.
+ * probe_fill(SEED) into it and sends an exported descriptor over @sock.
+ * Then it waits for a byte on @sock (or, with @linger, for ever) and gives
+ * up everything before exiting.
  */
 static int exporter(int sock, __u64 length, bool linger)
 {
@@ -183,7 +145,7 @@ static int exporter(int sock, __u64 length, bool linger)
 		return 1;
 	if (st_map_new(fd, h, length, 0, CUMC_ACCESS_READWRITE, &addr))
 		return 2;
-	fill(addr, length, SEED);
+	probe_fill(addr, length, SEED);
 	if (st_export_fd(fd, h, &efd) || fdpass_send(sock, efd))
 		return 3;
 	close(efd);
@@ -223,17 +185,17 @@ TEST_F(sharing, fd_to_another_process)
 	EXPECT_EQ(0, close(efd));
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
 
 	ASSERT_EQ(1, write(sv[0], "x", 1));
 	EXPECT_EQ(0, st_wait_exit(pid));
 	close(sv[0]);
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
-	fill(addr, self->gran, ~SEED);
-	EXPECT_EQ(0, mismatches(addr, self->gran, ~SEED));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
+	probe_fill(addr, self->gran, ~SEED);
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, ~SEED));
 	/* The mapping alone holds the memory now. */
 	EXPECT_EQ(0, st_release(self->fd, h));
-	EXPECT_EQ(0, mismatches(addr, self->gran, ~SEED));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, ~SEED));
 	EXPECT_EQ(free_before - (long long)self->gran,
 		  st_mem_free(self->fd, 0));
 	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
@@ -269,7 +231,7 @@ TEST_F(sharing, fd_outlives_killed_exporter)
 	EXPECT_EQ(0, close(efd));
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
 	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
 	EXPECT_EQ(0, st_release(self->fd, h));
 	close(sv[0]);
@@ -514,7 +476,7 @@ TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 				   self->gran, &h));
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
-	fill(addr, self->gran, SEED);
+	probe_fill(addr, self->gran, SEED);
 	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
 	EXPECT_EQ(0, memcmp(fh, "CUMF", 4));
 	memcpy(&channel, fh + FH_CHANNEL, sizeof(channel));
@@ -532,7 +494,7 @@ TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 	EXPECT_EQ(0, try_import_fabric(self->fd, fh));
 	ASSERT_EQ(0, st_map_new(other, h2, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
 	EXPECT_EQ(0, st_unmap_free(other, addr, self->gran));
 	EXPECT_EQ(0, st_release(other, h2));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, fh));
@@ -672,7 +634,7 @@ static int unprivileged_importer(const __u8 *fh, __u64 length,
 	if (st_import_fabric(fd, fh, &h))
 		return 16;
 	if (st_map_new(fd, h, length, 0, CUMC_ACCESS_READWRITE, &addr) ||
-	    mismatches(addr, length, SEED))
+	    probe_mismatches(addr, length, SEED))
 		return 17;
 	return 0;
 }
@@ -691,7 +653,7 @@ TEST_F(sharing, other_user_needs_channel_permission)
 				   self->gran, &h));
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
-	fill(addr, self->gran, SEED);
+	probe_fill(addr, self->gran, SEED);
 	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
 
 	self->mode = st.st_mode & 07777;
@@ -738,7 +700,7 @@ TEST_F(sharing, fabric_handle_to_another_process)
 		if (st_map_new(fd, h, self->gran, 0, CUMC_ACCESS_READWRITE,
 			       &addr))
 			_exit(2);
-		fill(addr, self->gran, SEED);
+		probe_fill(addr, self->gran, SEED);
 		if (st_export_fabric(fd, h, fh) ||
 		    write(sv[1], fh, FH_SIZE) != FH_SIZE)
 			_exit(3);
@@ -754,7 +716,7 @@ TEST_F(sharing, fabric_handle_to_another_process)
 	close(sv[0]);
 	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
 				CUMC_ACCESS_READWRITE, &addr));
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
 	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
 	EXPECT_EQ(0, st_release(self->fd, h));
 }

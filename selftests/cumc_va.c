@@ -48,12 +48,12 @@ static volatile unsigned char *bytes(__u64 addr)
 	return (volatile unsigned char *)(uintptr_t)addr;
 }
 
-#define EXPECT_LOAD_OK(addr) EXPECT_EQ(0, st_touch_in_child(addr, false))
-#define EXPECT_STORE_OK(addr) EXPECT_EQ(0, st_touch_in_child(addr, true))
+#define EXPECT_LOAD_OK(addr) EXPECT_EQ(0, probe_touch_in_child(addr, false))
+#define EXPECT_STORE_OK(addr) EXPECT_EQ(0, probe_touch_in_child(addr, true))
 #define EXPECT_LOAD_FAULTS(addr) \
-	EXPECT_EQ(SIGSEGV, st_touch_in_child(addr, false))
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(addr, false))
 #define EXPECT_STORE_FAULTS(addr) \
-	EXPECT_EQ(SIGSEGV, st_touch_in_child(addr, true))
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(addr, true))
 
 FIXTURE(va) {
 	int fd;
