@@ -11,32 +11,42 @@
 #include <string.h>
 #include <sys/socket.h>
 
-union fdpass_control {
-	struct cmsghdr hdr;
-	char buf[CMSG_SPACE(sizeof(int))];
+/* The one-byte message that carries a descriptor, and room for it. */
+struct fdpass_msg {
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} control;
+	char byte;
+	struct iovec iov;
+	struct msghdr msg;
 };
+
+static inline struct msghdr *fdpass_msg_init(struct fdpass_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->byte = 'f';
+	m->iov.iov_base = &m->byte;
+	m->iov.iov_len = 1;
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->control.buf;
+	m->msg.msg_controllen = sizeof(m->control.buf);
+	return &m->msg;
+}
 
 /* Send @fd with a one-byte message on @sock: 0, or -1. */
 static inline int fdpass_send(int sock, int fd)
 {
-	union fdpass_control control;
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
+	struct fdpass_msg m;
+	struct msghdr *msg = fdpass_msg_init(&m);
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(msg);
 
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
 	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+	return sendmsg(sock, msg, 0) == 1 ? 0 : -1;
 }
 
 /*
@@ -45,21 +55,14 @@ static inline int fdpass_send(int sock, int fd)
  */
 static inline int fdpass_recv(int sock)
 {
-	union fdpass_control control;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
+	struct fdpass_msg m;
+	struct msghdr *msg = fdpass_msg_init(&m);
 	struct cmsghdr *cmsg;
 	int fd;
 
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+	if (recvmsg(sock, msg, MSG_CMSG_CLOEXEC) != 1)
 		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg = CMSG_FIRSTHDR(msg);
 	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
 	    cmsg->cmsg_type != SCM_RIGHTS ||
 	    cmsg->cmsg_len != CMSG_LEN(sizeof(int)))
