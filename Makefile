@@ -29,7 +29,10 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/cumc -Iuapi
 # The kselftest harness is built the kernel's way: -Wall, not -Wextra.
-SELFTEST_CFLAGS := -std=gnu11 -Wall -Werror -D_GNU_SOURCE -Iuapi
+# Selftests share lib/tests/{fdpass,objects,probe}.h with the library's tests.
+SELFTEST_CFLAGS := -std=gnu11 -Wall -Werror -D_GNU_SOURCE -Iuapi -Ilib/tests
+SELFTEST_HEADERS := selftests/cumc_selftest.h lib/tests/fdpass.h \
+	lib/tests/objects.h lib/tests/probe.h
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o)
@@ -90,7 +93,7 @@ $(O)/tests/%: lib/tests/%.c $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
 		$(LIB_A) $(CHECK_LIBS) -lpthread
 
-$(O)/selftests/%: selftests/%.c selftests/cumc_selftest.h $(KSFT_HEADERS) \
+$(O)/selftests/%: selftests/%.c $(SELFTEST_HEADERS) $(KSFT_HEADERS) \
 		uapi/linux/cumc.h | $(O)/selftests
 	$(CC) $(SELFTEST_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -o $@ $< -lpthread
 
@@ -193,7 +196,7 @@ $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h |
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
-$(O)/selftests/cumc_netlink: selftests/cumc_netlink.c selftests/cumc_selftest.h \
+$(O)/selftests/cumc_netlink: selftests/cumc_netlink.c $(SELFTEST_HEADERS) \
 		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
 		uapi/linux/cumc_netlink.h | $(O)/selftests
 	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -Itools -o $@ \
@@ -207,7 +210,8 @@ $(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/vmm.h tools/cumc_nl.c 
 		$(CHECK_LIBS) $(NL_LIBS) -lpthread
 
 # What the shell test runs to make events: one team's life.
-$(O)/selftests/helpers/cumc_team: selftests/helpers/cumc_team.c uapi/linux/cumc.h
+$(O)/selftests/helpers/cumc_team: selftests/helpers/cumc_team.c \
+		$(SELFTEST_HEADERS) uapi/linux/cumc.h
 	mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) $(CFLAGS) -o $@ $<
 all: $(O)/selftests/helpers/cumc_team

@@ -30,9 +30,9 @@ FIXTURE_SETUP(device)
 {
 	long n;
 
-	self->fd = cumc_open();
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	n = cumc_num_devices(self->fd);
+	n = st_num_devices(self->fd);
 	ASSERT_LT(0, n);
 	self->num_devices = n;
 }
@@ -54,8 +54,8 @@ static void poisoned_info(struct cumc_device_info *info, __u32 device)
 
 TEST_F(device, info_of_every_device)
 {
-	long mib = cumc_param_uint("mem_size_mib");
-	long gran = cumc_param_uint("granularity");
+	long mib = st_param_uint("mem_size_mib");
+	long gran = st_param_uint("granularity");
 	struct cumc_device_info info;
 	__u32 i;
 
@@ -63,7 +63,7 @@ TEST_F(device, info_of_every_device)
 	ASSERT_LT(0, gran);
 	for (i = 0; i < self->num_devices; i++) {
 		poisoned_info(&info, i);
-		ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
+		ASSERT_EQ(0, st_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
 			TH_LOG("device %u", i);
 		EXPECT_EQ(sizeof(info), info.size);
 		EXPECT_EQ(0, info.flags);
@@ -94,7 +94,7 @@ TEST_F(device, locations_and_uuids_distinct)
 	infos = calloc(self->num_devices, sizeof(*infos));
 	ASSERT_NE(NULL, infos);
 	for (i = 0; i < self->num_devices; i++) {
-		ASSERT_EQ(0, cumc_device_info(self->fd, i, &infos[i]));
+		ASSERT_EQ(0, st_device_info(self->fd, i, &infos[i]));
 		EXPECT_NE(0, memcmp(infos[i].uuid, zero_uuid, sizeof(zero_uuid)))
 			TH_LOG("device %u has an all-zero uuid", i);
 	}
@@ -119,11 +119,11 @@ TEST_F(device, same_identity_from_another_open)
 	int fd2;
 	__u32 i;
 
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
 	for (i = 0; i < self->num_devices; i++) {
-		ASSERT_EQ(0, cumc_device_info(self->fd, i, &a));
-		ASSERT_EQ(0, cumc_device_info(fd2, i, &b));
+		ASSERT_EQ(0, st_device_info(self->fd, i, &a));
+		ASSERT_EQ(0, st_device_info(fd2, i, &b));
 		EXPECT_EQ(0, memcmp(a.uuid, b.uuid, sizeof(a.uuid)))
 			TH_LOG("device %u", i);
 		EXPECT_STREQ(a.name, b.name);
@@ -138,13 +138,13 @@ TEST_F(device, same_identity_from_another_open)
 TEST_F(device, mem_free_is_total_when_nothing_allocated)
 {
 	struct cumc_device_info info;
-	struct cumc_counts c;
+	struct st_objects c;
 	__u32 i;
 
-	ASSERT_EQ(0, cumc_counts(&c));
+	ASSERT_EQ(0, st_objects_read(&c));
 	ASSERT_EQ(0, c.mems) TH_LOG("allocations outlived their clients");
 	for (i = 0; i < self->num_devices; i++) {
-		ASSERT_EQ(0, cumc_device_info(self->fd, i, &info));
+		ASSERT_EQ(0, st_device_info(self->fd, i, &info));
 		EXPECT_EQ(info.mem_total, info.mem_free) TH_LOG("device %u", i);
 	}
 }
@@ -161,7 +161,7 @@ TEST_F(device, bad_ordinal_refused)
 			continue;
 		poisoned_info(&info, bad[i]);
 		before = info;
-		EXPECT_EQ(-ENODEV, cumc_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
+		EXPECT_EQ(-ENODEV, st_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
 			TH_LOG("device %u", bad[i]);
 		EXPECT_EQ(0, memcmp(&before, &info, sizeof(info)));
 	}
@@ -178,7 +178,7 @@ TEST_F(device, nonzero_flags_or_reserved_refused)
 		info.flags = bits[i];
 		before = info;
 		EXPECT_EQ(-EOPNOTSUPP,
-			  cumc_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
+			  st_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
 			TH_LOG("flags 0x%x", bits[i]);
 		EXPECT_EQ(0, memcmp(&before, &info, sizeof(info)));
 
@@ -186,7 +186,7 @@ TEST_F(device, nonzero_flags_or_reserved_refused)
 		info.__reserved = bits[i];
 		before = info;
 		EXPECT_EQ(-EOPNOTSUPP,
-			  cumc_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
+			  st_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
 			TH_LOG("__reserved 0x%x", bits[i]);
 		EXPECT_EQ(0, memcmp(&before, &info, sizeof(info)));
 	}
@@ -204,7 +204,7 @@ TEST_F(device, short_struct_refused)
 		poisoned_info(&info, 0);
 		info.size = sizes[i];
 		before = info;
-		EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
+		EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_DEVICE_INFO, &info))
 			TH_LOG("size %u", sizes[i]);
 		EXPECT_EQ(0, memcmp(&before, &info, sizeof(info)));
 	}
@@ -219,11 +219,11 @@ TEST_F(device, long_struct_with_zero_tail_accepted)
 	} big;
 	struct cumc_device_info ref;
 
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &ref));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &ref));
 	memset(&big, 0, sizeof(big));
 	big.info.size = offsetof(typeof(big), canary);
 	big.canary = 0x5a5a5a5a;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_DEVICE_INFO, &big));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_DEVICE_INFO, &big));
 	EXPECT_EQ(offsetof(typeof(big), canary), big.info.size);
 	big.info.size = ref.size;
 	EXPECT_EQ(0, memcmp(&ref, &big.info, sizeof(ref)));
@@ -245,7 +245,7 @@ TEST_F(device, long_struct_with_nonzero_tail_refused)
 	big.info.size = sizeof(big);
 	big.tail[1] = 1;
 	before = big;
-	EXPECT_EQ(-E2BIG, cumc_ioctl(self->fd, CUMC_DEVICE_INFO, &big));
+	EXPECT_EQ(-E2BIG, st_ioctl(self->fd, CUMC_DEVICE_INFO, &big));
 	EXPECT_EQ(0, memcmp(&before, &big, sizeof(big)));
 }
 
@@ -259,8 +259,8 @@ TEST_F(device, unwritable_struct_faults)
 	ASSERT_NE(MAP_FAILED, ro);
 	ro->size = sizeof(*ro);
 	ASSERT_EQ(0, mprotect(ro, sizeof(*ro), PROT_READ));
-	EXPECT_EQ(-EFAULT, cumc_ioctl(self->fd, CUMC_DEVICE_INFO, ro));
-	EXPECT_EQ(-EFAULT, cumc_ioctl(self->fd, CUMC_DEVICE_INFO, NULL));
+	EXPECT_EQ(-EFAULT, st_ioctl(self->fd, CUMC_DEVICE_INFO, ro));
+	EXPECT_EQ(-EFAULT, st_ioctl(self->fd, CUMC_DEVICE_INFO, NULL));
 	munmap(ro, sizeof(*ro));
 }
 

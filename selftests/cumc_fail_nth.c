@@ -75,17 +75,6 @@ static int disarm(int nth)
 	return left == 0;
 }
 
-static int mc_create(int fd, __u32 n, __u64 *h)
-{
-	struct cumc_mc_create c = {
-		.size = sizeof(c), .num_devices = n, .length = gran,
-	};
-	int ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
-
-	*h = c.out_handle;
-	return ret;
-}
-
 /*
  * The sequences: each stops at the first failure, which is fine as long as
  * it is an errno; the cleanup is the caller's, from the state.
@@ -93,68 +82,51 @@ static int mc_create(int fd, __u32 n, __u64 *h)
 
 static int seq_create(struct seq_state *s)
 {
-	return cumc_mem_create(s->fd, 0, 0, gran, &s->mem);
+	return st_mem_create(s->fd, 0, 0, gran, &s->mem);
 }
 
 static int seq_map(struct seq_state *s)
 {
-	struct cumc_access_desc d = { 0, CUMC_ACCESS_READWRITE };
-
-	return cumc_mem_create(s->fd, 0, 0, gran, &s->mem) ?:
-	       cumc_va_reserve(s->fd, gran, 0, 0, &s->va) ?:
-	       cumc_map(s->fd, s->va, gran, s->mem) ?:
-	       cumc_set_access(s->fd, s->va, gran, &d, 1) ?:
-	       cumc_unmap(s->fd, s->va, gran);
+	return st_mem_create(s->fd, 0, 0, gran, &s->mem) ?:
+	       st_va_reserve(s->fd, gran, 0, 0, &s->va) ?:
+	       st_map(s->fd, s->va, gran, s->mem) ?:
+	       st_grant(s->fd, s->va, gran, 0, CUMC_ACCESS_READWRITE) ?:
+	       st_unmap(s->fd, s->va, gran);
 }
 
 static int seq_share(struct seq_state *s)
 {
-	struct cumc_export_fd e = { .size = sizeof(e) };
-	struct cumc_import_fd i = { .size = sizeof(i) };
 	int ret;
 
-	ret = cumc_mem_create(s->fd, 0, CUMC_HANDLE_FD, gran, &s->mem);
+	ret = st_mem_create(s->fd, 0, CUMC_HANDLE_FD, gran, &s->mem) ?:
+	      st_export_fd(s->fd, s->mem, &s->efd);
 	if (ret)
 		return ret;
-	e.handle = s->mem;
-	ret = cumc_ioctl(s->fd, CUMC_EXPORT_FD, &e);
-	if (ret)
-		return ret;
-	s->efd = e.out_fd;
-	s->fd2 = cumc_open();
+	s->fd2 = st_open();
 	if (s->fd2 < 0)
 		return -errno;
-	i.fd = s->efd;
-	ret = cumc_ioctl(s->fd2, CUMC_IMPORT_FD, &i);
-	if (!ret)
-		s->mem2 = i.out_handle;
-	return ret;
+	return st_import_fd(s->fd2, s->efd, &s->mem2);
 }
 
 static int seq_multicast(struct seq_state *s)
 {
-	struct cumc_mc_add_device a = { .size = sizeof(a), .device = 0 };
-	struct cumc_mc_bind b = { .size = sizeof(b), .length = gran };
-	struct cumc_mc_unbind u = { .size = sizeof(u), .length = gran };
 	int ret;
 
-	ret = mc_create(s->fd, 1, &s->mc) ?:
-	      cumc_mem_create(s->fd, 0, 0, gran, &s->mem);
+	ret = st_mc_create(s->fd, 1, 0, gran, &s->mc) ?:
+	      st_mem_create(s->fd, 0, 0, gran, &s->mem);
 	if (ret)
 		return ret;
-	a.handle = b.handle = u.handle = s->mc;
-	b.mem = s->mem;
-	return cumc_ioctl(s->fd, CUMC_MC_ADD_DEVICE, &a) ?:
-	       cumc_ioctl(s->fd, CUMC_MC_BIND_MEM, &b) ?:
-	       cumc_ioctl(s->fd, CUMC_MC_UNBIND, &u);
+	return st_mc_add(s->fd, s->mc, 0) ?:
+	       st_mc_bind_mem(s->fd, s->mc, 0, 0, s->mem, 0, gran) ?:
+	       st_mc_unbind(s->fd, s->mc, 0, 0, gran);
 }
 
 /* Undo whatever the sequence got to; closing the clients does the rest. */
 static void cleanup(struct seq_state *s)
 {
 	if (s->va) {
-		cumc_unmap(s->fd, s->va, gran);
-		cumc_va_free(s->fd, s->va, gran);
+		st_unmap(s->fd, s->va, gran);
+		st_va_free(s->fd, s->va, gran);
 	}
 	if (s->efd > 0)
 		close(s->efd);
@@ -175,7 +147,7 @@ static const struct {
 
 FIXTURE(fail_nth) {
 	int nth;
-	struct cumc_objects base;
+	struct st_objects base;
 };
 
 FIXTURE_SETUP(fail_nth)
@@ -202,12 +174,12 @@ FIXTURE_SETUP(fail_nth)
 	/* One line per injected failure would flood the serial console. */
 	write_str("/sys/kernel/debug/failslab/verbose", "0");
 	write_str("/sys/kernel/debug/fail_page_alloc/verbose", "0");
-	fd = cumc_open();
+	fd = st_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, cumc_device_info(fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(fd, 0, &info));
 	gran = info.granularity;
 	close(fd);
-	ASSERT_EQ(0, cumc_objects_read(&self->base));
+	ASSERT_EQ(0, st_objects_read(&self->base));
 }
 
 FIXTURE_TEARDOWN(fail_nth)
@@ -218,7 +190,7 @@ FIXTURE_TEARDOWN(fail_nth)
 
 TEST_F_TIMEOUT(fail_nth, sequences, 1200)
 {
-	struct cumc_objects now;
+	struct st_objects now;
 	unsigned int i;
 	int n, hit, ret;
 
@@ -228,7 +200,7 @@ TEST_F_TIMEOUT(fail_nth, sequences, 1200)
 		int injected = 0, failed_calls = 0;
 
 		for (n = 1; n <= MAX_N; n++) {
-			struct seq_state s = { .fd = cumc_open() };
+			struct seq_state s = { .fd = st_open() };
 
 			ASSERT_LE(0, s.fd);
 			ASSERT_EQ(0, arm(self->nth, n));
@@ -244,20 +216,20 @@ TEST_F_TIMEOUT(fail_nth, sequences, 1200)
 			}
 			injected++;
 			failed_calls += ret != 0;
-			ASSERT_EQ(0, cumc_objects_settle(&self->base, &now,
-							 2000)) {
+			ASSERT_EQ(0, st_objects_settle(&self->base, &now,
+						       2000)) {
 				TH_LOG("%s, allocation %d failed", seqs[i].name,
 				       n);
-				cumc_objects_diff(&self->base, &now);
+				st_objects_diff(&self->base, &now);
 			}
 		}
 		EXPECT_GE(MAX_N, n);
 		TH_LOG("%-28s %4d allocations failed, %d calls saw it",
 		       seqs[i].name, injected, failed_calls);
 	}
-	n = cumc_open();
+	n = st_open();
 	ASSERT_LE(0, n);
-	EXPECT_EQ(0, cumc_devices_not_free(n));
+	EXPECT_EQ(0, st_devices_not_free(n));
 	close(n);
 }
 

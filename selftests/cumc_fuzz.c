@@ -408,12 +408,12 @@ static void fuzz(struct report *rep, unsigned int seed, long calls)
 	f->descs = (void *)((__u8 *)f->members -
 			    NUM_DESCS * sizeof(*f->descs));
 	f->seed = seed;
-	f->fd = cumc_open();
-	f->other_fd = cumc_open();
-	if (f->fd < 0 || f->other_fd < 0 || cumc_device_info(f->fd, 0, &info))
+	f->fd = st_open();
+	f->other_fd = st_open();
+	if (f->fd < 0 || f->other_fd < 0 || st_device_info(f->fd, 0, &info))
 		_exit(1);
 	f->gran = info.granularity;
-	f->ndev = cumc_num_devices(f->fd);
+	f->ndev = st_num_devices(f->fd);
 	f->hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 	munmap(f->hole, 4096);
@@ -458,7 +458,7 @@ static void fuzz(struct report *rep, unsigned int seed, long calls)
 			/* Make some of them stale. */
 			if (nr == CUMC_CMD_MEM_CREATE && f->nhandles &&
 			    rnd(f, 4) == 0)
-				cumc_release(fd, f->handles[f->nhandles - 1]);
+				st_release(fd, f->handles[f->nhandles - 1]);
 			continue;
 		}
 		rep->by_errno[err < MAX_ERRNO ? err : 0]++;
@@ -468,13 +468,6 @@ static void fuzz(struct report *rep, unsigned int seed, long calls)
 		}
 	}
 	_exit(0);
-}
-
-static long env_long(const char *name, long def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtol(s, NULL, 0) : def;
 }
 
 FIXTURE(fuzz) {
@@ -491,16 +484,16 @@ FIXTURE_TEARDOWN(fuzz)
 /* make fuzz runs long: no harness timeout worth having. */
 TEST_F_TIMEOUT(fuzz, ioctls, 100000)
 {
-	unsigned int seed = env_long("CUMC_FUZZ_SEED", 20261122);
-	long calls = env_long("CUMC_FUZZ_CALLS", DEFAULT_CALLS);
-	struct cumc_objects base, now;
+	unsigned int seed = st_env_long("CUMC_FUZZ_SEED", 20261122);
+	long calls = st_env_long("CUMC_FUZZ_CALLS", DEFAULT_CALLS);
+	struct st_objects base, now;
 	struct report *rep;
 	int fd, status, i;
 	pid_t pid;
 
-	fd = cumc_open();
+	fd = st_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, cumc_objects_read(&base));
+	ASSERT_EQ(0, st_objects_read(&base));
 	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, rep);
@@ -528,10 +521,10 @@ TEST_F_TIMEOUT(fuzz, ioctls, 100000)
 		TH_LOG("cmd %#x failed with %s, not in the UAPI's table",
 		       rep->first_foreign[0],
 		       strerrorname_np(rep->first_foreign[1]));
-	EXPECT_EQ(0, cumc_objects_settle(&base, &now, 2000)) {
-		cumc_objects_diff(&base, &now);
+	EXPECT_EQ(0, st_objects_settle(&base, &now, 2000)) {
+		st_objects_diff(&base, &now);
 	}
-	EXPECT_EQ(0, cumc_devices_not_free(fd));
+	EXPECT_EQ(0, st_devices_not_free(fd));
 	close(fd);
 }
 

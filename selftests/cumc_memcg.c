@@ -110,35 +110,17 @@ static bool kmem_accounting_off(void)
 	return strstr(cmdline, "cgroup.memory=nokmem");
 }
 
-static int mc_team(int fd, __u64 length, __u64 *handle)
-{
-	struct cumc_mc_create c = {
-		.size = sizeof(c),
-		.num_devices = 1,
-		.length = length,
-	};
-	struct cumc_mc_add_device a = { .size = sizeof(a) };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
-	if (ret)
-		return ret;
-	*handle = c.out_handle;
-	a.handle = c.out_handle;
-	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
-}
-
 /* One call of @step for object @i; 0 or -errno. */
 static int child_call(int fd, enum step step, int i, __u64 g, __u64 va,
 		      __u64 mc, struct report *r)
 {
 	switch (step) {
 	case STEP_MEM:
-		return cumc_mem_create(fd, 0, 0, g, &r->handles[i]);
+		return st_mem_create(fd, 0, 0, g, &r->handles[i]);
 	case STEP_MAP:
-		return cumc_map(fd, va + i * g, g, r->handles[i]);
+		return st_map(fd, va + i * g, g, r->handles[i]);
 	default:
-		return cumc_mc_bind_mem(fd, mc, i * g, r->handles[i], g);
+		return st_mc_bind_mem(fd, mc, 0, i * g, r->handles[i], 0, g);
 	}
 }
 
@@ -176,12 +158,12 @@ static void child(const char *procs, struct report *r, bool phased, __u64 g)
 	r->failed_step = STEP_NR;
 	if (write_file(procs, "0"))
 		_exit(2);
-	fd = cumc_open();
+	fd = st_open();
 	if (fd < 0)
 		_exit(3);
-	r->setup_errno = -cumc_va_reserve(fd, N * g, 0, 0, &va);
+	r->setup_errno = -st_va_reserve(fd, N * g, 0, 0, &va);
 	if (!r->setup_errno)
-		r->setup_errno = -mc_team(fd, N * g, &mc);
+		r->setup_errno = -st_mc_team(fd, 1, 0, N * g, &mc);
 	raise(SIGSTOP);
 	if (r->setup_errno)
 		_exit(4);
@@ -201,12 +183,12 @@ static void child(const char *procs, struct report *r, bool phased, __u64 g)
 	}
 
 	for (i = 0; i < r->done[STEP_BIND]; i++)
-		if (cumc_mc_unbind(fd, mc, i * g, g))
+		if (st_mc_unbind(fd, mc, 0, i * g, g))
 			_exit(5);
-	if (r->done[STEP_MAP] && cumc_unmap(fd, va, r->done[STEP_MAP] * g))
+	if (r->done[STEP_MAP] && st_unmap(fd, va, r->done[STEP_MAP] * g))
 		_exit(6);
 	for (i = 0; i < r->done[STEP_MEM]; i++)
-		if (cumc_release(fd, r->handles[i]))
+		if (st_release(fd, r->handles[i]))
 			_exit(7);
 	raise(SIGSTOP);
 	_exit(0);
@@ -220,7 +202,7 @@ FIXTURE(memcg) {
 	pid_t pid;
 	struct report *r;
 	__u64 gran;
-	struct cumc_objects base;
+	struct st_objects base;
 };
 
 static const char *cg_file(FIXTURE_DATA(memcg) *self, const char *name)
@@ -251,14 +233,14 @@ FIXTURE_SETUP(memcg)
 		 getpid());
 	ASSERT_EQ(0, mkdir(self->cgroup, 0755));
 
-	fd = cumc_open();
+	fd = st_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, cumc_device_info(fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(fd, 0, &info));
 	close(fd);
 	self->gran = info.granularity;
 	ASSERT_LE(N * self->gran, info.mem_free)
 		TH_LOG("device 0 is too small for %d allocations", N);
-	ASSERT_EQ(0, cumc_objects_read(&self->base));
+	ASSERT_EQ(0, st_objects_read(&self->base));
 	self->r = mmap(NULL, sizeof(*self->r), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->r);
@@ -266,7 +248,7 @@ FIXTURE_SETUP(memcg)
 
 FIXTURE_TEARDOWN(memcg)
 {
-	struct cumc_objects now;
+	struct st_objects now;
 
 	if (self->pid > 0) {
 		kill(self->pid, SIGKILL);
@@ -276,8 +258,8 @@ FIXTURE_TEARDOWN(memcg)
 		EXPECT_EQ(0, rmdir(self->cgroup));
 	if (!self->cgroup[0])
 		return;
-	EXPECT_EQ(0, cumc_objects_settle(&self->base, &now, 2000));
-	cumc_objects_diff(&self->base, &now);
+	EXPECT_EQ(0, st_objects_settle(&self->base, &now, 2000));
+	st_objects_diff(&self->base, &now);
 }
 
 static void start_child(FIXTURE_DATA(memcg) *self, bool phased)
@@ -354,7 +336,7 @@ TEST_F(memcg, charged_and_returned)
 
 TEST_F(memcg, limit_gives_enomem)
 {
-	struct cumc_objects now, want;
+	struct st_objects now, want;
 	long long limit, peak;
 	char buf[32];
 
@@ -381,15 +363,15 @@ TEST_F(memcg, limit_gives_enomem)
 
 	/* The failed call left nothing: the counts are the successes'. */
 	want = self->base;
-	want.n[0]++;				/* clients */
-	want.n[1] += self->r->done[STEP_MEM];	/* mems */
-	want.n[3]++;				/* vas */
-	want.n[4] += self->r->done[STEP_MAP];	/* mappings */
-	want.n[5]++;				/* mcs */
-	want.n[6] += self->r->done[STEP_BIND];	/* binds */
-	want.n[8]++;				/* usages */
-	ASSERT_EQ(0, cumc_objects_read(&now));
-	EXPECT_EQ(0, cumc_objects_diff(&want, &now));
+	want.clients++;
+	want.mems += self->r->done[STEP_MEM];
+	want.vas++;
+	want.mappings += self->r->done[STEP_MAP];
+	want.mcs++;
+	want.binds += self->r->done[STEP_BIND];
+	want.usages++;
+	ASSERT_EQ(0, st_objects_read(&now));
+	EXPECT_EQ(0, st_objects_diff(&want, &now));
 
 	EXPECT_LT(0, read_key(cg_file(self, "memory.events"), "max"));
 	EXPECT_EQ(0, read_key(cg_file(self, "memory.events"), "oom"));

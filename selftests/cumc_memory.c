@@ -34,7 +34,7 @@ FIXTURE(mem) {
 	__u64 gran;
 	__u64 mem_total;
 	/* Before this test's first client was opened. */
-	struct cumc_counts base;
+	struct st_objects base;
 };
 
 FIXTURE_SETUP(mem)
@@ -42,14 +42,14 @@ FIXTURE_SETUP(mem)
 	struct cumc_device_info info;
 	long n;
 
-	ASSERT_EQ(0, cumc_counts(&self->base))
-		TH_LOG("cannot read %s", CUMC_OBJECTS_PATH);
-	self->fd = cumc_open();
+	ASSERT_EQ(0, st_objects_read(&self->base))
+		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	n = cumc_num_devices(self->fd);
+	n = st_num_devices(self->fd);
 	ASSERT_LT(0, n);
 	self->num_devices = n;
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
 	self->gran = info.granularity;
 	self->mem_total = info.mem_total;
 	ASSERT_LE(MIN_GRANULES, self->mem_total / self->gran)
@@ -58,14 +58,14 @@ FIXTURE_SETUP(mem)
 
 FIXTURE_TEARDOWN(mem)
 {
-	struct cumc_counts now = { -1, -1 };
+	struct st_objects now;
 
 	/*
 	 * No ASSERT here: after a failed ASSERT in the test, one in the
 	 * teardown would jump back into the teardown for ever.
 	 */
 	close(self->fd);
-	EXPECT_EQ(0, cumc_counts(&now));
+	EXPECT_EQ(0, st_objects_read(&now));
 	EXPECT_EQ(self->base.clients, now.clients);
 	EXPECT_EQ(self->base.mems, now.mems);
 }
@@ -78,16 +78,16 @@ struct snapshot {
 
 static int take_snapshot(int fd, __u32 num_devices, struct snapshot *s)
 {
-	struct cumc_counts c;
+	struct st_objects c;
 	long long avail;
 	__u32 i;
 
-	if (cumc_counts(&c))
+	if (st_objects_read(&c))
 		return -1;
 	s->mems = c.mems;
 	s->mem_free = 0;
 	for (i = 0; i < num_devices; i++) {
-		avail = cumc_mem_free(fd, i);
+		avail = st_mem_free(fd, i);
 		if (avail < 0)
 			return -1;
 		s->mem_free += avail;
@@ -102,20 +102,6 @@ static int take_snapshot(int fd, __u32 num_devices, struct snapshot *s)
 	EXPECT_EQ((before).mems, __now.mems);				\
 	EXPECT_EQ((before).mem_free, __now.mem_free);			\
 } while (0)
-
-static long live_mems(void)
-{
-	struct cumc_counts c;
-
-	return cumc_counts(&c) ? -1 : c.mems;
-}
-
-static long live_clients(void)
-{
-	struct cumc_counts c;
-
-	return cumc_counts(&c) ? -1 : c.clients;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -155,21 +141,21 @@ TEST_F(mem, create_on_each_device)
 	ASSERT_NE(NULL, h);
 	ASSERT_NE(NULL, free_before);
 	for (d = 0; d < n; d++) {
-		free_before[d] = cumc_mem_free(self->fd, d);
+		free_before[d] = st_mem_free(self->fd, d);
 		ASSERT_LE(self->gran, free_before[d]);
 	}
 
 	for (d = 0; d < n; d++)
-		ASSERT_EQ(0, cumc_mem_create(self->fd, d, 0, self->gran, &h[d]))
+		ASSERT_EQ(0, st_mem_create(self->fd, d, 0, self->gran, &h[d]))
 			TH_LOG("device %u", d);
 	EXPECT_TRUE(handles_unique(h, n));
-	EXPECT_EQ(self->base.mems + n, live_mems());
+	EXPECT_EQ(self->base.mems + n, st_objects_now().mems);
 
 	for (d = 0; d < n; d++) {
 		/* Each allocation is charged to its own device only. */
-		EXPECT_EQ(free_before[d] - self->gran, cumc_mem_free(self->fd, d))
+		EXPECT_EQ(free_before[d] - self->gran, st_mem_free(self->fd, d))
 			TH_LOG("device %u", d);
-		ASSERT_EQ(0, cumc_mem_info(self->fd, h[d], &info));
+		ASSERT_EQ(0, st_mem_info(self->fd, h[d], &info));
 		EXPECT_EQ(d, info.out_device);
 		EXPECT_EQ(0, info.out_handle_types);
 		EXPECT_EQ(self->gran, info.out_length);
@@ -177,11 +163,11 @@ TEST_F(mem, create_on_each_device)
 	}
 
 	for (d = 0; d < n; d++) {
-		EXPECT_EQ(0, cumc_release(self->fd, h[d]));
-		EXPECT_EQ(free_before[d], cumc_mem_free(self->fd, d));
-		EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, h[d], &info));
+		EXPECT_EQ(0, st_release(self->fd, h[d]));
+		EXPECT_EQ(free_before[d], st_mem_free(self->fd, d));
+		EXPECT_EQ(-ENOENT, st_mem_info(self->fd, h[d], &info));
 	}
-	EXPECT_EQ(self->base.mems, live_mems());
+	EXPECT_EQ(self->base.mems, st_objects_now().mems);
 	free(free_before);
 	free(h);
 }
@@ -201,22 +187,22 @@ TEST_F(mem, handle_types_recorded)
 	__u64 h;
 
 	for (i = 0; i < ARRAY_SIZE(devs); i++) {
-		ASSERT_EQ(0, cumc_device_info(self->fd, devs[i], &dev));
+		ASSERT_EQ(0, st_device_info(self->fd, devs[i], &dev));
 		for (j = 0; j < ARRAY_SIZE(types); j++) {
 			if (types[j] && !(dev.caps & CUMC_CAP_HANDLE_FD)) {
 				EXPECT_EQ(-EOPNOTSUPP,
-					  cumc_mem_create(self->fd, devs[i],
+					  st_mem_create(self->fd, devs[i],
 							  types[j], self->gran,
 							  &h));
 				continue;
 			}
-			ASSERT_EQ(0, cumc_mem_create(self->fd, devs[i], types[j],
-						     self->gran, &h))
+			ASSERT_EQ(0, st_mem_create(self->fd, devs[i], types[j],
+						   self->gran, &h))
 				TH_LOG("device %u types 0x%x", devs[i], types[j]);
-			ASSERT_EQ(0, cumc_mem_info(self->fd, h, &info));
+			ASSERT_EQ(0, st_mem_info(self->fd, h, &info));
 			EXPECT_EQ(types[j], info.out_handle_types);
 			EXPECT_EQ(devs[i], info.out_device);
-			EXPECT_EQ(0, cumc_release(self->fd, h));
+			EXPECT_EQ(0, st_release(self->fd, h));
 		}
 	}
 }
@@ -229,26 +215,26 @@ TEST_F(mem, lengths_charged_exactly)
 	long long before;
 	size_t i;
 
-	before = cumc_mem_free(self->fd, 0);
+	before = st_mem_free(self->fd, 0);
 	ASSERT_LE(0, before);
 	for (i = 0; i < ARRAY_SIZE(mult); i++) {
-		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, mult[i] * self->gran,
-					     &h[i]));
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, mult[i] * self->gran,
+					   &h[i]));
 		charged += mult[i] * self->gran;
-		EXPECT_EQ(before - charged, cumc_mem_free(self->fd, 0));
-		ASSERT_EQ(0, cumc_mem_info(self->fd, h[i], &info));
+		EXPECT_EQ(before - charged, st_mem_free(self->fd, 0));
+		ASSERT_EQ(0, st_mem_info(self->fd, h[i], &info));
 		EXPECT_EQ(mult[i] * self->gran, info.out_length);
 	}
 	/* Out of order, so each release is seen to return its own length. */
 	for (i = 0; i < ARRAY_SIZE(mult); i += 2) {
-		EXPECT_EQ(0, cumc_release(self->fd, h[i]));
+		EXPECT_EQ(0, st_release(self->fd, h[i]));
 		charged -= mult[i] * self->gran;
-		EXPECT_EQ(before - charged, cumc_mem_free(self->fd, 0));
+		EXPECT_EQ(before - charged, st_mem_free(self->fd, 0));
 	}
 	for (i = 1; i < ARRAY_SIZE(mult); i += 2) {
-		EXPECT_EQ(0, cumc_release(self->fd, h[i]));
+		EXPECT_EQ(0, st_release(self->fd, h[i]));
 		charged -= mult[i] * self->gran;
-		EXPECT_EQ(before - charged, cumc_mem_free(self->fd, 0));
+		EXPECT_EQ(before - charged, st_mem_free(self->fd, 0));
 	}
 }
 
@@ -302,7 +288,7 @@ TEST_F(mem, create_invalid_fields_refused)
 	__u64 held;
 	size_t i;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 2 * g, &held));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 2 * g, &held));
 	ASSERT_EQ(0, take_snapshot(self->fd, n, &before));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		memset(&c, 0, sizeof(c));
@@ -312,12 +298,12 @@ TEST_F(mem, create_invalid_fields_refused)
 		c.handle_types = cases[i].types;
 		c.length = cases[i].length;
 		c.out_handle = CANARY;
-		EXPECT_EQ(-cases[i].err, cumc_ioctl(self->fd, CUMC_MEM_CREATE, &c))
+		EXPECT_EQ(-cases[i].err, st_ioctl(self->fd, CUMC_MEM_CREATE, &c))
 			TH_LOG("%s", cases[i].what);
 		EXPECT_EQ(CANARY, c.out_handle) TH_LOG("%s", cases[i].what);
 		EXPECT_UNCHANGED(before);
 	}
-	EXPECT_EQ(0, cumc_release(self->fd, held));
+	EXPECT_EQ(0, st_release(self->fd, held));
 }
 
 TEST_F(mem, create_struct_sizes)
@@ -341,7 +327,7 @@ TEST_F(mem, create_struct_sizes)
 		big.c.size = short_sizes[i];
 		big.c.length = self->gran;
 		big.c.out_handle = CANARY;
-		EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_MEM_CREATE, &big.c))
+		EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MEM_CREATE, &big.c))
 			TH_LOG("size %u", short_sizes[i]);
 		EXPECT_EQ(CANARY, big.c.out_handle);
 		EXPECT_UNCHANGED(before);
@@ -352,19 +338,19 @@ TEST_F(mem, create_struct_sizes)
 	big.c.length = self->gran;
 	big.tail[1] = 1;
 	big.c.out_handle = CANARY;
-	EXPECT_EQ(-E2BIG, cumc_ioctl(self->fd, CUMC_MEM_CREATE, &big));
+	EXPECT_EQ(-E2BIG, st_ioctl(self->fd, CUMC_MEM_CREATE, &big));
 	EXPECT_EQ(CANARY, big.c.out_handle);
 	EXPECT_UNCHANGED(before);
 
 	big.tail[1] = 0;
 	big.canary = 0x5a5a5a5a;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_MEM_CREATE, &big));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MEM_CREATE, &big));
 	EXPECT_EQ(0, big.tail[0]);
 	EXPECT_EQ(0, big.tail[1]);
 	EXPECT_EQ(0x5a5a5a5a, big.canary);
-	ASSERT_EQ(0, cumc_mem_info(self->fd, big.c.out_handle, &info));
+	ASSERT_EQ(0, st_mem_info(self->fd, big.c.out_handle, &info));
 	EXPECT_EQ(self->gran, info.out_length);
-	EXPECT_EQ(0, cumc_release(self->fd, big.c.out_handle));
+	EXPECT_EQ(0, st_release(self->fd, big.c.out_handle));
 	EXPECT_UNCHANGED(before);
 }
 
@@ -384,9 +370,9 @@ TEST_F(mem, create_unwritable_struct_leaks_nothing)
 	ro->length = self->gran;
 	ASSERT_EQ(0, mprotect(ro, sizeof(*ro), PROT_READ));
 	ASSERT_EQ(0, take_snapshot(self->fd, self->num_devices, &before));
-	EXPECT_EQ(-EFAULT, cumc_ioctl(self->fd, CUMC_MEM_CREATE, ro));
+	EXPECT_EQ(-EFAULT, st_ioctl(self->fd, CUMC_MEM_CREATE, ro));
 	EXPECT_UNCHANGED(before);
-	EXPECT_EQ(-EFAULT, cumc_ioctl(self->fd, CUMC_MEM_CREATE, NULL));
+	EXPECT_EQ(-EFAULT, st_ioctl(self->fd, CUMC_MEM_CREATE, NULL));
 	EXPECT_UNCHANGED(before);
 	munmap(ro, sizeof(*ro));
 }
@@ -400,39 +386,39 @@ TEST_F(mem, info_refusals)
 	} big;
 	__u64 h;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+				   &h));
 
 	memset(&big, 0xa5, sizeof(big));
 	big.i.size = sizeof(big.i);
 	big.i.flags = 1;
 	big.i.handle = h;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MEM_INFO, &big.i));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MEM_INFO, &big.i));
 	EXPECT_EQ(0xa5a5a5a5, big.i.out_device);
 	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, big.i.out_length);
 
 	big.i.flags = 0;
 	big.i.size = offsetof(struct cumc_mem_info, out_length);
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_MEM_INFO, &big.i));
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MEM_INFO, &big.i));
 	EXPECT_EQ(0xa5a5a5a5, big.i.out_device);
 	big.i.size = 0;
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_MEM_INFO, &big.i));
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MEM_INFO, &big.i));
 
 	big.i.size = offsetof(typeof(big), canary);
 	big.tail = 1;
-	EXPECT_EQ(-E2BIG, cumc_ioctl(self->fd, CUMC_MEM_INFO, &big));
+	EXPECT_EQ(-E2BIG, st_ioctl(self->fd, CUMC_MEM_INFO, &big));
 	EXPECT_EQ(0xa5a5a5a5, big.i.out_device);
 
 	big.tail = 0;
 	big.canary = 0x5a5a5a5a;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_MEM_INFO, &big));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MEM_INFO, &big));
 	EXPECT_EQ(0, big.i.out_device);
 	EXPECT_EQ(CUMC_HANDLE_FD, big.i.out_handle_types);
 	EXPECT_EQ(self->gran, big.i.out_length);
 	EXPECT_EQ(0, big.tail);
 	EXPECT_EQ(0x5a5a5a5a, big.canary);
 
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* A refused release leaves the handle and its allocation alone. */
@@ -446,35 +432,35 @@ TEST_F(mem, release_refusals)
 	long mems;
 	__u64 h;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h));
-	mems = live_mems();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h));
+	mems = st_objects_now().mems;
 
 	memset(&big, 0, sizeof(big));
 	big.r.size = sizeof(big.r);
 	big.r.handle = h;
 	big.r.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_RELEASE, &big.r));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_RELEASE, &big.r));
 	big.r.flags = 1u << 31;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_RELEASE, &big.r));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_RELEASE, &big.r));
 	big.r.flags = 0;
 
 	big.r.size = offsetof(struct cumc_release, handle);
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_RELEASE, &big.r));
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_RELEASE, &big.r));
 	big.r.size = 0;
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_RELEASE, &big.r));
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_RELEASE, &big.r));
 
 	big.r.size = sizeof(big);
 	big.tail = 1;
-	EXPECT_EQ(-E2BIG, cumc_ioctl(self->fd, CUMC_RELEASE, &big));
+	EXPECT_EQ(-E2BIG, st_ioctl(self->fd, CUMC_RELEASE, &big));
 
-	EXPECT_EQ(-EFAULT, cumc_ioctl(self->fd, CUMC_RELEASE, NULL));
+	EXPECT_EQ(-EFAULT, st_ioctl(self->fd, CUMC_RELEASE, NULL));
 
-	EXPECT_EQ(mems, live_mems());
-	EXPECT_EQ(0, cumc_mem_info(self->fd, h, &info));
+	EXPECT_EQ(mems, st_objects_now().mems);
+	EXPECT_EQ(0, st_mem_info(self->fd, h, &info));
 
 	big.tail = 0;
-	EXPECT_EQ(0, cumc_ioctl(self->fd, CUMC_RELEASE, &big));
-	EXPECT_EQ(mems - 1, live_mems());
+	EXPECT_EQ(0, st_ioctl(self->fd, CUMC_RELEASE, &big));
+	EXPECT_EQ(mems - 1, st_objects_now().mems);
 }
 
 TEST_F(mem, stale_handle_and_double_release)
@@ -483,25 +469,25 @@ TEST_F(mem, stale_handle_and_double_release)
 	long long avail;
 	__u64 h, h2;
 
-	avail = cumc_mem_free(self->fd, 0);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h));
-	ASSERT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(avail, cumc_mem_free(self->fd, 0));
-	EXPECT_EQ(self->base.mems, live_mems());
+	avail = st_mem_free(self->fd, 0);
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h));
+	ASSERT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(avail, st_mem_free(self->fd, 0));
+	EXPECT_EQ(self->base.mems, st_objects_now().mems);
 
-	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, h, &info));
-	EXPECT_EQ(-ENOENT, cumc_release(self->fd, h));
+	EXPECT_EQ(-ENOENT, st_mem_info(self->fd, h, &info));
+	EXPECT_EQ(-ENOENT, st_release(self->fd, h));
 
 	/* A new allocation must not bring the old handle back to life. */
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 2 * self->gran, &h2));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 2 * self->gran, &h2));
 	EXPECT_NE(h, h2);
-	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, h, &info));
-	EXPECT_EQ(-ENOENT, cumc_release(self->fd, h));
-	ASSERT_EQ(0, cumc_mem_info(self->fd, h2, &info));
+	EXPECT_EQ(-ENOENT, st_mem_info(self->fd, h, &info));
+	EXPECT_EQ(-ENOENT, st_release(self->fd, h));
+	ASSERT_EQ(0, st_mem_info(self->fd, h2, &info));
 	EXPECT_EQ(2 * self->gran, info.out_length);
-	EXPECT_EQ(0, cumc_release(self->fd, h2));
-	EXPECT_EQ(-ENOENT, cumc_release(self->fd, h2));
-	EXPECT_EQ(avail, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(0, st_release(self->fd, h2));
+	EXPECT_EQ(-ENOENT, st_release(self->fd, h2));
+	EXPECT_EQ(avail, st_mem_free(self->fd, 0));
 }
 
 static __u64 xorshift64(__u64 *state)
@@ -524,8 +510,8 @@ TEST_F(mem, garbage_handles_refused)
 	size_t nbad = 0, i;
 	long mems;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h));
-	mems = live_mems();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h));
+	mems = st_objects_now().mems;
 
 	bad[nbad++] = 0;
 	bad[nbad++] = ~0ULL;
@@ -550,18 +536,18 @@ TEST_F(mem, garbage_handles_refused)
 	for (i = 0; i < nbad; i++) {
 		if (bad[i] == h)
 			continue;
-		EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, bad[i], &info))
+		EXPECT_EQ(-ENOENT, st_mem_info(self->fd, bad[i], &info))
 			TH_LOG("handle 0x%llx (valid 0x%llx)",
 			       (unsigned long long)bad[i],
 			       (unsigned long long)h);
-		EXPECT_EQ(-ENOENT, cumc_release(self->fd, bad[i]))
+		EXPECT_EQ(-ENOENT, st_release(self->fd, bad[i]))
 			TH_LOG("handle 0x%llx (valid 0x%llx)",
 			       (unsigned long long)bad[i],
 			       (unsigned long long)h);
 	}
-	EXPECT_EQ(mems, live_mems());
-	EXPECT_EQ(0, cumc_mem_info(self->fd, h, &info));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(mems, st_objects_now().mems);
+	EXPECT_EQ(0, st_mem_info(self->fd, h, &info));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mem, other_clients_handles_refused)
@@ -570,31 +556,31 @@ TEST_F(mem, other_clients_handles_refused)
 	__u64 ha, hb;
 	int fdb;
 
-	fdb = cumc_open();
+	fdb = st_open();
 	ASSERT_LE(0, fdb);
-	EXPECT_EQ(self->base.clients + 2, live_clients());
+	EXPECT_EQ(self->base.clients + 2, st_objects_now().clients);
 	/* Different lengths: a wrong lookup cannot pass for a right one. */
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &ha));
-	ASSERT_EQ(0, cumc_mem_create(fdb, 0, 0, 2 * self->gran, &hb));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &ha));
+	ASSERT_EQ(0, st_mem_create(fdb, 0, 0, 2 * self->gran, &hb));
 
-	EXPECT_EQ(-ENOENT, cumc_mem_info(fdb, ha, &info));
-	EXPECT_EQ(-ENOENT, cumc_release(fdb, ha));
-	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, hb, &info));
-	EXPECT_EQ(-ENOENT, cumc_release(self->fd, hb));
+	EXPECT_EQ(-ENOENT, st_mem_info(fdb, ha, &info));
+	EXPECT_EQ(-ENOENT, st_release(fdb, ha));
+	EXPECT_EQ(-ENOENT, st_mem_info(self->fd, hb, &info));
+	EXPECT_EQ(-ENOENT, st_release(self->fd, hb));
 
-	ASSERT_EQ(0, cumc_mem_info(self->fd, ha, &info));
+	ASSERT_EQ(0, st_mem_info(self->fd, ha, &info));
 	EXPECT_EQ(self->gran, info.out_length);
-	ASSERT_EQ(0, cumc_mem_info(fdb, hb, &info));
+	ASSERT_EQ(0, st_mem_info(fdb, hb, &info));
 	EXPECT_EQ(2 * self->gran, info.out_length);
-	EXPECT_EQ(self->base.mems + 2, live_mems());
+	EXPECT_EQ(self->base.mems + 2, st_objects_now().mems);
 
 	/* B's going takes only B's allocation. */
 	close(fdb);
-	EXPECT_EQ(self->base.mems + 1, live_mems());
-	EXPECT_EQ(self->base.clients + 1, live_clients());
-	ASSERT_EQ(0, cumc_mem_info(self->fd, ha, &info));
+	EXPECT_EQ(self->base.mems + 1, st_objects_now().mems);
+	EXPECT_EQ(self->base.clients + 1, st_objects_now().clients);
+	ASSERT_EQ(0, st_mem_info(self->fd, ha, &info));
 	EXPECT_EQ(self->gran, info.out_length);
-	EXPECT_EQ(0, cumc_release(self->fd, ha));
+	EXPECT_EQ(0, st_release(self->fd, ha));
 }
 
 /* Create @per_device allocations of one granule on every device. */
@@ -606,8 +592,8 @@ static int populate(int fd, __u32 num_devices, __u64 gran, int per_device)
 
 	for (d = 0; d < num_devices; d++) {
 		for (i = 0; i < per_device; i++) {
-			ret = cumc_mem_create(fd, d, i & 1 ? CUMC_HANDLE_FD : 0,
-					      gran, &h);
+			ret = st_mem_create(fd, d, i & 1 ? CUMC_HANDLE_FD : 0,
+					    gran, &h);
 			if (ret)
 				return ret;
 		}
@@ -621,14 +607,14 @@ TEST_F(mem, close_releases_everything)
 	int fd2;
 
 	ASSERT_EQ(0, take_snapshot(self->fd, self->num_devices, &before));
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, populate(fd2, self->num_devices, self->gran, 3));
-	EXPECT_EQ(before.mems + 3 * self->num_devices, live_mems());
-	EXPECT_EQ(self->base.clients + 2, live_clients());
+	EXPECT_EQ(before.mems + 3 * self->num_devices, st_objects_now().mems);
+	EXPECT_EQ(self->base.clients + 2, st_objects_now().clients);
 	EXPECT_EQ(0, close(fd2));
 	EXPECT_UNCHANGED(before);
-	EXPECT_EQ(self->base.clients + 1, live_clients());
+	EXPECT_EQ(self->base.clients + 1, st_objects_now().clients);
 }
 
 /*
@@ -645,15 +631,15 @@ TEST_F(mem, forked_child_shares_client)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, shared);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h));
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (cumc_mem_info(self->fd, h, &info) ||
+		if (st_mem_info(self->fd, h, &info) ||
 		    info.out_length != self->gran)
 			_exit(1);
-		if (cumc_mem_create(self->fd, 0, 0, 2 * self->gran, shared))
+		if (st_mem_create(self->fd, 0, 0, 2 * self->gran, shared))
 			_exit(2);
 		_exit(0);
 	}
@@ -661,13 +647,13 @@ TEST_F(mem, forked_child_shares_client)
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 
-	EXPECT_EQ(self->base.clients + 1, live_clients());
-	EXPECT_EQ(self->base.mems + 2, live_mems());
-	EXPECT_EQ(0, cumc_mem_info(self->fd, h, &info));
-	ASSERT_EQ(0, cumc_mem_info(self->fd, *shared, &info));
+	EXPECT_EQ(self->base.clients + 1, st_objects_now().clients);
+	EXPECT_EQ(self->base.mems + 2, st_objects_now().mems);
+	EXPECT_EQ(0, st_mem_info(self->fd, h, &info));
+	ASSERT_EQ(0, st_mem_info(self->fd, *shared, &info));
 	EXPECT_EQ(2 * self->gran, info.out_length);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, *shared));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, *shared));
 	munmap(shared, sizeof(*shared));
 }
 
@@ -684,7 +670,7 @@ static pid_t spawn_client(int ready[2], __u32 num_devices, __u64 gran,
 	if (pid)
 		return pid;
 	close(ready[0]);
-	fd = cumc_open();
+	fd = st_open();
 	if (fd < 0)
 		_exit(1);
 	if (!loop) {
@@ -699,10 +685,10 @@ static pid_t spawn_client(int ready[2], __u32 num_devices, __u64 gran,
 		_exit(1);
 	/* Keep every other allocation, so that some are always held. */
 	for (i = 0;; i++) {
-		if (cumc_mem_create(fd, i % num_devices, 0, gran, &h))
+		if (st_mem_create(fd, i % num_devices, 0, gran, &h))
 			continue;
 		if (i & 1)
-			cumc_release(fd, h);
+			st_release(fd, h);
 	}
 }
 
@@ -715,7 +701,7 @@ TEST_F(mem, killed_client_leaves_nothing)
 	pid_t pid;
 
 	ASSERT_EQ(0, take_snapshot(self->fd, self->num_devices, &before));
-	free0 = cumc_mem_free(self->fd, 0);
+	free0 = st_mem_free(self->fd, 0);
 	ASSERT_EQ(0, pipe(ready));
 	pid = spawn_client(ready, self->num_devices, self->gran, 0);
 	ASSERT_LE(0, pid);
@@ -723,15 +709,15 @@ TEST_F(mem, killed_client_leaves_nothing)
 	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("the child failed to allocate");
 	close(ready[0]);
 
-	EXPECT_EQ(before.mems + 4 * self->num_devices, live_mems());
-	EXPECT_EQ(self->base.clients + 2, live_clients());
-	EXPECT_EQ(free0 - 4 * self->gran, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(before.mems + 4 * self->num_devices, st_objects_now().mems);
+	EXPECT_EQ(self->base.clients + 2, st_objects_now().clients);
+	EXPECT_EQ(free0 - 4 * self->gran, st_mem_free(self->fd, 0));
 
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	EXPECT_UNCHANGED(before);
-	EXPECT_EQ(self->base.clients + 1, live_clients());
+	EXPECT_EQ(self->base.clients + 1, st_objects_now().clients);
 }
 
 TEST_F(mem, killed_while_allocating_leaves_nothing)
@@ -751,14 +737,14 @@ TEST_F(mem, killed_while_allocating_leaves_nothing)
 	close(ready[0]);
 
 	/* Kill it once it is well into its loop, most likely mid-ioctl. */
-	for (i = 0; i < 500 && live_mems() < before.mems + 64; i++)
+	for (i = 0; i < 500 && st_objects_now().mems < before.mems + 64; i++)
 		nanosleep(&nap, NULL);
-	EXPECT_LE(before.mems + 64, live_mems());
+	EXPECT_LE(before.mems + 64, st_objects_now().mems);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	EXPECT_UNCHANGED(before);
-	EXPECT_EQ(self->base.clients + 1, live_clients());
+	EXPECT_EQ(self->base.clients + 1, st_objects_now().clients);
 }
 
 /*
@@ -774,55 +760,55 @@ TEST_F(mem, capacity_exhausted_and_returned)
 	int fdb, ret;
 
 	ASSERT_EQ(0, take_snapshot(self->fd, self->num_devices, &before));
-	free0 = cumc_mem_free(self->fd, 0);
+	free0 = st_mem_free(self->fd, 0);
 	ASSERT_LE(0, free0);
 	if (self->num_devices > 1)
-		free1 = cumc_mem_free(self->fd, 1);
+		free1 = st_mem_free(self->fd, 1);
 	chunk = free0 / 7 / self->gran * self->gran;
 	left = free0;
 	for (;;) {
 		ASSERT_GT(ARRAY_SIZE(h), nh);
-		ret = cumc_mem_create(self->fd, 0, 0, chunk, &h[nh]);
+		ret = st_mem_create(self->fd, 0, 0, chunk, &h[nh]);
 		if (ret)
 			break;
 		nh++;
 		left -= chunk;
-		EXPECT_EQ(left, cumc_mem_free(self->fd, 0));
+		EXPECT_EQ(left, st_mem_free(self->fd, 0));
 	}
 	EXPECT_EQ(-ENOSPC, ret);
 	EXPECT_EQ(free0 / chunk, nh);
 	EXPECT_GT(chunk, left);
-	EXPECT_EQ(before.mems + nh, live_mems());
+	EXPECT_EQ(before.mems + nh, st_objects_now().mems);
 
 	if (left) {
 		/* One granule more than is free, then exactly what is free. */
-		EXPECT_EQ(-ENOSPC, cumc_mem_create(self->fd, 0, 0,
-						   left + self->gran, &hrem));
-		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, left, &hrem));
+		EXPECT_EQ(-ENOSPC, st_mem_create(self->fd, 0, 0,
+						 left + self->gran, &hrem));
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, left, &hrem));
 	}
-	EXPECT_EQ(0, cumc_mem_free(self->fd, 0));
-	EXPECT_EQ(-ENOSPC, cumc_mem_create(self->fd, 0, 0, self->gran, &hb));
+	EXPECT_EQ(0, st_mem_free(self->fd, 0));
+	EXPECT_EQ(-ENOSPC, st_mem_create(self->fd, 0, 0, self->gran, &hb));
 
 	/* The device is full for every client; other devices are not. */
-	fdb = cumc_open();
+	fdb = st_open();
 	ASSERT_LE(0, fdb);
-	EXPECT_EQ(-ENOSPC, cumc_mem_create(fdb, 0, 0, self->gran, &hb));
+	EXPECT_EQ(-ENOSPC, st_mem_create(fdb, 0, 0, self->gran, &hb));
 	if (self->num_devices > 1) {
-		EXPECT_EQ(free1, cumc_mem_free(self->fd, 1));
-		ASSERT_EQ(0, cumc_mem_create(fdb, 1, 0, self->gran, &hb));
+		EXPECT_EQ(free1, st_mem_free(self->fd, 1));
+		ASSERT_EQ(0, st_mem_create(fdb, 1, 0, self->gran, &hb));
 	}
 	close(fdb);
 
 	/* Released memory can be allocated again. */
-	ASSERT_EQ(0, cumc_release(self->fd, h[0]));
-	EXPECT_EQ(chunk, cumc_mem_free(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, chunk, &h[0]));
-	EXPECT_EQ(0, cumc_mem_free(self->fd, 0));
+	ASSERT_EQ(0, st_release(self->fd, h[0]));
+	EXPECT_EQ(chunk, st_mem_free(self->fd, 0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, chunk, &h[0]));
+	EXPECT_EQ(0, st_mem_free(self->fd, 0));
 
 	for (i = 0; i < nh; i++)
-		EXPECT_EQ(0, cumc_release(self->fd, h[i]));
+		EXPECT_EQ(0, st_release(self->fd, h[i]));
 	if (left)
-		EXPECT_EQ(0, cumc_release(self->fd, hrem));
+		EXPECT_EQ(0, st_release(self->fd, hrem));
 	EXPECT_UNCHANGED(before);
 }
 
@@ -843,27 +829,27 @@ TEST_F(mem, handle_table_growth)
 	ASSERT_EQ(0, take_snapshot(self->fd, n, &before));
 
 	for (i = 0; i < count; i++)
-		ASSERT_EQ(0, cumc_mem_create(self->fd, i % n, 0, self->gran,
-					     &h[i]))
+		ASSERT_EQ(0, st_mem_create(self->fd, i % n, 0, self->gran,
+					   &h[i]))
 			TH_LOG("allocation %zu", i);
-	EXPECT_EQ(before.mems + count, live_mems());
+	EXPECT_EQ(before.mems + count, st_objects_now().mems);
 	EXPECT_TRUE(handles_unique(h, count));
 	for (i = 0; i < count; i++) {
-		ASSERT_EQ(0, cumc_mem_info(self->fd, h[i], &info))
+		ASSERT_EQ(0, st_mem_info(self->fd, h[i], &info))
 			TH_LOG("allocation %zu", i);
 		ASSERT_EQ(i % n, info.out_device);
 	}
 
 	/* Holes all over the table, then the survivors still resolve. */
 	for (i = 0; i < count; i += 2)
-		ASSERT_EQ(0, cumc_release(self->fd, h[i]));
-	EXPECT_EQ(before.mems + count / 2, live_mems());
+		ASSERT_EQ(0, st_release(self->fd, h[i]));
+	EXPECT_EQ(before.mems + count / 2, st_objects_now().mems);
 	for (i = 0; i < count; i++)
 		ASSERT_EQ(i & 1 ? 0 : -ENOENT,
-			  cumc_mem_info(self->fd, h[i], &info))
+			  st_mem_info(self->fd, h[i], &info))
 			TH_LOG("allocation %zu", i);
 	for (i = 1; i < count; i += 2)
-		ASSERT_EQ(0, cumc_release(self->fd, h[i]));
+		ASSERT_EQ(0, st_release(self->fd, h[i]));
 	EXPECT_UNCHANGED(before);
 	free(h);
 }
@@ -891,7 +877,7 @@ static void *release_racer(void *arg)
 		pthread_barrier_wait(&race->start);
 		if (race->stop)
 			return NULL;
-		race->result[racer->index] = cumc_release(race->fd, race->handle);
+		race->result[racer->index] = st_release(race->fd, race->handle);
 		pthread_barrier_wait(&race->done);
 	}
 }
@@ -913,11 +899,11 @@ TEST_F(mem, concurrent_releases_of_retained_handle)
 	__u64 mem, va;
 	int i;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &mem));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va));
-	ASSERT_EQ(0, cumc_map(self->fd, va, self->gran, mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &mem));
+	ASSERT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va));
+	ASSERT_EQ(0, st_map(self->fd, va, self->gran, mem));
 	/* The mapping holds the allocation; from now on only retains name it. */
-	ASSERT_EQ(0, cumc_release(self->fd, mem));
+	ASSERT_EQ(0, st_release(self->fd, mem));
 	ASSERT_EQ(0, pthread_barrier_init(&race.start, NULL, 3));
 	ASSERT_EQ(0, pthread_barrier_init(&race.done, NULL, 3));
 	for (i = 0; i < 2; i++)
@@ -925,19 +911,20 @@ TEST_F(mem, concurrent_releases_of_retained_handle)
 					    &racers[i]));
 
 	for (i = 0; i < rounds; i++) {
-		ASSERT_EQ(0, cumc_va_query(self->fd, va, 0,
-					   CUMC_VA_QUERY_RETAIN, &q));
+		ASSERT_EQ(0, st_va_query(self->fd, va, 0,
+					 CUMC_VA_QUERY_RETAIN, &q));
 		race.handle = q.out_handle;
-		ASSERT_EQ(0, cumc_va_query(self->fd, va, 0,
-					   CUMC_VA_QUERY_RETAIN, &q));
+		ASSERT_EQ(0, st_va_query(self->fd, va, 0,
+					 CUMC_VA_QUERY_RETAIN, &q));
 		ASSERT_EQ(race.handle, q.out_handle);
 		pthread_barrier_wait(&race.start);
 		pthread_barrier_wait(&race.done);
 		ASSERT_EQ(0, race.result[0]) TH_LOG("round %d", i);
 		ASSERT_EQ(0, race.result[1]) TH_LOG("round %d", i);
-		ASSERT_EQ(-ENOENT, cumc_release(self->fd, race.handle));
+		ASSERT_EQ(-ENOENT, st_release(self->fd, race.handle));
 		/* Only the mapping holds it: not freed, not over-counted. */
-		ASSERT_EQ(self->base.mems + 1, live_mems()) TH_LOG("round %d", i);
+		ASSERT_EQ(self->base.mems + 1, st_objects_now().mems)
+			TH_LOG("round %d", i);
 	}
 	race.stop = 1;
 	pthread_barrier_wait(&race.start);
@@ -945,9 +932,9 @@ TEST_F(mem, concurrent_releases_of_retained_handle)
 	pthread_join(racer[1], NULL);
 	pthread_barrier_destroy(&race.start);
 	pthread_barrier_destroy(&race.done);
-	EXPECT_EQ(0, cumc_unmap(self->fd, va, self->gran));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, self->gran));
-	EXPECT_EQ(self->base.mems, live_mems());
+	EXPECT_EQ(0, st_unmap(self->fd, va, self->gran));
+	EXPECT_EQ(0, st_va_free(self->fd, va, self->gran));
+	EXPECT_EQ(self->base.mems, st_objects_now().mems);
 }
 
 TEST_HARNESS_MAIN

@@ -48,61 +48,6 @@
 /* The most processes team_of_processes starts: enough to show the shape. */
 #define MAX_TEAM 4
 
-/* All live objects of the module, from debugfs. */
-struct mc_counts {
-	long clients;
-	long mems;
-	long pages;
-	long vas;
-	long mappings;
-	long mcs;
-	long binds;
-	long views;
-};
-
-static int mc_counts(struct mc_counts *c)
-{
-	FILE *f;
-	int n;
-
-	f = fopen(CUMC_OBJECTS_PATH, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "clients %ld mems %ld pages %ld vas %ld mappings %ld "
-		   "mcs %ld binds %ld views %ld",
-		   &c->clients, &c->mems, &c->pages, &c->vas, &c->mappings,
-		   &c->mcs, &c->binds, &c->views);
-	fclose(f);
-	return n == 8 ? 0 : -1;
-}
-
-/* The counts now; all -1 when they cannot be read. */
-static struct mc_counts counts_now(void)
-{
-	struct mc_counts c;
-
-	if (mc_counts(&c))
-		memset(&c, 0xff, sizeof(c));
-	return c;
-}
-
-/*
- * No ASSERT: the harness would loop if this ran in a teardown after a
- * failed ASSERT. Unreadable counts are -1 and fail every comparison.
- */
-#define EXPECT_COUNTS(want) do {					\
-	struct mc_counts __now = counts_now();				\
-									\
-	EXPECT_EQ((want).clients, __now.clients);			\
-	EXPECT_EQ((want).mems, __now.mems);				\
-	EXPECT_EQ((want).pages, __now.pages);				\
-	EXPECT_EQ((want).vas, __now.vas);				\
-	EXPECT_EQ((want).mappings, __now.mappings);			\
-	EXPECT_EQ((want).mcs, __now.mcs);				\
-	EXPECT_EQ((want).binds, __now.binds);				\
-	EXPECT_EQ((want).views, __now.views);				\
-} while (0)
-
 static void *ptr(__u64 addr)
 {
 	return (void *)(uintptr_t)addr;
@@ -113,153 +58,12 @@ static volatile __u32 *u32p(__u64 addr)
 	return (volatile __u32 *)(uintptr_t)addr;
 }
 
-/* The multicast ioctls, every member callers need not vary left zero. */
-
-static int mc_create(int fd, __u32 num_devices, __u32 types, __u64 length,
-		     __u64 *handle)
-{
-	struct cumc_mc_create c = {
-		.size = sizeof(c),
-		.num_devices = num_devices,
-		.handle_types = types,
-		.length = length,
-	};
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
-	if (!ret)
-		*handle = c.out_handle;
-	return ret;
-}
-
-static int mc_add(int fd, __u64 handle, __u32 device)
-{
-	struct cumc_mc_add_device a = {
-		.size = sizeof(a),
-		.handle = handle,
-		.device = device,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
-}
-
-static int mc_bind(int fd, unsigned long cmd, __u64 handle, __u32 device,
-		   __u64 mc_offset, __u64 mem, __u64 mem_offset, __u64 length)
-{
-	struct cumc_mc_bind b = {
-		.size = sizeof(b),
-		.handle = handle,
-		.device = device,
-		.mc_offset = mc_offset,
-		.mem = mem,
-		.mem_offset = mem_offset,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, cmd, &b);
-}
-
-static int bind_mem(int fd, __u64 handle, __u32 device, __u64 mc_offset,
-		    __u64 mem, __u64 mem_offset, __u64 length)
-{
-	return mc_bind(fd, CUMC_MC_BIND_MEM, handle, device, mc_offset, mem,
-		       mem_offset, length);
-}
-
-static int bind_addr(int fd, __u64 handle, __u32 device, __u64 mc_offset,
-		     __u64 addr, __u64 length)
-{
-	return mc_bind(fd, CUMC_MC_BIND_ADDR, handle, device, mc_offset, addr,
-		       0, length);
-}
-
-static int mc_unbind(int fd, __u64 handle, __u32 device, __u64 mc_offset,
-		     __u64 length)
-{
-	struct cumc_mc_unbind u = {
-		.size = sizeof(u),
-		.handle = handle,
-		.device = device,
-		.mc_offset = mc_offset,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
-}
-
-static int mc_info(int fd, __u64 handle, __u32 *members, __u32 max,
-		   struct cumc_mc_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->size = sizeof(*info);
-	info->handle = handle;
-	info->members = (__u64)(uintptr_t)members;
-	info->num_members_max = max;
-	return cumc_ioctl(fd, CUMC_MC_INFO, info);
-}
-
 /* The team state, or ~0u when CUMC_MC_INFO fails. */
 static __u32 mc_state(int fd, __u64 handle)
 {
 	struct cumc_mc_info info;
 
-	return mc_info(fd, handle, NULL, 0, &info) ? ~0u : info.out_state;
-}
-
-static int mc_view(int fd, __u64 addr, __u32 device, __u64 *view,
-		   __u64 *length)
-{
-	struct cumc_mc_view v = {
-		.size = sizeof(v),
-		.addr = addr,
-		.device = device,
-	};
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_MC_VIEW, &v);
-	if (!ret) {
-		*view = v.out_addr;
-		*length = v.out_length;
-	}
-	return ret;
-}
-
-static int grant(int fd, __u64 addr, __u64 length, __u32 device, __u32 access)
-{
-	struct cumc_access_desc d = { .device = device, .access = access };
-
-	return cumc_set_access(fd, addr, length, &d, 1);
-}
-
-/*
- * Map @handle (memory or multicast) over a reservation of its own and give
- * @device @access to it. Usable in forked processes: 0 or -errno.
- */
-static int map_new(int fd, __u64 handle, __u64 length, __u32 device,
-		   __u32 access, __u64 *addr)
-{
-	int ret;
-
-	ret = cumc_va_reserve(fd, length, 0, 0, addr);
-	if (ret)
-		return ret;
-	ret = cumc_map(fd, *addr, length, handle);
-	if (!ret)
-		ret = grant(fd, *addr, length, device, access);
-	if (ret) {
-		cumc_unmap(fd, *addr, length);
-		cumc_va_free(fd, *addr, length);
-	}
-	return ret;
-}
-
-/* Undoes map_new(): 0 or -errno. */
-static int unmap_free(int fd, __u64 addr, __u64 length)
-{
-	int ret;
-
-	ret = cumc_unmap(fd, addr, length);
-	return ret ? ret : cumc_va_free(fd, addr, length);
+	return st_mc_info(fd, handle, NULL, 0, &info) ? ~0u : info.out_state;
 }
 
 /* Device memory and a read-write mapping of it: what the CPU stores into. */
@@ -273,15 +77,16 @@ static void uc_new(struct __test_metadata *_metadata, int fd, __u32 device,
 		   __u64 length, struct uc *uc)
 {
 	uc->length = length;
-	ASSERT_EQ(0, cumc_mem_create(fd, device, CUMC_HANDLE_FD, length, &uc->handle));
-	ASSERT_EQ(0, map_new(fd, uc->handle, length, device,
-			     CUMC_ACCESS_READWRITE, &uc->addr));
+	ASSERT_EQ(0, st_mem_create(fd, device, CUMC_HANDLE_FD, length,
+				   &uc->handle));
+	ASSERT_EQ(0, st_map_new(fd, uc->handle, length, device,
+				CUMC_ACCESS_READWRITE, &uc->addr));
 }
 
 static void uc_free(struct __test_metadata *_metadata, int fd, struct uc *uc)
 {
-	EXPECT_EQ(0, unmap_free(fd, uc->addr, uc->length));
-	EXPECT_EQ(0, cumc_release(fd, uc->handle));
+	EXPECT_EQ(0, st_unmap_free(fd, uc->addr, uc->length));
+	EXPECT_EQ(0, st_release(fd, uc->handle));
 }
 
 /* A complete team of devices 0 .. @n - 1: the object is ready. */
@@ -291,65 +96,11 @@ static __u64 team(struct __test_metadata *_metadata, int fd, __u32 n,
 	__u64 handle = 0;
 	__u32 d;
 
-	ASSERT_EQ(0, mc_create(fd, n, CUMC_HANDLE_FD, length, &handle));
+	ASSERT_EQ(0, st_mc_create(fd, n, CUMC_HANDLE_FD, length, &handle));
 	for (d = 0; d < n; d++) {
-		ASSERT_EQ(0, mc_add(fd, handle, d));
+		ASSERT_EQ(0, st_mc_add(fd, handle, d));
 	}
 	return handle;
-}
-
-/* What a child sharing our memory does to the address it is given. */
-struct touch {
-	volatile unsigned char *addr;
-	bool write;
-};
-
-static int touch_fn(void *arg)
-{
-	struct touch *t = arg;
-	unsigned char v = *t->addr;
-
-	/* Store back what was there: a store that works changes nothing. */
-	if (t->write)
-		*t->addr = v;
-	return 0;
-}
-
-/*
- * Load from (and with @write, store back to) @addr in a child that shares
- * our address space. Returns 0 when it could, the signal that killed it
- * otherwise, -1 when it ended any other way.
- */
-static int touch_in_child(__u64 addr, bool write)
-{
-	static char stack[64 << 10] __attribute__((aligned(16)));
-	struct touch t = {
-		.addr = (volatile unsigned char *)(uintptr_t)addr,
-		.write = write,
-	};
-	int status;
-	pid_t pid;
-
-	pid = clone(touch_fn, stack + sizeof(stack), CLONE_VM | SIGCHLD, &t);
-	if (pid < 0)
-		return -1;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status);
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
-}
-
-/* The exit status of @pid, 128 + the signal that killed it, or -1. */
-static int wait_exit(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /*
@@ -406,7 +157,7 @@ static pid_t complete_when_asleep(int fd, __u64 handle, unsigned long cmd,
 		return pid;
 	step = !sleeps_in_ioctl(parent, cmd) ? 1 :
 	       mc_state(fd, handle) != CUMC_TEAM_STATE_FORMING ? 2 : 0;
-	if (mc_add(fd, handle, device))
+	if (st_mc_add(fd, handle, device))
 		step = 3;
 	_exit(step);
 }
@@ -444,70 +195,15 @@ static int recv_byte(int sock)
 	return read(sock, &c, 1) == 1 ? c : -1;
 }
 
-/* @fd over a Unix socket, as NCCL's and PyTorch's proxies pass theirs. */
-static int send_fd(int sock, int fd)
-{
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control;
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
-
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-/* A descriptor from send_fd(), or -1. */
-static int recv_fd(int sock)
-{
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
-	    cmsg->cmsg_type != SCM_RIGHTS ||
-	    cmsg->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
 FIXTURE(mc) {
 	int fd;
 	__u32 num_devices;
 	/* Multicast and allocation granularity: sizes are multiples of it. */
 	__u64 g;
 	/* Before this test's first client was opened. */
-	struct mc_counts base;
+	struct st_objects base;
 	/* The base with the fixture's client open. */
-	struct mc_counts open;
+	struct st_objects open;
 };
 
 FIXTURE_SETUP(mc)
@@ -518,17 +214,17 @@ FIXTURE_SETUP(mc)
 	struct cumc_device_info info;
 
 	ASSERT_EQ(0, setrlimit(RLIMIT_CORE, &no_core));
-	ASSERT_EQ(0, mc_counts(&self->base))
-		TH_LOG("cannot read %s", CUMC_OBJECTS_PATH);
+	ASSERT_EQ(0, st_objects_read(&self->base))
+		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
 	self->open = self->base;
 	self->open.clients++;
-	self->fd = cumc_open();
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_QUERY, &q));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_QUERY, &q));
 	/* A team, and a device outside it. */
 	ASSERT_LE(3, q.num_devices);
 	self->num_devices = q.num_devices;
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
 	/* Memory bound at multicast granularity must be allocatable. */
 	ASSERT_LE(PAGE, q.mc_granularity);
 	ASSERT_EQ(0, q.mc_granularity % info.granularity);
@@ -539,7 +235,7 @@ FIXTURE_TEARDOWN(mc)
 {
 	close(self->fd);
 	/* Every test gives back all it created, bound, mapped and viewed. */
-	EXPECT_COUNTS(self->base);
+	ST_EXPECT_OBJECTS(self->base, views);
 }
 
 /* CUMC_MC_CREATE */
@@ -559,15 +255,16 @@ TEST_F(mc, create_valid)
 		{ 2, 0, 1ULL << 46 },
 	};
 	struct cumc_mc_info info;
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h[ARRAY_SIZE(ok)];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		ASSERT_EQ(0, mc_create(self->fd, ok[i].num_devices, ok[i].types,
-				       ok[i].length, &h[i]))
+		ASSERT_EQ(0, st_mc_create(self->fd, ok[i].num_devices,
+					  ok[i].types,
+					  ok[i].length, &h[i]))
 			TH_LOG("case %zu", i);
-		ASSERT_EQ(0, mc_info(self->fd, h[i], NULL, 0, &info));
+		ASSERT_EQ(0, st_mc_info(self->fd, h[i], NULL, 0, &info));
 		EXPECT_EQ(ok[i].num_devices, info.out_num_devices);
 		EXPECT_EQ(0, info.out_num_members);
 		EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
@@ -576,11 +273,11 @@ TEST_F(mc, create_valid)
 	}
 	want = self->open;
 	want.mcs += ARRAY_SIZE(ok);
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		EXPECT_EQ(0, cumc_release(self->fd, h[i]));
+		EXPECT_EQ(0, st_release(self->fd, h[i]));
 	}
-	EXPECT_COUNTS(self->open);
+	ST_EXPECT_OBJECTS(self->open, views);
 }
 
 TEST_F(mc, create_bad_arguments_refused)
@@ -619,11 +316,11 @@ TEST_F(mc, create_bad_arguments_refused)
 			.out_handle = CANARY,
 		};
 
-		EXPECT_EQ(-bad[i].err, cumc_ioctl(self->fd, CUMC_MC_CREATE, &c))
+		EXPECT_EQ(-bad[i].err, st_ioctl(self->fd, CUMC_MC_CREATE, &c))
 			TH_LOG("%s", bad[i].what);
 		EXPECT_EQ(CANARY, c.out_handle) TH_LOG("%s", bad[i].what);
 	}
-	EXPECT_COUNTS(self->open);
+	ST_EXPECT_OBJECTS(self->open, views);
 }
 
 TEST_F(mc, create_fabric_needs_channel)
@@ -633,25 +330,26 @@ TEST_F(mc, create_fabric_needs_channel)
 	__u64 h = CANARY;
 	int chan;
 
-	EXPECT_EQ(-EPERM, mc_create(self->fd, 2, CUMC_HANDLE_FABRIC, self->g,
-				    &h));
-	EXPECT_EQ(-EPERM, mc_create(self->fd, 2,
-				    CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
-				    self->g, &h));
+	EXPECT_EQ(-EPERM, st_mc_create(self->fd, 2, CUMC_HANDLE_FABRIC, self->g,
+				       &h));
+	EXPECT_EQ(-EPERM, st_mc_create(self->fd, 2,
+				       CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
+				       self->g, &h));
 	EXPECT_EQ(CANARY, h);
-	EXPECT_COUNTS(self->open);
+	ST_EXPECT_OBJECTS(self->open, views);
 
 	/* With a channel attached the same calls work. */
 	chan = open("/dev/cumc-imex-channels/channel0", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, chan);
 	a.fd = chan;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
 	close(chan);
-	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
-			       self->g, &h));
-	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2,
+				  CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
+				  self->g, &h));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
 	EXPECT_EQ(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC, info.out_handle_types);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_ADD_DEVICE */
@@ -661,12 +359,12 @@ TEST_F(mc, add_device_bad_ordinal)
 	struct cumc_mc_info info;
 	__u64 h;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
-	EXPECT_EQ(-ENODEV, mc_add(self->fd, h, self->num_devices));
-	EXPECT_EQ(-ENODEV, mc_add(self->fd, h, ~0u));
-	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	EXPECT_EQ(-ENODEV, st_mc_add(self->fd, h, self->num_devices));
+	EXPECT_EQ(-ENODEV, st_mc_add(self->fd, h, ~0u));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
 	EXPECT_EQ(0, info.out_num_members);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_twice_refused)
@@ -675,15 +373,15 @@ TEST_F(mc, add_device_twice_refused)
 	struct cumc_mc_info info;
 	__u64 h;
 
-	ASSERT_EQ(0, mc_create(self->fd, 3, 0, self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 1));
-	EXPECT_EQ(-EEXIST, mc_add(self->fd, h, 1));
-	ASSERT_EQ(0, mc_info(self->fd, h, members, 3, &info));
+	ASSERT_EQ(0, st_mc_create(self->fd, 3, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 1));
+	EXPECT_EQ(-EEXIST, st_mc_add(self->fd, h, 1));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, members, 3, &info));
 	EXPECT_EQ(1, info.out_num_members);
 	EXPECT_EQ(1, members[0]);
 	EXPECT_EQ(~0u, members[1]);
 	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_beyond_team_refused)
@@ -692,18 +390,18 @@ TEST_F(mc, add_device_beyond_team_refused)
 	struct cumc_mc_info info;
 	__u64 h;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, mc_add(self->fd, h, 1));
-	EXPECT_EQ(-EINVAL, mc_add(self->fd, h, 2));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 1));
+	EXPECT_EQ(-EINVAL, st_mc_add(self->fd, h, 2));
 	/* A member is a member first, whether or not the team is full. */
-	EXPECT_EQ(-EEXIST, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, mc_info(self->fd, h, members, 3, &info));
+	EXPECT_EQ(-EEXIST, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, members, 3, &info));
 	EXPECT_EQ(2, info.out_num_members);
 	EXPECT_EQ(0, members[0]);
 	EXPECT_EQ(1, members[1]);
 	EXPECT_EQ(~0u, members[2]);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_bad_handles_refused)
@@ -712,30 +410,30 @@ TEST_F(mc, add_device_bad_handles_refused)
 	__u64 h, other_h, mem, gone;
 	int other;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &gone));
-	ASSERT_EQ(0, cumc_release(self->fd, gone));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
-	other = cumc_open();
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &gone));
+	ASSERT_EQ(0, st_release(self->fd, gone));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	other = st_open();
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, mc_create(other, 2, 0, self->g, &other_h));
+	ASSERT_EQ(0, st_mc_create(other, 2, 0, self->g, &other_h));
 
-	EXPECT_EQ(-ENOENT, mc_add(self->fd, 0, 0));
-	EXPECT_EQ(-ENOENT, mc_add(self->fd, ~0ULL, 0));
-	EXPECT_EQ(-ENOENT, mc_add(self->fd, h ^ (1ULL << 32), 0));
-	EXPECT_EQ(-ENOENT, mc_add(self->fd, gone, 0));
-	EXPECT_EQ(-ENOENT, mc_add(self->fd, other_h, 0));
-	EXPECT_EQ(-ENOENT, mc_add(self->fd, mem, 0));
+	EXPECT_EQ(-ENOENT, st_mc_add(self->fd, 0, 0));
+	EXPECT_EQ(-ENOENT, st_mc_add(self->fd, ~0ULL, 0));
+	EXPECT_EQ(-ENOENT, st_mc_add(self->fd, h ^ (1ULL << 32), 0));
+	EXPECT_EQ(-ENOENT, st_mc_add(self->fd, gone, 0));
+	EXPECT_EQ(-ENOENT, st_mc_add(self->fd, other_h, 0));
+	EXPECT_EQ(-ENOENT, st_mc_add(self->fd, mem, 0));
 
 	/* Neither object got a member from all that. */
-	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
 	EXPECT_EQ(0, info.out_num_members);
-	ASSERT_EQ(0, mc_info(other, other_h, NULL, 0, &info));
+	ASSERT_EQ(0, st_mc_info(other, other_h, NULL, 0, &info));
 	EXPECT_EQ(0, info.out_num_members);
 
 	close(other);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, add_device_flags_reserved_refused)
@@ -744,20 +442,20 @@ TEST_F(mc, add_device_flags_reserved_refused)
 	struct cumc_mc_info info;
 	__u64 h;
 
-	ASSERT_EQ(0, mc_create(self->fd, 1, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_create(self->fd, 1, 0, self->g, &h));
 	a.handle = h;
 	a.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
 	a.flags = 0;
 	a.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
-	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
 	EXPECT_EQ(0, info.out_num_members);
 	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
 	a.__reserved = 0;
-	EXPECT_EQ(0, cumc_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
+	EXPECT_EQ(0, st_ioctl(self->fd, CUMC_MC_ADD_DEVICE, &a));
 	EXPECT_EQ(CUMC_TEAM_STATE_READY, mc_state(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_INFO */
@@ -768,10 +466,11 @@ TEST_F(mc, info_join_order_and_ready)
 	struct cumc_mc_info info;
 	__u64 h;
 
-	ASSERT_EQ(0, mc_create(self->fd, 3, CUMC_HANDLE_FD, 2 * self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 2));
-	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, mc_info(self->fd, h, members, 4, &info));
+	ASSERT_EQ(0, st_mc_create(self->fd, 3, CUMC_HANDLE_FD, 2 * self->g,
+				  &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 2));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, members, 4, &info));
 	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
 	EXPECT_EQ(3, info.out_num_devices);
 	EXPECT_EQ(2, info.out_num_members);
@@ -782,8 +481,8 @@ TEST_F(mc, info_join_order_and_ready)
 	EXPECT_EQ(~0u, members[2]);
 
 	/* The last one to join makes the team ready. */
-	ASSERT_EQ(0, mc_add(self->fd, h, 1));
-	ASSERT_EQ(0, mc_info(self->fd, h, members, 4, &info));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 1));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, members, 4, &info));
 	EXPECT_EQ(CUMC_TEAM_STATE_READY, info.out_state);
 	EXPECT_EQ(3, info.out_num_members);
 	EXPECT_EQ(2, members[0]);
@@ -793,16 +492,16 @@ TEST_F(mc, info_join_order_and_ready)
 
 	/* A short array gets the first members; the count is the whole. */
 	memset(members, 0xff, sizeof(members));
-	ASSERT_EQ(0, mc_info(self->fd, h, members, 2, &info));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, members, 2, &info));
 	EXPECT_EQ(3, info.out_num_members);
 	EXPECT_EQ(2, members[0]);
 	EXPECT_EQ(0, members[1]);
 	EXPECT_EQ(~0u, members[2]);
 
 	/* No array at all, with or without a size. */
-	EXPECT_EQ(0, mc_info(self->fd, h, NULL, 4, &info));
+	EXPECT_EQ(0, st_mc_info(self->fd, h, NULL, 4, &info));
 	EXPECT_EQ(3, info.out_num_members);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, info_refusals)
@@ -811,29 +510,29 @@ TEST_F(mc, info_refusals)
 	__u64 h, mem;
 	void *ro;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 1));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 1));
 	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, ro);
 
-	EXPECT_EQ(-EFAULT, mc_info(self->fd, h, (__u32 *)1, 2, &info));
-	EXPECT_EQ(-EFAULT, mc_info(self->fd, h, ro, 2, &info));
+	EXPECT_EQ(-EFAULT, st_mc_info(self->fd, h, (__u32 *)1, 2, &info));
+	EXPECT_EQ(-EFAULT, st_mc_info(self->fd, h, ro, 2, &info));
 	/* Nothing to write, nothing to fault on. */
-	EXPECT_EQ(0, mc_info(self->fd, h, (__u32 *)1, 0, &info));
+	EXPECT_EQ(0, st_mc_info(self->fd, h, (__u32 *)1, 0, &info));
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
-	EXPECT_EQ(-ENOENT, mc_info(self->fd, mem, NULL, 0, &info));
-	EXPECT_EQ(-ENOENT, mc_info(self->fd, 0, NULL, 0, &info));
-	ASSERT_EQ(0, mc_info(self->fd, h, NULL, 0, &info));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	EXPECT_EQ(-ENOENT, st_mc_info(self->fd, mem, NULL, 0, &info));
+	EXPECT_EQ(-ENOENT, st_mc_info(self->fd, 0, NULL, 0, &info));
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
 	info.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_INFO, &info));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_INFO, &info));
 	info.flags = 0;
 	info.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_INFO, &info));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_INFO, &info));
 
 	EXPECT_EQ(0, munmap(ro, PAGE));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_BIND_MEM and CUMC_MC_BIND_ADDR */
@@ -841,22 +540,22 @@ TEST_F(mc, info_refusals)
 TEST_F(mc, bind_mem_and_unbind)
 {
 	const __u64 g = self->g;
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem));
-	EXPECT_EQ(0, bind_mem(self->fd, h, 1, g, mem, g, g));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 1, g, mem, g, g));
 	want = self->open;
 	want.mcs++;
 	want.mems++;
 	want.binds++;
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, g, g));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 1, g, g));
 	want.binds--;
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_unaligned_refused)
@@ -873,30 +572,32 @@ TEST_F(mc, bind_unaligned_refused)
 		{ "unaligned memory offset", 0, h2, g },
 		{ "page-aligned memory offset", 0, PAGE, g },
 	};
-	struct mc_counts want;
+	struct st_objects want;
 	struct uc uc;
 	__u64 h;
 	size_t i;
 
 	h = team(_metadata, self->fd, 2, 4 * g);
 	uc_new(_metadata, self->fd, 0, 4 * g, &uc);
-	want = counts_now();
+	want = st_objects_now();
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		/* A page is a granule when the module is loaded that way. */
 		if (bad[i].mem_offset == PAGE && g == PAGE)
 			continue;
-		EXPECT_EQ(-EINVAL, bind_mem(self->fd, h, 0, bad[i].mc_offset,
-					    uc.handle, bad[i].mem_offset,
-					    bad[i].length))
+		EXPECT_EQ(-EINVAL, st_mc_bind_mem(self->fd, h, 0,
+						  bad[i].mc_offset,
+						  uc.handle, bad[i].mem_offset,
+						  bad[i].length))
 			TH_LOG("BIND_MEM %s", bad[i].what);
-		EXPECT_EQ(-EINVAL, bind_addr(self->fd, h, 0, bad[i].mc_offset,
-					     uc.addr + bad[i].mem_offset,
-					     bad[i].length))
+		EXPECT_EQ(-EINVAL, st_mc_bind_addr(self->fd, h, 0,
+						   bad[i].mc_offset,
+						   uc.addr + bad[i].mem_offset,
+						   bad[i].length))
 			TH_LOG("BIND_ADDR %s", bad[i].what);
 	}
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_past_the_end_refused)
@@ -915,55 +616,56 @@ TEST_F(mc, bind_past_the_end_refused)
 		{ "across the memory's end", 0, 2 * g, 2 * g },
 		{ "memory offset wraps", 0, top, 2 * g },
 	};
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem;
 	size_t i;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, 3 * g, &mem));
-	want = counts_now();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, 3 * g, &mem));
+	want = st_objects_now();
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-EINVAL, bind_mem(self->fd, h, 0, bad[i].mc_offset,
-					    mem, bad[i].mem_offset,
-					    bad[i].length))
+		EXPECT_EQ(-EINVAL, st_mc_bind_mem(self->fd, h, 0,
+						  bad[i].mc_offset,
+						  mem, bad[i].mem_offset,
+						  bad[i].length))
 			TH_LOG("%s", bad[i].what);
 	}
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 
 	/* The whole object from the memory's last bytes fits. */
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, g, 2 * g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, 2 * g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, g, 2 * g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, 2 * g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wrong_device_refused)
 {
 	const __u64 g = self->g;
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem0, mem2;
 
 	/* Devices 0 and 1 are the team; 2 is not in it. */
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 2, CUMC_HANDLE_FD, g, &mem2));
-	want = counts_now();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 2, CUMC_HANDLE_FD, g, &mem2));
+	want = st_objects_now();
 
 	/* Memory of a device outside the team, for that device. */
-	EXPECT_EQ(-EINVAL, bind_mem(self->fd, h, 2, 0, mem2, 0, g));
+	EXPECT_EQ(-EINVAL, st_mc_bind_mem(self->fd, h, 2, 0, mem2, 0, g));
 	/* ... for a member. */
-	EXPECT_EQ(-EINVAL, bind_mem(self->fd, h, 0, 0, mem2, 0, g));
+	EXPECT_EQ(-EINVAL, st_mc_bind_mem(self->fd, h, 0, 0, mem2, 0, g));
 	/* Memory of one member for another. */
-	EXPECT_EQ(-EINVAL, bind_mem(self->fd, h, 1, 0, mem0, 0, g));
+	EXPECT_EQ(-EINVAL, st_mc_bind_mem(self->fd, h, 1, 0, mem0, 0, g));
 	/* A member's memory for a device outside the team. */
-	EXPECT_EQ(-EINVAL, bind_mem(self->fd, h, 2, 0, mem0, 0, g));
-	EXPECT_COUNTS(want);
+	EXPECT_EQ(-EINVAL, st_mc_bind_mem(self->fd, h, 2, 0, mem0, 0, g));
+	ST_EXPECT_OBJECTS(want, views);
 
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem0, 0, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem2));
-	EXPECT_EQ(0, cumc_release(self->fd, mem0));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem0, 0, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_release(self->fd, mem2));
+	EXPECT_EQ(0, st_release(self->fd, mem0));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /*
@@ -973,26 +675,26 @@ TEST_F(mc, bind_wrong_device_refused)
 TEST_F(mc, shareable_object_takes_shareable_memory_only)
 {
 	const __u64 g = self->g;
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 shared, private, plain, fd_mem;
 
 	shared = team(_metadata, self->fd, 1, g);
-	ASSERT_EQ(0, mc_create(self->fd, 1, 0, g, &private));
-	ASSERT_EQ(0, mc_add(self->fd, private, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, g, &plain));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &fd_mem));
-	want = counts_now();
+	ASSERT_EQ(0, st_mc_create(self->fd, 1, 0, g, &private));
+	ASSERT_EQ(0, st_mc_add(self->fd, private, 0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, g, &plain));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &fd_mem));
+	want = st_objects_now();
 
-	EXPECT_EQ(-EINVAL, bind_mem(self->fd, shared, 0, 0, plain, 0, g));
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, bind_mem(self->fd, shared, 0, 0, fd_mem, 0, g));
-	EXPECT_EQ(0, bind_mem(self->fd, private, 0, 0, plain, 0, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, shared, 0, 0, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, private, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, fd_mem));
-	EXPECT_EQ(0, cumc_release(self->fd, plain));
-	EXPECT_EQ(0, cumc_release(self->fd, private));
-	EXPECT_EQ(0, cumc_release(self->fd, shared));
+	EXPECT_EQ(-EINVAL, st_mc_bind_mem(self->fd, shared, 0, 0, plain, 0, g));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, shared, 0, 0, fd_mem, 0, g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, private, 0, 0, plain, 0, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, shared, 0, 0, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, private, 0, 0, g));
+	EXPECT_EQ(0, st_release(self->fd, fd_mem));
+	EXPECT_EQ(0, st_release(self->fd, plain));
+	EXPECT_EQ(0, st_release(self->fd, private));
+	EXPECT_EQ(0, st_release(self->fd, shared));
 }
 
 TEST_F(mc, bind_bad_handles_flags_refused)
@@ -1003,37 +705,37 @@ TEST_F(mc, bind_bad_handles_flags_refused)
 		.device = 0,
 		.length = g,
 	};
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem, other_mem;
 	int other;
 
 	h = team(_metadata, self->fd, 1, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
-	other = cumc_open();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	other = st_open();
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_mem_create(other, 0, CUMC_HANDLE_FD, g, &other_mem));
-	want = counts_now();
+	ASSERT_EQ(0, st_mem_create(other, 0, CUMC_HANDLE_FD, g, &other_mem));
+	want = st_objects_now();
 
-	EXPECT_EQ(-ENOENT, bind_mem(self->fd, 0, 0, 0, mem, 0, g));
-	EXPECT_EQ(-ENOENT, bind_mem(self->fd, mem, 0, 0, mem, 0, g));
-	EXPECT_EQ(-ENOENT, bind_mem(self->fd, h, 0, 0, 0, 0, g));
-	EXPECT_EQ(-ENOENT, bind_mem(self->fd, h, 0, 0, h, 0, g));
-	EXPECT_EQ(-ENOENT, bind_mem(self->fd, h, 0, 0, other_mem, 0, g));
+	EXPECT_EQ(-ENOENT, st_mc_bind_mem(self->fd, 0, 0, 0, mem, 0, g));
+	EXPECT_EQ(-ENOENT, st_mc_bind_mem(self->fd, mem, 0, 0, mem, 0, g));
+	EXPECT_EQ(-ENOENT, st_mc_bind_mem(self->fd, h, 0, 0, 0, 0, g));
+	EXPECT_EQ(-ENOENT, st_mc_bind_mem(self->fd, h, 0, 0, h, 0, g));
+	EXPECT_EQ(-ENOENT, st_mc_bind_mem(self->fd, h, 0, 0, other_mem, 0, g));
 
 	b.handle = h;
 	b.mem = mem;
 	b.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
 	b.flags = 0;
 	b.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
-	EXPECT_COUNTS(want);
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_ADDR, &b));
+	ST_EXPECT_OBJECTS(want, views);
 
 	close(other);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_overlap_refused)
@@ -1049,7 +751,7 @@ TEST_F(mc, bind_overlap_refused)
 		{ "inside", 2 * g, g },
 		{ "around", 0, 4 * g },
 	};
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem0, mem1;
 	size_t i;
 
@@ -1058,33 +760,33 @@ TEST_F(mc, bind_overlap_refused)
 	 * overlapping binds would take memory that is not bound yet.
 	 */
 	h = team(_metadata, self->fd, 2, 4 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, 6 * g, &mem0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem1));
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, g, mem0, 0, 2 * g));
-	want = counts_now();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, 6 * g, &mem0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, 2 * g, &mem1));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, g, mem0, 0, 2 * g));
+	want = st_objects_now();
 	for (i = 0; i < ARRAY_SIZE(overlap); i++) {
-		EXPECT_EQ(-EEXIST, bind_mem(self->fd, h, 0,
-					    overlap[i].mc_offset, mem0, 2 * g,
-					    overlap[i].length))
+		EXPECT_EQ(-EEXIST, st_mc_bind_mem(self->fd, h, 0,
+						  overlap[i].mc_offset, mem0,
+						  2 * g, overlap[i].length))
 			TH_LOG("%s", overlap[i].what);
 	}
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 
 	/* Next to it, several binds of one member at different offsets... */
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem0, 2 * g, g));
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 3 * g, mem0, 3 * g, g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem0, 2 * g, g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 3 * g, mem0, 3 * g, g));
 	/* ... and another member at the same offset. */
-	EXPECT_EQ(0, bind_mem(self->fd, h, 1, g, mem1, 0, 2 * g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 1, g, mem1, 0, 2 * g));
 	want.binds += 3;
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, g, 2 * g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 3 * g, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, g, 2 * g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem1));
-	EXPECT_EQ(0, cumc_release(self->fd, mem0));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, g, 2 * g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 3 * g, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 1, g, 2 * g));
+	EXPECT_EQ(0, st_release(self->fd, mem1));
+	EXPECT_EQ(0, st_release(self->fd, mem0));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_addr_inside_mapping)
@@ -1096,98 +798,105 @@ TEST_F(mc, bind_addr_inside_mapping)
 	h = team(_metadata, self->fd, 2, g);
 	uc_new(_metadata, self->fd, 1, 3 * g, &uc);
 	/* The allocation's middle granule, by its address. */
-	ASSERT_EQ(0, bind_addr(self->fd, h, 1, 0, uc.addr + g, g));
-	ASSERT_EQ(0, map_new(self->fd, h, g, 1, CUMC_ACCESS_READWRITE,
-			     &mc_addr));
-	ASSERT_EQ(0, mc_view(self->fd, mc_addr, 1, &view, &len));
+	ASSERT_EQ(0, st_mc_bind_addr(self->fd, h, 1, 0, uc.addr + g, g));
+	ASSERT_EQ(0, st_map_new(self->fd, h, g, 1, CUMC_ACCESS_READWRITE,
+				&mc_addr));
+	ASSERT_EQ(0, st_mc_view(self->fd, mc_addr, 1, &view, &len));
 	*u32p(uc.addr + g + 64) = 0x1f2e3d4c;
 	EXPECT_EQ(0x1f2e3d4c, *u32p(view + 64));
 
 	EXPECT_EQ(0, munmap(ptr(view), len));
-	EXPECT_EQ(0, unmap_free(self->fd, mc_addr, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, 0, g));
+	EXPECT_EQ(0, st_unmap_free(self->fd, mc_addr, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 1, 0, g));
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_addr_refusals)
 {
 	const __u64 g = self->g;
 	__u64 h, va, mc_addr, local = 0;
-	struct mc_counts want;
+	struct cumc_mc_bind odd = {
+		.size = sizeof(odd),
+		.mem_offset = g,	/* with an address: refused */
+		.length = g,
+	};
+	struct st_objects want;
 	struct uc uc, theirs;
 	int other;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
 	uc_new(_metadata, self->fd, 0, 2 * g, &uc);
-	other = cumc_open();
+	other = st_open();
 	ASSERT_LE(0, other);
 	uc_new(_metadata, other, 0, g, &theirs);
 	/* A reservation with nothing mapped in it. */
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, g, 0, 0, &va));
-	ASSERT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE,
-			     &mc_addr));
-	want = counts_now();
+	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &va));
+	ASSERT_EQ(0, st_map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE,
+				&mc_addr));
+	want = st_objects_now();
 
-	EXPECT_EQ(-ENXIO, bind_addr(self->fd, h, 0, 0, va, g));
-	EXPECT_EQ(-ENXIO, bind_addr(self->fd, h, 0, 0,
-				    (__u64)(uintptr_t)&local, g));
-	EXPECT_EQ(-ENXIO, bind_addr(self->fd, h, 0, 0, 0, g));
+	EXPECT_EQ(-ENXIO, st_mc_bind_addr(self->fd, h, 0, 0, va, g));
+	EXPECT_EQ(-ENXIO, st_mc_bind_addr(self->fd, h, 0, 0,
+					  (__u64)(uintptr_t)&local, g));
+	EXPECT_EQ(-ENXIO, st_mc_bind_addr(self->fd, h, 0, 0, 0, g));
 	/* A multicast mapping is no memory to bind. */
-	EXPECT_EQ(-ENXIO, bind_addr(self->fd, h, 0, 0, mc_addr, g));
+	EXPECT_EQ(-ENXIO, st_mc_bind_addr(self->fd, h, 0, 0, mc_addr, g));
 	/* Nor is memory mapped by another client, even in this process. */
-	EXPECT_EQ(-ENXIO, bind_addr(self->fd, h, 0, 0, theirs.addr, g));
+	EXPECT_EQ(-ENXIO, st_mc_bind_addr(self->fd, h, 0, 0, theirs.addr, g));
 	/* Past the end of the mapping (and its allocation). */
-	EXPECT_EQ(-EINVAL, bind_addr(self->fd, h, 0, 0, uc.addr + g, 2 * g));
-	EXPECT_EQ(-EINVAL, bind_addr(self->fd, h, 0, 0, uc.addr, 3 * g));
+	EXPECT_EQ(-EINVAL, st_mc_bind_addr(self->fd, h, 0, 0, uc.addr + g,
+					   2 * g));
+	EXPECT_EQ(-EINVAL, st_mc_bind_addr(self->fd, h, 0, 0, uc.addr, 3 * g));
 	/* The memory's offset is the address's business. */
-	EXPECT_EQ(-EINVAL, mc_bind(self->fd, CUMC_MC_BIND_ADDR, h, 0, 0,
-				   uc.addr, g, g));
+	odd.handle = h;
+	odd.mem = uc.addr;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_BIND_ADDR, &odd));
 	/* The memory must still be the member's. */
-	EXPECT_EQ(-EINVAL, bind_addr(self->fd, h, 1, 0, uc.addr, g));
+	EXPECT_EQ(-EINVAL, st_mc_bind_addr(self->fd, h, 1, 0, uc.addr, g));
 	/* And fit in the object. */
-	EXPECT_EQ(-EINVAL, bind_addr(self->fd, h, 0, g, uc.addr, 2 * g));
-	EXPECT_COUNTS(want);
+	EXPECT_EQ(-EINVAL, st_mc_bind_addr(self->fd, h, 0, g, uc.addr, 2 * g));
+	ST_EXPECT_OBJECTS(want, views);
 
-	EXPECT_EQ(0, bind_addr(self->fd, h, 0, 0, uc.addr, 2 * g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, 2 * g));
+	EXPECT_EQ(0, st_mc_bind_addr(self->fd, h, 0, 0, uc.addr, 2 * g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, 2 * g));
 
-	EXPECT_EQ(0, unmap_free(self->fd, mc_addr, g));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, g));
+	EXPECT_EQ(0, st_unmap_free(self->fd, mc_addr, g));
+	EXPECT_EQ(0, st_va_free(self->fd, va, g));
 	uc_free(_metadata, other, &theirs);
 	close(other);
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, binding_holds_memory)
 {
 	const __u64 g = self->g;
 	struct cumc_mem_info info;
-	struct mc_counts want;
+	struct st_objects want;
 	long long free_before;
 	__u64 h, mem;
 
 	h = team(_metadata, self->fd, 2, g);
-	free_before = cumc_mem_free(self->fd, 1);
+	free_before = st_mem_free(self->fd, 1);
 	ASSERT_LE(0, free_before);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
-	ASSERT_EQ(0, bind_mem(self->fd, h, 1, 0, mem, 0, g));
-	ASSERT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, mem, &info));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 1, 0, mem, 0, g));
+	ASSERT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(-ENOENT, st_mem_info(self->fd, mem, &info));
 	want = self->open;
 	want.mcs++;
 	want.binds++;
 	want.mems++;
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(free_before - g, cumc_mem_free(self->fd, 1));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(free_before - g, st_mem_free(self->fd, 1));
 
-	ASSERT_EQ(0, mc_unbind(self->fd, h, 1, 0, g));
+	ASSERT_EQ(0, st_mc_unbind(self->fd, h, 1, 0, g));
 	want.binds--;
 	want.mems--;
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 1));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 1));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* CUMC_MC_UNBIND */
@@ -1211,61 +920,61 @@ TEST_F(mc, unbind_exact_range_only)
 	};
 	struct cumc_mc_unbind u = { .size = sizeof(u), .mc_offset = g,
 				    .length = 2 * g };
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem;
 	size_t i;
 
 	h = team(_metadata, self->fd, 2, 4 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, 2 * g, &mem));
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, g, mem, 0, 2 * g));
-	want = counts_now();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, 2 * g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, g, mem, 0, 2 * g));
+	want = st_objects_now();
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(-ENXIO, mc_unbind(self->fd, h, bad[i].device,
-					    bad[i].mc_offset, bad[i].length))
+		EXPECT_EQ(-ENXIO, st_mc_unbind(self->fd, h, bad[i].device,
+					       bad[i].mc_offset, bad[i].length))
 			TH_LOG("%s", bad[i].what);
 	}
 	u.handle = h;
 	u.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_UNBIND, &u));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_UNBIND, &u));
 	u.flags = 0;
 	u.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_UNBIND, &u));
-	EXPECT_EQ(-ENOENT, mc_unbind(self->fd, mem, 0, g, 2 * g));
-	EXPECT_COUNTS(want);
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_UNBIND, &u));
+	EXPECT_EQ(-ENOENT, st_mc_unbind(self->fd, mem, 0, g, 2 * g));
+	ST_EXPECT_OBJECTS(want, views);
 
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, g, 2 * g));
-	EXPECT_EQ(-ENXIO, mc_unbind(self->fd, h, 0, g, 2 * g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, g, 2 * g));
+	EXPECT_EQ(-ENXIO, st_mc_unbind(self->fd, h, 0, g, 2 * g));
 	want.binds--;
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* Waiting for the team */
 
 TEST_F(mc, bind_waits_for_team_shared_client)
 {
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem;
 	pid_t pid;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
 	/* A forked child shares the client, and with it the handle. */
 	pid = complete_when_asleep(self->fd, h, CUMC_MC_BIND_MEM, 1);
 	ASSERT_LT(0, pid);
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
-	EXPECT_EQ(0, wait_exit(pid));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_wait_exit(pid));
 	EXPECT_EQ(CUMC_TEAM_STATE_READY, mc_state(self->fd, h));
 	want = self->open;
 	want.mcs++;
 	want.mems++;
 	want.binds++;
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_addr_waits_for_team_other_client)
@@ -1275,35 +984,34 @@ TEST_F(mc, bind_addr_waits_for_team_other_client)
 	int efd;
 	__u64 h;
 
-	ASSERT_EQ(0, mc_create(self->fd, 3, CUMC_HANDLE_FD, self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 2));
+	ASSERT_EQ(0, st_mc_create(self->fd, 3, CUMC_HANDLE_FD, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 2));
 	uc_new(_metadata, self->fd, 2, self->g, &uc);
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* Another client, another process: the way peers join. */
-		int step = 0, fd = cumc_open();
+		int step = 0, fd = st_open();
 		__u64 mine;
 
 		if (!sleeps_in_ioctl(parent, CUMC_MC_BIND_ADDR))
 			step = 1;
-		if (fd < 0 || cumc_import_fd_as(fd, efd, &mine))
+		if (fd < 0 || st_import_fd(fd, efd, &mine))
 			_exit(2);
 		if (mc_state(fd, mine) != CUMC_TEAM_STATE_FORMING)
 			step = 3;
-		if (mc_add(fd, mine, 0) || mc_add(fd, mine, 1))
+		if (st_mc_add(fd, mine, 0) || st_mc_add(fd, mine, 1))
 			step = 4;
 		_exit(step);
 	}
 	close(efd);
-	EXPECT_EQ(0, bind_addr(self->fd, h, 2, 0, uc.addr, self->g));
-	EXPECT_EQ(0, wait_exit(pid));
+	EXPECT_EQ(0, st_mc_bind_addr(self->fd, h, 2, 0, uc.addr, self->g));
+	EXPECT_EQ(0, st_wait_exit(pid));
 	EXPECT_EQ(CUMC_TEAM_STATE_READY, mc_state(self->fd, h));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 2, 0, self->g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 2, 0, self->g));
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, map_waits_for_team)
@@ -1312,32 +1020,32 @@ TEST_F(mc, map_waits_for_team)
 	__u64 h, va;
 	pid_t pid;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, 2 * self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 1));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, 2 * self->g, 0, 0, &va));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, 2 * self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 1));
+	ASSERT_EQ(0, st_va_reserve(self->fd, 2 * self->g, 0, 0, &va));
 	pid = complete_when_asleep(self->fd, h, CUMC_MAP, 0);
 	ASSERT_LT(0, pid);
-	EXPECT_EQ(0, cumc_map(self->fd, va, 2 * self->g, h));
-	EXPECT_EQ(0, wait_exit(pid));
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, 0, &q));
+	EXPECT_EQ(0, st_map(self->fd, va, 2 * self->g, h));
+	EXPECT_EQ(0, st_wait_exit(pid));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 0, 0, &q));
 	EXPECT_EQ(CUMC_VA_MULTICAST, q.out_type);
 	EXPECT_EQ(va, q.out_map_addr);
 	EXPECT_EQ(2 * self->g, q.out_map_length);
-	EXPECT_EQ(0, unmap_free(self->fd, va, 2 * self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, 2 * self->g));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wait_interrupted_by_signal)
 {
 	pid_t parent = getpid(), pid;
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, mem;
 	char c;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
-	want = counts_now();
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	want = st_objects_now();
 	/* No SA_RESTART: the wait ends with EINTR. */
 	catch_sigusr1(_metadata, 0);
 	pid = fork();
@@ -1348,18 +1056,18 @@ TEST_F(mc, bind_wait_interrupted_by_signal)
 		kill(parent, SIGUSR1);
 		_exit(slept ? 0 : 1);
 	}
-	EXPECT_EQ(-EINTR, bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
-	EXPECT_EQ(0, wait_exit(pid));
+	EXPECT_EQ(-EINTR, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_wait_exit(pid));
 	EXPECT_EQ(1, read(sig_pipe[0], &c, 1));
 	/* It left nothing behind, and the object is as it was. */
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, mc_state(self->fd, h));
 
-	ASSERT_EQ(0, mc_add(self->fd, h, 1));
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 1));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wait_restarts_after_signal)
@@ -1367,9 +1075,9 @@ TEST_F(mc, bind_wait_restarts_after_signal)
 	pid_t parent = getpid(), pid;
 	__u64 h, mem;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, 0, self->g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
 	catch_sigusr1(_metadata, SA_RESTART);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1385,20 +1093,20 @@ TEST_F(mc, bind_wait_restarts_after_signal)
 			step = 2;
 		if (!sleeps_in_ioctl(parent, CUMC_MC_BIND_MEM))
 			step = 3;
-		if (mc_add(self->fd, h, 1))
+		if (st_mc_add(self->fd, h, 1))
 			step = 4;
 		_exit(step);
 	}
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
-	EXPECT_EQ(0, wait_exit(pid));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_wait_exit(pid));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, bind_wait_killed_leaves_nothing)
 {
-	struct mc_counts want;
+	struct st_objects want;
 	bool slept;
 	pid_t pid;
 
@@ -1406,14 +1114,14 @@ TEST_F(mc, bind_wait_killed_leaves_nothing)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* Member 1 never joins: this bind would wait forever. */
-		int fd = cumc_open();
+		int fd = st_open();
 		__u64 h, mem;
 
-		if (fd < 0 || mc_create(fd, 2, 0, self->g, &h) ||
-		    mc_add(fd, h, 0) ||
-		    cumc_mem_create(fd, 0, CUMC_HANDLE_FD, self->g, &mem))
+		if (fd < 0 || st_mc_create(fd, 2, 0, self->g, &h) ||
+		    st_mc_add(fd, h, 0) ||
+		    st_mem_create(fd, 0, CUMC_HANDLE_FD, self->g, &mem))
 			_exit(1);
-		bind_mem(fd, h, 0, 0, mem, 0, self->g);
+		st_mc_bind_mem(fd, h, 0, 0, mem, 0, self->g);
 		_exit(2);
 	}
 	slept = sleeps_in_ioctl(pid, CUMC_MC_BIND_MEM);
@@ -1423,25 +1131,25 @@ TEST_F(mc, bind_wait_killed_leaves_nothing)
 		want.clients++;
 		want.mcs++;
 		want.mems++;
-		EXPECT_COUNTS(want);
+		ST_EXPECT_OBJECTS(want, views);
 	}
 	kill(pid, SIGKILL);
-	EXPECT_EQ(128 + SIGKILL, wait_exit(pid));
-	EXPECT_COUNTS(self->open);
+	EXPECT_EQ(128 + SIGKILL, st_wait_exit(pid));
+	ST_EXPECT_OBJECTS(self->open, views);
 }
 
 /* A waiter of one process, killed, while two others use the object. */
 static int wait_to_bind(int efd, __u64 mc_offset, __u64 length)
 {
-	int fd = cumc_open();
+	int fd = st_open();
 	__u64 h, mem;
 
-	if (fd < 0 || cumc_import_fd_as(fd, efd, &h))
+	if (fd < 0 || st_import_fd(fd, efd, &h))
 		return 1;
 	close(efd);
-	if (cumc_mem_create(fd, 0, CUMC_HANDLE_FD, length, &mem))
+	if (st_mem_create(fd, 0, CUMC_HANDLE_FD, length, &mem))
 		return 2;
-	if (bind_mem(fd, h, 0, mc_offset, mem, 0, length))
+	if (st_mc_bind_mem(fd, h, 0, mc_offset, mem, 0, length))
 		return 3;
 	return mc_state(fd, h) == CUMC_TEAM_STATE_READY ? 0 : 4;
 }
@@ -1449,16 +1157,15 @@ static int wait_to_bind(int efd, __u64 mc_offset, __u64 length)
 TEST_F(mc, killed_waiter_does_not_disturb_others)
 {
 	const __u64 g = self->g;
-	struct mc_counts want;
+	struct st_objects want;
 	bool slept[2];
 	pid_t pid[2];
 	__u64 h;
 	int efd, i;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD, 2 * g, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, CUMC_HANDLE_FD, 2 * g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	for (i = 0; i < 2; i++) {
 		pid[i] = fork();
 		if (pid[i] == 0)
@@ -1474,31 +1181,31 @@ TEST_F(mc, killed_waiter_does_not_disturb_others)
 	if (!slept[0] || !slept[1]) {
 		kill(pid[0], SIGKILL);
 		kill(pid[1], SIGKILL);
-		wait_exit(pid[0]);
-		wait_exit(pid[1]);
+		st_wait_exit(pid[0]);
+		st_wait_exit(pid[1]);
 	}
 	ASSERT_TRUE(slept[0] && slept[1]);
 
 	kill(pid[0], SIGKILL);
-	EXPECT_EQ(128 + SIGKILL, wait_exit(pid[0]));
+	EXPECT_EQ(128 + SIGKILL, st_wait_exit(pid[0]));
 	/* The other waiter still waits, the object is as it was. */
 	EXPECT_TRUE(sleeps_in_ioctl(pid[1], CUMC_MC_BIND_MEM));
 	want = self->open;
 	want.clients++;
 	want.mcs++;
 	want.mems++;
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, mc_state(self->fd, h));
 
 	/* Completing the team lets it bind; its memory outlives its client. */
-	EXPECT_EQ(0, mc_add(self->fd, h, 1));
-	EXPECT_EQ(0, wait_exit(pid[1]));
+	EXPECT_EQ(0, st_mc_add(self->fd, h, 1));
+	EXPECT_EQ(0, st_wait_exit(pid[1]));
 	want.clients--;
 	want.binds++;
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(-ENXIO, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, g, g));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(-ENXIO, st_mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, g, g));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* Mapping the object, and member views */
@@ -1508,34 +1215,34 @@ TEST_F(mc, map_length_and_offset)
 	const __u64 g = self->g;
 	struct cumc_map m = { .size = sizeof(m), .length = g, .offset = g };
 	struct cumc_va_query q;
-	struct mc_counts want;
+	struct st_objects want;
 	__u64 h, va;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, 4 * g, 0, 0, &va));
-	want = counts_now();
-	EXPECT_EQ(-EINVAL, cumc_map(self->fd, va, 3 * g, h));
-	EXPECT_EQ(-EINVAL, cumc_map(self->fd, va, g / 2, h));
+	ASSERT_EQ(0, st_va_reserve(self->fd, 4 * g, 0, 0, &va));
+	want = st_objects_now();
+	EXPECT_EQ(-EINVAL, st_map(self->fd, va, 3 * g, h));
+	EXPECT_EQ(-EINVAL, st_map(self->fd, va, g / 2, h));
 	m.addr = va;
 	m.handle = h;
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_MAP, &m));
-	EXPECT_COUNTS(want);
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MAP, &m));
+	ST_EXPECT_OBJECTS(want, views);
 
 	/* Less than the object, from its start: like mscclpp's [0, end). */
-	ASSERT_EQ(0, cumc_map(self->fd, va, g, h));
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, 0, &q));
+	ASSERT_EQ(0, st_map(self->fd, va, g, h));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 0, 0, &q));
 	EXPECT_EQ(CUMC_VA_MULTICAST, q.out_type);
 	EXPECT_EQ(g, q.out_map_length);
 	/* The whole object, next to it. */
-	ASSERT_EQ(0, cumc_map(self->fd, va + g, 2 * g, h));
+	ASSERT_EQ(0, st_map(self->fd, va + g, 2 * g, h));
 	want.mappings += 2;
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 
 	/* The mappings hold the object. */
-	ASSERT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_COUNTS(want);
-	EXPECT_EQ(0, cumc_unmap(self->fd, va, 3 * g));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, 4 * g));
+	ASSERT_EQ(0, st_release(self->fd, h));
+	ST_EXPECT_OBJECTS(want, views);
+	EXPECT_EQ(0, st_unmap(self->fd, va, 3 * g));
+	EXPECT_EQ(0, st_va_free(self->fd, va, 4 * g));
 }
 
 TEST_F(mc, plain_access_to_mapping_faults)
@@ -1548,22 +1255,22 @@ TEST_F(mc, plain_access_to_mapping_faults)
 	__u64 h, mem, va;
 
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, g, 0, 0, &va));
-	ASSERT_EQ(0, cumc_map(self->fd, va, g, h));
-	ASSERT_EQ(0, cumc_set_access(self->fd, va, g, both, 2));
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 1, 0, &q));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, g));
+	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &va));
+	ASSERT_EQ(0, st_map(self->fd, va, g, h));
+	ASSERT_EQ(0, st_set_access(self->fd, va, g, both, 2));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 1, 0, &q));
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, q.out_access);
 
 	/* Bound and granted, yet only multimem operations may use it. */
-	EXPECT_EQ(SIGSEGV, touch_in_child(va, false));
-	EXPECT_EQ(SIGSEGV, touch_in_child(va + g - 1, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(va, false));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(va + g - 1, true));
 
-	EXPECT_EQ(0, unmap_free(self->fd, va, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, view_refusals)
@@ -1571,68 +1278,67 @@ TEST_F(mc, view_refusals)
 	const __u64 g = self->g;
 	struct cumc_mc_view v = { .size = sizeof(v) };
 	__u64 h, va, out, len, theirs, their_va;
-	struct mc_counts want;
+	struct st_objects want;
 	int other, efd;
 	struct uc uc;
 
 	h = team(_metadata, self->fd, 2, 2 * g);
 	uc_new(_metadata, self->fd, 0, g, &uc);
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, 3 * g, 0, 0, &va));
-	ASSERT_EQ(0, cumc_map(self->fd, va, 2 * g, h));
-	want = counts_now();
+	ASSERT_EQ(0, st_va_reserve(self->fd, 3 * g, 0, 0, &va));
+	ASSERT_EQ(0, st_map(self->fd, va, 2 * g, h));
+	want = st_objects_now();
 
 	/* No device has access yet. */
-	EXPECT_EQ(-EACCES, mc_view(self->fd, va, 0, &out, &len));
-	ASSERT_EQ(0, grant(self->fd, va, 2 * g, 0, CUMC_ACCESS_READWRITE));
+	EXPECT_EQ(-EACCES, st_mc_view(self->fd, va, 0, &out, &len));
+	ASSERT_EQ(0, st_grant(self->fd, va, 2 * g, 0, CUMC_ACCESS_READWRITE));
 
 	/* Only the start of a multicast mapping names one. */
-	EXPECT_EQ(-ENXIO, mc_view(self->fd, va + g, 0, &out, &len));
-	EXPECT_EQ(-ENXIO, mc_view(self->fd, va + PAGE, 0, &out, &len));
-	EXPECT_EQ(-ENXIO, mc_view(self->fd, va + 2 * g, 0, &out, &len));
-	EXPECT_EQ(-ENXIO, mc_view(self->fd, uc.addr, 0, &out, &len));
-	EXPECT_EQ(-ENXIO, mc_view(self->fd, (__u64)(uintptr_t)&v, 0, &out,
-				  &len));
+	EXPECT_EQ(-ENXIO, st_mc_view(self->fd, va + g, 0, &out, &len));
+	EXPECT_EQ(-ENXIO, st_mc_view(self->fd, va + PAGE, 0, &out, &len));
+	EXPECT_EQ(-ENXIO, st_mc_view(self->fd, va + 2 * g, 0, &out, &len));
+	EXPECT_EQ(-ENXIO, st_mc_view(self->fd, uc.addr, 0, &out, &len));
+	EXPECT_EQ(-ENXIO, st_mc_view(self->fd, (__u64)(uintptr_t)&v, 0, &out,
+				     &len));
 	/* Device 2 is no member. */
-	EXPECT_EQ(-EINVAL, mc_view(self->fd, va, 2, &out, &len));
+	EXPECT_EQ(-EINVAL, st_mc_view(self->fd, va, 2, &out, &len));
 	/* Another client's mapping of the object is not this client's. */
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
-	other = cumc_open();
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
+	other = st_open();
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_import_fd_as(other, efd, &theirs));
+	ASSERT_EQ(0, st_import_fd(other, efd, &theirs));
 	close(efd);
-	ASSERT_EQ(0, map_new(other, theirs, g, 0, CUMC_ACCESS_READWRITE,
-			     &their_va));
-	EXPECT_EQ(-ENXIO, mc_view(self->fd, their_va, 0, &out, &len));
-	EXPECT_EQ(0, unmap_free(other, their_va, g));
+	ASSERT_EQ(0, st_map_new(other, theirs, g, 0, CUMC_ACCESS_READWRITE,
+				&their_va));
+	EXPECT_EQ(-ENXIO, st_mc_view(self->fd, their_va, 0, &out, &len));
+	EXPECT_EQ(0, st_unmap_free(other, their_va, g));
 	close(other);
 
 	v.addr = va;
 	v.out_addr = CANARY;
 	v.flags = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
 	v.flags = 0;
 	v.__reserved = 1;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
 	EXPECT_EQ(CANARY, v.out_addr);
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 
 	/* The same call with the right address and a member works. */
-	ASSERT_EQ(0, mc_view(self->fd, va, 1, &out, &len));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 1, &out, &len));
 	EXPECT_EQ(2 * g, len);
 	EXPECT_EQ(0, munmap(ptr(out), len));
 
-	EXPECT_EQ(0, cumc_unmap(self->fd, va, 2 * g));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, 3 * g));
+	EXPECT_EQ(0, st_unmap(self->fd, va, 2 * g));
+	EXPECT_EQ(0, st_va_free(self->fd, va, 3 * g));
 	uc_free(_metadata, self->fd, &uc);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, view_shows_bound_memory)
 {
 	const __u64 g = self->g;
 	__u64 h, va, v0, v1, len0, len1;
-	struct mc_counts want;
+	struct st_objects want;
 	struct uc a, b;
 
 	/*
@@ -1642,12 +1348,12 @@ TEST_F(mc, view_shows_bound_memory)
 	h = team(_metadata, self->fd, 2, 2 * g);
 	uc_new(_metadata, self->fd, 0, g, &a);
 	uc_new(_metadata, self->fd, 1, 2 * g, &b);
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, g, a.handle, 0, g));
-	ASSERT_EQ(0, bind_addr(self->fd, h, 1, 0, b.addr + g, g));
-	ASSERT_EQ(0, map_new(self->fd, h, 2 * g, 0, CUMC_ACCESS_READWRITE,
-			     &va));
-	ASSERT_EQ(0, mc_view(self->fd, va, 0, &v0, &len0));
-	ASSERT_EQ(0, mc_view(self->fd, va, 1, &v1, &len1));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, g, a.handle, 0, g));
+	ASSERT_EQ(0, st_mc_bind_addr(self->fd, h, 1, 0, b.addr + g, g));
+	ASSERT_EQ(0, st_map_new(self->fd, h, 2 * g, 0, CUMC_ACCESS_READWRITE,
+				&va));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 0, &v0, &len0));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 1, &v1, &len1));
 	EXPECT_EQ(2 * g, len0);
 	EXPECT_EQ(2 * g, len1);
 	EXPECT_EQ(0, v0 % g);
@@ -1663,9 +1369,9 @@ TEST_F(mc, view_shows_bound_memory)
 	*u32p(b.addr + g + 12) = 0xb0b0b0b0;
 	EXPECT_EQ(0xb0b0b0b0, *u32p(v1 + 12));
 	/* The unbound halves. */
-	EXPECT_EQ(SIGBUS, touch_in_child(v0, false));
-	EXPECT_EQ(SIGBUS, touch_in_child(v0 + g - 1, true));
-	EXPECT_EQ(SIGBUS, touch_in_child(v1 + g, false));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(v0, false));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(v0 + g - 1, true));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(v1 + g, false));
 	/* The views and the memory share pages: those touched, no more. */
 	want = self->open;
 	want.mcs++;
@@ -1675,16 +1381,16 @@ TEST_F(mc, view_shows_bound_memory)
 	want.mappings += 3;
 	want.binds += 2;
 	want.views += 2;
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 
 	EXPECT_EQ(0, munmap(ptr(v0), len0));
 	EXPECT_EQ(0, munmap(ptr(v1), len1));
-	EXPECT_EQ(0, unmap_free(self->fd, va, 2 * g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, g, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, 0, g));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, 2 * g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, g, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 1, 0, g));
 	uc_free(_metadata, self->fd, &a);
 	uc_free(_metadata, self->fd, &b);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, unbind_zaps_views)
@@ -1695,28 +1401,28 @@ TEST_F(mc, unbind_zaps_views)
 
 	h = team(_metadata, self->fd, 2, g);
 	uc_new(_metadata, self->fd, 0, 2 * g, &a);
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, 0, a.handle, 0, g));
-	ASSERT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
-	ASSERT_EQ(0, mc_view(self->fd, va, 0, &view, &len));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, a.handle, 0, g));
+	ASSERT_EQ(0, st_map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 0, &view, &len));
 	*u32p(a.addr) = 1;
 	/* Now the view has a page table entry for the binding's page. */
 	EXPECT_EQ(1, *u32p(view));
 
-	ASSERT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(SIGBUS, touch_in_child(view, false));
-	EXPECT_EQ(SIGBUS, touch_in_child(view, true));
+	ASSERT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(view, false));
+	EXPECT_EQ(SIGBUS, probe_touch_in_child(view, true));
 	EXPECT_EQ(1, *u32p(a.addr));
 
 	/* A new binding shows through the same view. */
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, 0, a.handle, g, g));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, a.handle, g, g));
 	*u32p(a.addr + g) = 2;
 	EXPECT_EQ(2, *u32p(view));
 
 	EXPECT_EQ(0, munmap(ptr(view), len));
-	EXPECT_EQ(0, unmap_free(self->fd, va, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
 	uc_free(_metadata, self->fd, &a);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, views_in_two_processes_share_data)
@@ -1727,10 +1433,10 @@ TEST_F(mc, views_in_two_processes_share_data)
 	pid_t pid;
 
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
-	ASSERT_EQ(0, bind_mem(self->fd, h, 1, 0, mem, 0, g));
-	ASSERT_EQ(0, map_new(self->fd, h, g, 1, CUMC_ACCESS_READWRITE, &va));
-	ASSERT_EQ(0, mc_view(self->fd, va, 1, &view, &len));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 1, 0, mem, 0, g));
+	ASSERT_EQ(0, st_map_new(self->fd, h, g, 1, CUMC_ACCESS_READWRITE, &va));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 1, &view, &len));
 	*u32p(view + 16) = 0x600d;
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 
@@ -1741,9 +1447,9 @@ TEST_F(mc, views_in_two_processes_share_data)
 		__u64 cva, cview, clen;
 
 		close(sv[0]);
-		if (map_new(self->fd, h, g, 1, CUMC_ACCESS_READWRITE, &cva))
+		if (st_map_new(self->fd, h, g, 1, CUMC_ACCESS_READWRITE, &cva))
 			_exit(1);
-		if (mc_view(self->fd, cva, 1, &cview, &clen) || clen != g)
+		if (st_mc_view(self->fd, cva, 1, &cview, &clen) || clen != g)
 			_exit(2);
 		if (*u32p(cview + 16) != 0x600d)
 			_exit(3);
@@ -1751,22 +1457,22 @@ TEST_F(mc, views_in_two_processes_share_data)
 		if (send_byte(sv[1], 'w') || recv_byte(sv[1]) != 'u')
 			_exit(4);
 		/* The parent unbound: this process's view went too. */
-		if (touch_in_child(cview + 32, false) != SIGBUS)
+		if (probe_touch_in_child(cview + 32, false) != SIGBUS)
 			_exit(5);
 		_exit(0);
 	}
 	close(sv[1]);
 	EXPECT_EQ('w', recv_byte(sv[0]));
 	EXPECT_EQ(0xc41d, *u32p(view + 32));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 1, 0, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 1, 0, g));
 	EXPECT_EQ(0, send_byte(sv[0], 'u'));
-	EXPECT_EQ(0, wait_exit(pid));
+	EXPECT_EQ(0, st_wait_exit(pid));
 	close(sv[0]);
 
 	EXPECT_EQ(0, munmap(ptr(view), len));
-	EXPECT_EQ(0, unmap_free(self->fd, va, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, read_access_gives_read_only_view)
@@ -1777,55 +1483,55 @@ TEST_F(mc, read_access_gives_read_only_view)
 
 	h = team(_metadata, self->fd, 2, g);
 	uc_new(_metadata, self->fd, 0, g, &a);
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, 0, a.handle, 0, g));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, a.handle, 0, g));
 	*u32p(a.addr) = 0x5eed;
-	ASSERT_EQ(0, map_new(self->fd, h, g, 1, CUMC_ACCESS_READ, &va));
-	ASSERT_EQ(0, mc_view(self->fd, va, 0, &view, &len));
+	ASSERT_EQ(0, st_map_new(self->fd, h, g, 1, CUMC_ACCESS_READ, &va));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 0, &view, &len));
 
-	EXPECT_EQ(0, touch_in_child(view, false));
+	EXPECT_EQ(0, probe_touch_in_child(view, false));
 	EXPECT_EQ(0x5eed, *u32p(view));
-	EXPECT_EQ(SIGSEGV, touch_in_child(view, true));
-	EXPECT_EQ(SIGSEGV, touch_in_child(view + len - 1, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(view, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(view + len - 1, true));
 	/* Nor can the process make it writable itself. */
 	EXPECT_NE(0, mprotect(ptr(view), len, PROT_READ | PROT_WRITE));
-	EXPECT_EQ(SIGSEGV, touch_in_child(view, true));
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(view, true));
 	EXPECT_EQ(0x5eed, *u32p(a.addr));
 
 	EXPECT_EQ(0, munmap(ptr(view), len));
-	EXPECT_EQ(0, unmap_free(self->fd, va, g));
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
 	uc_free(_metadata, self->fd, &a);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(mc, view_holds_object)
 {
 	const __u64 g = self->g;
 	__u64 h, mem, va, view, len;
-	struct mc_counts want;
+	struct st_objects want;
 
 	h = team(_metadata, self->fd, 2, g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
-	ASSERT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
-	ASSERT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
-	ASSERT_EQ(0, mc_view(self->fd, va, 0, &view, &len));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, g));
+	ASSERT_EQ(0, st_map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 0, &view, &len));
 	*u32p(view) = 7;
 
 	/* Handles, mapping and reservation gone: only the view is left. */
-	ASSERT_EQ(0, cumc_release(self->fd, mem));
-	ASSERT_EQ(0, cumc_release(self->fd, h));
-	ASSERT_EQ(0, unmap_free(self->fd, va, g));
+	ASSERT_EQ(0, st_release(self->fd, mem));
+	ASSERT_EQ(0, st_release(self->fd, h));
+	ASSERT_EQ(0, st_unmap_free(self->fd, va, g));
 	want = self->open;
 	want.mcs++;
 	want.binds++;
 	want.mems++;
 	want.pages++;
 	want.views++;
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 	EXPECT_EQ(7, *u32p(view));
 
 	EXPECT_EQ(0, munmap(ptr(view), len));
-	EXPECT_COUNTS(self->open);
+	ST_EXPECT_OBJECTS(self->open, views);
 }
 
 /* Teams of processes */
@@ -1848,25 +1554,25 @@ static int team_member(int sock, __u32 rank, __u32 n, __u64 g)
 	int fd, efd;
 	__u32 i;
 
-	efd = recv_fd(sock);
+	efd = fdpass_recv(sock);
 	if (efd < 0)
 		return 1;
-	fd = cumc_open();
-	if (fd < 0 || cumc_import_fd_as(fd, efd, &h))
+	fd = st_open();
+	if (fd < 0 || st_import_fd(fd, efd, &h))
 		return 2;
 	close(efd);
-	if (mc_add(fd, h, rank) || send_byte(sock, 'a'))
+	if (st_mc_add(fd, h, rank) || send_byte(sock, 'a'))
 		return 3;
-	if (cumc_mem_create(fd, rank, CUMC_HANDLE_FD, g, &mem) ||
-	    bind_mem(fd, h, rank, 0, mem, 0, g))
+	if (st_mem_create(fd, rank, CUMC_HANDLE_FD, g, &mem) ||
+	    st_mc_bind_mem(fd, h, rank, 0, mem, 0, g))
 		return 4;
-	if (map_new(fd, mem, g, rank, CUMC_ACCESS_READWRITE, &uc))
+	if (st_map_new(fd, mem, g, rank, CUMC_ACCESS_READWRITE, &uc))
 		return 5;
 	*u32p(uc) = rank_mark(rank);
-	if (map_new(fd, h, g, rank, CUMC_ACCESS_READWRITE, &va))
+	if (st_map_new(fd, h, g, rank, CUMC_ACCESS_READWRITE, &va))
 		return 6;
 	for (i = 0; i < n; i++)
-		if (mc_view(fd, va, i, &view[i], &len) || len != g)
+		if (st_mc_view(fd, va, i, &view[i], &len) || len != g)
 			return 7;
 	if (send_byte(sock, 'w') || recv_byte(sock) != 'r')
 		return 8;
@@ -1881,9 +1587,9 @@ static int team_member(int sock, __u32 rank, __u32 n, __u64 g)
 	for (i = 0; i < n; i++)
 		if (munmap(ptr(view[i]), g))
 			return 11;
-	if (mc_unbind(fd, h, rank, 0, g) || unmap_free(fd, va, g) ||
-	    unmap_free(fd, uc, g) || cumc_release(fd, mem) ||
-	    cumc_release(fd, h))
+	if (st_mc_unbind(fd, h, rank, 0, g) || st_unmap_free(fd, va, g) ||
+	    st_unmap_free(fd, uc, g) || st_release(fd, mem) ||
+	    st_release(fd, h))
 		return 12;
 	close(fd);
 	return 0;
@@ -1909,12 +1615,11 @@ TEST_F(mc, team_of_processes)
 	__u64 h, mem = 0, uc = 0, va = 0, view[MAX_TEAM] = { 0 }, len;
 	int socks[MAX_TEAM], sv[2], efd, status;
 	pid_t pids[MAX_TEAM] = { 0 };
-	struct mc_counts want;
+	struct st_objects want;
 	__u32 r, i;
 
-	ASSERT_EQ(0, mc_create(self->fd, n, CUMC_HANDLE_FD, g, &h));
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_mc_create(self->fd, n, CUMC_HANDLE_FD, g, &h));
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	for (r = 1; r < n; r++) {
 		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 					sv));
@@ -1937,22 +1642,23 @@ TEST_F(mc, team_of_processes)
 	 * the other ranks are killed rather than left waiting.
 	 */
 	for (r = 1; r < n; r++) {
-		EXPECT_EQ(0, send_fd(socks[r], efd));
+		EXPECT_EQ(0, fdpass_send(socks[r], efd));
 	}
 	close(efd);
 	/* Like NVSHMEM's PE 0, rank 0 adds its device after the broadcast. */
-	EXPECT_EQ(0, mc_add(self->fd, h, 0));
+	EXPECT_EQ(0, st_mc_add(self->fd, h, 0));
 	/* The barrier NCCL holds before binding, so that no bind blocks long. */
 	EXPECT_TRUE(all_send(socks, n, 'a'));
 	if (!_metadata->passed)
 		goto out;
 
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
-	EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
-	EXPECT_EQ(0, map_new(self->fd, mem, g, 0, CUMC_ACCESS_READWRITE, &uc));
-	EXPECT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, g));
+	EXPECT_EQ(0, st_map_new(self->fd, mem, g, 0, CUMC_ACCESS_READWRITE,
+				&uc));
+	EXPECT_EQ(0, st_map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE, &va));
 	for (i = 0; _metadata->passed && i < n; i++) {
-		EXPECT_EQ(0, mc_view(self->fd, va, i, &view[i], &len));
+		EXPECT_EQ(0, st_mc_view(self->fd, va, i, &view[i], &len));
 	}
 	if (!_metadata->passed)
 		goto out;
@@ -1972,21 +1678,21 @@ TEST_F(mc, team_of_processes)
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0, munmap(ptr(view[i]), g));
 	}
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, unmap_free(self->fd, va, g));
-	EXPECT_EQ(0, unmap_free(self->fd, uc, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	want = counts_now();
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
+	EXPECT_EQ(0, st_unmap_free(self->fd, uc, g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	want = st_objects_now();
 	EXPECT_EQ(self->base.mcs + 1, want.mcs);
 	EXPECT_EQ(self->base.binds + n - 1, want.binds);
 	/* Then the others, last rank first. */
 	for (r = n - 1; r >= 1; r--) {
 		EXPECT_EQ(0, send_byte(socks[r], 'x'));
-		EXPECT_EQ(0, wait_exit(pids[r])) TH_LOG("rank %u", r);
+		EXPECT_EQ(0, st_wait_exit(pids[r])) TH_LOG("rank %u", r);
 		pids[r] = 0;
 	}
-	EXPECT_COUNTS(self->open);
+	ST_EXPECT_OBJECTS(self->open, views);
 out:
 	for (r = 1; r < n; r++) {
 		close(socks[r]);
@@ -2003,27 +1709,27 @@ TEST_F(mc, killed_member_keeps_binding)
 	__u64 h, mem, va, v0, v1, v1_again, len;
 	int sv[2], efd;
 	bool set_up;
-	struct mc_counts want;
+	struct st_objects want;
 	pid_t pid;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, CUMC_HANDLE_FD, g, &h));
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, CUMC_HANDLE_FD, g, &h));
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* Rank 1: binds, stores, tells, and waits to be killed. */
-		int fd = cumc_open();
+		int fd = st_open();
 		__u64 ch, cmem, cuc;
 
 		close(sv[0]);
-		if (fd < 0 || cumc_import_fd_as(fd, efd, &ch) || mc_add(fd, ch, 1))
+		if (fd < 0 || st_import_fd(fd, efd, &ch) ||
+		    st_mc_add(fd, ch, 1))
 			_exit(1);
-		if (cumc_mem_create(fd, 1, CUMC_HANDLE_FD, g, &cmem) ||
-		    bind_mem(fd, ch, 1, 0, cmem, 0, g))
+		if (st_mem_create(fd, 1, CUMC_HANDLE_FD, g, &cmem) ||
+		    st_mc_bind_mem(fd, ch, 1, 0, cmem, 0, g))
 			_exit(2);
-		if (map_new(fd, cmem, g, 1, CUMC_ACCESS_READWRITE, &cuc))
+		if (st_map_new(fd, cmem, g, 1, CUMC_ACCESS_READWRITE, &cuc))
 			_exit(3);
 		*u32p(cuc) = 0x5a5a5a5a;
 		*u32p(cuc + g - 4) = 0xa5a5a5a5;
@@ -2033,25 +1739,26 @@ TEST_F(mc, killed_member_keeps_binding)
 	}
 	close(sv[1]);
 	close(efd);
-	EXPECT_EQ(0, mc_add(self->fd, h, 0));
+	EXPECT_EQ(0, st_mc_add(self->fd, h, 0));
 	EXPECT_EQ('b', recv_byte(sv[0]));
 	set_up = _metadata->passed;
 	if (set_up) {
-		EXPECT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, g, &mem));
-		EXPECT_EQ(0, bind_mem(self->fd, h, 0, 0, mem, 0, g));
-		EXPECT_EQ(0, map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE,
-				     &va));
-		EXPECT_EQ(0, mc_view(self->fd, va, 0, &v0, &len));
-		EXPECT_EQ(0, mc_view(self->fd, va, 1, &v1, &len));
+		EXPECT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, g,
+					   &mem));
+		EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, g));
+		EXPECT_EQ(0, st_map_new(self->fd, h, g, 0,
+					CUMC_ACCESS_READWRITE, &va));
+		EXPECT_EQ(0, st_mc_view(self->fd, va, 0, &v0, &len));
+		EXPECT_EQ(0, st_mc_view(self->fd, va, 1, &v1, &len));
 	}
 	kill(pid, SIGKILL);
-	EXPECT_EQ(128 + SIGKILL, wait_exit(pid));
+	EXPECT_EQ(128 + SIGKILL, st_wait_exit(pid));
 	close(sv[0]);
 	ASSERT_TRUE(set_up && _metadata->passed);
 
 	/* Its memory is still bound, with what it stored, for everyone. */
 	EXPECT_EQ(0x5a5a5a5a, *u32p(v1));
-	ASSERT_EQ(0, mc_view(self->fd, va, 1, &v1_again, &len));
+	ASSERT_EQ(0, st_mc_view(self->fd, va, 1, &v1_again, &len));
 	EXPECT_EQ(0xa5a5a5a5, *u32p(v1_again + g - 4));
 	*u32p(v1 + 4) = 0x77;
 	EXPECT_EQ(0x77, *u32p(v1_again + 4));
@@ -2064,20 +1771,20 @@ TEST_F(mc, killed_member_keeps_binding)
 	want.mappings++;
 	want.binds += 2;
 	want.views += 3;
-	EXPECT_COUNTS(want);
+	ST_EXPECT_OBJECTS(want, views);
 
 	/* It goes with the object, when the last view of it is gone. */
-	EXPECT_EQ(0, mc_unbind(self->fd, h, 0, 0, g));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, unmap_free(self->fd, va, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, g));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
 	EXPECT_EQ(0, munmap(ptr(v0), g));
 	EXPECT_EQ(0, munmap(ptr(v1), g));
-	want = counts_now();
+	want = st_objects_now();
 	EXPECT_EQ(self->base.binds + 1, want.binds);
 	EXPECT_EQ(self->base.mems + 1, want.mems);
 	EXPECT_EQ(0, munmap(ptr(v1_again), g));
-	EXPECT_COUNTS(self->open);
+	ST_EXPECT_OBJECTS(self->open, views);
 }
 
 TEST_HARNESS_MAIN

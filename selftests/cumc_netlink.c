@@ -201,49 +201,6 @@ static struct event *monitor_find(struct monitor *m, uint8_t cmd,
 	return NULL;
 }
 
-/* ioctl helpers: 0 or -errno. */
-static int mc_create(int fd, uint32_t n, __u64 len, uint32_t types,
-		     __u64 *h)
-{
-	struct cumc_mc_create c = {
-		.size = sizeof(c), .num_devices = n, .length = len,
-		.handle_types = types,
-	};
-	int ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
-
-	*h = c.out_handle;
-	return ret;
-}
-
-static int mc_add(int fd, __u64 h, uint32_t dev)
-{
-	struct cumc_mc_add_device a = {
-		.size = sizeof(a), .handle = h, .device = dev,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
-}
-
-static int mc_bind(int fd, __u64 h, uint32_t dev, __u64 mem,
-		   __u64 len)
-{
-	struct cumc_mc_bind b = {
-		.size = sizeof(b), .handle = h, .device = dev, .mem = mem,
-		.length = len,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_BIND_MEM, &b);
-}
-
-static int mc_unbind(int fd, __u64 h, uint32_t dev, __u64 len)
-{
-	struct cumc_mc_unbind u = {
-		.size = sizeof(u), .handle = h, .device = dev, .length = len,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
-}
-
 FIXTURE(nl) {
 	int fd;
 	__u64 g;
@@ -254,11 +211,11 @@ FIXTURE(nl) {
 
 FIXTURE_SETUP(nl)
 {
-	struct cumc_query q = { .size = sizeof(q) };
+	struct cumc_query q;
 
-	self->fd = cumc_open();
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_QUERY, &q));
+	ASSERT_EQ(0, st_query(self->fd, &q));
 	ASSERT_LE(2, q.num_devices);
 	self->g = q.mc_granularity;
 	self->num_devices = q.num_devices;
@@ -287,9 +244,9 @@ static __u64 team(struct __test_metadata *_metadata, FIXTURE_DATA(nl) *self,
 	struct event *e;
 	__u64 h;
 
-	ASSERT_EQ(0, mc_create(self->fd, 2, self->g, 0, &h));
-	ASSERT_EQ(0, mc_add(self->fd, h, 0));
-	ASSERT_EQ(0, mc_add(self->fd, h, 1));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 0));
+	ASSERT_EQ(0, st_mc_add(self->fd, h, 1));
 	monitor_read(&self->mon, self->mon.n + 1, 1000);
 	e = monitor_find(&self->mon, CUMC_CMD_MC_CREATE_NTF, 0);
 	ASSERT_NE(NULL, e);
@@ -306,7 +263,7 @@ TEST_F(nl, dev_get_lists_every_device)
 	ASSERT_EQ(self->num_devices, rows.n);
 	for (int i = 0; i < rows.n; i++) {
 		EXPECT_EQ(i, rows.row[i].ordinal);
-		ASSERT_EQ(0, cumc_device_info(self->fd, i, &info));
+		ASSERT_EQ(0, st_device_info(self->fd, i, &info));
 		EXPECT_EQ(info.mem_total, rows.row[i].u64[CUMC_A_DEV_MEM_TOTAL]);
 		EXPECT_EQ(info.mem_free, rows.row[i].u64[CUMC_A_DEV_MEM_FREE]);
 		EXPECT_EQ(info.pci_bus, rows.row[i].u32[CUMC_A_DEV_PCI_BUS]);
@@ -328,8 +285,8 @@ TEST_F(nl, mc_get_and_events_in_order)
 	int i, k;
 
 	h = team(_metadata, self, &id);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
-	ASSERT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
 	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1));
 	for (i = 0; i < rows.n; i++)
 		if (rows.row[i].mc_id == id)
@@ -341,9 +298,9 @@ TEST_F(nl, mc_get_and_events_in_order)
 	EXPECT_EQ(2, r->members);
 	EXPECT_EQ(1, r->binds);
 	EXPECT_FALSE(r->fm_pending);
-	ASSERT_EQ(0, mc_unbind(self->fd, h, 0, self->g));
-	ASSERT_EQ(0, cumc_release(self->fd, h));
-	ASSERT_EQ(0, cumc_release(self->fd, mem));
+	ASSERT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, self->g));
+	ASSERT_EQ(0, st_release(self->fd, h));
+	ASSERT_EQ(0, st_release(self->fd, mem));
 	monitor_read(&self->mon, 5, 1000);
 	/* The events about this object, in the order they happened. */
 	for (i = 0, k = 0; i < self->mon.n && k < 5; i++)
@@ -384,8 +341,8 @@ TEST_F(nl, stats_count_binds_and_faults)
 	EXPECT_EQ(self->num_devices + 1, rows.n);
 	ASSERT_EQ(0, fabric_stats(&self->nl, &before));
 	h = team(_metadata, self, &id);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
-	ASSERT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
 	ASSERT_EQ(0, fabric_stats(&self->nl, &after));
 	EXPECT_EQ(before.u64[CUMC_A_STAT_BINDS] + 1, after.u64[CUMC_A_STAT_BINDS]);
 	EXPECT_EQ(before.u64[CUMC_A_STAT_BOUND_BYTES] + self->g,
@@ -393,11 +350,11 @@ TEST_F(nl, stats_count_binds_and_faults)
 	EXPECT_EQ(before.u64[CUMC_A_STAT_OBJECTS] + 2, after.u64[CUMC_A_STAT_OBJECTS]);
 	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_MEM_EXHAUSTED,
 			       CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
-	EXPECT_EQ(-ENOSPC, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-ENOSPC, st_mem_create(self->fd, 0, 0, self->g, &mem));
 	before = after;
 	ASSERT_EQ(0, fabric_stats(&self->nl, &after));
 	EXPECT_EQ(before.u64[CUMC_A_STAT_FAULTS] + 1, after.u64[CUMC_A_STAT_FAULTS]);
-	ASSERT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(nl, unprivileged_reads_but_may_not_change)
@@ -457,19 +414,20 @@ TEST_F(nl, fault_fabric_not_ready_times_out)
 	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_FABRIC_NOT_READY,
 			       CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
 	h = team(_metadata, self, &id);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g))
+	EXPECT_EQ(-ETIMEDOUT,
+		  st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g))
 		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_SYSTEM_NOT_READY);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	EXPECT_GE(ms, 150);
 	/* One-shot: the next team is set up. */
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	h = team(_metadata, self, &id);
-	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
 TEST_F(nl, fault_illegal_state_fails_the_team)
@@ -480,13 +438,13 @@ TEST_F(nl, fault_illegal_state_fails_the_team)
 	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_FABRIC_ILLEGAL_STATE,
 			       CUMC_FAULT_MODE_ONCE, 0, 1));
 	h = team(_metadata, self, &id);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
-	EXPECT_EQ(-EIO, mc_bind(self->fd, h, 0, mem, self->g))
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-EIO, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g))
 		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_ILLEGAL_STATE);
 	monitor_read(&self->mon, 3, 1000);
 	EXPECT_NE(NULL, monitor_find(&self->mon, CUMC_CMD_TEAM_FAILED_NTF, id));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
 TEST_F(nl, fault_bind_out_of_fabric_resources)
@@ -497,16 +455,16 @@ TEST_F(nl, fault_bind_out_of_fabric_resources)
 	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_BIND_NO_RESOURCES,
 			       CUMC_FAULT_MODE_PROBABILITY, 100, 1));
 	h = team(_metadata, self, &id);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 1, 0, self->g, &mem1));
-	EXPECT_EQ(-ENOSPC, mc_bind(self->fd, h, 1, mem1, self->g))
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, 0, self->g, &mem1));
+	EXPECT_EQ(-ENOSPC, st_mc_bind_mem(self->fd, h, 1, 0, mem1, 0, self->g))
 		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_OUT_OF_MEMORY);
-	EXPECT_EQ(-ENOSPC, mc_bind(self->fd, h, 1, mem1, self->g));
+	EXPECT_EQ(-ENOSPC, st_mc_bind_mem(self->fd, h, 1, 0, mem1, 0, self->g));
 	/* Device 0 is not affected. */
-	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem0, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, mem0));
-	EXPECT_EQ(0, cumc_release(self->fd, mem1));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem0, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem0));
+	EXPECT_EQ(0, st_release(self->fd, mem1));
 }
 
 TEST_F(nl, fault_mem_exhausted_every_second)
@@ -516,39 +474,37 @@ TEST_F(nl, fault_mem_exhausted_every_second)
 
 	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_MEM_EXHAUSTED,
 			       CUMC_FAULT_MODE_EVERY_NTH, 2, 0));
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &m[0]));
-	EXPECT_EQ(-ENOSPC, cumc_mem_create(self->fd, 0, 0, self->g, &m[1]))
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &m[0]));
+	EXPECT_EQ(-ENOSPC, st_mem_create(self->fd, 0, 0, self->g, &m[1]))
 		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_OUT_OF_MEMORY);
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &m[2]));
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 1, 0, self->g, &m[3]));
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &m[2]));
+	EXPECT_EQ(0, st_mem_create(self->fd, 1, 0, self->g, &m[3]));
 	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_FAULT_GET, NLM_F_DUMP, &rows, -1));
 	ASSERT_EQ(1, rows.n);
 	EXPECT_EQ(0, rows.row[0].ordinal);
 	EXPECT_EQ(1, rows.row[0].u64[CUMC_A_FAULT_HITS]);
 	EXPECT_EQ(CUMC_FAULT_MODE_EVERY_NTH, rows.row[0].u32[CUMC_A_FAULT_MODE]);
-	cumc_release(self->fd, m[0]);
-	cumc_release(self->fd, m[2]);
-	cumc_release(self->fd, m[3]);
+	st_release(self->fd, m[0]);
+	st_release(self->fd, m[2]);
+	st_release(self->fd, m[3]);
 }
 
 TEST_F(nl, fault_importer_not_permitted)
 {
-	struct cumc_export_fd e = { .size = sizeof(e) };
-	struct cumc_import_fd i = { .size = sizeof(i) };
-	__u64 mem;
+	__u64 mem, imported;
+	int efd;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
-	e.handle = mem;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_EXPORT_FD, &e));
-	i.fd = e.out_fd;
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->g, &mem));
+	ASSERT_EQ(0, st_export_fd(self->fd, mem, &efd));
 	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_IMPORT_NOT_PERMITTED,
 			       CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
-	EXPECT_EQ(-EPERM, cumc_ioctl(self->fd, CUMC_IMPORT_FD, &i))
+	EXPECT_EQ(-EPERM, st_import_fd(self->fd, efd, &imported))
 		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_NOT_PERMITTED);
-	EXPECT_EQ(0, cumc_ioctl(self->fd, CUMC_IMPORT_FD, &i));
-	cumc_release(self->fd, i.out_handle);
-	cumc_release(self->fd, mem);
-	close(e.out_fd);
+	imported = 0;
+	EXPECT_EQ(0, st_import_fd(self->fd, efd, &imported));
+	st_release(self->fd, imported);
+	st_release(self->fd, mem);
+	close(efd);
 }
 
 struct answer {
@@ -595,16 +551,16 @@ TEST_F(nl, fm_external_answers_while_bind_waits)
 
 	h = external_team(_metadata, self, 5000, &a.req);
 	ASSERT_EQ(0, cumc_nl_open(&a.nl));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, answer_later, &a));
-	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
 	pthread_join(thread, NULL);
 	EXPECT_EQ(0, a.ret);
 	/* Answered once only. */
 	EXPECT_EQ(-EALREADY, fm_respond(&self->nl, a.req, CUMC_FM_RESULT_OK));
 	cumc_nl_close(&a.nl);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
 TEST_F(nl, fm_late_answer_times_out_then_settles)
@@ -613,14 +569,15 @@ TEST_F(nl, fm_late_answer_times_out_then_settles)
 	uint32_t req;
 
 	h = external_team(_metadata, self, 200, &req);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
-	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g))
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-ETIMEDOUT,
+		  st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g))
 		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_SYSTEM_NOT_READY);
 	/* The late answer still sets the team up, for later binds. */
 	EXPECT_EQ(0, fm_respond(&self->nl, req, CUMC_FM_RESULT_OK));
-	EXPECT_EQ(0, mc_bind(self->fd, h, 0, mem, self->g));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
 TEST_F(nl, fm_failure_fails_the_team)
@@ -629,12 +586,12 @@ TEST_F(nl, fm_failure_fails_the_team)
 	uint32_t req;
 
 	h = external_team(_metadata, self, 5000, &req);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
 	EXPECT_EQ(0, fm_respond(&self->nl, req, CUMC_FM_RESULT_FAIL));
-	EXPECT_EQ(-EIO, mc_bind(self->fd, h, 0, mem, self->g))
+	EXPECT_EQ(-EIO, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g))
 		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_ILLEGAL_STATE);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
 TEST_F(nl, fm_absent_times_out_and_stays_pending)
@@ -645,9 +602,11 @@ TEST_F(nl, fm_absent_times_out_and_stays_pending)
 	bool pending = false;
 
 	h = external_team(_metadata, self, 100, &req);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->g, &mem));
-	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g));
-	EXPECT_EQ(-ETIMEDOUT, mc_bind(self->fd, h, 0, mem, self->g));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-ETIMEDOUT,
+		  st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(-ETIMEDOUT,
+		  st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
 	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1));
 	for (int i = 0; i < rows.n; i++)
 		if (rows.row[i].mc_id == req)
@@ -655,9 +614,9 @@ TEST_F(nl, fm_absent_times_out_and_stays_pending)
 				  rows.row[i].state == CUMC_TEAM_STATE_FORMING;
 	EXPECT_TRUE(pending);
 	/* The object goes; an answer for it afterwards is dropped. */
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(-ENOENT, fm_respond(&self->nl, req, CUMC_FM_RESULT_OK));
-	EXPECT_EQ(0, cumc_release(self->fd, mem));
+	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
 TEST_HARNESS_MAIN

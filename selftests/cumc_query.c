@@ -23,7 +23,7 @@ FIXTURE(query) {
 
 FIXTURE_SETUP(query)
 {
-	self->fd = cumc_open();
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
 }
 
@@ -38,7 +38,7 @@ TEST_F(query, answers_version_and_devices)
 
 	ASSERT_EQ(0, ioctl(self->fd, CUMC_QUERY, &q));
 	EXPECT_EQ(CUMC_API_VERSION, q.api_version);
-	EXPECT_EQ(cumc_param_uint("num_devices"), q.num_devices);
+	EXPECT_EQ(st_param_uint("num_devices"), q.num_devices);
 	EXPECT_EQ(sizeof(q), q.size);
 	EXPECT_EQ(0, q.flags);
 }

@@ -112,40 +112,11 @@ static __u32 tag_of(__u64 handle)
 	return handle >> 32;
 }
 
-static int mc_create(int fd, __u32 handle_types, __u64 length, __u64 *handle)
-{
-	struct cumc_mc_create c = {
-		.size = sizeof(c),
-		.num_devices = 1,
-		.handle_types = handle_types,
-		.length = length,
-	};
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
-	if (!ret)
-		*handle = c.out_handle;
-	return ret;
-}
-
-/* A one-device team of device 0, ready for binds. */
-static int mc_team(int fd, __u32 handle_types, __u64 length, __u64 *handle)
-{
-	struct cumc_mc_add_device a = { .size = sizeof(a) };
-	int ret;
-
-	ret = mc_create(fd, handle_types, length, handle);
-	if (ret)
-		return ret;
-	a.handle = *handle;
-	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
-}
-
 FIXTURE(quota) {
 	int fd;
 	__u64 gran;
 	unsigned long long saved[NR_QUOTAS];
-	struct cumc_objects base;
+	struct st_objects base;
 };
 
 FIXTURE_SETUP(quota)
@@ -153,28 +124,28 @@ FIXTURE_SETUP(quota)
 	struct cumc_device_info info;
 	int i;
 
-	ASSERT_EQ(0, cumc_objects_read(&self->base));
+	ASSERT_EQ(0, st_objects_read(&self->base));
 	for (i = 0; i < NR_QUOTAS; i++) {
 		self->saved[i] = param_get(params[i]);
 		ASSERT_NE(0, self->saved[i]) TH_LOG("no parameter %s", params[i]);
 	}
-	self->fd = cumc_open();
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
 	self->gran = info.granularity;
 	ASSERT_LE(8 * self->gran, info.mem_free);
 }
 
 FIXTURE_TEARDOWN(quota)
 {
-	struct cumc_objects now;
+	struct st_objects now;
 	int i;
 
 	close(self->fd);
 	for (i = 0; i < NR_QUOTAS; i++)
 		EXPECT_EQ(0, param_set(params[i], self->saved[i]));
-	EXPECT_EQ(0, cumc_objects_settle(&self->base, &now, 2000));
-	cumc_objects_diff(&self->base, &now);
+	EXPECT_EQ(0, st_objects_settle(&self->base, &now, 2000));
+	st_objects_diff(&self->base, &now);
 }
 
 TEST_F(quota, defaults)
@@ -209,45 +180,45 @@ TEST_F(quota, parameters_validated)
 /* The 4th handle is refused until one goes; the other client is free. */
 TEST_F(quota, handles)
 {
-	struct cumc_objects before, after;
+	struct st_objects before, after;
 	__u64 h[4], other[3];
 	long long mem_free;
 	int fd2, i;
 
 	ASSERT_EQ(0, param_set("max_handles", 3));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[i]));
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[i]));
 	EXPECT_EQ(3, usage_of(tag_of(h[0]), HANDLES));
 
-	ASSERT_EQ(0, cumc_objects_read(&before));
-	mem_free = cumc_mem_free(self->fd, 0);
-	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[3]));
-	ASSERT_EQ(0, cumc_objects_read(&after));
+	ASSERT_EQ(0, st_objects_read(&before));
+	mem_free = st_mem_free(self->fd, 0);
+	EXPECT_EQ(-EDQUOT, st_mem_create(self->fd, 0, 0, self->gran, &h[3]));
+	ASSERT_EQ(0, st_objects_read(&after));
 	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
-	EXPECT_EQ(mem_free, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(mem_free, st_mem_free(self->fd, 0));
 	EXPECT_EQ(3, usage_of(tag_of(h[0]), HANDLES));
 	EXPECT_EQ(3, usage_of(tag_of(h[0]), OBJECTS));
 
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
 	for (i = 0; i < 3; i++)
-		EXPECT_EQ(0, cumc_mem_create(fd2, 0, 0, self->gran, &other[i]));
+		EXPECT_EQ(0, st_mem_create(fd2, 0, 0, self->gran, &other[i]));
 	close(fd2);
 
-	ASSERT_EQ(0, cumc_release(self->fd, h[1]));
+	ASSERT_EQ(0, st_release(self->fd, h[1]));
 	EXPECT_EQ(2, usage_of(tag_of(h[0]), HANDLES));
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
-	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[3]));
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+	EXPECT_EQ(-EDQUOT, st_mem_create(self->fd, 0, 0, self->gran, &h[3]));
 
 	/* Raised, the limit lets the next one through at once. */
 	ASSERT_EQ(0, param_set("max_handles", 4));
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[3]));
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[3]));
 	/* Lowered below usage: nothing is taken away, nothing new comes. */
 	ASSERT_EQ(0, param_set("max_handles", 1));
 	EXPECT_EQ(4, usage_of(tag_of(h[0]), HANDLES));
-	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &other[0]));
+	EXPECT_EQ(-EDQUOT, st_mc_create(self->fd, 1, 0, self->gran, &other[0]));
 	for (i = 0; i < 4; i++)
-		EXPECT_EQ(0, cumc_release(self->fd, h[i]));
+		EXPECT_EQ(0, st_release(self->fd, h[i]));
 	EXPECT_EQ(0, usage_of(tag_of(h[0]), HANDLES));
 	EXPECT_EQ(0, usage_of(tag_of(h[0]), OBJECTS));
 }
@@ -260,35 +231,34 @@ TEST_F(quota, handles_imports_and_retains)
 	int efd;
 
 	ASSERT_EQ(0, param_set("max_handles", 2));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va));
-	ASSERT_EQ(0, cumc_map(self->fd, va, self->gran, h));
-	efd = cumc_export_fd_of(self->fd, h);
-	ASSERT_LE(0, efd);
-	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd, &imported));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h));
+	ASSERT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va));
+	ASSERT_EQ(0, st_map(self->fd, va, self->gran, h));
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd, &imported));
 	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
 
-	EXPECT_EQ(-EDQUOT, cumc_import_fd_as(self->fd, efd, &h2));
+	EXPECT_EQ(-EDQUOT, st_import_fd(self->fd, efd, &h2));
 	/* The table has an entry for it: retaining counts it once more. */
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
 	retained = q.out_handle;
 	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
 
 	/* Both entries gone, the mapping still holds the allocation. */
-	EXPECT_EQ(0, cumc_release(self->fd, retained));
-	EXPECT_EQ(0, cumc_release(self->fd, retained == h ? imported : h));
+	EXPECT_EQ(0, st_release(self->fd, retained));
+	EXPECT_EQ(0, st_release(self->fd, retained == h ? imported : h));
 	EXPECT_EQ(1, usage_of(tag_of(h), HANDLES));
-	EXPECT_EQ(0, cumc_release(self->fd, retained == h ? h : imported));
+	EXPECT_EQ(0, st_release(self->fd, retained == h ? h : imported));
 	EXPECT_EQ(0, usage_of(tag_of(h), HANDLES));
 
-	ASSERT_EQ(0, cumc_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
-	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd, &imported));
+	ASSERT_EQ(0, st_va_query(self->fd, va, 0, CUMC_VA_QUERY_RETAIN, &q));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd, &imported));
 	EXPECT_EQ(2, usage_of(tag_of(h), HANDLES));
-	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h2));
-	EXPECT_EQ(-EDQUOT, cumc_import_fd_as(self->fd, efd, &h2));
+	EXPECT_EQ(-EDQUOT, st_mc_create(self->fd, 1, 0, self->gran, &h2));
+	EXPECT_EQ(-EDQUOT, st_import_fd(self->fd, efd, &h2));
 	close(efd);
-	EXPECT_EQ(0, cumc_unmap(self->fd, va, self->gran));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va, self->gran));
+	EXPECT_EQ(0, st_unmap(self->fd, va, self->gran));
+	EXPECT_EQ(0, st_va_free(self->fd, va, self->gran));
 }
 
 /*
@@ -297,44 +267,43 @@ TEST_F(quota, handles_imports_and_retains)
  */
 TEST_F(quota, objects)
 {
-	struct cumc_objects before, after;
+	struct st_objects before, after;
 	__u64 h[3], mc, imported, theirs;
 	int fd2, efd;
 
 	ASSERT_EQ(0, param_set("max_objects", 2));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h[0]));
-	ASSERT_EQ(0, mc_create(self->fd, 0, self->gran, &mc));
-	ASSERT_EQ(0, cumc_objects_read(&before));
-	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
-	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h[1]));
-	ASSERT_EQ(0, cumc_objects_read(&after));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h[0]));
+	ASSERT_EQ(0, st_mc_create(self->fd, 1, 0, self->gran, &mc));
+	ASSERT_EQ(0, st_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, st_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+	EXPECT_EQ(-EDQUOT, st_mc_create(self->fd, 1, 0, self->gran, &h[1]));
+	ASSERT_EQ(0, st_objects_read(&after));
 	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
 	EXPECT_EQ(2, usage_of(tag_of(h[0]), OBJECTS));
 	EXPECT_EQ(2, usage_of(tag_of(h[0]), HANDLES));
 
 	/* Another client imports ours: still ours, not its. */
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
-	efd = cumc_export_fd_of(self->fd, h[0]);
-	ASSERT_LE(0, efd);
-	ASSERT_EQ(0, cumc_import_fd_as(fd2, efd, &imported));
+	ASSERT_EQ(0, st_export_fd(self->fd, h[0], &efd));
+	ASSERT_EQ(0, st_import_fd(fd2, efd, &imported));
 	close(efd);
 	EXPECT_EQ(0, usage_of(tag_of(imported), OBJECTS));
 	EXPECT_EQ(1, usage_of(tag_of(imported), HANDLES));
-	ASSERT_EQ(0, cumc_mem_create(fd2, 0, 0, self->gran, &theirs));
-	EXPECT_EQ(0, cumc_mem_create(fd2, 0, 0, self->gran, &h[2]));
-	EXPECT_EQ(-EDQUOT, cumc_mem_create(fd2, 0, 0, self->gran, &h[2]));
+	ASSERT_EQ(0, st_mem_create(fd2, 0, 0, self->gran, &theirs));
+	EXPECT_EQ(0, st_mem_create(fd2, 0, 0, self->gran, &h[2]));
+	EXPECT_EQ(-EDQUOT, st_mem_create(fd2, 0, 0, self->gran, &h[2]));
 
 	/* Our handle gone, the object lives in the other client: still ours. */
-	ASSERT_EQ(0, cumc_release(self->fd, h[0]));
+	ASSERT_EQ(0, st_release(self->fd, h[0]));
 	EXPECT_EQ(2, usage_of(tag_of(mc), OBJECTS));
-	EXPECT_EQ(-EDQUOT, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
-	ASSERT_EQ(0, cumc_release(fd2, imported));
+	EXPECT_EQ(-EDQUOT, st_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+	ASSERT_EQ(0, st_release(fd2, imported));
 	EXPECT_EQ(1, usage_of(tag_of(mc), OBJECTS));
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[1]));
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[1]));
 
 	ASSERT_EQ(0, param_set("max_objects", 3));
-	EXPECT_EQ(0, cumc_mem_create(self->fd, 0, 0, self->gran, &h[2]));
+	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[2]));
 	close(fd2);
 }
 
@@ -344,22 +313,20 @@ TEST_F(quota, objects)
  */
 TEST_F(quota, charge_outlives_client)
 {
-	struct cumc_objects now, want;
+	struct st_objects now, want;
 	__u64 h, mc, mem, imported_mc, imported_h;
 	int fd2, efd, efd_mc;
 
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, mc_team(fd2, CUMC_HANDLE_FD, 2 * self->gran, &mc));
-	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &mem));
-	ASSERT_EQ(0, cumc_mc_bind_mem(fd2, mc, 0, mem, self->gran));
-	ASSERT_EQ(0, cumc_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &h));
-	efd = cumc_export_fd_of(fd2, h);
-	ASSERT_LE(0, efd);
-	efd_mc = cumc_export_fd_of(fd2, mc);
-	ASSERT_LE(0, efd_mc);
-	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd, &imported_h));
-	ASSERT_EQ(0, cumc_import_fd_as(self->fd, efd_mc, &imported_mc));
+	ASSERT_EQ(0, st_mc_team(fd2, 1, CUMC_HANDLE_FD, 2 * self->gran, &mc));
+	ASSERT_EQ(0, st_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(fd2, mc, 0, 0, mem, 0, self->gran));
+	ASSERT_EQ(0, st_mem_create(fd2, 0, CUMC_HANDLE_FD, self->gran, &h));
+	ASSERT_EQ(0, st_export_fd(fd2, h, &efd));
+	ASSERT_EQ(0, st_export_fd(fd2, mc, &efd_mc));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd, &imported_h));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd_mc, &imported_mc));
 	close(efd);
 	close(efd_mc);
 	EXPECT_EQ(3, usage_of(tag_of(mc), OBJECTS));
@@ -369,113 +336,113 @@ TEST_F(quota, charge_outlives_client)
 
 	/* Gone from the clients file, its record lives on (usages). */
 	close(fd2);
-	ASSERT_EQ(0, cumc_objects_read(&now));
+	ASSERT_EQ(0, st_objects_read(&now));
 	want = self->base;
-	want.n[0]++;		/* clients: ours */
-	want.n[1] += 2;		/* mems: h, and mem in the binding */
-	want.n[5]++;		/* mcs */
-	want.n[6]++;		/* binds */
-	want.n[8] += 2;		/* usages: ours, and the closed client's */
-	EXPECT_EQ(0, cumc_objects_settle(&want, &now, 2000));
-	cumc_objects_diff(&want, &now);
+	want.clients++;		/* ours */
+	want.mems += 2;		/* h, and mem in the binding */
+	want.mcs++;
+	want.binds++;
+	want.usages += 2;	/* ours, and the closed client's */
+	EXPECT_EQ(0, st_objects_settle(&want, &now, 2000));
+	st_objects_diff(&want, &now);
 	EXPECT_EQ(~0ULL, usage_of(tag_of(mc), OBJECTS));
 	EXPECT_EQ(0, usage_of(tag_of(imported_h), OBJECTS));
 	EXPECT_EQ(0, usage_of(tag_of(imported_h), BOUND));
 
-	ASSERT_EQ(0, cumc_release(self->fd, imported_h));
-	ASSERT_EQ(0, cumc_release(self->fd, imported_mc));
+	ASSERT_EQ(0, st_release(self->fd, imported_h));
+	ASSERT_EQ(0, st_release(self->fd, imported_mc));
 	want = self->base;
-	want.n[0]++;
-	want.n[8]++;
-	EXPECT_EQ(0, cumc_objects_settle(&want, &now, 2000));
-	cumc_objects_diff(&want, &now);
+	want.clients++;
+	want.usages++;
+	EXPECT_EQ(0, st_objects_settle(&want, &now, 2000));
+	st_objects_diff(&want, &now);
 }
 
 /* Reservations and multicast objects share the address-range quota. */
 TEST_F(quota, address_ranges)
 {
-	struct cumc_objects before, after;
+	struct st_objects before, after;
 	__u64 va[3] = { 0 }, mc, h;
 	int fd2;
 
 	ASSERT_EQ(0, param_set("max_address_ranges", 2));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
-	ASSERT_EQ(0, mc_create(self->fd, 0, self->gran, &mc));
+	ASSERT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
+	ASSERT_EQ(0, st_mc_create(self->fd, 1, 0, self->gran, &mc));
 	EXPECT_EQ(2, usage_of(tag_of(mc), RANGES));
-	ASSERT_EQ(0, cumc_objects_read(&before));
-	EXPECT_EQ(-EDQUOT, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[1]));
-	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h));
-	ASSERT_EQ(0, cumc_objects_read(&after));
+	ASSERT_EQ(0, st_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, st_va_reserve(self->fd, self->gran, 0, 0, &va[1]));
+	EXPECT_EQ(-EDQUOT, st_mc_create(self->fd, 1, 0, self->gran, &h));
+	ASSERT_EQ(0, st_objects_read(&after));
 	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
 	EXPECT_EQ(2, usage_of(tag_of(mc), RANGES));
 	EXPECT_EQ(1, usage_of(tag_of(mc), OBJECTS));
 	EXPECT_EQ(1, usage_of(tag_of(mc), HANDLES));
 
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(0, cumc_va_reserve(fd2, self->gran, 0, 0, &va[1]));
-	EXPECT_EQ(0, mc_create(fd2, 0, self->gran, &h));
-	EXPECT_EQ(-EDQUOT, mc_create(fd2, 0, self->gran, &h));
+	EXPECT_EQ(0, st_va_reserve(fd2, self->gran, 0, 0, &va[1]));
+	EXPECT_EQ(0, st_mc_create(fd2, 1, 0, self->gran, &h));
+	EXPECT_EQ(-EDQUOT, st_mc_create(fd2, 1, 0, self->gran, &h));
 	close(fd2);
 	/* Its reservation is a VMA of ours: it goes with the mapping. */
 	EXPECT_EQ(0, munmap((void *)(uintptr_t)va[1], self->gran));
 
-	ASSERT_EQ(0, cumc_va_free(self->fd, va[0], self->gran));
+	ASSERT_EQ(0, st_va_free(self->fd, va[0], self->gran));
 	EXPECT_EQ(1, usage_of(tag_of(mc), RANGES));
-	EXPECT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
-	ASSERT_EQ(0, cumc_release(self->fd, mc));
+	EXPECT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
+	ASSERT_EQ(0, st_release(self->fd, mc));
 	EXPECT_EQ(1, usage_of(tag_of(mc), RANGES));
 	ASSERT_EQ(0, param_set("max_address_ranges", 3));
-	EXPECT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[1]));
-	EXPECT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0, &va[2]));
-	EXPECT_EQ(-EDQUOT, mc_create(self->fd, 0, self->gran, &h));
+	EXPECT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[1]));
+	EXPECT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[2]));
+	EXPECT_EQ(-EDQUOT, st_mc_create(self->fd, 1, 0, self->gran, &h));
 	/* A reservation that goes with munmap returns its range too. */
 	EXPECT_EQ(0, munmap((void *)(uintptr_t)va[2], self->gran));
-	EXPECT_EQ(0, mc_create(self->fd, 0, self->gran, &h));
+	EXPECT_EQ(0, st_mc_create(self->fd, 1, 0, self->gran, &h));
 	EXPECT_EQ(3, usage_of(tag_of(h), RANGES));
 	/* Reservations hold the client's file: they must go for it to close. */
-	EXPECT_EQ(0, cumc_va_free(self->fd, va[0], self->gran));
-	EXPECT_EQ(0, cumc_va_free(self->fd, va[1], self->gran));
+	EXPECT_EQ(0, st_va_free(self->fd, va[0], self->gran));
+	EXPECT_EQ(0, st_va_free(self->fd, va[1], self->gran));
 }
 
 TEST_F(quota, mapped_bytes)
 {
-	struct cumc_objects before, after;
+	struct st_objects before, after;
 	const __u64 g = self->gran;
 	__u64 h[3], va, va2, h2;
 	int fd2, i;
 
 	ASSERT_EQ(0, param_set("max_mapped_bytes", 2 * g));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, g, &h[i]));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, 4 * g, 0, 0, &va));
-	ASSERT_EQ(0, cumc_map(self->fd, va, g, h[0]));
-	ASSERT_EQ(0, cumc_map(self->fd, va + g, g, h[1]));
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, g, &h[i]));
+	ASSERT_EQ(0, st_va_reserve(self->fd, 4 * g, 0, 0, &va));
+	ASSERT_EQ(0, st_map(self->fd, va, g, h[0]));
+	ASSERT_EQ(0, st_map(self->fd, va + g, g, h[1]));
 	EXPECT_EQ(2 * g, usage_of(tag_of(h[0]), MAPPED));
-	ASSERT_EQ(0, cumc_objects_read(&before));
-	EXPECT_EQ(-EDQUOT, cumc_map(self->fd, va + 2 * g, g, h[2]));
-	ASSERT_EQ(0, cumc_objects_read(&after));
+	ASSERT_EQ(0, st_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, st_map(self->fd, va + 2 * g, g, h[2]));
+	ASSERT_EQ(0, st_objects_read(&after));
 	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
 	EXPECT_EQ(2 * g, usage_of(tag_of(h[0]), MAPPED));
 	/* Nothing was mapped there. */
-	EXPECT_EQ(-ENXIO, cumc_unmap(self->fd, va + 2 * g, g));
+	EXPECT_EQ(-ENXIO, st_unmap(self->fd, va + 2 * g, g));
 
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, cumc_mem_create(fd2, 0, 0, 2 * g, &h2));
-	ASSERT_EQ(0, cumc_va_reserve(fd2, 2 * g, 0, 0, &va2));
-	EXPECT_EQ(0, cumc_map(fd2, va2, 2 * g, h2));
+	ASSERT_EQ(0, st_mem_create(fd2, 0, 0, 2 * g, &h2));
+	ASSERT_EQ(0, st_va_reserve(fd2, 2 * g, 0, 0, &va2));
+	EXPECT_EQ(0, st_map(fd2, va2, 2 * g, h2));
 	EXPECT_EQ(2 * g, usage_of(tag_of(h2), MAPPED));
-	EXPECT_EQ(0, cumc_unmap(fd2, va2, 2 * g));
-	EXPECT_EQ(0, cumc_va_free(fd2, va2, 2 * g));
+	EXPECT_EQ(0, st_unmap(fd2, va2, 2 * g));
+	EXPECT_EQ(0, st_va_free(fd2, va2, 2 * g));
 	close(fd2);
 
-	ASSERT_EQ(0, cumc_unmap(self->fd, va, g));
+	ASSERT_EQ(0, st_unmap(self->fd, va, g));
 	EXPECT_EQ(g, usage_of(tag_of(h[0]), MAPPED));
-	EXPECT_EQ(0, cumc_map(self->fd, va + 2 * g, g, h[2]));
-	EXPECT_EQ(-EDQUOT, cumc_map(self->fd, va, g, h[0]));
+	EXPECT_EQ(0, st_map(self->fd, va + 2 * g, g, h[2]));
+	EXPECT_EQ(-EDQUOT, st_map(self->fd, va, g, h[0]));
 	ASSERT_EQ(0, param_set("max_mapped_bytes", 3 * g));
-	EXPECT_EQ(0, cumc_map(self->fd, va, g, h[0]));
+	EXPECT_EQ(0, st_map(self->fd, va, g, h[0]));
 	EXPECT_EQ(3 * g, usage_of(tag_of(h[0]), MAPPED));
 
 	/* A reservation torn down with its mappings returns their bytes. */
@@ -486,39 +453,39 @@ TEST_F(quota, mapped_bytes)
 
 TEST_F(quota, bound_bytes)
 {
-	struct cumc_objects before, after;
+	struct st_objects before, after;
 	const __u64 g = self->gran;
 	__u64 mc, mem, mc2, mem2;
 	int fd2;
 
 	ASSERT_EQ(0, param_set("max_bound_bytes", g));
-	ASSERT_EQ(0, mc_team(self->fd, 0, 2 * g, &mc));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 2 * g, &mem));
-	ASSERT_EQ(0, cumc_mc_bind_mem(self->fd, mc, 0, mem, g));
+	ASSERT_EQ(0, st_mc_team(self->fd, 1, 0, 2 * g, &mc));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 2 * g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, mc, 0, 0, mem, 0, g));
 	EXPECT_EQ(g, usage_of(tag_of(mc), BOUND));
-	ASSERT_EQ(0, cumc_objects_read(&before));
-	EXPECT_EQ(-EDQUOT, cumc_mc_bind_mem(self->fd, mc, g, mem, g));
-	ASSERT_EQ(0, cumc_objects_read(&after));
+	ASSERT_EQ(0, st_objects_read(&before));
+	EXPECT_EQ(-EDQUOT, st_mc_bind_mem(self->fd, mc, 0, g, mem, 0, g));
+	ASSERT_EQ(0, st_objects_read(&after));
 	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
-	EXPECT_EQ(-ENXIO, cumc_mc_unbind(self->fd, mc, g, g));
+	EXPECT_EQ(-ENXIO, st_mc_unbind(self->fd, mc, 0, g, g));
 	EXPECT_EQ(g, usage_of(tag_of(mc), BOUND));
 
-	fd2 = cumc_open();
+	fd2 = st_open();
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, mc_team(fd2, 0, g, &mc2));
-	ASSERT_EQ(0, cumc_mem_create(fd2, 0, 0, g, &mem2));
-	EXPECT_EQ(0, cumc_mc_bind_mem(fd2, mc2, 0, mem2, g));
+	ASSERT_EQ(0, st_mc_team(fd2, 1, 0, g, &mc2));
+	ASSERT_EQ(0, st_mem_create(fd2, 0, 0, g, &mem2));
+	EXPECT_EQ(0, st_mc_bind_mem(fd2, mc2, 0, 0, mem2, 0, g));
 	close(fd2);
 
-	ASSERT_EQ(0, cumc_mc_unbind(self->fd, mc, 0, g));
+	ASSERT_EQ(0, st_mc_unbind(self->fd, mc, 0, 0, g));
 	EXPECT_EQ(0, usage_of(tag_of(mc), BOUND));
-	EXPECT_EQ(0, cumc_mc_bind_mem(self->fd, mc, g, mem, g));
-	EXPECT_EQ(-EDQUOT, cumc_mc_bind_mem(self->fd, mc, 0, mem, g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, mc, 0, g, mem, 0, g));
+	EXPECT_EQ(-EDQUOT, st_mc_bind_mem(self->fd, mc, 0, 0, mem, 0, g));
 	ASSERT_EQ(0, param_set("max_bound_bytes", 2 * g));
-	EXPECT_EQ(0, cumc_mc_bind_mem(self->fd, mc, 0, mem, g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, mc, 0, 0, mem, 0, g));
 	EXPECT_EQ(2 * g, usage_of(tag_of(mc), BOUND));
 	/* Released with the object, the bindings return their bytes. */
-	ASSERT_EQ(0, cumc_release(self->fd, mc));
+	ASSERT_EQ(0, st_release(self->fd, mc));
 	EXPECT_EQ(0, usage_of(tag_of(mem), BOUND));
 }
 

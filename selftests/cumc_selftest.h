@@ -1,32 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the cumc selftests.
+ * The helper library of the cumc selftests: every selftest and helper
+ * program includes this header and keeps no ioctl wrapper of its own,
+ * except where it calls an ioctl with odd fields on purpose (sizes,
+ * reserved members, fuzzing).
  *
- * The ioctl wrappers return 0 or -errno so that a test can compare the
- * outcome in one EXPECT_EQ and print the errno it got.
+ * Everything here is named st_*, apart from the UAPI's cumc_* and CUMC_*.
+ * There is one wrapper per ioctl: it fills the members callers need not
+ * vary with zero, returns 0 or -errno (so that a test compares the outcome
+ * in one EXPECT_EQ and prints the errno it got) and hands outputs back by
+ * pointer, written only on success. Descriptors pass between processes
+ * with fdpass_send() and fdpass_recv() of lib/tests/fdpass.h; the CPU
+ * looks at device memory with lib/tests/probe.h; lib/tests/objects.h reads
+ * the module's live-object counts.
  */
 #ifndef _CUMC_SELFTEST_H
 #define _CUMC_SELFTEST_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/cumc.h>
 
-#define CUMC_OBJECTS_PATH "/sys/kernel/debug/cumc/objects"
+#include "fdpass.h"
+#include "objects.h"
+#include "probe.h"
 
-static inline int cumc_open(void)
+/* A new client of /dev/cumc, or -1. */
+static inline int st_open(void)
 {
 	return open("/dev/cumc", O_RDWR | O_CLOEXEC);
 }
 
 /* The value of a module parameter, -1 when it cannot be read. */
-static inline long cumc_param_uint(const char *name)
+static inline long st_param_uint(const char *name)
 {
 	char path[128];
 	long value = -1;
@@ -42,62 +60,57 @@ static inline long cumc_param_uint(const char *name)
 	return value;
 }
 
-/* Live objects of the whole module, from debugfs. */
-struct cumc_counts {
-	long clients;
-	long mems;
-};
-
-/* 0, or -1 when debugfs or the file cannot be read. */
-static inline int cumc_counts(struct cumc_counts *c)
+/* The environment variable @name as a number, @def when unset or empty. */
+static inline long st_env_long(const char *name, long def)
 {
-	FILE *f;
-	int n;
+	const char *s = getenv(name);
 
-	f = fopen(CUMC_OBJECTS_PATH, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "clients %ld mems %ld", &c->clients, &c->mems);
-	fclose(f);
-	return n == 2 ? 0 : -1;
+	return s && *s ? strtol(s, NULL, 0) : def;
 }
 
-static inline int cumc_ioctl(int fd, unsigned long cmd, void *arg)
+static inline int st_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 }
 
-/* The number of devices, or -errno. */
-static inline long cumc_num_devices(int fd)
+static inline int st_query(int fd, struct cumc_query *q)
 {
-	struct cumc_query q = { .size = sizeof(q) };
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	return st_ioctl(fd, CUMC_QUERY, q);
+}
+
+/* The number of devices, or -errno. */
+static inline long st_num_devices(int fd)
+{
+	struct cumc_query q;
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_QUERY, &q);
+	ret = st_query(fd, &q);
 	return ret ? ret : q.num_devices;
 }
 
-static inline int cumc_device_info(int fd, __u32 device,
-				   struct cumc_device_info *info)
+static inline int st_device_info(int fd, __u32 device,
+				 struct cumc_device_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
 	info->device = device;
-	return cumc_ioctl(fd, CUMC_DEVICE_INFO, info);
+	return st_ioctl(fd, CUMC_DEVICE_INFO, info);
 }
 
 /* Bytes free on @device, or -errno. */
-static inline long long cumc_mem_free(int fd, __u32 device)
+static inline long long st_mem_free(int fd, __u32 device)
 {
 	struct cumc_device_info info;
 	int ret;
 
-	ret = cumc_device_info(fd, device, &info);
+	ret = st_device_info(fd, device, &info);
 	return ret ? ret : (long long)info.mem_free;
 }
 
-static inline int cumc_mem_create(int fd, __u32 device, __u32 handle_types,
-				  __u64 length, __u64 *handle)
+static inline int st_mem_create(int fd, __u32 device, __u32 handle_types,
+				__u64 length, __u64 *handle)
 {
 	struct cumc_mem_create c = {
 		.size = sizeof(c),
@@ -107,36 +120,35 @@ static inline int cumc_mem_create(int fd, __u32 device, __u32 handle_types,
 	};
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_MEM_CREATE, &c);
+	ret = st_ioctl(fd, CUMC_MEM_CREATE, &c);
 	if (!ret)
 		*handle = c.out_handle;
 	return ret;
 }
 
-static inline int cumc_mem_info(int fd, __u64 handle,
-				struct cumc_mem_info *info)
+static inline int st_mem_info(int fd, __u64 handle, struct cumc_mem_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
 	info->handle = handle;
-	return cumc_ioctl(fd, CUMC_MEM_INFO, info);
+	return st_ioctl(fd, CUMC_MEM_INFO, info);
 }
 
-static inline int cumc_release(int fd, __u64 handle)
+/* CUMC_RELEASE of a memory or multicast handle. */
+static inline int st_release(int fd, __u64 handle)
 {
 	struct cumc_release r = { .size = sizeof(r), .handle = handle };
 
-	return cumc_ioctl(fd, CUMC_RELEASE, &r);
+	return st_ioctl(fd, CUMC_RELEASE, &r);
 }
 
 /*
- * Device addresses (cumc_va.c): CUMC_VA_RESERVE, CUMC_VA_FREE, CUMC_MAP,
- * CUMC_UNMAP, CUMC_SET_ACCESS and CUMC_VA_QUERY with every member that
- * callers need not vary (flags, offset, reserved) left at zero. Addresses
- * are __u64 like the UAPI's so that tests can do arithmetic on them.
+ * Device addresses: CUMC_VA_RESERVE, CUMC_VA_FREE, CUMC_MAP, CUMC_UNMAP,
+ * CUMC_SET_ACCESS and CUMC_VA_QUERY. Addresses are __u64 like the UAPI's
+ * so that tests can do arithmetic on them.
  */
-static inline int cumc_va_reserve(int fd, __u64 length, __u64 alignment,
-				  __u64 hint, __u64 *addr)
+static inline int st_va_reserve(int fd, __u64 length, __u64 alignment,
+				__u64 hint, __u64 *addr)
 {
 	struct cumc_va_reserve r = {
 		.size = sizeof(r),
@@ -146,13 +158,13 @@ static inline int cumc_va_reserve(int fd, __u64 length, __u64 alignment,
 	};
 	int ret;
 
-	ret = cumc_ioctl(fd, CUMC_VA_RESERVE, &r);
+	ret = st_ioctl(fd, CUMC_VA_RESERVE, &r);
 	if (!ret)
 		*addr = r.out_addr;
 	return ret;
 }
 
-static inline int cumc_va_free(int fd, __u64 addr, __u64 length)
+static inline int st_va_free(int fd, __u64 addr, __u64 length)
 {
 	struct cumc_va_free f = {
 		.size = sizeof(f),
@@ -160,10 +172,10 @@ static inline int cumc_va_free(int fd, __u64 addr, __u64 length)
 		.length = length,
 	};
 
-	return cumc_ioctl(fd, CUMC_VA_FREE, &f);
+	return st_ioctl(fd, CUMC_VA_FREE, &f);
 }
 
-static inline int cumc_map(int fd, __u64 addr, __u64 length, __u64 handle)
+static inline int st_map(int fd, __u64 addr, __u64 length, __u64 handle)
 {
 	struct cumc_map m = {
 		.size = sizeof(m),
@@ -172,10 +184,10 @@ static inline int cumc_map(int fd, __u64 addr, __u64 length, __u64 handle)
 		.handle = handle,
 	};
 
-	return cumc_ioctl(fd, CUMC_MAP, &m);
+	return st_ioctl(fd, CUMC_MAP, &m);
 }
 
-static inline int cumc_unmap(int fd, __u64 addr, __u64 length)
+static inline int st_unmap(int fd, __u64 addr, __u64 length)
 {
 	struct cumc_unmap u = {
 		.size = sizeof(u),
@@ -183,168 +195,306 @@ static inline int cumc_unmap(int fd, __u64 addr, __u64 length)
 		.length = length,
 	};
 
-	return cumc_ioctl(fd, CUMC_UNMAP, &u);
+	return st_ioctl(fd, CUMC_UNMAP, &u);
 }
 
-/* A new descriptor for @handle, or -errno. */
-static inline int cumc_export_fd_of(int fd, __u64 handle)
-{
-	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
-	return ret ? ret : e.out_fd;
-}
-
-static inline int cumc_import_fd_as(int fd, int efd, __u64 *handle)
-{
-	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
-	if (!ret)
-		*handle = i.out_handle;
-	return ret;
-}
-
-/* Bind @length bytes of @mem at @mc_offset of multicast object @mc. */
-static inline int cumc_mc_bind_mem(int fd, __u64 mc, __u64 mc_offset,
-				   __u64 mem, __u64 length)
-{
-	struct cumc_mc_bind b = {
-		.size = sizeof(b),
-		.handle = mc,
-		.mc_offset = mc_offset,
-		.mem = mem,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_BIND_MEM, &b);
-}
-
-static inline int cumc_mc_unbind(int fd, __u64 mc, __u64 mc_offset,
-				 __u64 length)
-{
-	struct cumc_mc_unbind u = {
-		.size = sizeof(u),
-		.handle = mc,
-		.mc_offset = mc_offset,
-		.length = length,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
-}
-
-static inline int cumc_set_access(int fd, __u64 addr, __u64 length,
-				  const struct cumc_access_desc *descs,
-				  __u32 num_descs)
+static inline int st_set_access(int fd, __u64 addr, __u64 length,
+				const struct cumc_access_desc *descs,
+				__u32 num_descs)
 {
 	struct cumc_set_access s = {
 		.size = sizeof(s),
 		.addr = addr,
 		.length = length,
-		.descs = (__u64)(unsigned long)descs,
+		.descs = (__u64)(uintptr_t)descs,
 		.num_descs = num_descs,
 	};
 
-	return cumc_ioctl(fd, CUMC_SET_ACCESS, &s);
+	return st_ioctl(fd, CUMC_SET_ACCESS, &s);
 }
 
-static inline int cumc_va_query(int fd, __u64 addr, __u32 device, __u32 flags,
-				struct cumc_va_query *q)
+/* CUMC_SET_ACCESS of one device. */
+static inline int st_grant(int fd, __u64 addr, __u64 length, __u32 device,
+			   __u32 access)
+{
+	struct cumc_access_desc d = { .device = device, .access = access };
+
+	return st_set_access(fd, addr, length, &d, 1);
+}
+
+static inline int st_va_query(int fd, __u64 addr, __u32 device, __u32 flags,
+			      struct cumc_va_query *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
 	q->flags = flags;
 	q->addr = addr;
 	q->device = device;
-	return cumc_ioctl(fd, CUMC_VA_QUERY, q);
+	return st_ioctl(fd, CUMC_VA_QUERY, q);
 }
 
 /*
- * Every live-object count of debugfs, for tests that prove nothing leaks
- * (stress, kill, fuzz, fail-nth). Indexed like cumc_object_names.
+ * Map @handle (memory or multicast) over a reservation of its own and give
+ * @device @access to it; on failure nothing is left. Usable in forked
+ * processes and threads: 0 or -errno.
  */
-#define CUMC_NUM_OBJECT_KINDS 9
-
-static const char *const cumc_object_names[CUMC_NUM_OBJECT_KINDS] = {
-	"clients", "mems", "pages", "vas", "mappings", "mcs", "binds", "views",
-	"usages",
-};
-
-struct cumc_objects {
-	long n[CUMC_NUM_OBJECT_KINDS];
-};
-
-/* 0, or -1 when the file cannot be read or has not every count. */
-static inline int cumc_objects_read(struct cumc_objects *o)
+static inline int st_map_new(int fd, __u64 handle, __u64 length,
+			     __u32 device, __u32 access, __u64 *addr)
 {
-	char name[32];
-	int found = 0, i;
-	long value;
-	FILE *f;
+	__u64 a;
+	int ret;
 
-	f = fopen(CUMC_OBJECTS_PATH, "r");
-	if (!f)
+	ret = st_va_reserve(fd, length, 0, 0, &a);
+	if (ret)
+		return ret;
+	ret = st_map(fd, a, length, handle);
+	if (!ret)
+		ret = st_grant(fd, a, length, device, access);
+	if (ret) {
+		st_unmap(fd, a, length);
+		st_va_free(fd, a, length);
+		return ret;
+	}
+	*addr = a;
+	return 0;
+}
+
+/* Undoes st_map_new(): 0 or -errno. */
+static inline int st_unmap_free(int fd, __u64 addr, __u64 length)
+{
+	int ret;
+
+	ret = st_unmap(fd, addr, length);
+	return ret ? ret : st_va_free(fd, addr, length);
+}
+
+/* Sharing: CUMC_EXPORT_FD, CUMC_IMPORT_FD, channels and fabric handles. */
+static inline int st_export_fd(int fd, __u64 handle, int *out_fd)
+{
+	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_EXPORT_FD, &e);
+	if (!ret)
+		*out_fd = e.out_fd;
+	return ret;
+}
+
+static inline int st_import_fd(int fd, int efd, __u64 *handle)
+{
+	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_IMPORT_FD, &i);
+	if (!ret)
+		*handle = i.out_handle;
+	return ret;
+}
+
+/* @out_channel may be NULL. */
+static inline int st_attach_channel(int fd, int channel_fd, __u32 *out_channel)
+{
+	struct cumc_attach_channel a = { .size = sizeof(a), .fd = channel_fd };
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_ATTACH_CHANNEL, &a);
+	if (!ret && out_channel)
+		*out_channel = a.out_channel;
+	return ret;
+}
+
+/* @fh: CUMC_FABRIC_HANDLE_SIZE bytes. */
+static inline int st_export_fabric(int fd, __u64 handle, __u8 *fh)
+{
+	struct cumc_export_fabric e = { .size = sizeof(e), .handle = handle };
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_EXPORT_FABRIC, &e);
+	if (!ret)
+		memcpy(fh, e.out_fabric, CUMC_FABRIC_HANDLE_SIZE);
+	return ret;
+}
+
+static inline int st_import_fabric(int fd, const __u8 *fh, __u64 *handle)
+{
+	struct cumc_import_fabric i = { .size = sizeof(i) };
+	int ret;
+
+	memcpy(i.fabric, fh, CUMC_FABRIC_HANDLE_SIZE);
+	ret = st_ioctl(fd, CUMC_IMPORT_FABRIC, &i);
+	if (!ret)
+		*handle = i.out_handle;
+	return ret;
+}
+
+/* Multicast objects: the one wrapper of each CUMC_MC_* ioctl. */
+static inline int st_mc_create(int fd, __u32 num_devices, __u32 handle_types,
+			       __u64 length, __u64 *handle)
+{
+	struct cumc_mc_create c = {
+		.size = sizeof(c),
+		.num_devices = num_devices,
+		.handle_types = handle_types,
+		.length = length,
+	};
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_MC_CREATE, &c);
+	if (!ret)
+		*handle = c.out_handle;
+	return ret;
+}
+
+static inline int st_mc_add(int fd, __u64 mc, __u32 device)
+{
+	struct cumc_mc_add_device a = {
+		.size = sizeof(a),
+		.handle = mc,
+		.device = device,
+	};
+
+	return st_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
+}
+
+/*
+ * A multicast object with devices 0 .. @num_devices - 1 added: the team is
+ * complete, ready for binds. When an add fails, @handle still names the
+ * object, for the caller to release.
+ */
+static inline int st_mc_team(int fd, __u32 num_devices, __u32 handle_types,
+			     __u64 length, __u64 *handle)
+{
+	__u32 d;
+	int ret;
+
+	ret = st_mc_create(fd, num_devices, handle_types, length, handle);
+	for (d = 0; !ret && d < num_devices; d++)
+		ret = st_mc_add(fd, *handle, d);
+	return ret;
+}
+
+/* Bind @length bytes of @mem from @mem_offset at @mc_offset for @device. */
+static inline int st_mc_bind_mem(int fd, __u64 mc, __u32 device,
+				 __u64 mc_offset, __u64 mem, __u64 mem_offset,
+				 __u64 length)
+{
+	struct cumc_mc_bind b = {
+		.size = sizeof(b),
+		.handle = mc,
+		.device = device,
+		.mc_offset = mc_offset,
+		.mem = mem,
+		.mem_offset = mem_offset,
+		.length = length,
+	};
+
+	return st_ioctl(fd, CUMC_MC_BIND_MEM, &b);
+}
+
+/* Bind the memory mapped at device address @addr, for @device. */
+static inline int st_mc_bind_addr(int fd, __u64 mc, __u32 device,
+				  __u64 mc_offset, __u64 addr, __u64 length)
+{
+	struct cumc_mc_bind b = {
+		.size = sizeof(b),
+		.handle = mc,
+		.device = device,
+		.mc_offset = mc_offset,
+		.mem = addr,
+		.length = length,
+	};
+
+	return st_ioctl(fd, CUMC_MC_BIND_ADDR, &b);
+}
+
+static inline int st_mc_unbind(int fd, __u64 mc, __u32 device,
+			       __u64 mc_offset, __u64 length)
+{
+	struct cumc_mc_unbind u = {
+		.size = sizeof(u),
+		.handle = mc,
+		.device = device,
+		.mc_offset = mc_offset,
+		.length = length,
+	};
+
+	return st_ioctl(fd, CUMC_MC_UNBIND, &u);
+}
+
+/* @members: room for @max device numbers, or NULL. */
+static inline int st_mc_info(int fd, __u64 mc, __u32 *members, __u32 max,
+			     struct cumc_mc_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->handle = mc;
+	info->members = (__u64)(uintptr_t)members;
+	info->num_members_max = max;
+	return st_ioctl(fd, CUMC_MC_INFO, info);
+}
+
+/* The view of multicast mapping @addr for @device, and its length. */
+static inline int st_mc_view(int fd, __u64 addr, __u32 device, __u64 *view,
+			     __u64 *length)
+{
+	struct cumc_mc_view v = {
+		.size = sizeof(v),
+		.addr = addr,
+		.device = device,
+	};
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_MC_VIEW, &v);
+	if (!ret) {
+		*view = v.out_addr;
+		*length = v.out_length;
+	}
+	return ret;
+}
+
+/* Processes. */
+
+/* The exit status of @pid, 128 + the signal that killed it, or -1. */
+static inline int st_wait_exit(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
 		return -1;
-	while (fscanf(f, "%31s %ld", name, &value) == 2) {
-		for (i = 0; i < CUMC_NUM_OBJECT_KINDS; i++) {
-			if (!strcmp(name, cumc_object_names[i])) {
-				o->n[i] = value;
-				found |= 1 << i;
-			}
-		}
-	}
-	fclose(f);
-	return found == (1 << CUMC_NUM_OBJECT_KINDS) - 1 ? 0 : -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /*
- * Wait up to @ms for the counts to equal @want: the last close of a file
- * (a dead process's, an exported descriptor in flight) may run a moment
- * after waitpid() returns. 0 when equal; otherwise -1, @now the last seen.
+ * For kselftest_harness.h's tests: EXPECT the counts now, from clients to
+ * member @last of struct st_objects, to be those of @want. No ASSERT: the
+ * harness would loop if this ran in a teardown after a failed ASSERT.
+ * Unreadable counts are -1 and fail every comparison.
  */
-static inline int cumc_objects_settle(const struct cumc_objects *want,
-				      struct cumc_objects *now, int ms)
-{
-	for (;;) {
-		if (!cumc_objects_read(now) && !memcmp(now, want, sizeof(*now)))
-			return 0;
-		if (ms <= 0)
-			return -1;
-		usleep(10000);
-		ms -= 10;
-	}
-}
-
-/* Print the counts that differ from @want; the number of them. */
-static inline int cumc_objects_diff(const struct cumc_objects *want,
-				    const struct cumc_objects *now)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < CUMC_NUM_OBJECT_KINDS; i++) {
-		if (want->n[i] == now->n[i])
-			continue;
-		fprintf(stderr, "# %s: %ld, expected %ld\n",
-			cumc_object_names[i], now->n[i], want->n[i]);
-		bad++;
-	}
-	return bad;
-}
+#define ST_EXPECT_OBJECTS(want, last) do {				\
+	struct st_objects __want = (want), __now = st_objects_now();	\
+	int __i, __kinds = offsetof(struct st_objects, last) /		\
+			   sizeof(long) + 1;				\
+									\
+	for (__i = 0; __i < __kinds; __i++)				\
+		EXPECT_EQ(*st_object(&__want, __i),			\
+			  *st_object(&__now, __i))			\
+			TH_LOG("%s", st_object_kinds[__i].name);	\
+} while (0)
 
 /* The devices whose mem_free is not their mem_total; -1 on error. */
-static inline int cumc_devices_not_free(int fd)
+static inline int st_devices_not_free(int fd)
 {
 	struct cumc_device_info info;
-	long n = cumc_num_devices(fd);
+	long n = st_num_devices(fd);
 	int bad = 0;
 	__u32 d;
 
 	if (n < 0)
 		return -1;
 	for (d = 0; d < n; d++) {
-		if (cumc_device_info(fd, d, &info))
+		if (st_device_info(fd, d, &info))
 			return -1;
 		if (info.mem_free == info.mem_total)
 			continue;

@@ -46,17 +46,6 @@ static int open_channel(unsigned int n)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-static int attach_fd(int fd, int channel_fd, __u32 *out_channel)
-{
-	struct cumc_attach_channel a = { .size = sizeof(a), .fd = channel_fd };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_ATTACH_CHANNEL, &a);
-	if (!ret && out_channel)
-		*out_channel = a.out_channel;
-	return ret;
-}
-
 /* Attach channel @n to client @fd, closing the channel afterwards. */
 static int attach(int fd, unsigned int n)
 {
@@ -65,7 +54,7 @@ static int attach(int fd, unsigned int n)
 	ch = open_channel(n);
 	if (ch < 0)
 		return -errno;
-	ret = attach_fd(fd, ch, NULL);
+	ret = st_attach_channel(fd, ch, NULL);
 	close(ch);
 	return ret;
 }
@@ -73,7 +62,7 @@ static int attach(int fd, unsigned int n)
 /* A new client with channel @n attached, or -1. */
 static int open_on_channel(unsigned int n)
 {
-	int fd = cumc_open();
+	int fd = st_open();
 
 	if (fd >= 0 && attach(fd, n)) {
 		close(fd);
@@ -82,198 +71,16 @@ static int open_on_channel(unsigned int n)
 	return fd;
 }
 
-static int export_fd(int fd, __u64 handle, int *out_fd)
-{
-	struct cumc_export_fd e = { .size = sizeof(e), .handle = handle };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
-	if (!ret)
-		*out_fd = e.out_fd;
-	return ret;
-}
-
-static int import_fd(int fd, int efd, __u64 *handle)
-{
-	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
-	if (!ret)
-		*handle = i.out_handle;
-	return ret;
-}
-
-static int export_fabric(int fd, __u64 handle, __u8 *fh)
-{
-	struct cumc_export_fabric e = { .size = sizeof(e), .handle = handle };
-	int ret;
-
-	ret = cumc_ioctl(fd, CUMC_EXPORT_FABRIC, &e);
-	if (!ret)
-		memcpy(fh, e.out_fabric, FH_SIZE);
-	return ret;
-}
-
-static int import_fabric(int fd, const __u8 *fh, __u64 *handle)
-{
-	struct cumc_import_fabric i = { .size = sizeof(i) };
-	int ret;
-
-	memcpy(i.fabric, fh, FH_SIZE);
-	ret = cumc_ioctl(fd, CUMC_IMPORT_FABRIC, &i);
-	if (!ret)
-		*handle = i.out_handle;
-	return ret;
-}
-
 /* Import @fh and give the handle back at once: 0 or -errno. */
 static int try_import_fabric(int fd, const __u8 *fh)
 {
 	__u64 h;
 	int ret;
 
-	ret = import_fabric(fd, fh, &h);
+	ret = st_import_fabric(fd, fh, &h);
 	if (!ret)
-		cumc_release(fd, h);
+		st_release(fd, h);
 	return ret;
-}
-
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'f';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-/* The descriptor that came with the next message on @sock, or -1. */
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
-	    cmsg->cmsg_type != SCM_RIGHTS ||
-	    cmsg->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
-/* Map all @length bytes of @handle read-write for device 0; 0 on failure. */
-static __u64 map_rw(int fd, __u64 handle, __u64 length)
-{
-	struct cumc_access_desc d = {
-		.device = 0,
-		.access = CUMC_ACCESS_READWRITE,
-	};
-	__u64 addr;
-
-	if (cumc_va_reserve(fd, length, 0, 0, &addr))
-		return 0;
-	if (cumc_map(fd, addr, length, handle)) {
-		cumc_va_free(fd, addr, length);
-		return 0;
-	}
-	if (cumc_set_access(fd, addr, length, &d, 1)) {
-		cumc_unmap(fd, addr, length);
-		cumc_va_free(fd, addr, length);
-		return 0;
-	}
-	return addr;
-}
-
-static int unmap_free(int fd, __u64 addr, __u64 length)
-{
-	int ret = cumc_unmap(fd, addr, length);
-
-	return ret ? ret : cumc_va_free(fd, addr, length);
-}
-
-/*
- * The words the tests write and check: a few pages only, as the VM
- * emulates every load and store.
- */
-static __u64 probe_offset(__u64 length, int i)
-{
-	const __u64 offsets[] = { 0, PAGE + 8, length / 2, length - 8 };
-
-	return offsets[i];
-}
-
-#define NUM_PROBES 4
-
-static void fill(__u64 addr, __u64 length, __u64 seed)
-{
-	int i;
-
-	for (i = 0; i < NUM_PROBES; i++) {
-		__u64 off = probe_offset(length, i);
-
-		*(volatile __u64 *)(uintptr_t)(addr + off) = seed ^ off;
-	}
-}
-
-/* How many probed words differ from what fill(@seed) wrote. */
-static int mismatches(__u64 addr, __u64 length, __u64 seed)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < NUM_PROBES; i++) {
-		__u64 off = probe_offset(length, i);
-
-		if (*(volatile __u64 *)(uintptr_t)(addr + off) != (seed ^ off))
-			bad++;
-	}
-	return bad;
-}
-
-/* The whole debugfs count file: every kind of object the module counts. */
-static void read_counts(char *buf, size_t len)
-{
-	ssize_t n = -1;
-	int fd;
-
-	fd = open(CUMC_OBJECTS_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, len - 1);
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = '\0';
-}
-
-static int wait_exit_status(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
 }
 
 FIXTURE(sharing) {
@@ -282,7 +89,7 @@ FIXTURE(sharing) {
 	__u64 mc_gran;
 	long channels;
 	/* Before this test's first client was opened. */
-	char base[512];
+	struct st_objects base;
 	/* A channel node whose mode the test changed, to put back. */
 	bool restore_mode;
 	char mode_path[64];
@@ -294,39 +101,38 @@ FIXTURE_SETUP(sharing)
 	struct cumc_query q = { .size = sizeof(q) };
 	struct cumc_device_info info;
 
-	read_counts(self->base, sizeof(self->base));
-	ASSERT_NE(0, self->base[0])
-		TH_LOG("cannot read %s", CUMC_OBJECTS_PATH);
-	self->fd = cumc_open();
+	ASSERT_EQ(0, st_objects_read(&self->base))
+		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_QUERY, &q));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_QUERY, &q));
 	self->mc_gran = q.mc_granularity;
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
 	self->gran = info.granularity;
 	ASSERT_LE(2 * PAGE, self->gran);
-	self->channels = cumc_param_uint("imex_channels");
+	self->channels = st_param_uint("imex_channels");
 	ASSERT_LE(1, self->channels);
 }
 
 FIXTURE_TEARDOWN(sharing)
 {
-	char now[sizeof(self->base)];
+	struct st_objects now;
 
 	/* No ASSERT: after a failed one, it would re-enter the teardown. */
 	if (self->restore_mode)
 		EXPECT_EQ(0, chmod(self->mode_path, self->mode));
 	close(self->fd);
-	read_counts(now, sizeof(now));
-	EXPECT_STREQ(self->base, now);
+	EXPECT_EQ(0, st_objects_read(&now));
+	EXPECT_EQ(0, st_objects_diff(&self->base, &now));
 }
 
 /* POSIX file descriptors */
 
 /*
  * In a child: a client of its own makes fd-shareable memory, writes
- * fill(SEED) into it and sends an exported descriptor over @sock. Then it
- * waits for a byte on @sock (or, with @linger, for ever) and gives up
- * everything before exiting.
+ * probe_fill(SEED) into it and sends an exported descriptor over @sock.
+ * Then it waits for a byte on @sock (or, with @linger, for ever) and gives
+ * up everything before exiting.
  */
 static int exporter(int sock, __u64 length, bool linger)
 {
@@ -334,21 +140,20 @@ static int exporter(int sock, __u64 length, bool linger)
 	int fd, efd;
 	char c;
 
-	fd = cumc_open();
-	if (fd < 0 || cumc_mem_create(fd, 0, CUMC_HANDLE_FD, length, &h))
+	fd = st_open();
+	if (fd < 0 || st_mem_create(fd, 0, CUMC_HANDLE_FD, length, &h))
 		return 1;
-	addr = map_rw(fd, h, length);
-	if (!addr)
+	if (st_map_new(fd, h, length, 0, CUMC_ACCESS_READWRITE, &addr))
 		return 2;
-	fill(addr, length, SEED);
-	if (export_fd(fd, h, &efd) || send_fd(sock, efd))
+	probe_fill(addr, length, SEED);
+	if (st_export_fd(fd, h, &efd) || fdpass_send(sock, efd))
 		return 3;
 	close(efd);
 	while (linger)
 		pause();
 	if (read(sock, &c, 1) != 1)
 		return 4;
-	if (cumc_release(fd, h) || unmap_free(fd, addr, length))
+	if (st_release(fd, h) || st_unmap_free(fd, addr, length))
 		return 5;
 	close(fd);
 	return 0;
@@ -361,7 +166,7 @@ static int exporter(int sock, __u64 length, bool linger)
  */
 TEST_F(sharing, fd_to_another_process)
 {
-	long long free_before = cumc_mem_free(self->fd, 0);
+	long long free_before = st_mem_free(self->fd, 0);
 	__u64 h, addr;
 	int sv[2], efd;
 	pid_t pid;
@@ -374,27 +179,27 @@ TEST_F(sharing, fd_to_another_process)
 		_exit(exporter(sv[1], self->gran, false));
 	}
 	close(sv[1]);
-	efd = recv_fd(sv[0]);
+	efd = fdpass_recv(sv[0]);
 	ASSERT_LE(0, efd);
-	ASSERT_EQ(0, import_fd(self->fd, efd, &h));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd, &h));
 	EXPECT_EQ(0, close(efd));
-	addr = map_rw(self->fd, h, self->gran);
-	ASSERT_NE(0, addr);
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
+	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
 
 	ASSERT_EQ(1, write(sv[0], "x", 1));
-	EXPECT_EQ(0, wait_exit_status(pid));
+	EXPECT_EQ(0, st_wait_exit(pid));
 	close(sv[0]);
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
-	fill(addr, self->gran, ~SEED);
-	EXPECT_EQ(0, mismatches(addr, self->gran, ~SEED));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
+	probe_fill(addr, self->gran, ~SEED);
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, ~SEED));
 	/* The mapping alone holds the memory now. */
-	EXPECT_EQ(0, cumc_release(self->fd, h));
-	EXPECT_EQ(0, mismatches(addr, self->gran, ~SEED));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, ~SEED));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
-	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 0));
 }
 
 /*
@@ -416,68 +221,68 @@ TEST_F(sharing, fd_outlives_killed_exporter)
 	}
 	close(sv[1]);
 	/* Once the descriptor is queued, nothing else of the child matters. */
-	efd = recv_fd(sv[0]);
+	efd = fdpass_recv(sv[0]);
 	EXPECT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
 	ASSERT_LE(0, efd);
 
-	ASSERT_EQ(0, import_fd(self->fd, efd, &h));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd, &h));
 	EXPECT_EQ(0, close(efd));
-	addr = map_rw(self->fd, h, self->gran);
-	ASSERT_NE(0, addr);
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
-	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	close(sv[0]);
 }
 
 /* An unreceived descriptor is released with the socket holding it. */
 TEST_F(sharing, fd_left_in_socket_released)
 {
-	long long free_before = cumc_mem_free(self->fd, 0);
+	long long free_before = st_mem_free(self->fd, 0);
 	int sv[2], efd;
 	__u64 h;
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
-	ASSERT_EQ(0, export_fd(self->fd, h, &efd));
-	ASSERT_EQ(0, send_fd(sv[0], efd));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+				   &h));
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
+	ASSERT_EQ(0, fdpass_send(sv[0], efd));
 	EXPECT_EQ(0, close(efd));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
 	close(sv[0]);
 	close(sv[1]);
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 0));
 }
 
 TEST_F(sharing, fd_holds_object)
 {
-	long long free_before = cumc_mem_free(self->fd, 0);
+	long long free_before = st_mem_free(self->fd, 0);
 	struct cumc_mem_info info;
 	__u64 h, h2;
 	int efd;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
-	ASSERT_EQ(0, export_fd(self->fd, h, &efd));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+				   &h));
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
 	/* Imported into the exporter's own client: a new handle. */
-	ASSERT_EQ(0, import_fd(self->fd, efd, &h2));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd, &h2));
 	EXPECT_NE(h, h2);
-	ASSERT_EQ(0, cumc_mem_info(self->fd, h2, &info));
+	ASSERT_EQ(0, st_mem_info(self->fd, h2, &info));
 	EXPECT_EQ(0, info.out_device);
 	EXPECT_EQ(self->gran, info.out_length);
 	EXPECT_EQ(CUMC_HANDLE_FD, info.out_handle_types);
-	EXPECT_EQ(0, cumc_release(self->fd, h2));
+	EXPECT_EQ(0, st_release(self->fd, h2));
 	EXPECT_EQ(free_before - (long long)self->gran,
-		  cumc_mem_free(self->fd, 0));
+		  st_mem_free(self->fd, 0));
 	EXPECT_EQ(0, close(efd));
-	EXPECT_EQ(free_before, cumc_mem_free(self->fd, 0));
+	EXPECT_EQ(free_before, st_mem_free(self->fd, 0));
 }
 
 TEST_F(sharing, fd_exports_cloexec_and_distinct)
@@ -485,19 +290,19 @@ TEST_F(sharing, fd_exports_cloexec_and_distinct)
 	int efd[2], i;
 	__u64 h, h2;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+				   &h));
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, export_fd(self->fd, h, &efd[i]));
+		ASSERT_EQ(0, st_export_fd(self->fd, h, &efd[i]));
 		EXPECT_EQ(FD_CLOEXEC, fcntl(efd[i], F_GETFD) & FD_CLOEXEC);
 	}
 	EXPECT_NE(efd[0], efd[1]);
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, import_fd(self->fd, efd[i], &h2));
-		EXPECT_EQ(0, cumc_release(self->fd, h2));
+		ASSERT_EQ(0, st_import_fd(self->fd, efd[i], &h2));
+		EXPECT_EQ(0, st_release(self->fd, h2));
 		EXPECT_EQ(0, close(efd[i]));
 	}
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(sharing, import_closed_fds_refused)
@@ -505,15 +310,15 @@ TEST_F(sharing, import_closed_fds_refused)
 	__u64 h, out = 0;
 	int efd;
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
-				     &h));
-	ASSERT_EQ(0, export_fd(self->fd, h, &efd));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran,
+				   &h));
+	ASSERT_EQ(0, st_export_fd(self->fd, h, &efd));
 	EXPECT_EQ(0, close(efd));
-	EXPECT_EQ(-EBADF, import_fd(self->fd, efd, &out));
-	EXPECT_EQ(-EBADF, import_fd(self->fd, -1, &out));
-	EXPECT_EQ(-EBADF, import_fd(self->fd, 1 << 20, &out));
+	EXPECT_EQ(-EBADF, st_import_fd(self->fd, efd, &out));
+	EXPECT_EQ(-EBADF, st_import_fd(self->fd, -1, &out));
+	EXPECT_EQ(-EBADF, st_import_fd(self->fd, 1 << 20, &out));
 	EXPECT_EQ(0, out);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(sharing, import_other_files_refused)
@@ -530,7 +335,7 @@ TEST_F(sharing, import_other_files_refused)
 	ASSERT_LE(0, fds[n++]);
 	/* /dev/cumc itself, this test's client and another. */
 	fds[n++] = self->fd;
-	fds[n] = cumc_open();
+	fds[n] = st_open();
 	ASSERT_LE(0, fds[n++]);
 	fds[n] = open_channel(0);
 	ASSERT_LE(0, fds[n++]);
@@ -539,7 +344,7 @@ TEST_F(sharing, import_other_files_refused)
 	fds[n++] = pipefd[0];
 
 	for (i = 0; i < n; i++)
-		EXPECT_EQ(-EBADFD, import_fd(self->fd, fds[i], &out))
+		EXPECT_EQ(-EBADFD, st_import_fd(self->fd, fds[i], &out))
 			TH_LOG("file %d", i);
 	EXPECT_EQ(0, out);
 	for (i = 0; i < n; i++)
@@ -558,18 +363,18 @@ TEST_F(sharing, export_needs_the_handle_type)
 
 	ASSERT_EQ(0, attach(self->fd, 0));
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		ASSERT_EQ(0, cumc_mem_create(self->fd, 0, types[i],
-					     self->gran, &h));
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, types[i],
+					   self->gran, &h));
 		if (!(types[i] & CUMC_HANDLE_FD))
-			EXPECT_EQ(-EPERM, export_fd(self->fd, h, &efd))
+			EXPECT_EQ(-EPERM, st_export_fd(self->fd, h, &efd))
 				TH_LOG("types 0x%x", types[i]);
 		if (!(types[i] & CUMC_HANDLE_FABRIC))
-			EXPECT_EQ(-EPERM, export_fabric(self->fd, h, fh))
+			EXPECT_EQ(-EPERM, st_export_fabric(self->fd, h, fh))
 				TH_LOG("types 0x%x", types[i]);
-		EXPECT_EQ(0, cumc_release(self->fd, h));
+		EXPECT_EQ(0, st_release(self->fd, h));
 		/* Gone: unknown like any other handle. */
-		EXPECT_EQ(-ENOENT, export_fd(self->fd, h, &efd));
-		EXPECT_EQ(-ENOENT, export_fabric(self->fd, h, fh));
+		EXPECT_EQ(-ENOENT, st_export_fd(self->fd, h, &efd));
+		EXPECT_EQ(-ENOENT, st_export_fabric(self->fd, h, fh));
 	}
 }
 
@@ -582,11 +387,11 @@ TEST_F(sharing, export_other_clients_handle_refused)
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(other, 0,
-				     CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
-	EXPECT_EQ(-ENOENT, export_fd(self->fd, h, &efd));
-	EXPECT_EQ(-ENOENT, export_fabric(self->fd, h, fh));
+	ASSERT_EQ(0, st_mem_create(other, 0,
+				   CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
+	EXPECT_EQ(-ENOENT, st_export_fd(self->fd, h, &efd));
+	EXPECT_EQ(-ENOENT, st_export_fabric(self->fd, h, fh));
 	EXPECT_EQ(0, close(other));
 }
 
@@ -601,16 +406,16 @@ TEST_F(sharing, attach_channel)
 	ch = open_channel(0);
 	ASSERT_LE(0, ch);
 	a.fd = ch;
-	EXPECT_EQ(-EOPNOTSUPP, cumc_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_ATTACH_CHANNEL, &a));
 	/* Not a channel: /dev/cumc, a closed descriptor. */
-	other = cumc_open();
+	other = st_open();
 	ASSERT_LE(0, other);
-	EXPECT_EQ(-EBADFD, attach_fd(self->fd, other, &n));
+	EXPECT_EQ(-EBADFD, st_attach_channel(self->fd, other, &n));
 	EXPECT_EQ(0, close(other));
-	EXPECT_EQ(-EBADF, attach_fd(self->fd, other, &n));
+	EXPECT_EQ(-EBADF, st_attach_channel(self->fd, other, &n));
 	EXPECT_EQ(~0u, n);
 
-	EXPECT_EQ(0, attach_fd(self->fd, ch, &n));
+	EXPECT_EQ(0, st_attach_channel(self->fd, ch, &n));
 	EXPECT_EQ(0, n);
 	EXPECT_EQ(0, close(ch));
 	/* Once per client, whichever channel. */
@@ -631,29 +436,29 @@ TEST_F(sharing, no_channel_no_fabric)
 	__u64 h, h2, hx;
 	int other, efd;
 
-	EXPECT_EQ(-EPERM, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-					  self->gran, &h));
-	EXPECT_EQ(-EPERM, cumc_ioctl(self->fd, CUMC_MC_CREATE, &mc));
+	EXPECT_EQ(-EPERM, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+					self->gran, &h));
+	EXPECT_EQ(-EPERM, st_ioctl(self->fd, CUMC_MC_CREATE, &mc));
 
 	/* Made on channel 0 by another client, shared both ways. */
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_mem_create(other, 0,
-				     CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
-	ASSERT_EQ(0, export_fabric(other, h, fh));
+	ASSERT_EQ(0, st_mem_create(other, 0,
+				   CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
+	ASSERT_EQ(0, st_export_fabric(other, h, fh));
 	EXPECT_EQ(-EPERM, try_import_fabric(self->fd, fh));
-	ASSERT_EQ(0, export_fd(other, h, &efd));
-	ASSERT_EQ(0, import_fd(self->fd, efd, &h2));
+	ASSERT_EQ(0, st_export_fd(other, h, &efd));
+	ASSERT_EQ(0, st_import_fd(self->fd, efd, &h2));
 	EXPECT_EQ(0, close(efd));
 	/* The fd gives the memory, not the right to use fabric handles. */
-	EXPECT_EQ(-EPERM, export_fabric(self->fd, h2, fh));
-	EXPECT_EQ(0, cumc_release(self->fd, h2));
+	EXPECT_EQ(-EPERM, st_export_fabric(self->fd, h2, fh));
+	EXPECT_EQ(0, st_release(self->fd, h2));
 
 	/* Attaching a channel later grants it. */
 	ASSERT_EQ(0, attach(self->fd, 0));
-	EXPECT_EQ(0, import_fabric(self->fd, fh, &hx));
-	EXPECT_EQ(0, cumc_release(self->fd, hx));
+	EXPECT_EQ(0, st_import_fabric(self->fd, fh, &hx));
+	EXPECT_EQ(0, st_release(self->fd, hx));
 	EXPECT_EQ(0, close(other));
 }
 
@@ -667,31 +472,31 @@ TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 	int other;
 
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
-	addr = map_rw(self->fd, h, self->gran);
-	ASSERT_NE(0, addr);
-	fill(addr, self->gran, SEED);
-	ASSERT_EQ(0, export_fabric(self->fd, h, fh));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
+	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	probe_fill(addr, self->gran, SEED);
+	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
 	EXPECT_EQ(0, memcmp(fh, "CUMF", 4));
 	memcpy(&channel, fh + FH_CHANNEL, sizeof(channel));
 	EXPECT_EQ(0, channel);
 	EXPECT_EQ(0, memcmp(fh + 56, zero, sizeof(zero)));
-	ASSERT_EQ(0, export_fabric(self->fd, h, again));
+	ASSERT_EQ(0, st_export_fabric(self->fd, h, again));
 	EXPECT_EQ(0, memcmp(fh, again, FH_SIZE));
 
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, import_fabric(other, fh, &h2));
-	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_import_fabric(other, fh, &h2));
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	/* The importer's handle holds the object; the handle still imports. */
 	EXPECT_EQ(0, try_import_fabric(self->fd, fh));
-	addr = map_rw(other, h2, self->gran);
-	ASSERT_NE(0, addr);
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
-	EXPECT_EQ(0, unmap_free(other, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(other, h2));
+	ASSERT_EQ(0, st_map_new(other, h2, self->gran, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
+	EXPECT_EQ(0, st_unmap_free(other, addr, self->gran));
+	EXPECT_EQ(0, st_release(other, h2));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, fh));
 	EXPECT_EQ(0, close(other));
 }
@@ -708,9 +513,9 @@ TEST_F(sharing, forged_fabric_handles_refused)
 	ASSERT_EQ(0, attach(self->fd, 0));
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
-	ASSERT_EQ(0, export_fabric(self->fd, h, fh));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
+	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
 	EXPECT_EQ(0, try_import_fabric(other, fh));
 
 	/* magic, channel, instance, id, secret, trailing zero: every byte */
@@ -727,7 +532,7 @@ TEST_F(sharing, forged_fabric_handles_refused)
 	memset(forged, 0xff, FH_SIZE);
 	EXPECT_EQ(-ENOENT, try_import_fabric(other, forged));
 	EXPECT_EQ(0, try_import_fabric(other, fh));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(0, close(other));
 }
 
@@ -742,27 +547,27 @@ TEST_F(sharing, stale_fabric_handles_refused)
 	__u64 h, addr;
 
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
-	ASSERT_EQ(0, export_fabric(self->fd, h, old));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
+	ASSERT_EQ(0, st_export_fabric(self->fd, h, old));
 	/* A mapping keeps it importable after the handle is released. */
-	addr = map_rw(self->fd, h, self->gran);
-	ASSERT_NE(0, addr);
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(0, try_import_fabric(self->fd, old));
-	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, old));
 
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
-	ASSERT_EQ(0, export_fabric(self->fd, h, fresh));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
+	ASSERT_EQ(0, st_export_fabric(self->fd, h, fresh));
 	EXPECT_NE(0, memcmp(old + FH_ID, fresh + FH_ID, FH_SIZE - FH_ID));
 	memcpy(spliced, old, FH_SIZE);
 	memcpy(spliced + FH_ID, fresh + FH_ID, 8);
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, spliced));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, old));
 	EXPECT_EQ(0, try_import_fabric(self->fd, fresh));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(-ENOENT, try_import_fabric(self->fd, fresh));
 }
 
@@ -781,9 +586,9 @@ TEST_F(sharing, fabric_channel_must_match)
 	on1b = open_on_channel(1);
 	ASSERT_LE(0, on1b);
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(on1, 0, CUMC_HANDLE_FABRIC, self->gran,
-				     &h));
-	ASSERT_EQ(0, export_fabric(on1, h, fh));
+	ASSERT_EQ(0, st_mem_create(on1, 0, CUMC_HANDLE_FABRIC, self->gran,
+				   &h));
+	ASSERT_EQ(0, st_export_fabric(on1, h, fh));
 	memcpy(&channel, fh + FH_CHANNEL, sizeof(channel));
 	EXPECT_EQ(1, channel);
 
@@ -811,25 +616,25 @@ static int unprivileged_importer(const __u8 *fh, __u64 length,
 
 	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
 		return 10;
-	fd = cumc_open();
+	fd = st_open();
 	if (fd < 0)
 		return 11;
 	ch = open_channel(0);
 	if (!may_open) {
 		if (ch >= 0 || errno != EACCES)
 			return 12;
-		if (cumc_mem_create(fd, 0, CUMC_HANDLE_FABRIC, length, &h) !=
+		if (st_mem_create(fd, 0, CUMC_HANDLE_FABRIC, length, &h) !=
 		    -EPERM)
 			return 13;
 		return try_import_fabric(fd, fh) == -EPERM ? 0 : 14;
 	}
-	if (ch < 0 || attach_fd(fd, ch, NULL))
+	if (ch < 0 || st_attach_channel(fd, ch, NULL))
 		return 15;
 	close(ch);
-	if (import_fabric(fd, fh, &h))
+	if (st_import_fabric(fd, fh, &h))
 		return 16;
-	addr = map_rw(fd, h, length);
-	if (!addr || mismatches(addr, length, SEED))
+	if (st_map_new(fd, h, length, 0, CUMC_ACCESS_READWRITE, &addr) ||
+	    probe_mismatches(addr, length, SEED))
 		return 17;
 	return 0;
 }
@@ -844,12 +649,12 @@ TEST_F(sharing, other_user_needs_channel_permission)
 	snprintf(self->mode_path, sizeof(self->mode_path), CHANNEL_PATH, 0);
 	ASSERT_EQ(0, stat(self->mode_path, &st));
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				     self->gran, &h));
-	addr = map_rw(self->fd, h, self->gran);
-	ASSERT_NE(0, addr);
-	fill(addr, self->gran, SEED);
-	ASSERT_EQ(0, export_fabric(self->fd, h, fh));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+				   self->gran, &h));
+	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	probe_fill(addr, self->gran, SEED);
+	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
 
 	self->mode = st.st_mode & 07777;
 	self->restore_mode = true;
@@ -858,19 +663,19 @@ TEST_F(sharing, other_user_needs_channel_permission)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(unprivileged_importer(fh, self->gran, false));
-	EXPECT_EQ(0, wait_exit_status(pid));
+	EXPECT_EQ(0, st_wait_exit(pid));
 
 	ASSERT_EQ(0, chmod(self->mode_path, 0666));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(unprivileged_importer(fh, self->gran, true));
-	EXPECT_EQ(0, wait_exit_status(pid));
+	EXPECT_EQ(0, st_wait_exit(pid));
 
 	EXPECT_EQ(0, chmod(self->mode_path, self->mode));
 	self->restore_mode = false;
-	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* A fabric handle is plain bytes: any channel of transport will do. */
@@ -890,13 +695,13 @@ TEST_F(sharing, fabric_handle_to_another_process)
 
 		close(sv[0]);
 		if (fd < 0 ||
-		    cumc_mem_create(fd, 0, CUMC_HANDLE_FABRIC, self->gran, &h))
+		    st_mem_create(fd, 0, CUMC_HANDLE_FABRIC, self->gran, &h))
 			_exit(1);
-		addr = map_rw(fd, h, self->gran);
-		if (!addr)
+		if (st_map_new(fd, h, self->gran, 0, CUMC_ACCESS_READWRITE,
+			       &addr))
 			_exit(2);
-		fill(addr, self->gran, SEED);
-		if (export_fabric(fd, h, fh) ||
+		probe_fill(addr, self->gran, SEED);
+		if (st_export_fabric(fd, h, fh) ||
 		    write(sv[1], fh, FH_SIZE) != FH_SIZE)
 			_exit(3);
 		/* Hold the object until the importer has its own handle. */
@@ -905,15 +710,15 @@ TEST_F(sharing, fabric_handle_to_another_process)
 	close(sv[1]);
 	ASSERT_EQ(FH_SIZE, read(sv[0], fh, FH_SIZE));
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, import_fabric(self->fd, fh, &h));
+	ASSERT_EQ(0, st_import_fabric(self->fd, fh, &h));
 	ASSERT_EQ(1, write(sv[0], "x", 1));
-	EXPECT_EQ(0, wait_exit_status(pid));
+	EXPECT_EQ(0, st_wait_exit(pid));
 	close(sv[0]);
-	addr = map_rw(self->fd, h, self->gran);
-	ASSERT_NE(0, addr);
-	EXPECT_EQ(0, mismatches(addr, self->gran, SEED));
-	EXPECT_EQ(0, unmap_free(self->fd, addr, self->gran));
-	EXPECT_EQ(0, cumc_release(self->fd, h));
+	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	EXPECT_EQ(0, probe_mismatches(addr, self->gran, SEED));
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 /* Multicast objects share the same way as allocations. */
@@ -931,33 +736,33 @@ TEST_F(sharing, multicast_objects_shared)
 	int other, efd;
 
 	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_MC_CREATE, &mc));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MC_CREATE, &mc));
 	other = open_on_channel(0);
 	ASSERT_LE(0, other);
 
-	ASSERT_EQ(0, export_fd(self->fd, mc.out_handle, &efd));
-	ASSERT_EQ(0, import_fd(other, efd, &h_fd));
+	ASSERT_EQ(0, st_export_fd(self->fd, mc.out_handle, &efd));
+	ASSERT_EQ(0, st_import_fd(other, efd, &h_fd));
 	EXPECT_EQ(0, close(efd));
-	ASSERT_EQ(0, export_fabric(self->fd, mc.out_handle, fh));
-	ASSERT_EQ(0, import_fabric(other, fh, &h_fabric));
-	EXPECT_EQ(0, cumc_release(self->fd, mc.out_handle));
+	ASSERT_EQ(0, st_export_fabric(self->fd, mc.out_handle, fh));
+	ASSERT_EQ(0, st_import_fabric(other, fh, &h_fabric));
+	EXPECT_EQ(0, st_release(self->fd, mc.out_handle));
 
 	info.handle = h_fd;
-	ASSERT_EQ(0, cumc_ioctl(other, CUMC_MC_INFO, &info));
+	ASSERT_EQ(0, st_ioctl(other, CUMC_MC_INFO, &info));
 	EXPECT_EQ(2, info.out_num_devices);
 	EXPECT_EQ(self->mc_gran, info.out_length);
 	EXPECT_EQ(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC, info.out_handle_types);
 	info.handle = h_fabric;
-	EXPECT_EQ(0, cumc_ioctl(other, CUMC_MC_INFO, &info));
-	EXPECT_EQ(0, cumc_release(other, h_fd));
-	EXPECT_EQ(0, cumc_release(other, h_fabric));
+	EXPECT_EQ(0, st_ioctl(other, CUMC_MC_INFO, &info));
+	EXPECT_EQ(0, st_release(other, h_fd));
+	EXPECT_EQ(0, st_release(other, h_fabric));
 	EXPECT_EQ(-ENOENT, try_import_fabric(other, fh));
 
 	/* Without the fd type, no fd. */
 	mc.handle_types = CUMC_HANDLE_FABRIC;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_MC_CREATE, &mc));
-	EXPECT_EQ(-EPERM, export_fd(self->fd, mc.out_handle, &efd));
-	EXPECT_EQ(0, cumc_release(self->fd, mc.out_handle));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MC_CREATE, &mc));
+	EXPECT_EQ(-EPERM, st_export_fd(self->fd, mc.out_handle, &efd));
+	EXPECT_EQ(0, st_release(self->fd, mc.out_handle));
 	EXPECT_EQ(0, close(other));
 }
 

@@ -108,90 +108,19 @@ static int pick_fd(struct worker *w)
 	return rnd(w, 2) ? w->shared_fd : w->own_fd;
 }
 
-static int mc_create(int fd, __u32 n, __u32 types, __u64 length, __u64 *h)
-{
-	struct cumc_mc_create c = {
-		.size = sizeof(c), .num_devices = n, .handle_types = types,
-		.length = length,
-	};
-	int ret = cumc_ioctl(fd, CUMC_MC_CREATE, &c);
-
-	*h = c.out_handle;
-	return ret;
-}
-
-static int mc_add(int fd, __u64 h, __u32 device)
-{
-	struct cumc_mc_add_device a = {
-		.size = sizeof(a), .handle = h, .device = device,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_ADD_DEVICE, &a);
-}
-
-static int mc_bind(int fd, unsigned long cmd, __u64 h, __u32 device,
-		   __u64 mc_offset, __u64 mem, __u64 length)
-{
-	struct cumc_mc_bind b = {
-		.size = sizeof(b), .handle = h, .device = device,
-		.mc_offset = mc_offset, .mem = mem, .length = length,
-	};
-
-	return cumc_ioctl(fd, cmd, &b);
-}
-
-static int mc_unbind(int fd, __u64 h, __u32 device, __u64 off, __u64 len)
-{
-	struct cumc_mc_unbind u = {
-		.size = sizeof(u), .handle = h, .device = device,
-		.mc_offset = off, .length = len,
-	};
-
-	return cumc_ioctl(fd, CUMC_MC_UNBIND, &u);
-}
-
-static int export_fd(int fd, __u64 h, int *out)
-{
-	struct cumc_export_fd e = { .size = sizeof(e), .handle = h };
-	int ret = cumc_ioctl(fd, CUMC_EXPORT_FD, &e);
-
-	*out = e.out_fd;
-	return ret;
-}
-
-static int import_fd(int fd, int efd, __u64 *h)
-{
-	struct cumc_import_fd i = { .size = sizeof(i), .fd = efd };
-	int ret = cumc_ioctl(fd, CUMC_IMPORT_FD, &i);
-
-	*h = i.out_handle;
-	return ret;
-}
-
 /* Reserve, map, grant @device read-write: the address, or 0. */
 static __u64 map_rw(int fd, __u64 h, __u64 length, __u32 device)
 {
-	struct cumc_access_desc d = { device, CUMC_ACCESS_READWRITE };
 	__u64 addr;
+	int ret;
 
-	if (cumc_va_reserve(fd, length, 0, 0, &addr)) {
-		FAIL("va_reserve of %llu", (unsigned long long)length);
-		return 0;
-	}
-	if (cumc_map(fd, addr, length, h) ||
-	    cumc_set_access(fd, addr, length, &d, 1)) {
-		FAIL("map or set_access");
-		cumc_unmap(fd, addr, length);
-		cumc_va_free(fd, addr, length);
+	ret = st_map_new(fd, h, length, device, CUMC_ACCESS_READWRITE, &addr);
+	if (ret) {
+		FAIL("map_new of %llu: %s", (unsigned long long)length,
+		     strerror(-ret));
 		return 0;
 	}
 	return addr;
-}
-
-static void unmap_free(int fd, __u64 addr, __u64 length)
-{
-	CHECK0(cumc_unmap(fd, addr, length));
-	CHECK0(cumc_va_free(fd, addr, length));
 }
 
 /* Write a word per page of the first pages and read them back. */
@@ -221,9 +150,9 @@ static void op_create(struct worker *w)
 	m->fd = pick_fd(w);
 	m->device = rnd(w, ndev);
 	m->shareable = rnd(w, 2);
-	ret = cumc_mem_create(m->fd, m->device,
-			      m->shareable ? CUMC_HANDLE_FD : 0,
-			      gran * (1 + rnd(w, 2)), &m->handle);
+	ret = st_mem_create(m->fd, m->device,
+			    m->shareable ? CUMC_HANDLE_FD : 0,
+			    gran * (1 + rnd(w, 2)), &m->handle);
 	if (ret == -ENOSPC) {
 		__atomic_fetch_add(&tally->enospc, 1, __ATOMIC_RELAXED);
 		return;
@@ -246,7 +175,7 @@ static void op_release(struct worker *w)
 	if (!w->nmems)
 		return;
 	i = rnd(w, w->nmems);
-	CHECK0(cumc_release(w->mems[i].fd, w->mems[i].handle));
+	CHECK0(st_release(w->mems[i].fd, w->mems[i].handle));
 	forget_mem(w, i);
 	count(OP_RELEASE);
 }
@@ -260,7 +189,7 @@ static void op_map(struct worker *w)
 	if (!w->nmems || w->nvas == MAX_VAS)
 		return;
 	m = &w->mems[rnd(w, w->nmems)];
-	if (cumc_mem_info(m->fd, m->handle, &info)) {
+	if (st_mem_info(m->fd, m->handle, &info)) {
 		FAIL("mem_info");
 		return;
 	}
@@ -273,7 +202,7 @@ static void op_map(struct worker *w)
 	touch(v->addr, v->length, w->seed);
 	/* The mapping holds the memory: the handle may go first. */
 	if (rnd(w, 3) == 0) {
-		CHECK0(cumc_release(m->fd, m->handle));
+		CHECK0(st_release(m->fd, m->handle));
 		forget_mem(w, m - w->mems);
 	}
 	w->nvas++;
@@ -288,7 +217,7 @@ static void op_unmap(struct worker *w)
 		return;
 	i = rnd(w, w->nvas);
 	touch(w->vas[i].addr, w->vas[i].length, i);
-	unmap_free(w->vas[i].fd, w->vas[i].addr, w->vas[i].length);
+	CHECK0(st_unmap_free(w->vas[i].fd, w->vas[i].addr, w->vas[i].length));
 	w->vas[i] = w->vas[--w->nvas];
 	count(OP_UNMAP);
 }
@@ -305,13 +234,13 @@ static void op_share(struct worker *w)
 	m = &w->mems[rnd(w, w->nmems)];
 	if (!m->shareable)
 		return;
-	if (export_fd(m->fd, m->handle, &efd)) {
+	if (st_export_fd(m->fd, m->handle, &efd)) {
 		FAIL("export_fd");
 		return;
 	}
 	w->mems[w->nmems] = *m;
 	w->mems[w->nmems].fd = m->fd == w->own_fd ? w->shared_fd : w->own_fd;
-	if (import_fd(w->mems[w->nmems].fd, efd, &h))
+	if (st_import_fd(w->mems[w->nmems].fd, efd, &h))
 		FAIL("import_fd");
 	else
 		w->mems[w->nmems++].handle = h;
@@ -327,8 +256,8 @@ static void op_query(struct worker *w)
 	if (!w->nvas)
 		return;
 	v = &w->vas[rnd(w, w->nvas)];
-	if (cumc_va_query(v->fd, v->addr + rnd(w, v->length), 0,
-			  CUMC_VA_QUERY_RETAIN, &q)) {
+	if (st_va_query(v->fd, v->addr + rnd(w, v->length), 0,
+			CUMC_VA_QUERY_RETAIN, &q)) {
 		FAIL("va_query");
 		return;
 	}
@@ -336,7 +265,7 @@ static void op_query(struct worker *w)
 		FAIL("va_query: mapping %llx+%llx",
 		     (unsigned long long)q.out_map_addr,
 		     (unsigned long long)q.out_map_length);
-	CHECK0(cumc_release(v->fd, q.out_handle));
+	CHECK0(st_release(v->fd, q.out_handle));
 	count(OP_QUERY);
 }
 
@@ -351,15 +280,15 @@ static void op_mc_local(struct worker *w)
 	__u64 h, mem[3] = { 0 }, va[3] = { 0 };
 	int fd = pick_fd(w);
 
-	if (mc_create(fd, n, types, gran, &h)) {
+	if (st_mc_create(fd, n, types, gran, &h)) {
 		FAIL("mc_create");
 		return;
 	}
 	for (i = 0; i < n; i++)
-		CHECK0(mc_add(fd, h, (first + i) % ndev));
+		CHECK0(st_mc_add(fd, h, (first + i) % ndev));
 	for (i = 0; i < n; i++) {
 		__u32 dev = (first + i) % ndev;
-		int ret = cumc_mem_create(fd, dev, types, gran, &mem[i]);
+		int ret = st_mem_create(fd, dev, types, gran, &mem[i]);
 
 		if (ret == -ENOSPC)
 			continue;
@@ -367,24 +296,23 @@ static void op_mc_local(struct worker *w)
 		if (ret)
 			continue;
 		if (rnd(w, 2)) {
-			CHECK0(mc_bind(fd, CUMC_MC_BIND_MEM, h, dev, 0, mem[i],
-				       gran));
+			CHECK0(st_mc_bind_mem(fd, h, dev, 0, mem[i], 0, gran));
 		} else {
 			va[i] = map_rw(fd, mem[i], gran, dev);
 			if (va[i])
-				CHECK0(mc_bind(fd, CUMC_MC_BIND_ADDR, h, dev, 0,
-					       va[i], gran));
+				CHECK0(st_mc_bind_addr(fd, h, dev, 0, va[i],
+						       gran));
 		}
 		if (rnd(w, 2))
-			CHECK0(mc_unbind(fd, h, dev, 0, gran));
+			CHECK0(st_mc_unbind(fd, h, dev, 0, gran));
 	}
 	for (i = 0; i < n; i++) {
 		if (va[i])
-			unmap_free(fd, va[i], gran);
+			CHECK0(st_unmap_free(fd, va[i], gran));
 		if (mem[i])
-			CHECK0(cumc_release(fd, mem[i]));
+			CHECK0(st_release(fd, mem[i]));
 	}
-	CHECK0(cumc_release(fd, h));
+	CHECK0(st_release(fd, h));
 	count(OP_MC_LOCAL);
 }
 
@@ -401,49 +329,50 @@ static void op_mc_team(struct worker *w)
 	__u64 h, mem;
 	pid_t pid;
 
-	if (mc_create(fd, 2, CUMC_HANDLE_FD, gran, &h)) {
+	if (st_mc_create(fd, 2, CUMC_HANDLE_FD, gran, &h)) {
 		FAIL("mc_create");
 		return;
 	}
-	if (export_fd(fd, h, &efd)) {
+	if (st_export_fd(fd, h, &efd)) {
 		FAIL("export_fd");
-		cumc_release(fd, h);
+		st_release(fd, h);
 		return;
 	}
 	if (add_first)
-		CHECK0(mc_add(fd, h, a));
+		CHECK0(st_mc_add(fd, h, a));
 	pid = fork();
 	if (pid == 0) {
 		/* Only system calls here: the parent has other threads. */
-		int cfd = cumc_open();
+		int cfd = st_open();
 		__u64 ch, cmem;
 
-		if (cfd < 0 || import_fd(cfd, efd, &ch) || mc_add(cfd, ch, b) ||
-		    cumc_mem_create(cfd, b, CUMC_HANDLE_FD, gran, &cmem) ||
-		    mc_bind(cfd, CUMC_MC_BIND_MEM, ch, b, 0, cmem, gran))
+		if (cfd < 0 || st_import_fd(cfd, efd, &ch) ||
+		    st_mc_add(cfd, ch, b) ||
+		    st_mem_create(cfd, b, CUMC_HANDLE_FD, gran, &cmem) ||
+		    st_mc_bind_mem(cfd, ch, b, 0, cmem, 0, gran))
 			_exit(1);
-		if (child_unbinds && mc_unbind(cfd, ch, b, 0, gran))
+		if (child_unbinds && st_mc_unbind(cfd, ch, b, 0, gran))
 			_exit(2);
 		_exit(0);
 	}
 	close(efd);
 	if (pid < 0) {
 		FAIL("fork");
-		cumc_release(fd, h);
+		st_release(fd, h);
 		return;
 	}
-	if (!add_first && mc_add(fd, h, a)) {
+	if (!add_first && st_mc_add(fd, h, a)) {
 		/* The child would wait for the team for ever. */
 		FAIL("mc_add");
 		kill(pid, SIGKILL);
-	} else if (!cumc_mem_create(fd, a, CUMC_HANDLE_FD, gran, &mem)) {
-		CHECK0(mc_bind(fd, CUMC_MC_BIND_MEM, h, a, 0, mem, gran));
-		CHECK0(cumc_release(fd, mem));
+	} else if (!st_mem_create(fd, a, CUMC_HANDLE_FD, gran, &mem)) {
+		CHECK0(st_mc_bind_mem(fd, h, a, 0, mem, 0, gran));
+		CHECK0(st_release(fd, mem));
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		FAIL("team member: status %#x", status);
-	CHECK0(cumc_release(fd, h));
+	CHECK0(st_release(fd, h));
 	count(OP_MC_TEAM);
 }
 
@@ -463,7 +392,7 @@ static void op_reopen(struct worker *w)
 		w->vas[i] = w->vas[--w->nvas];
 	}
 	close(w->own_fd);
-	w->own_fd = cumc_open();
+	w->own_fd = st_open();
 	if (w->own_fd < 0)
 		FAIL("open: %s", strerror(errno));
 	count(OP_REOPEN);
@@ -480,7 +409,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	long i;
 
-	w->own_fd = cumc_open();
+	w->own_fd = st_open();
 	if (w->own_fd < 0) {
 		FAIL("open: %s", strerror(errno));
 		return NULL;
@@ -506,7 +435,7 @@ static int process_main(unsigned int seed, long ops)
 {
 	struct worker w[NTHREADS] = { 0 };
 	pthread_t t[NTHREADS];
-	int i, shared_fd = cumc_open();
+	int i, shared_fd = st_open();
 
 	if (shared_fd < 0)
 		return 1;
@@ -520,13 +449,6 @@ static int process_main(unsigned int seed, long ops)
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(t[i], NULL);
 	return 0;
-}
-
-static long env_long(const char *name, long def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtol(s, NULL, 0) : def;
 }
 
 /* A fixture only for the timeout: the harness's default is 30 s. */
@@ -543,20 +465,20 @@ FIXTURE_TEARDOWN(stress)
 
 TEST_F_TIMEOUT(stress, all_devices_processes_threads, 300)
 {
-	unsigned int seed = env_long("CUMC_STRESS_SEED", 20261122);
-	long ops = env_long("CUMC_STRESS_OPS", DEFAULT_OPS), total = 0;
-	struct cumc_objects base, now;
+	unsigned int seed = st_env_long("CUMC_STRESS_SEED", 20261122);
+	long ops = st_env_long("CUMC_STRESS_OPS", DEFAULT_OPS), total = 0;
+	struct st_objects base, now;
 	struct cumc_device_info info;
 	pid_t pids[NPROCS];
 	int fd, i, status;
 
-	fd = cumc_open();
+	fd = st_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, cumc_device_info(fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(fd, 0, &info));
 	gran = info.granularity;
-	ndev = cumc_num_devices(fd);
+	ndev = st_num_devices(fd);
 	ASSERT_LE(2, ndev) TH_LOG("teams need two devices");
-	ASSERT_EQ(0, cumc_objects_read(&base)) TH_LOG("no debugfs counts");
+	ASSERT_EQ(0, st_objects_read(&base)) TH_LOG("no debugfs counts");
 	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, tally);
@@ -585,10 +507,10 @@ TEST_F_TIMEOUT(stress, all_devices_processes_threads, 300)
 	EXPECT_EQ(0, tally->failures) TH_LOG("%ld failures, first: %s",
 					    tally->failures,
 					    tally->first_failure);
-	EXPECT_EQ(0, cumc_objects_settle(&base, &now, 2000)) {
-		cumc_objects_diff(&base, &now);
+	EXPECT_EQ(0, st_objects_settle(&base, &now, 2000)) {
+		st_objects_diff(&base, &now);
 	}
-	EXPECT_EQ(0, cumc_devices_not_free(fd));
+	EXPECT_EQ(0, st_devices_not_free(fd));
 	close(fd);
 }
 

@@ -38,53 +38,6 @@
 
 #define PAGE 4096ULL
 
-/* All live objects of the module, from debugfs. */
-struct va_counts {
-	long clients;
-	long mems;
-	long pages;
-	long vas;
-	long mappings;
-};
-
-static int va_counts(struct va_counts *c)
-{
-	FILE *f;
-	int n;
-
-	f = fopen(CUMC_OBJECTS_PATH, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "clients %ld mems %ld pages %ld vas %ld mappings %ld",
-		   &c->clients, &c->mems, &c->pages, &c->vas, &c->mappings);
-	fclose(f);
-	return n == 5 ? 0 : -1;
-}
-
-/* The counts now; all -1 when they cannot be read. */
-static struct va_counts counts_now(void)
-{
-	struct va_counts c;
-
-	if (va_counts(&c))
-		memset(&c, 0xff, sizeof(c));
-	return c;
-}
-
-/*
- * No ASSERT: the harness would loop if this ran in a teardown after a
- * failed ASSERT. Unreadable counts are -1 and fail every comparison.
- */
-#define EXPECT_COUNTS(want) do {					\
-	struct va_counts __now = counts_now();				\
-									\
-	EXPECT_EQ((want).clients, __now.clients);			\
-	EXPECT_EQ((want).mems, __now.mems);				\
-	EXPECT_EQ((want).pages, __now.pages);				\
-	EXPECT_EQ((want).vas, __now.vas);				\
-	EXPECT_EQ((want).mappings, __now.mappings);			\
-} while (0)
-
 static void *ptr(__u64 addr)
 {
 	return (void *)(uintptr_t)addr;
@@ -95,56 +48,19 @@ static volatile unsigned char *bytes(__u64 addr)
 	return (volatile unsigned char *)(uintptr_t)addr;
 }
 
-/* What a child sharing our memory does to the address it is given. */
-struct touch {
-	volatile unsigned char *addr;
-	bool write;
-};
-
-static int touch_fn(void *arg)
-{
-	struct touch *t = arg;
-	unsigned char v = *t->addr;
-
-	/* Store back what was there: a store that works changes nothing. */
-	if (t->write)
-		*t->addr = v;
-	return 0;
-}
-
-/*
- * Load from (and with @write, store back to) @addr in a child that shares
- * our address space. Returns 0 when it could, the signal that killed it
- * otherwise, -1 when it ended any other way.
- */
-static int touch_in_child(__u64 addr, bool write)
-{
-	static char stack[64 << 10] __attribute__((aligned(16)));
-	struct touch t = { .addr = bytes(addr), .write = write };
-	int status;
-	pid_t pid;
-
-	pid = clone(touch_fn, stack + sizeof(stack), CLONE_VM | SIGCHLD, &t);
-	if (pid < 0)
-		return -1;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status);
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
-}
-
-#define EXPECT_LOAD_OK(addr) EXPECT_EQ(0, touch_in_child(addr, false))
-#define EXPECT_STORE_OK(addr) EXPECT_EQ(0, touch_in_child(addr, true))
-#define EXPECT_LOAD_FAULTS(addr) EXPECT_EQ(SIGSEGV, touch_in_child(addr, false))
-#define EXPECT_STORE_FAULTS(addr) EXPECT_EQ(SIGSEGV, touch_in_child(addr, true))
+#define EXPECT_LOAD_OK(addr) EXPECT_EQ(0, probe_touch_in_child(addr, false))
+#define EXPECT_STORE_OK(addr) EXPECT_EQ(0, probe_touch_in_child(addr, true))
+#define EXPECT_LOAD_FAULTS(addr) \
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(addr, false))
+#define EXPECT_STORE_FAULTS(addr) \
+	EXPECT_EQ(SIGSEGV, probe_touch_in_child(addr, true))
 
 FIXTURE(va) {
 	int fd;
 	__u32 num_devices;
 	__u64 gran;
 	/* Before this test's first client was opened. */
-	struct va_counts base;
+	struct st_objects base;
 };
 
 FIXTURE_SETUP(va)
@@ -155,14 +71,14 @@ FIXTURE_SETUP(va)
 	long n;
 
 	ASSERT_EQ(0, setrlimit(RLIMIT_CORE, &no_core));
-	ASSERT_EQ(0, va_counts(&self->base))
-		TH_LOG("cannot read %s", CUMC_OBJECTS_PATH);
-	self->fd = cumc_open();
+	ASSERT_EQ(0, st_objects_read(&self->base))
+		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
+	self->fd = st_open();
 	ASSERT_LE(0, self->fd);
-	n = cumc_num_devices(self->fd);
+	n = st_num_devices(self->fd);
 	ASSERT_LT(0, n);
 	self->num_devices = n;
-	ASSERT_EQ(0, cumc_device_info(self->fd, 0, &info));
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
 	self->gran = info.granularity;
 	ASSERT_LE(PAGE, self->gran);
 }
@@ -171,14 +87,14 @@ FIXTURE_TEARDOWN(va)
 {
 	close(self->fd);
 	/* Every test gives back all it reserved, mapped and allocated. */
-	EXPECT_COUNTS(self->base);
+	ST_EXPECT_OBJECTS(self->base, mappings);
 }
 
 static __u64 reserve(struct __test_metadata *_metadata, int fd, __u64 length)
 {
 	__u64 addr = 0;
 
-	ASSERT_EQ(0, cumc_va_reserve(fd, length, 0, 0, &addr));
+	ASSERT_EQ(0, st_va_reserve(fd, length, 0, 0, &addr));
 	return addr;
 }
 
@@ -188,23 +104,16 @@ static __u64 map_new(struct __test_metadata *_metadata, int fd, __u32 device,
 {
 	__u64 handle = 0;
 
-	ASSERT_EQ(0, cumc_mem_create(fd, device, 0, length, &handle));
-	ASSERT_EQ(0, cumc_map(fd, addr, length, handle));
+	ASSERT_EQ(0, st_mem_create(fd, device, 0, length, &handle));
+	ASSERT_EQ(0, st_map(fd, addr, length, handle));
 	return handle;
-}
-
-static int grant(int fd, __u64 addr, __u64 length, __u32 device, __u32 access)
-{
-	struct cumc_access_desc d = { .device = device, .access = access };
-
-	return cumc_set_access(fd, addr, length, &d, 1);
 }
 
 static __u32 access_of(int fd, __u64 addr, __u32 device)
 {
 	struct cumc_va_query q;
 
-	if (cumc_va_query(fd, addr, device, 0, &q))
+	if (st_va_query(fd, addr, device, 0, &q))
 		return ~0u;
 	return q.out_access;
 }
@@ -213,7 +122,7 @@ static __u32 access_any(int fd, __u64 addr)
 {
 	struct cumc_va_query q;
 
-	if (cumc_va_query(fd, addr, 0, 0, &q))
+	if (st_va_query(fd, addr, 0, 0, &q))
 		return ~0u;
 	return q.out_access_any;
 }
@@ -223,9 +132,9 @@ static void unmap_release_free(struct __test_metadata *_metadata, int fd,
 			       __u64 handle, __u64 map_addr, __u64 map_length,
 			       __u64 va_addr, __u64 va_length)
 {
-	EXPECT_EQ(0, cumc_unmap(fd, map_addr, map_length));
-	EXPECT_EQ(0, cumc_release(fd, handle));
-	EXPECT_EQ(0, cumc_va_free(fd, va_addr, va_length));
+	EXPECT_EQ(0, st_unmap(fd, map_addr, map_length));
+	EXPECT_EQ(0, st_release(fd, handle));
+	EXPECT_EQ(0, st_va_free(fd, va_addr, va_length));
 }
 
 /* CUMC_VA_RESERVE */
@@ -239,15 +148,15 @@ TEST_F(va, reserve_aligned_as_asked)
 
 	for (i = 0; i < ARRAY_SIZE(alignments); i++) {
 		want = alignments[i] > self->gran ? alignments[i] : self->gran;
-		ASSERT_EQ(0, cumc_va_reserve(self->fd, 2 * self->gran,
-					     alignments[i], 0, &addr));
+		ASSERT_EQ(0, st_va_reserve(self->fd, 2 * self->gran,
+					   alignments[i], 0, &addr));
 		EXPECT_NE(0, addr);
 		EXPECT_EQ(0, addr % want)
 			TH_LOG("0x%llx not aligned to 0x%llx", addr, want);
-		ASSERT_EQ(0, cumc_va_query(self->fd, addr, 0, 0, &q));
+		ASSERT_EQ(0, st_va_query(self->fd, addr, 0, 0, &q));
 		EXPECT_EQ(addr, q.out_va_addr);
 		EXPECT_EQ(2 * self->gran, q.out_va_length);
-		EXPECT_EQ(0, cumc_va_free(self->fd, addr, 2 * self->gran));
+		EXPECT_EQ(0, st_va_free(self->fd, addr, 2 * self->gran));
 	}
 }
 
@@ -258,13 +167,13 @@ TEST_F(va, reserve_alignment_zero_means_granularity)
 
 	/* Several, so that one lucky placement cannot pass the test. */
 	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0,
-					     &addr[i]));
+		ASSERT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0,
+					   &addr[i]));
 		EXPECT_EQ(0, addr[i] % self->gran)
 			TH_LOG("0x%llx", addr[i]);
 	}
 	for (i = 0; i < 4; i++)
-		EXPECT_EQ(0, cumc_va_free(self->fd, addr[i], self->gran));
+		EXPECT_EQ(0, st_va_free(self->fd, addr[i], self->gran));
 }
 
 TEST_F(va, reserve_free_hint_honoured)
@@ -273,18 +182,18 @@ TEST_F(va, reserve_free_hint_honoured)
 	__u64 hint, addr;
 
 	/* A free address far from where the kernel would put it by itself. */
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, SZ_1G, 0, &hint));
-	ASSERT_EQ(0, cumc_va_free(self->fd, hint, len));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, SZ_1G, 0, &hint));
+	ASSERT_EQ(0, st_va_free(self->fd, hint, len));
 	hint += SZ_64M;
 
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, 0, hint, &addr));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, hint, &addr));
 	EXPECT_EQ(hint, addr);
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 
 	/* The alignment wins over a hint that does not have it. */
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, SZ_1G, hint, &addr));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, SZ_1G, hint, &addr));
 	EXPECT_EQ(0, addr % SZ_1G) TH_LOG("0x%llx", addr);
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, reserve_busy_hint_not_error)
@@ -294,25 +203,25 @@ TEST_F(va, reserve_busy_hint_not_error)
 	struct cumc_va_query q;
 	void *anon;
 
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, 0, 0, &first));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, 0, first, &second));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, 0, &first));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, first, &second));
 	EXPECT_NE(first, second);
 	EXPECT_EQ(0, second % self->gran);
-	ASSERT_EQ(0, cumc_va_query(self->fd, first, 0, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, first, 0, 0, &q));
 	EXPECT_EQ(first, q.out_va_addr);
-	ASSERT_EQ(0, cumc_va_query(self->fd, second, 0, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, second, 0, 0, &q));
 	EXPECT_EQ(second, q.out_va_addr);
-	EXPECT_EQ(0, cumc_va_free(self->fd, second, len));
-	EXPECT_EQ(0, cumc_va_free(self->fd, first, len));
+	EXPECT_EQ(0, st_va_free(self->fd, second, len));
+	EXPECT_EQ(0, st_va_free(self->fd, first, len));
 
 	/* Busy with something that is not a reservation: left alone. */
 	anon = mmap(ptr(first), PAGE, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	ASSERT_EQ(ptr(first), anon);
 	*(volatile char *)anon = 1;
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, 0, first, &second));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, first, &second));
 	EXPECT_NE(first, second);
-	EXPECT_EQ(0, cumc_va_free(self->fd, second, len));
+	EXPECT_EQ(0, st_va_free(self->fd, second, len));
 	EXPECT_EQ(1, *(volatile char *)anon);
 	EXPECT_EQ(0, munmap(anon, PAGE));
 }
@@ -337,11 +246,11 @@ TEST_F(va, reserve_bad_arguments_refused)
 		{ "flags", 1, g, 0, 0, EOPNOTSUPP },
 		{ "high flag", 1u << 31, g, 0, 0, EOPNOTSUPP },
 	};
-	struct va_counts before;
+	struct st_objects before;
 	__u64 addr;
 	size_t i;
 
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct cumc_va_reserve r = {
 			.size = sizeof(r),
@@ -353,30 +262,30 @@ TEST_F(va, reserve_bad_arguments_refused)
 		};
 
 		EXPECT_EQ(-bad[i].err,
-			  cumc_ioctl(self->fd, CUMC_VA_RESERVE, &r))
+			  st_ioctl(self->fd, CUMC_VA_RESERVE, &r))
 			TH_LOG("%s", bad[i].what);
 		EXPECT_EQ(CANARY, r.out_addr) TH_LOG("%s", bad[i].what);
 	}
-	EXPECT_COUNTS(before);
+	ST_EXPECT_OBJECTS(before, mappings);
 
 	/* The largest alignment allowed works. */
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, g, 1ULL << 40, 0, &addr));
+	ASSERT_EQ(0, st_va_reserve(self->fd, g, 1ULL << 40, 0, &addr));
 	EXPECT_EQ(0, addr % (1ULL << 40));
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, g));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, g));
 }
 
 TEST_F(va, plain_mmap_refused)
 {
-	struct va_counts before;
+	struct st_objects before;
 	void *p;
 
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 	p = mmap(NULL, self->gran, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 self->fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, self->gran, PROT_READ, MAP_PRIVATE, self->fd, 0);
 	EXPECT_EQ(MAP_FAILED, p);
-	EXPECT_COUNTS(before);
+	ST_EXPECT_OBJECTS(before, mappings);
 }
 
 TEST_F(va, partial_munmap_refused)
@@ -385,7 +294,7 @@ TEST_F(va, partial_munmap_refused)
 	struct cumc_va_query q;
 	__u64 addr;
 
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, 0, 0, &addr));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, 0, &addr));
 	EXPECT_EQ(-1, munmap(ptr(addr), g));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, munmap(ptr(addr + g), g));
@@ -393,10 +302,10 @@ TEST_F(va, partial_munmap_refused)
 	EXPECT_EQ(-1, munmap(ptr(addr + 2 * g), g));
 	EXPECT_EQ(EINVAL, errno);
 	/* Still one whole reservation. */
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + 2 * g, 0, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, addr + 2 * g, 0, 0, &q));
 	EXPECT_EQ(addr, q.out_va_addr);
 	EXPECT_EQ(len, q.out_va_length);
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, mprotect_refused)
@@ -406,7 +315,7 @@ TEST_F(va, mprotect_refused)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	bytes(addr)[0] = 0x11;
 
 	EXPECT_EQ(-1, mprotect(ptr(addr), len, PROT_READ));
@@ -424,21 +333,21 @@ TEST_F(va, mremap_resize_refused)
 {
 	__u64 g = self->gran, len = 2 * g;
 	struct cumc_va_query q;
-	struct va_counts before;
+	struct st_objects before;
 	__u64 addr, handle;
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	bytes(addr)[0] = 0x22;
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 
 	EXPECT_EQ(MAP_FAILED, mremap(ptr(addr), len, g, 0));
 	EXPECT_EQ(MAP_FAILED, mremap(ptr(addr), len, 2 * len, 0));
 	EXPECT_EQ(MAP_FAILED, mremap(ptr(addr), len, 2 * len, MREMAP_MAYMOVE));
 
-	EXPECT_COUNTS(before);
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + g, 0, 0, &q));
+	ST_EXPECT_OBJECTS(before, mappings);
+	ASSERT_EQ(0, st_va_query(self->fd, addr + g, 0, 0, &q));
 	EXPECT_EQ(addr, q.out_va_addr);
 	EXPECT_EQ(len, q.out_va_length);
 	EXPECT_EQ(addr, q.out_map_addr);
@@ -450,18 +359,18 @@ TEST_F(va, mremap_resize_refused)
 TEST_F(va, mremap_move_refused)
 {
 	__u64 len = 2 * self->gran;
-	struct va_counts before;
+	struct st_objects before;
 	struct cumc_va_query q;
 	__u64 addr, handle;
 	void *dst;
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	bytes(addr)[0] = 0x3c;
 	dst = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, dst);
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 
 	EXPECT_EQ(MAP_FAILED, mremap(ptr(addr), len, len,
 				     MREMAP_MAYMOVE | MREMAP_FIXED, dst));
@@ -471,8 +380,8 @@ TEST_F(va, mremap_move_refused)
 	EXPECT_EQ(MAP_FAILED, mremap(ptr(addr), 0, len, MREMAP_MAYMOVE));
 
 	/* Whole and alive where it was, the mapping and its data with it. */
-	EXPECT_COUNTS(before);
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr, 0, 0, &q));
+	ST_EXPECT_OBJECTS(before, mappings);
+	ASSERT_EQ(0, st_va_query(self->fd, addr, 0, 0, &q));
 	EXPECT_EQ(addr, q.out_va_addr);
 	EXPECT_EQ(len, q.out_va_length);
 	EXPECT_EQ(addr, q.out_map_addr);
@@ -493,7 +402,7 @@ TEST_F(va, reservation_not_inherited_by_fork)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	bytes(addr)[0] = 0x33;
 
 	pid = fork();
@@ -502,7 +411,7 @@ TEST_F(va, reservation_not_inherited_by_fork)
 		struct cumc_va_query q;
 
 		/* Same client, but no reservation in this process. */
-		if (cumc_va_query(self->fd, addr, 0, 0, &q) != -ENXIO)
+		if (st_va_query(self->fd, addr, 0, 0, &q) != -ENXIO)
 			_exit(1);
 		(void)bytes(addr)[0];
 		_exit(0);
@@ -520,19 +429,19 @@ TEST_F(va, reservation_not_inherited_by_fork)
 TEST_F(va, free_whole_reservation_only)
 {
 	__u64 g = self->gran, len = 2 * g;
-	struct va_counts before;
+	struct st_objects before;
 	__u64 addr;
 
-	ASSERT_EQ(0, va_counts(&before));
-	ASSERT_EQ(0, cumc_va_reserve(self->fd, len, 0, 0, &addr));
-	EXPECT_EQ(-ENXIO, cumc_va_free(self->fd, addr + g, g));
-	EXPECT_EQ(-ENXIO, cumc_va_free(self->fd, addr + g, len));
-	EXPECT_EQ(-EINVAL, cumc_va_free(self->fd, addr, g));
-	EXPECT_EQ(-EINVAL, cumc_va_free(self->fd, addr, 2 * len));
-	EXPECT_EQ(before.vas + 1, counts_now().vas);
+	ASSERT_EQ(0, st_objects_read(&before));
+	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, 0, &addr));
+	EXPECT_EQ(-ENXIO, st_va_free(self->fd, addr + g, g));
+	EXPECT_EQ(-ENXIO, st_va_free(self->fd, addr + g, len));
+	EXPECT_EQ(-EINVAL, st_va_free(self->fd, addr, g));
+	EXPECT_EQ(-EINVAL, st_va_free(self->fd, addr, 2 * len));
+	EXPECT_EQ(before.vas + 1, st_objects_now().vas);
 
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
-	EXPECT_EQ(-ENXIO, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
+	EXPECT_EQ(-ENXIO, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, free_busy_while_mapped)
@@ -542,9 +451,9 @@ TEST_F(va, free_busy_while_mapped)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr + g, g);
-	EXPECT_EQ(-EBUSY, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(-EBUSY, st_va_free(self->fd, addr, len));
 	/* Refused means untouched: the mapping is still there and usable. */
-	EXPECT_EQ(0, grant(self->fd, addr + g, g, 0, CUMC_ACCESS_READWRITE));
+	EXPECT_EQ(0, st_grant(self->fd, addr + g, g, 0, CUMC_ACCESS_READWRITE));
 	EXPECT_STORE_OK(addr + g);
 	unmap_release_free(_metadata, self->fd, handle, addr + g, g, addr, len);
 }
@@ -557,12 +466,12 @@ TEST_F(va, freed_address_faults)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	EXPECT_STORE_OK(addr);
 	unmap_release_free(_metadata, self->fd, handle, addr, len, addr, len);
 
 	EXPECT_LOAD_FAULTS(addr);
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, addr, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr, 0, 0, &q));
 }
 
 /* CUMC_MAP */
@@ -570,7 +479,7 @@ TEST_F(va, freed_address_faults)
 TEST_F(va, map_needs_whole_allocation)
 {
 	__u64 g = self->gran, len = 4 * g;
-	struct va_counts before;
+	struct st_objects before;
 	__u64 addr, handle;
 	struct cumc_map m = {
 		.size = sizeof(m),
@@ -579,20 +488,20 @@ TEST_F(va, map_needs_whole_allocation)
 	};
 
 	addr = reserve(_metadata, self->fd, len);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 2 * g, &handle));
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 2 * g, &handle));
+	ASSERT_EQ(0, st_objects_read(&before));
 
-	EXPECT_EQ(-EINVAL, cumc_map(self->fd, addr, g, handle));
-	EXPECT_EQ(-EINVAL, cumc_map(self->fd, addr, 3 * g, handle));
-	EXPECT_EQ(-EINVAL, cumc_map(self->fd, addr, PAGE, handle));
+	EXPECT_EQ(-EINVAL, st_map(self->fd, addr, g, handle));
+	EXPECT_EQ(-EINVAL, st_map(self->fd, addr, 3 * g, handle));
+	EXPECT_EQ(-EINVAL, st_map(self->fd, addr, PAGE, handle));
 	m.addr = addr;
 	m.handle = handle;
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_MAP, &m));
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MAP, &m));
 	m.length = g;
-	EXPECT_EQ(-EINVAL, cumc_ioctl(self->fd, CUMC_MAP, &m));
-	EXPECT_COUNTS(before);
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MAP, &m));
+	ST_EXPECT_OBJECTS(before, mappings);
 
-	EXPECT_EQ(0, cumc_map(self->fd, addr, 2 * g, handle));
+	EXPECT_EQ(0, st_map(self->fd, addr, 2 * g, handle));
 	unmap_release_free(_metadata, self->fd, handle, addr, 2 * g, addr, len);
 }
 
@@ -600,93 +509,93 @@ TEST_F(va, map_outside_own_reservation_refused)
 {
 	__u64 g = self->gran, len = 2 * g;
 	__u64 addr, other_addr, freed, small, big;
-	struct va_counts before;
+	struct st_objects before;
 	int other;
 
 	addr = reserve(_metadata, self->fd, len);
 	freed = reserve(_metadata, self->fd, len);
-	ASSERT_EQ(0, cumc_va_free(self->fd, freed, len));
+	ASSERT_EQ(0, st_va_free(self->fd, freed, len));
 	/* A second client of the same process, with its own reservation. */
-	other = cumc_open();
+	other = st_open();
 	ASSERT_LE(0, other);
 	other_addr = reserve(_metadata, other, len);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, g, &small));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, len, &big));
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, g, &small));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, len, &big));
+	ASSERT_EQ(0, st_objects_read(&before));
 
-	EXPECT_EQ(-ENXIO, cumc_map(self->fd, freed, g, small));
-	EXPECT_EQ(-ENXIO, cumc_map(self->fd, other_addr, g, small));
+	EXPECT_EQ(-ENXIO, st_map(self->fd, freed, g, small));
+	EXPECT_EQ(-ENXIO, st_map(self->fd, other_addr, g, small));
 	/* Starts right after the reservation, or runs past its end. */
-	EXPECT_EQ(-ENXIO, cumc_map(self->fd, addr + len, g, small));
-	EXPECT_EQ(-ENXIO, cumc_map(self->fd, addr + g, len, big));
-	EXPECT_COUNTS(before);
+	EXPECT_EQ(-ENXIO, st_map(self->fd, addr + len, g, small));
+	EXPECT_EQ(-ENXIO, st_map(self->fd, addr + g, len, big));
+	ST_EXPECT_OBJECTS(before, mappings);
 
-	EXPECT_EQ(0, cumc_va_free(other, other_addr, len));
+	EXPECT_EQ(0, st_va_free(other, other_addr, len));
 	close(other);
-	EXPECT_EQ(0, cumc_map(self->fd, addr + g, g, small));
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr + g, g));
-	EXPECT_EQ(0, cumc_release(self->fd, small));
-	EXPECT_EQ(0, cumc_release(self->fd, big));
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_map(self->fd, addr + g, g, small));
+	EXPECT_EQ(0, st_unmap(self->fd, addr + g, g));
+	EXPECT_EQ(0, st_release(self->fd, small));
+	EXPECT_EQ(0, st_release(self->fd, big));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, map_overlap_refused)
 {
 	__u64 g = self->gran, len = 8 * g;
 	__u64 addr, mapped, two, four;
-	struct va_counts before;
+	struct st_objects before;
 
 	addr = reserve(_metadata, self->fd, len);
 	/* Granules 2 and 3 of the reservation. */
 	mapped = map_new(_metadata, self->fd, 0, addr + 2 * g, 2 * g);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 2 * g, &two));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, 4 * g, &four));
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 2 * g, &two));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 4 * g, &four));
+	ASSERT_EQ(0, st_objects_read(&before));
 
-	EXPECT_EQ(-EEXIST, cumc_map(self->fd, addr + 2 * g, 2 * g, two));
-	EXPECT_EQ(-EEXIST, cumc_map(self->fd, addr + g, 2 * g, two));
-	EXPECT_EQ(-EEXIST, cumc_map(self->fd, addr + 3 * g, 2 * g, two));
-	EXPECT_EQ(-EEXIST, cumc_map(self->fd, addr + g, 4 * g, four));
-	EXPECT_EQ(-EEXIST, cumc_map(self->fd, addr + 2 * g, 4 * g, four));
-	EXPECT_COUNTS(before);
+	EXPECT_EQ(-EEXIST, st_map(self->fd, addr + 2 * g, 2 * g, two));
+	EXPECT_EQ(-EEXIST, st_map(self->fd, addr + g, 2 * g, two));
+	EXPECT_EQ(-EEXIST, st_map(self->fd, addr + 3 * g, 2 * g, two));
+	EXPECT_EQ(-EEXIST, st_map(self->fd, addr + g, 4 * g, four));
+	EXPECT_EQ(-EEXIST, st_map(self->fd, addr + 2 * g, 4 * g, four));
+	ST_EXPECT_OBJECTS(before, mappings);
 
 	/* Right next to it on either side is fine. */
-	EXPECT_EQ(0, cumc_map(self->fd, addr, 2 * g, two));
-	EXPECT_EQ(0, cumc_map(self->fd, addr + 4 * g, 4 * g, four));
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr, len));
-	EXPECT_EQ(0, cumc_release(self->fd, mapped));
-	EXPECT_EQ(0, cumc_release(self->fd, two));
-	EXPECT_EQ(0, cumc_release(self->fd, four));
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_map(self->fd, addr, 2 * g, two));
+	EXPECT_EQ(0, st_map(self->fd, addr + 4 * g, 4 * g, four));
+	EXPECT_EQ(0, st_unmap(self->fd, addr, len));
+	EXPECT_EQ(0, st_release(self->fd, mapped));
+	EXPECT_EQ(0, st_release(self->fd, two));
+	EXPECT_EQ(0, st_release(self->fd, four));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, map_unknown_handle_refused)
 {
 	__u64 len = self->gran;
 	__u64 addr, stale, foreign, handle;
-	struct va_counts before;
+	struct st_objects before;
 	int other;
 
 	addr = reserve(_metadata, self->fd, len);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, len, &stale));
-	ASSERT_EQ(0, cumc_release(self->fd, stale));
-	other = cumc_open();
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, len, &stale));
+	ASSERT_EQ(0, st_release(self->fd, stale));
+	other = st_open();
 	ASSERT_LE(0, other);
-	ASSERT_EQ(0, cumc_mem_create(other, 0, 0, len, &foreign));
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, 0, len, &handle));
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_mem_create(other, 0, 0, len, &foreign));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, len, &handle));
+	ASSERT_EQ(0, st_objects_read(&before));
 
-	EXPECT_EQ(-ENOENT, cumc_map(self->fd, addr, len, 0));
-	EXPECT_EQ(-ENOENT, cumc_map(self->fd, addr, len, ~0ULL));
+	EXPECT_EQ(-ENOENT, st_map(self->fd, addr, len, 0));
+	EXPECT_EQ(-ENOENT, st_map(self->fd, addr, len, ~0ULL));
 	/* Garbage, some of it a bit flip or a small step from a real one. */
-	EXPECT_EQ(-ENOENT, cumc_map(self->fd, addr, len, handle ^ 1ULL << 40));
-	EXPECT_EQ(-ENOENT, cumc_map(self->fd, addr, len, handle + 1000));
-	EXPECT_EQ(-ENOENT, cumc_map(self->fd, addr, len, stale));
-	EXPECT_EQ(-ENOENT, cumc_map(self->fd, addr, len, foreign));
-	EXPECT_COUNTS(before);
+	EXPECT_EQ(-ENOENT, st_map(self->fd, addr, len, handle ^ 1ULL << 40));
+	EXPECT_EQ(-ENOENT, st_map(self->fd, addr, len, handle + 1000));
+	EXPECT_EQ(-ENOENT, st_map(self->fd, addr, len, stale));
+	EXPECT_EQ(-ENOENT, st_map(self->fd, addr, len, foreign));
+	ST_EXPECT_OBJECTS(before, mappings);
 
 	close(other);
-	EXPECT_EQ(0, cumc_map(self->fd, addr, len, handle));
+	EXPECT_EQ(0, st_map(self->fd, addr, len, handle));
 	unmap_release_free(_metadata, self->fd, handle, addr, len, addr, len);
 }
 
@@ -705,7 +614,7 @@ TEST_F(va, map_grants_no_access)
 	EXPECT_STORE_FAULTS(addr + len - PAGE);
 
 	/* The same child does get through once access is granted. */
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	EXPECT_LOAD_OK(addr);
 	EXPECT_STORE_OK(addr + len - PAGE);
 	unmap_release_free(_metadata, self->fd, handle, addr, len, addr, len);
@@ -719,8 +628,9 @@ TEST_F(va, one_allocation_at_two_addresses_aliases)
 	addr = reserve(_metadata, self->fd, 2 * len);
 	second = addr + len;
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, cumc_map(self->fd, second, len, handle));
-	ASSERT_EQ(0, grant(self->fd, addr, 2 * len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_map(self->fd, second, len, handle));
+	ASSERT_EQ(0, st_grant(self->fd, addr, 2 * len, 0,
+			      CUMC_ACCESS_READWRITE));
 
 	bytes(addr)[0] = 0xa1;
 	bytes(addr + g + 17)[0] = 0xa2;
@@ -730,7 +640,7 @@ TEST_F(va, one_allocation_at_two_addresses_aliases)
 	EXPECT_EQ(0xa3, bytes(addr + len - 1)[0]);
 
 	/* Either stays whole without the other. */
-	EXPECT_EQ(0, cumc_unmap(self->fd, second, len));
+	EXPECT_EQ(0, st_unmap(self->fd, second, len));
 	EXPECT_LOAD_FAULTS(second);
 	EXPECT_EQ(0xa3, bytes(addr + len - 1)[0]);
 	unmap_release_free(_metadata, self->fd, handle, addr, len,
@@ -740,26 +650,26 @@ TEST_F(va, one_allocation_at_two_addresses_aliases)
 TEST_F(va, release_while_mapped_keeps_memory)
 {
 	__u64 len = self->gran;
-	struct va_counts before;
+	struct st_objects before;
 	__u64 addr, handle;
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	bytes(addr)[0] = 0x5a;
 	bytes(addr + len - 1)[0] = 0xa5;
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 
-	ASSERT_EQ(0, cumc_release(self->fd, handle));
-	EXPECT_COUNTS(before);
+	ASSERT_EQ(0, st_release(self->fd, handle));
+	ST_EXPECT_OBJECTS(before, mappings);
 	EXPECT_EQ(0x5a, bytes(addr)[0]);
 	EXPECT_EQ(0xa5, bytes(addr + len - 1)[0]);
 	bytes(addr + PAGE)[0] = 0x77;
 	EXPECT_EQ(0x77, bytes(addr + PAGE)[0]);
 
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr, len));
-	EXPECT_EQ(before.mems - 1, counts_now().mems);
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_unmap(self->fd, addr, len));
+	EXPECT_EQ(before.mems - 1, st_objects_now().mems);
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 /* CUMC_SET_ACCESS */
@@ -779,7 +689,7 @@ TEST_F(va, set_access_over_adjacent_mappings)
 	h[1] = map_new(_metadata, self->fd, 0, addr + g, 2 * g);
 	h[2] = map_new(_metadata, self->fd, 0, addr + 3 * g, g);
 
-	ASSERT_EQ(0, cumc_set_access(self->fd, addr, len, d, 2));
+	ASSERT_EQ(0, st_set_access(self->fd, addr, len, d, 2));
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, access_of(self->fd, addr, 0));
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, access_of(self->fd, addr + 2 * g, 0));
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, access_of(self->fd, addr + 3 * g, 0));
@@ -787,11 +697,11 @@ TEST_F(va, set_access_over_adjacent_mappings)
 	EXPECT_STORE_OK(addr + 2 * g);
 	EXPECT_STORE_OK(addr + len - 1);
 
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr, len));
-	EXPECT_EQ(0, cumc_release(self->fd, h[0]));
-	EXPECT_EQ(0, cumc_release(self->fd, h[1]));
-	EXPECT_EQ(0, cumc_release(self->fd, h[2]));
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_unmap(self->fd, addr, len));
+	EXPECT_EQ(0, st_release(self->fd, h[0]));
+	EXPECT_EQ(0, st_release(self->fd, h[1]));
+	EXPECT_EQ(0, st_release(self->fd, h[2]));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, set_access_not_whole_mappings_refused)
@@ -804,27 +714,29 @@ TEST_F(va, set_access_not_whole_mappings_refused)
 	a = map_new(_metadata, self->fd, 0, addr, 2 * g);
 	b = map_new(_metadata, self->fd, 0, addr + 3 * g, 2 * g);
 
-	EXPECT_EQ(-EINVAL, grant(self->fd, addr, g, 0, CUMC_ACCESS_READ));
-	EXPECT_EQ(-EINVAL, grant(self->fd, addr + g, g, 0, CUMC_ACCESS_READ));
-	EXPECT_EQ(-EINVAL, grant(self->fd, addr + 3 * g, g, 0,
-				 CUMC_ACCESS_READ));
-	EXPECT_EQ(-ENXIO, grant(self->fd, addr, 5 * g, 0, CUMC_ACCESS_READ));
-	EXPECT_EQ(-ENXIO, grant(self->fd, addr + 2 * g, 3 * g, 0,
-				CUMC_ACCESS_READ));
-	EXPECT_EQ(-ENXIO, grant(self->fd, addr + 3 * g, 3 * g, 0,
-				CUMC_ACCESS_READ));
-	EXPECT_EQ(-ENXIO, grant(self->fd, addr + 3 * g, 4 * g, 0,
-				CUMC_ACCESS_READ));
+	EXPECT_EQ(-EINVAL, st_grant(self->fd, addr, g, 0, CUMC_ACCESS_READ));
+	EXPECT_EQ(-EINVAL, st_grant(self->fd, addr + g, g, 0,
+				    CUMC_ACCESS_READ));
+	EXPECT_EQ(-EINVAL, st_grant(self->fd, addr + 3 * g, g, 0,
+				    CUMC_ACCESS_READ));
+	EXPECT_EQ(-ENXIO, st_grant(self->fd, addr, 5 * g, 0, CUMC_ACCESS_READ));
+	EXPECT_EQ(-ENXIO, st_grant(self->fd, addr + 2 * g, 3 * g, 0,
+				   CUMC_ACCESS_READ));
+	EXPECT_EQ(-ENXIO, st_grant(self->fd, addr + 3 * g, 3 * g, 0,
+				   CUMC_ACCESS_READ));
+	EXPECT_EQ(-ENXIO, st_grant(self->fd, addr + 3 * g, 4 * g, 0,
+				   CUMC_ACCESS_READ));
 	/* Refusals changed nothing anywhere. */
 	EXPECT_EQ(CUMC_ACCESS_NONE, access_any(self->fd, addr));
 	EXPECT_EQ(CUMC_ACCESS_NONE, access_any(self->fd, addr + 3 * g));
 
-	EXPECT_EQ(0, grant(self->fd, addr + 3 * g, 2 * g, 0, CUMC_ACCESS_READ));
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr, 2 * g));
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr + 3 * g, 2 * g));
-	EXPECT_EQ(0, cumc_release(self->fd, a));
-	EXPECT_EQ(0, cumc_release(self->fd, b));
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_grant(self->fd, addr + 3 * g, 2 * g, 0,
+			      CUMC_ACCESS_READ));
+	EXPECT_EQ(0, st_unmap(self->fd, addr, 2 * g));
+	EXPECT_EQ(0, st_unmap(self->fd, addr + 3 * g, 2 * g));
+	EXPECT_EQ(0, st_release(self->fd, a));
+	EXPECT_EQ(0, st_release(self->fd, b));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, set_access_bad_descriptors_refused)
@@ -845,22 +757,22 @@ TEST_F(va, set_access_bad_descriptors_refused)
 		d[i] = (struct cumc_access_desc){ i % n,
 						  CUMC_ACCESS_READWRITE };
 
-	EXPECT_EQ(-EINVAL, cumc_set_access(self->fd, addr, len, d, 0));
-	EXPECT_EQ(-EINVAL, cumc_set_access(self->fd, addr, len, d, n + 1));
+	EXPECT_EQ(-EINVAL, st_set_access(self->fd, addr, len, d, 0));
+	EXPECT_EQ(-EINVAL, st_set_access(self->fd, addr, len, d, n + 1));
 
 	d[1] = (struct cumc_access_desc){ n, CUMC_ACCESS_READWRITE };
-	EXPECT_EQ(-ENODEV, cumc_set_access(self->fd, addr, len, d, 2));
+	EXPECT_EQ(-ENODEV, st_set_access(self->fd, addr, len, d, 2));
 	d[1] = (struct cumc_access_desc){ ~0u, CUMC_ACCESS_READWRITE };
-	EXPECT_EQ(-ENODEV, cumc_set_access(self->fd, addr, len, d, 2));
+	EXPECT_EQ(-ENODEV, st_set_access(self->fd, addr, len, d, 2));
 	d[1] = (struct cumc_access_desc){ last, 2 };
-	EXPECT_EQ(-EINVAL, cumc_set_access(self->fd, addr, len, d, 2));
+	EXPECT_EQ(-EINVAL, st_set_access(self->fd, addr, len, d, 2));
 	d[1] = (struct cumc_access_desc){ last, 4 };
-	EXPECT_EQ(-EINVAL, cumc_set_access(self->fd, addr, len, d, 2));
+	EXPECT_EQ(-EINVAL, st_set_access(self->fd, addr, len, d, 2));
 
 	gone = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, gone);
 	ASSERT_EQ(0, munmap(gone, PAGE));
-	EXPECT_EQ(-EFAULT, cumc_set_access(self->fd, addr, len, gone, 1));
+	EXPECT_EQ(-EFAULT, st_set_access(self->fd, addr, len, gone, 1));
 
 	/* d[0] granted device 0 each time, yet was never applied. */
 	EXPECT_EQ(CUMC_ACCESS_NONE, access_of(self->fd, addr, 0));
@@ -869,7 +781,7 @@ TEST_F(va, set_access_bad_descriptors_refused)
 
 	/* All devices at once is the most allowed. */
 	d[1] = (struct cumc_access_desc){ 1 % n, CUMC_ACCESS_READWRITE };
-	EXPECT_EQ(0, cumc_set_access(self->fd, addr, len, d, n));
+	EXPECT_EQ(0, st_set_access(self->fd, addr, len, d, n));
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, access_of(self->fd, addr, last));
 	unmap_release_free(_metadata, self->fd, handle, addr, len, addr, len);
 	free(d);
@@ -882,7 +794,7 @@ TEST_F(va, read_access_loads_only)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
 	EXPECT_EQ(CUMC_ACCESS_READ, access_of(self->fd, addr, 0));
 	EXPECT_EQ(CUMC_ACCESS_READ, access_any(self->fd, addr));
 
@@ -901,28 +813,28 @@ TEST_F(va, lowering_access_applies_to_touched_pages)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	/* Pages the CPU has written already have writable page tables. */
 	bytes(addr)[0] = 0x42;
 	bytes(addr + PAGE)[0] = 0x43;
 
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
 	EXPECT_STORE_FAULTS(addr);
 	EXPECT_STORE_FAULTS(addr + PAGE);
 	EXPECT_LOAD_OK(addr);
 	EXPECT_EQ(0x42, bytes(addr)[0]);
 
 	/* Raising it again gives writes back to the read-only pages. */
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	EXPECT_STORE_OK(addr);
 	bytes(addr + PAGE)[0] = 0x44;
 
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_NONE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_NONE));
 	EXPECT_EQ(CUMC_ACCESS_NONE, access_any(self->fd, addr));
 	EXPECT_LOAD_FAULTS(addr);
 	EXPECT_LOAD_FAULTS(addr + PAGE);
 
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
 	EXPECT_EQ(0x44, bytes(addr + PAGE)[0]);
 	unmap_release_free(_metadata, self->fd, handle, addr, len, addr, len);
 }
@@ -936,7 +848,8 @@ TEST_F(va, any_device_access_lets_cpu_in)
 	addr = reserve(_metadata, self->fd, len);
 	/* Memory of device 0, access granted only to another device. */
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, last, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, last,
+			      CUMC_ACCESS_READWRITE));
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, access_of(self->fd, addr, last));
 	if (last)
 		EXPECT_EQ(CUMC_ACCESS_NONE, access_of(self->fd, addr, 0));
@@ -945,7 +858,7 @@ TEST_F(va, any_device_access_lets_cpu_in)
 	EXPECT_EQ(0x99, bytes(addr)[0]);
 
 	/* Read for one device, write for none: the CPU may only read. */
-	ASSERT_EQ(0, grant(self->fd, addr, len, last, CUMC_ACCESS_READ));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, last, CUMC_ACCESS_READ));
 	EXPECT_LOAD_OK(addr);
 	EXPECT_STORE_FAULTS(addr);
 	unmap_release_free(_metadata, self->fd, handle, addr, len, addr, len);
@@ -956,83 +869,83 @@ TEST_F(va, any_device_access_lets_cpu_in)
 TEST_F(va, unmap_adjacent_mappings_at_once)
 {
 	__u64 g = self->gran, len = 4 * g;
-	struct va_counts before;
+	struct st_objects before;
 	struct cumc_va_query q;
 	__u64 addr, h[3];
 
 	addr = reserve(_metadata, self->fd, len);
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 	h[0] = map_new(_metadata, self->fd, 0, addr, g);
 	h[1] = map_new(_metadata, self->fd, 0, addr + g, 2 * g);
 	h[2] = map_new(_metadata, self->fd, 0, addr + 3 * g, g);
-	EXPECT_EQ(before.mappings + 3, counts_now().mappings);
+	EXPECT_EQ(before.mappings + 3, st_objects_now().mappings);
 
-	ASSERT_EQ(0, cumc_unmap(self->fd, addr, len));
-	EXPECT_EQ(before.mappings, counts_now().mappings);
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + 2 * g, 0, 0, &q));
+	ASSERT_EQ(0, st_unmap(self->fd, addr, len));
+	EXPECT_EQ(before.mappings, st_objects_now().mappings);
+	ASSERT_EQ(0, st_va_query(self->fd, addr + 2 * g, 0, 0, &q));
 	EXPECT_EQ(0, q.out_map_addr);
 	/* The space is free to map again. */
-	EXPECT_EQ(0, cumc_map(self->fd, addr, g, h[0]));
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr, g));
+	EXPECT_EQ(0, st_map(self->fd, addr, g, h[0]));
+	EXPECT_EQ(0, st_unmap(self->fd, addr, g));
 
-	EXPECT_EQ(0, cumc_release(self->fd, h[0]));
-	EXPECT_EQ(0, cumc_release(self->fd, h[1]));
-	EXPECT_EQ(0, cumc_release(self->fd, h[2]));
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_release(self->fd, h[0]));
+	EXPECT_EQ(0, st_release(self->fd, h[1]));
+	EXPECT_EQ(0, st_release(self->fd, h[2]));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, unmap_not_whole_mappings_refused)
 {
 	__u64 g = self->gran, len = 6 * g;
-	struct va_counts before;
+	struct st_objects before;
 	__u64 addr, a, b;
 
 	/* [a a . b b .]: two mappings with a hole between and after. */
 	addr = reserve(_metadata, self->fd, len);
 	a = map_new(_metadata, self->fd, 0, addr, 2 * g);
 	b = map_new(_metadata, self->fd, 0, addr + 3 * g, 2 * g);
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 
-	EXPECT_EQ(-EINVAL, cumc_unmap(self->fd, addr, g));
-	EXPECT_EQ(-EINVAL, cumc_unmap(self->fd, addr + g, g));
-	EXPECT_EQ(-EINVAL, cumc_unmap(self->fd, addr + 3 * g, g));
-	EXPECT_EQ(-ENXIO, cumc_unmap(self->fd, addr, 5 * g));
-	EXPECT_EQ(-ENXIO, cumc_unmap(self->fd, addr + 2 * g, 3 * g));
-	EXPECT_EQ(-ENXIO, cumc_unmap(self->fd, addr + 3 * g, 3 * g));
-	EXPECT_EQ(-ENXIO, cumc_unmap(self->fd, addr + 5 * g, g));
-	EXPECT_COUNTS(before);
+	EXPECT_EQ(-EINVAL, st_unmap(self->fd, addr, g));
+	EXPECT_EQ(-EINVAL, st_unmap(self->fd, addr + g, g));
+	EXPECT_EQ(-EINVAL, st_unmap(self->fd, addr + 3 * g, g));
+	EXPECT_EQ(-ENXIO, st_unmap(self->fd, addr, 5 * g));
+	EXPECT_EQ(-ENXIO, st_unmap(self->fd, addr + 2 * g, 3 * g));
+	EXPECT_EQ(-ENXIO, st_unmap(self->fd, addr + 3 * g, 3 * g));
+	EXPECT_EQ(-ENXIO, st_unmap(self->fd, addr + 5 * g, g));
+	ST_EXPECT_OBJECTS(before, mappings);
 
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr, 2 * g));
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr + 3 * g, 2 * g));
-	EXPECT_EQ(0, cumc_release(self->fd, a));
-	EXPECT_EQ(0, cumc_release(self->fd, b));
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_unmap(self->fd, addr, 2 * g));
+	EXPECT_EQ(0, st_unmap(self->fd, addr + 3 * g, 2 * g));
+	EXPECT_EQ(0, st_release(self->fd, a));
+	EXPECT_EQ(0, st_release(self->fd, b));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 TEST_F(va, unmap_faults_and_frees_pages)
 {
 	__u64 len = 2 * self->gran;
-	struct va_counts before, touched;
+	struct st_objects before, touched;
 	__u64 addr, handle;
 
 	addr = reserve(_metadata, self->fd, len);
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	bytes(addr)[0] = 1;
 	bytes(addr + len - 1)[0] = 2;
-	ASSERT_EQ(0, va_counts(&touched));
+	ASSERT_EQ(0, st_objects_read(&touched));
 	EXPECT_EQ(before.pages + 2, touched.pages);
 	EXPECT_EQ(before.mems + 1, touched.mems);
 
 	/* The mapping alone holds the allocation now. */
-	ASSERT_EQ(0, cumc_release(self->fd, handle));
-	EXPECT_COUNTS(touched);
-	ASSERT_EQ(0, cumc_unmap(self->fd, addr, len));
-	EXPECT_COUNTS(before);
+	ASSERT_EQ(0, st_release(self->fd, handle));
+	ST_EXPECT_OBJECTS(touched, mappings);
+	ASSERT_EQ(0, st_unmap(self->fd, addr, len));
+	ST_EXPECT_OBJECTS(before, mappings);
 	EXPECT_LOAD_FAULTS(addr);
 	EXPECT_LOAD_FAULTS(addr + len - 1);
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 /* CUMC_VA_QUERY */
@@ -1053,12 +966,12 @@ TEST_F(va, query_mapped_address)
 	if (n < 2)
 		SKIP(return, "needs 2 devices, has %u", n);
 	addr = reserve(_metadata, self->fd, len);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, dev, types, 2 * g, &handle));
-	ASSERT_EQ(0, cumc_map(self->fd, addr + g, 2 * g, handle));
-	ASSERT_EQ(0, cumc_set_access(self->fd, addr + g, 2 * g, d, 2));
+	ASSERT_EQ(0, st_mem_create(self->fd, dev, types, 2 * g, &handle));
+	ASSERT_EQ(0, st_map(self->fd, addr + g, 2 * g, handle));
+	ASSERT_EQ(0, st_set_access(self->fd, addr + g, 2 * g, d, 2));
 
 	/* Any byte of the mapping answers for all of it. */
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + 2 * g + 0x123, 0, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, addr + 2 * g + 0x123, 0, 0, &q));
 	EXPECT_EQ(addr, q.out_va_addr);
 	EXPECT_EQ(len, q.out_va_length);
 	EXPECT_EQ(addr + g, q.out_map_addr);
@@ -1068,18 +981,18 @@ TEST_F(va, query_mapped_address)
 	EXPECT_EQ(CUMC_ACCESS_READ, q.out_access);
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, q.out_access_any);
 
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + g + 1, dev, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, addr + g + 1, dev, 0, &q));
 	EXPECT_EQ(addr + g, q.out_map_addr);
 	EXPECT_EQ(CUMC_ACCESS_READWRITE, q.out_access);
 	if (n > 2) {
-		ASSERT_EQ(0, cumc_va_query(self->fd, addr + 3 * g - 1, 1, 0,
-					   &q));
+		ASSERT_EQ(0, st_va_query(self->fd, addr + 3 * g - 1, 1, 0,
+					 &q));
 		EXPECT_EQ(addr + g, q.out_map_addr);
 		EXPECT_EQ(CUMC_ACCESS_NONE, q.out_access);
 		EXPECT_EQ(CUMC_ACCESS_READWRITE, q.out_access_any);
 	}
 
-	EXPECT_EQ(-ENODEV, cumc_va_query(self->fd, addr + g, n, 0, &q));
+	EXPECT_EQ(-ENODEV, st_va_query(self->fd, addr + g, n, 0, &q));
 	unmap_release_free(_metadata, self->fd, handle, addr + g, 2 * g,
 			   addr, len);
 }
@@ -1093,7 +1006,7 @@ TEST_F(va, query_unmapped_address)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr + g, g);
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + g, 0, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, addr + g, 0, 0, &q));
 	ASSERT_EQ(addr + g, q.out_map_addr);
 
 	/*
@@ -1101,23 +1014,23 @@ TEST_F(va, query_unmapped_address)
 	 * a range would: outputs are answers, whatever was left in them.
 	 */
 	q.addr = addr + 2 * g + PAGE;
-	ASSERT_EQ(0, cumc_ioctl(self->fd, CUMC_VA_QUERY, &q));
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_VA_QUERY, &q));
 	EXPECT_EQ(addr, q.out_va_addr);
 	EXPECT_EQ(len, q.out_va_length);
 	EXPECT_EQ(0, q.out_map_addr);
 
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr, 0, 0, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, addr, 0, 0, &q));
 	EXPECT_EQ(addr, q.out_va_addr);
 	EXPECT_EQ(0, q.out_map_addr);
 
 	/* Outside any reservation of this client. */
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, addr + len, 0, 0, &q));
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, (uintptr_t)&q, 0, 0, &q));
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, 0, 0, 0, &q));
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, ~0ULL, 0, 0, &q));
-	other = cumc_open();
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr + len, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, (uintptr_t)&q, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, 0, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, ~0ULL, 0, 0, &q));
+	other = st_open();
 	ASSERT_LE(0, other);
-	EXPECT_EQ(-ENXIO, cumc_va_query(other, addr + g, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(other, addr + g, 0, 0, &q));
 	close(other);
 
 	unmap_release_free(_metadata, self->fd, handle, addr + g, g, addr, len);
@@ -1128,52 +1041,52 @@ TEST_F(va, query_retain_counts_the_existing_handle)
 	__u64 g = self->gran, len = 2 * g;
 	__u32 types = CUMC_HANDLE_FD;
 	struct cumc_mem_info info;
-	struct va_counts before;
+	struct st_objects before;
 	struct cumc_va_query q;
 	__u64 addr, handle;
 
 	addr = reserve(_metadata, self->fd, len);
-	ASSERT_EQ(0, cumc_mem_create(self->fd, 0, types, g, &handle));
-	ASSERT_EQ(0, cumc_map(self->fd, addr + g, g, handle));
-	ASSERT_EQ(0, grant(self->fd, addr + g, g, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, types, g, &handle));
+	ASSERT_EQ(0, st_map(self->fd, addr + g, g, handle));
+	ASSERT_EQ(0, st_grant(self->fd, addr + g, g, 0, CUMC_ACCESS_READWRITE));
 	bytes(addr + g)[0] = 0x6b;
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 
 	/* The client's own handle, counted once more. */
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + g + PAGE, 0,
-				   CUMC_VA_QUERY_RETAIN, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, addr + g + PAGE, 0,
+				 CUMC_VA_QUERY_RETAIN, &q));
 	EXPECT_EQ(handle, q.out_handle);
 	EXPECT_EQ(addr + g, q.out_map_addr);
-	ASSERT_EQ(0, cumc_mem_info(self->fd, q.out_handle, &info));
+	ASSERT_EQ(0, st_mem_info(self->fd, q.out_handle, &info));
 	EXPECT_EQ(0, info.out_device);
 	EXPECT_EQ(types, info.out_handle_types);
 	EXPECT_EQ(g, info.out_length);
-	EXPECT_COUNTS(before);
-	ASSERT_EQ(0, cumc_release(self->fd, handle));
-	EXPECT_EQ(0, cumc_mem_info(self->fd, handle, &info));
-	ASSERT_EQ(0, cumc_release(self->fd, handle));
-	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, handle, &info));
+	ST_EXPECT_OBJECTS(before, mappings);
+	ASSERT_EQ(0, st_release(self->fd, handle));
+	EXPECT_EQ(0, st_mem_info(self->fd, handle, &info));
+	ASSERT_EQ(0, st_release(self->fd, handle));
+	EXPECT_EQ(-ENOENT, st_mem_info(self->fd, handle, &info));
 
 	/* With no handle left, a new one: one more holder of the mapping's. */
-	ASSERT_EQ(0, cumc_va_query(self->fd, addr + g, 0,
-				   CUMC_VA_QUERY_RETAIN, &q));
+	ASSERT_EQ(0, st_va_query(self->fd, addr + g, 0,
+				 CUMC_VA_QUERY_RETAIN, &q));
 	EXPECT_NE(0, q.out_handle);
 	EXPECT_NE(handle, q.out_handle);
-	ASSERT_EQ(0, cumc_release(self->fd, q.out_handle));
-	EXPECT_EQ(-ENOENT, cumc_mem_info(self->fd, q.out_handle, &info));
-	EXPECT_COUNTS(before);
+	ASSERT_EQ(0, st_release(self->fd, q.out_handle));
+	EXPECT_EQ(-ENOENT, st_mem_info(self->fd, q.out_handle, &info));
+	ST_EXPECT_OBJECTS(before, mappings);
 	EXPECT_EQ(0x6b, bytes(addr + g)[0]);
 	EXPECT_STORE_OK(addr + g);
 
 	/* Nothing mapped there: nothing to retain. */
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, addr, 0,
-					CUMC_VA_QUERY_RETAIN, &q));
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, addr + len, 0,
-					CUMC_VA_QUERY_RETAIN, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr, 0,
+				      CUMC_VA_QUERY_RETAIN, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr + len, 0,
+				      CUMC_VA_QUERY_RETAIN, &q));
 
-	EXPECT_EQ(0, cumc_unmap(self->fd, addr + g, g));
-	EXPECT_EQ(before.mems - 1, counts_now().mems);
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_unmap(self->fd, addr + g, g));
+	EXPECT_EQ(before.mems - 1, st_objects_now().mems);
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 /* Data */
@@ -1185,7 +1098,7 @@ TEST_F(va, new_memory_reads_zero)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READ));
 	for (off = 0; off < len; off += len / 4 + PAGE + 8)
 		EXPECT_EQ(0, *(volatile __u64 *)ptr(addr + off))
 			TH_LOG("offset 0x%llx", off);
@@ -1201,7 +1114,7 @@ TEST_F(va, pattern_fills_whole_mapping)
 
 	addr = reserve(_metadata, self->fd, len);
 	handle = map_new(_metadata, self->fd, 0, addr, len);
-	ASSERT_EQ(0, grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
+	ASSERT_EQ(0, st_grant(self->fd, addr, len, 0, CUMC_ACCESS_READWRITE));
 	p = ptr(addr);
 	/* Distinct in every word and every page. */
 	for (i = 0; i < len / 8; i++)
@@ -1209,7 +1122,7 @@ TEST_F(va, pattern_fills_whole_mapping)
 	for (i = 0; i < len / 8; i++)
 		bad += p[i] != i * 0x9e3779b97f4a7c15ULL;
 	EXPECT_EQ(0, bad);
-	EXPECT_EQ(len / PAGE, counts_now().pages - self->base.pages);
+	EXPECT_EQ(len / PAGE, st_objects_now().pages - self->base.pages);
 	unmap_release_free(_metadata, self->fd, handle, addr, len, addr, len);
 }
 
@@ -1223,17 +1136,17 @@ TEST_F(va, recreated_allocation_never_shows_old_data)
 	/* Same size, same place, same device: the likeliest to reuse pages. */
 	for (round = 0; round < 2; round++) {
 		handle = map_new(_metadata, self->fd, 0, addr, len);
-		ASSERT_EQ(0, grant(self->fd, addr, len, 0,
-				   CUMC_ACCESS_READWRITE));
+		ASSERT_EQ(0, st_grant(self->fd, addr, len, 0,
+				      CUMC_ACCESS_READWRITE));
 		EXPECT_EQ(0, *(volatile __u64 *)ptr(addr));
 		EXPECT_EQ(0, *(volatile __u64 *)ptr(addr + len - 8));
 		*(volatile __u64 *)ptr(addr) = ~0ULL;
 		*(volatile __u64 *)ptr(addr + len - 8) = ~0ULL;
-		EXPECT_EQ(0, cumc_unmap(self->fd, addr, len));
-		EXPECT_EQ(0, cumc_release(self->fd, handle));
-		EXPECT_EQ(self->base.pages, counts_now().pages);
+		EXPECT_EQ(0, st_unmap(self->fd, addr, len));
+		EXPECT_EQ(0, st_release(self->fd, handle));
+		EXPECT_EQ(self->base.pages, st_objects_now().pages);
 	}
-	EXPECT_EQ(0, cumc_va_free(self->fd, addr, len));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
 }
 
 /* Lifetime */
@@ -1244,13 +1157,13 @@ static int populate(int fd, __u64 len, int pages, __u64 *addr)
 	__u64 handle;
 	int i, ret;
 
-	ret = cumc_va_reserve(fd, len, 0, 0, addr);
+	ret = st_va_reserve(fd, len, 0, 0, addr);
 	if (!ret)
-		ret = cumc_mem_create(fd, 0, 0, len, &handle);
+		ret = st_mem_create(fd, 0, 0, len, &handle);
 	if (!ret)
-		ret = cumc_map(fd, *addr, len, handle);
+		ret = st_map(fd, *addr, len, handle);
 	if (!ret)
-		ret = grant(fd, *addr, len, 0, CUMC_ACCESS_READWRITE);
+		ret = st_grant(fd, *addr, len, 0, CUMC_ACCESS_READWRITE);
 	for (i = 0; !ret && i < pages; i++)
 		bytes(*addr + i * PAGE)[0] = i + 1;
 	return ret;
@@ -1258,18 +1171,18 @@ static int populate(int fd, __u64 len, int pages, __u64 *addr)
 
 TEST_F(va, killed_client_leaves_nothing)
 {
-	struct va_counts before, live;
+	struct st_objects before, live;
 	int pipefd[2], status, fd;
 	__u64 addr;
 	char ok;
 	pid_t pid;
 
-	ASSERT_EQ(0, va_counts(&before));
+	ASSERT_EQ(0, st_objects_read(&before));
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		fd = cumc_open();
+		fd = st_open();
 		if (fd < 0 || populate(fd, self->gran, 3, &addr))
 			_exit(1);
 		if (write(pipefd[1], "y", 1) != 1)
@@ -1280,7 +1193,7 @@ TEST_F(va, killed_client_leaves_nothing)
 	close(pipefd[1]);
 	ASSERT_EQ(1, read(pipefd[0], &ok, 1));
 	close(pipefd[0]);
-	ASSERT_EQ(0, va_counts(&live));
+	ASSERT_EQ(0, st_objects_read(&live));
 	EXPECT_EQ(before.clients + 1, live.clients);
 	EXPECT_EQ(before.mems + 1, live.mems);
 	EXPECT_EQ(before.pages + 3, live.pages);
@@ -1290,43 +1203,43 @@ TEST_F(va, killed_client_leaves_nothing)
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
-	EXPECT_COUNTS(before);
+	ST_EXPECT_OBJECTS(before, mappings);
 }
 
 TEST_F(va, reservation_outlives_closed_fd)
 {
 	__u64 len = self->gran;
-	struct va_counts before;
+	struct st_objects before;
 	struct cumc_va_query q;
 	int fd, status;
 	__u64 addr;
 	pid_t pid;
 
-	ASSERT_EQ(0, va_counts(&before));
-	fd = cumc_open();
+	ASSERT_EQ(0, st_objects_read(&before));
+	fd = st_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, populate(fd, len, 2, &addr));
 	ASSERT_EQ(0, close(fd));
 
 	/* The reservation keeps its client, mapping and memory. */
-	EXPECT_EQ(before.clients + 1, counts_now().clients);
+	EXPECT_EQ(before.clients + 1, st_objects_now().clients);
 	EXPECT_EQ(1, bytes(addr)[0]);
 	EXPECT_EQ(2, bytes(addr + PAGE)[0]);
 	bytes(addr + 2 * PAGE)[0] = 3;
 	EXPECT_EQ(3, bytes(addr + 2 * PAGE)[0]);
 	/* Still not ours to query through another client. */
-	EXPECT_EQ(-ENXIO, cumc_va_query(self->fd, addr, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr, 0, 0, &q));
 
 	/* munmap() is the only way left to give it back. */
 	ASSERT_EQ(0, munmap(ptr(addr), len));
-	EXPECT_COUNTS(before);
+	ST_EXPECT_OBJECTS(before, mappings);
 	EXPECT_LOAD_FAULTS(addr);
 
 	/* Exiting gives it back too. */
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		fd = cumc_open();
+		fd = st_open();
 		if (fd < 0 || populate(fd, len, 2, &addr) || close(fd))
 			_exit(1);
 		bytes(addr + 2 * PAGE)[0] = 3;
@@ -1335,7 +1248,7 @@ TEST_F(va, reservation_outlives_closed_fd)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("status 0x%x", status);
-	EXPECT_COUNTS(before);
+	ST_EXPECT_OBJECTS(before, mappings);
 }
 
 struct free_race {
@@ -1350,7 +1263,7 @@ static void *free_racer(void *arg)
 	struct free_race *race = arg;
 
 	pthread_barrier_wait(race->start);
-	race->result = cumc_va_free(race->fd, race->addr, race->length);
+	race->result = st_va_free(race->fd, race->addr, race->length);
 	return NULL;
 }
 
@@ -1367,8 +1280,8 @@ TEST_F(va, concurrent_frees_of_one_reservation)
 
 	for (round = 0; round < 500; round++) {
 		ASSERT_EQ(0, pthread_barrier_init(&start, NULL, 2));
-		ASSERT_EQ(0, cumc_va_reserve(self->fd, self->gran, 0, 0,
-					     &race[0].addr));
+		ASSERT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0,
+					   &race[0].addr));
 		for (i = 0; i < 2; i++) {
 			race[i].addr = race[0].addr;
 			race[i].length = self->gran;

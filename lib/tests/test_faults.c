@@ -24,7 +24,7 @@
 
 static struct cumc_nl nl;
 static uint32_t saved_fm_timeout_ms;
-static struct vmm_counts baseline;
+static struct st_objects baseline;
 static int num_devices;
 /* The multicast granularity: a multiple of the allocation one. */
 static size_t gran;

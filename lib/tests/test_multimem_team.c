@@ -90,9 +90,9 @@ static void join_team(struct member *me)
 		TRY(cuMemExportToShareableHandle(&fd, me->mc,
 				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
 		    CUDA_SUCCESS);
-		TRY(send_fd(sockets[rank][1], fd) == 0);
+		TRY(fdpass_send(sockets[rank][1], fd) == 0);
 	} else {
-		fd = recv_fd(sockets[rank][1]);
+		fd = fdpass_recv(sockets[rank][1]);
 		TRY(fd >= 0);
 		TRY(cuMemImportFromShareableHandle(&me->mc,
 				(void *)(uintptr_t)fd,
@@ -221,10 +221,10 @@ static void coordinate(void)
 	char byte;
 	int r, fd;
 
-	fd = recv_fd(sockets[0][0]);
+	fd = fdpass_recv(sockets[0][0]);
 	ck_assert_int_ge(fd, 0);
 	for (r = 1; r < RANKS; r++)
-		ck_assert_int_eq(send_fd(sockets[r][0], fd), 0);
+		ck_assert_int_eq(fdpass_send(sockets[r][0], fd), 0);
 	close(fd);
 	for (;;) {
 		for (r = 0; r < RANKS; r++)

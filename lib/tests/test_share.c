@@ -25,6 +25,7 @@
 
 #include "child.h"
 #include "fdpass.h"
+#include "probe.h"
 
 #define OBJECTS_PATH "/sys/kernel/debug/cumc/objects"
 #define CHANNEL_PATH "/dev/cumc-imex-channels/channel%d"
@@ -164,41 +165,6 @@ static CUresult unmap(CUdeviceptr ptr, size_t size)
 	return res != CUDA_SUCCESS ? res : cuMemAddressFree(ptr, size);
 }
 
-/* A few words only: the VM emulates every load and store. */
-static size_t probe_offset(size_t size, int i)
-{
-	const size_t offsets[] = { 0, 4096 + 8, size / 2, size - 8 };
-
-	return offsets[i];
-}
-
-#define NUM_PROBES 4
-
-static void fill(CUdeviceptr ptr, size_t size, uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < NUM_PROBES; i++) {
-		size_t off = probe_offset(size, i);
-
-		*(volatile uint64_t *)(uintptr_t)(ptr + off) = seed ^ off;
-	}
-}
-
-static bool holds(CUdeviceptr ptr, size_t size, uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < NUM_PROBES; i++) {
-		size_t off = probe_offset(size, i);
-		volatile uint64_t *word = (void *)(uintptr_t)(ptr + off);
-
-		if (*word != (seed ^ off))
-			return false;
-	}
-	return true;
-}
-
 /* Read exactly @len bytes, or fail. */
 static bool read_all(int sock, void *buf, size_t len)
 {
@@ -335,7 +301,7 @@ END_TEST
 /* POSIX file descriptors over a Unix socket */
 
 /*
- * Makes fd-shareable memory, writes fill(SEED), sends an exported fd over
+ * Makes fd-shareable memory, writes probe_fill(SEED), sends an exported fd over
  * @sock, waits for the importer's word, then releases everything and
  * exits: its end of @sock closing tells the importer it is gone.
  */
@@ -353,12 +319,12 @@ static int fd_exporter(int sock, const void *arg)
 			    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
 		     CUDA_SUCCESS);
 	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	fill(ptr, gran, SEED);
+	probe_fill(ptr, gran, SEED);
 	CHILD_EXPECT(cuMemExportToShareableHandle(&fd, h,
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
 		     CUDA_SUCCESS);
 	CHILD_EXPECT((fcntl(fd, F_GETFD) & FD_CLOEXEC) == FD_CLOEXEC);
-	CHILD_EXPECT(send_fd(sock, fd) == 0);
+	CHILD_EXPECT(fdpass_send(sock, fd) == 0);
 	CHILD_EXPECT(close(fd) == 0);
 	CHILD_EXPECT(wait_byte(sock));
 	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
@@ -376,23 +342,23 @@ static int fd_importer(int sock, const void *arg)
 	(void)arg;
 	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
 	gran = granularity();
-	fd = recv_fd(sock);
+	fd = fdpass_recv(sock);
 	CHILD_EXPECT(fd >= 0);
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, as_os_handle(fd),
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
 		     CUDA_SUCCESS);
 	CHILD_EXPECT(close(fd) == 0);
 	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	CHILD_EXPECT(holds(ptr, gran, SEED));
+	CHILD_EXPECT(!probe_mismatches(ptr, gran, SEED));
 
 	/* The exporter releases everything and exits: EOF on the socket. */
 	CHILD_EXPECT(send_byte(sock));
 	CHILD_EXPECT(!wait_byte(sock));
-	CHILD_EXPECT(holds(ptr, gran, SEED));
-	fill(ptr, gran, ~SEED);
-	CHILD_EXPECT(holds(ptr, gran, ~SEED));
+	CHILD_EXPECT(!probe_mismatches(ptr, gran, SEED));
+	probe_fill(ptr, gran, ~SEED);
+	CHILD_EXPECT(!probe_mismatches(ptr, gran, ~SEED));
 	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
-	CHILD_EXPECT(holds(ptr, gran, ~SEED));
+	CHILD_EXPECT(!probe_mismatches(ptr, gran, ~SEED));
 	CHILD_EXPECT(unmap(ptr, gran) == CUDA_SUCCESS);
 	return 0;
 }
@@ -517,7 +483,7 @@ END_TEST
 
 /*
  * Makes fabric memory (on the channel cuInit attached, or the one @arg
- * names), writes fill(SEED), sends the fabric handle's bytes and keeps the
+ * names), writes probe_fill(SEED), sends the fabric handle's bytes and keeps the
  * object until told to go.
  */
 static int fabric_exporter(int sock, const void *arg)
@@ -534,7 +500,7 @@ static int fabric_exporter(int sock, const void *arg)
 	CHILD_EXPECT(create(&h, gran, CU_MEM_HANDLE_TYPE_FABRIC) ==
 		     CUDA_SUCCESS);
 	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	fill(ptr, gran, SEED);
+	probe_fill(ptr, gran, SEED);
 	CHILD_EXPECT(cuMemExportToShareableHandle(&fh, h,
 			CU_MEM_HANDLE_TYPE_FABRIC, 0) == CUDA_SUCCESS);
 	CHILD_EXPECT(cuMemExportToShareableHandle(&again, h,
@@ -547,7 +513,7 @@ static int fabric_exporter(int sock, const void *arg)
 	return 0;
 }
 
-/* Imports @arg (a fabric handle), maps it and reads fill(SEED). */
+/* Imports @arg (a fabric handle), maps it and reads probe_fill(SEED). */
 static int fabric_importer(int sock, const void *arg)
 {
 	CUmemGenericAllocationHandle h;
@@ -560,7 +526,7 @@ static int fabric_importer(int sock, const void *arg)
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, (void *)arg,
 			CU_MEM_HANDLE_TYPE_FABRIC) == CUDA_SUCCESS);
 	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	CHILD_EXPECT(holds(ptr, gran, SEED));
+	CHILD_EXPECT(!probe_mismatches(ptr, gran, SEED));
 	CHILD_EXPECT(unmap(ptr, gran) == CUDA_SUCCESS);
 	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
 	return 0;
@@ -732,7 +698,7 @@ static int channelless(int sock, const void *arg)
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, (void *)fh,
 			CU_MEM_HANDLE_TYPE_FABRIC) == CUDA_ERROR_NOT_PERMITTED);
 	/* An fd gives the memory, not the right to fabric handles. */
-	fd = recv_fd(sock);
+	fd = fdpass_recv(sock);
 	CHILD_EXPECT(fd >= 0);
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&imported,
 			as_os_handle(fd),
@@ -769,7 +735,7 @@ static int both_types_exporter(int sock, const void *arg)
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
 		     CUDA_SUCCESS);
 	CHILD_EXPECT(write(sock, &fh, FH_SIZE) == (ssize_t)FH_SIZE);
-	CHILD_EXPECT(send_fd(sock, fd) == 0);
+	CHILD_EXPECT(fdpass_send(sock, fd) == 0);
 	CHILD_EXPECT(wait_byte(sock));
 	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
 	return 0;
@@ -786,9 +752,9 @@ static void check_channelless(const char *channel)
 	close(sv[1]);
 	ck_assert(read_all(sv[0], &fh, FH_SIZE));
 	socket_pair(peer);
-	fd = recv_fd(sv[0]);
+	fd = fdpass_recv(sv[0]);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(send_fd(peer[0], fd), 0);
+	ck_assert_int_eq(fdpass_send(peer[0], fd), 0);
 	close(fd);
 	setenv("CUMC_IMEX_CHANNEL", channel, 1);
 	pid = spawn(channelless, peer[1], &fh);
@@ -869,7 +835,7 @@ static int as_nobody(int sock, const void *arg)
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, (void *)r->fh,
 			CU_MEM_HANDLE_TYPE_FABRIC) == CUDA_SUCCESS);
 	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	CHILD_EXPECT(holds(ptr, gran, SEED));
+	CHILD_EXPECT(!probe_mismatches(ptr, gran, SEED));
 	CHILD_EXPECT(unmap(ptr, gran) == CUDA_SUCCESS);
 	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
 	return 0;
@@ -965,7 +931,7 @@ static int mc_exporter(int sock, const void *arg)
 	/* The creator lets go first, as NCCL and mscclpp should. */
 	CHILD_EXPECT(cuMemRelease(mc) == CUDA_SUCCESS);
 	CHILD_EXPECT(write(sock, &fh, FH_SIZE) == (ssize_t)FH_SIZE);
-	CHILD_EXPECT(send_fd(sock, fd) == 0);
+	CHILD_EXPECT(fdpass_send(sock, fd) == 0);
 	return 0;
 }
 
@@ -978,7 +944,7 @@ static int mc_importer(int sock, const void *arg)
 	(void)arg;
 	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
 	CHILD_EXPECT(read_all(sock, &fh, FH_SIZE));
-	fd = recv_fd(sock);
+	fd = fdpass_recv(sock);
 	CHILD_EXPECT(fd >= 0);
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&by_fd, as_os_handle(fd),
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==

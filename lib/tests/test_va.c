@@ -87,7 +87,7 @@ END_TEST
 
 START_TEST(reserve_bad_arguments_refused)
 {
-	struct vmm_counts before = vmm_counts_now();
+	struct st_objects before = vmm_counts_now();
 	CUdeviceptr va = CANARY;
 
 	ck_assert_int_eq(cuMemAddressReserve(NULL, gran, 0, 0, 0), CUDA_ERROR_INVALID_VALUE);
@@ -159,7 +159,7 @@ START_TEST(map_bad_arguments_refused)
 	CUdeviceptr va = vmm_reserve(4 * gran), other = vmm_reserve(gran);
 	CUmemGenericAllocationHandle two = vmm_create(0, 2 * gran);
 	CUmemGenericAllocationHandle stale = vmm_create(0, gran);
-	struct vmm_counts before;
+	struct st_objects before;
 
 	ck_assert_int_eq(cuMemAddressFree(other, gran), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemRelease(stale), CUDA_SUCCESS);
@@ -284,7 +284,7 @@ START_TEST(unmap_adjacent_mappings_at_once)
 {
 	CUdeviceptr va = vmm_reserve(4 * gran);
 	CUmemGenericAllocationHandle h[3];
-	struct vmm_counts before = vmm_counts_now();
+	struct st_objects before = vmm_counts_now();
 	int i;
 
 	h[0] = vmm_map_new(0, va, gran);
@@ -305,7 +305,7 @@ START_TEST(unmap_bad_ranges_refused)
 	CUdeviceptr va = vmm_reserve(6 * gran);
 	CUmemGenericAllocationHandle a = vmm_map_new(0, va, 2 * gran);
 	CUmemGenericAllocationHandle b = vmm_map_new(0, va + 3 * gran, 2 * gran);
-	struct vmm_counts before = vmm_counts_now();
+	struct st_objects before = vmm_counts_now();
 
 	ck_assert_int_eq(cuMemUnmap(va, gran), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMemUnmap(va + gran, gran), CUDA_ERROR_INVALID_VALUE);
@@ -636,7 +636,7 @@ static void populate_and_wait(int ready_fd, int go_fd)
 START_TEST(dead_process_leaves_nothing_behind)
 {
 	bool killed = _i == 0;
-	struct vmm_counts before = vmm_counts_now(), live;
+	struct st_objects before = vmm_counts_now(), live;
 	int ready[2], go[2], status;
 	char ok;
 	pid_t pid;

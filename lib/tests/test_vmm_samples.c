@@ -120,7 +120,7 @@ START_TEST(one_access_descriptor_over_side_by_side_chunks)
 	size_t gran = vmm_granularity();
 	CUdeviceptr va = vmm_reserve(chunks * gran);
 	CUmemGenericAllocationHandle handle;
-	struct vmm_counts before = vmm_counts_now();
+	struct st_objects before = vmm_counts_now();
 	int i;
 
 	for (i = 0; i < chunks; i++) {

@@ -25,8 +25,8 @@
 #include <sys/wait.h>
 
 #include "internal.h"
-
-#define VMM_OBJECTS_PATH "/sys/kernel/debug/cumc/objects"
+#include "objects.h"
+#include "probe.h"
 
 static inline void *vmm_ptr(CUdeviceptr addr)
 {
@@ -188,28 +188,15 @@ static inline CUmemGenericAllocationHandle vmm_multicast_new(size_t size)
 	return create.out_handle;
 }
 
-/* The module's live objects (debugfs), for leak checks. */
-struct vmm_counts {
-	long clients;
-	long mems;
-	long pages;
-	long vas;
-	long mappings;
-	long mcs;
-	long binds;
-	long views;
-};
-
-static inline struct vmm_counts vmm_counts_now(void)
+/*
+ * The module's live objects (debugfs, lib/tests/objects.h), for leak
+ * checks; the test fails when they cannot be read.
+ */
+static inline struct st_objects vmm_counts_now(void)
 {
-	struct vmm_counts c;
-	FILE *f = fopen(VMM_OBJECTS_PATH, "r");
+	struct st_objects c;
 
-	ck_assert_msg(f, "cannot read %s", VMM_OBJECTS_PATH);
-	ck_assert_int_eq(fscanf(f, "clients %ld mems %ld pages %ld vas %ld mappings %ld mcs %ld binds %ld views %ld",
-				&c.clients, &c.mems, &c.pages, &c.vas,
-				&c.mappings, &c.mcs, &c.binds, &c.views), 8);
-	fclose(f);
+	ck_assert_msg(!st_objects_read(&c), "cannot read %s", ST_OBJECTS_PATH);
 	return c;
 }
 
@@ -224,43 +211,20 @@ static inline struct vmm_counts vmm_counts_now(void)
 	ck_assert_int_eq((a).views, (b).views);			\
 } while (0)
 
-struct vmm_touch {
-	volatile unsigned char *addr;
-	bool write;
-};
-
-static inline int vmm_touch_fn(void *arg)
-{
-	struct vmm_touch *t = arg;
-	unsigned char v = *t->addr;
-
-	/* Store back what was there: a store that works changes nothing. */
-	if (t->write)
-		*t->addr = v;
-	return 0;
-}
-
 /*
  * Load from (and with @write, store back to) @addr in a child sharing our
  * memory: 0 when it could, the signal that killed it otherwise.
  */
 static inline int vmm_touch_in_child(CUdeviceptr addr, bool write)
 {
-	static char stack[64 << 10] __attribute__((aligned(16)));
-	struct vmm_touch t = { .addr = vmm_bytes(addr), .write = write };
 	/* Children die of SIGSEGV on purpose: no core files. */
 	struct rlimit no_core = { 0, 0 };
-	int status;
-	pid_t pid;
+	int ret;
 
 	ck_assert_int_eq(setrlimit(RLIMIT_CORE, &no_core), 0);
-	pid = clone(vmm_touch_fn, stack + sizeof(stack), CLONE_VM | SIGCHLD, &t);
-	ck_assert_int_gt(pid, 0);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	return 0;
+	ret = probe_touch_in_child(addr, write);
+	ck_assert_int_ge(ret, 0);
+	return ret;
 }
 
 #define vmm_assert_load_ok(addr) ck_assert_int_eq(vmm_touch_in_child(addr, false), 0)
