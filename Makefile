@@ -6,7 +6,10 @@
 #                 report and plot in build/demo/
 # make check      build, run the host unit tests, then the selftests inside
 #                 the VM, then on the debug kernel (CHECK_DEBUG=0: not);
-#                 ends with 'N passed, N failed'
+#                 ends with 'N passed, N failed'; the VM also runs the
+#                 old tests of COMPAT_REV (the compat lane)
+# make compat-check  the compat lane alone: the tests of COMPAT_REV, built
+#                 from its sources, against the current module and libcumc
 # make lint       checkpatch and sparse over kmod/
 # make fuzz       the ioctl fuzzer in the VM for FUZZ_CALLS calls, then
 #                 trinity for TRINITY_CALLS
@@ -118,20 +121,40 @@ $(O) $(O)/lib $(O)/tests $(O)/selftests:
 # scripts/debug-kernel builds the kernel.
 CHECK_DEBUG ?= 1
 VM_TESTS = $(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)
+# The compat lane: the selftests and VM library tests of COMPAT_REV, built
+# from its own sources by scripts/compat-build into $(O)/compat, run in make
+# check's VM against the current module and libcumc. COMPAT_REV is the last
+# commit before the module and library were restructured (files split,
+# functions renamed, the UAPI extended size-first): binaries built from it
+# must keep working. It needs the history: not a shallow clone.
+COMPAT_REV := 96f91fe58ccedc6a27024ab3b3561ff578b91dc8
+COMPAT_VM_TESTS = $$(cat $(O)/compat/vm-tests)
 DEBUG_VM_ARGS = --kernel $$(ls $$dir/vmlinuz-*) --module $(DEBUG_KMOD)/kmod/cumc.ko
 check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory compat-build
 	@$(if $(filter-out 0,$(CHECK_DEBUG)),dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && ,) \
 	CK_TIMEOUT_MULTIPLIER=$(if $(filter-out 0,$(CHECK_DEBUG)),10,1) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh" \
-		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
+		--vm "$(VM_TESTS) $(COMPAT_VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS)")
+
+# The compat lane alone: its build, then one VM running only its programs.
+compat-build: lib $(KSFT_HEADERS)
+	scripts/compat-build $(COMPAT_REV)
+
+compat-check:
+	@scripts/deps
+	@$(MAKE) --no-print-directory kmod compat-build
+	@scripts/run-tests --vm "$(COMPAT_VM_TESTS)"
+
+.PHONY: compat-build compat-check
 
 # Benchmarks (bench/): figures, never a pass or fail. The data path runs
 # natively too; everything that needs the module runs in one VM boot, with
