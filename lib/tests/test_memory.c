@@ -12,18 +12,7 @@
 #include <string.h>
 
 #include "child.h"
-
-static CUmemAllocationProp device_prop(CUdevice dev)
-{
-	CUmemAllocationProp prop;
-
-	memset(&prop, 0, sizeof(prop));
-	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-	prop.location.id = dev;
-	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-	return prop;
-}
+#include "vmm.h"
 
 static int device_count(void)
 {
@@ -35,7 +24,7 @@ static int device_count(void)
 
 static size_t granularity(CUdevice dev)
 {
-	CUmemAllocationProp prop = device_prop(dev);
+	CUmemAllocationProp prop = vmm_prop(dev);
 	size_t gran = 0;
 
 	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
@@ -45,7 +34,7 @@ static size_t granularity(CUdevice dev)
 
 static CUmemGenericAllocationHandle create(CUdevice dev, size_t size)
 {
-	CUmemAllocationProp prop = device_prop(dev);
+	CUmemAllocationProp prop = vmm_prop(dev);
 	CUmemGenericAllocationHandle handle = 0;
 
 	ck_assert_int_eq(cuMemCreate(&handle, size, &prop, 0), CUDA_SUCCESS);
@@ -80,7 +69,7 @@ static void setup(void)
 
 START_TEST(everything_needs_init)
 {
-	CUmemAllocationProp prop = device_prop(0);
+	CUmemAllocationProp prop = vmm_prop(0);
 	CUmemGenericAllocationHandle handle;
 	size_t a, b;
 
@@ -102,7 +91,7 @@ START_TEST(granularity_is_one_power_of_two)
 		CU_MEM_HANDLE_TYPE_FABRIC,
 		CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR | CU_MEM_HANDLE_TYPE_FABRIC,
 	};
-	CUmemAllocationProp prop = device_prop(_i % device_count());
+	CUmemAllocationProp prop = vmm_prop(_i % device_count());
 	size_t expected = granularity(0), minimum, recommended;
 	size_t i;
 
@@ -122,7 +111,7 @@ END_TEST
 
 START_TEST(granularity_bad_arguments_refused)
 {
-	CUmemAllocationProp prop = device_prop(0);
+	CUmemAllocationProp prop = vmm_prop(0);
 	size_t gran = 77;
 
 	ck_assert_int_eq(cuMemGetAllocationGranularity(NULL, &prop,
@@ -213,7 +202,7 @@ static const struct bad_prop bad_props[] = {
 START_TEST(bad_property_refused)
 {
 	const struct bad_prop *bad = &bad_props[_i];
-	CUmemAllocationProp prop = device_prop(0);
+	CUmemAllocationProp prop = vmm_prop(0);
 	CUmemGenericAllocationHandle handle = 77;
 	size_t gran = 77, before = free_bytes_of(0);
 
@@ -245,7 +234,7 @@ static void create_and_read_back(const CUmemAllocationProp *prop, size_t size)
 START_TEST(create_every_device_and_handle_type)
 {
 	CUdevice dev = _i % device_count();
-	CUmemAllocationProp prop = device_prop(dev);
+	CUmemAllocationProp prop = vmm_prop(dev);
 	CUmemGenericAllocationHandle handle;
 	CUresult res;
 
@@ -270,7 +259,7 @@ END_TEST
 /* A hint, as documented: honoured by uncompressed memory that says so. */
 START_TEST(compression_request_gets_uncompressed_memory)
 {
-	CUmemAllocationProp prop = device_prop(0), got;
+	CUmemAllocationProp prop = vmm_prop(0), got;
 	CUmemGenericAllocationHandle handle;
 
 	prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
@@ -294,7 +283,7 @@ END_TEST
 
 START_TEST(create_bad_sizes_and_arguments_refused)
 {
-	CUmemAllocationProp prop = device_prop(0);
+	CUmemAllocationProp prop = vmm_prop(0);
 	CUmemGenericAllocationHandle handle = 77;
 	size_t gran = granularity(0);
 
@@ -313,7 +302,7 @@ END_TEST
 
 START_TEST(create_beyond_the_device_is_out_of_memory)
 {
-	CUmemAllocationProp prop = device_prop(2);
+	CUmemAllocationProp prop = vmm_prop(2);
 	CUmemGenericAllocationHandle handle = 77, whole;
 	size_t free_bytes, total, gran = granularity(2);
 
@@ -360,7 +349,7 @@ static int set_max_objects(unsigned long value)
 /* The module's EDQUOT: a client at its quota is out of memory. */
 START_TEST(create_over_quota_is_out_of_memory)
 {
-	CUmemAllocationProp prop = device_prop(0);
+	CUmemAllocationProp prop = vmm_prop(0);
 	CUmemGenericAllocationHandle first = 0, second = 77;
 	unsigned long saved = max_objects();
 	CUresult r1, r2;
@@ -446,7 +435,7 @@ static size_t child_size;
 
 static int child_has_its_own_client(void)
 {
-	CUmemAllocationProp prop = device_prop(0);
+	CUmemAllocationProp prop = vmm_prop(0);
 	CUmemGenericAllocationHandle mine;
 
 	CHILD_EXPECT(cuMemCreate(&mine, child_size, &prop, 0) ==
@@ -456,7 +445,7 @@ static int child_has_its_own_client(void)
 	CHILD_EXPECT(cuMemGetAllocationPropertiesFromHandle(&prop, parent_handle) ==
 		     CUDA_ERROR_INVALID_VALUE);
 	CHILD_EXPECT(cuMemRelease(parent_handle) == CUDA_ERROR_INVALID_VALUE);
-	prop = device_prop(0);
+	prop = vmm_prop(0);
 	/* Left allocated: the module frees it when the child exits. */
 	CHILD_EXPECT(cuMemCreate(&mine, child_size, &prop, 0) == CUDA_SUCCESS);
 	return 0;
