@@ -4,6 +4,7 @@
  * thread's current context.  Contexts carry no state besides their device:
  * nothing runs asynchronously, and allocations belong to no context.
  */
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "context.h"
@@ -29,10 +30,16 @@ static CUresult libcumc_given_or_current_device(CUcontext ctx, CUdevice *dev)
 	return libcumc_current_device(dev);
 }
 
-void libcumc_contexts_forget_parent(void)
+/* A forked child forgets its parent's contexts along with its client. */
+static void libcumc_contexts_forget_parent(void)
 {
 	libcumc_registry_forget();
 	libcumc_stack_forget();
+}
+
+__attribute__((constructor)) static void libcumc_contexts_atfork(void)
+{
+	pthread_atfork(NULL, NULL, libcumc_contexts_forget_parent);
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "mc_views.h"
 
 static pthread_mutex_t libcumc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct libcumc_driver libcumc_state = { .fd = -1 };
@@ -22,14 +21,13 @@ static const struct libcumc_driver *libcumc_ready;
 /*
  * A forked child must not share its parent's client: the objects in it are
  * the parent's, and neither its contexts nor its multicast views (which
- * fork does not copy). The child starts uninitialized
- * and calls cuInit again, which opens a client of its own (the real driver
- * cannot be used across fork at all).
+ * fork does not copy: context.c and mc_views.c forget those in handlers of
+ * their own, registered when the library loads). The child starts
+ * uninitialized and calls cuInit again, which opens a client of its own
+ * (the real driver cannot be used across fork at all).
  */
 static void libcumc_forget_parent(void)
 {
-	libcumc_contexts_forget_parent();
-	libcumc_mc_forget_parent();
 	if (libcumc_state.fd >= 0)
 		close(libcumc_state.fd);
 	libcumc_state.fd = -1;

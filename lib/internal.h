@@ -61,7 +61,4 @@ CUresult libcumc_device_info(const struct libcumc_driver *drv, CUdevice dev,
  */
 CUresult libcumc_current_device(CUdevice *dev);
 
-/* A forked child forgets its parent's contexts along with its client. */
-void libcumc_contexts_forget_parent(void);
-
 #endif /* _CUMC_LIB_INTERNAL_H */

@@ -195,7 +195,7 @@ void libcumc_mc_forget(CUdeviceptr addr, size_t bytes)
 }
 
 /* A forked child has none of the views (they are not inherited). */
-void libcumc_mc_forget_parent(void)
+static void libcumc_mc_forget_parent(void)
 {
 	size_t i;
 
@@ -205,4 +205,9 @@ void libcumc_mc_forget_parent(void)
 	libcumc_views = NULL;
 	libcumc_views_count = 0;
 	pthread_rwlock_init(&libcumc_views_lock, NULL);
+}
+
+__attribute__((constructor)) static void libcumc_mc_atfork(void)
+{
+	pthread_atfork(NULL, NULL, libcumc_mc_forget_parent);
 }

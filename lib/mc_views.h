@@ -43,7 +43,4 @@ void libcumc_mc_release(void);
 /* Drop what is known of multicast mappings overlapping [addr, addr + bytes). */
 void libcumc_mc_forget(CUdeviceptr addr, size_t bytes);
 
-/* A forked child starts with no views. */
-void libcumc_mc_forget_parent(void);
-
 #endif /* _CUMC_LIB_MC_VIEWS_H */
