@@ -1393,6 +1393,133 @@ TEST_F(mc, view_shows_bound_memory)
 	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
+/* API version 2: a bind names its member by the memory's device. */
+TEST_F(mc, bind_device_of_mem)
+{
+	const __u64 g = self->g;
+	struct cumc_mc_bind b = {
+		.size = sizeof(b),
+		.device_from = CUMC_MC_BIND_DEVICE_OF_MEM,
+		.length = g,
+	};
+	struct st_objects want;
+	__u64 h, mem1, outside;
+
+	h = team(_metadata, self->fd, 2, 2 * g);
+	ASSERT_EQ(0, st_mem_create(self->fd, 1, CUMC_HANDLE_FD, g, &mem1));
+	ASSERT_EQ(0, st_mem_create(self->fd, 2, CUMC_HANDLE_FD, g, &outside));
+	b.handle = h;
+	want = st_objects_now();
+
+	/* Refused, changing nothing: a device given too, an unknown way. */
+	b.mem = mem1;
+	b.device = 1;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	b.device = 0;
+	b.device_from = CUMC_MC_BIND_DEVICE_OF_MEM + 1;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	b.device_from = CUMC_MC_BIND_DEVICE_OF_MEM;
+	b.__reserved2 = 1;
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	b.__reserved2 = 0;
+	/* Memory of a device outside the team. */
+	b.mem = outside;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	ST_EXPECT_OBJECTS(want, views);
+
+	/* Bound for device 1, whose memory it is: its unbind names it. */
+	b.mem = mem1;
+	b.mc_offset = g;
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	EXPECT_EQ(-ENXIO, st_mc_unbind(self->fd, h, 0, g, g));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 1, g, g));
+
+	/* A version-1 struct ends before device_from: @device names it. */
+	b.size = offsetof(struct cumc_mc_bind, device_from);
+	b.device = 0;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	b.device = 1;
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MC_BIND_MEM, &b));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 1, g, g));
+
+	EXPECT_EQ(0, st_release(self->fd, outside));
+	EXPECT_EQ(0, st_release(self->fd, mem1));
+	EXPECT_EQ(0, st_release(self->fd, h));
+}
+
+/* API version 2: every member's view in one call, all or none. */
+TEST_F(mc, view_all_members)
+{
+	const __u64 g = self->g;
+	__u64 views[MAX_TEAM + 1], h, va;
+	struct cumc_mc_view v;
+	struct st_objects want;
+	struct uc mem[3];
+	void *ro;
+	__u32 d;
+
+	h = team(_metadata, self->fd, 3, g);
+	for (d = 0; d < 3; d++) {
+		uc_new(_metadata, self->fd, d, g, &mem[d]);
+		ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, d, 0, mem[d].handle,
+					    0, g));
+		*u32p(mem[d].addr + 4 * d) = 0x100 + d;
+	}
+	ASSERT_EQ(0, st_map_new(self->fd, h, g, 0, CUMC_ACCESS_READWRITE,
+				&va));
+	want = st_objects_now();
+
+	memset(&v, 0, sizeof(v));
+	v.size = sizeof(v);
+	/* Any address inside the mapping. */
+	v.addr = va + PAGE;
+	v.views = (__u64)(unsigned long)views;
+	/* Too small an array, a device with the array, a count without it. */
+	v.num_views = 2;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	v.num_views = MAX_TEAM + 1;
+	v.device = 1;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	v.device = 0;
+	v.views = 0;
+	EXPECT_EQ(-EINVAL, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	v.__reserved2 = 1;
+	v.views = (__u64)(unsigned long)views;
+	EXPECT_EQ(-EOPNOTSUPP, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	v.__reserved2 = 0;
+	/* An array the answer cannot be written to: no view is left. */
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	v.views = (__u64)(unsigned long)ro;
+	EXPECT_EQ(-EFAULT, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	EXPECT_EQ(0, munmap(ro, PAGE));
+	ST_EXPECT_OBJECTS(want, views);
+
+	v.views = (__u64)(unsigned long)views;
+	ASSERT_EQ(0, st_ioctl(self->fd, CUMC_MC_VIEW, &v));
+	EXPECT_EQ(3, v.out_num_members);
+	EXPECT_EQ(va, v.out_map_addr);
+	EXPECT_EQ(g, v.out_length);
+	EXPECT_EQ(CUMC_ACCESS_READWRITE, v.out_access);
+	EXPECT_EQ(views[0], v.out_addr);
+	want.views += 3;
+	ST_EXPECT_OBJECTS(want, views);
+	/* In join order, each the member's memory, read-write. */
+	for (d = 0; d < 3; d++) {
+		EXPECT_EQ(0x100 + d, *u32p(views[d] + 4 * d));
+		*u32p(views[d] + g - 4) = 0x200 + d;
+		EXPECT_EQ(0x200 + d, *u32p(mem[d].addr + g - 4));
+		EXPECT_EQ(0, munmap(ptr(views[d]), g));
+	}
+
+	EXPECT_EQ(0, st_unmap_free(self->fd, va, g));
+	for (d = 0; d < 3; d++) {
+		EXPECT_EQ(0, st_mc_unbind(self->fd, h, d, 0, g));
+		uc_free(_metadata, self->fd, &mem[d]);
+	}
+	EXPECT_EQ(0, st_release(self->fd, h));
+}
+
 TEST_F(mc, unbind_zaps_views)
 {
 	const __u64 g = self->g;
