@@ -855,17 +855,18 @@ TEST_F(mem, handle_table_growth)
 	free(h);
 }
 
-/* Handles raced each round: each is retained twice and released twice. */
-#define RACED_HANDLES 256
+/* Threads racing, two a CPU, and the handles they release each round. */
+#define RACERS 4
+#define RACED_HANDLES 64
 
-/* Two threads releasing the same handles, each holding two references. */
+/* Threads releasing the same handles, each retained once per thread. */
 struct release_race {
 	int fd;
 	int count;
 	__u64 handles[RACED_HANDLES];
 	pthread_barrier_t start, done;
 	int stop;
-	int result[2][RACED_HANDLES];
+	int result[RACERS][RACED_HANDLES];
 };
 
 struct release_racer {
@@ -877,13 +878,17 @@ static void *release_racer(void *arg)
 {
 	struct release_racer *racer = arg;
 	struct release_race *race = racer->race;
-	cpu_set_t cpu0;
+	cpu_set_t cpu;
 	int i;
 
-	/* One CPU for both: each may lose it right after dropping a lock. */
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	sched_setaffinity(0, sizeof(cpu0), &cpu0);
+	/*
+	 * Two threads a CPU: each may lose its CPU right after a release
+	 * drops the table's lock, to one that releases the same handle,
+	 * while the other CPU's pair releases it at the same time.
+	 */
+	CPU_ZERO(&cpu);
+	CPU_SET(racer->index % 2, &cpu);
+	sched_setaffinity(0, sizeof(cpu), &cpu);
 	for (;;) {
 		pthread_barrier_wait(&race->start);
 		if (race->stop)
@@ -896,24 +901,23 @@ static void *release_racer(void *arg)
 }
 
 /*
- * A retained handle takes one release per retain. Whichever of two
- * concurrent releases is last must be the only one to drop the handle's
- * reference and free its entry: the first must not look at the entry
- * again once it has let the table go. Both threads release the same
- * handles in the same order on one CPU, so on a preemptible kernel (the
- * debug kernel) one is often switched out right after a release drops the
- * table's lock, and the other releases the same handle meanwhile; a round
- * is longer than a time slice. A second look at the entry is a KASAN
- * report there; a double release shows in the allocations' count on any
- * kernel.
+ * A retained handle takes one release per retain. Whichever concurrent
+ * release is last must be the only one to drop the handle's reference and
+ * free its entry: the others must not look at the entry again once they
+ * have let the table go. Four threads release the same handles in the same
+ * order, two pinned to each of two CPUs (one CPU serves both pairs when
+ * there is only one), on the debug kernel's preemptible kernel too: a
+ * second look at the entry is a KASAN use-after-free there within seconds
+ * (seen before the fix), a double release shows in the allocations' count
+ * on any kernel.
  */
 TEST_F(mem, concurrent_releases_of_retained_handle)
 {
 	struct release_race race = { .fd = self->fd };
-	struct release_racer racers[2] = { { &race, 0 }, { &race, 1 } };
+	struct release_racer racers[RACERS];
+	pthread_t racer[RACERS];
 	const int rounds = 200;
 	struct cumc_va_query q;
-	pthread_t racer[2];
 	int round, i, t;
 	__u64 mem, va, span;
 
@@ -930,28 +934,28 @@ TEST_F(mem, concurrent_releases_of_retained_handle)
 		/* The mapping holds it; from now on only retains name it. */
 		ASSERT_EQ(0, st_release(self->fd, mem));
 	}
-	ASSERT_EQ(0, pthread_barrier_init(&race.start, NULL, 3));
-	ASSERT_EQ(0, pthread_barrier_init(&race.done, NULL, 3));
-	for (t = 0; t < 2; t++)
+	ASSERT_EQ(0, pthread_barrier_init(&race.start, NULL, RACERS + 1));
+	ASSERT_EQ(0, pthread_barrier_init(&race.done, NULL, RACERS + 1));
+	for (t = 0; t < RACERS; t++) {
+		racers[t].race = &race;
+		racers[t].index = t;
 		ASSERT_EQ(0, pthread_create(&racer[t], NULL, release_racer,
 					    &racers[t]));
+	}
 
 	for (round = 0; round < rounds; round++) {
-		for (i = 0; i < race.count; i++) {
-			ASSERT_EQ(0, st_va_query(self->fd, va + i * self->gran,
-						 0, CUMC_VA_QUERY_RETAIN, &q));
-			race.handles[i] = q.out_handle;
-			ASSERT_EQ(0, st_va_query(self->fd, va + i * self->gran,
-						 0, CUMC_VA_QUERY_RETAIN, &q));
-			ASSERT_EQ(race.handles[i], q.out_handle);
+		for (i = 0; i < race.count * RACERS; i++) {
+			ASSERT_EQ(0, st_va_query(self->fd,
+						 va + i / RACERS * self->gran, 0,
+						 CUMC_VA_QUERY_RETAIN, &q));
+			race.handles[i / RACERS] = q.out_handle;
 		}
 		pthread_barrier_wait(&race.start);
 		pthread_barrier_wait(&race.done);
 		for (i = 0; i < race.count; i++) {
-			ASSERT_EQ(0, race.result[0][i])
-				TH_LOG("round %d, handle %d", round, i);
-			ASSERT_EQ(0, race.result[1][i])
-				TH_LOG("round %d, handle %d", round, i);
+			for (t = 0; t < RACERS; t++)
+				ASSERT_EQ(0, race.result[t][i])
+					TH_LOG("round %d, handle %d", round, i);
 			ASSERT_EQ(-ENOENT, st_release(self->fd,
 						      race.handles[i]));
 		}
@@ -961,7 +965,7 @@ TEST_F(mem, concurrent_releases_of_retained_handle)
 	}
 	race.stop = 1;
 	pthread_barrier_wait(&race.start);
-	for (t = 0; t < 2; t++)
+	for (t = 0; t < RACERS; t++)
 		pthread_join(racer[t], NULL);
 	pthread_barrier_destroy(&race.start);
 	pthread_barrier_destroy(&race.done);

@@ -52,8 +52,8 @@ command -v trinity >/dev/null || skip_all "no trinity (scripts/deps installs it)
 [ -d "$tracing/events" ] || mount -t tracefs tracefs "$tracing" 2>/dev/null
 [ -w "$tracing/kprobe_events" ] || skip_all "no kprobe events in this kernel"
 
-echo "p:$group/cumc_ioctl cumc_fops_ioctl" >>"$tracing/kprobe_events" &&
-echo "r:$group/cumc_ioctl_ret cumc_fops_ioctl ret=\$retval:s32" >>"$tracing/kprobe_events" &&
+echo "p:$group/cumc_ioctl cumk_fops_ioctl" >>"$tracing/kprobe_events" &&
+echo "r:$group/cumc_ioctl_ret cumk_fops_ioctl ret=\$retval:s32" >>"$tracing/kprobe_events" &&
 echo 'hist:keys=ret:sort=hitcount.descending' >"$tracing/events/$group/cumc_ioctl_ret/trigger" &&
 echo 1 >"$tracing/events/$group/enable"
 ok $? "kprobes on the module's ioctl"
@@ -77,7 +77,7 @@ sed 's/^/# /' "$tmp/out" | tail -n 20
 ok "$status" "trinity ran its $calls calls (status $status)"
 
 ioctls=$(hits cumc_ioctl)
-echo "# ioctls that reached cumc_fops_ioctl: ${ioctls:-0}; by result:"
+echo "# ioctls that reached cumk_fops_ioctl: ${ioctls:-0}; by result:"
 # The hist prints the 32-bit result sign-extended as unsigned.
 sed -nE 's/^\{ ret: *([0-9]+) *\} hitcount: *([0-9]+)/\1 \2/p' \
 	"$tracing/events/$group/cumc_ioctl_ret/hist" |
