@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "child.h"
 #include "fdpass.h"
 #include "probe.h"
@@ -978,8 +979,6 @@ int main(void)
 {
 	Suite *s = suite_create("sharing");
 	TCase *tc = tcase_create("share");
-	SRunner *sr;
-	int failed;
 
 	/* Several processes per test, in an emulated CPU. */
 	tcase_set_timeout(tc, 60);
@@ -998,9 +997,5 @@ int main(void)
 	tcase_add_test(tc, other_user_needs_channel_permission);
 	tcase_add_test(tc, multicast_objects_shared);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }
