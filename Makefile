@@ -92,7 +92,7 @@ tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 	$(SELFTESTS:%=$(O)/selftests/%) vm-run-test-module
 
 # Linked statically: unit tests reach the library's internal functions too.
-$(O)/tests/%: lib/tests/%.c $(LIB_A) | $(O)/tests
+$(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
 		$(LIB_A) $(CHECK_LIBS) -lpthread
 
@@ -226,7 +226,8 @@ $(O)/selftests/cumc_netlink: selftests/cumc_netlink.c $(SELFTEST_HEADERS) \
 		$(filter %.c,$^) $(NL_LIBS) -lpthread
 
 # The fault test arms faults through the control plane's netlink client.
-$(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/vmm.h tools/cumc_nl.c \
+$(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/check_run.h \
+		lib/tests/vmm.h tools/cumc_nl.c \
 		tools/cumc_nl.h uapi/linux/cumc_netlink.h $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(NL_CFLAGS) -Ilib \
 		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(LIB_A) \

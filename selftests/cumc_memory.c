@@ -41,16 +41,8 @@ FIXTURE(mem) {
 FIXTURE_SETUP(mem)
 {
 	struct cumc_device_info info;
-	long n;
 
-	ASSERT_EQ(0, st_objects_read(&self->base))
-		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
-	self->fd = st_open();
-	ASSERT_LE(0, self->fd);
-	n = st_num_devices(self->fd);
-	ASSERT_LT(0, n);
-	self->num_devices = n;
-	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
+	ST_SETUP_CLIENT(&info);
 	self->gran = info.granularity;
 	self->mem_total = info.mem_total;
 	ASSERT_LE(MIN_GRANULES, self->mem_total / self->gran)

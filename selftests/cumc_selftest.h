@@ -467,6 +467,25 @@ static inline int st_wait_exit(pid_t pid)
 }
 
 /*
+ * For a kselftest_harness.h FIXTURE_SETUP whose fixture has int fd,
+ * struct st_objects base and __u32 num_devices: count the live objects
+ * before this test's first client, open one, and ASSERT that it sees a
+ * device, reading device 0's struct cumc_device_info into *@info.
+ */
+#define ST_SETUP_CLIENT(info) do {					\
+	long __devices;							\
+									\
+	ASSERT_EQ(0, st_objects_read(&self->base))			\
+		TH_LOG("cannot read %s", ST_OBJECTS_PATH);		\
+	self->fd = st_open();						\
+	ASSERT_LE(0, self->fd);						\
+	__devices = st_num_devices(self->fd);				\
+	ASSERT_LT(0, __devices);					\
+	self->num_devices = __devices;					\
+	ASSERT_EQ(0, st_device_info(self->fd, 0, (info)));		\
+} while (0)
+
+/*
  * For kselftest_harness.h's tests: EXPECT the counts now, from clients to
  * member @last of struct st_objects, to be those of @want. No ASSERT: the
  * harness would loop if this ran in a teardown after a failed ASSERT.

@@ -160,6 +160,26 @@ static int exporter(int sock, __u64 length, bool linger)
 }
 
 /*
+ * Fork exporter(@length, @linger) on sv[1] of a new socket pair of @type;
+ * sv[1] is closed here, the caller talks to it on sv[0].
+ */
+static pid_t start_exporter(struct __test_metadata *_metadata, int sv[2],
+			    int type, __u64 length, bool linger)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(sv[0]);
+		_exit(exporter(sv[1], length, linger));
+	}
+	close(sv[1]);
+	return pid;
+}
+
+/*
  * The importer maps what another process exported and reads what it wrote;
  * the exporter then releases everything and exits, and the importer still
  * reads and writes the memory.
@@ -171,14 +191,7 @@ TEST_F(sharing, fd_to_another_process)
 	int sv[2], efd;
 	pid_t pid;
 
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(sv[0]);
-		_exit(exporter(sv[1], self->gran, false));
-	}
-	close(sv[1]);
+	pid = start_exporter(_metadata, sv, SOCK_STREAM, self->gran, false);
 	efd = fdpass_recv(sv[0]);
 	ASSERT_LE(0, efd);
 	ASSERT_EQ(0, st_import_fd(self->fd, efd, &h));
@@ -212,14 +225,7 @@ TEST_F(sharing, fd_outlives_killed_exporter)
 	__u64 h, addr;
 	pid_t pid;
 
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(sv[0]);
-		_exit(exporter(sv[1], self->gran, true));
-	}
-	close(sv[1]);
+	pid = start_exporter(_metadata, sv, SOCK_DGRAM, self->gran, true);
 	/* Once the descriptor is queued, nothing else of the child matters. */
 	efd = fdpass_recv(sv[0]);
 	EXPECT_EQ(0, kill(pid, SIGKILL));

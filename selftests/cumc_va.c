@@ -68,17 +68,9 @@ FIXTURE_SETUP(va)
 	/* Children die of SIGSEGV on purpose: no core files in the tree. */
 	struct rlimit no_core = { 0, 0 };
 	struct cumc_device_info info;
-	long n;
 
 	ASSERT_EQ(0, setrlimit(RLIMIT_CORE, &no_core));
-	ASSERT_EQ(0, st_objects_read(&self->base))
-		TH_LOG("cannot read %s", ST_OBJECTS_PATH);
-	self->fd = st_open();
-	ASSERT_LE(0, self->fd);
-	n = st_num_devices(self->fd);
-	ASSERT_LT(0, n);
-	self->num_devices = n;
-	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
+	ST_SETUP_CLIENT(&info);
 	self->gran = info.granularity;
 	ASSERT_LE(PAGE, self->gran);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "child.h"
 
 /* The names of before CUDA 11.0 and 4.0, exported for old binaries. */
@@ -577,16 +578,11 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("context management");
-	TCase *uninit = tcase_create("before cuInit");
 	TCase *primary = tcase_create("primary contexts");
 	TCase *ctx = tcase_create("contexts");
 	TCase *threads = tcase_create("threads and fork");
-	SRunner *sr;
-	int failed;
 
-	/* No fixture: each test runs in a fresh child, never initialized. */
-	tcase_add_test(uninit, everything_needs_init);
-	suite_add_tcase(s, uninit);
+	check_add_uninit(s, everything_needs_init);
 
 	tcase_add_checked_fixture(primary, setup, NULL);
 	tcase_add_test(primary, primary_retain_is_counted_and_not_pushed);
@@ -620,10 +616,5 @@ int main(void)
 	tcase_add_test(threads, forked_child_starts_without_contexts);
 	suite_add_tcase(s, threads);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_forked(s);
 }

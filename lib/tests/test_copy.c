@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "vmm.h"
 
 static size_t gran;
@@ -429,15 +430,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("copy");
-	TCase *uninit = tcase_create("before cuInit");
 	TCase *copy = tcase_create("copies");
 	TCase *set = tcase_create("sets");
-	SRunner *sr;
-	int failed;
 
-	/* No fixture: each test runs in a fresh child, never initialized. */
-	tcase_add_test(uninit, everything_needs_init);
-	suite_add_tcase(s, uninit);
+	check_add_uninit(s, everything_needs_init);
 
 	tcase_add_checked_fixture(copy, setup, NULL);
 	tcase_add_test(copy, everything_needs_a_live_context);
@@ -457,10 +453,5 @@ int main(void)
 	tcase_add_test(set, sets_bad_arguments_refused);
 	suite_add_tcase(s, set);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_forked(s);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "child.h"
 
 /* The pre-11.4 name, exported for old binaries; no header declares it now. */
@@ -263,14 +264,9 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("device management");
-	TCase *uninit = tcase_create("before cuInit");
 	TCase *tc = tcase_create("devices");
-	SRunner *sr;
-	int failed;
 
-	/* No fixture: each test runs in a fresh child, never initialized. */
-	tcase_add_test(uninit, everything_needs_init);
-	suite_add_tcase(s, uninit);
+	check_add_uninit(s, everything_needs_init);
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, get_every_ordinal);
@@ -288,10 +284,5 @@ int main(void)
 	tcase_add_test(tc, forked_child_initializes_again);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_forked(s);
 }

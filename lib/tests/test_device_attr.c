@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "../device_attr.h"
+#include "check_run.h"
 
 #define ABI_DEVATTR(name) name,
 static const CUdevice_attribute defined_attributes[] = {
@@ -186,8 +187,6 @@ int main(void)
 	Suite *s = suite_create("device attributes");
 	TCase *values = tcase_create("values");
 	TCase *numbers = tcase_create("attribute numbers");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(values, list_covers_the_13_0_header);
 	tcase_add_test(values, vmm_and_multicast_supported);
@@ -203,9 +202,5 @@ int main(void)
 	tcase_add_test(numbers, null_arguments_refused);
 	suite_add_tcase(s, numbers);
 
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

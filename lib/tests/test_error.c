@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
+
 struct known_result {
 	CUresult code;
 	const char *name;
@@ -161,8 +163,6 @@ int main(void)
 	Suite *s = suite_create("cuGetErrorName/cuGetErrorString");
 	TCase *known = tcase_create("known codes");
 	TCase *unknown = tcase_create("unknown codes and bad arguments");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(known, list_covers_the_13_0_header);
 	tcase_add_loop_test(known, every_code_has_its_enumerator_name, 0,
@@ -179,9 +179,5 @@ int main(void)
 	tcase_add_test(unknown, null_output_refused);
 	suite_add_tcase(s, unknown);
 
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "cumc_nl.h"
 #include "vmm.h"
 
@@ -519,9 +520,7 @@ int main(void)
 	};
 	Suite *s = suite_create("faults");
 	TCase *tc = tcase_create("faults");
-	SRunner *sr = srunner_create(s);
 	size_t i;
-	int failed;
 
 	/* A few fm_timeout_ms waits each, on an emulated CPU. */
 	tcase_set_timeout(tc, 60);
@@ -529,8 +528,5 @@ int main(void)
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		tcase_add_test(tc, tests[i]);
 	suite_add_tcase(s, tc);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_run.h"
+
 START_TEST(init_succeeds_and_repeats)
 {
 	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
@@ -53,17 +55,11 @@ int main(void)
 {
 	Suite *s = suite_create("cuInit");
 	TCase *tc = tcase_create("init");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, init_succeeds_and_repeats);
 	tcase_add_test(tc, init_flags_refused);
 	tcase_add_test(tc, init_without_device_answers_no_device);
 	tcase_add_test(tc, forked_child_initializes_its_own_client);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

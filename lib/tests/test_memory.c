@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "child.h"
 #include "vmm.h"
 
@@ -469,15 +470,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("memory");
-	TCase *uninit = tcase_create("before cuInit");
 	TCase *gran = tcase_create("granularity and properties");
 	TCase *alloc = tcase_create("allocations");
-	SRunner *sr;
-	int failed;
 
-	/* No fixture: each test runs in a fresh child, never initialized. */
-	tcase_add_test(uninit, everything_needs_init);
-	suite_add_tcase(s, uninit);
+	check_add_uninit(s, everything_needs_init);
 
 	tcase_add_checked_fixture(gran, setup, NULL);
 	tcase_add_loop_test(gran, granularity_is_one_power_of_two, 0, 8);
@@ -499,10 +495,5 @@ int main(void)
 	tcase_add_test(alloc, forked_child_allocates_in_its_own_client);
 	suite_add_tcase(s, alloc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_forked(s);
 }

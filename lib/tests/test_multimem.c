@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "multimem_ref.h"
 
 #define MEMBERS 4
@@ -348,8 +349,6 @@ int main(void)
 	Suite *s = suite_create("multimem");
 	TCase *data = tcase_create("data path");
 	TCase *gran = tcase_create("granularity");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(data, team_setup, team_teardown);
 	tcase_add_test(data, st_reaches_every_member);
@@ -366,9 +365,5 @@ int main(void)
 	tcase_add_checked_fixture(gran, team_setup, team_teardown);
 	tcase_add_test(gran, granularity_grows_with_size_up_to_the_fabric_page);
 	suite_add_tcase(s, gran);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "multimem.h"
 #include "multimem_ops.h"
 #include "multimem_ref.h"
@@ -124,11 +125,5 @@ static Suite *multimem_ops_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(multimem_ops_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(multimem_ops_suite());
 }

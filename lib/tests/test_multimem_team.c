@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "fdpass.h"
 #include "multimem_ref.h"
 
@@ -269,15 +270,9 @@ int main(void)
 {
 	Suite *s = suite_create("multimem team");
 	TCase *tc = tcase_create("team");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, team_of_processes);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "vmm.h"
 
 #define CANARY 0xa5
@@ -296,15 +297,10 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("pointer");
-	TCase *uninit = tcase_create("before cuInit");
 	TCase *one = tcase_create("cuPointerGetAttribute");
 	TCase *many = tcase_create("cuPointerGetAttributes");
-	SRunner *sr;
-	int failed;
 
-	/* No fixture: each test runs in a fresh child, never initialized. */
-	tcase_add_test(uninit, needs_init);
-	suite_add_tcase(s, uninit);
+	check_add_uninit(s, needs_init);
 
 	tcase_add_checked_fixture(one, setup, NULL);
 	tcase_add_test(one, reserved_but_unmapped);
@@ -320,10 +316,5 @@ int main(void)
 	tcase_add_test(many, all_at_once_bad_arguments);
 	suite_add_tcase(s, many);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_forked(s);
 }

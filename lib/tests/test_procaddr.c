@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "procaddr.h"
 
 struct entry {
@@ -237,8 +238,6 @@ int main(void)
 	Suite *s = suite_create("cuGetProcAddress");
 	TCase *table_tc = tcase_create("table");
 	TCase *args = tcase_create("arguments");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_loop_test(table_tc, every_entry_is_found_at_its_version, 0,
 			    NUM_ENTRIES);
@@ -257,9 +256,5 @@ int main(void)
 	tcase_add_test(args, four_argument_version_answers_alike);
 	suite_add_tcase(s, args);
 
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

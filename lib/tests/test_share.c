@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "child.h"
 #include "fdpass.h"
 #include "probe.h"
@@ -183,6 +184,34 @@ static bool send_byte(int sock)
 	return write(sock, "g", 1) == 1;
 }
 
+/*
+ * In a child: create @size bytes of @types memory, map it read-write at
+ * @ptr and write probe_fill(SEED) there (the exporters' start).
+ */
+static int create_filled(CUmemGenericAllocationHandle *h, size_t size,
+			 CUmemAllocationHandleType types, CUdeviceptr *ptr)
+{
+	CHILD_EXPECT(create(h, size, types) == CUDA_SUCCESS);
+	CHILD_EXPECT(map_rw(*h, size, ptr) == CUDA_SUCCESS);
+	probe_fill(*ptr, size, SEED);
+	return 0;
+}
+
+/*
+ * In a child: map the imported @h, find probe_fill(SEED) there, then
+ * unmap and release it (the importers' end).
+ */
+static int read_seed_and_release(CUmemGenericAllocationHandle h, size_t size)
+{
+	CUdeviceptr ptr;
+
+	CHILD_EXPECT(map_rw(h, size, &ptr) == CUDA_SUCCESS);
+	CHILD_EXPECT(!probe_mismatches(ptr, size, SEED));
+	CHILD_EXPECT(unmap(ptr, size) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
+	return 0;
+}
+
 /* Whether @path exists (a channel the module made). */
 static bool exists(const char *path)
 {
@@ -315,11 +344,9 @@ static int fd_exporter(int sock, const void *arg)
 	(void)arg;
 	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
 	gran = granularity();
-	CHILD_EXPECT(create(&h, gran,
-			    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
-		     CUDA_SUCCESS);
-	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	probe_fill(ptr, gran, SEED);
+	CHILD_EXPECT(!create_filled(&h, gran,
+				    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+				    &ptr));
 	CHILD_EXPECT(cuMemExportToShareableHandle(&fd, h,
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ==
 		     CUDA_SUCCESS);
@@ -497,10 +524,7 @@ static int fabric_exporter(int sock, const void *arg)
 		setenv("CUMC_IMEX_CHANNEL", arg, 1);
 	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
 	gran = granularity();
-	CHILD_EXPECT(create(&h, gran, CU_MEM_HANDLE_TYPE_FABRIC) ==
-		     CUDA_SUCCESS);
-	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	probe_fill(ptr, gran, SEED);
+	CHILD_EXPECT(!create_filled(&h, gran, CU_MEM_HANDLE_TYPE_FABRIC, &ptr));
 	CHILD_EXPECT(cuMemExportToShareableHandle(&fh, h,
 			CU_MEM_HANDLE_TYPE_FABRIC, 0) == CUDA_SUCCESS);
 	CHILD_EXPECT(cuMemExportToShareableHandle(&again, h,
@@ -517,7 +541,6 @@ static int fabric_exporter(int sock, const void *arg)
 static int fabric_importer(int sock, const void *arg)
 {
 	CUmemGenericAllocationHandle h;
-	CUdeviceptr ptr;
 	size_t gran;
 
 	(void)sock;
@@ -525,11 +548,7 @@ static int fabric_importer(int sock, const void *arg)
 	gran = granularity();
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, (void *)arg,
 			CU_MEM_HANDLE_TYPE_FABRIC) == CUDA_SUCCESS);
-	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	CHILD_EXPECT(!probe_mismatches(ptr, gran, SEED));
-	CHILD_EXPECT(unmap(ptr, gran) == CUDA_SUCCESS);
-	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
-	return 0;
+	return read_seed_and_release(h, gran);
 }
 
 /* An import of a fabric handle and what it must answer. */
@@ -816,7 +835,6 @@ static int as_nobody(int sock, const void *arg)
 {
 	const struct expected_import *r = arg;
 	CUmemGenericAllocationHandle h = 0;
-	CUdeviceptr ptr;
 	size_t gran;
 
 	(void)sock;
@@ -834,11 +852,7 @@ static int as_nobody(int sock, const void *arg)
 	}
 	CHILD_EXPECT(cuMemImportFromShareableHandle(&h, (void *)r->fh,
 			CU_MEM_HANDLE_TYPE_FABRIC) == CUDA_SUCCESS);
-	CHILD_EXPECT(map_rw(h, gran, &ptr) == CUDA_SUCCESS);
-	CHILD_EXPECT(!probe_mismatches(ptr, gran, SEED));
-	CHILD_EXPECT(unmap(ptr, gran) == CUDA_SUCCESS);
-	CHILD_EXPECT(cuMemRelease(h) == CUDA_SUCCESS);
-	return 0;
+	return read_seed_and_release(h, gran);
 }
 
 /* chmod every channel node to @mode, keeping the old modes in @saved. */
@@ -978,8 +992,6 @@ int main(void)
 {
 	Suite *s = suite_create("sharing");
 	TCase *tc = tcase_create("share");
-	SRunner *sr;
-	int failed;
 
 	/* Several processes per test, in an emulated CPU. */
 	tcase_set_timeout(tc, 60);
@@ -998,9 +1010,5 @@ int main(void)
 	tcase_add_test(tc, other_user_needs_channel_permission);
 	tcase_add_test(tc, multicast_objects_shared);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

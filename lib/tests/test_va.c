@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "check_run.h"
 #include "vmm.h"
 
 #define CANARY 0xdeadbeefcafef00dULL
@@ -671,20 +672,15 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("va");
-	TCase *uninit = tcase_create("before cuInit");
 	TCase *reserve = tcase_create("reservations");
 	TCase *map = tcase_create("mappings");
 	TCase *access = tcase_create("access");
 	TCase *lookup = tcase_create("retain and address range");
 	TCase *life = tcase_create("lifetime");
 	TCase *all[] = { reserve, map, access, lookup, life };
-	SRunner *sr;
 	size_t i;
-	int failed;
 
-	/* No fixture: each test runs in a fresh child, never initialized. */
-	tcase_add_test(uninit, everything_needs_init);
-	suite_add_tcase(s, uninit);
+	check_add_uninit(s, everything_needs_init);
 
 	tcase_add_test(reserve, reserve_aligned_as_asked);
 	tcase_add_test(reserve, reserve_free_hint_honoured);
@@ -720,10 +716,5 @@ int main(void)
 		tcase_add_checked_fixture(all[i], setup, NULL);
 		suite_add_tcase(s, all[i]);
 	}
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_forked(s);
 }

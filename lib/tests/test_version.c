@@ -6,6 +6,8 @@
 #include <cuda.h>
 #include <stdlib.h>
 
+#include "check_run.h"
+
 /* A 13.1 driver: newer than the 13.0 header, as drivers usually are. */
 START_TEST(version_is_cuda_13_1)
 {
@@ -27,15 +29,9 @@ int main(void)
 {
 	Suite *s = suite_create("cuDriverGetVersion");
 	TCase *tc = tcase_create("version");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, version_is_cuda_13_1);
 	tcase_add_test(tc, version_null_pointer_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

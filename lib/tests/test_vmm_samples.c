@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 
+#include "check_run.h"
 #include "vmm.h"
 
 /* A striped buffer: one chunk per device, mapped back to back. */
@@ -147,17 +148,10 @@ int main(void)
 {
 	Suite *s = suite_create("vmm samples");
 	TCase *tc = tcase_create("samples");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, vector_add_over_striped_buffers);
 	tcase_add_test(tc, one_access_descriptor_over_side_by_side_chunks);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run_forked(s);
 }
