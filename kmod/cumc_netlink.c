@@ -12,7 +12,6 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
-#include "cumc_compat.h"
 #include "cumc_internal.h"
 
 static struct netlink_range_validation cumk_nl_fault_value_range = {
