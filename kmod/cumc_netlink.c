@@ -9,7 +9,6 @@
  * Commands run under genl_mutex (the family has no parallel_ops), which is
  * taken before any multicast object's lock.
  */
-#include <linux/module.h>
 #include <net/genetlink.h>
 
 #include "cumc_internal.h"
