@@ -71,3 +71,17 @@ tap_end() {
 	tap_status
 }
 
+# cuda_toolkit_include: the CUDA toolkit's include directory, the one of
+# $CUDA_HOME, else the one next to nvcc on PATH; nothing when neither has
+# a cuda.h.
+cuda_toolkit_include() {
+	local nvcc root
+
+	if [ -n "${CUDA_HOME:-}" ] && [ -f "$CUDA_HOME/include/cuda.h" ]; then
+		echo "$CUDA_HOME/include"
+	elif nvcc=$(command -v nvcc 2>/dev/null); then
+		root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+		if [ -f "$root/include/cuda.h" ]; then echo "$root/include"; fi
+	fi
+	return 0
+}
