@@ -470,6 +470,24 @@ TEST_F(sharing, no_channel_no_fabric)
 
 /* Fabric handles */
 
+/*
+ * Attaches self->fd to channel 0, makes fabric memory of one granule on
+ * device 0 (@h), maps it at @addr, writes probe_fill(SEED) there and exports
+ * its fabric handle into @fh.
+ */
+static void export_filled_fabric(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(sharing) *self, __u8 *fh,
+				 __u64 *h, __u64 *addr)
+{
+	ASSERT_EQ(0, attach(self->fd, 0));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
+				   self->gran, h));
+	ASSERT_EQ(0, st_map_new(self->fd, *h, self->gran, 0,
+				CUMC_ACCESS_READWRITE, addr));
+	probe_fill(*addr, self->gran, SEED);
+	ASSERT_EQ(0, st_export_fabric(self->fd, *h, fh));
+}
+
 TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 {
 	__u8 fh[FH_SIZE], again[FH_SIZE], zero[8] = { 0 };
@@ -477,13 +495,7 @@ TEST_F(sharing, fabric_handle_layout_and_roundtrip)
 	__u32 channel;
 	int other;
 
-	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				   self->gran, &h));
-	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
-				CUMC_ACCESS_READWRITE, &addr));
-	probe_fill(addr, self->gran, SEED);
-	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
+	export_filled_fabric(_metadata, self, fh, &h, &addr);
 	EXPECT_EQ(0, memcmp(fh, "CUMF", 4));
 	memcpy(&channel, fh + FH_CHANNEL, sizeof(channel));
 	EXPECT_EQ(0, channel);
@@ -654,13 +666,7 @@ TEST_F(sharing, other_user_needs_channel_permission)
 
 	snprintf(self->mode_path, sizeof(self->mode_path), CHANNEL_PATH, 0);
 	ASSERT_EQ(0, stat(self->mode_path, &st));
-	ASSERT_EQ(0, attach(self->fd, 0));
-	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FABRIC,
-				   self->gran, &h));
-	ASSERT_EQ(0, st_map_new(self->fd, h, self->gran, 0,
-				CUMC_ACCESS_READWRITE, &addr));
-	probe_fill(addr, self->gran, SEED);
-	ASSERT_EQ(0, st_export_fabric(self->fd, h, fh));
+	export_filled_fabric(_metadata, self, fh, &h, &addr);
 
 	self->mode = st.st_mode & 07777;
 	self->restore_mode = true;

@@ -6,23 +6,13 @@
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 ctl=$repo/build/tools/cumcctl
-
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=scripts/tap.sh
+. "$repo/scripts/tap.sh"
 
 objects() { cat /sys/kernel/debug/cumc/objects; }
 
 echo "TAP version 13"
-echo "1..5"
+tap_plan 5
 before=$(objects)
 
 out=$("$ctl" batch <<'SCRIPT'
@@ -67,12 +57,12 @@ SCRIPT
 status=$?
 echo "$out" | sed 's/^/# /'
 
-check "the script does what it expects, line by line" "$status"
+tap_result "$status" "the script does what it expects, line by line"
 grep -q '^ok 5: forming = 0x0$' <<<"$out" && grep -q '^ok 7: ready = 0x1$' <<<"$out"
-check "the team forms, then is ready" $?
+tap_result $? "the team forms, then is ready"
 grep -q '^ok 19: v = 0x2a$' <<<"$out"
-check "a store through the mapping reads back" $?
+tap_result $? "a store through the mapping reads back"
 bad=$(printf 'bind $nosuch 0 0 0 0 2M\n' | "$ctl" batch 2>/dev/null >/dev/null; echo $?)
-check "a line that does not parse exits 1" "$([ "$bad" = 1 ]; echo $?)"
-check "nothing is left behind" "$([ "$(objects)" = "$before" ]; echo $?)"
-[ "$failed" = 0 ]
+tap_check "a line that does not parse exits 1" test "$bad" = 1
+tap_check "nothing is left behind" test "$(objects)" = "$before"
+tap_status

@@ -9,18 +9,8 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ctl=$repo/build/tools/cumcctl
 fm=$repo/build/tools/cumc-fm
 tmp=$(mktemp -d)
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=1
-	fi
-}
+# shellcheck source=scripts/tap.sh
+. "$repo/scripts/tap.sh"
 
 # check NAME EXPECTED_STATUS CMD...: the command's exit status must match.
 check() {
@@ -29,7 +19,7 @@ check() {
 	"$@" >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	[ "$got" = "$want" ] || echo "# $name: status $got, wanted $want: $(cat "$tmp/err")"
-	ok $((got != want)) "$name"
+	tap_result $((got != want)) "$name"
 }
 
 valid_json() {
@@ -61,18 +51,18 @@ for cmd in dev obj stats fault fm monitor; do
 done
 
 check "dev" 0 "$ctl" dev
-ok $(($(wc -l <"$tmp/out") != num_devices + 1)) "dev lists every device"
+tap_result $(($(wc -l <"$tmp/out") != num_devices + 1)) "dev lists every device"
 check "dev -j" 0 "$ctl" -j dev
-valid_json "$tmp/out"; ok $? "dev -j is JSON"
+valid_json "$tmp/out"; tap_result $? "dev -j is JSON"
 check "stats -j" 0 "$ctl" -j stats
-valid_json "$tmp/out"; ok $? "stats -j is JSON"
-grep -q '"device": "fabric"' "$tmp/out"; ok $? "stats has the fabric-wide row"
+valid_json "$tmp/out"; tap_result $? "stats -j is JSON"
+grep -q '"device": "fabric"' "$tmp/out"; tap_result $? "stats has the fabric-wide row"
 check "obj -j" 0 "$ctl" -j obj
-valid_json "$tmp/out"; ok $? "obj -j is JSON"
+valid_json "$tmp/out"; tap_result $? "obj -j is JSON"
 
 check "fault set" 0 "$ctl" fault set mem-exhausted every 3 --device 1
 check "fault show" 0 "$ctl" fault show
-grep -q 'mem-exhausted *1 *every *3' "$tmp/out"; ok $? "fault show lists it"
+grep -q 'mem-exhausted *1 *every *3' "$tmp/out"; tap_result $? "fault show lists it"
 check "fault clear" 0 "$ctl" fault clear mem-exhausted --device 1
 check "fault bad type" 1 "$ctl" fault set no-such-fault once
 check "fault bad device refused by the kernel" 2 "$ctl" fault set mem-exhausted once --device 4096
@@ -81,16 +71,15 @@ check "fault percent over 100 refused" 2 "$ctl" fault set bind-nospc percent 101
 if command -v setpriv >/dev/null; then
 	check "unprivileged fault set refused" 2 \
 		setpriv --reuid 65534 --regid 65534 --clear-groups "$ctl" fault set mem-exhausted once
-	grep -q 'not permitted' "$tmp/err"; ok $? "refusal prints strerror"
+	grep -q 'not permitted' "$tmp/err"; tap_result $? "refusal prints strerror"
 	check "unprivileged dev allowed" 0 \
 		setpriv --reuid 65534 --regid 65534 --clear-groups "$ctl" dev
 else
-	for i in 1 2 3; do echo "ok $((n + i)) unprivileged # SKIP no setpriv"; done
-	n=$((n + 3))
+	for _ in 1 2 3; do tap_skip unprivileged "no setpriv"; done
 fi
 
 check "fm mode" 0 "$ctl" fm mode kernel --timeout 4000
-grep -q 'mode kernel timeout_ms 4000' "$tmp/out"; ok $? "fm mode reports the setting"
+grep -q 'mode kernel timeout_ms 4000' "$tmp/out"; tap_result $? "fm mode reports the setting"
 check "fm respond to nothing refused" 2 "$ctl" fm respond 2147483000 ok
 check "fm respond bad result" 1 "$ctl" fm respond 1 maybe
 
@@ -98,27 +87,27 @@ check "fm respond bad result" 1 "$ctl" fm respond 1 maybe
 "$ctl" -j monitor --count 5 --timeout 20000 >"$tmp/mon" &
 mon=$!
 sleep 0.5
-make_team; ok $? "a team forms with the in-kernel manager"
-wait $mon; ok $? "monitor exits after --count events"
+make_team; tap_result $? "a team forms with the in-kernel manager"
+wait $mon; tap_result $? "monitor exits after --count events"
 sed 's/^/# /' "$tmp/mon"
 [ "$(grep -c '"event"' "$tmp/mon")" = 5 ] &&
 	sed -n 1p "$tmp/mon" | grep -q mc-create &&
 	sed -n 5p "$tmp/mon" | grep -q mc-delete
-ok $? "monitor printed the five events in order"
+tap_result $? "monitor printed the five events in order"
 
 # The external manager answers the team's setup.
 "$fm" --external --count 1 >"$tmp/fm" 2>&1 &
 fmpid=$!
-wait_ready "$tmp/fm"; ok $? "cumc-fm subscribes"
-make_team; ok $? "a team forms with cumc-fm answering"
-wait $fmpid; ok $? "cumc-fm exits after --count answers"
-grep -q 'answered ok: accepted' "$tmp/fm"; ok $? "cumc-fm's answer was accepted"
+wait_ready "$tmp/fm"; tap_result $? "cumc-fm subscribes"
+make_team; tap_result $? "a team forms with cumc-fm answering"
+wait $fmpid; tap_result $? "cumc-fm exits after --count answers"
+grep -q 'answered ok: accepted' "$tmp/fm"; tap_result $? "cumc-fm's answer was accepted"
 
 # A failing manager: the team fails, so does the bind.
 "$fm" --fail --count 1 >"$tmp/fm" 2>&1 &
 fmpid=$!
 wait_ready "$tmp/fm"
-make_team; ok $((! $?)) "a team fails with cumc-fm --fail"
+make_team; tap_result $((! $?)) "a team fails with cumc-fm --fail"
 wait $fmpid
 
 # SIGTERM stops the daemon cleanly.
@@ -126,9 +115,8 @@ wait $fmpid
 fmpid=$!
 wait_ready "$tmp/fm"
 kill -TERM $fmpid
-wait $fmpid; ok $? "cumc-fm stops on SIGTERM"
+wait $fmpid; tap_result $? "cumc-fm stops on SIGTERM"
 
 "$ctl" fm mode kernel --timeout 5000 >/dev/null
 rm -rf "$tmp"
-echo "1..$n"
-exit $failed
+tap_end

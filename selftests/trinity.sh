@@ -13,23 +13,8 @@ seed=${CUMC_TRINITY_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 tracing=/sys/kernel/tracing
 group=cumc_trinity
 tmp=$(mktemp -d)
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=1
-	fi
-}
-
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
+# shellcheck source=scripts/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/tap.sh"
 
 cleanup() {
 	if [ -d "$tracing/events/$group" ]; then
@@ -48,15 +33,15 @@ hits() {
 }
 
 echo "TAP version 13"
-command -v trinity >/dev/null || skip_all "no trinity (scripts/deps installs it)"
+command -v trinity >/dev/null || tap_skip_all "no trinity (scripts/deps installs it)"
 [ -d "$tracing/events" ] || mount -t tracefs tracefs "$tracing" 2>/dev/null
-[ -w "$tracing/kprobe_events" ] || skip_all "no kprobe events in this kernel"
+[ -w "$tracing/kprobe_events" ] || tap_skip_all "no kprobe events in this kernel"
 
 echo "p:$group/cumc_ioctl cumk_fops_ioctl" >>"$tracing/kprobe_events" &&
 echo "r:$group/cumc_ioctl_ret cumk_fops_ioctl ret=\$retval:s32" >>"$tracing/kprobe_events" &&
 echo 'hist:keys=ret:sort=hitcount.descending' >"$tracing/events/$group/cumc_ioctl_ret/trigger" &&
 echo 1 >"$tracing/events/$group/enable"
-ok $? "kprobes on the module's ioctl"
+tap_result $? "kprobes on the module's ioctl"
 
 # Its only victim is the device: the file provider ('pseudo') walks -V and
 # opens what it can. Of the other providers only perf stays on: trinity
@@ -74,7 +59,7 @@ echo "# trinity: $calls calls, seed $seed"
 	>"$tmp/out" 2>&1
 status=$?
 sed 's/^/# /' "$tmp/out" | tail -n 20
-ok "$status" "trinity ran its $calls calls (status $status)"
+tap_result "$status" "trinity ran its $calls calls (status $status)"
 
 ioctls=$(hits cumc_ioctl)
 echo "# ioctls that reached cumk_fops_ioctl: ${ioctls:-0}; by result:"
@@ -85,13 +70,12 @@ while read -r ret count; do
 	echo "#   $((ret)) x $count"
 done
 [ "${ioctls:-0}" -gt 0 ]
-ok $? "trinity's ioctls reached /dev/cumc"
+tap_result $? "trinity's ioctls reached /dev/cumc"
 
 # Everything trinity's processes made went with them.
 after=$(cat /sys/kernel/debug/cumc/objects)
 [ "$before" = "$after" ]
-ok $? "the module's objects are back to their count before"
+tap_result $? "the module's objects are back to their count before"
 [ "$before" = "$after" ] || echo "# before: $before; after: $after"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

@@ -10,10 +10,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 debdir=$(realpath -m "${1:-$top/build/deb}")
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 log=$(mktemp)
@@ -24,24 +22,23 @@ status=$?
 # build-deb clears DEBDIR first: a .changes there is this build's.
 changes=$debdir/cumc_${version}_$(dpkg --print-architecture).changes
 if [ -f "$changes" ]; then
-	ok "dpkg-buildpackage -us -uc -b builds cumc $version"
+	tap_ok "dpkg-buildpackage -us -uc -b builds cumc $version"
 else
 	sed 's/^/# /' "$log"
-	not_ok "dpkg-buildpackage -us -uc -b builds cumc $version"
+	tap_not_ok "dpkg-buildpackage -us -uc -b builds cumc $version"
 fi
 for p in libcumc1 libcumc-dev cumc-tools cumc-dkms; do
 	if ls "$debdir/${p}_${version}_"*.deb >/dev/null 2>&1; then
-		ok "$p $version"
+		tap_ok "$p $version"
 	else
-		not_ok "$p $version"
+		tap_not_ok "$p $version"
 	fi
 done
 if [ -f "$changes" ] && [ $status = 0 ]; then
-	ok "lintian: no error, no warning"
+	tap_ok "lintian: no error, no warning"
 else
 	sed -n '/^=== lintian/,$p' "$log" | sed 's/^/# /'
-	not_ok "lintian: no error, no warning"
+	tap_not_ok "lintian: no error, no warning"
 fi
 
-echo "1..$n"
-exit $failed
+tap_end

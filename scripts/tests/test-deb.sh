@@ -22,20 +22,10 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 debdir=$(realpath "${1:-$top/build/deb}")
 packages=(libcumc1 libcumc-dev cumc-tools cumc-dkms)
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 
-if [ "$(id -u)" != 0 ] || [ ! -e /dev/cumc ]; then
-	echo "1..0 # SKIP needs root and the module loaded (run it with scripts/vm-run)"
-	exit 0
-fi
+tap_need_vm_root
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 kver=$(uname -r)
@@ -70,10 +60,10 @@ for p in "${packages[@]}"; do
 	[ -n "$deb" ] && debs+=("/tmp/${deb##*/}")
 done
 if [ ${#debs[@]} = ${#packages[@]} ]; then
-	ok "the packages of $version are in $debdir"
+	tap_ok "the packages of $version are in $debdir"
 else
-	not_ok "the packages of $version are in $debdir (run make deb)"
-	echo "1..$n"
+	tap_not_ok "the packages of $version are in $debdir (run make deb)"
+	tap_end
 	exit 1
 fi
 
@@ -85,10 +75,10 @@ if modprobe overlay && mount -t overlay overlay \
 		mount --rbind /proc "$root/proc" && mount --rbind /sys "$root/sys" &&
 		mount --rbind /dev "$root/dev" &&
 		mount -t tmpfs tmpfs "$root/tmp" && mount -t tmpfs tmpfs "$root/run"; then
-	ok "a writable root: overlay of a tmpfs on the host's root"
+	tap_ok "a writable root: overlay of a tmpfs on the host's root"
 else
-	not_ok "a writable root: overlay of a tmpfs on the host's root"
-	echo "1..$n"
+	tap_not_ok "a writable root: overlay of a tmpfs on the host's root"
+	tap_end
 	exit 1
 fi
 cp "${debs[@]/#\/tmp/$debdir}" "$root/tmp/"
@@ -96,23 +86,23 @@ cp "${debs[@]/#\/tmp/$debdir}" "$root/tmp/"
 # Two steps, to see what dkms's build of the module costs under TCG.
 start=$SECONDS
 if in_root dpkg -i "${debs[@]:0:3}"; then
-	ok "dpkg -i ${packages[*]:0:3}"
+	tap_ok "dpkg -i ${packages[*]:0:3}"
 	echo "# $((SECONDS - start)) s"
 else
 	show_log
-	not_ok "dpkg -i ${packages[*]:0:3}"
+	tap_not_ok "dpkg -i ${packages[*]:0:3}"
 fi
 start=$SECONDS
 if in_root dpkg -i "${debs[3]}"; then
-	ok "dpkg -i ${packages[3]} (dkms builds the module)"
+	tap_ok "dpkg -i ${packages[3]} (dkms builds the module)"
 	echo "# $((SECONDS - start)) s"
 else
 	show_log
-	not_ok "dpkg -i ${packages[3]} (dkms builds the module)"
+	tap_not_ok "dpkg -i ${packages[3]} (dkms builds the module)"
 fi
 cp "$log" "$ov/install.log"
 for p in "${packages[@]}"; do
-	check "dpkg: $p $version is installed" \
+	tap_check "dpkg: $p $version is installed" \
 		test "$(chroot "$root" dpkg-query -W -f='${Status} ${Version}' "$p" 2>/dev/null)" \
 		= "install ok installed $version"
 done
@@ -120,33 +110,33 @@ done
 ko=/lib/modules/$kver/updates/dkms/cumc.ko
 if chroot "$root" dkms status -m cumc -v "$version" -k "$kver" 2>/dev/null |
 		grep -q ': installed$' && [ -f "$root$ko" ]; then
-	ok "cumc-dkms's postinst built and installed the module with dkms for $kver"
+	tap_ok "cumc-dkms's postinst built and installed the module with dkms for $kver"
 else
 	sed 's/^/# /' "$ov/install.log"
 	find "$root/var/lib/dkms" -name make.log -exec sed 's/^/# /' {} +
-	not_ok "cumc-dkms's postinst built and installed the module with dkms for $kver"
+	tap_not_ok "cumc-dkms's postinst built and installed the module with dkms for $kver"
 fi
-check "modinfo: the installed cumc.ko is for $kver" \
+tap_check "modinfo: the installed cumc.ko is for $kver" \
 	test "$(chroot "$root" modinfo -F vermagic cumc 2>/dev/null | cut -d' ' -f1) $(chroot "$root" modinfo -F filename cumc 2>/dev/null)" \
 	= "$kver $ko"
-check "the udev rule is in /lib/udev/rules.d" \
+tap_check "the udev rule is in /lib/udev/rules.d" \
 	cmp -s "$top/packaging/udev/60-cumc.rules" "$root/lib/udev/rules.d/60-cumc.rules"
-check "modprobe.d: /etc/modprobe.d/cumc.conf, a conffile of cumc-dkms" \
+tap_check "modprobe.d: /etc/modprobe.d/cumc.conf, a conffile of cumc-dkms" \
 	bash -c "cmp -s '$top/packaging/modprobe.d/cumc.conf' '$root/etc/modprobe.d/cumc.conf' &&
 		chroot '$root' dpkg-query -W -f='\${Conffiles}' cumc-dkms | grep -q '^ /etc/modprobe.d/cumc.conf '"
-check "the man pages: libcumc.3, cumcctl.8, cumc-fm.8" \
+tap_check "the man pages: libcumc.3, cumcctl.8, cumc-fm.8" \
 	test -f "$root/usr/share/man/man3/libcumc.3.gz" \
 	-a -f "$root/usr/share/man/man8/cumcctl.8.gz" \
 	-a -f "$root/usr/share/man/man8/cumc-fm.8.gz"
 
 rmmod cumc
 if in_root modprobe cumc num_devices=2; then
-	ok "modprobe cumc num_devices=2 loads the package's module"
+	tap_ok "modprobe cumc num_devices=2 loads the package's module"
 else
 	show_log
-	not_ok "modprobe cumc num_devices=2 loads the package's module"
+	tap_not_ok "modprobe cumc num_devices=2 loads the package's module"
 fi
-check "modprobe resolves cumc to the module dkms installed" \
+tap_check "modprobe resolves cumc to the module dkms installed" \
 	test "$(chroot "$root" modprobe --show-depends cumc 2>/dev/null | awk '{ print $1, $2 }')" = "insmod $ko"
 
 cat >"$root/tmp/prog.c" <<'PROG'
@@ -173,64 +163,63 @@ int main(void)
 }
 PROG
 if in_root sh -c 'cc -std=c11 -Wall -Werror -o /tmp/prog /tmp/prog.c $(pkg-config --cflags --libs libcumc)'; then
-	ok "a program builds with pkg-config against the installed libcumc-dev"
+	tap_ok "a program builds with pkg-config against the installed libcumc-dev"
 else
 	show_log
-	not_ok "a program builds with pkg-config against the installed libcumc-dev"
+	tap_not_ok "a program builds with pkg-config against the installed libcumc-dev"
 fi
 lib=$(chroot "$root" ldd /tmp/prog 2>/dev/null | awk '$1 == "libcumc.so.1" { print $3 }')
 lib=$(chroot "$root" readlink -f "${lib:-/nonexistent}")
-check "it links to libcumc1's /usr/lib/$arch/libcumc.so.1.0.0 (ldd: $lib)" \
+tap_check "it links to libcumc1's /usr/lib/$arch/libcumc.so.1.0.0 (ldd: $lib)" \
 	test "$lib" = "/usr/lib/$arch/libcumc.so.1.0.0"
 if in_root /tmp/prog && grep -qx '2 devices, granularity [0-9]*' "$log"; then
-	ok "it runs against the package's module: $(<"$log")"
+	tap_ok "it runs against the package's module: $(<"$log")"
 else
 	show_log
-	not_ok "it runs against the package's module"
+	tap_not_ok "it runs against the package's module"
 fi
 if in_root cumcctl dev && [ "$(grep -cE '^[0-9]+ ' "$log")" = 2 ]; then
-	ok "cumcctl dev lists the 2 devices"
+	tap_ok "cumcctl dev lists the 2 devices"
 else
 	show_log
-	not_ok "cumcctl dev lists the 2 devices"
+	tap_not_ok "cumcctl dev lists the 2 devices"
 fi
-check "cumc-fm --help" in_root cumc-fm --help
+tap_check "cumc-fm --help" in_root cumc-fm --help
 grep -q '^cumc ' /proc/modules && rmmod cumc
 
 # Remove, then purge: the conffile stays until the purge.
 chroot "$root" dpkg-query -L "${packages[@]}" 2>/dev/null | sort -u >"$ov/files"
 if in_root dpkg -r "${packages[@]}"; then
-	ok "dpkg -r ${packages[*]}"
+	tap_ok "dpkg -r ${packages[*]}"
 else
 	show_log
-	not_ok "dpkg -r ${packages[*]}"
+	tap_not_ok "dpkg -r ${packages[*]}"
 fi
-check "after dpkg -r, the module is gone and cumc.conf stays" \
+tap_check "after dpkg -r, the module is gone and cumc.conf stays" \
 	test ! -e "$root$ko" -a ! -e "$root/usr/src/cumc-$version" \
 	-a ! -e "$root/var/lib/dkms/cumc" -a -f "$root/etc/modprobe.d/cumc.conf"
 if in_root dpkg --purge "${packages[@]}"; then
-	ok "dpkg --purge ${packages[*]}"
+	tap_ok "dpkg --purge ${packages[*]}"
 else
 	show_log
-	not_ok "dpkg --purge ${packages[*]}"
+	tap_not_ok "dpkg --purge ${packages[*]}"
 fi
 for p in "${packages[@]}"; do
-	check "dpkg: $p is not installed" \
+	tap_check "dpkg: $p is not installed" \
 		bash -c "! chroot '$root' dpkg-query -W -f='\${Status}' '$p' 2>/dev/null | grep -q installed"
 done
 # Every file of the packages is gone; directories stay when others use them.
 left=$(while read -r f; do
 	[ -e "$root$f" ] && [ ! -d "$root$f" ] && echo "$f"
 done <"$ov/files")
-check "no file of the packages is left ($(wc -l <"$ov/files") listed)" test -z "$left"
+tap_check "no file of the packages is left ($(wc -l <"$ov/files") listed)" test -z "$left"
 [ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
 # Nor anything new but dpkg's and dkms's records: whatever the overlay's
 # upper layer holds that the host's root has not (whiteouts are removals).
 new=$(cd "$ov/upper" && find . -mindepth 1 ! -type c -printf '/%P\n' |
 	while read -r f; do [ -e "$f" ] || echo "$f"; done |
 	grep -vE '^/var/(lib/dpkg|log|cache/ldconfig|cache/man|lib/dkms)(/|$)')
-check "nothing new is left in the root but dpkg's and dkms's records" test -z "$new"
+tap_check "nothing new is left in the root but dpkg's and dkms's records" test -z "$new"
 [ -z "$new" ] || echo "$new" | sed 's/^/# left: /'
 
-echo "1..$n"
-exit $failed
+tap_end

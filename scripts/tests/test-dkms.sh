@@ -9,21 +9,12 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 
 kver=$(scripts/vm-kernel 2>/dev/null)
 if ! command -v dkms >/dev/null || [ -z "$kver" ] || [ ! -e "/lib/modules/$kver/build/Makefile" ]; then
-	echo "1..0 # SKIP needs dkms and kernel headers (scripts/deps)"
-	exit 0
+	tap_skip_all "needs dkms and kernel headers (scripts/deps)"
 fi
 version=$(sed -n 's/^VERSION := *//p' Makefile)
 tmp=$(mktemp -d)
@@ -33,31 +24,30 @@ mkdir -p "$tmp/tree"
 # No module signing: dkms would otherwise create a key in /var/lib/dkms.
 export sign_file=/nonexistent
 
-check "dkms.conf's PACKAGE_VERSION is the Makefile's VERSION ($version)" \
+tap_check "dkms.conf's PACKAGE_VERSION is the Makefile's VERSION ($version)" \
 	grep -qx "PACKAGE_VERSION=\"$version\"" dkms.conf
-check "make install-dkms" \
+tap_check "make install-dkms" \
 	make -s install-dkms DESTDIR= DKMS_SRCDIR="$tmp/src/cumc-$version"
-check "the source tree has kmod/, uapi/ and dkms.conf" \
+tap_check "the source tree has kmod/, uapi/ and dkms.conf" \
 	test -f "$tmp/src/cumc-$version/kmod/Kbuild" -a \
 	-f "$tmp/src/cumc-$version/uapi/linux/cumc.h" -a \
 	-f "$tmp/src/cumc-$version/dkms.conf"
 if dkms add "${dkms_args[@]}" >"$tmp/add.log" 2>&1; then
-	ok "dkms add"
+	tap_ok "dkms add"
 else
 	cat "$tmp/add.log"
-	not_ok "dkms add"
+	tap_not_ok "dkms add"
 fi
 if dkms build "${dkms_args[@]}" -k "$kver" >"$tmp/build.log" 2>&1; then
-	ok "dkms build -k $kver"
+	tap_ok "dkms build -k $kver"
 else
 	cat "$tmp/build.log"
 	find "$tmp/tree" -name make.log -exec cat {} +
-	not_ok "dkms build -k $kver"
+	tap_not_ok "dkms build -k $kver"
 fi
 ko=$(find "$tmp/tree/cumc/$version/$kver" -name cumc.ko 2>/dev/null | head -n 1)
-check "the built cumc.ko is for $kver" \
+tap_check "the built cumc.ko is for $kver" \
 	test -n "$ko" -a "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$kver"
-check "dkms status: built" \
+tap_check "dkms status: built" \
 	bash -c "dkms status --dkmstree '$tmp/tree' --sourcetree '$tmp/src' cumc | grep -q ': built'"
-echo "1..$n"
-exit $failed
+tap_end

@@ -15,30 +15,10 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 prefix=/usr/local
-n=0
-failed=0
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=1
-	echo "not ok $n $1"
-}
-
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-
-if [ "$(id -u)" != 0 ] || [ ! -e /dev/cumc ]; then
-	echo "1..0 # SKIP needs root and the module loaded (run it with scripts/vm-run)"
-	exit 0
-fi
+tap_need_vm_root
 
 stage=$(mktemp -d /tmp/cumc-stage.XXXXXX)
 work=$(mktemp -d /tmp/cumc-install-test.XXXXXX)
@@ -57,10 +37,10 @@ trap 'restore_module; rm -rf "$stage" "$work"' EXIT
 
 # 1. Install.
 if make -s install DESTDIR="$stage" PREFIX="$prefix" >"$work/install.log" 2>&1; then
-	ok "make install DESTDIR PREFIX=$prefix"
+	tap_ok "make install DESTDIR PREFIX=$prefix"
 else
 	cat "$work/install.log"
-	not_ok "make install DESTDIR PREFIX=$prefix"
+	tap_not_ok "make install DESTDIR PREFIX=$prefix"
 fi
 
 # 2. Every file, the symlinks and the pkg-config prefix.
@@ -82,26 +62,26 @@ missing=()
 for f in "${files[@]}"; do
 	[ -f "$stage$f" ] || missing+=("$f")
 done
-check "all ${#files[@]} files installed${missing:+ (missing: ${missing[*]})}" \
+tap_check "all ${#files[@]} files installed${missing:+ (missing: ${missing[*]})}" \
 	test ${#missing[@]} = 0
-check "libcumc.so -> libcumc.so.1 -> libcumc.so.1.0.0" \
+tap_check "libcumc.so -> libcumc.so.1 -> libcumc.so.1.0.0" \
 	test "$(readlink "$stage$prefix/lib/libcumc.so")" = libcumc.so.1 -a \
 	"$(readlink "$stage$prefix/lib/libcumc.so.1")" = libcumc.so.1.0.0 -a \
 	"$(readlink -e "$stage$prefix/lib/libcumc.so")" = "$stage$prefix/lib/libcumc.so.1.0.0"
-check "the installed library's SONAME is libcumc.so.1" \
+tap_check "the installed library's SONAME is libcumc.so.1" \
 	bash -c "objdump -p '$stage$prefix/lib/libcumc.so.1.0.0' | grep -qE 'SONAME +libcumc\.so\.1$'"
-check "libcumc.pc: prefix=$prefix" grep -qx "prefix=$prefix" "$stage$prefix/lib/pkgconfig/libcumc.pc"
-check "man pages render without warnings" \
+tap_check "libcumc.pc: prefix=$prefix" grep -qx "prefix=$prefix" "$stage$prefix/lib/pkgconfig/libcumc.pc"
+tap_check "man pages render without warnings" \
 	bash -c "cd '$stage$prefix/share/man' && ! groff -s -man -ww -z man3/*.3 man8/*.8 2>&1 | grep ."
 
 # 3. The installed module, through modprobe from the staging root.
 rmmod cumc
 # Only cumc.ko is in the stage: no modules.order or modules.builtin to read.
 depmod -b "$stage" "$kver" 2>/dev/null
-check "modprobe -d finds the installed module" \
+tap_check "modprobe -d finds the installed module" \
 	bash -c "modprobe -d '$stage' --show-depends cumc | grep -q '$stage/lib/modules/$kver/updates/cumc.ko'"
-check "modprobe -d STAGE cumc num_devices=3" modprobe -d "$stage" cumc num_devices=3
-check "/dev/cumc is there" test -c /dev/cumc
+tap_check "modprobe -d STAGE cumc num_devices=3" modprobe -d "$stage" cumc num_devices=3
+tap_check "/dev/cumc is there" test -c /dev/cumc
 
 # 4. A program built with pkg-config against the installed library.
 cat >"$work/prog.c" <<'PROG'
@@ -139,31 +119,30 @@ pc() {
 	PKG_CONFIG_PATH="$stage$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage" \
 		pkg-config "$@" libcumc
 }
-check "pkg-config --modversion libcumc is 1.0.0" test "$(pc --modversion)" = 1.0.0
+tap_check "pkg-config --modversion libcumc is 1.0.0" test "$(pc --modversion)" = 1.0.0
 # shellcheck disable=SC2046 # the flags are words
 if cc -std=c11 -Wall -Werror -o "$work/prog" "$work/prog.c" $(pc --cflags --libs); then
-	ok "a program builds with pkg-config --cflags --libs libcumc"
+	tap_ok "a program builds with pkg-config --cflags --libs libcumc"
 else
-	not_ok "a program builds with pkg-config --cflags --libs libcumc"
+	tap_not_ok "a program builds with pkg-config --cflags --libs libcumc"
 fi
-check "it links the installed library" \
+tap_check "it links the installed library" \
 	bash -c "LD_LIBRARY_PATH='$stage$prefix/lib' ldd '$work/prog' | grep -q '$stage$prefix/lib/libcumc.so.1 '"
-check "it runs: cuInit, cuDeviceGetCount, cuMemCreate, cuMemRelease" \
+tap_check "it runs: cuInit, cuDeviceGetCount, cuMemCreate, cuMemRelease" \
 	env LD_LIBRARY_PATH="$stage$prefix/lib" "$work/prog"
-check "rmmod cumc" rmmod cumc
+tap_check "rmmod cumc" rmmod cumc
 
 # 5. Uninstall; depmod's own files were the test's doing.
 if make -s uninstall DESTDIR="$stage" PREFIX="$prefix" >"$work/uninstall.log" 2>&1; then
-	ok "make uninstall DESTDIR PREFIX=$prefix"
+	tap_ok "make uninstall DESTDIR PREFIX=$prefix"
 else
 	cat "$work/uninstall.log"
-	not_ok "make uninstall DESTDIR PREFIX=$prefix"
+	tap_not_ok "make uninstall DESTDIR PREFIX=$prefix"
 fi
 rm -f "$stage/lib/modules/$kver"/modules.*
 left=$(find "$stage" ! -type d)
-check "nothing left behind${left:+: ${left//$'\n'/ }}" test -z "$left"
+tap_check "nothing left behind${left:+: ${left//$'\n'/ }}" test -z "$left"
 left=$(find "$stage" -mindepth 1 -type d -name 'cumc*')
-check "no cumc directory left behind" test -z "$left"
+tap_check "no cumc directory left behind" test -z "$left"
 
-echo "1..$n"
-exit $failed
+tap_end

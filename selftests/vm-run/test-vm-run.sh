@@ -7,22 +7,20 @@ set -u
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 vm_run=$repo/scripts/vm-run
 warn_ko=$repo/selftests/vm-run/cumc_warn.ko
+# shellcheck source=scripts/tap.sh
+. "$repo/scripts/tap.sh"
 
-n=0
-failed=0
+# check NAME EXPECTED GOT
 check() {
-	local name=$1 expected=$2 got=$3
-	n=$((n + 1))
-	if [ "$expected" = "$got" ]; then
-		echo "ok $n $name"
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1"
 	else
-		echo "not ok $n $name # expected $expected, got $got"
-		failed=$((failed + 1))
+		tap_not_ok "$1 # expected $2, got $3"
 	fi
 }
 
 echo "TAP version 13"
-echo "1..6"
+tap_plan 6
 
 out=$("$vm_run" -- cat /proc/modules 2>&1)
 check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
@@ -47,4 +45,4 @@ check "a module that cannot be unloaded fails the run" 120 $?
 "$vm_run" num_devices=0 -- true >/dev/null 2>&1
 check "a module that refuses its parameters fails the run" 125 $?
 
-[ "$failed" = 0 ]
+tap_status

@@ -8,31 +8,23 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tool=$repo/build/tools/cumc-allreduce
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-failed=0
+# shellcheck source=scripts/tap.sh
+. "$repo/scripts/tap.sh"
 
-# ok NUM NAME CONDITION...: print the TAP line, with the output on failure.
-tap() {
-	local num=$1 name=$2
-
-	shift 2
-	if "$@"; then
-		echo "ok $num $name"
-	else
-		echo "not ok $num $name"
-		sed 's/^/# /' "$out"
-		failed=1
-	fi
+# check NAME CONDITION...: the TAP line, with the output on failure.
+check() {
+	tap_check "$@" || sed 's/^/# /' "$out"
 }
 
-echo "1..2"
+tap_plan 2
 "$tool" -n 4 -b 256k -i 1 -t both --ring >"$out" 2>&1
 status=$?
-tap 1 "a clean all-reduce exits 0 with 0 mismatches" \
+check "a clean all-reduce exits 0 with 0 mismatches" \
 	test "$status" = 0 -a "$(grep -c ' 0 mismatches$' "$out")" = 4
 
 "$tool" -n 4 -b 256k -i 1 --corrupt 2 >"$out" 2>&1
 status=$?
-tap 2 "one wrong element makes it exit non-zero and report the mismatch" \
+check "one wrong element makes it exit non-zero and report the mismatch" \
 	test "$status" != 0 -a "$(grep -c '1 mismatches$' "$out")" = 1 \
 	-a "$(grep -c 'first mismatch: rank 2 element' "$out")" = 1
-exit $failed
+tap_status

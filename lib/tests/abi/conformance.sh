@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: MIT
 #
 # Build conformance.c against the CUDA toolkit's own cuda.h, link it to
@@ -16,13 +16,9 @@ top=$(cd "$here/../../.." && pwd)
 CC=${CC:-cc}
 CFLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE"
 
-toolkit_include=
-if [ -n "${CUDA_HOME:-}" ] && [ -f "$CUDA_HOME/include/cuda.h" ]; then
-	toolkit_include="$CUDA_HOME/include"
-elif nvcc=$(command -v nvcc 2>/dev/null); then
-	nvcc_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
-	[ -f "$nvcc_root/include/cuda.h" ] && toolkit_include="$nvcc_root/include"
-fi
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
+toolkit_include=$(cuda_toolkit_include)
 if [ -z "$toolkit_include" ]; then
 	echo "ok 1 conformance against the toolkit's cuda.h # SKIP no CUDA toolkit (set CUDA_HOME or put nvcc on PATH)"
 	exit 0

@@ -1,0 +1,87 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# TAP for the shell tests: source it ('. "$top/scripts/tap.sh"'), report
+# each test with tap_result, tap_ok, tap_not_ok, tap_check or tap_skip, and
+# end with tap_end (the plan after the tests) or tap_plan N before them and
+# tap_status at the end. The tests run inside the VM too, where the host's
+# root and so this file are visible read-only.
+
+tap_n=0
+tap_failed=0
+
+# tap_ok NAME, tap_not_ok NAME: the next test passed, or failed.
+tap_ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n $1"
+}
+
+tap_not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n $1"
+	return 1
+}
+
+# tap_result STATUS NAME: ok when STATUS is 0. Returns 1 when not ok, as do
+# tap_not_ok and tap_check, so that a caller can add a diagnostic with ||.
+tap_result() {
+	if [ "$1" = 0 ]; then tap_ok "$2"; else tap_not_ok "$2"; fi
+}
+
+# tap_check NAME CMD...: ok when CMD succeeds.
+tap_check() {
+	local name=$1
+	shift
+	if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi
+}
+
+# tap_skip NAME REASON: the next test is skipped.
+tap_skip() {
+	tap_ok "$1 # SKIP $2"
+}
+
+# tap_skip_all REASON: plan no test and exit 0.
+tap_skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+# tap_need_vm_root: skip all unless root with the module loaded (as in the
+# VM scripts/vm-run boots).
+tap_need_vm_root() {
+	if [ "$(id -u)" != 0 ] || [ ! -e /dev/cumc ]; then
+		tap_skip_all "needs root and the module loaded (run it with scripts/vm-run)"
+	fi
+}
+
+# tap_plan N: the plan, 1..N.
+tap_plan() {
+	echo "1..$1"
+}
+
+# tap_status: 0 when no test failed, else 1.
+tap_status() {
+	[ "$tap_failed" = 0 ]
+}
+
+# tap_end: the plan of the tests reported so far, then tap_status.
+tap_end() {
+	tap_plan "$tap_n"
+	tap_status
+}
+
+# cuda_toolkit_include: the CUDA toolkit's include directory, the one of
+# $CUDA_HOME, else the one next to nvcc on PATH; nothing when neither has
+# a cuda.h.
+cuda_toolkit_include() {
+	local nvcc root
+
+	if [ -n "${CUDA_HOME:-}" ] && [ -f "$CUDA_HOME/include/cuda.h" ]; then
+		echo "$CUDA_HOME/include"
+	elif nvcc=$(command -v nvcc 2>/dev/null); then
+		root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+		if [ -f "$root/include/cuda.h" ]; then echo "$root/include"; fi
+	fi
+	return 0
+}
