@@ -551,6 +551,7 @@ unsigned long cumk_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 					unsigned long flags);
 int cumk_vm_mmap(struct file *filp, struct vm_area_struct *vma);
 unsigned long cumk_vm_map(struct file *filp, struct cumk_vm_request *req);
+void cumk_vm_unmap(unsigned long addr, u64 length);
 int cumk_vm_may_split(struct vm_area_struct *vma, unsigned long addr);
 int cumk_vm_mremap(struct vm_area_struct *vma);
 int cumk_vm_mprotect(struct vm_area_struct *vma, unsigned long start,

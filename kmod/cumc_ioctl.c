@@ -65,7 +65,7 @@ static int cumk_ioctl_finish(const struct cumk_ioctl_op *op,
 	}
 	cumk_handle_abort(ucmd->client, &ucmd->new_handle);
 	if (ucmd->new_map_addr)
-		vm_munmap(ucmd->new_map_addr, ucmd->new_map_length);
+		cumk_vm_unmap(ucmd->new_map_addr, ucmd->new_map_length);
 	return ret;
 }
 

@@ -106,7 +106,7 @@ static int cumk_view_slot(struct cumk_mc *mc, u32 device)
 static void cumk_view_unmap_all(const u64 *addrs, u32 n, u64 length)
 {
 	while (n--)
-		vm_munmap(addrs[n], length);
+		cumk_vm_unmap(addrs[n], length);
 }
 
 /*
@@ -171,7 +171,7 @@ static int cumk_view_one(struct cumk_ucmd *ucmd, struct cumk_mc *mc,
 	cmd->out_addr = addr;
 	ret = cumk_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret)
-		vm_munmap(addr, length);
+		cumk_vm_unmap(addr, length);
 	return ret;
 }
 

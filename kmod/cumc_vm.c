@@ -17,6 +17,7 @@
 #include <linux/mman.h>
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
+#include <linux/sched/signal.h>
 
 #include "cumc_compat.h"
 #include "cumc_internal.h"
@@ -186,6 +187,19 @@ unsigned long cumk_vm_map(struct file *filp, struct cumk_vm_request *req)
 	cumk_vm_set_pending(client, NULL);
 	mutex_unlock(&client->reserve_lock);
 	return addr;
+}
+
+/*
+ * Take back a mapping cumk_vm_map() made, for a call that is failing.
+ * Unmapping may itself need memory (the address space's tree); it is
+ * retried, since what the call leaves behind must go, until the task is
+ * dying, when its whole address space goes anyway.
+ */
+void cumk_vm_unmap(unsigned long addr, u64 length)
+{
+	while (vm_munmap(addr, length) == -ENOMEM &&
+	       !fatal_signal_pending(current))
+		cond_resched();
 }
 
 /* A VMA is one object for life: no partial munmap, mremap or mprotect. */
