@@ -30,6 +30,8 @@ static __u64 gran;
 struct seq_state {
 	int fd, fd2, efd;
 	__u64 mem, mem2, mc, va;
+	/* Member views the sequence made: unmapped by the cleanup. */
+	__u64 views[2];
 };
 
 static int fail_nth_fd(void)
@@ -121,9 +123,53 @@ static int seq_multicast(struct seq_state *s)
 	       st_mc_unbind(s->fd, s->mc, 0, 0, gran);
 }
 
+/*
+ * API version 2's one-call paths: binds that name the memory's device,
+ * every member's view in one call (all or none).
+ */
+static int seq_views(struct seq_state *s)
+{
+	struct cumc_mc_bind b = {
+		.size = sizeof(b),
+		.device_from = CUMC_MC_BIND_DEVICE_OF_MEM,
+		.length = gran,
+	};
+	struct cumc_mc_view v = { .size = sizeof(v), .num_views = 2 };
+	int ret;
+
+	ret = st_mc_create(s->fd, 2, 0, gran, &s->mc) ?:
+	      st_mc_add(s->fd, s->mc, 0) ?:
+	      st_mc_add(s->fd, s->mc, 1) ?:
+	      st_mem_create(s->fd, 0, 0, gran, &s->mem) ?:
+	      st_mem_create(s->fd, 1, 0, gran, &s->mem2);
+	if (ret)
+		return ret;
+	b.handle = s->mc;
+	b.mem = s->mem;
+	ret = st_ioctl(s->fd, CUMC_MC_BIND_MEM, &b);
+	if (ret)
+		return ret;
+	b.mem = s->mem2;
+	ret = st_ioctl(s->fd, CUMC_MC_BIND_MEM, &b) ?:
+	      st_va_reserve(s->fd, gran, 0, 0, &s->va) ?:
+	      st_map(s->fd, s->va, gran, s->mc) ?:
+	      st_grant(s->fd, s->va, gran, 0, CUMC_ACCESS_READWRITE);
+	if (ret)
+		return ret;
+	v.addr = s->va;
+	v.views = (__u64)(unsigned long)s->views;
+	return st_ioctl(s->fd, CUMC_MC_VIEW, &v);
+}
+
 /* Undo whatever the sequence got to; closing the clients does the rest. */
 static void cleanup(struct seq_state *s)
 {
+	int i;
+
+	/* After the injection: munmap() itself may need memory. */
+	for (i = 0; i < 2; i++)
+		if (s->views[i])
+			munmap((void *)(unsigned long)s->views[i], gran);
 	if (s->va) {
 		st_unmap(s->fd, s->va, gran);
 		st_va_free(s->fd, s->va, gran);
@@ -143,6 +189,7 @@ static const struct {
 	{ "map", seq_map },
 	{ "export/import", seq_share },
 	{ "multicast create/add/bind", seq_multicast },
+	{ "multicast views (version 2)", seq_views },
 };
 
 FIXTURE(fail_nth) {
