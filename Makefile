@@ -142,7 +142,8 @@ check:
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh" \
 		--vm "$(VM_TESTS) $(COMPAT_VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
-			selftests/cumcctl-batch.sh selftests/trinity.sh" \
+			selftests/cumcctl-batch.sh selftests/trinity.sh \
+			scripts/tests/test-modprobe-conf.sh" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS)")
 
 # The compat lane alone: its build, then one VM running only its programs.
