@@ -45,27 +45,27 @@ static const struct kernel_param_ops cumk_num_devices_ops = {
 module_param_cb(num_devices, &cumk_num_devices_ops, &num_devices, 0444);
 MODULE_PARM_DESC(num_devices, "Number of simulated devices, 1 to 128 (default 8)");
 
-/* At least one page, a power of two, at most 1 GiB. */
-static int cumk_param_set_granularity(const char *val,
-				      const struct kernel_param *kp)
+/* A size in bytes: a power of two, at least one page, at most 1 GiB. */
+static int cumk_param_set_page_pow2(const char *val,
+				    const struct kernel_param *kp)
 {
-	unsigned long g;
+	unsigned long size;
 	int ret;
 
-	ret = kstrtoul(val, 0, &g);
+	ret = kstrtoul(val, 0, &size);
 	if (ret)
 		return ret;
-	if (g < PAGE_SIZE || g > SZ_1G || !is_power_of_2(g))
+	if (size < PAGE_SIZE || size > SZ_1G || !is_power_of_2(size))
 		return -EINVAL;
-	*(unsigned long *)kp->arg = g;
+	*(unsigned long *)kp->arg = size;
 	return 0;
 }
 
-static const struct kernel_param_ops cumk_granularity_ops = {
-	.set = cumk_param_set_granularity,
+const struct kernel_param_ops cumk_param_ops_page_pow2 = {
+	.set = cumk_param_set_page_pow2,
 	.get = param_get_ulong,
 };
-module_param_cb(granularity, &cumk_granularity_ops, &granularity, 0444);
+module_param_cb(granularity, &cumk_param_ops_page_pow2, &granularity, 0444);
 MODULE_PARM_DESC(granularity,
 		 "Allocation granularity in bytes, a power of two from PAGE_SIZE to 1 GiB (default 2 MiB)");
 

@@ -10,7 +10,6 @@
  * their pages here.
  */
 #include <linux/moduleparam.h>
-#include <linux/log2.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
@@ -18,27 +17,7 @@
 
 static unsigned long mc_page_size = SZ_512M;
 
-/* A power of two from a page to 1 GiB. */
-static int cumk_param_set_mc_page_size(const char *val,
-				       const struct kernel_param *kp)
-{
-	unsigned long size;
-	int ret;
-
-	ret = kstrtoul(val, 0, &size);
-	if (ret)
-		return ret;
-	if (size < PAGE_SIZE || size > SZ_1G || !is_power_of_2(size))
-		return -EINVAL;
-	*(unsigned long *)kp->arg = size;
-	return 0;
-}
-
-static const struct kernel_param_ops cumk_mc_page_size_ops = {
-	.set = cumk_param_set_mc_page_size,
-	.get = param_get_ulong,
-};
-module_param_cb(mc_page_size, &cumk_mc_page_size_ops, &mc_page_size, 0444);
+module_param_cb(mc_page_size, &cumk_param_ops_page_pow2, &mc_page_size, 0444);
 MODULE_PARM_DESC(mc_page_size,
 		 "Fabric page size in bytes, the largest recommended multicast granularity (default 512 MiB)");
 

@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/kref.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/rwsem.h>
@@ -471,6 +472,8 @@ void cumk_usage_uncharge(struct cumk_usage *usage, enum cumk_quota_type quota,
 u64 cumk_usage_read(struct cumk_usage *usage, enum cumk_quota_type quota);
 
 /* cumc_device.c: the simulated devices and their counters */
+/* Module parameters that are a power-of-two size from a page to 1 GiB. */
+extern const struct kernel_param_ops cumk_param_ops_page_pow2;
 int cumk_devices_init(void);
 void cumk_devices_exit(void);
 u32 cumk_num_devices(void);
