@@ -25,14 +25,13 @@ static struct cumk_mem *cumk_bind_source(struct cumk_client *client,
 	if (IS_ERR(obj))
 		return ERR_CAST(obj);
 	*mem_offset = cmd->mem_offset;
-	return to_cumc_mem(obj);
+	return to_cumk_mem(obj);
 }
 
 static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 {
 	struct cumc_mc_bind *cmd = ucmd->cmd;
 	struct cumk_device *dev;
-	struct cumk_object *obj;
 	struct cumk_mem *mem;
 	struct cumk_mc *mc;
 	u64 mem_offset;
@@ -44,10 +43,9 @@ static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 	if (cmd->device_from > CUMC_MC_BIND_DEVICE_OF_MEM ||
 	    (cmd->device_from == CUMC_MC_BIND_DEVICE_OF_MEM && cmd->device))
 		return -EINVAL;
-	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	mc = to_cumc_mc(obj);
+	mc = cumk_mc_get(ucmd->client, cmd->handle);
+	if (IS_ERR(mc))
+		return PTR_ERR(mc);
 	ret = cumk_team_wait_ready(mc);
 	if (ret)
 		goto out_put;
@@ -68,7 +66,7 @@ static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 	cumk_notify_bind(CUMC_CMD_BIND_NTF, mc->id, device, cmd->mc_offset,
 			 cmd->length);
 out_put:
-	cumk_object_put(obj);
+	cumk_object_put(&mc->obj);
 	return ret;
 }
 
@@ -85,20 +83,18 @@ int cumk_bind_ioctl_addr(struct cumk_ucmd *ucmd)
 int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_unbind *cmd = ucmd->cmd;
-	struct cumk_object *obj;
 	struct cumk_mc *mc;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	mc = to_cumc_mc(obj);
+	mc = cumk_mc_get(ucmd->client, cmd->handle);
+	if (IS_ERR(mc))
+		return PTR_ERR(mc);
 	ret = cumk_fabric_unbind(mc, cmd->device, cmd->mc_offset, cmd->length);
 	if (!ret)
 		cumk_notify_bind(CUMC_CMD_UNBIND_NTF, mc->id, cmd->device,
 				 cmd->mc_offset, cmd->length);
-	cumk_object_put(obj);
+	cumk_object_put(&mc->obj);
 	return ret;
 }

@@ -230,7 +230,7 @@ struct cumk_mem {
 	struct xarray pages;
 };
 
-static inline struct cumk_mem *to_cumc_mem(struct cumk_object *obj)
+static inline struct cumk_mem *to_cumk_mem(struct cumk_object *obj)
 {
 	return container_of(obj, struct cumk_mem, obj);
 }
@@ -321,7 +321,7 @@ struct cumk_mc {
 	struct cumk_mc_member members[];
 };
 
-static inline struct cumk_mc *to_cumc_mc(struct cumk_object *obj)
+static inline struct cumk_mc *to_cumk_mc(struct cumk_object *obj)
 {
 	return container_of(obj, struct cumk_mc, obj);
 }
@@ -598,6 +598,7 @@ struct cumk_bind *cumk_fabric_first_bind(struct cumk_mc *mc, u32 slot);
 struct cumk_bind *cumk_fabric_next_bind(struct cumk_bind *b);
 
 /* cumc_multicast.c: multicast objects */
+struct cumk_mc *cumk_mc_get(struct cumk_client *client, u64 handle);
 int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd);
 int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd);
 int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd);

@@ -29,7 +29,7 @@ static void cumk_mc_notify(struct cumk_mc *mc, u8 cmd)
 
 static void cumk_mc_destroy(struct cumk_object *obj)
 {
-	struct cumk_mc *mc = to_cumc_mc(obj);
+	struct cumk_mc *mc = to_cumk_mc(obj);
 
 	xa_erase(&cumk_mc_ids, mc->id);
 	if (mc->published)
@@ -45,7 +45,7 @@ static void cumk_mc_destroy(struct cumk_object *obj)
 /* Its creation cannot fail any more: the control plane may see it. */
 static void cumk_mc_publish(struct cumk_object *obj)
 {
-	struct cumk_mc *mc = to_cumc_mc(obj);
+	struct cumk_mc *mc = to_cumk_mc(obj);
 	void *old;
 
 	mc->published = true;
@@ -167,11 +167,19 @@ int cumk_mc_fm_respond(u32 req_id, bool ok)
 	return ret;
 }
 
+/* The multicast object @handle names in @client, with a new reference. */
+struct cumk_mc *cumk_mc_get(struct cumk_client *client, u64 handle)
+{
+	struct cumk_object *obj = cumk_handle_get(client, handle, CUMC_OBJ_MC);
+
+	return IS_ERR(obj) ? ERR_CAST(obj) : to_cumk_mc(obj);
+}
+
 int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_add_device *cmd = ucmd->cmd;
 	struct cumk_device *dev;
-	struct cumk_object *obj;
+	struct cumk_mc *mc;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
@@ -179,11 +187,11 @@ int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd)
 	dev = cumk_device_get(cmd->device);
 	if (!dev)
 		return -ENODEV;
-	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	ret = cumk_team_join(to_cumc_mc(obj), dev);
-	cumk_object_put(obj);
+	mc = cumk_mc_get(ucmd->client, cmd->handle);
+	if (IS_ERR(mc))
+		return PTR_ERR(mc);
+	ret = cumk_team_join(mc, dev);
+	cumk_object_put(&mc->obj);
 	return ret;
 }
 
@@ -191,16 +199,14 @@ int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_info *cmd = ucmd->cmd;
 	u32 ordinals[CUMC_MAX_DEVICES];
-	struct cumk_object *obj;
 	struct cumk_mc *mc;
 	u32 i, n;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MC);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	mc = to_cumc_mc(obj);
+	mc = cumk_mc_get(ucmd->client, cmd->handle);
+	if (IS_ERR(mc))
+		return PTR_ERR(mc);
 	down_read(&mc->lock);
 	cmd->out_num_devices = mc->num_devices;
 	cmd->out_num_members = mc->team.num_members;
@@ -210,7 +216,7 @@ int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd)
 	for (i = 0; i < mc->team.num_members; i++)
 		ordinals[i] = mc->members[i].dev->ordinal;
 	up_read(&mc->lock);
-	cumk_object_put(obj);
+	cumk_object_put(&mc->obj);
 
 	n = min(cmd->num_members_max, cmd->out_num_members);
 	if (cmd->members && n &&

@@ -105,7 +105,7 @@ static bool cumk_import_fault(struct cumk_object *obj)
 	struct cumk_device *dev = NULL;
 
 	if (obj->type == CUMC_OBJ_MEM)
-		dev = to_cumc_mem(obj)->dev;
+		dev = to_cumk_mem(obj)->dev;
 	return cumk_fault_hit(CUMC_FAULT_IMPORT_NOT_PERMITTED, dev);
 }
 

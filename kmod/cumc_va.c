@@ -103,7 +103,7 @@ static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
-	page = cumk_mem_page(to_cumc_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT);
+	page = cumk_mem_page(to_cumk_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT);
 	if (!page) {
 		ret = VM_FAULT_OOM;
 		goto out;
@@ -317,8 +317,8 @@ static int cumk_map_check_object(struct cumk_object *obj, u64 length)
 	struct cumk_mc *mc;
 
 	if (obj->type == CUMC_OBJ_MEM)
-		return length == to_cumc_mem(obj)->length ? 0 : -EINVAL;
-	mc = to_cumc_mc(obj);
+		return length == to_cumk_mem(obj)->length ? 0 : -EINVAL;
+	mc = to_cumk_mc(obj);
 	if (length > mc->length)
 		return -EINVAL;
 	return cumk_team_wait_ready(mc);
@@ -357,7 +357,7 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 	m->addr = cmd->addr;
 	m->length = cmd->length;
 	/* Read now: once inserted, an unmap may free what m holds. */
-	dev = obj->type == CUMC_OBJ_MEM ? to_cumc_mem(obj)->dev : NULL;
+	dev = obj->type == CUMC_OBJ_MEM ? to_cumk_mem(obj)->dev : NULL;
 
 	mmap_read_lock(current->mm);
 	vma = cumk_va_find(client, cmd->addr);
@@ -555,7 +555,7 @@ static void cumk_va_query_fill(struct vm_area_struct *vma,
 	cmd->out_map_length = m->length;
 	cmd->out_type = m->obj->type == CUMC_OBJ_MEM ? CUMC_VA_MEM : CUMC_VA_MULTICAST;
 	if (m->obj->type == CUMC_OBJ_MEM)
-		cmd->out_mem_device = to_cumc_mem(m->obj)->dev->ordinal;
+		cmd->out_mem_device = to_cumk_mem(m->obj)->dev->ordinal;
 	cmd->out_handle_types = m->obj->handle_types;
 	cmd->out_access = cumk_mapping_device_access(m, cmd->device);
 	cmd->out_access_any = cumk_mapping_cpu_access(m);
@@ -627,7 +627,7 @@ struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 		mem = ERR_PTR(-EINVAL);
 	} else {
 		kref_get(&m->obj->ref);
-		mem = to_cumc_mem(m->obj);
+		mem = to_cumk_mem(m->obj);
 		*mem_offset = addr - m->addr;
 	}
 	up_read(&va->lock);
@@ -662,7 +662,7 @@ struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 			mc = ERR_PTR(-EACCES);
 		} else {
 			kref_get(&m->obj->ref);
-			mc = to_cumc_mc(m->obj);
+			mc = to_cumk_mc(m->obj);
 			*map_addr = m->addr;
 			*length = m->length;
 			*writable = access == CUMC_ACCESS_READWRITE;
