@@ -1,49 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The simulated devices: GPUs of a multicast-capable fabric, each with an
- * aperture of device memory that allocations are charged to. Backing pages
- * come later and lazily, so the aperture can be as large as a real part's.
+ * The devices: GPUs of a multicast-capable fabric, each with a fixed amount
+ * of device memory that allocations are charged to. Where that memory is
+ * comes from the device's backend: a PCI BAR (cumc_pci.c, cumc_bar.c) or
+ * system memory (cumc_sysmem.c). Either way, devices get ordinals in the
+ * order they are added and keep them until the module goes, even once
+ * lost, as a real driver's device numbers stay fixed for a process.
  */
-#include <linux/jhash.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/nospec.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 #include <linux/string.h>
 
 #include "cumc_internal.h"
 
-static unsigned int num_devices = 8;
-static unsigned long mem_size_mib = 81920;
 static unsigned long granularity = 2UL << 20;
 
-static struct cumk_device **cumk_devices;
+/*
+ * cumk_devices[0, cumk_device_count) are the devices; an entry is written
+ * before the count that covers it is published, and never changes after.
+ */
+static struct cumk_device *cumk_devices[CUMC_MAX_DEVICES];
+static u32 cumk_device_count;
+static DEFINE_MUTEX(cumk_devices_lock); /* serializes cumk_device_add() */
+
+/*
+ * Readers of a device's memory (page faults) hold this across the lookup
+ * and the PTE they insert, so that a device being lost can wait for them
+ * before it zaps every PTE and lets its memory go.
+ */
+DEFINE_SRCU(cumk_device_srcu);
 
 atomic64_t cumk_fabric_stats[CUMC_STAT_NR];
-
-static int cumk_param_set_num_devices(const char *val,
-				      const struct kernel_param *kp)
-{
-	unsigned int n;
-	int ret;
-
-	ret = kstrtouint(val, 0, &n);
-	if (ret)
-		return ret;
-	if (n < 1 || n > CUMC_MAX_DEVICES)
-		return -EINVAL;
-	*(unsigned int *)kp->arg = n;
-	return 0;
-}
-
-static const struct kernel_param_ops cumk_num_devices_ops = {
-	.set = cumk_param_set_num_devices,
-	.get = param_get_uint,
-};
-module_param_cb(num_devices, &cumk_num_devices_ops, &num_devices, 0444);
-MODULE_PARM_DESC(num_devices, "Number of simulated devices, 1 to 128 (default 8)");
 
 /* A size in bytes: a power of two, at least one page, at most 1 GiB. */
 static int cumk_param_set_page_pow2(const char *val,
@@ -69,33 +61,10 @@ module_param_cb(granularity, &cumk_param_ops_page_pow2, &granularity, 0444);
 MODULE_PARM_DESC(granularity,
 		 "Allocation granularity in bytes, a power of two from PAGE_SIZE to 1 GiB (default 2 MiB)");
 
-/* Up to 16 TiB per device: sizes in bytes stay far from overflowing u64. */
-static int cumk_param_set_mem_size(const char *val,
-				   const struct kernel_param *kp)
-{
-	unsigned long mib;
-	int ret;
-
-	ret = kstrtoul(val, 0, &mib);
-	if (ret)
-		return ret;
-	if (mib < 1 || mib > (16UL << 20))
-		return -EINVAL;
-	*(unsigned long *)kp->arg = mib;
-	return 0;
-}
-
-static const struct kernel_param_ops cumk_mem_size_ops = {
-	.set = cumk_param_set_mem_size,
-	.get = param_get_ulong,
-};
-module_param_cb(mem_size_mib, &cumk_mem_size_ops, &mem_size_mib, 0444);
-MODULE_PARM_DESC(mem_size_mib,
-		 "Device memory per device in MiB, backed lazily (default 81920, up to 16 TiB)");
-
 u32 cumk_num_devices(void)
 {
-	return num_devices;
+	/* Pairs with cumk_device_add(): the entries below it are written. */
+	return smp_load_acquire(&cumk_device_count);
 }
 
 u64 cumk_device_granularity(void)
@@ -103,29 +72,76 @@ u64 cumk_device_granularity(void)
 	return granularity;
 }
 
-static u64 cumk_device_mem_total(void)
+void cumk_device_init(struct cumk_device *dev,
+		      const struct cumk_backend_ops *ops)
 {
-	return round_down((u64)mem_size_mib << 20, granularity);
+	dev->ops = ops;
+	spin_lock_init(&dev->lock);
+	mutex_init(&dev->mems_lock);
+	INIT_LIST_HEAD(&dev->mems);
 }
 
-/* The device ordinal, hashed: the same UUID every load, an RFC 4122 v4 shape. */
-static void cumk_device_make_uuid(struct cumk_device *dev)
+static struct cumk_device *cumk_device_by_uuid(const u8 *uuid)
 {
-	u32 words[4];
-	int i;
+	u32 i;
 
-	for (i = 0; i < 4; i++)
-		words[i] = jhash_2words(dev->ordinal, i, 0x63756d63);
-	memcpy(dev->uuid, words, sizeof(dev->uuid));
-	dev->uuid[6] = (dev->uuid[6] & 0x0f) | 0x40;
-	dev->uuid[8] = (dev->uuid[8] & 0x3f) | 0x80;
+	lockdep_assert_held(&cumk_devices_lock);
+	for (i = 0; i < cumk_device_count; i++)
+		if (!READ_ONCE(cumk_devices[i]->lost) &&
+		    !memcmp(cumk_devices[i]->uuid, uuid, sizeof(cumk_devices[i]->uuid)))
+			return cumk_devices[i];
+	return NULL;
 }
 
+/*
+ * Give @dev the next ordinal. Two live devices never share a UUID: a second
+ * device with a live one's identity is the same GPU seen twice (-EEXIST).
+ */
+int cumk_device_add(struct cumk_device *dev)
+{
+	int ret = 0;
+
+	mutex_lock(&cumk_devices_lock);
+	if (cumk_device_by_uuid(dev->uuid)) {
+		ret = -EEXIST;
+	} else if (cumk_device_count == CUMC_MAX_DEVICES) {
+		ret = -ENOSPC;
+	} else {
+		dev->ordinal = cumk_device_count;
+		cumk_devices[dev->ordinal] = dev;
+		/* Pairs with cumk_num_devices(): the entry is seen first. */
+		smp_store_release(&cumk_device_count, dev->ordinal + 1);
+	}
+	mutex_unlock(&cumk_devices_lock);
+	return ret;
+}
+
+/* The device of @ordinal, lost or not; NULL when there is none. */
+struct cumk_device *cumk_device_find(u32 ordinal)
+{
+	u32 count = cumk_num_devices();
+
+	if (ordinal >= count)
+		return NULL;
+	return cumk_devices[array_index_nospec(ordinal, count)];
+}
+
+/* 0 while @dev works; -ENOLINK once it fell off the bus. */
+int cumk_device_check(struct cumk_device *dev)
+{
+	return READ_ONCE(dev->lost) ? -ENOLINK : 0;
+}
+
+/* The working device of @ordinal: ERR_PTR -ENODEV (none) or -ENOLINK (lost). */
 struct cumk_device *cumk_device_get(u32 ordinal)
 {
-	if (ordinal >= num_devices)
-		return NULL;
-	return cumk_devices[array_index_nospec(ordinal, num_devices)];
+	struct cumk_device *dev = cumk_device_find(ordinal);
+	int ret;
+
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+	ret = cumk_device_check(dev);
+	return ret ? ERR_PTR(ret) : dev;
 }
 
 int cumk_device_charge(struct cumk_device *dev, u64 bytes)
@@ -133,7 +149,7 @@ int cumk_device_charge(struct cumk_device *dev, u64 bytes)
 	int ret = 0;
 
 	spin_lock(&dev->lock);
-	if (bytes > cumk_device_mem_total() - dev->mem_used)
+	if (bytes > dev->mem_total - dev->mem_used)
 		ret = -ENOSPC;
 	else
 		dev->mem_used += bytes;
@@ -148,71 +164,62 @@ void cumk_device_uncharge(struct cumk_device *dev, u64 bytes)
 	spin_unlock(&dev->lock);
 }
 
-/* Fill @info, whose @device names the device, as CUMC_DEVICE_INFO answers. */
-int cumk_device_describe(struct cumc_device_info *info)
+/*
+ * From now on @dev refuses new allocations and faults of its memory; when
+ * this returns, no fault that missed the news is still inserting a PTE.
+ */
+void cumk_device_mark_lost(struct cumk_device *dev)
 {
+	mutex_lock(&dev->mems_lock);
+	WRITE_ONCE(dev->lost, true);
+	mutex_unlock(&dev->mems_lock);
+	synchronize_srcu(&cumk_device_srcu);
+}
+
+/* Fill @info for @dev, lost or not, as CUMC_DEVICE_INFO answers. */
+void cumk_device_describe(struct cumk_device *dev,
+			  struct cumc_device_info *info)
+{
+	info->caps = CUMC_CAP_VMM | CUMC_CAP_HANDLE_FD |
+		     CUMC_CAP_HANDLE_FABRIC | CUMC_CAP_MULTICAST;
+	memcpy(info->uuid, dev->uuid, sizeof(info->uuid));
+	strscpy_pad(info->name, dev->name, sizeof(info->name));
+	info->pci_domain = dev->pci_domain;
+	info->pci_bus = dev->pci_bus;
+	info->pci_device = dev->pci_device;
+	info->mem_total = dev->mem_total;
+	spin_lock(&dev->lock);
+	info->mem_free = info->mem_total - dev->mem_used;
+	spin_unlock(&dev->lock);
+	info->granularity = granularity;
+}
+
+int cumk_device_ioctl_info(struct cumk_ucmd *ucmd)
+{
+	struct cumc_device_info *info = ucmd->cmd;
 	struct cumk_device *dev;
 
 	if (info->flags || info->__reserved)
 		return -EOPNOTSUPP;
 	dev = cumk_device_get(info->device);
-	if (!dev)
-		return -ENODEV;
-
-	info->caps = CUMC_CAP_VMM | CUMC_CAP_HANDLE_FD |
-		     CUMC_CAP_HANDLE_FABRIC | CUMC_CAP_MULTICAST;
-	memcpy(info->uuid, dev->uuid, sizeof(info->uuid));
-	strscpy_pad(info->name, "cumc H100 SXM (simulated)", sizeof(info->name));
-	info->pci_domain = 0;
-	info->pci_bus = 0x10 + dev->ordinal;
-	info->pci_device = 0;
-	info->mem_total = cumk_device_mem_total();
-	spin_lock(&dev->lock);
-	info->mem_free = info->mem_total - dev->mem_used;
-	spin_unlock(&dev->lock);
-	info->granularity = granularity;
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	cumk_device_describe(dev, info);
 	return 0;
 }
 
-int cumk_device_ioctl_info(struct cumk_ucmd *ucmd)
-{
-	return cumk_device_describe(ucmd->cmd);
-}
-
-int cumk_devices_init(void)
-{
-	u32 i;
-
-	cumk_devices = kcalloc(num_devices, sizeof(*cumk_devices), GFP_KERNEL);
-	if (!cumk_devices)
-		return -ENOMEM;
-	for (i = 0; i < num_devices; i++) {
-		struct cumk_device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-
-		if (!dev)
-			goto err_free_devices;
-		dev->ordinal = i;
-		spin_lock_init(&dev->lock);
-		cumk_device_make_uuid(dev);
-		cumk_devices[i] = dev;
-	}
-	return 0;
-
-err_free_devices:
-	while (i--)
-		kfree(cumk_devices[i]);
-	kfree(cumk_devices);
-	return -ENOMEM;
-}
-
-/* Called after the last client is gone: nothing is charged any more. */
+/* Called after the last client is gone and every backend has let go. */
 void cumk_devices_exit(void)
 {
 	u32 i;
 
-	for (i = 0; i < num_devices; i++) {
-		WARN_ON(cumk_devices[i]->mem_used);
-		kfree(cumk_devices[i]);
+	for (i = 0; i < cumk_device_count; i++) {
+		struct cumk_device *dev = cumk_devices[i];
+
+		WARN_ON(dev->mem_used);
+		WARN_ON(!list_empty(&dev->mems));
+		dev->ops->release(dev);
+		cumk_devices[i] = NULL;
 	}
-	kfree(cumk_devices);
+	cumk_device_count = 0;
 }

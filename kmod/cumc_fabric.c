@@ -194,21 +194,20 @@ void cumk_fabric_release(struct cumk_mc *mc)
 }
 
 /*
- * The page of member @slot's memory bound at @offset: NULL when nothing
- * is bound there, an ERR_PTR when its memory cannot be had.
+ * The page frame of member @slot's memory bound at @offset: -ENOENT when
+ * nothing is bound there, else as cumk_mem_pfn().
  */
-struct page *cumk_fabric_page(struct cumk_mc *mc, u32 slot, u64 offset)
+int cumk_fabric_pfn(struct cumk_mc *mc, u32 slot, u64 offset,
+		    unsigned long *pfn)
 {
 	struct cumk_bind *b;
-	struct page *page;
 
 	lockdep_assert_held(&mc->lock);
 	b = cumk_fabric_find(mc, slot, offset);
 	if (!b)
-		return NULL;
-	page = cumk_mem_page(b->mem, (b->mem_offset + offset - b->mc_offset) >>
-				     PAGE_SHIFT);
-	return page ? page : ERR_PTR(-ENOMEM);
+		return -ENOENT;
+	return cumk_mem_pfn(b->mem, (b->mem_offset + offset - b->mc_offset) >>
+				    PAGE_SHIFT, pfn);
 }
 
 /* Member @slot's bindings in offset order, for the control plane. */

@@ -46,7 +46,7 @@ int cumk_fault_set(enum cumc_fault_type type, s32 device,
 		return -EINVAL;
 	if (device < 0)
 		slot = CUMC_FAULT_FABRIC;
-	else if (cumk_device_get(device))
+	else if (cumk_device_find(device))
 		slot = device;
 	else
 		return -ENODEV;

@@ -4,9 +4,10 @@
  * the others.
  *
  * Lifetimes: a client (an open file of /dev/cumc) owns a table of handles;
- * each handle holds one reference on the object it names. Objects hold a
- * reference on the device they live on. Devices live from module load to
- * unload.
+ * each handle holds one reference on the object it names. Objects point at
+ * the device they live on. Devices live from their probe (or module load)
+ * to module unload, past their loss: a lost device keeps its ordinal, and
+ * its objects stay until their last holder lets go.
  */
 #ifndef _CUMC_INTERNAL_H
 #define _CUMC_INTERNAL_H
@@ -19,6 +20,7 @@
 #include <linux/rbtree.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
+#include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -41,6 +43,10 @@ struct sk_buff;
  *   table's xa_lock and cumk_fault_lock are leaves: nothing is taken under
  *   them; a dump takes a reference under the xa_lock, drops it, and only
  *   then takes cumk_mc.lock.
+ *   cumk_mc.lock > cumk_device.mems_lock > cumk_bar.alloc_lock (an object's
+ *   last reference may go under the first: it gives its memory back)
+ *   cumk_va.lock or cumk_mc.lock > cumk_device_srcu (read) > cumk_mem.touch_lock
+ *   (a fault); a loss waits for the SRCU readers holding none of these
  * Events (cumc_notify.c) are sent with GFP_KERNEL and take no cumc lock,
  * so they may be sent under cumk_mc.lock.
  *
@@ -70,19 +76,61 @@ enum cumk_stat {
 	CUMC_STAT_NR
 };
 
+struct cumk_device;
+struct cumk_mem;
+
+/**
+ * struct cumk_backend_ops - where a device's memory comes from
+ * @name: the backend as the control plane shows it
+ * @mem_alloc: place @mem's bytes; the device's capacity is already
+ *             charged, so only bookkeeping can fail (-ENOMEM)
+ * @mem_free: give them back; called once, when the object is freed or
+ *            its device is lost, whichever comes first
+ * @mem_pfn: the page frame at page @index of @mem, backed (and zeroed) on
+ *           first touch; called inside cumk_device_srcu's read lock
+ * @release: free the device at module unload
+ */
+struct cumk_backend_ops {
+	const char *name;
+	int (*mem_alloc)(struct cumk_mem *mem);
+	void (*mem_free)(struct cumk_mem *mem);
+	int (*mem_pfn)(struct cumk_mem *mem, pgoff_t index, unsigned long *pfn);
+	void (*release)(struct cumk_device *dev);
+};
+
 /**
  * struct cumk_device - one simulated GPU
- * @ordinal: its index, as userspace names it
- * @uuid: stable for a given ordinal
+ * @ordinal: its index, as userspace names it; assigned when it is added
+ * @uuid: its identity: stable for a given GPU
+ * @name: the product name it reports
+ * @pci_domain: where it sits on PCI, as CUMC_DEVICE_INFO reports it
+ * @pci_bus: likewise
+ * @pci_device: likewise
+ * @mem_total: bytes of device memory, a multiple of the granularity
+ * @ops: its backend (cumc_sysmem.c, cumc_bar.c)
+ * @lost: it fell off the bus (cumc_loss.c): set once, under @mems_lock;
+ *        read under cumk_device_srcu by faults
  * @lock: protects @mem_used
- * @mem_used: bytes of the aperture handed to allocations
+ * @mem_used: bytes of @mem_total handed to allocations
+ * @mems_lock: protects @mems and @lost's setting
+ * @mems: its allocations that still have backing, by struct cumk_mem's
+ *        @dev_link
  * @stats: enum cumk_stat counters, atomic: no lock
  */
 struct cumk_device {
 	u32 ordinal;
 	u8 uuid[16];
+	char name[CUMC_DEVICE_NAME_LEN];
+	u32 pci_domain;
+	u32 pci_bus;
+	u32 pci_device;
+	u64 mem_total;
+	const struct cumk_backend_ops *ops;
+	bool lost;
 	spinlock_t lock; /* protects mem_used */
 	u64 mem_used;
+	struct mutex mems_lock; /* protects mems, the setting of lost */
+	struct list_head mems;
 	atomic64_t stats[CUMC_STAT_NR];
 };
 
@@ -216,18 +264,41 @@ struct cumk_client {
 };
 
 /**
+ * struct cumk_extent - a run of device memory backing part of an allocation
+ * @mem_offset: where in the allocation
+ * @dev_offset: where in the device's memory
+ * @length: bytes
+ */
+struct cumk_extent {
+	u64 mem_offset;
+	u64 dev_offset;
+	u64 length;
+};
+
+/**
  * struct cumk_mem - a physical allocation (cuMemCreate)
  * @obj: its handle-table identity
  * @dev: the device whose memory it is
  * @length: bytes, a multiple of the device's granularity
- * @pages: page index -> struct page *, filled on first touch; its own lock
- *         serializes insertions
+ * @dev_link: on the device's @mems while @backed; under its @mems_lock
+ * @backed: it holds device memory; cleared when that is given back
+ * @touch_lock: serializes first touches of its pages (cumc_bar.c)
+ * @pages: page index -> the backend's state of that page (a struct page
+ *         for system memory, a mark that it was zeroed for a BAR); its own
+ *         lock serializes insertions
+ * @extents: where its bytes are on the device, in order (cumc_bar.c)
+ * @nr_extents: entries of @extents
  */
 struct cumk_mem {
 	struct cumk_object obj;
 	struct cumk_device *dev;
 	u64 length;
+	struct list_head dev_link;
+	bool backed;
+	struct mutex touch_lock; /* one first touch of a page at a time */
 	struct xarray pages;
+	struct cumk_extent *extents;
+	unsigned int nr_extents;
 };
 
 static inline struct cumk_mem *to_cumk_mem(struct cumk_object *obj)
@@ -244,8 +315,9 @@ enum cumk_team_state {
 
 /**
  * struct cumk_team - a multicast object's team and its setup, cumc_team.c's
- * @state: enum cumk_team_state; moves once, away from FORMING, under the
- *         object's lock held for writing; read without it by waiters
+ * @state: enum cumk_team_state; leaves FORMING once, and READY only for
+ *         FAILED (a member lost), under the object's lock held for
+ *         writing; read without it by waiters
  * @num_members: devices joined so far; they fill the object's member slots
  *               in order; under the object's lock
  * @setup_requested: the team is complete and its setup was asked for
@@ -471,18 +543,43 @@ void cumk_usage_uncharge(struct cumk_usage *usage, enum cumk_quota_type quota,
 			 u64 n);
 u64 cumk_usage_read(struct cumk_usage *usage, enum cumk_quota_type quota);
 
-/* cumc_device.c: the simulated devices and their counters */
+/* cumc_device.c: the devices, their ordinals and their counters */
 /* Module parameters that are a power-of-two size from a page to 1 GiB. */
 extern const struct kernel_param_ops cumk_param_ops_page_pow2;
-int cumk_devices_init(void);
+void cumk_device_init(struct cumk_device *dev,
+		      const struct cumk_backend_ops *ops);
+int cumk_device_add(struct cumk_device *dev);
 void cumk_devices_exit(void);
 u32 cumk_num_devices(void);
+struct cumk_device *cumk_device_find(u32 ordinal);
 struct cumk_device *cumk_device_get(u32 ordinal);
+int cumk_device_check(struct cumk_device *dev);
 u64 cumk_device_granularity(void);
 int cumk_device_charge(struct cumk_device *dev, u64 bytes);
 void cumk_device_uncharge(struct cumk_device *dev, u64 bytes);
-int cumk_device_describe(struct cumc_device_info *info);
+void cumk_device_describe(struct cumk_device *dev,
+			  struct cumc_device_info *info);
 int cumk_device_ioctl_info(struct cumk_ucmd *ucmd);
+/*
+ * Faults hold it (srcu_read_lock()) from looking up a device's page frame
+ * to inserting it, so that a loss can wait for them.
+ */
+extern struct srcu_struct cumk_device_srcu;
+void cumk_device_mark_lost(struct cumk_device *dev);
+
+/* cumc_sysmem.c: devices backed by system memory, when there is no PCI one */
+int cumk_sysmem_init(bool pci_devices_found);
+
+/* cumc_bar.c: device memory in a PCI BAR, and its allocator */
+struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
+				    u64 mem_offset, u64 mem_size);
+
+/* cumc_pci.c: the PCI driver of the simulated GPUs */
+int cumk_pci_init(void);
+void cumk_pci_exit(void);
+
+/* cumc_loss.c: a device falling off the bus */
+void cumk_loss_handle(struct cumk_device *dev);
 
 /* cumc_object.c: what handles name, and the fabric export table */
 int cumk_object_charge(struct cumk_usage *usage, struct cumk_object *obj);
@@ -532,7 +629,9 @@ static inline int cumk_ucmd_new_object(struct cumk_ucmd *ucmd,
 /* cumc_memory.c: physical allocations */
 int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd);
 int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd);
-struct page *cumk_mem_page(struct cumk_mem *mem, pgoff_t index);
+int cumk_mem_pfn(struct cumk_mem *mem, pgoff_t index, unsigned long *pfn);
+int cumk_mem_check(struct cumk_mem *mem);
+void cumk_mem_lose_device(struct cumk_device *dev);
 
 /* cumc_vm.c: mappings the module makes in a client's process */
 int cumk_vm_init(void);
@@ -549,6 +648,7 @@ void cumk_vm_open(struct file *filp);
 int cumk_vm_alloc_offsets(void *owner, unsigned long *pgoff);
 void cumk_vm_free_offsets(unsigned long pgoff);
 void cumk_vm_zap(unsigned long pgoff, u64 length);
+void cumk_vm_zap_all(void);
 unsigned long cumk_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);
@@ -570,12 +670,14 @@ void *cumk_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
 			    u8 cmd);
 void cumk_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length);
 void cumk_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length);
+void cumk_notify_device_lost(u32 device);
 
 /* cumc_team.c: a multicast team's forming and its setup by the fabric manager */
 void cumk_team_init(struct cumk_mc *mc);
 int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev);
 int cumk_team_slot(struct cumk_mc *mc, u32 device);
 int cumk_team_respond(struct cumk_mc *mc, bool ok);
+void cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev);
 int cumk_team_wait_ready(struct cumk_mc *mc);
 enum cumc_team_state_uapi cumk_team_uapi_state(struct cumk_mc *mc);
 enum cumc_fm_mode cumk_team_fm_mode(void);
@@ -593,7 +695,8 @@ int cumk_fabric_unbind(struct cumk_mc *mc, u32 device, u64 mc_offset,
 		       u64 length);
 void cumk_fabric_release(struct cumk_mc *mc);
 unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot);
-struct page *cumk_fabric_page(struct cumk_mc *mc, u32 slot, u64 offset);
+int cumk_fabric_pfn(struct cumk_mc *mc, u32 slot, u64 offset,
+		    unsigned long *pfn);
 struct cumk_bind *cumk_fabric_first_bind(struct cumk_mc *mc, u32 slot);
 struct cumk_bind *cumk_fabric_next_bind(struct cumk_bind *b);
 
@@ -604,6 +707,7 @@ int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd);
 int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd);
 struct cumk_mc *cumk_mc_get_next(unsigned long *id);
 int cumk_mc_fm_respond(u32 req_id, bool ok);
+void cumk_mc_lose_device(struct cumk_device *dev);
 
 /* cumc_va.c: device address space */
 int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd);

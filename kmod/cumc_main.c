@@ -51,12 +51,9 @@ static int __init cumk_init(void)
 {
 	int ret;
 
-	ret = cumk_devices_init();
-	if (ret)
-		return ret;
 	ret = cumk_vm_init();
 	if (ret)
-		goto err_devices;
+		return ret;
 	ret = cumk_sharing_init();
 	if (ret)
 		goto err_vm;
@@ -65,11 +62,20 @@ static int __init cumk_init(void)
 	ret = cumk_netlink_init();
 	if (ret)
 		goto err_debugfs;
-	ret = misc_register(&cumk_miscdev);
+	/* PCI devices first: system-memory ones stand in when there are none. */
+	ret = cumk_pci_init();
 	if (ret)
 		goto err_netlink;
+	ret = cumk_sysmem_init(cumk_num_devices() > 0);
+	if (ret)
+		goto err_pci;
+	ret = misc_register(&cumk_miscdev);
+	if (ret)
+		goto err_pci;
 	return 0;
 
+err_pci:
+	cumk_pci_exit();
 err_netlink:
 	cumk_netlink_exit();
 err_debugfs:
@@ -77,7 +83,6 @@ err_debugfs:
 	cumk_sharing_exit();
 err_vm:
 	cumk_vm_exit();
-err_devices:
 	cumk_devices_exit();
 	return ret;
 }
@@ -85,6 +90,7 @@ err_devices:
 static void __exit cumk_exit(void)
 {
 	misc_deregister(&cumk_miscdev);
+	cumk_pci_exit();
 	cumk_netlink_exit();
 	cumk_debugfs_exit();
 	cumk_sharing_exit();

@@ -1,65 +1,116 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Physical allocations: device memory charged to a device's aperture.
- *
- * Backing pages come on first touch, zeroed, so that untouched memory costs
- * nothing and no client ever reads what another left behind.
+ * Physical allocations: device memory charged to a device's capacity and
+ * placed by its backend. An allocation holds its device memory until it
+ * is freed or its device is lost, whichever comes first; after a loss the
+ * object stays, without memory, until its last holder lets go.
  */
-#include <linux/gfp.h>
-#include <linux/mm.h>
+#include <linux/list.h>
 #include <linux/slab.h>
 
 #include "cumc_internal.h"
 
 #define CUMC_HANDLE_TYPES_ALL (CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC)
 
-/* The page at @index of @mem, allocated on first use; NULL when out of memory. */
-struct page *cumk_mem_page(struct cumk_mem *mem, pgoff_t index)
+/* 0 while @mem's device works, -ENOLINK once it is lost. */
+int cumk_mem_check(struct cumk_mem *mem)
 {
-	struct page *page, *old;
-
-	page = xa_load(&mem->pages, index);
-	if (page)
-		return page;
-	page = alloc_page(GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT);
-	if (!page)
-		return NULL;
-	old = xa_cmpxchg(&mem->pages, index, NULL, page, GFP_KERNEL_ACCOUNT);
-	if (old) {
-		/* Lost a race to another toucher, or the xarray is out of memory. */
-		__free_page(page);
-		return xa_is_err(old) ? NULL : old;
-	}
-	atomic_long_inc(&cumk_live_pages);
-	return page;
+	return cumk_device_check(mem->dev);
 }
 
-static void cumk_mem_free_pages(struct cumk_mem *mem)
+/*
+ * The page frame at @index of @mem, backed on first use. The caller holds
+ * cumk_device_srcu's read lock until it has inserted the frame, so that a
+ * loss waits for it.
+ */
+int cumk_mem_pfn(struct cumk_mem *mem, pgoff_t index, unsigned long *pfn)
 {
-	struct page *page;
-	unsigned long index;
+	/* Once lost (and then no longer backed), nothing is left to map. */
+	if (cumk_mem_check(mem))
+		return -ENOLINK;
+	return mem->dev->ops->mem_pfn(mem, index, pfn);
+}
 
-	xa_for_each(&mem->pages, index, page) {
-		__free_page(page);
-		atomic_long_dec(&cumk_live_pages);
-	}
-	xa_destroy(&mem->pages);
+/*
+ * Give @mem's device memory back, under the device's mems_lock: whichever
+ * of a free and a loss comes second finds nothing left to give.
+ */
+static void cumk_mem_unback_locked(struct cumk_mem *mem)
+{
+	struct cumk_device *dev = mem->dev;
+
+	lockdep_assert_held(&dev->mems_lock);
+	if (!mem->backed)
+		return;
+	list_del(&mem->dev_link);
+	mem->backed = false;
+	dev->ops->mem_free(mem);
+	cumk_device_uncharge(dev, mem->length);
+}
+
+/*
+ * @dev is lost and faults of its memory fail: every allocation on it gives
+ * its memory back now, not when its holders let go.
+ */
+void cumk_mem_lose_device(struct cumk_device *dev)
+{
+	struct cumk_mem *mem, *next;
+
+	mutex_lock(&dev->mems_lock);
+	list_for_each_entry_safe(mem, next, &dev->mems, dev_link)
+		cumk_mem_unback_locked(mem);
+	mutex_unlock(&dev->mems_lock);
 }
 
 static void cumk_mem_destroy(struct cumk_object *obj)
 {
-	struct cumk_mem *mem = container_of(obj, struct cumk_mem, obj);
+	struct cumk_mem *mem = to_cumk_mem(obj);
 
-	cumk_mem_free_pages(mem);
-	cumk_device_uncharge(mem->dev, mem->length);
+	mutex_lock(&mem->dev->mems_lock);
+	cumk_mem_unback_locked(mem);
+	mutex_unlock(&mem->dev->mems_lock);
 	cumk_stat_add(mem->dev, CUMC_STAT_OBJECTS, -1);
 	atomic_dec(&cumk_live_mems);
+	mutex_destroy(&mem->touch_lock);
 	kfree(mem);
 }
 
 static const struct cumk_object_ops cumk_mem_ops = {
 	.destroy = cumk_mem_destroy,
 };
+
+/* Charge the device, have its backend place @mem, and list it there. */
+static int cumk_mem_back(struct cumk_mem *mem)
+{
+	struct cumk_device *dev = mem->dev;
+	int ret;
+
+	if (cumk_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
+		return -ENOSPC;
+	ret = cumk_device_charge(dev, mem->length);
+	if (ret)
+		return ret;
+	ret = dev->ops->mem_alloc(mem);
+	if (ret)
+		goto err_uncharge;
+	mutex_lock(&dev->mems_lock);
+	/* A loss sweeps the list after it marks the device: look again. */
+	ret = cumk_device_check(dev);
+	if (!ret) {
+		list_add_tail(&mem->dev_link, &dev->mems);
+		mem->backed = true;
+	}
+	mutex_unlock(&dev->mems_lock);
+	if (ret)
+		goto err_free;
+	return 0;
+
+err_free:
+	dev->ops->mem_free(mem);
+err_uncharge:
+	cumk_device_uncharge(dev, mem->length);
+	return ret;
+}
 
 int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 {
@@ -72,8 +123,8 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 	if (cmd->flags || cmd->handle_types & ~CUMC_HANDLE_TYPES_ALL)
 		return -EOPNOTSUPP;
 	dev = cumk_device_get(cmd->device);
-	if (!dev)
-		return -ENODEV;
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
 	if (cmd->handle_types & CUMC_HANDLE_FABRIC &&
 	    READ_ONCE(client->channel) == CUMC_NO_CHANNEL)
 		return -EPERM;
@@ -83,18 +134,16 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 	mem = kzalloc(sizeof(*mem), CUMC_GFP);
 	if (!mem)
 		return -ENOMEM;
+	mem->dev = dev;
+	mem->length = cmd->length;
+	mutex_init(&mem->touch_lock);
+	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
 	ret = cumk_object_charge(client->usage, &mem->obj);
 	if (ret)
 		goto err_free_mem;
-	if (cumk_fault_hit(CUMC_FAULT_MEM_EXHAUSTED, dev))
-		ret = -ENOSPC;
-	else
-		ret = cumk_device_charge(dev, cmd->length);
+	ret = cumk_mem_back(mem);
 	if (ret)
 		goto err_uncharge;
-	mem->dev = dev;
-	mem->length = cmd->length;
-	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
 	cumk_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
 			 &cumk_mem_ops);
 	atomic_inc(&cumk_live_mems);
@@ -108,6 +157,7 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 err_uncharge:
 	cumk_object_uncharge(&mem->obj);
 err_free_mem:
+	mutex_destroy(&mem->touch_lock);
 	kfree(mem);
 	return ret;
 }
@@ -117,16 +167,20 @@ int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd)
 	struct cumc_mem_info *cmd = ucmd->cmd;
 	struct cumk_object *obj;
 	struct cumk_mem *mem;
+	int ret;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MEM);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	mem = container_of(obj, struct cumk_mem, obj);
-	cmd->out_device = mem->dev->ordinal;
-	cmd->out_handle_types = mem->obj.handle_types;
-	cmd->out_length = mem->length;
+	mem = to_cumk_mem(obj);
+	ret = cumk_mem_check(mem);
+	if (!ret) {
+		cmd->out_device = mem->dev->ordinal;
+		cmd->out_handle_types = mem->obj.handle_types;
+		cmd->out_length = mem->length;
+	}
 	cumk_object_put(obj);
-	return 0;
+	return ret;
 }

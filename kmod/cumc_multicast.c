@@ -167,6 +167,18 @@ int cumk_mc_fm_respond(u32 req_id, bool ok)
 	return ret;
 }
 
+/* Every team with a member on the lost @dev fails. */
+void cumk_mc_lose_device(struct cumk_device *dev)
+{
+	unsigned long id = 0;
+	struct cumk_mc *mc;
+
+	for (; (mc = cumk_mc_get_next(&id)); id++) {
+		cumk_team_lose_device(mc, dev);
+		cumk_object_put(&mc->obj);
+	}
+}
+
 /* The multicast object @handle names in @client, with a new reference. */
 struct cumk_mc *cumk_mc_get(struct cumk_client *client, u64 handle)
 {
@@ -185,8 +197,8 @@ int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
 	dev = cumk_device_get(cmd->device);
-	if (!dev)
-		return -ENODEV;
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
 	mc = cumk_mc_get(ucmd->client, cmd->handle);
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);

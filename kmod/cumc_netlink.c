@@ -41,9 +41,10 @@ static int cumk_nl_fill_dev(struct sk_buff *skb, struct cumk_device *dev)
 {
 	struct cumc_device_info info = { .device = dev->ordinal };
 
-	if (cumk_device_describe(&info))
-		return -ENODEV;
+	cumk_device_describe(dev, &info);
 	if (nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) ||
+	    nla_put_string(skb, CUMC_A_DEV_BACKEND, dev->ops->name) ||
+	    (cumk_device_check(dev) && nla_put_flag(skb, CUMC_A_DEV_LOST)) ||
 	    nla_put(skb, CUMC_A_DEV_UUID, sizeof(info.uuid), info.uuid) ||
 	    nla_put_string(skb, CUMC_A_DEV_NAME, info.name) ||
 	    nla_put_u32(skb, CUMC_A_DEV_PCI_BUS, info.pci_bus) ||
@@ -61,7 +62,7 @@ static int cumk_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct cumk_device *dev;
 	void *hdr;
 
-	for (; (dev = cumk_device_get(cb->args[0])); cb->args[0]++) {
+	for (; (dev = cumk_device_find(cb->args[0])); cb->args[0]++) {
 		hdr = cumk_notify_put_dump(skb, cb, CUMC_CMD_DEV_GET);
 		if (!hdr)
 			break;
@@ -178,7 +179,7 @@ static int cumk_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	int ret;
 
 	for (; cb->args[0] <= cumk_num_devices(); cb->args[0]++) {
-		dev = cumk_device_get(cb->args[0]);
+		dev = cumk_device_find(cb->args[0]);
 		stats = dev ? dev->stats : cumk_fabric_stats;
 		hdr = cumk_notify_put_dump(skb, cb, CUMC_CMD_STATS_GET);
 		if (!hdr)

@@ -128,3 +128,15 @@ void cumk_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length)
 	      nla_put_u64_64bit(msg, CUMC_A_BIND_LENGTH, length, CUMC_A_PAD);
 	cumk_notify_send(msg, hdr, err);
 }
+
+/* A device fell off the bus. */
+void cumk_notify_device_lost(u32 device)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = cumk_notify_new(CUMC_CMD_DEVICE_LOST_NTF, &hdr);
+	if (!msg)
+		return;
+	cumk_notify_send(msg, hdr, nla_put_u32(msg, CUMC_A_DEV_ORDINAL, device));
+}

@@ -55,6 +55,12 @@ static const struct file_operations cumk_export_fops = {
 	.llseek = noop_llseek,
 };
 
+/* Memory of a lost device is shared no further (-ENOLINK). */
+static int cumk_sharing_check(struct cumk_object *obj)
+{
+	return obj->type == CUMC_OBJ_MEM ? cumk_mem_check(to_cumk_mem(obj)) : 0;
+}
+
 /* The descriptor becomes visible only once the caller has its number. */
 int cumk_sharing_ioctl_export_fd(struct cumk_ucmd *ucmd)
 {
@@ -70,6 +76,9 @@ int cumk_sharing_ioctl_export_fd(struct cumk_ucmd *ucmd)
 		return PTR_ERR(obj);
 	ret = -EPERM;
 	if (!(obj->handle_types & CUMC_HANDLE_FD))
+		goto err_put;
+	ret = cumk_sharing_check(obj);
+	if (ret)
 		goto err_put;
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	ret = fd;
@@ -128,9 +137,10 @@ int cumk_sharing_ioctl_import_fd(struct cumk_ucmd *ucmd)
 	obj = cumk_fd_file(f)->private_data;
 	kref_get(&obj->ref);
 	fdput(f);
-	if (cumk_import_fault(obj))
+	ret = cumk_sharing_check(obj);
+	if (!ret && cumk_import_fault(obj))
 		ret = -EPERM;
-	else
+	if (!ret)
 		ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
 		cumk_object_put(obj);
@@ -190,6 +200,9 @@ int cumk_sharing_ioctl_export_fabric(struct cumk_ucmd *ucmd)
 	if (!(obj->handle_types & CUMC_HANDLE_FABRIC) ||
 	    channel == CUMC_NO_CHANNEL)
 		goto out_put;
+	ret = cumk_sharing_check(obj);
+	if (ret)
+		goto out_put;
 	ret = cumk_object_fabric_publish(obj, channel);
 	if (ret)
 		goto out_put;
@@ -235,6 +248,9 @@ int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd)
 		ret = -EPERM;
 		goto err_put;
 	}
+	ret = cumk_sharing_check(obj);
+	if (ret)
+		goto err_put;
 	ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
 		goto err_put;

@@ -4,10 +4,12 @@
  * holding the object; the one that completes the team asks the fabric
  * manager to set it up, and the team leaves FORMING once, for READY or
  * FAILED. Binds and maps wait for that, interruptibly, until the setup's
- * deadline.
+ * deadline. A member's device falling off the bus fails the team, formed
+ * or not.
  *
  *   FORMING --(last device joins, manager answers ok)--> READY
  *   FORMING --(manager answers fail, illegal-state fault)--> FAILED
+ *   FORMING, READY --(a member's device is lost)--> FAILED
  *
  * The in-kernel manager answers at once; an external one (cumc-fm) gets a
  * request on the monitor group and answers through the control plane. As
@@ -58,7 +60,7 @@ static void cumk_team_notify(struct cumk_mc *mc, u8 cmd)
 	cumk_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
 }
 
-/* The team leaves FORMING, once. */
+/* The team leaves FORMING, once, or fails after it. */
 static void cumk_team_settle(struct cumk_mc *mc, bool ok)
 {
 	lockdep_assert_held_write(&mc->lock);
@@ -108,18 +110,29 @@ int cumk_team_slot(struct cumk_mc *mc, u32 device)
 	return -EINVAL;
 }
 
+/* Why @dev cannot join now, or 0. */
+static int cumk_team_join_check(struct cumk_mc *mc, struct cumk_device *dev)
+{
+	lockdep_assert_held(&mc->lock);
+	/* Checked under the lock: a loss fails teams under it too. */
+	if (cumk_device_check(dev))
+		return -ENOLINK;
+	if (cumk_team_slot(mc, dev->ordinal) >= 0)
+		return -EEXIST;
+	if (mc->team.num_members == mc->num_devices)
+		return -EINVAL;
+	return 0;
+}
+
 /* @dev joins; the device that completes the team has it set up. */
 int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev)
 {
 	struct cumk_team *team = &mc->team;
-	int ret = 0;
+	int ret;
 
 	down_write(&mc->lock);
-	if (cumk_team_slot(mc, dev->ordinal) >= 0) {
-		ret = -EEXIST;
-	} else if (team->num_members == mc->num_devices) {
-		ret = -EINVAL;
-	} else {
+	ret = cumk_team_join_check(mc, dev);
+	if (!ret) {
 		mc->members[team->num_members++].dev = dev;
 		if (team->num_members == mc->num_devices)
 			cumk_team_complete(mc);
@@ -147,6 +160,19 @@ int cumk_team_respond(struct cumk_mc *mc, bool ok)
 	}
 	up_write(&mc->lock);
 	return ret;
+}
+
+/* @dev was lost: if it is one of the members, the team fails. */
+void cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
+{
+	down_write(&mc->lock);
+	if (cumk_team_slot(mc, dev->ordinal) >= 0 &&
+	    mc->team.state != CUMC_TEAM_FAILED) {
+		/* No answer is awaited from a manager any more. */
+		mc->team.fm_pending = false;
+		cumk_team_settle(mc, false);
+	}
+	up_write(&mc->lock);
 }
 
 static int cumk_team_result(struct cumk_team *team)

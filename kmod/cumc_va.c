@@ -89,11 +89,13 @@ static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
 	unsigned long addr = vmf->address & PAGE_MASK;
 	enum cumc_access access;
 	struct cumk_mapping *m;
-	struct page *page;
 	unsigned long vm_flags = vma->vm_flags;
+	unsigned long pfn;
 	vm_fault_t ret;
+	int idx, err;
 
 	down_read(&va->lock);
+	idx = srcu_read_lock(&cumk_device_srcu);
 	m = cumk_mapping_find(va, addr);
 	/* Multicast addresses take multimem operations only (the views). */
 	access = m && m->obj->type == CUMC_OBJ_MEM ?
@@ -103,9 +105,11 @@ static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
-	page = cumk_mem_page(to_cumk_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT);
-	if (!page) {
-		ret = VM_FAULT_OOM;
+	err = cumk_mem_pfn(to_cumk_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT,
+			   &pfn);
+	if (err) {
+		/* Memory of a lost device: as on a GPU off the bus, SIGBUS. */
+		ret = err == -ENOLINK ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
 		goto out;
 	}
 	if (access != CUMC_ACCESS_READWRITE)
@@ -113,9 +117,9 @@ static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
 	/* Zaps hold va->lock for writing, so they see every page we insert. */
 	if (!READ_ONCE(m->populated))
 		WRITE_ONCE(m->populated, true);
-	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page),
-				  vm_get_page_prot(vm_flags));
+	ret = vmf_insert_pfn_prot(vma, addr, pfn, vm_get_page_prot(vm_flags));
 out:
+	srcu_read_unlock(&cumk_device_srcu, idx);
 	up_read(&va->lock);
 	return ret;
 }
@@ -316,8 +320,11 @@ static int cumk_map_check_object(struct cumk_object *obj, u64 length)
 {
 	struct cumk_mc *mc;
 
-	if (obj->type == CUMC_OBJ_MEM)
-		return length == to_cumk_mem(obj)->length ? 0 : -EINVAL;
+	if (obj->type == CUMC_OBJ_MEM) {
+		if (length != to_cumk_mem(obj)->length)
+			return -EINVAL;
+		return cumk_mem_check(to_cumk_mem(obj));
+	}
 	mc = to_cumk_mc(obj);
 	if (length > mc->length)
 		return -EINVAL;
@@ -475,8 +482,10 @@ static int cumk_access_check(const struct cumc_access_desc *descs, u32 n)
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		if (!cumk_device_get(descs[i].device))
-			return -ENODEV;
+		struct cumk_device *dev = cumk_device_get(descs[i].device);
+
+		if (IS_ERR(dev))
+			return PTR_ERR(dev);
 		if (descs[i].access != CUMC_ACCESS_NONE &&
 		    descs[i].access != CUMC_ACCESS_READ &&
 		    descs[i].access != CUMC_ACCESS_READWRITE)
@@ -574,8 +583,9 @@ int cumk_va_ioctl_query(struct cumk_ucmd *ucmd)
 	if (cmd->flags & ~CUMC_VA_QUERY_RETAIN || cmd->__reserved ||
 	    cmd->__reserved2)
 		return -EOPNOTSUPP;
-	if (!cumk_device_get(cmd->device))
-		return -ENODEV;
+	ret = PTR_ERR_OR_ZERO(cumk_device_get(cmd->device));
+	if (ret)
+		return ret;
 	mmap_read_lock(current->mm);
 	vma = cumk_va_find(client, cmd->addr);
 	if (!vma) {

@@ -28,18 +28,22 @@ static vm_fault_t cumk_view_fault(struct vm_fault *vmf)
 	struct cumk_view *view = vma->vm_private_data;
 	struct cumk_mc *mc = view->mc;
 	unsigned long addr = vmf->address & PAGE_MASK;
-	struct page *page;
+	unsigned long pfn;
 	vm_fault_t ret;
+	int idx, err;
 
 	down_read(&mc->lock);
-	page = cumk_fabric_page(mc, view->slot, addr - vma->vm_start);
-	if (!page)
+	idx = srcu_read_lock(&cumk_device_srcu);
+	err = cumk_fabric_pfn(mc, view->slot, addr - vma->vm_start, &pfn);
+	/* Nothing bound there, or memory of a lost device. */
+	if (err == -ENOENT || err == -ENOLINK)
 		ret = VM_FAULT_SIGBUS;
-	else if (IS_ERR(page))
+	else if (err)
 		ret = VM_FAULT_OOM;
 	else
-		ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page),
+		ret = vmf_insert_pfn_prot(vma, addr, pfn,
 					  vm_get_page_prot(vma->vm_flags));
+	srcu_read_unlock(&cumk_device_srcu, idx);
 	up_read(&mc->lock);
 	return ret;
 }

@@ -106,6 +106,12 @@ void cumk_vm_zap(unsigned long pgoff, u64 length)
 			    length, 1);
 }
 
+/* Zap every PTE of every mapping of /dev/cumc, in every process. */
+void cumk_vm_zap_all(void)
+{
+	unmap_mapping_range(cumk_vm_inode->i_mapping, 0, 0, 1);
+}
+
 /* The request cumk_vm_map() is placing right now in this thread. */
 static struct cumk_vm_request *cumk_vm_pending(struct cumk_client *client)
 {

@@ -31,6 +31,9 @@ static CUresult libcumc_common_result(int err)
 		return CUDA_ERROR_NOT_PERMITTED;
 	case ETIMEDOUT:
 		return CUDA_ERROR_SYSTEM_NOT_READY;
+	case ENOLINK:
+		/* The device fell off the bus: what the real driver answers then. */
+		return CUDA_ERROR_UNKNOWN;
 	case ENOTTY:
 		/* A module older than this library lacks the command. */
 		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;

@@ -17,6 +17,7 @@
 #ifndef _CUMC_SELFTEST_H
 #define _CUMC_SELFTEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -81,6 +82,21 @@ static inline int st_query(int fd, struct cumc_query *q)
 }
 
 /* The number of devices, or -errno. */
+/* PCI devices the cumc driver has bound: its sysfs links named by address. */
+static inline long st_pci_devices(void)
+{
+	DIR *dir = opendir("/sys/bus/pci/drivers/cumc");
+	struct dirent *d;
+	long n = 0;
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		n += strchr(d->d_name, ':') != NULL;
+	closedir(dir);
+	return n;
+}
+
 static inline long st_num_devices(int fd)
 {
 	struct cumc_query q;

@@ -40,7 +40,9 @@ wait_ready() {
 	return 1
 }
 
+# System-memory devices, then the PCI devices the driver bound.
 num_devices=$(cat /sys/module/cumc/parameters/num_devices)
+num_devices=$((num_devices + $(ls /sys/bus/pci/drivers/cumc 2>/dev/null | grep -c :)))
 
 echo "TAP version 13"
 check "help" 0 "$ctl" --help

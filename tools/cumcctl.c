@@ -52,6 +52,7 @@ static const char *const event_names[] = {
 	[CUMC_CMD_UNBIND_NTF] = "unbind",
 	[CUMC_CMD_MC_DELETE_NTF] = "mc-delete",
 	[CUMC_CMD_TEAM_SETUP_REQ_NTF] = "team-setup-req",
+	[CUMC_CMD_DEVICE_LOST_NTF] = "device-lost",
 };
 
 static const char usage_text[] =
@@ -163,8 +164,10 @@ static void row_sep(void)
 static int dev_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
+	const char *backend;
 	const uint8_t *u;
 	char uuid[37];
+	bool lost;
 
 	(void)arg;
 	if (parse(msg, tb) || !tb[CUMC_A_DEV_UUID])
@@ -174,21 +177,26 @@ static int dev_cb(struct nl_msg *msg, void *arg)
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
 		 u[10], u[11], u[12], u[13], u[14], u[15]);
+	backend = tb[CUMC_A_DEV_BACKEND] ?
+		  nla_get_string(tb[CUMC_A_DEV_BACKEND]) : "system";
+	lost = tb[CUMC_A_DEV_LOST] != NULL;
 	row_sep();
 	if (json)
-		printf("{\"ordinal\": %u, \"uuid\": \"%s\", \"name\": \"%s\", \"pci_bus\": %u, \"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64 "}",
+		printf("{\"ordinal\": %u, \"uuid\": \"%s\", \"name\": \"%s\", \"pci_bus\": %u, \"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64 ", \"backend\": \"%s\", \"lost\": %s}",
 		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
 		       nla_get_string(tb[CUMC_A_DEV_NAME]),
 		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
 		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL),
-		       get_u64(tb, CUMC_A_DEV_MEM_FREE));
+		       get_u64(tb, CUMC_A_DEV_MEM_FREE), backend,
+		       lost ? "true" : "false");
 	else
-		printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "\n",
+		printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %s\n",
 		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
 		       nla_get_string(tb[CUMC_A_DEV_NAME]),
 		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
 		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL) >> 20,
-		       get_u64(tb, CUMC_A_DEV_MEM_FREE) >> 20);
+		       get_u64(tb, CUMC_A_DEV_MEM_FREE) >> 20, backend,
+		       lost ? "lost" : "ok");
 	return NL_OK;
 }
 
@@ -583,10 +591,10 @@ int main(int argc, char **argv)
 		return usage(usage_text, true);
 	if (!strcmp(argv[i], "dev"))
 		return is_help(argc - i - 1, argv + i + 1) ?
-		       usage("usage: cumcctl [-j] dev\nList devices: ordinal, UUID, name, PCI bus, memory total and free (MiB).\n", true) :
+		       usage("usage: cumcctl [-j] dev\nList devices: ordinal, UUID, name, PCI bus, memory total and free (MiB), backend (pci or system), state (ok or lost).\n", true) :
 		       argc - i - 1 ? usage(usage_text, false) :
 		       dump(CUMC_CMD_DEV_GET, dev_cb,
-			    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)\n");
+			    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)  BACKEND STATE\n");
 	if (!strcmp(argv[i], "obj"))
 		return is_help(argc - i - 1, argv + i + 1) ?
 		       usage("usage: cumcctl [-j] obj\nList multicast objects with their members and bindings.\n", true) :

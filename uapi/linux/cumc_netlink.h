@@ -23,7 +23,8 @@
  * the monitor group; sending one is refused with EOPNOTSUPP.
  *
  * DEV_GET     dump: one message per device: DEV_ORDINAL, DEV_UUID,
- *             DEV_NAME, DEV_PCI_BUS, DEV_MEM_TOTAL, DEV_MEM_FREE
+ *             DEV_NAME, DEV_PCI_BUS, DEV_MEM_TOTAL, DEV_MEM_FREE,
+ *             DEV_BACKEND, DEV_LOST (flag, once the device fell off the bus)
  * MC_GET      dump: one message per live multicast object: MC_ID,
  *             MC_TEAM_SIZE, MC_LENGTH, MC_STATE, MC_FM_PENDING (flag, set
  *             while an external fabric manager's answer is awaited), and a
@@ -43,7 +44,7 @@
  *             in which case the answer is dropped); EALREADY: answered
  *             already
  *
- * Events (all carry MC_ID):
+ * Events (all but DEVICE_LOST_NTF carry MC_ID):
  * MC_CREATE_NTF        a multicast object was created (+ TEAM_SIZE, LENGTH)
  * TEAM_READY_NTF       its team is set up: binds and maps may proceed
  * TEAM_FAILED_NTF      its team failed: binds and maps fail with EIO
@@ -53,6 +54,8 @@
  * TEAM_SETUP_REQ_NTF   external mode: the team is complete and asks the
  *                      fabric manager to set it up (+ FM_REQ_ID, TEAM_SIZE,
  *                      LENGTH); answer with FM_RESPOND
+ * DEVICE_LOST_NTF      a device fell off the bus (DEV_ORDINAL); its teams
+ *                      fail next (TEAM_FAILED_NTF)
  */
 enum cumc_nl_cmd {
 	CUMC_CMD_UNSPEC,
@@ -71,6 +74,7 @@ enum cumc_nl_cmd {
 	CUMC_CMD_UNBIND_NTF,
 	CUMC_CMD_MC_DELETE_NTF,
 	CUMC_CMD_TEAM_SETUP_REQ_NTF,
+	CUMC_CMD_DEVICE_LOST_NTF,
 
 	__CUMC_CMD_MAX,
 	CUMC_CMD_MAX = __CUMC_CMD_MAX - 1
@@ -107,6 +111,8 @@ enum cumc_nl_attr {
 	CUMC_A_FM_TIMEOUT_MS,		/* u32, 1 to 3600000 */
 	CUMC_A_FM_REQ_ID,		/* u32 */
 	CUMC_A_FM_RESULT,		/* u32, enum cumc_fm_result */
+	CUMC_A_DEV_BACKEND,		/* string: "pci" or "system" */
+	CUMC_A_DEV_LOST,		/* flag: the device fell off the bus */
 
 	__CUMC_A_MAX,
 	CUMC_A_MAX = __CUMC_A_MAX - 1

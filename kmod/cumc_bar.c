@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device memory in a PCI BAR: the backend of cumc's PCI devices.
+ *
+ * The memory has a fixed capacity and an allocator over it. Free memory is
+ * a range map of runs, by device offset, merged with their neighbours when
+ * memory comes back. An allocation takes the first run large enough for
+ * it; when fragmentation leaves none, it takes runs in address order until
+ * it has enough, as a GPU's page tables map discontiguous memory into one
+ * allocation. Capacity is charged before the allocator is asked, so the
+ * allocator never runs out.
+ *
+ * Processes map the BAR's page frames themselves (PFN mappings, see
+ * Documentation/devices.md for why not ZONE_DEVICE pages). A page is zeroed
+ * on its first touch, through the kernel's mapping of the BAR, so that no
+ * allocation shows what an earlier one left and untouched memory stays
+ * untouched in the host's sparse file.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "cumc_internal.h"
+
+/**
+ * struct cumk_bar - a device whose memory is a BAR
+ * @dev: the device
+ * @mem_phys: the physical address of device memory's first byte
+ * @mem_vaddr: the kernel's mapping of it, valid until the device is lost
+ * @alloc_lock: protects @free; taken after a multicast object's lock (a
+ *              binding's release may free the last reference to memory)
+ * @free: free runs, struct cumk_bar_run by device offset
+ */
+struct cumk_bar {
+	struct cumk_device dev;
+	phys_addr_t mem_phys;
+	void *mem_vaddr;
+	struct mutex alloc_lock; /* protects free */
+	struct cumk_range_map free;
+};
+
+struct cumk_bar_run {
+	struct cumk_range range;
+};
+
+static struct cumk_bar *to_cumk_bar(struct cumk_device *dev)
+{
+	return container_of(dev, struct cumk_bar, dev);
+}
+
+static struct cumk_bar_run *cumk_bar_run_of(struct cumk_range *r)
+{
+	return r ? container_of(r, struct cumk_bar_run, range) : NULL;
+}
+
+static u64 cumk_run_length(struct cumk_bar_run *run)
+{
+	return run->range.last - run->range.start + 1;
+}
+
+/* Every run, in address order. */
+#define cumk_bar_for_each_run(run, bar)					\
+	for ((run) = cumk_bar_run_of(cumk_range_first(&(bar)->free, 0,	\
+						      U64_MAX));	\
+	     (run);							\
+	     (run) = cumk_bar_run_of(cumk_range_next(&(run)->range, 0,	\
+						     U64_MAX)))
+
+/* How many runs, in address order, it takes to hold @length bytes. */
+static unsigned int cumk_bar_runs_needed(struct cumk_bar *bar, u64 length)
+{
+	struct cumk_bar_run *run;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&bar->alloc_lock);
+	cumk_bar_for_each_run(run, bar) {
+		if (cumk_run_length(run) >= length)
+			return 1;
+	}
+	cumk_bar_for_each_run(run, bar) {
+		n++;
+		if (cumk_run_length(run) >= length)
+			break;
+		length -= cumk_run_length(run);
+	}
+	return n;
+}
+
+/* Take up to @want bytes from the start of @run. */
+static u64 cumk_bar_take(struct cumk_bar *bar, struct cumk_bar_run *run,
+			 u64 want, u64 *dev_offset)
+{
+	u64 start = run->range.start, length = cumk_run_length(run);
+
+	*dev_offset = start;
+	cumk_range_remove(&bar->free, &run->range);
+	if (want >= length) {
+		kfree(run);
+		return length;
+	}
+	/* What is left of the run cannot overlap anything: it was free. */
+	WARN_ON(cumk_range_insert(&bar->free, &run->range, start + want,
+				  length - want));
+	return want;
+}
+
+static struct cumk_bar_run *cumk_bar_first_fit(struct cumk_bar *bar,
+					       u64 length)
+{
+	struct cumk_bar_run *run;
+
+	cumk_bar_for_each_run(run, bar) {
+		if (cumk_run_length(run) >= length)
+			return run;
+	}
+	return cumk_bar_run_of(cumk_range_first(&bar->free, 0, U64_MAX));
+}
+
+static int cumk_bar_mem_alloc(struct cumk_mem *mem)
+{
+	struct cumk_bar *bar = to_cumk_bar(mem->dev);
+	struct cumk_extent *ext;
+	u64 placed = 0;
+	unsigned int n;
+
+	mutex_lock(&bar->alloc_lock);
+	n = cumk_bar_runs_needed(bar, mem->length);
+	mem->extents = kvcalloc(n, sizeof(*mem->extents), CUMC_GFP);
+	if (!mem->extents) {
+		mutex_unlock(&bar->alloc_lock);
+		return -ENOMEM;
+	}
+	for (ext = mem->extents; placed < mem->length; ext++) {
+		struct cumk_bar_run *run = cumk_bar_first_fit(bar,
+						mem->length - placed);
+
+		ext->mem_offset = placed;
+		ext->length = cumk_bar_take(bar, run, mem->length - placed,
+					    &ext->dev_offset);
+		placed += ext->length;
+	}
+	mem->nr_extents = ext - mem->extents;
+	mutex_unlock(&bar->alloc_lock);
+	return 0;
+}
+
+/* Give [@start, @start + @length) back, merged with the runs beside it. */
+static void cumk_bar_give_back(struct cumk_bar *bar, u64 start, u64 length)
+{
+	struct cumk_bar_run *prev = NULL, *next, *run;
+
+	lockdep_assert_held(&bar->alloc_lock);
+	if (start)
+		prev = cumk_bar_run_of(cumk_range_find(&bar->free, start - 1));
+	next = cumk_bar_run_of(cumk_range_find(&bar->free, start + length));
+	if (prev) {
+		cumk_range_remove(&bar->free, &prev->range);
+		length += start - prev->range.start;
+		start = prev->range.start;
+	}
+	if (next) {
+		cumk_range_remove(&bar->free, &next->range);
+		length += cumk_run_length(next);
+	}
+	run = prev ?: next;
+	if (prev && next)
+		kfree(next);
+	/* Memory coming back cannot be refused: a small, rare allocation. */
+	if (!run)
+		run = kmalloc(sizeof(*run), GFP_KERNEL | __GFP_NOFAIL);
+	WARN_ON(cumk_range_insert(&bar->free, &run->range, start, length));
+}
+
+static void cumk_bar_mem_free(struct cumk_mem *mem)
+{
+	struct cumk_bar *bar = to_cumk_bar(mem->dev);
+	unsigned long index;
+	unsigned int i;
+	void *entry;
+
+	mutex_lock(&bar->alloc_lock);
+	for (i = 0; i < mem->nr_extents; i++)
+		cumk_bar_give_back(bar, mem->extents[i].dev_offset,
+				   mem->extents[i].length);
+	mutex_unlock(&bar->alloc_lock);
+	kvfree(mem->extents);
+	mem->extents = NULL;
+	mem->nr_extents = 0;
+	xa_for_each(&mem->pages, index, entry)
+		atomic_long_dec(&cumk_live_pages);
+	xa_destroy(&mem->pages);
+}
+
+/* The device offset of byte @offset of @mem. */
+static u64 cumk_bar_dev_offset(struct cumk_mem *mem, u64 offset)
+{
+	unsigned int lo = 0, hi = mem->nr_extents;
+
+	while (hi - lo > 1) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (mem->extents[mid].mem_offset <= offset)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return mem->extents[lo].dev_offset + offset - mem->extents[lo].mem_offset;
+}
+
+static int cumk_bar_mem_pfn(struct cumk_mem *mem, pgoff_t index,
+			    unsigned long *pfn)
+{
+	struct cumk_bar *bar = to_cumk_bar(mem->dev);
+	u64 dev_offset = cumk_bar_dev_offset(mem, (u64)index << PAGE_SHIFT);
+	int ret = 0;
+
+	if (!xa_load(&mem->pages, index)) {
+		mutex_lock(&mem->touch_lock);
+		if (!xa_load(&mem->pages, index)) {
+			memset(bar->mem_vaddr + dev_offset, 0, PAGE_SIZE);
+			ret = xa_err(xa_store(&mem->pages, index, xa_mk_value(0),
+					      GFP_KERNEL_ACCOUNT));
+			if (!ret)
+				atomic_long_inc(&cumk_live_pages);
+		}
+		mutex_unlock(&mem->touch_lock);
+	}
+	*pfn = PHYS_PFN(bar->mem_phys + dev_offset);
+	return ret;
+}
+
+static void cumk_bar_release(struct cumk_device *dev)
+{
+	struct cumk_bar *bar = to_cumk_bar(dev);
+	struct cumk_bar_run *run, *next;
+
+	for (run = cumk_bar_run_of(cumk_range_first(&bar->free, 0, U64_MAX));
+	     run; run = next) {
+		next = cumk_bar_run_of(cumk_range_next(&run->range, 0, U64_MAX));
+		cumk_range_remove(&bar->free, &run->range);
+		kfree(run);
+	}
+	kfree(bar);
+}
+
+static const struct cumk_backend_ops cumk_bar_ops = {
+	.name = "pci",
+	.mem_alloc = cumk_bar_mem_alloc,
+	.mem_free = cumk_bar_mem_free,
+	.mem_pfn = cumk_bar_mem_pfn,
+	.release = cumk_bar_release,
+};
+
+/*
+ * A device whose @mem_size bytes of memory start at @phys, mapped at
+ * @vaddr; its capacity is rounded down to the granularity. The caller
+ * fills in its identity and adds it.
+ */
+struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
+				    u64 mem_offset, u64 mem_size)
+{
+	u64 granularity = cumk_device_granularity();
+	u64 skip = round_up(mem_offset, granularity) - mem_offset;
+	struct cumk_bar_run *run;
+	struct cumk_bar *bar;
+
+	if (mem_size <= skip || mem_size - skip < granularity)
+		return ERR_PTR(-EINVAL);
+	bar = kzalloc(sizeof(*bar), GFP_KERNEL);
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!bar || !run) {
+		kfree(run);
+		kfree(bar);
+		return ERR_PTR(-ENOMEM);
+	}
+	cumk_device_init(&bar->dev, &cumk_bar_ops);
+	/* Allocations are granularity-aligned in the BAR, as on a GPU. */
+	bar->mem_phys = phys + skip;
+	bar->mem_vaddr = vaddr + skip;
+	bar->dev.mem_total = round_down(mem_size - skip, granularity);
+	mutex_init(&bar->alloc_lock);
+	cumk_range_map_init(&bar->free);
+	cumk_range_insert(&bar->free, &run->range, 0, bar->dev.mem_total);
+	return &bar->dev;
+}

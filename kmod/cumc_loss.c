@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A device falling off the bus (its PCI device removed: QEMU's device_del,
+ * a sysfs remove or unbind), in the order that keeps every holder safe:
+ *
+ * 1. The device is marked lost: calls naming it fail with ENOLINK, and no
+ *    fault of its memory is still inserting a PTE.
+ * 2. Every PTE of /dev/cumc is zapped, in every process. Memory of other
+ *    devices faults back in on its next touch; memory of this one gets
+ *    SIGBUS, as a process touching a GPU that fell off the bus does.
+ * 3. Its allocations give their memory back now: the device's capacity,
+ *    and the pages and bookkeeping charged to memory cgroups. The objects
+ *    stay, empty, until their holders release them.
+ * 4. Every multicast team with a member on it fails: waiters wake, later
+ *    binds and maps fail with EIO, the control plane hears TEAM_FAILED.
+ *
+ * The device keeps its ordinal until the module is unloaded. Nothing here
+ * waits on userspace, so a loss completes whatever processes are doing.
+ */
+#include "cumc_internal.h"
+
+void cumk_loss_handle(struct cumk_device *dev)
+{
+	cumk_device_mark_lost(dev);
+	cumk_vm_zap_all();
+	cumk_mem_lose_device(dev);
+	cumk_notify_device_lost(dev->ordinal);
+	cumk_mc_lose_device(dev);
+}
