@@ -5,8 +5,9 @@
 # make demo       the demo: a multicast all-reduce against a ring in the VM,
 #                 report and plot in build/demo/
 # make check      build, run the host unit tests, then the selftests inside
-#                 the VM, then on the debug kernel (CHECK_DEBUG=0: not);
-#                 ends with 'N passed, N failed'; the VM also runs the
+#                 the VM on PCI devices and again on system-memory ones,
+#                 then on the debug kernel (CHECK_DEBUG=0: not); ends with
+#                 'N passed, N failed'; the system-memory VM also runs the
 #                 old tests of COMPAT_REV (the compat lane)
 # make compat-check  the compat lane alone: the tests of COMPAT_REV, built
 #                 from its sources, against the current module and libcumc
@@ -51,7 +52,9 @@ CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
-SELFTESTS := $(patsubst selftests/%.c,%,$(wildcard selftests/*.c))
+# The GPU-loss tests lose GPUs for good: they run last in their VM.
+SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard selftests/*.c)))
+UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug
 KSFT_DIR := $(O)/kselftest
 KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 LINUX_SOURCE = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
@@ -89,7 +92,7 @@ $(O)/libcumc.pc: lib/libcumc.pc.in | $(O)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
 
 tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
-	$(SELFTESTS:%=$(O)/selftests/%) vm-run-test-module
+	$(SELFTESTS:%=$(O)/selftests/%) $(UNPLUG_TESTS) vm-run-test-module
 
 # Linked statically: unit tests reach the library's internal functions too.
 $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
@@ -116,14 +119,18 @@ vm-run-test-module:
 $(O) $(O)/lib $(O)/tests $(O)/selftests:
 	mkdir -p $@
 
-# The debug lane (see check-debug) ends make check unless CHECK_DEBUG=0:
-# it adds 4-14 minutes, and about 35 more the first time, when
-# scripts/debug-kernel builds the kernel.
+# make check's VMs: the suite on PCI devices (scripts/vm-run's default),
+# ending with the GPU-loss tests, which lose GPUs for the rest of the boot;
+# the suite again on the system-memory backend (--gpus 0), with the compat
+# lane; and the debug lane (see check-debug) unless CHECK_DEBUG=0: it adds
+# 4-14 minutes, and about 5 more the first time, when scripts/debug-kernel
+# builds the kernel.
 CHECK_DEBUG ?= 1
 VM_TESTS = $(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)
 # The compat lane: the selftests and VM library tests of COMPAT_REV, built
 # from its own sources by scripts/compat-build into $(O)/compat, run in make
-# check's VM against the current module and libcumc. COMPAT_REV is the last
+# check's system-memory VM (they predate PCI devices: they count devices by
+# num_devices) against the current module and libcumc. COMPAT_REV is the last
 # commit before the module and library were restructured (files split,
 # functions renamed, the UAPI extended size-first): binaries built from it
 # must keep working. It needs the history: not a shallow clone.
@@ -140,11 +147,12 @@ check:
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh" \
-		--vm "$(VM_TESTS) $(COMPAT_VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
+		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
-			scripts/tests/test-modprobe-conf.sh" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS)")
+			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
+		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)")
 
 # The compat lane alone: its build, then one VM running only its programs.
 compat-build: lib $(KSFT_HEADERS)
@@ -153,16 +161,17 @@ compat-build: lib $(KSFT_HEADERS)
 compat-check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory kmod compat-build
-	@scripts/run-tests --vm "$(COMPAT_VM_TESTS)"
+	@scripts/run-tests --vm-args "--gpus 0" --vm "$(COMPAT_VM_TESTS)"
 
 .PHONY: compat-build compat-check
 
 # Benchmarks (bench/): figures, never a pass or fail. The data path runs
 # natively too; everything that needs the module runs in one VM boot, with
-# 72 devices (an NVL72 rack, for the team sizes) of 2 TiB each (lazily
-# backed: room for a 1 TiB multicast object); see Documentation/performance.md.
-BENCHES := bench_va bench_multimem bench_control bench_scaling
-BENCH_VM_PARAMS := num_devices=72 mem_size_mib=2097152
+# 72 PCI GPUs of 80 GiB (an NVL72 rack, for the team sizes) and 8 devices
+# backed by system memory after them, which bench_backend compares with the
+# PCI ones; see Documentation/performance.md.
+BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
+BENCH_VM_PARAMS := --gpus 72 num_devices=8
 # Under TCG, glibc's memcpy above a few KiB is rep movsb, which the emulator
 # runs about ten times slower than the vector loop below it: keep the loop,
 # for our stores and the memcpy baseline alike.
@@ -175,7 +184,9 @@ bench: $(BENCHES:%=$(O)/bench/%)
 		$(O)/bench/bench_scaling --json $(O)/bench/bench_scaling.json && \
 		env $(TCG_MEMCPY) $(O)/bench/bench_multimem --device-only \
 			--quick --max-bytes 4194304 \
-			--json $(O)/bench/bench_multimem-vm.json'
+			--json $(O)/bench/bench_multimem-vm.json && \
+		env $(TCG_MEMCPY) $(O)/bench/bench_backend \
+			--json $(O)/bench/bench_backend.json'
 	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.
@@ -220,7 +231,9 @@ $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h |
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
-$(O)/selftests/cumc_netlink: selftests/cumc_netlink.c $(SELFTEST_HEADERS) \
+$(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug: \
+		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
+		lib/tests/unplug.h $(SELFTEST_HEADERS) \
 		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
 		uapi/linux/cumc_netlink.h | $(O)/selftests
 	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -Itools -o $@ \
@@ -275,7 +288,7 @@ check-debug:
 	@dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
 	CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
-		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS)"
+		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)"
 
 .PHONY: fuzz check-debug kmod-debug
 

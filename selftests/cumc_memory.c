@@ -805,6 +805,58 @@ TEST_F(mem, capacity_exhausted_and_returned)
 	EXPECT_UNCHANGED(before);
 }
 
+/*
+ * Memory freed in holes is allocated again, whatever the fragmentation: an
+ * allocation larger than any hole spans several (on a PCI device, runs of
+ * its BAR), reads zeros, and keeps every byte written across the holes'
+ * boundaries. Only when the capacity is gone does a call fail.
+ */
+TEST_F(mem, fragmented_memory_allocated_across_holes)
+{
+	__u64 chunk, h[8], big, addr;
+	long long free0;
+	volatile unsigned char *p;
+	size_t i;
+
+	free0 = st_mem_free(self->fd, 0);
+	ASSERT_LT(0, free0);
+	chunk = free0 / 8 / self->gran * self->gran;
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, chunk, &h[i]));
+	/* Four holes of one chunk, none next to another. */
+	for (i = 0; i < 8; i += 2)
+		ASSERT_EQ(0, st_release(self->fd, h[i]));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 3 * chunk, &big));
+	EXPECT_EQ(free0 - 7 * chunk, st_mem_free(self->fd, 0));
+
+	ASSERT_EQ(0, st_map_new(self->fd, big, 3 * chunk, 0,
+				CUMC_ACCESS_READWRITE, &addr));
+	p = (volatile unsigned char *)(uintptr_t)addr;
+	for (i = 1; i <= 2; i++) {
+		EXPECT_EQ(0, p[i * chunk - 1]);
+		EXPECT_EQ(0, p[i * chunk]);
+		p[i * chunk - 1] = 0xa0 + i;
+		p[i * chunk] = 0xb0 + i;
+	}
+	for (i = 1; i <= 2; i++) {
+		EXPECT_EQ(0xa0 + i, p[i * chunk - 1]);
+		EXPECT_EQ(0xb0 + i, p[i * chunk]);
+	}
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, 3 * chunk));
+
+	/* The last hole and what was never handed out, then no more. */
+	EXPECT_EQ(-ENOSPC, st_mem_create(self->fd, 0, 0,
+					 free0 - 7 * chunk + self->gran, &h[0]));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, free0 - 7 * chunk, &h[0]));
+	EXPECT_EQ(0, st_mem_free(self->fd, 0));
+
+	EXPECT_EQ(0, st_release(self->fd, h[0]));
+	EXPECT_EQ(0, st_release(self->fd, big));
+	for (i = 1; i < 8; i += 2)
+		EXPECT_EQ(0, st_release(self->fd, h[i]));
+	EXPECT_EQ(free0, st_mem_free(self->fd, 0));
+}
+
 /* Several thousand handles in one client, then all of them released. */
 TEST_F(mem, handle_table_growth)
 {

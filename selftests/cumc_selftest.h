@@ -97,6 +97,17 @@ static inline long st_pci_devices(void)
 	return n;
 }
 
+/* Whether the device @info describes is a PCI device the driver bound. */
+static inline bool st_info_is_pci(const struct cumc_device_info *info)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path),
+		 "/sys/bus/pci/drivers/cumc/%04x:%02x:%02x.0", info->pci_domain,
+		 info->pci_bus, info->pci_device);
+	return access(path, F_OK) == 0;
+}
+
 static inline long st_num_devices(int fd)
 {
 	struct cumc_query q;
