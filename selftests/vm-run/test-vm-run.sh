@@ -20,7 +20,7 @@ check() {
 }
 
 echo "TAP version 13"
-tap_plan 9
+tap_plan 10
 
 out=$("$vm_run" -- cat /proc/modules 2>&1)
 check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
@@ -42,13 +42,13 @@ check "a kernel warning fails the run" 120 $?
 "$vm_run" -- sh -c 'sleep 60 </dev/cumc & sleep 0.2' >/dev/null 2>&1
 check "a module that cannot be unloaded fails the run" 120 $?
 
-"$vm_run" num_devices=0 -- true >/dev/null 2>&1
+"$vm_run" num_devices=129 -- true >/dev/null 2>&1
 check "a module that refuses its parameters fails the run" 125 $?
 
-# The GPUs: ivshmem-plain devices (1af4:1110). Without the module for now:
-# kmod/ is becoming their driver. Prints the GPUs whose BAR 2 is assigned,
-# then the first 8 bytes of the first one's BAR, the header's magic
-# "cumc-gpu" read as a little-endian u64.
+# The GPUs: ivshmem-plain devices (1af4:1110), first as vm-run makes them,
+# without the module (whose driver would keep /dev/mem off the BAR):
+# prints the GPUs whose BAR 2 is assigned, then the first 8 bytes of the
+# first one's BAR, the identity's magic "cumc-gpu" as a little-endian u64.
 # shellcheck disable=SC2016 # expanded in the guest
 gpus='n=0 magic=
 for d in /sys/bus/pci/devices/*; do
@@ -63,18 +63,22 @@ out=$("$vm_run" --no-module --gpus 2 -- bash -c "$gpus" 2>&1)
 check "--gpus 2: two GPUs, BARs assigned, header in place" \
 	"gpus 2 0x7570672D636D7563" "$(grep '^gpus ' <<<"$out")"
 
+out=$("$vm_run" --gpus 2 -- bash -c 'ls /sys/bus/pci/drivers/cumc | grep -c :' 2>&1)
+check "--gpus 2: the module's driver binds both" 2 "$(grep -v '^\[' <<<"$out" | tail -n 1)"
+
 out=$("$vm_run" --no-module --gpus 0 -- bash -c "$gpus; echo \"control \${CUMC_VM_CONTROL:-none}\"" 2>&1)
 check "--gpus 0: no GPU, no control channel" \
 	"gpus 0 control none" "$(grep -E '^(gpus|control) ' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
 
-# An unplug through the control channel: the device goes; asking again, or
-# for a device that is not a GPU, is an error.
+# An unplug through the control channel: the device goes (the driver's
+# remove() runs: the GPU is lost); asking again, or for a device that is
+# not a GPU, is an error.
 # shellcheck disable=SC2016 # expanded in the guest
 unplug='dev=/sys/bus/pci/devices/0000:00:11.0
 scripts/vm-unplug 0000:00:11.0 && [ ! -e $dev ] && echo unplugged
 scripts/vm-unplug 0000:00:11.0 2>/dev/null || echo again refused
 scripts/vm-unplug 0000:00:02.0 2>/dev/null || echo virtio refused'
-out=$(cd "$repo" && "$vm_run" --no-module --gpus 2 -- bash -c "$unplug" 2>&1)
+out=$(cd "$repo" && "$vm_run" --gpus 2 -- bash -c "$unplug" 2>&1)
 check "scripts/vm-unplug removes a GPU, once, and only a GPU" \
 	"unplugged again refused virtio refused" \
 	"$(grep -E '^(unplugged|again|virtio)' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
