@@ -78,4 +78,18 @@ static inline struct stats null_syscall(void)
 	return stats_of(samples, CALLS);
 }
 
+/*
+ * A benchmark's JSON records, one per line, into bench_json once its main()
+ * has opened it: JSON("\"part\": \"%s\", ...", ...) names the table each
+ * record belongs to.
+ */
+static FILE *bench_json __attribute__((unused));
+static const char *bench_json_sep __attribute__((unused)) = "";
+
+#define JSON(fmt, ...) do {						\
+	fprintf(bench_json, "%s\n    { " fmt " }", bench_json_sep,	\
+		__VA_ARGS__);						\
+	bench_json_sep = ",";						\
+} while (0)
+
 #endif /* CUMC_BENCH_H */

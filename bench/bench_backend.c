@@ -49,13 +49,6 @@ static const struct { const char *name; size_t bytes; } sizes[] = {
 #define NUM_SIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 static struct stats null;
-static FILE *json;
-static const char *json_sep = "";
-
-#define JSON(fmt, ...) do {						\
-	fprintf(json, "%s\n    { " fmt " }", json_sep, __VA_ARGS__);	\
-	json_sep = ",";							\
-} while (0)
 
 /* Whether @dev is a PCI device the cumc driver bound. */
 static bool is_pci(CUdevice dev)
@@ -311,8 +304,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_backend: needs a PCI device and a system-memory one (scripts/vm-run --gpus N num_devices=M)\n");
 		return 2;
 	}
-	json = fopen(json_path, "w");
-	if (!json) {
+	bench_json = fopen(json_path, "w");
+	if (!bench_json) {
 		perror(json_path);
 		return 1;
 	}
@@ -320,13 +313,13 @@ int main(int argc, char **argv)
 	printf("bench_backend: device %d (%s) against device %d (%s); null "
 	       "call %.0f ns\n\n", devs[PCI], backend_names[PCI], devs[SYSTEM],
 	       backend_names[SYSTEM], null.median_ns);
-	fprintf(json, "{ \"null_ns\": %.0f, \"pci_device\": %d, "
+	fprintf(bench_json, "{ \"null_ns\": %.0f, \"pci_device\": %d, "
 		"\"system_device\": %d, \"results\": [", null.median_ns,
 		devs[PCI], devs[SYSTEM]);
 	part_control(devs);
 	part_touch(devs);
 	part_data(devs);
-	fprintf(json, "\n] }\n");
-	fclose(json);
+	fprintf(bench_json, "\n] }\n");
+	fclose(bench_json);
 	return 0;
 }

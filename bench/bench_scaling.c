@@ -32,14 +32,6 @@
 #define MANY_MAX 4096
 
 static struct stats null;
-static FILE *json;
-static const char *json_sep = "";
-
-/* One JSON record per line: "part" names the table it belongs to. */
-#define JSON(fmt, ...) do {						\
-	fprintf(json, "%s\n    { " fmt " }", json_sep, __VA_ARGS__);	\
-	json_sep = ",";							\
-} while (0)
 
 static double xnull(double ns)
 {
@@ -565,8 +557,8 @@ int main(int argc, char **argv)
 	for (i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "--json"))
 			path = argv[i + 1];
-	json = fopen(path, "w");
-	if (!json) {
+	bench_json = fopen(path, "w");
+	if (!bench_json) {
 		perror(path);
 		return 1;
 	}
@@ -575,7 +567,7 @@ int main(int argc, char **argv)
 	null = null_syscall();
 	printf("bench_scaling: %d devices; null syscall (getppid) median %.0f ns\n",
 	       devices, null.median_ns);
-	fprintf(json, "{\n  \"devices\": %d,\n  \"null_syscall_ns\": %.1f,\n"
+	fprintf(bench_json, "{\n  \"devices\": %d,\n  \"null_syscall_ns\": %.1f,\n"
 		"  \"results\": [", devices, null.median_ns);
 	if (wanted(argc, argv, "teams"))
 		part_teams(devices);
@@ -587,8 +579,8 @@ int main(int argc, char **argv)
 		part_procs();
 	if (wanted(argc, argv, "memory"))
 		part_memory();
-	fprintf(json, "\n  ]\n}\n");
-	if (fclose(json)) {
+	fprintf(bench_json, "\n  ]\n}\n");
+	if (fclose(bench_json)) {
 		perror(path);
 		return 1;
 	}
