@@ -275,6 +275,9 @@ fuzz: all
 # lockdep under TCG take several times longer, so they are multiplied.
 DEBUG_KMOD := $(O)/kmod-debug
 DEBUG_KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/Kbuild
+# The VM runner's planted-fault modules, for its test on the debug kernel.
+DEBUG_VMRUN_SRCS := $(filter-out %.mod.c,$(wildcard selftests/vm-run/*.c)) \
+	selftests/vm-run/Kbuild
 kmod-debug:
 	@test -n "$(DEBUG_KDIR)" || { echo "kmod-debug: set DEBUG_KDIR (scripts/debug-kernel's DIR/build)"; exit 1; }
 	mkdir -p $(DEBUG_KMOD)/kmod
@@ -282,6 +285,10 @@ kmod-debug:
 	ln -s $(DEBUG_KMOD_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/kmod/
 	ln -sfn $(CURDIR)/uapi $(DEBUG_KMOD)/uapi
 	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod modules
+	mkdir -p $(DEBUG_KMOD)/vm-run
+	find $(DEBUG_KMOD)/vm-run -maxdepth 1 -type l -delete
+	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/vm-run modules
 
 check-debug:
 	@scripts/deps

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A module that allocates memory when loaded and forgets it, so that
+ * test-vm-run.sh can show scripts/vm-run failing a run on the report
+ * kmemleak makes of it on a debug kernel.
+ */
+#include <linux/compiler.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+static int __init cumc_leak_init(void)
+{
+	void *p = kmalloc(64, GFP_KERNEL);
+
+	/* Kept from the compiler, which would drop an allocation never used. */
+	OPTIMIZER_HIDE_VAR(p);
+	pr_info("cumc_leak: %s 64 bytes on purpose\n", p ? "leaking" : "could not leak");
+	return 0;
+}
+
+static void __exit cumc_leak_exit(void)
+{
+}
+
+module_init(cumc_leak_init);
+module_exit(cumc_leak_exit);
+
+MODULE_DESCRIPTION("cumc test: a memory leak for the VM runner's own test");
+MODULE_LICENSE("GPL");
