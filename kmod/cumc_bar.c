@@ -53,35 +53,37 @@ static struct cumk_bar_run *cumk_bar_run_of(struct cumk_range *r)
 	return r ? container_of(r, struct cumk_bar_run, range) : NULL;
 }
 
-static u64 cumk_run_length(struct cumk_bar_run *run)
+/* Bytes of a run (ranges keep their last byte, not their length). */
+static u64 cumk_run_length(const struct cumk_range *r)
 {
-	return run->range.last - run->range.start + 1;
+	return r->last - r->start + 1;
 }
 
-/* Every run, in address order. */
-#define cumk_bar_for_each_run(run, bar)					\
-	for ((run) = cumk_bar_run_of(cumk_range_first(&(bar)->free, 0,	\
-						      U64_MAX));	\
-	     (run);							\
-	     (run) = cumk_bar_run_of(cumk_range_next(&(run)->range, 0,	\
-						     U64_MAX)))
-
-/* How many runs, in address order, it takes to hold @length bytes. */
-static unsigned int cumk_bar_runs_needed(struct cumk_bar *bar, u64 length)
+/* The first run, in address order, of at least @length bytes; or NULL. */
+static struct cumk_bar_run *cumk_bar_fit(struct cumk_bar *bar, u64 length)
 {
-	struct cumk_bar_run *run;
-	unsigned int n = 0;
+	struct cumk_range *r;
 
 	lockdep_assert_held(&bar->alloc_lock);
-	cumk_bar_for_each_run(run, bar) {
-		if (cumk_run_length(run) >= length)
-			return 1;
-	}
-	cumk_bar_for_each_run(run, bar) {
+	cumk_range_for_each(r, &bar->free, 0, U64_MAX)
+		if (cumk_run_length(r) >= length)
+			return cumk_bar_run_of(r);
+	return NULL;
+}
+
+/* How many runs it takes to hold @length bytes: one that fits, or gathered. */
+static unsigned int cumk_bar_runs_needed(struct cumk_bar *bar, u64 length)
+{
+	struct cumk_range *r;
+	unsigned int n = 0;
+
+	if (cumk_bar_fit(bar, length))
+		return 1;
+	cumk_range_for_each(r, &bar->free, 0, U64_MAX) {
 		n++;
-		if (cumk_run_length(run) >= length)
+		if (cumk_run_length(r) >= length)
 			break;
-		length -= cumk_run_length(run);
+		length -= cumk_run_length(r);
 	}
 	return n;
 }
@@ -90,7 +92,7 @@ static unsigned int cumk_bar_runs_needed(struct cumk_bar *bar, u64 length)
 static u64 cumk_bar_take(struct cumk_bar *bar, struct cumk_bar_run *run,
 			 u64 want, u64 *dev_offset)
 {
-	u64 start = run->range.start, length = cumk_run_length(run);
+	u64 start = run->range.start, length = cumk_run_length(&run->range);
 
 	*dev_offset = start;
 	cumk_range_remove(&bar->free, &run->range);
@@ -104,16 +106,11 @@ static u64 cumk_bar_take(struct cumk_bar *bar, struct cumk_bar_run *run,
 	return want;
 }
 
-static struct cumk_bar_run *cumk_bar_first_fit(struct cumk_bar *bar,
-					       u64 length)
+/* Where the next part of an allocation goes: a run that fits, else the first. */
+static struct cumk_bar_run *cumk_bar_next_run(struct cumk_bar *bar, u64 length)
 {
-	struct cumk_bar_run *run;
-
-	cumk_bar_for_each_run(run, bar) {
-		if (cumk_run_length(run) >= length)
-			return run;
-	}
-	return cumk_bar_run_of(cumk_range_first(&bar->free, 0, U64_MAX));
+	return cumk_bar_fit(bar, length) ?:
+	       cumk_bar_run_of(cumk_range_first(&bar->free, 0, U64_MAX));
 }
 
 static int cumk_bar_mem_alloc(struct cumk_mem *mem)
@@ -131,7 +128,7 @@ static int cumk_bar_mem_alloc(struct cumk_mem *mem)
 		return -ENOMEM;
 	}
 	for (ext = mem->extents; placed < mem->length; ext++) {
-		struct cumk_bar_run *run = cumk_bar_first_fit(bar,
+		struct cumk_bar_run *run = cumk_bar_next_run(bar,
 						mem->length - placed);
 
 		ext->mem_offset = placed;
@@ -160,7 +157,7 @@ static void cumk_bar_give_back(struct cumk_bar *bar, u64 start, u64 length)
 	}
 	if (next) {
 		cumk_range_remove(&bar->free, &next->range);
-		length += cumk_run_length(next);
+		length += cumk_run_length(&next->range);
 	}
 	run = prev ?: next;
 	if (prev && next)
@@ -229,17 +226,16 @@ static int cumk_bar_mem_pfn(struct cumk_mem *mem, pgoff_t index,
 	return ret;
 }
 
+static void cumk_bar_free_run(struct cumk_range *r, void *data)
+{
+	kfree(cumk_bar_run_of(r));
+}
+
 static void cumk_bar_release(struct cumk_device *dev)
 {
 	struct cumk_bar *bar = to_cumk_bar(dev);
-	struct cumk_bar_run *run, *next;
 
-	for (run = cumk_bar_run_of(cumk_range_first(&bar->free, 0, U64_MAX));
-	     run; run = next) {
-		next = cumk_bar_run_of(cumk_range_next(&run->range, 0, U64_MAX));
-		cumk_range_remove(&bar->free, &run->range);
-		kfree(run);
-	}
+	cumk_range_map_destroy(&bar->free, cumk_bar_free_run, NULL);
 	kfree(bar);
 }
 
@@ -253,8 +249,10 @@ static const struct cumk_backend_ops cumk_bar_ops = {
 
 /*
  * A device whose @mem_size bytes of memory start at @phys, mapped at
- * @vaddr; its capacity is rounded down to the granularity. The caller
- * fills in its identity and adds it.
+ * @vaddr, @mem_offset into its BAR; its capacity is what is left once the
+ * start is aligned to the granularity, rounded down to it. The caller has
+ * checked that this is at least a granule (cumc_pci.c), fills in the
+ * device's identity and adds it.
  */
 struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
 				    u64 mem_offset, u64 mem_size)
@@ -264,8 +262,6 @@ struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
 	struct cumk_bar_run *run;
 	struct cumk_bar *bar;
 
-	if (mem_size <= skip || mem_size - skip < granularity)
-		return ERR_PTR(-EINVAL);
 	bar = kzalloc(sizeof(*bar), GFP_KERNEL);
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!bar || !run) {
