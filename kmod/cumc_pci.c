@@ -46,6 +46,9 @@ static const char *cumk_pci_identity_error(const struct cumk_pci_identity *id,
 	u64 header_size = le32_to_cpu(id->header_size);
 	u64 mem_offset = le64_to_cpu(id->mem_offset);
 	u64 mem_size = le64_to_cpu(id->mem_size);
+	u64 granularity = cumk_device_granularity();
+	/* Allocations start granule-aligned in the BAR: what that skips. */
+	u64 skip = round_up(mem_offset, granularity) - mem_offset;
 
 	if (le32_to_cpu(id->version) != CUMC_PCI_VERSION)
 		return "an identity of an unknown version";
@@ -55,7 +58,7 @@ static const char *cumk_pci_identity_error(const struct cumk_pci_identity *id,
 		return "device memory not aligned to a page in the BAR";
 	if (mem_offset > bar_len || mem_size > bar_len - mem_offset)
 		return "a BAR smaller than the device memory it declares";
-	if (mem_size < cumk_device_granularity())
+	if (mem_size <= skip || mem_size - skip < granularity)
 		return "less device memory than one granule";
 	return NULL;
 }
