@@ -649,6 +649,7 @@ int cumk_vm_alloc_offsets(void *owner, unsigned long *pgoff);
 void cumk_vm_free_offsets(unsigned long pgoff);
 void cumk_vm_zap(unsigned long pgoff, u64 length);
 void cumk_vm_zap_all(void);
+vm_fault_t cumk_vm_fault_error(int err);
 unsigned long cumk_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags);

@@ -108,8 +108,7 @@ static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
 	err = cumk_mem_pfn(to_cumk_mem(m->obj), (addr - m->addr) >> PAGE_SHIFT,
 			   &pfn);
 	if (err) {
-		/* Memory of a lost device: as on a GPU off the bus, SIGBUS. */
-		ret = err == -ENOLINK ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
+		ret = cumk_vm_fault_error(err);
 		goto out;
 	}
 	if (access != CUMC_ACCESS_READWRITE)

@@ -35,11 +35,8 @@ static vm_fault_t cumk_view_fault(struct vm_fault *vmf)
 	down_read(&mc->lock);
 	idx = srcu_read_lock(&cumk_device_srcu);
 	err = cumk_fabric_pfn(mc, view->slot, addr - vma->vm_start, &pfn);
-	/* Nothing bound there, or memory of a lost device. */
-	if (err == -ENOENT || err == -ENOLINK)
-		ret = VM_FAULT_SIGBUS;
-	else if (err)
-		ret = VM_FAULT_OOM;
+	if (err)
+		ret = cumk_vm_fault_error(err);
 	else
 		ret = vmf_insert_pfn_prot(vma, addr, pfn,
 					  vm_get_page_prot(vma->vm_flags));

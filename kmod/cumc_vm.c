@@ -106,6 +106,17 @@ void cumk_vm_zap(unsigned long pgoff, u64 length)
 			    length, 1);
 }
 
+/*
+ * What a fault gets when the page frame to insert cannot be had: SIGBUS
+ * for nothing there (-ENOENT: unbound) or memory gone with its device
+ * (-ENOLINK), as on a GPU off the bus; else the kernel is out of memory.
+ */
+vm_fault_t cumk_vm_fault_error(int err)
+{
+	return err == -ENOENT || err == -ENOLINK ? VM_FAULT_SIGBUS :
+						   VM_FAULT_OOM;
+}
+
 /* Zap every PTE of every mapping of /dev/cumc, in every process. */
 void cumk_vm_zap_all(void)
 {
