@@ -36,7 +36,7 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/cumc -Iuapi
 # Selftests share lib/tests/{fdpass,objects,probe}.h with the library's tests.
 SELFTEST_CFLAGS := -std=gnu11 -Wall -Werror -D_GNU_SOURCE -Iuapi -Ilib/tests
 SELFTEST_HEADERS := selftests/cumc_selftest.h lib/tests/fdpass.h \
-	lib/tests/objects.h lib/tests/probe.h
+	lib/tests/objects.h lib/tests/probe.h lib/tests/unplug.h
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o)
@@ -191,7 +191,7 @@ bench: $(BENCHES:%=$(O)/bench/%)
 	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.
-$(O)/bench/%: bench/%.c bench/bench.h $(LIB_A) | $(O)/bench
+$(O)/bench/%: bench/%.c bench/bench.h lib/tests/unplug.h $(LIB_A) | $(O)/bench
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< $(LIB_A) -lpthread
 
 $(O)/bench:
@@ -234,7 +234,7 @@ $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
 $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
-		lib/tests/unplug.h $(SELFTEST_HEADERS) \
+		$(SELFTEST_HEADERS) \
 		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
 		uapi/linux/cumc_netlink.h | $(O)/selftests
 	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -Itools -o $@ \

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "tests/unplug.h"
 
 #define REPS 200
 #define TOUCH_BYTES (32ULL << 20)
@@ -54,15 +55,14 @@ static struct stats null;
 static bool is_pci(CUdevice dev)
 {
 	int domain, bus, slot;
-	char path[96];
+	char pci[32];
 
-	if (cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, dev) ||
-	    cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) ||
-	    cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, dev))
-		return false;
-	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/cumc/%04x:%02x:%02x.0",
-		 domain, bus, slot);
-	return access(path, F_OK) == 0;
+	return !cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+				     dev) &&
+	       !cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) &&
+	       !cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+				     dev) &&
+	       unplug_pci_bound(domain, bus, slot, pci, sizeof(pci));
 }
 
 static CUmemAllocationProp prop_of(CUdevice dev)

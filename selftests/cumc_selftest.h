@@ -36,6 +36,7 @@
 
 #include "fdpass.h"
 #include "objects.h"
+#include "unplug.h"
 #include "probe.h"
 
 /* A new client of /dev/cumc, or -1. */
@@ -100,12 +101,10 @@ static inline long st_pci_devices(void)
 /* Whether the device @info describes is a PCI device the driver bound. */
 static inline bool st_info_is_pci(const struct cumc_device_info *info)
 {
-	char path[96];
+	char pci[32];
 
-	snprintf(path, sizeof(path),
-		 "/sys/bus/pci/drivers/cumc/%04x:%02x:%02x.0", info->pci_domain,
-		 info->pci_bus, info->pci_device);
-	return access(path, F_OK) == 0;
+	return unplug_pci_bound(info->pci_domain, info->pci_bus,
+				info->pci_device, pci, sizeof(pci));
 }
 
 static inline long st_num_devices(int fd)

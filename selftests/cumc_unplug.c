@@ -19,7 +19,6 @@
 
 #include "cumc_selftest.h"
 #include "nl_monitor.h"
-#include "unplug.h"
 
 #define SZ_2M (2UL << 20)
 
@@ -28,17 +27,12 @@ static int pick_pci_device(int fd, char *pci, size_t len, int below)
 {
 	long n = st_num_devices(fd);
 	struct cumc_device_info info;
-	char path[96];
 
-	for (long d = (below < 0 ? n : below) - 1; d >= 0; d--) {
-		if (st_device_info(fd, d, &info))
-			continue;
-		unplug_pci_name(pci, len, info.pci_domain, info.pci_bus,
-				info.pci_device);
-		snprintf(path, sizeof(path), "/sys/bus/pci/drivers/cumc/%s", pci);
-		if (access(path, F_OK) == 0)
+	for (long d = (below < 0 ? n : below) - 1; d >= 0; d--)
+		if (!st_device_info(fd, d, &info) &&
+		    unplug_pci_bound(info.pci_domain, info.pci_bus,
+				     info.pci_device, pci, len))
 			return d;
-	}
 	return -1;
 }
 

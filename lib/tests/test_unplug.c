@@ -22,20 +22,15 @@
 static CUdevice pci_device(char *pci, size_t len)
 {
 	int count = vmm_device_count(), domain, bus, slot;
-	char path[96];
 
-	for (CUdevice dev = count - 1; dev >= 0; dev--) {
-		if (cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
-					 dev) ||
-		    cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) ||
-		    cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
-					 dev))
-			continue;
-		unplug_pci_name(pci, len, domain, bus, slot);
-		snprintf(path, sizeof(path), "/sys/bus/pci/drivers/cumc/%s", pci);
-		if (access(path, F_OK) == 0)
+	for (CUdevice dev = count - 1; dev >= 0; dev--)
+		if (!cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+					  dev) &&
+		    !cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, dev) &&
+		    !cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+					  dev) &&
+		    unplug_pci_bound(domain, bus, slot, pci, len))
 			return dev;
-	}
 	return -1;
 }
 

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +28,19 @@ static inline const char *unplug_channel(void)
 	return getenv("CUMC_VM_CONTROL");
 }
 
-/* A PCI address as sysfs spells it, function 0. */
-static inline void unplug_pci_name(char *buf, size_t len, unsigned int domain,
-				   unsigned int bus, unsigned int device)
+/*
+ * Whether the GPU at PCI @domain, @bus, @device (function 0) is a PCI
+ * device the cumc driver has bound; its address as sysfs spells it, and as
+ * unplug_gpu() takes it, goes to @pci.
+ */
+static inline bool unplug_pci_bound(unsigned int domain, unsigned int bus,
+				    unsigned int device, char *pci, size_t len)
 {
-	snprintf(buf, len, "%04x:%02x:%02x.0", domain, bus, device);
+	char path[96];
+
+	snprintf(pci, len, "%04x:%02x:%02x.0", domain, bus, device);
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/cumc/%s", pci);
+	return access(path, F_OK) == 0;
 }
 
 /* Read one line of the answer, with the time left of @deadline_ms. */
