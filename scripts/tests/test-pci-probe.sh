@@ -5,8 +5,8 @@
 # use, each with one clear kernel log line, and nothing else is disturbed
 # (Documentation/devices.md). One VM with 2 good GPUs and, beside them, an
 # ivshmem device without cumc's identity, one whose BAR is smaller than
-# the memory it declares, one whose memory is misaligned in its BAR, and
-# two with the same identity. Runs on the host; prints TAP.
+# the memory it declares, one whose memory is misaligned in its BAR, one
+# with less memory than a granule, and two with the same identity. Runs on the host; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,6 +19,7 @@ trap 'rm -rf "$dir"' EXIT
 truncate -s $((4 << 20)) "$dir/no-identity"
 "$top/scripts/gpu-image" "$dir/too-small" 90 $((1 << 30)) $((2 << 20)) $((4 << 20))
 "$top/scripts/gpu-image" "$dir/misaligned" 91 $((8 << 20)) $(((2 << 20) + 100)) $((16 << 20))
+"$top/scripts/gpu-image" "$dir/sub-granule" 93 $((1 << 20))
 "$top/scripts/gpu-image" "$dir/twin-a" 92 $((64 << 20))
 cp --sparse=always "$dir/twin-a" "$dir/twin-b"
 
@@ -42,8 +43,8 @@ GUEST
 echo "TAP version 13"
 (cd "$dir" && TOP=$top "$top/scripts/vm-run" --gpus 2 \
 	--pci-dev "$dir/no-identity" --pci-dev "$dir/too-small" \
-	--pci-dev "$dir/misaligned" --pci-dev "$dir/twin-a" \
-	--pci-dev "$dir/twin-b" -- bash guest.sh >"$dir/vm.log" 2>&1)
+	--pci-dev "$dir/misaligned" --pci-dev "$dir/sub-granule" \
+	--pci-dev "$dir/twin-a" --pci-dev "$dir/twin-b" -- bash guest.sh >"$dir/vm.log" 2>&1)
 tap_result $? "the VM ran, with no kernel warning and a clean unload"
 [ -s "$dir/log" ] || sed 's/^/# /' "$dir/vm.log"
 
@@ -57,6 +58,8 @@ refused 'a BAR smaller than the device memory it declares: ignored' \
 	"a BAR too small for its memory is refused"
 refused 'device memory not aligned to a page in the BAR: ignored' \
 	"memory misaligned in its BAR is refused"
+refused 'less device memory than one granule: ignored' \
+	"less memory than one granule is refused"
 refused 'is present already: this one ignored' \
 	"a second device with the same identity is refused"
 
