@@ -24,7 +24,10 @@
  *
  * DEV_GET     dump: one message per device: DEV_ORDINAL, DEV_UUID,
  *             DEV_NAME, DEV_PCI_BUS, DEV_MEM_TOTAL, DEV_MEM_FREE,
- *             DEV_BACKEND, DEV_LOST (flag, once the device fell off the bus)
+ *             DEV_BACKEND, DEV_LOST (flag, once the device fell off the bus),
+ *             FABRIC_STATE, and for a GPU of a multi-node fabric
+ *             FABRIC_NODE (the node that owns it), FABRIC_CLUSTER_UUID,
+ *             FABRIC_CLIQUE_ID
  * MC_GET      dump: one message per live multicast object: MC_ID,
  *             MC_TEAM_SIZE, MC_LENGTH, MC_STATE, MC_FM_PENDING (flag, set
  *             while an external fabric manager's answer is awaited), and a
@@ -56,6 +59,32 @@
  *                      LENGTH); answer with FM_RESPOND
  * DEVICE_LOST_NTF      a device fell off the bus (DEV_ORDINAL); its teams
  *                      fail next (TEAM_FAILED_NTF)
+ * NODE_LOST_NTF        a node of the IMEX domain was lost (IMEX_NODE): its
+ *                      GPUs are lost to this node (Documentation/multinode.md)
+ *
+ * The node and its IMEX daemon (Documentation/multinode.md):
+ * FABRIC_GET           do: this node's fabric identity: FABRIC_NODE,
+ *                      FABRIC_CLUSTER_UUID, FABRIC_CLIQUE_ID, FABRIC_STATE,
+ *                      IMEX_ATTACHED (flag, while a daemon is attached)
+ * IMEX_ATTACH          admin: the sending socket becomes the node's IMEX
+ *                      daemon until it closes; EBUSY while another is
+ *                      attached. The kernel then sends it IMEX_CALL_REQ.
+ * IMEX_CALL_REQ        kernel to the attached socket only (unicast): run
+ *                      call IMEX_OP with IMEX_PAYLOAD on node IMEX_NODE and
+ *                      answer with IMEX_CALL_RESPOND quoting IMEX_REQ_ID;
+ *                      IMEX_REQ_ID 0 wants no answer. Both are opaque to
+ *                      the daemon: it carries them to the node's daemon.
+ * IMEX_CALL            admin, on the node the call is for: run it for
+ *                      caller node IMEX_NODE; replies IMEX_RESULT and, on
+ *                      success, IMEX_PAYLOAD (possibly empty)
+ * IMEX_CALL_RESPOND    admin: IMEX_REQ_ID, IMEX_RESULT, IMEX_PAYLOAD (the
+ *                      IMEX_CALL's reply, or a result of the daemon's own:
+ *                      EHOSTUNREACH, the node is not in the domain;
+ *                      EHOSTDOWN, it is lost). ENOENT: no such request
+ *                      (answered, timed out or never sent)
+ * IMEX_NODE_LOST       admin: node IMEX_NODE is lost (its VM or its daemon
+ *                      stopped answering): its GPUs are lost here, what it
+ *                      imported from here is released, calls to it fail
  */
 enum cumc_nl_cmd {
 	CUMC_CMD_UNSPEC,
@@ -75,6 +104,13 @@ enum cumc_nl_cmd {
 	CUMC_CMD_MC_DELETE_NTF,
 	CUMC_CMD_TEAM_SETUP_REQ_NTF,
 	CUMC_CMD_DEVICE_LOST_NTF,
+	CUMC_CMD_FABRIC_GET,
+	CUMC_CMD_IMEX_ATTACH,
+	CUMC_CMD_IMEX_CALL_REQ,
+	CUMC_CMD_IMEX_CALL,
+	CUMC_CMD_IMEX_CALL_RESPOND,
+	CUMC_CMD_IMEX_NODE_LOST,
+	CUMC_CMD_NODE_LOST_NTF,
 
 	__CUMC_CMD_MAX,
 	CUMC_CMD_MAX = __CUMC_CMD_MAX - 1
@@ -113,6 +149,16 @@ enum cumc_nl_attr {
 	CUMC_A_FM_RESULT,		/* u32, enum cumc_fm_result */
 	CUMC_A_DEV_BACKEND,		/* string: "pci" or "system" */
 	CUMC_A_DEV_LOST,		/* flag: the device fell off the bus */
+	CUMC_A_FABRIC_NODE,		/* u32, this node's index in the fabric */
+	CUMC_A_FABRIC_CLUSTER_UUID,	/* binary, 16 bytes */
+	CUMC_A_FABRIC_CLIQUE_ID,	/* u32 */
+	CUMC_A_FABRIC_STATE,		/* u32, enum cumc_fabric_state */
+	CUMC_A_IMEX_ATTACHED,		/* flag */
+	CUMC_A_IMEX_REQ_ID,		/* u32 */
+	CUMC_A_IMEX_NODE,		/* u32, a node's index in the fabric */
+	CUMC_A_IMEX_OP,			/* u32, opaque to the daemon */
+	CUMC_A_IMEX_PAYLOAD,		/* binary, at most CUMC_IMEX_PAYLOAD_MAX */
+	CUMC_A_IMEX_RESULT,		/* u32, 0 or a positive errno */
 
 	__CUMC_A_MAX,
 	CUMC_A_MAX = __CUMC_A_MAX - 1
@@ -165,6 +211,21 @@ enum cumc_fault_mode {
 	CUMC_FAULT_MODE_ONCE,
 	CUMC_FAULT_MODE_EVERY_NTH,
 	CUMC_FAULT_MODE_PROBABILITY,
+};
+
+/* The most bytes an IMEX call or its answer carries. */
+#define CUMC_IMEX_PAYLOAD_MAX 16384
+
+/*
+ * A GPU's fabric state, with the values of NVML's nvmlGpuFabricState_t: a
+ * GPU of a multi-node fabric (its PCI identity names a cluster) is
+ * COMPLETED, any other NOT_SUPPORTED.
+ */
+enum cumc_fabric_state {
+	CUMC_FABRIC_STATE_NOT_SUPPORTED,
+	CUMC_FABRIC_STATE_NOT_STARTED,
+	CUMC_FABRIC_STATE_IN_PROGRESS,
+	CUMC_FABRIC_STATE_COMPLETED,
 };
 
 enum cumc_fm_mode {
