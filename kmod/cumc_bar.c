@@ -226,6 +226,48 @@ static int cumk_bar_mem_pfn(struct cumk_mem *mem, pgoff_t index,
 	return ret;
 }
 
+/*
+ * Zero every page not touched yet, so that another node, which maps the
+ * memory without asking this one, never sees an earlier allocation's data.
+ */
+static int cumk_bar_mem_share(struct cumk_mem *mem)
+{
+	pgoff_t index, pages = mem->length >> PAGE_SHIFT;
+	unsigned long pfn;
+	int ret = 0;
+
+	if (READ_ONCE(mem->shared))
+		return 0;
+	for (index = 0; index < pages && !ret; index++) {
+		ret = cumk_bar_mem_pfn(mem, index, &pfn);
+		cond_resched();
+	}
+	if (!ret)
+		WRITE_ONCE(mem->shared, true);
+	return ret;
+}
+
+/*
+ * Memory of another node's GPU: that node placed and zeroed it; this one
+ * maps it where the extents say and keeps nothing else.
+ */
+static void cumk_bar_remote_mem_free(struct cumk_mem *mem)
+{
+	kvfree(mem->extents);
+	mem->extents = NULL;
+	mem->nr_extents = 0;
+}
+
+static int cumk_bar_remote_mem_pfn(struct cumk_mem *mem, pgoff_t index,
+				   unsigned long *pfn)
+{
+	struct cumk_bar *bar = to_cumk_bar(mem->dev);
+
+	*pfn = PHYS_PFN(bar->mem_phys +
+			cumk_bar_dev_offset(mem, (u64)index << PAGE_SHIFT));
+	return 0;
+}
+
 static void cumk_bar_free_run(struct cumk_range *r, void *data)
 {
 	kfree(cumk_bar_run_of(r));
@@ -244,6 +286,15 @@ static const struct cumk_backend_ops cumk_bar_ops = {
 	.mem_alloc = cumk_bar_mem_alloc,
 	.mem_free = cumk_bar_mem_free,
 	.mem_pfn = cumk_bar_mem_pfn,
+	.mem_share = cumk_bar_mem_share,
+	.release = cumk_bar_release,
+};
+
+/* Nothing is allocated on another node's GPU from here, nor shared on. */
+static const struct cumk_backend_ops cumk_bar_remote_ops = {
+	.name = "pci",
+	.mem_free = cumk_bar_remote_mem_free,
+	.mem_pfn = cumk_bar_remote_mem_pfn,
 	.release = cumk_bar_release,
 };
 
@@ -252,10 +303,10 @@ static const struct cumk_backend_ops cumk_bar_ops = {
  * @vaddr, @mem_offset into its BAR; its capacity is what is left once the
  * start is aligned to the granularity, rounded down to it. The caller has
  * checked that this is at least a granule (cumc_pci.c), fills in the
- * device's identity and adds it.
+ * device's identity and adds it. A @remote device is another node's GPU.
  */
 struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
-				    u64 mem_offset, u64 mem_size)
+				    u64 mem_offset, u64 mem_size, bool remote)
 {
 	u64 granularity = cumk_device_granularity();
 	u64 skip = round_up(mem_offset, granularity) - mem_offset;
@@ -269,7 +320,7 @@ struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
 		kfree(bar);
 		return ERR_PTR(-ENOMEM);
 	}
-	cumk_device_init(&bar->dev, &cumk_bar_ops);
+	cumk_device_init(&bar->dev, remote ? &cumk_bar_remote_ops : &cumk_bar_ops);
 	/* Allocations are granularity-aligned in the BAR, as on a GPU. */
 	bar->mem_phys = phys + skip;
 	bar->mem_vaddr = vaddr + skip;

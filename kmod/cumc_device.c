@@ -26,6 +26,12 @@ static unsigned long granularity = 2UL << 20;
  */
 static struct cumk_device *cumk_devices[CUMC_MAX_DEVICES];
 static u32 cumk_device_count;
+/*
+ * Other nodes' GPUs, which this node reaches through the fabric: no
+ * ordinals, found by UUID. Entries are added under cumk_devices_lock and
+ * stay until the module goes; the xarray's lock serializes its readers.
+ */
+static DEFINE_XARRAY_ALLOC(cumk_remote_devices);
 static DEFINE_MUTEX(cumk_devices_lock); /* serializes cumk_device_add() */
 
 /*
@@ -81,29 +87,63 @@ void cumk_device_init(struct cumk_device *dev,
 	INIT_LIST_HEAD(&dev->mems);
 }
 
+static bool cumk_device_is(struct cumk_device *dev, const u8 *uuid)
+{
+	return !READ_ONCE(dev->lost) &&
+	       !memcmp(dev->uuid, uuid, sizeof(dev->uuid));
+}
+
 static struct cumk_device *cumk_device_by_uuid(const u8 *uuid)
 {
+	struct cumk_device *dev;
+	unsigned long index;
 	u32 i;
 
 	lockdep_assert_held(&cumk_devices_lock);
 	for (i = 0; i < cumk_device_count; i++)
-		if (!READ_ONCE(cumk_devices[i]->lost) &&
-		    !memcmp(cumk_devices[i]->uuid, uuid, sizeof(cumk_devices[i]->uuid)))
+		if (cumk_device_is(cumk_devices[i], uuid))
 			return cumk_devices[i];
+	xa_for_each(&cumk_remote_devices, index, dev)
+		if (cumk_device_is(dev, uuid))
+			return dev;
 	return NULL;
 }
 
+/* The working GPU of another node with @uuid, or NULL. */
+struct cumk_device *cumk_device_find_remote(const u8 *uuid)
+{
+	struct cumk_device *dev;
+	unsigned long index;
+
+	xa_for_each(&cumk_remote_devices, index, dev)
+		if (cumk_device_is(dev, uuid))
+			break;
+	return dev;
+}
+
+/* The next GPU of another node from *@index on, lost or not, or NULL. */
+struct cumk_device *cumk_device_next_remote(unsigned long *index)
+{
+	return xa_find(&cumk_remote_devices, index, ULONG_MAX, XA_PRESENT);
+}
+
 /*
- * Give @dev the next ordinal. Two live devices never share a UUID: a second
- * device with a live one's identity is the same GPU seen twice (-EEXIST).
+ * Give @dev the next ordinal, or for another node's GPU a place among
+ * those. Two live devices never share a UUID: a second device with a live
+ * one's identity is the same GPU seen twice (-EEXIST).
  */
 int cumk_device_add(struct cumk_device *dev)
 {
+	u32 index;
 	int ret = 0;
 
 	mutex_lock(&cumk_devices_lock);
 	if (cumk_device_by_uuid(dev->uuid)) {
 		ret = -EEXIST;
+	} else if (dev->remote) {
+		dev->ordinal = CUMC_NO_ORDINAL;
+		ret = xa_alloc(&cumk_remote_devices, &index, dev, xa_limit_32b,
+			       GFP_KERNEL);
 	} else if (cumk_device_count == CUMC_MAX_DEVICES) {
 		ret = -ENOSPC;
 	} else {
@@ -209,17 +249,25 @@ int cumk_device_ioctl_info(struct cumk_ucmd *ucmd)
 }
 
 /* Called after the last client is gone and every backend has let go. */
+static void cumk_device_release(struct cumk_device *dev)
+{
+	WARN_ON(dev->mem_used);
+	WARN_ON(!list_empty(&dev->mems));
+	dev->ops->release(dev);
+}
+
 void cumk_devices_exit(void)
 {
+	struct cumk_device *dev;
+	unsigned long index;
 	u32 i;
 
 	for (i = 0; i < cumk_device_count; i++) {
-		struct cumk_device *dev = cumk_devices[i];
-
-		WARN_ON(dev->mem_used);
-		WARN_ON(!list_empty(&dev->mems));
-		dev->ops->release(dev);
+		cumk_device_release(cumk_devices[i]);
 		cumk_devices[i] = NULL;
 	}
 	cumk_device_count = 0;
+	xa_for_each(&cumk_remote_devices, index, dev)
+		cumk_device_release(dev);
+	xa_destroy(&cumk_remote_devices);
 }

@@ -100,7 +100,8 @@ static bool cumk_fault_hit_slot(enum cumc_fault_type type, u32 slot,
 /* Whether the site should fail now; counts the fault when it should. */
 bool cumk_fault_hit(enum cumc_fault_type type, struct cumk_device *dev)
 {
-	if (dev && cumk_fault_hit_slot(type, dev->ordinal, dev))
+	/* Another node's GPU has no entry of its own here. */
+	if (dev && !dev->remote && cumk_fault_hit_slot(type, dev->ordinal, dev))
 		return true;
 	return cumk_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
 }

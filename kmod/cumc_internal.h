@@ -48,7 +48,10 @@ struct sk_buff;
  *   cumk_va.lock or cumk_mc.lock > cumk_device_srcu (read) > cumk_mem.touch_lock
  *   (a fault); a loss waits for the SRCU readers holding none of these
  * Events (cumc_notify.c) are sent with GFP_KERNEL and take no cumc lock,
- * so they may be sent under cumk_mc.lock.
+ * so they may be sent under cumk_mc.lock. Calls to other nodes
+ * (cumc_imex.c) take cumk_imex_lock, a leaf, to send; an imported
+ * allocation's last reference, wherever it goes, sends one.
+ *   cumk_remote_holds' and cumk_imex_calls' xa_locks are leaves.
  *
  * Who calls whom: the ioctl table and the netlink commands call the
  * objects' command handlers; binds and views call the address space, which
@@ -88,6 +91,9 @@ struct cumk_mem;
  *            its device is lost, whichever comes first
  * @mem_pfn: the page frame at page @index of @mem, backed (and zeroed) on
  *           first touch; called inside cumk_device_srcu's read lock
+ * @mem_share: back and zero every page of @mem now, because another node
+ *             is to map it without asking; NULL where memory cannot leave
+ *             the node
  * @release: free the device at module unload
  */
 struct cumk_backend_ops {
@@ -95,18 +101,28 @@ struct cumk_backend_ops {
 	int (*mem_alloc)(struct cumk_mem *mem);
 	void (*mem_free)(struct cumk_mem *mem);
 	int (*mem_pfn)(struct cumk_mem *mem, pgoff_t index, unsigned long *pfn);
+	int (*mem_share)(struct cumk_mem *mem);
 	void (*release)(struct cumk_device *dev);
 };
 
+/* The ordinal of a device no client names: a GPU of another node. */
+#define CUMC_NO_ORDINAL U32_MAX
+
 /**
  * struct cumk_device - one simulated GPU
- * @ordinal: its index, as userspace names it; assigned when it is added
+ * @ordinal: its index, as userspace names it; assigned when it is added;
+ *           CUMC_NO_ORDINAL for a GPU of another node
  * @uuid: its identity: stable for a given GPU
  * @name: the product name it reports
  * @pci_domain: where it sits on PCI, as CUMC_DEVICE_INFO reports it
  * @pci_bus: likewise
  * @pci_device: likewise
  * @mem_total: bytes of device memory, a multiple of the granularity
+ * @fabric: a GPU of a multi-node fabric: its memory is reachable from the
+ *          fabric's other nodes (cumc_node.c)
+ * @node: the fabric node that owns it
+ * @remote: owned by another node: this node only maps memory that node
+ *          shared (cumc_remote.c); it has no ordinal and no capacity here
  * @ops: its backend (cumc_sysmem.c, cumc_bar.c)
  * @lost: it fell off the bus (cumc_loss.c): set once, under @mems_lock;
  *        read under cumk_device_srcu by faults
@@ -125,6 +141,9 @@ struct cumk_device {
 	u32 pci_bus;
 	u32 pci_device;
 	u64 mem_total;
+	bool fabric;
+	u32 node;
+	bool remote;
 	const struct cumk_backend_ops *ops;
 	bool lost;
 	spinlock_t lock; /* protects mem_used */
@@ -288,6 +307,10 @@ struct cumk_extent {
  *         lock serializes insertions
  * @extents: where its bytes are on the device, in order (cumc_bar.c)
  * @nr_extents: entries of @extents
+ * @shared: it was shared with another node: every page is backed and
+ *          zeroed (set once, under @touch_lock)
+ * @remote_node: for memory of another node's GPU, that node
+ * @remote_hold: and the hold that node keeps for this one (cumc_remote.c)
  */
 struct cumk_mem {
 	struct cumk_object obj;
@@ -299,6 +322,9 @@ struct cumk_mem {
 	struct xarray pages;
 	struct cumk_extent *extents;
 	unsigned int nr_extents;
+	bool shared;
+	u32 remote_node;
+	u32 remote_hold;
 };
 
 static inline struct cumk_mem *to_cumk_mem(struct cumk_object *obj)
@@ -567,12 +593,21 @@ int cumk_device_ioctl_info(struct cumk_ucmd *ucmd);
 extern struct srcu_struct cumk_device_srcu;
 void cumk_device_mark_lost(struct cumk_device *dev);
 
+struct cumk_device *cumk_device_find_remote(const u8 *uuid);
+struct cumk_device *cumk_device_next_remote(unsigned long *index);
+
+/* cumc_node.c: this node of the fabric and the cluster its GPUs declare */
+u32 cumk_node_index(void);
+int cumk_node_join_cluster(const u8 *cluster_uuid, u32 clique_id);
+bool cumk_node_cluster(u8 *cluster_uuid, u32 *clique_id);
+bool cumk_node_in_fabric(void);
+
 /* cumc_sysmem.c: devices backed by system memory, when there is no PCI one */
 int cumk_sysmem_init(bool pci_devices_found);
 
 /* cumc_bar.c: device memory in a PCI BAR, and its allocator */
 struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
-				    u64 mem_offset, u64 mem_size);
+				    u64 mem_offset, u64 mem_size, bool remote);
 
 /* cumc_pci.c: the PCI driver of the simulated GPUs */
 int cumk_pci_init(void);
@@ -580,6 +615,7 @@ void cumk_pci_exit(void);
 
 /* cumc_loss.c: a device falling off the bus */
 void cumk_loss_handle(struct cumk_device *dev);
+void cumk_loss_node(u32 node);
 
 /* cumc_object.c: what handles name, and the fabric export table */
 int cumk_object_charge(struct cumk_usage *usage, struct cumk_object *obj);
@@ -588,8 +624,38 @@ void cumk_object_init(struct cumk_object *obj, enum cumk_object_type type,
 		      u32 handle_types, const struct cumk_object_ops *ops);
 void cumk_object_put(struct cumk_object *obj);
 int cumk_object_fabric_publish(struct cumk_object *obj, int channel);
-struct cumk_object *cumk_object_fabric_get(u32 id, const u8 *secret,
-					   int channel);
+void cumk_object_fabric_init(void);
+void cumk_object_fabric_handle(struct cumk_object *obj, u8 *out);
+bool cumk_object_fabric_origin(const u8 *handle, u32 *node, int *channel);
+struct cumk_object *cumk_object_fabric_lookup(const u8 *handle);
+
+/* cumc_imex.c: the node's IMEX daemon and the calls it carries to other nodes */
+int cumk_imex_init(void);
+void cumk_imex_exit(void);
+int cumk_imex_attach(u32 portid);
+bool cumk_imex_attached(void);
+int cumk_imex_call(u32 node, u32 op, const void *args, size_t args_len,
+		   void **answer, size_t *answer_len);
+void cumk_imex_cast(u32 node, u32 op, const void *args, size_t args_len);
+int cumk_imex_respond(u32 id, int result, const void *answer, size_t len);
+void cumk_imex_fail_node(u32 node);
+
+/*
+ * cumc_remote.c: memory shared across nodes. The calls one node's kernel
+ * makes on another's, through the daemons; their numbers and arguments
+ * are the module's own (the daemons carry them as they are).
+ */
+enum cumk_remote_op {
+	CUMC_REMOTE_EXPORT_GET = 1,	/* describe a fabric export, hold it */
+	CUMC_REMOTE_EXPORT_PUT,		/* let go of such a hold */
+};
+
+int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
+		       u32 node);
+int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
+		    void **answer, size_t *answer_len);
+void cumk_remote_node_lost(u32 node);
+void cumk_remote_exit(void);
 
 /* cumc_client.c: open files and their handle tables */
 struct cumk_client *cumk_client_create(void);
@@ -632,6 +698,13 @@ int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd);
 int cumk_mem_pfn(struct cumk_mem *mem, pgoff_t index, unsigned long *pfn);
 int cumk_mem_check(struct cumk_mem *mem);
 void cumk_mem_lose_device(struct cumk_device *dev);
+struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
+					struct cumk_device *dev, u64 length,
+					u32 handle_types,
+					struct cumk_extent *extents,
+					unsigned int nr_extents,
+					const struct cumk_object_ops *ops);
+void cumk_mem_free(struct cumk_mem *mem);
 
 /* cumc_vm.c: mappings the module makes in a client's process */
 int cumk_vm_init(void);
@@ -672,6 +745,9 @@ void *cumk_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
 void cumk_notify_mc(u8 cmd, u32 id, u32 team_size, u64 length);
 void cumk_notify_bind(u8 cmd, u32 id, u32 device, u64 mc_offset, u64 length);
 void cumk_notify_device_lost(u32 device);
+void cumk_notify_node_lost(u32 node);
+int cumk_notify_unicast(struct sk_buff *msg, void *hdr, u32 portid);
+void *cumk_notify_put_request(struct sk_buff *msg, u8 cmd);
 
 /* cumc_team.c: a multicast team's forming and its setup by the fabric manager */
 void cumk_team_init(struct cumk_mc *mc);

@@ -14,6 +14,9 @@
  * 4. Every multicast team with a member on it fails: waiters wake, later
  *    binds and maps fail with EIO, the control plane hears TEAM_FAILED.
  *
+ * Another node's GPU is lost the same way when that node is (its VM or its
+ * IMEX daemon gone): this node's mappings of its memory get SIGBUS.
+ *
  * The device keeps its ordinal until the module is unloaded. Nothing here
  * waits on userspace, so a loss completes whatever processes are doing.
  */
@@ -24,6 +27,23 @@ void cumk_loss_handle(struct cumk_device *dev)
 	cumk_device_mark_lost(dev);
 	cumk_vm_zap_all();
 	cumk_mem_lose_device(dev);
-	cumk_notify_device_lost(dev->ordinal);
+	if (!dev->remote)
+		cumk_notify_device_lost(dev->ordinal);
 	cumk_mc_lose_device(dev);
+}
+
+/*
+ * Another node was lost (its IMEX daemon says so): its GPUs are lost to
+ * this node as if they had fallen off the bus, and the control plane hears
+ * of the node once.
+ */
+void cumk_loss_node(u32 node)
+{
+	struct cumk_device *dev;
+	unsigned long index = 0;
+
+	for (; (dev = cumk_device_next_remote(&index)); index++)
+		if (dev->node == node && !cumk_device_check(dev))
+			cumk_loss_handle(dev);
+	cumk_notify_node_lost(node);
 }

@@ -45,7 +45,9 @@ static void cumk_mem_unback_locked(struct cumk_mem *mem)
 	list_del(&mem->dev_link);
 	mem->backed = false;
 	dev->ops->mem_free(mem);
-	cumk_device_uncharge(dev, mem->length);
+	/* Another node's GPU's capacity is that node's to count. */
+	if (!dev->remote)
+		cumk_device_uncharge(dev, mem->length);
 }
 
 /*
@@ -62,10 +64,9 @@ void cumk_mem_lose_device(struct cumk_device *dev)
 	mutex_unlock(&dev->mems_lock);
 }
 
-static void cumk_mem_destroy(struct cumk_object *obj)
+/* Free @mem, whose last holder let go; for imported memory, cumc_remote.c. */
+void cumk_mem_free(struct cumk_mem *mem)
 {
-	struct cumk_mem *mem = to_cumk_mem(obj);
-
 	mutex_lock(&mem->dev->mems_lock);
 	cumk_mem_unback_locked(mem);
 	mutex_unlock(&mem->dev->mems_lock);
@@ -73,6 +74,11 @@ static void cumk_mem_destroy(struct cumk_object *obj)
 	atomic_dec(&cumk_live_mems);
 	mutex_destroy(&mem->touch_lock);
 	kfree(mem);
+}
+
+static void cumk_mem_destroy(struct cumk_object *obj)
+{
+	cumk_mem_free(to_cumk_mem(obj));
 }
 
 static const struct cumk_object_ops cumk_mem_ops = {
@@ -112,6 +118,69 @@ err_uncharge:
 	return ret;
 }
 
+static struct cumk_mem *cumk_mem_alloc(struct cumk_device *dev, u64 length)
+{
+	struct cumk_mem *mem;
+
+	mem = kzalloc(sizeof(*mem), CUMC_GFP);
+	if (!mem)
+		return NULL;
+	mem->dev = dev;
+	mem->length = length;
+	mutex_init(&mem->touch_lock);
+	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
+	return mem;
+}
+
+/*
+ * An allocation another node made on its GPU @dev and shared with this
+ * one: @length bytes at @extents (taken over, whatever happens), charged
+ * to @usage as one object, its end left to @ops (cumc_remote.c), which
+ * calls cumk_mem_free().
+ */
+struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
+					struct cumk_device *dev, u64 length,
+					u32 handle_types,
+					struct cumk_extent *extents,
+					unsigned int nr_extents,
+					const struct cumk_object_ops *ops)
+{
+	struct cumk_mem *mem;
+	int ret;
+
+	mem = cumk_mem_alloc(dev, length);
+	ret = -ENOMEM;
+	if (!mem)
+		goto err_free_extents;
+	ret = cumk_object_charge(usage, &mem->obj);
+	if (ret)
+		goto err_free_mem;
+	mem->extents = extents;
+	mem->nr_extents = nr_extents;
+	mutex_lock(&dev->mems_lock);
+	ret = cumk_device_check(dev);
+	if (!ret) {
+		list_add_tail(&mem->dev_link, &dev->mems);
+		mem->backed = true;
+	}
+	mutex_unlock(&dev->mems_lock);
+	if (ret)
+		goto err_uncharge;
+	cumk_object_init(&mem->obj, CUMC_OBJ_MEM, handle_types, ops);
+	atomic_inc(&cumk_live_mems);
+	cumk_stat_add(dev, CUMC_STAT_OBJECTS, 1);
+	return mem;
+
+err_uncharge:
+	cumk_object_uncharge(&mem->obj);
+err_free_mem:
+	mutex_destroy(&mem->touch_lock);
+	kfree(mem);
+err_free_extents:
+	kvfree(extents);
+	return ERR_PTR(ret);
+}
+
 int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mem_create *cmd = ucmd->cmd;
@@ -131,13 +200,9 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 	if (!cmd->length || !IS_ALIGNED(cmd->length, cumk_device_granularity()))
 		return -EINVAL;
 
-	mem = kzalloc(sizeof(*mem), CUMC_GFP);
+	mem = cumk_mem_alloc(dev, cmd->length);
 	if (!mem)
 		return -ENOMEM;
-	mem->dev = dev;
-	mem->length = cmd->length;
-	mutex_init(&mem->touch_lock);
-	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
 	ret = cumk_object_charge(client->usage, &mem->obj);
 	if (ret)
 		goto err_free_mem;

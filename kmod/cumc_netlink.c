@@ -9,6 +9,7 @@
  * Commands run under genl_mutex (the family has no parallel_ops), which is
  * taken before any multicast object's lock.
  */
+#include <linux/slab.h>
 #include <net/genetlink.h>
 
 #include "cumc_internal.h"
@@ -35,7 +36,30 @@ static const struct nla_policy cumk_nl_policy[CUMC_A_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &cumk_nl_fm_timeout_range),
 	[CUMC_A_FM_REQ_ID] = { .type = NLA_U32 },
 	[CUMC_A_FM_RESULT] = NLA_POLICY_MAX(NLA_U32, CUMC_FM_RESULT_FAIL),
+	[CUMC_A_IMEX_REQ_ID] = { .type = NLA_U32 },
+	[CUMC_A_IMEX_NODE] = { .type = NLA_U32 },
+	[CUMC_A_IMEX_OP] = { .type = NLA_U32 },
+	[CUMC_A_IMEX_PAYLOAD] = { .type = NLA_BINARY,
+				  .len = CUMC_IMEX_PAYLOAD_MAX },
+	[CUMC_A_IMEX_RESULT] = NLA_POLICY_MAX(NLA_U32, MAX_ERRNO),
 };
+
+/* The fabric identity every GPU of this node's cluster shares. */
+static int cumk_nl_fill_fabric(struct sk_buff *skb, u32 node)
+{
+	u8 cluster[16];
+	u32 clique;
+
+	if (!cumk_node_cluster(cluster, &clique))
+		return nla_put_u32(skb, CUMC_A_FABRIC_STATE,
+				   CUMC_FABRIC_STATE_NOT_SUPPORTED);
+	if (nla_put_u32(skb, CUMC_A_FABRIC_STATE, CUMC_FABRIC_STATE_COMPLETED) ||
+	    nla_put_u32(skb, CUMC_A_FABRIC_NODE, node) ||
+	    nla_put(skb, CUMC_A_FABRIC_CLUSTER_UUID, sizeof(cluster), cluster) ||
+	    nla_put_u32(skb, CUMC_A_FABRIC_CLIQUE_ID, clique))
+		return -EMSGSIZE;
+	return 0;
+}
 
 static int cumk_nl_fill_dev(struct sk_buff *skb, struct cumk_device *dev)
 {
@@ -53,7 +77,10 @@ static int cumk_nl_fill_dev(struct sk_buff *skb, struct cumk_device *dev)
 	    nla_put_u64_64bit(skb, CUMC_A_DEV_MEM_FREE, info.mem_free,
 			      CUMC_A_PAD))
 		return -EMSGSIZE;
-	return 0;
+	if (!dev->fabric)
+		return nla_put_u32(skb, CUMC_A_FABRIC_STATE,
+				   CUMC_FABRIC_STATE_NOT_SUPPORTED);
+	return cumk_nl_fill_fabric(skb, dev->node);
 }
 
 /* cb->args[0]: the next device ordinal. */
@@ -289,6 +316,95 @@ static int cumk_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 				  CUMC_FM_RESULT_OK);
 }
 
+static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = cumk_notify_put_reply(msg, info, CUMC_CMD_FABRIC_GET);
+	if (!hdr || cumk_nl_fill_fabric(msg, cumk_node_index()) ||
+	    nla_put_u32(msg, CUMC_A_FABRIC_NODE, cumk_node_index()) ||
+	    (cumk_imex_attached() && nla_put_flag(msg, CUMC_A_IMEX_ATTACHED))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int cumk_nl_imex_attach(struct sk_buff *skb, struct genl_info *info)
+{
+	return cumk_imex_attach(info->snd_portid);
+}
+
+/* IMEX_CALL: another node's call, run here; its result is the answer's. */
+static int cumk_nl_imex_call(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct nlattr *args = tb[CUMC_A_IMEX_PAYLOAD];
+	struct sk_buff *msg;
+	size_t answer_len;
+	void *answer, *hdr;
+	int result, ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_NODE) ||
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_OP))
+		return -EINVAL;
+	result = cumk_remote_run(nla_get_u32(tb[CUMC_A_IMEX_NODE]),
+				 nla_get_u32(tb[CUMC_A_IMEX_OP]),
+				 args ? nla_data(args) : NULL,
+				 args ? nla_len(args) : 0, &answer, &answer_len);
+	msg = genlmsg_new(nla_total_size(answer_len) + nla_total_size(4),
+			  GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!msg)
+		goto out_free;
+	hdr = cumk_notify_put_reply(msg, info, CUMC_CMD_IMEX_CALL);
+	ret = -EMSGSIZE;
+	if (!hdr || nla_put_u32(msg, CUMC_A_IMEX_RESULT, -result) ||
+	    (!result && nla_put(msg, CUMC_A_IMEX_PAYLOAD, answer_len, answer))) {
+		nlmsg_free(msg);
+		goto out_free;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out_free:
+	kfree(answer);
+	return ret;
+}
+
+static int cumk_nl_imex_call_respond(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct nlattr *answer = tb[CUMC_A_IMEX_PAYLOAD];
+	u32 result;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_REQ_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_RESULT))
+		return -EINVAL;
+	result = nla_get_u32(tb[CUMC_A_IMEX_RESULT]);
+	return cumk_imex_respond(nla_get_u32(tb[CUMC_A_IMEX_REQ_ID]), -result,
+				 answer && !result ? nla_data(answer) : NULL,
+				 answer && !result ? nla_len(answer) : 0);
+}
+
+static int cumk_nl_imex_node_lost(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 node;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_NODE))
+		return -EINVAL;
+	node = nla_get_u32(info->attrs[CUMC_A_IMEX_NODE]);
+	if (node == cumk_node_index())
+		return -EINVAL;
+	cumk_remote_node_lost(node);
+	return 0;
+}
+
 static const struct genl_small_ops cumk_nl_ops[] = {
 	{ .cmd = CUMC_CMD_DEV_GET, .dumpit = cumk_nl_dev_dump },
 	{ .cmd = CUMC_CMD_MC_GET, .dumpit = cumk_nl_mc_dump },
@@ -308,6 +424,27 @@ static const struct genl_small_ops cumk_nl_ops[] = {
 	{
 		.cmd = CUMC_CMD_FM_RESPOND,
 		.doit = cumk_nl_fm_respond,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{ .cmd = CUMC_CMD_FABRIC_GET, .doit = cumk_nl_fabric_get },
+	{
+		.cmd = CUMC_CMD_IMEX_ATTACH,
+		.doit = cumk_nl_imex_attach,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUMC_CMD_IMEX_CALL,
+		.doit = cumk_nl_imex_call,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUMC_CMD_IMEX_CALL_RESPOND,
+		.doit = cumk_nl_imex_call_respond,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUMC_CMD_IMEX_NODE_LOST,
+		.doit = cumk_nl_imex_node_lost,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -140,3 +140,28 @@ void cumk_notify_device_lost(u32 device)
 		return;
 	cumk_notify_send(msg, hdr, nla_put_u32(msg, CUMC_A_DEV_ORDINAL, device));
 }
+
+/* Another node was lost. */
+void cumk_notify_node_lost(u32 node)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = cumk_notify_new(CUMC_CMD_NODE_LOST_NTF, &hdr);
+	if (!msg)
+		return;
+	cumk_notify_send(msg, hdr, nla_put_u32(msg, CUMC_A_IMEX_NODE, node));
+}
+
+/* The header of a request the kernel sends one socket (cumc_imex.c). */
+void *cumk_notify_put_request(struct sk_buff *msg, u8 cmd)
+{
+	return genlmsg_put(msg, 0, 0, &cumk_family, 0, cmd);
+}
+
+/* Send @msg to the socket @portid alone, not waiting for room. */
+int cumk_notify_unicast(struct sk_buff *msg, void *hdr, u32 portid)
+{
+	genlmsg_end(msg, hdr);
+	return genlmsg_unicast(&init_net, msg, portid);
+}

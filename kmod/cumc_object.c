@@ -13,6 +13,28 @@
 
 #include "cumc_internal.h"
 
+#define CUMC_FABRIC_MAGIC 0x464d5543 /* "CUMF" */
+
+/*
+ * The layout of the 64 bytes of a fabric handle; no kernel pointer in it.
+ * @instance tells handles of this module load from those of an earlier
+ * one; @node is the exporting node: another node's handle is imported
+ * through the IMEX daemons (cumc_remote.c).
+ */
+struct cumk_fabric_handle {
+	__le32 magic;
+	__le32 channel;
+	__le64 instance;
+	__le64 id;
+	u8 secret[CUMC_FABRIC_SECRET_LEN];
+	__le32 node;
+	u8 zero[4];
+};
+
+static_assert(sizeof(struct cumk_fabric_handle) == CUMC_FABRIC_HANDLE_SIZE);
+
+static u64 cumk_fabric_instance;
+
 /*
  * Fabric id -> struct cumk_object *, without a reference. Nodes are
  * charged to the memory cgroup of the exporter that made the array grow.
@@ -100,8 +122,8 @@ int cumk_object_fabric_publish(struct cumk_object *obj, int channel)
  * A new reference on the live object exported as @id with @secret on
  * @channel, or NULL: a forged handle and a dead object look the same.
  */
-struct cumk_object *cumk_object_fabric_get(u32 id, const u8 *secret,
-					   int channel)
+static struct cumk_object *cumk_object_fabric_get(u32 id, const u8 *secret,
+						  int channel)
 {
 	struct cumk_object *obj;
 
@@ -114,4 +136,59 @@ struct cumk_object *cumk_object_fabric_get(u32 id, const u8 *secret,
 		obj = NULL;
 	xa_unlock(&cumk_fabric_exports);
 	return obj;
+}
+
+void cumk_object_fabric_init(void)
+{
+	get_random_bytes(&cumk_fabric_instance, sizeof(cumk_fabric_instance));
+}
+
+/* The fabric handle of @obj, published already, into @out. */
+void cumk_object_fabric_handle(struct cumk_object *obj, u8 *out)
+{
+	struct cumk_fabric_handle fh = {
+		.magic = cpu_to_le32(CUMC_FABRIC_MAGIC),
+		.channel = cpu_to_le32(obj->fabric_channel),
+		.instance = cpu_to_le64(cumk_fabric_instance),
+		.id = cpu_to_le64(obj->fabric_id),
+		.node = cpu_to_le32(cumk_node_index()),
+	};
+
+	memcpy(fh.secret, obj->fabric_secret, sizeof(fh.secret));
+	memcpy(out, &fh, sizeof(fh));
+}
+
+/*
+ * Whether @handle is shaped as this module's fabric handles are, on any
+ * node; if so, the node that exported it and on which IMEX channel.
+ */
+bool cumk_object_fabric_origin(const u8 *handle, u32 *node, int *channel)
+{
+	struct cumk_fabric_handle fh;
+	u64 id;
+
+	memcpy(&fh, handle, sizeof(fh));
+	id = le64_to_cpu(fh.id);
+	if (le32_to_cpu(fh.magic) != CUMC_FABRIC_MAGIC || !id ||
+	    id > U32_MAX || memchr_inv(fh.zero, 0, sizeof(fh.zero)))
+		return false;
+	*node = le32_to_cpu(fh.node);
+	*channel = le32_to_cpu(fh.channel);
+	return true;
+}
+
+/* A new reference on the live object this node exported as @handle, or NULL. */
+struct cumk_object *cumk_object_fabric_lookup(const u8 *handle)
+{
+	struct cumk_fabric_handle fh;
+	u32 node;
+	int channel;
+
+	if (!cumk_object_fabric_origin(handle, &node, &channel) ||
+	    node != cumk_node_index())
+		return NULL;
+	memcpy(&fh, handle, sizeof(fh));
+	if (le64_to_cpu(fh.instance) != cumk_fabric_instance)
+		return NULL;
+	return cumk_object_fabric_get(le64_to_cpu(fh.id), fh.secret, channel);
 }

@@ -17,17 +17,22 @@
 #define CUMC_PCI_DEVICE_IVSHMEM 0x1110
 #define CUMC_PCI_MEM_BAR 2
 #define CUMC_PCI_MAGIC "cumc-gpu"
-#define CUMC_PCI_VERSION 1
+/* Version 2 adds the GPU's place in a multi-node fabric. */
+#define CUMC_PCI_VERSION_SINGLE 1
+#define CUMC_PCI_VERSION_FABRIC 2
 
 /**
  * struct cumk_pci_identity - the start of a cumc GPU's BAR 2, little-endian
  * @magic: CUMC_PCI_MAGIC, not NUL-terminated
- * @version: CUMC_PCI_VERSION
+ * @version: CUMC_PCI_VERSION_*
  * @header_size: bytes the identity takes; memory starts at or after it
  * @mem_offset: where device memory starts in the BAR, page-aligned
  * @mem_size: bytes of device memory
  * @uuid: the GPU's UUID
  * @name: its product name, NUL-padded
+ * @node: (version 2) the fabric node that owns the GPU
+ * @clique_id: (version 2) its clique in the cluster
+ * @cluster_uuid: (version 2) the fabric's cluster
  */
 struct cumk_pci_identity {
 	u8 magic[8];
@@ -37,7 +42,13 @@ struct cumk_pci_identity {
 	__le64 mem_size;
 	u8 uuid[16];
 	char name[64];
+	__le32 node;
+	__le32 clique_id;
+	u8 cluster_uuid[16];
 };
+
+/* The bytes of a version 1 identity, which ends at the name. */
+#define CUMC_PCI_IDENTITY_V1_SIZE offsetof(struct cumk_pci_identity, node)
 
 /* Why the identity at the start of a BAR of @bar_len bytes is unusable. */
 static const char *cumk_pci_identity_error(const struct cumk_pci_identity *id,
@@ -50,9 +61,14 @@ static const char *cumk_pci_identity_error(const struct cumk_pci_identity *id,
 	/* Allocations start granule-aligned in the BAR: what that skips. */
 	u64 skip = round_up(mem_offset, granularity) - mem_offset;
 
-	if (le32_to_cpu(id->version) != CUMC_PCI_VERSION)
+	u32 version = le32_to_cpu(id->version);
+
+	if (version != CUMC_PCI_VERSION_SINGLE &&
+	    version != CUMC_PCI_VERSION_FABRIC)
 		return "an identity of an unknown version";
-	if (header_size < sizeof(*id) || header_size > mem_offset)
+	if (header_size < (version == CUMC_PCI_VERSION_SINGLE ?
+			   CUMC_PCI_IDENTITY_V1_SIZE : sizeof(*id)) ||
+	    header_size > mem_offset)
 		return "an identity whose size overlaps device memory";
 	if (!PAGE_ALIGNED(mem_offset))
 		return "device memory not aligned to a page in the BAR";
@@ -82,8 +98,33 @@ static int cumk_pci_read_identity(struct pci_dev *pdev,
 	return memcmp(id->magic, CUMC_PCI_MAGIC, sizeof(id->magic)) ? -ENODEV : 0;
 }
 
+/*
+ * A fabric GPU's cluster must be this node's; whether it is this node's
+ * own GPU or another node's, which this node reaches through the fabric.
+ */
+static int cumk_pci_fabric_place(struct pci_dev *pdev,
+				 const struct cumk_pci_identity *id,
+				 bool *remote)
+{
+	int ret;
+
+	*remote = false;
+	if (le32_to_cpu(id->version) != CUMC_PCI_VERSION_FABRIC)
+		return 0;
+	ret = cumk_node_join_cluster(id->cluster_uuid,
+				     le32_to_cpu(id->clique_id));
+	if (ret == -EXDEV)
+		dev_err(&pdev->dev, "cumc GPU of cluster %pUb clique %u, not this node's: ignored\n",
+			id->cluster_uuid, le32_to_cpu(id->clique_id));
+	else if (ret)
+		dev_err(&pdev->dev, "cumc GPU of a fabric, but this node's index is out of range: ignored\n");
+	*remote = le32_to_cpu(id->node) != cumk_node_index();
+	return ret ? -ENODEV : 0;
+}
+
 static struct cumk_device *cumk_pci_create(struct pci_dev *pdev,
-					   const struct cumk_pci_identity *id)
+					   const struct cumk_pci_identity *id,
+					   bool remote)
 {
 	resource_size_t start = pci_resource_start(pdev, CUMC_PCI_MEM_BAR);
 	resource_size_t len = pci_resource_len(pdev, CUMC_PCI_MEM_BAR);
@@ -96,9 +137,12 @@ static struct cumk_device *cumk_pci_create(struct pci_dev *pdev,
 	if (IS_ERR(bar))
 		return ERR_CAST(bar);
 	dev = cumk_bar_create(start + mem_offset, bar + mem_offset, mem_offset,
-			      le64_to_cpu(id->mem_size));
+			      le64_to_cpu(id->mem_size), remote);
 	if (IS_ERR(dev))
 		return dev;
+	dev->fabric = le32_to_cpu(id->version) == CUMC_PCI_VERSION_FABRIC;
+	dev->node = dev->fabric ? le32_to_cpu(id->node) : cumk_node_index();
+	dev->remote = remote;
 	memcpy(dev->uuid, id->uuid, sizeof(dev->uuid));
 	strscpy_pad(dev->name, id->name,
 		    min(sizeof(dev->name), sizeof(id->name)));
@@ -113,6 +157,7 @@ static int cumk_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	struct cumk_pci_identity id;
 	struct cumk_device *dev;
 	const char *error;
+	bool remote;
 	int ret;
 
 	ret = pcim_enable_device(pdev);
@@ -130,11 +175,14 @@ static int cumk_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		dev_err(&pdev->dev, "cumc GPU with %s: ignored\n", error);
 		return -ENODEV;
 	}
+	ret = cumk_pci_fabric_place(pdev, &id, &remote);
+	if (ret)
+		return ret;
 	/* Managed: pcim_enable_device() has the region released with it. */
 	ret = pci_request_region(pdev, CUMC_PCI_MEM_BAR, KBUILD_MODNAME);
 	if (ret)
 		return ret;
-	dev = cumk_pci_create(pdev, &id);
+	dev = cumk_pci_create(pdev, &id, remote);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	ret = cumk_device_add(dev);
@@ -146,8 +194,12 @@ static int cumk_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return ret == -EEXIST ? -ENODEV : ret;
 	}
 	pci_set_drvdata(pdev, dev);
-	dev_info(&pdev->dev, "cumc device %u: %s, %llu MiB of device memory\n",
-		 dev->ordinal, dev->name, dev->mem_total >> 20);
+	if (remote)
+		dev_info(&pdev->dev, "cumc GPU %pUb of node %u: reachable through the fabric\n",
+			 dev->uuid, dev->node);
+	else
+		dev_info(&pdev->dev, "cumc device %u: %s, %llu MiB of device memory\n",
+			 dev->ordinal, dev->name, dev->mem_total >> 20);
 	return 0;
 }
 
@@ -155,8 +207,12 @@ static void cumk_pci_remove(struct pci_dev *pdev)
 {
 	struct cumk_device *dev = pci_get_drvdata(pdev);
 
-	dev_info(&pdev->dev, "cumc device %u removed: lost to its users\n",
-		 dev->ordinal);
+	if (dev->remote)
+		dev_info(&pdev->dev, "cumc GPU %pUb of node %u removed\n",
+			 dev->uuid, dev->node);
+	else
+		dev_info(&pdev->dev, "cumc device %u removed: lost to its users\n",
+			 dev->ordinal);
 	cumk_loss_handle(dev);
 }
 

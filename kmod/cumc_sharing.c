@@ -13,31 +13,13 @@
 #include <linux/device.h>
 #include <linux/file.h>
 #include <linux/module.h>
-#include <linux/random.h>
 
 #include "cumc_compat.h"
 #include "cumc_internal.h"
 
-#define CUMC_FABRIC_MAGIC 0x464d5543 /* "CUMF" */
-
-/* The layout of the 64 bytes of a fabric handle; no kernel pointer in it. */
-struct cumk_fabric_handle {
-	__le32 magic;
-	__le32 channel;
-	__le64 instance;
-	__le64 id;
-	u8 secret[CUMC_FABRIC_SECRET_LEN];
-	u8 zero[8];
-};
-
-static_assert(sizeof(struct cumk_fabric_handle) == CUMC_FABRIC_HANDLE_SIZE);
-
 static unsigned int imex_channels = 4;
 module_param(imex_channels, uint, 0444);
 MODULE_PARM_DESC(imex_channels, "Number of IMEX channel devices, 1 to 256 (default 4)");
-
-/* Tells handles of this module load from those of an earlier one. */
-static u64 cumk_fabric_instance;
 
 static dev_t cumk_channel_devt;
 static struct class *cumk_channel_class;
@@ -186,7 +168,6 @@ int cumk_sharing_ioctl_export_fabric(struct cumk_ucmd *ucmd)
 {
 	struct cumc_export_fabric *cmd = ucmd->cmd;
 	struct cumk_client *client = ucmd->client;
-	struct cumk_fabric_handle *fh = (void *)cmd->out_fabric;
 	int channel = READ_ONCE(client->channel);
 	struct cumk_object *obj;
 	int ret;
@@ -206,28 +187,10 @@ int cumk_sharing_ioctl_export_fabric(struct cumk_ucmd *ucmd)
 	ret = cumk_object_fabric_publish(obj, channel);
 	if (ret)
 		goto out_put;
-	memset(fh, 0, sizeof(*fh));
-	fh->magic = cpu_to_le32(CUMC_FABRIC_MAGIC);
-	fh->channel = cpu_to_le32(obj->fabric_channel);
-	fh->instance = cpu_to_le64(cumk_fabric_instance);
-	fh->id = cpu_to_le64(obj->fabric_id);
-	memcpy(fh->secret, obj->fabric_secret, sizeof(fh->secret));
+	cumk_object_fabric_handle(obj, cmd->out_fabric);
 out_put:
 	cumk_object_put(obj);
 	return ret;
-}
-
-/* A new reference on the live object @fh names, or NULL. */
-static struct cumk_object *cumk_fabric_lookup(const struct cumk_fabric_handle *fh)
-{
-	u64 id = le64_to_cpu(fh->id);
-
-	if (le32_to_cpu(fh->magic) != CUMC_FABRIC_MAGIC ||
-	    le64_to_cpu(fh->instance) != cumk_fabric_instance ||
-	    !id || id > U32_MAX || memchr_inv(fh->zero, 0, sizeof(fh->zero)))
-		return NULL;
-	return cumk_object_fabric_get(id, fh->secret,
-				      le32_to_cpu(fh->channel));
 }
 
 int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd)
@@ -235,13 +198,25 @@ int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd)
 	struct cumc_import_fabric *cmd = ucmd->cmd;
 	int channel = READ_ONCE(ucmd->client->channel);
 	struct cumk_object *obj;
-	int ret;
+	int ret, handle_channel;
+	u32 node;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	if (channel == CUMC_NO_CHANNEL)
 		return -EPERM;
-	obj = cumk_fabric_lookup((const void *)cmd->fabric);
+	if (!cumk_object_fabric_origin(cmd->fabric, &node, &handle_channel))
+		return -ENOENT;
+	if (node != cumk_node_index()) {
+		/* A node outside any fabric has no other node to ask. */
+		if (!cumk_node_in_fabric())
+			return -ENOENT;
+		/* Exported on another channel: refused as a local one is. */
+		if (handle_channel != channel)
+			return -EPERM;
+		return cumk_remote_import(ucmd, cmd->fabric, node);
+	}
+	obj = cumk_object_fabric_lookup(cmd->fabric);
 	if (!obj)
 		return -ENOENT;
 	if (obj->fabric_channel != channel || cumk_import_fault(obj)) {
@@ -274,7 +249,7 @@ int cumk_sharing_init(void)
 
 	if (imex_channels < 1 || imex_channels > 256)
 		return -EINVAL;
-	get_random_bytes(&cumk_fabric_instance, sizeof(cumk_fabric_instance));
+	cumk_object_fabric_init();
 	ret = alloc_chrdev_region(&cumk_channel_devt, 0, imex_channels,
 				  "cumc-imex");
 	if (ret)

@@ -9,7 +9,8 @@
  * decides.
  *
  * Both entry points document INVALID_VALUE, NOT_PERMITTED and
- * NOT_SUPPORTED only. NOT_PERMITTED keeps the meaning the documentation
+ * NOT_SUPPORTED only; importing across nodes adds the real driver's
+ * INVALID_HANDLE. NOT_PERMITTED keeps the meaning the documentation
  * and programs probing for IMEX give it: no access to the IMEX channel.
  * Everything else the caller got wrong (an unknown handle, a handle type
  * the object was not created with, a descriptor that is closed or not a
@@ -45,9 +46,20 @@ static const struct libcumc_errno_result libcumc_import_fd_errors[] = {
 	{ 0 }
 };
 
-/* ENOENT: forged, or its object is gone. EPERM (channel) stays. */
+/*
+ * ENOENT: forged, or its object is gone. EPERM (channel) stays. Another
+ * node's handle that cannot be looked up there (the node outside this
+ * node's IMEX domain, lost, silent, or no IMEX daemon here) is what the
+ * real driver answers then: "invalid resource handle" (see
+ * Documentation/multinode.md).
+ */
 static const struct libcumc_errno_result libcumc_import_fabric_errors[] = {
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
+	{ ENOTCONN, CUDA_ERROR_INVALID_HANDLE },
+	{ EHOSTUNREACH, CUDA_ERROR_INVALID_HANDLE },
+	{ EHOSTDOWN, CUDA_ERROR_INVALID_HANDLE },
+	{ ETIMEDOUT, CUDA_ERROR_INVALID_HANDLE },
+	{ EPROTO, CUDA_ERROR_INVALID_HANDLE },
 	{ 0 }
 };
 

@@ -59,6 +59,15 @@
  *  EDQUOT     the client would pass one of its quotas (the module's
  *             max_handles, max_objects, max_address_ranges,
  *             max_mapped_bytes, max_bound_bytes); nothing was changed
+ *  ENOLINK    the device fell off the bus (Documentation/devices.md)
+ *
+ * Importing another node's fabric handle (Documentation/multinode.md):
+ *  ENOTCONN     no IMEX daemon is attached on this node
+ *  EHOSTUNREACH the exporting node is not in this node's IMEX domain
+ *  EHOSTDOWN    the exporting node, or its GPU, is lost
+ *  ETIMEDOUT    the exporting node did not answer within fm_timeout_ms
+ *  EPROTO       its answer made no sense (another module version)
+ *  EINTR        the caller was killed while waiting
  *
  * Handles are opaque non-zero 64-bit values, valid only in the file that
  * issued them; userspace must not read meaning into their bits.
@@ -538,7 +547,11 @@ struct cumc_export_fabric {
  * @out_handle: (out) a new handle of this client
  *
  * ENOENT when the fabric handle names nothing (forged, or its object is
- * gone); EPERM when this client has not attached its IMEX channel.
+ * gone); EPERM when this client has not attached its IMEX channel, or not
+ * the channel the handle was exported on. A handle another node exported
+ * is looked up there, through the two nodes' IMEX daemons, with the errors
+ * of the table above; EOPNOTSUPP when that node cannot share the object
+ * with this one (a multicast object, memory not of a fabric GPU).
  */
 struct cumc_import_fabric {
 	__u32 size;
