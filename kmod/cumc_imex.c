@@ -9,15 +9,13 @@
  * unicast, and comes back as IMEX_CALL_RESPOND. The caller sleeps, killably
  * and for at most the fabric manager's timeout, and then gives up: an
  * answer that comes later finds no call (ENOENT). When the daemon's socket
- * closes, every waiting call fails with ENOTCONN, and calls fail so until
- * a daemon attaches again.
+ * closes (cumc_remote.c hears of it), every waiting call fails with
+ * ENOTCONN, and calls fail so until a daemon attaches again.
  */
 #include <linux/completion.h>
-#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
-#include <net/netlink.h>
 
 #include "cumc_internal.h"
 
@@ -116,29 +114,23 @@ bool cumk_imex_attached(void)
 	return attached;
 }
 
-/* A netlink socket closed: if it was the daemon's, the daemon is gone. */
-static int cumk_imex_netlink_event(struct notifier_block *nb,
-				   unsigned long event, void *ptr)
+/*
+ * The netlink socket @portid closed: if it was the daemon's, the daemon is
+ * gone and every waiting call fails. Whether it was.
+ */
+bool cumk_imex_detach(u32 portid)
 {
-	struct netlink_notify *n = ptr;
 	bool gone;
 
-	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
-	    !net_eq(n->net, &init_net))
-		return NOTIFY_DONE;
 	mutex_lock(&cumk_imex_lock);
-	gone = cumk_imex_daemon && cumk_imex_portid == n->portid;
+	gone = cumk_imex_daemon && cumk_imex_portid == portid;
 	if (gone)
 		cumk_imex_daemon = false;
 	mutex_unlock(&cumk_imex_lock);
 	if (gone)
 		cumk_imex_fail_matching(cumk_imex_any, 0, -ENOTCONN);
-	return NOTIFY_DONE;
+	return gone;
 }
-
-static struct notifier_block cumk_imex_notifier = {
-	.notifier_call = cumk_imex_netlink_event,
-};
 
 /* IMEX_CALL_REQ for call @id to the daemon, if one is attached. */
 static int cumk_imex_send(u32 id, u32 node, u32 op, const void *args,
@@ -241,14 +233,8 @@ int cumk_imex_respond(u32 id, int result, const void *answer, size_t len)
 	return 0;
 }
 
-int cumk_imex_init(void)
-{
-	return netlink_register_notifier(&cumk_imex_notifier);
-}
-
-/* After the family is gone: no daemon, no call, can be left. */
+/* At unload, after the family is gone: no call can be left. */
 void cumk_imex_exit(void)
 {
-	netlink_unregister_notifier(&cumk_imex_notifier);
 	WARN_ON(!xa_empty(&cumk_imex_calls));
 }

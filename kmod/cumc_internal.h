@@ -616,6 +616,7 @@ void cumk_pci_exit(void);
 /* cumc_loss.c: a device falling off the bus */
 void cumk_loss_handle(struct cumk_device *dev);
 void cumk_loss_node(u32 node);
+void cumk_loss_remote_all(void);
 
 /* cumc_object.c: what handles name, and the fabric export table */
 int cumk_object_charge(struct cumk_usage *usage, struct cumk_object *obj);
@@ -630,9 +631,9 @@ bool cumk_object_fabric_origin(const u8 *handle, u32 *node, int *channel);
 struct cumk_object *cumk_object_fabric_lookup(const u8 *handle);
 
 /* cumc_imex.c: the node's IMEX daemon and the calls it carries to other nodes */
-int cumk_imex_init(void);
 void cumk_imex_exit(void);
 int cumk_imex_attach(u32 portid);
+bool cumk_imex_detach(u32 portid);
 bool cumk_imex_attached(void);
 int cumk_imex_call(u32 node, u32 op, const void *args, size_t args_len,
 		   void **answer, size_t *answer_len);
@@ -655,6 +656,7 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 		    void **answer, size_t *answer_len);
 void cumk_remote_node_lost(u32 node);
+int cumk_remote_init(void);
 void cumk_remote_exit(void);
 
 /* cumc_client.c: open files and their handle tables */

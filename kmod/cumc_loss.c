@@ -47,3 +47,14 @@ void cumk_loss_node(u32 node)
 			cumk_loss_handle(dev);
 	cumk_notify_node_lost(node);
 }
+
+/* This node is cut off from the others: every other node's GPU is lost. */
+void cumk_loss_remote_all(void)
+{
+	struct cumk_device *dev;
+	unsigned long index = 0;
+
+	for (; (dev = cumk_device_next_remote(&index)); index++)
+		if (!cumk_device_check(dev))
+			cumk_loss_handle(dev);
+}

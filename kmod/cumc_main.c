@@ -58,13 +58,13 @@ static int __init cumk_init(void)
 	if (ret)
 		goto err_vm;
 	cumk_debugfs_init();
-	ret = cumk_imex_init();
+	ret = cumk_remote_init();
 	if (ret)
 		goto err_debugfs;
 	/* Before the device: every object's events need the family. */
 	ret = cumk_netlink_init();
 	if (ret)
-		goto err_imex;
+		goto err_remote;
 	/* PCI devices first: system-memory ones stand in when there are none. */
 	ret = cumk_pci_init();
 	if (ret)
@@ -81,9 +81,9 @@ err_pci:
 	cumk_pci_exit();
 err_netlink:
 	cumk_netlink_exit();
-	cumk_remote_exit();
-err_imex:
 	cumk_imex_exit();
+err_remote:
+	cumk_remote_exit();
 err_debugfs:
 	cumk_debugfs_exit();
 	cumk_sharing_exit();
@@ -98,8 +98,8 @@ static void __exit cumk_exit(void)
 	misc_deregister(&cumk_miscdev);
 	cumk_pci_exit();
 	cumk_netlink_exit();
-	cumk_remote_exit();
 	cumk_imex_exit();
+	cumk_remote_exit();
 	cumk_debugfs_exit();
 	cumk_sharing_exit();
 	cumk_vm_exit();

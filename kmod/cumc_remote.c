@@ -15,8 +15,11 @@
  * SIGBUS. Documentation/multinode.md tells the whole story.
  */
 #include <linux/mm.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
+#include <net/net_namespace.h>
 
 #include "cumc_internal.h"
 
@@ -358,9 +361,38 @@ err_put_hold:
 	return ret;
 }
 
+/*
+ * A netlink socket closed. If it was the IMEX daemon's, this node is cut
+ * off from the others, which drop what they held for it and lose its GPUs
+ * when they lose its daemon: it drops theirs and loses their GPUs too, so
+ * that no process maps memory its node no longer keeps for it.
+ */
+static int cumk_remote_netlink_event(struct notifier_block *nb,
+				     unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net) || !cumk_imex_detach(n->portid))
+		return NOTIFY_DONE;
+	cumk_remote_drop_holds(true, 0);
+	cumk_loss_remote_all();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cumk_remote_notifier = {
+	.notifier_call = cumk_remote_netlink_event,
+};
+
+int cumk_remote_init(void)
+{
+	return netlink_register_notifier(&cumk_remote_notifier);
+}
+
 /* At unload, after the family is gone: no node may use this one's memory. */
 void cumk_remote_exit(void)
 {
+	netlink_unregister_notifier(&cumk_remote_notifier);
 	cumk_remote_drop_holds(true, 0);
 	xa_destroy(&cumk_remote_holds);
 }
