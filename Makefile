@@ -49,6 +49,8 @@ CHECK_HOST_TESTS += test_multimem_ops
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
+# Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
+CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -92,6 +94,7 @@ $(O)/libcumc.pc: lib/libcumc.pc.in | $(O)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
 
 tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
+	$(CHECK_NODE_TESTS:%=$(O)/tests/%) \
 	$(SELFTESTS:%=$(O)/selftests/%) $(UNPLUG_TESTS) vm-run-test-module
 
 # Linked statically: unit tests reach the library's internal functions too.

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fabric memory across the nodes of a multi-node fabric, through libcumc
+ * as a program written for the real driver uses it. Runs on every node of
+ * scripts/fabric-run --nodes 3 --domain 0,1 --domain 2 (see
+ * scripts/tests/test-multinode.sh): nodes 0 and 1 share an IMEX domain,
+ * node 2 is alone in another. Every node runs the same tests in the same
+ * order, each playing its node's part; the parts meet through files in
+ * the fabric's exchange directory (CUMC_FABRIC_XCHG), as two ranks of a
+ * job hand each other fabric handles through any channel they like.
+ *
+ * The last tests lose nodes: node 0 is stopped (its VM killed) while node
+ * 1 maps its memory, and then node 1 and node 2 stop their own IMEX
+ * daemons.
+ */
+#include <check.h>
+#include <cuda.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "vmm.h"
+
+/* Each node of fabric-run has four GPUs unless told otherwise. */
+#define GPUS_PER_NODE 4
+/* The longest one node waits for another: boots and loads under TCG. */
+#define XCHG_WAIT_SECS 300
+#define FH_SIZE sizeof(CUmemFabricHandle)
+
+enum node_part { EXPORTER, IMPORTER, OUTSIDER };
+
+static int node;
+static const char *xchg;
+
+static enum node_part part(void)
+{
+	return node == 0 ? EXPORTER : node == 1 ? IMPORTER : OUTSIDER;
+}
+
+/* Leave @len bytes under @name for the other nodes, whole or not at all. */
+static void xchg_put(const char *name, const void *buf, size_t len)
+{
+	char path[512], tmp[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", xchg, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, node);
+	f = fopen(tmp, "w");
+	ck_assert_msg(f, "cannot write %s: %s", tmp, strerror(errno));
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(rename(tmp, path), 0);
+}
+
+/* Wait, bounded, for what another node left under @name. */
+static void xchg_get(const char *name, void *buf, size_t len)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	char path[512];
+	int tries;
+
+	snprintf(path, sizeof(path), "%s/%s", xchg, name);
+	for (tries = 0; tries < XCHG_WAIT_SECS * 10; tries++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			size_t n = fread(buf, 1, len, f);
+
+			fclose(f);
+			ck_assert_uint_eq(n, len);
+			return;
+		}
+		nanosleep(&pause, NULL);
+	}
+	ck_abort_msg("node %d: nothing under %s after %d s", node, path,
+		     XCHG_WAIT_SECS);
+}
+
+/* A marker another node waits for. */
+static void xchg_signal(const char *name)
+{
+	xchg_put(name, "1", 1);
+}
+
+static void xchg_wait(const char *name)
+{
+	char one;
+
+	xchg_get(name, &one, 1);
+}
+
+static void init(void)
+{
+	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
+	vmm_use_device(0);
+}
+
+static CUmemAllocationProp fabric_prop(CUdevice dev)
+{
+	CUmemAllocationProp prop = vmm_prop(dev);
+
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
+	return prop;
+}
+
+/* Fabric memory on @dev, mapped read-write for it, bytes i = i * 7 + 1. */
+static struct vmm_buf fabric_buf(CUdevice dev, size_t size)
+{
+	CUmemAllocationProp prop = fabric_prop(dev);
+	struct vmm_buf buf = { .size = size };
+	volatile unsigned char *p;
+	size_t i;
+
+	ck_assert_int_eq(cuMemCreate(&buf.handle, size, &prop, 0), CUDA_SUCCESS);
+	buf.va = vmm_reserve(size);
+	ck_assert_int_eq(cuMemMap(buf.va, size, 0, buf.handle, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(vmm_set_access(buf.va, size, dev,
+			CU_MEM_ACCESS_FLAGS_PROT_READWRITE), CUDA_SUCCESS);
+	p = vmm_bytes(buf.va);
+	for (i = 0; i < size; i++)
+		p[i] = (unsigned char)(i * 7 + 1);
+	return buf;
+}
+
+/* Export @buf's memory and leave its fabric handle under @name. */
+static void export_to(const struct vmm_buf *buf, const char *name)
+{
+	CUmemFabricHandle fh;
+
+	ck_assert_int_eq(cuMemExportToShareableHandle(&fh, buf->handle,
+			CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	xchg_put(name, &fh, FH_SIZE);
+}
+
+static CUresult import_from(const char *name,
+			    CUmemGenericAllocationHandle *handle)
+{
+	CUmemFabricHandle fh;
+
+	xchg_get(name, &fh, FH_SIZE);
+	return cuMemImportFromShareableHandle(handle, &fh,
+					      CU_MEM_HANDLE_TYPE_FABRIC);
+}
+
+/* Another node's memory, imported and mapped read-write for device 0. */
+static struct vmm_buf import_map(const char *name, size_t size)
+{
+	struct vmm_buf buf = { .size = size };
+
+	ck_assert_int_eq(import_from(name, &buf.handle), CUDA_SUCCESS);
+	buf.va = vmm_reserve(size);
+	ck_assert_int_eq(cuMemMap(buf.va, size, 0, buf.handle, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(vmm_set_access(buf.va, size, 0,
+			CU_MEM_ACCESS_FLAGS_PROT_READWRITE), CUDA_SUCCESS);
+	return buf;
+}
+
+static void assert_pattern(CUdeviceptr va, size_t from, size_t to,
+			   unsigned int mul, unsigned int add)
+{
+	volatile unsigned char *p = vmm_bytes(va);
+	size_t i;
+
+	for (i = from; i < to; i++)
+		ck_assert_msg(p[i] == (unsigned char)(i * mul + add),
+			      "node %d: byte %zu is %u, not %u", node, i, p[i],
+			      (unsigned char)(i * mul + add));
+}
+
+START_TEST(each_node_owns_its_gpus)
+{
+	CUuuid mine[GPUS_PER_NODE], theirs[GPUS_PER_NODE];
+	char name[32];
+	int i, j, k;
+
+	init();
+	ck_assert_int_eq(vmm_device_count(), GPUS_PER_NODE);
+	for (i = 0; i < GPUS_PER_NODE; i++)
+		ck_assert_int_eq(cuDeviceGetUuid(&mine[i], i), CUDA_SUCCESS);
+	snprintf(name, sizeof(name), "uuids.%d", node);
+	xchg_put(name, mine, sizeof(mine));
+	/* No GPU is another node's too. */
+	for (k = 0; k < 3; k++) {
+		if (k == node)
+			continue;
+		snprintf(name, sizeof(name), "uuids.%d", k);
+		xchg_get(name, theirs, sizeof(theirs));
+		for (i = 0; i < GPUS_PER_NODE; i++)
+			for (j = 0; j < GPUS_PER_NODE; j++)
+				ck_assert(memcmp(&mine[i], &theirs[j],
+						 sizeof(CUuuid)));
+	}
+}
+END_TEST
+
+START_TEST(memory_written_on_one_node_is_read_on_another)
+{
+	struct vmm_buf buf;
+	volatile unsigned char *p;
+	size_t i, size;
+
+	init();
+	size = 2 * vmm_granularity();
+	switch (part()) {
+	case EXPORTER:
+		buf = fabric_buf(1, size);
+		export_to(&buf, "shared.fh");
+		xchg_wait("shared.written");
+		/* The second half is what node 1 wrote. */
+		assert_pattern(buf.va, 0, size / 2, 7, 1);
+		assert_pattern(buf.va, size / 2, size, 13, 5);
+		vmm_buf_free(&buf);
+		break;
+	case IMPORTER:
+		buf = import_map("shared.fh", size);
+		assert_pattern(buf.va, 0, size, 7, 1);
+		p = vmm_bytes(buf.va);
+		for (i = size / 2; i < size; i++)
+			p[i] = (unsigned char)(i * 13 + 5);
+		xchg_signal("shared.written");
+		vmm_buf_free(&buf);
+		break;
+	case OUTSIDER:
+		break;
+	}
+}
+END_TEST
+
+START_TEST(import_from_another_imex_domain_is_invalid_handle)
+{
+	CUmemGenericAllocationHandle handle;
+	struct vmm_buf buf;
+
+	init();
+	switch (part()) {
+	case EXPORTER:
+		buf = fabric_buf(0, vmm_granularity());
+		export_to(&buf, "outside.fh");
+		xchg_wait("outside.tried");
+		vmm_buf_free(&buf);
+		break;
+	case OUTSIDER:
+		ck_assert_int_eq(import_from("outside.fh", &handle),
+				 CUDA_ERROR_INVALID_HANDLE);
+		xchg_signal("outside.tried");
+		break;
+	case IMPORTER:
+		break;
+	}
+}
+END_TEST
+
+START_TEST(import_without_an_imex_channel_is_not_permitted)
+{
+	CUmemGenericAllocationHandle handle;
+	struct vmm_buf buf;
+
+	/* A channel that does not exist: this process gets none. */
+	if (part() == IMPORTER)
+		ck_assert_int_eq(setenv("CUMC_IMEX_CHANNEL", "99", 1), 0);
+	init();
+	switch (part()) {
+	case EXPORTER:
+		buf = fabric_buf(0, vmm_granularity());
+		export_to(&buf, "nochannel.fh");
+		xchg_wait("nochannel.tried");
+		vmm_buf_free(&buf);
+		break;
+	case IMPORTER:
+		ck_assert_int_eq(import_from("nochannel.fh", &handle),
+				 CUDA_ERROR_NOT_PERMITTED);
+		xchg_signal("nochannel.tried");
+		break;
+	case OUTSIDER:
+		break;
+	}
+}
+END_TEST
+
+/* Node 0's VM is killed while node 1 maps its memory. */
+START_TEST(node_lost_mid_use_raises_sigbus)
+{
+	CUmemGenericAllocationHandle handle;
+	struct vmm_buf buf;
+	int tries, sig = 0;
+	size_t g;
+
+	init();
+	g = vmm_granularity();
+	switch (part()) {
+	case EXPORTER:
+		buf = fabric_buf(2, g);
+		export_to(&buf, "lost.fh");
+		xchg_wait("lost.mapped");
+		/* Node 1 has this VM stopped now. */
+		sleep(XCHG_WAIT_SECS);
+		ck_abort_msg("node 0 is still running");
+		break;
+	case IMPORTER:
+		buf = import_map("lost.fh", g);
+		assert_pattern(buf.va, 0, g, 7, 1);
+		xchg_signal("lost.mapped");
+		ck_assert_int_eq(system("scripts/vm-stop-node 0"), 0);
+		/* Its daemon notices the node's silence within its timeout. */
+		for (tries = 0; tries < XCHG_WAIT_SECS && !sig; tries++) {
+			sig = vmm_touch_in_child(buf.va, false);
+			if (!sig)
+				sleep(1);
+		}
+		ck_assert_int_eq(sig, SIGBUS);
+		ck_assert_int_eq(import_from("lost.fh", &handle),
+				 CUDA_ERROR_INVALID_HANDLE);
+		/* What it held is released as usual. */
+		vmm_buf_free(&buf);
+		break;
+	case OUTSIDER:
+		break;
+	}
+}
+END_TEST
+
+/* Stop this node's daemon as an administrator would, and see it gone. */
+static void stop_own_daemon(void)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	const char *pidfile = getenv("CUMC_IMEX_PIDFILE");
+	int pid = 0, tries;
+	FILE *f;
+
+	ck_assert_msg(pidfile, "no CUMC_IMEX_PIDFILE");
+	f = fopen(pidfile, "r");
+	ck_assert_msg(f, "cannot read %s", pidfile);
+	ck_assert_int_eq(fscanf(f, "%d", &pid), 1);
+	fclose(f);
+	ck_assert_int_gt(pid, 1);
+	ck_assert_int_eq(kill(pid, SIGTERM), 0);
+	for (tries = 0; tries < XCHG_WAIT_SECS * 10; tries++) {
+		if (kill(pid, 0) && errno == ESRCH)
+			return;
+		nanosleep(&pause, NULL);
+	}
+	ck_abort_msg("the IMEX daemon (pid %d) did not stop", pid);
+}
+
+START_TEST(import_with_the_daemon_stopped_is_invalid_handle)
+{
+	CUmemGenericAllocationHandle handle;
+
+	init();
+	if (part() == EXPORTER)
+		return;
+	stop_own_daemon();
+	ck_assert_int_eq(import_from(part() == IMPORTER ? "lost.fh" :
+				     "outside.fh", &handle),
+			 CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("multinode");
+	TCase *tc = tcase_create("multinode");
+	const char *env = getenv("CUMC_NODE");
+
+	xchg = getenv("CUMC_FABRIC_XCHG");
+	if (!env || !xchg) {
+		printf("# not a node of scripts/fabric-run: nothing to test\n");
+		return EXIT_SUCCESS;
+	}
+	node = atoi(env);
+	/* Each test waits for the other nodes, boots and daemons included. */
+	tcase_set_timeout(tc, 2 * XCHG_WAIT_SECS);
+	tcase_add_test(tc, each_node_owns_its_gpus);
+	tcase_add_test(tc, memory_written_on_one_node_is_read_on_another);
+	tcase_add_test(tc, import_from_another_imex_domain_is_invalid_handle);
+	tcase_add_test(tc, import_without_an_imex_channel_is_not_permitted);
+	tcase_add_test(tc, node_lost_mid_use_raises_sigbus);
+	tcase_add_test(tc, import_with_the_daemon_stopped_is_invalid_handle);
+	suite_add_tcase(s, tc);
+	return check_run_forked(s);
+}
