@@ -20,7 +20,7 @@ check() {
 }
 
 echo "TAP version 13"
-tap_plan 12
+tap_plan 13
 
 out=$("$vm_run" -- cat /proc/modules 2>&1)
 check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
@@ -82,6 +82,24 @@ out=$(cd "$repo" && "$vm_run" --gpus 2 -- bash -c "$unplug" 2>&1)
 check "scripts/vm-unplug removes a GPU, once, and only a GPU" \
 	"unplugged again refused virtio refused" \
 	"$(grep -E '^(unplugged|again|virtio)' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
+
+# A GPU from a file (--gpu-file, as scripts/fabric-run gives every node):
+# first, in 0000:00:10.0, its BAR the file's size (128 MiB), beside a --gpus
+# one; bound by the driver, unplugged like the others, and the file is
+# still there afterwards.
+dir=$(mktemp -d)
+"$repo/scripts/gpu-image" "$dir/gpu" 40 $((64 << 20))
+# shellcheck disable=SC2016 # expanded in the guest
+file_gpu='d=/sys/bus/pci/devices/0000:00:10.0
+read -r start end _ < <(sed -n 3p $d/resource)
+echo "bar $(((end - start + 1) >> 20))"
+echo "bound $(ls /sys/bus/pci/drivers/cumc | grep -c :)"
+scripts/vm-unplug 0000:00:10.0 && [ ! -e $d ] && echo unplugged'
+out=$(cd "$repo" && "$vm_run" --gpus 1 --gpu-file "$dir/gpu" -- bash -c "$file_gpu" 2>&1)
+check "--gpu-file: a GPU from the file, first, bound, unplugged; the file kept" \
+	"bar 128 bound 2 unplugged kept" \
+	"$(grep -E '^(bar|bound|unplugged)' <<<"$out" | tr '\n' ' ')$([ -s "$dir/gpu" ] && echo kept)"
+rm -rf "$dir"
 
 # The debug kernel's reports fail the run too: a use-after-free (KASAN) and
 # a leak (kmemleak, found by vm-guest's scans after the command), each
