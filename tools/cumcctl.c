@@ -216,22 +216,34 @@ static int dev_cb(struct nl_msg *msg, void *arg)
 		  nla_get_string(tb[CUMC_A_DEV_BACKEND]) : "system";
 	lost = tb[CUMC_A_DEV_LOST] != NULL;
 	row_sep();
-	if (json)
-		printf("{\"ordinal\": %u, \"uuid\": \"%s\", \"name\": \"%s\", \"pci_bus\": %u, \"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64 ", \"backend\": \"%s\", \"lost\": %s}",
+	if (json) {
+		printf("{\"ordinal\": %u, \"uuid\": \"%s\", \"name\": \"%s\", \"pci_bus\": %u, \"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64 ", \"backend\": \"%s\", \"lost\": %s, \"fabric_state\": \"%s\"",
 		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
 		       nla_get_string(tb[CUMC_A_DEV_NAME]),
 		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
 		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL),
 		       get_u64(tb, CUMC_A_DEV_MEM_FREE), backend,
-		       lost ? "true" : "false");
-	else
-		printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %s\n",
+		       lost ? "true" : "false", fabric_state(tb));
+		/* A GPU of a multi-node fabric: the node that owns it, where. */
+		if (tb[CUMC_A_FABRIC_NODE])
+			printf(", \"node\": %u", get_u32(tb, CUMC_A_FABRIC_NODE));
+		if (tb[CUMC_A_FABRIC_CLUSTER_UUID]) {
+			format_uuid(tb[CUMC_A_FABRIC_CLUSTER_UUID], uuid);
+			printf(", \"cluster_uuid\": \"%s\"", uuid);
+		}
+		if (tb[CUMC_A_FABRIC_CLIQUE_ID])
+			printf(", \"clique_id\": %u",
+			       get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID));
+		fputs("}", stdout);
+	} else {
+		printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %-5s %s\n",
 		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
 		       nla_get_string(tb[CUMC_A_DEV_NAME]),
 		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
 		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL) >> 20,
 		       get_u64(tb, CUMC_A_DEV_MEM_FREE) >> 20, backend,
-		       lost ? "lost" : "ok");
+		       lost ? "lost" : "ok", fabric_state(tb));
+	}
 	return NL_OK;
 }
 
@@ -674,10 +686,10 @@ int main(int argc, char **argv)
 		return usage(usage_text, true);
 	if (!strcmp(argv[i], "dev"))
 		return is_help(argc - i - 1, argv + i + 1) ?
-		       usage("usage: cumcctl [-j] dev\nList devices: ordinal, UUID, name, PCI bus, memory total and free (MiB), backend (pci or system), state (ok or lost).\n", true) :
+		       usage("usage: cumcctl [-j] dev\nList devices: ordinal, UUID, name, PCI bus, memory total and free (MiB), backend (pci or system), state (ok or lost), fabric state (not-supported, not-started, in-progress or completed).\n", true) :
 		       argc - i - 1 ? usage(usage_text, false) :
 		       dump(CUMC_CMD_DEV_GET, dev_cb,
-			    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)  BACKEND STATE\n");
+			    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)  BACKEND STATE FABRIC\n");
 	if (!strcmp(argv[i], "obj"))
 		return is_help(argc - i - 1, argv + i + 1) ?
 		       usage("usage: cumcctl [-j] obj\nList multicast objects with their members and bindings.\n", true) :
