@@ -61,6 +61,7 @@ static const char *const event_names[] = {
 	[CUMC_CMD_MC_DELETE_NTF] = "mc-delete",
 	[CUMC_CMD_TEAM_SETUP_REQ_NTF] = "team-setup-req",
 	[CUMC_CMD_DEVICE_LOST_NTF] = "device-lost",
+	[CUMC_CMD_NODE_LOST_NTF] = "node-lost",
 };
 
 static const char usage_text[] =
@@ -608,6 +609,9 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		       get_u32(tb, CUMC_A_DEV_ORDINAL),
 		       get_u64(tb, CUMC_A_BIND_MC_OFFSET),
 		       get_u64(tb, CUMC_A_BIND_LENGTH));
+	if (tb[CUMC_A_IMEX_NODE])
+		printf(json ? ", \"node\": %u" : " node=%u",
+		       get_u32(tb, CUMC_A_IMEX_NODE));
 	puts(json ? "}" : "");
 	fflush(stdout);
 	if (remaining > 0)
