@@ -258,6 +258,15 @@ $(O)/selftests/helpers/cumc_team: selftests/helpers/cumc_team.c \
 	$(CC) $(SELFTEST_CFLAGS) $(CFLAGS) -o $@ $<
 all: $(O)/selftests/helpers/cumc_team
 
+# What the shell test runs to hear of a lost node: IMEX_NODE_LOST, as the
+# IMEX daemon sends it, through the control plane's netlink client.
+$(O)/selftests/helpers/cumc_node_lost: selftests/helpers/cumc_node_lost.c \
+		tools/cumc_nl.c tools/cumc_nl.h uapi/linux/cumc_netlink.h
+	mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -Itools -o $@ \
+		$(filter %.c,$^) $(NL_LIBS)
+all: $(O)/selftests/helpers/cumc_node_lost
+
 .PHONY: ctl-tools
 
 # Longer fuzzing than make check's: our structure-aware fuzzer, then

@@ -2,7 +2,8 @@
 /*
  * cumcctl: the command-line front of cumc's generic netlink control plane
  * (uapi/linux/cumc_netlink.h): devices, multicast objects, counters, fault
- * injection, the fabric manager, and the event monitor.
+ * injection, the fabric manager, the node's fabric identity, and the event
+ * monitor.
  *
  * Exit status: 0 done, 1 usage, 2 the kernel refused (or is not there).
  */
@@ -44,6 +45,13 @@ static const char *const mode_names[] = {
 
 static const char *const state_names[] = { "forming", "ready", "failed" };
 
+static const char *const fabric_state_names[] = {
+	[CUMC_FABRIC_STATE_NOT_SUPPORTED] = "not-supported",
+	[CUMC_FABRIC_STATE_NOT_STARTED] = "not-started",
+	[CUMC_FABRIC_STATE_IN_PROGRESS] = "in-progress",
+	[CUMC_FABRIC_STATE_COMPLETED] = "completed",
+};
+
 static const char *const event_names[] = {
 	[CUMC_CMD_MC_CREATE_NTF] = "mc-create",
 	[CUMC_CMD_TEAM_READY_NTF] = "team-ready",
@@ -53,6 +61,7 @@ static const char *const event_names[] = {
 	[CUMC_CMD_MC_DELETE_NTF] = "mc-delete",
 	[CUMC_CMD_TEAM_SETUP_REQ_NTF] = "team-setup-req",
 	[CUMC_CMD_DEVICE_LOST_NTF] = "device-lost",
+	[CUMC_CMD_NODE_LOST_NTF] = "node-lost",
 };
 
 static const char usage_text[] =
@@ -62,6 +71,7 @@ static const char usage_text[] =
 	"  stats                     per-device and fabric-wide counters\n"
 	"  fault set|clear|show ...  fault injection (cumcctl fault --help)\n"
 	"  fm mode|show|respond ...  the fabric manager (cumcctl fm --help)\n"
+	"  fabric                    this node's fabric identity, its IMEX daemon\n"
 	"  monitor [--count N] [--timeout MS]  print events as they come\n"
 	"  batch < SCRIPT            the ioctl UAPI, one operation a line\n"
 	"  -j: JSON output. Exit: 0 ok, 1 usage, 2 the kernel refused.\n";
@@ -78,6 +88,13 @@ static const char fm_usage[] =
 	"       cumcctl fm show\n"
 	"       cumcctl fm respond REQ_ID ok|fail\n"
 	"mode and respond need CAP_NET_ADMIN.\n";
+
+static const char fabric_usage[] =
+	"usage: cumcctl [-j] fabric\n"
+	"This node's fabric identity: its node index, its fabric state\n"
+	"(not-supported, not-started, in-progress or completed), and in a\n"
+	"multi-node fabric its cluster UUID and clique id; and whether an IMEX\n"
+	"daemon is attached.\n";
 
 static int usage(const char *text, bool help)
 {
@@ -154,6 +171,30 @@ static uint32_t get_u32(struct nlattr **tb, int attr)
 	return tb[attr] ? nla_get_u32(tb[attr]) : 0;
 }
 
+/* A 16-byte attribute as 8-4-4-4-12 hex digits into @out; "?" if short. */
+static void format_uuid(const struct nlattr *attr, char out[37])
+{
+	const uint8_t *u = nla_data(attr);
+
+	if (nla_len(attr) < 16) {
+		strcpy(out, "?");
+		return;
+	}
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* FABRIC_STATE as a word; an absent one is not-supported. */
+static const char *fabric_state(struct nlattr **tb)
+{
+	uint32_t state = get_u32(tb, CUMC_A_FABRIC_STATE);
+
+	return state <= CUMC_FABRIC_STATE_COMPLETED ?
+	       fabric_state_names[state] : "?";
+}
+
 static void row_sep(void)
 {
 	if (json)
@@ -165,38 +206,45 @@ static int dev_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
 	const char *backend;
-	const uint8_t *u;
 	char uuid[37];
 	bool lost;
 
 	(void)arg;
 	if (parse(msg, tb) || !tb[CUMC_A_DEV_UUID])
 		return NL_SKIP;
-	u = nla_data(tb[CUMC_A_DEV_UUID]);
-	snprintf(uuid, sizeof(uuid),
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-		 u[10], u[11], u[12], u[13], u[14], u[15]);
+	format_uuid(tb[CUMC_A_DEV_UUID], uuid);
 	backend = tb[CUMC_A_DEV_BACKEND] ?
 		  nla_get_string(tb[CUMC_A_DEV_BACKEND]) : "system";
 	lost = tb[CUMC_A_DEV_LOST] != NULL;
 	row_sep();
-	if (json)
-		printf("{\"ordinal\": %u, \"uuid\": \"%s\", \"name\": \"%s\", \"pci_bus\": %u, \"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64 ", \"backend\": \"%s\", \"lost\": %s}",
+	if (json) {
+		printf("{\"ordinal\": %u, \"uuid\": \"%s\", \"name\": \"%s\", \"pci_bus\": %u, \"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64 ", \"backend\": \"%s\", \"lost\": %s, \"fabric_state\": \"%s\"",
 		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
 		       nla_get_string(tb[CUMC_A_DEV_NAME]),
 		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
 		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL),
 		       get_u64(tb, CUMC_A_DEV_MEM_FREE), backend,
-		       lost ? "true" : "false");
-	else
-		printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %s\n",
+		       lost ? "true" : "false", fabric_state(tb));
+		/* A GPU of a multi-node fabric: the node that owns it, where. */
+		if (tb[CUMC_A_FABRIC_NODE])
+			printf(", \"node\": %u", get_u32(tb, CUMC_A_FABRIC_NODE));
+		if (tb[CUMC_A_FABRIC_CLUSTER_UUID]) {
+			format_uuid(tb[CUMC_A_FABRIC_CLUSTER_UUID], uuid);
+			printf(", \"cluster_uuid\": \"%s\"", uuid);
+		}
+		if (tb[CUMC_A_FABRIC_CLIQUE_ID])
+			printf(", \"clique_id\": %u",
+			       get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID));
+		fputs("}", stdout);
+	} else {
+		printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %-5s %s\n",
 		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
 		       nla_get_string(tb[CUMC_A_DEV_NAME]),
 		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
 		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL) >> 20,
 		       get_u64(tb, CUMC_A_DEV_MEM_FREE) >> 20, backend,
-		       lost ? "lost" : "ok");
+		       lost ? "lost" : "ok", fabric_state(tb));
+	}
 	return NL_OK;
 }
 
@@ -481,6 +529,54 @@ static int cmd_fm(int argc, char **argv)
 	return fm_transact(msg, "fm mode", true);
 }
 
+/* FABRIC_GET's reply: what is absent prints as null, or - in the table. */
+static int fabric_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[CUMC_A_MAX + 1];
+	const char *none = json ? "null" : "-", *quote;
+	char cluster[37], clique[16];
+	bool imex;
+
+	(void)arg;
+	if (parse(msg, tb))
+		return NL_SKIP;
+	snprintf(cluster, sizeof(cluster), "%s", none);
+	snprintf(clique, sizeof(clique), "%s", none);
+	if (tb[CUMC_A_FABRIC_CLUSTER_UUID])
+		format_uuid(tb[CUMC_A_FABRIC_CLUSTER_UUID], cluster);
+	if (tb[CUMC_A_FABRIC_CLIQUE_ID])
+		snprintf(clique, sizeof(clique), "%u",
+			 get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID));
+	quote = json && tb[CUMC_A_FABRIC_CLUSTER_UUID] ? "\"" : "";
+	imex = tb[CUMC_A_IMEX_ATTACHED] != NULL;
+	if (json) {
+		printf("{\"node\": %u, \"state\": \"%s\", \"cluster_uuid\": %s%s%s, \"clique_id\": %s, \"imex_attached\": %s}\n",
+		       get_u32(tb, CUMC_A_FABRIC_NODE), fabric_state(tb), quote,
+		       cluster, quote, clique, imex ? "true" : "false");
+		return NL_OK;
+	}
+	printf("%-4s %-14s %-36s %-10s %s\n", "NODE", "STATE", "CLUSTER",
+	       "CLIQUE", "IMEX");
+	printf("%-4u %-14s %-36s %-10s %s\n", get_u32(tb, CUMC_A_FABRIC_NODE),
+	       fabric_state(tb), cluster, clique, imex ? "yes" : "no");
+	return NL_OK;
+}
+
+static int cmd_fabric(int argc, char **argv)
+{
+	int err;
+
+	if (is_help(argc, argv))
+		return usage(fabric_usage, true);
+	if (argc)
+		return usage(fabric_usage, false);
+	connect_family();
+	err = cumc_nl_transact(&nl, request(CUMC_CMD_FABRIC_GET, 0), fabric_cb,
+			       NULL);
+	cumc_nl_close(&nl);
+	return err ? refused("fabric", err) : 0;
+}
+
 static long remaining;	/* events still to print, or -1 */
 
 static int event_cb(struct nl_msg *msg, void *arg)
@@ -513,6 +609,9 @@ static int event_cb(struct nl_msg *msg, void *arg)
 		       get_u32(tb, CUMC_A_DEV_ORDINAL),
 		       get_u64(tb, CUMC_A_BIND_MC_OFFSET),
 		       get_u64(tb, CUMC_A_BIND_LENGTH));
+	if (tb[CUMC_A_IMEX_NODE])
+		printf(json ? ", \"node\": %u" : " node=%u",
+		       get_u32(tb, CUMC_A_IMEX_NODE));
 	puts(json ? "}" : "");
 	fflush(stdout);
 	if (remaining > 0)
@@ -591,10 +690,10 @@ int main(int argc, char **argv)
 		return usage(usage_text, true);
 	if (!strcmp(argv[i], "dev"))
 		return is_help(argc - i - 1, argv + i + 1) ?
-		       usage("usage: cumcctl [-j] dev\nList devices: ordinal, UUID, name, PCI bus, memory total and free (MiB), backend (pci or system), state (ok or lost).\n", true) :
+		       usage("usage: cumcctl [-j] dev\nList devices: ordinal, UUID, name, PCI bus, memory total and free (MiB), backend (pci or system), state (ok or lost), fabric state (not-supported, not-started, in-progress or completed).\n", true) :
 		       argc - i - 1 ? usage(usage_text, false) :
 		       dump(CUMC_CMD_DEV_GET, dev_cb,
-			    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)  BACKEND STATE\n");
+			    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)  BACKEND STATE FABRIC\n");
 	if (!strcmp(argv[i], "obj"))
 		return is_help(argc - i - 1, argv + i + 1) ?
 		       usage("usage: cumcctl [-j] obj\nList multicast objects with their members and bindings.\n", true) :
@@ -611,6 +710,8 @@ int main(int argc, char **argv)
 		return cmd_fault(argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "fm"))
 		return cmd_fm(argc - i - 1, argv + i + 1);
+	if (!strcmp(argv[i], "fabric"))
+		return cmd_fabric(argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "monitor"))
 		return cmd_monitor(argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "batch"))
