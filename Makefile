@@ -45,7 +45,7 @@ LIB_A := $(O)/libcumc.a
 
 # Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
 CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
-CHECK_HOST_TESTS += test_multimem_ops
+CHECK_HOST_TESTS += test_multimem_ops test_imex_config
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
@@ -231,6 +231,12 @@ $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h |
 	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
+
+# cumc-imex's config file and TCP framing: files and unit tests of their own.
+$(O)/tests/test_imex_%: tools/tests/test_imex_%.c tools/imex_%.c \
+		tools/imex_%.h uapi/linux/cumc_netlink.h lib/tests/check_run.h | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib/tests -Itools -o $@ \
+		$(filter %.c,$^) $(CHECK_LIBS)
 
 $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
