@@ -45,7 +45,7 @@ LIB_A := $(O)/libcumc.a
 
 # Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
 CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
-CHECK_HOST_TESTS += test_multimem_ops test_imex_config
+CHECK_HOST_TESTS += test_multimem_ops test_imex_config test_imex_wire
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
