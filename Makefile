@@ -219,20 +219,27 @@ demo:
 
 .PHONY: tools demo
 
-# The control plane's programs (libnl-3): cumcctl and cumc-fm, the external
-# fabric manager; and the netlink selftest, the one selftest that needs libnl.
+# The control plane's programs (libnl-3): cumcctl; cumc-fm, the external
+# fabric manager; cumc-imex, the IMEX daemon of a node of a multi-node
+# fabric; and the netlink selftest, the one selftest that needs libnl.
 NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
-CTL_TOOLS := cumcctl cumc-fm
+CTL_TOOLS := cumcctl cumc-fm cumc-imex
 all: ctl-tools
 ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
 
 $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
-	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
+	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -DCUMC_VERSION='"$(VERSION)"' \
+		$(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
-# cumc-imex's config file and TCP framing: files and unit tests of their own.
+# cumc-imex: its config file and its TCP framing have files and unit tests
+# of their own; its kernel side is behind tools/imex_kernel.h.
+IMEX_SRCS := tools/cumc-imex.c tools/imex_config.c tools/imex_wire.c
+IMEX_HDRS := tools/imex_config.h tools/imex_wire.h tools/imex_kernel.h
+$(O)/tools/cumc-imex: $(IMEX_SRCS) $(IMEX_HDRS) tools/imex_kernel.c
+
 $(O)/tests/test_imex_%: tools/tests/test_imex_%.c tools/imex_%.c \
 		tools/imex_%.h uapi/linux/cumc_netlink.h lib/tests/check_run.h | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib/tests -Itools -o $@ \
