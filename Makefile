@@ -147,7 +147,7 @@ check:
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
-			scripts/tests/test-pci-probe.sh" \
+			scripts/tests/test-pci-probe.sh tools/tests/test-imex-mesh.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
@@ -235,7 +235,10 @@ $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 
 # cumc-imex: its config file and its TCP framing have files and unit tests
-# of their own; its kernel side is behind tools/imex_kernel.h.
+# of their own; its kernel side is behind tools/imex_kernel.h, which
+# tools/tests/imex_fake_kernel.c also implements, so that daemons talk to
+# each other on the host's loopback without the module
+# (tools/tests/test-imex-mesh.sh, a host test of make check).
 IMEX_SRCS := tools/cumc-imex.c tools/imex_config.c tools/imex_wire.c
 IMEX_HDRS := tools/imex_config.h tools/imex_wire.h tools/imex_kernel.h
 $(O)/tools/cumc-imex: $(IMEX_SRCS) $(IMEX_HDRS) tools/imex_kernel.c
@@ -244,6 +247,11 @@ $(O)/tests/test_imex_%: tools/tests/test_imex_%.c tools/imex_%.c \
 		tools/imex_%.h uapi/linux/cumc_netlink.h lib/tests/check_run.h | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib/tests -Itools -o $@ \
 		$(filter %.c,$^) $(CHECK_LIBS)
+
+$(O)/tests/cumc-imex-fake: $(IMEX_SRCS) $(IMEX_HDRS) \
+		tools/tests/imex_fake_kernel.c uapi/linux/cumc_netlink.h | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itools -o $@ $(filter %.c,$^)
+tests: $(O)/tests/cumc-imex-fake
 
 $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
