@@ -77,7 +77,7 @@ static const struct {
 	const char *name;
 	uint32_t min, max;	/* numbers only */
 } keys[KEY_NR] = {
-	[KEY_NODE_CONFIG_FILE] = { "IMEX_NODE_CONFIG_FILE" },
+	[KEY_NODE_CONFIG_FILE] = { "IMEX_NODE_CONFIG_FILE", 0, 0 },
 	[KEY_SERVER_PORT] = { "SERVER_PORT", 1, 65535 },
 	[KEY_HEARTBEAT_INTERVAL_MS] = { "HEARTBEAT_INTERVAL_MS",
 					IMEX_HEARTBEAT_MS_MIN,
