@@ -45,7 +45,7 @@ LIB_A := $(O)/libcumc.a
 
 # Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
 CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
-CHECK_HOST_TESTS += test_multimem_ops
+CHECK_HOST_TESTS += test_multimem_ops test_imex_config test_imex_wire
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
@@ -150,7 +150,8 @@ check:
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
-			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh" \
+			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
+			tools/tests/test-imex-mesh.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
@@ -222,18 +223,39 @@ demo:
 
 .PHONY: tools demo
 
-# The control plane's programs (libnl-3): cumcctl and cumc-fm, the external
-# fabric manager; and the netlink selftest, the one selftest that needs libnl.
+# The control plane's programs (libnl-3): cumcctl; cumc-fm, the external
+# fabric manager; cumc-imex, the IMEX daemon of a node of a multi-node
+# fabric; and the netlink selftest, the one selftest that needs libnl.
 NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
-CTL_TOOLS := cumcctl cumc-fm
+CTL_TOOLS := cumcctl cumc-fm cumc-imex
 all: ctl-tools
 ctl-tools: $(CTL_TOOLS:%=$(O)/tools/%)
 
 $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h | $(O)/tools
-	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
+	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -DCUMC_VERSION='"$(VERSION)"' \
+		$(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
+
+# cumc-imex: its config file and its TCP framing have files and unit tests
+# of their own; its kernel side is behind tools/imex_kernel.h, which
+# tools/tests/imex_fake_kernel.c also implements, so that daemons talk to
+# each other on the host's loopback without the module
+# (tools/tests/test-imex-mesh.sh, a host test of make check).
+IMEX_SRCS := tools/cumc-imex.c tools/imex_config.c tools/imex_wire.c
+IMEX_HDRS := tools/imex_config.h tools/imex_wire.h tools/imex_kernel.h
+$(O)/tools/cumc-imex: $(IMEX_SRCS) $(IMEX_HDRS) tools/imex_kernel.c
+
+$(O)/tests/test_imex_%: tools/tests/test_imex_%.c tools/imex_%.c \
+		tools/imex_%.h uapi/linux/cumc_netlink.h lib/tests/check_run.h | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib/tests -Itools -o $@ \
+		$(filter %.c,$^) $(CHECK_LIBS)
+
+$(O)/tests/cumc-imex-fake: $(IMEX_SRCS) $(IMEX_HDRS) \
+		tools/tests/imex_fake_kernel.c uapi/linux/cumc_netlink.h | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itools -o $@ $(filter %.c,$^)
+tests: $(O)/tests/cumc-imex-fake
 
 $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \

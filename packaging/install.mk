@@ -38,7 +38,7 @@ PC_SED = -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 HEADERS := include/cumc/cuda.h include/cumc/cumc.h
 # The control-plane tools, installed when they have been built (make
 # ctl-tools), with their section 8 page when man/ has one.
-INSTALL_TOOLS := cumcctl cumc-fm
+INSTALL_TOOLS := cumcctl cumc-fm cumc-imex
 MAN3 := man/libcumc.3 man/cumcMultimemSt.3
 MAN3_LINKS := man/cumcMultimemLdReduce.3 man/cumcMultimemRed.3
 

@@ -3,6 +3,7 @@
  * The generic netlink client of cumc_nl.h.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <netlink/genl/ctrl.h>
 
@@ -34,16 +35,29 @@ void cumc_nl_close(struct cumc_nl *nl)
 	nl->sk = NULL;
 }
 
-struct nl_msg *cumc_nl_msg(const struct cumc_nl *nl, uint8_t cmd, int flags)
+/* The genetlink header of a request into @msg, or NULL (@msg freed). */
+static struct nl_msg *cumc_nl_put_hdr(const struct cumc_nl *nl,
+				      struct nl_msg *msg, uint8_t cmd,
+				      int flags)
 {
-	struct nl_msg *msg = nlmsg_alloc();
-
 	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
 				flags | NLM_F_ACK, cmd, CUMC_GENL_VERSION)) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
 	return msg;
+}
+
+struct nl_msg *cumc_nl_msg(const struct cumc_nl *nl, uint8_t cmd, int flags)
+{
+	return cumc_nl_put_hdr(nl, nlmsg_alloc(), cmd, flags);
+}
+
+struct nl_msg *cumc_nl_msg_size(const struct cumc_nl *nl, uint8_t cmd,
+				int flags, size_t size)
+{
+	size += NLMSG_HDRLEN + GENL_HDRLEN;
+	return cumc_nl_put_hdr(nl, nlmsg_alloc_size(size), cmd, flags);
 }
 
 static int cumc_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
@@ -61,8 +75,20 @@ static int cumc_nl_done(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
-int cumc_nl_transact(struct cumc_nl *nl, struct nl_msg *msg,
-		     nl_recvmsg_msg_cb_t valid, void *arg)
+static int cumc_nl_any_seq(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
+/*
+ * cumc_nl_transact(); with @any_seq, messages the request did not ask for
+ * (the kernel's own, sequence number 0) go to @valid too.
+ */
+static int cumc_nl_transact_seq(struct cumc_nl *nl, struct nl_msg *msg,
+				nl_recvmsg_msg_cb_t valid, void *arg,
+				bool any_seq)
 {
 	int err = CUMC_NL_PENDING;
 	struct nl_cb *cb;
@@ -79,6 +105,9 @@ int cumc_nl_transact(struct cumc_nl *nl, struct nl_msg *msg,
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, cumc_nl_done, &err);
 	if (valid)
 		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	if (any_seq)
+		nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, cumc_nl_any_seq,
+			  NULL);
 	if (nl_send_auto(nl->sk, msg) < 0)
 		err = -EIO;
 	/*
@@ -91,6 +120,12 @@ int cumc_nl_transact(struct cumc_nl *nl, struct nl_msg *msg,
 	nl_cb_put(cb);
 	nlmsg_free(msg);
 	return err;
+}
+
+int cumc_nl_transact(struct cumc_nl *nl, struct nl_msg *msg,
+		     nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	return cumc_nl_transact_seq(nl, msg, valid, arg, false);
 }
 
 struct cumc_nl_u32 {
@@ -185,4 +220,151 @@ int cumc_nl_fm_get(struct cumc_nl *nl, enum cumc_fm_mode *mode,
 		*timeout_ms = fm.timeout_ms;
 	}
 	return err;
+}
+
+static int cumc_nl_fabric_reply(struct nl_msg *msg, void *arg)
+{
+	static const struct nla_policy policy[CUMC_A_MAX + 1] = {
+		[CUMC_A_FABRIC_NODE] = { .type = NLA_U32 },
+		[CUMC_A_FABRIC_CLUSTER_UUID] = { .minlen = 16 },
+		[CUMC_A_FABRIC_CLIQUE_ID] = { .type = NLA_U32 },
+		[CUMC_A_FABRIC_STATE] = { .type = NLA_U32 },
+		[CUMC_A_IMEX_ATTACHED] = { .type = NLA_FLAG },
+	};
+	struct nlattr *tb[CUMC_A_MAX + 1];
+	struct cumc_nl_fabric *f = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUMC_A_MAX, policy))
+		return NL_SKIP;
+	if (tb[CUMC_A_FABRIC_NODE]) {
+		f->node = nla_get_u32(tb[CUMC_A_FABRIC_NODE]);
+		f->has_node = true;
+	}
+	if (tb[CUMC_A_FABRIC_CLUSTER_UUID]) {
+		memcpy(f->cluster_uuid, nla_data(tb[CUMC_A_FABRIC_CLUSTER_UUID]),
+		       sizeof(f->cluster_uuid));
+		f->has_cluster_uuid = true;
+	}
+	if (tb[CUMC_A_FABRIC_CLIQUE_ID])
+		f->clique_id = nla_get_u32(tb[CUMC_A_FABRIC_CLIQUE_ID]);
+	if (tb[CUMC_A_FABRIC_STATE])
+		f->state = nla_get_u32(tb[CUMC_A_FABRIC_STATE]);
+	f->imex_attached = tb[CUMC_A_IMEX_ATTACHED];
+	return NL_OK;
+}
+
+int cumc_nl_fabric_get(struct cumc_nl *nl, struct cumc_nl_fabric *fabric)
+{
+	memset(fabric, 0, sizeof(*fabric));
+	return cumc_nl_transact(nl, cumc_nl_msg(nl, CUMC_CMD_FABRIC_GET, 0),
+				cumc_nl_fabric_reply, fabric);
+}
+
+int cumc_nl_imex_attach(struct cumc_nl *nl, nl_recvmsg_msg_cb_t valid,
+			void *arg)
+{
+	return cumc_nl_transact_seq(nl, cumc_nl_msg(nl, CUMC_CMD_IMEX_ATTACH, 0),
+				    valid, arg, true);
+}
+
+/* A request of @n u32 attributes and, with @len >= 0, an IMEX_PAYLOAD. */
+static struct nl_msg *cumc_nl_imex_msg(const struct cumc_nl *nl, uint8_t cmd,
+				       const struct cumc_nl_u32 *attrs,
+				       size_t n, const void *payload, int len)
+{
+	struct nl_msg *msg;
+	size_t i;
+
+	if (len > CUMC_IMEX_PAYLOAD_MAX)
+		return NULL;
+	msg = cumc_nl_msg_size(nl, cmd, 0, n * nla_total_size(4) +
+			       nla_total_size(len < 0 ? 0 : len));
+	for (i = 0; msg && i < n; i++) {
+		if (nla_put_u32(msg, attrs[i].attr, attrs[i].value)) {
+			nlmsg_free(msg);
+			return NULL;
+		}
+	}
+	if (msg && len >= 0 && nla_put(msg, CUMC_A_IMEX_PAYLOAD, len, payload)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+struct cumc_nl_imex_reply {
+	uint32_t result;
+	void *payload;
+	int len;
+	int err;
+};
+
+static int cumc_nl_imex_call_reply(struct nl_msg *msg, void *arg)
+{
+	static const struct nla_policy policy[CUMC_A_MAX + 1] = {
+		[CUMC_A_IMEX_RESULT] = { .type = NLA_U32 },
+		[CUMC_A_IMEX_PAYLOAD] = { .maxlen = CUMC_IMEX_PAYLOAD_MAX },
+	};
+	struct cumc_nl_imex_reply *r = arg;
+	struct nlattr *tb[CUMC_A_MAX + 1];
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUMC_A_MAX, policy) ||
+	    !tb[CUMC_A_IMEX_RESULT]) {
+		r->err = -EPROTO;
+		return NL_SKIP;
+	}
+	r->result = nla_get_u32(tb[CUMC_A_IMEX_RESULT]);
+	r->len = -1;
+	if (tb[CUMC_A_IMEX_PAYLOAD]) {
+		r->len = nla_len(tb[CUMC_A_IMEX_PAYLOAD]);
+		memcpy(r->payload, nla_data(tb[CUMC_A_IMEX_PAYLOAD]), r->len);
+	}
+	r->err = 0;
+	return NL_OK;
+}
+
+int cumc_nl_imex_call(struct cumc_nl *nl, uint32_t caller, uint32_t op,
+		      const void *payload, int len, uint32_t *result,
+		      void *reply, int *reply_len)
+{
+	const struct cumc_nl_u32 attrs[] = {
+		{ CUMC_A_IMEX_NODE, caller },
+		{ CUMC_A_IMEX_OP, op },
+	};
+	struct cumc_nl_imex_reply r = { .payload = reply, .err = -EPROTO };
+	int err;
+
+	err = cumc_nl_transact(nl, cumc_nl_imex_msg(nl, CUMC_CMD_IMEX_CALL,
+						    attrs, 2, payload, len),
+			       cumc_nl_imex_call_reply, &r);
+	if (!err)
+		err = r.err;
+	if (!err) {
+		*result = r.result;
+		*reply_len = r.len;
+	}
+	return err;
+}
+
+int cumc_nl_imex_respond(struct cumc_nl *nl, uint32_t req_id,
+			 uint32_t result, const void *payload, int len)
+{
+	const struct cumc_nl_u32 attrs[] = {
+		{ CUMC_A_IMEX_REQ_ID, req_id },
+		{ CUMC_A_IMEX_RESULT, result },
+	};
+
+	return cumc_nl_transact(nl, cumc_nl_imex_msg(nl,
+						     CUMC_CMD_IMEX_CALL_RESPOND,
+						     attrs, 2, payload, len),
+				NULL, NULL);
+}
+
+int cumc_nl_imex_node_lost(struct cumc_nl *nl, uint32_t node)
+{
+	const struct cumc_nl_u32 attrs[] = {
+		{ CUMC_A_IMEX_NODE, node },
+	};
+
+	return cumc_nl_do(nl, CUMC_CMD_IMEX_NODE_LOST, attrs, 1);
 }

@@ -2,11 +2,13 @@
 /*
  * A client of cumc's generic netlink family (uapi/linux/cumc_netlink.h) on
  * libnl-3: the connection, one request and its replies, and the admin
- * commands. Shared by cumcctl and cumc-fm; tests link it to arm faults.
+ * commands. Shared by cumcctl, cumc-fm and cumc-imex; tests link it to arm
+ * faults.
  */
 #ifndef CUMC_NL_H
 #define CUMC_NL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <netlink/genl/genl.h>
@@ -28,6 +30,9 @@ void cumc_nl_close(struct cumc_nl *nl);
 
 /* A request for @cmd with NLM_F_ACK and @flags, or NULL without memory. */
 struct nl_msg *cumc_nl_msg(const struct cumc_nl *nl, uint8_t cmd, int flags);
+/* The same with room for @size bytes of attributes (past a page). */
+struct nl_msg *cumc_nl_msg_size(const struct cumc_nl *nl, uint8_t cmd,
+				int flags, size_t size);
 
 /*
  * Send @msg (freed here), hand each reply to @valid, and wait for the ack
@@ -47,5 +52,35 @@ int cumc_nl_fm_get(struct cumc_nl *nl, enum cumc_fm_mode *mode,
 		   uint32_t *timeout_ms);
 int cumc_nl_fm_respond(struct cumc_nl *nl, uint32_t req_id,
 		       enum cumc_fm_result result);
+
+/* FABRIC_GET's reply; has_* say which attributes it carried. */
+struct cumc_nl_fabric {
+	uint32_t node, clique_id, state;
+	uint8_t cluster_uuid[16];
+	bool has_node, has_cluster_uuid, imex_attached;
+};
+int cumc_nl_fabric_get(struct cumc_nl *nl, struct cumc_nl_fabric *fabric);
+
+/*
+ * IMEX_ATTACH on @nl's socket, which then receives the IMEX_CALL_REQs:
+ * those that come before the ack go to @valid.
+ */
+int cumc_nl_imex_attach(struct cumc_nl *nl, nl_recvmsg_msg_cb_t valid,
+			void *arg);
+
+/*
+ * IMEX_CALL for @caller, with @payload of @len bytes (@len < 0: no
+ * IMEX_PAYLOAD): 0 with *@result and the reply's payload in @reply (room
+ * for CUMC_IMEX_PAYLOAD_MAX bytes) and its length in *@reply_len (-1:
+ * none), or the command's -errno (-EPROTO: a reply without IMEX_RESULT or
+ * with a payload too long).
+ */
+int cumc_nl_imex_call(struct cumc_nl *nl, uint32_t caller, uint32_t op,
+		      const void *payload, int len, uint32_t *result,
+		      void *reply, int *reply_len);
+/* IMEX_CALL_RESPOND; @len < 0: no IMEX_PAYLOAD. */
+int cumc_nl_imex_respond(struct cumc_nl *nl, uint32_t req_id,
+			 uint32_t result, const void *payload, int len);
+int cumc_nl_imex_node_lost(struct cumc_nl *nl, uint32_t node);
 
 #endif /* CUMC_NL_H */

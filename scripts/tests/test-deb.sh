@@ -124,10 +124,11 @@ tap_check "the udev rule is in /lib/udev/rules.d" \
 tap_check "modprobe.d: /etc/modprobe.d/cumc.conf, a conffile of cumc-dkms" \
 	bash -c "cmp -s '$top/packaging/modprobe.d/cumc.conf' '$root/etc/modprobe.d/cumc.conf' &&
 		chroot '$root' dpkg-query -W -f='\${Conffiles}' cumc-dkms | grep -q '^ /etc/modprobe.d/cumc.conf '"
-tap_check "the man pages: libcumc.3, cumcctl.8, cumc-fm.8" \
+tap_check "the man pages: libcumc.3, cumcctl.8, cumc-fm.8, cumc-imex.8" \
 	test -f "$root/usr/share/man/man3/libcumc.3.gz" \
 	-a -f "$root/usr/share/man/man8/cumcctl.8.gz" \
-	-a -f "$root/usr/share/man/man8/cumc-fm.8.gz"
+	-a -f "$root/usr/share/man/man8/cumc-fm.8.gz" \
+	-a -f "$root/usr/share/man/man8/cumc-imex.8.gz"
 
 rmmod cumc
 if in_root modprobe cumc num_devices=2; then
@@ -185,6 +186,7 @@ else
 	tap_not_ok "cumcctl dev lists the 2 devices"
 fi
 tap_check "cumc-fm --help" in_root cumc-fm --help
+tap_check "cumc-imex --help" in_root cumc-imex --help
 grep -q '^cumc ' /proc/modules && rmmod cumc
 
 # Remove, then purge: the conffile stays until the purge.

@@ -54,7 +54,7 @@ files=(
 	/etc/udev/rules.d/60-cumc.rules /etc/modprobe.d/cumc.conf
 	"/lib/modules/$kver/updates/cumc.ko"
 )
-for t in cumcctl cumc-fm; do
+for t in cumcctl cumc-fm cumc-imex; do
 	[ -x "build/tools/$t" ] && files+=("$prefix/bin/$t")
 	[ -x "build/tools/$t" ] && [ -f "man/$t.8" ] && files+=("$prefix/share/man/man8/$t.8")
 done
