@@ -199,10 +199,11 @@ int cumk_imex_call(u32 node, u32 op, const void *args, size_t args_len,
 		goto out_free;
 	}
 	left = wait_for_completion_killable_timeout(&call->done, timeout);
-	if (left <= 0)
+	if (left <= 0) {
 		cumk_imex_finish(id, left ? -EINTR : -ETIMEDOUT, NULL, 0);
-	/* Whoever finished it has, or is about to. */
-	wait_for_completion(&call->done);
+		/* Whoever finished it has completed it, or is about to. */
+		wait_for_completion(&call->done);
+	}
 	ret = call->result;
 	*answer = call->answer;
 	*answer_len = call->answer_len;
