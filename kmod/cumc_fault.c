@@ -114,7 +114,7 @@ bool cumk_fault_hit_mc(enum cumc_fault_type type, struct cumk_mc *mc)
 
 	for (i = 0; i < mc->team.num_members; i++) {
 		dev = mc->members[i].dev;
-		if (cumk_fault_hit_slot(type, dev->ordinal, dev))
+		if (!dev->remote && cumk_fault_hit_slot(type, dev->ordinal, dev))
 			return true;
 	}
 	return cumk_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL);
