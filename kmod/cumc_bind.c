@@ -1,12 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR and CUMC_MC_UNBIND: a client binds
- * its memory into a multicast object for one member, once the team is
- * ready. The memory is named by a handle or by an address in one of the
- * client's reservations; the fabric page table (cumc_fabric.c) keeps the
- * binding.
+ * CUMC_MC_ADD_DEVICE, CUMC_MC_BIND_MEM, CUMC_MC_BIND_ADDR and
+ * CUMC_MC_UNBIND: a client adds devices to a multicast team and binds its
+ * memory into the object for one member, once the team is ready. The
+ * memory is named by a handle or by an address in one of the client's
+ * reservations; the fabric page table (cumc_fabric.c) keeps the binding.
+ * A team that spans nodes has the other nodes told (cumc_remote_mc.c).
  */
 #include "cumc_internal.h"
+
+int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd)
+{
+	struct cumc_mc_add_device *cmd = ucmd->cmd;
+	struct cumk_device *dev;
+	struct cumk_mc *mc;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	dev = cumk_device_get(cmd->device);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	mc = cumk_mc_get(ucmd->client, cmd->handle);
+	if (IS_ERR(mc))
+		return PTR_ERR(mc);
+	ret = cumk_remote_mc_join(mc, dev);
+	cumk_object_put(&mc->obj);
+	return ret;
+}
 
 /* The memory and offset a bind names, with a reference on the memory. */
 static struct cumk_mem *cumk_bind_source(struct cumk_client *client,
@@ -31,7 +52,7 @@ static struct cumk_mem *cumk_bind_source(struct cumk_client *client,
 static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 {
 	struct cumc_mc_bind *cmd = ucmd->cmd;
-	struct cumk_device *dev;
+	struct cumk_device *dev, *member;
 	struct cumk_mem *mem;
 	struct cumk_mc *mc;
 	u64 mem_offset;
@@ -58,8 +79,15 @@ static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 	dev = mem->dev;
 	device = cmd->device_from == CUMC_MC_BIND_DEVICE_OF_MEM ?
 		 dev->ordinal : cmd->device;
-	ret = cumk_fabric_bind(mc, device, mem, mem_offset, cmd->mc_offset,
-			       cmd->length, ucmd->client->usage);
+	/* Another node's memory is no member's of this node. */
+	member = cumk_device_find(device);
+	if (!member || member->remote) {
+		cumk_object_put(&mem->obj);
+		ret = -EINVAL;
+		goto out_put;
+	}
+	ret = cumk_remote_mc_bind(mc, member, mem, mem_offset, cmd->mc_offset,
+				  cmd->length, ucmd->client->usage);
 	if (ret)
 		goto out_put;
 	cumk_stat_add(dev, CUMC_STAT_BINDS, 1);
@@ -83,15 +111,19 @@ int cumk_bind_ioctl_addr(struct cumk_ucmd *ucmd)
 int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd)
 {
 	struct cumc_mc_unbind *cmd = ucmd->cmd;
+	struct cumk_device *member;
 	struct cumk_mc *mc;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
+	member = cumk_device_find(cmd->device);
+	if (!member)
+		return -EINVAL;
 	mc = cumk_mc_get(ucmd->client, cmd->handle);
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
-	ret = cumk_fabric_unbind(mc, cmd->device, cmd->mc_offset, cmd->length);
+	ret = cumk_remote_mc_unbind(mc, member, cmd->mc_offset, cmd->length);
 	if (!ret)
 		cumk_notify_bind(CUMC_CMD_UNBIND_NTF, mc->id, cmd->device,
 				 cmd->mc_offset, cmd->length);

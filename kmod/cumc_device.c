@@ -121,6 +121,17 @@ struct cumk_device *cumk_device_find_remote(const u8 *uuid)
 	return dev;
 }
 
+/* The working GPU, of this node or another, with @uuid, or NULL. */
+struct cumk_device *cumk_device_find_uuid(const u8 *uuid)
+{
+	struct cumk_device *dev;
+
+	mutex_lock(&cumk_devices_lock);
+	dev = cumk_device_by_uuid(uuid);
+	mutex_unlock(&cumk_devices_lock);
+	return dev;
+}
+
 /* The next GPU of another node from *@index on, lost or not, or NULL. */
 struct cumk_device *cumk_device_next_remote(unsigned long *index)
 {

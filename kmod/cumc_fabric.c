@@ -61,7 +61,7 @@ static struct cumk_bind *cumk_fabric_find(struct cumk_mc *mc, u32 slot,
 					    mc_offset));
 }
 
-static int cumk_fabric_check(struct cumk_mc *mc, u32 device,
+static int cumk_fabric_check(struct cumk_mc *mc, struct cumk_device *member,
 			     struct cumk_bind *b)
 {
 	u64 granularity = cumk_fabric_granularity();
@@ -75,7 +75,7 @@ static int cumk_fabric_check(struct cumk_mc *mc, u32 device,
 	if (b->mem_offset > b->mem->length ||
 	    b->length > b->mem->length - b->mem_offset)
 		return -EINVAL;
-	if (b->mem->dev->ordinal != device)
+	if (b->mem->dev != member)
 		return -EINVAL;
 	/* A shareable team may reach other processes: so must its memory. */
 	if (mc->obj.handle_types && !b->mem->obj.handle_types)
@@ -83,14 +83,14 @@ static int cumk_fabric_check(struct cumk_mc *mc, u32 device,
 	return 0;
 }
 
-/* Insert @b for member @device. */
-static int cumk_fabric_insert(struct cumk_mc *mc, u32 device,
+/* Insert @b for @member. */
+static int cumk_fabric_insert(struct cumk_mc *mc, struct cumk_device *member,
 			      struct cumk_bind *b)
 {
 	int slot, ret;
 
 	down_write(&mc->lock);
-	slot = cumk_team_slot(mc, device);
+	slot = cumk_team_slot_of(mc, member);
 	ret = slot < 0 ? slot :
 	      cumk_range_insert(&mc->members[slot].binds, &b->range,
 				b->mc_offset, b->length);
@@ -99,11 +99,12 @@ static int cumk_fabric_insert(struct cumk_mc *mc, u32 device,
 }
 
 /*
- * Bind [@mem_offset, +@length) of @mem at @mc_offset for member @device,
- * charged to @usage, the binder's. Takes over the caller's reference on
- * @mem, even on failure.
+ * Bind [@mem_offset, +@length) of @mem at @mc_offset for @member (a device
+ * of any node), charged to @usage, the binder's. Takes over the caller's
+ * reference on @mem, even on failure.
  */
-int cumk_fabric_bind(struct cumk_mc *mc, u32 device, struct cumk_mem *mem,
+int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
+		     struct cumk_mem *mem,
 		     u64 mem_offset, u64 mc_offset, u64 length,
 		     struct cumk_usage *usage)
 {
@@ -119,7 +120,7 @@ int cumk_fabric_bind(struct cumk_mc *mc, u32 device, struct cumk_mem *mem,
 	b->mem_offset = mem_offset;
 	b->mc_offset = mc_offset;
 	b->length = length;
-	ret = cumk_fabric_check(mc, device, b);
+	ret = cumk_fabric_check(mc, member, b);
 	if (ret)
 		goto err_free;
 	ret = cumk_usage_charge(usage, CUMC_QUOTA_BOUND, length);
@@ -131,7 +132,7 @@ int cumk_fabric_bind(struct cumk_mc *mc, u32 device, struct cumk_mem *mem,
 		goto err_uncharge;
 	atomic_inc(&cumk_live_binds);
 	cumk_stat_add(mem->dev, CUMC_STAT_BOUND_BYTES, length);
-	ret = cumk_fabric_insert(mc, device, b);
+	ret = cumk_fabric_insert(mc, member, b);
 	if (ret) {
 		/* b was never visible: it goes the way an unbound one does. */
 		cumk_bind_free(b);
@@ -154,15 +155,15 @@ unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot)
 	return mc->pgoff + ((slot * mc->length) >> PAGE_SHIFT);
 }
 
-/* Remove the binding of @device that is exactly [@mc_offset, +@length). */
-int cumk_fabric_unbind(struct cumk_mc *mc, u32 device, u64 mc_offset,
-		       u64 length)
+/* Remove the binding of @member that is exactly [@mc_offset, +@length). */
+int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
+		       u64 mc_offset, u64 length)
 {
 	struct cumk_bind *b = NULL;
 	int slot, ret = 0;
 
 	down_write(&mc->lock);
-	slot = cumk_team_slot(mc, device);
+	slot = cumk_team_slot_of(mc, member);
 	if (slot < 0) {
 		ret = slot;
 		goto out_unlock;

@@ -405,6 +405,13 @@ struct cumk_mc_member {
  * @lock: protects @team and the members and their bindings; taken after
  *        mmap_lock and cumk_va.lock, before i_mmap_rwsem
  * @team: the team and its setup
+ * @holders: for a team held here, the other nodes holding a replica of it
+ *           (struct cumk_mc_holder, cumc_remote_mc.c); under @lock
+ * @replica: a replica of a team another node holds: fixed at creation
+ * @origin_node: that node
+ * @origin_hold: the hold it keeps for this node
+ * @origin_handle: the fabric handle this node imported the object by
+ * @fabric_usage: what the bindings other nodes made are charged to here
  * @members: @num_devices slots
  */
 struct cumk_mc {
@@ -416,6 +423,12 @@ struct cumk_mc {
 	unsigned long pgoff;
 	struct rw_semaphore lock;
 	struct cumk_team team;
+	struct list_head holders;
+	bool replica;
+	u32 origin_node;
+	u32 origin_hold;
+	u8 origin_handle[CUMC_FABRIC_HANDLE_SIZE];
+	struct cumk_usage *fabric_usage;
 	struct cumk_mc_member members[];
 };
 
@@ -594,6 +607,7 @@ extern struct srcu_struct cumk_device_srcu;
 void cumk_device_mark_lost(struct cumk_device *dev);
 
 struct cumk_device *cumk_device_find_remote(const u8 *uuid);
+struct cumk_device *cumk_device_find_uuid(const u8 *uuid);
 struct cumk_device *cumk_device_next_remote(unsigned long *index);
 
 /* cumc_node.c: this node of the fabric and the cluster its GPUs declare */
@@ -649,7 +663,41 @@ void cumk_imex_fail_node(u32 node);
 enum cumk_remote_op {
 	CUMC_REMOTE_EXPORT_GET = 1,	/* describe a fabric export, hold it */
 	CUMC_REMOTE_EXPORT_PUT,		/* let go of such a hold */
+	CUMC_REMOTE_MC_JOIN,		/* a device joins a team held there */
+	CUMC_REMOTE_MC_BIND,		/* memory is bound into it */
+	CUMC_REMOTE_MC_UNBIND,		/* and unbound */
+	CUMC_REMOTE_MC_UPDATE,		/* what changed, to the replicas */
+	CUMC_REMOTE_MC_ACTIVATE,	/* a replica asks for the whole team */
 };
+
+/* A run of another node's GPU memory, as calls carry it (little-endian). */
+struct cumk_remote_extent {
+	__le64 mem_offset;
+	__le64 dev_offset;
+	__le64 length;
+};
+
+#define CUMC_REMOTE_VERSION 1
+
+/*
+ * CUMC_REMOTE_EXPORT_GET's answer: this header, then what the object's
+ * kind adds (cumc_remote.c, cumc_remote_mc.c).
+ */
+struct cumk_remote_export {
+	__le32 version;
+	__le32 hold;
+	__le32 type;
+	__le32 handle_types;
+};
+
+/* CUMC_REMOTE_EXPORT_PUT's arguments, and the start of every MC call's. */
+struct cumk_remote_hold_args {
+	__le32 hold;
+};
+
+/* What fits in a call beside a header of @header bytes. */
+#define CUMC_REMOTE_MAX_EXTENTS(header)					\
+	((CUMC_IMEX_PAYLOAD_MAX - (header)) / sizeof(struct cumk_remote_extent))
 
 int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 		       u32 node);
@@ -658,6 +706,30 @@ int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 void cumk_remote_node_lost(u32 node);
 int cumk_remote_init(void);
 void cumk_remote_exit(void);
+
+/*
+ * cumc_remote_mc.c: multicast teams across nodes. The node that created a
+ * shared object holds its team; the others keep replicas in step.
+ */
+int cumk_remote_mc_export(struct cumk_mc *mc, u32 node, u32 hold,
+			  void **answer, size_t *answer_len);
+void cumk_remote_mc_unexport(struct cumk_mc *mc, u32 hold);
+struct cumk_mc *cumk_remote_mc_find(u32 node, const u8 *fabric_handle);
+struct cumk_mc *cumk_remote_mc_replica(struct cumk_usage *usage, u32 node,
+				       const u8 *fabric_handle,
+				       const void *answer, size_t len);
+int cumk_remote_mc_run(struct cumk_mc *mc, u32 caller, u32 op,
+		       const void *args, size_t args_len, void **answer,
+		       size_t *answer_len);
+int cumk_remote_mc_update(u32 caller, const void *args, size_t args_len);
+void cumk_remote_mc_origin_lost(bool all, u32 node);
+int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev);
+int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
+			struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
+			u64 length, struct cumk_usage *usage);
+int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
+			  u64 mc_offset, u64 length);
+void cumk_remote_mc_push_state(u32 id);
 
 /* cumc_client.c: open files and their handle tables */
 struct cumk_client *cumk_client_create(void);
@@ -707,6 +779,12 @@ struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
 					unsigned int nr_extents,
 					const struct cumk_object_ops *ops);
 void cumk_mem_free(struct cumk_mem *mem);
+int cumk_mem_share_range(struct cumk_mem *mem, u64 offset, u64 length,
+			 struct cumk_remote_extent *out, unsigned int max);
+struct cumk_extent *cumk_mem_extents_import(const struct cumk_remote_extent *in,
+					    unsigned int n,
+					    struct cumk_device *dev,
+					    u64 length);
 
 /* cumc_vm.c: mappings the module makes in a client's process */
 int cumk_vm_init(void);
@@ -753,8 +831,11 @@ void *cumk_notify_put_request(struct sk_buff *msg, u8 cmd);
 
 /* cumc_team.c: a multicast team's forming and its setup by the fabric manager */
 void cumk_team_init(struct cumk_mc *mc);
-int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev);
+int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev, u32 *slot);
+int cumk_team_place(struct cumk_mc *mc, u32 slot, struct cumk_device *dev);
+void cumk_team_settle_remote(struct cumk_mc *mc, bool ok);
 int cumk_team_slot(struct cumk_mc *mc, u32 device);
+int cumk_team_slot_of(struct cumk_mc *mc, struct cumk_device *dev);
 int cumk_team_respond(struct cumk_mc *mc, bool ok);
 void cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev);
 int cumk_team_wait_ready(struct cumk_mc *mc);
@@ -767,11 +848,11 @@ void cumk_team_set_fm_timeout_ms(u32 ms);
 /* cumc_fabric.c: the fabric page table, under each object's lock */
 u64 cumk_fabric_granularity(void);
 u64 cumk_fabric_page_size(void);
-int cumk_fabric_bind(struct cumk_mc *mc, u32 device, struct cumk_mem *mem,
-		     u64 mem_offset, u64 mc_offset, u64 length,
-		     struct cumk_usage *usage);
-int cumk_fabric_unbind(struct cumk_mc *mc, u32 device, u64 mc_offset,
-		       u64 length);
+int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
+		     struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
+		     u64 length, struct cumk_usage *usage);
+int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
+		       u64 mc_offset, u64 length);
 void cumk_fabric_release(struct cumk_mc *mc);
 unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot);
 int cumk_fabric_pfn(struct cumk_mc *mc, u32 slot, u64 offset,
@@ -781,8 +862,12 @@ struct cumk_bind *cumk_fabric_next_bind(struct cumk_bind *b);
 
 /* cumc_multicast.c: multicast objects */
 struct cumk_mc *cumk_mc_get(struct cumk_client *client, u64 handle);
+struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
+			      u64 length, u32 handle_types,
+			      const struct cumk_object_ops *ops);
+void cumk_mc_publish(struct cumk_object *obj);
+void cumk_mc_free(struct cumk_mc *mc);
 int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd);
-int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd);
 int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd);
 struct cumk_mc *cumk_mc_get_next(unsigned long *id);
 int cumk_mc_fm_respond(u32 req_id, bool ok);
@@ -800,7 +885,8 @@ struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 				   u64 *map_addr, u64 *length, bool *writable);
 
-/* cumc_bind.c: binding memory into multicast objects */
+/* cumc_bind.c: devices joining multicast teams, memory bound into them */
+int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd);
 int cumk_bind_ioctl_mem(struct cumk_ucmd *ucmd);
 int cumk_bind_ioctl_addr(struct cumk_ucmd *ucmd);
 int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd);

@@ -134,7 +134,7 @@ static const struct cumk_ioctl_op cumk_ioctl_ops[] = {
 		       struct cumc_import_fabric, out_handle),
 	CUMC_IOCTL_OUT(CUMC_MC_CREATE, cumk_mc_ioctl_create,
 		       struct cumc_mc_create, out_handle),
-	CUMC_IOCTL_OP(CUMC_MC_ADD_DEVICE, cumk_mc_ioctl_add_device,
+	CUMC_IOCTL_OP(CUMC_MC_ADD_DEVICE, cumk_bind_ioctl_add_device,
 		      struct cumc_mc_add_device, __reserved),
 	CUMC_IOCTL_OP(CUMC_MC_BIND_MEM, cumk_bind_ioctl_mem,
 		      struct cumc_mc_bind, length),

@@ -35,7 +35,7 @@ void cumk_loss_handle(struct cumk_device *dev)
 /*
  * Another node was lost (its IMEX daemon says so): its GPUs are lost to
  * this node as if they had fallen off the bus, and the control plane hears
- * of the node once.
+ * of the node.
  */
 void cumk_loss_node(u32 node)
 {

@@ -6,6 +6,7 @@
  * object stays, without memory, until its last holder lets go.
  */
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "cumc_internal.h"
@@ -248,4 +249,88 @@ int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd)
 	}
 	cumk_object_put(obj);
 	return ret;
+}
+
+/*
+ * Share [@offset, +@length) of @mem, memory of a GPU of the fabric, with
+ * another node: every page backed and zeroed, and where the bytes are
+ * on the GPU into @out (at most @max runs, offsets from @offset). The
+ * number of runs, or -EOPNOTSUPP (memory that cannot leave this node),
+ * -ENOLINK (lost), -E2BIG (too scattered for one call).
+ */
+int cumk_mem_share_range(struct cumk_mem *mem, u64 offset, u64 length,
+			 struct cumk_remote_extent *out, unsigned int max)
+{
+	struct cumk_device *dev = mem->dev;
+	u64 end = offset + length;
+	unsigned int i, n = 0;
+	int ret;
+
+	/* Another node's memory was shared by its node already. */
+	if (!dev->fabric || (!dev->remote && !dev->ops->mem_share))
+		return -EOPNOTSUPP;
+	ret = cumk_mem_check(mem) ?: dev->remote ? 0 : dev->ops->mem_share(mem);
+	if (ret)
+		return ret;
+	mutex_lock(&dev->mems_lock);
+	ret = mem->backed ? 0 : -ENOLINK;
+	for (i = 0; !ret && i < mem->nr_extents; i++) {
+		const struct cumk_extent *e = &mem->extents[i];
+		u64 from = max(e->mem_offset, offset);
+		u64 to = min(e->mem_offset + e->length, end);
+
+		if (from >= to)
+			continue;
+		if (n == max) {
+			ret = -E2BIG;
+			break;
+		}
+		out[n].mem_offset = cpu_to_le64(from - offset);
+		out[n].dev_offset = cpu_to_le64(e->dev_offset + from -
+						e->mem_offset);
+		out[n].length = cpu_to_le64(to - from);
+		n++;
+	}
+	mutex_unlock(&dev->mems_lock);
+	return ret ?: n;
+}
+
+/*
+ * The @n runs another node sent, checked against its GPU @dev: page-aligned
+ * runs inside its memory that cover @length bytes in order. -EPROTO when
+ * they do not.
+ */
+struct cumk_extent *cumk_mem_extents_import(const struct cumk_remote_extent *in,
+					    unsigned int n,
+					    struct cumk_device *dev,
+					    u64 length)
+{
+	struct cumk_extent *extents;
+	u64 placed = 0;
+	unsigned int i;
+
+	if (!n)
+		return ERR_PTR(-EPROTO);
+	extents = kvcalloc(n, sizeof(*extents), CUMC_GFP);
+	if (!extents)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < n; i++) {
+		struct cumk_extent *e = &extents[i];
+
+		e->mem_offset = le64_to_cpu(in[i].mem_offset);
+		e->dev_offset = le64_to_cpu(in[i].dev_offset);
+		e->length = le64_to_cpu(in[i].length);
+		if (e->mem_offset != placed || !e->length ||
+		    !PAGE_ALIGNED(e->dev_offset) || !PAGE_ALIGNED(e->length) ||
+		    e->length > length - placed ||
+		    e->dev_offset > dev->mem_total ||
+		    e->length > dev->mem_total - e->dev_offset)
+			break;
+		placed += e->length;
+	}
+	if (i < n || placed != length) {
+		kvfree(extents);
+		return ERR_PTR(-EPROTO);
+	}
+	return extents;
 }

@@ -27,10 +27,9 @@ static void cumk_mc_notify(struct cumk_mc *mc, u8 cmd)
 	cumk_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
 }
 
-static void cumk_mc_destroy(struct cumk_object *obj)
+/* Free @mc, whose last holder let go; for a replica, cumc_remote_mc.c. */
+void cumk_mc_free(struct cumk_mc *mc)
 {
-	struct cumk_mc *mc = to_cumk_mc(obj);
-
 	xa_erase(&cumk_mc_ids, mc->id);
 	if (mc->published)
 		cumk_mc_notify(mc, CUMC_CMD_MC_DELETE_NTF);
@@ -42,8 +41,13 @@ static void cumk_mc_destroy(struct cumk_object *obj)
 	kfree(mc);
 }
 
+static void cumk_mc_destroy(struct cumk_object *obj)
+{
+	cumk_mc_free(to_cumk_mc(obj));
+}
+
 /* Its creation cannot fail any more: the control plane may see it. */
-static void cumk_mc_publish(struct cumk_object *obj)
+void cumk_mc_publish(struct cumk_object *obj)
 {
 	struct cumk_mc *mc = to_cumk_mc(obj);
 	void *old;
@@ -60,13 +64,25 @@ static const struct cumk_object_ops cumk_mc_ops = {
 	.publish = cumk_mc_publish,
 };
 
+/*
+ * The largest team: this node's devices, or with a fabric handle on a
+ * multi-node fabric, as many as a team may have, the other nodes' too.
+ */
+static u32 cumk_mc_max_devices(u32 handle_types)
+{
+	if (handle_types & CUMC_HANDLE_FABRIC && cumk_node_in_fabric())
+		return CUMC_MAX_DEVICES;
+	return cumk_num_devices();
+}
+
 static int cumk_mc_check_create(struct cumk_client *client,
 				struct cumc_mc_create *cmd)
 {
 	if (cmd->flags || cmd->handle_types & ~(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC))
 		return -EOPNOTSUPP;
 	/* The member views of all devices share one range of file offsets. */
-	if (!cmd->num_devices || cmd->num_devices > cumk_num_devices() ||
+	if (!cmd->num_devices ||
+	    cmd->num_devices > cumk_mc_max_devices(cmd->handle_types) ||
 	    !cmd->length ||
 	    cmd->length > CUMC_VM_MAX_OFFSETS / cmd->num_devices ||
 	    !IS_ALIGNED(cmd->length, cumk_fabric_granularity()))
@@ -77,30 +93,32 @@ static int cumk_mc_check_create(struct cumk_client *client,
 	return 0;
 }
 
-int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd)
+/*
+ * A new multicast object of @num_devices devices and @length bytes each,
+ * charged to @usage, its end left to @ops; the caller checked the sizes.
+ */
+struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
+			      u64 length, u32 handle_types,
+			      const struct cumk_object_ops *ops)
 {
-	struct cumc_mc_create *cmd = ucmd->cmd;
-	struct cumk_client *client = ucmd->client;
 	struct cumk_mc *mc;
 	u32 i;
 	int ret;
 
-	ret = cumk_mc_check_create(client, cmd);
-	if (ret)
-		return ret;
-	mc = kzalloc(struct_size(mc, members, cmd->num_devices), CUMC_GFP);
+	mc = kzalloc(struct_size(mc, members, num_devices), CUMC_GFP);
 	if (!mc)
-		return -ENOMEM;
-	mc->num_devices = cmd->num_devices;
-	mc->length = cmd->length;
+		return ERR_PTR(-ENOMEM);
+	mc->num_devices = num_devices;
+	mc->length = length;
 	init_rwsem(&mc->lock);
+	INIT_LIST_HEAD(&mc->holders);
 	cumk_team_init(mc);
 	for (i = 0; i < mc->num_devices; i++)
 		cumk_range_map_init(&mc->members[i].binds);
-	ret = cumk_object_charge(client->usage, &mc->obj);
+	ret = cumk_object_charge(usage, &mc->obj);
 	if (ret)
 		goto err_free_mc;
-	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	ret = cumk_usage_charge(usage, CUMC_QUOTA_RANGES, 1);
 	if (ret)
 		goto err_uncharge_object;
 	ret = cumk_vm_alloc_offsets(mc, &mc->pgoff);
@@ -114,24 +132,38 @@ int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd)
 			      &cumk_mc_next_id, CUMC_GFP);
 	if (ret < 0)
 		goto err_free_offsets;
-	cumk_object_init(&mc->obj, CUMC_OBJ_MC, cmd->handle_types,
-			 &cumk_mc_ops);
+	cumk_object_init(&mc->obj, CUMC_OBJ_MC, handle_types, ops);
 	atomic_inc(&cumk_live_mcs);
 	cumk_stat_add(NULL, CUMC_STAT_OBJECTS, 1);
-
-	ret = cumk_ucmd_new_object(ucmd, &mc->obj, &cmd->out_handle);
-	if (ret)
-		cumk_object_put(&mc->obj);
-	return ret;
+	return mc;
 
 err_free_offsets:
 	cumk_vm_free_offsets(mc->pgoff);
 err_uncharge_range:
-	cumk_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+	cumk_usage_uncharge(usage, CUMC_QUOTA_RANGES, 1);
 err_uncharge_object:
 	cumk_object_uncharge(&mc->obj);
 err_free_mc:
 	kfree(mc);
+	return ERR_PTR(ret);
+}
+
+int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd)
+{
+	struct cumc_mc_create *cmd = ucmd->cmd;
+	struct cumk_mc *mc;
+	int ret;
+
+	ret = cumk_mc_check_create(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	mc = cumk_mc_alloc(ucmd->client->usage, cmd->num_devices, cmd->length,
+			   cmd->handle_types, &cumk_mc_ops);
+	if (IS_ERR(mc))
+		return PTR_ERR(mc);
+	ret = cumk_ucmd_new_object(ucmd, &mc->obj, &cmd->out_handle);
+	if (ret)
+		cumk_object_put(&mc->obj);
 	return ret;
 }
 
@@ -185,26 +217,6 @@ struct cumk_mc *cumk_mc_get(struct cumk_client *client, u64 handle)
 	struct cumk_object *obj = cumk_handle_get(client, handle, CUMC_OBJ_MC);
 
 	return IS_ERR(obj) ? ERR_CAST(obj) : to_cumk_mc(obj);
-}
-
-int cumk_mc_ioctl_add_device(struct cumk_ucmd *ucmd)
-{
-	struct cumc_mc_add_device *cmd = ucmd->cmd;
-	struct cumk_device *dev;
-	struct cumk_mc *mc;
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EOPNOTSUPP;
-	dev = cumk_device_get(cmd->device);
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	mc = cumk_mc_get(ucmd->client, cmd->handle);
-	if (IS_ERR(mc))
-		return PTR_ERR(mc);
-	ret = cumk_team_join(mc, dev);
-	cumk_object_put(&mc->obj);
-	return ret;
 }
 
 int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd)

@@ -52,7 +52,8 @@ static int cumk_nl_fill_fabric(struct sk_buff *skb, u32 node)
 
 	if (!cumk_node_cluster(cluster, &clique))
 		return nla_put_u32(skb, CUMC_A_FABRIC_STATE,
-				   CUMC_FABRIC_STATE_NOT_SUPPORTED);
+				   CUMC_FABRIC_STATE_NOT_SUPPORTED) ?:
+		       nla_put_u32(skb, CUMC_A_FABRIC_NODE, node);
 	if (nla_put_u32(skb, CUMC_A_FABRIC_STATE, CUMC_FABRIC_STATE_COMPLETED) ||
 	    nla_put_u32(skb, CUMC_A_FABRIC_NODE, node) ||
 	    nla_put(skb, CUMC_A_FABRIC_CLUSTER_UUID, sizeof(cluster), cluster) ||
@@ -307,13 +308,19 @@ static int cumk_nl_fm_set(struct sk_buff *skb, struct genl_info *info)
 static int cumk_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
+	u32 id;
+	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_REQ_ID) ||
 	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_RESULT))
 		return -EINVAL;
-	return cumk_mc_fm_respond(nla_get_u32(tb[CUMC_A_FM_REQ_ID]),
-				  nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
-				  CUMC_FM_RESULT_OK);
+	id = nla_get_u32(tb[CUMC_A_FM_REQ_ID]);
+	ret = cumk_mc_fm_respond(id, nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
+				 CUMC_FM_RESULT_OK);
+	/* Other nodes holding the team hear how its setup went. */
+	if (!ret)
+		cumk_remote_mc_push_state(id);
+	return ret;
 }
 
 static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
@@ -326,7 +333,6 @@ static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	hdr = cumk_notify_put_reply(msg, info, CUMC_CMD_FABRIC_GET);
 	if (!hdr || cumk_nl_fill_fabric(msg, cumk_node_index()) ||
-	    nla_put_u32(msg, CUMC_A_FABRIC_NODE, cumk_node_index()) ||
 	    (cumk_imex_attached() && nla_put_flag(msg, CUMC_A_IMEX_ATTACHED))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;

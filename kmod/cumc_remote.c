@@ -23,38 +23,22 @@
 
 #include "cumc_internal.h"
 
-#define CUMC_REMOTE_VERSION 1
-
 /* CUMC_REMOTE_EXPORT_GET's arguments: the fabric handle. */
 struct cumk_remote_get_args {
 	u8 handle[CUMC_FABRIC_HANDLE_SIZE];
 };
 
-struct cumk_remote_extent {
-	__le64 mem_offset;
-	__le64 dev_offset;
-	__le64 length;
-};
-
-/* CUMC_REMOTE_EXPORT_GET's answer, little-endian. */
-struct cumk_remote_export {
-	__le32 version;
-	__le32 hold;
-	__le32 handle_types;
-	__le32 nr_extents;
+struct cumk_remote_mem_export {
+	struct cumk_remote_export head;
 	__le64 length;
 	u8 dev_uuid[16];
+	__le32 nr_extents;
+	__le32 pad;
 	struct cumk_remote_extent extents[];
 };
 
-/* CUMC_REMOTE_EXPORT_PUT's arguments. */
-struct cumk_remote_put_args {
-	__le32 hold;
-};
-
-#define CUMC_REMOTE_MAX_EXTENTS						\
-	((CUMC_IMEX_PAYLOAD_MAX - sizeof(struct cumk_remote_export)) /	\
-	 sizeof(struct cumk_remote_extent))
+#define CUMC_REMOTE_MEM_MAX_EXTENTS					\
+	CUMC_REMOTE_MAX_EXTENTS(sizeof(struct cumk_remote_mem_export))
 
 /**
  * struct cumk_remote_hold - an allocation of this node another one imported
@@ -70,60 +54,52 @@ struct cumk_remote_hold {
 static DEFINE_XARRAY_ALLOC1(cumk_remote_holds);
 static u32 cumk_remote_next_hold; /* under cumk_remote_holds' lock */
 
-/* Memory this node can share with others: a local GPU's of the fabric. */
-static int cumk_remote_shareable(struct cumk_object *obj)
+/* @mem's description for another node, or a negative errno. */
+static int cumk_remote_mem_describe(struct cumk_mem *mem, u32 hold,
+				    void **answer, size_t *answer_len)
 {
-	struct cumk_mem *mem;
+	struct cumk_remote_mem_export *ex;
+	size_t len;
+	int n;
 
-	if (obj->type != CUMC_OBJ_MEM)
-		return -EOPNOTSUPP;
-	mem = to_cumk_mem(obj);
-	if (!mem->dev->fabric || !mem->dev->ops->mem_share)
-		return -EOPNOTSUPP;
-	return cumk_mem_check(mem) ?: mem->dev->ops->mem_share(mem);
+	len = struct_size(ex, extents, CUMC_REMOTE_MEM_MAX_EXTENTS);
+	ex = kzalloc(len, GFP_KERNEL);
+	if (!ex)
+		return -ENOMEM;
+	n = cumk_mem_share_range(mem, 0, mem->length, ex->extents,
+				 CUMC_REMOTE_MEM_MAX_EXTENTS);
+	if (n < 0) {
+		kfree(ex);
+		return n;
+	}
+	ex->head.version = cpu_to_le32(CUMC_REMOTE_VERSION);
+	ex->head.hold = cpu_to_le32(hold);
+	ex->head.type = cpu_to_le32(CUMC_OBJ_MEM);
+	ex->head.handle_types = cpu_to_le32(mem->obj.handle_types);
+	ex->length = cpu_to_le64(mem->length);
+	memcpy(ex->dev_uuid, mem->dev->uuid, sizeof(ex->dev_uuid));
+	ex->nr_extents = cpu_to_le32(n);
+	*answer = ex;
+	*answer_len = struct_size(ex, extents, n);
+	return 0;
 }
 
-/* @mem's description for another node, or a negative errno. */
-static int cumk_remote_describe(struct cumk_mem *mem, u32 hold,
+/* @obj's description for node @node, held for it as @hold. */
+static int cumk_remote_describe(struct cumk_object *obj, u32 node, u32 hold,
 				void **answer, size_t *answer_len)
 {
-	struct cumk_remote_export *ex;
-	unsigned int i, n;
-	size_t len;
-	int ret;
-
-	mutex_lock(&mem->dev->mems_lock);
-	ret = mem->backed ? 0 : -ENOLINK;
-	n = mem->nr_extents;
-	if (!ret && n > CUMC_REMOTE_MAX_EXTENTS)
-		ret = -E2BIG;
-	len = struct_size(ex, extents, n);
-	ex = ret ? NULL : kzalloc(len, GFP_KERNEL);
-	if (!ret && !ex)
-		ret = -ENOMEM;
-	if (!ret) {
-		ex->version = cpu_to_le32(CUMC_REMOTE_VERSION);
-		ex->hold = cpu_to_le32(hold);
-		ex->handle_types = cpu_to_le32(mem->obj.handle_types);
-		ex->nr_extents = cpu_to_le32(n);
-		ex->length = cpu_to_le64(mem->length);
-		memcpy(ex->dev_uuid, mem->dev->uuid, sizeof(ex->dev_uuid));
-		for (i = 0; i < n; i++) {
-			ex->extents[i].mem_offset =
-				cpu_to_le64(mem->extents[i].mem_offset);
-			ex->extents[i].dev_offset =
-				cpu_to_le64(mem->extents[i].dev_offset);
-			ex->extents[i].length = cpu_to_le64(mem->extents[i].length);
-		}
-	}
-	mutex_unlock(&mem->dev->mems_lock);
-	*answer = ex;
-	*answer_len = len;
-	return ret;
+	if (obj->type == CUMC_OBJ_MC)
+		return cumk_remote_mc_export(to_cumk_mc(obj), node, hold,
+					     answer, answer_len);
+	return cumk_remote_mem_describe(to_cumk_mem(obj), hold, answer,
+					answer_len);
 }
 
-static void cumk_remote_hold_free(struct cumk_remote_hold *h)
+/* @h, out of the table, goes: a team held here stops telling its node. */
+static void cumk_remote_hold_free(struct cumk_remote_hold *h, u32 id)
 {
+	if (h->obj->type == CUMC_OBJ_MC)
+		cumk_remote_mc_unexport(to_cumk_mc(h->obj), id);
 	cumk_object_put(h->obj);
 	kfree(h);
 }
@@ -147,15 +123,11 @@ static int cumk_remote_export_get(u32 caller, const void *args, size_t len,
 	ret = -ENOENT;
 	if (!h->obj)
 		goto err_free;
-	ret = cumk_remote_shareable(h->obj);
-	if (ret)
-		goto err_put;
 	ret = xa_alloc_cyclic(&cumk_remote_holds, &id, h, xa_limit_31b,
 			      &cumk_remote_next_hold, GFP_KERNEL);
 	if (ret < 0)
 		goto err_put;
-	ret = cumk_remote_describe(to_cumk_mem(h->obj), id, answer,
-				   answer_len);
+	ret = cumk_remote_describe(h->obj, caller, id, answer, answer_len);
 	if (ret) {
 		xa_erase(&cumk_remote_holds, id);
 		goto err_put;
@@ -169,16 +141,22 @@ err_free:
 	return ret;
 }
 
+/* The hold id an MC call or EXPORT_PUT names, or 0 (none) when too short. */
+static u32 cumk_remote_hold_id(const void *args, size_t len)
+{
+	const struct cumk_remote_hold_args *h = args;
+
+	return len < sizeof(*h) ? 0 : le32_to_cpu(h->hold);
+}
+
 /* CUMC_REMOTE_EXPORT_PUT: only the node a hold is for lets go of it. */
 static int cumk_remote_export_put(u32 caller, const void *args, size_t len)
 {
-	const struct cumk_remote_put_args *put = args;
+	u32 id = cumk_remote_hold_id(args, len);
 	struct cumk_remote_hold *h;
-	u32 id;
 
-	if (len != sizeof(*put))
+	if (len != sizeof(struct cumk_remote_hold_args))
 		return -EINVAL;
-	id = le32_to_cpu(put->hold);
 	xa_lock(&cumk_remote_holds);
 	h = xa_load(&cumk_remote_holds, id);
 	if (h && h->node == caller)
@@ -188,8 +166,40 @@ static int cumk_remote_export_put(u32 caller, const void *args, size_t len)
 	xa_unlock(&cumk_remote_holds);
 	if (!h)
 		return -ENOENT;
-	cumk_remote_hold_free(h);
+	cumk_remote_hold_free(h, id);
 	return 0;
+}
+
+/* The multicast object node @caller holds as its hold @id, referenced. */
+static struct cumk_mc *cumk_remote_held_mc(u32 caller, u32 id)
+{
+	struct cumk_remote_hold *h;
+	struct cumk_mc *mc = NULL;
+
+	xa_lock(&cumk_remote_holds);
+	h = xa_load(&cumk_remote_holds, id);
+	if (h && h->node == caller && h->obj->type == CUMC_OBJ_MC) {
+		kref_get(&h->obj->ref);
+		mc = to_cumk_mc(h->obj);
+	}
+	xa_unlock(&cumk_remote_holds);
+	return mc;
+}
+
+/* A call on a team held here, from node @caller, which holds a replica. */
+static int cumk_remote_mc_call(u32 caller, u32 op, const void *args,
+			       size_t len, void **answer, size_t *answer_len)
+{
+	struct cumk_mc *mc;
+	int ret;
+
+	mc = cumk_remote_held_mc(caller, cumk_remote_hold_id(args, len));
+	if (!mc)
+		return -ENOENT;
+	ret = cumk_remote_mc_run(mc, caller, op, args, len, answer,
+				 answer_len);
+	cumk_object_put(&mc->obj);
+	return ret;
 }
 
 /* Run call @op of node @caller here (IMEX_CALL). */
@@ -206,6 +216,14 @@ int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 					      answer_len);
 	case CUMC_REMOTE_EXPORT_PUT:
 		return cumk_remote_export_put(caller, args, args_len);
+	case CUMC_REMOTE_MC_JOIN:
+	case CUMC_REMOTE_MC_BIND:
+	case CUMC_REMOTE_MC_UNBIND:
+	case CUMC_REMOTE_MC_ACTIVATE:
+		return cumk_remote_mc_call(caller, op, args, args_len, answer,
+					   answer_len);
+	case CUMC_REMOTE_MC_UPDATE:
+		return cumk_remote_mc_update(caller, args, args_len);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -221,7 +239,7 @@ static void cumk_remote_drop_holds(bool all, u32 node)
 		if (!all && h->node != node)
 			continue;
 		if (xa_cmpxchg(&cumk_remote_holds, id, h, NULL, 0) == h)
-			cumk_remote_hold_free(h);
+			cumk_remote_hold_free(h, id);
 	}
 }
 
@@ -234,17 +252,22 @@ void cumk_remote_node_lost(u32 node)
 	cumk_imex_fail_node(node);
 	cumk_remote_drop_holds(false, node);
 	cumk_loss_node(node);
+	cumk_remote_mc_origin_lost(false, node);
+}
+
+/* Tell node @node to let go of its hold @hold for this node. */
+static void cumk_remote_put_hold(u32 node, u32 hold)
+{
+	struct cumk_remote_hold_args put = { .hold = cpu_to_le32(hold) };
+
+	cumk_imex_cast(node, CUMC_REMOTE_EXPORT_PUT, &put, sizeof(put));
 }
 
 static void cumk_remote_mem_destroy(struct cumk_object *obj)
 {
 	struct cumk_mem *mem = to_cumk_mem(obj);
-	struct cumk_remote_put_args put = {
-		.hold = cpu_to_le32(mem->remote_hold),
-	};
 
-	cumk_imex_cast(mem->remote_node, CUMC_REMOTE_EXPORT_PUT, &put,
-		       sizeof(put));
+	cumk_remote_put_hold(mem->remote_node, mem->remote_hold);
 	cumk_mem_free(mem);
 }
 
@@ -252,45 +275,9 @@ static const struct cumk_object_ops cumk_remote_mem_ops = {
 	.destroy = cumk_remote_mem_destroy,
 };
 
-/*
- * The extents of an answer, checked against the GPU @dev they are on:
- * page-aligned runs inside its memory that cover @length bytes in order.
- */
-static struct cumk_extent *
-cumk_remote_extents(const struct cumk_remote_export *ex, unsigned int n,
-		    struct cumk_device *dev, u64 length)
-{
-	struct cumk_extent *extents;
-	u64 placed = 0;
-	unsigned int i;
-
-	extents = kvcalloc(n, sizeof(*extents), CUMC_GFP);
-	if (!extents)
-		return ERR_PTR(-ENOMEM);
-	for (i = 0; i < n; i++) {
-		struct cumk_extent *e = &extents[i];
-
-		e->mem_offset = le64_to_cpu(ex->extents[i].mem_offset);
-		e->dev_offset = le64_to_cpu(ex->extents[i].dev_offset);
-		e->length = le64_to_cpu(ex->extents[i].length);
-		if (e->mem_offset != placed || !e->length ||
-		    !PAGE_ALIGNED(e->dev_offset) || !PAGE_ALIGNED(e->length) ||
-		    e->length > length - placed ||
-		    e->dev_offset > dev->mem_total ||
-		    e->length > dev->mem_total - e->dev_offset)
-			break;
-		placed += e->length;
-	}
-	if (i < n || placed != length) {
-		kvfree(extents);
-		return ERR_PTR(-EPROTO);
-	}
-	return extents;
-}
-
 /* An allocation of this node over what node @node's answer @ex describes. */
-static struct cumk_mem *cumk_remote_mem(struct cumk_ucmd *ucmd, u32 node,
-					const struct cumk_remote_export *ex,
+static struct cumk_mem *cumk_remote_mem(struct cumk_usage *usage, u32 node,
+					const struct cumk_remote_mem_export *ex,
 					size_t len)
 {
 	struct cumk_extent *extents;
@@ -299,65 +286,96 @@ static struct cumk_mem *cumk_remote_mem(struct cumk_ucmd *ucmd, u32 node,
 	u64 length;
 	u32 n;
 
-	if (len < sizeof(*ex) || le32_to_cpu(ex->version) != CUMC_REMOTE_VERSION)
+	if (len < sizeof(*ex))
 		return ERR_PTR(-EPROTO);
 	n = le32_to_cpu(ex->nr_extents);
 	length = le64_to_cpu(ex->length);
-	if (!n || n > CUMC_REMOTE_MAX_EXTENTS || len != struct_size(ex, extents, n) ||
+	if (n > CUMC_REMOTE_MEM_MAX_EXTENTS || len != struct_size(ex, extents, n) ||
 	    !length || !IS_ALIGNED(length, cumk_device_granularity()))
 		return ERR_PTR(-EPROTO);
 	/* A GPU this node cannot reach, or no longer: as good as lost. */
 	dev = cumk_device_find_remote(ex->dev_uuid);
 	if (!dev || dev->node != node)
 		return ERR_PTR(-EHOSTDOWN);
-	extents = cumk_remote_extents(ex, n, dev, length);
+	extents = cumk_mem_extents_import(ex->extents, n, dev, length);
 	if (IS_ERR(extents))
 		return ERR_CAST(extents);
-	mem = cumk_mem_create_remote(ucmd->client->usage, dev, length,
-				     le32_to_cpu(ex->handle_types), extents, n,
-				     &cumk_remote_mem_ops);
+	mem = cumk_mem_create_remote(usage, dev, length,
+				     le32_to_cpu(ex->head.handle_types),
+				     extents, n, &cumk_remote_mem_ops);
 	if (!IS_ERR(mem)) {
 		mem->remote_node = node;
-		mem->remote_hold = le32_to_cpu(ex->hold);
+		mem->remote_hold = le32_to_cpu(ex->head.hold);
 	}
 	return mem;
 }
 
-/* CUMC_IMPORT_FABRIC of a handle node @node exported. */
+/* The object node @node's answer @ex describes, made on this node. */
+static struct cumk_object *cumk_remote_object(struct cumk_usage *usage,
+					      u32 node, const u8 *handle,
+					      const struct cumk_remote_export *ex,
+					      size_t len)
+{
+	struct cumk_mem *mem;
+	struct cumk_mc *mc;
+
+	if (len < sizeof(*ex) ||
+	    le32_to_cpu(ex->version) != CUMC_REMOTE_VERSION)
+		return ERR_PTR(-EPROTO);
+	switch (le32_to_cpu(ex->type)) {
+	case CUMC_OBJ_MEM:
+		mem = cumk_remote_mem(usage, node, (const void *)ex, len);
+		return IS_ERR(mem) ? ERR_CAST(mem) : &mem->obj;
+	case CUMC_OBJ_MC:
+		mc = cumk_remote_mc_replica(usage, node, handle, ex, len);
+		return IS_ERR(mc) ? ERR_CAST(mc) : &mc->obj;
+	default:
+		return ERR_PTR(-EPROTO);
+	}
+}
+
+/*
+ * CUMC_IMPORT_FABRIC of a handle node @node exported. A multicast object
+ * this node has a replica of already is that replica, as a local import
+ * is the object itself.
+ */
 int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 		       u32 node)
 {
 	struct cumc_import_fabric *cmd = ucmd->cmd;
 	struct cumk_remote_get_args get;
-	struct cumk_remote_put_args put;
 	struct cumk_remote_export *ex;
-	struct cumk_mem *mem;
+	struct cumk_object *obj;
+	struct cumk_mc *mc;
 	size_t len;
 	int ret;
 
+	mc = cumk_remote_mc_find(node, fabric_handle);
+	if (mc) {
+		obj = &mc->obj;
+		goto out_handle;
+	}
 	memcpy(get.handle, fabric_handle, sizeof(get.handle));
 	ret = cumk_imex_call(node, CUMC_REMOTE_EXPORT_GET, &get, sizeof(get),
 			     (void **)&ex, &len);
 	if (ret)
 		return ret;
-	mem = cumk_remote_mem(ucmd, node, ex, len);
-	if (IS_ERR(mem)) {
-		ret = PTR_ERR(mem);
-		goto err_put_hold;
-	}
+	obj = cumk_remote_object(ucmd->client->usage, node, fabric_handle, ex,
+				 len);
+	/*
+	 * The object lets go of the hold; until there is one, this does (a
+	 * replica's making does it itself).
+	 */
+	if (IS_ERR(obj) && len >= sizeof(*ex) &&
+	    le32_to_cpu(ex->type) != CUMC_OBJ_MC)
+		cumk_remote_put_hold(node, le32_to_cpu(ex->hold));
 	kfree(ex);
-	ret = cumk_ucmd_new_handle(ucmd, &mem->obj, &cmd->out_handle);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+out_handle:
+	ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
-		cumk_object_put(&mem->obj);
-	return ret;
-
-err_put_hold:
-	/* An answer too short to name its hold leaves it to the node's loss. */
-	if (len >= sizeof(*ex)) {
-		put.hold = ex->hold;
-		cumk_imex_cast(node, CUMC_REMOTE_EXPORT_PUT, &put, sizeof(put));
-	}
-	kfree(ex);
+		cumk_object_put(obj);
 	return ret;
 }
 
@@ -377,6 +395,7 @@ static int cumk_remote_netlink_event(struct notifier_block *nb,
 		return NOTIFY_DONE;
 	cumk_remote_drop_holds(true, 0);
 	cumk_loss_remote_all();
+	cumk_remote_mc_origin_lost(true, 0);
 	return NOTIFY_DONE;
 }
 

@@ -11,6 +11,10 @@
  *   FORMING --(manager answers fail, illegal-state fault)--> FAILED
  *   FORMING, READY --(a member's device is lost)--> FAILED
  *
+ * A team spanning nodes is held by the node that created the object; the
+ * others keep a replica that follows it (cumc_remote_mc.c): members join
+ * there, and its state comes from there.
+ *
  * The in-kernel manager answers at once; an external one (cumc-fm) gets a
  * request on the monitor group and answers through the control plane. As
  * on NVIDIA's fabric, nothing may fail once the request is visible: a lost
@@ -98,14 +102,30 @@ static void cumk_team_complete(struct cumk_mc *mc)
 	cumk_team_settle(mc, true);
 }
 
-/* The slot of @device in the team, or -EINVAL when it is no member. */
+/*
+ * The slot of this node's device @device in the team, or -EINVAL when it
+ * is no member; another node's GPUs have no ordinal here.
+ */
 int cumk_team_slot(struct cumk_mc *mc, u32 device)
 {
 	u32 i;
 
 	lockdep_assert_held(&mc->lock);
 	for (i = 0; i < mc->team.num_members; i++)
-		if (mc->members[i].dev->ordinal == device)
+		if (!mc->members[i].dev->remote &&
+		    mc->members[i].dev->ordinal == device)
+			return i;
+	return -EINVAL;
+}
+
+/* The slot of @dev, of any node, in the team, or -EINVAL. */
+int cumk_team_slot_of(struct cumk_mc *mc, struct cumk_device *dev)
+{
+	u32 i;
+
+	lockdep_assert_held(&mc->lock);
+	for (i = 0; i < mc->team.num_members; i++)
+		if (mc->members[i].dev == dev)
 			return i;
 	return -EINVAL;
 }
@@ -117,15 +137,18 @@ static int cumk_team_join_check(struct cumk_mc *mc, struct cumk_device *dev)
 	/* Checked under the lock: a loss fails teams under it too. */
 	if (cumk_device_check(dev))
 		return -ENOLINK;
-	if (cumk_team_slot(mc, dev->ordinal) >= 0)
+	if (cumk_team_slot_of(mc, dev) >= 0)
 		return -EEXIST;
 	if (mc->team.num_members == mc->num_devices)
 		return -EINVAL;
 	return 0;
 }
 
-/* @dev joins; the device that completes the team has it set up. */
-int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev)
+/*
+ * @dev joins, in the next slot, which goes to *@slot; the device that
+ * completes the team has it set up.
+ */
+int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev, u32 *slot)
 {
 	struct cumk_team *team = &mc->team;
 	int ret;
@@ -133,12 +156,58 @@ int cumk_team_join(struct cumk_mc *mc, struct cumk_device *dev)
 	down_write(&mc->lock);
 	ret = cumk_team_join_check(mc, dev);
 	if (!ret) {
+		*slot = team->num_members;
 		mc->members[team->num_members++].dev = dev;
 		if (team->num_members == mc->num_devices)
 			cumk_team_complete(mc);
 	}
 	up_write(&mc->lock);
 	return ret;
+}
+
+/*
+ * The replica of a team another node holds (cumc_remote_mc.c) learns that
+ * @dev joined in @slot. Slots may be learnt out of order; the members are
+ * the slots filled from the first on. Once all are, the setup is that
+ * node's to answer: this one only starts waiting for it.
+ */
+int cumk_team_place(struct cumk_mc *mc, u32 slot, struct cumk_device *dev)
+{
+	struct cumk_team *team = &mc->team;
+	int ret = 0;
+
+	down_write(&mc->lock);
+	if (slot >= mc->num_devices ||
+	    (mc->members[slot].dev && mc->members[slot].dev != dev))
+		ret = -EPROTO;
+	else if (!mc->members[slot].dev && cumk_team_slot_of(mc, dev) >= 0)
+		ret = -EPROTO;
+	if (ret || mc->members[slot].dev)
+		goto out_unlock;
+	mc->members[slot].dev = dev;
+	while (team->num_members < mc->num_devices &&
+	       mc->members[team->num_members].dev)
+		team->num_members++;
+	if (team->num_members == mc->num_devices && !team->setup_requested) {
+		WRITE_ONCE(team->setup_deadline,
+			   jiffies + msecs_to_jiffies(cumk_team_fm_timeout_ms()));
+		/* Pairs with cumk_team_setup_requested(): deadline first. */
+		smp_store_release(&team->setup_requested, true);
+		wake_up_all(&team->wq);
+	}
+out_unlock:
+	up_write(&mc->lock);
+	return ret;
+}
+
+/* The node holding the team says how its setup went, or that it failed. */
+void cumk_team_settle_remote(struct cumk_mc *mc, bool ok)
+{
+	down_write(&mc->lock);
+	if (mc->team.state == CUMC_TEAM_FORMING ||
+	    (!ok && mc->team.state == CUMC_TEAM_READY))
+		cumk_team_settle(mc, ok);
+	up_write(&mc->lock);
 }
 
 /*
@@ -166,7 +235,7 @@ int cumk_team_respond(struct cumk_mc *mc, bool ok)
 void cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
 {
 	down_write(&mc->lock);
-	if (cumk_team_slot(mc, dev->ordinal) >= 0 &&
+	if (cumk_team_slot_of(mc, dev) >= 0 &&
 	    mc->team.state != CUMC_TEAM_FAILED) {
 		/* No answer is awaited from a manager any more. */
 		mc->team.fm_pending = false;

@@ -42,9 +42,22 @@ static CUresult libcumc_mc_prop_check(const struct libcumc_driver *drv,
 				      const CUmulticastObjectProp *prop,
 				      __u32 *handle_types)
 {
-	if (!prop || prop->flags || prop->numDevices > drv->num_devices)
+	CUresult res;
+
+	if (!prop || prop->flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_mc_handle_types(prop->handleTypes, handle_types);
+	res = libcumc_mc_handle_types(prop->handleTypes, handle_types);
+	if (res != CUDA_SUCCESS)
+		return res;
+	/*
+	 * A team shared by fabric handle may span nodes (the module knows
+	 * whether this one is in a multi-node fabric); any other is this
+	 * node's devices.
+	 */
+	if (prop->numDevices > (*handle_types & CUMC_HANDLE_FABRIC ?
+				CUMC_MAX_DEVICES : drv->num_devices))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
 }
 
 static size_t libcumc_pow2_floor(size_t x)

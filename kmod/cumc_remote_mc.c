@@ -1,0 +1,1104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multicast teams across the nodes of a multi-node fabric.
+ *
+ * The node that created a multicast object (its origin) holds the team:
+ * its members, their bindings and its setup. Every other node that imports
+ * the object's fabric handle gets a replica, one per node however often it
+ * imports, that follows the origin:
+ *
+ * - A device of node X joins through X's replica: X asks the origin
+ *   (MC_JOIN), which gives the device a slot in its team; X places it in
+ *   the same slot of its replica.
+ * - X binds memory of its device: it asks the origin (MC_BIND) with where
+ *   the memory lies on the GPU; the origin binds it over its own mapping of
+ *   that GPU; then X binds it in its replica. Unbinding goes the same way,
+ *   origin first, so that other nodes let go before X does.
+ * - The origin tells every replica but the one that asked what changed
+ *   (MC_UPDATE: members, bindings, the team's state), one message after
+ *   the other through the daemons, in the order it happened. A replica's
+ *   binds wait for the team as the origin's do: for the state to arrive,
+ *   until the fabric manager's deadline once its members are all in.
+ * - A replica starts from a copy of the whole team, asked for once it can
+ *   hear what changes (MC_ACTIVATE): nothing is missed, and what is heard
+ *   twice changes nothing the second time.
+ *
+ * Each node then maps every member's bound memory itself, from its own
+ * replica, as on one node (cumc_view.c). A node lost fails the teams it
+ * is a member of (its GPUs are lost, cumc_loss.c) and the replicas of the
+ * teams it held; a replica released has the origin unbind its node's
+ * memory. Documentation/multinode.md tells the whole story.
+ */
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "cumc_internal.h"
+
+/* CUMC_REMOTE_EXPORT_GET's answer for a multicast object. */
+struct cumk_mc_export {
+	struct cumk_remote_export head;
+	__le32 num_devices;
+	__le32 pad;
+	__le64 length;
+};
+
+enum cumk_mc_record_type {
+	CUMC_MC_RECORD_MEMBER = 1,	/* slot, uuid, node */
+	CUMC_MC_RECORD_BIND,		/* slot, uuid, node, range, extents */
+	CUMC_MC_RECORD_UNBIND,		/* slot, uuid, node, range */
+	CUMC_MC_RECORD_STATE,		/* ready (1) or failed (0) */
+};
+
+/* One change of a team, as calls carry it; little-endian. */
+struct cumk_mc_record {
+	__le32 type;
+	__le32 slot;
+	__le64 mc_offset;
+	__le64 length;
+	u8 uuid[16];
+	__le32 node;
+	__le32 ready;
+	__le32 nr_extents;
+	__le32 pad;
+	struct cumk_remote_extent extents[];
+};
+
+/*
+ * The arguments of MC_JOIN, MC_BIND and MC_UNBIND (one record), and of
+ * MC_UPDATE and the answer of MC_ACTIVATE (records one after the other).
+ */
+struct cumk_mc_call {
+	struct cumk_remote_hold_args hold;
+	__le32 nr_records;
+	u8 records[];
+};
+
+/**
+ * struct cumk_mc_holder - another node holding a replica of a team held here
+ * @link: in the object's @holders
+ * @node: the node
+ * @hold: the hold this node keeps for it (cumc_remote.c)
+ * @active: it hears of changes: it asked for the whole team
+ * @usage: what that node's bindings are charged to here
+ */
+struct cumk_mc_holder {
+	struct list_head link;
+	u32 node;
+	u32 hold;
+	bool active;
+	struct cumk_usage *usage;
+};
+
+/**
+ * struct cumk_mc_replica - this node's replica of another node's team
+ * @mc: the replica; the entry holds no reference, @mc's end removes it
+ * @apply_lock: one change applied at a time, the first copy of the team
+ *              before any
+ */
+struct cumk_mc_replica {
+	struct cumk_mc *mc;
+	struct mutex apply_lock; /* serializes changes to a replica */
+};
+
+/*
+ * (origin node << 32 | hold) -> struct cumk_mc_replica. Entries come and
+ * go under cumk_replicas_lock, which import also holds while it looks for a
+ * replica it has, so that a node has one per team.
+ */
+static DEFINE_XARRAY(cumk_replicas);
+static DEFINE_MUTEX(cumk_replicas_lock); /* serializes replicas' creation */
+
+/* A buffer of records being written for one call. */
+struct cumk_mc_writer {
+	struct cumk_mc_call *call;
+	size_t len;
+	int error;
+};
+
+/* No node is left out when the replicas hear of a change. */
+#define CUMC_NO_NODE U32_MAX
+
+static unsigned long cumk_replica_key(u32 node, u32 hold)
+{
+	return (unsigned long)node << 32 | hold;
+}
+
+static int cumk_writer_init(struct cumk_mc_writer *w, u32 hold)
+{
+	w->call = kzalloc(CUMC_IMEX_PAYLOAD_MAX, GFP_KERNEL);
+	w->len = sizeof(*w->call);
+	w->error = w->call ? 0 : -ENOMEM;
+	if (w->call)
+		w->call->hold.hold = cpu_to_le32(hold);
+	return w->error;
+}
+
+/* Room for a record with @nr_extents runs, or NULL (the writer failed). */
+static struct cumk_mc_record *cumk_writer_add(struct cumk_mc_writer *w,
+					      enum cumk_mc_record_type type,
+					      u32 slot, struct cumk_device *dev,
+					      unsigned int nr_extents)
+{
+	struct cumk_mc_record *r;
+	size_t len = struct_size(r, extents, nr_extents);
+
+	if (w->error)
+		return NULL;
+	if (len > CUMC_IMEX_PAYLOAD_MAX - w->len) {
+		w->error = -E2BIG;
+		return NULL;
+	}
+	r = (void *)w->call + w->len;
+	w->len += len;
+	le32_add_cpu(&w->call->nr_records, 1);
+	r->type = cpu_to_le32(type);
+	r->slot = cpu_to_le32(slot);
+	r->nr_extents = cpu_to_le32(nr_extents);
+	if (dev) {
+		memcpy(r->uuid, dev->uuid, sizeof(r->uuid));
+		r->node = cpu_to_le32(dev->node);
+	}
+	return r;
+}
+
+static void cumk_writer_member(struct cumk_mc_writer *w, u32 slot,
+			       struct cumk_device *dev)
+{
+	cumk_writer_add(w, CUMC_MC_RECORD_MEMBER, slot, dev, 0);
+}
+
+/* A binding's record: where [@mem_offset, +@length) of @mem lies. */
+static void cumk_writer_bind(struct cumk_mc_writer *w, u32 slot,
+			     struct cumk_mem *mem, u64 mem_offset,
+			     u64 mc_offset, u64 length)
+{
+	size_t room = CUMC_IMEX_PAYLOAD_MAX - w->len;
+	struct cumk_mc_record *r;
+	int n;
+
+	if (w->error)
+		return;
+	if (room < sizeof(*r)) {
+		w->error = -E2BIG;
+		return;
+	}
+	r = (void *)w->call + w->len;
+	n = cumk_mem_share_range(mem, mem_offset, length, r->extents,
+				 (room - sizeof(*r)) / sizeof(r->extents[0]));
+	if (n < 0) {
+		w->error = n;
+		return;
+	}
+	r = cumk_writer_add(w, CUMC_MC_RECORD_BIND, slot, mem->dev, n);
+	r->mc_offset = cpu_to_le64(mc_offset);
+	r->length = cpu_to_le64(length);
+}
+
+static void cumk_writer_unbind(struct cumk_mc_writer *w, u32 slot,
+			       struct cumk_device *dev, u64 mc_offset,
+			       u64 length)
+{
+	struct cumk_mc_record *r;
+
+	r = cumk_writer_add(w, CUMC_MC_RECORD_UNBIND, slot, dev, 0);
+	if (r) {
+		r->mc_offset = cpu_to_le64(mc_offset);
+		r->length = cpu_to_le64(length);
+	}
+}
+
+/* The team's state, once it left FORMING. */
+static void cumk_writer_state(struct cumk_mc_writer *w, struct cumk_mc *mc)
+{
+	enum cumc_team_state_uapi state = cumk_team_uapi_state(mc);
+	struct cumk_mc_record *r;
+
+	if (state == CUMC_TEAM_STATE_FORMING)
+		return;
+	r = cumk_writer_add(w, CUMC_MC_RECORD_STATE, 0, NULL, 0);
+	if (r)
+		r->ready = cpu_to_le32(state == CUMC_TEAM_STATE_READY);
+}
+
+/* The whole team: members, their bindings, its state. */
+static void cumk_writer_team(struct cumk_mc_writer *w, struct cumk_mc *mc)
+{
+	struct cumk_bind *b;
+	u32 i;
+
+	lockdep_assert_held(&mc->lock);
+	for (i = 0; i < mc->team.num_members; i++) {
+		cumk_writer_member(w, i, mc->members[i].dev);
+		for (b = cumk_fabric_first_bind(mc, i); b;
+		     b = cumk_fabric_next_bind(b))
+			cumk_writer_bind(w, i, b->mem, b->mem_offset,
+					 b->mc_offset, b->length);
+	}
+	cumk_writer_state(w, mc);
+}
+
+/*
+ * Tell every active holder of @mc but node @except what @w holds; the
+ * caller holds @mc's lock, so that changes go out in the order they
+ * happened. Best effort: a holder that misses it is lost, or about to be.
+ */
+static void cumk_mc_push(struct cumk_mc *mc, struct cumk_mc_writer *w,
+			 u32 except)
+{
+	struct cumk_mc_holder *h;
+
+	lockdep_assert_held(&mc->lock);
+	if (w->error || !w->call->nr_records)
+		return;
+	list_for_each_entry(h, &mc->holders, link) {
+		if (!h->active || h->node == except)
+			continue;
+		w->call->hold.hold = cpu_to_le32(h->hold);
+		cumk_imex_cast(h->node, CUMC_REMOTE_MC_UPDATE, w->call, w->len);
+	}
+}
+
+static struct cumk_mc_holder *cumk_mc_holder(struct cumk_mc *mc, u32 hold)
+{
+	struct cumk_mc_holder *h;
+
+	lockdep_assert_held(&mc->lock);
+	list_for_each_entry(h, &mc->holders, link)
+		if (h->hold == hold)
+			return h;
+	return NULL;
+}
+
+/* Memory of another node bound into a team here: no hold of its own. */
+static void cumk_mc_bound_mem_destroy(struct cumk_object *obj)
+{
+	cumk_mem_free(to_cumk_mem(obj));
+}
+
+static const struct cumk_object_ops cumk_mc_bound_mem_ops = {
+	.destroy = cumk_mc_bound_mem_destroy,
+};
+
+/* The member in @slot if it is the GPU @uuid names, else NULL. */
+static struct cumk_device *cumk_mc_member(struct cumk_mc *mc, u32 slot,
+					  const u8 *uuid)
+{
+	struct cumk_device *dev = NULL;
+
+	down_read(&mc->lock);
+	if (slot < mc->num_devices && mc->members[slot].dev &&
+	    !memcmp(mc->members[slot].dev->uuid, uuid, 16))
+		dev = mc->members[slot].dev;
+	up_read(&mc->lock);
+	return dev;
+}
+
+/*
+ * Bind, for the member in @slot, another node's memory that @r describes,
+ * charged to @usage. A binding this node knows already changes nothing.
+ */
+static int cumk_mc_apply_bind(struct cumk_mc *mc, u32 slot,
+			      struct cumk_device *dev,
+			      const struct cumk_mc_record *r, u32 n,
+			      struct cumk_usage *usage)
+{
+	u64 length = le64_to_cpu(r->length);
+	struct cumk_extent *extents;
+	struct cumk_mem *mem;
+	int ret;
+
+	extents = cumk_mem_extents_import(r->extents, n, dev, length);
+	if (IS_ERR(extents))
+		return PTR_ERR(extents);
+	mem = cumk_mem_create_remote(usage, dev, length, CUMC_HANDLE_FABRIC,
+				     extents, n, &cumk_mc_bound_mem_ops);
+	if (IS_ERR(mem))
+		return PTR_ERR(mem);
+	ret = cumk_fabric_bind(mc, dev, mem, 0, le64_to_cpu(r->mc_offset),
+			       length, usage);
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/* Apply one record @r (of @n runs) to the replica @mc. */
+static int cumk_mc_apply_one(struct cumk_mc *mc,
+			     const struct cumk_mc_record *r, u32 n,
+			     struct cumk_usage *usage)
+{
+	u32 slot = le32_to_cpu(r->slot);
+	struct cumk_device *dev;
+	int ret;
+
+	switch (le32_to_cpu(r->type)) {
+	case CUMC_MC_RECORD_STATE:
+		cumk_team_settle_remote(mc, le32_to_cpu(r->ready));
+		return 0;
+	case CUMC_MC_RECORD_UNBIND:
+		dev = cumk_mc_member(mc, slot, r->uuid);
+		if (dev)
+			cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
+					   le64_to_cpu(r->length));
+		return 0;
+	case CUMC_MC_RECORD_MEMBER:
+	case CUMC_MC_RECORD_BIND:
+		break;
+	default:
+		return -EPROTO;
+	}
+	/* A member this node cannot reach fails the team here. */
+	dev = cumk_device_find_uuid(r->uuid);
+	if (!dev || dev->node != le32_to_cpu(r->node))
+		return -EHOSTDOWN;
+	ret = cumk_team_place(mc, slot, dev);
+	if (ret || le32_to_cpu(r->type) == CUMC_MC_RECORD_MEMBER)
+		return ret;
+	/* This node's own bindings it made itself. */
+	if (!dev->remote)
+		return 0;
+	return cumk_mc_apply_bind(mc, slot, dev, r, n, usage);
+}
+
+/*
+ * Apply the records of @call (@len bytes, checked here), in order; the
+ * bindings they add are charged to @usage. A record that cannot be applied
+ * leaves the replica behind its origin: its team fails.
+ */
+static int cumk_mc_apply(struct cumk_mc *mc, const struct cumk_mc_call *call,
+			 size_t len, struct cumk_usage *usage)
+{
+	size_t at = sizeof(*call);
+	u32 i, nr = le32_to_cpu(call->nr_records);
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		const struct cumk_mc_record *r = (const void *)call + at;
+		u32 n;
+
+		if (len - at < sizeof(*r)) {
+			ret = -EPROTO;
+			break;
+		}
+		n = le32_to_cpu(r->nr_extents);
+		if (n > CUMC_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
+		    len - at < struct_size(r, extents, n)) {
+			ret = -EPROTO;
+			break;
+		}
+		at += struct_size(r, extents, n);
+		ret = cumk_mc_apply_one(mc, r, n, usage);
+	}
+	if (ret)
+		cumk_team_settle_remote(mc, false);
+	return ret;
+}
+
+/* Node @node imports @mc as its hold @hold: what it learns first. */
+int cumk_remote_mc_export(struct cumk_mc *mc, u32 node, u32 hold,
+			  void **answer, size_t *answer_len)
+{
+	struct cumk_mc_export *ex;
+	struct cumk_mc_holder *h;
+
+	/* A replica is not shared on: its team is its origin's to share. */
+	if (mc->replica)
+		return -EOPNOTSUPP;
+	ex = kzalloc(sizeof(*ex), GFP_KERNEL);
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!ex || !h)
+		goto err_free;
+	h->usage = cumk_usage_create();
+	if (IS_ERR(h->usage))
+		goto err_free;
+	h->node = node;
+	h->hold = hold;
+	down_write(&mc->lock);
+	list_add_tail(&h->link, &mc->holders);
+	up_write(&mc->lock);
+	ex->head.version = cpu_to_le32(CUMC_REMOTE_VERSION);
+	ex->head.hold = cpu_to_le32(hold);
+	ex->head.type = cpu_to_le32(CUMC_OBJ_MC);
+	ex->head.handle_types = cpu_to_le32(mc->obj.handle_types);
+	ex->num_devices = cpu_to_le32(mc->num_devices);
+	ex->length = cpu_to_le64(mc->length);
+	*answer = ex;
+	*answer_len = sizeof(*ex);
+	return 0;
+
+err_free:
+	kfree(h);
+	kfree(ex);
+	return -ENOMEM;
+}
+
+/* Unbind everything bound for the GPUs of node @node, telling the others. */
+static void cumk_mc_unbind_node(struct cumk_mc *mc, u32 node)
+{
+	struct cumk_mc_writer w;
+	struct cumk_bind *b;
+	u32 i;
+
+	if (cumk_writer_init(&w, 0))
+		return;
+	down_read(&mc->lock);
+	for (i = 0; i < mc->team.num_members; i++) {
+		struct cumk_device *dev = mc->members[i].dev;
+
+		if (!dev->remote || dev->node != node)
+			continue;
+		for (b = cumk_fabric_first_bind(mc, i); b;
+		     b = cumk_fabric_next_bind(b))
+			cumk_writer_unbind(&w, i, dev, b->mc_offset, b->length);
+	}
+	up_read(&mc->lock);
+	/* Applied here as a replica applies them: the same records. */
+	cumk_mc_apply(mc, w.call, w.len, NULL);
+	down_read(&mc->lock);
+	cumk_mc_push(mc, &w, node);
+	up_read(&mc->lock);
+	kfree(w.call);
+}
+
+/*
+ * Hold @hold is gone: its node no longer hears of the team, and what it
+ * bound is unbound, since its memory may be reused there from now on.
+ */
+void cumk_remote_mc_unexport(struct cumk_mc *mc, u32 hold)
+{
+	struct cumk_mc_holder *h;
+
+	down_write(&mc->lock);
+	h = cumk_mc_holder(mc, hold);
+	if (h)
+		list_del(&h->link);
+	up_write(&mc->lock);
+	if (!h)
+		return;
+	cumk_mc_unbind_node(mc, h->node);
+	cumk_usage_put(h->usage);
+	kfree(h);
+}
+
+/* Find the replica of node @node's hold @hold, under its apply lock. */
+static struct cumk_mc_replica *cumk_replica_lock(u32 node, u32 hold)
+{
+	struct cumk_mc_replica *rep;
+
+	mutex_lock(&cumk_replicas_lock);
+	rep = xa_load(&cumk_replicas, cumk_replica_key(node, hold));
+	if (rep && !kref_get_unless_zero(&rep->mc->obj.ref))
+		rep = NULL;
+	mutex_unlock(&cumk_replicas_lock);
+	if (rep)
+		mutex_lock(&rep->apply_lock);
+	return rep;
+}
+
+static void cumk_replica_unlock(struct cumk_mc_replica *rep)
+{
+	struct cumk_mc *mc = rep->mc;
+
+	mutex_unlock(&rep->apply_lock);
+	cumk_object_put(&mc->obj);
+}
+
+/* MC_UPDATE from the origin @caller: changes for its replica here. */
+int cumk_remote_mc_update(u32 caller, const void *args, size_t args_len)
+{
+	const struct cumk_mc_call *call = args;
+	struct cumk_mc_replica *rep;
+	int ret;
+
+	if (args_len < sizeof(*call) || args_len > CUMC_IMEX_PAYLOAD_MAX)
+		return -EPROTO;
+	rep = cumk_replica_lock(caller, le32_to_cpu(call->hold.hold));
+	if (!rep)
+		return -ENOENT;
+	ret = cumk_mc_apply(rep->mc, call, args_len, rep->mc->fabric_usage);
+	cumk_replica_unlock(rep);
+	return ret;
+}
+
+/* The replica's last holder let go: so does the origin, of its hold. */
+static void cumk_replica_destroy(struct cumk_object *obj)
+{
+	struct cumk_mc *mc = to_cumk_mc(obj);
+	struct cumk_remote_hold_args put = {
+		.hold = cpu_to_le32(mc->origin_hold),
+	};
+	struct cumk_mc_replica *rep;
+
+	mutex_lock(&cumk_replicas_lock);
+	rep = xa_erase(&cumk_replicas,
+		       cumk_replica_key(mc->origin_node, mc->origin_hold));
+	mutex_unlock(&cumk_replicas_lock);
+	/* One never registered is its creator's to let go of. */
+	if (rep)
+		cumk_imex_cast(mc->origin_node, CUMC_REMOTE_EXPORT_PUT, &put,
+			       sizeof(put));
+	kfree(rep);
+	cumk_usage_put(mc->fabric_usage);
+	cumk_mc_free(mc);
+}
+
+static const struct cumk_object_ops cumk_replica_ops = {
+	.destroy = cumk_replica_destroy,
+	.publish = cumk_mc_publish,
+};
+
+static struct cumk_mc *cumk_replica_find(u32 node, const u8 *fabric_handle)
+{
+	struct cumk_mc_replica *rep;
+	unsigned long key;
+
+	lockdep_assert_held(&cumk_replicas_lock);
+	xa_for_each(&cumk_replicas, key, rep)
+		if (rep->mc->origin_node == node &&
+		    !memcmp(rep->mc->origin_handle, fabric_handle,
+			    CUMC_FABRIC_HANDLE_SIZE) &&
+		    kref_get_unless_zero(&rep->mc->obj.ref))
+			return rep->mc;
+	return NULL;
+}
+
+/* This node's replica of the team node @node exported as @handle, or NULL. */
+struct cumk_mc *cumk_remote_mc_find(u32 node, const u8 *fabric_handle)
+{
+	struct cumk_mc *mc;
+
+	mutex_lock(&cumk_replicas_lock);
+	mc = cumk_replica_find(node, fabric_handle);
+	mutex_unlock(&cumk_replicas_lock);
+	return mc;
+}
+
+/* Call @op on the origin of @mc with @w's records; the answer in *@answer. */
+static int cumk_replica_call(struct cumk_mc *mc, u32 op,
+			     struct cumk_mc_writer *w, void **answer,
+			     size_t *answer_len)
+{
+	int ret;
+
+	if (w->error)
+		return w->error;
+	w->call->hold.hold = cpu_to_le32(mc->origin_hold);
+	ret = cumk_imex_call(mc->origin_node, op, w->call, w->len, answer,
+			     answer_len);
+	/* An origin out of reach is a team failed, as far as this node goes. */
+	if (ret == -ENOTCONN || ret == -EHOSTDOWN || ret == -EHOSTUNREACH)
+		ret = -EIO;
+	return ret;
+}
+
+/* Ask the origin for the whole team and apply it: the replica is live. */
+static int cumk_replica_activate(struct cumk_mc *mc)
+{
+	struct cumk_mc_writer w;
+	size_t answer_len;
+	void *answer;
+	int ret;
+
+	ret = cumk_writer_init(&w, 0);
+	if (ret)
+		return ret;
+	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_ACTIVATE, &w, &answer,
+				&answer_len);
+	kfree(w.call);
+	if (ret)
+		return ret;
+	ret = -EPROTO;
+	if (answer_len >= sizeof(struct cumk_mc_call))
+		ret = cumk_mc_apply(mc, answer, answer_len, mc->fabric_usage);
+	kfree(answer);
+	return ret;
+}
+
+/* Tell node @node to let go of the hold @hold it keeps for this one. */
+static void cumk_replica_put_hold(u32 node, u32 hold)
+{
+	struct cumk_remote_hold_args put = { .hold = cpu_to_le32(hold) };
+
+	cumk_imex_cast(node, CUMC_REMOTE_EXPORT_PUT, &put, sizeof(put));
+}
+
+/* A new replica, not registered yet, of what node @node's answer describes. */
+static struct cumk_mc *cumk_replica_new(struct cumk_usage *usage, u32 node,
+					const u8 *fabric_handle,
+					const struct cumk_mc_export *ex)
+{
+	u32 num_devices = le32_to_cpu(ex->num_devices);
+	u64 length = le64_to_cpu(ex->length);
+	struct cumk_usage *fabric_usage;
+	struct cumk_mc *mc;
+
+	if (!num_devices || num_devices > CUMC_MAX_DEVICES || !length ||
+	    length > CUMC_VM_MAX_OFFSETS / num_devices ||
+	    !IS_ALIGNED(length, cumk_fabric_granularity()))
+		return ERR_PTR(-EPROTO);
+	fabric_usage = cumk_usage_create();
+	if (IS_ERR(fabric_usage))
+		return ERR_CAST(fabric_usage);
+	mc = cumk_mc_alloc(usage, num_devices, length,
+			   le32_to_cpu(ex->head.handle_types), &cumk_replica_ops);
+	if (IS_ERR(mc)) {
+		cumk_usage_put(fabric_usage);
+		return mc;
+	}
+	mc->replica = true;
+	mc->origin_node = node;
+	mc->origin_hold = le32_to_cpu(ex->head.hold);
+	memcpy(mc->origin_handle, fabric_handle, CUMC_FABRIC_HANDLE_SIZE);
+	mc->fabric_usage = fabric_usage;
+	return mc;
+}
+
+/* Register @mc, new, as this node's replica, locked for its first copy. */
+static struct cumk_mc_replica *cumk_replica_register(struct cumk_mc *mc)
+{
+	struct cumk_mc_replica *rep;
+	int ret;
+
+	lockdep_assert_held(&cumk_replicas_lock);
+	rep = kzalloc(sizeof(*rep), GFP_KERNEL);
+	if (!rep)
+		return ERR_PTR(-ENOMEM);
+	rep->mc = mc;
+	mutex_init(&rep->apply_lock);
+	mutex_lock(&rep->apply_lock);
+	ret = xa_insert(&cumk_replicas,
+			cumk_replica_key(mc->origin_node, mc->origin_hold),
+			rep, GFP_KERNEL);
+	if (ret) {
+		mutex_unlock(&rep->apply_lock);
+		kfree(rep);
+		return ERR_PTR(ret);
+	}
+	return rep;
+}
+
+/*
+ * The replica of the team node @node's answer @answer describes, exported
+ * as @fabric_handle: this node's one, made now and filled in if there is
+ * none yet. The hold the answer names is let go of here if it is not
+ * needed, or on failure.
+ */
+struct cumk_mc *cumk_remote_mc_replica(struct cumk_usage *usage, u32 node,
+				       const u8 *fabric_handle,
+				       const void *answer, size_t len)
+{
+	const struct cumk_mc_export *ex = answer;
+	struct cumk_mc_replica *rep;
+	struct cumk_mc *mc;
+	int ret;
+
+	if (len != sizeof(*ex)) {
+		ret = -EPROTO;
+		goto err_put_hold;
+	}
+	mutex_lock(&cumk_replicas_lock);
+	mc = cumk_replica_find(node, fabric_handle);
+	if (mc) {
+		/* Imported meanwhile: this hold is one too many. */
+		mutex_unlock(&cumk_replicas_lock);
+		cumk_replica_put_hold(node, le32_to_cpu(ex->head.hold));
+		return mc;
+	}
+	mc = cumk_replica_new(usage, node, fabric_handle, ex);
+	rep = IS_ERR(mc) ? ERR_CAST(mc) : cumk_replica_register(mc);
+	mutex_unlock(&cumk_replicas_lock);
+	if (IS_ERR(rep)) {
+		if (!IS_ERR(mc))
+			cumk_object_put(&mc->obj);
+		ret = PTR_ERR(rep);
+		goto err_put_hold;
+	}
+	/* Changes may come from now on; they wait for the whole team. */
+	ret = cumk_replica_activate(mc);
+	mutex_unlock(&rep->apply_lock);
+	if (ret) {
+		/* Registered: its end lets go of the hold. */
+		cumk_object_put(&mc->obj);
+		return ERR_PTR(ret);
+	}
+	return mc;
+
+err_put_hold:
+	if (len >= sizeof(ex->head))
+		cumk_replica_put_hold(node, le32_to_cpu(ex->head.hold));
+	return ERR_PTR(ret);
+}
+
+/* The record of a call from a replica, checked to be one of node @caller's. */
+static const struct cumk_mc_record *
+cumk_mc_call_record(const void *args, size_t len, u32 caller,
+		    struct cumk_device **dev)
+{
+	const struct cumk_mc_call *call = args;
+	const struct cumk_mc_record *r = (const void *)(call + 1);
+	u32 n;
+
+	if (len < sizeof(*call) + sizeof(*r) ||
+	    le32_to_cpu(call->nr_records) != 1)
+		return ERR_PTR(-EPROTO);
+	n = le32_to_cpu(r->nr_extents);
+	if (n > CUMC_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
+	    len != sizeof(*call) + struct_size(r, extents, n))
+		return ERR_PTR(-EPROTO);
+	*dev = cumk_device_find_remote(r->uuid);
+	if (!*dev || (*dev)->node != caller)
+		return ERR_PTR(-ENODEV);
+	return r;
+}
+
+/* MC_JOIN: node @caller's GPU joins; its slot is the answer. */
+static int cumk_mc_run_join(struct cumk_mc *mc, struct cumk_device *dev,
+			    void **answer, size_t *answer_len)
+{
+	__le32 *slot_answer;
+	u32 slot;
+	int ret;
+
+	slot_answer = kmalloc(sizeof(*slot_answer), GFP_KERNEL);
+	if (!slot_answer)
+		return -ENOMEM;
+	ret = cumk_remote_mc_join(mc, dev);
+	if (!ret) {
+		down_read(&mc->lock);
+		slot = cumk_team_slot_of(mc, dev);
+		up_read(&mc->lock);
+		*slot_answer = cpu_to_le32(slot);
+		*answer = slot_answer;
+		*answer_len = sizeof(*slot_answer);
+		return 0;
+	}
+	kfree(slot_answer);
+	return ret;
+}
+
+/*
+ * MC_BIND and MC_UNBIND of node @caller for its GPU @dev: done here, then
+ * told to the other replicas.
+ */
+static int cumk_mc_run_bind(struct cumk_mc *mc, u32 caller,
+			    struct cumk_device *dev,
+			    const struct cumk_mc_record *r, bool bind)
+{
+	u32 n = le32_to_cpu(r->nr_extents);
+	struct cumk_mc_holder *h;
+	struct cumk_usage *usage;
+	struct cumk_mc_writer w;
+	int slot, ret;
+
+	down_read(&mc->lock);
+	slot = cumk_team_slot_of(mc, dev);
+	list_for_each_entry(h, &mc->holders, link)
+		if (h->node == caller)
+			break;
+	usage = list_entry_is_head(h, &mc->holders, link) ? NULL :
+		cumk_usage_get(h->usage);
+	up_read(&mc->lock);
+	if (slot < 0 || slot != le32_to_cpu(r->slot) || !usage) {
+		ret = slot < 0 ? slot : -EPROTO;
+		goto out_put;
+	}
+	if (bind) {
+		ret = cumk_team_uapi_state(mc) == CUMC_TEAM_STATE_READY ?
+		      cumk_mc_apply_bind(mc, slot, dev, r, n, usage) : -EIO;
+	} else {
+		ret = cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
+					 le64_to_cpu(r->length));
+	}
+	if (ret || cumk_writer_init(&w, 0))
+		goto out_put;
+	/* The other replicas hear of it as the caller said it. */
+	memcpy((void *)w.call + w.len, r, struct_size(r, extents, n));
+	w.len += struct_size(r, extents, n);
+	w.call->nr_records = cpu_to_le32(1);
+	down_read(&mc->lock);
+	cumk_mc_push(mc, &w, caller);
+	up_read(&mc->lock);
+	kfree(w.call);
+out_put:
+	if (usage)
+		cumk_usage_put(usage);
+	return ret;
+}
+
+/* MC_ACTIVATE: node @caller's replica hears of changes from now on. */
+static int cumk_mc_run_activate(struct cumk_mc *mc, u32 caller, u32 hold,
+				void **answer, size_t *answer_len)
+{
+	struct cumk_mc_holder *h;
+	struct cumk_mc_writer w;
+	int ret;
+
+	ret = cumk_writer_init(&w, hold);
+	if (ret)
+		return ret;
+	down_write(&mc->lock);
+	h = cumk_mc_holder(mc, hold);
+	if (h && h->node == caller) {
+		cumk_writer_team(&w, mc);
+		/* Under the same lock: every later change reaches it. */
+		h->active = !w.error;
+	}
+	up_write(&mc->lock);
+	ret = !h || h->node != caller ? -ENOENT : w.error;
+	if (ret) {
+		kfree(w.call);
+		return ret;
+	}
+	*answer = w.call;
+	*answer_len = w.len;
+	return 0;
+}
+
+/* A call of node @caller on the team @mc held here (cumc_remote.c). */
+int cumk_remote_mc_run(struct cumk_mc *mc, u32 caller, u32 op,
+		       const void *args, size_t args_len, void **answer,
+		       size_t *answer_len)
+{
+	const struct cumk_mc_call *call = args;
+	const struct cumk_mc_record *r;
+	struct cumk_device *dev;
+
+	if (mc->replica)
+		return -EPROTO;
+	if (op == CUMC_REMOTE_MC_ACTIVATE)
+		return cumk_mc_run_activate(mc, caller,
+					    le32_to_cpu(call->hold.hold),
+					    answer, answer_len);
+	r = cumk_mc_call_record(args, args_len, caller, &dev);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	switch (op) {
+	case CUMC_REMOTE_MC_JOIN:
+		return cumk_mc_run_join(mc, dev, answer, answer_len);
+	case CUMC_REMOTE_MC_BIND:
+		return cumk_mc_run_bind(mc, caller, dev, r, true);
+	case CUMC_REMOTE_MC_UNBIND:
+		return cumk_mc_run_bind(mc, caller, dev, r, false);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* The team's state, once set up, to every replica. */
+static void cumk_mc_push_state(struct cumk_mc *mc)
+{
+	struct cumk_mc_writer w;
+
+	if (cumk_writer_init(&w, 0))
+		return;
+	down_read(&mc->lock);
+	cumk_writer_state(&w, mc);
+	cumk_mc_push(mc, &w, CUMC_NO_NODE);
+	up_read(&mc->lock);
+	kfree(w.call);
+}
+
+/* An external fabric manager answered for the team of object @id. */
+void cumk_remote_mc_push_state(u32 id)
+{
+	unsigned long next = id;
+	struct cumk_mc *mc = cumk_mc_get_next(&next);
+
+	if (!mc)
+		return;
+	if (next == id && !mc->replica)
+		cumk_mc_push_state(mc);
+	cumk_object_put(&mc->obj);
+}
+
+/*
+ * @dev joins the team of @mc. On a replica, the origin places it; on the
+ * origin, the replicas hear of it, and of the team's setup if it completed
+ * the team.
+ */
+int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev)
+{
+	struct cumk_mc_writer w;
+	size_t answer_len;
+	void *answer;
+	u32 slot;
+	int ret;
+
+	ret = cumk_writer_init(&w, 0);
+	if (ret)
+		return ret;
+	if (!mc->replica) {
+		ret = cumk_team_join(mc, dev, &slot);
+		if (!ret) {
+			down_read(&mc->lock);
+			cumk_writer_member(&w, slot, dev);
+			cumk_writer_state(&w, mc);
+			cumk_mc_push(mc, &w, CUMC_NO_NODE);
+			up_read(&mc->lock);
+		}
+		goto out_free;
+	}
+	cumk_writer_add(&w, CUMC_MC_RECORD_MEMBER, 0, dev, 0);
+	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_JOIN, &w, &answer,
+				&answer_len);
+	if (ret)
+		goto out_free;
+	ret = answer_len == sizeof(__le32) ?
+	      cumk_team_place(mc, le32_to_cpu(*(__le32 *)answer), dev) : -EPROTO;
+	kfree(answer);
+out_free:
+	kfree(w.call);
+	return ret;
+}
+
+/* One record about @member's binding, for a call to the origin. */
+static int cumk_replica_bind_record(struct cumk_mc *mc,
+				    struct cumk_device *member,
+				    struct cumk_mc_writer *w, bool bind,
+				    struct cumk_mem *mem, u64 mem_offset,
+				    u64 mc_offset, u64 length)
+{
+	int slot;
+
+	down_read(&mc->lock);
+	slot = cumk_team_slot_of(mc, member);
+	up_read(&mc->lock);
+	if (slot < 0)
+		return slot;
+	if (bind)
+		cumk_writer_bind(w, slot, mem, mem_offset, mc_offset, length);
+	else
+		cumk_writer_unbind(w, slot, member, mc_offset, length);
+	return w->error;
+}
+
+static void cumk_replica_unbind_call(struct cumk_mc *mc,
+				     struct cumk_device *member,
+				     u64 mc_offset, u64 length)
+{
+	struct cumk_mc_writer w;
+	size_t answer_len;
+	void *answer;
+
+	if (cumk_writer_init(&w, 0))
+		return;
+	if (!cumk_replica_bind_record(mc, member, &w, false, NULL, 0,
+				      mc_offset, length) &&
+	    !cumk_replica_call(mc, CUMC_REMOTE_MC_UNBIND, &w, &answer,
+			       &answer_len))
+		kfree(answer);
+	kfree(w.call);
+}
+
+/*
+ * Bind [@mem_offset, +@length) of @mem at @mc_offset for @member, as
+ * cumk_fabric_bind() does, and tell the other nodes where the memory is:
+ * the origin first, from a replica; every replica, from the origin. Takes
+ * over the caller's reference on @mem.
+ */
+int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
+			struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
+			u64 length, struct cumk_usage *usage)
+{
+	struct cumk_mc_writer w;
+	size_t answer_len;
+	void *answer;
+	int ret;
+
+	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
+		return cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset,
+					length, usage);
+	ret = cumk_writer_init(&w, 0);
+	if (ret)
+		goto err_put;
+	if (mc->replica) {
+		ret = cumk_replica_bind_record(mc, member, &w, true, mem,
+					       mem_offset, mc_offset, length) ?:
+		      cumk_replica_call(mc, CUMC_REMOTE_MC_BIND, &w, &answer,
+					&answer_len);
+		if (ret)
+			goto err_free;
+		kfree(answer);
+		ret = cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset,
+				       length, usage);
+		if (ret)
+			cumk_replica_unbind_call(mc, member, mc_offset, length);
+		kfree(w.call);
+		return ret;
+	}
+	kref_get(&mem->obj.ref);
+	ret = cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset, length,
+			       usage);
+	/*
+	 * A replica that asks for the team after this lock sees the binding
+	 * in its copy; one that asked before hears of it now.
+	 */
+	down_read(&mc->lock);
+	if (!ret && !list_empty(&mc->holders)) {
+		cumk_writer_bind(&w, cumk_team_slot_of(mc, member), mem,
+				 mem_offset, mc_offset, length);
+		cumk_mc_push(mc, &w, CUMC_NO_NODE);
+	}
+	up_read(&mc->lock);
+	cumk_object_put(&mem->obj);
+	kfree(w.call);
+	return ret;
+
+err_free:
+	kfree(w.call);
+err_put:
+	cumk_object_put(&mem->obj);
+	return ret;
+}
+
+/*
+ * Unbind @member's binding [@mc_offset, +@length): the other nodes let go
+ * first, then this one. A replica's origin out of reach does not keep this
+ * node's memory bound here.
+ */
+int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
+			  u64 mc_offset, u64 length)
+{
+	struct cumk_mc_writer w;
+	int ret;
+
+	if (mc->replica)
+		cumk_replica_unbind_call(mc, member, mc_offset, length);
+	ret = cumk_fabric_unbind(mc, member, mc_offset, length);
+	if (ret || mc->replica || cumk_writer_init(&w, 0))
+		return ret;
+	down_read(&mc->lock);
+	cumk_writer_unbind(&w, cumk_team_slot_of(mc, member), member,
+			   mc_offset, length);
+	cumk_mc_push(mc, &w, CUMC_NO_NODE);
+	up_read(&mc->lock);
+	kfree(w.call);
+	return 0;
+}
+
+/*
+ * Node @node is lost (or, @all, this node is cut off from every other):
+ * the replicas of the teams it held fail.
+ */
+void cumk_remote_mc_origin_lost(bool all, u32 node)
+{
+	struct cumk_mc_replica *rep;
+	unsigned long key = 0;
+	struct cumk_mc *mc;
+
+	for (;; key++) {
+		mc = NULL;
+		mutex_lock(&cumk_replicas_lock);
+		rep = xa_find(&cumk_replicas, &key, ULONG_MAX, XA_PRESENT);
+		if (rep && (all || rep->mc->origin_node == node) &&
+		    kref_get_unless_zero(&rep->mc->obj.ref))
+			mc = rep->mc;
+		mutex_unlock(&cumk_replicas_lock);
+		if (!rep)
+			break;
+		if (mc) {
+			cumk_team_settle_remote(mc, false);
+			cumk_object_put(&mc->obj);
+		}
+	}
+}
