@@ -151,6 +151,7 @@ check:
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
+			scripts/tests/test-multinode.sh \
 			tools/tests/test-imex-mesh.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \

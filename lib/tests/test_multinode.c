@@ -16,6 +16,7 @@
 #include <check.h>
 #include <cuda.h>
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check_run.h"
+#include <cumc.h>
+
 #include "vmm.h"
 
 /* Each node of fabric-run has four GPUs unless told otherwise. */
@@ -34,7 +36,7 @@
 
 enum node_part { EXPORTER, IMPORTER, OUTSIDER };
 
-static int node;
+static int node, nodes;
 static const char *xchg;
 
 static enum node_part part(void)
@@ -185,7 +187,7 @@ START_TEST(each_node_owns_its_gpus)
 	snprintf(name, sizeof(name), "uuids.%d", node);
 	xchg_put(name, mine, sizeof(mine));
 	/* No GPU is another node's too. */
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < nodes; k++) {
 		if (k == node)
 			continue;
 		snprintf(name, sizeof(name), "uuids.%d", k);
@@ -282,6 +284,136 @@ START_TEST(import_without_an_imex_channel_is_not_permitted)
 }
 END_TEST
 
+/* Nodes 0 and 1 meet at @step: each says it got there, then waits for the other. */
+static void pair_barrier(const char *step)
+{
+	char mine[64], theirs[64];
+
+	snprintf(mine, sizeof(mine), "%s.%d", step, node);
+	snprintf(theirs, sizeof(theirs), "%s.%d", step, !node);
+	xchg_signal(mine);
+	xchg_wait(theirs);
+}
+
+#define MC_ELEMENTS 1024
+#define MC_MEMBERS (2 * GPUS_PER_NODE)
+
+/* A member's element @i: its rank in the team (node-major) and @i. */
+static uint32_t mc_value(int rank, size_t i)
+{
+	return rank * 1000 + i;
+}
+
+/*
+ * A multicast object of node 0 with the 4 GPUs of node 0 and the 4 of
+ * node 1: created and exported on node 0, imported on node 1, each node
+ * adding and binding its own GPUs. multimem ld_reduce, st and red from
+ * either node reach every member on both, element by element.
+ */
+START_TEST(multicast_team_spans_nodes)
+{
+	CUmulticastObjectProp prop = {
+		.numDevices = MC_MEMBERS,
+		.handleTypes = CU_MEM_HANDLE_TYPE_FABRIC,
+	};
+	CUmemGenericAllocationHandle mc, mem[GPUS_PER_NODE];
+	CUdeviceptr mc_va, uc_va[GPUS_PER_NODE];
+	static uint32_t out[MC_ELEMENTS], slice[MC_ELEMENTS];
+	CUmemFabricHandle fh;
+	size_t size, i, half = MC_ELEMENTS / 2;
+	uint32_t want_sum;
+	int d, r;
+
+	init();
+	if (part() == OUTSIDER) {
+		ck_assert_int_eq(import_from("mc.fh", &mc),
+				 CUDA_ERROR_INVALID_HANDLE);
+		return;
+	}
+	ck_assert_int_eq(cuMulticastGetGranularity(&size, &prop,
+			CU_MULTICAST_GRANULARITY_RECOMMENDED), CUDA_SUCCESS);
+	prop.size = size;
+	if (part() == EXPORTER) {
+		ck_assert_int_eq(cuMulticastCreate(&mc, &prop), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemExportToShareableHandle(&fh, mc,
+				CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+		xchg_put("mc.fh", &fh, FH_SIZE);
+	} else {
+		ck_assert_int_eq(import_from("mc.fh", &mc), CUDA_SUCCESS);
+	}
+	for (d = 0; d < GPUS_PER_NODE; d++)
+		ck_assert_int_eq(cuMulticastAddDevice(mc, d), CUDA_SUCCESS);
+	/* Each bind waits for the other node's devices. */
+	for (d = 0; d < GPUS_PER_NODE; d++) {
+		struct vmm_buf buf = fabric_buf(d, size);
+
+		mem[d] = buf.handle;
+		uc_va[d] = buf.va;
+		ck_assert_int_eq(cuMulticastBindMem(mc, 0, mem[d], 0, size, 0),
+				 CUDA_SUCCESS);
+	}
+	mc_va = vmm_reserve(size);
+	ck_assert_int_eq(cuMemMap(mc_va, size, 0, mc, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(vmm_set_access(mc_va, size, 0,
+			CU_MEM_ACCESS_FLAGS_PROT_READWRITE), CUDA_SUCCESS);
+
+	/* ld_reduce: every member of both nodes, in every element. */
+	for (d = 0; d < GPUS_PER_NODE; d++)
+		for (i = 0; i < MC_ELEMENTS; i++)
+			((uint32_t *)vmm_ptr(uc_va[d]))[i] =
+				mc_value(node * GPUS_PER_NODE + d, i);
+	pair_barrier("mc.filled");
+	ck_assert_int_eq(cumcMultimemLdReduce(out, mc_va, MC_ELEMENTS, CUMC_U32,
+					      CUMC_OP_ADD), CUDA_SUCCESS);
+	for (i = 0; i < MC_ELEMENTS; i++) {
+		for (want_sum = 0, r = 0; r < MC_MEMBERS; r++)
+			want_sum += mc_value(r, i);
+		ck_assert_uint_eq(out[i], want_sum);
+	}
+	ck_assert_int_eq(cumcMultimemLdReduce(out, mc_va, MC_ELEMENTS, CUMC_U32,
+					      CUMC_OP_MAX), CUDA_SUCCESS);
+	for (i = 0; i < MC_ELEMENTS; i++)
+		ck_assert_uint_eq(out[i], mc_value(MC_MEMBERS - 1, i));
+	pair_barrier("mc.reduced");
+
+	/* st: each node stores half; every member holds both halves. */
+	for (i = 0; i < half; i++)
+		slice[i] = 0xabc00000 + node * half + i;
+	ck_assert_int_eq(cumcMultimemSt(mc_va + node * half * 4, slice,
+					half * 4), CUDA_SUCCESS);
+	pair_barrier("mc.stored");
+	for (d = 0; d < GPUS_PER_NODE; d++)
+		for (i = 0; i < MC_ELEMENTS; i++)
+			ck_assert_uint_eq(((uint32_t *)vmm_ptr(uc_va[d]))[i],
+					  0xabc00000 + i);
+	pair_barrier("mc.checked");
+
+	/* red: both nodes add into every element of every member. */
+	for (d = 0; d < GPUS_PER_NODE; d++)
+		memset(vmm_ptr(uc_va[d]), 0, MC_ELEMENTS * 4);
+	pair_barrier("mc.zeroed");
+	for (i = 0; i < MC_ELEMENTS; i++)
+		slice[i] = node + 1;
+	ck_assert_int_eq(cumcMultimemRed(mc_va, slice, MC_ELEMENTS, CUMC_U32,
+					 CUMC_OP_ADD), CUDA_SUCCESS);
+	pair_barrier("mc.added");
+	for (d = 0; d < GPUS_PER_NODE; d++)
+		for (i = 0; i < MC_ELEMENTS; i++)
+			ck_assert_uint_eq(((uint32_t *)vmm_ptr(uc_va[d]))[i], 3);
+	pair_barrier("mc.done");
+
+	ck_assert_int_eq(cuMemUnmap(mc_va, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAddressFree(mc_va, size), CUDA_SUCCESS);
+	for (d = 0; d < GPUS_PER_NODE; d++) {
+		ck_assert_int_eq(cuMulticastUnbind(mc, d, 0, size), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemUnmap(uc_va[d], size), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemAddressFree(uc_va[d], size), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemRelease(mem[d]), CUDA_SUCCESS);
+	}
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
 /* Node 0's VM is killed while node 1 maps its memory. */
 START_TEST(node_lost_mid_use_raises_sigbus)
 {
@@ -294,17 +426,18 @@ START_TEST(node_lost_mid_use_raises_sigbus)
 	g = vmm_granularity();
 	switch (part()) {
 	case EXPORTER:
+		/* Released here, held for node 1 until node 0 is stopped. */
 		buf = fabric_buf(2, g);
 		export_to(&buf, "lost.fh");
 		xchg_wait("lost.mapped");
-		/* Node 1 has this VM stopped now. */
-		sleep(XCHG_WAIT_SECS);
-		ck_abort_msg("node 0 is still running");
+		vmm_buf_free(&buf);
 		break;
 	case IMPORTER:
 		buf = import_map("lost.fh", g);
 		assert_pattern(buf.va, 0, g, 7, 1);
 		xchg_signal("lost.mapped");
+		/* Node 0 has its results out first. */
+		xchg_wait("node0.finished");
 		ck_assert_int_eq(system("scripts/vm-stop-node 0"), 0);
 		/* Its daemon notices the node's silence within its timeout. */
 		for (tries = 0; tries < XCHG_WAIT_SECS && !sig; tries++) {
@@ -366,6 +499,8 @@ int main(void)
 	Suite *s = suite_create("multinode");
 	TCase *tc = tcase_create("multinode");
 	const char *env = getenv("CUMC_NODE");
+	SRunner *sr;
+	int status;
 
 	xchg = getenv("CUMC_FABRIC_XCHG");
 	if (!env || !xchg) {
@@ -373,14 +508,38 @@ int main(void)
 		return EXIT_SUCCESS;
 	}
 	node = atoi(env);
+	nodes = getenv("CUMC_NODES") ? atoi(getenv("CUMC_NODES")) : 1;
 	/* Each test waits for the other nodes, boots and daemons included. */
 	tcase_set_timeout(tc, 2 * XCHG_WAIT_SECS);
 	tcase_add_test(tc, each_node_owns_its_gpus);
 	tcase_add_test(tc, memory_written_on_one_node_is_read_on_another);
 	tcase_add_test(tc, import_from_another_imex_domain_is_invalid_handle);
 	tcase_add_test(tc, import_without_an_imex_channel_is_not_permitted);
+	tcase_add_test(tc, multicast_team_spans_nodes);
 	tcase_add_test(tc, node_lost_mid_use_raises_sigbus);
 	tcase_add_test(tc, import_with_the_daemon_stopped_is_invalid_handle);
 	suite_add_tcase(s, tc);
-	return check_run_forked(s);
+	/* Each test's result as it ends: a node may be stopped before the end. */
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_VERBOSE);
+	status = srunner_ntests_failed(sr) ? EXIT_FAILURE : EXIT_SUCCESS;
+	srunner_free(sr);
+	/* Node 1 stops this node's VM: its results are out, wait for it. */
+	if (node == 0 && nodes > 1) {
+		char path[512];
+		FILE *f;
+
+		fflush(NULL);
+		snprintf(path, sizeof(path), "%s/node0.finished", xchg);
+		f = fopen(path, "w");
+		if (f) {
+			fputc('1', f);
+			fclose(f);
+		}
+		sleep(XCHG_WAIT_SECS);
+		printf("# node 0 was not stopped\n");
+		return EXIT_FAILURE;
+	}
+	return status;
 }
