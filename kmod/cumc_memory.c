@@ -86,6 +86,23 @@ static const struct cumk_object_ops cumk_mem_ops = {
 	.destroy = cumk_mem_destroy,
 };
 
+/* List @mem, backed now, on its device, unless the device was lost. */
+static int cumk_mem_list_backed(struct cumk_mem *mem)
+{
+	struct cumk_device *dev = mem->dev;
+	int ret;
+
+	mutex_lock(&dev->mems_lock);
+	/* A loss sweeps the list after it marks the device: look again. */
+	ret = cumk_device_check(dev);
+	if (!ret) {
+		list_add_tail(&mem->dev_link, &dev->mems);
+		mem->backed = true;
+	}
+	mutex_unlock(&dev->mems_lock);
+	return ret;
+}
+
 /* Charge the device, have its backend place @mem, and list it there. */
 static int cumk_mem_back(struct cumk_mem *mem)
 {
@@ -100,14 +117,7 @@ static int cumk_mem_back(struct cumk_mem *mem)
 	ret = dev->ops->mem_alloc(mem);
 	if (ret)
 		goto err_uncharge;
-	mutex_lock(&dev->mems_lock);
-	/* A loss sweeps the list after it marks the device: look again. */
-	ret = cumk_device_check(dev);
-	if (!ret) {
-		list_add_tail(&mem->dev_link, &dev->mems);
-		mem->backed = true;
-	}
-	mutex_unlock(&dev->mems_lock);
+	ret = cumk_mem_list_backed(mem);
 	if (ret)
 		goto err_free;
 	return 0;
@@ -158,13 +168,7 @@ struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
 		goto err_free_mem;
 	mem->extents = extents;
 	mem->nr_extents = nr_extents;
-	mutex_lock(&dev->mems_lock);
-	ret = cumk_device_check(dev);
-	if (!ret) {
-		list_add_tail(&mem->dev_link, &dev->mems);
-		mem->backed = true;
-	}
-	mutex_unlock(&dev->mems_lock);
+	ret = cumk_mem_list_backed(mem);
 	if (ret)
 		goto err_uncharge;
 	cumk_object_init(&mem->obj, CUMC_OBJ_MEM, handle_types, ops);
