@@ -123,7 +123,11 @@ static int cumk_remote_export_get(u32 caller, const void *args, size_t len,
 	ret = -ENOENT;
 	if (!h->obj)
 		goto err_free;
-	ret = xa_alloc_cyclic(&cumk_remote_holds, &id, h, xa_limit_31b,
+	/*
+	 * The id is reserved, not stored: a node lost or this node cut off
+	 * meanwhile cannot find the hold and free it under the description.
+	 */
+	ret = xa_alloc_cyclic(&cumk_remote_holds, &id, NULL, xa_limit_31b,
 			      &cumk_remote_next_hold, GFP_KERNEL);
 	if (ret < 0)
 		goto err_put;
@@ -132,6 +136,8 @@ static int cumk_remote_export_get(u32 caller, const void *args, size_t len,
 		xa_erase(&cumk_remote_holds, id);
 		goto err_put;
 	}
+	/* Storing over a reservation allocates nothing. */
+	WARN_ON(xa_store(&cumk_remote_holds, id, h, GFP_KERNEL));
 	return 0;
 
 err_put:
