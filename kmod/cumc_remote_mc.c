@@ -924,6 +924,9 @@ int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev)
 	u32 slot;
 	int ret;
 
+	/* Only a team shared by fabric handle has other nodes to tell. */
+	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
+		return cumk_team_join(mc, dev, &slot);
 	ret = cumk_writer_init(&w, 0);
 	if (ret)
 		return ret;
@@ -1065,7 +1068,8 @@ int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
 	if (mc->replica)
 		cumk_replica_unbind_call(mc, member, mc_offset, length);
 	ret = cumk_fabric_unbind(mc, member, mc_offset, length);
-	if (ret || mc->replica || cumk_writer_init(&w, 0))
+	if (ret || mc->replica || !(mc->obj.handle_types & CUMC_HANDLE_FABRIC) ||
+	    cumk_writer_init(&w, 0))
 		return ret;
 	down_read(&mc->lock);
 	cumk_writer_unbind(&w, cumk_team_slot_of(mc, member), member,
