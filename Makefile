@@ -3,7 +3,8 @@
 # make            the module, libcumc (shared and static), its pkg-config
 #                 file and the tests
 # make demo       the demo: a multicast all-reduce against a ring in the VM,
-#                 report and plot in build/demo/
+#                 report and plot in build/demo/; NODES=2: across 2 node
+#                 VMs of one fabric, 4 GPUs each
 # make check      build, run the host unit tests, then the selftests inside
 #                 the VM on PCI devices and again on system-memory ones,
 #                 then on the debug kernel (CHECK_DEBUG=0: not); ends with
@@ -152,7 +153,7 @@ check:
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-multinode.sh \
-			tools/tests/test-imex-mesh.sh" \
+			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
@@ -217,10 +218,13 @@ $(TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c $(LIB_A) include/cumc/cuda.h \
 $(O)/tools:
 	mkdir -p $@
 
+# NODES=N: the same across N node VMs of one fabric, 4 GPUs each
+# (Documentation/multinode.md).
+NODES ?= 1
 demo:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
-	@tools/demo.sh
+	@NODES=$(NODES) tools/demo.sh
 
 .PHONY: tools demo
 

@@ -9,11 +9,19 @@
  * buffer against a reference computed on the CPU; the exit status is 0 only
  * when all of them match. --ring runs a unicast ring all-reduce over the
  * same buffers for comparison.
+ *
+ * With --nodes, the ranks are spread over the nodes of a multi-node fabric
+ * (scripts/fabric-run), each node running its own share: they meet over
+ * TCP at rank 0's node and share every object as a fabric handle, as a
+ * collective library does across the nodes of an NVL72 rack.
  */
 #include <cuda.h>
 #include <cumc.h>
 #include <errno.h>
 #include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -31,15 +39,22 @@
 /* ld_reduce and st go through a bounce buffer this size, which stays in cache. */
 #define CHUNK_BYTES (64 << 10)
 
+/* Up to this long, ranks wait to meet rank 0 across nodes. */
+#define CONNECT_WAIT_SECS 300
+#define DEFAULT_PORT 29500
+
 struct opts {
 	int n, iters, warmup, ring, corrupt, types;
+	int nodes, node;	/* the fabric's nodes, and the one this is */
 	size_t min_bytes, max_bytes;
 	const char *json, *data;
+	const char *root;	/* where rank 0 listens: HOST[:PORT] */
 };
 
 struct rank {
 	int id, n;
 	int socks[MAX_RANKS];	/* rank 0: one per peer; the others: socks[0] */
+	int node;
 	CUdevice dev;
 	size_t size;		/* each member's buffer, and the object's size */
 	CUmemGenericAllocationHandle mc, mem, left;
@@ -63,16 +78,18 @@ struct verdict {
 
 /* What a rank bound, for the topology diagram. */
 struct binding {
-	int dev, pid;
+	int node, dev, pid;
 	size_t mc_offset, size;
 	char name[64];
 };
 
 static struct opts opt = {
 	.n = 8, .iters = 5, .warmup = 1, .corrupt = -1, .types = TYPE_F32,
-	.min_bytes = 1 << 20, .max_bytes = 1 << 20,
+	.nodes = 1, .min_bytes = 1 << 20, .max_bytes = 1 << 20,
 };
 static int my_rank = -1;
+
+static void die(const char *fmt, ...) __attribute__((noreturn));
 
 static void die(const char *fmt, ...)
 {
@@ -123,7 +140,8 @@ static void send_msg(int sock, const void *buf, size_t len, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
-	if (sendmsg(sock, &msg, 0) != (ssize_t)len)
+	/* MSG_NOSIGNAL: a peer gone is an error here, not a SIGPIPE. */
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)len)
 		die("sendmsg: %s", strerror(errno));
 }
 
@@ -140,7 +158,8 @@ static int recv_msg(int sock, void *buf, size_t len)
 	ssize_t got;
 	int fd = -1;
 
-	got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	/* MSG_WAITALL: a stream between nodes may deliver it in parts. */
+	got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
 	/* A peer that died closes its socket: end this rank too, never hang. */
 	if (got != (ssize_t)len)
 		die("a peer went away (recvmsg: %s)", got < 0 ? strerror(errno) : "short");
@@ -148,6 +167,121 @@ static int recv_msg(int sock, void *buf, size_t len)
 	if (c && c->cmsg_type == SCM_RIGHTS)
 		memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	return fd;
+}
+
+/* HOST[:PORT] of --root, resolved. */
+static struct addrinfo *root_addr(void)
+{
+	const struct addrinfo hints = {
+		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	};
+	const char *colon = strrchr(opt.root, ':');
+	char host[256], port[16];
+	struct addrinfo *ai;
+	int err;
+
+	snprintf(host, sizeof(host), "%.*s",
+		 colon ? (int)(colon - opt.root) : (int)strlen(opt.root), opt.root);
+	if (colon)
+		snprintf(port, sizeof(port), "%s", colon + 1);
+	else
+		snprintf(port, sizeof(port), "%d", DEFAULT_PORT);
+	err = getaddrinfo(host, port, &hints, &ai);
+	if (err)
+		die("%s: %s", opt.root, gai_strerror(err));
+	return ai;
+}
+
+/* Barriers are one-byte messages: send them now, not in a batch. */
+static void no_delay(int sock)
+{
+	int one = 1;
+
+	if (setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		die("TCP_NODELAY: %s", strerror(errno));
+}
+
+/* Rank 0 across nodes: every other rank connects and says which it is. */
+static void accept_ranks(struct rank *r, const struct addrinfo *ai)
+{
+	struct timeval wait = { .tv_sec = CONNECT_WAIT_SECS };
+	int one = 1, ls, sock, id, k;
+
+	ls = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+	if (ls < 0 ||
+	    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    setsockopt(ls, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)) ||
+	    bind(ls, ai->ai_addr, ai->ai_addrlen) || listen(ls, MAX_RANKS))
+		die("listening at %s: %s", opt.root, strerror(errno));
+	for (k = 1; k < r->n; k++) {
+		sock = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+		if (sock < 0)
+			die("waiting for the other ranks at %s: %s", opt.root,
+			    errno == EAGAIN ? "not all came" : strerror(errno));
+		recv_msg(sock, &id, sizeof(id));
+		if (id < 1 || id >= r->n || r->socks[id])
+			die("a peer at %s says it is rank %d", opt.root, id);
+		no_delay(sock);
+		r->socks[id] = sock;
+	}
+	close(ls);
+}
+
+/* Any other rank: reach rank 0, whose node may still be starting. */
+static void connect_rank0(struct rank *r, const struct addrinfo *ai)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	double deadline = now() + CONNECT_WAIT_SECS;
+	int sock;
+
+	for (;;) {
+		sock = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+		if (sock < 0)
+			die("socket: %s", strerror(errno));
+		if (!connect(sock, ai->ai_addr, ai->ai_addrlen))
+			break;
+		if (errno != ECONNREFUSED && errno != ENETUNREACH &&
+		    errno != EHOSTUNREACH && errno != ETIMEDOUT)
+			die("connecting to %s: %s", opt.root, strerror(errno));
+		close(sock);
+		if (now() > deadline)
+			die("rank 0 is not listening at %s after %d s", opt.root,
+			    CONNECT_WAIT_SECS);
+		nanosleep(&pause, NULL);
+	}
+	no_delay(sock);
+	send_msg(sock, &r->id, sizeof(r->id), -1);
+	r->socks[0] = sock;
+}
+
+/* Ranks on several nodes meet over TCP at rank 0's node. */
+static void meet(struct rank *r)
+{
+	struct addrinfo *ai = root_addr();
+
+	if (r->id)
+		connect_rank0(r, ai);
+	else
+		accept_ranks(r, ai);
+	freeaddrinfo(ai);
+}
+
+/* Ranks on one node talk over the socketpairs main() made. */
+static void keep_pairs(struct rank *r, int (*pairs)[2])
+{
+	int k;
+
+	for (k = 1; k < r->n; k++) {
+		if (r->id == 0)
+			r->socks[k] = pairs[k][0];
+		else if (r->id == k)
+			r->socks[0] = pairs[k][1];
+		/* Closing the rest lets a rank see its peer die as EOF. */
+		if (r->id != 0)
+			close(pairs[k][0]);
+		if (r->id != k)
+			close(pairs[k][1]);
+	}
 }
 
 /* Rank 0 is the hub: everyone reports in, then rank 0 lets everyone go. */
@@ -186,6 +320,59 @@ static size_t round_up(size_t x, size_t to)
 	return (x + to - 1) / to * to;
 }
 
+/*
+ * How objects travel between ranks: as a POSIX fd on one node, as a
+ * fabric handle between nodes, where no descriptor can go.
+ */
+static CUmemAllocationHandleType share_type(void)
+{
+	return opt.nodes > 1 ? CU_MEM_HANDLE_TYPE_FABRIC :
+			       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+}
+
+/* An object on its way to another rank; an fd goes beside the message. */
+struct handle_msg {
+	size_t size;
+	CUmemFabricHandle fabric;
+};
+
+/* Export @h into @m; returns the fd to send with it, or -1. */
+static int export_handle(CUmemGenericAllocationHandle h, struct handle_msg *m)
+{
+	int fd = -1;
+
+	if (share_type() == CU_MEM_HANDLE_TYPE_FABRIC)
+		cu(cuMemExportToShareableHandle(&m->fabric, h,
+				CU_MEM_HANDLE_TYPE_FABRIC, 0),
+		   "cuMemExportToShareableHandle(fabric)");
+	else
+		cu(cuMemExportToShareableHandle(&fd, h,
+				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+		   "cuMemExportToShareableHandle(fd)");
+	return fd;
+}
+
+/* Import what export_handle() made of an object @what: @m, or @fd. */
+static CUmemGenericAllocationHandle import_handle(struct handle_msg *m, int fd,
+						  const char *what)
+{
+	CUmemGenericAllocationHandle h;
+
+	if (share_type() == CU_MEM_HANDLE_TYPE_FABRIC) {
+		cu(cuMemImportFromShareableHandle(&h, &m->fabric,
+				CU_MEM_HANDLE_TYPE_FABRIC),
+		   "cuMemImportFromShareableHandle(fabric)");
+		return h;
+	}
+	if (fd < 0)
+		die("no descriptor came with the %s", what);
+	cu(cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+	   "cuMemImportFromShareableHandle(fd)");
+	close(fd);
+	return h;
+}
+
 static CUdeviceptr map(CUmemGenericAllocationHandle h, size_t size, CUdevice dev)
 {
 	CUmemAccessDesc desc = {
@@ -210,8 +397,7 @@ static void unmap(CUdeviceptr va, size_t size)
 static size_t team_size(int n, size_t bytes)
 {
 	CUmulticastObjectProp mp = {
-		.numDevices = n, .size = bytes,
-		.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+		.numDevices = n, .size = bytes, .handleTypes = share_type(),
 	};
 	size_t gran;
 
@@ -220,33 +406,29 @@ static size_t team_size(int n, size_t bytes)
 	return round_up(bytes, gran);
 }
 
-/* Rank 0 creates the object and sends it to every other rank as an fd. */
+/* Rank 0 creates the object and sends it to every other rank. */
 static void share_object(struct rank *r, size_t bytes)
 {
 	CUmulticastObjectProp mp = {
-		.numDevices = r->n,
-		.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+		.numDevices = r->n, .handleTypes = share_type(),
 	};
+	struct handle_msg m = { 0 };
 	int fd, k;
 
 	if (r->id) {
-		fd = recv_msg(r->socks[0], &r->size, sizeof(r->size));
-		if (fd < 0)
-			die("no descriptor came with the multicast object");
-		cu(cuMemImportFromShareableHandle(&r->mc, (void *)(uintptr_t)fd,
-				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
-		   "cuMemImportFromShareableHandle");
-		close(fd);
+		fd = recv_msg(r->socks[0], &m, sizeof(m));
+		r->size = m.size;
+		r->mc = import_handle(&m, fd, "multicast object");
 		return;
 	}
 	r->size = mp.size = team_size(r->n, bytes);
 	cu(cuMulticastCreate(&r->mc, &mp), "cuMulticastCreate");
-	cu(cuMemExportToShareableHandle(&fd, r->mc,
-			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-	   "cuMemExportToShareableHandle");
+	fd = export_handle(r->mc, &m);
+	m.size = r->size;
 	for (k = 1; k < r->n; k++)
-		send_msg(r->socks[k], &r->size, sizeof(r->size), fd);
-	close(fd);
+		send_msg(r->socks[k], &m, sizeof(m), fd);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* This rank's buffer: shareable, since a shareable object binds only such. */
@@ -254,7 +436,7 @@ static void alloc_buffer(struct rank *r)
 {
 	CUmemAllocationProp prop = {
 		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
-		.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+		.requestedHandleTypes = share_type(),
 		.location = { CU_MEM_LOCATION_TYPE_DEVICE, r->dev },
 	};
 	size_t gran;
@@ -272,7 +454,8 @@ static void alloc_buffer(struct rank *r)
 static void describe_binding(struct rank *r, struct binding *all)
 {
 	struct binding b = {
-		.dev = r->dev, .pid = getpid(), .mc_offset = 0, .size = r->size,
+		.node = r->node, .dev = r->dev, .pid = getpid(), .mc_offset = 0,
+		.size = r->size,
 	};
 
 	cu(cuDeviceGetName(b.name, sizeof(b.name), r->dev), "cuDeviceGetName");
@@ -284,7 +467,8 @@ static void setup_team(struct rank *r, size_t bytes, struct binding *all)
 	CUcontext ctx;
 
 	cu(cuInit(0), "cuInit");
-	cu(cuDeviceGet(&r->dev, r->id), "cuDeviceGet");
+	/* A node's ranks are consecutive; each takes one of its own GPUs. */
+	cu(cuDeviceGet(&r->dev, r->id - r->node * (r->n / opt.nodes)), "cuDeviceGet");
 	cu(cuDevicePrimaryCtxRetain(&ctx, r->dev), "cuDevicePrimaryCtxRetain");
 	cu(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
 	share_object(r, bytes);
@@ -300,45 +484,40 @@ static void setup_team(struct rank *r, size_t bytes, struct binding *all)
 
 /*
  * The ring pulls from the left neighbour only, so each rank maps that one
- * buffer: rank 0 gathers every rank's exported fd and hands each rank the
- * fd of its left neighbour.
+ * buffer: rank 0 gathers every rank's exported buffer and hands each rank
+ * its left neighbour's.
  */
-static int left_fd(struct rank *r, int mine)
+static CUmemGenericAllocationHandle left_buffer(struct rank *r)
 {
-	int fds[MAX_RANKS], k;
-	char b = 0;
+	static struct handle_msg all[MAX_RANKS];
+	struct handle_msg mine = { 0 };
+	int fds[MAX_RANKS], fd, k;
 
+	fd = export_handle(r->mem, &mine);
 	if (r->id) {
-		send_msg(r->socks[0], &b, 1, mine);
-		return recv_msg(r->socks[0], &b, 1);
+		send_msg(r->socks[0], &mine, sizeof(mine), fd);
+		if (fd >= 0)
+			close(fd);
+		fd = recv_msg(r->socks[0], &mine, sizeof(mine));
+		return import_handle(&mine, fd, "left neighbour's buffer");
 	}
-	fds[0] = mine;
+	all[0] = mine;
+	fds[0] = fd;
 	for (k = 1; k < r->n; k++)
-		fds[k] = recv_msg(r->socks[k], &b, 1);
+		fds[k] = recv_msg(r->socks[k], &all[k], sizeof(all[k]));
 	/* Sent fds are closed here, rank 0's own export included. */
 	for (k = 1; k < r->n; k++) {
-		send_msg(r->socks[k], &b, 1, fds[k - 1]);
-		close(fds[k - 1]);
+		send_msg(r->socks[k], &all[k - 1], sizeof(all[k - 1]), fds[k - 1]);
+		if (fds[k - 1] >= 0)
+			close(fds[k - 1]);
 	}
-	return fds[r->n - 1];
+	return import_handle(&all[r->n - 1], fds[r->n - 1],
+			     "left neighbour's buffer");
 }
 
 static void setup_ring(struct rank *r)
 {
-	int fd, mine;
-
-	cu(cuMemExportToShareableHandle(&mine, r->mem,
-			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-	   "cuMemExportToShareableHandle");
-	fd = left_fd(r, mine);
-	if (fd < 0)
-		die("no descriptor came from the left neighbour");
-	if (r->id)
-		close(mine);
-	cu(cuMemImportFromShareableHandle(&r->left, (void *)(uintptr_t)fd,
-			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
-	   "cuMemImportFromShareableHandle");
-	close(fd);
+	r->left = left_buffer(r);
 	r->left_va = map(r->left, r->size, r->dev);
 	barrier(r);
 }
@@ -624,10 +803,10 @@ static int json_rows, failed;
 static void json_row(const struct result *res, int n)
 {
 	fprintf(json_out, "%s\n  {\"algorithm\": \"%s\", \"devices\": %d, "
-		"\"bytes\": %zu, \"type\": \"%s\", \"time_us\": %.3f, "
+		"\"nodes\": %d, \"bytes\": %zu, \"type\": \"%s\", \"time_us\": %.3f, "
 		"\"algbw_GBps\": %.6f, \"busbw_GBps\": %.6f, "
 		"\"elements_checked\": %llu, \"mismatches\": %llu}",
-		json_rows++ ? "," : "", res->algo, n, res->bytes,
+		json_rows++ ? "," : "", res->algo, n, opt.nodes, res->bytes,
 		type_name(res->type), res->secs * 1e6, res->algbw, res->busbw,
 		(unsigned long long)res->checked,
 		(unsigned long long)res->mismatches);
@@ -720,15 +899,22 @@ static void print_topology(struct rank *r, const struct binding *b)
 	int k;
 
 	size_str(sz, sizeof(sz), r->size);
-	printf("topology: %d devices, one process each\n\n", r->n);
-	printf("  multicast object: team of %d, %s per member, shared as a POSIX fd\n",
-	       r->n, sz);
+	if (opt.nodes > 1)
+		printf("topology: %d devices on %d nodes (%d each), one process each\n\n",
+		       r->n, opt.nodes, r->n / opt.nodes);
+	else
+		printf("topology: %d devices, one process each\n\n", r->n);
+	printf("  multicast object: team of %d, %s per member, shared as %s\n",
+	       r->n, sz, opt.nodes > 1 ? "a fabric handle" : "a POSIX fd");
 	printf("  created by rank 0, imported by ranks 1-%d, mapped by all %d\n",
 	       r->n - 1, r->n);
-	for (k = 0; k < r->n; k++)
+	for (k = 0; k < r->n; k++) {
+		if (opt.nodes > 1 && (k == 0 || b[k].node != b[k - 1].node))
+			printf("   node %d:\n", b[k].node);
 		printf("   |-- member %d: dev %d (%s, pid %d)  buffer bound @0x%zx..0x%zx\n",
 		       k, b[k].dev, b[k].name, b[k].pid, b[k].mc_offset,
 		       b[k].mc_offset + b[k].size);
+	}
 	printf("\n  rank r reduces and broadcasts slice r of the message "
 	       "(1/%d of it)%s\n\n", r->n,
 	       opt.ring ? "; the ring maps each rank's buffer in its right neighbour" : "");
@@ -736,9 +922,10 @@ static void print_topology(struct rank *r, const struct binding *b)
 
 static void print_header(struct rank *r)
 {
-	printf("all-reduce (sum), %d devices; time: median of %d iterations "
-	       "after %d warmup;\nalgbw = bytes / time, busbw = algbw * 2(n-1)/n\n\n",
-	       r->n, opt.iters, opt.warmup);
+	printf("all-reduce (sum), %d devices on %d node%s; time: median of %d "
+	       "iterations after %d warmup;\nalgbw = bytes / time, "
+	       "busbw = algbw * 2(n-1)/n\n\n", r->n, opt.nodes,
+	       opt.nodes > 1 ? "s" : "", opt.iters, opt.warmup);
 	printf("%10s  %-4s  %-9s  %13s  %13s  %13s  %s\n", "bytes", "type",
 	       "algorithm", "time/iter", "algbw", "busbw", "verification");
 }
@@ -789,8 +976,12 @@ static void usage(int status)
 		"usage: cumc-allreduce [-n devices] [-b bytes] [-i iters] [-w warmup]\n"
 		"         [-t f32|bf16|both] [--ring] [--sweep MIN:MAX] [--json FILE]\n"
 		"         [--data FILE] [--corrupt RANK]\n"
+		"         [--nodes N --root HOST[:PORT] [--node K]]\n"
 		"sizes take k, M, G suffixes; --sweep doubles from MIN to MAX;\n"
-		"--data writes 'bytes algbw busbw ring_algbw ring_busbw' rows (MB/s)\n");
+		"--data writes 'bytes algbw busbw ring_algbw ring_busbw' rows (MB/s);\n"
+		"--nodes: the n devices are spread over N nodes, n/N each, and this\n"
+		"runs node K's (K: $CUMC_NODE unless given); ranks meet at rank 0's\n"
+		"node, HOST (port %d unless given)\n", DEFAULT_PORT);
 	exit(status);
 }
 
@@ -827,10 +1018,14 @@ static void parse_args(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "data", required_argument, NULL, 'd' },
 		{ "corrupt", required_argument, NULL, 'c' },
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "node", required_argument, NULL, 'K' },
+		{ "root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	const char *env_node = getenv("CUMC_NODE");
+	int c, node_given = 0;
 
 	while ((c = getopt_long(argc, argv, "n:b:i:w:t:h", longs, NULL)) != -1) {
 		switch (c) {
@@ -844,14 +1039,25 @@ static void parse_args(int argc, char **argv)
 		case 'j': opt.json = optarg; break;
 		case 'd': opt.data = optarg; break;
 		case 'c': opt.corrupt = atoi(optarg); break;
+		case 'N': opt.nodes = atoi(optarg); break;
+		case 'K': opt.node = atoi(optarg); node_given = 1; break;
+		case 'R': opt.root = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
+	if (!node_given && env_node)
+		opt.node = atoi(env_node);
 	/* The data pattern keeps sums of n elements exact in bf16: n <= 127. */
 	if (optind != argc || opt.n < 2 || opt.n > 127 || opt.iters < 1 ||
 	    opt.warmup < 0 || opt.corrupt >= opt.n)
 		usage(2);
+	if (opt.nodes < 1 || opt.n % opt.nodes || opt.node < 0 ||
+	    opt.node >= opt.nodes || (opt.nodes > 1 && !opt.root)) {
+		fprintf(stderr, "cumc-allreduce: --nodes N needs --root, n a multiple "
+			"of N and a node K below N\n");
+		usage(2);
+	}
 }
 
 static FILE *open_out(const char *path)
@@ -875,17 +1081,11 @@ static pid_t spawn(int id, int (*pairs)[2], struct rank *r)
 		return pid;
 	my_rank = r->id = id;
 	r->n = opt.n;
-	for (k = 1; k < opt.n; k++) {
-		if (id == 0)
-			r->socks[k] = pairs[k][0];
-		else if (id == k)
-			r->socks[0] = pairs[k][1];
-		/* Closing the rest lets a rank see its peer die as EOF. */
-		if (id != 0)
-			close(pairs[k][0]);
-		if (id != k)
-			close(pairs[k][1]);
-	}
+	r->node = opt.node;
+	if (opt.nodes > 1)
+		meet(r);
+	else
+		keep_pairs(r, pairs);
 	if (id == 0 && opt.json)
 		json_out = open_out(opt.json);
 	if (id == 0 && opt.data) {
@@ -940,21 +1140,24 @@ int main(int argc, char **argv)
 	static int pairs[MAX_RANKS][2];
 	static pid_t pids[MAX_RANKS];
 	static struct rank r;
-	int k;
+	int k, local, first;
 
 	parse_args(argc, argv);
-	for (k = 1; k < opt.n; k++)
+	/* This node's ranks: all of them, or its share across nodes. */
+	local = opt.n / opt.nodes;
+	first = opt.node * local;
+	for (k = 1; opt.nodes == 1 && k < opt.n; k++)
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pairs[k]))
 			die("socketpair: %s", strerror(errno));
 	fflush(stdout);
-	for (k = 0; k < opt.n; k++) {
-		pids[k] = spawn(k, pairs, &r);
+	for (k = 0; k < local; k++) {
+		pids[k] = spawn(first + k, pairs, &r);
 		if (pids[k] < 0)
 			die("fork: %s", strerror(errno));
 	}
-	for (k = 1; k < opt.n; k++) {
+	for (k = 1; opt.nodes == 1 && k < opt.n; k++) {
 		close(pairs[k][0]);
 		close(pairs[k][1]);
 	}
-	return reap(pids, opt.n);
+	return reap(pids, local);
 }
