@@ -176,14 +176,17 @@ compat-check:
 # natively too; everything that needs the module runs in one VM boot, with
 # 72 PCI GPUs of 80 GiB (an NVL72 rack, for the team sizes) and 8 devices
 # backed by system memory after them, which bench_backend compares with the
-# PCI ones; see Documentation/performance.md.
+# PCI ones; then bench_fabric runs on both nodes of a 2-node fabric
+# (scripts/fabric-run), fabric handles imported and mapped across nodes
+# beside the same on one node; see Documentation/performance.md.
 BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
+BENCHES += bench_fabric
 BENCH_VM_PARAMS := --gpus 72 num_devices=8
 # Under TCG, glibc's memcpy above a few KiB is rep movsb, which the emulator
 # runs about ten times slower than the vector loop below it: keep the loop,
 # for our stores and the memcpy baseline alike.
 TCG_MEMCPY := GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295
-bench: $(BENCHES:%=$(O)/bench/%)
+bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex
 	@scripts/deps
 	$(O)/bench/bench_multimem --json $(O)/bench/bench_multimem-native.json
 	scripts/vm-run $(BENCH_VM_PARAMS) -- sh -c '$(O)/bench/bench_va && \
@@ -194,6 +197,8 @@ bench: $(BENCHES:%=$(O)/bench/%)
 			--json $(O)/bench/bench_multimem-vm.json && \
 		env $(TCG_MEMCPY) $(O)/bench/bench_backend \
 			--json $(O)/bench/bench_backend.json'
+	scripts/fabric-run --nodes 2 -- env $(TCG_MEMCPY) \
+		$(O)/bench/bench_fabric --json $(O)/bench/bench_fabric.json
 	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.
