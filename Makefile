@@ -178,7 +178,8 @@ compat-check:
 # backed by system memory after them, which bench_backend compares with the
 # PCI ones; then bench_fabric runs on both nodes of a 2-node fabric
 # (scripts/fabric-run), fabric handles imported and mapped across nodes
-# beside the same on one node; see Documentation/performance.md.
+# beside the same on one node, then cumc-allreduce across both nodes, beside
+# its run on 8 GPUs of the first VM; see Documentation/performance.md.
 BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
 BENCHES += bench_fabric
 BENCH_VM_PARAMS := --gpus 72 num_devices=8
@@ -186,7 +187,9 @@ BENCH_VM_PARAMS := --gpus 72 num_devices=8
 # runs about ten times slower than the vector loop below it: keep the loop,
 # for our stores and the memcpy baseline alike.
 TCG_MEMCPY := GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295
-bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex
+# The all-reduce, on one node and across two, as 'make demo' runs it.
+BENCH_ALLREDUCE := --sweep 64k:4M --ring -i 5 -w 1
+bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 	@scripts/deps
 	$(O)/bench/bench_multimem --json $(O)/bench/bench_multimem-native.json
 	scripts/vm-run $(BENCH_VM_PARAMS) -- sh -c '$(O)/bench/bench_va && \
@@ -196,9 +199,16 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex
 			--quick --max-bytes 4194304 \
 			--json $(O)/bench/bench_multimem-vm.json && \
 		env $(TCG_MEMCPY) $(O)/bench/bench_backend \
-			--json $(O)/bench/bench_backend.json'
-	scripts/fabric-run --nodes 2 -- env $(TCG_MEMCPY) \
-		$(O)/bench/bench_fabric --json $(O)/bench/bench_fabric.json
+			--json $(O)/bench/bench_backend.json && \
+		env $(TCG_MEMCPY) $(O)/tools/cumc-allreduce $(BENCH_ALLREDUCE) \
+			-n 8 --json $(O)/bench/allreduce-1node.json'
+	scripts/fabric-run --nodes 2 -- sh -c 'env $(TCG_MEMCPY) \
+		$(O)/bench/bench_fabric --json $(O)/bench/bench_fabric.json && \
+		env $(TCG_MEMCPY) $(O)/tools/cumc-allreduce $(BENCH_ALLREDUCE) \
+			--nodes 2 -n 8 --root 10.77.0.1 \
+			--json $(O)/bench/allreduce-2nodes.json'
+	bench/allreduce-nodes.sh $(O)/bench/allreduce-1node.json \
+		$(O)/bench/allreduce-2nodes.json
 	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.
