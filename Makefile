@@ -263,8 +263,10 @@ $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
 # tools/tests/imex_fake_kernel.c also implements, so that daemons talk to
 # each other on the host's loopback without the module
 # (tools/tests/test-imex-mesh.sh, a host test of make check).
-IMEX_SRCS := tools/cumc-imex.c tools/imex_config.c tools/imex_wire.c
-IMEX_HDRS := tools/imex_config.h tools/imex_wire.h tools/imex_kernel.h
+IMEX_SRCS := tools/cumc-imex.c tools/imex_config.c tools/imex_wire.c \
+	tools/imex_worker.c
+IMEX_HDRS := tools/imex_config.h tools/imex_wire.h tools/imex_kernel.h \
+	tools/imex_worker.h
 $(O)/tools/cumc-imex: $(IMEX_SRCS) $(IMEX_HDRS) tools/imex_kernel.c
 
 $(O)/tests/test_imex_%: tools/tests/test_imex_%.c tools/imex_%.c \

@@ -11,7 +11,9 @@
  * told (IMEX_NODE_LOST) and the calls waiting on it fail with EHOSTDOWN.
  *
  * cumc-imex -c CONFIG; see man/cumc-imex.8, tools/imex_wire.h for the
- * protocol. One thread, non-blocking sockets, ppoll().
+ * protocol. One thread with non-blocking sockets and ppoll() keeps the
+ * connections; the calls from other nodes run on a worker thread
+ * (imex_worker.h), so that a long one holds back no heartbeat.
  * Exit status: 0 stopped by SIGTERM or SIGINT, 1 usage or configuration,
  * 2 the kernel refused, or a socket could not be set up.
  */
@@ -34,6 +36,7 @@
 #include "imex_config.h"
 #include "imex_kernel.h"
 #include "imex_wire.h"
+#include "imex_worker.h"
 
 #ifndef CUMC_VERSION
 #define CUMC_VERSION "unknown"
@@ -100,7 +103,6 @@ static struct {
 	struct pending *pending;
 	size_t n_pending, cap_pending;
 	char refused[WHY_MAX];	/* the refused connection last logged */
-	struct imex_reply reply;
 } d = { .listen_fd = -1 };
 
 static const char usage_text[] =
@@ -474,39 +476,34 @@ static void hello(struct peer *p, const struct imex_msg *m)
 	say("node %u connected (%s)", p->node, p->name);
 }
 
-/* A CALL from @p's node: run it here, send the answer unless one-way. */
-static void run_call(struct peer *p, const struct imex_msg *m)
+/* Send the answer to call @job of a peer, unless one-way or too late. */
+static void answer_call(const struct imex_job *job)
 {
-	struct imex_data in = {
-		.present = m->flags & IMEX_WIRE_F_PAYLOAD,
-		.length = m->length,
-		.bytes = m->payload,
-	};
+	struct peer *p = job->peer;
 	struct imex_msg r = {
 		.type = IMEX_MSG_REPLY,
-		.req_id = m->req_id,
+		.req_id = job->req_id,
 		.src_node = d.id.node,
-		.dst_node = p->node,
-		.op = m->op,
+		.dst_node = job->node,
+		.op = job->op,
 	};
-	int err;
 
-	err = imex_kernel_call(d.kernel, p->node, m->op, &in, &d.reply);
-	if (!m->req_id)
+	/* Its connection ended meanwhile: the caller heard EHOSTDOWN. */
+	if (!job->req_id || p->gen != job->gen || p->state != PEER_UP)
 		return;
-	if (err) {
-		r.result = -err;
+	if (job->err) {
+		r.result = -job->err;
 	} else {
-		r.result = d.reply.result;
-		if (d.reply.payload.present) {
+		r.result = job->reply.result;
+		if (job->reply.payload.present) {
 			r.flags = IMEX_WIRE_F_PAYLOAD;
-			r.length = d.reply.payload.length;
-			r.payload = d.reply.payload.bytes;
+			r.length = job->reply.payload.length;
+			r.payload = job->reply.payload.bytes;
 		}
 	}
 	if (r.result > IMEX_WIRE_RESULT_MAX) {
 		say("node %u's call %u: IMEX_CALL answered result %u, not an errno",
-		    p->node, m->req_id, r.result);
+		    job->node, job->req_id, r.result);
 		r.result = EPROTO;
 		r.flags = 0;
 		r.length = 0;
@@ -514,17 +511,80 @@ static void run_call(struct peer *p, const struct imex_msg *m)
 	peer_send(p, &r);
 }
 
-static void reply(struct peer *p, const struct imex_msg *m)
+/* The worker's jobs done, in the order they came. */
+static void jobs_done(void)
 {
-	struct imex_data out = {
+	struct imex_job *job;
+
+	while ((job = imex_worker_take())) {
+		if (job->is_call)
+			answer_call(job);
+		else
+			respond(job->req_id, job->result, &job->in);
+		free(job);
+	}
+}
+
+/* A job for the worker, of a message from @p; NULL when out of memory. */
+static struct imex_job *job_of(struct peer *p, const struct imex_msg *m)
+{
+	struct imex_data in = {
 		.present = m->flags & IMEX_WIRE_F_PAYLOAD,
 		.length = m->length,
 		.bytes = m->payload,
 	};
+	struct imex_job *job = imex_job_new(&in);
+
+	if (!job) {
+		say("out of memory for node %u's %s %u", p->node,
+		    imex_wire_type_name(m->type), m->req_id);
+		return NULL;
+	}
+	job->peer = p;
+	job->gen = p->gen;
+	job->node = p->node;
+	job->op = m->op;
+	job->req_id = m->req_id;
+	job->result = m->result;
+	return job;
+}
+
+/* A CALL from @p's node: the worker runs it; answered once done. */
+static void run_call(struct peer *p, const struct imex_msg *m)
+{
+	struct imex_job *job = job_of(p, m);
+	struct imex_msg r = {
+		.type = IMEX_MSG_REPLY, .req_id = m->req_id, .result = ENOMEM,
+		.src_node = d.id.node, .dst_node = p->node, .op = m->op,
+	};
+
+	if (!job) {
+		if (m->req_id)
+			peer_send(p, &r);
+		return;
+	}
+	job->is_call = true;
+	imex_worker_push(job);
+}
+
+/*
+ * The answer to a call of this node's: to the kernel, but only after the
+ * calls @p sent before it, which it must not overtake (an origin's
+ * changes to a team, then its answer to a bind).
+ */
+static void reply(struct peer *p, const struct imex_msg *m)
+{
+	struct imex_job *job;
 
 	/* Not waited for: answered EHOSTDOWN before, or never asked. */
-	if (pending_take(m->req_id, p->node))
-		respond(m->req_id, m->result, &out);
+	if (!pending_take(m->req_id, p->node))
+		return;
+	job = job_of(p, m);
+	if (!job) {
+		respond(m->req_id, ENOMEM, NULL);
+		return;
+	}
+	imex_worker_push(job);
 }
 
 /* One message from @p. */
@@ -845,7 +905,7 @@ static int listen_self(void)
  */
 static int serve(const sigset_t *mask, int timeout)
 {
-	size_t nfds = 2 + d.n_peers, n = 0, i;
+	size_t nfds = 3 + d.n_peers, n = 0, i;
 	struct pollfd fds[nfds];
 	struct peer *owner[nfds];
 	unsigned long gen[nfds];
@@ -854,6 +914,7 @@ static int serve(const sigset_t *mask, int timeout)
 
 	fds[n++] = (struct pollfd){ imex_kernel_fd(d.kernel), POLLIN, 0 };
 	fds[n++] = (struct pollfd){ d.listen_fd, POLLIN, 0 };
+	fds[n++] = (struct pollfd){ imex_worker_fd(), POLLIN, 0 };
 	for (i = 0; i < d.n_peers; i++) {
 		struct peer *p = &d.peers[i];
 
@@ -879,7 +940,9 @@ static int serve(const sigset_t *mask, int timeout)
 		return -1;
 	if (fds[1].revents)
 		accept_all();
-	for (i = 2; i < n; i++) {
+	if (fds[2].revents)
+		jobs_done();
+	for (i = 3; i < n; i++) {
 		struct peer *p = owner[i];
 
 		/* What earlier ones did may have ended this connection. */
@@ -913,6 +976,7 @@ static void shut_down(void)
 	free(d.pending);
 	if (d.listen_fd >= 0)
 		close(d.listen_fd);
+	imex_worker_stop();
 	imex_kernel_close(d.kernel);
 	imex_config_free(&d.cfg);
 }
@@ -956,7 +1020,7 @@ int main(int argc, char **argv)
 	char err[IMEX_CONFIG_ERR_MAX];
 	sigset_t block, mask;
 	const char *config, *address = NULL;
-	int status = 0, timeout = 0;
+	int status = 0, timeout = 0, ret;
 
 	config = parse_args(argc, argv, &address);
 	if (!config)
@@ -985,6 +1049,13 @@ int main(int argc, char **argv)
 	}
 	d.kernel = imex_kernel_open(&d.id, call_req, NULL);
 	if (!d.kernel) {
+		shut_down();
+		return 2;
+	}
+	/* After the signals are blocked: the worker never takes them. */
+	ret = imex_worker_start(d.kernel);
+	if (ret) {
+		say("cannot start the worker thread: %s", strerror(-ret));
 		shut_down();
 		return 2;
 	}

@@ -19,6 +19,7 @@
 
 struct imex_kernel {
 	struct cumc_nl cmd;
+	struct cumc_nl call;	/* imex_kernel_call()'s, on the worker's thread */
 	struct cumc_nl ev;	/* attached: the kernel's IMEX_CALL_REQs */
 	imex_call_req_fn fn;
 	void *arg;
@@ -98,12 +99,17 @@ struct imex_kernel *imex_kernel_open(struct imex_identity *id,
 	}
 	id->node = fabric.node;
 	memcpy(id->cluster_uuid, fabric.cluster_uuid, sizeof(id->cluster_uuid));
-	if (cumc_nl_open(&k->ev)) {
+	if (cumc_nl_open(&k->call)) {
 		fprintf(stderr, "cumc-imex: cannot open a netlink socket\n");
 		goto close_cmd;
 	}
+	if (cumc_nl_open(&k->ev)) {
+		fprintf(stderr, "cumc-imex: cannot open a netlink socket\n");
+		goto close_call;
+	}
 	/* Replies and calls of CUMC_IMEX_PAYLOAD_MAX bytes pass a page. */
 	nl_socket_enable_msg_peek(k->cmd.sk);
+	nl_socket_enable_msg_peek(k->call.sk);
 	nl_socket_enable_msg_peek(k->ev.sk);
 	nl_socket_set_buffer_size(k->ev.sk, IMEX_NL_RCVBUF, 0);
 	err = cumc_nl_imex_attach(&k->ev, call_req_cb, k);
@@ -125,6 +131,8 @@ struct imex_kernel *imex_kernel_open(struct imex_identity *id,
 
 close_ev:
 	cumc_nl_close(&k->ev);
+close_call:
+	cumc_nl_close(&k->call);
 close_cmd:
 	cumc_nl_close(&k->cmd);
 	free(k);
@@ -136,6 +144,7 @@ void imex_kernel_close(struct imex_kernel *k)
 	if (!k)
 		return;
 	cumc_nl_close(&k->ev);
+	cumc_nl_close(&k->call);
 	cumc_nl_close(&k->cmd);
 	free(k);
 }
@@ -171,7 +180,7 @@ int imex_kernel_call(struct imex_kernel *k, uint32_t caller, uint32_t op,
 {
 	int len = -1, err;
 
-	err = cumc_nl_imex_call(&k->cmd, caller, op, payload->bytes,
+	err = cumc_nl_imex_call(&k->call, caller, op, payload->bytes,
 				payload->present ? (int)payload->length : -1,
 				&reply->result, reply->buf, &len);
 	if (err)

@@ -58,7 +58,11 @@ int imex_kernel_fd(const struct imex_kernel *k);
 /* Hand what waits to the callback, without blocking: 0 or -errno. */
 int imex_kernel_receive(struct imex_kernel *k);
 
-/* IMEX_CALL for @caller: 0 with @reply filled, or the command's -errno. */
+/*
+ * IMEX_CALL for @caller: 0 with @reply filled, or the command's -errno. It
+ * has a socket of its own: one thread may call it while another uses the
+ * rest.
+ */
 int imex_kernel_call(struct imex_kernel *k, uint32_t caller, uint32_t op,
 		     const struct imex_data *payload, struct imex_reply *reply);
 /* IMEX_CALL_RESPOND: 0 or -errno (-ENOENT: the kernel gave up on it). */

@@ -23,8 +23,9 @@
  *
  * IMEX_CALL by op: 1 echoes its payload (result 0); 2 answers the errno
  * in its payload's first byte, no payload; 3 fails the command itself
- * with EPERM; 4 answers CUMC_IMEX_PAYLOAD_MAX bytes of the pattern; any
- * other EOPNOTSUPP.
+ * with EPERM; 4 answers CUMC_IMEX_PAYLOAD_MAX bytes of the pattern; 5
+ * takes as many tenths of a second as its payload's first byte says, as a
+ * long kernel call does, then echoes its payload; any other EOPNOTSUPP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -212,6 +213,13 @@ int imex_kernel_call(struct imex_kernel *k, uint32_t caller, uint32_t op,
 		reply->payload.present = true;
 		reply->payload.length = CUMC_IMEX_PAYLOAD_MAX;
 		pattern(reply->buf, CUMC_IMEX_PAYLOAD_MAX);
+		break;
+	case 5:
+		if (payload->length)
+			usleep(payload->bytes[0] * 100000);
+		reply->payload.present = payload->present;
+		reply->payload.length = payload->length;
+		memcpy(reply->buf, payload->bytes, payload->length);
 		break;
 	default:
 		reply->result = EOPNOTSUPP;

@@ -148,6 +148,12 @@ ctl a "${lines[@]}"
 wait_for a.out "fake: respond 399 " 1 60 && \
 	test "$(grep -c 'fake: respond [1-3][0-9][0-9] 0 ' a.out)" = 300
 result "300 calls sent at once are all answered"
+# Op 5 keeps b's kernel 3 s, twice PEER_TIMEOUT_MS: b still beats.
+ctl a "call 20 0 5 1e" "call 21 0 1 2c"
+wait_for a.out "fake: respond 21 0 1:2c" 1 30 && \
+	grep -A1 -x "fake: respond 20 0 1:1e" a.out | grep -qx "fake: respond 21 0 1:2c" && \
+	! grep -q "lost" a.err c.err
+result "a call that keeps the kernel past the peer timeout loses no node; the next waits its turn"
 
 # A node whose daemon dies.
 stop b KILL
