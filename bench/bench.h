@@ -11,6 +11,7 @@
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,50 @@ static inline struct stats null_syscall(void)
 	}
 	return stats_of(samples, CALLS);
 }
+
+/*
+ * The allocation sizes the control-path benchmarks time every call at: a
+ * huge page, a large tensor, and a size that shows whether a cost grows
+ * with it.
+ */
+static const struct size_case {
+	const char *name;
+	size_t bytes;
+} control_sizes[] __attribute__((unused)) = {
+	{ "2MiB", 2ULL << 20 },
+	{ "512MiB", 512ULL << 20 },
+	{ "8GiB", 8ULL << 30 },
+};
+
+#define NUM_CONTROL_SIZES (sizeof(control_sizes) / sizeof(control_sizes[0]))
+
+/* The control-path benchmarks' options: [--json FILE] [--reps N]. */
+static inline void control_args(int argc, char **argv, const char **json,
+				int *reps)
+{
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--json"))
+			*json = argv[i + 1];
+		else if (!strcmp(argv[i], "--reps"))
+			*reps = atoi(argv[i + 1]);
+	}
+	if (*reps < 1)
+		*reps = 1;
+}
+
+/*
+ * Time @call into @t[@op], ending the run if it failed; op_names[] is the
+ * including benchmark's.
+ */
+#define TIMED(t, op, call) do {					\
+	double t0_ = now_ns();					\
+	CUresult res_ = (call);					\
+								\
+	(t)[op] = now_ns() - t0_;				\
+	bench_check(res_, op_names[op]);			\
+} while (0)
 
 /*
  * A benchmark's JSON records, one per line, into bench_json once its main()

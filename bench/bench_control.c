@@ -56,25 +56,6 @@ static const char *const op_names[NUM_OPS] = {
 	"baseline: mmap(anonymous)", "baseline: munmap(anonymous)",
 };
 
-static const struct size_case {
-	const char *name;
-	size_t bytes;
-} sizes[] = {
-	{ "2MiB", 2ULL << 20 },
-	{ "512MiB", 512ULL << 20 },
-	{ "8GiB", 8ULL << 30 },
-};
-
-#define NUM_SIZES (sizeof(sizes) / sizeof(sizes[0]))
-
-#define TIMED(t, op, call) do {					\
-	double t0_ = now_ns();					\
-	CUresult res_ = (call);					\
-								\
-	(t)[op] = now_ns() - t0_;				\
-	bench_check(res_, op_names[op]);			\
-} while (0)
-
 /* One life of an allocation and of a multicast object, each step timed. */
 static void one_round(size_t bytes, double t[NUM_OPS])
 {
@@ -140,9 +121,9 @@ static void one_round(size_t bytes, double t[NUM_OPS])
 	t[OP_ANON_MUNMAP] = now_ns() - t0;
 }
 
-static void measure(int reps, struct stats out[NUM_SIZES][NUM_OPS])
+static void measure(int reps, struct stats out[NUM_CONTROL_SIZES][NUM_OPS])
 {
-	double *samples = calloc(NUM_SIZES * NUM_OPS * reps, sizeof(double));
+	double *samples = calloc(NUM_CONTROL_SIZES * NUM_OPS * reps, sizeof(double));
 	double t[NUM_OPS];
 	size_t s;
 	int r, op;
@@ -150,23 +131,23 @@ static void measure(int reps, struct stats out[NUM_SIZES][NUM_OPS])
 	if (!samples)
 		exit(1);
 	for (r = 0; r < WARMUP; r++)
-		for (s = 0; s < NUM_SIZES; s++)
-			one_round(sizes[s].bytes, t);
+		for (s = 0; s < NUM_CONTROL_SIZES; s++)
+			one_round(control_sizes[s].bytes, t);
 	for (r = 0; r < reps; r++) {
-		for (s = 0; s < NUM_SIZES; s++) {
-			one_round(sizes[s].bytes, t);
+		for (s = 0; s < NUM_CONTROL_SIZES; s++) {
+			one_round(control_sizes[s].bytes, t);
 			for (op = 0; op < NUM_OPS; op++)
 				samples[(s * NUM_OPS + op) * reps + r] = t[op];
 		}
 	}
-	for (s = 0; s < NUM_SIZES; s++)
+	for (s = 0; s < NUM_CONTROL_SIZES; s++)
 		for (op = 0; op < NUM_OPS; op++)
 			out[s][op] = stats_of(&samples[(s * NUM_OPS + op) * reps],
 					      reps);
 	free(samples);
 }
 
-static void print_table(int reps, const struct stats res[NUM_SIZES][NUM_OPS],
+static void print_table(int reps, const struct stats res[NUM_CONTROL_SIZES][NUM_OPS],
 			struct stats null)
 {
 	size_t s;
@@ -176,23 +157,23 @@ static void print_table(int reps, const struct stats res[NUM_SIZES][NUM_OPS],
 	       "(getppid) median %.0f ns, p95 %.0f ns\n\n", reps, null.median_ns,
 	       null.p95_ns);
 	printf("%-39s", "operation (median us / p95 us / x null)");
-	for (s = 0; s < NUM_SIZES; s++)
-		printf(" | %-24s", sizes[s].name);
+	for (s = 0; s < NUM_CONTROL_SIZES; s++)
+		printf(" | %-24s", control_sizes[s].name);
 	printf(" | 8GiB/2MiB\n");
 	for (op = 0; op < NUM_OPS; op++) {
 		printf("%-39s", op_names[op]);
-		for (s = 0; s < NUM_SIZES; s++)
+		for (s = 0; s < NUM_CONTROL_SIZES; s++)
 			printf(" | %7.1f %8.1f %7.1f", res[s][op].median_ns / 1e3,
 			       res[s][op].p95_ns / 1e3,
 			       res[s][op].median_ns / null.median_ns);
-		printf(" | %9.2f\n", res[NUM_SIZES - 1][op].median_ns /
+		printf(" | %9.2f\n", res[NUM_CONTROL_SIZES - 1][op].median_ns /
 		       res[0][op].median_ns);
 	}
 }
 
 /* One result per line, so that line tools (the plot) can read it too. */
 static int write_json(const char *path, int reps,
-		      const struct stats res[NUM_SIZES][NUM_OPS],
+		      const struct stats res[NUM_CONTROL_SIZES][NUM_OPS],
 		      struct stats null)
 {
 	FILE *f = fopen(path, "w");
@@ -206,33 +187,26 @@ static int write_json(const char *path, int reps,
 		"\"p95_ns\": %.1f },\n  \"results\": [\n", null.median_ns,
 		null.p95_ns);
 	for (op = 0; op < NUM_OPS; op++)
-		for (s = 0; s < NUM_SIZES; s++)
+		for (s = 0; s < NUM_CONTROL_SIZES; s++)
 			fprintf(f, "    { \"op\": \"%s\", \"size\": \"%s\", "
 				"\"bytes\": %zu, \"median_ns\": %.1f, "
 				"\"p95_ns\": %.1f, \"x_null_syscall\": %.2f }%s\n",
-				op_names[op], sizes[s].name, sizes[s].bytes,
+				op_names[op], control_sizes[s].name, control_sizes[s].bytes,
 				res[s][op].median_ns, res[s][op].p95_ns,
 				res[s][op].median_ns / null.median_ns,
-				op + 1 < NUM_OPS || s + 1 < NUM_SIZES ? "," : "");
+				op + 1 < NUM_OPS || s + 1 < NUM_CONTROL_SIZES ? "," : "");
 	fprintf(f, "  ]\n}\n");
 	return fclose(f);
 }
 
 int main(int argc, char **argv)
 {
-	static struct stats results[NUM_SIZES][NUM_OPS];
+	static struct stats results[NUM_CONTROL_SIZES][NUM_OPS];
 	const char *json = "build/bench/bench_control.json";
 	struct stats null;
-	int reps = 200, i;
+	int reps = 200;
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--json"))
-			json = argv[i + 1];
-		else if (!strcmp(argv[i], "--reps"))
-			reps = atoi(argv[i + 1]);
-	}
-	if (reps < 1)
-		reps = 1;
+	control_args(argc, argv, &json, &reps);
 	CHECK(cuInit(0));
 	null = null_syscall();
 	measure(reps, results);

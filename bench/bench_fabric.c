@@ -57,25 +57,6 @@ static const char *const where_names[NUM_WHERE] = {
 	"same node", "across nodes",
 };
 
-static const struct size_case {
-	const char *name;
-	size_t bytes;
-} sizes[] = {
-	{ "2MiB", 2ULL << 20 },
-	{ "512MiB", 512ULL << 20 },
-	{ "8GiB", 8ULL << 30 },
-};
-
-#define NUM_SIZES (sizeof(sizes) / sizeof(sizes[0]))
-
-#define TIMED(t, op, call) do {					\
-	double t0_ = now_ns();					\
-	CUresult res_ = (call);					\
-								\
-	(t)[op] = now_ns() - t0_;				\
-	bench_check(res_, op_names[op]);			\
-} while (0)
-
 static int node;
 static const char *xchg;
 
@@ -194,23 +175,23 @@ static void fill(CUmemGenericAllocationHandle mem, size_t bytes)
 /* Node 0: every size's handle out, held until node 1 has ended. */
 static void serve(void)
 {
-	CUmemGenericAllocationHandle mem[NUM_SIZES];
+	CUmemGenericAllocationHandle mem[NUM_CONTROL_SIZES];
 	CUmemFabricHandle fh;
 	double t0;
 	char one;
 	size_t s;
 
-	for (s = 0; s < NUM_SIZES; s++) {
+	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
 		t0 = now_ns();
-		mem[s] = create_export(sizes[s].bytes, &fh);
-		fill(mem[s], sizes[s].bytes);
+		mem[s] = create_export(control_sizes[s].bytes, &fh);
+		fill(mem[s], control_sizes[s].bytes);
 		printf("bench_fabric: node 0 wrote %s in %.1f s\n",
-		       sizes[s].name, (now_ns() - t0) / 1e9);
+		       control_sizes[s].name, (now_ns() - t0) / 1e9);
 		fflush(stdout);
-		xchg_put(sizes[s].name, &fh, sizeof(fh));
+		xchg_put(control_sizes[s].name, &fh, sizeof(fh));
 	}
 	xchg_get(1, "exit.1", &one, 1);
-	for (s = 0; s < NUM_SIZES; s++)
+	for (s = 0; s < NUM_CONTROL_SIZES; s++)
 		CHECK(cuMemRelease(mem[s]));
 }
 
@@ -246,9 +227,9 @@ static void one_round(const CUmemFabricHandle *fh, size_t bytes,
 }
 
 struct results {
-	struct stats op[NUM_SIZES][NUM_WHERE][NUM_OPS];
+	struct stats op[NUM_CONTROL_SIZES][NUM_WHERE][NUM_OPS];
 	/* The first import of each handle, before any other. */
-	double first_import_ns[NUM_SIZES][NUM_WHERE];
+	double first_import_ns[NUM_CONTROL_SIZES][NUM_WHERE];
 };
 
 /* Round @r of size @s: which node's handle goes first takes turns. */
@@ -265,10 +246,10 @@ static double *series(double *samples, size_t s, enum where w, int op,
 }
 
 /* Warmup rounds first (the very first import kept apart), then @reps. */
-static void measure(int reps, const CUmemFabricHandle fh[NUM_SIZES][NUM_WHERE],
+static void measure(int reps, const CUmemFabricHandle fh[NUM_CONTROL_SIZES][NUM_WHERE],
 		    struct results *out)
 {
-	double *samples = calloc(NUM_SIZES * NUM_WHERE * NUM_OPS * reps,
+	double *samples = calloc(NUM_CONTROL_SIZES * NUM_WHERE * NUM_OPS * reps,
 				 sizeof(double));
 	double t[NUM_OPS];
 	enum where w;
@@ -278,10 +259,10 @@ static void measure(int reps, const CUmemFabricHandle fh[NUM_SIZES][NUM_WHERE],
 	if (!samples)
 		exit(1);
 	for (r = -WARMUP; r < reps; r++) {
-		for (s = 0; s < NUM_SIZES; s++) {
+		for (s = 0; s < NUM_CONTROL_SIZES; s++) {
 			for (i = 0; i < NUM_WHERE; i++) {
 				w = nth_where(r + WARMUP, s, i);
-				one_round(&fh[s][w], sizes[s].bytes, t);
+				one_round(&fh[s][w], control_sizes[s].bytes, t);
 				if (r == -WARMUP)
 					out->first_import_ns[s][w] = t[OP_IMPORT];
 				for (op = 0; r >= 0 && op < NUM_OPS; op++)
@@ -289,7 +270,7 @@ static void measure(int reps, const CUmemFabricHandle fh[NUM_SIZES][NUM_WHERE],
 			}
 		}
 	}
-	for (s = 0; s < NUM_SIZES; s++)
+	for (s = 0; s < NUM_CONTROL_SIZES; s++)
 		for (w = 0; w < NUM_WHERE; w++)
 			for (op = 0; op < NUM_OPS; op++)
 				out->op[s][w][op] =
@@ -307,9 +288,9 @@ static void print_table(int reps, const struct results *res, struct stats null)
 	printf("bench_fabric: %d rounds per size and node, device 0 of node 1; "
 	       "null syscall (getppid) median %.0f ns, p95 %.0f ns\n", reps,
 	       null.median_ns, null.p95_ns);
-	for (s = 0; s < NUM_SIZES; s++) {
+	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
 		printf("\n%-6s %-32s | %-24s | %-24s | across/same\n",
-		       sizes[s].name, "(median us / p95 us / x null)",
+		       control_sizes[s].name, "(median us / p95 us / x null)",
 		       where_names[SAME_NODE], where_names[ACROSS_NODES]);
 		for (op = 0; op < NUM_OPS; op++) {
 			printf("%-39s", op_names[op]);
@@ -350,7 +331,7 @@ static int write_json(const char *path, int reps, const struct results *res,
 	fprintf(bench_json, "  \"null_syscall\": { \"call\": \"getppid\", "
 		"\"median_ns\": %.1f, \"p95_ns\": %.1f },\n  \"results\": [",
 		null.median_ns, null.p95_ns);
-	for (s = 0; s < NUM_SIZES; s++) {
+	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
 		for (op = 0; op < NUM_OPS; op++) {
 			for (w = 0; w < NUM_WHERE; w++) {
 				st = &res->op[s][w][op];
@@ -359,7 +340,7 @@ static int write_json(const char *path, int reps, const struct results *res,
 				     "\"median_ns\": %.1f, \"p95_ns\": %.1f, "
 				     "\"x_null_syscall\": %.2f, "
 				     "\"across_over_same\": %.2f",
-				     op_names[op], sizes[s].name, sizes[s].bytes,
+				     op_names[op], control_sizes[s].name, control_sizes[s].bytes,
 				     where_names[w], st->median_ns, st->p95_ns,
 				     st->median_ns / null.median_ns,
 				     res->op[s][ACROSS_NODES][op].median_ns /
@@ -369,7 +350,7 @@ static int write_json(const char *path, int reps, const struct results *res,
 		for (w = 0; w < NUM_WHERE; w++)
 			JSON("\"first_import\": \"%s\", \"size\": \"%s\", "
 			     "\"bytes\": %zu, \"where\": \"%s\", \"ns\": %.1f",
-			     op_names[OP_IMPORT], sizes[s].name, sizes[s].bytes,
+			     op_names[OP_IMPORT], control_sizes[s].name, control_sizes[s].bytes,
 			     where_names[w], res->first_import_ns[s][w]);
 	}
 	fprintf(bench_json, "\n  ]\n}\n");
@@ -379,21 +360,21 @@ static int write_json(const char *path, int reps, const struct results *res,
 /* Node 1: this node's handles beside node 0's, then the figures. */
 static int measure_all(int reps, const char *json)
 {
-	static CUmemFabricHandle fh[NUM_SIZES][NUM_WHERE];
+	static CUmemFabricHandle fh[NUM_CONTROL_SIZES][NUM_WHERE];
 	static struct results results;
-	CUmemGenericAllocationHandle mem[NUM_SIZES];
+	CUmemGenericAllocationHandle mem[NUM_CONTROL_SIZES];
 	struct stats null;
 	size_t s;
 
-	for (s = 0; s < NUM_SIZES; s++) {
-		mem[s] = create_export(sizes[s].bytes, &fh[s][SAME_NODE]);
-		xchg_get(0, sizes[s].name, &fh[s][ACROSS_NODES],
+	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
+		mem[s] = create_export(control_sizes[s].bytes, &fh[s][SAME_NODE]);
+		xchg_get(0, control_sizes[s].name, &fh[s][ACROSS_NODES],
 			 sizeof(fh[s][ACROSS_NODES]));
 	}
 	memset(read_buf, 1, sizeof(read_buf));
 	null = null_syscall();
 	measure(reps, fh, &results);
-	for (s = 0; s < NUM_SIZES; s++)
+	for (s = 0; s < NUM_CONTROL_SIZES; s++)
 		CHECK(cuMemRelease(mem[s]));
 	print_table(reps, &results, null);
 	if (write_json(json, reps, &results, null)) {
@@ -408,16 +389,9 @@ int main(int argc, char **argv)
 {
 	const char *json = "build/bench/bench_fabric.json";
 	const char *env = getenv("CUMC_NODE");
-	int reps = 50, i;
+	int reps = 50;
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--json"))
-			json = argv[i + 1];
-		else if (!strcmp(argv[i], "--reps"))
-			reps = atoi(argv[i + 1]);
-	}
-	if (reps < 1)
-		reps = 1;
+	control_args(argc, argv, &json, &reps);
 	xchg = getenv("CUMC_FABRIC_XCHG");
 	if (!env || !xchg) {
 		fprintf(stderr, "bench_fabric: no CUMC_NODE or CUMC_FABRIC_XCHG: "
