@@ -72,7 +72,7 @@ kmod:
 	@test -e $(KDIR)/Makefile || { echo "no kernel headers at KDIR=$(KDIR) (run scripts/deps)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
 
-lib: $(LIB_SO) $(LIB_A) $(O)/libcumc.pc
+lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
 $(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h) | $(O)/lib
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
@@ -86,6 +86,13 @@ $(LIB_SO): $(LIB_OBJS) lib/libcumc.map
 		-o $@ $(LIB_OBJS) -lpthread
 	ln -sf libcumc.so.$(VERSION) $(O)/libcumc.so.$(SOVERSION)
 	ln -sf libcumc.so.$(SOVERSION) $(O)/libcumc.so
+
+# libcuda.so.1, the name the toolkit's -lcuda and loaders ask for, in a
+# directory of its own: only who puts it on the library path (scripts/vm-run
+# does) gets libcumc for NVIDIA's driver.
+$(O)/cuda/libcuda.so.1: $(LIB_SO)
+	mkdir -p $(O)/cuda
+	ln -sf ../libcumc.so.$(SOVERSION) $@
 
 $(LIB_A): $(LIB_OBJS)
 	rm -f $@
@@ -154,7 +161,8 @@ check:
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-multinode.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
-		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh scripts/tests/test-install.sh \
+		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
+			scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \

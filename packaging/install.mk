@@ -14,6 +14,8 @@
 # runs only without DESTDIR: packages run it when they are installed, and a
 # staging root is for 'depmod -b ROOT KVER'. The udev rule and the modprobe.d
 # example go under /etc, where udev and modprobe read them whatever PREFIX is.
+# libcumc is also LIBDIR/cumc/libcuda.so.1, apart from the library path:
+# LD_LIBRARY_PATH=LIBDIR/cumc runs a program built for NVIDIA's driver on it.
 
 DESTDIR ?=
 LIBDIR ?= $(PREFIX)/lib
@@ -51,6 +53,8 @@ install-user: $(LIB_SO) $(LIB_A)
 	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libcumc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcumc.so.$(SOVERSION)
 	ln -sf libcumc.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcumc.so
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/cumc
+	ln -sf ../libcumc.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/cumc/libcuda.so.1
 	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/cumc/
 	sed $(PC_SED) lib/libcumc.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libcumc.pc
@@ -81,6 +85,7 @@ uninstall-user:
 	rm -f $(DESTDIR)$(LIBDIR)/libcumc.so.$(VERSION) \
 		$(DESTDIR)$(LIBDIR)/libcumc.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcumc.so $(DESTDIR)$(LIBDIR)/libcumc.a \
+		$(DESTDIR)$(LIBDIR)/cumc/libcuda.so.1 \
 		$(HEADERS:include/cumc/%=$(DESTDIR)$(INCLUDEDIR)/cumc/%) \
 		$(DESTDIR)$(PKGCONFIGDIR)/libcumc.pc \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man3/%,$(MAN3) $(MAN3_LINKS)) \
@@ -90,7 +95,7 @@ uninstall-user:
 	@# The modprobe.d file goes only when it is still the example.
 	! cmp -s packaging/modprobe.d/cumc.conf $(DESTDIR)$(MODPROBEDIR)/cumc.conf || \
 		rm -f $(DESTDIR)$(MODPROBEDIR)/cumc.conf
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/cumc
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/cumc $(DESTDIR)$(LIBDIR)/cumc
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ] || ldconfig
 
 uninstall-kmod:

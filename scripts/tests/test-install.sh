@@ -129,6 +129,9 @@ else
 fi
 tap_check "it links the installed library" \
 	bash -c "LD_LIBRARY_PATH='$stage$prefix/lib' ldd '$work/prog' | grep -q '$stage$prefix/lib/libcumc.so.1 '"
+tap_check "libcumc is also lib/cumc/libcuda.so.1, off the library path" \
+	test "$(readlink -f "$stage$prefix/lib/cumc/libcuda.so.1")" = \
+	"$(readlink -f "$stage$prefix/lib/libcumc.so.1")"
 # The 3 asked for, after the PCI GPUs the driver bound.
 devices=$((3 + $(ls /sys/bus/pci/drivers/cumc 2>/dev/null | grep -c :)))
 tap_check "it runs: cuInit, cuDeviceGetCount ($devices), cuMemCreate, cuMemRelease" \
