@@ -409,6 +409,67 @@ def t_error_names():
     assert text, text
 
 
+def t_proc_address():
+    # What cuda.bindings itself resolves every entry point with.
+    flags = driver.CUdriverProcAddress_flags
+    Q = driver.CUdriverProcAddressQueryResult
+    err, fn, status = driver.cuGetProcAddress(b"cuMemCreate", 13000,
+                                              flags.CU_GET_PROC_ADDRESS_DEFAULT)
+    assert err == CU.CUDA_SUCCESS and fn and status == Q.CU_GET_PROC_ADDRESS_SUCCESS, (err, fn, status)
+    # An unknown name: success, a NULL pointer and SYMBOL_NOT_FOUND, as
+    # NVIDIA's driver answers cuGetProcAddress_v2.
+    err, fn, status = driver.cuGetProcAddress(b"cuNoSuchEntryPoint", 13000,
+                                              flags.CU_GET_PROC_ADDRESS_DEFAULT)
+    assert err == CU.CUDA_SUCCESS and fn == 0, (err, fn)
+    assert status == Q.CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, status
+
+
+PTDS_CHILD = """
+import sys
+from cuda.bindings import driver as cu
+ok = cu.CUresult.CUDA_SUCCESS
+assert cu.cuInit(0)[0] == ok
+err, dev = cu.cuDeviceGet(0)
+err, ctx = cu.cuDevicePrimaryCtxRetain(dev)
+assert cu.cuCtxSetCurrent(ctx)[0] == ok
+prop = cu.CUmemAllocationProp()
+prop.type = cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
+prop.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+prop.location.id = 0
+err, size = cu.cuMemGetAllocationGranularity(
+    prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM)
+err, h = cu.cuMemCreate(size, prop, 0)
+assert err == ok, err
+err, va = cu.cuMemAddressReserve(size, 0, 0, 0)
+assert cu.cuMemMap(va, size, 0, h, 0)[0] == ok
+acc = cu.CUmemAccessDesc()
+acc.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+acc.location.id = 0
+acc.flags = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+assert cu.cuMemSetAccess(va, size, [acc], 1)[0] == ok
+src = bytes(range(256)) * 16
+assert cu.cuMemcpyHtoD(va, src, len(src))[0] == ok
+assert cu.cuMemsetD8(int(va) + 100, 0xEE, 10)[0] == ok
+out = bytearray(len(src))
+assert cu.cuMemcpyDtoH(out, va, len(out))[0] == ok
+want = bytearray(src)
+want[100:110] = bytes([0xEE]) * 10
+assert out == want, "per-thread default stream copies differ"
+print("ptds ok")
+"""
+
+
+def t_per_thread_default_stream():
+    # A process that asks cuda.bindings for the per-thread default stream
+    # variants (_ptds lookups with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+    # copies and sets as well.
+    import subprocess
+    env = dict(os.environ, CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM="1")
+    r = subprocess.run([sys.executable, "-c", PTDS_CHILD], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "ptds ok" in r.stdout, r.stdout + r.stderr
+
+
 def t_release_context():
     call(driver.cuDevicePrimaryCtxRelease, s["devs"][0])
 
@@ -511,6 +572,10 @@ END_CHECKS = [
      t_garbage_handles),
     ("unmapped addresses and a foreign fd: INVALID_VALUE", t_bad_addresses),
     ("cuGetErrorName and cuGetErrorString", t_error_names),
+    ("cuGetProcAddress: a known name, and an unknown one as NVIDIA's driver answers it",
+     t_proc_address),
+    ("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1: copies and sets through the _ptds lookups",
+     t_per_thread_default_stream),
     ("cuDevicePrimaryCtxRelease", t_release_context),
 ]
 CORE_CHECKS = [
