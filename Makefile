@@ -152,6 +152,8 @@ check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory compat-build
+	@scripts/python-env >/dev/null || \
+		echo "make check: no cuda-python environment: lib/tests/python/cuda_python.sh will fail" >&2
 	@$(if $(filter-out 0,$(CHECK_DEBUG)),dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && ,) \
 	CK_TIMEOUT_MULTIPLIER=$(if $(filter-out 0,$(CHECK_DEBUG)),10,1) scripts/run-tests \
@@ -162,12 +164,20 @@ check:
 			scripts/tests/test-multinode.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
+			lib/tests/python/cuda_python.sh \
 			scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)")
+
+# The virtual environment with cuda-python (pinned, from PyPI) that
+# lib/tests/python/cuda_python.sh runs in the VM: scripts/python-env.
+python-env:
+	@scripts/python-env
+
+.PHONY: python-env
 
 # The compat lane alone: its build, then one VM running only its programs.
 compat-build: lib $(KSFT_HEADERS)
