@@ -164,7 +164,7 @@ check:
 			scripts/tests/test-multinode.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
-			lib/tests/python/cuda_python.sh \
+			lib/tests/python/cuda_python.sh conformance/check.sh \
 			scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \

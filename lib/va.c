@@ -240,9 +240,14 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
 	res = libcumc_check_device(drv, location->id);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_mapping_query(drv, ptr, location->id, &q);
-	/* Access belongs to mappings: elsewhere there is nothing to report. */
-	if (res == CUDA_ERROR_NOT_FOUND)
+	/*
+	 * Access belongs to mappings: elsewhere there is nothing to report,
+	 * and NVIDIA's driver 580 says so with PROT_NONE beside the error.
+	 */
+	if (res == CUDA_ERROR_NOT_FOUND) {
+		*flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (res == CUDA_SUCCESS)
 		*flags = q.out_access;
 	return res;

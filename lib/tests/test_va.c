@@ -501,12 +501,18 @@ START_TEST(get_access_bad_arguments_refused)
 	loc.id = vmm_device_count();
 	ck_assert_int_eq(cuMemGetAccess(&flags, &loc, va), CUDA_ERROR_INVALID_DEVICE);
 	loc.id = 0;
-	/* Unmapped part of the reservation, and no reservation at all. */
+	ck_assert_uint_eq(flags, CANARY);
+	/*
+	 * Unmapped part of the reservation, and no reservation at all:
+	 * PROT_NONE beside the error, as NVIDIA's driver answers.
+	 */
 	ck_assert_int_eq(cuMemGetAccess(&flags, &loc, va + gran), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+	flags = CANARY;
 	ck_assert_int_eq(cuMemGetAccess(&flags, &loc, (uintptr_t)&local),
 			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMemGetAccess(&flags, &loc, 0), CUDA_ERROR_INVALID_VALUE);
-	ck_assert_uint_eq(flags, CANARY);
+	ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE);
 	ck_assert_int_eq(cuMemUnmap(va, gran), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemRelease(h), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemAddressFree(va, 2 * gran), CUDA_SUCCESS);

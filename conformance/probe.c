@@ -1,0 +1,1642 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Conformance probes: the same driver API calls, good and bad, answered by
+ * NVIDIA's driver (on a machine with a GPU) and by libcumc (in the VM).
+ * Built against the CUDA toolkit's own cuda.h and linked with its -lcuda
+ * stub, so that libcuda.so.1 decides who answers.
+ *
+ * Every probe runs in a child of its own, which calls cuInit and, unless
+ * the probe says otherwise, makes device 0's primary context current: a
+ * probe that crashes or hangs costs only its own answer, and no probe sees
+ * what another one left behind.  Each answer is one line:
+ *
+ *	<probe> = <CUresult name>[ <what the call returned>]
+ *
+ * check.sh compares these lines with answers/<driver>.txt, recorded on the
+ * real driver.  No probe calls a multicast entry point: the GPUs the real
+ * answers come from are shared, and multicast answers come from the
+ * documentation (lib/tests, selftests).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda.h>
+
+/* How long one probe may take before it counts as a hang. */
+#define PROBE_TIMEOUT_S 20
+
+#define MIB (1024UL * 1024UL)
+
+static char answer[256];
+
+/* Record the result of the probe's call, with what it returned. */
+static void say(CUresult res, const char *fmt, ...)
+{
+	const char *name = NULL;
+	va_list ap;
+	int n;
+
+	if (cuGetErrorName(res, &name) != CUDA_SUCCESS || !name)
+		n = snprintf(answer, sizeof(answer), "CUresult(%d)", (int)res);
+	else
+		n = snprintf(answer, sizeof(answer), "%s", name);
+	if (!fmt || n < 0 || (size_t)n >= sizeof(answer))
+		return;
+	answer[n++] = ' ';
+	va_start(ap, fmt);
+	vsnprintf(answer + n, sizeof(answer) - n, fmt, ap);
+	va_end(ap);
+}
+
+#define SAY(call) say((call), NULL)
+
+/*
+ * The call, then what it wrote: arguments of one function call are
+ * evaluated in no fixed order, so the outputs are read after it returns.
+ */
+#define SAYV(call, ...)							\
+	do {								\
+		CUresult sayv_res = (call);				\
+		say(sayv_res, __VA_ARGS__);				\
+	} while (0)
+
+/* A setup step that must work: otherwise the probe answers what broke. */
+#define NEED(call)							\
+	do {								\
+		CUresult need_res = (call);				\
+		if (need_res != CUDA_SUCCESS) {				\
+			say(need_res, "in setup: %s", #call);		\
+			return;						\
+		}							\
+	} while (0)
+
+static CUmemAllocationProp device_prop(int dev)
+{
+	CUmemAllocationProp prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+		.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+	};
+	return prop;
+}
+
+static size_t granularity(void)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	size_t gran = 0;
+
+	if (cuMemGetAllocationGranularity(&gran, &prop,
+					  CU_MEM_ALLOC_GRANULARITY_MINIMUM))
+		return 2 * MIB;
+	return gran;
+}
+
+static CUmemAccessDesc rw_access(int dev)
+{
+	CUmemAccessDesc desc = {
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	return desc;
+}
+
+/* A reservation of @chunks granules with one allocation of @alloc_chunks. */
+struct vmm {
+	size_t gran;
+	CUdeviceptr va;
+	CUmemGenericAllocationHandle handle;
+};
+
+static CUresult vmm_setup(struct vmm *v, size_t chunks, size_t alloc_chunks)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	CUresult res;
+
+	v->gran = granularity();
+	res = cuMemAddressReserve(&v->va, chunks * v->gran, 0, 0, 0);
+	if (res)
+		return res;
+	return cuMemCreate(&v->handle, alloc_chunks * v->gran, &prop, 0);
+}
+
+/* A mapped, accessible allocation of one granule at v->va. */
+static CUresult vmm_mapped(struct vmm *v)
+{
+	CUmemAccessDesc desc = rw_access(0);
+	CUresult res = vmm_setup(v, 1, 1);
+
+	if (!res)
+		res = cuMemMap(v->va, v->gran, 0, v->handle, 0);
+	if (!res)
+		res = cuMemSetAccess(v->va, v->gran, &desc, 1);
+	return res;
+}
+
+/* Probes marked NO_CONTEXT run with cuInit done and no current context. */
+enum probe_setup { WITH_CONTEXT, NO_CONTEXT, NO_INIT };
+
+struct probe {
+	const char *name;
+	void (*run)(void);
+	enum probe_setup setup;
+};
+
+/* --- initialization, versions, entry points ---------------------------- */
+
+static void init_bad_flags(void) { SAY(cuInit(1)); }
+static void count_before_init(void)
+{
+	int n = -1;
+
+	SAYV(cuDeviceGetCount(&n), "count=%d", n);
+}
+static void driver_version_null(void) { SAY(cuDriverGetVersion(NULL)); }
+
+static void procaddr_v2_unknown(void)
+{
+	CUdriverProcAddressQueryResult status = -1;
+	void *fn = &fn;
+	CUresult res = cuGetProcAddress("cuNoSuchEntryPoint", &fn, 12000, 0,
+					&status);
+
+	say(res, "status=%d fn=%s", (int)status, fn ? "set" : "NULL");
+}
+
+/* The 11.3 four-argument form, as NVSHMEM calls it. */
+static void procaddr_v1_unknown(void)
+{
+	CUresult (*v1)(const char *, void **, int, cuuint64_t);
+	CUdriverProcAddressQueryResult status;
+	void *fn = NULL, *probe_fn = &probe_fn;
+	CUresult res;
+
+	NEED(cuGetProcAddress("cuGetProcAddress", &fn, 11030, 0, &status));
+	if (!fn) {
+		say(CUDA_ERROR_NOT_FOUND, "no v1 function");
+		return;
+	}
+	v1 = (CUresult (*)(const char *, void **, int, cuuint64_t))fn;
+	res = v1("cuNoSuchEntryPoint", &probe_fn, 12000, 0);
+	say(res, "fn=%s", probe_fn == &probe_fn ? "untouched" :
+		 probe_fn ? "set" : "NULL");
+}
+
+static void procaddr_known(void)
+{
+	CUdriverProcAddressQueryResult status = -1;
+	void *fn = NULL;
+	CUresult res = cuGetProcAddress("cuMemCreate", &fn, 12000, 0, &status);
+
+	say(res, "status=%d fn=%s", (int)status, fn ? "set" : "NULL");
+}
+
+static void procaddr_too_old(void)
+{
+	CUdriverProcAddressQueryResult status = -1;
+	void *fn = &fn;
+	CUresult res = cuGetProcAddress("cuMemCreate", &fn, 10000, 0, &status);
+
+	say(res, "status=%d fn=%s", (int)status, fn ? "set" : "NULL");
+}
+
+static void procaddr_ptds(void)
+{
+	CUdriverProcAddressQueryResult status = -1;
+	void *fn = NULL, *legacy = NULL;
+	CUresult res;
+
+	NEED(cuGetProcAddress("cuStreamSynchronize", &legacy, 12000,
+			      CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status));
+	res = cuGetProcAddress("cuStreamSynchronize", &fn, 12000,
+			       CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+			       &status);
+	say(res, "status=%d distinct=%d", (int)status,
+	    fn && legacy && fn != legacy);
+}
+
+static void procaddr_bad_flags(void)
+{
+	CUdriverProcAddressQueryResult status = -1;
+	void *fn = NULL;
+
+	SAY(cuGetProcAddress("cuMemCreate", &fn, 12000, 1ULL << 40, &status));
+}
+
+/* --- devices --------------------------------------------------------- */
+
+static void device_get_negative(void)
+{
+	CUdevice dev;
+
+	SAY(cuDeviceGet(&dev, -1));
+}
+
+static void device_name_zero_len(void)
+{
+	char name[8];
+
+	SAY(cuDeviceGetName(name, 0, 0));
+}
+
+static void attribute_bad(void)
+{
+	int v;
+
+	SAY(cuDeviceGetAttribute(&v, (CUdevice_attribute)100000, 0));
+}
+
+static void attribute(CUdevice_attribute attr)
+{
+	int v = -7;
+
+	SAYV(cuDeviceGetAttribute(&v, attr, 0), "value=%d", v);
+}
+
+#define ATTRIBUTE_PROBE(fn, attr) \
+	static void fn(void) { attribute(CU_DEVICE_ATTRIBUTE_##attr); }
+
+ATTRIBUTE_PROBE(attr_vmm, VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)
+ATTRIBUTE_PROBE(attr_posix_fd, HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)
+ATTRIBUTE_PROBE(attr_unified, UNIFIED_ADDRESSING)
+ATTRIBUTE_PROBE(attr_map_host, CAN_MAP_HOST_MEMORY)
+ATTRIBUTE_PROBE(attr_memops64, CAN_USE_64_BIT_STREAM_MEM_OPS)
+ATTRIBUTE_PROBE(attr_wait_nor, CAN_USE_STREAM_WAIT_VALUE_NOR)
+ATTRIBUTE_PROBE(attr_pools, MEMORY_POOLS_SUPPORTED)
+ATTRIBUTE_PROBE(attr_host_numa, HOST_NUMA_ID)
+ATTRIBUTE_PROBE(attr_priorities, STREAM_PRIORITIES_SUPPORTED)
+ATTRIBUTE_PROBE(attr_cc_major, COMPUTE_CAPABILITY_MAJOR)
+ATTRIBUTE_PROBE(attr_integrated, INTEGRATED)
+
+/* --- contexts ------------------------------------------------------- */
+
+static void ctx_current_none(void)
+{
+	CUcontext ctx = (CUcontext)&ctx;
+
+	SAYV(cuCtxGetCurrent(&ctx), "ctx=%s", ctx ? "set" : "NULL");
+}
+
+static void ctx_sync_none(void) { SAY(cuCtxSynchronize()); }
+
+static void ctx_get_flags_primary(void)
+{
+	unsigned int flags = 12345;
+
+	SAYV(cuCtxGetFlags(&flags), "flags=%u", flags);
+}
+
+static void ctx_set_flags_sync_memops(void)
+{
+	unsigned int flags = 0;
+
+	NEED(cuCtxSetFlags(CU_CTX_SYNC_MEMOPS));
+	SAYV(cuCtxGetFlags(&flags), "flags=%u", flags);
+}
+
+static void ctx_set_flags_bad(void) { SAY(cuCtxSetFlags(0x10000)); }
+
+static void ctx_priority_range(void)
+{
+	int least = 99, greatest = 99;
+
+	SAYV(cuCtxGetStreamPriorityRange(&least, &greatest),
+	    "least=%d greatest=%d", least, greatest);
+}
+
+/* --- the VMM core --------------------------------------------------- */
+
+static void gran_host_numa(void)
+{
+	CUmemAllocationProp prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { .type = CU_MEM_LOCATION_TYPE_HOST_NUMA, .id = 0 },
+	};
+	size_t gran = 0;
+
+	SAYV(cuMemGetAllocationGranularity(&gran, &prop,
+					  CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+	    "granularity=%zu", gran);
+}
+
+static void create_host_numa(void)
+{
+	CUmemAllocationProp prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { .type = CU_MEM_LOCATION_TYPE_HOST_NUMA, .id = 0 },
+	};
+	CUmemGenericAllocationHandle handle;
+
+	SAY(cuMemCreate(&handle, 2 * MIB, &prop, 0));
+}
+
+static void gran_bad_location(void)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	size_t gran;
+
+	prop.location.id = 4096;
+	SAY(cuMemGetAllocationGranularity(&gran, &prop,
+					  CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+}
+
+static void create_zero(void)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	CUmemGenericAllocationHandle handle;
+
+	SAY(cuMemCreate(&handle, 0, &prop, 0));
+}
+
+static void create_unaligned(void)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	CUmemGenericAllocationHandle handle;
+
+	SAY(cuMemCreate(&handle, granularity() + 4096, &prop, 0));
+}
+
+static void create_bad_flags(void)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	CUmemGenericAllocationHandle handle;
+
+	SAY(cuMemCreate(&handle, granularity(), &prop, 1));
+}
+
+static void create_bad_device(void)
+{
+	CUmemAllocationProp prop = device_prop(4096);
+	CUmemGenericAllocationHandle handle;
+
+	SAY(cuMemCreate(&handle, granularity(), &prop, 0));
+}
+
+static void release_twice(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemRelease(v.handle));
+	SAY(cuMemRelease(v.handle));
+}
+
+static void reserve_zero(void)
+{
+	CUdeviceptr va;
+
+	SAY(cuMemAddressReserve(&va, 0, 0, 0, 0));
+}
+
+static void reserve_unaligned(void)
+{
+	CUdeviceptr va;
+
+	SAY(cuMemAddressReserve(&va, granularity() + 4096, 0, 0, 0));
+}
+
+static void reserve_bad_alignment(void)
+{
+	CUdeviceptr va;
+
+	SAY(cuMemAddressReserve(&va, granularity(), 3 * MIB, 0, 0));
+}
+
+static void reserve_flags(void)
+{
+	CUdeviceptr va;
+
+	SAY(cuMemAddressReserve(&va, granularity(), 0, 0, 1));
+}
+
+static void free_partial(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 2, 1));
+	SAY(cuMemAddressFree(v.va, v.gran));
+}
+
+static void map_whole(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAY(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+}
+
+static void map_partial(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 2, 2));
+	SAY(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+}
+
+static void map_at_offset(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 2, 2));
+	SAY(cuMemMap(v.va, v.gran, v.gran, v.handle, 0));
+}
+
+static void map_larger(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 2, 1));
+	SAY(cuMemMap(v.va, 2 * v.gran, 0, v.handle, 0));
+}
+
+static void map_twice(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+	SAY(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+}
+
+static void map_flags(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAY(cuMemMap(v.va, v.gran, 0, v.handle, 1));
+}
+
+static void map_released(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemRelease(v.handle));
+	SAY(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+}
+
+static void map_unreserved(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemAddressFree(v.va, v.gran));
+	SAY(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+}
+
+static void access_ok(void)
+{
+	struct vmm v;
+
+	SAY(vmm_mapped(&v));
+}
+
+static void access_bad_device(void)
+{
+	CUmemAccessDesc desc = rw_access(4096);
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+	SAY(cuMemSetAccess(v.va, v.gran, &desc, 1));
+}
+
+static void access_unmapped(void)
+{
+	CUmemAccessDesc desc = rw_access(0);
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAY(cuMemSetAccess(v.va, v.gran, &desc, 1));
+}
+
+static void access_zero_count(void)
+{
+	CUmemAccessDesc desc = rw_access(0);
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+	SAY(cuMemSetAccess(v.va, v.gran, &desc, 0));
+}
+
+static void access_bad_flags(void)
+{
+	CUmemAccessDesc desc = rw_access(0);
+	struct vmm v;
+
+	desc.flags = (CUmemAccess_flags)7;
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemMap(v.va, v.gran, 0, v.handle, 0));
+	SAY(cuMemSetAccess(v.va, v.gran, &desc, 1));
+}
+
+static void get_access(void)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	unsigned long long flags = 99;
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	SAYV(cuMemGetAccess(&flags, &loc, v.va), "flags=%llu", flags);
+}
+
+static void get_access_unmapped(void)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	unsigned long long flags = 99;
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAYV(cuMemGetAccess(&flags, &loc, v.va), "flags=%llu", flags);
+}
+
+static void unmap_nothing_mapped(void)
+{
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAY(cuMemUnmap(v.va, v.gran));
+}
+
+static void unmap_partial(void)
+{
+	CUmemAccessDesc desc = rw_access(0);
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 2, 2));
+	NEED(cuMemMap(v.va, 2 * v.gran, 0, v.handle, 0));
+	NEED(cuMemSetAccess(v.va, 2 * v.gran, &desc, 1));
+	SAY(cuMemUnmap(v.va, v.gran));
+}
+
+static void unmap_whole(void)
+{
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	SAY(cuMemUnmap(v.va, v.gran));
+}
+
+static void retain_unmapped(void)
+{
+	CUmemGenericAllocationHandle handle;
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAY(cuMemRetainAllocationHandle(&handle, (void *)(uintptr_t)v.va));
+}
+
+static void retain_mapped(void)
+{
+	CUmemGenericAllocationHandle handle = 0;
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	SAYV(cuMemRetainAllocationHandle(&handle, (void *)(uintptr_t)v.va),
+	    "same=%d", handle == v.handle);
+}
+
+static void export_fd(void)
+{
+	struct vmm v;
+	int fd = -1;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAYV(cuMemExportToShareableHandle(&fd, v.handle,
+					 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+	    "fd=%s", fd >= 0 ? "valid" : "none");
+}
+
+static void export_not_requested(void)
+{
+	CUmemAllocationProp prop = device_prop(0);
+	CUmemGenericAllocationHandle handle;
+	int fd = -1;
+
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+	NEED(cuMemCreate(&handle, granularity(), &prop, 0));
+	SAY(cuMemExportToShareableHandle(&fd, handle,
+					 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+}
+
+static void export_flags(void)
+{
+	struct vmm v;
+	int fd = -1;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAY(cuMemExportToShareableHandle(&fd, v.handle,
+					 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
+}
+
+static void import_not_cumc_fd(void)
+{
+	CUmemGenericAllocationHandle handle;
+	int fd = open("/dev/null", O_RDONLY);
+
+	SAY(cuMemImportFromShareableHandle(&handle, (void *)(uintptr_t)fd,
+					   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+}
+
+static void import_round_trip(void)
+{
+	CUmemGenericAllocationHandle handle;
+	struct vmm v;
+	int fd = -1;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuMemExportToShareableHandle(&fd, v.handle,
+					  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	SAY(cuMemImportFromShareableHandle(&handle, (void *)(uintptr_t)fd,
+					   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+}
+
+static void props_from_handle(void)
+{
+	CUmemAllocationProp prop;
+	struct vmm v;
+
+	memset(&prop, 0xff, sizeof(prop));
+	NEED(vmm_setup(&v, 1, 1));
+	SAYV(cuMemGetAllocationPropertiesFromHandle(&prop, v.handle),
+	    "type=%d loc=%d id=%d handles=%d", prop.type, prop.location.type,
+	    prop.location.id, prop.requestedHandleTypes);
+}
+
+/* --- copies and sets ----------------------------------------------- */
+
+static void copy_round_trip(void)
+{
+	unsigned int in[64], out[64] = { 0 };
+	struct vmm v;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		in[i] = 0x9e3779b9u * i;
+	NEED(vmm_mapped(&v));
+	NEED(cuMemcpyHtoD(v.va, in, sizeof(in)));
+	SAYV(cuMemcpyDtoH(out, v.va, sizeof(out)), "same=%d",
+	    !memcmp(in, out, sizeof(in)));
+}
+
+static void copy_zero_bytes(void)
+{
+	char byte;
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	SAY(cuMemcpyHtoD(v.va, &byte, 0));
+}
+
+static void copy_unmapped(void)
+{
+	char buf[16] = { 0 };
+	struct vmm v;
+
+	NEED(vmm_setup(&v, 1, 1));
+	SAY(cuMemcpyHtoD(v.va, buf, sizeof(buf)));
+}
+
+static void copy_past_end(void)
+{
+	static char buf[8192];
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	SAY(cuMemcpyHtoD(v.va + v.gran - 4096, buf, sizeof(buf)));
+}
+
+static void memset_d32_misaligned(void)
+{
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	SAY(cuMemsetD32(v.va + 2, 0x1234, 4));
+}
+
+static void memset_d32(void)
+{
+	unsigned int out[4] = { 0 };
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	NEED(cuMemsetD32(v.va, 0xdeadbeef, 4));
+	SAYV(cuMemcpyDtoH(out, v.va, sizeof(out)), "word=%#x", out[3]);
+}
+
+/* --- plain and host allocations ------------------------------------ */
+
+static void alloc_zero(void)
+{
+	CUdeviceptr p = 0;
+
+	SAY(cuMemAlloc(&p, 0));
+}
+
+static void alloc_free(void)
+{
+	CUdeviceptr p = 0;
+
+	NEED(cuMemAlloc(&p, 4096));
+	SAY(cuMemFree(p));
+}
+
+static void free_null(void) { SAY(cuMemFree(0)); }
+
+static void free_twice(void)
+{
+	CUdeviceptr p = 0;
+
+	NEED(cuMemAlloc(&p, 4096));
+	NEED(cuMemFree(p));
+	SAY(cuMemFree(p));
+}
+
+static void free_interior(void)
+{
+	CUdeviceptr p = 0;
+
+	NEED(cuMemAlloc(&p, 8192));
+	SAY(cuMemFree(p + 4096));
+}
+
+static void free_vmm_mapping(void)
+{
+	struct vmm v;
+
+	NEED(vmm_mapped(&v));
+	SAY(cuMemFree(v.va));
+}
+
+static void alloc_range(void)
+{
+	CUdeviceptr p = 0, base = 0;
+	size_t size = 0;
+
+	NEED(cuMemAlloc(&p, 12345));
+	SAYV(cuMemGetAddressRange(&base, &size, p + 100), "base_is_p=%d size=%zu",
+	    base == p, size);
+}
+
+static void alloc_pointer_type(void)
+{
+	unsigned int type = 0;
+	CUdeviceptr p = 0;
+
+	NEED(cuMemAlloc(&p, 4096));
+	SAYV(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p),
+	    "type=%u", type);
+}
+
+static void alloc_copy(void)
+{
+	unsigned int in = 0xfeedf00d, out = 0;
+	CUdeviceptr p = 0;
+
+	NEED(cuMemAlloc(&p, 4096));
+	NEED(cuMemcpyHtoD(p, &in, sizeof(in)));
+	SAYV(cuMemcpyDtoH(&out, p, sizeof(out)), "same=%d", in == out);
+}
+
+static void host_alloc(void)
+{
+	void *p = NULL;
+
+	NEED(cuMemAllocHost(&p, 4096));
+	SAY(cuMemFreeHost(p));
+}
+
+static void host_alloc_bad_flags(void)
+{
+	void *p = NULL;
+
+	SAY(cuMemHostAlloc(&p, 4096, 0x100));
+}
+
+static void host_alloc_flags(void)
+{
+	unsigned int flags = 0;
+	void *p = NULL;
+
+	NEED(cuMemHostAlloc(&p, 4096, CU_MEMHOSTALLOC_DEVICEMAP |
+			    CU_MEMHOSTALLOC_PORTABLE));
+	SAYV(cuMemHostGetFlags(&flags, p), "flags=%u", flags);
+}
+
+static void host_device_pointer(void)
+{
+	CUdeviceptr d = 0;
+	void *p = NULL;
+
+	NEED(cuMemAllocHost(&p, 4096));
+	SAYV(cuMemHostGetDevicePointer(&d, p, 0), "same=%d",
+	    d == (CUdeviceptr)(uintptr_t)p);
+}
+
+static void host_device_pointer_flags(void)
+{
+	CUdeviceptr d = 0;
+	void *p = NULL;
+
+	NEED(cuMemAllocHost(&p, 4096));
+	SAY(cuMemHostGetDevicePointer(&d, p, 1));
+}
+
+static void host_pointer_type(void)
+{
+	unsigned int type = 0;
+	void *p = NULL;
+
+	NEED(cuMemAllocHost(&p, 4096));
+	SAYV(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+				  (CUdeviceptr)(uintptr_t)p), "type=%u", type);
+}
+
+static void free_host_unknown(void)
+{
+	static char buf[64];
+
+	SAY(cuMemFreeHost(buf));
+}
+
+static void pointer_set_sync_memops(void)
+{
+	CUdeviceptr p = 0;
+	int one = 1;
+
+	NEED(cuMemAlloc(&p, 4096));
+	SAY(cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, p));
+}
+
+static void pointer_set_other(void)
+{
+	CUdeviceptr p = 0;
+	int one = 1;
+
+	NEED(cuMemAlloc(&p, 4096));
+	SAY(cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p));
+}
+
+/* --- peers ----------------------------------------------------------- */
+
+static void peer_self(void)
+{
+	int can = -1;
+
+	SAYV(cuDeviceCanAccessPeer(&can, 0, 0), "can=%d", can);
+}
+
+static void peer_bad_device(void)
+{
+	int can = -1;
+
+	SAY(cuDeviceCanAccessPeer(&can, 0, 4096));
+}
+
+static void peer_enable_self(void)
+{
+	CUcontext ctx;
+
+	NEED(cuCtxGetCurrent(&ctx));
+	SAY(cuCtxEnablePeerAccess(ctx, 0));
+}
+
+static void peer_disable_self(void)
+{
+	CUcontext ctx;
+
+	NEED(cuCtxGetCurrent(&ctx));
+	SAY(cuCtxDisablePeerAccess(ctx));
+}
+
+static void p2p_attr_self(void)
+{
+	int v = -1;
+
+	SAYV(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED,
+				    0, 0), "value=%d", v);
+}
+
+/* --- streams ----------------------------------------------------------- */
+
+static void stream_bad_flags(void)
+{
+	CUstream s;
+
+	SAY(cuStreamCreate(&s, 0x10));
+}
+
+static void stream_query_idle(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	SAY(cuStreamQuery(s));
+}
+
+static void stream_flags(void)
+{
+	unsigned int flags = 99;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	SAYV(cuStreamGetFlags(s, &flags), "flags=%u", flags);
+}
+
+static void stream_priority_clamped(void)
+{
+	int prio = 99;
+	CUstream s;
+
+	NEED(cuStreamCreateWithPriority(&s, 0, -100));
+	SAYV(cuStreamGetPriority(s, &prio), "priority=%d", prio);
+}
+
+static void stream_legacy_flags(void)
+{
+	unsigned int flags = 99;
+
+	SAYV(cuStreamGetFlags(CU_STREAM_LEGACY, &flags), "flags=%u", flags);
+}
+
+static void stream_sync_null(void) { SAY(cuStreamSynchronize(NULL)); }
+
+static void stream_destroy_twice(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuStreamDestroy(s));
+	SAY(cuStreamQuery(CU_STREAM_PER_THREAD));
+}
+
+static void host_func_mark(void *arg)
+{
+	*(volatile int *)arg = 1;
+}
+
+static void stream_host_func(void)
+{
+	static volatile int ran;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuLaunchHostFunc(s, host_func_mark, (void *)&ran));
+	SAYV(cuStreamSynchronize(s), "ran=%d", ran);
+}
+
+static void stream_host_func_null(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	SAY(cuLaunchHostFunc(s, NULL, NULL));
+}
+
+static void stream_memset_async(void)
+{
+	unsigned int out = 0;
+	struct vmm v;
+	CUstream s;
+
+	NEED(vmm_mapped(&v));
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuMemsetD32Async(v.va, 0x5a5a5a5a, v.gran / 4, s));
+	NEED(cuStreamSynchronize(s));
+	SAYV(cuMemcpyDtoH(&out, v.va + v.gran - 4, 4), "word=%#x", out);
+}
+
+static void stream_copy_async_unmapped(void)
+{
+	char buf[16] = { 0 };
+	struct vmm v;
+	CUstream s;
+
+	NEED(vmm_setup(&v, 1, 1));
+	NEED(cuStreamCreate(&s, 0));
+	SAY(cuMemcpyHtoDAsync(v.va, buf, sizeof(buf), s));
+}
+
+static void write_value_then_wait(void)
+{
+	cuuint32_t word = 0;
+	struct vmm v;
+	CUstream s;
+
+	NEED(vmm_mapped(&v));
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuStreamWriteValue32(s, v.va, 7, 0));
+	NEED(cuStreamWaitValue32(s, v.va, 7, CU_STREAM_WAIT_VALUE_EQ));
+	NEED(cuStreamSynchronize(s));
+	SAYV(cuMemcpyDtoH(&word, v.va, 4), "word=%u", word);
+}
+
+static void write_value64(void)
+{
+	cuuint64_t word = 0;
+	struct vmm v;
+	CUstream s;
+
+	NEED(vmm_mapped(&v));
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuStreamWriteValue64(s, v.va, 0x123456789abcULL, 0));
+	NEED(cuStreamSynchronize(s));
+	SAYV(cuMemcpyDtoH(&word, v.va, 8), "word=%#llx", (unsigned long long)word);
+}
+
+static void wait_value_bad_flags(void)
+{
+	struct vmm v;
+	CUstream s;
+
+	NEED(vmm_mapped(&v));
+	NEED(cuStreamCreate(&s, 0));
+	SAY(cuStreamWaitValue32(s, v.va, 1, 0x100));
+}
+
+static void write_value_misaligned(void)
+{
+	struct vmm v;
+	CUstream s;
+
+	NEED(vmm_mapped(&v));
+	NEED(cuStreamCreate(&s, 0));
+	SAY(cuStreamWriteValue32(s, v.va + 2, 1, 0));
+}
+
+static void wait_value_nor_blocks(void)
+{
+	struct vmm v;
+	CUstream s;
+	CUresult res;
+
+	/* ~(0xffffffff | 0) == 0: the wait cannot be met yet. */
+	NEED(vmm_mapped(&v));
+	NEED(cuMemsetD32(v.va, 0xffffffff, 1));
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamWaitValue32(s, v.va, 0, CU_STREAM_WAIT_VALUE_NOR));
+	res = cuStreamQuery(s);
+	NEED(cuMemsetD32(v.va, 0, 1));
+	NEED(cuStreamSynchronize(s));
+	SAY(res);
+}
+
+static void batch_memop_empty(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	SAY(cuStreamBatchMemOp(s, 0, NULL, 0));
+}
+
+static void host_memop(void)
+{
+	unsigned int *word = NULL;
+	CUstream s;
+
+	NEED(cuMemHostAlloc((void **)&word, 4096, CU_MEMHOSTALLOC_DEVICEMAP));
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuStreamWriteValue32(s, (CUdeviceptr)(uintptr_t)word, 42, 0));
+	SAYV(cuStreamSynchronize(s), "word=%u", *word);
+}
+
+/* --- events ------------------------------------------------------------ */
+
+static void event_bad_flags(void)
+{
+	CUevent e;
+
+	SAY(cuEventCreate(&e, 0x40));
+}
+
+static void event_interprocess_timing(void)
+{
+	CUevent e;
+
+	SAY(cuEventCreate(&e, CU_EVENT_INTERPROCESS));
+}
+
+static void event_query_unrecorded(void)
+{
+	CUevent e;
+
+	NEED(cuEventCreate(&e, 0));
+	SAY(cuEventQuery(e));
+}
+
+static void event_sync_unrecorded(void)
+{
+	CUevent e;
+
+	NEED(cuEventCreate(&e, 0));
+	SAY(cuEventSynchronize(e));
+}
+
+static void event_elapsed_unrecorded(void)
+{
+	CUevent a, b;
+	float ms;
+
+	NEED(cuEventCreate(&a, 0));
+	NEED(cuEventCreate(&b, 0));
+	SAY(cuEventElapsedTime(&ms, a, b));
+}
+
+static void event_elapsed_no_timing(void)
+{
+	CUevent a, b;
+	float ms;
+
+	NEED(cuEventCreate(&a, CU_EVENT_DISABLE_TIMING));
+	NEED(cuEventCreate(&b, 0));
+	NEED(cuEventRecord(a, NULL));
+	NEED(cuEventRecord(b, NULL));
+	NEED(cuEventSynchronize(b));
+	SAY(cuEventElapsedTime(&ms, a, b));
+}
+
+static void event_elapsed(void)
+{
+	CUevent a, b;
+	float ms = -1;
+
+	NEED(cuEventCreate(&a, 0));
+	NEED(cuEventCreate(&b, 0));
+	NEED(cuEventRecord(a, NULL));
+	NEED(cuEventRecord(b, NULL));
+	NEED(cuEventSynchronize(b));
+	SAYV(cuEventElapsedTime(&ms, a, b), "nonnegative=%d", ms >= 0);
+}
+
+static void event_elapsed_null(void)
+{
+	CUevent a;
+
+	NEED(cuEventCreate(&a, 0));
+	NEED(cuEventRecord(a, NULL));
+	NEED(cuEventSynchronize(a));
+	SAY(cuEventElapsedTime(NULL, a, a));
+}
+
+static void event_record_bad_flags(void)
+{
+	CUevent e;
+
+	NEED(cuEventCreate(&e, 0));
+	SAY(cuEventRecordWithFlags(e, NULL, 0x10));
+}
+
+static void event_wait_pending(void)
+{
+	CUstream blocked, waiter;
+	struct vmm v;
+	CUevent e;
+	CUresult res;
+
+	NEED(vmm_mapped(&v));
+	NEED(cuMemsetD32(v.va, 0, 1));
+	NEED(cuStreamCreate(&blocked, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamCreate(&waiter, CU_STREAM_NON_BLOCKING));
+	NEED(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	NEED(cuStreamWaitValue32(blocked, v.va, 1, CU_STREAM_WAIT_VALUE_GEQ));
+	NEED(cuEventRecord(e, blocked));
+	NEED(cuStreamWaitEvent(waiter, e, 0));
+	res = cuStreamQuery(waiter);
+	NEED(cuMemsetD32(v.va, 1, 1));
+	NEED(cuStreamSynchronize(waiter));
+	SAY(res);
+}
+
+/* --- memory pools ------------------------------------------------------ */
+
+static void pool_default(void)
+{
+	CUmemoryPool pool = NULL;
+
+	SAYV(cuDeviceGetDefaultMemPool(&pool, 0), "pool=%s", pool ? "set" : "NULL");
+}
+
+static void pool_threshold_default(void)
+{
+	CUmemoryPool pool;
+	cuuint64_t v = 99;
+
+	NEED(cuDeviceGetDefaultMemPool(&pool, 0));
+	SAYV(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &v),
+	    "threshold=%llu", (unsigned long long)v);
+}
+
+static void pool_reuse_default(void)
+{
+	CUmemoryPool pool;
+	int a = 9, b = 9, c = 9;
+
+	NEED(cuDeviceGetDefaultMemPool(&pool, 0));
+	NEED(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, &a));
+	NEED(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &b));
+	SAYV(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &c),
+	    "reuse=%d%d%d", a, b, c);
+}
+
+static CUmemPoolProps pool_props(CUmemAllocationHandleType type)
+{
+	CUmemPoolProps props = {
+		.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.handleTypes = type,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+	};
+	return props;
+}
+
+static void pool_create_bad_device(void)
+{
+	CUmemPoolProps props = pool_props(CU_MEM_HANDLE_TYPE_NONE);
+	CUmemoryPool pool;
+
+	props.location.id = 4096;
+	SAY(cuMemPoolCreate(&pool, &props));
+}
+
+static void pool_create_bad_type(void)
+{
+	CUmemPoolProps props = pool_props(CU_MEM_HANDLE_TYPE_NONE);
+	CUmemoryPool pool;
+
+	props.allocType = CU_MEM_ALLOCATION_TYPE_INVALID;
+	SAY(cuMemPoolCreate(&pool, &props));
+}
+
+static void pool_alloc_async(void)
+{
+	CUmemPoolProps props = pool_props(CU_MEM_HANDLE_TYPE_NONE);
+	unsigned int in = 0xabad1dea, out = 0;
+	CUmemoryPool pool;
+	CUdeviceptr p;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuMemPoolCreate(&pool, &props));
+	NEED(cuMemAllocFromPoolAsync(&p, 4096, pool, s));
+	NEED(cuMemcpyHtoDAsync(p, &in, 4, s));
+	NEED(cuMemcpyDtoHAsync(&out, p, 4, s));
+	NEED(cuMemFreeAsync(p, s));
+	NEED(cuStreamSynchronize(s));
+	SAYV(cuMemPoolDestroy(pool), "same=%d", in == out);
+}
+
+static void pool_alloc_zero(void)
+{
+	CUdeviceptr p;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	SAY(cuMemAllocAsync(&p, 0, s));
+}
+
+static void pool_used_after_free(void)
+{
+	CUmemPoolProps props = pool_props(CU_MEM_HANDLE_TYPE_NONE);
+	CUmemoryPool pool;
+	cuuint64_t used = 99, reserved = 0;
+	CUdeviceptr p;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuMemPoolCreate(&pool, &props));
+	NEED(cuMemAllocFromPoolAsync(&p, 1 << 20, pool, s));
+	NEED(cuMemFreeAsync(p, s));
+	NEED(cuStreamSynchronize(s));
+	NEED(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+	NEED(cuMemPoolTrimTo(pool, 0));
+	SAYV(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved),
+	    "used=%llu reserved_after_trim=%llu", (unsigned long long)used,
+	    (unsigned long long)reserved);
+}
+
+static void pool_high_reset_nonzero(void)
+{
+	CUmemoryPool pool;
+	cuuint64_t v = 5;
+
+	NEED(cuDeviceGetDefaultMemPool(&pool, 0));
+	SAY(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &v));
+}
+
+static void pool_get_access(void)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CUmemAccess_flags flags = 99;
+	CUmemoryPool pool;
+
+	NEED(cuDeviceGetDefaultMemPool(&pool, 0));
+	SAYV(cuMemPoolGetAccess(&flags, pool, &loc), "flags=%d", flags);
+}
+
+static void pool_export_none(void)
+{
+	CUmemPoolProps props = pool_props(CU_MEM_HANDLE_TYPE_NONE);
+	CUmemoryPool pool;
+	int fd = -1;
+
+	NEED(cuMemPoolCreate(&pool, &props));
+	SAY(cuMemPoolExportToShareableHandle(&fd, pool,
+					     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+}
+
+static void pool_export_fd(void)
+{
+	CUmemPoolProps props = pool_props(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemoryPool pool;
+	int fd = -1;
+
+	NEED(cuMemPoolCreate(&pool, &props));
+	SAYV(cuMemPoolExportToShareableHandle(&fd, pool,
+					     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+	    "fd=%s", fd >= 0 ? "valid" : "none");
+}
+
+static void pool_destroy_default(void)
+{
+	CUmemoryPool pool;
+
+	NEED(cuDeviceGetDefaultMemPool(&pool, 0));
+	SAY(cuMemPoolDestroy(pool));
+}
+
+/* --- device code ------------------------------------------------------- */
+
+static void module_load_garbage(void)
+{
+	static const char image[] = "this is not a cubin";
+	CUmodule mod;
+
+	SAY(cuModuleLoadData(&mod, image));
+}
+
+static void module_load_missing_file(void)
+{
+	CUmodule mod;
+
+	SAY(cuModuleLoad(&mod, "/nonexistent/kernel.cubin"));
+}
+
+static void launch_null_function(void)
+{
+	SAY(cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+}
+
+static const struct probe probes[] = {
+	{ "init.bad_flags", init_bad_flags, NO_INIT },
+	{ "init.count_before_init", count_before_init, NO_INIT },
+	{ "init.driver_version_null", driver_version_null, NO_INIT },
+	{ "procaddr.v2_unknown", procaddr_v2_unknown, NO_INIT },
+	{ "procaddr.v1_unknown", procaddr_v1_unknown, NO_INIT },
+	{ "procaddr.known", procaddr_known, NO_INIT },
+	{ "procaddr.too_old", procaddr_too_old, NO_INIT },
+	{ "procaddr.ptds_distinct", procaddr_ptds, NO_INIT },
+	{ "procaddr.bad_flags", procaddr_bad_flags, NO_INIT },
+	{ "device.get_negative", device_get_negative, NO_CONTEXT },
+	{ "device.name_zero_len", device_name_zero_len, NO_CONTEXT },
+	{ "device.attribute_bad", attribute_bad, NO_CONTEXT },
+	{ "attr.vmm", attr_vmm, NO_CONTEXT },
+	{ "attr.posix_fd", attr_posix_fd, NO_CONTEXT },
+	{ "attr.unified_addressing", attr_unified, NO_CONTEXT },
+	{ "attr.can_map_host_memory", attr_map_host, NO_CONTEXT },
+	{ "attr.stream_mem_ops_64", attr_memops64, NO_CONTEXT },
+	{ "attr.stream_wait_value_nor", attr_wait_nor, NO_CONTEXT },
+	{ "attr.memory_pools", attr_pools, NO_CONTEXT },
+	{ "attr.host_numa_id", attr_host_numa, NO_CONTEXT },
+	{ "attr.stream_priorities", attr_priorities, NO_CONTEXT },
+	{ "attr.compute_capability_major", attr_cc_major, NO_CONTEXT },
+	{ "attr.integrated", attr_integrated, NO_CONTEXT },
+	{ "ctx.current_none", ctx_current_none, NO_CONTEXT },
+	{ "ctx.synchronize_none", ctx_sync_none, NO_CONTEXT },
+	{ "ctx.get_flags_primary", ctx_get_flags_primary, WITH_CONTEXT },
+	{ "ctx.set_flags_sync_memops", ctx_set_flags_sync_memops, WITH_CONTEXT },
+	{ "ctx.set_flags_bad", ctx_set_flags_bad, WITH_CONTEXT },
+	{ "ctx.stream_priority_range", ctx_priority_range, WITH_CONTEXT },
+	{ "vmm.granularity_host_numa", gran_host_numa, WITH_CONTEXT },
+	{ "vmm.create_host_numa", create_host_numa, WITH_CONTEXT },
+	{ "vmm.granularity_bad_location", gran_bad_location, WITH_CONTEXT },
+	{ "vmm.create_zero", create_zero, WITH_CONTEXT },
+	{ "vmm.create_unaligned", create_unaligned, WITH_CONTEXT },
+	{ "vmm.create_bad_flags", create_bad_flags, WITH_CONTEXT },
+	{ "vmm.create_bad_device", create_bad_device, WITH_CONTEXT },
+	{ "vmm.release_twice", release_twice, WITH_CONTEXT },
+	{ "vmm.reserve_zero", reserve_zero, WITH_CONTEXT },
+	{ "vmm.reserve_unaligned", reserve_unaligned, WITH_CONTEXT },
+	{ "vmm.reserve_bad_alignment", reserve_bad_alignment, WITH_CONTEXT },
+	{ "vmm.reserve_flags", reserve_flags, WITH_CONTEXT },
+	{ "vmm.address_free_partial", free_partial, WITH_CONTEXT },
+	{ "vmm.map_whole", map_whole, WITH_CONTEXT },
+	{ "vmm.map_partial", map_partial, WITH_CONTEXT },
+	{ "vmm.map_at_offset", map_at_offset, WITH_CONTEXT },
+	{ "vmm.map_larger", map_larger, WITH_CONTEXT },
+	{ "vmm.map_twice", map_twice, WITH_CONTEXT },
+	{ "vmm.map_flags", map_flags, WITH_CONTEXT },
+	{ "vmm.map_released", map_released, WITH_CONTEXT },
+	{ "vmm.map_unreserved", map_unreserved, WITH_CONTEXT },
+	{ "vmm.set_access", access_ok, WITH_CONTEXT },
+	{ "vmm.set_access_bad_device", access_bad_device, WITH_CONTEXT },
+	{ "vmm.set_access_unmapped", access_unmapped, WITH_CONTEXT },
+	{ "vmm.set_access_zero_count", access_zero_count, WITH_CONTEXT },
+	{ "vmm.set_access_bad_flags", access_bad_flags, WITH_CONTEXT },
+	{ "vmm.get_access", get_access, WITH_CONTEXT },
+	{ "vmm.get_access_unmapped", get_access_unmapped, WITH_CONTEXT },
+	{ "vmm.unmap_nothing_mapped", unmap_nothing_mapped, WITH_CONTEXT },
+	{ "vmm.unmap_partial", unmap_partial, WITH_CONTEXT },
+	{ "vmm.unmap_whole", unmap_whole, WITH_CONTEXT },
+	{ "vmm.retain_unmapped", retain_unmapped, WITH_CONTEXT },
+	{ "vmm.retain_mapped", retain_mapped, WITH_CONTEXT },
+	{ "vmm.export_fd", export_fd, WITH_CONTEXT },
+	{ "vmm.export_not_requested", export_not_requested, WITH_CONTEXT },
+	{ "vmm.export_flags", export_flags, WITH_CONTEXT },
+	{ "vmm.import_not_cumc_fd", import_not_cumc_fd, WITH_CONTEXT },
+	{ "vmm.import_round_trip", import_round_trip, WITH_CONTEXT },
+	{ "vmm.properties_from_handle", props_from_handle, WITH_CONTEXT },
+	{ "copy.round_trip", copy_round_trip, WITH_CONTEXT },
+	{ "copy.zero_bytes", copy_zero_bytes, WITH_CONTEXT },
+	{ "copy.unmapped", copy_unmapped, WITH_CONTEXT },
+	{ "copy.past_end", copy_past_end, WITH_CONTEXT },
+	{ "copy.memset_d32_misaligned", memset_d32_misaligned, WITH_CONTEXT },
+	{ "copy.memset_d32", memset_d32, WITH_CONTEXT },
+	{ "alloc.zero", alloc_zero, WITH_CONTEXT },
+	{ "alloc.free", alloc_free, WITH_CONTEXT },
+	{ "alloc.free_null", free_null, WITH_CONTEXT },
+	{ "alloc.free_twice", free_twice, WITH_CONTEXT },
+	{ "alloc.free_interior", free_interior, WITH_CONTEXT },
+	{ "alloc.free_vmm_mapping", free_vmm_mapping, WITH_CONTEXT },
+	{ "alloc.address_range", alloc_range, WITH_CONTEXT },
+	{ "alloc.pointer_type", alloc_pointer_type, WITH_CONTEXT },
+	{ "alloc.copy", alloc_copy, WITH_CONTEXT },
+	{ "host.alloc_free", host_alloc, WITH_CONTEXT },
+	{ "host.alloc_bad_flags", host_alloc_bad_flags, WITH_CONTEXT },
+	{ "host.get_flags", host_alloc_flags, WITH_CONTEXT },
+	{ "host.device_pointer", host_device_pointer, WITH_CONTEXT },
+	{ "host.device_pointer_flags", host_device_pointer_flags, WITH_CONTEXT },
+	{ "host.pointer_type", host_pointer_type, WITH_CONTEXT },
+	{ "host.free_unknown", free_host_unknown, WITH_CONTEXT },
+	{ "pointer.set_sync_memops", pointer_set_sync_memops, WITH_CONTEXT },
+	{ "pointer.set_other", pointer_set_other, WITH_CONTEXT },
+	{ "peer.can_access_self", peer_self, NO_CONTEXT },
+	{ "peer.can_access_bad_device", peer_bad_device, NO_CONTEXT },
+	{ "peer.enable_self", peer_enable_self, WITH_CONTEXT },
+	{ "peer.disable_self", peer_disable_self, WITH_CONTEXT },
+	{ "peer.p2p_attribute_self", p2p_attr_self, NO_CONTEXT },
+	{ "stream.create_bad_flags", stream_bad_flags, WITH_CONTEXT },
+	{ "stream.query_idle", stream_query_idle, WITH_CONTEXT },
+	{ "stream.get_flags", stream_flags, WITH_CONTEXT },
+	{ "stream.priority_clamped", stream_priority_clamped, WITH_CONTEXT },
+	{ "stream.legacy_flags", stream_legacy_flags, WITH_CONTEXT },
+	{ "stream.synchronize_null", stream_sync_null, WITH_CONTEXT },
+	{ "stream.per_thread_query", stream_destroy_twice, WITH_CONTEXT },
+	{ "stream.host_func", stream_host_func, WITH_CONTEXT },
+	{ "stream.host_func_null", stream_host_func_null, WITH_CONTEXT },
+	{ "stream.memset_async", stream_memset_async, WITH_CONTEXT },
+	{ "stream.copy_async_unmapped", stream_copy_async_unmapped, WITH_CONTEXT },
+	{ "memop.write_then_wait", write_value_then_wait, WITH_CONTEXT },
+	{ "memop.write_value64", write_value64, WITH_CONTEXT },
+	{ "memop.wait_bad_flags", wait_value_bad_flags, WITH_CONTEXT },
+	{ "memop.write_misaligned", write_value_misaligned, WITH_CONTEXT },
+	{ "memop.wait_nor_blocks", wait_value_nor_blocks, WITH_CONTEXT },
+	{ "memop.batch_empty", batch_memop_empty, WITH_CONTEXT },
+	{ "memop.host_memory", host_memop, WITH_CONTEXT },
+	{ "event.create_bad_flags", event_bad_flags, WITH_CONTEXT },
+	{ "event.interprocess_needs_no_timing", event_interprocess_timing, WITH_CONTEXT },
+	{ "event.query_unrecorded", event_query_unrecorded, WITH_CONTEXT },
+	{ "event.synchronize_unrecorded", event_sync_unrecorded, WITH_CONTEXT },
+	{ "event.elapsed_unrecorded", event_elapsed_unrecorded, WITH_CONTEXT },
+	{ "event.elapsed_disable_timing", event_elapsed_no_timing, WITH_CONTEXT },
+	{ "event.elapsed", event_elapsed, WITH_CONTEXT },
+	{ "event.elapsed_null", event_elapsed_null, WITH_CONTEXT },
+	{ "event.record_bad_flags", event_record_bad_flags, WITH_CONTEXT },
+	{ "event.wait_pending", event_wait_pending, WITH_CONTEXT },
+	{ "pool.default", pool_default, WITH_CONTEXT },
+	{ "pool.release_threshold_default", pool_threshold_default, WITH_CONTEXT },
+	{ "pool.reuse_default", pool_reuse_default, WITH_CONTEXT },
+	{ "pool.create_bad_device", pool_create_bad_device, WITH_CONTEXT },
+	{ "pool.create_bad_type", pool_create_bad_type, WITH_CONTEXT },
+	{ "pool.alloc_copy_free", pool_alloc_async, WITH_CONTEXT },
+	{ "pool.alloc_zero", pool_alloc_zero, WITH_CONTEXT },
+	{ "pool.used_after_free_and_trim", pool_used_after_free, WITH_CONTEXT },
+	{ "pool.high_reset_nonzero", pool_high_reset_nonzero, WITH_CONTEXT },
+	{ "pool.get_access", pool_get_access, WITH_CONTEXT },
+	{ "pool.export_none", pool_export_none, WITH_CONTEXT },
+	{ "pool.export_fd", pool_export_fd, WITH_CONTEXT },
+	{ "pool.destroy_default", pool_destroy_default, WITH_CONTEXT },
+	{ "module.load_garbage", module_load_garbage, WITH_CONTEXT },
+	{ "module.load_missing_file", module_load_missing_file, WITH_CONTEXT },
+	{ "launch.null_function", launch_null_function, WITH_CONTEXT },
+};
+
+#define NUM_PROBES (sizeof(probes) / sizeof(probes[0]))
+
+/* In the child: set up, run, write the answer to @out. */
+static void probe_child(const struct probe *p, int out)
+{
+	CUcontext ctx;
+	CUresult res = CUDA_SUCCESS;
+
+	alarm(PROBE_TIMEOUT_S);
+	if (p->setup != NO_INIT)
+		res = cuInit(0);
+	if (!res && p->setup == WITH_CONTEXT) {
+		res = cuDevicePrimaryCtxRetain(&ctx, 0);
+		if (!res)
+			res = cuCtxSetCurrent(ctx);
+	}
+	if (res)
+		say(res, "in setup");
+	else
+		p->run();
+	if (write(out, answer, strlen(answer)) < 0)
+		_exit(2);
+	_exit(0);
+}
+
+/* How the child ended when it did not answer. */
+static void describe_end(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		snprintf(buf, len, "hang");
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "signal %d", WTERMSIG(status));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		snprintf(buf, len, "unresolved symbol");
+	else
+		snprintf(buf, len, "exit %d", WEXITSTATUS(status));
+}
+
+static int run_probe(const struct probe *p)
+{
+	char buf[sizeof(answer)] = "";
+	int pipefd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(pipefd[0]);
+		probe_child(p, pipefd[1]);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], buf, sizeof(buf) - 1);
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	if (n <= 0)
+		describe_end(status, buf, sizeof(buf));
+	else
+		buf[n] = '\0';
+	printf("%s = %s\n", p->name, buf);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: probe [--list] [NAME...]\n"
+		"Runs every probe (or those named), one line each:\n"
+		"  <probe> = <CUresult name>[ <what the call returned>]\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int a;
+
+	if (argc > 1 && !strcmp(argv[1], "--list")) {
+		for (i = 0; i < NUM_PROBES; i++)
+			puts(probes[i].name);
+		return 0;
+	}
+	if (argc > 1 && argv[1][0] == '-') {
+		usage();
+		return 2;
+	}
+	for (i = 0; i < NUM_PROBES; i++) {
+		if (argc > 1) {
+			for (a = 1; a < argc; a++)
+				if (!strcmp(argv[a], probes[i].name))
+					break;
+			if (a == argc)
+				continue;
+		}
+		if (run_probe(&probes[i]))
+			return 1;
+	}
+	return 0;
+}
