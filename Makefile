@@ -158,6 +158,7 @@ check:
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && ,) \
 	CK_TIMEOUT_MULTIPLIER=$(if $(filter-out 0,$(CHECK_DEBUG)),10,1) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
+			lib/tests/abi/api_doc.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
@@ -165,6 +166,7 @@ check:
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
+			lib/tests/abi/samples.sh \
 			scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
