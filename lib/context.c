@@ -94,7 +94,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 	__attribute__((alias("cuDevicePrimaryCtxReset_v2")));
 
 /* Exactly one scheduling policy, and only flags the header defines. */
-static bool libcumc_ctx_flags_valid(unsigned int flags)
+bool libcumc_ctx_flags_valid(unsigned int flags)
 {
 	unsigned int sched = flags & CU_CTX_SCHED_MASK;
 
@@ -151,6 +151,7 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
 		res = libcumc_context_create(dev, &ctx);
 	if (res != CUDA_SUCCESS)
 		return res;
+	libcumc_context_set_flags(ctx, flags);
 	res = libcumc_stack_push(ctx);
 	if (res != CUDA_SUCCESS) {
 		libcumc_context_destroy(ctx);

@@ -9,6 +9,8 @@
 #ifndef _CUMC_LIB_CONTEXT_H
 #define _CUMC_LIB_CONTEXT_H
 
+#include <stdbool.h>
+
 #include <cuda.h>
 
 /* The registry of live contexts (context_registry.c), thread-safe. */
@@ -21,6 +23,14 @@ CUresult libcumc_primary_retain(CUdevice dev, CUcontext *ctx);
 /* CUDA_ERROR_INVALID_CONTEXT when the primary context is not retained. */
 CUresult libcumc_primary_release(CUdevice dev);
 void libcumc_registry_forget(void);
+
+/* Context flags (context_registry.c); @dev checked by the caller. */
+CUresult libcumc_context_flags(CUcontext ctx, unsigned int *flags);
+CUresult libcumc_context_set_flags(CUcontext ctx, unsigned int flags);
+void libcumc_primary_state(CUdevice dev, unsigned int *flags, int *active);
+void libcumc_primary_set_flags(CUdevice dev, unsigned int flags);
+/* One scheduling policy and only the flags the header defines (context.c). */
+bool libcumc_ctx_flags_valid(unsigned int flags);
 
 /* The calling thread's stack of current contexts (context_stack.c). */
 CUresult libcumc_stack_push(CUcontext ctx);

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Page-locked host memory.  Every device of cumc is the CPU, so host
+ * memory needs no mapping to be reachable from a device: an allocation is
+ * an anonymous mapping of the process, populated up front (pinned memory
+ * is resident), and its device pointer is its host address, as unified
+ * addressing makes it on the real driver.  Pages are not mlock()ed: the
+ * simulated devices do not DMA, and RLIMIT_MEMLOCK would refuse what the
+ * real driver grants.  The registry of allocations and registered ranges
+ * is what the copy and pointer entry points consult (host_mem.h).
+ */
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "host_mem.h"
+#include "ranges.h"
+
+#define CUMC_HOSTALLOC_FLAGS \
+	(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | \
+	 CU_MEMHOSTALLOC_WRITECOMBINED)
+#define CUMC_HOSTREGISTER_FLAGS \
+	(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | \
+	 CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)
+
+struct libcumc_host {
+	struct libcumc_range range;
+	size_t mapped;		/* bytes mmap()ed, 0 for a registered range */
+	unsigned int flags;
+	CUcontext ctx;
+	unsigned long long buffer_id;
+};
+
+static pthread_mutex_t libcumc_host_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct libcumc_ranges libcumc_hosts =
+	LIBCUMC_RANGES_INIT(struct libcumc_host);
+static unsigned long long libcumc_last_host_id;
+
+static bool libcumc_host_check(CUdeviceptr addr, size_t len, bool write)
+{
+	struct libcumc_host *h;
+	bool ok = false;
+
+	pthread_mutex_lock(&libcumc_host_lock);
+	h = libcumc_ranges_find(&libcumc_hosts, addr);
+	if (h && len <= h->range.size - (addr - h->range.base))
+		ok = !write || h->mapped ||
+		     !(h->flags & CU_MEMHOSTREGISTER_READ_ONLY);
+	pthread_mutex_unlock(&libcumc_host_lock);
+	return ok;
+}
+
+bool libcumc_host_range(CUdeviceptr addr, size_t len)
+{
+	return libcumc_host_check(addr, len, false);
+}
+
+bool libcumc_host_range_writable(CUdeviceptr addr, size_t len)
+{
+	return libcumc_host_check(addr, len, true);
+}
+
+bool libcumc_host_lookup(CUdeviceptr addr, struct libcumc_host_info *info)
+{
+	struct libcumc_host *h;
+
+	pthread_mutex_lock(&libcumc_host_lock);
+	h = libcumc_ranges_find(&libcumc_hosts, addr);
+	if (h) {
+		info->base = h->range.base;
+		info->size = h->range.size;
+		info->flags = h->flags;
+		info->registered = !h->mapped;
+		info->ctx = h->ctx;
+		info->buffer_id = h->buffer_id;
+	}
+	pthread_mutex_unlock(&libcumc_host_lock);
+	return h;
+}
+
+/* Records @h; CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED on an overlap. */
+static CUresult libcumc_host_add(struct libcumc_host *h)
+{
+	bool added;
+
+	pthread_mutex_lock(&libcumc_host_lock);
+	h->buffer_id = ++libcumc_last_host_id;
+	added = libcumc_ranges_insert(&libcumc_hosts, h);
+	pthread_mutex_unlock(&libcumc_host_lock);
+	return added ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+}
+
+/* Host allocations, like the real driver's, need a current context. */
+static CUresult libcumc_host_begin(CUcontext *ctx)
+{
+	const struct libcumc_driver *drv;
+	CUdevice dev;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_current_device(&dev);
+	*ctx = libcumc_stack_top();
+	return res;
+}
+
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
+				unsigned int Flags)
+{
+	struct libcumc_host h = { .flags = Flags };
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+	CUresult res = libcumc_host_begin(&h.ctx);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pp || !bytesize || Flags & ~CUMC_HOSTALLOC_FLAGS)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (__builtin_add_overflow(bytesize, page - 1, &h.mapped))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	h.mapped -= h.mapped % page;
+	p = mmap(NULL, h.mapped, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	h.range.base = (uintptr_t)p;
+	h.range.size = bytesize;
+	res = libcumc_host_add(&h);
+	if (res != CUDA_SUCCESS) {
+		munmap(p, h.mapped);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*pp = p;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+	return cuMemHostAlloc(pp, bytesize, 0);
+}
+
+/* Only the start of what cuMemHostAlloc/cuMemAllocHost returned. */
+CUresult CUDAAPI cuMemFreeHost(void *p)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_host *h;
+	void *base = NULL;
+	size_t mapped = 0;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&libcumc_host_lock);
+	h = libcumc_ranges_find(&libcumc_hosts, (uintptr_t)p);
+	if (h && h->mapped && h->range.base == (uintptr_t)p) {
+		base = p;
+		mapped = h->mapped;
+		libcumc_ranges_remove(&libcumc_hosts, h);
+	}
+	pthread_mutex_unlock(&libcumc_host_lock);
+	if (!base)
+		return CUDA_ERROR_INVALID_VALUE;
+	munmap(base, mapped);
+	return CUDA_SUCCESS;
+}
+
+/* Unified addressing: the device pointer of host memory is its address. */
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
+					      unsigned int Flags)
+{
+	CUcontext ctx;
+	CUresult res = libcumc_host_begin(&ctx);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pdptr || Flags || !libcumc_host_range((uintptr_t)p, 0))
+		return CUDA_ERROR_INVALID_VALUE;
+	*pdptr = (uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+/* The flags given at allocation, for any address inside it. */
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+	struct libcumc_host_info info;
+	CUcontext ctx;
+	CUresult res = libcumc_host_begin(&ctx);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pFlags || !libcumc_host_lookup((uintptr_t)p, &info))
+		return CUDA_ERROR_INVALID_VALUE;
+	*pFlags = info.flags;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The range must be mapped in the process (msync() fails with ENOMEM
+ * where it is not); I/O memory is a third-party device's, which cumc
+ * cannot reach.
+ */
+CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
+				      unsigned int Flags)
+{
+	struct libcumc_host h = { .flags = Flags };
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+	CUresult res = libcumc_host_begin(&h.ctx);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!p || !bytesize || Flags & ~CUMC_HOSTREGISTER_FLAGS ||
+	    __builtin_add_overflow((uintptr_t)p, bytesize, &end))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (Flags & CU_MEMHOSTREGISTER_IOMEMORY)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	start = (uintptr_t)p & ~(uintptr_t)(page - 1);
+	if (msync((void *)start, end - start, MS_ASYNC))
+		return CUDA_ERROR_INVALID_VALUE;
+	h.range.base = (uintptr_t)p;
+	h.range.size = bytesize;
+	return libcumc_host_add(&h);
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_host *h;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&libcumc_host_lock);
+	h = libcumc_ranges_find(&libcumc_hosts, (uintptr_t)p);
+	if (h && !h->mapped && h->range.base == (uintptr_t)p)
+		libcumc_ranges_remove(&libcumc_hosts, h);
+	else
+		res = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+	pthread_mutex_unlock(&libcumc_host_lock);
+	return res;
+}
+
+/*
+ * A forked child keeps its copies of the pages but starts over with the
+ * driver: they are no longer CUDA's.  The mappings stay (the program may
+ * still read them) and are forgotten.
+ */
+static void libcumc_host_forget_parent(void)
+{
+	libcumc_ranges_clear(&libcumc_hosts);
+	pthread_mutex_init(&libcumc_host_lock, NULL);
+}
+
+__attribute__((constructor)) static void libcumc_host_atfork(void)
+{
+	pthread_atfork(NULL, NULL, libcumc_host_forget_parent);
+}
