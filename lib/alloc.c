@@ -349,14 +349,17 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
 	return res;
 }
 
-/* Only what cuMemAlloc returned, and only its start, may be freed. */
+/*
+ * Only what cuMemAlloc returned, and only its start, may be freed; 0
+ * frees nothing and succeeds, as on driver 580 (measured).
+ */
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
 	const struct libcumc_driver *drv;
 	struct libcumc_alloc *a;
 	CUresult res = libcumc_driver(&drv);
 
-	if (res != CUDA_SUCCESS)
+	if (res != CUDA_SUCCESS || !dptr)
 		return res;
 	pthread_mutex_lock(&libcumc_alloc_lock);
 	a = libcumc_ranges_find(&libcumc_allocs, dptr);

@@ -18,7 +18,7 @@ struct libcumc_context {
 	CUdevice device;
 	bool primary;
 	unsigned int retains;		/* of a primary context */
-	unsigned int flags;		/* CUctx_flags of a created context */
+	unsigned int flags;		/* CUctx_flags as created or set */
 };
 
 static pthread_mutex_t libcumc_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -120,8 +120,11 @@ CUresult libcumc_primary_retain(CUdevice dev, CUcontext *handle)
 
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	ctx = libcumc_find_primary(dev);
-	if (!ctx)
+	if (!ctx) {
 		ctx = libcumc_add(dev, true);
+		if (ctx)
+			ctx->flags = libcumc_primary_flags[dev];
+	}
 	if (ctx) {
 		ctx->retains++;
 		*handle = ctx->handle;
@@ -148,9 +151,9 @@ CUresult libcumc_primary_release(CUdevice dev)
 }
 
 /*
- * A primary context answers its device's flags with CU_CTX_MAP_HOST, as
- * the real driver 580 does (8 for a primary context never given flags);
- * a created context answers the flags it was created or set with.
+ * A primary context answers its flags with CU_CTX_MAP_HOST, as the real
+ * driver 580 does (8 for a primary context never given flags); a created
+ * context answers the flags it was created or set with (measured).
  */
 CUresult libcumc_context_flags(CUcontext handle, unsigned int *flags)
 {
@@ -159,22 +162,22 @@ CUresult libcumc_context_flags(CUcontext handle, unsigned int *flags)
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	ctx = libcumc_find(handle);
 	if (ctx)
-		*flags = ctx->primary ?
-			 libcumc_primary_flags[ctx->device] | CU_CTX_MAP_HOST :
-			 ctx->flags;
+		*flags = ctx->primary ? ctx->flags | CU_CTX_MAP_HOST : ctx->flags;
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
+/*
+ * The context's own flags: driver 580 leaves the device's primary-context
+ * flags (cuDevicePrimaryCtxGetState) as they were (measured).
+ */
 CUresult libcumc_context_set_flags(CUcontext handle, unsigned int flags)
 {
 	struct libcumc_context *ctx;
 
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	ctx = libcumc_find(handle);
-	if (ctx && ctx->primary)
-		libcumc_primary_flags[ctx->device] = flags;
-	else if (ctx)
+	if (ctx)
 		ctx->flags = flags;
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
@@ -188,10 +191,16 @@ void libcumc_primary_state(CUdevice dev, unsigned int *flags, int *active)
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 }
 
+/* Since CUDA 11.0 also while active: the live context takes them too. */
 void libcumc_primary_set_flags(CUdevice dev, unsigned int flags)
 {
+	struct libcumc_context *ctx;
+
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	libcumc_primary_flags[dev] = flags;
+	ctx = libcumc_find_primary(dev);
+	if (ctx)
+		ctx->flags = flags;
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 }
 

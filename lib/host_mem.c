@@ -29,6 +29,7 @@ struct libcumc_host {
 	size_t mapped;		/* bytes mmap()ed, 0 for a registered range */
 	unsigned int flags;
 	CUcontext ctx;
+	CUdevice dev;
 	unsigned long long buffer_id;
 };
 
@@ -73,6 +74,7 @@ bool libcumc_host_lookup(CUdeviceptr addr, struct libcumc_host_info *info)
 		info->flags = h->flags;
 		info->registered = !h->mapped;
 		info->ctx = h->ctx;
+		info->dev = h->dev;
 		info->buffer_id = h->buffer_id;
 	}
 	pthread_mutex_unlock(&libcumc_host_lock);
@@ -91,31 +93,39 @@ static CUresult libcumc_host_add(struct libcumc_host *h)
 	return added ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 }
 
-/* Host allocations, like the real driver's, need a current context. */
-static CUresult libcumc_host_begin(CUcontext *ctx)
+/*
+ * Host allocations, like the real driver's, need a current context.
+ * Unified addressing maps every one of them for every device: their flags
+ * answer DEVICEMAP whatever was asked, as driver 580's do (measured).
+ */
+static CUresult libcumc_host_begin(struct libcumc_host *h)
 {
 	const struct libcumc_driver *drv;
-	CUdevice dev;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res == CUDA_SUCCESS)
-		res = libcumc_current_device(&dev);
-	*ctx = libcumc_stack_top();
+		res = libcumc_current_device(&h->dev);
+	h->ctx = libcumc_stack_top();
 	return res;
 }
 
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
 				unsigned int Flags)
 {
-	struct libcumc_host h = { .flags = Flags };
+	struct libcumc_host h = { .flags = Flags | CU_MEMHOSTALLOC_DEVICEMAP };
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
-	CUresult res = libcumc_host_begin(&h.ctx);
+	CUresult res = libcumc_host_begin(&h);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!pp || !bytesize || Flags & ~CUMC_HOSTALLOC_FLAGS)
+	if (!pp || Flags & ~CUMC_HOSTALLOC_FLAGS)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* Zero bytes succeed, as on driver 580: nothing, at NULL. */
+	if (!bytesize) {
+		*pp = NULL;
+		return CUDA_SUCCESS;
+	}
 	if (__builtin_add_overflow(bytesize, page - 1, &h.mapped))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	h.mapped -= h.mapped % page;
@@ -139,7 +149,10 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 	return cuMemHostAlloc(pp, bytesize, 0);
 }
 
-/* Only the start of what cuMemHostAlloc/cuMemAllocHost returned. */
+/*
+ * Only the start of what cuMemHostAlloc/cuMemAllocHost returned; NULL,
+ * what a zero-byte allocation returned, frees nothing.
+ */
 CUresult CUDAAPI cuMemFreeHost(void *p)
 {
 	const struct libcumc_driver *drv;
@@ -148,7 +161,7 @@ CUresult CUDAAPI cuMemFreeHost(void *p)
 	size_t mapped = 0;
 	CUresult res = libcumc_driver(&drv);
 
-	if (res != CUDA_SUCCESS)
+	if (res != CUDA_SUCCESS || !p)
 		return res;
 	pthread_mutex_lock(&libcumc_host_lock);
 	h = libcumc_ranges_find(&libcumc_hosts, (uintptr_t)p);
@@ -168,8 +181,8 @@ CUresult CUDAAPI cuMemFreeHost(void *p)
 CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
 					      unsigned int Flags)
 {
-	CUcontext ctx;
-	CUresult res = libcumc_host_begin(&ctx);
+	struct libcumc_host h;
+	CUresult res = libcumc_host_begin(&h);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -179,12 +192,12 @@ CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
 	return CUDA_SUCCESS;
 }
 
-/* The flags given at allocation, for any address inside it. */
+/* The flags of the allocation, for any address inside it. */
 CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
 	struct libcumc_host_info info;
-	CUcontext ctx;
-	CUresult res = libcumc_host_begin(&ctx);
+	struct libcumc_host h;
+	CUresult res = libcumc_host_begin(&h);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -202,10 +215,10 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 				      unsigned int Flags)
 {
-	struct libcumc_host h = { .flags = Flags };
+	struct libcumc_host h = { .flags = Flags | CU_MEMHOSTREGISTER_DEVICEMAP };
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t start, end;
-	CUresult res = libcumc_host_begin(&h.ctx);
+	CUresult res = libcumc_host_begin(&h);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -222,6 +235,11 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 	return libcumc_host_add(&h);
 }
 
+/*
+ * As driver 580 answers (measured): inside a registered range or host
+ * allocation but not the start of a registered range, a bad value; in
+ * none, NOT_REGISTERED.
+ */
 CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
 	const struct libcumc_driver *drv;
@@ -236,6 +254,8 @@ CUresult CUDAAPI cuMemHostUnregister(void *p)
 	h = libcumc_ranges_find(&libcumc_hosts, (uintptr_t)p);
 	if (h && !h->mapped && h->range.base == (uintptr_t)p)
 		libcumc_ranges_remove(&libcumc_hosts, h);
+	else if (h)
+		res = CUDA_ERROR_INVALID_VALUE;
 	else
 		res = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 	pthread_mutex_unlock(&libcumc_host_lock);

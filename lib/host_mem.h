@@ -30,6 +30,7 @@ struct libcumc_host_info {
 	unsigned int flags;	/* CU_MEMHOSTALLOC_* or CU_MEMHOSTREGISTER_* */
 	bool registered;	/* by cuMemHostRegister */
 	CUcontext ctx;		/* current when it was made */
+	CUdevice dev;		/* that context's device */
 	unsigned long long buffer_id;
 };
 

@@ -35,34 +35,35 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
 	return CUDA_SUCCESS;
 }
 
-/* What NVIDIA's driver 580 answers for host NUMA node 0 (measured). */
-#define CUMC_HOST_NUMA_GRANULARITY (2UL << 20)
+/* What NVIDIA's driver 580 answers for host memory (measured). */
+#define CUMC_HOST_GRANULARITY (2UL << 20)
 
 /*
  * NCCL probes host-NUMA granularity before it tries host VMM memory: the
- * answer is the real driver's, for node 0, the one node cumc names.  The
- * rest of @prop is checked as for a device.  cuMemCreate of host-NUMA
- * memory stays CUDA_ERROR_NOT_SUPPORTED (the module has device memory
- * only), which HOST_NUMA_ID (-1) and
- * HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED (0) announce.
+ * answer is the real driver's, 2 MiB for a HOST or HOST_NUMA location
+ * (driver 580 answers it for any node id).  The rest of @prop is checked
+ * as for a device (a shareable HOST location stays a bad value).
+ * cuMemCreate of host memory stays CUDA_ERROR_NOT_SUPPORTED (the module
+ * has device memory only), which HOST_NUMA_ID (-1) and the HOST_*VIRTUAL_
+ * MEMORY_MANAGEMENT_SUPPORTED attributes (0) announce.
  */
-static CUresult libcumc_host_numa_granularity(const struct libcumc_driver *drv,
-					      const CUmemAllocationProp *prop,
-					      size_t *granularity)
+static CUresult libcumc_host_granularity(const struct libcumc_driver *drv,
+					 const CUmemAllocationProp *prop,
+					 size_t *granularity)
 {
 	CUmemAllocationProp as_device = *prop;
 	__u32 handle_types;
 	CUresult res;
 
+	if (prop->location.type == CU_MEM_LOCATION_TYPE_HOST &&
+	    prop->requestedHandleTypes)
+		return CUDA_ERROR_INVALID_VALUE;
 	as_device.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	as_device.location.id = 0;
 	res = libcumc_mem_prop_check(drv, &as_device, &handle_types);
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (prop->location.id != 0)
-		return CUDA_ERROR_INVALID_VALUE;
-	*granularity = CUMC_HOST_NUMA_GRANULARITY;
-	return CUDA_SUCCESS;
+	if (res == CUDA_SUCCESS)
+		*granularity = CUMC_HOST_GRANULARITY;
+	return res;
 }
 
 /* MINIMUM and RECOMMENDED are one value: the device's granularity. */
@@ -81,8 +82,9 @@ CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
 	    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
 	     option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (prop->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA)
-		return libcumc_host_numa_granularity(drv, prop, granularity);
+	if (prop->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+	    prop->location.type == CU_MEM_LOCATION_TYPE_HOST)
+		return libcumc_host_granularity(drv, prop, granularity);
 	res = libcumc_mem_prop_check(drv, prop, &handle_types);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_device_info(drv, prop->location.id, &info);

@@ -4,17 +4,25 @@
  * SMs.  The entry points that load modules and libraries and launch
  * kernels exist so that programs link and fail cleanly:
  *
- * - a load of anything answers CUDA_ERROR_NO_BINARY_FOR_GPU, the real
- *   driver's "no kernel image is available for execution on the device"
- *   (a file that cannot be opened answers CUDA_ERROR_FILE_NOT_FOUND);
+ * - a load of device code (an ELF cubin, a fatbin, PTX text) answers
+ *   CUDA_ERROR_NO_BINARY_FOR_GPU, the real driver's "no kernel image is
+ *   available for execution on the device"; anything else is
+ *   CUDA_ERROR_INVALID_IMAGE and a file that cannot be opened
+ *   CUDA_ERROR_FILE_NOT_FOUND, as driver 580 answers (measured);
  * - since no module, library, function or kernel can exist, any handle
- *   given to the other entry points is CUDA_ERROR_INVALID_HANDLE;
- * - NULL outputs and names are CUDA_ERROR_INVALID_VALUE first, as
- *   everywhere.
+ *   given to the other entry points is CUDA_ERROR_INVALID_HANDLE, before
+ *   the other arguments, as driver 580 answers for a NULL handle;
+ * - NULL images, file names and outputs of the loads, the launch config
+ *   and cuFuncGetAttribute's output are CUDA_ERROR_INVALID_VALUE.
  *
- * Nothing here dereferences a handle, an image or an option array.
+ * Nothing here dereferences a handle or an option array; of an image,
+ * the first four bytes are read (and PTX, a NUL-terminated string by the
+ * documentation, is searched for its .version directive).
  */
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -31,15 +39,49 @@ static CUresult libcumc_module_begin(void)
 	return res;
 }
 
-static CUresult libcumc_load_data(void *out, const void *image)
+/* Magic numbers: ELF, a fatbin, the fatbin wrapper of host objects. */
+#define CUMC_ELF_MAGIC		0x464c457fu	/* "\x7fELF" */
+#define CUMC_FATBIN_MAGIC	0xba55ed50u
+#define CUMC_FATBIN_WRAPPER	0x466243b1u
+
+/* Device code cumc cannot run, or no device code at all. */
+static CUresult libcumc_image_result(const unsigned char *image, size_t len)
 {
-	if (!out || !image)
-		return CUDA_ERROR_INVALID_VALUE;
-	return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	uint32_t magic = 0;
+
+	if (len >= sizeof(magic))
+		memcpy(&magic, image, sizeof(magic));
+	if (magic == CUMC_ELF_MAGIC || magic == CUMC_FATBIN_MAGIC ||
+	    magic == CUMC_FATBIN_WRAPPER)
+		return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	if (memmem(image, len, ".version", 8))
+		return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	return CUDA_ERROR_INVALID_IMAGE;
 }
 
+/* An image in memory: binary magic first, else a PTX string. */
+static CUresult libcumc_load_data(void *out, const void *image)
+{
+	uint32_t magic = 0;
+
+	if (!out || !image)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* No magic has a NUL byte: a shorter string is read no further. */
+	if (strnlen(image, sizeof(magic)) == sizeof(magic))
+		memcpy(&magic, image, sizeof(magic));
+	if (magic == CUMC_ELF_MAGIC || magic == CUMC_FATBIN_MAGIC ||
+	    magic == CUMC_FATBIN_WRAPPER)
+		return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	return libcumc_image_result(image, strlen(image));
+}
+
+/* The first 64 KiB of a file tell what it is. */
 static CUresult libcumc_load_file(void *out, const char *path)
 {
+	static const size_t peek = 64 << 10;
+	unsigned char *buf;
+	ssize_t len;
+	CUresult res;
 	int fd;
 
 	if (!out || !path)
@@ -47,8 +89,16 @@ static CUresult libcumc_load_file(void *out, const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return CUDA_ERROR_FILE_NOT_FOUND;
+	buf = malloc(peek);
+	if (!buf) {
+		close(fd);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	len = read(fd, buf, peek);
 	close(fd);
-	return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	res = len < 0 ? CUDA_ERROR_FILE_NOT_FOUND : libcumc_image_result(buf, len);
+	free(buf);
+	return res;
 }
 
 /* Options are counted arrays: a count without its array is a bad value. */
@@ -101,18 +151,6 @@ static CUresult libcumc_no_such_handle(void)
 	return res != CUDA_SUCCESS ? res : CUDA_ERROR_INVALID_HANDLE;
 }
 
-/* The outputs and name, then the handle. */
-static CUresult libcumc_lookup(const void *out, const char *name)
-{
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (!out || !name)
-		return CUDA_ERROR_INVALID_VALUE;
-	return CUDA_ERROR_INVALID_HANDLE;
-}
 
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
@@ -123,18 +161,15 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
 				     const char *name)
 {
-	(void)hmod;
-	return libcumc_lookup(hfunc, name);
+	(void)hfunc; (void)hmod; (void)name;
+	return libcumc_no_such_handle();
 }
 
-/* Either output may be NULL, as documented; the name may not. */
 CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
 				      CUmodule hmod, const char *name)
 {
-	(void)dptr;
-	(void)bytes;
-	(void)hmod;
-	return libcumc_lookup(name, name);
+	(void)dptr; (void)bytes; (void)hmod; (void)name;
+	return libcumc_no_such_handle();
 }
 
 /* Libraries are context-independent: no current context needed. */
@@ -188,17 +223,15 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
 CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 				    const char *name)
 {
-	(void)library;
-	return libcumc_lookup(pKernel, name);
+	(void)pKernel; (void)library; (void)name;
+	return libcumc_no_such_handle();
 }
 
 CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
 				    CUlibrary library, const char *name)
 {
-	(void)dptr;
-	(void)bytes;
-	(void)library;
-	return libcumc_lookup(name, name);
+	(void)dptr; (void)bytes; (void)library; (void)name;
+	return libcumc_no_such_handle();
 }
 
 /* No function can exist, so no launch gets past its handle. */
@@ -245,12 +278,13 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 				    CUfunction hfunc)
 {
-	(void)hfunc;
-	if (attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX) {
-		const struct libcumc_driver *drv;
-		CUresult res = libcumc_driver(&drv);
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
 
-		return res != CUDA_SUCCESS ? res : CUDA_ERROR_INVALID_VALUE;
-	}
-	return libcumc_lookup(pi, "");
+	(void)hfunc;
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pi || attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_ERROR_INVALID_HANDLE;
 }

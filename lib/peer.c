@@ -156,13 +156,18 @@ static CUresult libcumc_peer_begin(CUcontext peer, CUcontext *ctx)
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,
 				       unsigned int Flags)
 {
+	const struct libcumc_driver *drv;
 	CUcontext ctx;
-	CUresult res = libcumc_peer_begin(peerContext, &ctx);
+	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
+	/* Before the contexts, as driver 580 answers (measured). */
 	if (Flags)
 		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_peer_begin(peerContext, &ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&libcumc_peer_lock);
 	res = libcumc_peer_add(ctx, peerContext);
 	pthread_mutex_unlock(&libcumc_peer_lock);

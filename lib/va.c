@@ -134,9 +134,9 @@ static CUresult libcumc_granularity(const struct libcumc_driver *drv,
 }
 
 /*
- * After the alignment checks (ours, the module's EINVAL), what is left of
- * the module's EINVAL is a length other than the allocation's: NVIDIA's
- * driver 580 answers NOT_SUPPORTED there, as for a non-zero offset.
+ * After the address checks, what is left of the module's EINVAL is a
+ * length other than the allocation's (misaligned or not): NVIDIA's driver
+ * 580 answers NOT_SUPPORTED there, as for a non-zero offset.
  */
 static const struct libcumc_errno_result libcumc_map_length_errors[] = {
 	{ EINVAL, CUDA_ERROR_NOT_SUPPORTED },
@@ -148,9 +148,10 @@ static const struct libcumc_errno_result libcumc_map_length_errors[] = {
 };
 
 /*
- * A misaligned or empty range is a bad value; then a non-zero offset, a
- * partial map and a map larger than the allocation are NOT_SUPPORTED, as
- * NVIDIA's driver 580 answers (the module maps whole allocations only).
+ * A misaligned address or an empty range is a bad value; then a non-zero
+ * offset, a partial map and a map larger than the allocation are
+ * NOT_SUPPORTED, as NVIDIA's driver 580 answers (measured: see
+ * conformance/alloc); the module maps whole allocations only.
  */
 CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			  CUmemGenericAllocationHandle handle,
@@ -174,7 +175,7 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	res = libcumc_granularity(drv, &granularity);
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!size || ptr % granularity || size % granularity)
+	if (!size || ptr % granularity)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (offset)
 		return CUDA_ERROR_NOT_SUPPORTED;
@@ -182,35 +183,66 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 }
 
 /*
- * Nothing mapped anywhere in [ptr, ptr + size), which lies inside one
- * reservation of this client.  Stepping a granule at a time costs one
- * query per granule, on a path only a no-op unmap takes.
+ * The mappings in [ptr, ptr + size), which lies inside one reservation of
+ * this client, each whole (CUDA_ERROR_INVALID_VALUE when the range cuts
+ * one), unmapped one by one; holes between them are skipped.  Stepping
+ * over a hole costs one query per granule, on a path only an unmap over
+ * holes takes.
  */
-static bool libcumc_range_unmapped(const struct libcumc_driver *drv,
-				   CUdeviceptr ptr, size_t size)
+static CUresult libcumc_unmap_over_holes(const struct libcumc_driver *drv,
+					 CUdeviceptr ptr, size_t size)
 {
+	struct cumc_unmap unmap = { .size = sizeof(unmap) };
 	struct cumc_va_query q;
+	CUdeviceptr addr, end;
 	size_t granularity;
-	CUdeviceptr end;
+	bool pass;
+	CUresult res;
 
-	if (libcumc_granularity(drv, &granularity) != CUDA_SUCCESS ||
-	    libcumc_address_query(drv, ptr, 0, &q) != CUDA_SUCCESS ||
-	    __builtin_add_overflow(ptr, size, &end) ||
+	res = libcumc_granularity(drv, &granularity);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_address_query(drv, ptr, 0, &q);
+	if (res == CUDA_ERROR_NOT_FOUND)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (__builtin_add_overflow(ptr, size, &end) ||
 	    end > q.out_va_addr + q.out_va_length)
-		return false;
-	for (; ptr < end; ptr += granularity) {
-		if (libcumc_address_query(drv, ptr, 0, &q) != CUDA_SUCCESS ||
-		    q.out_map_addr)
-			return false;
+		return CUDA_ERROR_INVALID_VALUE;
+	/* First every mapping checked, then every one unmapped. */
+	for (pass = false; ; pass = true) {
+		for (addr = ptr; addr < end;) {
+			res = libcumc_address_query(drv, addr, 0, &q);
+			if (res != CUDA_SUCCESS)
+				return res == CUDA_ERROR_NOT_FOUND ?
+				       CUDA_ERROR_INVALID_VALUE : res;
+			if (!q.out_map_addr) {
+				addr += granularity;
+				continue;
+			}
+			if (q.out_map_addr < ptr || libcumc_mapping_end(&q) > end)
+				return CUDA_ERROR_INVALID_VALUE;
+			if (pass) {
+				unmap.addr = q.out_map_addr;
+				unmap.length = q.out_map_length;
+				res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap,
+						    libcumc_bad_range_is_invalid_value);
+				if (res != CUDA_SUCCESS)
+					return res;
+			}
+			addr = libcumc_mapping_end(&q);
+		}
+		if (pass)
+			return CUDA_SUCCESS;
 	}
-	return true;
 }
 
 /*
- * NVIDIA's driver 580 answers CUDA_SUCCESS for a range of a reservation
- * where nothing is mapped; a range outside the caller's reservations, or
- * one that cuts a mapping or mixes mapped and unmapped granules, stays
- * CUDA_ERROR_INVALID_VALUE.
+ * NVIDIA's driver 580 (measured) unmaps the whole mappings of a range of
+ * one reservation and skips what is not mapped: a range with nothing
+ * mapped answers CUDA_SUCCESS, as does one of mappings and holes.  A range
+ * that cuts a mapping, or lies outside the caller's reservations, answers
+ * CUDA_ERROR_INVALID_VALUE, as there.
  */
 CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
@@ -226,8 +258,7 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 		return res;
 	res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap, libcumc_unmap_errors);
 	if (res == CUDA_ERROR_NOT_FOUND)
-		res = libcumc_range_unmapped(drv, ptr, size) ?
-		      CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+		res = libcumc_unmap_over_holes(drv, ptr, size);
 	/* Multicast views of the range: gone with it. */
 	if (res == CUDA_SUCCESS)
 		libcumc_mc_forget(ptr, size);

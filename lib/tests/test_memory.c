@@ -174,7 +174,6 @@ static const struct bad_prop bad_props[] = {
 	{ "type MANAGED", managed, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "type MAX", type_max, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "location INVALID", no_location, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
-	{ "location HOST", host, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED },
 	{ "shareable HOST", shared_host, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "location HOST_NUMA_CURRENT", host_numa_current, CUDA_ERROR_INVALID_VALUE,
 	  CUDA_ERROR_INVALID_VALUE },
@@ -219,8 +218,9 @@ START_TEST(bad_property_refused)
 END_TEST
 
 /*
- * NCCL's host-memory probe: driver 580 answers 2 MiB for host NUMA node 0;
- * cuMemCreate there is NOT_SUPPORTED in cumc (device memory only).
+ * NCCL's host-memory probe: driver 580 answers 2 MiB for host NUMA nodes
+ * and the host; cuMemCreate there is NOT_SUPPORTED in cumc (device memory
+ * only).
  */
 START_TEST(host_numa_granularity_as_driver_580)
 {
@@ -238,12 +238,22 @@ START_TEST(host_numa_granularity_as_driver_580)
 	ck_assert_uint_eq(gran, 2 << 20);
 	ck_assert_int_eq(cuMemCreate(&handle, 2 << 20, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
 	ck_assert_uint_eq(handle, 77);
-	/* Only node 0 exists; the rest of the property is still checked. */
+	/* Any node id, as driver 580 answers. */
 	gran = 77;
-	prop.location.id = 1;
+	prop.location.id = 99;
 	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
-			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_ERROR_INVALID_VALUE);
-	prop.location.id = 0;
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	/* HOST: the same, unshareable. */
+	gran = 77;
+	host(&prop);
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	ck_assert_int_eq(cuMemCreate(&handle, 2 << 20, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_uint_eq(handle, 77);
+	gran = 77;
+	host_numa(&prop);
 	prop.type = CU_MEM_ALLOCATION_TYPE_INVALID;
 	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
 			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_ERROR_INVALID_VALUE);

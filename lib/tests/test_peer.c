@@ -134,6 +134,7 @@ START_TEST(enable_and_disable_peer_access)
 	ck_assert_int_eq(cuCtxSetCurrent(c0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuCtxEnablePeerAccess(other0, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
 	ck_assert_int_eq(cuCtxEnablePeerAccess(c0, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
+	ck_assert_int_eq(cuCtxEnablePeerAccess(c0, 1), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuCtxDisablePeerAccess(c0), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
 	ck_assert_int_eq(cuCtxEnablePeerAccess(NULL, 0), CUDA_ERROR_INVALID_CONTEXT);
 	ck_assert_int_eq(cuCtxEnablePeerAccess((CUcontext)0x5a5a5a, 0),
@@ -176,16 +177,23 @@ START_TEST(primary_context_answers_map_host)
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
 	ck_assert_uint_eq(flags, CU_CTX_SCHED_BLOCKING_SYNC | CU_CTX_MAP_HOST);
+	/* The context's flags, not the device's (as driver 580 answers). */
 	ck_assert_int_eq(cuCtxSetFlags(CU_CTX_SCHED_SPIN), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_CTX_SCHED_SPIN | CU_CTX_MAP_HOST);
 	ck_assert_int_eq(cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
-	ck_assert_uint_eq(flags, CU_CTX_SCHED_SPIN);
+	ck_assert_uint_eq(flags, CU_CTX_SCHED_BLOCKING_SYNC);
 	/* Kept while inactive. */
 	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
 	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
 	ck_assert_int_eq(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuDevicePrimaryCtxGetState(0, &flags, &active), CUDA_SUCCESS);
-	ck_assert_uint_eq(flags, CU_CTX_SCHED_SPIN);
+	ck_assert_uint_eq(flags, CU_CTX_SCHED_BLOCKING_SYNC);
 	ck_assert_int_eq(active, 0);
+	/* The next primary context starts with the device's flags. */
+	vmm_use_device(0);
+	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_CTX_SCHED_BLOCKING_SYNC | CU_CTX_MAP_HOST);
 
 	/* Bad arguments. */
 	ck_assert_int_eq(cuDevicePrimaryCtxGetState(0, NULL, &active), CUDA_ERROR_INVALID_VALUE);
@@ -230,7 +238,10 @@ END_TEST
 
 START_TEST(loads_answer_no_binary)
 {
-	static const char garbage[] = "\x7f" "ELF not really a cubin";
+	static const char garbage[] = "\x7f" "ELF, a cubin's magic";
+	static const char ptx[] = "//\n.version 8.8\n.target sm_90\n";
+	static const char junk[] = "neither ELF, fatbin nor PTX";
+	static const unsigned int fatbin[] = { 0xba55ed50, 0x00100001, 0, 0 };
 	CUjit_option opt = CU_JIT_MAX_REGISTERS;
 	void *val = (void *)32;
 	char path[] = "/tmp/cumc-cubin-XXXXXX";
@@ -250,6 +261,14 @@ START_TEST(loads_answer_no_binary)
 	ck_assert_int_eq(cuModuleLoad(NULL, path), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuModuleLoad(&mod, NULL), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuModuleLoadData(&mod, garbage), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	ck_assert_int_eq(cuModuleLoadData(&mod, ptx), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	ck_assert_int_eq(cuModuleLoadData(&mod, fatbin), CUDA_ERROR_NO_BINARY_FOR_GPU);
+	/* Not device code: what driver 580 answers for it. */
+	ck_assert_int_eq(cuModuleLoadData(&mod, junk), CUDA_ERROR_INVALID_IMAGE);
+	ck_assert_int_eq(cuModuleLoadData(&mod, ""), CUDA_ERROR_INVALID_IMAGE);
+	ck_assert_int_eq(cuModuleLoadData(&mod, "x"), CUDA_ERROR_INVALID_IMAGE);
+	ck_assert_int_eq(cuModuleLoadFatBinary(&mod, junk), CUDA_ERROR_INVALID_IMAGE);
+	ck_assert_int_eq(cuModuleLoad(&mod, "/etc/hostname"), CUDA_ERROR_INVALID_IMAGE);
 	ck_assert_int_eq(cuModuleLoadData(&mod, NULL), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuModuleLoadData(NULL, garbage), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuModuleLoadDataEx(&mod, garbage, 1, &opt, &val),
@@ -266,6 +285,9 @@ START_TEST(loads_answer_no_binary)
 	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
 	ck_assert_int_eq(cuLibraryLoadData(&lib, garbage, NULL, NULL, 0, NULL, NULL, 0),
 			 CUDA_ERROR_NO_BINARY_FOR_GPU);
+	/* Driver 580 loads libraries lazily and takes junk: cumc refuses it. */
+	ck_assert_int_eq(cuLibraryLoadData(&lib, junk, NULL, NULL, 0, NULL, NULL, 0),
+			 CUDA_ERROR_INVALID_IMAGE);
 	ck_assert_int_eq(cuLibraryLoadData(&lib, garbage, &opt, &val, 1, NULL, NULL, 0),
 			 CUDA_ERROR_NO_BINARY_FOR_GPU);
 	ck_assert_int_eq(cuLibraryLoadData(&lib, garbage, NULL, NULL, 1, NULL, NULL, 0),
@@ -302,20 +324,22 @@ START_TEST(no_handle_of_device_code_exists)
 	ck_assert_int_eq(cuModuleUnload(garbage), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuModuleUnload(NULL), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuModuleGetFunction(&f, garbage, "k"), CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuModuleGetFunction(NULL, garbage, "k"), CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cuModuleGetFunction(&f, garbage, NULL), CUDA_ERROR_INVALID_VALUE);
+	/* The handle first, as driver 580 answers for NULL handles. */
+	ck_assert_int_eq(cuModuleGetFunction(NULL, garbage, "k"), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuModuleGetFunction(&f, garbage, NULL), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuModuleGetFunction(NULL, NULL, "k"), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuModuleGetGlobal(&d, &bytes, garbage, "g"), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuModuleGetGlobal(NULL, NULL, garbage, "g"), CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuModuleGetGlobal(&d, &bytes, garbage, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuModuleGetGlobal(&d, &bytes, NULL, NULL), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuLibraryUnload((CUlibrary)0x1234), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuLibraryGetKernel(&k, (CUlibrary)0x1234, "k"),
 			 CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuLibraryGetKernel(NULL, (CUlibrary)0x1234, "k"),
-			 CUDA_ERROR_INVALID_VALUE);
+			 CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuLibraryGetGlobal(&d, &bytes, (CUlibrary)0x1234, "g"),
 			 CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuLibraryGetGlobal(&d, &bytes, (CUlibrary)0x1234, NULL),
-			 CUDA_ERROR_INVALID_VALUE);
+			 CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuLaunchKernel((CUfunction)0x1234, 1, 1, 1, 32, 1, 1, 0, NULL,
 					params, NULL), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuLaunchKernel(NULL, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL),
