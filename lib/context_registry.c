@@ -102,6 +102,18 @@ CUresult libcumc_context_destroy(CUcontext handle)
 	return res;
 }
 
+/* Issued once and not live: destroyed (handles are never reused). */
+bool libcumc_context_destroyed(CUcontext handle)
+{
+	bool destroyed;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	destroyed = handle && (uintptr_t)handle <= libcumc_last_handle &&
+		    !libcumc_find(handle);
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return destroyed;
+}
+
 CUresult libcumc_context_device(CUcontext handle, CUdevice *dev)
 {
 	struct libcumc_context *ctx;

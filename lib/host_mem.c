@@ -81,16 +81,42 @@ bool libcumc_host_lookup(CUdeviceptr addr, struct libcumc_host_info *info)
 	return h;
 }
 
-/* Records @h; CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED on an overlap. */
+/*
+ * Whether [base, base + size) overlaps a host allocation (not a
+ * registered range) of the registry: its first byte, its last, or one
+ * starting inside it.
+ */
+static bool libcumc_host_overlaps_alloc(uintptr_t base, size_t size)
+{
+	const struct libcumc_host *h;
+	size_t i;
+
+	for (i = 0; i < libcumc_hosts.count; i++) {
+		h = (const struct libcumc_host *)libcumc_hosts.items + i;
+		if (h->mapped && h->range.base < base + size &&
+		    base < h->range.base + h->range.size)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Records @h.  On an overlap, as driver 580 answers (measured): with a
+ * host allocation INVALID_VALUE, with a registered range
+ * HOST_MEMORY_ALREADY_REGISTERED.
+ */
 static CUresult libcumc_host_add(struct libcumc_host *h)
 {
-	bool added;
+	CUresult res = CUDA_SUCCESS;
 
 	pthread_mutex_lock(&libcumc_host_lock);
 	h->buffer_id = ++libcumc_last_host_id;
-	added = libcumc_ranges_insert(&libcumc_hosts, h);
+	if (!libcumc_ranges_insert(&libcumc_hosts, h))
+		res = libcumc_host_overlaps_alloc(h->range.base, h->range.size) ?
+		      CUDA_ERROR_INVALID_VALUE :
+		      CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	pthread_mutex_unlock(&libcumc_host_lock);
-	return added ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	return res;
 }
 
 /*
@@ -209,8 +235,9 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 
 /*
  * The range must be mapped in the process (msync() fails with ENOMEM
- * where it is not); I/O memory is a third-party device's, which cumc
- * cannot reach.
+ * where it is not).  IOMEMORY names a third-party device's memory, which
+ * cumc has none of: a bad value, as driver 580 answers for ordinary
+ * memory (measured).
  */
 CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 				      unsigned int Flags)
@@ -226,7 +253,7 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 	    __builtin_add_overflow((uintptr_t)p, bytesize, &end))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (Flags & CU_MEMHOSTREGISTER_IOMEMORY)
-		return CUDA_ERROR_NOT_SUPPORTED;
+		return CUDA_ERROR_INVALID_VALUE;
 	start = (uintptr_t)p & ~(uintptr_t)(page - 1);
 	if (msync((void *)start, end - start, MS_ASYNC))
 		return CUDA_ERROR_INVALID_VALUE;

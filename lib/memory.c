@@ -41,8 +41,9 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
 /*
  * NCCL probes host-NUMA granularity before it tries host VMM memory: the
  * answer is the real driver's, 2 MiB for a HOST or HOST_NUMA location
- * (driver 580 answers it for any node id).  The rest of @prop is checked
- * as for a device (a shareable HOST location stays a bad value).
+ * (driver 580 answers it for any node id, and for a HOST location with
+ * handle types, which cuMemCreate refuses).  The rest of @prop is checked
+ * as for a device.
  * cuMemCreate of host memory stays CUDA_ERROR_NOT_SUPPORTED (the module
  * has device memory only), which HOST_NUMA_ID (-1) and the HOST_*VIRTUAL_
  * MEMORY_MANAGEMENT_SUPPORTED attributes (0) announce.
@@ -55,9 +56,6 @@ static CUresult libcumc_host_granularity(const struct libcumc_driver *drv,
 	__u32 handle_types;
 	CUresult res;
 
-	if (prop->location.type == CU_MEM_LOCATION_TYPE_HOST &&
-	    prop->requestedHandleTypes)
-		return CUDA_ERROR_INVALID_VALUE;
 	as_device.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	as_device.location.id = 0;
 	res = libcumc_mem_prop_check(drv, &as_device, &handle_types);

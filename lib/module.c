@@ -284,7 +284,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 	(void)hfunc;
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!pi || attrib < 0 || attrib >= CU_FUNC_ATTRIBUTE_MAX)
-		return CUDA_ERROR_INVALID_VALUE;
-	return CUDA_ERROR_INVALID_HANDLE;
+	(void)attrib;
+	/* The handle before the attribute, as driver 580 answers. */
+	return pi ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
 }

@@ -146,6 +146,9 @@ static CUresult libcumc_peer_begin(CUcontext peer, CUcontext *ctx)
 	res = libcumc_current_device(&dev);
 	if (res != CUDA_SUCCESS)
 		return res;
+	/* A destroyed peer is told apart, as driver 580 does (measured). */
+	if (libcumc_context_destroyed(peer))
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	if (!peer || libcumc_context_device(peer, &peer_dev) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	*ctx = libcumc_stack_top();

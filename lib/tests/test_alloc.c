@@ -467,7 +467,7 @@ START_TEST(host_register_and_unregister)
 	ck_assert_int_eq(cuMemHostRegister(buf, 0, 0), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMemHostRegister(buf, page, 0x10), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMemHostRegister(buf, page, CU_MEMHOSTREGISTER_IOMEMORY),
-			 CUDA_ERROR_NOT_SUPPORTED);
+			 CUDA_ERROR_INVALID_VALUE);
 	gone = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(gone, MAP_FAILED);
 	ck_assert_int_eq(munmap(gone, page), 0);
@@ -483,6 +483,13 @@ START_TEST(host_register_and_unregister)
 	ck_assert_int_eq(cuMemcpyHtoD((uintptr_t)ro, &v, sizeof(v)), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMemHostUnregister(ro), CUDA_SUCCESS);
 	free(buf);
+
+	/* A host allocation is no registered range (driver 580). */
+	ck_assert_int_eq(cuMemAllocHost(&gone, 100), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemHostRegister(gone, 64, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemHostUnregister(gone), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemHostUnregister((char *)gone + 4), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemFreeHost(gone), CUDA_SUCCESS);
 }
 END_TEST
 

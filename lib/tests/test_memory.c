@@ -174,7 +174,6 @@ static const struct bad_prop bad_props[] = {
 	{ "type MANAGED", managed, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "type MAX", type_max, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "location INVALID", no_location, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
-	{ "shareable HOST", shared_host, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "location HOST_NUMA_CURRENT", host_numa_current, CUDA_ERROR_INVALID_VALUE,
 	  CUDA_ERROR_INVALID_VALUE },
 	{ "location MAX", location_max, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
@@ -252,6 +251,14 @@ START_TEST(host_numa_granularity_as_driver_580)
 	ck_assert_uint_eq(gran, 2 << 20);
 	ck_assert_int_eq(cuMemCreate(&handle, 2 << 20, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
 	ck_assert_uint_eq(handle, 77);
+	/* Shareable HOST: driver 580 answers the granularity, not the create. */
+	gran = 77;
+	shared_host(&prop);
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	ck_assert_int_eq(cuMemCreate(&handle, 2 << 20, &prop, 0), CUDA_ERROR_INVALID_VALUE);
 	gran = 77;
 	host_numa(&prop);
 	prop.type = CU_MEM_ALLOCATION_TYPE_INVALID;

@@ -146,8 +146,8 @@ START_TEST(enable_and_disable_peer_access)
 	ck_assert_int_eq(cuCtxSetCurrent(c0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuCtxEnablePeerAccess(created, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuCtxDestroy(created), CUDA_SUCCESS);
-	ck_assert_int_eq(cuCtxDisablePeerAccess(created), CUDA_ERROR_INVALID_CONTEXT);
-	ck_assert_int_eq(cuCtxEnablePeerAccess(created, 0), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxDisablePeerAccess(created), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+	ck_assert_int_eq(cuCtxEnablePeerAccess(created, 0), CUDA_ERROR_CONTEXT_IS_DESTROYED);
 	ck_assert_int_eq(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuDevicePrimaryCtxRelease(1), CUDA_SUCCESS);
 }
@@ -224,6 +224,15 @@ START_TEST(created_context_keeps_its_flags)
 			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
 	ck_assert_uint_eq(flags, CU_CTX_LMEM_RESIZE_TO_MAX);
+	/* A primary context takes its device's new flags while active. */
+	vmm_use_device(2 % vmm_device_count());
+	ck_assert_int_eq(cuDevicePrimaryCtxSetFlags(2 % vmm_device_count(), CU_CTX_SCHED_BLOCKING_SYNC),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_CTX_SCHED_BLOCKING_SYNC | CU_CTX_MAP_HOST);
+	ck_assert_int_eq(cuCtxSetFlags(0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_CTX_MAP_HOST);
 	/* Only one context's flags change. */
 	vmm_use_device(1);
 	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
@@ -355,7 +364,7 @@ START_TEST(no_handle_of_device_code_exists)
 	ck_assert_int_eq(cuFuncGetAttribute(NULL, CU_FUNC_ATTRIBUTE_NUM_REGS,
 					    (CUfunction)0x1234), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX, (CUfunction)0x1234),
-			 CUDA_ERROR_INVALID_VALUE);
+			 CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_ptr_eq(f, (CUfunction)77);
 	ck_assert_ptr_eq(k, (CUkernel)77);
 	ck_assert_uint_eq(d, 77);
