@@ -105,6 +105,7 @@ START_TEST(small_allocations_are_suballocated)
 	enum { N = 300 };
 	CUdeviceptr d[N];
 	size_t before = vmm_free_bytes(0);
+	struct st_objects objects = vmm_counts_now();
 	unsigned long long ids[N];
 	int i, j;
 
@@ -125,9 +126,13 @@ START_TEST(small_allocations_are_suballocated)
 	}
 	for (i = 0; i < N; i++)
 		ck_assert_uint_eq(vmm_bytes(d[i])[0], i & 0xff);
+	/* One allocation, one reservation, one mapping for all of them. */
+	ck_assert_int_eq(vmm_counts_now().vas, objects.vas + 1);
+	ck_assert_int_eq(vmm_counts_now().mappings, objects.mappings + 1);
 	for (i = 0; i < N; i++)
 		ck_assert_int_eq(cuMemFree(d[i]), CUDA_SUCCESS);
 	ck_assert_uint_eq(vmm_free_bytes(0), before);
+	vmm_assert_counts_eq(vmm_counts_now(), objects);
 }
 END_TEST
 
@@ -279,6 +284,46 @@ START_TEST(threads_leave_nothing_behind)
 	}
 	ck_assert_uint_eq(vmm_free_bytes(0), before0);
 	ck_assert_uint_eq(vmm_free_bytes(1 % vmm_device_count()), before1);
+}
+END_TEST
+
+/* Host allocations and registrations from threads at once. */
+static void *host_alloc_loop(void *arg)
+{
+	static char bufs[4][64 * 4096];
+	char *mine = bufs[(uintptr_t)arg];
+	void *p[8];
+	int round, i;
+
+	vmm_use_device(0);
+	for (round = 0; round < 50; round++) {
+		for (i = 0; i < 8; i++)
+			if (cuMemHostAlloc(&p[i], 100 + i * 5000, 0) != CUDA_SUCCESS ||
+			    !libcumc_host_range((uintptr_t)p[i], 100 + i * 5000))
+				return (void *)1;
+		if (cuMemHostRegister(mine, sizeof(bufs[0]), 0) != CUDA_SUCCESS)
+			return (void *)1;
+		for (i = 0; i < 8; i++)
+			if (cuMemFreeHost(p[i]) != CUDA_SUCCESS)
+				return (void *)1;
+		if (cuMemHostUnregister(mine) != CUDA_SUCCESS)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+START_TEST(host_memory_from_threads)
+{
+	pthread_t t[4];
+	void *ret;
+	uintptr_t i;
+
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, host_alloc_loop, (void *)i), 0);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+		ck_assert_ptr_null(ret);
+	}
 }
 END_TEST
 
@@ -518,6 +563,7 @@ int main(void)
 	tcase_add_test(host, host_alloc_is_its_own_device_pointer);
 	tcase_add_test(host, copies_through_host_memory);
 	tcase_add_test(host, host_register_and_unregister);
+	tcase_add_test(host, host_memory_from_threads);
 	suite_add_tcase(s, host);
 
 	return check_run_forked(s);
