@@ -296,7 +296,7 @@ static void *host_alloc_loop(void *arg)
 	int round, i;
 
 	vmm_use_device(0);
-	for (round = 0; round < 50; round++) {
+	for (round = 0; round < 10; round++) {
 		for (i = 0; i < 8; i++)
 			if (cuMemHostAlloc(&p[i], 100 + i * 5000, 0) != CUDA_SUCCESS ||
 			    !libcumc_host_range((uintptr_t)p[i], 100 + i * 5000))
@@ -559,6 +559,7 @@ int main(void)
 	suite_add_tcase(s, plain);
 
 	tcase_add_checked_fixture(host, setup, NULL);
+	tcase_set_timeout(host, 60);
 	tcase_add_test(host, host_alloc_bad_arguments_refused);
 	tcase_add_test(host, host_alloc_is_its_own_device_pointer);
 	tcase_add_test(host, copies_through_host_memory);
