@@ -13,6 +13,9 @@
  * up to the granularity.  A chunk goes back to the module when its last
  * slot is freed, so nothing is kept behind cuMemFree.
  *
+ * Allocations belong to the context current at cuMemAlloc: destroying it
+ * (or resetting a primary context) frees them, as on the real driver.
+ *
  * Allocations are found by any address inside them (for cuMemFree,
  * cuMemGetAddressRange and cuPointerGetAttribute) in one sorted registry
  * under one lock; addresses never come from the caller as pointers to
@@ -24,6 +27,7 @@
 
 #include "alloc.h"
 #include "context.h"
+#include "host_mem.h"
 #include "ranges.h"
 
 #define CUMC_SLOT_MIN 512u
@@ -401,6 +405,23 @@ bool libcumc_alloc_set_sync_memops(CUdeviceptr addr, unsigned int value)
 		a->sync_memops = value;
 	pthread_mutex_unlock(&libcumc_alloc_lock);
 	return a;
+}
+
+void libcumc_context_memory_free(CUcontext ctx)
+{
+	struct libcumc_alloc *a;
+	size_t i;
+
+	pthread_mutex_lock(&libcumc_alloc_lock);
+	for (i = libcumc_allocs.count; i-- > 0;) {
+		a = (struct libcumc_alloc *)libcumc_allocs.items + i;
+		if (a->ctx != ctx)
+			continue;
+		libcumc_chunk_put(a->chunk, a->range.base);
+		libcumc_ranges_remove(&libcumc_allocs, a);
+	}
+	pthread_mutex_unlock(&libcumc_alloc_lock);
+	libcumc_host_free_context(ctx);
 }
 
 /*

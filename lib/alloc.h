@@ -24,4 +24,11 @@ bool libcumc_alloc_lookup(CUdeviceptr addr, struct libcumc_alloc_info *info);
 /* Sets SYNC_MEMOPS of the allocation holding @addr; false if none. */
 bool libcumc_alloc_set_sync_memops(CUdeviceptr addr, unsigned int value);
 
+/*
+ * Frees the cuMemAlloc allocations and the host allocations and
+ * registrations made while @ctx was current, as the real driver does when
+ * a context is destroyed or a primary context reset (alloc.c).
+ */
+void libcumc_context_memory_free(CUcontext ctx);
+
 #endif /* _CUMC_LIB_ALLOC_H */

@@ -17,6 +17,8 @@
 CUresult libcumc_context_create(CUdevice dev, CUcontext *ctx);
 /* CUDA_ERROR_INVALID_CONTEXT for a primary context: only release ends it. */
 CUresult libcumc_context_destroy(CUcontext ctx);
+/* The device's retained primary context, or NULL (takes no retain). */
+CUcontext libcumc_primary_handle(CUdevice dev);
 /* Whether @ctx was issued and is no longer live. */
 bool libcumc_context_destroyed(CUcontext ctx);
 /* CUDA_ERROR_INVALID_CONTEXT unless @ctx is live. */

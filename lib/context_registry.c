@@ -102,6 +102,19 @@ CUresult libcumc_context_destroy(CUcontext handle)
 	return res;
 }
 
+/* The device's primary context while retained, else NULL; no retain. */
+CUcontext libcumc_primary_handle(CUdevice dev)
+{
+	struct libcumc_context *ctx;
+	CUcontext handle;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	ctx = libcumc_find_primary(dev);
+	handle = ctx ? ctx->handle : NULL;
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return handle;
+}
+
 /* Issued once and not live: destroyed (handles are never reused). */
 bool libcumc_context_destroyed(CUcontext handle)
 {

@@ -289,6 +289,23 @@ CUresult CUDAAPI cuMemHostUnregister(void *p)
 	return res;
 }
 
+void libcumc_host_free_context(CUcontext ctx)
+{
+	struct libcumc_host *h;
+	size_t i;
+
+	pthread_mutex_lock(&libcumc_host_lock);
+	for (i = libcumc_hosts.count; i-- > 0;) {
+		h = (struct libcumc_host *)libcumc_hosts.items + i;
+		if (h->ctx != ctx)
+			continue;
+		if (h->mapped)
+			munmap((void *)h->range.base, h->mapped);
+		libcumc_ranges_remove(&libcumc_hosts, h);
+	}
+	pthread_mutex_unlock(&libcumc_host_lock);
+}
+
 /*
  * A forked child keeps its copies of the pages but starts over with the
  * driver: they are no longer CUDA's.  The mappings stay (the program may

@@ -37,4 +37,7 @@ struct libcumc_host_info {
 /* True, and *@info, when @addr lies in host memory CUDA knows of. */
 bool libcumc_host_lookup(CUdeviceptr addr, struct libcumc_host_info *info);
 
+/* Frees the host allocations and registrations made in @ctx. */
+void libcumc_host_free_context(CUcontext ctx);
+
 #endif /* _CUMC_LIB_HOST_MEM_H */

@@ -230,6 +230,39 @@ START_TEST(free_refuses_what_alloc_did_not_return)
 }
 END_TEST
 
+/* Destroying a context, or resetting a primary one, frees its memory. */
+START_TEST(context_end_frees_its_memory)
+{
+	size_t before = vmm_free_bytes(1);
+	CUdeviceptr small, large, kept;
+	CUcontext ctx;
+	void *host;
+
+	ck_assert_int_eq(cuCtxCreate(&ctx, NULL, 0, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&small, 100), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&large, 3 * gran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemHostAlloc(&host, 100, 0), CUDA_SUCCESS);
+	ck_assert_uint_lt(vmm_free_bytes(1), before);
+	ck_assert_int_eq(cuCtxDestroy(ctx), CUDA_SUCCESS);
+	ck_assert_uint_eq(vmm_free_bytes(1), before);
+	ck_assert_int_eq(cuMemFree(small), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemFree(large), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemFreeHost(host), CUDA_ERROR_INVALID_VALUE);
+
+	/* The primary context of device 0 (setup's): reset, then release. */
+	ck_assert_int_eq(cuMemAlloc(&small, 100), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxReset(0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(small), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemAlloc(&kept, 100), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+	/* Still retained once: the memory stays. */
+	ck_assert_int_eq(cuMemsetD8(kept, 1, 100), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(kept), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
 START_TEST(pitch_rows_are_512_aligned)
 {
 	CUdeviceptr d;
@@ -553,6 +586,7 @@ int main(void)
 	tcase_add_test(plain, large_allocation_is_dedicated);
 	tcase_add_test(plain, allocations_on_each_device);
 	tcase_add_test(plain, free_refuses_what_alloc_did_not_return);
+	tcase_add_test(plain, context_end_frees_its_memory);
 	tcase_add_test(plain, pitch_rows_are_512_aligned);
 	tcase_add_test(plain, threads_leave_nothing_behind);
 	tcase_add_test(plain, sync_memops_is_the_only_settable_attribute);
