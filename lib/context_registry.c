@@ -187,7 +187,7 @@ CUresult libcumc_context_flags(CUcontext handle, unsigned int *flags)
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	ctx = libcumc_find(handle);
 	if (ctx)
-		*flags = ctx->primary ? ctx->flags | CU_CTX_MAP_HOST : ctx->flags;
+		*flags = ctx->flags | (ctx->primary ? CU_CTX_MAP_HOST : 0);
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }

@@ -49,8 +49,10 @@ static CUresult libcumc_span_check(const struct libcumc_driver *drv,
 	*multicast = false;
 	if (__builtin_add_overflow(addr, len, &end))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (need == CUMC_ACCESS_READWRITE ? libcumc_host_range_writable(addr, len) :
-					    libcumc_host_range(addr, len))
+	/* Host memory CUDA knows of: its device pointer is its address. */
+	if (need == CUMC_ACCESS_READWRITE ?
+	    libcumc_host_range_writable(addr, len) :
+	    libcumc_host_range(addr, len))
 		return CUDA_SUCCESS;
 	while (addr < end) {
 		res = libcumc_mapping_query(drv, addr, 0, &q);

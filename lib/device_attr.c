@@ -7,9 +7,10 @@
  * device reports, except that memory features libcumc does not implement
  * (pools, managed memory, host VMM allocations, compression, dma-buf,
  * GPUDirect RDMA, CUDA arrays, tensor maps, external semaphores, legacy
- * IPC events) and launch capabilities (no device code runs) answer 0, so that programs take the fallback paths they
- * take on hardware without them rather than calls that would fail; the few
- * values that differ between devices come from the caller.
+ * IPC events) and launch capabilities (no device code runs) answer 0, so
+ * that programs take the fallback paths they take on hardware without them
+ * rather than calls that would fail; the few values that differ between
+ * devices come from the caller.
  */
 #include <stddef.h>
 

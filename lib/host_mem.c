@@ -107,14 +107,16 @@ static bool libcumc_host_overlaps_alloc(uintptr_t base, size_t size)
  */
 static CUresult libcumc_host_add(struct libcumc_host *h)
 {
-	CUresult res = CUDA_SUCCESS;
+	CUresult res;
 
 	pthread_mutex_lock(&libcumc_host_lock);
 	h->buffer_id = ++libcumc_last_host_id;
-	if (!libcumc_ranges_insert(&libcumc_hosts, h))
-		res = libcumc_host_overlaps_alloc(h->range.base, h->range.size) ?
-		      CUDA_ERROR_INVALID_VALUE :
-		      CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	if (libcumc_ranges_insert(&libcumc_hosts, h))
+		res = CUDA_SUCCESS;
+	else if (libcumc_host_overlaps_alloc(h->range.base, h->range.size))
+		res = CUDA_ERROR_INVALID_VALUE;
+	else
+		res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	pthread_mutex_unlock(&libcumc_host_lock);
 	return res;
 }
@@ -242,7 +244,9 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 				      unsigned int Flags)
 {
-	struct libcumc_host h = { .flags = Flags | CU_MEMHOSTREGISTER_DEVICEMAP };
+	struct libcumc_host h = {
+		.flags = Flags | CU_MEMHOSTREGISTER_DEVICEMAP,
+	};
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t start, end;
 	CUresult res = libcumc_host_begin(&h);

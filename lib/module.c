@@ -96,7 +96,8 @@ static CUresult libcumc_load_file(void *out, const char *path)
 	}
 	len = read(fd, buf, peek);
 	close(fd);
-	res = len < 0 ? CUDA_ERROR_FILE_NOT_FOUND : libcumc_image_result(buf, len);
+	res = len < 0 ? CUDA_ERROR_FILE_NOT_FOUND :
+			libcumc_image_result(buf, len);
 	free(buf);
 	return res;
 }

@@ -84,11 +84,11 @@ CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value,
 
 static struct libcumc_peer *libcumc_peer_find(CUcontext ctx, CUcontext peer)
 {
-	size_t i;
+	struct libcumc_peer *p;
 
-	for (i = 0; i < libcumc_num_peers; i++)
-		if (libcumc_peers[i].ctx == ctx && libcumc_peers[i].peer == peer)
-			return &libcumc_peers[i];
+	for (p = libcumc_peers; p < libcumc_peers + libcumc_num_peers; p++)
+		if (p->ctx == ctx && p->peer == peer)
+			return p;
 	return NULL;
 }
 
@@ -121,7 +121,8 @@ static CUresult libcumc_peer_add(CUcontext ctx, CUcontext peer)
 	if (libcumc_peer_find(ctx, peer))
 		return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
 	if (libcumc_num_peers == libcumc_peer_capacity) {
-		capacity = libcumc_peer_capacity ? 2 * libcumc_peer_capacity : 16;
+		capacity = libcumc_peer_capacity ?: 8;
+		capacity *= 2;
 		peers = reallocarray(libcumc_peers, capacity, sizeof(*peers));
 		if (!peers)
 			return CUDA_ERROR_OUT_OF_MEMORY;

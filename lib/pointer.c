@@ -192,8 +192,9 @@ static CUresult libcumc_host_attribute(const struct libcumc_pointer *p,
 		libcumc_put_uint(data, 1);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
-		libcumc_put_uint(data, read_only ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ :
-					CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
+		libcumc_put_uint(data, read_only ?
+				 CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ :
+				 CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:

@@ -11,7 +11,9 @@
 static struct libcumc_range *libcumc_ranges_at(const struct libcumc_ranges *set,
 					       size_t i)
 {
-	return (struct libcumc_range *)((char *)set->items + i * set->elem_size);
+	char *items = set->items;
+
+	return (struct libcumc_range *)(items + i * set->elem_size);
 }
 
 /* The number of elements whose base is <= @addr. */

@@ -220,13 +220,14 @@ static CUresult libcumc_unmap_over_holes(const struct libcumc_driver *drv,
 				addr += granularity;
 				continue;
 			}
-			if (q.out_map_addr < ptr || libcumc_mapping_end(&q) > end)
+			if (q.out_map_addr < ptr ||
+			    libcumc_mapping_end(&q) > end)
 				return CUDA_ERROR_INVALID_VALUE;
 			if (pass) {
 				unmap.addr = q.out_map_addr;
 				unmap.length = q.out_map_length;
 				res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap,
-						    libcumc_bad_range_is_invalid_value);
+					libcumc_bad_range_is_invalid_value);
 				if (res != CUDA_SUCCESS)
 					return res;
 			}
