@@ -82,28 +82,33 @@ bool libcumc_host_lookup(CUdeviceptr addr, struct libcumc_host_info *info)
 }
 
 /*
- * Whether [base, base + size) overlaps a host allocation (not a
- * registered range) of the registry: its first byte, its last, or one
- * starting inside it.
+ * What [base, base + size) overlaps in the registry: a host allocation
+ * (INVALID_VALUE), a registered range (HOST_MEMORY_ALREADY_REGISTERED),
+ * or nothing (CUDA_SUCCESS).
  */
-static bool libcumc_host_overlaps_alloc(uintptr_t base, size_t size)
+static CUresult libcumc_host_overlap(uintptr_t base, size_t size)
 {
+	CUresult res = CUDA_SUCCESS;
 	const struct libcumc_host *h;
 	size_t i;
 
 	for (i = 0; i < libcumc_hosts.count; i++) {
 		h = (const struct libcumc_host *)libcumc_hosts.items + i;
-		if (h->mapped && h->range.base < base + size &&
-		    base < h->range.base + h->range.size)
-			return true;
+		if (h->range.base >= base + size ||
+		    base >= h->range.base + h->range.size)
+			continue;
+		if (h->mapped)
+			return CUDA_ERROR_INVALID_VALUE;
+		res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
 	}
-	return false;
+	return res;
 }
 
 /*
  * Records @h.  On an overlap, as driver 580 answers (measured): with a
  * host allocation INVALID_VALUE, with a registered range
- * HOST_MEMORY_ALREADY_REGISTERED.
+ * HOST_MEMORY_ALREADY_REGISTERED.  The scan is linear, for registrations
+ * only: they are few, and this is no fast path.
  */
 static CUresult libcumc_host_add(struct libcumc_host *h)
 {
@@ -111,12 +116,11 @@ static CUresult libcumc_host_add(struct libcumc_host *h)
 
 	pthread_mutex_lock(&libcumc_host_lock);
 	h->buffer_id = ++libcumc_last_host_id;
-	if (libcumc_ranges_insert(&libcumc_hosts, h))
-		res = CUDA_SUCCESS;
-	else if (libcumc_host_overlaps_alloc(h->range.base, h->range.size))
-		res = CUDA_ERROR_INVALID_VALUE;
-	else
-		res = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	/* A fresh mapping overlaps nothing: only registrations are scanned. */
+	res = h->mapped ? CUDA_SUCCESS :
+			  libcumc_host_overlap(h->range.base, h->range.size);
+	if (res == CUDA_SUCCESS && !libcumc_ranges_insert(&libcumc_hosts, h))
+		res = CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_unlock(&libcumc_host_lock);
 	return res;
 }
