@@ -5,12 +5,15 @@
  * (one CUMC_VA_QUERY each), so that a bad address costs the caller an error
  * code rather than a SIGSEGV; then plain memmove and fill loops move the
  * bytes at memory speed.  Host buffers are the caller's, as with the real
- * driver.
+ * driver.  A device address may also be host memory CUDA knows of
+ * (cuMemHostAlloc, cuMemHostRegister): with unified addressing, its
+ * device pointer is its host address.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "host_mem.h"
 #include "mc_views.h"
 #include "va.h"
 
@@ -46,6 +49,11 @@ static CUresult libcumc_span_check(const struct libcumc_driver *drv,
 	*multicast = false;
 	if (__builtin_add_overflow(addr, len, &end))
 		return CUDA_ERROR_INVALID_VALUE;
+	/* Host memory CUDA knows of: its device pointer is its address. */
+	if (need == CUMC_ACCESS_READWRITE ?
+	    libcumc_host_range_writable(addr, len) :
+	    libcumc_host_range(addr, len))
+		return CUDA_SUCCESS;
 	while (addr < end) {
 		res = libcumc_mapping_query(drv, addr, 0, &q);
 		if (res == CUDA_ERROR_NOT_FOUND)

@@ -110,3 +110,48 @@ CUMC_PROC("cuMulticastBindAddr", 12010, cuMulticastBindAddr)
 CUMC_PROC("cuMulticastBindAddr", 13010, cuMulticastBindAddr_v2)
 CUMC_PROC("cuMulticastUnbind", 12010, cuMulticastUnbind)
 CUMC_PROC("cuMulticastGetGranularity", 12010, cuMulticastGetGranularity)
+
+/*
+ * Plain and host allocation, context flags, peer access, modules and
+ * launches (branch alloc).  cuMemHostRegister 4000 has the ABI of 6050;
+ * the per-thread-stream launch variants are left to the streams branch.
+ */
+CUMC_PROC("cuMemAlloc", 3020, cuMemAlloc_v2)
+CUMC_PROC("cuMemAllocPitch", 3020, cuMemAllocPitch_v2)
+CUMC_PROC("cuMemFree", 3020, cuMemFree_v2)
+CUMC_PROC("cuMemAllocHost", 3020, cuMemAllocHost_v2)
+CUMC_PROC("cuMemHostAlloc", 2020, cuMemHostAlloc)
+CUMC_PROC("cuMemFreeHost", 2000, cuMemFreeHost)
+CUMC_PROC("cuMemHostGetDevicePointer", 3020, cuMemHostGetDevicePointer_v2)
+CUMC_PROC("cuMemHostGetFlags", 2030, cuMemHostGetFlags)
+CUMC_PROC("cuMemHostRegister", 4000, cuMemHostRegister_v2)
+CUMC_PROC("cuMemHostRegister", 6050, cuMemHostRegister_v2)
+CUMC_PROC("cuMemHostUnregister", 4000, cuMemHostUnregister)
+CUMC_PROC("cuPointerSetAttribute", 6000, cuPointerSetAttribute)
+
+CUMC_PROC("cuCtxGetFlags", 7000, cuCtxGetFlags)
+CUMC_PROC("cuCtxSetFlags", 12010, cuCtxSetFlags)
+CUMC_PROC("cuDevicePrimaryCtxGetState", 7000, cuDevicePrimaryCtxGetState)
+CUMC_PROC("cuDevicePrimaryCtxSetFlags", 11000, cuDevicePrimaryCtxSetFlags_v2)
+
+CUMC_PROC("cuDeviceCanAccessPeer", 4000, cuDeviceCanAccessPeer)
+CUMC_PROC("cuDeviceGetP2PAttribute", 8000, cuDeviceGetP2PAttribute)
+CUMC_PROC("cuCtxEnablePeerAccess", 4000, cuCtxEnablePeerAccess)
+CUMC_PROC("cuCtxDisablePeerAccess", 4000, cuCtxDisablePeerAccess)
+
+CUMC_PROC("cuModuleLoad", 2000, cuModuleLoad)
+CUMC_PROC("cuModuleLoadData", 2000, cuModuleLoadData)
+CUMC_PROC("cuModuleLoadDataEx", 2010, cuModuleLoadDataEx)
+CUMC_PROC("cuModuleLoadFatBinary", 2000, cuModuleLoadFatBinary)
+CUMC_PROC("cuModuleUnload", 2000, cuModuleUnload)
+CUMC_PROC("cuModuleGetFunction", 2000, cuModuleGetFunction)
+CUMC_PROC("cuModuleGetGlobal", 3020, cuModuleGetGlobal_v2)
+CUMC_PROC("cuLibraryLoadData", 12000, cuLibraryLoadData)
+CUMC_PROC("cuLibraryLoadFromFile", 12000, cuLibraryLoadFromFile)
+CUMC_PROC("cuLibraryUnload", 12000, cuLibraryUnload)
+CUMC_PROC("cuLibraryGetKernel", 12000, cuLibraryGetKernel)
+CUMC_PROC("cuLibraryGetGlobal", 12000, cuLibraryGetGlobal)
+CUMC_PROC("cuLaunchKernel", 4000, cuLaunchKernel)
+CUMC_PROC("cuLaunchKernelEx", 11060, cuLaunchKernelEx)
+CUMC_PROC("cuLaunchCooperativeKernel", 9000, cuLaunchCooperativeKernel)
+CUMC_PROC("cuFuncGetAttribute", 2020, cuFuncGetAttribute)

@@ -46,6 +46,15 @@ typedef uint64_t cuuint64_t;
 #define cuDevicePrimaryCtxReset		cuDevicePrimaryCtxReset_v2
 #define cuDeviceGetUuid			cuDeviceGetUuid_v2
 #define cuGetProcAddress		cuGetProcAddress_v2
+/* Plain and host allocation, modules (branch alloc). */
+#define cuMemAlloc			cuMemAlloc_v2
+#define cuMemAllocPitch			cuMemAllocPitch_v2
+#define cuMemFree			cuMemFree_v2
+#define cuMemAllocHost			cuMemAllocHost_v2
+#define cuMemHostGetDevicePointer	cuMemHostGetDevicePointer_v2
+#define cuMemHostRegister		cuMemHostRegister_v2
+#define cuModuleGetGlobal		cuModuleGetGlobal_v2
+#define cuDevicePrimaryCtxSetFlags	cuDevicePrimaryCtxSetFlags_v2
 
 /* API version this header describes: 13.0. */
 #define CUDA_VERSION 13000
@@ -566,6 +575,119 @@ typedef struct CUmemAccessDesc_st {
 typedef CUmemAccessDesc_v1 CUmemAccessDesc;
 
 /*
+ * Plain and host allocation, peer access, modules and launches (branch
+ * alloc).
+ */
+#define CU_MEMHOSTALLOC_PORTABLE	0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP	0x02
+#define CU_MEMHOSTALLOC_WRITECOMBINED	0x04
+#define CU_MEMHOSTREGISTER_PORTABLE	0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP	0x02
+#define CU_MEMHOSTREGISTER_IOMEMORY	0x04
+#define CU_MEMHOSTREGISTER_READ_ONLY	0x08
+
+/* What cuDeviceGetP2PAttribute reports of a pair of devices. */
+typedef enum CUdevice_P2PAttribute_enum {
+	CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK			= 0x01,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED			= 0x02,
+	CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED			= 0x03,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED			= 0x04,
+	CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED		= 0x04,
+	CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED	= 0x05
+} CUdevice_P2PAttribute;
+
+/* Device code: declared so that programs link; none of it runs here. */
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUlib_st *CUlibrary;
+typedef struct CUkern_st *CUkernel;
+typedef struct CUstream_st *CUstream;
+
+typedef enum CUjit_option_enum {
+	CU_JIT_MAX_REGISTERS = 0,
+	CU_JIT_THREADS_PER_BLOCK = 1,
+	CU_JIT_WALL_TIME = 2,
+	CU_JIT_INFO_LOG_BUFFER = 3,
+	CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+	CU_JIT_ERROR_LOG_BUFFER = 5,
+	CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+	CU_JIT_OPTIMIZATION_LEVEL = 7,
+	CU_JIT_TARGET_FROM_CUCONTEXT = 8,
+	CU_JIT_TARGET = 9,
+	CU_JIT_FALLBACK_STRATEGY = 10,
+	CU_JIT_GENERATE_DEBUG_INFO = 11,
+	CU_JIT_LOG_VERBOSE = 12,
+	CU_JIT_GENERATE_LINE_INFO = 13,
+	CU_JIT_CACHE_MODE = 14,
+	CU_JIT_NEW_SM3X_OPT = 15,
+	CU_JIT_FAST_COMPILE = 16,
+	CU_JIT_GLOBAL_SYMBOL_NAMES = 17,
+	CU_JIT_GLOBAL_SYMBOL_ADDRESSES = 18,
+	CU_JIT_GLOBAL_SYMBOL_COUNT = 19,
+	CU_JIT_LTO = 20,
+	CU_JIT_FTZ = 21,
+	CU_JIT_PREC_DIV = 22,
+	CU_JIT_PREC_SQRT = 23,
+	CU_JIT_FMA = 24,
+	CU_JIT_REFERENCED_KERNEL_NAMES = 25,
+	CU_JIT_REFERENCED_KERNEL_COUNT = 26,
+	CU_JIT_REFERENCED_VARIABLE_NAMES = 27,
+	CU_JIT_REFERENCED_VARIABLE_COUNT = 28,
+	CU_JIT_OPTIMIZE_UNUSED_DEVICE_VARIABLES = 29,
+	CU_JIT_POSITION_INDEPENDENT_CODE = 30,
+	CU_JIT_MIN_CTA_PER_SM = 31,
+	CU_JIT_MAX_THREADS_PER_BLOCK = 32,
+	CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
+	CU_JIT_SPLIT_COMPILE = 34,
+	CU_JIT_NUM_OPTIONS
+} CUjit_option;
+
+typedef enum CUlibraryOption_enum {
+	CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
+	CU_LIBRARY_BINARY_IS_PRESERVED = 1,
+	CU_LIBRARY_NUM_OPTIONS
+} CUlibraryOption;
+
+typedef enum CUfunction_attribute_enum {
+	CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+	CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+	CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
+	CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+	CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+	CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
+	CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
+	CU_FUNC_ATTRIBUTE_CACHE_MODE_CA = 7,
+	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+	CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
+	CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET = 10,
+	CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11,
+	CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12,
+	CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
+	CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+	CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
+	CU_FUNC_ATTRIBUTE_MAX
+} CUfunction_attribute;
+
+/*
+ * Launch attributes are left incomplete: no launch runs in cumc, so
+ * their layout is never read; a pointer to them is all a config holds.
+ */
+typedef struct CUlaunchAttribute_st CUlaunchAttribute;
+
+typedef struct CUlaunchConfig_st {
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	CUlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
+
+/*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
  * nothing but declarations.
@@ -692,6 +814,91 @@ CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
 					CUdevice dev, size_t mcOffset,
 					CUdeviceptr memptr, size_t size,
 					unsigned long long flags);
+/* Plain and host allocation (branch alloc). */
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize);
+CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr *dptr, size_t *pPitch,
+				 size_t WidthInBytes, size_t Height,
+				 unsigned int ElementSizeBytes);
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr);
+CUresult CUDAAPI cuMemAllocHost(void **pp, size_t bytesize);
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
+				unsigned int Flags);
+CUresult CUDAAPI cuMemFreeHost(void *p);
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
+					   unsigned int Flags);
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p);
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize,
+				   unsigned int Flags);
+CUresult CUDAAPI cuMemHostUnregister(void *p);
+CUresult CUDAAPI cuPointerSetAttribute(const void *value,
+				       CUpointer_attribute attribute,
+				       CUdeviceptr ptr);
+/* Context flags (branch alloc). */
+CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
+CUresult CUDAAPI cuCtxSetFlags(unsigned int flags);
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
+					    int *active);
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags);
+/* Peer access (branch alloc). */
+CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev,
+				       CUdevice peerDev);
+CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value,
+					 CUdevice_P2PAttribute attrib,
+					 CUdevice srcDevice,
+					 CUdevice dstDevice);
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,
+				       unsigned int Flags);
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
+/* Modules, libraries and launches: refused (branch alloc). */
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
+				    unsigned int numOptions,
+				    CUjit_option *options,
+				    void **optionValues);
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module,
+				       const void *fatCubin);
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod);
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
+				     const char *name);
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes,
+				   CUmodule hmod, const char *name);
+CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
+				   CUjit_option *jitOptions,
+				   void **jitOptionsValues,
+				   unsigned int numJitOptions,
+				   CUlibraryOption *libraryOptions,
+				   void **libraryOptionValues,
+				   unsigned int numLibraryOptions);
+CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library,
+				       const char *fileName,
+				       CUjit_option *jitOptions,
+				       void **jitOptionsValues,
+				       unsigned int numJitOptions,
+				       CUlibraryOption *libraryOptions,
+				       void **libraryOptionValues,
+				       unsigned int numLibraryOptions);
+CUresult CUDAAPI cuLibraryUnload(CUlibrary library);
+CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
+				    const char *name);
+CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
+				    CUlibrary library, const char *name);
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
+				unsigned int gridDimY, unsigned int gridDimZ,
+				unsigned int blockDimX, unsigned int blockDimY,
+				unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams, void **extra);
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+				  void **kernelParams, void **extra);
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
+				unsigned int gridDimX, unsigned int gridDimY,
+				unsigned int gridDimZ, unsigned int blockDimX,
+				unsigned int blockDimY, unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams);
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
+				    CUfunction hfunc);
 /* END PROTOTYPES */
 
 #ifdef __cplusplus
