@@ -62,7 +62,7 @@ SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard self
 UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug
 KSFT_DIR := $(O)/kselftest
 KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
-LINUX_SOURCE = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+LINUX_SOURCE = $(wildcard /usr/src/linux-source-6.1.tar.xz)
 LINUX_SOURCE_TOP = $(patsubst %.tar.xz,%,$(notdir $(LINUX_SOURCE)))
 
 all: kmod lib tests tools
