@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Context management: primary contexts, created contexts and the calling
- * thread's current context.  Contexts carry no state besides their device:
- * nothing runs asynchronously, and allocations belong to no context.
+ * thread's current context.  Contexts carry no state besides their device
+ * and their streams (stream.c): allocations belong to no context.
  */
 #include <pthread.h>
 #include <stdbool.h>
 
 #include "context.h"
 #include "internal.h"
+#include "stream.h"
 
 CUresult libcumc_current_device(CUdevice *dev)
 {
@@ -67,7 +68,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_primary_release(dev);
+	res = libcumc_primary_release(dev);
+	/* The last release destroyed the context, and so its streams. */
+	if (res == CUDA_SUCCESS)
+		libcumc_streams_reap();
+	return res;
 }
 
 /*
@@ -170,6 +175,8 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_context_destroy(ctx);
+	if (res == CUDA_SUCCESS)
+		libcumc_streams_ctx_gone(ctx);
 	/* Current elsewhere, it stays there and answers CONTEXT_IS_DESTROYED. */
 	if (res == CUDA_SUCCESS && libcumc_stack_top() == ctx)
 		libcumc_stack_pop();
@@ -268,7 +275,7 @@ CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 	return res;
 }
 
-/* Nothing runs asynchronously: a valid context has always finished. */
+/* Waits for the work of every stream of the context, implicit ones too. */
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
 	return cuCtxSynchronize_v2(NULL);
@@ -282,5 +289,8 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_given_or_current_device(ctx, &dev);
+	res = libcumc_given_or_current_device(ctx, &dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_streams_sync_ctx(ctx ? ctx : libcumc_stack_top());
 }

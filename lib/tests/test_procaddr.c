@@ -113,7 +113,7 @@ START_TEST(unknown_symbols_are_not_found)
 {
 	static const char *const unknown[] = {
 		"cuNoSuchFunction", "", "cuinit", "cuInit ", "cuDeviceGetUuid_v2",
-		"cuMemAlloc", "cuStreamCreate", "cuLaunchKernel", "cuCtxGetFlags",
+		"cuMemAlloc", "cuGraphCreate", "cuLaunchKernel", "cuCtxGetFlags",
 	};
 	size_t i;
 
