@@ -18,4 +18,12 @@ CUresult CUDAAPI cuGetProcAddress_v1(const char *symbol, void **pfn,
 				     int cudaVersion, cuuint64_t flags)
 	__asm__("cuGetProcAddress");
 
+/*
+ * cuEventElapsedTime of CUDA 2.0 to 12.8, which today's headers map to
+ * cuEventElapsedTime_v2; same ABI.
+ */
+CUresult CUDAAPI cuEventElapsedTime_v1(float *pMilliseconds, CUevent hStart,
+				       CUevent hEnd)
+	__asm__("cuEventElapsedTime");
+
 #endif /* _CUMC_LIB_PROCADDR_H */

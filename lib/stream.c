@@ -88,10 +88,9 @@ struct libcumc_work *libcumc_work_alloc(size_t size,
 /* Called with the lock held, or by the only holder of the dependencies. */
 static void libcumc_work_drop_deps(struct libcumc_work *work);
 
+/* With the lock held: fini, which may take it, has been called already. */
 static void libcumc_work_destroy(struct libcumc_work *work)
 {
-	if (work->fini)
-		work->fini(work);
 	libcumc_work_drop_deps(work);
 	free(work->deps);
 	free(work);
@@ -99,6 +98,8 @@ static void libcumc_work_destroy(struct libcumc_work *work)
 
 void libcumc_work_free(struct libcumc_work *work)
 {
+	if (work->fini)
+		work->fini(work);
 	pthread_mutex_lock(&libcumc_streams_lock);
 	libcumc_work_destroy(work);
 	pthread_mutex_unlock(&libcumc_streams_lock);
@@ -244,6 +245,8 @@ static void *libcumc_stream_worker(void *arg)
 		libcumc_wait_deps(work);
 		pthread_mutex_unlock(&libcumc_streams_lock);
 		res = work->run ? work->run(work) : CUDA_SUCCESS;
+		if (work->fini)
+			work->fini(work);
 		pthread_mutex_lock(&libcumc_streams_lock);
 		if (res != CUDA_SUCCESS && stream->error == CUDA_SUCCESS)
 			stream->error = res;
@@ -334,8 +337,8 @@ CUresult libcumc_stream_submit(struct libcumc_stream *stream,
 	if (res == CUDA_SUCCESS)
 		res = libcumc_worker_start(stream);
 	if (res != CUDA_SUCCESS) {
-		libcumc_work_destroy(work);
 		pthread_mutex_unlock(&libcumc_streams_lock);
+		libcumc_work_free(work);
 		return res;
 	}
 	work->next = NULL;

@@ -38,7 +38,10 @@ struct libcumc_work {
 	struct libcumc_work *next;
 	/* Runs on the worker; an error is latched on the stream. NULL: none. */
 	CUresult (*run)(struct libcumc_work *work);
-	/* Releases what the item holds, on the worker or on a failed submit. */
+	/*
+	 * Releases what the item holds, once it has run or failed to be
+	 * submitted; never with the streams' lock held.
+	 */
 	void (*fini)(struct libcumc_work *work);
 	struct libcumc_dep *deps;
 	unsigned int num_deps;
