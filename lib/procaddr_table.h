@@ -149,3 +149,14 @@ CUMC_PROC("cuEventDestroy", 4000, cuEventDestroy_v2)
 CUMC_PROC("cuEventElapsedTime", 2000, cuEventElapsedTime_v1)
 CUMC_PROC("cuEventElapsedTime", 12080, cuEventElapsedTime_v2)
 CUMC_PROC("cuStreamWaitEvent", 3020, cuStreamWaitEvent)
+
+/*
+ * Stream memory operations (stream_memop.c): the _v2 ABI of CUDA 11.7
+ * only; the v1 functions (8000, 9000), deprecated and off by default on
+ * NVIDIA's driver, are left out.
+ */
+CUMC_PROC("cuStreamWaitValue32", 11070, cuStreamWaitValue32_v2)
+CUMC_PROC("cuStreamWaitValue64", 11070, cuStreamWaitValue64_v2)
+CUMC_PROC("cuStreamWriteValue32", 11070, cuStreamWriteValue32_v2)
+CUMC_PROC("cuStreamWriteValue64", 11070, cuStreamWriteValue64_v2)
+CUMC_PROC("cuStreamBatchMemOp", 11070, cuStreamBatchMemOp_v2)
