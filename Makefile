@@ -51,7 +51,7 @@ CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
 # Streams, events, stream memory operations.
-CHECK_VM_TESTS += test_stream test_event
+CHECK_VM_TESTS += test_stream test_event test_stream_ptds
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
@@ -111,6 +111,15 @@ tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
 		$(LIB_A) $(CHECK_LIBS) -lpthread
+
+# A per-thread default stream program, linked against the shared library
+# as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be
+# exported.
+$(O)/tests/test_stream_ptds: lib/tests/test_stream_ptds.c $(wildcard lib/tests/*.h) \
+		$(LIB_SO) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) \
+		-DCUDA_API_PER_THREAD_DEFAULT_STREAM -Ilib -Ilib/tests -o $@ $< \
+		-L$(O) -lcumc -Wl,-rpath,$(CURDIR)/$(O) $(CHECK_LIBS) -lpthread
 
 $(O)/selftests/%: selftests/%.c $(SELFTEST_HEADERS) $(KSFT_HEADERS) \
 		uapi/linux/cumc.h | $(O)/selftests
