@@ -201,6 +201,8 @@ compat-check:
 # its run on 8 GPUs of the first VM; see Documentation/performance.md.
 BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
 BENCHES += bench_fabric
+# Streams: a round trip through a stream's worker (bench_stream).
+BENCHES += bench_stream
 BENCH_VM_PARAMS := --gpus 72 num_devices=8
 # Under TCG, glibc's memcpy above a few KiB is rep movsb, which the emulator
 # runs about ten times slower than the vector loop below it: keep the loop,
@@ -214,6 +216,7 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 	scripts/vm-run $(BENCH_VM_PARAMS) -- sh -c '$(O)/bench/bench_va && \
 		$(O)/bench/bench_control --json $(O)/bench/bench_control.json && \
 		$(O)/bench/bench_scaling --json $(O)/bench/bench_scaling.json && \
+		$(O)/bench/bench_stream --json $(O)/bench/bench_stream.json && \
 		env $(TCG_MEMCPY) $(O)/bench/bench_multimem --device-only \
 			--quick --max-bytes 4194304 \
 			--json $(O)/bench/bench_multimem-vm.json && \
