@@ -739,6 +739,87 @@ START_TEST(memop_attributes_answer_supported)
 }
 END_TEST
 
+/* Memory unmapped before the item runs: an error on the stream, no fault. */
+START_TEST(async_set_on_memory_gone_meanwhile_latches_an_error)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	struct gate g = { 0 };
+	CUstream s;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s, gate_fn, &g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32Async(buf.va, 1, 16, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWriteValue32(s, buf.va + 64, 1, 0), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+	atomic_store(&g.open, 1);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamQuery(s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+}
+END_TEST
+
+/* Threads submitting to their streams and the legacy stream at once. */
+struct storm {
+	CUdeviceptr word;	/* one counter per thread */
+	atomic_int *legacy_runs;
+};
+
+static void CUDA_CB count_fn(void *arg)
+{
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+	CUcontext ctx;
+	CUstream s;
+	cuuint32_t i;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	for (i = 1; i <= 200; i++) {
+		ck_assert_int_eq(cuStreamWriteValue32(s, st->word, i, 0), CUDA_SUCCESS);
+		ck_assert_int_eq(cuStreamWaitValue32(s, st->word, i,
+						     CU_STREAM_WAIT_VALUE_EQ), CUDA_SUCCESS);
+		if (i % 10 == 0)
+			ck_assert_int_eq(cuLaunchHostFunc(NULL, count_fn, st->legacy_runs),
+					 CUDA_SUCCESS);
+		if (i % 50 == 0)
+			ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	}
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	return NULL;
+}
+
+START_TEST(threads_and_streams_at_once)
+{
+	enum { THREADS = 4 };
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	struct storm st[THREADS];
+	atomic_int legacy_runs = 0;
+	pthread_t t[THREADS];
+	int i;
+
+	ck_assert_int_eq(cuMemsetD32(buf.va, 0, 64), CUDA_SUCCESS);
+	for (i = 0; i < THREADS; i++) {
+		st[i] = (struct storm){ buf.va + 64 * i, &legacy_runs };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, storm_thread, &st[i]), 0);
+	}
+	for (i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&legacy_runs), THREADS * 20);
+	for (i = 0; i < THREADS; i++)
+		ck_assert_uint_eq(*(volatile cuuint32_t *)vmm_ptr(buf.va + 64 * i), 200);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stream");
@@ -779,6 +860,8 @@ int main(void)
 	tcase_add_test(memops, batch_runs_its_operations_in_order);
 	tcase_add_test(memops, memop_bad_arguments_refused);
 	tcase_add_test(memops, memop_attributes_answer_supported);
+	tcase_add_test(memops, async_set_on_memory_gone_meanwhile_latches_an_error);
+	tcase_add_test(memops, threads_and_streams_at_once);
 	suite_add_tcase(s, memops);
 
 	return check_run_forked(s);
