@@ -837,6 +837,8 @@ int main(void)
 	check_add_uninit(s, stream_calls_need_init);
 
 	tcase_add_checked_fixture(tc, setup, NULL);
+	/* Thread hand-offs under TCG on a loaded machine: not 4 s. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, garbage_and_destroyed_handles_refused);
 	tcase_add_test(tc, bad_arguments_refused);
 	tcase_add_test(tc, priorities_clamped_to_the_h100_range);
@@ -854,6 +856,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(copies, setup, NULL);
+	tcase_set_timeout(copies, 60);
 	tcase_add_test(copies, async_copies_and_sets_run_in_stream_order);
 	tcase_add_test(copies, async_arguments_checked_at_enqueue);
 	tcase_add_test(copies, sync_copies_wait_for_the_legacy_stream);
@@ -861,6 +864,7 @@ int main(void)
 	suite_add_tcase(s, copies);
 
 	tcase_add_checked_fixture(memops, setup, NULL);
+	tcase_set_timeout(memops, 60);
 	tcase_add_loop_test(memops, wait_value_each_condition_released_by_another_stream,
 			    0, sizeof(wait_cases) / sizeof(wait_cases[0]));
 	tcase_add_test(memops, wait_on_legacy_stream_released_by_a_thread);
