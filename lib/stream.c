@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Streams: in-order host work queues, one worker thread each (stream.h).
+ * Streams: in-order host work queues, one worker thread each while they
+ * have work (stream.h).
  *
  * A CUstream is a number this registry issues, never a pointer that is
  * dereferenced, so garbage and destroyed handles are refused; numbers are
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "context.h"
 #include "stream.h"
@@ -46,6 +48,9 @@ struct libcumc_stream {
 	pthread_cond_t wake;		/* the worker waits for work here */
 	CUresult error;			/* the first error of its work */
 };
+
+/* How long a worker waits for work before it leaves. */
+#define CUMC_WORKER_IDLE_S 2
 
 /* cuCtxGetStreamPriorityRange of an H100. */
 #define CUMC_PRIORITY_LEAST 0
@@ -182,6 +187,15 @@ void libcumc_stream_put(struct libcumc_stream *stream)
 	pthread_mutex_unlock(&libcumc_streams_lock);
 }
 
+/* Workers sleep on CLOCK_MONOTONIC, to leave after CUMC_WORKER_IDLE_S. */
+static pthread_condattr_t libcumc_wake_attr;
+
+__attribute__((constructor)) static void libcumc_wake_attr_init(void)
+{
+	pthread_condattr_init(&libcumc_wake_attr);
+	pthread_condattr_setclock(&libcumc_wake_attr, CLOCK_MONOTONIC);
+}
+
 static struct libcumc_stream *libcumc_stream_new(enum libcumc_stream_kind kind,
 						 CUcontext ctx, CUdevice dev,
 						 unsigned int flags,
@@ -200,7 +214,7 @@ static struct libcumc_stream *libcumc_stream_new(enum libcumc_stream_kind kind,
 	stream->dev = dev;
 	stream->flags = flags;
 	stream->priority = priority;
-	pthread_cond_init(&stream->wake, NULL);
+	pthread_cond_init(&stream->wake, &libcumc_wake_attr);
 	stream->next = libcumc_streams;
 	libcumc_streams = stream;
 	return stream;
@@ -229,6 +243,26 @@ static void libcumc_wait_deps(struct libcumc_work *work)
 		libcumc_wait_locked(work->deps[i].stream, work->deps[i].ticket);
 }
 
+/*
+ * Waits for work; false when the worker should leave: its stream is
+ * destroyed and drained, or it found nothing to do for CUMC_WORKER_IDLE_S
+ * (the next submission starts a worker again), so that idle streams hold
+ * no threads.  Lock held.
+ */
+static bool libcumc_worker_wait(struct libcumc_stream *stream)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += CUMC_WORKER_IDLE_S;
+	while (!stream->head && !stream->dead)
+		if (pthread_cond_timedwait(&stream->wake, &libcumc_streams_lock,
+					   &until) == ETIMEDOUT &&
+		    !stream->head)
+			return false;
+	return stream->head != NULL;
+}
+
 static void *libcumc_stream_worker(void *arg)
 {
 	struct libcumc_stream *stream = arg;
@@ -237,11 +271,9 @@ static void *libcumc_stream_worker(void *arg)
 
 	pthread_mutex_lock(&libcumc_streams_lock);
 	for (;;) {
-		while (!stream->head && !stream->dead)
-			pthread_cond_wait(&stream->wake, &libcumc_streams_lock);
-		work = stream->head;
-		if (!work)
+		if (!libcumc_worker_wait(stream))
 			break;
+		work = stream->head;
 		libcumc_wait_deps(work);
 		pthread_mutex_unlock(&libcumc_streams_lock);
 		res = work->run ? work->run(work) : CUDA_SUCCESS;

@@ -13,6 +13,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -232,6 +233,44 @@ START_TEST(callbacks_get_their_stream_and_status)
 	ck_assert_int_eq(cuStreamAddCallback(s, callback_fn, &seen, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
 	ck_assert_ptr_eq(seen, s);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+END_TEST
+
+static int thread_count(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* A worker leaves after 2 s without work; the next item starts another. */
+START_TEST(idle_workers_leave_and_come_back)
+{
+	atomic_int ran = 0;
+	int before = thread_count(), i;
+	CUstream s;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(thread_count(), before);
+	ck_assert_int_eq(cuLaunchHostFunc(s, set_flag_fn, &ran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(thread_count(), before + 1);
+	/* Left by now, give or take a loaded machine's scheduling. */
+	for (i = 0; i < 150 && thread_count() != before; i++)
+		sleep_ms(100);
+	ck_assert_int_eq(thread_count(), before);
+	atomic_store(&ran, 0);
+	ck_assert_int_eq(cuLaunchHostFunc(s, set_flag_fn, &ran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&ran), 1);
 	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
 }
 END_TEST
@@ -845,6 +884,7 @@ int main(void)
 	tcase_add_test(tc, stream_knows_its_context_and_device);
 	tcase_add_test(tc, host_functions_run_in_order_off_the_caller);
 	tcase_add_test(tc, callbacks_get_their_stream_and_status);
+	tcase_add_test(tc, idle_workers_leave_and_come_back);
 	tcase_add_test(tc, query_not_ready_while_blocked);
 	tcase_add_test(tc, legacy_stream_waits_for_blocking_streams);
 	tcase_add_test(tc, non_blocking_streams_are_independent_of_legacy);
