@@ -2,8 +2,8 @@
 /*
  * Context management: primary contexts, created contexts and the calling
  * thread's current context.  Contexts carry no state besides their device
- * and flags: nothing runs asynchronously, and module allocations belong to
- * no context; the library's cuMemAlloc and host memory go with theirs.
+ * and their streams (stream.c): module allocations belong to no context;
+ * the library's cuMemAlloc and host memory go with theirs.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -11,6 +11,7 @@
 #include "alloc.h"
 #include "context.h"
 #include "internal.h"
+#include "stream.h"
 
 CUresult libcumc_current_device(CUdevice *dev)
 {
@@ -72,7 +73,9 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 		return res;
 	ctx = libcumc_primary_handle(dev);
 	res = libcumc_primary_release(dev);
-	/* The last release destroys it, and its memory with it. */
+	/* The last release destroys it, its streams and its memory with it. */
+	if (res == CUDA_SUCCESS)
+		libcumc_streams_reap();
 	if (res == CUDA_SUCCESS && libcumc_context_destroyed(ctx))
 		libcumc_context_memory_free(ctx);
 	return res;
@@ -187,8 +190,11 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_context_destroy(ctx);
-	if (res == CUDA_SUCCESS)
+	/* Its streams end before its memory goes: their work may use it. */
+	if (res == CUDA_SUCCESS) {
+		libcumc_streams_ctx_gone(ctx);
 		libcumc_context_memory_free(ctx);
+	}
 	/* Current elsewhere, it stays there and answers CONTEXT_IS_DESTROYED. */
 	if (res == CUDA_SUCCESS && libcumc_stack_top() == ctx)
 		libcumc_stack_pop();
@@ -287,7 +293,7 @@ CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 	return res;
 }
 
-/* Nothing runs asynchronously: a valid context has always finished. */
+/* Waits for the work of every stream of the context, implicit ones too. */
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
 	return cuCtxSynchronize_v2(NULL);
@@ -301,5 +307,8 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_given_or_current_device(ctx, &dev);
+	res = libcumc_given_or_current_device(ctx, &dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_streams_sync_ctx(ctx ? ctx : libcumc_stack_top());
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "procaddr.h"
 
 /* Module loads, like the real driver's, need a current context. */
 static CUresult libcumc_module_begin(void)
@@ -274,6 +275,38 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 	(void)blockDimX; (void)blockDimY; (void)blockDimZ;
 	(void)sharedMemBytes; (void)hStream; (void)kernelParams;
 	return libcumc_no_such_handle();
+}
+
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
+				     unsigned int gridDimY, unsigned int gridDimZ,
+				     unsigned int blockDimX, unsigned int blockDimY,
+				     unsigned int blockDimZ,
+				     unsigned int sharedMemBytes,
+				     CUstream hStream, void **kernelParams,
+				     void **extra)
+{
+	return cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX,
+			      blockDimY, blockDimZ, sharedMemBytes, hStream,
+			      kernelParams, extra);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
+				       CUfunction f, void **kernelParams,
+				       void **extra)
+{
+	return cuLaunchKernelEx(config, f, kernelParams, extra);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
+				unsigned int gridDimX, unsigned int gridDimY,
+				unsigned int gridDimZ, unsigned int blockDimX,
+				unsigned int blockDimY, unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams)
+{
+	return cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ,
+					 blockDimX, blockDimY, blockDimZ,
+					 sharedMemBytes, hStream, kernelParams);
 }
 
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,

@@ -24,10 +24,8 @@ typedef uint64_t cuuint64_t;
 
 /*
  * Versioned entry points.  A call written as cuMemcpyHtoD() links against
- * cuMemcpyHtoD_v2, exactly as with the toolkit's header.  Per-thread
- * default stream builds (CUDA_API_PER_THREAD_DEFAULT_STREAM) get the same
- * names: cumc has no streams, so the _ptds/_ptsz variants would behave
- * identically to these.
+ * cuMemcpyHtoD_v2, exactly as with the toolkit's header; per-thread
+ * default stream builds get the _ptds/_ptsz names (see below).
  */
 #define cuDeviceTotalMem		cuDeviceTotalMem_v2
 #define cuCtxCreate			cuCtxCreate_v4
@@ -56,6 +54,69 @@ typedef uint64_t cuuint64_t;
 #define cuModuleGetGlobal		cuModuleGetGlobal_v2
 #define cuDevicePrimaryCtxSetFlags	cuDevicePrimaryCtxSetFlags_v2
 
+/*
+ * Streams, events and stream memory operations.  Entry points whose
+ * default stream differs with CUDA_API_PER_THREAD_DEFAULT_STREAM link
+ * against their _ptds (synchronous) or _ptsz (stream-taking) variants in
+ * such builds, as with the toolkit's header: there the NULL stream is the
+ * calling thread's per-thread default stream.
+ */
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define __CUDA_API_PER_THREAD_DEFAULT_STREAM
+#define __CUDA_API_PTDS(api) api ## _ptds
+#define __CUDA_API_PTSZ(api) api ## _ptsz
+#else
+#define __CUDA_API_PTDS(api) api
+#define __CUDA_API_PTSZ(api) api
+#endif
+
+#undef cuMemcpyHtoD
+#undef cuMemcpyDtoH
+#undef cuMemcpyDtoD
+#undef cuMemsetD8
+#undef cuMemsetD16
+#undef cuMemsetD32
+#define cuMemcpyHtoD			__CUDA_API_PTDS(cuMemcpyHtoD_v2)
+#define cuMemcpyDtoH			__CUDA_API_PTDS(cuMemcpyDtoH_v2)
+#define cuMemcpyDtoD			__CUDA_API_PTDS(cuMemcpyDtoD_v2)
+#define cuMemsetD8			__CUDA_API_PTDS(cuMemsetD8_v2)
+#define cuMemsetD16			__CUDA_API_PTDS(cuMemsetD16_v2)
+#define cuMemsetD32			__CUDA_API_PTDS(cuMemsetD32_v2)
+#define cuMemcpyHtoDAsync		__CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)
+#define cuMemcpyDtoHAsync		__CUDA_API_PTSZ(cuMemcpyDtoHAsync_v2)
+#define cuMemcpyDtoDAsync		__CUDA_API_PTSZ(cuMemcpyDtoDAsync_v2)
+#define cuStreamDestroy			cuStreamDestroy_v2
+#define cuEventDestroy			cuEventDestroy_v2
+#define cuEventElapsedTime		cuEventElapsedTime_v2
+#define cuStreamWriteValue32		__CUDA_API_PTSZ(cuStreamWriteValue32_v2)
+#define cuStreamWaitValue32		__CUDA_API_PTSZ(cuStreamWaitValue32_v2)
+#define cuStreamWriteValue64		__CUDA_API_PTSZ(cuStreamWriteValue64_v2)
+#define cuStreamWaitValue64		__CUDA_API_PTSZ(cuStreamWaitValue64_v2)
+#define cuStreamBatchMemOp		__CUDA_API_PTSZ(cuStreamBatchMemOp_v2)
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemcpy			__CUDA_API_PTDS(cuMemcpy)
+#define cuMemcpyAsync			__CUDA_API_PTSZ(cuMemcpyAsync)
+#define cuMemsetD8Async			__CUDA_API_PTSZ(cuMemsetD8Async)
+#define cuMemsetD16Async		__CUDA_API_PTSZ(cuMemsetD16Async)
+#define cuMemsetD32Async		__CUDA_API_PTSZ(cuMemsetD32Async)
+#define cuStreamGetPriority		__CUDA_API_PTSZ(cuStreamGetPriority)
+#define cuStreamGetId			__CUDA_API_PTSZ(cuStreamGetId)
+#define cuStreamGetFlags		__CUDA_API_PTSZ(cuStreamGetFlags)
+#define cuStreamGetDevice		__CUDA_API_PTSZ(cuStreamGetDevice)
+#define cuStreamGetCtx			__CUDA_API_PTSZ(cuStreamGetCtx)
+#define cuStreamGetCtx_v2		__CUDA_API_PTSZ(cuStreamGetCtx_v2)
+#define cuStreamWaitEvent		__CUDA_API_PTSZ(cuStreamWaitEvent)
+#define cuStreamAddCallback		__CUDA_API_PTSZ(cuStreamAddCallback)
+#define cuStreamQuery			__CUDA_API_PTSZ(cuStreamQuery)
+#define cuStreamSynchronize		__CUDA_API_PTSZ(cuStreamSynchronize)
+#define cuEventRecord			__CUDA_API_PTSZ(cuEventRecord)
+#define cuEventRecordWithFlags		__CUDA_API_PTSZ(cuEventRecordWithFlags)
+#define cuLaunchHostFunc		__CUDA_API_PTSZ(cuLaunchHostFunc)
+#define cuLaunchKernel			__CUDA_API_PTSZ(cuLaunchKernel)
+#define cuLaunchKernelEx		__CUDA_API_PTSZ(cuLaunchKernelEx)
+#define cuLaunchCooperativeKernel	__CUDA_API_PTSZ(cuLaunchCooperativeKernel)
+#endif
+
 /* API version this header describes: 13.0. */
 #define CUDA_VERSION 13000
 
@@ -83,6 +144,11 @@ typedef CUdevice_v1 CUdevice;
 
 /* Context handle; the struct is never defined for callers. */
 typedef struct CUctx_st *CUcontext;
+
+/* Stream, event and green context handles (streams and events: stream.c). */
+typedef struct CUevent_st *CUevent;
+typedef struct CUstream_st *CUstream;
+typedef struct CUgreenCtx_st *CUgreenCtx;
 
 /* 128-bit device identifier. The runtime headers share this guard. */
 #ifndef CU_UUID_HAS_BEEN_DEFINED
@@ -574,6 +640,113 @@ typedef struct CUmemAccessDesc_st {
 } CUmemAccessDesc_v1;
 typedef CUmemAccessDesc_v1 CUmemAccessDesc;
 
+/* Stream creation flags. */
+typedef enum CUstream_flags_enum {
+	CU_STREAM_DEFAULT		= 0x0,
+	CU_STREAM_NON_BLOCKING		= 0x1	/* no implicit sync with stream 0 */
+} CUstream_flags;
+
+/* The implicit streams: legacy (also NULL) and per-thread default. */
+#define CU_STREAM_LEGACY	((CUstream)0x1)
+#define CU_STREAM_PER_THREAD	((CUstream)0x2)
+
+/* Event creation flags. */
+typedef enum CUevent_flags_enum {
+	CU_EVENT_DEFAULT		= 0x0,
+	CU_EVENT_BLOCKING_SYNC		= 0x1,
+	CU_EVENT_DISABLE_TIMING		= 0x2,
+	CU_EVENT_INTERPROCESS		= 0x4	/* needs CU_EVENT_DISABLE_TIMING */
+} CUevent_flags;
+
+/* cuEventRecordWithFlags flags (EXTERNAL: stream capture only). */
+typedef enum CUevent_record_flags_enum {
+	CU_EVENT_RECORD_DEFAULT		= 0x0,
+	CU_EVENT_RECORD_EXTERNAL	= 0x1
+} CUevent_record_flags;
+
+/* cuStreamWaitEvent flags (EXTERNAL: stream capture only). */
+typedef enum CUevent_wait_flags_enum {
+	CU_EVENT_WAIT_DEFAULT		= 0x0,
+	CU_EVENT_WAIT_EXTERNAL		= 0x1
+} CUevent_wait_flags;
+
+/* cuStreamWaitValue32/64 conditions, and the flush flag. */
+typedef enum CUstreamWaitValue_flags_enum {
+	CU_STREAM_WAIT_VALUE_GEQ	= 0x0,	/* (int32_t)(*addr - value) >= 0 */
+	CU_STREAM_WAIT_VALUE_EQ		= 0x1,	/* *addr == value */
+	CU_STREAM_WAIT_VALUE_AND	= 0x2,	/* (*addr & value) != 0 */
+	CU_STREAM_WAIT_VALUE_NOR	= 0x3,	/* ~(*addr | value) != 0 */
+	CU_STREAM_WAIT_VALUE_FLUSH	= 1 << 30
+} CUstreamWaitValue_flags;
+
+/* cuStreamWriteValue32/64 flags. */
+typedef enum CUstreamWriteValue_flags_enum {
+	CU_STREAM_WRITE_VALUE_DEFAULT			= 0x0,
+	CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER	= 0x1
+} CUstreamWriteValue_flags;
+
+/* cuStreamBatchMemOp operations. */
+typedef enum CUstreamBatchMemOpType_enum {
+	CU_STREAM_MEM_OP_WAIT_VALUE_32		= 1,
+	CU_STREAM_MEM_OP_WRITE_VALUE_32		= 2,
+	CU_STREAM_MEM_OP_WAIT_VALUE_64		= 4,
+	CU_STREAM_MEM_OP_WRITE_VALUE_64		= 5,
+	CU_STREAM_MEM_OP_BARRIER		= 6,
+	CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES	= 3
+} CUstreamBatchMemOpType;
+
+/* CUstreamBatchMemOpParams' memoryBarrier flags. */
+typedef enum CUstreamMemoryBarrier_flags_enum {
+	CU_STREAM_MEMORY_BARRIER_TYPE_SYS	= 0x0,
+	CU_STREAM_MEMORY_BARRIER_TYPE_GPU	= 0x1
+} CUstreamMemoryBarrier_flags;
+
+/* One operation of cuStreamBatchMemOp; operation tags the member. */
+typedef union CUstreamBatchMemOpParams_union {
+	CUstreamBatchMemOpType operation;
+	struct CUstreamMemOpWaitValueParams_st {
+		CUstreamBatchMemOpType operation;
+		CUdeviceptr address;
+		union {
+			cuuint32_t value;
+			cuuint64_t value64;
+		};
+		unsigned int flags;
+		CUdeviceptr alias;	/* driver use; ignored */
+	} waitValue;
+	struct CUstreamMemOpWriteValueParams_st {
+		CUstreamBatchMemOpType operation;
+		CUdeviceptr address;
+		union {
+			cuuint32_t value;
+			cuuint64_t value64;
+		};
+		unsigned int flags;
+		CUdeviceptr alias;	/* driver use; ignored */
+	} writeValue;
+	struct CUstreamMemOpFlushRemoteWritesParams_st {
+		CUstreamBatchMemOpType operation;
+		unsigned int flags;	/* must be 0 */
+	} flushRemoteWrites;
+	struct CUstreamMemOpMemoryBarrierParams_st {
+		CUstreamBatchMemOpType operation;
+		unsigned int flags;	/* CUstreamMemoryBarrier_flags */
+	} memoryBarrier;
+	cuuint64_t pad[6];
+} CUstreamBatchMemOpParams_v1;
+typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
+
+#ifdef _WIN32
+#define CUDA_CB __stdcall
+#else
+#define CUDA_CB
+#endif
+
+/* What cuLaunchHostFunc and cuStreamAddCallback run on the stream. */
+typedef void (CUDA_CB *CUhostFn)(void *userData);
+typedef void (CUDA_CB *CUstreamCallback)(CUstream hStream, CUresult status,
+					 void *userData);
+
 /*
  * Plain and host allocation, peer access, modules and launches (branch
  * alloc).
@@ -601,7 +774,6 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUlib_st *CUlibrary;
 typedef struct CUkern_st *CUkernel;
-typedef struct CUstream_st *CUstream;
 
 typedef enum CUjit_option_enum {
 	CU_JIT_MAX_REGISTERS = 0,
@@ -899,7 +1071,93 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 				void **kernelParams);
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 				    CUfunction hfunc);
+
+/* Streams */
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
+					     int *greatestPriority);
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
+					    unsigned int flags, int priority);
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
+CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx,
+				   CUgreenCtx *pGreenCtx);
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
+				   unsigned int Flags);
+CUresult CUDAAPI cuStreamAddCallback(CUstream hStream,
+				     CUstreamCallback callback,
+				     void *userData, unsigned int flags);
+CUresult CUDAAPI cuStreamQuery(CUstream hStream);
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn,
+				  void *userData);
+
+/* Asynchronous copies and sets, and the unified copy */
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src,
+			       size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice,
+				   CUdeviceptr srcDevice, size_t ByteCount,
+				   CUstream hStream);
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc,
+				 size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us,
+				  size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui,
+				  size_t N, CUstream hStream);
+
+/* Events */
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream,
+					unsigned int flags);
+CUresult CUDAAPI cuEventQuery(CUevent hEvent);
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
+				    CUevent hEnd);
+
+/* Stream memory operations */
+CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr,
+				     cuuint32_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr,
+				     cuuint64_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr addr,
+				      cuuint32_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr,
+				      cuuint64_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count,
+				    CUstreamBatchMemOpParams *paramArray,
+				    unsigned int flags);
 /* END PROTOTYPES */
+
+/*
+ * Per-thread default stream builds look entry points up in that flavour
+ * unless the caller names one, as with the toolkit's header.
+ */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+static inline CUresult cuGetProcAddress_v2_ptsz(const char *symbol,
+		void **funcPtr, int driverVersion, cuuint64_t flags,
+		CUdriverProcAddressQueryResult *symbolStatus)
+{
+	const int procAddressMask = (CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+				     CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+
+	if ((flags & procAddressMask) == 0)
+		flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+	return cuGetProcAddress_v2(symbol, funcPtr, driverVersion, flags,
+				   symbolStatus);
+}
+#define cuGetProcAddress_v2 cuGetProcAddress_v2_ptsz
+#endif
 
 #ifdef __cplusplus
 }
