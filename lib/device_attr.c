@@ -5,7 +5,7 @@
  * NVSwitch baseboard in an x86-64 host, so programs take the code paths
  * they take on that hardware, multicast included.  Values are those such a
  * device reports, except that memory features libcumc does not implement
- * (pools, managed memory, host VMM allocations, compression, dma-buf,
+ * (host pools, managed memory, host VMM allocations, compression, dma-buf,
  * GPUDirect RDMA) answer 0, so that programs take the fallback paths they
  * take on hardware without them rather than calls that would fail; the few
  * values that differ between devices come from the caller.
@@ -153,12 +153,13 @@ static const struct libcumc_attr libcumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	UNIMPLEMENTED(SPARSE_CUDA_ARRAY_SUPPORTED),
 	FIXED(READ_ONLY_HOST_REGISTER_SUPPORTED, 1),
 	FIXED(TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, 1),
-	UNIMPLEMENTED(MEMORY_POOLS_SUPPORTED),
+	FIXED(MEMORY_POOLS_SUPPORTED, 1),		/* mempool*.c */
 	UNIMPLEMENTED(GPU_DIRECT_RDMA_SUPPORTED),
 	/* Without GPUDirect RDMA there are no RDMA writes to flush or order. */
 	UNIMPLEMENTED(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS),
 	FIXED(GPU_DIRECT_RDMA_WRITES_ORDERING, 0),	/* ORDERING_NONE */
-	UNIMPLEMENTED(MEMPOOL_SUPPORTED_HANDLE_TYPES),
+	/* Pools shared as POSIX descriptors; no fabric pools (mempool*.c). */
+	FIXED(MEMPOOL_SUPPORTED_HANDLE_TYPES, 0x1),
 	FIXED(CLUSTER_LAUNCH, 1),
 	FIXED(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, 1),
 	FIXED(CAN_USE_64_BIT_STREAM_MEM_OPS, 1),
