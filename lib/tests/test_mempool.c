@@ -398,6 +398,8 @@ START_TEST(allocations_are_usable_memory)
 	unsigned char *pa = (unsigned char *)a, *pb = (unsigned char *)b;
 	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, _i };
 	unsigned long long flags = 0;
+	CUdeviceptr base = 0;
+	size_t range = 0;
 
 	ck_assert_uint_eq(a % 512, 0);
 	ck_assert_uint_eq(b % 512, 0);
@@ -409,6 +411,9 @@ START_TEST(allocations_are_usable_memory)
 	ck_assert_int_eq(cuMemGetAccess(&flags, &loc, a), CUDA_SUCCESS);
 	ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 	free_sync(a);
+	ck_assert_int_eq(cuMemGetAddressRange(&base, &range, b + 99), CUDA_SUCCESS);
+	ck_assert_uint_le(base, b);
+	ck_assert_uint_ge(base + range, b + 100);
 	free_sync(b);
 	ck_assert_int_eq(cuMemPoolDestroy(pool), CUDA_SUCCESS);
 }
@@ -496,6 +501,37 @@ START_TEST(freed_memory_is_reused)
 	ck_assert_uint_eq(b, a);
 	free_sync(b);
 	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0);
+}
+END_TEST
+
+/* The shape of a program: allocate, use and free, all in one stream. */
+START_TEST(stream_ordered_program)
+{
+	CUmemoryPool pool = new_pool(0, CU_MEM_HANDLE_TYPE_NONE);
+	unsigned int host[1024];
+	CUdeviceptr p;
+	CUstream s;
+	int i;
+
+	set64(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, UINT64_MAX);
+	ck_assert_int_eq(cuDeviceSetMemPool(0, pool), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	for (i = 0; i < 3; i++) {
+		memset(host, 0, sizeof(host));
+		ck_assert_int_eq(cuMemAllocAsync(&p, sizeof(host), s), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemsetD32Async(p, 0xc0de + i, 1024, s),
+				 CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemcpyDtoHAsync(host, p, sizeof(host), s),
+				 CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemFreeAsync(p, s), CUDA_SUCCESS);
+		ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+		ck_assert_uint_eq(host[0], 0xc0de + i);
+		ck_assert_uint_eq(host[1023], 0xc0de + i);
+	}
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT),
+			  gran(0));
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
 }
 END_TEST
 
@@ -1135,6 +1171,7 @@ int main(void)
 	tcase_add_test(alloc, max_size_bounds_the_pool);
 	tcase_add_test(alloc, free_bad_pointers_refused);
 	tcase_add_test(alloc, freed_memory_is_reused);
+	tcase_add_test(alloc, stream_ordered_program);
 	tcase_add_test(alloc, free_returns_memory_when_the_stream_reaches_it);
 	tcase_add_test(alloc, destroy_with_a_free_pending);
 	tcase_add_test(alloc, bad_streams_refused);
