@@ -158,8 +158,8 @@ static const struct libcumc_attr libcumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	/* Without GPUDirect RDMA there are no RDMA writes to flush or order. */
 	UNIMPLEMENTED(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS),
 	FIXED(GPU_DIRECT_RDMA_WRITES_ORDERING, 0),	/* ORDERING_NONE */
-	/* Pools shared as POSIX descriptors; no fabric pools (mempool*.c). */
-	FIXED(MEMPOOL_SUPPORTED_HANDLE_TYPES, 0x1),
+	/* Pools shared as POSIX descriptors or fabric handles (mempool*.c). */
+	FIXED(MEMPOOL_SUPPORTED_HANDLE_TYPES, 0x9),
 	FIXED(CLUSTER_LAUNCH, 1),
 	FIXED(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, 1),
 	FIXED(CAN_USE_64_BIT_STREAM_MEM_OPS, 1),

@@ -74,11 +74,20 @@ struct libcumc_pool *libcumc_pool_new(const struct libcumc_driver *drv,
 
 void libcumc_pool_free(struct libcumc_pool *victim)
 {
+	const struct libcumc_driver *drv;
 	struct libcumc_pool **link;
 
 	for (link = &libcumc_pools; *link != victim; link = &(*link)->next)
 		;
 	*link = victim->next;
+	if (victim->anchor && libcumc_driver(&drv) == CUDA_SUCCESS) {
+		struct cumc_release release = {
+			.size = sizeof(release),
+			.handle = victim->anchor,
+		};
+
+		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+	}
 	if (victim->client_fd >= 0)
 		close(victim->client_fd);
 	free(victim->access);
@@ -109,6 +118,11 @@ static void libcumc_pools_forget_parent(void)
 			pool->imports = imp->next;
 			free(imp);
 		}
+		/*
+		 * The client file is still the parent's here (init.c's handler
+		 * may not have run yet): nothing of it is released.
+		 */
+		pool->anchor = 0;
 		libcumc_pool_free(pool);
 	}
 	memset(libcumc_default_pool, 0, sizeof(libcumc_default_pool));
@@ -130,19 +144,41 @@ static int libcumc_pool_open_client(void)
 }
 
 /*
- * A POSIX descriptor or none. Fabric pools are not provided
- * (NOT_SUPPORTED; MEMPOOL_SUPPORTED_HANDLE_TYPES does not name them); the
- * Windows types and undefined bits are bad values, as the real driver
- * answers on Linux.
+ * A POSIX descriptor, a fabric handle, or none; not both at once
+ * (NOT_SUPPORTED: the two ways of sharing are made differently, see
+ * mempool.h). The Windows types and undefined bits are bad values, as the
+ * real driver answers on Linux.
  */
 static CUresult libcumc_pool_types_check(CUmemAllocationHandleType types)
 {
 	if ((unsigned int)types & ~(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
 				    CU_MEM_HANDLE_TYPE_FABRIC))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (types & CU_MEM_HANDLE_TYPE_FABRIC)
+	if (types == (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
+		      CU_MEM_HANDLE_TYPE_FABRIC))
 		return CUDA_ERROR_NOT_SUPPORTED;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * The anchor of a fabric pool: what its fabric handle names. Without an
+ * IMEX channel the module refuses it (NOT_PERMITTED, documented).
+ */
+static CUresult libcumc_pool_anchor(const struct libcumc_driver *drv,
+				    CUdevice dev, size_t granularity,
+				    __u64 *anchor)
+{
+	struct cumc_mem_create create = {
+		.size = sizeof(create),
+		.device = dev,
+		.handle_types = CUMC_HANDLE_FABRIC,
+		.length = granularity,
+	};
+	CUresult res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
+
+	if (res == CUDA_SUCCESS)
+		*anchor = create.out_handle;
+	return res;
 }
 
 static bool libcumc_all_zero(const unsigned char *p, size_t n)
@@ -201,6 +237,7 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
 	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
 	size_t granularity, mem_total;
+	__u64 anchor = 0;
 	int fd = -1;
 	CUresult res = libcumc_driver(&drv);
 
@@ -212,6 +249,10 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
 	if (res == CUDA_SUCCESS)
 		res = libcumc_pool_granularity(drv, poolProps->location.id,
 					       &granularity, &mem_total);
+	if (res == CUDA_SUCCESS &&
+	    poolProps->handleTypes == CU_MEM_HANDLE_TYPE_FABRIC)
+		res = libcumc_pool_anchor(drv, poolProps->location.id,
+					  granularity, &anchor);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (poolProps->handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
@@ -229,12 +270,21 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
 		p->granularity = granularity;
 		p->mem_total = mem_total;
 		p->client_fd = fd;
+		p->fabric = anchor != 0;
+		p->anchor = anchor;
 		*pool = (CUmemoryPool)p->id;
 	}
 	pthread_mutex_unlock(&libcumc_pools_lock);
 	if (!p) {
+		struct cumc_release release = {
+			.size = sizeof(release),
+			.handle = anchor,
+		};
+
 		if (fd >= 0)
 			close(fd);
+		if (anchor)
+			libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	return CUDA_SUCCESS;

@@ -49,6 +49,8 @@ struct libcumc_block {
 	size_t length;
 	/* Its handle in the pool's own client, 0 when it has none. */
 	__u64 handle;
+	/* Of a fabric pool's block: its fabric handle. */
+	unsigned char fabric[CUMC_FABRIC_HANDLE_SIZE];
 	struct libcumc_seg *segs;
 };
 
@@ -77,6 +79,13 @@ struct libcumc_pool {
 	size_t mem_total;		/* of the device */
 	/* The pool's own client (POSIX fd pools, imported pools), or -1. */
 	int client_fd;
+	/*
+	 * Shared by fabric handle: each allocation is a whole block, named by
+	 * the block's fabric handle; the pool itself by that of @anchor, an
+	 * allocation of one granule made for it (imported: a handle of it).
+	 */
+	bool fabric;
+	__u64 anchor;
 	int reuse_follow_event_deps;
 	int reuse_allow_opportunistic;
 	int reuse_allow_internal_deps;

@@ -12,6 +12,7 @@
  * go back to the module then too, down to the release threshold.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "mempool.h"
@@ -30,6 +31,34 @@ static CUresult libcumc_release_handle(const struct libcumc_driver *drv,
 	};
 
 	return libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+}
+
+/* A fabric pool's block: made here, with its fabric handle kept. */
+static CUresult libcumc_block_fabric(const struct libcumc_driver *drv,
+				     const struct libcumc_pool *pool,
+				     struct libcumc_block *block, __u64 *handle)
+{
+	struct cumc_mem_create create = {
+		.size = sizeof(create),
+		.device = pool->device,
+		.handle_types = CUMC_HANDLE_FABRIC,
+		.length = block->length,
+	};
+	struct cumc_export_fabric export = { .size = sizeof(export) };
+	CUresult res;
+
+	res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
+	if (res != CUDA_SUCCESS)
+		return res;
+	export.handle = create.out_handle;
+	res = libcumc_ioctl(drv, CUMC_EXPORT_FABRIC, &export, NULL);
+	if (res != CUDA_SUCCESS) {
+		libcumc_release_handle(drv, create.out_handle);
+		return res;
+	}
+	memcpy(block->fabric, export.out_fabric, sizeof(block->fabric));
+	*handle = create.out_handle;
+	return CUDA_SUCCESS;
 }
 
 /*
@@ -51,6 +80,8 @@ static CUresult libcumc_block_memory(const struct libcumc_driver *drv,
 	struct cumc_import_fd import = { .size = sizeof(import) };
 	CUresult res;
 
+	if (pool->fabric)
+		return libcumc_block_fabric(drv, pool, block, handle);
 	if (pool->client_fd < 0) {
 		res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
 		*handle = create.out_handle;
@@ -243,7 +274,10 @@ static bool libcumc_seg_split(struct libcumc_seg *seg, size_t length)
 	return true;
 }
 
-/* The first free segment of @length bytes or more, first fit. */
+/*
+ * The first free segment of @length bytes or more, first fit; in a fabric
+ * pool, a whole block nothing is allocated from.
+ */
 static struct libcumc_seg *libcumc_pool_fit(struct libcumc_pool *pool,
 					    size_t length,
 					    struct libcumc_block **block)
@@ -254,7 +288,8 @@ static struct libcumc_seg *libcumc_pool_fit(struct libcumc_pool *pool,
 	for (b = pool->blocks; b; b = b->next)
 		for (seg = b->segs; seg; seg = seg->next)
 			if (seg->state == CUMC_SEG_FREE &&
-			    seg->length >= length) {
+			    seg->length >= length &&
+			    (!pool->fabric || seg->length == b->length)) {
 				*block = b;
 				return seg;
 			}
@@ -289,6 +324,9 @@ static CUresult libcumc_pool_alloc(const struct libcumc_driver *drv,
 		block = pool->blocks;
 		seg = block->segs;
 	}
+	/* A fabric handle names a whole block: the allocation is all of it. */
+	if (pool->fabric)
+		length = seg->length;
 	if (!libcumc_seg_split(seg, length))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	seg->state = CUMC_SEG_USED;

@@ -43,26 +43,55 @@ struct libcumc_pool_ptr_data {
 static_assert(sizeof(struct libcumc_pool_ptr_data) ==
 	      sizeof(CUmemPoolPtrExportData), "export data is 64 bytes");
 
-/*
- * A fabric handle names no pool of cumc (NOT_SUPPORTED); every other type
- * but a descriptor is a bad value, as for the real driver on Linux.
- */
-static CUresult libcumc_pool_share_type_check(CUmemAllocationHandleType type)
+/* EPERM: no IMEX channel (NOT_PERMITTED, as for cuMemExportToShareableHandle). */
+static const struct libcumc_errno_result libcumc_pool_fabric_errors[] = {
+	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
+	{ ENOTCONN, CUDA_ERROR_INVALID_HANDLE },
+	{ EHOSTUNREACH, CUDA_ERROR_INVALID_HANDLE },
+	{ EHOSTDOWN, CUDA_ERROR_INVALID_HANDLE },
+	{ ETIMEDOUT, CUDA_ERROR_INVALID_HANDLE },
+	{ EPROTO, CUDA_ERROR_INVALID_HANDLE },
+	{ 0 }
+};
+
+/* The type the pool was made with, of a pool of this process. Under the lock. */
+static CUresult libcumc_pool_export(const struct libcumc_driver *drv,
+				    struct libcumc_pool *p,
+				    CUmemAllocationHandleType type, void *out)
 {
-	switch (type) {
-	case CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR:
-		return CUDA_SUCCESS;
-	case CU_MEM_HANDLE_TYPE_FABRIC:
-		return CUDA_ERROR_NOT_SUPPORTED;
-	default:
+	struct cumc_export_fabric export = {
+		.size = sizeof(export),
+		.handle = p->anchor,
+	};
+	CUresult res;
+	int fd;
+
+	if (p->imported)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+	    p->client_fd >= 0) {
+		fd = fcntl(p->client_fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		memcpy(out, &fd, sizeof(fd));
+		p->exported = true;
+		return CUDA_SUCCESS;
 	}
+	if (type != CU_MEM_HANDLE_TYPE_FABRIC || !p->fabric)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_ioctl(drv, CUMC_EXPORT_FABRIC, &export,
+			    libcumc_pool_fabric_errors);
+	if (res == CUDA_SUCCESS) {
+		memcpy(out, export.out_fabric, sizeof(export.out_fabric));
+		p->exported = true;
+	}
+	return res;
 }
 
 /*
- * A pool of this process made to be shared as a descriptor: a duplicate.
- * No pool is made to be shared by fabric handle: that type is a bad value
- * here, as for a pool created without it.
+ * A pool of this process made to be shared: a duplicate of its client's
+ * descriptor, or the fabric handle of its anchor. Any other type is a bad
+ * value, as for a pool created without it.
  */
 CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
 			CUmemoryPool pool, CUmemAllocationHandleType handleType,
@@ -70,29 +99,17 @@ CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
 {
 	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	int fd = -1;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!handle_out || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
-		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);
 	p = libcumc_pool_find(pool);
-	if (!p || p->imported || p->client_fd < 0) {
-		res = CUDA_ERROR_INVALID_VALUE;
-	} else {
-		fd = fcntl(p->client_fd, F_DUPFD_CLOEXEC, 0);
-		if (fd < 0)
-			res = CUDA_ERROR_OUT_OF_MEMORY;
-		else
-			p->exported = true;
-	}
+	res = p ? libcumc_pool_export(drv, p, handleType, handle_out) :
+		  CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_unlock(&libcumc_pools_lock);
-	if (res == CUDA_SUCCESS)
-		memcpy(handle_out, &fd, sizeof(fd));
 	return res;
 }
 
@@ -105,38 +122,40 @@ static bool libcumc_is_client(int fd)
 	       query.api_version >= CUMC_API_VERSION;
 }
 
+/* A new imported pool. Under the lock. */
+static struct libcumc_pool *libcumc_pool_imported(
+			const struct libcumc_driver *drv, CUdevice dev,
+			CUmemAllocationHandleType type)
+{
+	struct libcumc_pool *p = libcumc_pool_new(drv, dev);
+
+	if (p) {
+		p->imported = true;
+		p->handle_types = type;
+	}
+	return p;
+}
+
 /*
  * The descriptor travels in the pointer's value, as for
  * cuMemImportFromShareableHandle; the caller keeps it (the pool holds a
  * duplicate). The pool learns its device from its first pointer.
  */
-CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
-			void *handle, CUmemAllocationHandleType handleType,
-			unsigned long long flags)
+static CUresult libcumc_pool_import_fd(const struct libcumc_driver *drv,
+				       uintptr_t fd, CUmemoryPool *pool_out)
 {
-	const struct libcumc_driver *drv;
-	uintptr_t fd = (uintptr_t)handle;
 	struct libcumc_pool *p;
 	int dup_fd;
-	CUresult res = libcumc_driver(&drv);
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (!pool_out || flags)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_pool_share_type_check(handleType);
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (fd > INT_MAX || !libcumc_is_client(fd))
 		return CUDA_ERROR_INVALID_VALUE;
 	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&libcumc_pools_lock);
-	p = libcumc_pool_new(drv, -1);
+	p = libcumc_pool_imported(drv, -1,
+				  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 	if (p) {
-		p->imported = true;
-		p->handle_types = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
 		p->client_fd = dup_fd;
 		*pool_out = (CUmemoryPool)p->id;
 	}
@@ -146,6 +165,70 @@ CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	return CUDA_SUCCESS;
+}
+
+/*
+ * @handle points to the fabric handle of the pool's anchor: imported, it
+ * tells the device (and keeps the anchor while the pool lives here).
+ */
+static CUresult libcumc_pool_import_fabric(const struct libcumc_driver *drv,
+					   const void *handle,
+					   CUmemoryPool *pool_out)
+{
+	struct cumc_import_fabric import = { .size = sizeof(import) };
+	struct cumc_mem_info info = { .size = sizeof(info) };
+	struct cumc_release release = { .size = sizeof(release) };
+	struct libcumc_pool *p = NULL;
+	CUresult res;
+
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(import.fabric, handle, sizeof(import.fabric));
+	res = libcumc_ioctl(drv, CUMC_IMPORT_FABRIC, &import,
+			    libcumc_pool_fabric_errors);
+	if (res != CUDA_SUCCESS)
+		return res;
+	info.handle = import.out_handle;
+	res = libcumc_ioctl(drv, CUMC_MEM_INFO, &info, NULL);
+	/* A multicast object's fabric handle names no pool. */
+	if (res != CUDA_SUCCESS)
+		res = CUDA_ERROR_INVALID_VALUE;
+	if (res == CUDA_SUCCESS) {
+		pthread_mutex_lock(&libcumc_pools_lock);
+		p = libcumc_pool_imported(drv, info.out_device,
+					  CU_MEM_HANDLE_TYPE_FABRIC);
+		if (p) {
+			p->fabric = true;
+			p->anchor = import.out_handle;
+			*pool_out = (CUmemoryPool)p->id;
+		}
+		pthread_mutex_unlock(&libcumc_pools_lock);
+		if (!p)
+			res = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (res != CUDA_SUCCESS) {
+		release.handle = import.out_handle;
+		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+	}
+	return res;
+}
+
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
+			void *handle, CUmemAllocationHandleType handleType,
+			unsigned long long flags)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!pool_out || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return libcumc_pool_import_fd(drv, (uintptr_t)handle, pool_out);
+	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
+		return libcumc_pool_import_fabric(drv, handle, pool_out);
+	return CUDA_ERROR_INVALID_VALUE;
 }
 
 /*
@@ -172,9 +255,13 @@ CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);
 	pool = libcumc_pool_lookup(ptr, &block, &seg);
-	if (!pool || !pool->live || !pool->exported || !block->handle ||
+	if (!pool || !pool->live || !pool->exported ||
+	    (!block->handle && !pool->fabric) ||
 	    seg->state != CUMC_SEG_USED) {
 		res = CUDA_ERROR_INVALID_VALUE;
+	} else if (pool->fabric) {
+		/* The whole block is the allocation: its fabric handle names it. */
+		memcpy(&data, block->fabric, sizeof(data));
 	} else {
 		data.handle = block->handle;
 		data.block_length = block->length;
@@ -248,42 +335,89 @@ static CUresult libcumc_import_block(const struct libcumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
-static CUresult libcumc_pool_import_ptr(const struct libcumc_driver *drv,
-					struct libcumc_pool *pool,
-					const struct libcumc_pool_ptr_data *data,
-					CUdeviceptr *ptr_out)
+/*
+ * Map the block @handle names (of this process's client, which this
+ * consumes) and record the pointer @offset into it.
+ */
+static CUresult libcumc_import_record(const struct libcumc_driver *drv,
+				      struct libcumc_pool *pool, __u64 handle,
+				      const struct cumc_mem_info *info,
+				      size_t offset, CUdeviceptr *ptr_out)
 {
-	struct cumc_release release = { .size = sizeof(release) };
+	struct cumc_release release = {
+		.size = sizeof(release),
+		.handle = handle,
+	};
 	struct libcumc_import *imp = calloc(1, sizeof(*imp));
-	struct cumc_mem_info info = { 0 };
-	CUresult res;
-	__u64 handle;
+	CUresult res = CUDA_ERROR_OUT_OF_MEMORY;
 
-	if (!imp)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	res = libcumc_import_block(drv, pool, data, &handle, &info);
-	if (res != CUDA_SUCCESS) {
-		free(imp);
-		return res;
+	if (imp) {
+		if (pool->device < 0) {
+			pool->device = info->out_device;
+			pool->access[pool->device] = CUMC_ACCESS_READWRITE;
+		}
+		imp->map_length = info->out_length;
+		res = libcumc_pool_map(drv, pool, handle, imp->map_length,
+				       &imp->map_addr);
 	}
-	if (pool->device < 0) {
-		pool->device = info.out_device;
-		pool->access[pool->device] = CUMC_ACCESS_READWRITE;
-	}
-	imp->map_length = data->block_length;
-	res = libcumc_pool_map(drv, pool, handle, imp->map_length,
-				 &imp->map_addr);
-	release.handle = handle;
 	libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
 	if (res != CUDA_SUCCESS) {
 		free(imp);
 		return res;
 	}
-	imp->ptr = imp->map_addr + data->offset;
+	imp->ptr = imp->map_addr + offset;
 	imp->next = pool->imports;
 	pool->imports = imp;
 	*ptr_out = imp->ptr;
 	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_pool_import_ptr(const struct libcumc_driver *drv,
+					struct libcumc_pool *pool,
+					const struct libcumc_pool_ptr_data *data,
+					CUdeviceptr *ptr_out)
+{
+	struct cumc_mem_info info = { 0 };
+	CUresult res;
+	__u64 handle;
+
+	res = libcumc_import_block(drv, pool, data, &handle, &info);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_import_record(drv, pool, handle, &info, data->offset,
+				     ptr_out);
+}
+
+/*
+ * The export data of a fabric pool is its block's fabric handle: a block
+ * of the pool's device, or it is another pool's (not always told apart:
+ * see api.md).
+ */
+static CUresult libcumc_pool_import_fabric_ptr(
+			const struct libcumc_driver *drv,
+			struct libcumc_pool *pool,
+			const CUmemPoolPtrExportData *data,
+			CUdeviceptr *ptr_out)
+{
+	struct cumc_import_fabric import = { .size = sizeof(import) };
+	struct cumc_mem_info info = { .size = sizeof(info) };
+	struct cumc_release release = { .size = sizeof(release) };
+	CUresult res;
+
+	memcpy(import.fabric, data->reserved, sizeof(import.fabric));
+	res = libcumc_ioctl(drv, CUMC_IMPORT_FABRIC, &import,
+			    libcumc_pool_fabric_errors);
+	if (res != CUDA_SUCCESS)
+		return res;
+	info.handle = import.out_handle;
+	res = libcumc_ioctl(drv, CUMC_MEM_INFO, &info, NULL);
+	if (res != CUDA_SUCCESS || info.out_device != (__u32)pool->device) {
+		release.handle = import.out_handle;
+		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return libcumc_import_record(drv, pool, import.out_handle, &info, 0,
+				     ptr_out);
 }
 
 /*
@@ -304,11 +438,13 @@ CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
 	if (!ptr_out || !shareData)
 		return CUDA_ERROR_INVALID_VALUE;
 	memcpy(&data, shareData, sizeof(data));
-	if (!libcumc_ptr_data_valid(&data))
-		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);
 	p = libcumc_pool_find(pool);
 	if (!p || !p->imported)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else if (p->fabric)
+		res = libcumc_pool_import_fabric_ptr(drv, p, shareData, ptr_out);
+	else if (!libcumc_ptr_data_valid(&data))
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
 		res = libcumc_pool_import_ptr(drv, p, &data, ptr_out);

@@ -93,13 +93,14 @@ START_TEST(unimplemented_memory_features_answer_zero)
 }
 END_TEST
 
-/* Device pools shared as POSIX descriptors: mempool*.c. */
+/* Device pools shared as POSIX descriptors or fabric handles: mempool*.c. */
 START_TEST(memory_pools_answer_what_is_provided)
 {
 	ck_assert_int_eq(DEV0(MEMORY_POOLS_SUPPORTED), 1);
 	ck_assert_int_eq(DEV5(MEMORY_POOLS_SUPPORTED), 1);
 	ck_assert_int_eq(DEV0(MEMPOOL_SUPPORTED_HANDLE_TYPES),
-			 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+			 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
+			 CU_MEM_HANDLE_TYPE_FABRIC);
 }
 END_TEST
 

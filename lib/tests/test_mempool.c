@@ -176,10 +176,7 @@ static void bad_props(int i, CUmemPoolProps *props, CUresult *want)
 		props->location.type = CU_MEM_LOCATION_TYPE_HOST;
 		*want = CUDA_ERROR_NOT_SUPPORTED;
 		break;
-	case 6:
-		props->handleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
-		*want = CUDA_ERROR_NOT_SUPPORTED;
-		break;
+	case 6: props->handleTypes = 0x10; break;
 	case 7: props->handleTypes = CU_MEM_HANDLE_TYPE_WIN32; break;
 	case 8: props->handleTypes = 0x100; break;
 	case 9: props->handleTypes = CU_MEM_HANDLE_TYPE_WIN32_KMT; break;
@@ -889,6 +886,7 @@ START_TEST(import_bad_handles_refused)
 	CUmemAllocationProp prop = vmm_prop(0);
 	CUmemGenericAllocationHandle h;
 	CUmemoryPool pool = GARBAGE_POOL;
+	CUmemFabricHandle fh;
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	int fd;
 
@@ -917,8 +915,13 @@ START_TEST(import_bad_handles_refused)
 		(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1),
 		CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMemPoolImportFromShareableHandle(&pool,
-		(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_FABRIC, 0),
-		CUDA_ERROR_NOT_SUPPORTED);
+		(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_WIN32, 0),
+		CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemPoolImportFromShareableHandle(&pool, NULL,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_INVALID_VALUE);
+	memset(&fh, 0x5a, sizeof(fh));
+	ck_assert_int_eq(cuMemPoolImportFromShareableHandle(&pool, &fh,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_ptr_eq(pool, GARBAGE_POOL);
 	close(fd);
 	close(devnull);
@@ -1141,6 +1144,141 @@ START_TEST(imported_memory_outlives_the_exporters_pool)
 }
 END_TEST
 
+/* ---- fabric pools ---- */
+
+/* What the fabric exporter sends: handles, no descriptor. */
+struct fabric_msg {
+	CUmemFabricHandle pool;
+	CUmemPoolPtrExportData data;
+	CUmemPoolPtrExportData other_device;
+	size_t size;
+};
+
+static int fabric_importer(void)
+{
+	CUmemPoolPtrExportData bad;
+	struct fabric_msg msg;
+	CUmemoryPool pool, fdp;
+	CUresult res;
+	CUdeviceptr p, q = 0;
+	unsigned char *b;
+	CUcontext c;
+	size_t i;
+
+	CHILD_EXPECT(read(importer_sock, &msg, sizeof(msg)) == sizeof(msg));
+	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuDevicePrimaryCtxRetain(&c, 0) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuCtxSetCurrent(c) == CUDA_SUCCESS);
+	res = cuMemPoolImportFromShareableHandle(&pool, &msg.pool,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0);
+	if (res != CUDA_SUCCESS)
+		fprintf(stderr, "import: %d\n", res);
+	CHILD_EXPECT(res == CUDA_SUCCESS);
+	CHILD_EXPECT(cuMemAllocFromPoolAsync(&q, 64, pool, NULL) ==
+		     CUDA_ERROR_INVALID_VALUE);
+	CHILD_EXPECT(cuMemPoolImportPointer(&p, pool, &msg.data) == CUDA_SUCCESS);
+	b = (unsigned char *)p;
+	for (i = 0; i < msg.size; i++)
+		CHILD_EXPECT(b[i] == PATTERN);
+	memset(b, REPLY, msg.size);
+	/* Forged, or memory of another device than the pool's. */
+	bad = msg.data;
+	bad.reserved[30] ^= 1;
+	CHILD_EXPECT(cuMemPoolImportPointer(&q, pool, &bad) ==
+		     CUDA_ERROR_INVALID_VALUE);
+	CHILD_EXPECT(cuMemPoolImportPointer(&q, pool, &msg.other_device) ==
+		     CUDA_ERROR_INVALID_VALUE);
+	/* Fabric export data means nothing to a pool shared by descriptor. */
+	fdp = new_pool(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CHILD_EXPECT(cuMemPoolImportPointer(&q, fdp, &msg.data) ==
+		     CUDA_ERROR_INVALID_VALUE);
+	CHILD_EXPECT(q == 0);
+	CHILD_EXPECT(cuMemFreeAsync(p, NULL) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuStreamSynchronize(NULL) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuMemPoolDestroy(pool) == CUDA_SUCCESS);
+	return 0;
+}
+
+START_TEST(fabric_pool_across_processes)
+{
+	CUmemoryPool pool = new_pool(0, CU_MEM_HANDLE_TYPE_FABRIC);
+	CUmemoryPool other = new_pool(1, CU_MEM_HANDLE_TYPE_FABRIC);
+	struct fabric_msg msg = { .size = 5000 };
+	CUmemFabricHandle fh;
+	size_t g = gran(0);
+	int sv[2], fd = -1, status;
+	CUdeviceptr p, q;
+	unsigned char *b;
+	size_t i;
+	pid_t pid;
+
+	/* Each allocation is a whole block of its own. */
+	p = alloc_from(pool, msg.size);
+	q = alloc_from(pool, 64);
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 2 * g);
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT),
+			  msg.size + 64);
+	memset((void *)p, PATTERN, msg.size);
+	ck_assert_int_eq(cuMemPoolExportPointer(&msg.data, p),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemPoolExportToShareableHandle(&fd, pool,
+		CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemPoolExportToShareableHandle(&msg.pool, pool,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolExportToShareableHandle(&fh, pool,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	ck_assert_mem_eq(&fh, &msg.pool, sizeof(fh));
+	ck_assert_int_eq(cuMemPoolExportPointer(&msg.data, p), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolExportToShareableHandle(&fh, other,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolExportPointer(&msg.other_device,
+						alloc_from(other, 64)), CUDA_SUCCESS);
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		importer_sock = sv[1];
+		_exit(fabric_importer());
+	}
+	close(sv[1]);
+	ck_assert_int_eq(write(sv[0], &msg, sizeof(msg)), sizeof(msg));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_msg(WEXITSTATUS(status) == 0, "the importer failed (see stderr)");
+	close(sv[0]);
+	b = (unsigned char *)p;
+	for (i = 0; i < msg.size; i++)
+		ck_assert_uint_eq(b[i], REPLY);
+	free_sync(p);
+	free_sync(q);
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0);
+	ck_assert_int_eq(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+	/* Its fabric handle names nothing once the pool is gone. */
+	ck_assert_int_eq(cuMemPoolImportFromShareableHandle(&other, &msg.pool,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+/* Without an IMEX channel: refused, as fabric allocations are. */
+START_TEST(fabric_pools_need_an_imex_channel)
+{
+	CUmemPoolProps props = pool_props(0, CU_MEM_HANDLE_TYPE_FABRIC);
+	CUmemFabricHandle fh;
+	CUmemoryPool pool;
+
+	ck_assert_int_eq(setenv("CUMC_IMEX_CHANNEL", "250", 1), 0);
+	setup();
+	ck_assert_int_eq(cuMemPoolCreate(&pool, &props), CUDA_ERROR_NOT_PERMITTED);
+	memset(&fh, 0, sizeof(fh));
+	ck_assert_int_ne(cuMemPoolImportFromShareableHandle(&pool, &fh,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	ck_assert_int_eq(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mempool");
@@ -1149,6 +1287,7 @@ int main(void)
 	TCase *share = tcase_create("sharing");
 
 	check_add_uninit(s, everything_needs_init);
+	check_add_uninit(s, fabric_pools_need_an_imex_channel);
 
 	tcase_add_checked_fixture(pools, setup, NULL);
 	tcase_add_loop_test(pools, create_and_destroy_on_every_device, 0, 8);
@@ -1186,6 +1325,7 @@ int main(void)
 	tcase_add_test(share, import_bad_handles_refused);
 	tcase_add_test(share, export_import_across_processes);
 	tcase_add_test(share, imported_memory_outlives_the_exporters_pool);
+	tcase_add_test(share, fabric_pool_across_processes);
 	suite_add_tcase(s, share);
 
 	return check_run_forked(s);
