@@ -9,6 +9,7 @@
 #include <check.h>
 #include <cuda.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -642,6 +643,126 @@ START_TEST(per_thread_default_stream_names)
 	ck_assert_int_eq(cuStreamSynchronize(CU_STREAM_PER_THREAD), CUDA_SUCCESS);
 	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
 	ck_assert_int_eq(cuMemFreeAsync_ptsz(q, NULL), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+#define THREADS 4
+#define ROUNDS 25
+
+struct worker {
+	CUmemoryPool pool;
+	CUresult res;
+	unsigned int seed;
+};
+
+/* Allocate, write, free on a stream of its own, round after round. */
+static void *alloc_free_worker(void *arg)
+{
+	struct worker *w = arg;
+	CUdeviceptr p[4];
+	CUstream s;
+	int r, i;
+
+	w->res = cuCtxSetCurrent(ctx);
+	if (w->res == CUDA_SUCCESS)
+		w->res = cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	for (r = 0; r < ROUNDS && w->res == CUDA_SUCCESS; r++) {
+		for (i = 0; i < 4 && w->res == CUDA_SUCCESS; i++) {
+			size_t size = 1 + rand_r(&w->seed) % (MIB / 4);
+
+			w->res = cuMemAllocFromPoolAsync(&p[i], size, w->pool, s);
+			if (w->res == CUDA_SUCCESS) {
+				((unsigned char *)p[i])[0] = i;
+				((unsigned char *)p[i])[size - 1] = i;
+			}
+		}
+		for (i = 0; i < 4 && w->res == CUDA_SUCCESS; i++)
+			w->res = cuMemFreeAsync(p[i], s);
+	}
+	if (w->res == CUDA_SUCCESS)
+		w->res = cuStreamSynchronize(s);
+	if (w->res == CUDA_SUCCESS)
+		w->res = cuStreamDestroy(s);
+	return NULL;
+}
+
+/* Threads at once, each with its stream, one pool: nothing is lost. */
+START_TEST(threads_share_a_pool)
+{
+	CUmemoryPool pool = new_pool(0, CU_MEM_HANDLE_TYPE_NONE);
+	struct worker w[THREADS];
+	pthread_t t[THREADS];
+	int i;
+
+	set64(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, 64 * MIB);
+	for (i = 0; i < THREADS; i++) {
+		w[i].pool = pool;
+		w[i].seed = i + 1;
+		ck_assert_int_eq(pthread_create(&t[i], NULL, alloc_free_worker,
+						&w[i]), 0);
+	}
+	for (i = 0; i < THREADS; i++) {
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+		ck_assert_int_eq(w[i].res, CUDA_SUCCESS);
+	}
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_uint_le(attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT),
+			  64 * MIB);
+	ck_assert_int_eq(cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS);
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0);
+}
+END_TEST
+
+/* The hook cuMemFree is to use: frees pool memory at once. */
+START_TEST(free_now_hook)
+{
+	CUmemoryPool pool = new_pool(0, CU_MEM_HANDLE_TYPE_NONE);
+	CUdeviceptr p = alloc_from(pool, 4096);
+
+	ck_assert_int_eq(libcumc_pool_free_now(p + 512), CUDA_ERROR_NOT_FOUND);
+	ck_assert_int_eq(libcumc_pool_free_now(p), CUDA_SUCCESS);
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_uint_eq(attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0);
+	ck_assert_int_eq(libcumc_pool_free_now(p), CUDA_ERROR_NOT_FOUND);
+}
+END_TEST
+
+static int child_inits_and_leaves(void)
+{
+	CUmemoryPool pool;
+
+	CHILD_EXPECT(cuInit(0) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuDeviceGetDefaultMemPool(&pool, 0) == CUDA_SUCCESS);
+	return 0;
+}
+
+/* A forked child forgets its parent's pools without touching them. */
+START_TEST(forked_child_leaves_the_parents_pools_alone)
+{
+	CUmemoryPool fab = new_pool(0, CU_MEM_HANDLE_TYPE_FABRIC);
+	CUmemoryPool fdp = new_pool(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUdeviceptr a = alloc_from(fab, 64), b = alloc_from(fdp, 64);
+	CUmemPoolPtrExportData data;
+	CUmemFabricHandle fh;
+	CUmemoryPool imp;
+	int fd;
+
+	assert_child_passes(child_inits_and_leaves);
+	memset((void *)a, 1, 64);
+	memset((void *)b, 2, 64);
+	ck_assert_int_eq(cuMemPoolExportToShareableHandle(&fh, fab,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolImportFromShareableHandle(&imp, &fh,
+		CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolExportToShareableHandle(&fd, fdp,
+		CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolExportPointer(&data, b), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolImportFromShareableHandle(&imp,
+		(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+		CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemPoolImportPointer(&a, imp, &data), CUDA_SUCCESS);
+	ck_assert_uint_eq(((unsigned char *)a)[63], 2);
+	close(fd);
 }
 END_TEST
 
@@ -1304,6 +1425,8 @@ int main(void)
 	suite_add_tcase(s, pools);
 
 	tcase_add_checked_fixture(alloc, setup, NULL);
+	/* Threads and streams in a VM sharing its cores: slow, not stuck. */
+	tcase_set_timeout(alloc, 60);
 	tcase_add_test(alloc, usage_attributes_follow_allocations);
 	tcase_add_loop_test(alloc, allocations_are_usable_memory, 0, 8);
 	tcase_add_test(alloc, alloc_bad_arguments_refused);
@@ -1315,6 +1438,9 @@ int main(void)
 	tcase_add_test(alloc, destroy_with_a_free_pending);
 	tcase_add_test(alloc, bad_streams_refused);
 	tcase_add_test(alloc, per_thread_default_stream_names);
+	tcase_add_test(alloc, threads_share_a_pool);
+	tcase_add_test(alloc, free_now_hook);
+	tcase_add_test(alloc, forked_child_leaves_the_parents_pools_alone);
 	tcase_add_test(alloc, trim_keeps_what_is_asked_and_what_is_used);
 	tcase_add_test(alloc, destroy_with_outstanding_allocation);
 	tcase_add_test(alloc, alloc_async_needs_a_context);
