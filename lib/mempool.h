@@ -172,16 +172,4 @@ void libcumc_pool_drop_import(const struct libcumc_driver *drv,
  */
 CUresult libcumc_pool_free_now(CUdeviceptr ptr);
 
-/*
- * The per-thread default stream variants: a NULL stream is the calling
- * thread's per-thread default stream (CU_STREAM_PER_THREAD).
- */
-CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
-				      CUstream hStream);
-CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
-CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
-					      size_t bytesize,
-					      CUmemoryPool pool,
-					      CUstream hStream);
-
 #endif /* _CUMC_LIB_MEMPOOL_H */

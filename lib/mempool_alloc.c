@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mempool.h"
+#include "procaddr.h"
 
 static size_t libcumc_round_up(size_t n, size_t to)
 {

@@ -28,13 +28,28 @@
  * cuDevicePrimaryCtxRelease/Reset 7000, cuCtxDestroy/PushCurrent/
  * PopCurrent 2000 (pre-4.0 context stack).
  *
- * The per-thread default stream variants (_ptds, _ptsz) are not listed:
- * without streams they behave exactly like the entries here, so a lookup
- * can ignore the CU_GET_PROC_ADDRESS_*_STREAM flags.
+ * The per-thread default stream variants (_ptds, _ptsz), in which the
+ * NULL stream is the calling thread's per-thread default stream, are
+ * listed as
+ *
+ *   CUMC_PROC_PTDS(symbol, version, function)
+ *
+ * where version is the N of the toolkit's PFN_<symbol>_vN_ptds/_ptsz.  A
+ * lookup with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM takes the
+ * CUMC_PROC_PTDS entry that fits, if any, else the CUMC_PROC one; other
+ * lookups take CUMC_PROC entries only.  An includer may define either
+ * macro alone: the other one then expands to nothing.
  *
  * Functions of the old ABIs that cuda.h no longer declares are declared
  * in procaddr.h.
  */
+
+#ifndef CUMC_PROC
+#define CUMC_PROC(symbol, version, function)
+#endif
+#ifndef CUMC_PROC_PTDS
+#define CUMC_PROC_PTDS(symbol, version, function)
+#endif
 
 CUMC_PROC("cuGetErrorString", 6000, cuGetErrorString)
 CUMC_PROC("cuGetErrorName", 6000, cuGetErrorName)
@@ -149,6 +164,52 @@ CUMC_PROC("cuEventDestroy", 4000, cuEventDestroy_v2)
 CUMC_PROC("cuEventElapsedTime", 2000, cuEventElapsedTime_v1)
 CUMC_PROC("cuEventElapsedTime", 12080, cuEventElapsedTime_v2)
 CUMC_PROC("cuStreamWaitEvent", 3020, cuStreamWaitEvent)
+
+/*
+ * Stream memory operations (stream_memop.c): the _v2 ABI of CUDA 11.7
+ * only; the v1 functions (8000, 9000), deprecated and off by default on
+ * NVIDIA's driver, are left out.
+ */
+CUMC_PROC("cuStreamWaitValue32", 11070, cuStreamWaitValue32_v2)
+CUMC_PROC("cuStreamWaitValue64", 11070, cuStreamWaitValue64_v2)
+CUMC_PROC("cuStreamWriteValue32", 11070, cuStreamWriteValue32_v2)
+CUMC_PROC("cuStreamWriteValue64", 11070, cuStreamWriteValue64_v2)
+CUMC_PROC("cuStreamBatchMemOp", 11070, cuStreamBatchMemOp_v2)
+
+/* The per-thread default stream variants (see above) */
+CUMC_PROC_PTDS("cuMemcpy", 7000, cuMemcpy_ptds)
+CUMC_PROC_PTDS("cuMemcpyHtoD", 7000, cuMemcpyHtoD_v2_ptds)
+CUMC_PROC_PTDS("cuMemcpyDtoH", 7000, cuMemcpyDtoH_v2_ptds)
+CUMC_PROC_PTDS("cuMemcpyDtoD", 7000, cuMemcpyDtoD_v2_ptds)
+CUMC_PROC_PTDS("cuMemsetD8", 7000, cuMemsetD8_v2_ptds)
+CUMC_PROC_PTDS("cuMemsetD16", 7000, cuMemsetD16_v2_ptds)
+CUMC_PROC_PTDS("cuMemsetD32", 7000, cuMemsetD32_v2_ptds)
+CUMC_PROC_PTDS("cuMemcpyAsync", 7000, cuMemcpyAsync_ptsz)
+CUMC_PROC_PTDS("cuMemcpyHtoDAsync", 7000, cuMemcpyHtoDAsync_v2_ptsz)
+CUMC_PROC_PTDS("cuMemcpyDtoHAsync", 7000, cuMemcpyDtoHAsync_v2_ptsz)
+CUMC_PROC_PTDS("cuMemcpyDtoDAsync", 7000, cuMemcpyDtoDAsync_v2_ptsz)
+CUMC_PROC_PTDS("cuMemsetD8Async", 7000, cuMemsetD8Async_ptsz)
+CUMC_PROC_PTDS("cuMemsetD16Async", 7000, cuMemsetD16Async_ptsz)
+CUMC_PROC_PTDS("cuMemsetD32Async", 7000, cuMemsetD32Async_ptsz)
+CUMC_PROC_PTDS("cuStreamGetPriority", 7000, cuStreamGetPriority_ptsz)
+CUMC_PROC_PTDS("cuStreamGetFlags", 7000, cuStreamGetFlags_ptsz)
+CUMC_PROC_PTDS("cuStreamGetId", 12000, cuStreamGetId_ptsz)
+CUMC_PROC_PTDS("cuStreamGetDevice", 12080, cuStreamGetDevice_ptsz)
+CUMC_PROC_PTDS("cuStreamGetCtx", 9020, cuStreamGetCtx_ptsz)
+CUMC_PROC_PTDS("cuStreamGetCtx", 12050, cuStreamGetCtx_v2_ptsz)
+CUMC_PROC_PTDS("cuStreamWaitEvent", 7000, cuStreamWaitEvent_ptsz)
+CUMC_PROC_PTDS("cuStreamAddCallback", 7000, cuStreamAddCallback_ptsz)
+CUMC_PROC_PTDS("cuStreamQuery", 7000, cuStreamQuery_ptsz)
+CUMC_PROC_PTDS("cuStreamSynchronize", 7000, cuStreamSynchronize_ptsz)
+CUMC_PROC_PTDS("cuLaunchHostFunc", 10000, cuLaunchHostFunc_ptsz)
+CUMC_PROC_PTDS("cuEventRecord", 7000, cuEventRecord_ptsz)
+CUMC_PROC_PTDS("cuEventRecordWithFlags", 11010, cuEventRecordWithFlags_ptsz)
+CUMC_PROC_PTDS("cuStreamWaitValue32", 11070, cuStreamWaitValue32_v2_ptsz)
+CUMC_PROC_PTDS("cuStreamWaitValue64", 11070, cuStreamWaitValue64_v2_ptsz)
+CUMC_PROC_PTDS("cuStreamWriteValue32", 11070, cuStreamWriteValue32_v2_ptsz)
+CUMC_PROC_PTDS("cuStreamWriteValue64", 11070, cuStreamWriteValue64_v2_ptsz)
+CUMC_PROC_PTDS("cuStreamBatchMemOp", 11070, cuStreamBatchMemOp_v2_ptsz)
+
 /* Stream-ordered allocator: memory pools */
 CUMC_PROC("cuMemPoolCreate", 11020, cuMemPoolCreate)
 CUMC_PROC("cuMemPoolDestroy", 11020, cuMemPoolDestroy)
@@ -169,3 +230,6 @@ CUMC_PROC("cuDeviceSetMemPool", 11020, cuDeviceSetMemPool)
 CUMC_PROC("cuMemAllocAsync", 11020, cuMemAllocAsync)
 CUMC_PROC("cuMemFreeAsync", 11020, cuMemFreeAsync)
 CUMC_PROC("cuMemAllocFromPoolAsync", 11020, cuMemAllocFromPoolAsync)
+CUMC_PROC_PTDS("cuMemAllocAsync", 11020, cuMemAllocAsync_ptsz)
+CUMC_PROC_PTDS("cuMemFreeAsync", 11020, cuMemFreeAsync_ptsz)
+CUMC_PROC_PTDS("cuMemAllocFromPoolAsync", 11020, cuMemAllocFromPoolAsync_ptsz)

@@ -111,6 +111,17 @@ void libcumc_streams_ctx_gone(CUcontext ctx);
 /* Streams of contexts no longer live are destroyed (primary release). */
 void libcumc_streams_reap(void);
 
+/*
+ * Whether a stream memory operation may target the naturally aligned
+ * word [addr, addr + size) (stream_memop.c): mapped device memory with
+ * read access (a wait) or read-write access (@write).  Multicast
+ * addresses take writes only; *@multicast tells whether it is one.
+ * CUDA_ERROR_INVALID_VALUE otherwise.
+ */
+CUresult libcumc_memop_target_check(const struct libcumc_driver *drv,
+				    CUdeviceptr addr, unsigned int size,
+				    bool write, bool *multicast);
+
 /* The _ptds/_ptsz entry points, which no cuda.h declares by that name. */
 CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
 CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);

@@ -1004,6 +1004,26 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
 					 CUmemoryPool pool, CUstream hStream);
 /* END PROTOTYPES */
 
+/*
+ * Per-thread default stream builds look entry points up in that flavour
+ * unless the caller names one, as with the toolkit's header.
+ */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+static inline CUresult cuGetProcAddress_v2_ptsz(const char *symbol,
+		void **funcPtr, int driverVersion, cuuint64_t flags,
+		CUdriverProcAddressQueryResult *symbolStatus)
+{
+	const int procAddressMask = (CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+				     CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+
+	if ((flags & procAddressMask) == 0)
+		flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+	return cuGetProcAddress_v2(symbol, funcPtr, driverVersion, flags,
+				   symbolStatus);
+}
+#define cuGetProcAddress_v2 cuGetProcAddress_v2_ptsz
+#endif
+
 #ifdef __cplusplus
 }
 #endif

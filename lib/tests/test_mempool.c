@@ -22,6 +22,7 @@
 #include "child.h"
 #include "fdpass.h"
 #include "mempool.h"
+#include "procaddr.h"
 #include "vmm.h"
 
 #define GARBAGE_POOL ((CUmemoryPool)(uintptr_t)0xdeadbeef)
@@ -632,7 +633,28 @@ END_TEST
 START_TEST(per_thread_default_stream_names)
 {
 	CUmemoryPool pool = new_pool(0, CU_MEM_HANDLE_TYPE_NONE);
+	CUdriverProcAddressQueryResult st;
 	CUdeviceptr p, q;
+	void *fn;
+
+	ck_assert_int_eq(cuGetProcAddress_v2("cuMemAllocAsync", &fn, 13000,
+		CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+	ck_assert_ptr_eq(fn, (void *)cuMemAllocAsync_ptsz);
+	ck_assert_int_eq(cuGetProcAddress_v2("cuMemFreeAsync", &fn, 13000,
+		CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+	ck_assert_ptr_eq(fn, (void *)cuMemFreeAsync_ptsz);
+	ck_assert_int_eq(cuGetProcAddress_v2("cuMemAllocFromPoolAsync", &fn, 13000,
+		CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st), CUDA_SUCCESS);
+	ck_assert_ptr_eq(fn, (void *)cuMemAllocFromPoolAsync_ptsz);
+	ck_assert_int_eq(cuGetProcAddress_v2("cuMemAllocAsync", &fn, 13000,
+		CU_GET_PROC_ADDRESS_DEFAULT, &st), CUDA_SUCCESS);
+	ck_assert_ptr_eq(fn, (void *)cuMemAllocAsync);
+	ck_assert_int_eq(cuGetProcAddress_v2("cuMemPoolCreate", &fn, 11020,
+		CU_GET_PROC_ADDRESS_DEFAULT, &st), CUDA_SUCCESS);
+	ck_assert_ptr_eq(fn, (void *)cuMemPoolCreate);
+	ck_assert_int_eq(cuGetProcAddress_v2("cuMemPoolCreate", &fn, 11010,
+		CU_GET_PROC_ADDRESS_DEFAULT, &st), CUDA_SUCCESS);
+	ck_assert_int_eq(st, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 
 	ck_assert_int_eq(cuMemAllocAsync_ptsz(&p, 64, NULL), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemAllocFromPoolAsync_ptsz(&q, 64, pool, NULL),

@@ -4,7 +4,9 @@
  * the legacy default stream's implicit synchronization with blocking
  * streams and not with non-blocking ones; per-thread default streams;
  * cuStreamQuery while work is blocked; destruction with pending work;
- * asynchronous copies and sets; garbage handles.
+ * asynchronous copies and sets; stream memory operations, each wait
+ * condition released by a write from another stream or thread; garbage
+ * handles.
  *
  * Work is held back by gates: host functions that wait until the test
  * opens them, so that what must not have run yet can be checked.
@@ -538,11 +540,292 @@ START_TEST(unified_copy_between_host_and_device)
 }
 END_TEST
 
+/* Stream memory operations. */
+
+struct wait_case {
+	unsigned int flags;
+	cuuint64_t initial, value, not_yet, release;
+	bool wide;
+};
+
+static const struct wait_case wait_cases[] = {
+	{ CU_STREAM_WAIT_VALUE_GEQ, 0, 5, 4, 5, false },
+	/* Cyclic: 0xfffffff0 is "before" 0x10. */
+	{ CU_STREAM_WAIT_VALUE_GEQ, 0xfffffff0u, 0x10, 0xfffffffeu, 0x11, false },
+	{ CU_STREAM_WAIT_VALUE_EQ, 0, 7, 6, 7, false },
+	{ CU_STREAM_WAIT_VALUE_AND, 0, 0x4, 0x3, 0x6, false },
+	{ CU_STREAM_WAIT_VALUE_NOR, 0xf, 0xfffffff0u, 0x1f, 0x7, false },
+	{ CU_STREAM_WAIT_VALUE_EQ | CU_STREAM_WAIT_VALUE_FLUSH, 1, 2, 3, 2, false },
+	{ CU_STREAM_WAIT_VALUE_GEQ, 1ull << 40, 3ull << 40, 2ull << 40, 3ull << 40, true },
+	{ CU_STREAM_WAIT_VALUE_EQ, 0, 1ull << 33, 1, 1ull << 33, true },
+	{ CU_STREAM_WAIT_VALUE_AND, 0, 1ull << 50, 1ull << 49, 1ull << 50, true },
+	{ CU_STREAM_WAIT_VALUE_NOR, ~0ull, ~0ull << 1, ~0ull, ~1ull, true },
+};
+
+static void write_word(CUstream s, CUdeviceptr addr, cuuint64_t v, bool wide,
+		       unsigned int flags)
+{
+	if (wide)
+		ck_assert_int_eq(cuStreamWriteValue64(s, addr, v, flags), CUDA_SUCCESS);
+	else
+		ck_assert_int_eq(cuStreamWriteValue32(s, addr, (cuuint32_t)v, flags),
+				 CUDA_SUCCESS);
+}
+
+/* Each condition: blocked by a value that fails it, released by one that meets it. */
+START_TEST(wait_value_each_condition_released_by_another_stream)
+{
+	const struct wait_case *c = &wait_cases[_i];
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUstream waiter, writer;
+	atomic_int ran = 0;
+
+	ck_assert_int_eq(cuStreamCreate(&waiter, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&writer, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	write_word(writer, buf.va, c->initial, c->wide, 0);
+	ck_assert_int_eq(cuStreamSynchronize(writer), CUDA_SUCCESS);
+	if (c->wide)
+		ck_assert_int_eq(cuStreamWaitValue64(waiter, buf.va, c->value, c->flags),
+				 CUDA_SUCCESS);
+	else
+		ck_assert_int_eq(cuStreamWaitValue32(waiter, buf.va,
+						     (cuuint32_t)c->value, c->flags),
+				 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(waiter, set_flag_fn, &ran), CUDA_SUCCESS);
+	sleep_ms(10);
+	ck_assert_int_eq(cuStreamQuery(waiter), CUDA_ERROR_NOT_READY);
+	write_word(writer, buf.va, c->not_yet, c->wide, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER);
+	ck_assert_int_eq(cuStreamSynchronize(writer), CUDA_SUCCESS);
+	sleep_ms(10);
+	ck_assert_int_eq(atomic_load(&ran), 0);
+	ck_assert_int_eq(cuStreamQuery(waiter), CUDA_ERROR_NOT_READY);
+	write_word(writer, buf.va, c->release, c->wide, 0);
+	ck_assert_int_eq(cuStreamSynchronize(waiter), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&ran), 1);
+	ck_assert_int_eq(cuStreamDestroy(waiter), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(writer), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+struct host_release {
+	CUdeviceptr addr;
+	cuuint32_t value;
+};
+
+static void *release_from_thread(void *arg)
+{
+	struct host_release *r = arg;
+
+	sleep_ms(30);
+	atomic_store((_Atomic cuuint32_t *)vmm_ptr(r->addr), r->value);
+	return NULL;
+}
+
+/* The legacy stream blocked on a word; a host thread releases it. */
+START_TEST(wait_on_legacy_stream_released_by_a_thread)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	struct host_release r = { buf.va + 64, 1 };
+	pthread_t t;
+
+	ck_assert_int_eq(cuMemsetD32(buf.va, 0, 32), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWaitValue32(NULL, r.addr, 1, CU_STREAM_WAIT_VALUE_EQ),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWriteValue32(NULL, buf.va, 99, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(pthread_create(&t, NULL, release_from_thread, &r), 0);
+	/* Synchronous copies wait for the legacy stream: so 99 is there. */
+	ck_assert_uint_eq(({ cuuint32_t v = 0;
+			     ck_assert_int_eq(cuMemcpyDtoH(&v, buf.va, 4), CUDA_SUCCESS);
+			     v; }), 99);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+START_TEST(batch_runs_its_operations_in_order)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUstreamBatchMemOpParams ops[4];
+	volatile cuuint32_t *w32 = vmm_ptr(buf.va);
+	volatile cuuint64_t *w64 = vmm_ptr(buf.va + 8);
+	CUstream s;
+
+	memset(ops, 0, sizeof(ops));
+	ck_assert_int_eq(cuMemsetD32(buf.va, 0, 8), CUDA_SUCCESS);
+	ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+	ops[0].writeValue.address = buf.va;
+	ops[0].writeValue.value = 1;
+	ops[1].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+	ops[1].waitValue.address = buf.va + 4;
+	ops[1].waitValue.value = 1;
+	ops[1].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+	ops[2].memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
+	ops[2].memoryBarrier.flags = CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
+	ops[3].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+	ops[3].writeValue.address = buf.va + 8;
+	ops[3].writeValue.value64 = 0x123456789abcdefull;
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 4, ops, 0), CUDA_SUCCESS);
+	while (*w32 != 1)
+		usleep(200);
+	sleep_ms(10);
+	ck_assert_uint_eq(*w64, 0);
+	ck_assert_int_eq(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+	atomic_store((_Atomic cuuint32_t *)vmm_ptr(buf.va + 4), 1);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(*w64, 0x123456789abcdefull);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+START_TEST(memop_bad_arguments_refused)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUstreamBatchMemOpParams ops[256];
+	cuuint32_t host = 0;
+	CUstream s;
+
+	memset(ops, 0, sizeof(ops));
+	ck_assert_int_eq(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	/* Misaligned, outside device memory, host memory, NULL. */
+	ck_assert_int_eq(cuStreamWriteValue32(s, buf.va + 2, 1, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamWaitValue64(s, buf.va + 4, 1, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamWaitValue32(s, buf.va + gran, 1, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamWriteValue32(s, (CUdeviceptr)&host, 1, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamWriteValue64(s, 0, 1, 0), CUDA_ERROR_INVALID_VALUE);
+	/* Flags: unknown bits. */
+	ck_assert_int_eq(cuStreamWaitValue32(s, buf.va, 1, 0x10), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamWriteValue32(s, buf.va, 1, 2), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamWriteValue32((CUstream)0x77, buf.va, 1, 0),
+			 CUDA_ERROR_INVALID_HANDLE);
+	/* Batches: size, reserved flags, unknown operations. */
+	ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+	ops[0].writeValue.address = buf.va;
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 1, ops, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 1, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 256, ops, 0), CUDA_ERROR_INVALID_VALUE);
+	ops[1].operation = 42;
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 2, ops, 0), CUDA_ERROR_INVALID_VALUE);
+	ops[1].flushRemoteWrites.operation = CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES;
+	ops[1].flushRemoteWrites.flags = 1;
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 2, ops, 0), CUDA_ERROR_INVALID_VALUE);
+	ops[1].flushRemoteWrites.flags = 0;
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 2, ops, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBatchMemOp(s, 0, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+START_TEST(memop_attributes_answer_supported)
+{
+	static const CUdevice_attribute attrs[] = {
+		CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+		CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR,
+		CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES,
+		CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED,
+	};
+	size_t i;
+	int v;
+
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		ck_assert_int_eq(cuDeviceGetAttribute(&v, attrs[i], 0), CUDA_SUCCESS);
+		ck_assert_int_eq(v, 1);
+	}
+}
+END_TEST
+
+/* Memory unmapped before the item runs: an error on the stream, no fault. */
+START_TEST(async_set_on_memory_gone_meanwhile_latches_an_error)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	struct gate g = { 0 };
+	CUstream s;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s, gate_fn, &g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32Async(buf.va, 1, 16, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWriteValue32(s, buf.va + 64, 1, 0), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+	atomic_store(&g.open, 1);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamQuery(s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+}
+END_TEST
+
+/* Threads submitting to their streams and the legacy stream at once. */
+struct storm {
+	CUdeviceptr word;	/* one counter per thread */
+	atomic_int *legacy_runs;
+};
+
+static void CUDA_CB count_fn(void *arg)
+{
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+	CUcontext ctx;
+	CUstream s;
+	cuuint32_t i;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	for (i = 1; i <= 200; i++) {
+		ck_assert_int_eq(cuStreamWriteValue32(s, st->word, i, 0), CUDA_SUCCESS);
+		ck_assert_int_eq(cuStreamWaitValue32(s, st->word, i,
+						     CU_STREAM_WAIT_VALUE_EQ), CUDA_SUCCESS);
+		if (i % 10 == 0)
+			ck_assert_int_eq(cuLaunchHostFunc(NULL, count_fn, st->legacy_runs),
+					 CUDA_SUCCESS);
+		if (i % 50 == 0)
+			ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	}
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	return NULL;
+}
+
+START_TEST(threads_and_streams_at_once)
+{
+	enum { THREADS = 4 };
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	struct storm st[THREADS];
+	atomic_int legacy_runs = 0;
+	pthread_t t[THREADS];
+	int i;
+
+	ck_assert_int_eq(cuMemsetD32(buf.va, 0, 64), CUDA_SUCCESS);
+	for (i = 0; i < THREADS; i++) {
+		st[i] = (struct storm){ buf.va + 64 * i, &legacy_runs };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, storm_thread, &st[i]), 0);
+	}
+	for (i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&legacy_runs), THREADS * 20);
+	for (i = 0; i < THREADS; i++)
+		ck_assert_uint_eq(*(volatile cuuint32_t *)vmm_ptr(buf.va + 64 * i), 200);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stream");
 	TCase *tc = tcase_create("streams");
 	TCase *copies = tcase_create("copies");
+	TCase *memops = tcase_create("stream memory operations");
 
 	check_add_uninit(s, stream_calls_need_init);
 
@@ -569,6 +852,17 @@ int main(void)
 	tcase_add_test(copies, sync_copies_wait_for_the_legacy_stream);
 	tcase_add_test(copies, unified_copy_between_host_and_device);
 	suite_add_tcase(s, copies);
+
+	tcase_add_checked_fixture(memops, setup, NULL);
+	tcase_add_loop_test(memops, wait_value_each_condition_released_by_another_stream,
+			    0, sizeof(wait_cases) / sizeof(wait_cases[0]));
+	tcase_add_test(memops, wait_on_legacy_stream_released_by_a_thread);
+	tcase_add_test(memops, batch_runs_its_operations_in_order);
+	tcase_add_test(memops, memop_bad_arguments_refused);
+	tcase_add_test(memops, memop_attributes_answer_supported);
+	tcase_add_test(memops, async_set_on_memory_gone_meanwhile_latches_an_error);
+	tcase_add_test(memops, threads_and_streams_at_once);
+	suite_add_tcase(s, memops);
 
 	return check_run_forked(s);
 }
