@@ -166,6 +166,13 @@ void libcumc_pool_drop_import(const struct libcumc_driver *drv,
 			      struct libcumc_import *imp);
 
 /*
+ * CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: the pool whose memory holds @ptr
+ * (an allocation or an imported pointer, not being freed) into @data, as
+ * a CUmemoryPool; CUDA_ERROR_INVALID_VALUE for other memory.
+ */
+CUresult libcumc_pool_of(CUdeviceptr ptr, void *data);
+
+/*
  * For cuMemFree (plain allocation): frees @ptr at once when it came from
  * a pool (cuMemAllocAsync, cuMemPoolImportPointer). CUDA_ERROR_NOT_FOUND
  * when it did not.

@@ -631,6 +631,48 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	return res;
 }
 
+/* The pool of the allocation holding @ptr. Under the lock. */
+static struct libcumc_pool *libcumc_pool_holding(CUdeviceptr ptr)
+{
+	struct libcumc_pool *pool;
+	struct libcumc_import *imp;
+	struct libcumc_block *b;
+	struct libcumc_seg *s;
+
+	for (pool = libcumc_pool_first(); pool; pool = pool->next) {
+		for (b = pool->blocks; b; b = b->next) {
+			if (ptr < b->addr || ptr - b->addr >= b->length)
+				continue;
+			for (s = b->segs; s; s = s->next)
+				if (ptr - b->addr >= s->offset &&
+				    ptr - b->addr - s->offset < s->length)
+					return s->state == CUMC_SEG_USED ?
+					       pool : NULL;
+		}
+		for (imp = pool->imports; imp; imp = imp->next)
+			if (ptr >= imp->map_addr &&
+			    ptr - imp->map_addr < imp->map_length)
+				return imp->freeing ? NULL : pool;
+	}
+	return NULL;
+}
+
+CUresult libcumc_pool_of(CUdeviceptr ptr, void *data)
+{
+	struct libcumc_pool *pool;
+	CUmemoryPool handle = NULL;
+
+	pthread_mutex_lock(&libcumc_pools_lock);
+	pool = libcumc_pool_holding(ptr);
+	if (pool)
+		handle = (CUmemoryPool)pool->id;
+	pthread_mutex_unlock(&libcumc_pools_lock);
+	if (!pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(data, &handle, sizeof(handle));
+	return CUDA_SUCCESS;
+}
+
 CUresult libcumc_pool_free_now(CUdeviceptr ptr)
 {
 	const struct libcumc_driver *drv;

@@ -398,6 +398,7 @@ START_TEST(allocations_are_usable_memory)
 	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, _i };
 	unsigned long long flags = 0;
 	CUdeviceptr base = 0;
+	CUmemoryPool owner = NULL;
 	size_t range = 0;
 
 	ck_assert_uint_eq(a % 512, 0);
@@ -409,6 +410,12 @@ START_TEST(allocations_are_usable_memory)
 	ck_assert_uint_eq(pb[99], 0xcd);
 	ck_assert_int_eq(cuMemGetAccess(&flags, &loc, a), CUDA_SUCCESS);
 	ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	ck_assert_int_eq(cuPointerGetAttribute(&owner,
+		CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, b + 99), CUDA_SUCCESS);
+	ck_assert_ptr_eq(owner, pool);
+	ck_assert_int_eq(cuPointerGetAttribute(&owner,
+		CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, a), CUDA_SUCCESS);
+	ck_assert_ptr_eq(owner, pool);
 	free_sync(a);
 	ck_assert_int_eq(cuMemGetAddressRange(&base, &range, b + 99), CUDA_SUCCESS);
 	ck_assert_uint_le(base, b);
@@ -1028,8 +1035,11 @@ START_TEST(import_bad_handles_refused)
 {
 	CUmemAllocationProp prop = vmm_prop(0);
 	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc desc = { { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+				 CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
 	CUmemoryPool pool = GARBAGE_POOL;
 	CUmemFabricHandle fh;
+	CUdeviceptr va;
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	int fd;
 
@@ -1068,6 +1078,16 @@ START_TEST(import_bad_handles_refused)
 	ck_assert_ptr_eq(pool, GARBAGE_POOL);
 	close(fd);
 	close(devnull);
+	ck_assert_int_eq(cuMemRelease(h), CUDA_SUCCESS);
+	/* Memory of no pool has no pool to answer. */
+	ck_assert_int_eq(cuMemCreate(&h, gran(0), &prop, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAddressReserve(&va, gran(0), 0, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemMap(va, gran(0), 0, h, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemSetAccess(va, gran(0), &desc, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuPointerGetAttribute(&pool,
+		CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, va), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemUnmap(va, gran(0)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAddressFree(va, gran(0)), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemRelease(h), CUDA_SUCCESS);
 }
 END_TEST
@@ -1126,6 +1146,9 @@ static int importer(void)
 	memset(b, REPLY, msg.size);
 	CHILD_EXPECT(cuMemGetAccess(&mflags, &loc, p) == CUDA_SUCCESS);
 	CHILD_EXPECT(mflags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	CHILD_EXPECT(cuPointerGetAttribute(&own,
+		CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, p) == CUDA_SUCCESS);
+	CHILD_EXPECT(own == pool);
 	/* Freed since, of another pool, forged, or into a pool of its own. */
 	CHILD_EXPECT(cuMemPoolImportPointer(&q, pool, &msg.freed) ==
 		     CUDA_ERROR_INVALID_VALUE);
