@@ -479,9 +479,9 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = libcumc_alloc_check(dptr, hStream);
-	/* The current context's device: the stream's, for its streams. */
+	/* The stream's device (the NULL stream's: the current context's). */
 	if (res == CUDA_SUCCESS)
-		res = libcumc_current_device(&dev);
+		res = cuStreamGetDevice(hStream, &dev);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&libcumc_pools_lock);

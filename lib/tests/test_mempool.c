@@ -966,6 +966,30 @@ START_TEST(default_and_current_pools)
 }
 END_TEST
 
+/* cuMemAllocAsync takes the stream's device, not the current context's. */
+START_TEST(alloc_async_follows_the_streams_device)
+{
+	CUmemoryPool pool1 = new_pool(1, CU_MEM_HANDLE_TYPE_NONE), def0;
+	CUcontext ctx1;
+	CUdeviceptr p;
+	CUstream s1;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx1, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxPushCurrent(ctx1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxPopCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDeviceSetMemPool(1, pool1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAllocAsync(&p, 64, s1), CUDA_SUCCESS);
+	ck_assert_uint_eq(attr64(pool1, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 64);
+	ck_assert_int_eq(cuDeviceGetDefaultMemPool(&def0, 0), CUDA_SUCCESS);
+	ck_assert_uint_eq(attr64(def0, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_int_eq(cuMemFreeAsync(p, s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s1), CUDA_SUCCESS);
+	ck_assert_uint_eq(attr64(pool1, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_int_eq(cuStreamDestroy(s1), CUDA_SUCCESS);
+}
+END_TEST
+
 START_TEST(device_pool_bad_arguments_refused)
 {
 	CUmemoryPool pool;
@@ -1466,6 +1490,7 @@ int main(void)
 	tcase_add_test(pools, access_defaults_and_changes);
 	tcase_add_loop_test(pools, access_bad_arguments_refused, 0, NUM_BAD_ACCESS);
 	tcase_add_test(pools, default_and_current_pools);
+	tcase_add_test(pools, alloc_async_follows_the_streams_device);
 	tcase_add_test(pools, device_pool_bad_arguments_refused);
 	suite_add_tcase(s, pools);
 
