@@ -363,7 +363,7 @@ static CUresult libcumc_pool_set_attr(struct libcumc_pool *p,
 	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
 		return libcumc_reset_high(&p->used_high, p->used, value);
 	default:
-		/* The CURRENT values are read-only; the rest are not attributes. */
+		/* CURRENT values are read-only; the rest are no attributes. */
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 }

@@ -74,7 +74,7 @@ struct libcumc_pool {
 	bool exported;
 	CUdevice device;		/* -1: an imported pool not yet used */
 	CUmemAllocationHandleType handle_types;
-	size_t max_size;		/* 0: the device's memory is the limit */
+	size_t max_size;		/* 0: the device's memory */
 	size_t granularity;
 	size_t mem_total;		/* of the device */
 	/* The pool's own client (POSIX fd pools, imported pools), or -1. */

@@ -564,7 +564,7 @@ static uintptr_t libcumc_free_begin(CUdeviceptr ptr)
 
 	pool = libcumc_pool_lookup(ptr, &block, &seg);
 	if (pool && seg->state == CUMC_SEG_USED) {
-		/* No longer in use by the program (the real driver counts so). */
+		/* Not in use by the program (as the real driver counts). */
 		seg->state = CUMC_SEG_FREEING;
 		pool->used -= seg->size;
 		return pool->id;

@@ -43,7 +43,7 @@ struct libcumc_pool_ptr_data {
 static_assert(sizeof(struct libcumc_pool_ptr_data) ==
 	      sizeof(CUmemPoolPtrExportData), "export data is 64 bytes");
 
-/* EPERM: no IMEX channel (NOT_PERMITTED, as for cuMemExportToShareableHandle). */
+/* EPERM: no IMEX channel, NOT_PERMITTED (as cuMemExportToShareableHandle). */
 static const struct libcumc_errno_result libcumc_pool_fabric_errors[] = {
 	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
 	{ ENOTCONN, CUDA_ERROR_INVALID_HANDLE },
@@ -54,7 +54,7 @@ static const struct libcumc_errno_result libcumc_pool_fabric_errors[] = {
 	{ 0 }
 };
 
-/* The type the pool was made with, of a pool of this process. Under the lock. */
+/* Export @p, a pool of this process, as the type it was made with. */
 static CUresult libcumc_pool_export(const struct libcumc_driver *drv,
 				    struct libcumc_pool *p,
 				    CUmemAllocationHandleType type, void *out)
@@ -260,7 +260,7 @@ CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
 	    seg->state != CUMC_SEG_USED) {
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else if (pool->fabric) {
-		/* The whole block is the allocation: its fabric handle names it. */
+		/* The whole block is the allocation: its fabric handle. */
 		memcpy(&data, block->fabric, sizeof(data));
 	} else {
 		data.handle = block->handle;
@@ -443,7 +443,8 @@ CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
 	if (!p || !p->imported)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else if (p->fabric)
-		res = libcumc_pool_import_fabric_ptr(drv, p, shareData, ptr_out);
+		res = libcumc_pool_import_fabric_ptr(drv, p, shareData,
+						     ptr_out);
 	else if (!libcumc_ptr_data_valid(&data))
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
