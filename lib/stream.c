@@ -374,13 +374,21 @@ void libcumc_stream_wait(struct libcumc_stream *stream, uint64_t ticket)
 }
 
 /*
- * A marker standing for the next item of @stream: its implicit
- * dependencies and its own stream's last ticket.  Lock held.
+ * A marker standing for the next item of @stream (@as_item: with its
+ * implicit dependencies), or for the work submitted to it so far: its own
+ * last ticket, and for the legacy stream also what the next item would
+ * wait for, since an operation on the legacy stream waits for the
+ * blocking streams.  A blocking stream's own items carry their waits for
+ * the legacy stream already: synchronizing it waits for no later legacy
+ * work.  Lock held.
  */
-static CUresult libcumc_marker(struct libcumc_stream *stream,
+static CUresult libcumc_marker(struct libcumc_stream *stream, bool as_item,
 			       struct libcumc_work *marker)
 {
-	CUresult res = libcumc_add_implicit_deps(stream, marker);
+	CUresult res = CUDA_SUCCESS;
+
+	if (as_item || stream->kind == CUMC_STREAM_LEGACY)
+		res = libcumc_add_implicit_deps(stream, marker);
 
 	if (res == CUDA_SUCCESS)
 		res = libcumc_work_add_dep_locked(marker, stream,
@@ -405,7 +413,7 @@ CUresult libcumc_stream_sync(struct libcumc_stream *stream)
 	CUresult res;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
-	res = libcumc_marker(stream, &marker);
+	res = libcumc_marker(stream, false, &marker);
 	if (res == CUDA_SUCCESS) {
 		libcumc_wait_deps(&marker);
 		res = stream->error;
@@ -423,7 +431,7 @@ static CUresult libcumc_stream_query(struct libcumc_stream *stream)
 	CUresult res;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
-	res = libcumc_marker(stream, &marker);
+	res = libcumc_marker(stream, false, &marker);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_marker_done(&marker) ? stream->error :
 						     CUDA_ERROR_NOT_READY;
@@ -584,7 +592,7 @@ CUresult libcumc_stream_run_sync(bool ptds, CUresult (*op)(void *arg),
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&libcumc_streams_lock);
-	res = libcumc_marker(stream, &marker);
+	res = libcumc_marker(stream, true, &marker);
 	if (res == CUDA_SUCCESS)
 		libcumc_wait_deps(&marker);
 	libcumc_work_drop_deps(&marker);

@@ -85,10 +85,9 @@ bool libcumc_stream_done(struct libcumc_stream *stream, uint64_t ticket);
 void libcumc_stream_wait(struct libcumc_stream *stream, uint64_t ticket);
 
 /*
- * Waits until everything submitted to @stream so far has run, and what
- * its implicit synchronization orders before (for the legacy stream, the
- * work of every blocking stream of its context); answers the stream's
- * latched error.
+ * Waits until everything submitted to @stream so far has run, and for the
+ * legacy stream also the work of every blocking stream of its context
+ * submitted so far; answers the stream's latched error.
  */
 CUresult libcumc_stream_sync(struct libcumc_stream *stream);
 

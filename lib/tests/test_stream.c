@@ -313,10 +313,16 @@ START_TEST(blocking_streams_wait_for_legacy)
 {
 	struct gate g = { 0 };
 	atomic_int ran = 0, ptds_ran = 0;
-	CUstream blocking;
+	CUstream blocking, idle;
 
 	ck_assert_int_eq(cuStreamCreate(&blocking, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&idle, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(idle, set_flag_fn, &(atomic_int){ 0 }),
+			 CUDA_SUCCESS);
 	ck_assert_int_eq(cuLaunchHostFunc(NULL, gate_fn, &g), CUDA_SUCCESS);
+	/* Its own work done, a blocking stream does not wait for later legacy work. */
+	ck_assert_int_eq(cuStreamSynchronize(idle), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamQuery(idle), CUDA_SUCCESS);
 	ck_assert_int_eq(cuLaunchHostFunc(blocking, set_flag_fn, &ran), CUDA_SUCCESS);
 	ck_assert_int_eq(cuLaunchHostFunc(CU_STREAM_PER_THREAD, set_flag_fn, &ptds_ran),
 			 CUDA_SUCCESS);
@@ -331,6 +337,7 @@ START_TEST(blocking_streams_wait_for_legacy)
 	ck_assert_int_eq(cuStreamSynchronize(CU_STREAM_PER_THREAD), CUDA_SUCCESS);
 	ck_assert_int_eq(atomic_load(&ptds_ran), 1);
 	ck_assert_int_eq(cuStreamDestroy(blocking), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(idle), CUDA_SUCCESS);
 }
 END_TEST
 
