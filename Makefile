@@ -54,6 +54,8 @@ CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
 CHECK_VM_TESTS += test_alloc test_peer
 # Streams, events, stream memory operations.
 CHECK_VM_TESTS += test_stream test_event test_stream_ptds
+# Stream-ordered allocator: memory pools
+CHECK_VM_TESTS += test_mempool
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)

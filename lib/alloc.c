@@ -28,6 +28,7 @@
 #include "alloc.h"
 #include "context.h"
 #include "host_mem.h"
+#include "mempool.h"
 #include "ranges.h"
 
 #define CUMC_SLOT_MIN 512u
@@ -371,10 +372,13 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 		libcumc_chunk_put(a->chunk, a->range.base);
 		libcumc_ranges_remove(&libcumc_allocs, a);
 	} else {
-		res = CUDA_ERROR_INVALID_VALUE;
+		res = CUDA_ERROR_NOT_FOUND;
 	}
 	pthread_mutex_unlock(&libcumc_alloc_lock);
-	return res;
+	/* Memory of the stream-ordered allocator may be freed here too. */
+	if (res == CUDA_ERROR_NOT_FOUND)
+		res = libcumc_pool_free_now(dptr);
+	return res == CUDA_ERROR_NOT_FOUND ? CUDA_ERROR_INVALID_VALUE : res;
 }
 
 bool libcumc_alloc_lookup(CUdeviceptr addr, struct libcumc_alloc_info *info)

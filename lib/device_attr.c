@@ -5,7 +5,7 @@
  * NVSwitch baseboard in an x86-64 host, so programs take the code paths
  * they take on that hardware, multicast included.  Values are those such a
  * device reports, except that memory features libcumc does not implement
- * (pools, managed memory, host VMM allocations, compression, dma-buf,
+ * (host pools, managed memory, host VMM allocations, compression, dma-buf,
  * GPUDirect RDMA, CUDA arrays, tensor maps, external semaphores, legacy
  * IPC events) and launch capabilities (no device code runs) answer 0, so
  * that programs take the fallback paths they take on hardware without them
@@ -161,12 +161,13 @@ static const struct libcumc_attr libcumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	UNIMPLEMENTED(SPARSE_CUDA_ARRAY_SUPPORTED),
 	FIXED(READ_ONLY_HOST_REGISTER_SUPPORTED, 1),
 	UNIMPLEMENTED(TIMELINE_SEMAPHORE_INTEROP_SUPPORTED),
-	UNIMPLEMENTED(MEMORY_POOLS_SUPPORTED),
+	FIXED(MEMORY_POOLS_SUPPORTED, 1),		/* mempool*.c */
 	UNIMPLEMENTED(GPU_DIRECT_RDMA_SUPPORTED),
 	/* Without GPUDirect RDMA there are no RDMA writes to flush or order. */
 	UNIMPLEMENTED(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS),
 	FIXED(GPU_DIRECT_RDMA_WRITES_ORDERING, 0),	/* ORDERING_NONE */
-	UNIMPLEMENTED(MEMPOOL_SUPPORTED_HANDLE_TYPES),
+	/* Pools shared as POSIX descriptors or fabric handles (mempool*.c). */
+	FIXED(MEMPOOL_SUPPORTED_HANDLE_TYPES, 0x9),
 	NO_DEVICE_CODE(CLUSTER_LAUNCH),
 	UNIMPLEMENTED(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED),
 	FIXED(CAN_USE_64_BIT_STREAM_MEM_OPS, 1),

@@ -11,6 +11,7 @@
 #include "alloc.h"
 #include "host_mem.h"
 #include "mem_prop.h"
+#include "mempool.h"
 #include "va.h"
 
 /* What the module said about a pointer. */
@@ -102,9 +103,9 @@ static void libcumc_put_u64(void *data, unsigned long long value)
  * Attributes of a mapped address.  Memory cumc maps is never managed,
  * legacy-IPC capable, GPUDirect RDMA capable or decompression capable.
  * CONTEXT (no context owns VMM memory), HOST_POINTER (device memory),
- * P2P_TOKENS (cuMemAlloc memory only), SYNC_MEMOPS, BUFFER_ID,
- * MEMPOOL_HANDLE and MEMORY_BLOCK_ID (the module names no allocation
- * beyond a handle) have no answer.
+ * P2P_TOKENS (cuMemAlloc memory only), SYNC_MEMOPS, BUFFER_ID and
+ * MEMORY_BLOCK_ID (the module names no allocation beyond a handle) have
+ * no answer; MEMPOOL_HANDLE only for memory of a pool (mempool.h).
  */
 static CUresult libcumc_mapping_attribute(const struct libcumc_pointer *p,
 					  CUpointer_attribute attr, void *data)
@@ -140,6 +141,8 @@ static CUresult libcumc_mapping_attribute(const struct libcumc_pointer *p,
 	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
 		libcumc_put_u64(data, q->out_map_addr);
 		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		return libcumc_pool_of(p->ptr, data);
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
 	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:

@@ -47,4 +47,16 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
 				unsigned int sharedMemBytes, CUstream hStream,
 				void **kernelParams);
 
+/*
+ * Stream-ordered allocator (mempool_alloc.c): the per-thread default
+ * stream variants, in which a NULL stream is CU_STREAM_PER_THREAD.
+ */
+CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+				      CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
+					      size_t bytesize,
+					      CUmemoryPool pool,
+					      CUstream hStream);
+
 #endif /* _CUMC_LIB_PROCADDR_H */

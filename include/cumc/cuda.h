@@ -117,6 +117,13 @@ typedef uint64_t cuuint64_t;
 #define cuLaunchCooperativeKernel	__CUDA_API_PTSZ(cuLaunchCooperativeKernel)
 #endif
 
+/* Stream-ordered allocator: its per-thread default stream names. */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
+#define cuMemFreeAsync			__CUDA_API_PTSZ(cuMemFreeAsync)
+#define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
+#endif
+
 /* API version this header describes: 13.0. */
 #define CUDA_VERSION 13000
 
@@ -746,6 +753,40 @@ typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
 typedef void (CUDA_CB *CUhostFn)(void *userData);
 typedef void (CUDA_CB *CUstreamCallback)(CUstream hStream, CUresult status,
 					 void *userData);
+/* Stream-ordered allocator: memory pools (cuMemPool*, cuMemAllocAsync). */
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+
+typedef enum CUmemPool_attribute_enum {
+	CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,	/* int */
+	CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,		/* int */
+	CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES,	/* int */
+	CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,			/* cuuint64_t */
+	CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,			/* cuuint64_t */
+	CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH,			/* reset to 0 only */
+	CU_MEMPOOL_ATTR_USED_MEM_CURRENT,			/* cuuint64_t */
+	CU_MEMPOOL_ATTR_USED_MEM_HIGH				/* reset to 0 only */
+} CUmemPool_attribute;
+
+/* Bit of CUmemPoolProps::usage. */
+#define CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS 0x2
+
+/* What cuMemPoolCreate makes: where its memory lives, how it is shared. */
+typedef struct CUmemPoolProps_st {
+	CUmemAllocationType allocType;	/* CU_MEM_ALLOCATION_TYPE_PINNED */
+	CUmemAllocationHandleType handleTypes;
+	CUmemLocation location;
+	void *win32SecurityAttributes;	/* must be NULL outside Windows */
+	size_t maxSize;			/* 0: no limit but the device's */
+	unsigned short usage;
+	unsigned char reserved[54];	/* must be 0 */
+} CUmemPoolProps_v1;
+typedef CUmemPoolProps_v1 CUmemPoolProps;
+
+/* Names one pool allocation for cuMemPoolImportPointer in another process. */
+typedef struct CUmemPoolPtrExportData_st {
+	unsigned char reserved[64];
+} CUmemPoolPtrExportData_v1;
+typedef CUmemPoolPtrExportData_v1 CUmemPoolPtrExportData;
 
 /*
  * Plain and host allocation, peer access, modules and launches (branch
@@ -1137,6 +1178,40 @@ CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr,
 CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count,
 				    CUstreamBatchMemOpParams *paramArray,
 				    unsigned int flags);
+/* Stream-ordered allocator: memory pools */
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
+				 const CUmemPoolProps *poolProps);
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool,
+				       CUmemPool_attribute attr, void *value);
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool,
+				       CUmemPool_attribute attr, void *value);
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
+				    const CUmemAccessDesc *map, size_t count);
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
+				    CUmemoryPool memPool,
+				    CUmemLocation *location);
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
+			CUmemoryPool pool, CUmemAllocationHandleType handleType,
+			unsigned long long flags);
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
+			void *handle, CUmemAllocationHandleType handleType,
+			unsigned long long flags);
+CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
+					CUdeviceptr ptr);
+CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
+					CUmemoryPool pool,
+					CUmemPoolPtrExportData *shareData);
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out,
+					   CUdevice dev);
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
+				 CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
+					 CUmemoryPool pool, CUstream hStream);
 /* END PROTOTYPES */
 
 /*
