@@ -325,8 +325,9 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
 
 	if (res == CUDA_SUCCESS)
 		res = libcumc_event_get(hEnd, &end_flags, &end, NULL);
+	/* Driver 580 answers INVALID_HANDLE for a NULL result (measured). */
 	if (res == CUDA_SUCCESS && !pMilliseconds)
-		res = CUDA_ERROR_INVALID_VALUE;
+		res = CUDA_ERROR_INVALID_HANDLE;
 	/* Untimed or never recorded events have no time to compare. */
 	if (res == CUDA_SUCCESS &&
 	    ((start_flags | end_flags) & CU_EVENT_DISABLE_TIMING || !start || !end))

@@ -176,7 +176,7 @@ START_TEST(elapsed_time_ordered_and_refused_without_timing)
 	ck_assert_int_eq(cuEventElapsedTime(&ms, a, b), CUDA_ERROR_NOT_READY);
 	atomic_store(&g.open, 1);
 	ck_assert_int_eq(cuEventSynchronize(untimed), CUDA_SUCCESS);
-	ck_assert_int_eq(cuEventElapsedTime(NULL, a, b), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuEventElapsedTime(NULL, a, b), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuEventElapsedTime(&ms, a, b), CUDA_SUCCESS);
 	ck_assert_float_ge(ms, 0);
 	/* As the real driver answers: untimed events are invalid handles here. */
