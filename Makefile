@@ -60,7 +60,8 @@ SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard self
 UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug
 KSFT_DIR := $(O)/kselftest
 KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
-LINUX_SOURCE = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+# 6.1's, the kernel the VM boots (scripts/deps installs it; 6.12's is for ynl).
+LINUX_SOURCE = $(wildcard /usr/src/linux-source-6.1.tar.xz)
 LINUX_SOURCE_TOP = $(patsubst %.tar.xz,%,$(notdir $(LINUX_SOURCE)))
 
 all: kmod lib tests tools
@@ -70,7 +71,7 @@ deps:
 
 kmod:
 	@test -e $(KDIR)/Makefile || { echo "no kernel headers at KDIR=$(KDIR) (run scripts/deps)"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) modules
 
 lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
@@ -124,6 +125,22 @@ $(KSFT_HEADERS) &:
 			kselftest_harness.h kselftest.h)
 	touch $(KSFT_HEADERS)
 
+# The kernel's ynl tooling (tools/net/ynl) and the netlink spec schemas
+# came after 6.1: selftests/ynl.sh takes them from Debian's
+# linux-source-6.12, extracted once into build/ynl.
+YNL_SOURCE := /usr/src/linux-source-6.12.tar.xz
+YNL_TOP := linux-source-6.12
+YNL_STAMP := $(O)/ynl/.extracted
+tests: $(YNL_STAMP)
+$(YNL_STAMP):
+	@test -f $(YNL_SOURCE) || { echo "no $(YNL_SOURCE) (run scripts/deps)"; exit 1; }
+	mkdir -p $(O)/ynl
+	tar -xf $(YNL_SOURCE) -I 'xz -T0' --strip-components=1 -C $(O)/ynl \
+		$(YNL_TOP)/tools/net/ynl/cli.py $(YNL_TOP)/tools/net/ynl/lib \
+		$(patsubst %,$(YNL_TOP)/Documentation/netlink/%.yaml, \
+			genetlink genetlink-c genetlink-legacy)
+	touch $@
+
 vm-run-test-module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/vm-run modules
 
@@ -170,6 +187,7 @@ check:
 			scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
+			selftests/ynl.sh selftests/cumc_trace.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)")
@@ -360,7 +378,7 @@ kmod-debug:
 	find $(DEBUG_KMOD)/kmod -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_KMOD_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/kmod/
 	ln -sfn $(CURDIR)/uapi $(DEBUG_KMOD)/uapi
-	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod modules
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod CUMC_VERSION=$(VERSION) modules
 	mkdir -p $(DEBUG_KMOD)/vm-run
 	find $(DEBUG_KMOD)/vm-run -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
@@ -379,7 +397,7 @@ check-debug:
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,MACRO_ARG_REUSE
-LINT_FILES = $(filter-out %.mod.c kmod/cumc_compat.h,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
+LINT_FILES = $(filter-out %.mod.c kmod/cumc_compat.h kmod/cumc_trace.h,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
 $(CHECKPATCH):
 	@test -n "$(LINUX_SOURCE)" || { echo "no linux-source tarball (run scripts/deps)"; exit 1; }
 	mkdir -p $(O)/checkpatch
@@ -395,7 +413,11 @@ lint: deps $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
 		--ignore $(CHECKPATCH_IGNORE),LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f kmod/cumc_compat.h
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 modules 2>&1 | tee $(O)/sparse.log
+	@# kmod/cumc_trace.h has the layout of the kernel's own trace headers.
+	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
+		--ignore $(CHECKPATCH_IGNORE),OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
+		-f kmod/cumc_trace.h
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) C=2 modules 2>&1 | tee $(O)/sparse.log
 	@! grep -E 'warning|error' $(O)/sparse.log
 
 clean:
