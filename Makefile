@@ -190,7 +190,7 @@ check:
 			selftests/ynl.sh selftests/cumc_trace.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)")
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)")
 
 # The virtual environment with cuda-python (pinned, from PyPI) that
 # lib/tests/python/cuda_python.sh runs in the VM: scripts/python-env.
@@ -390,7 +390,7 @@ check-debug:
 	@dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
 	CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
-		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)"
+		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)"
 
 .PHONY: fuzz check-debug kmod-debug
 

@@ -5,9 +5,11 @@
  * control plane's commands (cumc_netlink.c) register here and answer
  * through the family.
  *
- * An event is sent only when someone listens, with GFP_KERNEL and no cumc
- * lock taken, so objects may announce under their own locks; an event
- * that cannot be sent is lost, as the monitor group's readers know.
+ * An event is sent only when someone listens, built with GFP_KERNEL and
+ * no cumc lock taken (a copy per listening namespace is cloned with
+ * GFP_ATOMIC under RCU), so objects may announce under their own locks;
+ * an event that cannot be sent is lost, as the monitor group's readers
+ * know.
  *
  * The family is in every network namespace (netnsok): the devices are the
  * host's, whichever namespace asks, so dumps answer the same everywhere
@@ -109,8 +111,8 @@ static struct sk_buff *cumk_notify_new(u8 cmd, void **hdr)
 
 /*
  * @msg to the monitor group of every network namespace with a listener.
- * Not genlmsg_multicast_allns(): its gfp argument went away in stable
- * releases of 5.15 and 6.1 alike, which no version check can tell apart.
+ * Not genlmsg_multicast_allns(): its gfp argument was dropped within
+ * stable series (6.1's among them), which no version check can follow.
  */
 static void cumk_notify_send(struct sk_buff *msg, void *hdr, int err)
 {

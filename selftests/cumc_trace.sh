@@ -3,8 +3,9 @@
 #
 # cumc's tracepoints (kmod/cumc_trace.h, Documentation/tracing.md) through
 # tracefs: enabled, a team's life and an injected fault performed, the
-# events read back with their fields. Run as root in the VM; skips on a
-# kernel without event tracing (the debug kernel of scripts/debug-kernel).
+# events read back with their fields. Run as root in the VM (the Debian
+# kernel and the debug kernel both have event tracing); skips on a kernel
+# without it.
 # Also checks the module's version (MODULE_VERSION) against the Makefile's.
 # Prints TAP.
 set -u
@@ -28,7 +29,7 @@ if [ ! -e "$tracing/trace" ]; then
 	mount -t tracefs nodev "$tracing" 2>/dev/null
 fi
 if [ ! -d "$tracing/events/cumc" ]; then
-	tap_skip "tracepoints" "no $tracing/events/cumc: this kernel has no event tracing (CONFIG_EVENT_TRACING), as the debug kernel"
+	tap_skip "tracepoints" "no $tracing/events/cumc: this kernel has no event tracing (CONFIG_EVENT_TRACING)"
 	tap_end
 	exit
 fi
