@@ -259,6 +259,19 @@ fi
 
 driver admin
 events "" env
+
+# cli.py --subscribe itself: once subscribed it sleeps 5 s, then prints
+# what came; a team lives each second until it is done.
+"$py" "$cli" --spec "$spec" --no-schema --output-json --subscribe monitor \
+	--sleep 5 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+	"$team" >/dev/null 2>&1
+	sleep 1
+done
+wait "$pid"
+json_true "cli.py --subscribe" "'mc-create-ntf team-ready-ntf bind-ntf unbind-ntf mc-delete-ntf' in ' '.join(m['name'] for m in j)"
+tap_result $? "cli.py --subscribe monitor prints a team's events"
 driver unprivileged setpriv --reuid=65534 --regid=65534 --clear-groups
 
 # A network namespace of its own, as a container has.
@@ -281,4 +294,5 @@ if [ -x "$ctl" ]; then
 	unshare -n "$ctl" dev >"$tmp/out" 2>&1
 	tap_result $? "cumcctl dev in its own netns" || echo "# $(tr '\n' ' ' <"$tmp/out")"
 fi
+echo "# took $SECONDS s"
 tap_end
