@@ -66,6 +66,7 @@ SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard self
 UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug
 KSFT_DIR := $(O)/kselftest
 KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
+# 6.1's, the kernel the VM boots (scripts/deps installs it; 6.12's is for ynl).
 LINUX_SOURCE = $(wildcard /usr/src/linux-source-6.1.tar.xz)
 LINUX_SOURCE_TOP = $(patsubst %.tar.xz,%,$(notdir $(LINUX_SOURCE)))
 
@@ -76,7 +77,7 @@ deps:
 
 kmod:
 	@test -e $(KDIR)/Makefile || { echo "no kernel headers at KDIR=$(KDIR) (run scripts/deps)"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) modules
 
 lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
@@ -139,6 +140,22 @@ $(KSFT_HEADERS) &:
 			kselftest_harness.h kselftest.h)
 	touch $(KSFT_HEADERS)
 
+# The kernel's ynl tooling (tools/net/ynl) and the netlink spec schemas
+# came after 6.1: selftests/ynl.sh takes them from Debian's
+# linux-source-6.12, extracted once into build/ynl.
+YNL_SOURCE := /usr/src/linux-source-6.12.tar.xz
+YNL_TOP := linux-source-6.12
+YNL_STAMP := $(O)/ynl/.extracted
+tests: $(YNL_STAMP)
+$(YNL_STAMP):
+	@test -f $(YNL_SOURCE) || { echo "no $(YNL_SOURCE) (run scripts/deps)"; exit 1; }
+	mkdir -p $(O)/ynl
+	tar -xf $(YNL_SOURCE) -I 'xz -T0' --strip-components=1 -C $(O)/ynl \
+		$(YNL_TOP)/tools/net/ynl/cli.py $(YNL_TOP)/tools/net/ynl/lib \
+		$(patsubst %,$(YNL_TOP)/Documentation/netlink/%.yaml, \
+			genetlink genetlink-c genetlink-legacy)
+	touch $@
+
 vm-run-test-module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/vm-run modules
 
@@ -185,9 +202,10 @@ check:
 			scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
+			selftests/ynl.sh selftests/cumc_trace.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)")
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)")
 
 # The virtual environment with cuda-python (pinned, from PyPI) that
 # lib/tests/python/cuda_python.sh runs in the VM: scripts/python-env.
@@ -378,7 +396,7 @@ kmod-debug:
 	find $(DEBUG_KMOD)/kmod -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_KMOD_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/kmod/
 	ln -sfn $(CURDIR)/uapi $(DEBUG_KMOD)/uapi
-	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod modules
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod CUMC_VERSION=$(VERSION) modules
 	mkdir -p $(DEBUG_KMOD)/vm-run
 	find $(DEBUG_KMOD)/vm-run -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
@@ -390,14 +408,14 @@ check-debug:
 	@dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
 	CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
-		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) $(UNPLUG_TESTS)"
+		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)"
 
 .PHONY: fuzz check-debug kmod-debug
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,MACRO_ARG_REUSE
-LINT_FILES = $(filter-out %.mod.c kmod/cumc_compat.h,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
+LINT_FILES = $(filter-out %.mod.c kmod/cumc_compat.h kmod/cumc_trace.h,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
 $(CHECKPATCH):
 	@test -n "$(LINUX_SOURCE)" || { echo "no linux-source tarball (run scripts/deps)"; exit 1; }
 	mkdir -p $(O)/checkpatch
@@ -413,7 +431,11 @@ lint: deps $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
 		--ignore $(CHECKPATCH_IGNORE),LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f kmod/cumc_compat.h
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 modules 2>&1 | tee $(O)/sparse.log
+	@# kmod/cumc_trace.h has the layout of the kernel's own trace headers.
+	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
+		--ignore $(CHECKPATCH_IGNORE),OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
+		-f kmod/cumc_trace.h
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) C=2 modules 2>&1 | tee $(O)/sparse.log
 	@! grep -E 'warning|error' $(O)/sparse.log
 
 clean:

@@ -8,6 +8,7 @@
  * A team that spans nodes has the other nodes told (cumc_remote_mc.c).
  */
 #include "cumc_internal.h"
+#include "cumc_trace.h"
 
 int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd)
 {
@@ -91,6 +92,7 @@ static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 	if (ret)
 		goto out_put;
 	cumk_stat_add(dev, CUMC_STAT_BINDS, 1);
+	trace_cumc_bind(mc->id, device, cmd->mc_offset, cmd->length);
 	cumk_notify_bind(CUMC_CMD_BIND_NTF, mc->id, device, cmd->mc_offset,
 			 cmd->length);
 out_put:
@@ -124,9 +126,12 @@ int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd)
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
 	ret = cumk_remote_mc_unbind(mc, member, cmd->mc_offset, cmd->length);
-	if (!ret)
+	if (!ret) {
+		trace_cumc_unbind(mc->id, cmd->device, cmd->mc_offset,
+				  cmd->length);
 		cumk_notify_bind(CUMC_CMD_UNBIND_NTF, mc->id, cmd->device,
 				 cmd->mc_offset, cmd->length);
+	}
 	cumk_object_put(&mc->obj);
 	return ret;
 }

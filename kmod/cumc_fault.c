@@ -12,6 +12,7 @@
 
 #include "cumc_compat.h"
 #include "cumc_internal.h"
+#include "cumc_trace.h"
 
 /**
  * struct cumk_fault - one armed fault
@@ -87,14 +88,19 @@ static bool cumk_fault_eval(struct cumk_fault *f)
 static bool cumk_fault_hit_slot(enum cumc_fault_type type, u32 slot,
 				struct cumk_device *dev)
 {
+	u64 hits;
 	bool hit;
 
 	spin_lock(&cumk_fault_lock);
 	hit = cumk_fault_eval(&cumk_faults[type][slot]);
+	hits = cumk_faults[type][slot].hits;
 	spin_unlock(&cumk_fault_lock);
-	if (hit)
-		cumk_stat_add(dev, CUMC_STAT_FAULTS, 1);
-	return hit;
+	if (!hit)
+		return false;
+	cumk_stat_add(dev, CUMC_STAT_FAULTS, 1);
+	trace_cumc_fault(type, slot == CUMC_FAULT_FABRIC ? -1 : (s32)slot,
+			 hits);
+	return true;
 }
 
 /* Whether the site should fail now; counts the fault when it should. */

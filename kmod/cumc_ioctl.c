@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "cumc_internal.h"
+#include "cumc_trace.h"
 
 union cumk_ucmd_buffer {
 	struct cumc_query query;
@@ -171,12 +172,18 @@ long cumk_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
 	if (ret)
-		return ret;
+		goto out;
+	ret = -EINVAL;
 	if (ucmd.user_size < op->min_size)
-		return -EINVAL;
+		goto out;
 	ret = copy_struct_from_user(ucmd.cmd, op->size, ucmd.ubuffer,
 				    ucmd.user_size);
 	if (ret)
-		return ret;
-	return cumk_ioctl_finish(op, &ucmd, op->execute(&ucmd));
+		goto out;
+	ret = cumk_ioctl_finish(op, &ucmd, op->execute(&ucmd));
+out:
+	/* The handle the command answered, if it made one. */
+	trace_cumc_ioctl(nr, ret,
+			 !ret && ucmd.new_handle.h ? ucmd.new_handle.id : 0);
+	return ret;
 }

@@ -8,6 +8,13 @@
  *
  * Commands run under genl_mutex (the family has no parallel_ops), which is
  * taken before any multicast object's lock.
+ *
+ * Every refusal says why in the extended ack (NL_SET_ERR_MSG*): the
+ * policy's own refusals are the netlink core's, the rest are below. The
+ * family answers in every network namespace (Documentation/
+ * control-plane.md): reading needs nothing, changing state needs
+ * CAP_NET_ADMIN in the initial user namespace, and the IMEX daemon's
+ * commands the initial network namespace.
  */
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -43,6 +50,36 @@ static const struct nla_policy cumk_nl_policy[CUMC_A_MAX + 1] = {
 				  .len = CUMC_IMEX_PAYLOAD_MAX },
 	[CUMC_A_IMEX_RESULT] = NLA_POLICY_MAX(NLA_U32, MAX_ERRNO),
 };
+
+/*
+ * Whether the sender may change cumc's state. The devices are the host's,
+ * not a namespace's: CAP_NET_ADMIN over a container's own namespaces is
+ * not enough (netlink_capable() asks the initial user namespace), as
+ * GENL_ADMIN_PERM would, but with a message saying so.
+ */
+static bool cumk_nl_admin(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_NET_ADMIN))
+		return true;
+	NL_SET_ERR_MSG_MOD(info->extack,
+			   "changing cumc's state needs CAP_NET_ADMIN in the initial user namespace");
+	return false;
+}
+
+/*
+ * The IMEX daemon's commands: only from the initial network namespace,
+ * where the kernel's requests to the daemon go (cumc_imex.c).
+ */
+static bool cumk_nl_imex_allowed(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!cumk_nl_admin(skb, info))
+		return false;
+	if (net_eq(genl_info_net(info), &init_net))
+		return true;
+	NL_SET_ERR_MSG_MOD(info->extack,
+			   "the IMEX daemon's commands are for the initial network namespace only");
+	return false;
+}
 
 /* The fabric identity every GPU of this node's cluster shares. */
 static int cumk_nl_fill_fabric(struct sk_buff *skb, u32 node)
@@ -222,21 +259,60 @@ static int cumk_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* FAULT_VALUE's meaning depends on FAULT_MODE: checked here, not by policy. */
+static int cumk_nl_fault_check_value(struct genl_info *info, u32 mode,
+				     u32 value)
+{
+	struct nlattr *attr = info->attrs[CUMC_A_FAULT_VALUE];
+
+	if (mode == CUMC_FAULT_MODE_EVERY_NTH && !value) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "mode every-nth needs a fault-value N of 1 or more");
+		return -EINVAL;
+	}
+	if (mode == CUMC_FAULT_MODE_PROBABILITY && (!value || value > 100)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "mode probability needs a fault-value of 1 to 100 (percent)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int cumk_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	s32 device = -1;
-	u32 value = 0;
+	u32 mode, value = 0;
+	int ret;
 
+	if (!cumk_nl_admin(skb, info))
+		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_FAULT_TYPE) ||
-	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FAULT_MODE))
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FAULT_MODE)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "fault-set needs fault-type and fault-mode");
 		return -EINVAL;
-	if (tb[CUMC_A_DEV_ORDINAL])
-		device = nla_get_u32(tb[CUMC_A_DEV_ORDINAL]);
+	}
+	mode = nla_get_u32(tb[CUMC_A_FAULT_MODE]);
 	if (tb[CUMC_A_FAULT_VALUE])
 		value = nla_get_u32(tb[CUMC_A_FAULT_VALUE]);
-	return cumk_fault_set(nla_get_u32(tb[CUMC_A_FAULT_TYPE]), device,
-			      nla_get_u32(tb[CUMC_A_FAULT_MODE]), value);
+	ret = cumk_nl_fault_check_value(info, mode, value);
+	if (ret)
+		return ret;
+	if (tb[CUMC_A_DEV_ORDINAL]) {
+		device = nla_get_u32(tb[CUMC_A_DEV_ORDINAL]);
+		if (!cumk_device_find(device)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[CUMC_A_DEV_ORDINAL],
+					    "no device of that ordinal");
+			return -ENODEV;
+		}
+	}
+	ret = cumk_fault_set(nla_get_u32(tb[CUMC_A_FAULT_TYPE]), device, mode,
+			     value);
+	if (ret)
+		NL_SET_ERR_MSG_MOD(info->extack, "the fault could not be set");
+	return ret;
 }
 
 static int cumk_nl_fill_fault(struct sk_buff *skb, struct cumk_fault_info *f)
@@ -298,6 +374,8 @@ static int cumk_nl_fm_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 
+	if (!cumk_nl_admin(skb, info))
+		return -EPERM;
 	if (tb[CUMC_A_FM_MODE])
 		cumk_team_set_fm_mode(nla_get_u32(tb[CUMC_A_FM_MODE]));
 	if (tb[CUMC_A_FM_TIMEOUT_MS])
@@ -311,15 +389,31 @@ static int cumk_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 	u32 id;
 	int ret;
 
+	if (!cumk_nl_admin(skb, info))
+		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_REQ_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_RESULT))
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_FM_RESULT)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "fm-respond needs fm-req-id and fm-result");
 		return -EINVAL;
+	}
 	id = nla_get_u32(tb[CUMC_A_FM_REQ_ID]);
 	ret = cumk_mc_fm_respond(id, nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
 				 CUMC_FM_RESULT_OK);
-	/* Other nodes holding the team hear how its setup went. */
-	if (!ret)
+	switch (ret) {
+	case 0:
+		/* Other nodes holding the team hear how its setup went. */
 		cumk_remote_mc_push_state(id);
+		break;
+	case -ENOENT:
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUMC_A_FM_REQ_ID],
+				    "no team setup request of that id is waiting");
+		break;
+	case -EALREADY:
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUMC_A_FM_REQ_ID],
+				    "that team setup request was answered already");
+		break;
+	}
 	return ret;
 }
 
@@ -343,7 +437,15 @@ static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
 
 static int cumk_nl_imex_attach(struct sk_buff *skb, struct genl_info *info)
 {
-	return cumk_imex_attach(info->snd_portid);
+	int ret;
+
+	if (!cumk_nl_imex_allowed(skb, info))
+		return -EPERM;
+	ret = cumk_imex_attach(info->snd_portid);
+	if (ret == -EBUSY)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "another IMEX daemon is attached");
+	return ret;
 }
 
 /* IMEX_CALL: another node's call, run here; its result is the answer's. */
@@ -356,9 +458,14 @@ static int cumk_nl_imex_call(struct sk_buff *skb, struct genl_info *info)
 	void *answer, *hdr;
 	int result, ret;
 
+	if (!cumk_nl_imex_allowed(skb, info))
+		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_NODE) ||
-	    GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_OP))
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_OP)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "imex-call needs imex-node and imex-op");
 		return -EINVAL;
+	}
 	result = cumk_remote_run(nla_get_u32(tb[CUMC_A_IMEX_NODE]),
 				 nla_get_u32(tb[CUMC_A_IMEX_OP]),
 				 args ? nla_data(args) : NULL,
@@ -388,71 +495,85 @@ static int cumk_nl_imex_call_respond(struct sk_buff *skb,
 	struct nlattr **tb = info->attrs;
 	struct nlattr *answer = tb[CUMC_A_IMEX_PAYLOAD];
 	u32 result;
+	int ret;
 
+	if (!cumk_nl_imex_allowed(skb, info))
+		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_REQ_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_RESULT))
+	    GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_RESULT)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "imex-call-respond needs imex-req-id and imex-result");
 		return -EINVAL;
+	}
 	result = nla_get_u32(tb[CUMC_A_IMEX_RESULT]);
-	return cumk_imex_respond(nla_get_u32(tb[CUMC_A_IMEX_REQ_ID]), -result,
-				 answer && !result ? nla_data(answer) : NULL,
-				 answer && !result ? nla_len(answer) : 0);
+	ret = cumk_imex_respond(nla_get_u32(tb[CUMC_A_IMEX_REQ_ID]), -result,
+				answer && !result ? nla_data(answer) : NULL,
+				answer && !result ? nla_len(answer) : 0);
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUMC_A_IMEX_REQ_ID],
+				    "no IMEX call of that id is waiting (answered, timed out or never sent)");
+	return ret;
 }
 
 static int cumk_nl_imex_node_lost(struct sk_buff *skb, struct genl_info *info)
 {
 	u32 node;
 
-	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_NODE))
+	if (!cumk_nl_imex_allowed(skb, info))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_NODE)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "imex-node-lost needs imex-node");
 		return -EINVAL;
+	}
 	node = nla_get_u32(info->attrs[CUMC_A_IMEX_NODE]);
-	if (node == cumk_node_index())
+	if (node == cumk_node_index()) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CUMC_A_IMEX_NODE],
+				    "a node cannot lose itself");
 		return -EINVAL;
+	}
 	cumk_remote_node_lost(node);
 	return 0;
 }
 
+/* The *_NTF and IMEX_CALL_REQ commands are the kernel's to send. */
+static int cumk_nl_event_refuse(struct sk_buff *skb, struct genl_info *info)
+{
+	NL_SET_ERR_MSG_MOD(info->extack,
+			   "events and the kernel's requests are sent by the kernel only");
+	return -EOPNOTSUPP;
+}
+
+#define CUMK_NL_EVENT(_cmd) { .cmd = _cmd, .doit = cumk_nl_event_refuse }
+
+/*
+ * The state-changing commands check the sender themselves
+ * (cumk_nl_admin()), so that a refusal carries a message.
+ */
 static const struct genl_small_ops cumk_nl_ops[] = {
 	{ .cmd = CUMC_CMD_DEV_GET, .dumpit = cumk_nl_dev_dump },
 	{ .cmd = CUMC_CMD_MC_GET, .dumpit = cumk_nl_mc_dump },
 	{ .cmd = CUMC_CMD_STATS_GET, .dumpit = cumk_nl_stats_dump },
 	{ .cmd = CUMC_CMD_FAULT_GET, .dumpit = cumk_nl_fault_dump },
 	{ .cmd = CUMC_CMD_FM_GET, .doit = cumk_nl_fm_get },
-	{
-		.cmd = CUMC_CMD_FAULT_SET,
-		.doit = cumk_nl_fault_set,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = CUMC_CMD_FM_SET,
-		.doit = cumk_nl_fm_set,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = CUMC_CMD_FM_RESPOND,
-		.doit = cumk_nl_fm_respond,
-		.flags = GENL_ADMIN_PERM,
-	},
+	{ .cmd = CUMC_CMD_FAULT_SET, .doit = cumk_nl_fault_set },
+	{ .cmd = CUMC_CMD_FM_SET, .doit = cumk_nl_fm_set },
+	{ .cmd = CUMC_CMD_FM_RESPOND, .doit = cumk_nl_fm_respond },
 	{ .cmd = CUMC_CMD_FABRIC_GET, .doit = cumk_nl_fabric_get },
-	{
-		.cmd = CUMC_CMD_IMEX_ATTACH,
-		.doit = cumk_nl_imex_attach,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = CUMC_CMD_IMEX_CALL,
-		.doit = cumk_nl_imex_call,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = CUMC_CMD_IMEX_CALL_RESPOND,
-		.doit = cumk_nl_imex_call_respond,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = CUMC_CMD_IMEX_NODE_LOST,
-		.doit = cumk_nl_imex_node_lost,
-		.flags = GENL_ADMIN_PERM,
-	},
+	{ .cmd = CUMC_CMD_IMEX_ATTACH, .doit = cumk_nl_imex_attach },
+	{ .cmd = CUMC_CMD_IMEX_CALL, .doit = cumk_nl_imex_call },
+	{ .cmd = CUMC_CMD_IMEX_CALL_RESPOND, .doit = cumk_nl_imex_call_respond },
+	{ .cmd = CUMC_CMD_IMEX_NODE_LOST, .doit = cumk_nl_imex_node_lost },
+	CUMK_NL_EVENT(CUMC_CMD_MC_CREATE_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_TEAM_READY_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_TEAM_FAILED_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_BIND_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_UNBIND_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_MC_DELETE_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_TEAM_SETUP_REQ_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_DEVICE_LOST_NTF),
+	CUMK_NL_EVENT(CUMC_CMD_IMEX_CALL_REQ),
+	CUMK_NL_EVENT(CUMC_CMD_NODE_LOST_NTF),
 };
 
 int cumk_netlink_init(void)

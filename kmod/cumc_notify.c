@@ -5,12 +5,21 @@
  * control plane's commands (cumc_netlink.c) register here and answer
  * through the family.
  *
- * An event is sent only when someone listens, with GFP_KERNEL and no cumc
- * lock taken, so objects may announce under their own locks; an event
- * that cannot be sent is lost, as the monitor group's readers know.
+ * An event is sent only when someone listens, built with GFP_KERNEL and
+ * no cumc lock taken (a copy per listening namespace is cloned with
+ * GFP_ATOMIC under RCU), so objects may announce under their own locks;
+ * an event that cannot be sent is lost, as the monitor group's readers
+ * know.
+ *
+ * The family is in every network namespace (netnsok): the devices are the
+ * host's, whichever namespace asks, so dumps answer the same everywhere
+ * and events go to the monitor group's listeners of every namespace, as
+ * /dev/cumc is the same device in every container. What a namespace may
+ * change is cumc_netlink.c's (Documentation/control-plane.md).
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 
 #include "cumc_compat.h"
 #include "cumc_internal.h"
@@ -28,6 +37,7 @@ static struct genl_family cumk_family = {
 	.version = CUMC_GENL_VERSION,
 	.maxattr = CUMC_A_MAX,
 	.module = THIS_MODULE,
+	.netnsok = true,
 	.mcgrps = cumk_notify_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(cumk_notify_mcgrps),
 };
@@ -63,13 +73,30 @@ void *cumk_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
 	return genlmsg_put_reply(msg, info, &cumk_family, 0, cmd);
 }
 
+/* Whether the monitor group has a listener in any network namespace. */
+static bool cumk_notify_listened(void)
+{
+	bool listened = false;
+	struct net *net;
+
+	rcu_read_lock();
+	for_each_net_rcu(net) {
+		if (genl_has_listeners(&cumk_family, net,
+				       CUMC_NOTIFY_MCGRP_MONITOR) > 0) {
+			listened = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return listened;
+}
+
 /* A new event of @cmd with room for its attributes, or NULL. */
 static struct sk_buff *cumk_notify_new(u8 cmd, void **hdr)
 {
 	struct sk_buff *msg;
 
-	if (!genl_has_listeners(&cumk_family, &init_net,
-				CUMC_NOTIFY_MCGRP_MONITOR))
+	if (!cumk_notify_listened())
 		return NULL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
@@ -82,15 +109,34 @@ static struct sk_buff *cumk_notify_new(u8 cmd, void **hdr)
 	return msg;
 }
 
+/*
+ * @msg to the monitor group of every network namespace with a listener.
+ * Not genlmsg_multicast_allns(): its gfp argument was dropped within
+ * stable series (6.1's among them), which no version check can follow.
+ */
 static void cumk_notify_send(struct sk_buff *msg, void *hdr, int err)
 {
+	struct sk_buff *copy;
+	struct net *net;
+
 	if (err) {
 		nlmsg_free(msg);
 		return;
 	}
 	genlmsg_end(msg, hdr);
-	genlmsg_multicast(&cumk_family, msg, 0, CUMC_NOTIFY_MCGRP_MONITOR,
-			  GFP_KERNEL);
+	rcu_read_lock();
+	for_each_net_rcu(net) {
+		if (genl_has_listeners(&cumk_family, net,
+				       CUMC_NOTIFY_MCGRP_MONITOR) <= 0)
+			continue;
+		copy = skb_clone(msg, GFP_ATOMIC);
+		if (copy)
+			genlmsg_multicast_netns(&cumk_family, net, copy, 0,
+						CUMC_NOTIFY_MCGRP_MONITOR,
+						GFP_ATOMIC);
+	}
+	rcu_read_unlock();
+	nlmsg_free(msg);
 }
 
 /* A multicast object's event; a setup request names the request id too. */

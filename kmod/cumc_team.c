@@ -25,6 +25,7 @@
 #include <linux/sched/signal.h>
 
 #include "cumc_internal.h"
+#include "cumc_trace.h"
 
 static unsigned int fm_timeout_ms = 5000;
 module_param(fm_timeout_ms, uint, 0644);
@@ -67,8 +68,11 @@ static void cumk_team_notify(struct cumk_mc *mc, u8 cmd)
 /* The team leaves FORMING, once, or fails after it. */
 static void cumk_team_settle(struct cumk_mc *mc, bool ok)
 {
+	enum cumc_team_state_uapi old = cumk_team_uapi_state(mc);
+
 	lockdep_assert_held_write(&mc->lock);
 	WRITE_ONCE(mc->team.state, ok ? CUMC_TEAM_READY : CUMC_TEAM_FAILED);
+	trace_cumc_team_state(mc->id, old, cumk_team_uapi_state(mc));
 	wake_up_all(&mc->team.wq);
 	cumk_team_notify(mc, ok ? CUMC_CMD_TEAM_READY_NTF :
 				  CUMC_CMD_TEAM_FAILED_NTF);
