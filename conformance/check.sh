@@ -22,14 +22,7 @@ CFLAGS="-std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE"
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
-toolkit_include=$(cuda_toolkit_include)
-[ -n "$toolkit_include" ] ||
-	tap_skip_all "no CUDA toolkit (set CUDA_HOME or put nvcc on PATH)"
-stubs=
-for d in "$toolkit_include/../lib64/stubs" "$toolkit_include/../lib/stubs"; do
-	[ -e "$d/libcuda.so" ] && stubs=$(cd "$d" && pwd) && break
-done
-[ -n "$stubs" ] || tap_skip_all "the toolkit at $toolkit_include/.. has no stubs/libcuda.so"
+need_cuda_toolkit_stubs
 tap_need_vm_root
 
 work=$(mktemp -d)

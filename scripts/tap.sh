@@ -85,3 +85,28 @@ cuda_toolkit_include() {
 	fi
 	return 0
 }
+
+# cuda_toolkit_stubs INCLUDE: the directory of the toolkit's -lcuda stub
+# (stubs/libcuda.so) beside INCLUDE; nothing when it has none.
+cuda_toolkit_stubs() {
+	local d
+
+	for d in "$1/../lib64/stubs" "$1/../lib/stubs"; do
+		if [ -e "$d/libcuda.so" ]; then
+			(cd "$d" && pwd)
+			return 0
+		fi
+	done
+	return 0
+}
+
+# need_cuda_toolkit_stubs: set toolkit_include and stubs, or skip all:
+# the preamble of the tests that build programs against the toolkit alone.
+need_cuda_toolkit_stubs() {
+	toolkit_include=$(cuda_toolkit_include)
+	[ -n "$toolkit_include" ] ||
+		tap_skip_all "no CUDA toolkit (set CUDA_HOME or put nvcc on PATH)"
+	stubs=$(cuda_toolkit_stubs "$toolkit_include")
+	[ -n "$stubs" ] ||
+		tap_skip_all "the toolkit at $toolkit_include/.. has no stubs/libcuda.so"
+}
