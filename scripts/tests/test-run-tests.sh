@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/tests/test-run-tests.sh: scripts/run-tests's JUnit XML, from a
+# tiny fake test set (TAP passes, failures and skips, a Check summary with a
+# failure, a crash after a pass), parsed with python3's xml.etree: counts
+# and names per <testsuite>, as the summary line counts them; the summary
+# line and the exit status as they always were. Host only; prints TAP.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
+command -v python3 >/dev/null || tap_skip_all "needs python3"
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+cat >"$dir/tap_mixed" <<'T'
+#!/bin/sh
+echo "TAP version 13"
+echo "1..4"
+echo "ok 1 first"
+echo "ok 2 - second <&>"
+echo "not ok 3 third # expected 1, got 2"
+echo "ok 4 fourth # SKIP no device"
+exit 1
+T
+cat >"$dir/tap_pass" <<'T'
+#!/bin/sh
+echo "1..1"
+echo "ok 1 alone"
+T
+cat >"$dir/check_like" <<'T'
+#!/bin/sh
+echo "Running suite(s): fake"
+echo "x.c:12:F:core:test_broken:0: Assertion 'a == b' failed"
+echo "66%: Checks: 3, Failures: 1, Errors: 0"
+exit 1
+T
+cat >"$dir/crash" <<'T'
+#!/bin/sh
+echo "ok 1 before the crash"
+exit 139
+T
+chmod +x "$dir"/*
+
+junit=$dir/junit.xml
+out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" \
+	--host "$dir/tap_mixed $dir/tap_pass $dir/check_like $dir/crash" 2>&1)
+status=$?
+tap_result $((status != 1)) "run-tests fails when a test failed (status $status)"
+last=$(tail -n 1 <<<"$out")
+[ "$last" = "6 passed, 3 failed, 1 skipped" ]
+tap_result $? "the summary line is last and unchanged" || echo "# got '$last'"
+grep -qx "=== JUnit XML: $junit" <<<"$out"
+tap_result $? "the JUnit file's path is printed"
+
+# suite: tests failures skipped, then its case names with their status.
+got=$(python3 - "$junit" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+print("total", root.get("tests"), root.get("failures"), root.get("skipped"))
+for ts in root.iter("testsuite"):
+    name = ts.get("name").rsplit("/", 1)[-1]
+    cases = ts.findall("testcase")
+    assert int(ts.get("tests")) == len(cases)
+    print(name, ts.get("tests"), ts.get("failures"), ts.get("skipped"))
+    for tc in cases:
+        st = "fail" if tc.find("failure") is not None else \
+            "skip" if tc.find("skipped") is not None else "pass"
+        print(" ", st, tc.get("name").rsplit("/", 1)[-1])
+PY
+)
+tap_result $? "the JUnit file parses" || echo "# $got"
+
+# check NAME EXPECTED: a line of the parsed summary.
+check() {
+	grep -qxF -- "$2" <<<"$got"
+	tap_result $? "$1" || echo "# no line '$2' in: $(tr '\n' '|' <<<"$got")"
+}
+check "totals match the summary line" "total 10 3 1"
+check "one suite per program, TAP counts" "tap_mixed 4 1 1"
+check "a passing TAP case by its name" "  pass first"
+check "a TAP name with ' - ' and XML characters" "  pass second <&>"
+check "a failing TAP case" "  fail third"
+check "a skipped TAP case" "  skip fourth"
+check "a passing program" "tap_pass 1 0 0"
+check "a Check summary's counts" "check_like 3 1 0"
+check "a Check failure by its tcase and test" "  fail core.test_broken"
+check "a crash after a pass: the pass and the crash" "crash 2 1 0"
+check "the crash is a failure named by the program" "  fail crash"
+
+# All passing: status 0, a JUnit file without failures.
+out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/tap_pass" 2>&1)
+status=$?
+tap_result "$status" "run-tests succeeds when everything passed"
+[ "$(tail -n 1 <<<"$out")" = "1 passed, 0 failed" ] &&
+	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "1" and r.get("failures") == "0"))' "$junit"
+tap_result $? "a passing run's summary and JUnit file"
+tap_end
