@@ -70,7 +70,7 @@ deps:
 
 kmod:
 	@test -e $(KDIR)/Makefile || { echo "no kernel headers at KDIR=$(KDIR) (run scripts/deps)"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_WERROR=y modules
 
 lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
@@ -360,7 +360,7 @@ kmod-debug:
 	find $(DEBUG_KMOD)/kmod -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_KMOD_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/kmod/
 	ln -sfn $(CURDIR)/uapi $(DEBUG_KMOD)/uapi
-	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod modules
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod CUMC_WERROR=y modules
 	mkdir -p $(DEBUG_KMOD)/vm-run
 	find $(DEBUG_KMOD)/vm-run -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
@@ -395,7 +395,7 @@ lint: deps $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
 		--ignore $(CHECKPATCH_IGNORE),LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f kmod/cumc_compat.h
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod C=2 modules 2>&1 | tee $(O)/sparse.log
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_WERROR=y C=2 modules 2>&1 | tee $(O)/sparse.log
 	@! grep -E 'warning|error' $(O)/sparse.log
 
 clean:
