@@ -92,6 +92,42 @@ check "a Check failure by its tcase and test" "  fail core.test_broken"
 check "a crash after a pass: the pass and the crash" "crash 2 1 0"
 check "the crash is a failure named by the program" "  fail crash"
 
+# A real Check program: every test by TCASE.TEST, from Check's TAP log.
+cat >"$dir/ck.c" <<'C'
+#include <check.h>
+START_TEST(good) { ck_assert_int_eq(1, 1); } END_TEST
+START_TEST(bad) { ck_assert_int_eq(1, 2); } END_TEST
+int main(void)
+{
+	Suite *s = suite_create("fake");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, good);
+	tcase_add_test(tc, bad);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}
+C
+# shellcheck disable=SC2046 # the flags are words
+if pkg-config --exists check &&
+   cc -o "$dir/ck" "$dir/ck.c" $(pkg-config --cflags --libs check) 2>/dev/null; then
+	CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/ck" >/dev/null 2>&1
+	got=$(python3 -c 'import sys, xml.etree.ElementTree as E
+for tc in E.parse(sys.argv[1]).getroot().iter("testcase"):
+    print(tc.get("name"), "fail" if tc.find("failure") is not None else "pass")' "$junit")
+	[ "$got" = "core.good pass"$'\n'"core.bad fail" ]
+	tap_result $? "a Check program's tests by name, from its TAP log" ||
+		echo "# got: $(tr '\n' '|' <<<"$got")"
+else
+	tap_skip "a Check program's tests by name, from its TAP log" "no libcheck"
+fi
+
 # All passing: status 0, a JUnit file without failures.
 out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/tap_pass" 2>&1)
 status=$?
