@@ -18,7 +18,10 @@ debdir=$(realpath -m "${1:-$top/build/deb}")
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-"$top/scripts/build-deb" "$debdir" >"$log" 2>&1
+# A minute or two, quiet: a TAP comment every 30 s meanwhile.
+# shellcheck disable=SC2016 # expanded by sh
+"$top/scripts/progress" "# test-deb-build: building" -- \
+	sh -c '"$@" >"$0" 2>&1' "$log" "$top/scripts/build-deb" "$debdir" 2>&1
 status=$?
 
 # build-deb clears DEBDIR first: a .changes there is this build's.
