@@ -31,6 +31,11 @@ cat >"$dir/tap_pass" <<'T'
 echo "1..1"
 echo "ok 1 alone"
 T
+cat >"$dir/tap_skip_unnamed" <<'T'
+#!/bin/sh
+echo "1..1"
+echo "ok 1 # SKIP no fail-nth"
+T
 cat >"$dir/check_like" <<'T'
 #!/bin/sh
 echo "Running suite(s): fake"
@@ -47,11 +52,11 @@ chmod +x "$dir"/*
 
 junit=$dir/junit.xml
 out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" \
-	--host "$dir/tap_mixed $dir/tap_pass $dir/check_like $dir/crash" 2>&1)
+	--host "$dir/tap_mixed $dir/tap_pass $dir/check_like $dir/crash $dir/tap_skip_unnamed" 2>&1)
 status=$?
 tap_result $((status != 1)) "run-tests fails when a test failed (status $status)"
 last=$(tail -n 1 <<<"$out")
-[ "$last" = "6 passed, 3 failed, 1 skipped" ]
+[ "$last" = "6 passed, 3 failed, 2 skipped" ]
 tap_result $? "the summary line is last and unchanged" || echo "# got '$last'"
 grep -qx "=== JUnit XML: $junit" <<<"$out"
 tap_result $? "the JUnit file's path is printed"
@@ -80,7 +85,7 @@ check() {
 	grep -qxF -- "$2" <<<"$got"
 	tap_result $? "$1" || echo "# no line '$2' in: $(tr '\n' '|' <<<"$got")"
 }
-check "totals match the summary line" "total 10 3 1"
+check "totals match the summary line" "total 11 3 2"
 check "one suite per program, TAP counts" "tap_mixed 4 1 1"
 check "a passing TAP case by its name" "  pass first"
 check "a TAP name with ' - ' and XML characters" "  pass second <&>"
@@ -91,6 +96,8 @@ check "a Check summary's counts" "check_like 3 1 0"
 check "a Check failure by its tcase and test" "  fail core.test_broken"
 check "a crash after a pass: the pass and the crash" "crash 2 1 0"
 check "the crash is a failure named by the program" "  fail crash"
+check "an unnamed skip ('ok 1 # SKIP why'): one case" "tap_skip_unnamed 1 0 1"
+check "an unnamed skip is named by its number" "  skip test 1"
 
 # A real Check program: every test by TCASE.TEST, from Check's TAP log.
 cat >"$dir/ck.c" <<'C'
