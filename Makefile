@@ -77,7 +77,7 @@ deps:
 
 kmod:
 	@test -e $(KDIR)/Makefile || { echo "no kernel headers at KDIR=$(KDIR) (run scripts/deps)"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) CUMC_WERROR=y modules
 
 lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
@@ -194,7 +194,7 @@ check:
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
-			scripts/tests/test-multinode.sh \
+			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
@@ -206,6 +206,24 @@ check:
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)")
+
+# The host unit tests alone, no VM and no device: what the Debian package's
+# build runs (debian/rules, unless DEB_BUILD_OPTIONS=nocheck).
+check-host: $(CHECK_HOST_TESTS:%=$(O)/tests/%)
+	@scripts/run-tests --host "$(CHECK_HOST_TESTS:%=$(O)/tests/%)"
+
+# The VM suite on PCI devices alone, from a source tree without git history,
+# network or CUDA toolkit (no compat lane, cuda-python, ABI checks or debug
+# kernel): the Debian package's autopkgtest (debian/tests/vm-suite).
+CHECK_VM_SMALL = $(VM_TESTS) selftests/cumcctl.sh selftests/cumcctl-batch.sh \
+	scripts/tests/test-install.sh scripts/tests/test-modprobe-conf.sh \
+	$(UNPLUG_TESTS)
+check-vm:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests --vm "$(CHECK_VM_SMALL)"
+
+.PHONY: check-host check-vm
 
 # The virtual environment with cuda-python (pinned, from PyPI) that
 # lib/tests/python/cuda_python.sh runs in the VM: scripts/python-env.
@@ -396,7 +414,7 @@ kmod-debug:
 	find $(DEBUG_KMOD)/kmod -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_KMOD_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/kmod/
 	ln -sfn $(CURDIR)/uapi $(DEBUG_KMOD)/uapi
-	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod CUMC_VERSION=$(VERSION) modules
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/kmod CUMC_VERSION=$(VERSION) CUMC_WERROR=y modules
 	mkdir -p $(DEBUG_KMOD)/vm-run
 	find $(DEBUG_KMOD)/vm-run -maxdepth 1 -type l -delete
 	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
@@ -435,7 +453,7 @@ lint: deps $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types \
 		--ignore $(CHECKPATCH_IGNORE),OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
 		-f kmod/cumc_trace.h
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) C=2 modules 2>&1 | tee $(O)/sparse.log
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) CUMC_WERROR=y C=2 modules 2>&1 | tee $(O)/sparse.log
 	@! grep -E 'warning|error' $(O)/sparse.log
 
 clean:

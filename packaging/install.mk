@@ -13,7 +13,10 @@
 # built kmod/cumc.ko is for (its vermagic), whatever KDIR built it. depmod
 # runs only without DESTDIR: packages run it when they are installed, and a
 # staging root is for 'depmod -b ROOT KVER'. The udev rule and the modprobe.d
-# example go under /etc, where udev and modprobe read them whatever PREFIX is.
+# and modules-load.d examples go under /etc, where udev, modprobe and
+# systemd-modules-load read them whatever PREFIX is. The UAPI headers
+# (uapi/linux/cumc.h, cumc_netlink.h) go to INCLUDEDIR/cumc/linux/: with
+# pkg-config's -I INCLUDEDIR/cumc, a program includes <linux/cumc.h>.
 # libcumc is also LIBDIR/cumc/libcuda.so.1, apart from the library path:
 # LD_LIBRARY_PATH=LIBDIR/cumc runs a program built for NVIDIA's driver on it.
 
@@ -26,6 +29,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 SYSCONFDIR ?= /etc
 UDEVRULESDIR ?= $(SYSCONFDIR)/udev/rules.d
 MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
+MODULESLOADDIR ?= $(SYSCONFDIR)/modules-load.d
 INSTALL_KVER ?= $(shell modinfo -F vermagic kmod/cumc.ko 2>/dev/null | cut -d' ' -f1)
 MODDIR ?= /lib/modules/$(INSTALL_KVER)/updates
 DEPMOD ?= depmod
@@ -38,6 +42,7 @@ PC_SED = -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	$(if $(filter-out $(PREFIX)/include,$(INCLUDEDIR)),-e 's|^includedir=.*|includedir=$(INCLUDEDIR)|')
 
 HEADERS := include/cumc/cuda.h include/cumc/cumc.h
+UAPI_HEADERS := uapi/linux/cumc.h uapi/linux/cumc_netlink.h
 # The control-plane tools, installed when they have been built (make
 # ctl-tools), with their section 8 page when man/ has one.
 INSTALL_TOOLS := cumcctl cumc-fm cumc-imex
@@ -49,7 +54,8 @@ install: install-user install-kmod
 install-user: $(LIB_SO) $(LIB_A)
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/cumc \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 \
-		$(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(MODPROBEDIR)
+		$(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(MODPROBEDIR) \
+		$(DESTDIR)$(MODULESLOADDIR) $(DESTDIR)$(INCLUDEDIR)/cumc/linux
 	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libcumc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcumc.so.$(SOVERSION)
 	ln -sf libcumc.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcumc.so
@@ -57,6 +63,7 @@ install-user: $(LIB_SO) $(LIB_A)
 	ln -sf ../libcumc.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/cumc/libcuda.so.1
 	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/cumc/
+	$(INSTALL) -m 644 $(UAPI_HEADERS) $(DESTDIR)$(INCLUDEDIR)/cumc/linux/
 	sed $(PC_SED) lib/libcumc.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libcumc.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libcumc.pc
 	$(INSTALL) -m 644 $(MAN3) $(MAN3_LINKS) $(DESTDIR)$(MANDIR)/man3/
@@ -71,6 +78,8 @@ install-user: $(LIB_SO) $(LIB_A)
 	@# An administrator's own cumc.conf is kept.
 	[ -e $(DESTDIR)$(MODPROBEDIR)/cumc.conf ] || \
 		$(INSTALL) -m 644 packaging/modprobe.d/cumc.conf $(DESTDIR)$(MODPROBEDIR)/
+	[ -e $(DESTDIR)$(MODULESLOADDIR)/cumc.conf ] || \
+		$(INSTALL) -m 644 packaging/modules-load.d/cumc.conf $(DESTDIR)$(MODULESLOADDIR)/
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ] || ldconfig
 
 install-kmod:
@@ -87,6 +96,7 @@ uninstall-user:
 		$(DESTDIR)$(LIBDIR)/libcumc.so $(DESTDIR)$(LIBDIR)/libcumc.a \
 		$(DESTDIR)$(LIBDIR)/cumc/libcuda.so.1 \
 		$(HEADERS:include/cumc/%=$(DESTDIR)$(INCLUDEDIR)/cumc/%) \
+		$(UAPI_HEADERS:uapi/%=$(DESTDIR)$(INCLUDEDIR)/cumc/%) \
 		$(DESTDIR)$(PKGCONFIGDIR)/libcumc.pc \
 		$(patsubst man/%,$(DESTDIR)$(MANDIR)/man3/%,$(MAN3) $(MAN3_LINKS)) \
 		$(INSTALL_TOOLS:%=$(DESTDIR)$(BINDIR)/%) \
@@ -95,7 +105,10 @@ uninstall-user:
 	@# The modprobe.d file goes only when it is still the example.
 	! cmp -s packaging/modprobe.d/cumc.conf $(DESTDIR)$(MODPROBEDIR)/cumc.conf || \
 		rm -f $(DESTDIR)$(MODPROBEDIR)/cumc.conf
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/cumc $(DESTDIR)$(LIBDIR)/cumc
+	! cmp -s packaging/modules-load.d/cumc.conf $(DESTDIR)$(MODULESLOADDIR)/cumc.conf || \
+		rm -f $(DESTDIR)$(MODULESLOADDIR)/cumc.conf
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/cumc/linux $(DESTDIR)$(INCLUDEDIR)/cumc \
+		$(DESTDIR)$(LIBDIR)/cumc
 	@[ -n "$(DESTDIR)" ] || [ "$$(id -u)" != 0 ] || ldconfig
 
 uninstall-kmod:

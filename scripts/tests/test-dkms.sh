@@ -48,6 +48,26 @@ fi
 ko=$(find "$tmp/tree/cumc/$version/$kver" -name cumc.ko 2>/dev/null | head -n 1)
 tap_check "the built cumc.ko is for $kver" \
 	test -n "$ko" -a "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$kver"
+# -Werror is make's (CUMC_WERROR=y), not DKMS's: a user's newer compiler
+# with new warnings must still build the module.
+# werror CMDFILE: the compiler's command line in Kbuild's CMDFILE has a
+# plain -Werror (the kernel's own -Werror=NAME do not count).
+werror() {
+	grep -qE -- '-Werror( |$)' "$1"
+}
+# DKMS removes its build directory: one object again, in the source tree,
+# the way dkms.conf's MAKE (kmod/Makefile) calls Kbuild: no CUMC_WERROR.
+cmd=$tmp/src/cumc-$version/kmod/.cumc_main.o.cmd
+make -C "/lib/modules/$kver/build" M="$tmp/src/cumc-$version/kmod" \
+	cumc_main.o >"$tmp/one.log" 2>&1
+[ -e "$cmd" ] && grep -q -- -Wall "$cmd" && ! werror "$cmd"
+tap_result $? "the DKMS build compiles without -Werror" || tail -n 5 "$tmp/one.log"
+if [ -e kmod/.cumc_main.o.cmd ]; then
+	tap_check "make's build of kmod/ compiles with -Werror" \
+		werror kmod/.cumc_main.o.cmd
+else
+	tap_skip "make's build of kmod/ compiles with -Werror" "kmod/ not built (make kmod)"
+fi
 tap_check "dkms status: built" \
 	bash -c "dkms status --dkmstree '$tmp/tree' --sourcetree '$tmp/src' cumc | grep -q ': built'"
 tap_end

@@ -47,11 +47,13 @@ fi
 files=(
 	"$prefix/lib/libcumc.so.1.0.0" "$prefix/lib/libcumc.a"
 	"$prefix/include/cumc/cuda.h" "$prefix/include/cumc/cumc.h"
+	"$prefix/include/cumc/linux/cumc.h" "$prefix/include/cumc/linux/cumc_netlink.h"
 	"$prefix/lib/pkgconfig/libcumc.pc"
 	"$prefix/share/man/man3/libcumc.3" "$prefix/share/man/man3/cumcMultimemSt.3"
 	"$prefix/share/man/man3/cumcMultimemLdReduce.3"
 	"$prefix/share/man/man3/cumcMultimemRed.3"
 	/etc/udev/rules.d/60-cumc.rules /etc/modprobe.d/cumc.conf
+	/etc/modules-load.d/cumc.conf
 	"/lib/modules/$kver/updates/cumc.ko"
 )
 for t in cumcctl cumc-fm cumc-imex; do
@@ -70,6 +72,9 @@ tap_check "libcumc.so -> libcumc.so.1 -> libcumc.so.1.0.0" \
 	"$(readlink -e "$stage$prefix/lib/libcumc.so")" = "$stage$prefix/lib/libcumc.so.1.0.0"
 tap_check "the installed library's SONAME is libcumc.so.1" \
 	bash -c "objdump -p '$stage$prefix/lib/libcumc.so.1.0.0' | grep -qE 'SONAME +libcumc\.so\.1$'"
+tap_check "modules-load.d/cumc.conf is the example, its cumc line commented" \
+	bash -c "cmp -s packaging/modules-load.d/cumc.conf '$stage/etc/modules-load.d/cumc.conf' &&
+		grep -qx '#cumc' '$stage/etc/modules-load.d/cumc.conf'"
 tap_check "libcumc.pc: prefix=$prefix" grep -qx "prefix=$prefix" "$stage$prefix/lib/pkgconfig/libcumc.pc"
 tap_check "man pages render without warnings" \
 	bash -c "cd '$stage$prefix/share/man' && ! groff -s -man -ww -z man3/*.3 man8/*.8 2>&1 | grep ."
@@ -89,6 +94,8 @@ cat >"$work/prog.c" <<'PROG'
 #include <stdlib.h>
 #include <cuda.h>
 #include <cumc.h>
+#include <linux/cumc.h>
+#include <linux/cumc_netlink.h>
 
 #define TRY(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { \
 	printf("# %s: %d\n", #call, (int)r_); return 1; } } while (0)
@@ -102,7 +109,8 @@ int main(int argc, char **argv)
 
 	TRY(cuInit(0));
 	TRY(cuDeviceGetCount(&count));
-	printf("# %d devices\n", count);
+	printf("# %d devices, cumc UAPI %d, netlink family %s\n", count,
+	       CUMC_API_VERSION, CUMC_GENL_NAME);
 	if (argc != 2 || count != atoi(argv[1]))
 		return 1;
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -123,9 +131,9 @@ pc() {
 tap_check "pkg-config --modversion libcumc is 1.0.0" test "$(pc --modversion)" = 1.0.0
 # shellcheck disable=SC2046 # the flags are words
 if cc -std=c11 -Wall -Werror -o "$work/prog" "$work/prog.c" $(pc --cflags --libs); then
-	tap_ok "a program builds with pkg-config --cflags --libs libcumc"
+	tap_ok "a program including cuda.h, cumc.h, linux/cumc.h, linux/cumc_netlink.h builds with pkg-config --cflags --libs libcumc"
 else
-	tap_not_ok "a program builds with pkg-config --cflags --libs libcumc"
+	tap_not_ok "a program including cuda.h, cumc.h, linux/cumc.h, linux/cumc_netlink.h builds with pkg-config --cflags --libs libcumc"
 fi
 tap_check "it links the installed library" \
 	bash -c "LD_LIBRARY_PATH='$stage$prefix/lib' ldd '$work/prog' | grep -q '$stage$prefix/lib/libcumc.so.1 '"

@@ -20,21 +20,42 @@ check() {
 }
 
 echo "TAP version 13"
-tap_plan 13
+tap_plan 16
 
 out=$("$vm_run" -- cat /proc/modules 2>&1)
 check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
+# KVM where it can boot the kernel, TCG otherwise (these test machines:
+# their /dev/kvm opens but cannot boot it); the first line says which.
+first=$(head -n 1 <<<"$out")
+accel=$(sed -nE '1s/^vm-run: accelerator (kvm|tcg)( \(.+\))?$/\1/p' <<<"$out")
+[ -n "$accel" ]
+tap_result $? "the first line names the accelerator ($first)"
 
 dir=$(mktemp -d)
 out=$(cd "$dir" && "$vm_run" -- sh -c 'pwd; echo written >result' 2>&1)
 # The console may carry kernel messages (a loaded host makes the boot's
 # timer checks complain); the command's own first line is what counts.
 check "the command runs in the current directory, writable" \
-	"$dir written" "$(grep -v '^\[ *[0-9.]*\]' <<<"$out" | head -n 1) $(cat "$dir/result" 2>/dev/null)"
+	"$dir written" "$(grep -v -e '^\[ *[0-9.]*\]' -e '^vm-run: ' <<<"$out" | head -n 1) $(cat "$dir/result" 2>/dev/null)"
 rm -rf "$dir"
 
 "$vm_run" -- sh -c 'exit 7' >/dev/null 2>&1
 check "the command's exit status is the runner's" 7 $?
+
+# --user: the command as nobody, not root, with /dev/cumc (mode 0666, as
+# the module asks) opened read-write and a libcumc test passing; the
+# module was loaded by root before. The shared directories keep their host
+# modes: the repository is not the user's to write.
+# shellcheck disable=SC2016 # expanded in the guest
+as_user='echo "uid $(id -u)"
+exec 3<>/dev/cumc && echo "cumc opened"
+build/tests/test_init >/dev/null 2>&1 && echo "libcumc works"
+touch .vm-run-user-test 2>/dev/null || echo "repository read-only"'
+out=$(cd "$repo" && "$vm_run" --accel tcg --user -- bash -c "$as_user" 2>&1)
+check "--user: uid 65534, /dev/cumc usable, libcumc works, no host writes" \
+	"uid 65534 cumc opened libcumc works repository read-only" \
+	"$(grep -E '^(uid|cumc|libcumc|repository) ' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
+check "--accel tcg: TCG, named first" "vm-run: accelerator tcg" "$(head -n 1 <<<"$out")"
 
 "$vm_run" -- insmod "$warn_ko" >/dev/null 2>&1
 check "a kernel warning fails the run" 120 $?

@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/tests/test-run-tests.sh: scripts/run-tests's JUnit XML, from a
+# tiny fake test set (TAP passes, failures and skips, a Check summary with a
+# failure, a crash after a pass), parsed with python3's xml.etree: counts
+# and names per <testsuite>, as the summary line counts them; the summary
+# line and the exit status as they always were. Host only; prints TAP.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
+command -v python3 >/dev/null || tap_skip_all "needs python3"
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+cat >"$dir/tap_mixed" <<'T'
+#!/bin/sh
+echo "TAP version 13"
+echo "1..4"
+echo "ok 1 first"
+echo "ok 2 - second <&>"
+echo "not ok 3 third # expected 1, got 2"
+echo "ok 4 fourth # SKIP no device"
+exit 1
+T
+cat >"$dir/tap_pass" <<'T'
+#!/bin/sh
+echo "1..1"
+echo "ok 1 alone"
+T
+cat >"$dir/tap_skip_unnamed" <<'T'
+#!/bin/sh
+echo "1..1"
+echo "ok 1 # SKIP no fail-nth"
+T
+cat >"$dir/check_like" <<'T'
+#!/bin/sh
+echo "Running suite(s): fake"
+echo "x.c:12:F:core:test_broken:0: Assertion 'a == b' failed"
+echo "66%: Checks: 3, Failures: 1, Errors: 0"
+exit 1
+T
+cat >"$dir/crash" <<'T'
+#!/bin/sh
+echo "ok 1 before the crash"
+exit 139
+T
+chmod +x "$dir"/*
+
+junit=$dir/junit.xml
+out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" \
+	--host "$dir/tap_mixed $dir/tap_pass $dir/check_like $dir/crash $dir/tap_skip_unnamed" 2>&1)
+status=$?
+tap_result $((status != 1)) "run-tests fails when a test failed (status $status)"
+last=$(tail -n 1 <<<"$out")
+[ "$last" = "6 passed, 3 failed, 2 skipped" ]
+tap_result $? "the summary line is last and unchanged" || echo "# got '$last'"
+grep -qx "=== JUnit XML: $junit" <<<"$out"
+tap_result $? "the JUnit file's path is printed"
+
+# suite: tests failures skipped, then its case names with their status.
+got=$(python3 - "$junit" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+print("total", root.get("tests"), root.get("failures"), root.get("skipped"))
+for ts in root.iter("testsuite"):
+    name = ts.get("name").rsplit("/", 1)[-1]
+    cases = ts.findall("testcase")
+    assert int(ts.get("tests")) == len(cases)
+    print(name, ts.get("tests"), ts.get("failures"), ts.get("skipped"))
+    for tc in cases:
+        st = "fail" if tc.find("failure") is not None else \
+            "skip" if tc.find("skipped") is not None else "pass"
+        print(" ", st, tc.get("name").rsplit("/", 1)[-1])
+PY
+)
+tap_result $? "the JUnit file parses" || echo "# $got"
+
+# check NAME EXPECTED: a line of the parsed summary.
+check() {
+	grep -qxF -- "$2" <<<"$got"
+	tap_result $? "$1" || echo "# no line '$2' in: $(tr '\n' '|' <<<"$got")"
+}
+check "totals match the summary line" "total 11 3 2"
+check "one suite per program, TAP counts" "tap_mixed 4 1 1"
+check "a passing TAP case by its name" "  pass first"
+check "a TAP name with ' - ' and XML characters" "  pass second <&>"
+check "a failing TAP case" "  fail third"
+check "a skipped TAP case" "  skip fourth"
+check "a passing program" "tap_pass 1 0 0"
+check "a Check summary's counts" "check_like 3 1 0"
+check "a Check failure by its tcase and test" "  fail core.test_broken"
+check "a crash after a pass: the pass and the crash" "crash 2 1 0"
+check "the crash is a failure named by the program" "  fail crash"
+check "an unnamed skip ('ok 1 # SKIP why'): one case" "tap_skip_unnamed 1 0 1"
+check "an unnamed skip is named by its number" "  skip test 1"
+
+# A real Check program: every test by TCASE.TEST, from Check's TAP log.
+cat >"$dir/ck.c" <<'C'
+#include <check.h>
+START_TEST(good) { ck_assert_int_eq(1, 1); } END_TEST
+START_TEST(bad) { ck_assert_int_eq(1, 2); } END_TEST
+int main(void)
+{
+	Suite *s = suite_create("fake");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, good);
+	tcase_add_test(tc, bad);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}
+C
+# shellcheck disable=SC2046 # the flags are words
+if pkg-config --exists check &&
+   cc -o "$dir/ck" "$dir/ck.c" $(pkg-config --cflags --libs check) 2>/dev/null; then
+	CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/ck" >/dev/null 2>&1
+	got=$(python3 -c 'import sys, xml.etree.ElementTree as E
+for tc in E.parse(sys.argv[1]).getroot().iter("testcase"):
+    print(tc.get("name"), "fail" if tc.find("failure") is not None else "pass")' "$junit")
+	[ "$got" = "core.good pass"$'\n'"core.bad fail" ]
+	tap_result $? "a Check program's tests by name, from its TAP log" ||
+		echo "# got: $(tr '\n' '|' <<<"$got")"
+else
+	tap_skip "a Check program's tests by name, from its TAP log" "no libcheck"
+fi
+
+# All passing: status 0, a JUnit file without failures.
+out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/tap_pass" 2>&1)
+status=$?
+tap_result "$status" "run-tests succeeds when everything passed"
+[ "$(tail -n 1 <<<"$out")" = "1 passed, 0 failed" ] &&
+	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "1" and r.get("failures") == "0"))' "$junit"
+tap_result $? "a passing run's summary and JUnit file"
+tap_end
