@@ -72,6 +72,17 @@ struct libcumc_pool *libcumc_pool_new(const struct libcumc_driver *drv,
 	return pool;
 }
 
+CUresult libcumc_release_handle(const struct libcumc_driver *drv,
+				__u64 handle)
+{
+	struct cumc_release release = {
+		.size = sizeof(release),
+		.handle = handle,
+	};
+
+	return libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+}
+
 void libcumc_pool_free(struct libcumc_pool *victim)
 {
 	const struct libcumc_driver *drv;
@@ -80,14 +91,8 @@ void libcumc_pool_free(struct libcumc_pool *victim)
 	for (link = &libcumc_pools; *link != victim; link = &(*link)->next)
 		;
 	*link = victim->next;
-	if (victim->anchor && libcumc_driver(&drv) == CUDA_SUCCESS) {
-		struct cumc_release release = {
-			.size = sizeof(release),
-			.handle = victim->anchor,
-		};
-
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
-	}
+	if (victim->anchor && libcumc_driver(&drv) == CUDA_SUCCESS)
+		libcumc_release_handle(drv, victim->anchor);
 	if (victim->client_fd >= 0)
 		close(victim->client_fd);
 	free(victim->access);
@@ -276,15 +281,10 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
 	}
 	pthread_mutex_unlock(&libcumc_pools_lock);
 	if (!p) {
-		struct cumc_release release = {
-			.size = sizeof(release),
-			.handle = anchor,
-		};
-
 		if (fd >= 0)
 			close(fd);
 		if (anchor)
-			libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+			libcumc_release_handle(drv, anchor);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	return CUDA_SUCCESS;

@@ -177,7 +177,6 @@ static CUresult libcumc_pool_fabric_open(const struct libcumc_driver *drv,
 					 struct cumc_mem_info *info)
 {
 	struct cumc_import_fabric import = { .size = sizeof(import) };
-	struct cumc_release release = { .size = sizeof(release) };
 	CUresult res;
 
 	memcpy(import.fabric, fabric, sizeof(import.fabric));
@@ -190,8 +189,7 @@ static CUresult libcumc_pool_fabric_open(const struct libcumc_driver *drv,
 		.handle = import.out_handle,
 	};
 	if (libcumc_ioctl(drv, CUMC_MEM_INFO, info, NULL) != CUDA_SUCCESS) {
-		release.handle = import.out_handle;
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+		libcumc_release_handle(drv, import.out_handle);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	return CUDA_SUCCESS;
@@ -205,7 +203,6 @@ static CUresult libcumc_pool_import_fabric(const struct libcumc_driver *drv,
 					   const void *handle,
 					   CUmemoryPool *pool_out)
 {
-	struct cumc_release release = { .size = sizeof(release) };
 	struct cumc_mem_info info;
 	struct libcumc_pool *p;
 	CUresult res;
@@ -225,8 +222,7 @@ static CUresult libcumc_pool_import_fabric(const struct libcumc_driver *drv,
 	}
 	pthread_mutex_unlock(&libcumc_pools_lock);
 	if (!p) {
-		release.handle = info.handle;
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+		libcumc_release_handle(drv, info.handle);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	return CUDA_SUCCESS;
@@ -325,7 +321,6 @@ static CUresult libcumc_import_block(const struct libcumc_driver *drv,
 		.handle = data->handle,
 	};
 	struct cumc_import_fd import = { .size = sizeof(import) };
-	struct cumc_release release = { .size = sizeof(release) };
 	CUresult res;
 
 	res = libcumc_ioctl(&pdrv, CUMC_EXPORT_FD, &export,
@@ -346,8 +341,7 @@ static CUresult libcumc_import_block(const struct libcumc_driver *drv,
 	    info->out_device != (__u32)pool->device)
 		res = CUDA_ERROR_INVALID_VALUE;
 	if (res != CUDA_SUCCESS) {
-		release.handle = import.out_handle;
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+		libcumc_release_handle(drv, import.out_handle);
 		return res;
 	}
 	*handle = import.out_handle;
@@ -363,10 +357,6 @@ static CUresult libcumc_import_record(const struct libcumc_driver *drv,
 				      const struct cumc_mem_info *info,
 				      size_t offset, CUdeviceptr *ptr_out)
 {
-	struct cumc_release release = {
-		.size = sizeof(release),
-		.handle = handle,
-	};
 	struct libcumc_import *imp = calloc(1, sizeof(*imp));
 	CUresult res = CUDA_ERROR_OUT_OF_MEMORY;
 
@@ -379,7 +369,7 @@ static CUresult libcumc_import_record(const struct libcumc_driver *drv,
 		res = libcumc_pool_map(drv, pool, handle, imp->map_length,
 				       &imp->map_addr);
 	}
-	libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+	libcumc_release_handle(drv, handle);
 	if (res != CUDA_SUCCESS) {
 		free(imp);
 		return res;
@@ -418,7 +408,6 @@ static CUresult libcumc_pool_import_fabric_ptr(
 			const CUmemPoolPtrExportData *data,
 			CUdeviceptr *ptr_out)
 {
-	struct cumc_release release = { .size = sizeof(release) };
 	struct cumc_mem_info info;
 	CUresult res;
 
@@ -426,8 +415,7 @@ static CUresult libcumc_pool_import_fabric_ptr(
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (info.out_device != (__u32)pool->device) {
-		release.handle = info.handle;
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+		libcumc_release_handle(drv, info.handle);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	return libcumc_import_record(drv, pool, info.handle, &info, 0,
