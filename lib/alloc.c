@@ -309,9 +309,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 		return res;
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_current_device(&dev);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_device_info(drv, dev, &info);
+	res = libcumc_current_device_info(drv, &dev, &info);
 	if (res != CUDA_SUCCESS)
 		return res;
 	a.ctx = libcumc_stack_top();

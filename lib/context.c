@@ -25,6 +25,15 @@ CUresult libcumc_current_device(CUdevice *dev)
 	return CUDA_SUCCESS;
 }
 
+CUresult libcumc_current_device_info(const struct libcumc_driver *drv,
+				     CUdevice *dev,
+				     struct cumc_device_info *info)
+{
+	CUresult res = libcumc_current_device(dev);
+
+	return res != CUDA_SUCCESS ? res : libcumc_device_info(drv, *dev, info);
+}
+
 /* @ctx, or the current context when @ctx is NULL (the _v2 queries). */
 static CUresult libcumc_given_or_current_device(CUcontext ctx, CUdevice *dev)
 {

@@ -47,9 +47,9 @@ static void *libcumc_host_ptr(CUdeviceptr addr)
  * multicast mapping, which only a write may target: nothing reads
  * through one on the hardware either.
  */
-static CUresult libcumc_span_check(const struct libcumc_driver *drv,
-				   CUdeviceptr addr, size_t len,
-				   enum cumc_access need, bool *multicast)
+CUresult libcumc_span_check(const struct libcumc_driver *drv,
+			    CUdeviceptr addr, size_t len,
+			    enum cumc_access need, bool *multicast)
 {
 	struct cumc_va_query q;
 	CUdeviceptr end;

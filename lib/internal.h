@@ -61,4 +61,9 @@ CUresult libcumc_device_info(const struct libcumc_driver *drv, CUdevice dev,
  */
 CUresult libcumc_current_device(CUdevice *dev);
 
+/* The current context's device (as above) and its CUMC_DEVICE_INFO. */
+CUresult libcumc_current_device_info(const struct libcumc_driver *drv,
+				     CUdevice *dev,
+				     struct cumc_device_info *info);
+
 #endif /* _CUMC_LIB_INTERNAL_H */

@@ -25,9 +25,7 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
 		return res;
 	if (!free || !total)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_current_device(&dev);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_device_info(drv, dev, &info);
+	res = libcumc_current_device_info(drv, &dev, &info);
 	if (res != CUDA_SUCCESS)
 		return res;
 	*free = info.mem_free;

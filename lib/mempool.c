@@ -72,6 +72,17 @@ struct libcumc_pool *libcumc_pool_new(const struct libcumc_driver *drv,
 	return pool;
 }
 
+CUresult libcumc_release_handle(const struct libcumc_driver *drv,
+				__u64 handle)
+{
+	struct cumc_release release = {
+		.size = sizeof(release),
+		.handle = handle,
+	};
+
+	return libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+}
+
 void libcumc_pool_free(struct libcumc_pool *victim)
 {
 	const struct libcumc_driver *drv;
@@ -80,14 +91,8 @@ void libcumc_pool_free(struct libcumc_pool *victim)
 	for (link = &libcumc_pools; *link != victim; link = &(*link)->next)
 		;
 	*link = victim->next;
-	if (victim->anchor && libcumc_driver(&drv) == CUDA_SUCCESS) {
-		struct cumc_release release = {
-			.size = sizeof(release),
-			.handle = victim->anchor,
-		};
-
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
-	}
+	if (victim->anchor && libcumc_driver(&drv) == CUDA_SUCCESS)
+		libcumc_release_handle(drv, victim->anchor);
 	if (victim->client_fd >= 0)
 		close(victim->client_fd);
 	free(victim->access);
@@ -276,15 +281,10 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
 	}
 	pthread_mutex_unlock(&libcumc_pools_lock);
 	if (!p) {
-		struct cumc_release release = {
-			.size = sizeof(release),
-			.handle = anchor,
-		};
-
 		if (fd >= 0)
 			close(fd);
 		if (anchor)
-			libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+			libcumc_release_handle(drv, anchor);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	return CUDA_SUCCESS;
@@ -368,25 +368,6 @@ static CUresult libcumc_pool_set_attr(struct libcumc_pool *p,
 	}
 }
 
-CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool,
-				       CUmemPool_attribute attr, void *value)
-{
-	const struct libcumc_driver *drv;
-	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (!value)
-		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&libcumc_pools_lock);
-	p = libcumc_pool_find(pool);
-	res = p ? libcumc_pool_set_attr(p, attr, value) :
-		  CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_unlock(&libcumc_pools_lock);
-	return res;
-}
-
 static CUresult libcumc_pool_get_attr(const struct libcumc_pool *p,
 				      CUmemPool_attribute attr, void *value)
 {
@@ -428,8 +409,10 @@ static CUresult libcumc_pool_get_attr(const struct libcumc_pool *p,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool,
-				       CUmemPool_attribute attr, void *value)
+/* One attribute of @pool set (@set) or read, under the pools' lock. */
+static CUresult libcumc_pool_attribute(CUmemoryPool pool,
+				       CUmemPool_attribute attr, void *value,
+				       bool set)
 {
 	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
@@ -441,10 +424,26 @@ CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool,
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);
 	p = libcumc_pool_find(pool);
-	res = p ? libcumc_pool_get_attr(p, attr, value) :
-		  CUDA_ERROR_INVALID_VALUE;
+	if (!p)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else if (set)
+		res = libcumc_pool_set_attr(p, attr, value);
+	else
+		res = libcumc_pool_get_attr(p, attr, value);
 	pthread_mutex_unlock(&libcumc_pools_lock);
 	return res;
+}
+
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool,
+				       CUmemPool_attribute attr, void *value)
+{
+	return libcumc_pool_attribute(pool, attr, value, true);
+}
+
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool,
+				       CUmemPool_attribute attr, void *value)
+{
+	return libcumc_pool_attribute(pool, attr, value, false);
 }
 
 CUresult libcumc_pool_apply_access(const struct libcumc_driver *drv,

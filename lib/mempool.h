@@ -114,6 +114,10 @@ CUresult libcumc_current_pool_get(const struct libcumc_driver *drv,
 struct libcumc_pool *libcumc_pool_new(const struct libcumc_driver *drv,
 				      CUdevice device);
 
+/* CUMC_RELEASE of @handle, a handle of @drv's client. */
+CUresult libcumc_release_handle(const struct libcumc_driver *drv,
+				__u64 handle);
+
 /* Unregister and free @pool, which holds no memory. Under the lock. */
 void libcumc_pool_free(struct libcumc_pool *pool);
 

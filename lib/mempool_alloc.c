@@ -23,17 +23,6 @@ static size_t libcumc_round_up(size_t n, size_t to)
 	return (n + to - 1) / to * to;
 }
 
-static CUresult libcumc_release_handle(const struct libcumc_driver *drv,
-				       __u64 handle)
-{
-	struct cumc_release release = {
-		.size = sizeof(release),
-		.handle = handle,
-	};
-
-	return libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
-}
-
 /* A fabric pool's block: made here, with its fabric handle kept. */
 static CUresult libcumc_block_fabric(const struct libcumc_driver *drv,
 				     const struct libcumc_pool *pool,

@@ -168,6 +168,34 @@ static CUresult libcumc_pool_import_fd(const struct libcumc_driver *drv,
 }
 
 /*
+ * The memory the fabric handle @fabric names, imported: info->handle is
+ * its new handle of this process's client.  One that names no memory (a
+ * multicast object's) is released again: INVALID_VALUE.
+ */
+static CUresult libcumc_pool_fabric_open(const struct libcumc_driver *drv,
+					 const void *fabric,
+					 struct cumc_mem_info *info)
+{
+	struct cumc_import_fabric import = { .size = sizeof(import) };
+	CUresult res;
+
+	memcpy(import.fabric, fabric, sizeof(import.fabric));
+	res = libcumc_ioctl(drv, CUMC_IMPORT_FABRIC, &import,
+			    libcumc_pool_fabric_errors);
+	if (res != CUDA_SUCCESS)
+		return res;
+	*info = (struct cumc_mem_info){
+		.size = sizeof(*info),
+		.handle = import.out_handle,
+	};
+	if (libcumc_ioctl(drv, CUMC_MEM_INFO, info, NULL) != CUDA_SUCCESS) {
+		libcumc_release_handle(drv, import.out_handle);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+/*
  * @handle points to the fabric handle of the pool's anchor: imported, it
  * tells the device (and keeps the anchor while the pool lives here).
  */
@@ -175,42 +203,29 @@ static CUresult libcumc_pool_import_fabric(const struct libcumc_driver *drv,
 					   const void *handle,
 					   CUmemoryPool *pool_out)
 {
-	struct cumc_import_fabric import = { .size = sizeof(import) };
-	struct cumc_mem_info info = { .size = sizeof(info) };
-	struct cumc_release release = { .size = sizeof(release) };
-	struct libcumc_pool *p = NULL;
+	struct cumc_mem_info info;
+	struct libcumc_pool *p;
 	CUresult res;
 
 	if (!handle)
 		return CUDA_ERROR_INVALID_VALUE;
-	memcpy(import.fabric, handle, sizeof(import.fabric));
-	res = libcumc_ioctl(drv, CUMC_IMPORT_FABRIC, &import,
-			    libcumc_pool_fabric_errors);
+	res = libcumc_pool_fabric_open(drv, handle, &info);
 	if (res != CUDA_SUCCESS)
 		return res;
-	info.handle = import.out_handle;
-	res = libcumc_ioctl(drv, CUMC_MEM_INFO, &info, NULL);
-	/* A multicast object's fabric handle names no pool. */
-	if (res != CUDA_SUCCESS)
-		res = CUDA_ERROR_INVALID_VALUE;
-	if (res == CUDA_SUCCESS) {
-		pthread_mutex_lock(&libcumc_pools_lock);
-		p = libcumc_pool_imported(drv, info.out_device,
-					  CU_MEM_HANDLE_TYPE_FABRIC);
-		if (p) {
-			p->fabric = true;
-			p->anchor = import.out_handle;
-			*pool_out = (CUmemoryPool)p->id;
-		}
-		pthread_mutex_unlock(&libcumc_pools_lock);
-		if (!p)
-			res = CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&libcumc_pools_lock);
+	p = libcumc_pool_imported(drv, info.out_device,
+				  CU_MEM_HANDLE_TYPE_FABRIC);
+	if (p) {
+		p->fabric = true;
+		p->anchor = info.handle;
+		*pool_out = (CUmemoryPool)p->id;
 	}
-	if (res != CUDA_SUCCESS) {
-		release.handle = import.out_handle;
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+	pthread_mutex_unlock(&libcumc_pools_lock);
+	if (!p) {
+		libcumc_release_handle(drv, info.handle);
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	return res;
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
@@ -306,7 +321,6 @@ static CUresult libcumc_import_block(const struct libcumc_driver *drv,
 		.handle = data->handle,
 	};
 	struct cumc_import_fd import = { .size = sizeof(import) };
-	struct cumc_release release = { .size = sizeof(release) };
 	CUresult res;
 
 	res = libcumc_ioctl(&pdrv, CUMC_EXPORT_FD, &export,
@@ -327,8 +341,7 @@ static CUresult libcumc_import_block(const struct libcumc_driver *drv,
 	    info->out_device != (__u32)pool->device)
 		res = CUDA_ERROR_INVALID_VALUE;
 	if (res != CUDA_SUCCESS) {
-		release.handle = import.out_handle;
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+		libcumc_release_handle(drv, import.out_handle);
 		return res;
 	}
 	*handle = import.out_handle;
@@ -344,10 +357,6 @@ static CUresult libcumc_import_record(const struct libcumc_driver *drv,
 				      const struct cumc_mem_info *info,
 				      size_t offset, CUdeviceptr *ptr_out)
 {
-	struct cumc_release release = {
-		.size = sizeof(release),
-		.handle = handle,
-	};
 	struct libcumc_import *imp = calloc(1, sizeof(*imp));
 	CUresult res = CUDA_ERROR_OUT_OF_MEMORY;
 
@@ -360,7 +369,7 @@ static CUresult libcumc_import_record(const struct libcumc_driver *drv,
 		res = libcumc_pool_map(drv, pool, handle, imp->map_length,
 				       &imp->map_addr);
 	}
-	libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+	libcumc_release_handle(drv, handle);
 	if (res != CUDA_SUCCESS) {
 		free(imp);
 		return res;
@@ -399,24 +408,17 @@ static CUresult libcumc_pool_import_fabric_ptr(
 			const CUmemPoolPtrExportData *data,
 			CUdeviceptr *ptr_out)
 {
-	struct cumc_import_fabric import = { .size = sizeof(import) };
-	struct cumc_mem_info info = { .size = sizeof(info) };
-	struct cumc_release release = { .size = sizeof(release) };
+	struct cumc_mem_info info;
 	CUresult res;
 
-	memcpy(import.fabric, data->reserved, sizeof(import.fabric));
-	res = libcumc_ioctl(drv, CUMC_IMPORT_FABRIC, &import,
-			    libcumc_pool_fabric_errors);
+	res = libcumc_pool_fabric_open(drv, data->reserved, &info);
 	if (res != CUDA_SUCCESS)
 		return res;
-	info.handle = import.out_handle;
-	res = libcumc_ioctl(drv, CUMC_MEM_INFO, &info, NULL);
-	if (res != CUDA_SUCCESS || info.out_device != (__u32)pool->device) {
-		release.handle = import.out_handle;
-		libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
+	if (info.out_device != (__u32)pool->device) {
+		libcumc_release_handle(drv, info.handle);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	return libcumc_import_record(drv, pool, import.out_handle, &info, 0,
+	return libcumc_import_record(drv, pool, info.handle, &info, 0,
 				     ptr_out);
 }
 

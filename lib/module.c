@@ -174,14 +174,16 @@ CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
 	return libcumc_no_such_handle();
 }
 
-/* Libraries are context-independent: no current context needed. */
-CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
-				   CUjit_option *jitOptions,
-				   void **jitOptionsValues,
-				   unsigned int numJitOptions,
-				   CUlibraryOption *libraryOptions,
-				   void **libraryOptionValues,
-				   unsigned int numLibraryOptions)
+/*
+ * The checks both cuLibraryLoad* make before loading anything.  Libraries
+ * are context-independent: no current context needed.
+ */
+static CUresult libcumc_library_options(unsigned int numJitOptions,
+					CUjit_option *jitOptions,
+					void **jitOptionsValues,
+					unsigned int numLibraryOptions,
+					CUlibraryOption *libraryOptions,
+					void **libraryOptionValues)
 {
 	const struct libcumc_driver *drv;
 	CUresult res = libcumc_driver(&drv);
@@ -192,6 +194,23 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 	if (res == CUDA_SUCCESS)
 		res = libcumc_options_check(numLibraryOptions, libraryOptions,
 					    libraryOptionValues);
+	return res;
+}
+
+CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
+				   CUjit_option *jitOptions,
+				   void **jitOptionsValues,
+				   unsigned int numJitOptions,
+				   CUlibraryOption *libraryOptions,
+				   void **libraryOptionValues,
+				   unsigned int numLibraryOptions)
+{
+	CUresult res = libcumc_library_options(numJitOptions, jitOptions,
+					       jitOptionsValues,
+					       numLibraryOptions,
+					       libraryOptions,
+					       libraryOptionValues);
+
 	return res != CUDA_SUCCESS ? res : libcumc_load_data(library, code);
 }
 
@@ -204,15 +223,12 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library,
 				       void **libraryOptionValues,
 				       unsigned int numLibraryOptions)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = libcumc_library_options(numJitOptions, jitOptions,
+					       jitOptionsValues,
+					       numLibraryOptions,
+					       libraryOptions,
+					       libraryOptionValues);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_options_check(numJitOptions, jitOptions,
-					    jitOptionsValues);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_options_check(numLibraryOptions, libraryOptions,
-					    libraryOptionValues);
 	return res != CUDA_SUCCESS ? res : libcumc_load_file(library, fileName);
 }
 

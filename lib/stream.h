@@ -111,6 +111,14 @@ void libcumc_streams_ctx_gone(CUcontext ctx);
 void libcumc_streams_reap(void);
 
 /*
+ * Whether [addr, addr + len) is mapped throughout with @need access, or
+ * is host memory CUDA knows of (copy.c); *@multicast as below.
+ */
+CUresult libcumc_span_check(const struct libcumc_driver *drv,
+			    CUdeviceptr addr, size_t len,
+			    enum cumc_access need, bool *multicast);
+
+/*
  * Whether a stream memory operation may target the naturally aligned
  * word [addr, addr + size) (stream_memop.c): mapped device memory with
  * read access (a wait) or read-write access (@write), or host memory

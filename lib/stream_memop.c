@@ -58,30 +58,13 @@ CUresult libcumc_memop_target_check(const struct libcumc_driver *drv,
 				    CUdeviceptr addr, unsigned int size,
 				    bool write, bool *multicast)
 {
-	enum cumc_access need = write ? CUMC_ACCESS_READWRITE : CUMC_ACCESS_READ;
-	struct cumc_va_query q;
-	CUresult res;
-
 	*multicast = false;
 	if (!addr || addr % size)
 		return CUDA_ERROR_INVALID_VALUE;
-	/* Host memory CUDA knows of is a device address too (unified). */
-	if (write ? libcumc_host_range_writable(addr, size) :
-		    libcumc_host_range(addr, size))
-		return CUDA_SUCCESS;
-	res = libcumc_mapping_query(drv, addr, 0, &q);
-	if (res == CUDA_ERROR_NOT_FOUND)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (res != CUDA_SUCCESS)
-		return res;
-	if ((q.out_access_any & need) != need)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (q.out_type == CUMC_VA_MULTICAST) {
-		if (!write)
-			return CUDA_ERROR_INVALID_VALUE;
-		*multicast = true;
-	}
-	return CUDA_SUCCESS;
+	/* An aligned word lies in one mapping: the span check of copies. */
+	return libcumc_span_check(drv, addr, size,
+				  write ? CUMC_ACCESS_READWRITE :
+					  CUMC_ACCESS_READ, multicast);
 }
 
 static unsigned int libcumc_memop_size(CUstreamBatchMemOpType type)
