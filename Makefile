@@ -54,6 +54,10 @@ CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+# JSON (cumcctl's -j, the benchmarks' --json, the demo's figures) goes
+# through json-c.
+JSON_CFLAGS = $(shell pkg-config --cflags json-c 2>/dev/null)
+JSON_LIBS = $(shell pkg-config --libs json-c 2>/dev/null)
 
 # The GPU-loss tests lose GPUs for good: they run last in their VM.
 SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard selftests/*.c)))
@@ -232,8 +236,9 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.
-$(O)/bench/%: bench/%.c bench/bench.h lib/tests/unplug.h $(LIB_A) | $(O)/bench
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< $(LIB_A) -lpthread
+$(O)/bench/%: bench/%.c bench/bench.h bench/bench_json.h lib/tests/unplug.h $(LIB_A) | $(O)/bench
+	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< \
+		$(LIB_A) -lpthread $(JSON_LIBS)
 
 $(O)/bench:
 	mkdir -p $@
@@ -248,7 +253,9 @@ tools: $(TOOLS:%=$(O)/tools/%)
 
 $(TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c $(LIB_A) include/cumc/cuda.h \
 		include/cumc/cumc.h | $(O)/tools
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) -lpthread
+	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) \
+		-DCUMC_VERSION='"$(VERSION)"' -o $@ $< $(LIB_A) -lpthread \
+		$(JSON_LIBS)
 
 $(O)/tools:
 	mkdir -p $@
@@ -277,6 +284,8 @@ $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h |
 		$(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
+$(O)/tools/cumcctl: NL_CFLAGS += $(JSON_CFLAGS)
+$(O)/tools/cumcctl: NL_LIBS += $(JSON_LIBS)
 
 # cumc-imex: its config file and its TCP framing have files and unit tests
 # of their own; its kernel side is behind tools/imex_kernel.h, which
