@@ -172,7 +172,8 @@ check:
 			lib/tests/python/cuda_python.sh conformance/check.sh \
 			lib/tests/abi/samples.sh \
 			scripts/tests/test-install.sh \
-			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
+			tools/tests/test-allreduce.sh tools/tests/test-bench-json.sh \
+			selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
@@ -206,6 +207,11 @@ compat-check:
 # its run on 8 GPUs of the first VM; see Documentation/performance.md.
 BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
 BENCHES += bench_fabric
+# Built with everything else: make check runs them short, for their JSON
+# (tools/tests/test-bench-json.sh).
+bench-progs: $(BENCHES:%=$(O)/bench/%)
+all: bench-progs
+.PHONY: bench-progs
 BENCH_VM_PARAMS := --gpus 72 num_devices=8
 # Under TCG, glibc's memcpy above a few KiB is rep movsb, which the emulator
 # runs about ten times slower than the vector loop below it: keep the loop,
