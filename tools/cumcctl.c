@@ -419,7 +419,7 @@ static struct json_object *member(struct nlattr *attr)
 		put_u64(bo, "mem_offset", get_u64(b, CUMC_BIND_A_MEM_OFFSET));
 		json_object_array_add(binds, bo);
 		if (!json)
-			printf("      bind mc_offset=%#" PRIx64 " length=%#" PRIx64 " mem_offset=%#" PRIx64 "\n",
+			printf("      bind mc_offset=0x%" PRIx64 " length=0x%" PRIx64 " mem_offset=0x%" PRIx64 "\n",
 			       get_u64(b, CUMC_BIND_A_MC_OFFSET),
 			       get_u64(b, CUMC_BIND_A_LENGTH),
 			       get_u64(b, CUMC_BIND_A_MEM_OFFSET));
@@ -841,7 +841,7 @@ static void event_text(const char *name, const char *stamp, struct nlattr **tb)
 	if (tb[CUMC_A_DEV_ORDINAL])
 		printf(" device=%u", get_u32(tb, CUMC_A_DEV_ORDINAL));
 	if (tb[CUMC_A_BIND_MC_OFFSET])
-		printf(" mc_offset=%#" PRIx64 " length=%#" PRIx64,
+		printf(" mc_offset=0x%" PRIx64 " length=0x%" PRIx64,
 		       get_u64(tb, CUMC_A_BIND_MC_OFFSET),
 		       get_u64(tb, CUMC_A_BIND_LENGTH));
 	if (tb[CUMC_A_IMEX_NODE])
