@@ -167,7 +167,8 @@ check:
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-multinode.sh \
-			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
+			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \
+			tools/tests/test-cumcctl-schema.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
 			lib/tests/abi/samples.sh \
