@@ -97,6 +97,9 @@ check "unknown command is a usage error" 1 "$ctl" frobnicate
 grep -qx 'Object "frobnicate" is unknown, try "cumcctl help".' "$tmp/err" &&
 	[ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]
 tap_result $? "unknown object: one line that names it and the hint, no usage"
+check "unknown option is a usage error" 1 "$ctl" -x dev
+grep -qx 'Option "-x" is unknown, try "cumcctl help".' "$tmp/err"
+tap_result $? "unknown option: one line that names it and the hint"
 check "unknown command of an object is a usage error" 1 "$ctl" dev frobnicate
 grep -qx 'cumcctl: unknown command "frobnicate" for "dev"' "$tmp/err" &&
 	[ "$(wc -l <"$tmp/err")" = 2 ] && grep -q 'cumcctl dev help' "$tmp/err"
@@ -198,9 +201,15 @@ mkfifo "$tmp/fifo"
 "$ctl" batch <"$tmp/fifo" >"$tmp/batch" 2>&1 &
 batch=$!
 exec 3>"$tmp/fifo"
-printf '%s\n' 'mc = mc-create 2 2M fd' 'mc-add $mc 0' 'mc-add $mc 1' \
-	'm0 = create 0 2M fd' 'm1 = create 1 2M fd' 'bind $mc 0 0 $m0 0 2M' \
-	'bind $mc 1 0 $m1 0 2M' >&3
+cat >&3 <<'SCRIPT'
+mc = mc-create 2 2M fd
+mc-add $mc 0
+mc-add $mc 1
+m0 = create 0 2M fd
+m1 = create 1 2M fd
+bind $mc 0 0 $m0 0 2M
+bind $mc 1 0 $m1 0 2M
+SCRIPT
 for _ in $(seq 50); do
 	[ "$(grep -c '^ok' "$tmp/batch")" = 7 ] && break
 	sleep 0.1
@@ -208,8 +217,13 @@ done
 schema_check "-j obj (a team bound)" obj "$ctl" -j obj show
 json_true "$tmp/out" 'any(o["state"] == "ready" and o["team_size"] == 2 and sorted(m["device"] for m in o["members"]) == [0, 1] and all(len(m["binds"]) == 1 and m["binds"][0]["length"] == 2 << 20 for m in o["members"]) for o in j)'
 tap_result $? "obj -j: the team, ready, both members bound"
-printf '%s\n' 'unbind $mc 0 0 2M' 'unbind $mc 1 0 2M' 'release $m0' \
-	'release $m1' 'release $mc' >&3
+cat >&3 <<'SCRIPT'
+unbind $mc 0 0 2M
+unbind $mc 1 0 2M
+release $m0
+release $m1
+release $mc
+SCRIPT
 exec 3>&-
 wait $batch; tap_result $? "the batch holding the team ends clean"
 

@@ -769,14 +769,16 @@ static int fabric_cb(struct nl_msg *msg, void *arg)
 
 static int cmd_fabric(int argc, char **argv)
 {
+	uint32_t number;
 	int err;
 
 	if (is_help(argc, argv))
 		return usage(fabric_usage, true);
+	/* A word is an unknown command; an argument (a number) a usage error. */
+	if (argc == 1 && !is_show(argv[0]) && !parse_u32(argv[0], &number))
+		return unknown_command("fabric", argv[0]);
 	if (argc > 1 || (argc == 1 && !is_show(argv[0])))
-		return argc == 1 && !parse_u32(argv[0], &(uint32_t){ 0 }) ?
-		       unknown_command("fabric", argv[0]) :
-		       usage(fabric_usage, false);
+		return usage(fabric_usage, false);
 	connect_family();
 	err = cumc_nl_transact(&nl, request(CUMC_CMD_FABRIC_GET, 0), fabric_cb,
 			       NULL);
@@ -1054,7 +1056,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < (int)(sizeof(objects) / sizeof(objects[0])); i++)
 		if (!strcmp(argv[1], objects[i].name))
 			return objects[i].run(argc - 2, argv + 2);
-	fprintf(stderr, "Object \"%s\" is unknown, try \"cumcctl help\".\n",
-		argv[1]);
+	fprintf(stderr, "%s \"%s\" is unknown, try \"cumcctl help\".\n",
+		argv[1][0] == '-' ? "Option" : "Object", argv[1]);
 	return EXIT_USAGE;
 }

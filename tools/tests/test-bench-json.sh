@@ -64,7 +64,8 @@ py "bench_scaling: devices, null_syscall_ns, the teams part" "$tmp/scaling.json"
 [ "$(grep -c '"part": "teams", "team": [0-9]*, "add_device_ns": ' "$tmp/scaling.json")" -gt 0 ]
 tap_result $? "bench_scaling: a record a line, as plot.sh reads them"
 
-run "bench_multimem --quick" "$bench/bench_multimem" --quick --max-bytes 65536 \
+run "bench_multimem --device-only --quick" env GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=4294967295 \
+	"$bench/bench_multimem" --device-only --quick --max-bytes 2097152 \
 	--json "$tmp/multimem.json"
 parses bench_multimem "$tmp/multimem.json"
 py "bench_multimem: an array of results" "$tmp/multimem.json" \
