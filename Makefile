@@ -50,6 +50,12 @@ CHECK_HOST_TESTS += test_multimem_ops test_imex_config test_imex_wire
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
+# Plain and host allocation, peer access, context flags, device code (branch alloc).
+CHECK_VM_TESTS += test_alloc test_peer
+# Streams, events, stream memory operations.
+CHECK_VM_TESTS += test_stream test_event test_stream_ptds
+# Stream-ordered allocator: memory pools
+CHECK_VM_TESTS += test_mempool
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
@@ -64,7 +70,7 @@ SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard self
 UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug
 KSFT_DIR := $(O)/kselftest
 KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
-LINUX_SOURCE = $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+LINUX_SOURCE = $(wildcard /usr/src/linux-source-6.1.tar.xz)
 LINUX_SOURCE_TOP = $(patsubst %.tar.xz,%,$(notdir $(LINUX_SOURCE)))
 
 all: kmod lib tests tools
@@ -113,6 +119,15 @@ tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
 		$(LIB_A) $(CHECK_LIBS) -lpthread
+
+# A per-thread default stream program, linked against the shared library
+# as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be
+# exported.
+$(O)/tests/test_stream_ptds: lib/tests/test_stream_ptds.c $(wildcard lib/tests/*.h) \
+		$(LIB_SO) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) \
+		-DCUDA_API_PER_THREAD_DEFAULT_STREAM -Ilib -Ilib/tests -o $@ $< \
+		-L$(O) -lcumc -Wl,-rpath,$(CURDIR)/$(O) $(CHECK_LIBS) -lpthread
 
 $(O)/selftests/%: selftests/%.c $(SELFTEST_HEADERS) $(KSFT_HEADERS) \
 		uapi/linux/cumc.h | $(O)/selftests
@@ -208,6 +223,8 @@ compat-check:
 # its run on 8 GPUs of the first VM; see Documentation/performance.md.
 BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
 BENCHES += bench_fabric
+# Streams: a round trip through a stream's worker (bench_stream).
+BENCHES += bench_stream
 # Built with everything else: make check runs them short, for their JSON
 # (tools/tests/test-bench-json.sh).
 bench-progs: $(BENCHES:%=$(O)/bench/%)
@@ -226,6 +243,7 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 	scripts/vm-run $(BENCH_VM_PARAMS) -- sh -c '$(O)/bench/bench_va && \
 		$(O)/bench/bench_control --json $(O)/bench/bench_control.json && \
 		$(O)/bench/bench_scaling --json $(O)/bench/bench_scaling.json && \
+		$(O)/bench/bench_stream --json $(O)/bench/bench_stream.json && \
 		env $(TCG_MEMCPY) $(O)/bench/bench_multimem --device-only \
 			--quick --max-bytes 4194304 \
 			--json $(O)/bench/bench_multimem-vm.json && \

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Context management: primary contexts, created contexts and the calling
- * thread's current context.  Contexts carry no state besides their device:
- * nothing runs asynchronously, and allocations belong to no context.
+ * thread's current context.  Contexts carry no state besides their device
+ * and their streams (stream.c): module allocations belong to no context;
+ * the library's cuMemAlloc and host memory go with theirs.
  */
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "alloc.h"
 #include "context.h"
 #include "internal.h"
+#include "stream.h"
 
 CUresult libcumc_current_device(CUdevice *dev)
 {
@@ -60,6 +63,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	const struct libcumc_driver *drv;
+	CUcontext ctx;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
@@ -67,22 +71,37 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_primary_release(dev);
+	ctx = libcumc_primary_handle(dev);
+	res = libcumc_primary_release(dev);
+	/* The last release destroys it, its streams and its memory with it. */
+	if (res == CUDA_SUCCESS)
+		libcumc_streams_reap();
+	if (res == CUDA_SUCCESS && libcumc_context_destroyed(ctx))
+		libcumc_context_memory_free(ctx);
+	return res;
 }
 
 /*
- * Resetting destroys a primary context's allocations and state; a cumc
- * context has neither (cuMemCreate allocations outlive contexts), and the
- * retain count is left alone as the documentation requires.
+ * Resetting destroys a primary context's allocations and state: its
+ * cuMemAlloc and host memory go (cuMemCreate allocations belong to no
+ * context and outlive it); the handle and the retain count are left
+ * alone, as the documentation requires of the count.
  */
 CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
 	const struct libcumc_driver *drv;
+	CUcontext ctx;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_check_device(drv, dev);
+	res = libcumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	ctx = libcumc_primary_handle(dev);
+	if (ctx)
+		libcumc_context_memory_free(ctx);
+	return CUDA_SUCCESS;
 }
 
 /* Before CUDA 11.0 these had the same ABI and, without state, do the same. */
@@ -94,7 +113,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 	__attribute__((alias("cuDevicePrimaryCtxReset_v2")));
 
 /* Exactly one scheduling policy, and only flags the header defines. */
-static bool libcumc_ctx_flags_valid(unsigned int flags)
+bool libcumc_ctx_flags_valid(unsigned int flags)
 {
 	unsigned int sched = flags & CU_CTX_SCHED_MASK;
 
@@ -151,6 +170,7 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
 		res = libcumc_context_create(dev, &ctx);
 	if (res != CUDA_SUCCESS)
 		return res;
+	libcumc_context_set_flags(ctx, flags);
 	res = libcumc_stack_push(ctx);
 	if (res != CUDA_SUCCESS) {
 		libcumc_context_destroy(ctx);
@@ -170,6 +190,11 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_context_destroy(ctx);
+	/* Its streams end before its memory goes: their work may use it. */
+	if (res == CUDA_SUCCESS) {
+		libcumc_streams_ctx_gone(ctx);
+		libcumc_context_memory_free(ctx);
+	}
 	/* Current elsewhere, it stays there and answers CONTEXT_IS_DESTROYED. */
 	if (res == CUDA_SUCCESS && libcumc_stack_top() == ctx)
 		libcumc_stack_pop();
@@ -268,7 +293,7 @@ CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 	return res;
 }
 
-/* Nothing runs asynchronously: a valid context has always finished. */
+/* Waits for the work of every stream of the context, implicit ones too. */
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
 	return cuCtxSynchronize_v2(NULL);
@@ -282,5 +307,8 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_given_or_current_device(ctx, &dev);
+	res = libcumc_given_or_current_device(ctx, &dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_streams_sync_ctx(ctx ? ctx : libcumc_stack_top());
 }

@@ -9,18 +9,32 @@
 #ifndef _CUMC_LIB_CONTEXT_H
 #define _CUMC_LIB_CONTEXT_H
 
+#include <stdbool.h>
+
 #include <cuda.h>
 
 /* The registry of live contexts (context_registry.c), thread-safe. */
 CUresult libcumc_context_create(CUdevice dev, CUcontext *ctx);
 /* CUDA_ERROR_INVALID_CONTEXT for a primary context: only release ends it. */
 CUresult libcumc_context_destroy(CUcontext ctx);
+/* The device's retained primary context, or NULL (takes no retain). */
+CUcontext libcumc_primary_handle(CUdevice dev);
+/* Whether @ctx was issued and is no longer live. */
+bool libcumc_context_destroyed(CUcontext ctx);
 /* CUDA_ERROR_INVALID_CONTEXT unless @ctx is live. */
 CUresult libcumc_context_device(CUcontext ctx, CUdevice *dev);
 CUresult libcumc_primary_retain(CUdevice dev, CUcontext *ctx);
 /* CUDA_ERROR_INVALID_CONTEXT when the primary context is not retained. */
 CUresult libcumc_primary_release(CUdevice dev);
 void libcumc_registry_forget(void);
+
+/* Context flags (context_registry.c); @dev checked by the caller. */
+CUresult libcumc_context_flags(CUcontext ctx, unsigned int *flags);
+CUresult libcumc_context_set_flags(CUcontext ctx, unsigned int flags);
+void libcumc_primary_state(CUdevice dev, unsigned int *flags, int *active);
+void libcumc_primary_set_flags(CUdevice dev, unsigned int flags);
+/* One scheduling policy and only the flags the header defines (context.c). */
+bool libcumc_ctx_flags_valid(unsigned int flags);
 
 /* The calling thread's stack of current contexts (context_stack.c). */
 CUresult libcumc_stack_push(CUcontext ctx);

@@ -7,8 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "context.h"
+#include "internal.h"
 
 struct libcumc_context {
 	struct libcumc_context *next;
@@ -16,10 +18,16 @@ struct libcumc_context {
 	CUdevice device;
 	bool primary;
 	unsigned int retains;		/* of a primary context */
+	unsigned int flags;		/* CUctx_flags as created or set */
 };
 
 static pthread_mutex_t libcumc_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct libcumc_context *libcumc_contexts;
+/*
+ * Flags of each device's primary context, kept while it is inactive too
+ * (cuDevicePrimaryCtxSetFlags); devices are fewer than CUMC_MAX_DEVICES.
+ */
+static unsigned int libcumc_primary_flags[CUMC_MAX_DEVICES];
 /* The last handle issued: handles count up and are never reused. */
 static uintptr_t libcumc_last_handle;
 
@@ -94,6 +102,31 @@ CUresult libcumc_context_destroy(CUcontext handle)
 	return res;
 }
 
+/* The device's primary context while retained, else NULL; no retain. */
+CUcontext libcumc_primary_handle(CUdevice dev)
+{
+	struct libcumc_context *ctx;
+	CUcontext handle;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	ctx = libcumc_find_primary(dev);
+	handle = ctx ? ctx->handle : NULL;
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return handle;
+}
+
+/* Issued once and not live: destroyed (handles are never reused). */
+bool libcumc_context_destroyed(CUcontext handle)
+{
+	bool destroyed;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	destroyed = handle && (uintptr_t)handle <= libcumc_last_handle &&
+		    !libcumc_find(handle);
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return destroyed;
+}
+
 CUresult libcumc_context_device(CUcontext handle, CUdevice *dev)
 {
 	struct libcumc_context *ctx;
@@ -112,8 +145,11 @@ CUresult libcumc_primary_retain(CUdevice dev, CUcontext *handle)
 
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	ctx = libcumc_find_primary(dev);
-	if (!ctx)
+	if (!ctx) {
 		ctx = libcumc_add(dev, true);
+		if (ctx)
+			ctx->flags = libcumc_primary_flags[dev];
+	}
 	if (ctx) {
 		ctx->retains++;
 		*handle = ctx->handle;
@@ -139,10 +175,65 @@ CUresult libcumc_primary_release(CUdevice dev)
 	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
+/*
+ * A primary context answers its flags with CU_CTX_MAP_HOST, as the real
+ * driver 580 does (8 for a primary context never given flags); a created
+ * context answers the flags it was created or set with (measured).
+ */
+CUresult libcumc_context_flags(CUcontext handle, unsigned int *flags)
+{
+	struct libcumc_context *ctx;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	ctx = libcumc_find(handle);
+	if (ctx)
+		*flags = ctx->flags | (ctx->primary ? CU_CTX_MAP_HOST : 0);
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+/*
+ * The context's own flags: driver 580 leaves the device's primary-context
+ * flags (cuDevicePrimaryCtxGetState) as they were (measured).
+ */
+CUresult libcumc_context_set_flags(CUcontext handle, unsigned int flags)
+{
+	struct libcumc_context *ctx;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	ctx = libcumc_find(handle);
+	if (ctx)
+		ctx->flags = flags;
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+void libcumc_primary_state(CUdevice dev, unsigned int *flags, int *active)
+{
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	*flags = libcumc_primary_flags[dev];
+	*active = libcumc_find_primary(dev) != NULL;
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+}
+
+/* Since CUDA 11.0 also while active: the live context takes them too. */
+void libcumc_primary_set_flags(CUdevice dev, unsigned int flags)
+{
+	struct libcumc_context *ctx;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	libcumc_primary_flags[dev] = flags;
+	ctx = libcumc_find_primary(dev);
+	if (ctx)
+		ctx->flags = flags;
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+}
+
 /* In a forked child, where no other thread runs: the parent's contexts go. */
 void libcumc_registry_forget(void)
 {
 	while (libcumc_contexts)
 		libcumc_remove(libcumc_contexts);
+	memset(libcumc_primary_flags, 0, sizeof(libcumc_primary_flags));
 	pthread_mutex_init(&libcumc_contexts_lock, NULL);
 }

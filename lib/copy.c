@@ -1,17 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * cuMemcpyHtoD/DtoH/DtoD and cuMemsetD8/D16/D32: the CPU stands in for the
- * copy engines.  Every device range is first checked mapping by mapping
- * (one CUMC_VA_QUERY each), so that a bad address costs the caller an error
- * code rather than a SIGSEGV; then plain memmove and fill loops move the
- * bytes at memory speed.  Host buffers are the caller's, as with the real
- * driver.
+ * cuMemcpy*, cuMemsetD8/D16/D32 and their Async forms: the CPU stands in
+ * for the copy engines.  Every device range is first checked mapping by
+ * mapping (one CUMC_VA_QUERY each), so that a bad address costs the caller
+ * an error code rather than a SIGSEGV; then plain memmove and fill loops
+ * move the bytes at memory speed.  Host buffers are the caller's, as with
+ * the real driver.  A device address may also be host memory CUDA knows of
+ * (cuMemHostAlloc, cuMemHostRegister): with unified addressing, its
+ * device pointer is its host address.
+ *
+ * One description of the operation (struct libcumc_copy) serves both
+ * forms: its arguments are checked when it is called, then it runs after
+ * the default stream's work (synchronous forms, on the calling thread) or
+ * as an item of the stream (Async forms, on its worker, which checks the
+ * ranges again: they may have been unmapped meanwhile, and an error then
+ * is latched on the stream as a fault would be).
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "host_mem.h"
 #include "mc_views.h"
+#include "stream.h"
 #include "va.h"
 
 /* What a copy or a set writes to device memory. */
@@ -46,6 +58,11 @@ static CUresult libcumc_span_check(const struct libcumc_driver *drv,
 	*multicast = false;
 	if (__builtin_add_overflow(addr, len, &end))
 		return CUDA_ERROR_INVALID_VALUE;
+	/* Host memory CUDA knows of: its device pointer is its address. */
+	if (need == CUMC_ACCESS_READWRITE ?
+	    libcumc_host_range_writable(addr, len) :
+	    libcumc_host_range(addr, len))
+		return CUDA_SUCCESS;
 	while (addr < end) {
 		res = libcumc_mapping_query(drv, addr, 0, &q);
 		if (res == CUDA_ERROR_NOT_FOUND)
@@ -181,91 +198,415 @@ static CUresult libcumc_copy_begin(const struct libcumc_driver **drv)
 	return res;
 }
 
+/*
+ * One copy or set.  Each side is a device range (checked and, for a
+ * multicast destination, broadcast) or a host buffer (the caller's).
+ */
+struct libcumc_copy {
+	const struct libcumc_driver *drv;
+	CUdeviceptr dst;
+	CUdeviceptr src;		/* unused by a set */
+	size_t len;
+	bool dst_device;
+	bool src_device;
+	bool is_set;
+	__u32 pattern;			/* of a set */
+	unsigned int elem_size;		/* of a set */
+	void *staging;			/* an Async copy's snapshot of src */
+};
+
+/* Both device ranges mapped with the access the copy needs. */
+static CUresult libcumc_copy_check(const struct libcumc_copy *op)
+{
+	bool multicast;
+	CUresult res;
+
+	if (!op->len)
+		return CUDA_SUCCESS;
+	if (!op->is_set && op->src_device) {
+		res = libcumc_span_check(op->drv, op->src, op->len,
+					 CUMC_ACCESS_READ, &multicast);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	if (op->dst_device)
+		return libcumc_span_check(op->drv, op->dst, op->len,
+					  CUMC_ACCESS_READWRITE, &multicast);
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_copy_exec(void *arg)
+{
+	const struct libcumc_copy *op = arg;
+	struct libcumc_store what = {
+		.src = op->staging ? op->staging : libcumc_host_ptr(op->src),
+		.pattern = op->pattern,
+		.elem_size = op->elem_size,
+	};
+	CUresult res;
+
+	if (!op->len)
+		return CUDA_SUCCESS;
+	if (op->is_set)
+		what.src = NULL;
+	else if (op->src_device) {
+		res = libcumc_copy_check(op);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	if (op->dst_device)
+		return libcumc_store_device(op->drv, op->dst, op->len, &what);
+	memmove(libcumc_host_ptr(op->dst), what.src, op->len);
+	return CUDA_SUCCESS;
+}
+
+/* The synchronous form: after the default stream's work, on this thread. */
+static CUresult libcumc_copy_sync(struct libcumc_copy *op, bool ptds)
+{
+	CUresult res = libcumc_copy_check(op);
+
+	if (res != CUDA_SUCCESS || !op->len)
+		return res;
+	return libcumc_stream_run_sync(ptds, libcumc_copy_exec, op);
+}
+
+struct libcumc_copy_work {
+	struct libcumc_work work;
+	struct libcumc_copy op;
+};
+
+static CUresult libcumc_copy_work_run(struct libcumc_work *work)
+{
+	return libcumc_copy_exec(&((struct libcumc_copy_work *)work)->op);
+}
+
+static void libcumc_copy_work_fini(struct libcumc_work *work)
+{
+	free(((struct libcumc_copy_work *)work)->op.staging);
+}
+
+/*
+ * The Async form.  A host source is read now, into a staging buffer: the
+ * caller may reuse it once the call returns, as with pageable memory on
+ * the real driver.
+ */
+static CUresult libcumc_copy_async(struct libcumc_copy *op, CUstream hStream,
+				   bool ptds)
+{
+	struct libcumc_copy_work *w;
+	struct libcumc_stream *stream;
+	CUresult res = libcumc_stream_get(hStream, ptds, &stream);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_copy_check(op);
+	if (res != CUDA_SUCCESS || !op->len)
+		goto out;
+	res = CUDA_ERROR_OUT_OF_MEMORY;
+	w = (struct libcumc_copy_work *)libcumc_work_alloc(sizeof(*w),
+						libcumc_copy_work_run);
+	if (!w)
+		goto out;
+	w->work.fini = libcumc_copy_work_fini;
+	w->op = *op;
+	if (!op->is_set && !op->src_device) {
+		w->op.staging = malloc(op->len);
+		if (!w->op.staging) {
+			libcumc_work_free(&w->work);
+			goto out;
+		}
+		memcpy(w->op.staging, libcumc_host_ptr(op->src), op->len);
+	}
+	res = libcumc_stream_submit(stream, &w->work, NULL);
+out:
+	libcumc_stream_put(stream);
+	return res;
+}
+
+/* Host to device: NULL source refused unless nothing is copied. */
+static CUresult libcumc_htod(CUdeviceptr dst, const void *src, size_t len,
+			     struct libcumc_copy *op)
+{
+	*op = (struct libcumc_copy){
+		.dst = dst, .src = (uintptr_t)src, .len = len,
+		.dst_device = true,
+	};
+	return len && !src ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+static CUresult libcumc_dtoh(void *dst, CUdeviceptr src, size_t len,
+			     struct libcumc_copy *op)
+{
+	*op = (struct libcumc_copy){
+		.dst = (uintptr_t)dst, .src = src, .len = len,
+		.src_device = true,
+	};
+	return len && !dst ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+/* Overlapping ranges are undefined in CUDA; here they copy as memmove. */
+static CUresult libcumc_dtod(CUdeviceptr dst, CUdeviceptr src, size_t len,
+			     struct libcumc_copy *op)
+{
+	*op = (struct libcumc_copy){
+		.dst = dst, .src = src, .len = len,
+		.dst_device = true, .src_device = true,
+	};
+	return CUDA_SUCCESS;
+}
+
+/* @count elements of @elem_size bytes; @dst must be aligned to one. */
+static CUresult libcumc_set(CUdeviceptr dst, __u32 pattern,
+			    unsigned int elem_size, size_t count,
+			    struct libcumc_copy *op)
+{
+	*op = (struct libcumc_copy){
+		.dst = dst, .dst_device = true, .is_set = true,
+		.pattern = pattern, .elem_size = elem_size,
+	};
+	if (dst % elem_size || __builtin_mul_overflow(count, elem_size,
+						      &op->len))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * cuMemcpy's unified addresses: an address in one of this client's
+ * reservations is device memory (and must be mapped), any other one host
+ * memory.
+ */
+static CUresult libcumc_unified(const struct libcumc_driver *drv,
+				CUdeviceptr dst, CUdeviceptr src, size_t len,
+				struct libcumc_copy *op)
+{
+	struct cumc_va_query q;
+	CUresult res;
+
+	*op = (struct libcumc_copy){ .dst = dst, .src = src, .len = len };
+	if (!len)
+		return CUDA_SUCCESS;
+	res = libcumc_address_query(drv, dst, 0, &q);
+	if (res != CUDA_SUCCESS && res != CUDA_ERROR_NOT_FOUND)
+		return res;
+	op->dst_device = res == CUDA_SUCCESS;
+	res = libcumc_address_query(drv, src, 0, &q);
+	if (res != CUDA_SUCCESS && res != CUDA_ERROR_NOT_FOUND)
+		return res;
+	op->src_device = res == CUDA_SUCCESS;
+	if ((!op->dst_device && !dst) || (!op->src_device && !src))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The entry points: first cuInit (and, for the synchronous forms, a live
+ * current context), then the arguments, then the stream.
+ */
+#define CUMC_SYNC_ENTRY(describe, ptds, ...)				\
+	do {								\
+		const struct libcumc_driver *drv;			\
+		struct libcumc_copy op;					\
+		CUresult res = libcumc_copy_begin(&drv);		\
+									\
+		if (res == CUDA_SUCCESS)				\
+			res = describe(__VA_ARGS__, &op);		\
+		if (res != CUDA_SUCCESS)				\
+			return res;					\
+		op.drv = drv;						\
+		return libcumc_copy_sync(&op, ptds);			\
+	} while (0)
+
+#define CUMC_ASYNC_ENTRY(describe, stream, ptds, ...)			\
+	do {								\
+		const struct libcumc_driver *drv;			\
+		struct libcumc_copy op;					\
+		CUresult res = libcumc_driver(&drv);			\
+									\
+		if (res == CUDA_SUCCESS)				\
+			res = describe(__VA_ARGS__, &op);		\
+		if (res != CUDA_SUCCESS)				\
+			return res;					\
+		op.drv = drv;						\
+		return libcumc_copy_async(&op, stream, ptds);		\
+	} while (0)
+
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
 				 size_t ByteCount)
 {
-	const struct libcumc_driver *drv;
-	struct libcumc_store what = { .src = srcHost };
-	CUresult res = libcumc_copy_begin(&drv);
+	CUMC_SYNC_ENTRY(libcumc_htod, false, dstDevice, srcHost, ByteCount);
+}
 
-	if (res != CUDA_SUCCESS || !ByteCount)
-		return res;
-	if (!srcHost)
-		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_store_device(drv, dstDevice, ByteCount, &what);
+CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice,
+				      const void *srcHost, size_t ByteCount)
+{
+	CUMC_SYNC_ENTRY(libcumc_htod, true, dstDevice, srcHost, ByteCount);
 }
 
 CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
 				 size_t ByteCount)
 {
-	const struct libcumc_driver *drv;
-	bool multicast;
-	CUresult res = libcumc_copy_begin(&drv);
-
-	if (res != CUDA_SUCCESS || !ByteCount)
-		return res;
-	if (!dstHost)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_span_check(drv, srcDevice, ByteCount, CUMC_ACCESS_READ,
-				 &multicast);
-	if (res == CUDA_SUCCESS)
-		memcpy(dstHost, libcumc_host_ptr(srcDevice), ByteCount);
-	return res;
+	CUMC_SYNC_ENTRY(libcumc_dtoh, false, dstHost, srcDevice, ByteCount);
 }
 
-/* Overlapping ranges are undefined in CUDA; here they copy as memmove. */
+CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice,
+				      size_t ByteCount)
+{
+	CUMC_SYNC_ENTRY(libcumc_dtoh, true, dstHost, srcDevice, ByteCount);
+}
+
 CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
 				 size_t ByteCount)
 {
-	const struct libcumc_driver *drv;
-	struct libcumc_store what = { .src = libcumc_host_ptr(srcDevice) };
-	bool multicast;
-	CUresult res = libcumc_copy_begin(&drv);
-
-	if (res != CUDA_SUCCESS || !ByteCount)
-		return res;
-	res = libcumc_span_check(drv, srcDevice, ByteCount, CUMC_ACCESS_READ,
-				 &multicast);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_store_device(drv, dstDevice, ByteCount, &what);
+	CUMC_SYNC_ENTRY(libcumc_dtod, false, dstDevice, srcDevice, ByteCount);
 }
 
-/* @count elements of @elem_size bytes; @dst must be aligned to one. */
-static CUresult libcumc_memset(CUdeviceptr dst, __u32 pattern,
-			       unsigned int elem_size, size_t count)
+CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice,
+				      CUdeviceptr srcDevice, size_t ByteCount)
 {
-	const struct libcumc_driver *drv;
-	struct libcumc_store what = {
-		.pattern = pattern,
-		.elem_size = elem_size,
-	};
-	size_t len;
-	CUresult res = libcumc_copy_begin(&drv);
+	CUMC_SYNC_ENTRY(libcumc_dtod, true, dstDevice, srcDevice, ByteCount);
+}
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (dst % elem_size || __builtin_mul_overflow(count, elem_size, &len))
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!len)
-		return CUDA_SUCCESS;
-	return libcumc_store_device(drv, dst, len, &what);
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+	CUMC_SYNC_ENTRY(libcumc_unified, false, drv, dst, src, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src,
+			       size_t ByteCount)
+{
+	CUMC_SYNC_ENTRY(libcumc_unified, true, drv, dst, src, ByteCount);
 }
 
 CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc,
 			       size_t N)
 {
-	return libcumc_memset(dstDevice, uc, 1, N);
+	CUMC_SYNC_ENTRY(libcumc_set, false, dstDevice, uc, 1, N);
+}
+
+CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc,
+				    size_t N)
+{
+	CUMC_SYNC_ENTRY(libcumc_set, true, dstDevice, uc, 1, N);
 }
 
 CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us,
 				size_t N)
 {
-	return libcumc_memset(dstDevice, us, 2, N);
+	CUMC_SYNC_ENTRY(libcumc_set, false, dstDevice, us, 2, N);
+}
+
+CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us,
+				     size_t N)
+{
+	CUMC_SYNC_ENTRY(libcumc_set, true, dstDevice, us, 2, N);
 }
 
 CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui,
 				size_t N)
 {
-	return libcumc_memset(dstDevice, ui, 4, N);
+	CUMC_SYNC_ENTRY(libcumc_set, false, dstDevice, ui, 4, N);
+}
+
+CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui,
+				     size_t N)
+{
+	CUMC_SYNC_ENTRY(libcumc_set, true, dstDevice, ui, 4, N);
+}
+
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice,
+				      const void *srcHost, size_t ByteCount,
+				      CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_htod, hStream, false, dstDevice, srcHost,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice,
+					   const void *srcHost,
+					   size_t ByteCount, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_htod, hStream, true, dstDevice, srcHost,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice,
+				      size_t ByteCount, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_dtoh, hStream, false, dstHost, srcDevice,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost,
+					   CUdeviceptr srcDevice,
+					   size_t ByteCount, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_dtoh, hStream, true, dstHost, srcDevice,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice,
+				      CUdeviceptr srcDevice, size_t ByteCount,
+				      CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_dtod, hStream, false, dstDevice, srcDevice,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice,
+					   CUdeviceptr srcDevice,
+					   size_t ByteCount, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_dtod, hStream, true, dstDevice, srcDevice,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src,
+			       size_t ByteCount, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_unified, hStream, false, drv, dst, src,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src,
+				    size_t ByteCount, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_unified, hStream, true, drv, dst, src,
+			 ByteCount);
+}
+
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc,
+				 size_t N, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_set, hStream, false, dstDevice, uc, 1, N);
+}
+
+CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
+				      size_t N, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_set, hStream, true, dstDevice, uc, 1, N);
+}
+
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us,
+				  size_t N, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_set, hStream, false, dstDevice, us, 2, N);
+}
+
+CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice,
+				       unsigned short us, size_t N,
+				       CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_set, hStream, true, dstDevice, us, 2, N);
+}
+
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui,
+				  size_t N, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_set, hStream, false, dstDevice, ui, 4, N);
+}
+
+CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui,
+				       size_t N, CUstream hStream)
+{
+	CUMC_ASYNC_ENTRY(libcumc_set, hStream, true, dstDevice, ui, 4, N);
 }

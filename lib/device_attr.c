@@ -5,10 +5,12 @@
  * NVSwitch baseboard in an x86-64 host, so programs take the code paths
  * they take on that hardware, multicast included.  Values are those such a
  * device reports, except that memory features libcumc does not implement
- * (pools, managed memory, host VMM allocations, compression, dma-buf,
- * GPUDirect RDMA) answer 0, so that programs take the fallback paths they
- * take on hardware without them rather than calls that would fail; the few
- * values that differ between devices come from the caller.
+ * (host pools, managed memory, host VMM allocations, compression, dma-buf,
+ * GPUDirect RDMA, CUDA arrays, tensor maps, external semaphores, legacy
+ * IPC events) and launch capabilities (no device code runs) answer 0, so
+ * that programs take the fallback paths they take on hardware without them
+ * rather than calls that would fail; the few values that differ between
+ * devices come from the caller.
  */
 #include <stddef.h>
 
@@ -28,6 +30,11 @@ struct libcumc_attr {
 #define FIXED(attrib, val)	[CU_DEVICE_ATTRIBUTE_##attrib] = { CUMC_ATTR_FIXED, val }
 /* A capability of the H100 that libcumc does not implement. */
 #define UNIMPLEMENTED(attrib)	FIXED(attrib, 0)
+/*
+ * Truthful answers (branch alloc): a launch capability is 0 because no
+ * device code runs in cumc (cuLaunch* refuse every launch).
+ */
+#define NO_DEVICE_CODE(attrib)	FIXED(attrib, 0)
 #define PER_DEVICE(attrib)	[CU_DEVICE_ATTRIBUTE_##attrib] = { CUMC_ATTR_PER_DEVICE, 0 }
 
 /*
@@ -128,15 +135,16 @@ static const struct libcumc_attr libcumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	FIXED(PAGEABLE_MEMORY_ACCESS, 0),
 	UNIMPLEMENTED(CONCURRENT_MANAGED_ACCESS),
 	FIXED(COMPUTE_PREEMPTION_SUPPORTED, 1),
-	FIXED(CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 0),
+	FIXED(CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 1),
 	/* The v1 stream memory-operation API no longer exists. */
 	FIXED(CAN_USE_STREAM_MEM_OPS_V1, 0),
 	FIXED(CAN_USE_64_BIT_STREAM_MEM_OPS_V1, 0),
 	FIXED(CAN_USE_STREAM_WAIT_VALUE_NOR_V1, 0),
-	FIXED(COOPERATIVE_LAUNCH, 1),
-	FIXED(COOPERATIVE_MULTI_DEVICE_LAUNCH, 1),
+	NO_DEVICE_CODE(COOPERATIVE_LAUNCH),
+	NO_DEVICE_CODE(COOPERATIVE_MULTI_DEVICE_LAUNCH),
 	FIXED(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 227 * 1024),
-	FIXED(CAN_FLUSH_REMOTE_WRITES, 0),
+	/* Streams: CU_STREAM_WAIT_VALUE_FLUSH is a full fence (stream_memop.c). */
+	FIXED(CAN_FLUSH_REMOTE_WRITES, 1),
 	FIXED(HOST_REGISTER_SUPPORTED, 1),
 	FIXED(PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, 0),
 	FIXED(DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, 0),
@@ -152,21 +160,22 @@ static const struct libcumc_attr libcumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	FIXED(RESERVED_SHARED_MEMORY_PER_BLOCK, 1024),
 	UNIMPLEMENTED(SPARSE_CUDA_ARRAY_SUPPORTED),
 	FIXED(READ_ONLY_HOST_REGISTER_SUPPORTED, 1),
-	FIXED(TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, 1),
-	UNIMPLEMENTED(MEMORY_POOLS_SUPPORTED),
+	UNIMPLEMENTED(TIMELINE_SEMAPHORE_INTEROP_SUPPORTED),
+	FIXED(MEMORY_POOLS_SUPPORTED, 1),		/* mempool*.c */
 	UNIMPLEMENTED(GPU_DIRECT_RDMA_SUPPORTED),
 	/* Without GPUDirect RDMA there are no RDMA writes to flush or order. */
 	UNIMPLEMENTED(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS),
 	FIXED(GPU_DIRECT_RDMA_WRITES_ORDERING, 0),	/* ORDERING_NONE */
-	UNIMPLEMENTED(MEMPOOL_SUPPORTED_HANDLE_TYPES),
-	FIXED(CLUSTER_LAUNCH, 1),
-	FIXED(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, 1),
+	/* Pools shared as POSIX descriptors or fabric handles (mempool*.c). */
+	FIXED(MEMPOOL_SUPPORTED_HANDLE_TYPES, 0x9),
+	NO_DEVICE_CODE(CLUSTER_LAUNCH),
+	UNIMPLEMENTED(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED),
 	FIXED(CAN_USE_64_BIT_STREAM_MEM_OPS, 1),
 	FIXED(CAN_USE_STREAM_WAIT_VALUE_NOR, 1),
 	UNIMPLEMENTED(DMA_BUF_SUPPORTED),
-	FIXED(IPC_EVENT_SUPPORTED, 1),
+	UNIMPLEMENTED(IPC_EVENT_SUPPORTED),
 	FIXED(MEM_SYNC_DOMAIN_COUNT, 4),
-	FIXED(TENSOR_MAP_ACCESS_SUPPORTED, 1),
+	UNIMPLEMENTED(TENSOR_MAP_ACCESS_SUPPORTED),
 	FIXED(HANDLE_TYPE_FABRIC_SUPPORTED, 1),
 	FIXED(UNIFIED_FUNCTION_POINTERS, 0),
 	/* Device memory is not a NUMA node without a coherent CPU link. */

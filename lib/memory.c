@@ -35,6 +35,35 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
 	return CUDA_SUCCESS;
 }
 
+/* What NVIDIA's driver 580 answers for host memory (measured). */
+#define CUMC_HOST_GRANULARITY (2UL << 20)
+
+/*
+ * NCCL probes host-NUMA granularity before it tries host VMM memory: the
+ * answer is the real driver's, 2 MiB for a HOST or HOST_NUMA location
+ * (driver 580 answers it for any node id, and for a HOST location with
+ * handle types, which cuMemCreate refuses).  The rest of @prop is checked
+ * as for a device.
+ * cuMemCreate of host memory stays CUDA_ERROR_NOT_SUPPORTED (the module
+ * has device memory only), which HOST_NUMA_ID (-1) and the HOST_*VIRTUAL_
+ * MEMORY_MANAGEMENT_SUPPORTED attributes (0) announce.
+ */
+static CUresult libcumc_host_granularity(const struct libcumc_driver *drv,
+					 const CUmemAllocationProp *prop,
+					 size_t *granularity)
+{
+	CUmemAllocationProp as_device = *prop;
+	__u32 handle_types;
+	CUresult res;
+
+	as_device.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	as_device.location.id = 0;
+	res = libcumc_mem_prop_check(drv, &as_device, &handle_types);
+	if (res == CUDA_SUCCESS)
+		*granularity = CUMC_HOST_GRANULARITY;
+	return res;
+}
+
 /* MINIMUM and RECOMMENDED are one value: the device's granularity. */
 CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
 			const CUmemAllocationProp *prop,
@@ -51,6 +80,9 @@ CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
 	    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
 	     option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
 		return CUDA_ERROR_INVALID_VALUE;
+	if (prop->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+	    prop->location.type == CU_MEM_LOCATION_TYPE_HOST)
+		return libcumc_host_granularity(drv, prop, granularity);
 	res = libcumc_mem_prop_check(drv, prop, &handle_types);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_device_info(drv, prop->location.id, &info);

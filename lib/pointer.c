@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * cuPointerGetAttribute(s): what a device address is, answered from one
- * CUMC_VA_QUERY.  Only addresses in the caller's reservations are CUDA
- * pointers; cumc has no other device memory and no registered host memory.
+ * CUMC_VA_QUERY.  CUDA pointers are the addresses in the caller's
+ * reservations (cuMemAlloc memory among them, alloc.c), and host memory of
+ * cuMemHostAlloc and cuMemHostRegister (host_mem.c).
  */
 #include <stdbool.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "host_mem.h"
 #include "mem_prop.h"
+#include "mempool.h"
 #include "va.h"
 
 /* What the module said about a pointer. */
@@ -15,6 +19,10 @@ struct libcumc_pointer {
 	CUdeviceptr ptr;
 	bool reserved;		/* in a reservation of this client */
 	struct cumc_va_query q;	/* out_access: the current device's */
+	bool alloc;		/* in a cuMemAlloc allocation */
+	struct libcumc_alloc_info a;
+	bool host;		/* in host memory CUDA knows of */
+	struct libcumc_host_info h;
 };
 
 static bool libcumc_attribute_known(CUpointer_attribute attr)
@@ -70,6 +78,12 @@ static CUresult libcumc_pointer_lookup(const struct libcumc_driver *drv,
 			return res;
 	}
 	p->ptr = ptr;
+	p->alloc = libcumc_alloc_lookup(ptr, &p->a);
+	p->host = !p->alloc && libcumc_host_lookup(ptr, &p->h);
+	if (p->host) {
+		p->reserved = false;
+		return CUDA_SUCCESS;
+	}
 	res = libcumc_address_query(drv, ptr, dev, &p->q);
 	p->reserved = res == CUDA_SUCCESS;
 	return res == CUDA_ERROR_NOT_FOUND ? CUDA_SUCCESS : res;
@@ -89,9 +103,9 @@ static void libcumc_put_u64(void *data, unsigned long long value)
  * Attributes of a mapped address.  Memory cumc maps is never managed,
  * legacy-IPC capable, GPUDirect RDMA capable or decompression capable.
  * CONTEXT (no context owns VMM memory), HOST_POINTER (device memory),
- * P2P_TOKENS (cuMemAlloc memory only), SYNC_MEMOPS, BUFFER_ID,
- * MEMPOOL_HANDLE and MEMORY_BLOCK_ID (the module names no allocation
- * beyond a handle) have no answer.
+ * P2P_TOKENS (cuMemAlloc memory only), SYNC_MEMOPS, BUFFER_ID and
+ * MEMORY_BLOCK_ID (the module names no allocation beyond a handle) have
+ * no answer; MEMPOOL_HANDLE only for memory of a pool (mempool.h).
  */
 static CUresult libcumc_mapping_attribute(const struct libcumc_pointer *p,
 					  CUpointer_attribute attr, void *data)
@@ -127,6 +141,8 @@ static CUresult libcumc_mapping_attribute(const struct libcumc_pointer *p,
 	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
 		libcumc_put_u64(data, q->out_map_addr);
 		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		return libcumc_pool_of(p->ptr, data);
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
 	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
@@ -138,14 +154,104 @@ static CUresult libcumc_mapping_attribute(const struct libcumc_pointer *p,
 	}
 }
 
+/*
+ * Host memory: its own address on every device (unified addressing);
+ * DEVICE_ORDINAL is the device of the context it was made in, as driver
+ * 580 answers.
+ */
+static CUresult libcumc_host_attribute(const struct libcumc_pointer *p,
+				       CUpointer_attribute attr, void *data)
+{
+	const struct libcumc_host_info *h = &p->h;
+	bool read_only = h->registered &&
+			 (h->flags & CU_MEMHOSTREGISTER_READ_ONLY);
+
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		memcpy(data, &h->ctx, sizeof(h->ctx));
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		libcumc_put_uint(data, CU_MEMORYTYPE_HOST);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		libcumc_put_u64(data, p->ptr);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		memcpy(data, &p->ptr, sizeof(void *));
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+		libcumc_put_u64(data, h->buffer_id);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		libcumc_put_uint(data, h->dev);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		libcumc_put_u64(data, h->base);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		libcumc_put_u64(data, h->size);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+		libcumc_put_uint(data, 1);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		libcumc_put_uint(data, read_only ?
+				 CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ :
+				 CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+		libcumc_put_uint(data, 0);
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/*
+ * cuMemAlloc memory answers for its allocation where VMM memory answers
+ * for its reservation; the rest comes from the mapping beneath.
+ */
+static bool libcumc_alloc_attribute(const struct libcumc_pointer *p,
+				    CUpointer_attribute attr, void *data)
+{
+	const struct libcumc_alloc_info *a = &p->a;
+
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		memcpy(data, &a->ctx, sizeof(a->ctx));
+		return true;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		libcumc_put_u64(data, a->base);
+		return true;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		libcumc_put_u64(data, a->size);
+		return true;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+		libcumc_put_u64(data, a->buffer_id);
+		return true;
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+		libcumc_put_uint(data, a->sync_memops);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* CUDA_ERROR_INVALID_VALUE when @p has no answer for @attr. */
 static CUresult libcumc_pointer_attribute(const struct libcumc_pointer *p,
 					  CUpointer_attribute attr, void *data)
 {
 	const struct cumc_va_query *q = &p->q;
 
+	if (p->host)
+		return libcumc_host_attribute(p, attr, data);
 	if (!p->reserved)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (p->alloc && libcumc_alloc_attribute(p, attr, data))
+		return CUDA_SUCCESS;
 	/* These describe the reservation, mapped or not. */
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
@@ -217,4 +323,35 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 			memset(data[i], 0,
 			       libcumc_attribute_size(attributes[i]));
 	return CUDA_SUCCESS;
+}
+
+/*
+ * Only SYNC_MEMOPS may be set, as documented.  Every memory operation of
+ * cumc is synchronous already; the value is kept for cuMemAlloc memory
+ * (and read back by cuPointerGetAttribute) and accepted without state for
+ * host memory.  As NVIDIA's driver 580 answers (measured), mapped VMM
+ * memory is CUDA_ERROR_NOT_SUPPORTED and anything else a bad value.
+ */
+CUresult CUDAAPI cuPointerSetAttribute(const void *value,
+				       CUpointer_attribute attribute,
+				       CUdeviceptr ptr)
+{
+	const struct libcumc_driver *drv;
+	struct cumc_va_query q;
+	unsigned int v;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!value || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(&v, value, sizeof(v));
+	/* A boolean. */
+	v = !!v;
+	if (libcumc_alloc_set_sync_memops(ptr, v) || libcumc_host_range(ptr, 0))
+		return CUDA_SUCCESS;
+	res = libcumc_mapping_query(drv, ptr, 0, &q);
+	if (res == CUDA_SUCCESS)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return res == CUDA_ERROR_NOT_FOUND ? CUDA_ERROR_INVALID_VALUE : res;
 }

@@ -15,29 +15,45 @@ struct libcumc_proc {
 	void *function;
 };
 
+#include "stream.h"
+
+/* The legacy (and default) flavour of every entry point. */
 #define CUMC_PROC(symbol, version, function) \
 	{ symbol, version, (void *)function },
+#define CUMC_PROC_PTDS(symbol, version, function)
 static const struct libcumc_proc libcumc_procs[] = {
 #include "procaddr_table.h"
 };
 #undef CUMC_PROC
+#undef CUMC_PROC_PTDS
 
-#define CUMC_NUM_PROCS (sizeof(libcumc_procs) / sizeof(libcumc_procs[0]))
+/* The per-thread default stream flavour, where it differs. */
+#define CUMC_PROC(symbol, version, function)
+#define CUMC_PROC_PTDS(symbol, version, function) \
+	{ symbol, version, (void *)function },
+static const struct libcumc_proc libcumc_procs_ptds[] = {
+#include "procaddr_table.h"
+};
+#undef CUMC_PROC
+#undef CUMC_PROC_PTDS
+
+#define CUMC_NUM(table) (sizeof(table) / sizeof(table[0]))
 
 /* Entries of a symbol ascend by version: the last one that fits wins. */
 static CUdriverProcAddressQueryResult
-libcumc_proc_lookup(const char *symbol, int version, void **pfn)
+libcumc_proc_find(const struct libcumc_proc *procs, size_t count,
+		  const char *symbol, int version, void **pfn)
 {
 	bool known = false;
 	size_t i;
 
 	*pfn = NULL;
-	for (i = 0; i < CUMC_NUM_PROCS; i++) {
-		if (strcmp(libcumc_procs[i].symbol, symbol))
+	for (i = 0; i < count; i++) {
+		if (strcmp(procs[i].symbol, symbol))
 			continue;
 		known = true;
-		if (libcumc_procs[i].version <= version)
-			*pfn = libcumc_procs[i].function;
+		if (procs[i].version <= version)
+			*pfn = procs[i].function;
 	}
 	if (*pfn)
 		return CU_GET_PROC_ADDRESS_SUCCESS;
@@ -46,8 +62,26 @@ libcumc_proc_lookup(const char *symbol, int version, void **pfn)
 }
 
 /*
- * Without streams, the legacy and per-thread default stream flavours of
- * an entry point are one function; asking for both at once is refused.
+ * The per-thread default stream flavour when asked for and one exists at
+ * that version (_ptds, _ptsz: the NULL stream is the calling thread's),
+ * else the legacy one.
+ */
+static CUdriverProcAddressQueryResult
+libcumc_proc_lookup(const char *symbol, int version, cuuint64_t flags,
+		    void **pfn)
+{
+	if (flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM &&
+	    libcumc_proc_find(libcumc_procs_ptds, CUMC_NUM(libcumc_procs_ptds),
+			      symbol, version, pfn) == CU_GET_PROC_ADDRESS_SUCCESS)
+		return CU_GET_PROC_ADDRESS_SUCCESS;
+	return libcumc_proc_find(libcumc_procs, CUMC_NUM(libcumc_procs), symbol,
+				 version, pfn);
+}
+
+/*
+ * CU_GET_PROC_ADDRESS_DEFAULT is the legacy flavour, as for a program
+ * built without per-thread default streams; asking for both at once is
+ * refused.
  */
 static bool libcumc_proc_flags_valid(cuuint64_t flags)
 {
@@ -72,14 +106,31 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
 	/* A version newer than this driver's is refused, as documented. */
 	if (!symbol || !libcumc_proc_flags_valid(flags) || cudaVersion > CUMC_DRIVER_VERSION)
 		return CUDA_ERROR_INVALID_VALUE;
-	status = libcumc_proc_lookup(symbol, cudaVersion, pfn);
+	status = libcumc_proc_lookup(symbol, cudaVersion, flags, pfn);
 	if (symbolStatus)
 		*symbolStatus = status;
 	return CUDA_SUCCESS;
 }
 
+/*
+ * Without symbolStatus, a symbol that is unknown or too new for
+ * cudaVersion is CUDA_ERROR_NOT_FOUND, and *pfn is left alone (as driver
+ * 580 answers).
+ */
 CUresult CUDAAPI cuGetProcAddress_v1(const char *symbol, void **pfn,
 				     int cudaVersion, cuuint64_t flags)
 {
-	return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
+	CUdriverProcAddressQueryResult status;
+	void *found;
+	CUresult res;
+
+	if (!pfn)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cuGetProcAddress_v2(symbol, &found, cudaVersion, flags, &status);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (status != CU_GET_PROC_ADDRESS_SUCCESS)
+		return CUDA_ERROR_NOT_FOUND;
+	*pfn = found;
+	return CUDA_SUCCESS;
 }

@@ -18,4 +18,45 @@ CUresult CUDAAPI cuGetProcAddress_v1(const char *symbol, void **pfn,
 				     int cudaVersion, cuuint64_t flags)
 	__asm__("cuGetProcAddress");
 
+/*
+ * cuEventElapsedTime of CUDA 2.0 to 12.8, which today's headers map to
+ * cuEventElapsedTime_v2; same ABI.
+ */
+CUresult CUDAAPI cuEventElapsedTime_v1(float *pMilliseconds, CUevent hStart,
+				       CUevent hEnd)
+	__asm__("cuEventElapsedTime");
+
+/*
+ * The launches of per-thread default stream builds (module.c): no launch
+ * gets past its function handle, so they answer as the others do.
+ */
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
+				     unsigned int gridDimY, unsigned int gridDimZ,
+				     unsigned int blockDimX, unsigned int blockDimY,
+				     unsigned int blockDimZ,
+				     unsigned int sharedMemBytes,
+				     CUstream hStream, void **kernelParams,
+				     void **extra);
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
+				       CUfunction f, void **kernelParams,
+				       void **extra);
+CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
+				unsigned int gridDimX, unsigned int gridDimY,
+				unsigned int gridDimZ, unsigned int blockDimX,
+				unsigned int blockDimY, unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams);
+
+/*
+ * Stream-ordered allocator (mempool_alloc.c): the per-thread default
+ * stream variants, in which a NULL stream is CU_STREAM_PER_THREAD.
+ */
+CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+				      CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
+					      size_t bytesize,
+					      CUmemoryPool pool,
+					      CUstream hStream);
+
 #endif /* _CUMC_LIB_PROCADDR_H */

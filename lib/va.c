@@ -8,9 +8,12 @@
  * in for every device, loads and stores through once access is granted.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "host_mem.h"
 #include "mc_views.h"
 #include "va.h"
 
@@ -26,13 +29,10 @@ libcumc_bad_range_is_invalid_value[] = {
 	{ 0 }
 };
 
-static const struct libcumc_errno_result libcumc_map_errors[] = {
-	/* Outside the caller's reservations, over a mapping, no such handle. */
-	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
-	{ EEXIST, CUDA_ERROR_INVALID_VALUE },
-	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
-	/* The team of a multicast object failed to form. */
-	{ EIO, CUDA_ERROR_ILLEGAL_STATE },
+/* ENXIO: outside a reservation or partly unmapped, told apart after. */
+static const struct libcumc_errno_result libcumc_unmap_errors[] = {
+	{ ENXIO, CUDA_ERROR_NOT_FOUND },
+	{ EBUSY, CUDA_ERROR_INVALID_VALUE },
 	{ 0 }
 };
 
@@ -110,7 +110,49 @@ CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 			     libcumc_bad_range_is_invalid_value);
 }
 
-/* The module refuses a non-zero offset and a size other than the object's. */
+/*
+ * The device granularity, the same on every device (the module has one):
+ * asked once, for the checks that must come before the module's.
+ */
+static CUresult libcumc_granularity(const struct libcumc_driver *drv,
+				    size_t *granularity)
+{
+	static size_t cached;
+	struct cumc_device_info info;
+	size_t g = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	CUresult res;
+
+	if (!g) {
+		res = libcumc_device_info(drv, 0, &info);
+		if (res != CUDA_SUCCESS)
+			return res;
+		g = info.granularity;
+		__atomic_store_n(&cached, g, __ATOMIC_RELAXED);
+	}
+	*granularity = g;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * After the address checks, what is left of the module's EINVAL is a
+ * length other than the allocation's (misaligned or not): NVIDIA's driver
+ * 580 answers NOT_SUPPORTED there, as for a non-zero offset.
+ */
+static const struct libcumc_errno_result libcumc_map_length_errors[] = {
+	{ EINVAL, CUDA_ERROR_NOT_SUPPORTED },
+	{ ENXIO, CUDA_ERROR_INVALID_VALUE },
+	{ EEXIST, CUDA_ERROR_INVALID_VALUE },
+	{ ENOENT, CUDA_ERROR_INVALID_VALUE },
+	{ EIO, CUDA_ERROR_ILLEGAL_STATE },
+	{ 0 }
+};
+
+/*
+ * A misaligned address or an empty range is a bad value; then a non-zero
+ * offset, a partial map and a map larger than the allocation are
+ * NOT_SUPPORTED, as NVIDIA's driver 580 answers (measured: see
+ * conformance/alloc); the module maps whole allocations only.
+ */
 CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			  CUmemGenericAllocationHandle handle,
 			  unsigned long long flags)
@@ -123,15 +165,86 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		.handle = handle,
 		.offset = offset,
 	};
+	size_t granularity;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_ioctl(drv, CUMC_MAP, &map, libcumc_map_errors);
+	res = libcumc_granularity(drv, &granularity);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!size || ptr % granularity)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (offset)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return libcumc_ioctl(drv, CUMC_MAP, &map, libcumc_map_length_errors);
 }
 
+/*
+ * The mappings in [ptr, ptr + size), which lies inside one reservation of
+ * this client, each whole (CUDA_ERROR_INVALID_VALUE when the range cuts
+ * one), unmapped one by one; holes between them are skipped.  Stepping
+ * over a hole costs one query per granule, on a path only an unmap over
+ * holes takes.
+ */
+static CUresult libcumc_unmap_over_holes(const struct libcumc_driver *drv,
+					 CUdeviceptr ptr, size_t size)
+{
+	struct cumc_unmap unmap = { .size = sizeof(unmap) };
+	struct cumc_va_query q;
+	CUdeviceptr addr, end;
+	size_t granularity;
+	bool pass;
+	CUresult res;
+
+	res = libcumc_granularity(drv, &granularity);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_address_query(drv, ptr, 0, &q);
+	if (res == CUDA_ERROR_NOT_FOUND)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (__builtin_add_overflow(ptr, size, &end) ||
+	    end > q.out_va_addr + q.out_va_length)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* First every mapping checked, then every one unmapped. */
+	for (pass = false; ; pass = true) {
+		for (addr = ptr; addr < end;) {
+			res = libcumc_address_query(drv, addr, 0, &q);
+			if (res != CUDA_SUCCESS)
+				return res == CUDA_ERROR_NOT_FOUND ?
+				       CUDA_ERROR_INVALID_VALUE : res;
+			if (!q.out_map_addr) {
+				addr += granularity;
+				continue;
+			}
+			if (q.out_map_addr < ptr ||
+			    libcumc_mapping_end(&q) > end)
+				return CUDA_ERROR_INVALID_VALUE;
+			if (pass) {
+				unmap.addr = q.out_map_addr;
+				unmap.length = q.out_map_length;
+				res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap,
+					libcumc_bad_range_is_invalid_value);
+				if (res != CUDA_SUCCESS)
+					return res;
+			}
+			addr = libcumc_mapping_end(&q);
+		}
+		if (pass)
+			return CUDA_SUCCESS;
+	}
+}
+
+/*
+ * NVIDIA's driver 580 (measured) unmaps the whole mappings of a range of
+ * one reservation and skips what is not mapped: a range with nothing
+ * mapped answers CUDA_SUCCESS, as does one of mappings and holes.  A range
+ * that cuts a mapping, or lies outside the caller's reservations, answers
+ * CUDA_ERROR_INVALID_VALUE, as there.
+ */
 CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
 	const struct libcumc_driver *drv;
@@ -144,15 +257,19 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap,
-			    libcumc_bad_range_is_invalid_value);
+	res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap, libcumc_unmap_errors);
+	if (res == CUDA_ERROR_NOT_FOUND)
+		res = libcumc_unmap_over_holes(drv, ptr, size);
 	/* Multicast views of the range: gone with it. */
 	if (res == CUDA_SUCCESS)
 		libcumc_mc_forget(ptr, size);
 	return res;
 }
 
-/* Device memory is accessed by devices only: no host location applies. */
+/*
+ * Device memory is accessed by devices only: no host location applies.  A
+ * bad device is a bad value here, as NVIDIA's driver 580 answers.
+ */
 static CUresult libcumc_access_desc_check(const struct libcumc_driver *drv,
 					  const CUmemAccessDesc *desc)
 {
@@ -162,7 +279,9 @@ static CUresult libcumc_access_desc_check(const struct libcumc_driver *drv,
 	    desc->flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
 	    desc->flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
 		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_check_device(drv, desc->location.id);
+	if (libcumc_check_device(drv, desc->location.id) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
 }
 
 /*
@@ -276,21 +395,36 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(
 	return res;
 }
 
-/* The mapping holding @dptr, as the real driver answers for VMM memory. */
+/*
+ * The allocation of cuMemAlloc or cuMemHostAlloc/cuMemHostRegister
+ * holding @dptr, else the mapping holding it, as the real driver answers
+ * for VMM memory.
+ */
 CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
 					 CUdeviceptr dptr)
 {
 	const struct libcumc_driver *drv;
+	struct libcumc_alloc_info a;
+	struct libcumc_host_info h;
 	struct cumc_va_query q;
 	CUdevice dev;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res == CUDA_SUCCESS)
 		res = libcumc_current_device(&dev);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_mapping_query(drv, dptr, dev, &q);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (libcumc_alloc_lookup(dptr, &a)) {
+		q.out_map_addr = a.base;
+		q.out_map_length = a.size;
+	} else if (libcumc_host_lookup(dptr, &h)) {
+		q.out_map_addr = h.base;
+		q.out_map_length = h.size;
+	} else {
+		res = libcumc_mapping_query(drv, dptr, dev, &q);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
 	if (pbase)
 		*pbase = q.out_map_addr;
 	if (psize)

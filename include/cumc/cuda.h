@@ -24,10 +24,8 @@ typedef uint64_t cuuint64_t;
 
 /*
  * Versioned entry points.  A call written as cuMemcpyHtoD() links against
- * cuMemcpyHtoD_v2, exactly as with the toolkit's header.  Per-thread
- * default stream builds (CUDA_API_PER_THREAD_DEFAULT_STREAM) get the same
- * names: cumc has no streams, so the _ptds/_ptsz variants would behave
- * identically to these.
+ * cuMemcpyHtoD_v2, exactly as with the toolkit's header; per-thread
+ * default stream builds get the _ptds/_ptsz names (see below).
  */
 #define cuDeviceTotalMem		cuDeviceTotalMem_v2
 #define cuCtxCreate			cuCtxCreate_v4
@@ -46,6 +44,85 @@ typedef uint64_t cuuint64_t;
 #define cuDevicePrimaryCtxReset		cuDevicePrimaryCtxReset_v2
 #define cuDeviceGetUuid			cuDeviceGetUuid_v2
 #define cuGetProcAddress		cuGetProcAddress_v2
+/* Plain and host allocation, modules (branch alloc). */
+#define cuMemAlloc			cuMemAlloc_v2
+#define cuMemAllocPitch			cuMemAllocPitch_v2
+#define cuMemFree			cuMemFree_v2
+#define cuMemAllocHost			cuMemAllocHost_v2
+#define cuMemHostGetDevicePointer	cuMemHostGetDevicePointer_v2
+#define cuMemHostRegister		cuMemHostRegister_v2
+#define cuModuleGetGlobal		cuModuleGetGlobal_v2
+#define cuDevicePrimaryCtxSetFlags	cuDevicePrimaryCtxSetFlags_v2
+
+/*
+ * Streams, events and stream memory operations.  Entry points whose
+ * default stream differs with CUDA_API_PER_THREAD_DEFAULT_STREAM link
+ * against their _ptds (synchronous) or _ptsz (stream-taking) variants in
+ * such builds, as with the toolkit's header: there the NULL stream is the
+ * calling thread's per-thread default stream.
+ */
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define __CUDA_API_PER_THREAD_DEFAULT_STREAM
+#define __CUDA_API_PTDS(api) api ## _ptds
+#define __CUDA_API_PTSZ(api) api ## _ptsz
+#else
+#define __CUDA_API_PTDS(api) api
+#define __CUDA_API_PTSZ(api) api
+#endif
+
+#undef cuMemcpyHtoD
+#undef cuMemcpyDtoH
+#undef cuMemcpyDtoD
+#undef cuMemsetD8
+#undef cuMemsetD16
+#undef cuMemsetD32
+#define cuMemcpyHtoD			__CUDA_API_PTDS(cuMemcpyHtoD_v2)
+#define cuMemcpyDtoH			__CUDA_API_PTDS(cuMemcpyDtoH_v2)
+#define cuMemcpyDtoD			__CUDA_API_PTDS(cuMemcpyDtoD_v2)
+#define cuMemsetD8			__CUDA_API_PTDS(cuMemsetD8_v2)
+#define cuMemsetD16			__CUDA_API_PTDS(cuMemsetD16_v2)
+#define cuMemsetD32			__CUDA_API_PTDS(cuMemsetD32_v2)
+#define cuMemcpyHtoDAsync		__CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)
+#define cuMemcpyDtoHAsync		__CUDA_API_PTSZ(cuMemcpyDtoHAsync_v2)
+#define cuMemcpyDtoDAsync		__CUDA_API_PTSZ(cuMemcpyDtoDAsync_v2)
+#define cuStreamDestroy			cuStreamDestroy_v2
+#define cuEventDestroy			cuEventDestroy_v2
+#define cuEventElapsedTime		cuEventElapsedTime_v2
+#define cuStreamWriteValue32		__CUDA_API_PTSZ(cuStreamWriteValue32_v2)
+#define cuStreamWaitValue32		__CUDA_API_PTSZ(cuStreamWaitValue32_v2)
+#define cuStreamWriteValue64		__CUDA_API_PTSZ(cuStreamWriteValue64_v2)
+#define cuStreamWaitValue64		__CUDA_API_PTSZ(cuStreamWaitValue64_v2)
+#define cuStreamBatchMemOp		__CUDA_API_PTSZ(cuStreamBatchMemOp_v2)
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemcpy			__CUDA_API_PTDS(cuMemcpy)
+#define cuMemcpyAsync			__CUDA_API_PTSZ(cuMemcpyAsync)
+#define cuMemsetD8Async			__CUDA_API_PTSZ(cuMemsetD8Async)
+#define cuMemsetD16Async		__CUDA_API_PTSZ(cuMemsetD16Async)
+#define cuMemsetD32Async		__CUDA_API_PTSZ(cuMemsetD32Async)
+#define cuStreamGetPriority		__CUDA_API_PTSZ(cuStreamGetPriority)
+#define cuStreamGetId			__CUDA_API_PTSZ(cuStreamGetId)
+#define cuStreamGetFlags		__CUDA_API_PTSZ(cuStreamGetFlags)
+#define cuStreamGetDevice		__CUDA_API_PTSZ(cuStreamGetDevice)
+#define cuStreamGetCtx			__CUDA_API_PTSZ(cuStreamGetCtx)
+#define cuStreamGetCtx_v2		__CUDA_API_PTSZ(cuStreamGetCtx_v2)
+#define cuStreamWaitEvent		__CUDA_API_PTSZ(cuStreamWaitEvent)
+#define cuStreamAddCallback		__CUDA_API_PTSZ(cuStreamAddCallback)
+#define cuStreamQuery			__CUDA_API_PTSZ(cuStreamQuery)
+#define cuStreamSynchronize		__CUDA_API_PTSZ(cuStreamSynchronize)
+#define cuEventRecord			__CUDA_API_PTSZ(cuEventRecord)
+#define cuEventRecordWithFlags		__CUDA_API_PTSZ(cuEventRecordWithFlags)
+#define cuLaunchHostFunc		__CUDA_API_PTSZ(cuLaunchHostFunc)
+#define cuLaunchKernel			__CUDA_API_PTSZ(cuLaunchKernel)
+#define cuLaunchKernelEx		__CUDA_API_PTSZ(cuLaunchKernelEx)
+#define cuLaunchCooperativeKernel	__CUDA_API_PTSZ(cuLaunchCooperativeKernel)
+#endif
+
+/* Stream-ordered allocator: its per-thread default stream names. */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
+#define cuMemFreeAsync			__CUDA_API_PTSZ(cuMemFreeAsync)
+#define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
+#endif
 
 /* API version this header describes: 13.0. */
 #define CUDA_VERSION 13000
@@ -74,6 +151,11 @@ typedef CUdevice_v1 CUdevice;
 
 /* Context handle; the struct is never defined for callers. */
 typedef struct CUctx_st *CUcontext;
+
+/* Stream, event and green context handles (streams and events: stream.c). */
+typedef struct CUevent_st *CUevent;
+typedef struct CUstream_st *CUstream;
+typedef struct CUgreenCtx_st *CUgreenCtx;
 
 /* 128-bit device identifier. The runtime headers share this guard. */
 #ifndef CU_UUID_HAS_BEEN_DEFINED
@@ -565,6 +647,259 @@ typedef struct CUmemAccessDesc_st {
 } CUmemAccessDesc_v1;
 typedef CUmemAccessDesc_v1 CUmemAccessDesc;
 
+/* Stream creation flags. */
+typedef enum CUstream_flags_enum {
+	CU_STREAM_DEFAULT		= 0x0,
+	CU_STREAM_NON_BLOCKING		= 0x1	/* no implicit sync with stream 0 */
+} CUstream_flags;
+
+/* The implicit streams: legacy (also NULL) and per-thread default. */
+#define CU_STREAM_LEGACY	((CUstream)0x1)
+#define CU_STREAM_PER_THREAD	((CUstream)0x2)
+
+/* Event creation flags. */
+typedef enum CUevent_flags_enum {
+	CU_EVENT_DEFAULT		= 0x0,
+	CU_EVENT_BLOCKING_SYNC		= 0x1,
+	CU_EVENT_DISABLE_TIMING		= 0x2,
+	CU_EVENT_INTERPROCESS		= 0x4	/* needs CU_EVENT_DISABLE_TIMING */
+} CUevent_flags;
+
+/* cuEventRecordWithFlags flags (EXTERNAL: stream capture only). */
+typedef enum CUevent_record_flags_enum {
+	CU_EVENT_RECORD_DEFAULT		= 0x0,
+	CU_EVENT_RECORD_EXTERNAL	= 0x1
+} CUevent_record_flags;
+
+/* cuStreamWaitEvent flags (EXTERNAL: stream capture only). */
+typedef enum CUevent_wait_flags_enum {
+	CU_EVENT_WAIT_DEFAULT		= 0x0,
+	CU_EVENT_WAIT_EXTERNAL		= 0x1
+} CUevent_wait_flags;
+
+/* cuStreamWaitValue32/64 conditions, and the flush flag. */
+typedef enum CUstreamWaitValue_flags_enum {
+	CU_STREAM_WAIT_VALUE_GEQ	= 0x0,	/* (int32_t)(*addr - value) >= 0 */
+	CU_STREAM_WAIT_VALUE_EQ		= 0x1,	/* *addr == value */
+	CU_STREAM_WAIT_VALUE_AND	= 0x2,	/* (*addr & value) != 0 */
+	CU_STREAM_WAIT_VALUE_NOR	= 0x3,	/* ~(*addr | value) != 0 */
+	CU_STREAM_WAIT_VALUE_FLUSH	= 1 << 30
+} CUstreamWaitValue_flags;
+
+/* cuStreamWriteValue32/64 flags. */
+typedef enum CUstreamWriteValue_flags_enum {
+	CU_STREAM_WRITE_VALUE_DEFAULT			= 0x0,
+	CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER	= 0x1
+} CUstreamWriteValue_flags;
+
+/* cuStreamBatchMemOp operations. */
+typedef enum CUstreamBatchMemOpType_enum {
+	CU_STREAM_MEM_OP_WAIT_VALUE_32		= 1,
+	CU_STREAM_MEM_OP_WRITE_VALUE_32		= 2,
+	CU_STREAM_MEM_OP_WAIT_VALUE_64		= 4,
+	CU_STREAM_MEM_OP_WRITE_VALUE_64		= 5,
+	CU_STREAM_MEM_OP_BARRIER		= 6,
+	CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES	= 3
+} CUstreamBatchMemOpType;
+
+/* CUstreamBatchMemOpParams' memoryBarrier flags. */
+typedef enum CUstreamMemoryBarrier_flags_enum {
+	CU_STREAM_MEMORY_BARRIER_TYPE_SYS	= 0x0,
+	CU_STREAM_MEMORY_BARRIER_TYPE_GPU	= 0x1
+} CUstreamMemoryBarrier_flags;
+
+/* One operation of cuStreamBatchMemOp; operation tags the member. */
+typedef union CUstreamBatchMemOpParams_union {
+	CUstreamBatchMemOpType operation;
+	struct CUstreamMemOpWaitValueParams_st {
+		CUstreamBatchMemOpType operation;
+		CUdeviceptr address;
+		union {
+			cuuint32_t value;
+			cuuint64_t value64;
+		};
+		unsigned int flags;
+		CUdeviceptr alias;	/* driver use; ignored */
+	} waitValue;
+	struct CUstreamMemOpWriteValueParams_st {
+		CUstreamBatchMemOpType operation;
+		CUdeviceptr address;
+		union {
+			cuuint32_t value;
+			cuuint64_t value64;
+		};
+		unsigned int flags;
+		CUdeviceptr alias;	/* driver use; ignored */
+	} writeValue;
+	struct CUstreamMemOpFlushRemoteWritesParams_st {
+		CUstreamBatchMemOpType operation;
+		unsigned int flags;	/* must be 0 */
+	} flushRemoteWrites;
+	struct CUstreamMemOpMemoryBarrierParams_st {
+		CUstreamBatchMemOpType operation;
+		unsigned int flags;	/* CUstreamMemoryBarrier_flags */
+	} memoryBarrier;
+	cuuint64_t pad[6];
+} CUstreamBatchMemOpParams_v1;
+typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
+
+#ifdef _WIN32
+#define CUDA_CB __stdcall
+#else
+#define CUDA_CB
+#endif
+
+/* What cuLaunchHostFunc and cuStreamAddCallback run on the stream. */
+typedef void (CUDA_CB *CUhostFn)(void *userData);
+typedef void (CUDA_CB *CUstreamCallback)(CUstream hStream, CUresult status,
+					 void *userData);
+/* Stream-ordered allocator: memory pools (cuMemPool*, cuMemAllocAsync). */
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+
+typedef enum CUmemPool_attribute_enum {
+	CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,	/* int */
+	CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,		/* int */
+	CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES,	/* int */
+	CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,			/* cuuint64_t */
+	CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,			/* cuuint64_t */
+	CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH,			/* reset to 0 only */
+	CU_MEMPOOL_ATTR_USED_MEM_CURRENT,			/* cuuint64_t */
+	CU_MEMPOOL_ATTR_USED_MEM_HIGH				/* reset to 0 only */
+} CUmemPool_attribute;
+
+/* Bit of CUmemPoolProps::usage. */
+#define CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS 0x2
+
+/* What cuMemPoolCreate makes: where its memory lives, how it is shared. */
+typedef struct CUmemPoolProps_st {
+	CUmemAllocationType allocType;	/* CU_MEM_ALLOCATION_TYPE_PINNED */
+	CUmemAllocationHandleType handleTypes;
+	CUmemLocation location;
+	void *win32SecurityAttributes;	/* must be NULL outside Windows */
+	size_t maxSize;			/* 0: no limit but the device's */
+	unsigned short usage;
+	unsigned char reserved[54];	/* must be 0 */
+} CUmemPoolProps_v1;
+typedef CUmemPoolProps_v1 CUmemPoolProps;
+
+/* Names one pool allocation for cuMemPoolImportPointer in another process. */
+typedef struct CUmemPoolPtrExportData_st {
+	unsigned char reserved[64];
+} CUmemPoolPtrExportData_v1;
+typedef CUmemPoolPtrExportData_v1 CUmemPoolPtrExportData;
+
+/*
+ * Plain and host allocation, peer access, modules and launches (branch
+ * alloc).
+ */
+#define CU_MEMHOSTALLOC_PORTABLE	0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP	0x02
+#define CU_MEMHOSTALLOC_WRITECOMBINED	0x04
+#define CU_MEMHOSTREGISTER_PORTABLE	0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP	0x02
+#define CU_MEMHOSTREGISTER_IOMEMORY	0x04
+#define CU_MEMHOSTREGISTER_READ_ONLY	0x08
+
+/* What cuDeviceGetP2PAttribute reports of a pair of devices. */
+typedef enum CUdevice_P2PAttribute_enum {
+	CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK			= 0x01,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED			= 0x02,
+	CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED			= 0x03,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED			= 0x04,
+	CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED		= 0x04,
+	CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED	= 0x05
+} CUdevice_P2PAttribute;
+
+/* Device code: declared so that programs link; none of it runs here. */
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUlib_st *CUlibrary;
+typedef struct CUkern_st *CUkernel;
+
+typedef enum CUjit_option_enum {
+	CU_JIT_MAX_REGISTERS = 0,
+	CU_JIT_THREADS_PER_BLOCK = 1,
+	CU_JIT_WALL_TIME = 2,
+	CU_JIT_INFO_LOG_BUFFER = 3,
+	CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+	CU_JIT_ERROR_LOG_BUFFER = 5,
+	CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+	CU_JIT_OPTIMIZATION_LEVEL = 7,
+	CU_JIT_TARGET_FROM_CUCONTEXT = 8,
+	CU_JIT_TARGET = 9,
+	CU_JIT_FALLBACK_STRATEGY = 10,
+	CU_JIT_GENERATE_DEBUG_INFO = 11,
+	CU_JIT_LOG_VERBOSE = 12,
+	CU_JIT_GENERATE_LINE_INFO = 13,
+	CU_JIT_CACHE_MODE = 14,
+	CU_JIT_NEW_SM3X_OPT = 15,
+	CU_JIT_FAST_COMPILE = 16,
+	CU_JIT_GLOBAL_SYMBOL_NAMES = 17,
+	CU_JIT_GLOBAL_SYMBOL_ADDRESSES = 18,
+	CU_JIT_GLOBAL_SYMBOL_COUNT = 19,
+	CU_JIT_LTO = 20,
+	CU_JIT_FTZ = 21,
+	CU_JIT_PREC_DIV = 22,
+	CU_JIT_PREC_SQRT = 23,
+	CU_JIT_FMA = 24,
+	CU_JIT_REFERENCED_KERNEL_NAMES = 25,
+	CU_JIT_REFERENCED_KERNEL_COUNT = 26,
+	CU_JIT_REFERENCED_VARIABLE_NAMES = 27,
+	CU_JIT_REFERENCED_VARIABLE_COUNT = 28,
+	CU_JIT_OPTIMIZE_UNUSED_DEVICE_VARIABLES = 29,
+	CU_JIT_POSITION_INDEPENDENT_CODE = 30,
+	CU_JIT_MIN_CTA_PER_SM = 31,
+	CU_JIT_MAX_THREADS_PER_BLOCK = 32,
+	CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
+	CU_JIT_SPLIT_COMPILE = 34,
+	CU_JIT_NUM_OPTIONS
+} CUjit_option;
+
+typedef enum CUlibraryOption_enum {
+	CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
+	CU_LIBRARY_BINARY_IS_PRESERVED = 1,
+	CU_LIBRARY_NUM_OPTIONS
+} CUlibraryOption;
+
+typedef enum CUfunction_attribute_enum {
+	CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+	CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+	CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
+	CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+	CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+	CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
+	CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
+	CU_FUNC_ATTRIBUTE_CACHE_MODE_CA = 7,
+	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+	CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
+	CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET = 10,
+	CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11,
+	CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12,
+	CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
+	CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+	CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
+	CU_FUNC_ATTRIBUTE_MAX
+} CUfunction_attribute;
+
+/*
+ * Launch attributes are left incomplete: no launch runs in cumc, so
+ * their layout is never read; a pointer to them is all a config holds.
+ */
+typedef struct CUlaunchAttribute_st CUlaunchAttribute;
+
+typedef struct CUlaunchConfig_st {
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	CUlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} CUlaunchConfig;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -692,7 +1027,212 @@ CUresult CUDAAPI cuMulticastBindAddr_v2(CUmemGenericAllocationHandle mcHandle,
 					CUdevice dev, size_t mcOffset,
 					CUdeviceptr memptr, size_t size,
 					unsigned long long flags);
+/* Plain and host allocation (branch alloc). */
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize);
+CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr *dptr, size_t *pPitch,
+				 size_t WidthInBytes, size_t Height,
+				 unsigned int ElementSizeBytes);
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr);
+CUresult CUDAAPI cuMemAllocHost(void **pp, size_t bytesize);
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
+				unsigned int Flags);
+CUresult CUDAAPI cuMemFreeHost(void *p);
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
+					   unsigned int Flags);
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p);
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize,
+				   unsigned int Flags);
+CUresult CUDAAPI cuMemHostUnregister(void *p);
+CUresult CUDAAPI cuPointerSetAttribute(const void *value,
+				       CUpointer_attribute attribute,
+				       CUdeviceptr ptr);
+/* Context flags (branch alloc). */
+CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
+CUresult CUDAAPI cuCtxSetFlags(unsigned int flags);
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
+					    int *active);
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags);
+/* Peer access (branch alloc). */
+CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev,
+				       CUdevice peerDev);
+CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value,
+					 CUdevice_P2PAttribute attrib,
+					 CUdevice srcDevice,
+					 CUdevice dstDevice);
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,
+				       unsigned int Flags);
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
+/* Modules, libraries and launches: refused (branch alloc). */
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
+				    unsigned int numOptions,
+				    CUjit_option *options,
+				    void **optionValues);
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module,
+				       const void *fatCubin);
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod);
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
+				     const char *name);
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes,
+				   CUmodule hmod, const char *name);
+CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
+				   CUjit_option *jitOptions,
+				   void **jitOptionsValues,
+				   unsigned int numJitOptions,
+				   CUlibraryOption *libraryOptions,
+				   void **libraryOptionValues,
+				   unsigned int numLibraryOptions);
+CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library,
+				       const char *fileName,
+				       CUjit_option *jitOptions,
+				       void **jitOptionsValues,
+				       unsigned int numJitOptions,
+				       CUlibraryOption *libraryOptions,
+				       void **libraryOptionValues,
+				       unsigned int numLibraryOptions);
+CUresult CUDAAPI cuLibraryUnload(CUlibrary library);
+CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
+				    const char *name);
+CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
+				    CUlibrary library, const char *name);
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
+				unsigned int gridDimY, unsigned int gridDimZ,
+				unsigned int blockDimX, unsigned int blockDimY,
+				unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams, void **extra);
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+				  void **kernelParams, void **extra);
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
+				unsigned int gridDimX, unsigned int gridDimY,
+				unsigned int gridDimZ, unsigned int blockDimX,
+				unsigned int blockDimY, unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams);
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
+				    CUfunction hfunc);
+
+/* Streams */
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
+					     int *greatestPriority);
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
+					    unsigned int flags, int priority);
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
+CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx,
+				   CUgreenCtx *pGreenCtx);
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
+				   unsigned int Flags);
+CUresult CUDAAPI cuStreamAddCallback(CUstream hStream,
+				     CUstreamCallback callback,
+				     void *userData, unsigned int flags);
+CUresult CUDAAPI cuStreamQuery(CUstream hStream);
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn,
+				  void *userData);
+
+/* Asynchronous copies and sets, and the unified copy */
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src,
+			       size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice,
+				   CUdeviceptr srcDevice, size_t ByteCount,
+				   CUstream hStream);
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc,
+				 size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us,
+				  size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui,
+				  size_t N, CUstream hStream);
+
+/* Events */
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream,
+					unsigned int flags);
+CUresult CUDAAPI cuEventQuery(CUevent hEvent);
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
+				    CUevent hEnd);
+
+/* Stream memory operations */
+CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr,
+				     cuuint32_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr,
+				     cuuint64_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr addr,
+				      cuuint32_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr,
+				      cuuint64_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count,
+				    CUstreamBatchMemOpParams *paramArray,
+				    unsigned int flags);
+/* Stream-ordered allocator: memory pools */
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
+				 const CUmemPoolProps *poolProps);
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool,
+				       CUmemPool_attribute attr, void *value);
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool,
+				       CUmemPool_attribute attr, void *value);
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
+				    const CUmemAccessDesc *map, size_t count);
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
+				    CUmemoryPool memPool,
+				    CUmemLocation *location);
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
+			CUmemoryPool pool, CUmemAllocationHandleType handleType,
+			unsigned long long flags);
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
+			void *handle, CUmemAllocationHandleType handleType,
+			unsigned long long flags);
+CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
+					CUdeviceptr ptr);
+CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
+					CUmemoryPool pool,
+					CUmemPoolPtrExportData *shareData);
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out,
+					   CUdevice dev);
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
+				 CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
+					 CUmemoryPool pool, CUstream hStream);
 /* END PROTOTYPES */
+
+/*
+ * Per-thread default stream builds look entry points up in that flavour
+ * unless the caller names one, as with the toolkit's header.
+ */
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+static inline CUresult cuGetProcAddress_v2_ptsz(const char *symbol,
+		void **funcPtr, int driverVersion, cuuint64_t flags,
+		CUdriverProcAddressQueryResult *symbolStatus)
+{
+	const int procAddressMask = (CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+				     CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+
+	if ((flags & procAddressMask) == 0)
+		flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+	return cuGetProcAddress_v2(symbol, funcPtr, driverVersion, flags,
+				   symbolStatus);
+}
+#define cuGetProcAddress_v2 cuGetProcAddress_v2_ptsz
+#endif
 
 #ifdef __cplusplus
 }

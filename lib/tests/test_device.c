@@ -197,7 +197,7 @@ START_TEST(attributes_of_an_h100_with_multicast)
 				   dev), 9);
 	ck_assert_int_eq(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
 				   dev), 0);
-	ck_assert_int_eq(attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev), 0);
+	ck_assert_int_eq(attribute(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev), 1);
 	ck_assert_int_eq(attribute(CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED,
 				   dev), 0);
 }

@@ -77,8 +77,6 @@ END_TEST
 /* What cuMemCreate and friends would refuse must not be advertised. */
 START_TEST(unimplemented_memory_features_answer_zero)
 {
-	ck_assert_int_eq(DEV0(MEMORY_POOLS_SUPPORTED), 0);
-	ck_assert_int_eq(DEV0(MEMPOOL_SUPPORTED_HANDLE_TYPES), 0);
 	ck_assert_int_eq(DEV0(HOST_MEMORY_POOLS_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(HOST_NUMA_MEMORY_POOLS_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED), 0);
@@ -92,7 +90,17 @@ START_TEST(unimplemented_memory_features_answer_zero)
 	ck_assert_int_eq(DEV0(GPU_DIRECT_RDMA_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS), 0);
 	ck_assert_int_eq(DEV0(SPARSE_CUDA_ARRAY_SUPPORTED), 0);
-	ck_assert_int_eq(DEV5(MEMORY_POOLS_SUPPORTED), 0);
+}
+END_TEST
+
+/* Device pools shared as POSIX descriptors or fabric handles: mempool*.c. */
+START_TEST(memory_pools_answer_what_is_provided)
+{
+	ck_assert_int_eq(DEV0(MEMORY_POOLS_SUPPORTED), 1);
+	ck_assert_int_eq(DEV5(MEMORY_POOLS_SUPPORTED), 1);
+	ck_assert_int_eq(DEV0(MEMPOOL_SUPPORTED_HANDLE_TYPES),
+			 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
+			 CU_MEM_HANDLE_TYPE_FABRIC);
 }
 END_TEST
 
@@ -191,6 +199,7 @@ int main(void)
 	tcase_add_test(values, list_covers_the_13_0_header);
 	tcase_add_test(values, vmm_and_multicast_supported);
 	tcase_add_test(values, unimplemented_memory_features_answer_zero);
+	tcase_add_test(values, memory_pools_answer_what_is_provided);
 	tcase_add_test(values, hopper_h100_sxm_figures);
 	tcase_add_test(values, deprecated_aliases_answer_like_their_successors);
 	tcase_add_test(values, location_comes_from_the_device);

@@ -174,9 +174,6 @@ static const struct bad_prop bad_props[] = {
 	{ "type MANAGED", managed, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "type MAX", type_max, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
 	{ "location INVALID", no_location, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
-	{ "location HOST", host, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED },
-	{ "shareable HOST", shared_host, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
-	{ "location HOST_NUMA", host_numa, CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_NOT_SUPPORTED },
 	{ "location HOST_NUMA_CURRENT", host_numa_current, CUDA_ERROR_INVALID_VALUE,
 	  CUDA_ERROR_INVALID_VALUE },
 	{ "location MAX", location_max, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_VALUE },
@@ -216,6 +213,58 @@ START_TEST(bad_property_refused)
 	ck_assert_uint_eq(gran, 77);
 	ck_assert_uint_eq(handle, 77);
 	ck_assert_uint_eq(free_bytes_of(0), before);
+}
+END_TEST
+
+/*
+ * NCCL's host-memory probe: driver 580 answers 2 MiB for host NUMA nodes
+ * and the host; cuMemCreate there is NOT_SUPPORTED in cumc (device memory
+ * only).
+ */
+START_TEST(host_numa_granularity_as_driver_580)
+{
+	CUmemAllocationProp prop = vmm_prop(0);
+	CUmemGenericAllocationHandle handle = 77;
+	size_t gran = 77;
+
+	host_numa(&prop);
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	gran = 77;
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	ck_assert_int_eq(cuMemCreate(&handle, 2 << 20, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_uint_eq(handle, 77);
+	/* Any node id, as driver 580 answers. */
+	gran = 77;
+	prop.location.id = 99;
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	/* HOST: the same, unshareable. */
+	gran = 77;
+	host(&prop);
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	ck_assert_int_eq(cuMemCreate(&handle, 2 << 20, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_uint_eq(handle, 77);
+	/* Shareable HOST: driver 580 answers the granularity, not the create. */
+	gran = 77;
+	shared_host(&prop);
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_uint_eq(gran, 2 << 20);
+	ck_assert_int_eq(cuMemCreate(&handle, 2 << 20, &prop, 0), CUDA_ERROR_INVALID_VALUE);
+	gran = 77;
+	host_numa(&prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_INVALID;
+	ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(gran, 77);
 }
 END_TEST
 
@@ -479,6 +528,7 @@ int main(void)
 	tcase_add_loop_test(gran, granularity_is_one_power_of_two, 0, 8);
 	tcase_add_test(gran, granularity_bad_arguments_refused);
 	tcase_add_loop_test(gran, bad_property_refused, 0, NUM_BAD_PROPS);
+	tcase_add_test(gran, host_numa_granularity_as_driver_580);
 	suite_add_tcase(s, gran);
 
 	tcase_add_checked_fixture(alloc, setup, NULL);

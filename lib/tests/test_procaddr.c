@@ -3,7 +3,9 @@
  * cuGetProcAddress (and the CUDA 11.3 four-argument cuGetProcAddress):
  * every entry of procaddr_table.h is found at its version, the newest
  * entry not newer than the version asked for wins, and unknown symbols,
- * too-old versions and bad arguments answer as cuda.h documents.  Needs
+ * too-old versions and bad arguments answer as cuda.h documents; lookups
+ * with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM find the _ptds/_ptsz
+ * flavours.  Needs
  * neither cuInit nor a device.
  */
 #include <check.h>
@@ -13,6 +15,7 @@
 
 #include "check_run.h"
 #include "procaddr.h"
+#include "stream.h"
 
 struct entry {
 	const char *symbol;
@@ -26,6 +29,7 @@ static const struct entry table[] = {
 #include "procaddr_table.h"
 };
 #undef CUMC_PROC
+#undef CUMC_PROC_PTDS
 
 #define NUM_ENTRIES (sizeof(table) / sizeof(table[0]))
 
@@ -113,7 +117,7 @@ START_TEST(unknown_symbols_are_not_found)
 {
 	static const char *const unknown[] = {
 		"cuNoSuchFunction", "", "cuinit", "cuInit ", "cuDeviceGetUuid_v2",
-		"cuMemAlloc", "cuStreamCreate", "cuLaunchKernel", "cuCtxGetFlags",
+		"cuMemAllocManaged", "cuGraphCreate", "cuGraphLaunch", "cuTexObjectCreate",
 	};
 	size_t i;
 
@@ -151,6 +155,62 @@ START_TEST(stream_flavour_flags_accepted)
 						  flags[i], NULL), CUDA_SUCCESS);
 		ck_assert_ptr_eq(pfn, (void *)cuMemGetInfo);
 	}
+}
+END_TEST
+
+/* Per-thread default stream entries, as the table lists them. */
+#define CUMC_PROC_PTDS(symbol, version, function) \
+	{ symbol, version, (void *)function },
+static const struct entry ptds_table[] = {
+#include "procaddr_table.h"
+};
+#undef CUMC_PROC_PTDS
+#undef CUMC_PROC
+
+START_TEST(every_per_thread_entry_is_found_with_its_flag)
+{
+	const struct entry *e = &ptds_table[_i];
+	CUdriverProcAddressQueryResult status;
+	void *pfn = NULL, *legacy = NULL;
+
+	ck_assert_int_eq(cuGetProcAddress(e->symbol, &pfn, e->version,
+					  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+					  &status), CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_GET_PROC_ADDRESS_SUCCESS);
+	ck_assert_ptr_eq(pfn, e->function);
+	/* The legacy flavour is another function. */
+	ck_assert_int_eq(cuGetProcAddress(e->symbol, &legacy, e->version,
+					  CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+					  &status), CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(legacy);
+	ck_assert_ptr_ne(legacy, pfn);
+}
+END_TEST
+
+START_TEST(per_thread_flavour_where_one_exists)
+{
+	const cuuint64_t ptds = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+	void *pfn = NULL;
+
+	ck_assert_int_eq(cuGetProcAddress("cuStreamSynchronize", &pfn, 13000, ptds,
+					  NULL), CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuStreamSynchronize_ptsz);
+	ck_assert_int_eq(cuGetProcAddress("cuStreamSynchronize", &pfn, 13000,
+					  CU_GET_PROC_ADDRESS_DEFAULT, NULL), CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuStreamSynchronize);
+	ck_assert_int_eq(cuGetProcAddress("cuMemcpyHtoD", &pfn, 13000, ptds, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuMemcpyHtoD_v2_ptds);
+	/* Before CUDA 7.0 there was no per-thread flavour. */
+	ck_assert_int_eq(cuGetProcAddress("cuMemcpyHtoD", &pfn, 6050, ptds, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuMemcpyHtoD_v2);
+	ck_assert_int_eq(cuGetProcAddress("cuStreamWaitValue32", &pfn, 13000, ptds,
+					  NULL), CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuStreamWaitValue32_v2_ptsz);
+	ck_assert_int_eq(cuGetProcAddress("cuMemGetInfo", &pfn, 13000, ptds, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(pfn, (void *)cuMemGetInfo_v2);
 }
 END_TEST
 
@@ -204,12 +264,18 @@ START_TEST(four_argument_version_answers_alike)
 	ck_assert_int_eq(cuGetProcAddress_v1("cuDeviceGet", &pfn, 11030, 0),
 			 CUDA_SUCCESS);
 	ck_assert_ptr_eq(pfn, (void *)cuDeviceGet);
+	/* Unknown or too new: CUDA_ERROR_NOT_FOUND, *pfn untouched (driver 580). */
+	pfn = garbage;
 	ck_assert_int_eq(cuGetProcAddress_v1("cuMemCreate", &pfn, 10000, 0),
-			 CUDA_SUCCESS);
-	ck_assert_ptr_null(pfn);
+			 CUDA_ERROR_NOT_FOUND);
+	ck_assert_ptr_eq(pfn, garbage);
 	ck_assert_int_eq(cuGetProcAddress_v1("cuNope", &pfn, 11030, 0),
+			 CUDA_ERROR_NOT_FOUND);
+	ck_assert_ptr_eq(pfn, garbage);
+	ck_assert_int_eq(cuGetProcAddress_v1("cuStreamQuery", &pfn, 11030,
+					     CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM),
 			 CUDA_SUCCESS);
-	ck_assert_ptr_null(pfn);
+	ck_assert_ptr_eq(pfn, (void *)cuStreamQuery_ptsz);
 	ck_assert_int_eq(cuGetProcAddress_v1("cuInit", &pfn, 11030, 8),
 			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuGetProcAddress_v1("cuInit", NULL, 11030, 0),
@@ -245,6 +311,9 @@ int main(void)
 	tcase_add_test(table_tc, get_proc_address_finds_both_of_its_abis);
 	tcase_add_test(table_tc, too_old_version_is_not_sufficient);
 	tcase_add_test(table_tc, unknown_symbols_are_not_found);
+	tcase_add_loop_test(table_tc, every_per_thread_entry_is_found_with_its_flag,
+			    0, sizeof(ptds_table) / sizeof(ptds_table[0]));
+	tcase_add_test(table_tc, per_thread_flavour_where_one_exists);
 	tcase_add_test(table_tc, resolved_function_is_callable);
 	suite_add_tcase(s, table_tc);
 

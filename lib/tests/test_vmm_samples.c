@@ -6,7 +6,11 @@
  * cuMemSetAccess with a descriptor per device over all of them, a
  * "kernel" (the CPU) working through the device addresses, and one
  * cuMemUnmap of the whole range.  As memMapIPCDrv does: one access
- * descriptor over chunks of one device mapped side by side.
+ * descriptor over chunks of one device mapped side by side.  And
+ * vectorAddMMAP's host code whole: cuCtxCreate, the backing devices chosen
+ * by cuDeviceCanAccessPeer, the granularity of each, striping, the access
+ * of the mapping device only, the module load that fails here (device code
+ * does not run) and the kernel replaced by a CPU loop.
  */
 #include <stdlib.h>
 
@@ -144,6 +148,183 @@ START_TEST(one_access_descriptor_over_side_by_side_chunks)
 }
 END_TEST
 
+/* vectorAddMMAP's getBackingDevices: the device and the peers it reaches. */
+static int backing_devices(CUdevice cu_device, CUdevice *backing)
+{
+	int n = vmm_device_count(), count = 0, capable, vmm;
+	CUdevice dev;
+
+	backing[count++] = cu_device;
+	for (dev = 0; dev < n; dev++) {
+		if (dev == cu_device)
+			continue;
+		ck_assert_int_eq(cuDeviceCanAccessPeer(&capable, cu_device, dev), CUDA_SUCCESS);
+		ck_assert_int_eq(cuDeviceGetAttribute(&vmm,
+				CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev),
+				CUDA_SUCCESS);
+		if (capable && vmm)
+			backing[count++] = dev;
+	}
+	return count;
+}
+
+/*
+ * simpleMallocMultiDeviceMmap: the largest granularity of the backing
+ * devices, a stripe per device, access for the mapping devices only.
+ */
+static CUdeviceptr sample_malloc(size_t *alloc_size, size_t size,
+				 const CUdevice *backing, int num_backing,
+				 const CUdevice *mapping, int num_mapping)
+{
+	CUmemAllocationProp prop = { 0 };
+	CUmemAccessDesc desc[8];
+	CUmemGenericAllocationHandle h;
+	size_t min_gran = 0, gran, stripe;
+	CUdeviceptr dptr;
+	int i;
+
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	for (i = 0; i < num_backing; i++) {
+		prop.location.id = backing[i];
+		ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+				CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+		if (gran > min_gran)
+			min_gran = gran;
+	}
+	for (i = 0; i < num_mapping; i++) {
+		prop.location.id = mapping[i];
+		ck_assert_int_eq(cuMemGetAllocationGranularity(&gran, &prop,
+				CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+		if (gran > min_gran)
+			min_gran = gran;
+	}
+	size = round_up(size, num_backing * min_gran);
+	stripe = size / num_backing;
+	ck_assert_int_eq(cuMemAddressReserve(&dptr, size, 0, 0, 0), CUDA_SUCCESS);
+	for (i = 0; i < num_backing; i++) {
+		prop.location.id = backing[i];
+		ck_assert_int_eq(cuMemCreate(&h, stripe, &prop, 0), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemMap(dptr + stripe * i, stripe, 0, h, 0), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemRelease(h), CUDA_SUCCESS);
+	}
+	ck_assert_int_le(num_mapping, 8);
+	for (i = 0; i < num_mapping; i++) {
+		desc[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		desc[i].location.id = mapping[i];
+		desc[i].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	}
+	ck_assert_int_eq(cuMemSetAccess(dptr, size, desc, num_mapping), CUDA_SUCCESS);
+	*alloc_size = size;
+	return dptr;
+}
+
+static void sample_free(CUdeviceptr dptr, size_t size)
+{
+	ck_assert_int_eq(cuMemUnmap(dptr, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAddressFree(dptr, size), CUDA_SUCCESS);
+}
+
+START_TEST(vector_add_mmap_host_code)
+{
+	/* The start of a fatbin: its magic, version 1, a header of 16 bytes. */
+	static const unsigned int fatbin[] = { 0xba55ed50, 0x00100001, 0, 0 };
+	CUdevice cu_device = _i % vmm_device_count(), backing[64];
+	int num_backing, n = 50000, i, peer_count = 0;
+	size_t size = n * sizeof(float), alloc_a, alloc_b, alloc_c;
+	float *h_a = malloc(size), *h_b = malloc(size), *h_c = malloc(size);
+	CUdeviceptr d_a, d_b, d_c;
+	CUcontext ctx;
+	CUmodule module;
+	unsigned int flags;
+
+	ck_assert(h_a && h_b && h_c);
+	ck_assert_int_le(vmm_device_count(), 64);
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxCreate(&ctx, NULL, 0, cu_device), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, 0);
+	num_backing = backing_devices(cu_device, backing);
+	/* Every other device on the fabric is a peer. */
+	ck_assert_int_eq(num_backing, vmm_device_count());
+	/* The sample loads its kernel: device code does not run here. */
+	ck_assert_int_eq(cuModuleLoadData(&module, fatbin), CUDA_ERROR_NO_BINARY_FOR_GPU);
+
+	for (i = 0; i < n; i++) {
+		h_a[i] = rand() / (float)RAND_MAX;
+		h_b[i] = rand() / (float)RAND_MAX;
+	}
+	d_a = sample_malloc(&alloc_a, size, backing, num_backing, &cu_device, 1);
+	d_b = sample_malloc(&alloc_b, size, backing, num_backing, &cu_device, 1);
+	d_c = sample_malloc(&alloc_c, size, backing, num_backing, &cu_device, 1);
+	ck_assert_int_eq(cuMemcpyHtoD(d_a, h_a, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(d_b, h_b, size), CUDA_SUCCESS);
+	/* The kernel launch, replaced by a CPU loop over the device addresses. */
+	for (i = 0; i < n; i++)
+		((float *)vmm_ptr(d_c))[i] = ((const float *)vmm_ptr(d_a))[i] +
+					     ((const float *)vmm_ptr(d_b))[i];
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(h_c, d_c, size), CUDA_SUCCESS);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(h_a[i] + h_b[i] == h_c[i], "result verification failed at %d", i);
+	/* Each stripe lives on its backing device. */
+	for (i = 0; i < num_backing; i++) {
+		int ordinal = -1;
+
+		ck_assert_int_eq(cuPointerGetAttribute(&ordinal,
+				CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+				d_a + alloc_a / num_backing * i), CUDA_SUCCESS);
+		ck_assert_int_eq(ordinal, backing[i]);
+		peer_count += backing[i] != cu_device;
+	}
+	ck_assert_int_eq(peer_count, num_backing - 1);
+	sample_free(d_a, alloc_a);
+	sample_free(d_b, alloc_b);
+	sample_free(d_c, alloc_c);
+	ck_assert_int_eq(cuCtxDestroy(ctx), CUDA_SUCCESS);
+	free(h_a);
+	free(h_b);
+	free(h_c);
+}
+END_TEST
+
+/*
+ * Its peer-access companion, as the samples that use cuMemAlloc do
+ * (simpleP2P's host code): enable access from one context to the other,
+ * copy between the devices' allocations, disable.
+ */
+START_TEST(peer_copy_between_contexts)
+{
+	CUcontext c0, c1;
+	CUdeviceptr d0, d1;
+	int can = 0, n = 1 << 16, i;
+	int *h = malloc(n * sizeof(int)), *back = malloc(n * sizeof(int));
+
+	ck_assert(h && back);
+	ck_assert_int_eq(cuDeviceCanAccessPeer(&can, 0, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(can, 1);
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxCreate(&c1, NULL, 0, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&d1, n * sizeof(int)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxCreate(&c0, NULL, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&d0, n * sizeof(int)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxEnablePeerAccess(c1, 0), CUDA_SUCCESS);
+	for (i = 0; i < n; i++)
+		h[i] = i ^ 0x5a5a;
+	ck_assert_int_eq(cuMemcpyHtoD(d0, h, n * sizeof(int)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoD(d1, d0, n * sizeof(int)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(back, d1, n * sizeof(int)), CUDA_SUCCESS);
+	ck_assert_mem_eq(back, h, n * sizeof(int));
+	ck_assert_int_eq(cuCtxDisablePeerAccess(c1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(d0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(d1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxDestroy(c0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxDestroy(c1), CUDA_SUCCESS);
+	free(h);
+	free(back);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmm samples");
@@ -152,6 +333,8 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, vector_add_over_striped_buffers);
 	tcase_add_test(tc, one_access_descriptor_over_side_by_side_chunks);
+	tcase_add_loop_test(tc, vector_add_mmap_host_code, 0, 2);
+	tcase_add_test(tc, peer_copy_between_contexts);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
 }

@@ -80,6 +80,25 @@ if [ -s "$work/toolkit.txt" ] && [ -s "$work/cumc.txt" ]; then
 	fi
 fi
 
+# 2b. The same in per-thread default stream builds: the _ptds/_ptsz names.
+for side in toolkit cumc; do
+	if [ $side = toolkit ]; then inc=$toolkit_include; else inc="$top/include/cumc"; fi
+	if ! $CC $CFLAGS -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I"$inc" \
+			"$here/abi_dump.c" -o "$work/abi_dump_ptds_$side" \
+			2>"$work/build_ptds_$side.log"; then
+		cat "$work/build_ptds_$side.log"
+		fail "abi_dump does not build per-thread against the $side cuda.h"
+		continue
+	fi
+	"$work/abi_dump_ptds_$side" | grep '^func ' >"$work/ptds_$side.txt"
+done
+if [ -s "$work/ptds_toolkit.txt" ] && [ -s "$work/ptds_cumc.txt" ]; then
+	if ! diff -u --label "toolkit, per-thread" --label "cumc, per-thread" \
+			"$work/ptds_toolkit.txt" "$work/ptds_cumc.txt"; then
+		fail "per-thread default stream names differ (lines: - toolkit, + cumc)"
+	fi
+fi
+
 # 3. Our prototypes against the toolkit's types and declarations.
 if ! $CC $CFLAGS -I"$toolkit_include" -I"$work" -fsyntax-only \
 		"$here/abi_protos.c"; then
@@ -111,6 +130,13 @@ tr '\n' ' ' <"$top/lib/procaddr_table.h" |
 	sed -E 's/CUMC_PROC\("([^"]+)", *([0-9]+), *([A-Za-z0-9_]+)\)/\1 \2 \3/' \
 	>"$work/procs"
 [ -s "$work/procs" ] || fail "no CUMC_PROC entries found in lib/procaddr_table.h"
+# The per-thread default stream entries: PFN_<symbol>_v<version>_ptds/_ptsz.
+tr '\n' ' ' <"$top/lib/procaddr_table.h" |
+	grep -oE 'CUMC_PROC_PTDS\("[A-Za-z0-9_]+", *[0-9]+, *[A-Za-z0-9_]+\)' |
+	sed -E 's/CUMC_PROC_PTDS\("([^"]+)", *([0-9]+), *([A-Za-z0-9_]+)\)/\1 \2 \3/' \
+	>"$work/procs_ptds"
+grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+_pt(ds|sz)\b' "$typedefs" | sort -u \
+	>"$work/ptds_pfns"
 unchecked=
 {
 	echo "#include <cudaTypedefs.h>"
@@ -126,11 +152,20 @@ unchecked=
 			fail "procaddr_table.h: $symbol $version has no $pfn in $typedefs" >&2
 		fi
 	done <"$work/procs"
+	echo "#include \"stream.h\""
+	while read -r symbol version function; do
+		pfn=$(grep -xE "PFN_${symbol}_v${version}_pt(ds|sz)" "$work/ptds_pfns")
+		if [ -n "$pfn" ]; then
+			echo "$pfn check_${symbol}_v${version}_ptds = $function;"
+		else
+			fail "procaddr_table.h: $symbol $version has no PFN_${symbol}_v${version}_ptds/_ptsz" >&2
+		fi
+	done <"$work/procs_ptds"
 	[ -z "$unchecked" ] ||
 		echo "abi_check: note: unchecked proc entries:$unchecked" >&2
 } >"$work/procs_check.c" 2>"$work/procs_notes"
 cat "$work/procs_notes"
-if ! $CC $CFLAGS -I"$toolkit_include" -I"$top/lib" -fsyntax-only \
+if ! $CC $CFLAGS -I"$toolkit_include" -I"$top/lib" -I"$top/uapi" -fsyntax-only \
 		"$work/procs_check.c"; then
 	fail "a procaddr_table.h function does not match its PFN typedef"
 fi
@@ -141,5 +176,5 @@ if [ $failed -ne 0 ]; then
 fi
 echo "ok 1 cuda.h matches the CUDA toolkit's ABI: $(wc -l <"$work/cumc.txt") facts," \
 	"$(wc -l <"$work/functions") prototypes and" \
-	"$(wc -l <"$work/procs") proc entries match $toolkit_include"
+	"$(wc -l <"$work/procs") + $(wc -l <"$work/procs_ptds") proc entries match $toolkit_include"
 exit 0

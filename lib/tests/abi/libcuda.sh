@@ -5,7 +5,8 @@
 # the usual way finds it: libcuda_vmm.c built against the CUDA toolkit's
 # cuda.h and linked with its -lcuda stub, nothing of cumc's; and
 # libcuda_loader.c, which dlopen()s libcuda.so.1 and takes every entry
-# point from cuGetProcAddress_v2. Run by scripts/vm-run, which puts
+# point from cuGetProcAddress_v2; libcuda_streams.c, built as is and for
+# per-thread default streams. Run by scripts/vm-run, which puts
 # build/cuda on the library path: both must run on libcumc. Without that
 # path, build/cuda must not be found: libcumc never shadows a driver by
 # default. Needs /dev/cumc, so it runs in the VM; skips without a toolkit
@@ -37,7 +38,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ours=$(readlink -f "$top/build/cuda/libcuda.so.1")
 
-tap_plan 6
+tap_plan 7
 # Only the toolkit: the programs must not see include/cumc or build/.
 $CC $CFLAGS -I"$toolkit_include" -o "$work/vmm" "$here/libcuda_vmm.c" \
 	-L"$stubs" -lcuda 2>"$work/cc.err" &&
@@ -61,6 +62,21 @@ tap_result $? "the program linked with -lcuda runs, unchanged: a VMM round trip"
 "$work/loader" >"$work/loader.out" 2>&1
 tap_result $? "dlopen(libcuda.so.1) and cuGetProcAddress_v2 find and run entry points" ||
 	sed 's/^/# /' "$work/loader.out"
+
+# Streams, built as is and for per-thread default streams (_ptds, _ptsz).
+ok=0
+for mode in legacy ptds; do
+	defs=
+	[ $mode = ptds ] && defs=-DCUDA_API_PER_THREAD_DEFAULT_STREAM
+	if ! $CC $CFLAGS $defs -I"$toolkit_include" -o "$work/streams_$mode" \
+			"$here/libcuda_streams.c" -L"$stubs" -lcuda >"$work/streams.out" 2>&1 ||
+			! "$work/streams_$mode" >>"$work/streams.out" 2>&1; then
+		ok=1
+		break
+	fi
+done
+tap_result $ok "a stream program runs, built as is and with per-thread default streams" ||
+	sed 's/^/# /' "$work/streams.out"
 
 found=$(env -u LD_LIBRARY_PATH ldd "$work/vmm" | awk '$1 == "libcuda.so.1" && $3 != "not" { print $3 }')
 [ -z "$found" ] || [ "$(readlink -f "$found")" != "$ours" ]

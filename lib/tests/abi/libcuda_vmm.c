@@ -4,7 +4,8 @@
  * with the toolkit's -lcuda (its stub), nothing of cumc's in its source
  * or its link line. At run time it gets whatever libcuda.so.1 the library
  * path gives: run by lib/tests/abi/libcuda.sh, libcumc. One VMM round
- * trip: create, reserve, map, grant access, write, read back, tear down.
+ * trip: create, reserve, map, grant access, write, read back, tear down;
+ * then cuMemAlloc and host memory, and a peer query.
  * Exit status 0 when every call succeeded and the bytes came back.
  */
 #include <cuda.h>
@@ -57,6 +58,26 @@ int main(void)
 	CHECK(cuMemUnmap(va, gran));
 	CHECK(cuMemAddressFree(va, gran));
 	CHECK(cuMemRelease(mem));
+	/* Plain and host allocation, peer access (branch alloc). */
+	{
+		CUdeviceptr d;
+		void *host;
+		int can = -1, n;
+
+		CHECK(cuDeviceGetCount(&n));
+		CHECK(cuDeviceCanAccessPeer(&can, dev, n > 1 ? 1 : 0));
+		if (can != (n > 1)) {
+			fprintf(stderr, "cuDeviceCanAccessPeer answered %d\n", can);
+			return 1;
+		}
+		CHECK(cuMemAlloc(&d, 13));
+		CHECK(cuMemAllocHost(&host, 13));
+		memcpy(host, "libcuda.so.1", 13);
+		CHECK(cuMemcpyHtoD(d, host, 13));
+		CHECK(cuMemcpyDtoH(back, d, 13));
+		CHECK(cuMemFreeHost(host));
+		CHECK(cuMemFree(d));
+	}
 	CHECK(cuDevicePrimaryCtxRelease(dev));
 	if (strcmp(back, "libcuda.so.1")) {
 		fprintf(stderr, "read back '%.13s'\n", back);

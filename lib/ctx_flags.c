@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Context flags: cuCtxGetFlags, cuCtxSetFlags, cuDevicePrimaryCtxGetState
+ * and cuDevicePrimaryCtxSetFlags.  Flags are kept and answered; none
+ * changes what cumc does (nothing runs asynchronously to schedule, and
+ * every memory operation is synchronous already).
+ */
+#include "context.h"
+#include "internal.h"
+
+CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
+{
+	const struct libcumc_driver *drv;
+	CUdevice dev;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_context_flags(libcumc_stack_top(), flags);
+	return res;
+}
+
+/* The current context's flags, replaced; the values of cuCtxCreate. */
+CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
+{
+	const struct libcumc_driver *drv;
+	CUdevice dev;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!libcumc_ctx_flags_valid(flags))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_context_set_flags(libcumc_stack_top(), flags);
+	return res;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
+					    int *active)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!flags || !active)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_check_device(drv, dev);
+	if (res == CUDA_SUCCESS)
+		libcumc_primary_state(dev, flags, active);
+	return res;
+}
+
+/* Since CUDA 11.0, also while the primary context is active. */
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev,
+					       unsigned int flags)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!libcumc_ctx_flags_valid(flags))
+		return CUDA_ERROR_INVALID_VALUE;
+	libcumc_primary_set_flags(dev, flags);
+	return CUDA_SUCCESS;
+}

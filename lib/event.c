@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Events.  A CUevent is a registry number, as a CUstream is (stream.c).
+ * Recording an event queues an item on the stream, which takes the
+ * timestamp (CLOCK_MONOTONIC) when the stream runs it; the event then
+ * stands for that item, named by (stream, ticket), until it is recorded
+ * again.  Each recording is a record of its own, shared by the event and
+ * the item, so that recording again or destroying the event while the
+ * item is pending leaves the item and earlier cuStreamWaitEvent calls
+ * alone.  An event never recorded stands for no work: it has completed.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "context.h"
+#include "procaddr.h"
+#include "stream.h"
+
+/* One recording of an event. */
+struct libcumc_event_record {
+	atomic_uint refs;
+	struct libcumc_stream *stream;	/* holds a reference */
+	uint64_t ticket;
+	struct timespec stamp;		/* read once the ticket has completed */
+};
+
+struct libcumc_event {
+	struct libcumc_event *next;
+	CUevent handle;
+	unsigned int flags;
+	CUcontext ctx;
+	struct libcumc_event_record *record;	/* NULL: never recorded */
+};
+
+/* Event handles start here, clear of the streams' numbers. */
+#define CUMC_EVENT_HANDLE_BASE 0xe700000u
+
+static pthread_mutex_t libcumc_events_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct libcumc_event *libcumc_events;
+static uintptr_t libcumc_last_event;
+
+#define CUMC_EVENT_FLAGS (CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | \
+			  CU_EVENT_INTERPROCESS)
+
+static void libcumc_record_put(struct libcumc_event_record *rec)
+{
+	if (!rec || atomic_fetch_sub(&rec->refs, 1) != 1)
+		return;
+	libcumc_stream_put(rec->stream);
+	free(rec);
+}
+
+static struct libcumc_event *libcumc_event_find(CUevent handle)
+{
+	struct libcumc_event *ev;
+
+	for (ev = libcumc_events; ev; ev = ev->next)
+		if (ev->handle == handle)
+			return ev;
+	return NULL;
+}
+
+/*
+ * The state of @handle: its flags, latest record (with a reference,
+ * NULL when never recorded) and context.  CUDA_ERROR_INVALID_HANDLE unless it is live.
+ */
+static CUresult libcumc_event_get(CUevent handle, unsigned int *flags,
+				  struct libcumc_event_record **rec,
+				  CUcontext *ctx)
+{
+	struct libcumc_event *ev;
+
+	pthread_mutex_lock(&libcumc_events_lock);
+	ev = libcumc_event_find(handle);
+	if (ev) {
+		*flags = ev->flags;
+		if (ctx)
+			*ctx = ev->ctx;
+		*rec = ev->record;
+		if (*rec)
+			atomic_fetch_add(&(*rec)->refs, 1);
+	}
+	pthread_mutex_unlock(&libcumc_events_lock);
+	return ev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* A forked child forgets its parent's events with its streams. */
+static void libcumc_events_forget_parent(void)
+{
+	libcumc_events = NULL;
+	pthread_mutex_init(&libcumc_events_lock, NULL);
+}
+
+__attribute__((constructor)) static void libcumc_events_atfork(void)
+{
+	pthread_atfork(NULL, NULL, libcumc_events_forget_parent);
+}
+
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_event *ev;
+	CUdevice dev;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!phEvent || (Flags & ~(unsigned int)CUMC_EVENT_FLAGS))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* An interprocess event cannot carry timing. */
+	if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	ev->flags = Flags;
+	ev->ctx = libcumc_stack_top();
+	pthread_mutex_lock(&libcumc_events_lock);
+	ev->handle = (CUevent)(CUMC_EVENT_HANDLE_BASE + ++libcumc_last_event);
+	ev->next = libcumc_events;
+	libcumc_events = ev;
+	*phEvent = ev->handle;
+	pthread_mutex_unlock(&libcumc_events_lock);
+	return CUDA_SUCCESS;
+}
+
+/* A pending record still completes; the handle is refused from now on. */
+CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_event **link, *ev = NULL;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&libcumc_events_lock);
+	for (link = &libcumc_events; *link; link = &(*link)->next)
+		if ((*link)->handle == hEvent) {
+			ev = *link;
+			*link = ev->next;
+			break;
+		}
+	pthread_mutex_unlock(&libcumc_events_lock);
+	if (!ev)
+		return CUDA_ERROR_INVALID_HANDLE;
+	libcumc_record_put(ev->record);
+	free(ev);
+	return CUDA_SUCCESS;
+}
+
+/* Before CUDA 4.0 it had the same ABI. */
+#undef cuEventDestroy
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
+	__attribute__((alias("cuEventDestroy_v2")));
+
+struct libcumc_record_work {
+	struct libcumc_work work;
+	struct libcumc_event_record *rec;
+};
+
+static CUresult libcumc_record_run(struct libcumc_work *work)
+{
+	struct libcumc_record_work *w = (struct libcumc_record_work *)work;
+
+	clock_gettime(CLOCK_MONOTONIC, &w->rec->stamp);
+	return CUDA_SUCCESS;
+}
+
+static void libcumc_record_fini(struct libcumc_work *work)
+{
+	libcumc_record_put(((struct libcumc_record_work *)work)->rec);
+}
+
+/* Makes @rec the latest record of @hEvent, unless it was destroyed. */
+static CUresult libcumc_event_set_record(CUevent hEvent,
+					 struct libcumc_event_record *rec)
+{
+	struct libcumc_event_record *old = NULL;
+	struct libcumc_event *ev;
+
+	pthread_mutex_lock(&libcumc_events_lock);
+	ev = libcumc_event_find(hEvent);
+	if (ev) {
+		old = ev->record;
+		ev->record = rec;
+	}
+	pthread_mutex_unlock(&libcumc_events_lock);
+	libcumc_record_put(ev ? old : rec);
+	return ev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult libcumc_event_record(CUevent hEvent, CUstream hStream,
+				     unsigned int flags, bool ptds)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_event_record *rec, *old;
+	struct libcumc_record_work *w;
+	struct libcumc_stream *stream;
+	unsigned int ev_flags;
+	CUcontext ctx = NULL;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_event_get(hEvent, &ev_flags, &old, &ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_record_put(old);
+	/* CU_EVENT_RECORD_EXTERNAL is for stream capture only. */
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* The event and the stream must share a context. */
+	if (ctx != libcumc_stream_ctx(stream)) {
+		libcumc_stream_put(stream);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	rec = calloc(1, sizeof(*rec));
+	w = (struct libcumc_record_work *)libcumc_work_alloc(sizeof(*w),
+							     libcumc_record_run);
+	if (!rec || !w) {
+		free(rec);
+		free(w);
+		libcumc_stream_put(stream);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	/* One reference for the event, one for the item; the stream's is ours. */
+	atomic_init(&rec->refs, 2);
+	rec->stream = stream;
+	w->rec = rec;
+	w->work.fini = libcumc_record_fini;
+	libcumc_stream_ref(stream);
+	res = libcumc_stream_submit(stream, &w->work, &rec->ticket);
+	libcumc_stream_put(stream);
+	if (res != CUDA_SUCCESS) {
+		libcumc_record_put(rec);
+		return res;
+	}
+	return libcumc_event_set_record(hEvent, rec);
+}
+
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+	return libcumc_event_record(hEvent, hStream, 0, false);
+}
+
+CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
+{
+	return libcumc_event_record(hEvent, hStream, 0, true);
+}
+
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream,
+					unsigned int flags)
+{
+	return libcumc_event_record(hEvent, hStream, flags, false);
+}
+
+CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
+					     unsigned int flags)
+{
+	return libcumc_event_record(hEvent, hStream, flags, true);
+}
+
+/* The latest record of @hEvent, after cuInit; *rec NULL if none. */
+static CUresult libcumc_event_lookup(CUevent hEvent, unsigned int *flags,
+				     struct libcumc_event_record **rec)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_event_get(hEvent, flags, rec, NULL);
+}
+
+CUresult CUDAAPI cuEventQuery(CUevent hEvent)
+{
+	struct libcumc_event_record *rec;
+	unsigned int flags;
+	CUresult res = libcumc_event_lookup(hEvent, &flags, &rec);
+
+	if (res != CUDA_SUCCESS || !rec)
+		return res;
+	if (!libcumc_stream_done(rec->stream, rec->ticket))
+		res = CUDA_ERROR_NOT_READY;
+	libcumc_record_put(rec);
+	return res;
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
+{
+	struct libcumc_event_record *rec;
+	unsigned int flags;
+	CUresult res = libcumc_event_lookup(hEvent, &flags, &rec);
+
+	if (res != CUDA_SUCCESS || !rec)
+		return res;
+	libcumc_stream_wait(rec->stream, rec->ticket);
+	libcumc_record_put(rec);
+	return CUDA_SUCCESS;
+}
+
+static float libcumc_ms_between(const struct timespec *a,
+				const struct timespec *b)
+{
+	double ns = (double)(b->tv_sec - a->tv_sec) * 1e9 +
+		    (double)(b->tv_nsec - a->tv_nsec);
+
+	return (float)(ns / 1e6);
+}
+
+CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
+				       CUevent hEnd)
+{
+	struct libcumc_event_record *start = NULL, *end = NULL;
+	unsigned int start_flags, end_flags;
+	CUresult res = libcumc_event_lookup(hStart, &start_flags, &start);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_event_get(hEnd, &end_flags, &end, NULL);
+	if (res == CUDA_SUCCESS && !pMilliseconds)
+		res = CUDA_ERROR_INVALID_VALUE;
+	/* Untimed or never recorded events have no time to compare. */
+	if (res == CUDA_SUCCESS &&
+	    ((start_flags | end_flags) & CU_EVENT_DISABLE_TIMING || !start || !end))
+		res = CUDA_ERROR_INVALID_HANDLE;
+	if (res == CUDA_SUCCESS &&
+	    (!libcumc_stream_done(start->stream, start->ticket) ||
+	     !libcumc_stream_done(end->stream, end->ticket)))
+		res = CUDA_ERROR_NOT_READY;
+	if (res == CUDA_SUCCESS)
+		*pMilliseconds = libcumc_ms_between(&start->stamp, &end->stamp);
+	libcumc_record_put(start);
+	libcumc_record_put(end);
+	return res;
+}
+
+/* Before CUDA 12.8: the same ABI and, here, the same answers. */
+CUresult CUDAAPI cuEventElapsedTime_v1(float *pMilliseconds, CUevent hStart,
+				       CUevent hEnd)
+{
+	return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
+
+struct libcumc_wait_work {
+	struct libcumc_work work;
+};
+
+static CUresult libcumc_stream_wait_event(CUstream hStream, CUevent hEvent,
+					  unsigned int Flags, bool ptds)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_event_record *rec = NULL;
+	struct libcumc_stream *stream;
+	struct libcumc_work *w;
+	unsigned int flags;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_event_get(hEvent, &flags, &rec, NULL);
+	/* CU_EVENT_WAIT_EXTERNAL is for stream capture only. */
+	if (res == CUDA_SUCCESS && Flags)
+		res = CUDA_ERROR_INVALID_VALUE;
+	if (res != CUDA_SUCCESS || !rec)
+		goto out;
+	/* An item that runs nothing once the event's work has completed. */
+	w = libcumc_work_alloc(sizeof(struct libcumc_wait_work), NULL);
+	res = w ? libcumc_work_add_dep(w, rec->stream, rec->ticket) :
+		  CUDA_ERROR_OUT_OF_MEMORY;
+	if (res == CUDA_SUCCESS)
+		res = libcumc_stream_submit(stream, w, NULL);
+	else if (w)
+		libcumc_work_free(w);
+out:
+	libcumc_record_put(rec);
+	libcumc_stream_put(stream);
+	return res;
+}
+
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
+				   unsigned int Flags)
+{
+	return libcumc_stream_wait_event(hStream, hEvent, Flags, false);
+}
+
+CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
+					unsigned int Flags)
+{
+	return libcumc_stream_wait_event(hStream, hEvent, Flags, true);
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streams as host work queues (stream.c), for the entry points that put
+ * work on a stream: copies and sets (copy.c), events (event.c), stream
+ * memory operations (stream_memop.c), host functions.
+ *
+ * Each stream runs its work items in order on a worker thread of its own,
+ * started with the first item.  An item may depend on items of other
+ * streams, named by (stream, ticket): the ticket of an item is its number
+ * in its stream's order, counting from 1, and the stream has completed
+ * ticket T once its first T items have run.  The legacy default stream's
+ * implicit synchronization with blocking streams is such dependencies,
+ * added when an item is submitted; so is cuStreamWaitEvent.
+ */
+#ifndef _CUMC_LIB_STREAM_H
+#define _CUMC_LIB_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+struct libcumc_stream;
+
+/* A dependency: @stream must have completed @ticket. */
+struct libcumc_dep {
+	struct libcumc_stream *stream;	/* holds a reference */
+	uint64_t ticket;
+};
+
+/*
+ * One item of a stream's work.  Callers allocate it with
+ * libcumc_work_alloc() inside a larger structure of their own (the work
+ * first) and hand it to libcumc_stream_submit(), which owns it from then
+ * on: the worker frees it once it has run, after calling @fini.
+ */
+struct libcumc_work {
+	struct libcumc_work *next;
+	/* Runs on the worker; an error is latched on the stream. NULL: none. */
+	CUresult (*run)(struct libcumc_work *work);
+	/*
+	 * Releases what the item holds, once it has run or failed to be
+	 * submitted; never with the streams' lock held.
+	 */
+	void (*fini)(struct libcumc_work *work);
+	struct libcumc_dep *deps;
+	unsigned int num_deps;
+	unsigned int max_deps;
+};
+
+/* A zeroed item of @size bytes (>= sizeof(struct libcumc_work)), or NULL. */
+struct libcumc_work *libcumc_work_alloc(size_t size,
+					CUresult (*run)(struct libcumc_work *));
+/* Frees an item never submitted, after calling its fini. */
+void libcumc_work_free(struct libcumc_work *work);
+/* Makes @work wait for @ticket of @stream (a reference is taken). */
+CUresult libcumc_work_add_dep(struct libcumc_work *work,
+			      struct libcumc_stream *stream, uint64_t ticket);
+
+/*
+ * The stream a caller names, with a reference: NULL is the legacy default
+ * stream of the current context, or the calling thread's per-thread
+ * default stream when @ptds (the _ptds/_ptsz entry points);
+ * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD name those explicitly.
+ * Implicit streams are created on first use.  CUDA_ERROR_INVALID_HANDLE
+ * for anything else that is not a live stream; for the implicit ones
+ * CUDA_ERROR_INVALID_CONTEXT (no current context) or
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED.
+ */
+CUresult libcumc_stream_get(CUstream handle, bool ptds,
+			    struct libcumc_stream **stream);
+void libcumc_stream_put(struct libcumc_stream *stream);
+void libcumc_stream_ref(struct libcumc_stream *stream);
+
+/*
+ * Queues @work on @stream after the implicit dependencies of the legacy
+ * stream; *@ticket (may be NULL) tells its ticket.  @work is consumed,
+ * also on failure.
+ */
+CUresult libcumc_stream_submit(struct libcumc_stream *stream,
+			       struct libcumc_work *work, uint64_t *ticket);
+
+/* Whether @stream has completed @ticket; waiting until it has. */
+bool libcumc_stream_done(struct libcumc_stream *stream, uint64_t ticket);
+void libcumc_stream_wait(struct libcumc_stream *stream, uint64_t ticket);
+
+/*
+ * Waits until everything submitted to @stream so far has run, and for the
+ * legacy stream also the work of every blocking stream of its context
+ * submitted so far; answers the stream's latched error.
+ */
+CUresult libcumc_stream_sync(struct libcumc_stream *stream);
+
+/*
+ * A synchronous operation ordered as work of the default stream (legacy,
+ * or per-thread when @ptds): waits for what that stream's next item would
+ * wait for, then runs @op(@arg) on the calling thread.
+ */
+CUresult libcumc_stream_run_sync(bool ptds, CUresult (*op)(void *arg),
+				 void *arg);
+
+/* The context and device of @stream, its latched error. */
+CUcontext libcumc_stream_ctx(const struct libcumc_stream *stream);
+CUresult libcumc_stream_error(struct libcumc_stream *stream);
+
+/* cuCtxSynchronize: waits for every stream of @ctx; the first error. */
+CUresult libcumc_streams_sync_ctx(CUcontext ctx);
+/* @ctx was destroyed: its streams are, their work still completes. */
+void libcumc_streams_ctx_gone(CUcontext ctx);
+/* Streams of contexts no longer live are destroyed (primary release). */
+void libcumc_streams_reap(void);
+
+/*
+ * Whether a stream memory operation may target the naturally aligned
+ * word [addr, addr + size) (stream_memop.c): mapped device memory with
+ * read access (a wait) or read-write access (@write), or host memory
+ * CUDA knows of (host_mem.h), writable for a write.  Multicast
+ * addresses take writes only; *@multicast tells whether it is one.
+ * CUDA_ERROR_INVALID_VALUE otherwise.
+ */
+CUresult libcumc_memop_target_check(const struct libcumc_driver *drv,
+				    CUdeviceptr addr, unsigned int size,
+				    bool write, bool *multicast);
+
+/* The _ptds/_ptsz entry points, which no cuda.h declares by that name. */
+CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
+CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
+CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream,
+				    unsigned long long *streamId);
+CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device);
+CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
+CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx,
+					CUgreenCtx *pGreenCtx);
+CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
+					unsigned int Flags);
+CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream,
+					  CUstreamCallback callback,
+					  void *userData, unsigned int flags);
+CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream);
+CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream);
+CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn,
+				       void *userData);
+
+CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice,
+				      const void *srcHost, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice,
+				      size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice,
+				      CUdeviceptr srcDevice, size_t ByteCount);
+CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc,
+				    size_t N);
+CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us,
+				     size_t N);
+CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui,
+				     size_t N);
+CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src,
+			       size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src,
+				    size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice,
+					   const void *srcHost,
+					   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost,
+					   CUdeviceptr srcDevice,
+					   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice,
+					   CUdeviceptr srcDevice,
+					   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
+				      size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice,
+				       unsigned short us, size_t N,
+				       CUstream hStream);
+CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui,
+				       size_t N, CUstream hStream);
+
+CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
+CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
+					     unsigned int flags);
+
+CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr,
+					     cuuint32_t value,
+					     unsigned int flags);
+CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr,
+					     cuuint64_t value,
+					     unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream stream,
+					      CUdeviceptr addr,
+					      cuuint32_t value,
+					      unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream stream,
+					      CUdeviceptr addr,
+					      cuuint64_t value,
+					      unsigned int flags);
+CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream,
+					    unsigned int count,
+					    CUstreamBatchMemOpParams *paramArray,
+					    unsigned int flags);
+
+#endif /* _CUMC_LIB_STREAM_H */
