@@ -52,6 +52,11 @@ py "bench_control: rounds, null_syscall, a result per op and size" "$tmp/control
 	  "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$tmp/control.json")" ]
 tap_result $? "bench_control: a record a line, as plot.sh reads them"
 
+run "bench_stream --reps 50" "$bench/bench_stream" --reps 50 --json "$tmp/stream.json"
+parses bench_stream "$tmp/stream.json"
+py "bench_stream: rounds, null_syscall, a result per op" "$tmp/stream.json" \
+	'j["rounds"] == 50 and j["null_syscall"]["call"] == "getppid" and j["results"] and all(type(r["op"]) is str and type(r["median_ns"]) is float for r in j["results"])'
+
 run "bench_va" "$bench/bench_va" "$tmp/va.json"
 parses bench_va "$tmp/va.json"
 py "bench_va: operations with their sizes" "$tmp/va.json" \
