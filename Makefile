@@ -60,6 +60,10 @@ CHECK_VM_TESTS += test_mempool
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+# JSON (cumcctl's -j, the benchmarks' --json, the demo's figures) goes
+# through json-c.
+JSON_CFLAGS = $(shell pkg-config --cflags json-c 2>/dev/null)
+JSON_LIBS = $(shell pkg-config --libs json-c 2>/dev/null)
 
 # The GPU-loss tests lose GPUs for good: they run last in their VM.
 SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard selftests/*.c)))
@@ -195,12 +199,14 @@ check:
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
-			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh" \
+			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \
+			tools/tests/test-cumcctl-schema.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
 			lib/tests/abi/samples.sh \
 			scripts/tests/test-install.sh \
-			tools/tests/test-allreduce.sh selftests/cumcctl.sh \
+			tools/tests/test-allreduce.sh tools/tests/test-bench-json.sh \
+			selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
 			selftests/ynl.sh selftests/cumc_trace.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
@@ -255,6 +261,11 @@ BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
 BENCHES += bench_fabric
 # Streams: a round trip through a stream's worker (bench_stream).
 BENCHES += bench_stream
+# Built with everything else: make check runs them short, for their JSON
+# (tools/tests/test-bench-json.sh).
+bench-progs: $(BENCHES:%=$(O)/bench/%)
+all: bench-progs
+.PHONY: bench-progs
 BENCH_VM_PARAMS := --gpus 72 num_devices=8
 # Under TCG, glibc's memcpy above a few KiB is rep movsb, which the emulator
 # runs about ten times slower than the vector loop below it: keep the loop,
@@ -286,8 +297,9 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 	bench/plot.sh $(O)/bench
 
 # Built like the data path's loops, so that baselines and ours compare fairly.
-$(O)/bench/%: bench/%.c bench/bench.h lib/tests/unplug.h $(LIB_A) | $(O)/bench
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< $(LIB_A) -lpthread
+$(O)/bench/%: bench/%.c bench/bench.h bench/bench_json.h lib/tests/unplug.h $(LIB_A) | $(O)/bench
+	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< \
+		$(LIB_A) -lpthread $(JSON_LIBS)
 
 $(O)/bench:
 	mkdir -p $@
@@ -302,7 +314,9 @@ tools: $(TOOLS:%=$(O)/tools/%)
 
 $(TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c $(LIB_A) include/cumc/cuda.h \
 		include/cumc/cumc.h | $(O)/tools
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) -lpthread
+	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) \
+		-DCUMC_VERSION='"$(VERSION)"' -o $@ $< $(LIB_A) -lpthread \
+		$(JSON_LIBS)
 
 $(O)/tools:
 	mkdir -p $@
@@ -331,6 +345,8 @@ $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h |
 		$(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
 $(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
+$(O)/tools/cumcctl: NL_CFLAGS += $(JSON_CFLAGS)
+$(O)/tools/cumcctl: NL_LIBS += $(JSON_LIBS)
 
 # cumc-imex: its config file and its TCP framing have files and unit tests
 # of their own; its kernel side is behind tools/imex_kernel.h, which

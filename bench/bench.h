@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_json.h"
+
 struct stats {
 	double median_ns;
 	double p95_ns;
@@ -121,20 +123,6 @@ static inline void control_args(int argc, char **argv, const char **json,
 								\
 	(t)[op] = now_ns() - t0_;				\
 	bench_check(res_, op_names[op]);			\
-} while (0)
-
-/*
- * A benchmark's JSON records, one per line, into bench_json once its main()
- * has opened it: JSON("\"part\": \"%s\", ...", ...) names the table each
- * record belongs to.
- */
-static FILE *bench_json __attribute__((unused));
-static const char *bench_json_sep __attribute__((unused)) = "";
-
-#define JSON(fmt, ...) do {						\
-	fprintf(bench_json, "%s\n    { " fmt " }", bench_json_sep,	\
-		__VA_ARGS__);						\
-	bench_json_sep = ",";						\
 } while (0)
 
 #endif /* CUMC_BENCH_H */

@@ -288,6 +288,7 @@ int main(int argc, char **argv)
 {
 	const char *json_path = "build/bench/bench_backend.json";
 	CUdevice devs[NUM_BACKENDS] = { -1, -1 };
+	struct json_object *doc;
 	int count, d;
 
 	if (argc == 3 && !strcmp(argv[1], "--json")) {
@@ -304,22 +305,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_backend: needs a PCI device and a system-memory one (scripts/vm-run --gpus N num_devices=M)\n");
 		return 2;
 	}
-	bench_json = fopen(json_path, "w");
-	if (!bench_json) {
-		perror(json_path);
-		return 1;
-	}
+	doc = bench_doc_begin(NULL);
 	null = null_syscall();
 	printf("bench_backend: device %d (%s) against device %d (%s); null "
 	       "call %.0f ns\n\n", devs[PCI], backend_names[PCI], devs[SYSTEM],
 	       backend_names[SYSTEM], null.median_ns);
-	fprintf(bench_json, "{ \"null_ns\": %.0f, \"pci_device\": %d, "
-		"\"system_device\": %d, \"results\": [", null.median_ns,
-		devs[PCI], devs[SYSTEM]);
+	json_object_object_add(doc, "null_ns", bench_num("%.0f", null.median_ns));
+	json_object_object_add(doc, "pci_device", json_object_new_int(devs[PCI]));
+	json_object_object_add(doc, "system_device",
+			       json_object_new_int(devs[SYSTEM]));
+	json_object_object_add(doc, "results", bench_rows);
 	part_control(devs);
 	part_touch(devs);
 	part_data(devs);
-	fprintf(bench_json, "\n] }\n");
-	fclose(bench_json);
+	if (bench_json_write(json_path, doc)) {
+		perror(json_path);
+		return 1;
+	}
+	json_object_put(doc);
 	return 0;
 }

@@ -176,27 +176,38 @@ static int write_json(const char *path, int reps,
 		      const struct stats res[NUM_CONTROL_SIZES][NUM_OPS],
 		      struct stats null)
 {
-	FILE *f = fopen(path, "w");
+	struct json_object *doc = bench_doc_begin(NULL), *o;
 	size_t s;
-	int op;
+	int op, ret;
 
-	if (!f)
-		return -1;
-	fprintf(f, "{\n  \"rounds\": %d,\n", reps);
-	fprintf(f, "  \"null_syscall\": { \"call\": \"getppid\", \"median_ns\": %.1f, "
-		"\"p95_ns\": %.1f },\n  \"results\": [\n", null.median_ns,
-		null.p95_ns);
-	for (op = 0; op < NUM_OPS; op++)
-		for (s = 0; s < NUM_CONTROL_SIZES; s++)
-			fprintf(f, "    { \"op\": \"%s\", \"size\": \"%s\", "
-				"\"bytes\": %zu, \"median_ns\": %.1f, "
-				"\"p95_ns\": %.1f, \"x_null_syscall\": %.2f }%s\n",
-				op_names[op], control_sizes[s].name, control_sizes[s].bytes,
-				res[s][op].median_ns, res[s][op].p95_ns,
-				res[s][op].median_ns / null.median_ns,
-				op + 1 < NUM_OPS || s + 1 < NUM_CONTROL_SIZES ? "," : "");
-	fprintf(f, "  ]\n}\n");
-	return fclose(f);
+	json_object_object_add(doc, "rounds", json_object_new_int(reps));
+	o = json_object_new_object();
+	json_object_object_add(o, "call", json_object_new_string("getppid"));
+	json_object_object_add(o, "median_ns", bench_num("%.1f", null.median_ns));
+	json_object_object_add(o, "p95_ns", bench_num("%.1f", null.p95_ns));
+	json_object_object_add(doc, "null_syscall", o);
+	json_object_object_add(doc, "results", bench_rows);
+	for (op = 0; op < NUM_OPS; op++) {
+		for (s = 0; s < NUM_CONTROL_SIZES; s++) {
+			o = json_object_new_object();
+			json_object_object_add(o, "op", json_object_new_string(op_names[op]));
+			json_object_object_add(o, "size",
+					       json_object_new_string(control_sizes[s].name));
+			json_object_object_add(o, "bytes",
+					       json_object_new_uint64(control_sizes[s].bytes));
+			json_object_object_add(o, "median_ns",
+					       bench_num("%.1f", res[s][op].median_ns));
+			json_object_object_add(o, "p95_ns",
+					       bench_num("%.1f", res[s][op].p95_ns));
+			json_object_object_add(o, "x_null_syscall",
+					       bench_num("%.2f", res[s][op].median_ns /
+							 null.median_ns));
+			json_object_array_add(bench_rows, o);
+		}
+	}
+	ret = bench_json_write(path, doc);
+	json_object_put(doc);
+	return ret;
 }
 
 int main(int argc, char **argv)

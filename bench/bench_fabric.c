@@ -324,13 +324,16 @@ static int write_json(const char *path, int reps, const struct results *res,
 	size_t s;
 	int op, w;
 
-	bench_json = fopen(path, "w");
-	if (!bench_json)
-		return -1;
-	fprintf(bench_json, "{\n  \"rounds\": %d,\n", reps);
-	fprintf(bench_json, "  \"null_syscall\": { \"call\": \"getppid\", "
-		"\"median_ns\": %.1f, \"p95_ns\": %.1f },\n  \"results\": [",
-		null.median_ns, null.p95_ns);
+	struct json_object *doc = bench_doc_begin(NULL), *o;
+	int ret;
+
+	json_object_object_add(doc, "rounds", json_object_new_int(reps));
+	o = json_object_new_object();
+	json_object_object_add(o, "call", json_object_new_string("getppid"));
+	json_object_object_add(o, "median_ns", bench_num("%.1f", null.median_ns));
+	json_object_object_add(o, "p95_ns", bench_num("%.1f", null.p95_ns));
+	json_object_object_add(doc, "null_syscall", o);
+	json_object_object_add(doc, "results", bench_rows);
 	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
 		for (op = 0; op < NUM_OPS; op++) {
 			for (w = 0; w < NUM_WHERE; w++) {
@@ -353,8 +356,9 @@ static int write_json(const char *path, int reps, const struct results *res,
 			     op_names[OP_IMPORT], control_sizes[s].name, control_sizes[s].bytes,
 			     where_names[w], res->first_import_ns[s][w]);
 	}
-	fprintf(bench_json, "\n  ]\n}\n");
-	return fclose(bench_json);
+	ret = bench_json_write(path, doc);
+	json_object_put(doc);
+	return ret;
 }
 
 /* Node 1: this node's handles beside node 0's, then the figures. */

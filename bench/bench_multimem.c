@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_json.h"
 #include "multimem.h"
 #include "multimem_ops.h"
 
@@ -379,29 +380,33 @@ static void bench_device_team(unsigned int members, size_t max_bytes,
 
 static void write_json(const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct json_object *rows = json_object_new_array(), *o;
 	unsigned int i;
 
-	if (!f) {
-		perror(path);
-		return;
-	}
-	fprintf(f, "[\n");
 	for (i = 0; i < num_results; i++) {
 		const struct result *r = &results[i];
 
-		fprintf(f, "  {\"setup\": \"%s\", \"members\": %u, \"bytes\": %zu, "
-			"\"op\": \"%s\", \"gbps\": %.3f, \"baseline_gbps\": %.3f, "
-			"\"ratio\": %.3f", r->setup, r->members, r->bytes, r->op,
-			r->gbps, r->baseline_gbps, r->gbps / r->baseline_gbps);
-		if (r->bound_gbps)
-			fprintf(f, ", \"read_only_gbps\": %.3f, "
-				"\"read_only_ratio\": %.3f", r->bound_gbps,
-				r->gbps / r->bound_gbps);
-		fprintf(f, "}%s\n", i + 1 < num_results ? "," : "");
+		o = json_object_new_object();
+		json_object_object_add(o, "setup", json_object_new_string(r->setup));
+		json_object_object_add(o, "members", json_object_new_int(r->members));
+		json_object_object_add(o, "bytes", json_object_new_uint64(r->bytes));
+		json_object_object_add(o, "op", json_object_new_string(r->op));
+		json_object_object_add(o, "gbps", bench_num("%.3f", r->gbps));
+		json_object_object_add(o, "baseline_gbps",
+				       bench_num("%.3f", r->baseline_gbps));
+		json_object_object_add(o, "ratio",
+				       bench_num("%.3f", r->gbps / r->baseline_gbps));
+		if (r->bound_gbps) {
+			json_object_object_add(o, "read_only_gbps",
+					       bench_num("%.3f", r->bound_gbps));
+			json_object_object_add(o, "read_only_ratio",
+					       bench_num("%.3f", r->gbps / r->bound_gbps));
+		}
+		json_object_array_add(rows, o);
 	}
-	fprintf(f, "]\n");
-	fclose(f);
+	if (bench_json_write(path, rows))
+		perror(path);
+	json_object_put(rows);
 }
 
 static void usage(void)

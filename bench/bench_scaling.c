@@ -552,23 +552,22 @@ static int wanted(int argc, char **argv, const char *part)
 int main(int argc, char **argv)
 {
 	const char *path = "build/bench/bench_scaling.json";
+	struct json_object *doc;
 	int i, devices;
 
 	for (i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "--json"))
 			path = argv[i + 1];
-	bench_json = fopen(path, "w");
-	if (!bench_json) {
-		perror(path);
-		return 1;
-	}
+	doc = bench_doc_begin(NULL);
 	CHECK(cuInit(0));
 	CHECK(cuDeviceGetCount(&devices));
 	null = null_syscall();
 	printf("bench_scaling: %d devices; null syscall (getppid) median %.0f ns\n",
 	       devices, null.median_ns);
-	fprintf(bench_json, "{\n  \"devices\": %d,\n  \"null_syscall_ns\": %.1f,\n"
-		"  \"results\": [", devices, null.median_ns);
+	json_object_object_add(doc, "devices", json_object_new_int(devices));
+	json_object_object_add(doc, "null_syscall_ns",
+			       bench_num("%.1f", null.median_ns));
+	json_object_object_add(doc, "results", bench_rows);
 	if (wanted(argc, argv, "teams"))
 		part_teams(devices);
 	if (wanted(argc, argv, "many"))
@@ -579,11 +578,11 @@ int main(int argc, char **argv)
 		part_procs();
 	if (wanted(argc, argv, "memory"))
 		part_memory();
-	fprintf(bench_json, "\n  ]\n}\n");
-	if (fclose(bench_json)) {
+	if (bench_json_write(path, doc)) {
 		perror(path);
 		return 1;
 	}
+	json_object_put(doc);
 	printf("\nJSON: %s\n", path);
 	return 0;
 }

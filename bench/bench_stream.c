@@ -160,6 +160,7 @@ int main(int argc, char **argv)
 {
 	const char *json = "build/bench/bench_stream.json";
 	struct stats res[NUM_OPS], null;
+	struct json_object *doc, *o;
 	int reps = 2000, op;
 
 	control_args(argc, argv, &json, &reps);
@@ -174,23 +175,23 @@ int main(int argc, char **argv)
 		printf("%-46s | %9.2f %9.2f %8.1f\n", op_names[op],
 		       res[op].median_ns / 1e3, res[op].p95_ns / 1e3,
 		       res[op].median_ns / null.median_ns);
-	bench_json = fopen(json, "w");
-	if (!bench_json) {
-		perror(json);
-		return 1;
-	}
-	fprintf(bench_json, "{\n  \"rounds\": %d,\n  \"null_syscall\": { \"call\": "
-		"\"getppid\", \"median_ns\": %.1f, \"p95_ns\": %.1f },\n"
-		"  \"results\": [", reps, null.median_ns, null.p95_ns);
+	doc = bench_doc_begin(NULL);
+	json_object_object_add(doc, "rounds", json_object_new_int(reps));
+	o = json_object_new_object();
+	json_object_object_add(o, "call", json_object_new_string("getppid"));
+	json_object_object_add(o, "median_ns", bench_num("%.1f", null.median_ns));
+	json_object_object_add(o, "p95_ns", bench_num("%.1f", null.p95_ns));
+	json_object_object_add(doc, "null_syscall", o);
+	json_object_object_add(doc, "results", bench_rows);
 	for (op = 0; op < NUM_OPS; op++)
 		JSON("\"op\": \"%s\", \"median_ns\": %.1f, \"p95_ns\": %.1f, "
 		     "\"x_null_syscall\": %.2f", op_names[op], res[op].median_ns,
 		     res[op].p95_ns, res[op].median_ns / null.median_ns);
-	fprintf(bench_json, "\n  ]\n}\n");
-	if (fclose(bench_json)) {
+	if (bench_json_write(json, doc)) {
 		perror(json);
 		return 1;
 	}
+	json_object_put(doc);
 	printf("\nJSON: %s\n", json);
 	return 0;
 }

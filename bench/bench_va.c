@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_json.h"
+
 #define REPS 500
 #define WARMUP 50
 #define NULL_CALLS 20000
@@ -189,28 +191,38 @@ static int write_json(const char *path,
 		      const struct stats results[NUM_SIZES][NUM_OPS],
 		      struct stats null)
 {
-	FILE *f = fopen(path, "w");
+	struct json_object *doc = bench_doc_begin(NULL), *o, *size;
 	size_t s;
-	int op;
+	int op, ret;
 
-	if (!f)
-		return -1;
-	fprintf(f, "{\n  \"repetitions\": %d,\n", REPS);
-	fprintf(f, "  \"null_syscall\": { \"call\": \"getppid\", \"median_ns\": %.1f, "
-		"\"p95_ns\": %.1f },\n", null.median_ns, null.p95_ns);
-	fprintf(f, "  \"operations\": [\n");
+	json_object_object_add(doc, "repetitions", json_object_new_int(REPS));
+	o = json_object_new_object();
+	json_object_object_add(o, "call", json_object_new_string("getppid"));
+	json_object_object_add(o, "median_ns", bench_num("%.1f", null.median_ns));
+	json_object_object_add(o, "p95_ns", bench_num("%.1f", null.p95_ns));
+	json_object_object_add(doc, "null_syscall", o);
+	json_object_object_add(doc, "operations", bench_rows);
 	for (op = 0; op < NUM_OPS; op++) {
-		fprintf(f, "    { \"name\": \"%s\"", op_names[op]);
-		for (s = 0; s < NUM_SIZES; s++)
-			fprintf(f, ", \"%s\": { \"bytes\": %zu, \"median_ns\": %.1f, "
-				"\"p95_ns\": %.1f, \"x_null_syscall\": %.2f }",
-				sizes[s].name, sizes[s].bytes,
-				results[s][op].median_ns, results[s][op].p95_ns,
-				results[s][op].median_ns / null.median_ns);
-		fprintf(f, " }%s\n", op + 1 < NUM_OPS ? "," : "");
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(op_names[op]));
+		for (s = 0; s < NUM_SIZES; s++) {
+			size = json_object_new_object();
+			json_object_object_add(size, "bytes",
+					       json_object_new_uint64(sizes[s].bytes));
+			json_object_object_add(size, "median_ns",
+					       bench_num("%.1f", results[s][op].median_ns));
+			json_object_object_add(size, "p95_ns",
+					       bench_num("%.1f", results[s][op].p95_ns));
+			json_object_object_add(size, "x_null_syscall",
+					       bench_num("%.2f", results[s][op].median_ns /
+							 null.median_ns));
+			json_object_object_add(o, sizes[s].name, size);
+		}
+		json_object_array_add(bench_rows, o);
 	}
-	fprintf(f, "  ]\n}\n");
-	return fclose(f);
+	ret = bench_json_write(path, doc);
+	json_object_put(doc);
+	return ret;
 }
 
 int main(int argc, char **argv)

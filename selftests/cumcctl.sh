@@ -4,7 +4,10 @@
 # cumcctl and cumc-fm against the loaded module (run as root in the VM):
 # every command, its exit codes, JSON output, the node's fabric identity,
 # the monitor, and the external fabric manager answering, failing and
-# stopping on SIGTERM. Prints TAP.
+# stopping on SIGTERM; the object-verb grammar (dev show [ID], ...) beside
+# the older forms it keeps, options anywhere, -p, -V, monitor -t, and every
+# JSON document validated against tools/cumcctl.schema.json (with
+# selftests/json_schema.py, Python's standard library alone). Prints TAP.
 set -u
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ctl=$repo/build/tools/cumcctl
@@ -22,6 +25,42 @@ check() {
 	got=$?
 	[ "$got" = "$want" ] || echo "# $name: status $got, wanted $want: $(cat "$tmp/err")"
 	tap_result $((got != want)) "$name"
+}
+
+schema=$repo/tools/cumcctl.schema.json
+
+# Python starts slowly in the VM (seconds under TCG): the documents are
+# kept and validated in one run at the end, a TAP line each.
+schema_names=()
+schema_specs=()
+
+# valid_schema NAME DEF FILE [--lines]: FILE is to be a #/$defs/DEF.
+valid_schema() {
+	local keep=$tmp/schema-${#schema_specs[@]}
+	cp "$3" "$keep"
+	schema_names+=("$1")
+	schema_specs+=("$2:$keep${4:+:lines}")
+}
+
+# schema_check NAME DEF CMD...: the command succeeds, its output is a DEF.
+schema_check() {
+	local name=$1 def=$2
+	shift 2
+	check "$name" 0 "$@"
+	valid_schema "$name: valid $def JSON (schema)" "$def" "$tmp/out"
+}
+
+# schema_results: validate every document kept, a TAP line each.
+schema_results() {
+	local i=0 verdict rest
+	python3 "$repo/selftests/json_schema.py" "$schema" --each "${schema_specs[@]}" >"$tmp/each"
+	while read -r verdict rest; do
+		[ "$verdict" = ok ]
+		tap_result $? "${schema_names[i]}" || echo "# $rest"
+		i=$((i + 1))
+	done <"$tmp/each"
+	[ "$i" = "${#schema_specs[@]}" ]
+	tap_result $? "the validator answered for each of the $i documents"
 }
 
 valid_json() {
@@ -55,8 +94,37 @@ echo "TAP version 13"
 check "help" 0 "$ctl" --help
 check "no command is a usage error" 1 "$ctl"
 check "unknown command is a usage error" 1 "$ctl" frobnicate
+grep -qx 'Object "frobnicate" is unknown, try "cumcctl help".' "$tmp/err" &&
+	[ "$(wc -l <"$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]
+tap_result $? "unknown object: one line that names it and the hint, no usage"
+check "unknown option is a usage error" 1 "$ctl" -x dev
+grep -qx 'Option "-x" is unknown, try "cumcctl help".' "$tmp/err"
+tap_result $? "unknown option: one line that names it and the hint"
+check "unknown command of an object is a usage error" 1 "$ctl" dev frobnicate
+grep -qx 'cumcctl: unknown command "frobnicate" for "dev"' "$tmp/err" &&
+	[ "$(wc -l <"$tmp/err")" = 2 ] && grep -q 'cumcctl dev help' "$tmp/err"
+tap_result $? "unknown command: one line that names it, one line of hint"
+check "unknown command of fault" 1 "$ctl" fault frobnicate
+grep -q 'unknown command "frobnicate" for "fault"' "$tmp/err"
+tap_result $? "unknown command of fault names it"
+check "help" 0 "$ctl" help
+grep -q '^usage: cumcctl' "$tmp/out"; tap_result $? "help prints the usage on stdout"
 for cmd in dev obj stats fault fm fabric monitor; do
 	check "$cmd --help" 0 "$ctl" $cmd --help
+	check "$cmd help" 0 "$ctl" $cmd help
+done
+
+# -V, --version, anywhere on the line.
+for args in "-V" "--version" "dev -V" "-j --version"; do
+	# shellcheck disable=SC2086
+	check "cumcctl $args" 0 "$ctl" $args
+	grep -qxE 'cumcctl [0-9]+\.[0-9]+\.[0-9]+' "$tmp/out"
+	tap_result $? "cumcctl $args prints cumcctl VERSION"
+done
+for tool in cumc-fm cumc-imex cumc-allreduce; do
+	check "$tool --version" 0 "$repo/build/tools/$tool" --version
+	grep -qE "^$tool [0-9]+\.[0-9]+\.[0-9]+( |$)" "$tmp/out"
+	tap_result $? "$tool --version prints $tool VERSION"
 done
 
 check "dev" 0 "$ctl" dev
@@ -71,9 +139,93 @@ json_true "$tmp/out" 'len(j) > 0 and all(d["fabric_state"] == "not-supported" an
 tap_result $? "dev -j: fabric_state not-supported, no node, cluster_uuid or clique_id"
 check "stats -j" 0 "$ctl" -j stats
 valid_json "$tmp/out"; tap_result $? "stats -j is JSON"
-grep -q '"device": "fabric"' "$tmp/out"; tap_result $? "stats has the fabric-wide row"
+json_true "$tmp/out" 'any(r["scope"] == "fabric" for r in j)'; tap_result $? "stats has the fabric-wide row"
 check "obj -j" 0 "$ctl" -j obj
 valid_json "$tmp/out"; tap_result $? "obj -j is JSON"
+
+# The object-verb grammar says what the older forms say.
+for obj in dev obj stats fault fabric fm; do
+	"$ctl" $obj >"$tmp/old" 2>&1
+	check "$obj show" 0 "$ctl" $obj show
+	cmp -s "$tmp/old" "$tmp/out"; tap_result $? "$obj show prints what $obj does"
+done
+check "dev list" 0 "$ctl" dev list
+# Options anywhere: after the object, after the command, bundled.
+"$ctl" -j dev >"$tmp/old"
+for args in "dev -j" "dev show -j" "dev --json show" "-json dev"; do
+	# shellcheck disable=SC2086
+	check "$args" 0 "$ctl" $args
+	cmp -s "$tmp/old" "$tmp/out"; tap_result $? "$args is -j dev"
+done
+check "dev show 0" 0 "$ctl" dev show 0
+[ "$(wc -l <"$tmp/out")" = 2 ] && sed -n 2p "$tmp/out" | grep -q '^0 '
+tap_result $? "dev show 0: the header and device 0 alone"
+schema_check "dev show 1 -j" dev "$ctl" dev show 1 -j
+json_true "$tmp/out" 'len(j) == 1 and j[0]["device"] == 1'
+tap_result $? "dev show 1 -j: device 1 alone"
+check "dev show of no such device refused" 2 "$ctl" dev show 4096
+grep -q 'device 4096: No such device' "$tmp/err"; tap_result $? "dev show 4096 says no such device"
+check "dev show with a word for an ID is a usage error" 1 "$ctl" dev show zero
+# -p: the same JSON, indented over several lines.
+check "-p dev" 0 "$ctl" -p dev
+[ "$(wc -l <"$tmp/out")" -gt "$num_devices" ] && cp "$tmp/out" "$tmp/pretty" &&
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' "$tmp/pretty" "$tmp/old"
+tap_result $? "-p dev: the JSON of -j dev, pretty-printed"
+check "stats show -jp" 0 "$ctl" stats show -jp
+valid_json "$tmp/out"; tap_result $? "stats show -jp is JSON"
+
+# Every JSON output against the schema: one type per key.
+schema_check "-j dev" dev "$ctl" -j dev
+schema_check "-j obj (none)" obj "$ctl" -j obj
+schema_check "-j stats" stats "$ctl" -j stats
+json_true "$tmp/out" 'sum(r["scope"] == "fabric" and "device" not in r for r in j) == 1 and sum(r["scope"] == "device" for r in j) == '"$num_devices"
+tap_result $? "stats -j: one fabric row without device, a device row each"
+schema_check "-j fabric" fabric "$ctl" -j fabric
+schema_check "-j fm" fm "$ctl" -j fm show
+"$ctl" fault set mem-exhausted every 3 --device 1 >/dev/null &&
+	"$ctl" fault set import-eperm once >/dev/null
+schema_check "-j fault show (device and fabric-wide)" fault "$ctl" -j fault show
+json_true "$tmp/out" 'any(r["scope"] == "device" and r["device"] == 1 and r["type"] == "mem-exhausted" and r["mode"] == "every" and r["value"] == 3 for r in j) and any(r["scope"] == "fabric" and "device" not in r and r["type"] == "import-eperm" and r["mode"] == "once" for r in j)'
+tap_result $? "fault show -j: the device fault with its device, the fabric-wide one without" ||
+	sed 's/^/# /' "$tmp/out"
+"$ctl" fault clear mem-exhausted --device 1 >/dev/null
+"$ctl" fault clear import-eperm >/dev/null
+# A schema that cannot fail proves nothing: the old stats row is refused.
+echo '[{"device": "fabric", "objects": 0, "bound_bytes": 0, "binds": 0, "maps": 0, "waits": 0, "faults": 0}]' >"$tmp/bad"
+python3 "$repo/selftests/json_schema.py" "$schema" stats "$tmp/bad" 2>/dev/null
+tap_result $(($? != 1)) "the schema refuses a device that is a string"
+
+# A live team, held open by a batch reading a pipe: obj -j with members
+# and bindings against the schema.
+mkfifo "$tmp/fifo"
+"$ctl" batch <"$tmp/fifo" >"$tmp/batch" 2>&1 &
+batch=$!
+exec 3>"$tmp/fifo"
+cat >&3 <<'SCRIPT'
+mc = mc-create 2 2M fd
+mc-add $mc 0
+mc-add $mc 1
+m0 = create 0 2M fd
+m1 = create 1 2M fd
+bind $mc 0 0 $m0 0 2M
+bind $mc 1 0 $m1 0 2M
+SCRIPT
+for _ in $(seq 50); do
+	[ "$(grep -c '^ok' "$tmp/batch")" = 7 ] && break
+	sleep 0.1
+done
+schema_check "-j obj (a team bound)" obj "$ctl" -j obj show
+json_true "$tmp/out" 'any(o["state"] == "ready" and o["team_size"] == 2 and sorted(m["device"] for m in o["members"]) == [0, 1] and all(len(m["binds"]) == 1 and m["binds"][0]["length"] == 2 << 20 for m in o["members"]) for o in j)'
+tap_result $? "obj -j: the team, ready, both members bound"
+cat >&3 <<'SCRIPT'
+unbind $mc 0 0 2M
+unbind $mc 1 0 2M
+release $m0
+release $m1
+release $mc
+SCRIPT
+exec 3>&-
+wait $batch; tap_result $? "the batch holding the team ends clean"
 
 # This VM is a node of no multi-node fabric: node 0, not-supported, no
 # cluster, no IMEX daemon.
@@ -121,10 +273,34 @@ sleep 0.5
 make_team; tap_result $? "a team forms with the in-kernel manager"
 wait $mon; tap_result $? "monitor exits after --count events"
 sed 's/^/# /' "$tmp/mon"
+valid_schema "monitor -j: every event valid (schema)" event "$tmp/mon" --lines
 [ "$(grep -c '"event"' "$tmp/mon")" = 5 ] &&
 	sed -n 1p "$tmp/mon" | grep -q mc-create &&
 	sed -n 5p "$tmp/mon" | grep -q mc-delete
 tap_result $? "monitor printed the five events in order"
+
+# monitor -t: the time of each event, in the text and in JSON; -t and -j
+# after the command.
+"$ctl" monitor -t -j --count 5 --timeout 20000 >"$tmp/mon" &
+mon=$!
+sleep 0.5
+make_team; tap_result $? "a team forms (monitor -t -j)"
+wait $mon; tap_result $? "monitor -t -j exits after --count events"
+valid_schema "monitor -t -j: every event valid (schema)" event "$tmp/mon" --lines
+[ "$(grep -c '"timestamp": *"20[0-9-]*T[0-9:.]*Z"' "$tmp/mon")" = 5 ]
+tap_result $? "monitor -t -j: a timestamp on each event"
+"$ctl" monitor --count 5 --timeout 20000 -t >"$tmp/mon" &
+mon=$!
+sleep 0.5
+make_team; tap_result $? "a team forms (monitor -t)"
+wait $mon; tap_result $? "monitor -t exits after --count events"
+sed 's/^/# /' "$tmp/mon"
+[ "$(grep -cE '^\[20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z\] [a-z-]+ +id=' "$tmp/mon")" = 5 ] &&
+	sed -n 4p "$tmp/mon" | grep -qE '\] unbind .* device=[01] mc_offset=0x0 length=0x[0-9a-f]+$'
+tap_result $? "monitor -t: [time] before each event line"
+check "monitor with an unknown word" 1 "$ctl" monitor frobnicate
+grep -q 'unknown command "frobnicate" for "monitor"' "$tmp/err"
+tap_result $? "monitor: the unknown word named"
 
 # The external manager answers the team's setup.
 "$fm" --external --count 1 >"$tmp/fm" 2>&1 &
@@ -166,7 +342,9 @@ wait $mon; tap_result $? "monitor -j exits after the node-lost event"
 sed 's/^/# /' "$tmp/mon"
 json_true "$tmp/mon" 'j["event"] == "node-lost" and j["node"] == 6'
 tap_result $? "monitor -j prints node-lost with \"node\": 6"
+valid_schema "monitor -j node-lost valid (schema)" event "$tmp/mon" --lines
 
 "$ctl" fm mode kernel --timeout 5000 >/dev/null
+schema_results
 rm -rf "$tmp"
 tap_end

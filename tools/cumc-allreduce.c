@@ -33,6 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
+#ifndef CUMC_VERSION
+#define CUMC_VERSION "unknown"
+#endif
+
 #define MAX_RANKS 128
 #define TYPE_F32 1
 #define TYPE_BF16 2
@@ -798,18 +804,54 @@ static const char *type_name(cumcDataType t)
 }
 
 static FILE *json_out, *data_out;
-static int json_rows, failed;
+static struct json_object *json_rows;	/* the --json array, through json-c */
+static int failed;
+
+/* A figure as printf's @fmt writes it, a JSON number through json-c. */
+static struct json_object *json_num(const char *fmt, double v)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), fmt, v);
+	return json_object_new_double_s(v, text);
+}
 
 static void json_row(const struct result *res, int n)
 {
-	fprintf(json_out, "%s\n  {\"algorithm\": \"%s\", \"devices\": %d, "
-		"\"nodes\": %d, \"bytes\": %zu, \"type\": \"%s\", \"time_us\": %.3f, "
-		"\"algbw_GBps\": %.6f, \"busbw_GBps\": %.6f, "
-		"\"elements_checked\": %llu, \"mismatches\": %llu}",
-		json_rows++ ? "," : "", res->algo, n, opt.nodes, res->bytes,
-		type_name(res->type), res->secs * 1e6, res->algbw, res->busbw,
-		(unsigned long long)res->checked,
-		(unsigned long long)res->mismatches);
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "algorithm", json_object_new_string(res->algo));
+	json_object_object_add(o, "devices", json_object_new_int(n));
+	json_object_object_add(o, "nodes", json_object_new_int(opt.nodes));
+	json_object_object_add(o, "bytes", json_object_new_uint64(res->bytes));
+	json_object_object_add(o, "type",
+			       json_object_new_string(type_name(res->type)));
+	json_object_object_add(o, "time_us", json_num("%.3f", res->secs * 1e6));
+	json_object_object_add(o, "algbw_GBps", json_num("%.6f", res->algbw));
+	json_object_object_add(o, "busbw_GBps", json_num("%.6f", res->busbw));
+	json_object_object_add(o, "elements_checked",
+			       json_object_new_uint64(res->checked));
+	json_object_object_add(o, "mismatches",
+			       json_object_new_uint64(res->mismatches));
+	json_object_array_add(json_rows, o);
+}
+
+/*
+ * The array, a row a line (bench/allreduce-nodes.sh reads it with awk):
+ * each row serialized by json-c, only the brackets and commas between
+ * them written here.
+ */
+static void json_write(FILE *f, struct json_object *array)
+{
+	size_t i, n = json_object_array_length(array);
+
+	fputc('[', f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\n  %s", i ? "," : "",
+			json_object_to_json_string_ext(json_object_array_get_idx(array, i),
+						       JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	fputs("\n]\n", f);
 }
 
 /* Rank 0: fold every rank's verdict into @res and print the line. */
@@ -974,6 +1016,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cumc-allreduce [-n devices] [-b bytes] [-i iters] [-w warmup]\n"
+		"         [--version]\n"
 		"         [-t f32|bf16|both] [--ring] [--sweep MIN:MAX] [--json FILE]\n"
 		"         [--data FILE] [--corrupt RANK]\n"
 		"         [--nodes N --root HOST[:PORT] [--node K]]\n"
@@ -1022,12 +1065,13 @@ static void parse_args(int argc, char **argv)
 		{ "node", required_argument, NULL, 'K' },
 		{ "root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env_node = getenv("CUMC_NODE");
 	int c, node_given = 0;
 
-	while ((c = getopt_long(argc, argv, "n:b:i:w:t:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:b:i:w:t:hV", longs, NULL)) != -1) {
 		switch (c) {
 		case 'n': opt.n = atoi(optarg); break;
 		case 'b': opt.min_bytes = opt.max_bytes = parse_size(optarg); break;
@@ -1043,6 +1087,9 @@ static void parse_args(int argc, char **argv)
 		case 'K': opt.node = atoi(optarg); node_given = 1; break;
 		case 'R': opt.root = optarg; break;
 		case 'h': usage(0); break;
+		case 'V':
+			printf("cumc-allreduce %s\n", CUMC_VERSION);
+			exit(0);
 		default: usage(2);
 		}
 	}
@@ -1093,10 +1140,12 @@ static pid_t spawn(int id, int (*pairs)[2], struct rank *r)
 		fputs("# bytes algbw busbw ring_algbw ring_busbw (MB/s)\n", data_out);
 	}
 	if (json_out)
-		fputc('[', json_out);
+		json_rows = json_object_new_array();
 	k = rank_main(r);
-	if (json_out)
-		fputs("\n]\n", json_out);
+	if (json_out) {
+		json_write(json_out, json_rows);
+		json_object_put(json_rows);
+	}
 	if ((json_out && fclose(json_out)) || (data_out && fclose(data_out)))
 		die("writing the output files: %s", strerror(errno));
 	if (id == 0)

@@ -26,6 +26,10 @@
 
 #include "cumc_nl.h"
 
+#ifndef CUMC_VERSION
+#define CUMC_VERSION "unknown"
+#endif
+
 static volatile sig_atomic_t stopping;
 /* For requests; events come on a socket of their own. */
 static struct cumc_nl cmd_nl;
@@ -36,6 +40,7 @@ static int status;
 
 static const char usage_text[] =
 	"usage: cumc-fm [--delay-ms MS] [--fail] [--count N] [--external]\n"
+	"       cumc-fm --help | --version\n"
 	"Answer cumc's team-setup requests as an external fabric manager.\n";
 
 static void on_signal(int sig)
@@ -93,6 +98,9 @@ static int parse_args(int argc, char **argv, bool *external)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_text, stdout);
+			exit(0);
+		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+			printf("cumc-fm %s\n", CUMC_VERSION);
 			exit(0);
 		} else if (!strcmp(argv[i], "--fail")) {
 			fail = true;

@@ -5,6 +5,12 @@
  * injection, the fabric manager, the node's fabric identity, and the event
  * monitor.
  *
+ * The grammar is iproute2's and devlink's: cumcctl [OPTIONS] OBJECT
+ * [COMMAND [ARGS]], options anywhere on the line, and the older forms
+ * (`cumcctl dev`, `cumcctl -j stats`) kept as what they always were. JSON
+ * goes through json-c, in the one schema of man/cumcctl.8 and
+ * tools/cumcctl.schema.json.
+ *
  * Exit status: 0 done, 1 usage, 2 the kernel refused (or is not there).
  */
 #include <errno.h>
@@ -14,19 +20,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
+#include <json-c/json.h>
 #include <netlink/genl/ctrl.h>
 
 #include "cumc_nl.h"
 #include "cumcctl.h"
 
+#ifndef CUMC_VERSION
+#define CUMC_VERSION "unknown"
+#endif
+
 #define EXIT_USAGE 1
 #define EXIT_KERNEL 2
 
-static bool json;
+static bool json, pretty, timestamps;
 static struct cumc_nl nl;
-static bool first_row;	/* for JSON arrays */
+
+/* A dump's rows: a JSON array, or a table under a header printed once. */
+static struct json_object *rows;
+static const char *table_header;
+static unsigned int num_rows;
+static int64_t dev_filter = -1;	/* dev show ID: only that device */
 
 static const char *const fault_names[CUMC_FAULT_NR] = {
 	[CUMC_FAULT_FABRIC_NOT_READY] = "not-ready",
@@ -65,36 +82,58 @@ static const char *const event_names[] = {
 };
 
 static const char usage_text[] =
-	"usage: cumcctl [-j] COMMAND [ARGS]\n"
-	"  dev                       list devices and their memory\n"
-	"  obj                       list multicast objects, members, bindings\n"
-	"  stats                     per-device and fabric-wide counters\n"
-	"  fault set|clear|show ...  fault injection (cumcctl fault --help)\n"
-	"  fm mode|show|respond ...  the fabric manager (cumcctl fm --help)\n"
-	"  fabric                    this node's fabric identity, its IMEX daemon\n"
+	"usage: cumcctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
+	"  dev [show [ID]]           devices and their memory\n"
+	"  obj [show]                multicast objects, members, bindings\n"
+	"  stats [show]              per-device and fabric-wide counters\n"
+	"  fault show|set|clear ...  fault injection (cumcctl fault help)\n"
+	"  fm show|mode|respond ...  the fabric manager (cumcctl fm help)\n"
+	"  fabric [show]             this node's fabric identity, its IMEX daemon\n"
 	"  monitor [--count N] [--timeout MS]  print events as they come\n"
 	"  batch < SCRIPT            the ioctl UAPI, one operation a line\n"
-	"  -j: JSON output. Exit: 0 ok, 1 usage, 2 the kernel refused.\n";
+	"  help                      this text\n"
+	"OPTIONS (anywhere on the line): -j/--json JSON output, -p/--pretty\n"
+	"pretty-printed JSON, -t/--timestamp time each monitor event,\n"
+	"-V/--version. Exit: 0 ok, 1 usage, 2 the kernel refused.\n";
+
+static const char dev_usage[] =
+	"usage: cumcctl [-j] [-p] dev [show [ID]]\n"
+	"List devices (or device ID): ordinal, UUID, name, PCI bus, memory total\n"
+	"and free (MiB), backend (pci or system), state (ok or lost), fabric\n"
+	"state (not-supported, not-started, in-progress or completed).\n";
+
+static const char obj_usage[] =
+	"usage: cumcctl [-j] [-p] obj [show]\n"
+	"List multicast objects with their members and bindings.\n";
+
+static const char stats_usage[] =
+	"usage: cumcctl [-j] [-p] stats [show]\n"
+	"Per-device and fabric-wide counters.\n";
 
 static const char fault_usage[] =
 	"usage: cumcctl fault set TYPE once|every N|percent P [--device N]\n"
 	"       cumcctl fault clear TYPE [--device N]\n"
-	"       cumcctl fault show\n"
+	"       cumcctl [-j] [-p] fault [show]\n"
 	"TYPE: not-ready, illegal-state, bind-nospc, mem-exhausted, import-eperm\n"
 	"Without --device the fault is fabric-wide. set and clear need CAP_NET_ADMIN.\n";
 
 static const char fm_usage[] =
 	"usage: cumcctl fm mode [kernel|external] [--timeout MS]\n"
-	"       cumcctl fm show\n"
+	"       cumcctl [-j] [-p] fm [show]\n"
 	"       cumcctl fm respond REQ_ID ok|fail\n"
 	"mode and respond need CAP_NET_ADMIN.\n";
 
 static const char fabric_usage[] =
-	"usage: cumcctl [-j] fabric\n"
+	"usage: cumcctl [-j] [-p] fabric [show]\n"
 	"This node's fabric identity: its node index, its fabric state\n"
 	"(not-supported, not-started, in-progress or completed), and in a\n"
 	"multi-node fabric its cluster UUID and clique id; and whether an IMEX\n"
 	"daemon is attached.\n";
+
+static const char monitor_usage[] =
+	"usage: cumcctl [-j] [-p] [-t] monitor [all] [--count N] [--timeout MS]\n"
+	"Print control-plane events until N have come or MS have passed;\n"
+	"-t: each with the time it came (UTC).\n";
 
 static int usage(const char *text, bool help)
 {
@@ -102,12 +141,33 @@ static int usage(const char *text, bool help)
 	return help ? 0 : EXIT_USAGE;
 }
 
+static bool is_help_word(const char *s)
+{
+	return !strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "help");
+}
+
 static bool is_help(int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+		if (is_help_word(argv[i]))
 			return true;
 	return false;
+}
+
+/* One line that names what was not understood, one line of where to look. */
+static int unknown_command(const char *object, const char *word)
+{
+	fprintf(stderr, "cumcctl: unknown command \"%s\" for \"%s\"\n", word,
+		object);
+	fprintf(stderr, "Try \"cumcctl %s help\".\n", object);
+	return EXIT_USAGE;
+}
+
+/* `show`, as iproute2 spells it: show, list, lst, ls. */
+static bool is_show(const char *s)
+{
+	return !strcmp(s, "show") || !strcmp(s, "list") || !strcmp(s, "lst") ||
+	       !strcmp(s, "ls");
 }
 
 static bool parse_u32(const char *s, uint32_t *out)
@@ -171,6 +231,54 @@ static uint32_t get_u32(struct nlattr **tb, int attr)
 	return tb[attr] ? nla_get_u32(tb[attr]) : 0;
 }
 
+/* The JSON builders: every value through json-c, which escapes strings. */
+static struct json_object *json_new(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		fprintf(stderr, "cumcctl: out of memory\n");
+		exit(EXIT_KERNEL);
+	}
+	return o;
+}
+
+static void put_str(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, json_object_new_string(v));
+}
+
+static void put_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static void put_bool(struct json_object *o, const char *key, bool v)
+{
+	json_object_object_add(o, key, json_object_new_boolean(v));
+}
+
+/* -j: one line; -p: indented, two spaces. Either way, "/" stays "/". */
+static void json_print(struct json_object *o)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	flags |= pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+			  JSON_C_TO_STRING_PLAIN;
+	puts(json_object_to_json_string_ext(o, flags));
+	fflush(stdout);
+}
+
+/* A row of a dump: into the array, or the table's header before the first. */
+static void add_row(struct json_object *o)
+{
+	if (json)
+		json_object_array_add(rows, o);
+	else if (!num_rows && table_header)
+		fputs(table_header, stdout);
+	num_rows++;
+}
+
 /* A 16-byte attribute as 8-4-4-4-12 hex digits into @out; "?" if short. */
 static void format_uuid(const struct nlattr *attr, char out[37])
 {
@@ -195,11 +303,31 @@ static const char *fabric_state(struct nlattr **tb)
 	       fabric_state_names[state] : "?";
 }
 
-static void row_sep(void)
+static void dev_json(struct nlattr **tb, const char *uuid, const char *backend,
+		     bool lost)
 {
-	if (json)
-		fputs(first_row ? "\n  " : ",\n  ", stdout);
-	first_row = false;
+	struct json_object *o = json_new();
+	char cluster[37];
+
+	put_u64(o, "device", get_u32(tb, CUMC_A_DEV_ORDINAL));
+	put_str(o, "uuid", uuid);
+	put_str(o, "name", nla_get_string(tb[CUMC_A_DEV_NAME]));
+	put_u64(o, "pci_bus", get_u32(tb, CUMC_A_DEV_PCI_BUS));
+	put_u64(o, "mem_total", get_u64(tb, CUMC_A_DEV_MEM_TOTAL));
+	put_u64(o, "mem_free", get_u64(tb, CUMC_A_DEV_MEM_FREE));
+	put_str(o, "backend", backend);
+	put_bool(o, "lost", lost);
+	put_str(o, "fabric_state", fabric_state(tb));
+	/* A GPU of a multi-node fabric: the node that owns it, where. */
+	if (tb[CUMC_A_FABRIC_NODE])
+		put_u64(o, "node", get_u32(tb, CUMC_A_FABRIC_NODE));
+	if (tb[CUMC_A_FABRIC_CLUSTER_UUID]) {
+		format_uuid(tb[CUMC_A_FABRIC_CLUSTER_UUID], cluster);
+		put_str(o, "cluster_uuid", cluster);
+	}
+	if (tb[CUMC_A_FABRIC_CLIQUE_ID])
+		put_u64(o, "clique_id", get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID));
+	add_row(o);
 }
 
 static int dev_cb(struct nl_msg *msg, void *arg)
@@ -210,118 +338,132 @@ static int dev_cb(struct nl_msg *msg, void *arg)
 	bool lost;
 
 	(void)arg;
-	if (parse(msg, tb) || !tb[CUMC_A_DEV_UUID])
+	if (parse(msg, tb) || !tb[CUMC_A_DEV_UUID] || !tb[CUMC_A_DEV_NAME])
 		return NL_SKIP;
+	if (dev_filter >= 0 && get_u32(tb, CUMC_A_DEV_ORDINAL) != dev_filter)
+		return NL_OK;
 	format_uuid(tb[CUMC_A_DEV_UUID], uuid);
 	backend = tb[CUMC_A_DEV_BACKEND] ?
 		  nla_get_string(tb[CUMC_A_DEV_BACKEND]) : "system";
 	lost = tb[CUMC_A_DEV_LOST] != NULL;
-	row_sep();
 	if (json) {
-		printf("{\"ordinal\": %u, \"uuid\": \"%s\", \"name\": \"%s\", \"pci_bus\": %u, \"mem_total\": %" PRIu64 ", \"mem_free\": %" PRIu64 ", \"backend\": \"%s\", \"lost\": %s, \"fabric_state\": \"%s\"",
-		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
-		       nla_get_string(tb[CUMC_A_DEV_NAME]),
-		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
-		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL),
-		       get_u64(tb, CUMC_A_DEV_MEM_FREE), backend,
-		       lost ? "true" : "false", fabric_state(tb));
-		/* A GPU of a multi-node fabric: the node that owns it, where. */
-		if (tb[CUMC_A_FABRIC_NODE])
-			printf(", \"node\": %u", get_u32(tb, CUMC_A_FABRIC_NODE));
-		if (tb[CUMC_A_FABRIC_CLUSTER_UUID]) {
-			format_uuid(tb[CUMC_A_FABRIC_CLUSTER_UUID], uuid);
-			printf(", \"cluster_uuid\": \"%s\"", uuid);
-		}
-		if (tb[CUMC_A_FABRIC_CLIQUE_ID])
-			printf(", \"clique_id\": %u",
-			       get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID));
-		fputs("}", stdout);
-	} else {
-		printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %-5s %s\n",
-		       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
-		       nla_get_string(tb[CUMC_A_DEV_NAME]),
-		       get_u32(tb, CUMC_A_DEV_PCI_BUS),
-		       get_u64(tb, CUMC_A_DEV_MEM_TOTAL) >> 20,
-		       get_u64(tb, CUMC_A_DEV_MEM_FREE) >> 20, backend,
-		       lost ? "lost" : "ok", fabric_state(tb));
+		dev_json(tb, uuid, backend, lost);
+		return NL_OK;
 	}
+	add_row(NULL);
+	printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %-5s %s\n",
+	       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
+	       nla_get_string(tb[CUMC_A_DEV_NAME]),
+	       get_u32(tb, CUMC_A_DEV_PCI_BUS),
+	       get_u64(tb, CUMC_A_DEV_MEM_TOTAL) >> 20,
+	       get_u64(tb, CUMC_A_DEV_MEM_FREE) >> 20, backend,
+	       lost ? "lost" : "ok", fabric_state(tb));
 	return NL_OK;
 }
 
-/* Run a dump with @cb as the row printer, inside a JSON array. */
+/*
+ * Run a dump with @cb as the row maker: a JSON array of its rows, or a
+ * table under @header (printed even when no row comes).
+ */
 static int dump(uint8_t cmd, nl_recvmsg_msg_cb_t cb, const char *header)
 {
 	int err;
 
 	connect_family();
-	first_row = true;
+	table_header = header;
+	num_rows = 0;
 	if (json)
-		fputs("[", stdout);
-	else
-		fputs(header, stdout);
+		rows = json_object_new_array();
 	err = cumc_nl_transact(&nl, request(cmd, NLM_F_DUMP), cb, NULL);
-	if (json)
-		fputs(first_row ? "]\n" : "\n]\n", stdout);
 	cumc_nl_close(&nl);
-	return err ? refused("dump", err) : 0;
+	if (err) {
+		json_object_put(rows);
+		return refused("dump", err);
+	}
+	/* ip's answer to a device that is not there. */
+	if (dev_filter >= 0 && !num_rows) {
+		json_object_put(rows);
+		fprintf(stderr, "cumcctl: device %" PRId64 ": %s\n", dev_filter,
+			strerror(ENODEV));
+		return EXIT_KERNEL;
+	}
+	if (json) {
+		json_print(rows);
+		json_object_put(rows);
+	} else if (!num_rows && dev_filter < 0) {
+		fputs(header, stdout);
+	}
+	return 0;
 }
 
-static void print_member(struct nlattr *member)
+static struct json_object *member(struct nlattr *attr)
 {
 	struct nlattr *mb[CUMC_MEMBER_A_MAX + 1], *bind, *b[CUMC_BIND_A_MAX + 1];
-	bool first = true;
+	struct json_object *o, *binds, *bo;
 	int rem;
 
-	if (nla_parse_nested(mb, CUMC_MEMBER_A_MAX, member, NULL))
-		return;
-	printf(json ? "{\"device\": %u, \"binds\": [" : "    member %u\n",
-	       get_u32(mb, CUMC_MEMBER_A_DEVICE));
-	nla_for_each_nested(bind, member, rem) {
+	if (nla_parse_nested(mb, CUMC_MEMBER_A_MAX, attr, NULL))
+		return NULL;
+	o = json_new();
+	binds = json_object_new_array();
+	put_u64(o, "device", get_u32(mb, CUMC_MEMBER_A_DEVICE));
+	if (!json)
+		printf("    member %u\n", get_u32(mb, CUMC_MEMBER_A_DEVICE));
+	nla_for_each_nested(bind, attr, rem) {
 		if (nla_type(bind) != CUMC_MEMBER_A_BIND ||
 		    nla_parse_nested(b, CUMC_BIND_A_MAX, bind, NULL))
 			continue;
-		printf(json ? "%s{\"mc_offset\": %" PRIu64 ", \"length\": %" PRIu64 ", \"mem_offset\": %" PRIu64 "}" :
-			      "%s      bind mc_offset=%#" PRIx64 " length=%#" PRIx64 " mem_offset=%#" PRIx64 "\n",
-		       json && !first ? ", " : "",
-		       get_u64(b, CUMC_BIND_A_MC_OFFSET),
-		       get_u64(b, CUMC_BIND_A_LENGTH),
-		       get_u64(b, CUMC_BIND_A_MEM_OFFSET));
-		first = false;
+		bo = json_new();
+		put_u64(bo, "mc_offset", get_u64(b, CUMC_BIND_A_MC_OFFSET));
+		put_u64(bo, "length", get_u64(b, CUMC_BIND_A_LENGTH));
+		put_u64(bo, "mem_offset", get_u64(b, CUMC_BIND_A_MEM_OFFSET));
+		json_object_array_add(binds, bo);
+		if (!json)
+			printf("      bind mc_offset=0x%" PRIx64 " length=0x%" PRIx64 " mem_offset=0x%" PRIx64 "\n",
+			       get_u64(b, CUMC_BIND_A_MC_OFFSET),
+			       get_u64(b, CUMC_BIND_A_LENGTH),
+			       get_u64(b, CUMC_BIND_A_MEM_OFFSET));
 	}
-	if (json)
-		fputs("]}", stdout);
+	json_object_object_add(o, "binds", binds);
+	return o;
 }
 
 static int obj_cb(struct nl_msg *msg, void *arg)
 {
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[CUMC_A_MAX + 1], *attr;
-	uint32_t state;
-	bool first = true;
+	struct json_object *o, *members, *m;
+	const char *state;
+	bool pending;
 	int rem;
 
 	(void)arg;
 	if (parse(msg, tb))
 		return NL_SKIP;
-	state = get_u32(tb, CUMC_A_MC_STATE);
-	row_sep();
-	printf(json ? "{\"id\": %u, \"team_size\": %u, \"length\": %" PRIu64 ", \"state\": \"%s\", \"fm_pending\": %s, \"members\": [" :
-		      "%-6u %-5u %14" PRIu64 " %-8s %s\n",
-	       get_u32(tb, CUMC_A_MC_ID), get_u32(tb, CUMC_A_MC_TEAM_SIZE),
-	       get_u64(tb, CUMC_A_MC_LENGTH),
-	       state < 3 ? state_names[state] : "?",
-	       tb[CUMC_A_MC_FM_PENDING] ? (json ? "true" : "fm-pending") :
-					  (json ? "false" : ""));
-	nla_for_each_attr(attr, genlmsg_attrdata(nlmsg_data(nlmsg_hdr(msg)), 0),
-			  genlmsg_attrlen(nlmsg_data(nlmsg_hdr(msg)), 0), rem) {
-		if (nla_type(attr) != CUMC_A_MC_MEMBER)
-			continue;
-		if (json && !first)
-			fputs(", ", stdout);
-		print_member(attr);
-		first = false;
+	state = get_u32(tb, CUMC_A_MC_STATE) < 3 ?
+		state_names[get_u32(tb, CUMC_A_MC_STATE)] : "?";
+	pending = tb[CUMC_A_MC_FM_PENDING] != NULL;
+	o = json_new();
+	put_u64(o, "id", get_u32(tb, CUMC_A_MC_ID));
+	put_u64(o, "team_size", get_u32(tb, CUMC_A_MC_TEAM_SIZE));
+	put_u64(o, "length", get_u64(tb, CUMC_A_MC_LENGTH));
+	put_str(o, "state", state);
+	put_bool(o, "fm_pending", pending);
+	add_row(json ? o : NULL);
+	if (!json)
+		printf("%-6u %-5u %14" PRIu64 " %-8s %s\n",
+		       get_u32(tb, CUMC_A_MC_ID), get_u32(tb, CUMC_A_MC_TEAM_SIZE),
+		       get_u64(tb, CUMC_A_MC_LENGTH), state,
+		       pending ? "fm-pending" : "");
+	members = json_object_new_array();
+	nla_for_each_attr(attr, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0),
+			  rem) {
+		if (nla_type(attr) == CUMC_A_MC_MEMBER && (m = member(attr)))
+			json_object_array_add(members, m);
 	}
-	if (json)
-		fputs("]}", stdout);
+	json_object_object_add(o, "members", members);
+	if (!json)
+		json_object_put(o);
 	return NL_OK;
 }
 
@@ -337,31 +479,43 @@ static const struct {
 	{ CUMC_A_STAT_FAULTS, "faults" },
 };
 
+#define NUM_STATS (sizeof(stat_attrs) / sizeof(stat_attrs[0]))
+
+/*
+ * A row's scope: "device" with the device's ordinal in "device", or
+ * "fabric" (all devices) with no "device" key: never two types in one key.
+ */
+static void put_scope(struct json_object *o, struct nlattr **tb)
+{
+	put_str(o, "scope", tb[CUMC_A_DEV_ORDINAL] ? "device" : "fabric");
+	if (tb[CUMC_A_DEV_ORDINAL])
+		put_u64(o, "device", get_u32(tb, CUMC_A_DEV_ORDINAL));
+}
+
 static int stats_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
+	struct json_object *o;
 	size_t i;
 
 	(void)arg;
 	if (parse(msg, tb))
 		return NL_SKIP;
-	row_sep();
 	if (json) {
-		if (tb[CUMC_A_DEV_ORDINAL])
-			printf("{\"device\": %u", get_u32(tb, CUMC_A_DEV_ORDINAL));
-		else
-			fputs("{\"device\": \"fabric\"", stdout);
-		for (i = 0; i < sizeof(stat_attrs) / sizeof(stat_attrs[0]); i++)
-			printf(", \"%s\": %" PRIu64, stat_attrs[i].name,
-			       get_u64(tb, stat_attrs[i].attr));
-		fputs("}", stdout);
+		o = json_new();
+		put_scope(o, tb);
+		for (i = 0; i < NUM_STATS; i++)
+			put_u64(o, stat_attrs[i].name,
+				get_u64(tb, stat_attrs[i].attr));
+		add_row(o);
 		return NL_OK;
 	}
+	add_row(NULL);
 	if (tb[CUMC_A_DEV_ORDINAL])
 		printf("%-7u", get_u32(tb, CUMC_A_DEV_ORDINAL));
 	else
 		fputs("fabric ", stdout);
-	for (i = 0; i < sizeof(stat_attrs) / sizeof(stat_attrs[0]); i++)
+	for (i = 0; i < NUM_STATS; i++)
 		printf(" %12" PRIu64, get_u64(tb, stat_attrs[i].attr));
 	putchar('\n');
 	return NL_OK;
@@ -370,22 +524,32 @@ static int stats_cb(struct nl_msg *msg, void *arg)
 static int fault_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
-	uint32_t type, mode;
+	const char *type, *mode;
+	struct json_object *o;
 	char where[16] = "fabric";
 
 	(void)arg;
 	if (parse(msg, tb))
 		return NL_SKIP;
-	type = get_u32(tb, CUMC_A_FAULT_TYPE);
-	mode = get_u32(tb, CUMC_A_FAULT_MODE);
+	type = get_u32(tb, CUMC_A_FAULT_TYPE) < CUMC_FAULT_NR ?
+	       fault_names[get_u32(tb, CUMC_A_FAULT_TYPE)] : "?";
+	mode = get_u32(tb, CUMC_A_FAULT_MODE) <= CUMC_FAULT_MODE_PROBABILITY ?
+	       mode_names[get_u32(tb, CUMC_A_FAULT_MODE)] : "?";
+	if (json) {
+		o = json_new();
+		put_str(o, "type", type);
+		put_scope(o, tb);
+		put_str(o, "mode", mode);
+		put_u64(o, "value", get_u32(tb, CUMC_A_FAULT_VALUE));
+		put_u64(o, "hits", get_u64(tb, CUMC_A_FAULT_HITS));
+		add_row(o);
+		return NL_OK;
+	}
 	if (tb[CUMC_A_DEV_ORDINAL])
 		snprintf(where, sizeof(where), "%u",
 			 get_u32(tb, CUMC_A_DEV_ORDINAL));
-	row_sep();
-	printf(json ? "{\"type\": \"%s\", \"device\": \"%s\", \"mode\": \"%s\", \"value\": %u, \"hits\": %" PRIu64 "}" :
-		      "%-14s %-7s %-8s %8u %10" PRIu64 "\n",
-	       type < CUMC_FAULT_NR ? fault_names[type] : "?", where,
-	       mode <= CUMC_FAULT_MODE_PROBABILITY ? mode_names[mode] : "?",
+	add_row(NULL);
+	printf("%-14s %-7s %-8s %8u %10" PRIu64 "\n", type, where, mode,
 	       get_u32(tb, CUMC_A_FAULT_VALUE), get_u64(tb, CUMC_A_FAULT_HITS));
 	return NL_OK;
 }
@@ -422,6 +586,29 @@ static int fault_change(int type, uint32_t mode, uint32_t value,
 	return err ? refused("fault", err) : 0;
 }
 
+/* set's MODE [N]: once, every N, percent P. */
+static bool parse_mode(int argc, char **argv, int *i, uint32_t *mode,
+		       uint32_t *value)
+{
+	if (*i >= argc)
+		return false;
+	if (!strcmp(argv[*i], "once")) {
+		*mode = CUMC_FAULT_MODE_ONCE;
+		(*i)++;
+		return true;
+	}
+	if (*i + 1 >= argc || !parse_u32(argv[*i + 1], value))
+		return false;
+	if (!strcmp(argv[*i], "every"))
+		*mode = CUMC_FAULT_MODE_EVERY_NTH;
+	else if (!strcmp(argv[*i], "percent"))
+		*mode = CUMC_FAULT_MODE_PROBABILITY;
+	else
+		return false;
+	*i += 2;
+	return true;
+}
+
 static int cmd_fault(int argc, char **argv)
 {
 	uint32_t mode = CUMC_FAULT_MODE_OFF, value = 0;
@@ -430,32 +617,18 @@ static int cmd_fault(int argc, char **argv)
 
 	if (is_help(argc, argv))
 		return usage(fault_usage, true);
-	if (argc < 1)
-		return usage(fault_usage, false);
-	if (!strcmp(argv[0], "show") && argc == 1)
+	if (argc < 1 || (is_show(argv[0]) && argc == 1))
 		return dump(CUMC_CMD_FAULT_GET, fault_cb,
 			    "TYPE           DEVICE  MODE        VALUE       HITS\n");
+	if (strcmp(argv[0], "set") && strcmp(argv[0], "clear"))
+		return is_show(argv[0]) ? usage(fault_usage, false) :
+		       unknown_command("fault", argv[0]);
 	if (argc < 2 || (type = fault_type(argv[1])) < 0)
 		return usage(fault_usage, false);
 	i = 2;
-	if (!strcmp(argv[0], "set")) {
-		if (i >= argc)
-			return usage(fault_usage, false);
-		if (!strcmp(argv[i], "once")) {
-			mode = CUMC_FAULT_MODE_ONCE;
-			i++;
-		} else if (i + 1 < argc && parse_u32(argv[i + 1], &value) &&
-			   (!strcmp(argv[i], "every") || !strcmp(argv[i], "percent"))) {
-			mode = !strcmp(argv[i], "every") ?
-			       CUMC_FAULT_MODE_EVERY_NTH :
-			       CUMC_FAULT_MODE_PROBABILITY;
-			i += 2;
-		} else {
-			return usage(fault_usage, false);
-		}
-	} else if (strcmp(argv[0], "clear")) {
+	if (!strcmp(argv[0], "set") &&
+	    !parse_mode(argc, argv, &i, &mode, &value))
 		return usage(fault_usage, false);
-	}
 	if (i < argc && !parse_device(argc, argv, &i, &device))
 		return usage(fault_usage, false);
 	if (i != argc)
@@ -466,14 +639,24 @@ static int cmd_fault(int argc, char **argv)
 static int fm_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
+	struct json_object *o;
+	const char *mode;
 
 	(void)arg;
 	if (parse(msg, tb))
 		return NL_SKIP;
-	printf(json ? "{\"mode\": \"%s\", \"timeout_ms\": %u}\n" :
-		      "mode %s timeout_ms %u\n",
-	       get_u32(tb, CUMC_A_FM_MODE) == CUMC_FM_MODE_EXTERNAL ?
-	       "external" : "kernel", get_u32(tb, CUMC_A_FM_TIMEOUT_MS));
+	mode = get_u32(tb, CUMC_A_FM_MODE) == CUMC_FM_MODE_EXTERNAL ?
+	       "external" : "kernel";
+	if (!json) {
+		printf("mode %s timeout_ms %u\n", mode,
+		       get_u32(tb, CUMC_A_FM_TIMEOUT_MS));
+		return NL_OK;
+	}
+	o = json_new();
+	put_str(o, "mode", mode);
+	put_u64(o, "timeout_ms", get_u32(tb, CUMC_A_FM_TIMEOUT_MS));
+	json_print(o);
+	json_object_put(o);
 	return NL_OK;
 }
 
@@ -486,32 +669,29 @@ static int fm_transact(struct nl_msg *msg, const char *what, bool print)
 	return err ? refused(what, err) : 0;
 }
 
-static int cmd_fm(int argc, char **argv)
+static int fm_respond(int argc, char **argv)
 {
 	struct nl_msg *msg;
-	uint32_t v, id;
+	uint32_t id;
+
+	if (argc != 3 || !parse_u32(argv[1], &id) ||
+	    (strcmp(argv[2], "ok") && strcmp(argv[2], "fail")))
+		return usage(fm_usage, false);
+	connect_family();
+	msg = request(CUMC_CMD_FM_RESPOND, 0);
+	nla_put_u32(msg, CUMC_A_FM_REQ_ID, id);
+	nla_put_u32(msg, CUMC_A_FM_RESULT, strcmp(argv[2], "ok") ?
+		    CUMC_FM_RESULT_FAIL : CUMC_FM_RESULT_OK);
+	return fm_transact(msg, "fm respond", false);
+}
+
+static int fm_mode(int argc, char **argv)
+{
+	struct nl_msg *msg;
+	uint32_t v;
 	int i;
 
-	if (is_help(argc, argv))
-		return usage(fm_usage, true);
-	if (argc < 1)
-		return usage(fm_usage, false);
-	/* Resolve the family before building requests. */
 	connect_family();
-	if (!strcmp(argv[0], "show") && argc == 1)
-		return fm_transact(request(CUMC_CMD_FM_GET, 0), "fm", true);
-	if (!strcmp(argv[0], "respond")) {
-		if (argc != 3 || !parse_u32(argv[1], &id) ||
-		    (strcmp(argv[2], "ok") && strcmp(argv[2], "fail")))
-			return usage(fm_usage, false);
-		msg = request(CUMC_CMD_FM_RESPOND, 0);
-		nla_put_u32(msg, CUMC_A_FM_REQ_ID, id);
-		nla_put_u32(msg, CUMC_A_FM_RESULT, strcmp(argv[2], "ok") ?
-			    CUMC_FM_RESULT_FAIL : CUMC_FM_RESULT_OK);
-		return fm_transact(msg, "fm respond", false);
-	}
-	if (strcmp(argv[0], "mode"))
-		return usage(fm_usage, false);
 	msg = request(CUMC_CMD_FM_SET, 0);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "kernel") || !strcmp(argv[i], "external")) {
@@ -523,36 +703,61 @@ static int cmd_fm(int argc, char **argv)
 			i++;
 		} else {
 			nlmsg_free(msg);
+			cumc_nl_close(&nl);
 			return usage(fm_usage, false);
 		}
 	}
 	return fm_transact(msg, "fm mode", true);
 }
 
-/* FABRIC_GET's reply: what is absent prints as null, or - in the table. */
+static int cmd_fm(int argc, char **argv)
+{
+	if (is_help(argc, argv))
+		return usage(fm_usage, true);
+	if (argc < 1 || is_show(argv[0])) {
+		if (argc > 1)
+			return usage(fm_usage, false);
+		connect_family();
+		return fm_transact(request(CUMC_CMD_FM_GET, 0), "fm", true);
+	}
+	if (!strcmp(argv[0], "respond"))
+		return fm_respond(argc, argv);
+	if (!strcmp(argv[0], "mode"))
+		return fm_mode(argc, argv);
+	return unknown_command("fm", argv[0]);
+}
+
+/* FABRIC_GET's reply: what is absent is null, or - in the table. */
 static int fabric_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
-	const char *none = json ? "null" : "-", *quote;
-	char cluster[37], clique[16];
+	char cluster[37] = "-", clique[16] = "-";
+	struct json_object *o;
 	bool imex;
 
 	(void)arg;
 	if (parse(msg, tb))
 		return NL_SKIP;
-	snprintf(cluster, sizeof(cluster), "%s", none);
-	snprintf(clique, sizeof(clique), "%s", none);
 	if (tb[CUMC_A_FABRIC_CLUSTER_UUID])
 		format_uuid(tb[CUMC_A_FABRIC_CLUSTER_UUID], cluster);
 	if (tb[CUMC_A_FABRIC_CLIQUE_ID])
 		snprintf(clique, sizeof(clique), "%u",
 			 get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID));
-	quote = json && tb[CUMC_A_FABRIC_CLUSTER_UUID] ? "\"" : "";
 	imex = tb[CUMC_A_IMEX_ATTACHED] != NULL;
 	if (json) {
-		printf("{\"node\": %u, \"state\": \"%s\", \"cluster_uuid\": %s%s%s, \"clique_id\": %s, \"imex_attached\": %s}\n",
-		       get_u32(tb, CUMC_A_FABRIC_NODE), fabric_state(tb), quote,
-		       cluster, quote, clique, imex ? "true" : "false");
+		o = json_new();
+		put_u64(o, "node", get_u32(tb, CUMC_A_FABRIC_NODE));
+		put_str(o, "state", fabric_state(tb));
+		json_object_object_add(o, "cluster_uuid",
+				       tb[CUMC_A_FABRIC_CLUSTER_UUID] ?
+				       json_object_new_string(cluster) : NULL);
+		json_object_object_add(o, "clique_id",
+				       tb[CUMC_A_FABRIC_CLIQUE_ID] ?
+				       json_object_new_uint64(get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID)) :
+				       NULL);
+		put_bool(o, "imex_attached", imex);
+		json_print(o);
+		json_object_put(o);
 		return NL_OK;
 	}
 	printf("%-4s %-14s %-36s %-10s %s\n", "NODE", "STATE", "CLUSTER",
@@ -564,11 +769,15 @@ static int fabric_cb(struct nl_msg *msg, void *arg)
 
 static int cmd_fabric(int argc, char **argv)
 {
+	uint32_t number;
 	int err;
 
 	if (is_help(argc, argv))
 		return usage(fabric_usage, true);
-	if (argc)
+	/* A word is an unknown command; an argument (a number) a usage error. */
+	if (argc == 1 && !is_show(argv[0]) && !parse_u32(argv[0], &number))
+		return unknown_command("fabric", argv[0]);
+	if (argc > 1 || (argc == 1 && !is_show(argv[0])))
 		return usage(fabric_usage, false);
 	connect_family();
 	err = cumc_nl_transact(&nl, request(CUMC_CMD_FABRIC_GET, 0), fabric_cb,
@@ -579,11 +788,76 @@ static int cmd_fabric(int argc, char **argv)
 
 static long remaining;	/* events still to print, or -1 */
 
+/* The wall-clock time, UTC, to the microsecond: 2026-11-27T00:40:12.123456Z */
+static void format_time(char *out, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, size - n, ".%06ldZ", ts.tv_nsec / 1000);
+}
+
+/* An event as JSON: only the keys its attributes carry. */
+static void event_json(const char *name, const char *stamp, struct nlattr **tb)
+{
+	struct json_object *o = json_new();
+
+	put_str(o, "event", name);
+	if (stamp)
+		put_str(o, "timestamp", stamp);
+	if (tb[CUMC_A_MC_ID])
+		put_u64(o, "id", get_u32(tb, CUMC_A_MC_ID));
+	if (tb[CUMC_A_FM_REQ_ID])
+		put_u64(o, "req_id", get_u32(tb, CUMC_A_FM_REQ_ID));
+	if (tb[CUMC_A_MC_TEAM_SIZE])
+		put_u64(o, "team_size", get_u32(tb, CUMC_A_MC_TEAM_SIZE));
+	if (tb[CUMC_A_MC_LENGTH])
+		put_u64(o, "length", get_u64(tb, CUMC_A_MC_LENGTH));
+	if (tb[CUMC_A_DEV_ORDINAL])
+		put_u64(o, "device", get_u32(tb, CUMC_A_DEV_ORDINAL));
+	if (tb[CUMC_A_BIND_MC_OFFSET])
+		put_u64(o, "mc_offset", get_u64(tb, CUMC_A_BIND_MC_OFFSET));
+	if (tb[CUMC_A_BIND_LENGTH])
+		put_u64(o, "length", get_u64(tb, CUMC_A_BIND_LENGTH));
+	if (tb[CUMC_A_IMEX_NODE])
+		put_u64(o, "node", get_u32(tb, CUMC_A_IMEX_NODE));
+	json_print(o);
+	json_object_put(o);
+}
+
+static void event_text(const char *name, const char *stamp, struct nlattr **tb)
+{
+	if (stamp)
+		printf("[%s] ", stamp);
+	printf("%-15s id=%u", name, get_u32(tb, CUMC_A_MC_ID));
+	if (tb[CUMC_A_FM_REQ_ID])
+		printf(" req=%u", get_u32(tb, CUMC_A_FM_REQ_ID));
+	if (tb[CUMC_A_MC_TEAM_SIZE])
+		printf(" team=%u length=%" PRIu64,
+		       get_u32(tb, CUMC_A_MC_TEAM_SIZE),
+		       get_u64(tb, CUMC_A_MC_LENGTH));
+	if (tb[CUMC_A_DEV_ORDINAL])
+		printf(" device=%u", get_u32(tb, CUMC_A_DEV_ORDINAL));
+	if (tb[CUMC_A_BIND_MC_OFFSET])
+		printf(" mc_offset=0x%" PRIx64 " length=0x%" PRIx64,
+		       get_u64(tb, CUMC_A_BIND_MC_OFFSET),
+		       get_u64(tb, CUMC_A_BIND_LENGTH));
+	if (tb[CUMC_A_IMEX_NODE])
+		printf(" node=%u", get_u32(tb, CUMC_A_IMEX_NODE));
+	putchar('\n');
+	fflush(stdout);
+}
+
 static int event_cb(struct nl_msg *msg, void *arg)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[CUMC_A_MAX + 1];
 	const char *name = "?";
+	char stamp[40];
 
 	(void)arg;
 	if (parse(msg, tb))
@@ -591,37 +865,16 @@ static int event_cb(struct nl_msg *msg, void *arg)
 	if (gh->cmd < sizeof(event_names) / sizeof(event_names[0]) &&
 	    event_names[gh->cmd])
 		name = event_names[gh->cmd];
+	if (timestamps)
+		format_time(stamp, sizeof(stamp));
 	if (json)
-		printf("{\"event\": \"%s\", \"id\": %u", name, get_u32(tb, CUMC_A_MC_ID));
+		event_json(name, timestamps ? stamp : NULL, tb);
 	else
-		printf("%-15s id=%u", name, get_u32(tb, CUMC_A_MC_ID));
-	if (tb[CUMC_A_FM_REQ_ID])
-		printf(json ? ", \"req_id\": %u" : " req=%u",
-		       get_u32(tb, CUMC_A_FM_REQ_ID));
-	if (tb[CUMC_A_MC_TEAM_SIZE])
-		printf(json ? ", \"team_size\": %u, \"length\": %" PRIu64 :
-			      " team=%u length=%" PRIu64,
-		       get_u32(tb, CUMC_A_MC_TEAM_SIZE),
-		       get_u64(tb, CUMC_A_MC_LENGTH));
-	if (tb[CUMC_A_DEV_ORDINAL])
-		printf(json ? ", \"device\": %u, \"mc_offset\": %" PRIu64 ", \"length\": %" PRIu64 :
-			      " device=%u mc_offset=%#" PRIx64 " length=%#" PRIx64,
-		       get_u32(tb, CUMC_A_DEV_ORDINAL),
-		       get_u64(tb, CUMC_A_BIND_MC_OFFSET),
-		       get_u64(tb, CUMC_A_BIND_LENGTH));
-	if (tb[CUMC_A_IMEX_NODE])
-		printf(json ? ", \"node\": %u" : " node=%u",
-		       get_u32(tb, CUMC_A_IMEX_NODE));
-	puts(json ? "}" : "");
-	fflush(stdout);
+		event_text(name, timestamps ? stamp : NULL, tb);
 	if (remaining > 0)
 		remaining--;
 	return NL_OK;
 }
-
-static const char monitor_usage[] =
-	"usage: cumcctl monitor [--count N] [--timeout MS]\n"
-	"Print control-plane events until N have come or MS have passed.\n";
 
 static int64_t now_ms(void)
 {
@@ -643,14 +896,17 @@ static int cmd_monitor(int argc, char **argv)
 		return usage(monitor_usage, true);
 	remaining = -1;
 	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "all"))
+			continue;
+		if (strcmp(argv[i], "--count") && strcmp(argv[i], "--timeout"))
+			return argv[i][0] == '-' ? usage(monitor_usage, false) :
+			       unknown_command("monitor", argv[i]);
 		if (i + 1 >= argc || !parse_u32(argv[i + 1], &v))
 			return usage(monitor_usage, false);
 		if (!strcmp(argv[i], "--count"))
 			remaining = v;
-		else if (!strcmp(argv[i], "--timeout"))
-			deadline = now_ms() + v;
 		else
-			return usage(monitor_usage, false);
+			deadline = now_ms() + v;
 		i++;
 	}
 	connect_family();
@@ -676,45 +932,131 @@ static int cmd_monitor(int argc, char **argv)
 	return 0;
 }
 
+/* dev [show [ID]]: the old `dev` is the same as `dev show`. */
+static int cmd_dev(int argc, char **argv)
+{
+	uint32_t id;
+
+	if (is_help(argc, argv))
+		return usage(dev_usage, true);
+	if (argc && !is_show(argv[0]))
+		return parse_u32(argv[0], &id) ? usage(dev_usage, false) :
+		       unknown_command("dev", argv[0]);
+	if (argc > 2 || (argc == 2 && !parse_u32(argv[1], &id)))
+		return usage(dev_usage, false);
+	if (argc == 2)
+		dev_filter = id;
+	return dump(CUMC_CMD_DEV_GET, dev_cb,
+		    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)  BACKEND STATE FABRIC\n");
+}
+
+/* obj and stats: OBJECT [show], nothing more. */
+static int cmd_table(const char *object, const char *help, int argc,
+		     char **argv, uint8_t cmd, nl_recvmsg_msg_cb_t cb,
+		     const char *header)
+{
+	if (is_help(argc, argv))
+		return usage(help, true);
+	if (argc && !is_show(argv[0]))
+		return unknown_command(object, argv[0]);
+	if (argc > 1)
+		return usage(help, false);
+	return dump(cmd, cb, header);
+}
+
+static int cmd_obj(int argc, char **argv)
+{
+	return cmd_table("obj", obj_usage, argc, argv, CUMC_CMD_MC_GET, obj_cb,
+			 "ID     TEAM          LENGTH STATE\n");
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	return cmd_table("stats", stats_usage, argc, argv, CUMC_CMD_STATS_GET,
+			 stats_cb,
+			 "DEVICE       OBJECTS  BOUND_BYTES        BINDS         MAPS        WAITS       FAULTS\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return usage(usage_text, true);
+}
+
+static int cmd_batch(int argc, char **argv)
+{
+	return cumcctl_batch(argc, argv);
+}
+
+static const struct object {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} objects[] = {
+	{ "dev", cmd_dev },
+	{ "obj", cmd_obj },
+	{ "stats", cmd_stats },
+	{ "fault", cmd_fault },
+	{ "fm", cmd_fm },
+	{ "fabric", cmd_fabric },
+	{ "monitor", cmd_monitor },
+	{ "batch", cmd_batch },
+	{ "help", cmd_help },
+};
+
+/*
+ * The global options, wherever they are on the line: -j, -p, -t, -V and
+ * their long forms (and iproute2's -json, -pretty), also bundled (-jp).
+ * Returns -1 when the word is none of them, 1 for -V.
+ */
+static int global_option(const char *s)
+{
+	int version = 0;
+
+	if (!strcmp(s, "--json") || !strcmp(s, "-json"))
+		s = "-j";
+	else if (!strcmp(s, "--pretty") || !strcmp(s, "-pretty"))
+		s = "-p";
+	else if (!strcmp(s, "--timestamp") || !strcmp(s, "-timestamp"))
+		s = "-t";
+	else if (!strcmp(s, "--version") || !strcmp(s, "-version"))
+		s = "-V";
+	if (s[0] != '-' || !s[1] || strspn(s + 1, "jptV") != strlen(s + 1))
+		return -1;
+	for (s++; *s; s++) {
+		json |= *s == 'j' || *s == 'p';
+		pretty |= *s == 'p';
+		timestamps |= *s == 't';
+		version |= *s == 'V';
+	}
+	return version;
+}
+
 int main(int argc, char **argv)
 {
-	int i = 1;
+	bool version = false;
+	int i, n = 0, opt;
 
-	if (i < argc && !strcmp(argv[i], "-j")) {
-		json = true;
-		i++;
+	/* Take the global options out; what stays is OBJECT [COMMAND ...]. */
+	for (i = 1; i < argc; i++) {
+		opt = global_option(argv[i]);
+		if (opt < 0)
+			argv[1 + n++] = argv[i];
+		version |= opt > 0;
 	}
-	if (i >= argc)
+	argc = n + 1;
+	if (version) {
+		printf("cumcctl %s\n", CUMC_VERSION);
+		return 0;
+	}
+	if (argc < 2)
 		return usage(usage_text, false);
-	if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return usage(usage_text, true);
-	if (!strcmp(argv[i], "dev"))
-		return is_help(argc - i - 1, argv + i + 1) ?
-		       usage("usage: cumcctl [-j] dev\nList devices: ordinal, UUID, name, PCI bus, memory total and free (MiB), backend (pci or system), state (ok or lost), fabric state (not-supported, not-started, in-progress or completed).\n", true) :
-		       argc - i - 1 ? usage(usage_text, false) :
-		       dump(CUMC_CMD_DEV_GET, dev_cb,
-			    "DEV  UUID                                  NAME                       BUS  TOTAL(MiB)    FREE(MiB)  BACKEND STATE FABRIC\n");
-	if (!strcmp(argv[i], "obj"))
-		return is_help(argc - i - 1, argv + i + 1) ?
-		       usage("usage: cumcctl [-j] obj\nList multicast objects with their members and bindings.\n", true) :
-		       argc - i - 1 ? usage(usage_text, false) :
-		       dump(CUMC_CMD_MC_GET, obj_cb,
-			    "ID     TEAM          LENGTH STATE\n");
-	if (!strcmp(argv[i], "stats"))
-		return is_help(argc - i - 1, argv + i + 1) ?
-		       usage("usage: cumcctl [-j] stats\nPer-device and fabric-wide counters.\n", true) :
-		       argc - i - 1 ? usage(usage_text, false) :
-		       dump(CUMC_CMD_STATS_GET, stats_cb,
-			    "DEVICE       OBJECTS  BOUND_BYTES        BINDS         MAPS        WAITS       FAULTS\n");
-	if (!strcmp(argv[i], "fault"))
-		return cmd_fault(argc - i - 1, argv + i + 1);
-	if (!strcmp(argv[i], "fm"))
-		return cmd_fm(argc - i - 1, argv + i + 1);
-	if (!strcmp(argv[i], "fabric"))
-		return cmd_fabric(argc - i - 1, argv + i + 1);
-	if (!strcmp(argv[i], "monitor"))
-		return cmd_monitor(argc - i - 1, argv + i + 1);
-	if (!strcmp(argv[i], "batch"))
-		return cumcctl_batch(argc - i - 1, argv + i + 1);
-	return usage(usage_text, false);
+	for (i = 0; i < (int)(sizeof(objects) / sizeof(objects[0])); i++)
+		if (!strcmp(argv[1], objects[i].name))
+			return objects[i].run(argc - 2, argv + 2);
+	fprintf(stderr, "%s \"%s\" is unknown, try \"cumcctl help\".\n",
+		argv[1][0] == '-' ? "Option" : "Object", argv[1]);
+	return EXIT_USAGE;
 }

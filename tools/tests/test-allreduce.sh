@@ -7,7 +7,8 @@ set -u
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tool=$repo/build/tools/cumc-allreduce
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+json=$(mktemp)
+trap 'rm -f "$out" "$json"' EXIT
 # shellcheck source=scripts/tap.sh
 . "$repo/scripts/tap.sh"
 
@@ -16,11 +17,24 @@ check() {
 	tap_check "$@" || sed 's/^/# /' "$out"
 }
 
-tap_plan 2
-"$tool" -n 4 -b 256k -i 1 -t both --ring >"$out" 2>&1
+tap_plan 5
+"$tool" -n 4 -b 256k -i 1 -t both --ring --json "$json" >"$out" 2>&1
 status=$?
 check "a clean all-reduce exits 0 with 0 mismatches" \
 	test "$status" = 0 -a "$(grep -c ' 0 mismatches$' "$out")" = 4
+
+# --json, written through json-c: JSON, a row per run, a row a line (the
+# way bench/allreduce-nodes.sh and tools/demo.sh read it).
+sed 's/^/# /' "$json"
+check "--json: python3 -m json.tool parses it" python3 -m json.tool "$json"
+check "--json: 4 rows (2 algorithms, 2 types), every field of its type" \
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+ints = ("devices", "nodes", "bytes", "elements_checked", "mismatches")
+floats = ("time_us", "algbw_GBps", "busbw_GBps")
+sys.exit(not (len(j) == 4 and {(r["algorithm"], r["type"]) for r in j} == {(a, t) for a in ("multicast", "ring") for t in ("f32", "bf16")} and all(r["devices"] == 4 and r["bytes"] == 262144 and r["mismatches"] == 0 and all(type(r[k]) is int for k in ints) and all(type(r[k]) is float for k in floats) for r in j)))' "$json"
+check "--json: a row a line, \"key\": value" \
+	test "$(grep -c '^  { "algorithm": "[a-z]*", "devices": 4, .*"busbw_GBps": [0-9.]*, ' "$json")" = 4
 
 "$tool" -n 4 -b 256k -i 1 --corrupt 2 >"$out" 2>&1
 status=$?
