@@ -86,6 +86,16 @@ wait_ready() {
 	return 1
 }
 
+# Wait (60 s at most: a guard against a hang) for the monitor whose
+# stderr is $1 to be subscribed.
+wait_listening() {
+	for _ in $(seq 600); do
+		grep -q 'cumcctl: monitor: listening' "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # System-memory devices, then the PCI devices the driver bound.
 num_devices=$(cat /sys/module/cumc/parameters/num_devices)
 num_devices=$((num_devices + $(ls /sys/bus/pci/drivers/cumc 2>/dev/null | grep -c :)))
@@ -267,9 +277,9 @@ check "fm respond to nothing refused" 2 "$ctl" fm respond 2147483000 ok
 check "fm respond bad result" 1 "$ctl" fm respond 1 maybe
 
 # The monitor sees a team's life: create, ready, bind, unbind, delete.
-"$ctl" -j monitor --count 5 --timeout 20000 >"$tmp/mon" &
+"$ctl" -j monitor --count 5 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
-sleep 0.5
+wait_listening "$tmp/mon.err"
 make_team; tap_result $? "a team forms with the in-kernel manager"
 wait $mon; tap_result $? "monitor exits after --count events"
 sed 's/^/# /' "$tmp/mon"
@@ -281,17 +291,17 @@ tap_result $? "monitor printed the five events in order"
 
 # monitor -t: the time of each event, in the text and in JSON; -t and -j
 # after the command.
-"$ctl" monitor -t -j --count 5 --timeout 20000 >"$tmp/mon" &
+"$ctl" monitor -t -j --count 5 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
-sleep 0.5
+wait_listening "$tmp/mon.err"
 make_team; tap_result $? "a team forms (monitor -t -j)"
 wait $mon; tap_result $? "monitor -t -j exits after --count events"
 valid_schema "monitor -t -j: every event valid (schema)" event "$tmp/mon" --lines
 [ "$(grep -c '"timestamp": *"20[0-9-]*T[0-9:.]*Z"' "$tmp/mon")" = 5 ]
 tap_result $? "monitor -t -j: a timestamp on each event"
-"$ctl" monitor --count 5 --timeout 20000 -t >"$tmp/mon" &
+"$ctl" monitor --count 5 --timeout 20000 -t >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
-sleep 0.5
+wait_listening "$tmp/mon.err"
 make_team; tap_result $? "a team forms (monitor -t)"
 wait $mon; tap_result $? "monitor -t exits after --count events"
 sed 's/^/# /' "$tmp/mon"
@@ -327,16 +337,16 @@ wait $fmpid; tap_result $? "cumc-fm stops on SIGTERM"
 # A node of the IMEX domain lost, as its daemon reports it (a node of no
 # fabric has nothing of it to lose): the monitor prints node-lost with the
 # node, in both forms.
-"$ctl" monitor --count 1 --timeout 20000 >"$tmp/mon" &
+"$ctl" monitor --count 1 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
-sleep 1
+wait_listening "$tmp/mon.err"
 check "IMEX_NODE_LOST of node 5" 0 "$node_lost" 5
 wait $mon; tap_result $? "monitor exits after the node-lost event"
 sed 's/^/# /' "$tmp/mon"
 grep -qE '^node-lost +id=0 node=5$' "$tmp/mon"; tap_result $? "monitor prints node-lost node=5"
-"$ctl" -j monitor --count 1 --timeout 20000 >"$tmp/mon" &
+"$ctl" -j monitor --count 1 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
-sleep 1
+wait_listening "$tmp/mon.err"
 check "IMEX_NODE_LOST of node 6" 0 "$node_lost" 6
 wait $mon; tap_result $? "monitor -j exits after the node-lost event"
 sed 's/^/# /' "$tmp/mon"

@@ -918,6 +918,11 @@ static int cmd_monitor(int argc, char **argv)
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, event_cb, NULL);
 	/* Line-buffered output: a reader sees every event as it comes. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * Subscribed from here on, as tcpdump says "listening": a script
+	 * that makes events waits for this line, not for a guessed time.
+	 */
+	fprintf(stderr, "cumcctl: monitor: listening\n");
 	while (remaining != 0) {
 		left = deadline < 0 ? -1 : deadline - now_ms();
 		if (deadline >= 0 && left <= 0)
