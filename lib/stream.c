@@ -845,6 +845,34 @@ CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 	return libcumc_stream_get_flags(hStream, flags, true);
 }
 
+/* Streams are never captured here: there are no graphs to capture into. */
+static CUresult libcumc_stream_is_capturing(CUstream hStream,
+					    CUstreamCaptureStatus *status,
+					    bool ptds)
+{
+	struct libcumc_stream *s;
+	CUresult res = libcumc_stream_lookup(hStream, ptds, &s);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (status)
+		*status = CU_STREAM_CAPTURE_STATUS_NONE;
+	libcumc_stream_put(s);
+	return status ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
+				     CUstreamCaptureStatus *captureStatus)
+{
+	return libcumc_stream_is_capturing(hStream, captureStatus, false);
+}
+
+CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream,
+					  CUstreamCaptureStatus *captureStatus)
+{
+	return libcumc_stream_is_capturing(hStream, captureStatus, true);
+}
+
 static CUresult libcumc_stream_get_id(CUstream hStream,
 				      unsigned long long *streamId, bool ptds)
 {

@@ -133,6 +133,8 @@ CUresult libcumc_memop_target_check(const struct libcumc_driver *drv,
 /* The _ptds/_ptsz entry points, which no cuda.h declares by that name. */
 CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
 CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
+CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream,
+					  CUstreamCaptureStatus *captureStatus);
 CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream,
 				    unsigned long long *streamId);
 CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device);

@@ -102,6 +102,7 @@ typedef uint64_t cuuint64_t;
 #define cuStreamGetPriority		__CUDA_API_PTSZ(cuStreamGetPriority)
 #define cuStreamGetId			__CUDA_API_PTSZ(cuStreamGetId)
 #define cuStreamGetFlags		__CUDA_API_PTSZ(cuStreamGetFlags)
+#define cuStreamIsCapturing		__CUDA_API_PTSZ(cuStreamIsCapturing)
 #define cuStreamGetDevice		__CUDA_API_PTSZ(cuStreamGetDevice)
 #define cuStreamGetCtx			__CUDA_API_PTSZ(cuStreamGetCtx)
 #define cuStreamGetCtx_v2		__CUDA_API_PTSZ(cuStreamGetCtx_v2)
@@ -653,6 +654,13 @@ typedef enum CUstream_flags_enum {
 	CU_STREAM_NON_BLOCKING		= 0x1	/* no implicit sync with stream 0 */
 } CUstream_flags;
 
+/* Whether a stream is being captured into a graph: never, in cumc. */
+typedef enum CUstreamCaptureStatus_enum {
+	CU_STREAM_CAPTURE_STATUS_NONE		= 0,
+	CU_STREAM_CAPTURE_STATUS_ACTIVE		= 1,
+	CU_STREAM_CAPTURE_STATUS_INVALIDATED	= 2
+} CUstreamCaptureStatus;
+
 /* The implicit streams: legacy (also NULL) and per-thread default. */
 #define CU_STREAM_LEGACY	((CUstream)0x1)
 #define CU_STREAM_PER_THREAD	((CUstream)0x2)
@@ -1122,6 +1130,8 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
 CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
 CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
+				     CUstreamCaptureStatus *captureStatus);
 CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
 CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);

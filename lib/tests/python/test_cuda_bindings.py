@@ -475,9 +475,8 @@ def t_release_context():
 
 
 # cuda.core: what of it reaches cumc (Documentation/testing.md says what
-# does not: streams, events and the default memory resource need entry
-# points cumc lacks; cuda.core.system and Device.sync go through libcudart,
-# Program and Linker through NVRTC and nvJitLink).
+# does not: cuda.core.system and Device.sync go through libcudart, Program
+# and Linker through NVRTC and nvJitLink).
 
 
 def t_core_version():
@@ -534,6 +533,24 @@ def t_core_close():
     refused(CU.CUDA_ERROR_INVALID_VALUE, driver.cuMemcpyHtoD, va, bytearray(8), 8)
 
 
+def t_core_stream_pool():
+    core, d = s["core"], s["core_dev"]
+    stream = d.create_stream()
+    done = d.create_event()
+    # The device's memory resource is its memory pool: cuMemAllocAsync.
+    buf = d.memory_resource.allocate(4096, stream=stream)
+    src, out = pattern(4096, 7), bytearray(4096)
+    call(driver.cuMemcpyHtoDAsync, int(buf.handle), src, 4096, stream.handle)
+    call(driver.cuMemcpyDtoHAsync, out, int(buf.handle), 4096, stream.handle)
+    stream.record(done)
+    stream.sync()
+    assert done.is_done
+    same_bytes(out, src, "cuda.core pool buffer, through a stream")
+    buf.close(stream)
+    stream.sync()
+    stream.close()
+
+
 CHECKS = [
     ("cuda.bindings is the pinned 13.0.x release", t_version),
     ("before cuInit: cuDeviceGetCount answers CUDA_ERROR_NOT_INITIALIZED", t_not_initialized),
@@ -585,6 +602,8 @@ CORE_CHECKS = [
     ("cuda.core VirtualMemoryResource: allocate with a peer, access, copies through it",
      t_core_vmm),
     ("cuda.core Buffer.close unmaps and frees", t_core_close),
+    ("cuda.core streams, events and the device's memory pool: copies in stream order",
+     t_core_stream_pool),
 ]
 
 
