@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "stream_gate.h"
 #include "vmm.h"
 
 static size_t gran;
@@ -27,27 +28,6 @@ static void setup(void)
 	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
 	gran = vmm_granularity();
 	vmm_use_device(0);
-}
-
-/* A host function that blocks its stream until the gate is opened. */
-struct gate {
-	atomic_int open;
-	atomic_int reached;
-};
-
-static void CUDA_CB gate_fn(void *arg)
-{
-	struct gate *g = arg;
-
-	atomic_store(&g->reached, 1);
-	while (!atomic_load(&g->open))
-		usleep(200);
-}
-
-static void gate_wait_reached(struct gate *g)
-{
-	while (!atomic_load(&g->reached))
-		usleep(200);
 }
 
 /* Host functions that log the order they ran in. */
@@ -71,11 +51,6 @@ static void CUDA_CB log_fn(void *arg)
 }
 
 /* Whether a host function ran yet: it sets the flag. */
-static void CUDA_CB set_flag_fn(void *arg)
-{
-	atomic_store((atomic_int *)arg, 1);
-}
-
 static void sleep_ms(int ms)
 {
 	usleep(ms * 1000);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "stream_gate.h"
 #include "vmm.h"
 
 #ifndef __CUDA_API_PER_THREAD_DEFAULT_STREAM
@@ -26,25 +27,6 @@ static void setup(void)
 	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
 	gran = vmm_granularity();
 	vmm_use_device(0);
-}
-
-struct gate {
-	atomic_int open;
-	atomic_int reached;
-};
-
-static void CUDA_CB gate_fn(void *arg)
-{
-	struct gate *g = arg;
-
-	atomic_store(&g->reached, 1);
-	while (!atomic_load(&g->open))
-		usleep(200);
-}
-
-static void CUDA_CB set_flag_fn(void *arg)
-{
-	atomic_store((atomic_int *)arg, 1);
 }
 
 START_TEST(null_stream_is_the_per_thread_stream)
