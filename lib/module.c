@@ -153,7 +153,6 @@ static CUresult libcumc_no_such_handle(void)
 	return res != CUDA_SUCCESS ? res : CUDA_ERROR_INVALID_HANDLE;
 }
 
-
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
 	(void)hmod;
