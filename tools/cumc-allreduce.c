@@ -1192,6 +1192,11 @@ int main(int argc, char **argv)
 	int k, local, first;
 
 	parse_args(argc, argv);
+	/*
+	 * Line by line: when a rank fails, reap() kills the others, and a
+	 * report rank 0 had only buffered would be lost with it.
+	 */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* This node's ranks: all of them, or its share across nodes. */
 	local = opt.n / opt.nodes;
 	first = opt.node * local;
