@@ -173,6 +173,11 @@ $(O) $(O)/lib $(O)/tests $(O)/selftests:
 # 4-14 minutes, and about 5 more the first time, when scripts/debug-kernel
 # builds the kernel.
 CHECK_DEBUG ?= 1
+# Check stops a test after 4 s unless its case says otherwise: under KASAN,
+# TCG and a loaded host that failed tests that were only slow. Timeouts are
+# there to end hangs: 60 s by default, and every limit 10 times longer on
+# the debug kernels.
+CHECK_TIMEOUTS = CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=$(if $(filter-out 0,$(CHECK_DEBUG)),10,1)
 VM_TESTS = $(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)
 # The compat lane: the selftests and VM library tests of COMPAT_REV, built
 # from its own sources by scripts/compat-build into $(O)/compat, run in make
@@ -192,7 +197,7 @@ check:
 		echo "make check: no cuda-python environment: lib/tests/python/cuda_python.sh will fail" >&2
 	@$(if $(filter-out 0,$(CHECK_DEBUG)),dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && ,) \
-	CK_TIMEOUT_MULTIPLIER=$(if $(filter-out 0,$(CHECK_DEBUG)),10,1) scripts/run-tests \
+	$(CHECK_TIMEOUTS) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/api_doc.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
@@ -227,7 +232,7 @@ CHECK_VM_SMALL = $(VM_TESTS) selftests/cumcctl.sh selftests/cumcctl-batch.sh \
 check-vm:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
-	@scripts/run-tests --vm "$(CHECK_VM_SMALL)"
+	@CK_DEFAULT_TIMEOUT=60 scripts/run-tests --vm "$(CHECK_VM_SMALL)"
 
 .PHONY: check-host check-vm
 
@@ -441,7 +446,7 @@ check-debug:
 	@$(MAKE) --no-print-directory all
 	@dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
-	CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
+	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
 		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)"
 
 .PHONY: fuzz check-debug kmod-debug

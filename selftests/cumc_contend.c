@@ -441,7 +441,7 @@ FIXTURE_TEARDOWN(contend)
 	munmap(sh, sizeof(*sh));
 }
 
-TEST_F_TIMEOUT(contend, shared_handles_threads_processes, 600)
+TEST_F(contend, shared_handles_threads_processes)
 {
 	unsigned int seed = st_env_long("CUMC_CONTEND_SEED", 20261127);
 	long seconds = st_env_long("CUMC_CONTEND_SECONDS", 3), killed;

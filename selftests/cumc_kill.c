@@ -219,7 +219,7 @@ FIXTURE_TEARDOWN(kill)
 {
 }
 
-TEST_F_TIMEOUT(kill, anywhere, 300)
+TEST_F(kill, anywhere)
 {
 	unsigned int seed = st_env_long("CUMC_KILL_SEED", 20261122);
 	long rounds = st_env_long("CUMC_KILL_ROUNDS", DEFAULT_ROUNDS), r;

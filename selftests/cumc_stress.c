@@ -451,19 +451,7 @@ static int process_main(unsigned int seed, long ops)
 	return 0;
 }
 
-/* A fixture only for the timeout: the harness's default is 30 s. */
-FIXTURE(stress) {
-};
-
-FIXTURE_SETUP(stress)
-{
-}
-
-FIXTURE_TEARDOWN(stress)
-{
-}
-
-TEST_F_TIMEOUT(stress, all_devices_processes_threads, 300)
+TEST(all_devices_processes_threads)
 {
 	unsigned int seed = st_env_long("CUMC_STRESS_SEED", 20261122);
 	long ops = st_env_long("CUMC_STRESS_OPS", DEFAULT_OPS), total = 0;
