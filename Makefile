@@ -17,6 +17,8 @@
 #                 trinity for TRINITY_CALLS
 # make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak,
 #                 fail-nth) built once by scripts/debug-kernel
+# make check-kcsan  the selftests on the data-race detector's kernel (KCSAN,
+#                 lockdep), built once by scripts/debug-kernel --kcsan
 #
 # KDIR selects the kernel headers the module builds against: by default those
 # of the Debian kernel scripts/vm-run boots.
@@ -169,9 +171,9 @@ $(O) $(O)/lib $(O)/tests $(O)/selftests:
 # make check's VMs: the suite on PCI devices (scripts/vm-run's default),
 # ending with the GPU-loss tests, which lose GPUs for the rest of the boot;
 # the suite again on the system-memory backend (--gpus 0), with the compat
-# lane; and the debug lane (see check-debug) unless CHECK_DEBUG=0: it adds
-# 4-14 minutes, and about 5 more the first time, when scripts/debug-kernel
-# builds the kernel.
+# lane; and the debug lanes (see check-debug and check-kcsan) unless
+# CHECK_DEBUG=0: they add 4-14 minutes, and about 12 more the first time,
+# when scripts/debug-kernel builds their two kernels.
 CHECK_DEBUG ?= 1
 # Check stops a test after 4 s unless its case says otherwise: under KASAN,
 # TCG and a loaded host that failed tests that were only slow. Timeouts are
@@ -189,14 +191,18 @@ VM_TESTS = $(SELFTESTS:%=$(O)/selftests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%)
 COMPAT_REV := 96f91fe58ccedc6a27024ab3b3561ff578b91dc8
 COMPAT_VM_TESTS = $$(cat $(O)/compat/vm-tests)
 DEBUG_VM_ARGS = --kernel $$(ls $$dir/vmlinuz-*) --module $(DEBUG_KMOD)/kmod/cumc.ko
+KCSAN_VM_ARGS = --kernel $$(ls $$kcsan/vmlinuz-*) --module $(KCSAN_KMOD)/kmod/cumc.ko
+# Both debug kernels, and the module and planted-fault modules for each.
+DEBUG_BUILDS = dir=$$(scripts/debug-kernel) && kcsan=$$(scripts/debug-kernel --kcsan) && \
+	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
+	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$kcsan/build DEBUG_KMOD=$(KCSAN_KMOD) &&
 check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory compat-build
 	@scripts/python-env >/dev/null || \
 		echo "make check: no cuda-python environment: lib/tests/python/cuda_python.sh will fail" >&2
-	@$(if $(filter-out 0,$(CHECK_DEBUG)),dir=$$(scripts/debug-kernel) && \
-	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && ,) \
+	@$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_BUILDS)) \
 	$(CHECK_TIMEOUTS) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/api_doc.sh \
@@ -216,7 +222,8 @@ check:
 			selftests/ynl.sh selftests/cumc_trace.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)")
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)" \
+			--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)")
 
 # The host unit tests alone, no VM and no device: what the Debian package's
 # build runs (debian/rules, unless DEB_BUILD_OPTIONS=nocheck).
@@ -425,6 +432,11 @@ fuzz: all
 # Check's timeouts guard against hangs on the Debian kernel: KASAN and
 # lockdep under TCG take several times longer, so they are multiplied.
 DEBUG_KMOD := $(O)/kmod-debug
+KCSAN_KMOD := $(O)/kmod-kcsan
+# The KCSAN lane: the selftests, which race the module from threads and
+# processes; a report in cumc's code fails the run (scripts/vm-run), one in
+# the kernel's own code is listed.
+KCSAN_VM_TESTS = $(SELFTESTS:%=$(O)/selftests/%) $(UNPLUG_TESTS)
 DEBUG_KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/Kbuild
 # The VM runner's planted-fault modules, for its test on the debug kernel.
 DEBUG_VMRUN_SRCS := $(filter-out %.mod.c,$(wildcard selftests/vm-run/*.c)) \
@@ -449,7 +461,15 @@ check-debug:
 	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
 		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)"
 
-.PHONY: fuzz check-debug kmod-debug
+check-kcsan:
+	@scripts/deps
+	@$(MAKE) --no-print-directory all
+	@kcsan=$$(scripts/debug-kernel --kcsan) && \
+	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$kcsan/build DEBUG_KMOD=$(KCSAN_KMOD) && \
+	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
+		--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)"
+
+.PHONY: fuzz check-debug check-kcsan kmod-debug
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.

@@ -20,7 +20,7 @@ check() {
 }
 
 echo "TAP version 13"
-tap_plan 16
+tap_plan 17
 
 out=$("$vm_run" -- cat /proc/modules 2>&1)
 check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
@@ -142,6 +142,20 @@ else
 		"no debug kernel and modules built"
 	tap_skip "a kmemleak report on the debug kernel fails the run" \
 		"no debug kernel and modules built"
+fi
+
+# A data race in a module of the project, caught by KCSAN on its kernel:
+# the run fails. (Reports within the kernel's own code are listed by
+# vm-run and do not fail it.)
+kcsan_dir=$("$repo/scripts/debug-kernel" --kcsan --print 2>/dev/null)
+kcsan_ko=$repo/build/kmod-kcsan/vm-run/cumc_race.ko
+if [ -n "$kcsan_dir" ] && [ -e "$kcsan_ko" ]; then
+	"$vm_run" --kernel "$(ls "$kcsan_dir"/vmlinuz-*)" --no-module --gpus 0 -- \
+		insmod "$kcsan_ko" >/dev/null 2>&1
+	check "a KCSAN report in cumc's code fails the run" 120 $?
+else
+	tap_skip "a KCSAN report in cumc's code fails the run" \
+		"no KCSAN kernel and modules built"
 fi
 
 tap_status
