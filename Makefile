@@ -30,6 +30,7 @@ VERSION := 1.0.0
 SOVERSION := 1
 
 CC ?= cc
+OBJCOPY ?= objcopy
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/cumc -Iuapi
@@ -40,7 +41,9 @@ SELFTEST_HEADERS := selftests/cumc_selftest.h lib/tests/fdpass.h \
 	lib/tests/objects.h lib/tests/probe.h lib/tests/unplug.h
 
 LIB_SRCS := $(wildcard lib/*.c)
-LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o)
+LIB_HDRS := $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h)
+# entry_points.o: the exported functions, made from lib/libcumc.map (lib/log.h).
+LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o) $(O)/lib/entry_points.o
 LIB_SO := $(O)/libcumc.so.$(VERSION)
 LIB_A := $(O)/libcumc.a
 
@@ -85,8 +88,29 @@ kmod:
 
 lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
-$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h) | $(O)/lib
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+# The objects of lib/*.c call the entry points they define by the names
+# $(O)/lib/impl.syms gives them; the exported names are entry_points.o's
+# functions, which CUMC_LOG logs through (lib/log.h). procaddr_table.o
+# keeps the exported names: it hands them out.
+LIB_RENAME = --redefine-syms=$(O)/lib/impl.syms
+$(O)/lib/procaddr_table.o: LIB_RENAME :=
+
+$(O)/lib/%.o: lib/%.c $(LIB_HDRS) $(O)/lib/impl.syms | $(O)/lib
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@.tmp $<
+	$(OBJCOPY) $(LIB_RENAME) $@.tmp $@
+	rm $@.tmp
+
+$(O)/lib/impl.syms: lib/libcumc.map scripts/entry-points | $(O)/lib
+	scripts/entry-points syms $< >$@.tmp
+	mv $@.tmp $@
+
+$(O)/lib/entry_points.c: lib/libcumc.map scripts/entry-points $(LIB_SRCS) \
+		$(wildcard lib/*.h) | $(O)/lib
+	scripts/entry-points wrappers $< $(LIB_SRCS) $(wildcard lib/*.h) >$@.tmp
+	mv $@.tmp $@
+
+$(O)/lib/entry_points.o: $(O)/lib/entry_points.c $(LIB_HDRS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ilib -fPIC -c -o $@ $<
 
 # The data path's loops are written to be vectorised.
 $(O)/lib/multimem_ops.o: CFLAGS += -O3
