@@ -59,6 +59,9 @@ CHECK_VM_TESTS += test_alloc test_peer
 CHECK_VM_TESTS += test_stream test_event test_stream_ptds
 # Stream-ordered allocator: memory pools
 CHECK_VM_TESTS += test_mempool
+# CUMC_LOG (lib/log.h): the host test loads build/cuda/libcuda.so.1 too.
+CHECK_HOST_TESTS += test_log
+CHECK_VM_TESTS += test_log_vm
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
@@ -144,6 +147,8 @@ tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
 		$(LIB_A) $(CHECK_LIBS) -lpthread
+
+$(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
 
 # A per-thread default stream program, linked against the shared library
 # as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be
