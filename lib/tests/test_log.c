@@ -192,6 +192,29 @@ START_TEST(cuInit_names_the_system_call_that_failed)
 }
 END_TEST
 
+/* A line too long for the buffer is cut, and still ends the line. */
+START_TEST(a_long_line_is_cut)
+{
+	static const char start[] = "cumc: cuInit: CUDA_ERROR_NO_DEVICE (100): open /";
+	char device[1024];
+	struct log_capture c;
+	char *text;
+
+	memset(device, 'x', sizeof(device) - 1);
+	device[0] = '/';
+	device[sizeof(device) - 1] = '\0';
+	log_set("1");
+	ck_assert_int_eq(setenv("CUMC_DEVICE", device, 1), 0);
+	log_capture_begin(&c, STDERR_FILENO);
+	ck_assert_int_eq(cuInit(0), CUDA_ERROR_NO_DEVICE);
+	text = log_capture_end(&c);
+	ck_assert_int_eq(strncmp(text, start, strlen(start)), 0);
+	ck_assert_uint_eq(strlen(text), 511);
+	ck_assert_str_eq(text + 507, "...\n");
+	free(text);
+}
+END_TEST
+
 /* A system call failure belongs to the call it happened in, no later one. */
 START_TEST(the_errno_goes_with_its_own_call)
 {
@@ -388,6 +411,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, success_writes_nothing);
 	tcase_add_test(tc, not_found_from_cuGetProcAddress_is_an_answer);
 	tcase_add_test(tc, cuInit_names_the_system_call_that_failed);
+	tcase_add_test(tc, a_long_line_is_cut);
 	tcase_add_test(tc, the_errno_goes_with_its_own_call);
 	tcase_add_test(tc, functions_from_cuGetProcAddress_log);
 	tcase_add_test(tc, old_names_are_named_as_called);
