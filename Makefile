@@ -32,6 +32,7 @@ VERSION := 1.0.0
 SOVERSION := 1
 
 CC ?= cc
+OBJCOPY ?= objcopy
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude/cumc -Iuapi
@@ -42,7 +43,9 @@ SELFTEST_HEADERS := selftests/cumc_selftest.h lib/tests/fdpass.h \
 	lib/tests/objects.h lib/tests/probe.h lib/tests/unplug.h
 
 LIB_SRCS := $(wildcard lib/*.c)
-LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o)
+LIB_HDRS := $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h)
+# entry_points.o: the exported functions, made from lib/libcumc.map (lib/log.h).
+LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o) $(O)/lib/entry_points.o
 LIB_SO := $(O)/libcumc.so.$(VERSION)
 LIB_A := $(O)/libcumc.a
 
@@ -58,6 +61,9 @@ CHECK_VM_TESTS += test_alloc test_peer
 CHECK_VM_TESTS += test_stream test_event test_stream_ptds
 # Stream-ordered allocator: memory pools
 CHECK_VM_TESTS += test_mempool
+# CUMC_LOG (lib/log.h): the host test loads build/cuda/libcuda.so.1 too.
+CHECK_HOST_TESTS += test_log
+CHECK_VM_TESTS += test_log_vm
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
@@ -87,8 +93,29 @@ kmod:
 
 lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
-$(O)/lib/%.o: lib/%.c $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h) | $(O)/lib
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+# The objects of lib/*.c call the entry points they define by the names
+# $(O)/lib/impl.syms gives them; the exported names are entry_points.o's
+# functions, which CUMC_LOG logs through (lib/log.h). procaddr_table.o
+# keeps the exported names: it hands them out.
+LIB_RENAME = --redefine-syms=$(O)/lib/impl.syms
+$(O)/lib/procaddr_table.o: LIB_RENAME :=
+
+$(O)/lib/%.o: lib/%.c $(LIB_HDRS) $(O)/lib/impl.syms | $(O)/lib
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@.tmp $<
+	$(OBJCOPY) $(LIB_RENAME) $@.tmp $@
+	rm $@.tmp
+
+$(O)/lib/impl.syms: lib/libcumc.map scripts/entry-points | $(O)/lib
+	scripts/entry-points syms $< >$@.tmp
+	mv $@.tmp $@
+
+$(O)/lib/entry_points.c: lib/libcumc.map scripts/entry-points $(LIB_SRCS) \
+		$(wildcard lib/*.h) | $(O)/lib
+	scripts/entry-points wrappers $< $(LIB_SRCS) $(wildcard lib/*.h) >$@.tmp
+	mv $@.tmp $@
+
+$(O)/lib/entry_points.o: $(O)/lib/entry_points.c $(LIB_HDRS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ilib -fPIC -c -o $@ $<
 
 # The data path's loops are written to be vectorised.
 $(O)/lib/multimem_ops.o: CFLAGS += -O3
@@ -122,6 +149,8 @@ tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
 		$(LIB_A) $(CHECK_LIBS) -lpthread
+
+$(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
 
 # A per-thread default stream program, linked against the shared library
 # as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be

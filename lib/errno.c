@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 
 #include "internal.h"
+#include "log.h"
 
 /* What uapi/linux/cumc.h says each errno means, for every command. */
 static CUresult libcumc_common_result(int err)
@@ -54,10 +55,16 @@ static CUresult libcumc_errno_to_result(int err,
 CUresult libcumc_ioctl(const struct libcumc_driver *drv, unsigned long request,
 		       void *arg, const struct libcumc_errno_result *site)
 {
-	int ret;
+	const char *name;
+	int ret, err;
 
 	do
 		ret = ioctl(drv->fd, request, arg);
 	while (ret < 0 && errno == EINTR);
-	return ret < 0 ? libcumc_errno_to_result(errno, site) : CUDA_SUCCESS;
+	if (ret == 0)
+		return CUDA_SUCCESS;
+	err = errno;
+	name = libcumc_ioctl_name(request);
+	libcumc_log_errno(name ? name : "ioctl", NULL, err);
+	return libcumc_errno_to_result(err, site);
 }

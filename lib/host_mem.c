@@ -9,12 +9,14 @@
  * real driver grants.  The registry of allocations and registered ranges
  * is what the copy and pointer entry points consult (host_mem.h).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "context.h"
 #include "host_mem.h"
+#include "log.h"
 #include "ranges.h"
 
 #define CUMC_HOSTALLOC_FLAGS \
@@ -163,8 +165,10 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
 	h.mapped -= h.mapped % page;
 	p = mmap(NULL, h.mapped, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED) {
+		libcumc_log_errno("mmap", NULL, errno);
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	h.range.base = (uintptr_t)p;
 	h.range.size = bytesize;
 	res = libcumc_host_add(&h);

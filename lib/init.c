@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "log.h"
 
 static pthread_mutex_t libcumc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct libcumc_driver libcumc_state = { .fd = -1 };
@@ -46,10 +47,15 @@ static CUresult libcumc_open_client(void)
 	const char *path = getenv("CUMC_DEVICE");
 	int fd;
 
-	fd = open(path ? path : CUMC_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
+	if (!path)
+		path = CUMC_DEVICE_PATH;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		libcumc_log_errno("open", path, errno);
 		return errno == ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_NO_DEVICE;
+	}
 	if (ioctl(fd, CUMC_QUERY, &query)) {
+		libcumc_log_errno("CUMC_QUERY", NULL, errno);
 		close(fd);
 		return CUDA_ERROR_NO_DEVICE;
 	}

@@ -19,6 +19,7 @@
  * the first four bytes are read (and PTX, a NUL-terminated string by the
  * documentation, is searched for its .version directive).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "log.h"
 #include "procaddr.h"
 
 /* Module loads, like the real driver's, need a current context. */
@@ -88,8 +90,10 @@ static CUresult libcumc_load_file(void *out, const char *path)
 	if (!out || !path)
 		return CUDA_ERROR_INVALID_VALUE;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		libcumc_log_errno("open", path, errno);
 		return CUDA_ERROR_FILE_NOT_FOUND;
+	}
 	buf = malloc(peek);
 	if (!buf) {
 		close(fd);

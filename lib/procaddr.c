@@ -1,43 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * cuGetProcAddress: entry points by name and CUDA version, from
- * procaddr_table.h.  It needs no cuInit: programs use it to find cuInit.
+ * cuGetProcAddress: entry points by name and CUDA version, from the tables
+ * of procaddr_table.c.  It needs no cuInit: programs use it to find cuInit.
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "internal.h"
 #include "procaddr.h"
-
-struct libcumc_proc {
-	const char *symbol;
-	int version;
-	void *function;
-};
-
-#include "stream.h"
-
-/* The legacy (and default) flavour of every entry point. */
-#define CUMC_PROC(symbol, version, function) \
-	{ symbol, version, (void *)function },
-#define CUMC_PROC_PTDS(symbol, version, function)
-static const struct libcumc_proc libcumc_procs[] = {
-#include "procaddr_table.h"
-};
-#undef CUMC_PROC
-#undef CUMC_PROC_PTDS
-
-/* The per-thread default stream flavour, where it differs. */
-#define CUMC_PROC(symbol, version, function)
-#define CUMC_PROC_PTDS(symbol, version, function) \
-	{ symbol, version, (void *)function },
-static const struct libcumc_proc libcumc_procs_ptds[] = {
-#include "procaddr_table.h"
-};
-#undef CUMC_PROC
-#undef CUMC_PROC_PTDS
-
-#define CUMC_NUM(table) (sizeof(table) / sizeof(table[0]))
 
 /* Entries of a symbol ascend by version: the last one that fits wins. */
 static CUdriverProcAddressQueryResult
@@ -71,10 +41,10 @@ libcumc_proc_lookup(const char *symbol, int version, cuuint64_t flags,
 		    void **pfn)
 {
 	if (flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM &&
-	    libcumc_proc_find(libcumc_procs_ptds, CUMC_NUM(libcumc_procs_ptds),
+	    libcumc_proc_find(libcumc_procs_ptds, libcumc_num_procs_ptds,
 			      symbol, version, pfn) == CU_GET_PROC_ADDRESS_SUCCESS)
 		return CU_GET_PROC_ADDRESS_SUCCESS;
-	return libcumc_proc_find(libcumc_procs, CUMC_NUM(libcumc_procs), symbol,
+	return libcumc_proc_find(libcumc_procs, libcumc_num_procs, symbol,
 				 version, pfn);
 }
 

@@ -9,6 +9,19 @@
 
 #include <cuda.h>
 
+/* An entry of procaddr_table.h: a function of that symbol's ABI at version. */
+struct libcumc_proc {
+	const char *symbol;
+	int version;
+	void *function;
+};
+
+/* procaddr_table.c: the legacy flavours, and the per-thread ones. */
+extern const struct libcumc_proc libcumc_procs[];
+extern const size_t libcumc_num_procs;
+extern const struct libcumc_proc libcumc_procs_ptds[];
+extern const size_t libcumc_num_procs_ptds;
+
 /*
  * cuGetProcAddress of CUDA 11.3 to 11.8, without symbolStatus.  Binaries
  * built then link against the unversioned name, which today's headers map

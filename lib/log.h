@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CUMC_LOG: one line for each entry point call that fails, naming the entry
+ * point, its CUresult and, when a system call caused it, that call and its
+ * errno (Documentation/api.md, "CUMC_LOG").
+ *
+ * How every entry point gets it without a line of its own: the build
+ * renames each name lib/libcumc.map exports to libcumc_impl_<name> in the
+ * library's objects (scripts/entry-points syms), so the functions in
+ * lib/, and their calls to one another, take those names; the exported
+ * names are then the functions CUMC_ENTRY_POINT defines, one for each name
+ * of the map, generated from the prototypes in lib/ (scripts/entry-points
+ * wrappers). procaddr_table.c alone keeps the exported names: what
+ * cuGetProcAddress hands out logs too.
+ *
+ * While CUMC_LOG is off, an exported function tests one variable, set once
+ * as the library loads, and jumps to its implementation.
+ */
+#ifndef _CUMC_LIB_LOG_H
+#define _CUMC_LIB_LOG_H
+
+#include <cuda.h>
+#include <cumc.h>
+
+/* Where the lines go, -1 while CUMC_LOG is off. */
+extern int libcumc_log_fd __attribute__((visibility("hidden")));
+
+/*
+ * Reads CUMC_LOG into libcumc_log_fd; the library calls it as it loads.
+ * Tests call it again after changing CUMC_LOG.
+ */
+void libcumc_log_setup(void);
+
+/*
+ * Notes that the system call @what (with @arg, if not NULL: a path) failed
+ * with @err, for the line of the entry point being called on this thread.
+ * @what and @arg must outlive the call. Nothing when CUMC_LOG is off.
+ */
+void libcumc_log_errno(const char *what, const char *arg, int err);
+
+/* The name of a /dev/cumc command ("CUMC_MAP"), NULL if unknown. */
+const char *libcumc_ioctl_name(unsigned long request);
+
+/* An exported function starts: it has no system call failure yet. */
+void libcumc_log_enter(void);
+
+/* An exported function returns @res: its line, unless @res is a success. */
+CUresult libcumc_log_exit(const char *entry_point, CUresult res);
+
+/*
+ * The exported function @symbol, with the parameters @params of its
+ * implementation libcumc_impl_<symbol>, to which it passes @args.
+ */
+#define CUMC_ENTRY_POINT(symbol, params, args)				\
+	CUresult CUDAAPI libcumc_impl_##symbol params;			\
+	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);	\
+	CUresult CUDAAPI libcumc_entry_##symbol params			\
+	{								\
+		if (__builtin_expect(libcumc_log_fd < 0, 1))		\
+			return libcumc_impl_##symbol args;		\
+		libcumc_log_enter();					\
+		return libcumc_log_exit(#symbol, libcumc_impl_##symbol args); \
+	}
+
+#endif /* _CUMC_LIB_LOG_H */
