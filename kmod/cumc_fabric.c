@@ -158,7 +158,7 @@ unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot)
 /*
  * The binding of @member that is exactly [@mc_offset, +@length), and its
  * member's slot: -ENXIO when there is none, -EPERM when @who is not NULL
- * and not the binder's usage record (the client that made it).
+ * and was not opened by the user who opened the binder's client.
  */
 static struct cumk_bind *cumk_fabric_find_exact(struct cumk_mc *mc,
 						struct cumk_device *member,
@@ -176,7 +176,7 @@ static struct cumk_bind *cumk_fabric_find_exact(struct cumk_mc *mc,
 		b = cumk_fabric_find(mc, *slot, mc_offset);
 	if (!b || b->mc_offset != mc_offset || b->length != length)
 		return ERR_PTR(-ENXIO);
-	if (who && b->usage != who)
+	if (who && !cumk_usage_same_user(b->usage, who))
 		return ERR_PTR(-EPERM);
 	return b;
 }
@@ -196,8 +196,10 @@ int cumk_fabric_may_unbind(struct cumk_mc *mc, struct cumk_device *member,
 
 /*
  * Remove the binding of @member that is exactly [@mc_offset, +@length);
- * only the client that made it (@who, its usage record) may, or the module
- * itself (@who NULL: another node, a team going away).
+ * only a client of the user who bound it (@who, its usage record) may, or
+ * the module itself (@who NULL: another node, a team going away). The
+ * user, not the client: a user's processes may already ptrace and kill
+ * each other, and a job's leader may undo a dead rank's bindings.
  */
 int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
 		       u64 mc_offset, u64 length, struct cumk_usage *who)

@@ -614,6 +614,7 @@ int cumk_usage_charge_bind(struct cumk_usage *usage, u64 length);
 void cumk_usage_uncharge_bind(struct cumk_usage *usage, u64 length);
 void cumk_users_show(struct seq_file *m);
 bool cumk_usage_owned_by(struct cumk_usage *usage, kuid_t uid);
+bool cumk_usage_same_user(struct cumk_usage *a, struct cumk_usage *b);
 
 /* cumc_device.c: the devices, their ordinals and their counters */
 /* Module parameters that are a power-of-two size from a page to 1 GiB. */

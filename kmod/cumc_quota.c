@@ -200,8 +200,12 @@ static void cumk_user_put(struct cumk_user *user)
 {
 	int i;
 
-	if (!refcount_dec_and_lock(&user->ref, &cumk_users_lock))
+	/* Under the lock: a lookup may not revive a record going away. */
+	spin_lock(&cumk_users_lock);
+	if (!refcount_dec_and_test(&user->ref)) {
+		spin_unlock(&cumk_users_lock);
 		return;
+	}
 	hash_del(&user->node);
 	spin_unlock(&cumk_users_lock);
 	for (i = 0; i < CUMC_QUOTA_NR; i++)
@@ -399,6 +403,12 @@ void cumk_usage_uncharge(struct cumk_usage *usage, enum cumk_quota_type quota,
 u64 cumk_usage_read(struct cumk_usage *usage, enum cumk_quota_type quota)
 {
 	return atomic64_read(&usage->used[quota]);
+}
+
+/* Whether @a and @b are the same client's or clients of the same user. */
+bool cumk_usage_same_user(struct cumk_usage *a, struct cumk_usage *b)
+{
+	return a == b || (a->user && a->user == b->user);
 }
 
 /* Whether @usage is a client's that @uid opened. */
