@@ -491,13 +491,16 @@ struct cumk_grant {
  * @obj: the allocation or multicast object; the mapping holds a reference
  * @readers: devices that may read through the mapping
  * @writers: devices that may write through the mapping
- * @populated: a page of it was ever inserted; set by the fault handler,
- *             so that taking an untouched mapping away zaps nothing
+ * @populated: an allocation's: a page of it was ever inserted; set by the
+ *             fault handler, so that taking an untouched mapping away
+ *             zaps nothing
  * @unmap_link: in CUMC_UNMAP's list of mappings to free
  * @range: its entry in its reservation's @mappings, over [@addr,
  *         @addr + @length)
- * @grant: a multicast mapping's, once a view was made from it; set once,
- *         with cmpxchg() under the reservation's lock for reading
+ * @grant: a multicast object's (whose pages the CPU never touches: it
+ *         shares @populated's place, keeping the struct at 128 bytes):
+ *         once a view was made from it, its grant; set once, with
+ *         cmpxchg() under the reservation's lock for reading
  */
 struct cumk_mapping {
 	struct cumk_range range;
@@ -506,9 +509,11 @@ struct cumk_mapping {
 	struct cumk_object *obj;
 	DECLARE_BITMAP(readers, CUMC_MAX_DEVICES);
 	DECLARE_BITMAP(writers, CUMC_MAX_DEVICES);
-	bool populated;
+	union {
+		bool populated;
+		struct cumk_grant *grant;
+	};
 	struct list_head unmap_link;
-	struct cumk_grant *grant;
 };
 
 /**

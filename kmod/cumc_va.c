@@ -51,7 +51,7 @@ static void cumk_mapping_free(struct cumk_client *client,
 			      struct cumk_mapping *m)
 {
 	cumk_usage_uncharge_mapping(client->usage, m->length);
-	if (m->grant)
+	if (m->obj->type == CUMC_OBJ_MC && m->grant)
 		cumk_grant_put(m->grant);
 	cumk_object_put(m->obj);
 	atomic_dec(&cumk_live_mappings);
@@ -244,7 +244,7 @@ static unsigned long cumk_va_pgoff(struct vm_area_struct *vma, u64 addr)
 /* Zap what was ever inserted for @m: nothing when it was never touched. */
 static void cumk_mapping_zap(struct vm_area_struct *vma, struct cumk_mapping *m)
 {
-	if (READ_ONCE(m->populated))
+	if (m->obj->type == CUMC_OBJ_MEM && READ_ONCE(m->populated))
 		cumk_vm_zap(cumk_va_pgoff(vma, m->addr), m->length);
 }
 
@@ -539,7 +539,7 @@ int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd)
 		if (cumk_mapping_set_access(m, descs, cmd->num_descs))
 			cumk_mapping_zap(vma, m);
 		/* The views made from it can do what it can, no more. */
-		if (m->grant)
+		if (m->obj->type == CUMC_OBJ_MC && m->grant)
 			cumk_grant_set(m->grant, to_cumk_mc(m->obj),
 				       cumk_mapping_cpu_access(m));
 	}
