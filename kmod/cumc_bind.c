@@ -125,7 +125,8 @@ int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd)
 	mc = cumk_mc_get(ucmd->client, cmd->handle);
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
-	ret = cumk_remote_mc_unbind(mc, member, cmd->mc_offset, cmd->length);
+	ret = cumk_remote_mc_unbind(mc, member, cmd->mc_offset, cmd->length,
+				    ucmd->client->usage);
 	if (!ret) {
 		trace_cumc_unbind(mc->id, cmd->device, cmd->mc_offset,
 				  cmd->length);

@@ -27,7 +27,7 @@ struct cumk_client *cumk_client_create(void)
 	client = kzalloc(sizeof(*client), CUMC_GFP);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
-	client->usage = cumk_usage_create();
+	client->usage = cumk_usage_create(true);
 	if (!client->usage) {
 		ret = -ENOMEM;
 		goto err_free_client;

@@ -129,4 +129,17 @@ static inline void cumk_genl_strict_from(struct genl_family *family, u8 op)
 #endif
 }
 
+/*
+ * A generic netlink multicast group only CAP_NET_ADMIN (over the
+ * listener's network namespace) may join: the flag came in 6.7 and stable
+ * series (6.1.70). Without it anyone may join, and events name every
+ * user's objects: Documentation/security.md says so.
+ */
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define CUMK_GENL_MCGRP_ADMIN(grp) \
+	{ .name = (grp), .flags = GENL_MCAST_CAP_NET_ADMIN }
+#else
+#define CUMK_GENL_MCGRP_ADMIN(grp) { .name = (grp) }
+#endif
+
 #endif /* CUMC_COMPAT_H */

@@ -42,6 +42,13 @@ static int cumk_clients_usage_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(cumk_clients_usage);
 
+static int cumk_users_usage_show(struct seq_file *m, void *unused)
+{
+	cumk_users_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cumk_users_usage);
+
 void cumk_debugfs_init(void)
 {
 	cumk_debugfs_dir = debugfs_create_dir("cumc", NULL);
@@ -49,6 +56,8 @@ void cumk_debugfs_init(void)
 			    &cumk_objects_fops);
 	debugfs_create_file("clients", 0444, cumk_debugfs_dir, NULL,
 			    &cumk_clients_usage_fops);
+	debugfs_create_file("users", 0444, cumk_debugfs_dir, NULL,
+			    &cumk_users_usage_fops);
 }
 
 void cumk_debugfs_exit(void)

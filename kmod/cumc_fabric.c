@@ -34,7 +34,7 @@ u64 cumk_fabric_page_size(void)
 
 static void cumk_bind_free(struct cumk_bind *b)
 {
-	cumk_usage_uncharge(b->usage, CUMC_QUOTA_BOUND, b->length);
+	cumk_usage_uncharge_bind(b->usage, b->length);
 	cumk_usage_put(b->usage);
 	cumk_stat_add(b->mem->dev, CUMC_STAT_BOUND_BYTES, -(s64)b->length);
 	cumk_object_put(&b->mem->obj);
@@ -123,7 +123,7 @@ int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
 	ret = cumk_fabric_check(mc, member, b);
 	if (ret)
 		goto err_free;
-	ret = cumk_usage_charge(usage, CUMC_QUOTA_BOUND, length);
+	ret = cumk_usage_charge_bind(usage, length);
 	if (ret)
 		goto err_free;
 	b->usage = cumk_usage_get(usage);
@@ -141,7 +141,7 @@ int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
 	return 0;
 
 err_uncharge:
-	cumk_usage_uncharge(usage, CUMC_QUOTA_BOUND, length);
+	cumk_usage_uncharge_bind(usage, length);
 	cumk_usage_put(usage);
 err_free:
 	cumk_object_put(&mem->obj);
@@ -155,23 +155,62 @@ unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot)
 	return mc->pgoff + ((slot * mc->length) >> PAGE_SHIFT);
 }
 
-/* Remove the binding of @member that is exactly [@mc_offset, +@length). */
-int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
-		       u64 mc_offset, u64 length)
+/*
+ * The binding of @member that is exactly [@mc_offset, +@length), and its
+ * member's slot: -ENXIO when there is none, -EPERM when @who is not NULL
+ * and was not opened by the user who opened the binder's client.
+ */
+static struct cumk_bind *cumk_fabric_find_exact(struct cumk_mc *mc,
+						struct cumk_device *member,
+						u64 mc_offset, u64 length,
+						struct cumk_usage *who,
+						int *slot)
 {
 	struct cumk_bind *b = NULL;
+
+	lockdep_assert_held(&mc->lock);
+	*slot = cumk_team_slot_of(mc, member);
+	if (*slot < 0)
+		return ERR_PTR(*slot);
+	if (mc_offset < mc->length)
+		b = cumk_fabric_find(mc, *slot, mc_offset);
+	if (!b || b->mc_offset != mc_offset || b->length != length)
+		return ERR_PTR(-ENXIO);
+	if (who && !cumk_usage_same_user(b->usage, who))
+		return ERR_PTR(-EPERM);
+	return b;
+}
+
+/* Whether cumk_fabric_unbind() would find the binding, as it answers. */
+int cumk_fabric_may_unbind(struct cumk_mc *mc, struct cumk_device *member,
+			   u64 mc_offset, u64 length, struct cumk_usage *who)
+{
+	struct cumk_bind *b;
+	int slot;
+
+	down_read(&mc->lock);
+	b = cumk_fabric_find_exact(mc, member, mc_offset, length, who, &slot);
+	up_read(&mc->lock);
+	return PTR_ERR_OR_ZERO(b);
+}
+
+/*
+ * Remove the binding of @member that is exactly [@mc_offset, +@length);
+ * only a client of the user who bound it (@who, its usage record) may, or
+ * the module itself (@who NULL: another node, a team going away). The
+ * user, not the client: a user's processes may already ptrace and kill
+ * each other, and a job's leader may undo a dead rank's bindings.
+ */
+int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
+		       u64 mc_offset, u64 length, struct cumk_usage *who)
+{
+	struct cumk_bind *b;
 	int slot, ret = 0;
 
 	down_write(&mc->lock);
-	slot = cumk_team_slot_of(mc, member);
-	if (slot < 0) {
-		ret = slot;
-		goto out_unlock;
-	}
-	if (mc_offset < mc->length)
-		b = cumk_fabric_find(mc, slot, mc_offset);
-	if (!b || b->mc_offset != mc_offset || b->length != length) {
-		ret = -ENXIO;
+	b = cumk_fabric_find_exact(mc, member, mc_offset, length, who, &slot);
+	if (IS_ERR(b)) {
+		ret = PTR_ERR(b);
 		goto out_unlock;
 	}
 	cumk_range_remove(&mc->members[slot].binds, &b->range);

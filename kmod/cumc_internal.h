@@ -66,7 +66,7 @@ struct sk_buff;
  * Pages faulted into mappings are the exception: they are the caller's
  * memory like any other it touches (cumk_mem_page()).
  */
-#define CUMC_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+#define CUMC_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /* Counters of the control plane's STATS_GET, per device and fabric-wide. */
 enum cumk_stat {
@@ -201,18 +201,29 @@ enum cumk_quota_type {
 	CUMC_QUOTA_RANGES,	/* file offset slots: reservations, mc objects */
 	CUMC_QUOTA_MAPPED,	/* bytes mapped in its reservations */
 	CUMC_QUOTA_BOUND,	/* bytes it bound into multicast objects */
+	CUMC_QUOTA_MAPPINGS,	/* its mappings and member views */
+	CUMC_QUOTA_BINDINGS,	/* bindings it made */
 	CUMC_QUOTA_NR
 };
+
+struct cumk_user;
 
 /**
  * struct cumk_usage - what is charged to one client
  * @ref: one for the client, one for each object and binding charged to it,
  *       which may outlive the client
  * @used: enum cumk_quota_type counts, atomic: no lock
+ * @user: the record of the user who opened the client, charged everything
+ *        @used is (cumc_quota.c); NULL for the module's own records (what
+ *        other nodes bound here); the usage holds a reference
+ * @privileged: the opener had CAP_SYS_ADMIN: no per-user limits, and the
+ *              address ranges kept back for the privileged
  */
 struct cumk_usage {
 	struct kref ref;
 	atomic64_t used[CUMC_QUOTA_NR];
+	struct cumk_user *user;
+	bool privileged;
 };
 
 #define CUMC_FABRIC_SECRET_LEN 32
@@ -460,6 +471,19 @@ struct cumk_vm_request {
 };
 
 /**
+ * struct cumk_grant - what the CPU may do through the member views made
+ *                     from one multicast mapping (cumc_view.c)
+ * @ref: one for the mapping, one for each view
+ * @access: enum cumc_access: the mapping's CPU access; written under the
+ *          reservation's lock for writing and the object's lock for
+ *          writing, read under either
+ */
+struct cumk_grant {
+	struct kref ref;
+	int access;
+};
+
+/**
  * struct cumk_mapping - an object mapped into a reservation
  * @addr: start address
  * @length: bytes: an allocation's whole length, or the start of a
@@ -467,11 +491,16 @@ struct cumk_vm_request {
  * @obj: the allocation or multicast object; the mapping holds a reference
  * @readers: devices that may read through the mapping
  * @writers: devices that may write through the mapping
- * @populated: a page of it was ever inserted; set by the fault handler,
- *             so that taking an untouched mapping away zaps nothing
+ * @populated: an allocation's: a page of it was ever inserted; set by the
+ *             fault handler, so that taking an untouched mapping away
+ *             zaps nothing
  * @unmap_link: in CUMC_UNMAP's list of mappings to free
  * @range: its entry in its reservation's @mappings, over [@addr,
  *         @addr + @length)
+ * @grant: a multicast object's (whose pages the CPU never touches: it
+ *         shares @populated's place, keeping the struct at 128 bytes):
+ *         once a view was made from it, its grant; set once, with
+ *         cmpxchg() under the reservation's lock for reading
  */
 struct cumk_mapping {
 	struct cumk_range range;
@@ -480,7 +509,10 @@ struct cumk_mapping {
 	struct cumk_object *obj;
 	DECLARE_BITMAP(readers, CUMC_MAX_DEVICES);
 	DECLARE_BITMAP(writers, CUMC_MAX_DEVICES);
-	bool populated;
+	union {
+		bool populated;
+		struct cumk_grant *grant;
+	};
 	struct list_head unmap_link;
 };
 
@@ -572,8 +604,8 @@ void cumk_range_map_destroy(struct cumk_range_map *map,
 	for ((r) = cumk_range_first(map, start, last); (r);		\
 	     (r) = cumk_range_next(r, start, last))
 
-/* cumc_quota.c: per-client quotas */
-struct cumk_usage *cumk_usage_create(void);
+/* cumc_quota.c: per-client and per-user quotas */
+struct cumk_usage *cumk_usage_create(bool opener);
 struct cumk_usage *cumk_usage_get(struct cumk_usage *usage);
 void cumk_usage_put(struct cumk_usage *usage);
 int cumk_usage_charge(struct cumk_usage *usage, enum cumk_quota_type quota,
@@ -581,6 +613,13 @@ int cumk_usage_charge(struct cumk_usage *usage, enum cumk_quota_type quota,
 void cumk_usage_uncharge(struct cumk_usage *usage, enum cumk_quota_type quota,
 			 u64 n);
 u64 cumk_usage_read(struct cumk_usage *usage, enum cumk_quota_type quota);
+int cumk_usage_charge_mapping(struct cumk_usage *usage, u64 length);
+void cumk_usage_uncharge_mapping(struct cumk_usage *usage, u64 length);
+int cumk_usage_charge_bind(struct cumk_usage *usage, u64 length);
+void cumk_usage_uncharge_bind(struct cumk_usage *usage, u64 length);
+void cumk_users_show(struct seq_file *m);
+bool cumk_usage_owned_by(struct cumk_usage *usage, kuid_t uid);
+bool cumk_usage_same_user(struct cumk_usage *a, struct cumk_usage *b);
 
 /* cumc_device.c: the devices, their ordinals and their counters */
 /* Module parameters that are a power-of-two size from a page to 1 GiB. */
@@ -728,7 +767,7 @@ int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
 			struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
 			u64 length, struct cumk_usage *usage);
 int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
-			  u64 mc_offset, u64 length);
+			  u64 mc_offset, u64 length, struct cumk_usage *who);
 void cumk_remote_mc_push_state(u32 id);
 
 /* cumc_client.c: open files and their handle tables */
@@ -852,7 +891,9 @@ int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
 		     struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
 		     u64 length, struct cumk_usage *usage);
 int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
-		       u64 mc_offset, u64 length);
+		       u64 mc_offset, u64 length, struct cumk_usage *who);
+int cumk_fabric_may_unbind(struct cumk_mc *mc, struct cumk_device *member,
+			   u64 mc_offset, u64 length, struct cumk_usage *who);
 void cumk_fabric_release(struct cumk_mc *mc);
 unsigned long cumk_fabric_view_pgoff(struct cumk_mc *mc, u32 slot);
 int cumk_fabric_pfn(struct cumk_mc *mc, u32 slot, u64 offset,
@@ -883,7 +924,8 @@ int cumk_va_ioctl_query(struct cumk_ucmd *ucmd);
 struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 				 u64 length, u64 *mem_offset);
 struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
-				   u64 *map_addr, u64 *length, bool *writable);
+				   u64 *map_addr, u64 *length,
+				   struct cumk_grant **grant);
 
 /* cumc_bind.c: devices joining multicast teams, memory bound into them */
 int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd);
@@ -893,6 +935,9 @@ int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd);
 
 /* cumc_view.c: the member views of multicast mappings */
 int cumk_view_ioctl(struct cumk_ucmd *ucmd);
+struct cumk_grant *cumk_grant_create(int access);
+void cumk_grant_put(struct cumk_grant *grant);
+void cumk_grant_set(struct cumk_grant *grant, struct cumk_mc *mc, int access);
 
 /* cumc_sharing.c: exported fds, fabric handles and IMEX channels */
 int cumk_sharing_init(void);

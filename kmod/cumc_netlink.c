@@ -4,7 +4,8 @@
  * (uapi/linux/cumc_netlink.h; the family and its events are
  * cumc_notify.c's). Dumps of devices, multicast objects and counters for
  * anyone; fault injection and the fabric manager's mode and answers for
- * CAP_NET_ADMIN.
+ * CAP_NET_ADMIN. Multicast objects are listed to their owners only
+ * (their creator's uid), all of them to CAP_NET_ADMIN.
  *
  * Commands run under genl_mutex (the family has no parallel_ops), which is
  * taken before any multicast object's lock.
@@ -187,15 +188,26 @@ static int cumk_nl_fill_mc(struct sk_buff *skb, struct cumk_mc *mc)
 	return 0;
 }
 
-/* cb->args[0]: the next object id to look at. */
+/*
+ * cb->args[0]: the next object id to look at. A user sees the objects its
+ * own clients created; CAP_NET_ADMIN in the initial user namespace sees
+ * all, as it may change them.
+ */
 static int cumk_nl_mc_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	bool all = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	kuid_t uid = NETLINK_CB(cb->skb).creds.uid;
 	unsigned long id = cb->args[0];
 	struct cumk_mc *mc;
 	void *hdr;
 	int ret;
 
 	while ((mc = cumk_mc_get_next(&id))) {
+		if (!all && !cumk_usage_owned_by(mc->obj.usage, uid)) {
+			cumk_object_put(&mc->obj);
+			id++;
+			continue;
+		}
 		hdr = cumk_notify_put_dump(skb, cb, CUMC_CMD_MC_GET);
 		ret = -EMSGSIZE;
 		if (hdr) {

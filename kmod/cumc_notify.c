@@ -12,10 +12,12 @@
  * know.
  *
  * The family is in every network namespace (netnsok): the devices are the
- * host's, whichever namespace asks, so dumps answer the same everywhere
- * and events go to the monitor group's listeners of every namespace, as
- * /dev/cumc is the same device in every container. What a namespace may
- * change is cumc_netlink.c's (Documentation/control-plane.md).
+ * host's, whichever namespace asks, so dumps answer the same everywhere,
+ * as /dev/cumc is the same device in every container. Events go to the
+ * monitor group's listeners of every namespace the initial user namespace
+ * owns; a container with a user namespace of its own hears none, since
+ * its root's CAP_NET_ADMIN is not the host's. What a namespace may change
+ * is cumc_netlink.c's (Documentation/control-plane.md).
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
@@ -28,8 +30,15 @@ enum cumk_notify_mcgrp {
 	CUMC_NOTIFY_MCGRP_MONITOR,
 };
 
+/*
+ * Events name every user's objects: listening needs CAP_NET_ADMIN over the
+ * listener's network namespace, and events go only to namespaces the
+ * initial user namespace owns (cumk_notify_send()), so CAP_NET_ADMIN in
+ * the initial user namespace, as changing state does.
+ */
 static const struct genl_multicast_group cumk_notify_mcgrps[] = {
-	[CUMC_NOTIFY_MCGRP_MONITOR] = { .name = CUMC_GENL_MCGRP_MONITOR },
+	[CUMC_NOTIFY_MCGRP_MONITOR] =
+		CUMK_GENL_MCGRP_ADMIN(CUMC_GENL_MCGRP_MONITOR),
 };
 
 static struct genl_family cumk_family = {
@@ -73,6 +82,12 @@ void *cumk_notify_put_reply(struct sk_buff *msg, struct genl_info *info,
 	return genlmsg_put_reply(msg, info, &cumk_family, 0, cmd);
 }
 
+/* Whether listeners in @net may hear events: see cumk_notify_mcgrps. */
+static bool cumk_notify_net_ok(struct net *net)
+{
+	return net->user_ns == &init_user_ns;
+}
+
 /* Whether the monitor group has a listener in any network namespace. */
 static bool cumk_notify_listened(void)
 {
@@ -81,7 +96,8 @@ static bool cumk_notify_listened(void)
 
 	rcu_read_lock();
 	for_each_net_rcu(net) {
-		if (genl_has_listeners(&cumk_family, net,
+		if (cumk_notify_net_ok(net) &&
+		    genl_has_listeners(&cumk_family, net,
 				       CUMC_NOTIFY_MCGRP_MONITOR) > 0) {
 			listened = true;
 			break;
@@ -126,7 +142,8 @@ static void cumk_notify_send(struct sk_buff *msg, void *hdr, int err)
 	genlmsg_end(msg, hdr);
 	rcu_read_lock();
 	for_each_net_rcu(net) {
-		if (genl_has_listeners(&cumk_family, net,
+		if (!cumk_notify_net_ok(net) ||
+		    genl_has_listeners(&cumk_family, net,
 				       CUMC_NOTIFY_MCGRP_MONITOR) <= 0)
 			continue;
 		copy = skb_clone(msg, GFP_ATOMIC);

@@ -339,7 +339,7 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
 		dev = cumk_mc_member(mc, slot, r->uuid);
 		if (dev)
 			cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
-					   le64_to_cpu(r->length));
+					   le64_to_cpu(r->length), NULL);
 		return 0;
 	case CUMC_MC_RECORD_MEMBER:
 	case CUMC_MC_RECORD_BIND:
@@ -408,8 +408,8 @@ int cumk_remote_mc_export(struct cumk_mc *mc, u32 node, u32 hold,
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!ex || !h)
 		goto err_free;
-	h->usage = cumk_usage_create();
-	if (IS_ERR(h->usage))
+	h->usage = cumk_usage_create(false);
+	if (!h->usage)
 		goto err_free;
 	h->node = node;
 	h->hold = hold;
@@ -636,9 +636,9 @@ static struct cumk_mc *cumk_replica_new(struct cumk_usage *usage, u32 node,
 	    length > CUMC_VM_MAX_OFFSETS / num_devices ||
 	    !IS_ALIGNED(length, cumk_fabric_granularity()))
 		return ERR_PTR(-EPROTO);
-	fabric_usage = cumk_usage_create();
-	if (IS_ERR(fabric_usage))
-		return ERR_CAST(fabric_usage);
+	fabric_usage = cumk_usage_create(false);
+	if (!fabric_usage)
+		return ERR_PTR(-ENOMEM);
 	mc = cumk_mc_alloc(usage, num_devices, length,
 			   le32_to_cpu(ex->head.handle_types), &cumk_replica_ops);
 	if (IS_ERR(mc)) {
@@ -806,8 +806,9 @@ static int cumk_mc_run_bind(struct cumk_mc *mc, u32 caller,
 		ret = cumk_team_uapi_state(mc) == CUMC_TEAM_STATE_READY ?
 		      cumk_mc_apply_bind(mc, slot, dev, r, n, usage) : -EIO;
 	} else {
+		/* The replica's node checked its binder (cumc_bind.c). */
 		ret = cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
-					 le64_to_cpu(r->length));
+					 le64_to_cpu(r->length), NULL);
 	}
 	if (ret || cumk_writer_init(&w, 0))
 		goto out_put;
@@ -1055,19 +1056,24 @@ err_put:
 }
 
 /*
- * Unbind @member's binding [@mc_offset, +@length): the other nodes let go
- * first, then this one. A replica's origin out of reach does not keep this
- * node's memory bound here.
+ * Unbind @member's binding [@mc_offset, +@length), which @who made: the
+ * other nodes let go first, then this one. A replica's origin out of reach
+ * does not keep this node's memory bound here.
  */
 int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
-			  u64 mc_offset, u64 length)
+			  u64 mc_offset, u64 length, struct cumk_usage *who)
 {
 	struct cumk_mc_writer w;
 	int ret;
 
-	if (mc->replica)
+	if (mc->replica) {
+		ret = cumk_fabric_may_unbind(mc, member, mc_offset, length,
+					     who);
+		if (ret)
+			return ret;
 		cumk_replica_unbind_call(mc, member, mc_offset, length);
-	ret = cumk_fabric_unbind(mc, member, mc_offset, length);
+	}
+	ret = cumk_fabric_unbind(mc, member, mc_offset, length, who);
 	if (ret || mc->replica || !(mc->obj.handle_types & CUMC_HANDLE_FABRIC) ||
 	    cumk_writer_init(&w, 0))
 		return ret;

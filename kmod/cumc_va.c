@@ -50,7 +50,9 @@ static enum cumc_access cumk_mapping_device_access(const struct cumk_mapping *m,
 static void cumk_mapping_free(struct cumk_client *client,
 			      struct cumk_mapping *m)
 {
-	cumk_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, m->length);
+	cumk_usage_uncharge_mapping(client->usage, m->length);
+	if (m->obj->type == CUMC_OBJ_MC && m->grant)
+		cumk_grant_put(m->grant);
 	cumk_object_put(m->obj);
 	atomic_dec(&cumk_live_mappings);
 	kfree(m);
@@ -242,7 +244,7 @@ static unsigned long cumk_va_pgoff(struct vm_area_struct *vma, u64 addr)
 /* Zap what was ever inserted for @m: nothing when it was never touched. */
 static void cumk_mapping_zap(struct vm_area_struct *vma, struct cumk_mapping *m)
 {
-	if (READ_ONCE(m->populated))
+	if (m->obj->type == CUMC_OBJ_MEM && READ_ONCE(m->populated))
 		cumk_vm_zap(cumk_va_pgoff(vma, m->addr), m->length);
 }
 
@@ -351,7 +353,7 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 	ret = cumk_map_check_object(obj, cmd->length);
 	if (ret)
 		goto err_put;
-	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
+	ret = cumk_usage_charge_mapping(client->usage, cmd->length);
 	if (ret)
 		goto err_put;
 	m = kzalloc(sizeof(*m), CUMC_GFP);
@@ -382,7 +384,7 @@ err_unlock_mm:
 	mmap_read_unlock(current->mm);
 	kfree(m);
 err_uncharge:
-	cumk_usage_uncharge(client->usage, CUMC_QUOTA_MAPPED, cmd->length);
+	cumk_usage_uncharge_mapping(client->usage, cmd->length);
 err_put:
 	cumk_object_put(obj);
 	return ret;
@@ -536,6 +538,10 @@ int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd)
 		m = cumk_mapping_find(vma->vm_private_data, addr);
 		if (cumk_mapping_set_access(m, descs, cmd->num_descs))
 			cumk_mapping_zap(vma, m);
+		/* The views made from it can do what it can, no more. */
+		if (m->obj->type == CUMC_OBJ_MC && m->grant)
+			cumk_grant_set(m->grant, to_cumk_mc(m->obj),
+				       cumk_mapping_cpu_access(m));
 	}
 	cumk_va_unlock_range(vma);
 out_free:
@@ -645,12 +651,34 @@ out_unlock_mm:
 	return mem;
 }
 
+/* @m's grant, made on first use; another thread may make it at once. */
+static struct cumk_grant *cumk_mapping_grant(struct cumk_mapping *m)
+{
+	struct cumk_grant *grant, *old;
+
+	grant = READ_ONCE(m->grant);
+	if (!grant) {
+		grant = cumk_grant_create(cumk_mapping_cpu_access(m));
+		if (!grant)
+			return NULL;
+		old = cmpxchg(&m->grant, NULL, grant);
+		if (old) {
+			cumk_grant_put(grant);
+			grant = old;
+		}
+	}
+	kref_get(&grant->ref);
+	return grant;
+}
+
 /*
  * The multicast object whose mapping holds @addr, with a new reference,
- * the mapping's start and length and whether the CPU may write through it.
+ * the mapping's start and length and its grant, with a reference too: what
+ * the CPU may do through it, now and after a later CUMC_SET_ACCESS.
  */
 struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
-				   u64 *map_addr, u64 *length, bool *writable)
+				   u64 *map_addr, u64 *length,
+				   struct cumk_grant **grant)
 {
 	struct cumk_mc *mc = ERR_PTR(-ENXIO);
 	struct vm_area_struct *vma;
@@ -670,11 +698,15 @@ struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 		if (access == CUMC_ACCESS_NONE) {
 			mc = ERR_PTR(-EACCES);
 		} else {
-			kref_get(&m->obj->ref);
-			mc = to_cumk_mc(m->obj);
-			*map_addr = m->addr;
-			*length = m->length;
-			*writable = access == CUMC_ACCESS_READWRITE;
+			*grant = cumk_mapping_grant(m);
+			if (*grant) {
+				kref_get(&m->obj->ref);
+				mc = to_cumk_mc(m->obj);
+				*map_addr = m->addr;
+				*length = m->length;
+			} else {
+				mc = ERR_PTR(-ENOMEM);
+			}
 		}
 	}
 	up_read(&va->lock);

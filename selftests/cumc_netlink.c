@@ -7,6 +7,7 @@
  * external fabric manager answering, answering late, failing, or not at
  * all. The netlink client is tools/cumc_nl.c, cumcctl's.
  */
+#include <grp.h>
 #include <pthread.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -315,6 +316,91 @@ TEST_F(nl, unprivileged_reads_but_may_not_change)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child step %d failed",
 						 WEXITSTATUS(status));
+}
+
+/*
+ * Multicast objects are listed to their owner: nobody sees its own, not
+ * root's; root (CAP_NET_ADMIN) sees both. The monitor group, whose events
+ * name every user's objects, is root's: nobody may not join it.
+ */
+TEST_F(nl, unprivileged_sees_only_its_own_objects)
+{
+	static struct rows rows;
+	int status, i, fd, grp, found_own = 0, found_root = 0;
+	uint32_t root_id, own_id = 0;
+	__u64 h, own;
+	struct event *e;
+	pid_t pid;
+	int pfd[2];
+
+	h = team(_metadata, self, &root_id);
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct cumc_nl nl;
+		struct nl_sock *sk;
+		char c = 0;
+
+		close(pfd[0]);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534) ||
+		    cumc_nl_open(&nl))
+			_exit(10);
+		fd = st_open();
+		if (fd < 0 || st_mc_create(fd, 1, 0, self->g, &own))
+			_exit(11);
+		if (nl_request(&nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1))
+			_exit(12);
+		/* Its own object only: no one else's (root's among them). */
+		if (rows.n != 1)
+			_exit(13);
+		for (i = 0; i < rows.n; i++)
+			if (rows.row[i].mc_id == root_id)
+				_exit(14);
+		sk = nl_socket_alloc();
+		if (!sk || genl_connect(sk))
+			_exit(15);
+		grp = genl_ctrl_resolve_grp(sk, CUMC_GENL_NAME,
+					    CUMC_GENL_MCGRP_MONITOR);
+		if (grp < 0)
+			_exit(16);
+		if (nl_socket_add_membership(sk, grp) != -NLE_PERM)
+			_exit(17);
+		/* Hold the object while root looks. */
+		if (write(pfd[1], &c, 1) != 1)
+			_exit(18);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &i, 1) == 1) {
+		monitor_read(&self->mon, self->mon.n + 2, 1000);
+		/* nobody's object: the one created after root's. */
+		for (i = 0; i < self->mon.n; i++) {
+			e = &self->mon.ev[i];
+			if (e->cmd == CUMC_CMD_MC_CREATE_NTF &&
+			    e->mc_id > root_id)
+				own_id = e->mc_id;
+		}
+		ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_MC_GET, NLM_F_DUMP,
+					&rows, -1));
+		for (i = 0; i < rows.n; i++) {
+			found_root += rows.row[i].mc_id == root_id;
+			found_own += own_id && rows.row[i].mc_id == own_id;
+		}
+		EXPECT_EQ(1, found_root);
+		EXPECT_EQ(1, found_own) TH_LOG("root sees nobody's object");
+		kill(pid, SIGKILL);
+	}
+	close(pfd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (WIFEXITED(status)) {
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child step %d failed",
+							 WEXITSTATUS(status));
+	} else {
+		EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	}
+	ASSERT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(nl, policy_refuses_out_of_range)
