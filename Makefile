@@ -369,7 +369,8 @@ $(O)/tests/cumc-imex-fake: $(IMEX_SRCS) $(IMEX_HDRS) \
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itools -o $@ $(filter %.c,$^)
 tests: $(O)/tests/cumc-imex-fake
 
-$(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug: \
+$(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug \
+		$(O)/selftests/cumc_fail_nth: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
 		$(SELFTEST_HEADERS) \
 		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
