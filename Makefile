@@ -16,7 +16,8 @@
 # make fuzz       the ioctl fuzzer in the VM for FUZZ_CALLS calls, then
 #                 trinity for TRINITY_CALLS
 # make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak,
-#                 fail-nth) built once by scripts/debug-kernel
+#                 fail-nth) built once by scripts/debug-kernel; DEBUG_TESTS="PROGS"
+#                 runs only those
 #
 # KDIR selects the kernel headers the module builds against: by default those
 # of the Debian kernel scripts/vm-run boots.
@@ -437,13 +438,16 @@ kmod-debug:
 	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
 	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/vm-run modules
 
+# DEBUG_TESTS: what check-debug runs, by default the lane's whole list; one
+# program alone: make check-debug DEBUG_TESTS=build/selftests/cumc_fail_nth
+DEBUG_TESTS ?= $(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)
 check-debug:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
 	@dir=$$(scripts/debug-kernel) && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
 	CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
-		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)"
+		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_TESTS)"
 
 .PHONY: fuzz check-debug kmod-debug
 
