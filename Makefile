@@ -17,7 +17,7 @@
 #                 trinity for TRINITY_CALLS
 # make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak,
 #                 fail-nth) built once by scripts/debug-kernel; DEBUG_TESTS="PROGS"
-#                 runs only those
+#                 runs only those; make check-fail-nth: fail-nth alone
 #
 # KDIR selects the kernel headers the module builds against: by default those
 # of the Debian kernel scripts/vm-run boots.
@@ -192,7 +192,7 @@ check:
 	@scripts/python-env >/dev/null || \
 		echo "make check: no cuda-python environment: lib/tests/python/cuda_python.sh will fail" >&2
 	@$(if $(filter-out 0,$(CHECK_DEBUG)),dir=$$(scripts/debug-kernel) && \
-	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && ,) \
+	$(MAKE) --no-print-directory kmod-debug $(FAIL_NTH_GPU) DEBUG_KDIR=$$dir/build && ,) \
 	CK_TIMEOUT_MULTIPLIER=$(if $(filter-out 0,$(CHECK_DEBUG)),10,1) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/api_doc.sh \
@@ -212,7 +212,7 @@ check:
 			selftests/ynl.sh selftests/cumc_trace.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)")
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH))
 
 # The host unit tests alone, no VM and no device: what the Debian package's
 # build runs (debian/rules, unless DEB_BUILD_OPTIONS=nocheck).
@@ -438,18 +438,31 @@ kmod-debug:
 	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
 	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/vm-run modules
 
-# DEBUG_TESTS: what check-debug runs, by default the lane's whole list; one
-# program alone: make check-debug DEBUG_TESTS=build/selftests/cumc_fail_nth
-DEBUG_TESTS ?= $(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)
-check-debug:
+# The lane: the VM suite on the PCI GPUs, then cumc_fail_nth in a VM of its
+# own whose first GPU is a fabric's (node 0 of a cluster) beside 2 PCI ones,
+# so that its IMEX sequence takes and lets go of real holds.
+DEBUG_LANE_TESTS = $(filter-out %/cumc_fail_nth,$(VM_TESTS)) \
+	selftests/cumc_trace.sh $(UNPLUG_TESTS)
+FAIL_NTH_GPU = $(O)/fail-nth-gpu
+DEBUG_FAIL_NTH = --vm-args "$(DEBUG_VM_ARGS) --gpus 2 --gpu-file $(FAIL_NTH_GPU)" \
+	--vm "$(O)/selftests/cumc_fail_nth"
+$(FAIL_NTH_GPU): scripts/gpu-image | $(O)
+	scripts/gpu-image --node 0 --clique 0 \
+		--cluster 6661696c2d6e74682d66616272696321 $@ 40 67108864
+# DEBUG_TESTS="PROGS": check-debug runs those programs on the debug
+# kernel's PCI VM instead of the lane; make check-fail-nth: the fail-nth VM
+# alone.
+check-debug check-fail-nth:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
 	@dir=$$(scripts/debug-kernel) && \
-	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
+	$(MAKE) --no-print-directory kmod-debug $(FAIL_NTH_GPU) DEBUG_KDIR=$$dir/build && \
 	CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
-		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_TESTS)"
+		$(if $(filter check-fail-nth,$@),$(DEBUG_FAIL_NTH), \
+		$(if $(DEBUG_TESTS),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_TESTS)", \
+		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH)))
 
-.PHONY: fuzz check-debug kmod-debug
+.PHONY: fuzz check-debug check-fail-nth kmod-debug
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.

@@ -17,8 +17,9 @@
  * sequence here.
  *
  * The injection needs a kernel with CONFIG_FAULT_INJECTION_DEBUG_FS,
- * FAILSLAB and FAIL_PAGE_ALLOC (scripts/debug-kernel, make check-debug);
- * fail_nth.sequences is skipped elsewhere. kmemleak, in that lane, sees
+ * FAILSLAB and FAIL_PAGE_ALLOC (scripts/debug-kernel: the debug lane runs
+ * this in a VM of its own, make check-fail-nth); fail_nth.sequences is
+ * skipped elsewhere. kmemleak, in that lane, sees
  * what the object counts do not.
  */
 #include <stdint.h>
@@ -395,9 +396,10 @@ static int seq_nl_fm_respond(struct seq_state *s)
 
 /*
  * The IMEX daemon's commands, this node answering another's calls for
- * one of its fabric handles (a hold taken and let go of; on GPUs that are
- * not a fabric's, refused with EOPNOTSUPP after the hold was made and
- * undone), an answer to no call, and a node lost.
+ * one of its fabric handles (a hold taken and let go of when device 0 is
+ * a fabric's GPU, as in the debug lane's fail-nth VM; elsewhere refused
+ * with EOPNOTSUPP after the hold was made and undone), an answer to no
+ * call, and a node lost.
  */
 static int prepare_imex(struct seq_state *s)
 {
@@ -435,9 +437,11 @@ static int seq_nl_imex(struct seq_state *s)
 	uint32_t result, put;
 	int ret, len;
 
-	ret = NL(CUMC_CMD_IMEX_ATTACH,
-		 cumc_nl_imex_attach(&s->daemon, NULL, NULL)) ?:
-	      imex_call(s, REMOTE_EXPORT_GET, s->fabric, sizeof(s->fabric),
+	/*
+	 * The call first: a daemon's detach, at cleanup, would let go of
+	 * every hold and hide one the call left behind.
+	 */
+	ret = imex_call(s, REMOTE_EXPORT_GET, s->fabric, sizeof(s->fabric),
 			&result, reply, &len);
 	if (ret)
 		return ret;
@@ -455,7 +459,9 @@ static int seq_nl_imex(struct seq_state *s)
 	}
 	if (result && result != EOPNOTSUPP)
 		return -(int)result;
-	return nl_outcome(CUMC_CMD_IMEX_CALL_RESPOND,
+	return NL(CUMC_CMD_IMEX_ATTACH,
+		  cumc_nl_imex_attach(&s->daemon, NULL, NULL)) ?:
+	       nl_outcome(CUMC_CMD_IMEX_CALL_RESPOND,
 			  cumc_nl_imex_respond(&s->nl, 0x7fffffff, 0, NULL, -1),
 			  -ENOENT) ?:
 	       NL(CUMC_CMD_IMEX_NODE_LOST,
@@ -709,8 +715,8 @@ TEST_F_TIMEOUT(fail_nth, sequences, 3000)
 			failed_calls += ret != 0;
 			ASSERT_EQ(0, st_objects_settle(&self->base, &now,
 						       2000)) {
-				TH_LOG("%s, allocation %d failed", seqs[i].name,
-				       n);
+				TH_LOG("%s, allocation %d failed: %s (%d)",
+				       seqs[i].name, n, strerror(-ret), ret);
 				st_objects_diff(&self->base, &now);
 			}
 		}
