@@ -16,7 +16,8 @@
 # make fuzz       the ioctl fuzzer in the VM for FUZZ_CALLS calls, then
 #                 trinity for TRINITY_CALLS
 # make check-debug  the VM tests on a debug kernel (KASAN, lockdep, kmemleak,
-#                 fail-nth) built once by scripts/debug-kernel
+#                 fail-nth) built once by scripts/debug-kernel; DEBUG_TESTS="PROGS"
+#                 runs only those; make check-fail-nth: fail-nth alone
 # make check-kcsan  the selftests on the data-race detector's kernel (KCSAN,
 #                 lockdep), built once by scripts/debug-kernel --kcsan
 #
@@ -223,7 +224,7 @@ DEBUG_VM_ARGS = --kernel $$(ls $$dir/vmlinuz-*) --module $(DEBUG_KMOD)/kmod/cumc
 KCSAN_VM_ARGS = --kernel $$(ls $$kcsan/vmlinuz-*) --module $(KCSAN_KMOD)/kmod/cumc.ko
 # Both debug kernels, and the module and planted-fault modules for each.
 DEBUG_BUILDS = dir=$$(scripts/debug-kernel) && kcsan=$$(scripts/debug-kernel --kcsan) && \
-	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
+	$(MAKE) --no-print-directory kmod-debug $(FAIL_NTH_GPU) DEBUG_KDIR=$$dir/build && \
 	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$kcsan/build DEBUG_KMOD=$(KCSAN_KMOD) &&
 check:
 	@scripts/deps
@@ -251,7 +252,7 @@ check:
 			selftests/ynl.sh selftests/cumc_trace.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)" \
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH) \
 			--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)")
 
 # The host unit tests alone, no VM and no device: what the Debian package's
@@ -410,7 +411,8 @@ $(O)/tests/cumc-imex-fake: $(IMEX_SRCS) $(IMEX_HDRS) \
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itools -o $@ $(filter %.c,$^)
 tests: $(O)/tests/cumc-imex-fake
 
-$(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug: \
+$(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug \
+		$(O)/selftests/cumc_fail_nth: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
 		$(SELFTEST_HEADERS) \
 		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
@@ -482,13 +484,29 @@ kmod-debug:
 	ln -s $(DEBUG_VMRUN_SRCS:%=$(CURDIR)/%) $(DEBUG_KMOD)/vm-run/
 	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/vm-run modules
 
-check-debug:
+# The lane: the VM suite on the PCI GPUs, then cumc_fail_nth in a VM of its
+# own whose first GPU is a fabric's (node 0 of a cluster) beside 2 PCI ones,
+# so that its IMEX sequence takes and lets go of real holds.
+DEBUG_LANE_TESTS = $(filter-out %/cumc_fail_nth,$(VM_TESTS)) \
+	selftests/cumc_trace.sh $(UNPLUG_TESTS)
+FAIL_NTH_GPU = $(O)/fail-nth-gpu
+DEBUG_FAIL_NTH = --vm-args "$(DEBUG_VM_ARGS) --gpus 2 --gpu-file $(FAIL_NTH_GPU)" \
+	--vm "$(O)/selftests/cumc_fail_nth"
+$(FAIL_NTH_GPU): scripts/gpu-image | $(O)
+	scripts/gpu-image --node 0 --clique 0 \
+		--cluster 6661696c2d6e74682d66616272696321 $@ 40 67108864
+# DEBUG_TESTS="PROGS": check-debug runs those programs on the debug
+# kernel's PCI VM instead of the lane; make check-fail-nth: the fail-nth VM
+# alone.
+check-debug check-fail-nth:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
 	@dir=$$(scripts/debug-kernel) && \
-	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$dir/build && \
+	$(MAKE) --no-print-directory kmod-debug $(FAIL_NTH_GPU) DEBUG_KDIR=$$dir/build && \
 	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
-		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(VM_TESTS) selftests/cumc_trace.sh $(UNPLUG_TESTS)"
+		$(if $(filter check-fail-nth,$@),$(DEBUG_FAIL_NTH), \
+		$(if $(DEBUG_TESTS),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_TESTS)", \
+		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH)))
 
 check-kcsan:
 	@scripts/deps
@@ -498,7 +516,7 @@ check-kcsan:
 	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
 		--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)"
 
-.PHONY: fuzz check-debug check-kcsan kmod-debug
+.PHONY: fuzz check-debug check-fail-nth check-kcsan kmod-debug
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.

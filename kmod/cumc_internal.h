@@ -742,6 +742,8 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 		       u32 node);
 int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 		    void **answer, size_t *answer_len);
+void cumk_remote_run_unsent(u32 caller, u32 op, const void *answer,
+			    size_t answer_len);
 void cumk_remote_node_lost(u32 node);
 int cumk_remote_init(void);
 void cumk_remote_exit(void);

@@ -469,6 +469,7 @@ static int cumk_nl_imex_call(struct sk_buff *skb, struct genl_info *info)
 	size_t answer_len;
 	void *answer, *hdr;
 	int result, ret;
+	u32 caller, op;
 
 	if (!cumk_nl_imex_allowed(skb, info))
 		return -EPERM;
@@ -478,9 +479,9 @@ static int cumk_nl_imex_call(struct sk_buff *skb, struct genl_info *info)
 				   "imex-call needs imex-node and imex-op");
 		return -EINVAL;
 	}
-	result = cumk_remote_run(nla_get_u32(tb[CUMC_A_IMEX_NODE]),
-				 nla_get_u32(tb[CUMC_A_IMEX_OP]),
-				 args ? nla_data(args) : NULL,
+	caller = nla_get_u32(tb[CUMC_A_IMEX_NODE]);
+	op = nla_get_u32(tb[CUMC_A_IMEX_OP]);
+	result = cumk_remote_run(caller, op, args ? nla_data(args) : NULL,
 				 args ? nla_len(args) : 0, &answer, &answer_len);
 	msg = genlmsg_new(nla_total_size(answer_len) + nla_total_size(4),
 			  GFP_KERNEL);
@@ -497,6 +498,9 @@ static int cumk_nl_imex_call(struct sk_buff *skb, struct genl_info *info)
 	genlmsg_end(msg, hdr);
 	ret = genlmsg_reply(msg, info);
 out_free:
+	/* Unanswered, the call never happened for the caller. */
+	if (ret && !result)
+		cumk_remote_run_unsent(caller, op, answer, answer_len);
 	kfree(answer);
 	return ret;
 }

@@ -235,6 +235,24 @@ int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 	}
 }
 
+/*
+ * The answer to call @op of node @caller, @answer, could not be sent: a
+ * hold EXPORT_GET took for it is let go of, as the caller cannot know its
+ * id; it would keep the object until the caller is lost. (What the team
+ * calls changed stays: the caller hears of its teams' state again.)
+ */
+void cumk_remote_run_unsent(u32 caller, u32 op, const void *answer,
+			    size_t answer_len)
+{
+	const struct cumk_remote_export *ex = answer;
+	struct cumk_remote_hold_args put;
+
+	if (op != CUMC_REMOTE_EXPORT_GET || answer_len < sizeof(*ex))
+		return;
+	put.hold = ex->hold;
+	cumk_remote_export_put(caller, &put, sizeof(put));
+}
+
 /* Let go of every hold, or those of node @node only. */
 static void cumk_remote_drop_holds(bool all, u32 node)
 {

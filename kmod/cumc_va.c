@@ -248,6 +248,29 @@ static void cumk_mapping_zap(struct vm_area_struct *vma, struct cumk_mapping *m)
 		cumk_vm_zap(cumk_va_pgoff(vma, m->addr), m->length);
 }
 
+/*
+ * The unmap of a reservation being freed failed (no memory for the VMA
+ * tree, or a fatal signal): the reservation is still there, so it may be
+ * freed again. Only the free that set @va's flag clears it; @va lives as
+ * long as the VMA that names it, which a failed munmap left in place
+ * unless another thread unmapped the range meanwhile, and then no VMA of
+ * this client at @addr names it.
+ */
+static void cumk_va_free_failed(struct cumk_client *client, u64 addr,
+				struct cumk_va *va)
+{
+	struct vm_area_struct *vma;
+
+	mmap_read_lock(current->mm);
+	vma = cumk_va_find(client, addr);
+	if (vma && vma->vm_start == addr && vma->vm_private_data == va) {
+		down_write(&va->lock);
+		va->freeing = false;
+		up_write(&va->lock);
+	}
+	mmap_read_unlock(current->mm);
+}
+
 int cumk_va_ioctl_free(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_free *cmd = ucmd->cmd;
@@ -282,7 +305,10 @@ out_unlock:
 	mmap_read_unlock(current->mm);
 	if (ret)
 		return ret;
-	return vm_munmap(cmd->addr, cmd->length);
+	ret = vm_munmap(cmd->addr, cmd->length);
+	if (ret)
+		cumk_va_free_failed(client, cmd->addr, va);
+	return ret;
 }
 
 /* Range checks shared by MAP, UNMAP and SET_ACCESS. */

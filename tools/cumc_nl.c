@@ -3,6 +3,7 @@
  * The generic netlink client of cumc_nl.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 #include <netlink/genl/ctrl.h>
@@ -83,6 +84,24 @@ static int cumc_nl_any_seq(struct nl_msg *msg, void *arg)
 }
 
 /*
+ * After a failed read: hand what is queued already to @cb, without
+ * waiting. The kernel reports a message it could not allocate (an ack,
+ * a dump's next part) as ENOBUFS before the messages queued ahead of it,
+ * among them perhaps the reply the request was for.
+ */
+static void cumc_nl_drain(struct cumc_nl *nl, struct nl_cb *cb)
+{
+	int fd = nl_socket_get_fd(nl->sk);
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return;
+	while (nl_recvmsgs(nl->sk, cb) >= 0)
+		;
+	fcntl(fd, F_SETFL, flags);
+}
+
+/*
  * cumc_nl_transact(); with @any_seq, messages the request did not ask for
  * (the kernel's own, sequence number 0) go to @valid too.
  */
@@ -114,9 +133,12 @@ static int cumc_nl_transact_seq(struct cumc_nl *nl, struct nl_msg *msg,
 	 * A reply and its ack may come in separate reads: read until the
 	 * ack, not just once.
 	 */
-	while (err == CUMC_NL_PENDING)
-		if (nl_recvmsgs(nl->sk, cb) < 0 && err == CUMC_NL_PENDING)
+	while (err == CUMC_NL_PENDING) {
+		if (nl_recvmsgs(nl->sk, cb) < 0 && err == CUMC_NL_PENDING) {
 			err = -EIO;
+			cumc_nl_drain(nl, cb);
+		}
+	}
 	nl_cb_put(cb);
 	nlmsg_free(msg);
 	return err;
@@ -337,7 +359,12 @@ int cumc_nl_imex_call(struct cumc_nl *nl, uint32_t caller, uint32_t op,
 	err = cumc_nl_transact(nl, cumc_nl_imex_msg(nl, CUMC_CMD_IMEX_CALL,
 						    attrs, 2, payload, len),
 			       cumc_nl_imex_call_reply, &r);
-	if (!err)
+	/*
+	 * A reply means the call ran and was answered: the ack after it,
+	 * lost when the kernel had no memory for it, adds nothing, and
+	 * dropping the answer would leave what it names (a hold) to no one.
+	 */
+	if (!err || !r.err)
 		err = r.err;
 	if (!err) {
 		*result = r.result;
