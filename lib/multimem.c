@@ -36,6 +36,7 @@ void libcumc_mc_broadcast(const struct libcumc_mc_span *span, const void *srcp,
 			  size_t bytes)
 {
 	const struct libcumc_mc_mapping *map = span->map;
+	libcumc_copy_fn copy = libcumc_copy_for_st();
 	const char *src = srcp;
 	size_t done, len;
 	unsigned int m;
@@ -44,7 +45,8 @@ void libcumc_mc_broadcast(const struct libcumc_mc_span *span, const void *srcp,
 		len = bytes - done < CUMC_STORE_CHUNK ? bytes - done
 						      : CUMC_STORE_CHUNK;
 		for (m = 0; m < map->num_members; m++)
-			memcpy(map->views[m] + span->offset + done, src + done, len);
+			copy(map->views[m] + span->offset + done, src + done,
+			     len);
 	}
 }
 

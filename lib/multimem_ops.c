@@ -3,22 +3,27 @@
  * The element loops of the multimem data path.
  *
  * Reductions run over blocks small enough to stay in L1: an accumulator
- * block takes two members at a time, with loops simple enough for the
- * compiler to vectorise. Each loop is built for AVX-512,
- * AVX2 and baseline x86-64, picked at load time, so one binary runs at
- * memory speed wherever it runs. 16-bit floats accumulate in f32, as
- * multimem.ld_reduce's .acc::f32 does.
+ * block takes up to four members at a time, with loops simple enough for
+ * the compiler to vectorise. Each loop is built for AVX-512, AVX2 and
+ * baseline x86-64; multimem_isa.c picks the build once, so one binary runs
+ * at memory speed wherever it runs, the VM's emulated CPU included. 16-bit
+ * floats accumulate in f32, as multimem.ld_reduce's .acc::f32 does.
  */
 #include <stdint.h>
 #include <string.h>
 
+#include "multimem_isa.h"
 #include "multimem_ops.h"
 
+/* The attributes of each build; one build of everything off x86-64. */
 #if defined(__x86_64__)
-#define CUMC_CLONES \
-	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define CUMC_ISA_base
+#define CUMC_ISA_v3 __attribute__((target("arch=x86-64-v3")))
+#define CUMC_ISA_v4 __attribute__((target("arch=x86-64-v4")))
 #else
-#define CUMC_CLONES
+#define CUMC_ISA_base
+#define CUMC_ISA_v3
+#define CUMC_ISA_v4
 #endif
 
 /* The operators, on accumulator values. */
@@ -41,9 +46,10 @@
 #define CUMC_PTRS4(S) CUMC_PTRS3(S); const S *restrict d = (const S *)(views[3] + off)
 
 /* One loop over @k members: acc[i] = EXPR, accumulators of type A. */
-#define CUMC_LOOP(fn, A, S, k, EXPR)					\
-CUMC_CLONES static void fn(void *restrict accp, char *const *views,	\
-			   size_t off, size_t n)			\
+#define CUMC_LOOP(fn, isa, A, S, k, EXPR)				\
+CUMC_ISA_##isa static void fn##_##isa(void *restrict accp,		\
+				      char *const *views,		\
+				      size_t off, size_t n)		\
 {									\
 	A *restrict acc = accp;						\
 	CUMC_PTRS##k(S);						\
@@ -61,40 +67,53 @@ CUMC_CLONES static void fn(void *restrict accp, char *const *views,	\
  * members a pass keeps the accumulator block's own loads and stores to one
  * per four members.
  */
-#define CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)			\
-CUMC_LOOP(name##_first1, A, S, 1, LOAD(a[i]))				\
-CUMC_LOOP(name##_first2, A, S, 2, OP(LOAD(a[i]), LOAD(b[i])))		\
-CUMC_LOOP(name##_first3, A, S, 3,					\
+#define CUMC_REDUCER_LOOPS(name, isa, A, S, LOAD, OP)			\
+CUMC_LOOP(name##_first1, isa, A, S, 1, LOAD(a[i]))			\
+CUMC_LOOP(name##_first2, isa, A, S, 2, OP(LOAD(a[i]), LOAD(b[i])))	\
+CUMC_LOOP(name##_first3, isa, A, S, 3,					\
 	  OP(OP(LOAD(a[i]), LOAD(b[i])), LOAD(c[i])))			\
-CUMC_LOOP(name##_first4, A, S, 4,					\
+CUMC_LOOP(name##_first4, isa, A, S, 4,					\
 	  OP(OP(OP(LOAD(a[i]), LOAD(b[i])), LOAD(c[i])), LOAD(d[i])))	\
-CUMC_LOOP(name##_fold1, A, S, 1, OP(acc[i], LOAD(a[i])))		\
-CUMC_LOOP(name##_fold2, A, S, 2, OP(OP(acc[i], LOAD(a[i])), LOAD(b[i]))) \
-CUMC_LOOP(name##_fold3, A, S, 3,					\
+CUMC_LOOP(name##_fold1, isa, A, S, 1, OP(acc[i], LOAD(a[i])))		\
+CUMC_LOOP(name##_fold2, isa, A, S, 2,					\
+	  OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])))			\
+CUMC_LOOP(name##_fold3, isa, A, S, 3,					\
 	  OP(OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), LOAD(c[i])))	\
-CUMC_LOOP(name##_fold4, A, S, 4,					\
+CUMC_LOOP(name##_fold4, isa, A, S, 4,					\
 	  OP(OP(OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), LOAD(c[i])),	\
 	     LOAD(d[i])))
 
-#define CUMC_REDUCER_PASSES(name)					\
-	.first = { NULL, name##_first1, name##_first2, name##_first3,	\
-		   name##_first4 },					\
-	.fold = { NULL, name##_fold1, name##_fold2, name##_fold3,	\
-		  name##_fold4 }
+/* The loops of every build. */
+#define CUMC_REDUCER_BUILDS(LOOPS, name, ...)				\
+LOOPS(name, base, __VA_ARGS__)						\
+LOOPS(name, v3, __VA_ARGS__)						\
+LOOPS(name, v4, __VA_ARGS__)
 
+#define CUMC_REDUCER_PASSES(name, isa)					\
+	.first = { NULL, name##_first1_##isa, name##_first2_##isa,	\
+		   name##_first3_##isa, name##_first4_##isa },		\
+	.fold = { NULL, name##_fold1_##isa, name##_fold2_##isa,	\
+		  name##_fold3_##isa, name##_fold4_##isa }
+
+/* One reducer per build, indexed by enum libcumc_isa. */
 #define CUMC_REDUCER(name, A, S, LOAD, OP)				\
-CUMC_REDUCER_LOOPS(name, A, S, LOAD, OP)				\
-static const struct libcumc_reducer name = { CUMC_REDUCER_PASSES(name) }
+CUMC_REDUCER_BUILDS(CUMC_REDUCER_LOOPS, name, A, S, LOAD, OP)		\
+static const struct libcumc_reducer name[LIBCUMC_ISA_COUNT] = {		\
+	[LIBCUMC_ISA_BASE] = { CUMC_REDUCER_PASSES(name, base) },	\
+	[LIBCUMC_ISA_V3] = { CUMC_REDUCER_PASSES(name, v3) },		\
+	[LIBCUMC_ISA_V4] = { CUMC_REDUCER_PASSES(name, v4) },		\
+}
 
 /*
  * One last pass for 16-bit floats: out[i] = NARROW(EXPR), from f32 @acc
  * (which a pass that starts from the members does not read).
  */
-#define CUMC_LOOP_OUT(fn, S, k, EXPR, NARROW)				\
-CUMC_CLONES static void fn(void *restrict outp,				\
-			   const float *restrict acc				\
-			   __attribute__((unused)),			\
-			   char *const *views, size_t off, size_t n)	\
+#define CUMC_LOOP_OUT(fn, isa, S, k, EXPR, NARROW)			\
+CUMC_ISA_##isa static void fn##_##isa(void *restrict outp,		\
+				      const float *restrict acc	\
+				      __attribute__((unused)),		\
+				      char *const *views, size_t off,	\
+				      size_t n)				\
 {									\
 	S *restrict out = outp;						\
 	CUMC_PTRS##k(S);						\
@@ -108,19 +127,30 @@ CUMC_CLONES static void fn(void *restrict outp,				\
  * For 16-bit floats, the last pass also rounds into the destination, so the
  * f32 accumulators are not written and read once more just to be narrowed.
  */
-#define CUMC_REDUCER_HALF(name, S, LOAD, NARROW, OP)			\
-CUMC_REDUCER_LOOPS(name, float, S, LOAD, OP)				\
-CUMC_LOOP_OUT(name##_first2_out, S, 2, OP(LOAD(a[i]), LOAD(b[i])), NARROW) \
-CUMC_LOOP_OUT(name##_first3_out, S, 3,					\
+#define CUMC_REDUCER_HALF_LOOPS(name, isa, S, LOAD, NARROW, OP)		\
+CUMC_REDUCER_LOOPS(name, isa, float, S, LOAD, OP)			\
+CUMC_LOOP_OUT(name##_first2_out, isa, S, 2, OP(LOAD(a[i]), LOAD(b[i])),	\
+	      NARROW)							\
+CUMC_LOOP_OUT(name##_first3_out, isa, S, 3,				\
 	      OP(OP(LOAD(a[i]), LOAD(b[i])), LOAD(c[i])), NARROW)	\
-CUMC_LOOP_OUT(name##_fold1_out, S, 1, OP(acc[i], LOAD(a[i])), NARROW)	\
-CUMC_LOOP_OUT(name##_fold2_out, S, 2,					\
-	      OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), NARROW)		\
-static const struct libcumc_reducer name = {				\
-	CUMC_REDUCER_PASSES(name),					\
-	.first_out = { NULL, NULL, name##_first2_out,			\
-		       name##_first3_out },				\
-	.fold_out = { NULL, name##_fold1_out, name##_fold2_out },	\
+CUMC_LOOP_OUT(name##_fold1_out, isa, S, 1, OP(acc[i], LOAD(a[i])),	\
+	      NARROW)							\
+CUMC_LOOP_OUT(name##_fold2_out, isa, S, 2,				\
+	      OP(OP(acc[i], LOAD(a[i])), LOAD(b[i])), NARROW)
+
+#define CUMC_REDUCER_HALF_PASSES(name, isa)				\
+	CUMC_REDUCER_PASSES(name, isa),					\
+	.first_out = { NULL, NULL, name##_first2_out_##isa,		\
+		       name##_first3_out_##isa },			\
+	.fold_out = { NULL, name##_fold1_out_##isa,			\
+		      name##_fold2_out_##isa }
+
+#define CUMC_REDUCER_HALF(name, S, LOAD, NARROW, OP)			\
+CUMC_REDUCER_BUILDS(CUMC_REDUCER_HALF_LOOPS, name, S, LOAD, NARROW, OP)	\
+static const struct libcumc_reducer name[LIBCUMC_ISA_COUNT] = {		\
+	[LIBCUMC_ISA_BASE] = { CUMC_REDUCER_HALF_PASSES(name, base) },	\
+	[LIBCUMC_ISA_V3] = { CUMC_REDUCER_HALF_PASSES(name, v3) },	\
+	[LIBCUMC_ISA_V4] = { CUMC_REDUCER_HALF_PASSES(name, v4) },	\
 }
 
 #define CUMC_F16_NARROW(x) ((_Float16)(x))
@@ -159,30 +189,83 @@ CUMC_REDUCER(libcumc_and_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_AND);
 CUMC_REDUCER(libcumc_or_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_OR);
 CUMC_REDUCER(libcumc_xor_u64, uint64_t, uint64_t, CUMC_AS_IS, CUMC_XOR);
 
-/* Two's complement: signed add and the bitwise operators are the unsigned ones. */
+/*
+ * Each entry is the reducer of every build. Two's complement: signed add
+ * and the bitwise operators are the unsigned ones.
+ */
 static const struct libcumc_reducer *const
 libcumc_reducers[][CUMC_OP_XOR + 1] = {
-	[CUMC_F16] = { &libcumc_add_f16, &libcumc_min_f16, &libcumc_max_f16 },
-	[CUMC_BF16] = { &libcumc_add_bf16, &libcumc_min_bf16,
-			&libcumc_max_bf16 },
-	[CUMC_F32] = { &libcumc_add_f32, &libcumc_min_f32, &libcumc_max_f32 },
-	[CUMC_F64] = { &libcumc_add_f64 },
-	[CUMC_U32] = { &libcumc_add_u32, &libcumc_min_u32, &libcumc_max_u32,
-		       &libcumc_and_u32, &libcumc_or_u32, &libcumc_xor_u32 },
-	[CUMC_S32] = { &libcumc_add_u32, &libcumc_min_s32, &libcumc_max_s32,
-		       &libcumc_and_u32, &libcumc_or_u32, &libcumc_xor_u32 },
-	[CUMC_U64] = { &libcumc_add_u64, &libcumc_min_u64, &libcumc_max_u64,
-		       &libcumc_and_u64, &libcumc_or_u64, &libcumc_xor_u64 },
-	[CUMC_S64] = { &libcumc_add_u64, &libcumc_min_s64, &libcumc_max_s64,
-		       &libcumc_and_u64, &libcumc_or_u64, &libcumc_xor_u64 },
+	[CUMC_F16] = { libcumc_add_f16, libcumc_min_f16, libcumc_max_f16 },
+	[CUMC_BF16] = { libcumc_add_bf16, libcumc_min_bf16,
+			libcumc_max_bf16 },
+	[CUMC_F32] = { libcumc_add_f32, libcumc_min_f32, libcumc_max_f32 },
+	[CUMC_F64] = { libcumc_add_f64 },
+	[CUMC_U32] = { libcumc_add_u32, libcumc_min_u32, libcumc_max_u32,
+		       libcumc_and_u32, libcumc_or_u32, libcumc_xor_u32 },
+	[CUMC_S32] = { libcumc_add_u32, libcumc_min_s32, libcumc_max_s32,
+		       libcumc_and_u32, libcumc_or_u32, libcumc_xor_u32 },
+	[CUMC_U64] = { libcumc_add_u64, libcumc_min_u64, libcumc_max_u64,
+		       libcumc_and_u64, libcumc_or_u64, libcumc_xor_u64 },
+	[CUMC_S64] = { libcumc_add_u64, libcumc_min_s64, libcumc_max_s64,
+		       libcumc_and_u64, libcumc_or_u64, libcumc_xor_u64 },
 };
+
+/*
+ * The copy of multimem.st under an emulator: plain vector moves. glibc's
+ * memcpy copies a large block with `rep movsb`, which QEMU's TCG runs a
+ * byte at a time, 4 to 8 times slower than these loops there (natively the
+ * reverse, so natively st is memcpy). The copy must stay a loop: not
+ * turned back into a call to memcpy.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CUMC_LOOP_NOT_LIBCALL __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define CUMC_LOOP_NOT_LIBCALL
+#endif
+
+#define CUMC_COPY(isa)							\
+CUMC_ISA_##isa CUMC_LOOP_NOT_LIBCALL static void *			\
+libcumc_copy_##isa(void *restrict dstp, const void *restrict srcp,	\
+		   size_t n)						\
+{									\
+	typedef uint64_t u64_any __attribute__((aligned(1), may_alias));	\
+	u64_any *dst = dstp;						\
+	const u64_any *src = srcp;					\
+	size_t i;							\
+									\
+	for (i = 0; i < n / 8; i++)					\
+		dst[i] = src[i];					\
+	memcpy((char *)dstp + n / 8 * 8, (const char *)srcp + n / 8 * 8, \
+	       n % 8);							\
+	return dstp;							\
+}
+
+CUMC_COPY(base)
+CUMC_COPY(v3)
+CUMC_COPY(v4)
+
+static const libcumc_copy_fn libcumc_copies[LIBCUMC_ISA_COUNT] = {
+	[LIBCUMC_ISA_BASE] = libcumc_copy_base,
+	[LIBCUMC_ISA_V3] = libcumc_copy_v3,
+	[LIBCUMC_ISA_V4] = libcumc_copy_v4,
+};
+
+libcumc_copy_fn libcumc_copy_for_st(void)
+{
+	if (libcumc_cpu_emulated())
+		return libcumc_copies[libcumc_multimem_isa()];
+	return memcpy;
+}
 
 const struct libcumc_reducer *libcumc_reducer_lookup(cumcDataType type,
 						     cumcReduceOp op)
 {
+	const struct libcumc_reducer *builds;
+
 	if ((unsigned int)type > CUMC_U64 || (unsigned int)op > CUMC_OP_XOR)
 		return NULL;
-	return libcumc_reducers[type][op];
+	builds = libcumc_reducers[type][op];
+	return builds ? builds + libcumc_multimem_isa() : NULL;
 }
 
 size_t libcumc_type_size(cumcDataType type)

@@ -44,6 +44,15 @@ struct libcumc_reducer {
 const struct libcumc_reducer *libcumc_reducer_lookup(cumcDataType type,
 						     cumcReduceOp op);
 
+typedef void *(*libcumc_copy_fn)(void *restrict dst, const void *restrict src,
+				 size_t n);
+
+/*
+ * How multimem.st copies into each member: memcpy, or under an emulator
+ * the data path's own loop (multimem_ops.c says why).
+ */
+libcumc_copy_fn libcumc_copy_for_st(void);
+
 /* Bytes of one element of @type (a valid type). */
 size_t libcumc_type_size(cumcDataType type);
 

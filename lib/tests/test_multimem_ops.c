@@ -3,7 +3,9 @@
  * The data path's reduction loops over ordinary memory (runs on the host):
  * every team size from 1 to 11, so that each way of splitting the members
  * into passes of one to four is taken, for every type and operator; and
- * results written to an unaligned destination.
+ * results written to an unaligned destination. Each build of the loops
+ * this CPU runs (baseline, AVX2, AVX-512) is checked, and the copy of
+ * multimem.st both ways (memcpy, and the loop it runs under an emulator).
  */
 #include <check.h>
 #include <cumc.h>
@@ -12,6 +14,7 @@
 
 #include "check_run.h"
 #include "multimem.h"
+#include "multimem_isa.h"
 #include "multimem_ops.h"
 #include "multimem_ref.h"
 
@@ -111,6 +114,47 @@ START_TEST(unaligned_destination)
 }
 END_TEST
 
+#define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
+
+/* Each case with each build of the loops this CPU can run. */
+START_TEST(every_build)
+{
+	enum libcumc_isa isa = _i / NUM_CASES;
+
+	if (!libcumc_isa_supported(isa))
+		return;
+	libcumc_multimem_force_isa(isa, false);
+	check_reduction(&cases[_i % NUM_CASES], 8, ELEMENTS, 0);
+	check_reduction(&cases[_i % NUM_CASES], 3, ELEMENTS, 2);
+}
+END_TEST
+
+/* multimem.st's copy, natively and as under TCG, every length to 200 + a block. */
+START_TEST(copy_both_ways)
+{
+	enum { LEN = 4096 + 200 };
+	static unsigned char src[LEN + 8], dst[LEN + 8];
+	size_t len, i, at;
+	enum libcumc_isa isa;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (unsigned char)(i * 7 + 1);
+	for (isa = 0; isa < LIBCUMC_ISA_COUNT; isa++) {
+		if (!libcumc_isa_supported(isa))
+			continue;
+		libcumc_multimem_force_isa(isa, _i);
+		for (len = 0; len <= LEN; len += len < 200 ? 1 : 4096) {
+			at = len % 8;
+			memset(dst, 0, sizeof(dst));
+			libcumc_copy_for_st()(dst + at, src + 1, len);
+			for (i = 0; i < sizeof(dst); i++)
+				ck_assert_uint_eq(dst[i], i >= at && i < at + len ?
+						  src[1 + i - at] : 0);
+		}
+	}
+}
+END_TEST
+
 static Suite *multimem_ops_suite(void)
 {
 	Suite *s = suite_create("multimem loops");
@@ -119,6 +163,8 @@ static Suite *multimem_ops_suite(void)
 	tcase_add_loop_test(tc, every_team_size_type_and_op, 0,
 			    sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, unaligned_destination, 0, 4);
+	tcase_add_loop_test(tc, every_build, 0, LIBCUMC_ISA_COUNT * NUM_CASES);
+	tcase_add_loop_test(tc, copy_both_ways, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
