@@ -119,6 +119,33 @@ static __u32 access_any(int fd, __u64 addr)
 	return q.out_access_any;
 }
 
+/*
+ * The mapping of the process holding @addr, from /proc/self/maps: for a
+ * reservation, its arena. 0 when found.
+ */
+static int vma_of(__u64 addr, __u64 *start, __u64 *end)
+{
+	unsigned long long s, e;
+	char line[512];
+	int ret = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx", &s, &e) == 2 &&
+		    addr >= s && addr < e) {
+			*start = s;
+			*end = e;
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
 /* Gives back a mapping made by map_new() and the reservation around it. */
 static void unmap_release_free(struct __test_metadata *_metadata, int fd,
 			       __u64 handle, __u64 map_addr, __u64 map_length,
@@ -206,16 +233,21 @@ TEST_F(va, reserve_busy_hint_not_error)
 	EXPECT_EQ(0, st_va_free(self->fd, second, len));
 	EXPECT_EQ(0, st_va_free(self->fd, first, len));
 
-	/* Busy with something that is not a reservation: left alone. */
-	anon = mmap(ptr(first), PAGE, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	ASSERT_EQ(ptr(first), anon);
-	*(volatile char *)anon = 1;
+	/*
+	 * Busy with something that is not a reservation: left alone. (A
+	 * freed reservation's range stays its arena's: the anonymous mapping
+	 * goes where the kernel puts it, granule-aligned.)
+	 */
+	anon = mmap(NULL, len + self->gran, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, anon);
+	first = ((__u64)(uintptr_t)anon + self->gran - 1) & ~(self->gran - 1);
+	*(volatile char *)ptr(first) = 1;
 	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, first, &second));
 	EXPECT_NE(first, second);
 	EXPECT_EQ(0, st_va_free(self->fd, second, len));
-	EXPECT_EQ(1, *(volatile char *)anon);
-	EXPECT_EQ(0, munmap(anon, PAGE));
+	EXPECT_EQ(1, *(volatile char *)ptr(first));
+	EXPECT_EQ(0, munmap(anon, len + self->gran));
 }
 
 TEST_F(va, reserve_bad_arguments_refused)
@@ -1203,8 +1235,8 @@ TEST_F(va, reservation_outlives_closed_fd)
 	__u64 len = self->gran;
 	struct st_objects before;
 	struct cumc_va_query q;
+	__u64 addr, start, end;
 	int fd, status;
-	__u64 addr;
 	pid_t pid;
 
 	ASSERT_EQ(0, st_objects_read(&before));
@@ -1222,8 +1254,14 @@ TEST_F(va, reservation_outlives_closed_fd)
 	/* Still not ours to query through another client. */
 	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr, 0, 0, &q));
 
-	/* munmap() is the only way left to give it back. */
-	ASSERT_EQ(0, munmap(ptr(addr), len));
+	/*
+	 * munmap() is the only way left to give it back: of its arena, whole
+	 * (the part that is the reservation cannot be unmapped alone).
+	 */
+	EXPECT_EQ(-1, munmap(ptr(addr), len));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, vma_of(addr, &start, &end));
+	ASSERT_EQ(0, munmap(ptr(start), end - start));
 	ST_EXPECT_OBJECTS(before, mappings);
 	EXPECT_LOAD_FAULTS(addr);
 
