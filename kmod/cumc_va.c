@@ -4,11 +4,14 @@
  *
  * Reservations are ranges of arenas: VMAs of /dev/cumc in the caller's
  * process that the module makes (cumk_vm_map) and owns, each a struct
- * cumk_arena with a range map of the reservations in it. A client's first
- * reservation in a process maps a shared arena of CUMC_VA_ARENA_LENGTH bytes
- * (or a power of two that holds the reservation, when larger); from then on
- * reserving and freeing are an insert and a remove in that map under the
- * arena's lock, with no mmap or munmap. When no arena of the client in the
+ * cumk_arena with a range map of the reservations in it. Without
+ * CUMC_VA_RESERVE_SHARED (API version 2's callers) a reservation is a
+ * single arena of its own, which freeing, or the process's munmap of it,
+ * unmaps. With it, a client's first reservation in a process maps a shared
+ * arena of CUMC_VA_ARENA_LENGTH bytes (or a power of two that holds the
+ * reservation, when larger); from then on reserving and freeing are an
+ * insert and a remove in that map under the arena's lock, with no mmap or
+ * munmap. When no arena of the client in the
  * process has room, another is mapped; arenas stay until the process exits
  * or unmaps them whole (close() then frees every reservation in them), so
  * their address space is bounded by the most the process held reserved at
@@ -555,7 +558,7 @@ int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd)
 	struct cumk_va *va;
 	long addr;
 
-	if (cmd->flags)
+	if (cmd->flags & ~CUMC_VA_RESERVE_SHARED)
 		return -EOPNOTSUPP;
 	if (!cmd->length || cmd->length > CUMC_VA_MAX_LENGTH ||
 	    !IS_ALIGNED(cmd->length, granularity) ||
@@ -567,7 +570,11 @@ int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd)
 	va = cumk_va_create(ucmd->client, cmd->length);
 	if (IS_ERR(va))
 		return PTR_ERR(va);
-	addr = cumk_va_reserve(ucmd->filp, va, cmd->addr, align);
+	if (cmd->flags & CUMC_VA_RESERVE_SHARED)
+		addr = cumk_va_reserve(ucmd->filp, va, cmd->addr, align);
+	else
+		addr = cumk_arena_create_single(ucmd->filp, va, cmd->addr,
+						align);
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	cmd->out_addr = addr;

@@ -96,6 +96,16 @@ static int seq_map(struct seq_state *s)
 	       st_unmap(s->fd, s->va, gran);
 }
 
+/* The same in a shared arena: its first reservation maps the arena. */
+static int seq_map_shared(struct seq_state *s)
+{
+	return st_mem_create(s->fd, 0, 0, gran, &s->mem) ?:
+	       st_va_reserve_shared(s->fd, gran, 0, 0, &s->va) ?:
+	       st_map(s->fd, s->va, gran, s->mem) ?:
+	       st_grant(s->fd, s->va, gran, 0, CUMC_ACCESS_READWRITE) ?:
+	       st_unmap(s->fd, s->va, gran);
+}
+
 static int seq_share(struct seq_state *s)
 {
 	int ret;
@@ -187,6 +197,7 @@ static const struct {
 } seqs[] = {
 	{ "create", seq_create },
 	{ "map", seq_map },
+	{ "map in a shared arena", seq_map_shared },
 	{ "export/import", seq_share },
 	{ "multicast create/add/bind", seq_multicast },
 	{ "multicast views (version 2)", seq_views },

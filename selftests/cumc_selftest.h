@@ -233,7 +233,8 @@ static inline int st_munmap_arena(__u64 addr)
 
 /*
  * An address aligned to @align where the process has nothing mapped for
- * @length bytes: a hint there gets a reservation a mapping of its own.
+ * @length bytes: a hint there gets even a shared reservation a mapping of
+ * its own.
  */
 static inline __u64 st_hole(__u64 length, __u64 align)
 {
@@ -244,6 +245,25 @@ static inline __u64 st_hole(__u64 length, __u64 align)
 		return 0;
 	munmap(p, length + align);
 	return ((__u64)(uintptr_t)p + align - 1) & ~(align - 1);
+}
+
+/* st_va_reserve() in one of the client's shared arenas. */
+static inline int st_va_reserve_shared(int fd, __u64 length, __u64 alignment,
+				       __u64 hint, __u64 *addr)
+{
+	struct cumc_va_reserve r = {
+		.size = sizeof(r),
+		.flags = CUMC_VA_RESERVE_SHARED,
+		.length = length,
+		.alignment = alignment,
+		.addr = hint,
+	};
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_VA_RESERVE, &r);
+	if (!ret)
+		*addr = r.out_addr;
+	return ret;
 }
 
 static inline int st_va_free(int fd, __u64 addr, __u64 length)

@@ -208,21 +208,16 @@ TEST_F(va, reserve_busy_hint_not_error)
 	EXPECT_EQ(0, st_va_free(self->fd, second, len));
 	EXPECT_EQ(0, st_va_free(self->fd, first, len));
 
-	/*
-	 * Busy with something that is not a reservation: left alone. (A
-	 * freed reservation's range stays its arena's: the anonymous mapping
-	 * goes where the kernel puts it, granule-aligned.)
-	 */
-	anon = mmap(NULL, len + self->gran, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, anon);
-	first = ((__u64)(uintptr_t)anon + self->gran - 1) & ~(self->gran - 1);
-	*(volatile char *)ptr(first) = 1;
+	/* Busy with something that is not a reservation: left alone. */
+	anon = mmap(ptr(first), PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_EQ(ptr(first), anon);
+	*(volatile char *)anon = 1;
 	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, first, &second));
 	EXPECT_NE(first, second);
 	EXPECT_EQ(0, st_va_free(self->fd, second, len));
-	EXPECT_EQ(1, *(volatile char *)ptr(first));
-	EXPECT_EQ(0, munmap(anon, len + self->gran));
+	EXPECT_EQ(1, *(volatile char *)anon);
+	EXPECT_EQ(0, munmap(anon, PAGE));
 }
 
 TEST_F(va, reserve_bad_arguments_refused)
@@ -244,6 +239,12 @@ TEST_F(va, reserve_bad_arguments_refused)
 		{ "unaligned hint", 0, g, 0, 64 * g + g / 2, EINVAL },
 		{ "flags", 1, g, 0, 0, EOPNOTSUPP },
 		{ "high flag", 1u << 31, g, 0, 0, EOPNOTSUPP },
+		{ "flag beside SHARED", CUMC_VA_RESERVE_SHARED << 1, g, 0, 0,
+		  EOPNOTSUPP },
+		{ "unaligned length, shared", CUMC_VA_RESERVE_SHARED,
+		  g + g / 2, 0, 0, EINVAL },
+		{ "alignment over 2^40, shared", CUMC_VA_RESERVE_SHARED, g,
+		  1ULL << 41, 0, EINVAL },
 	};
 	struct st_objects before;
 	__u64 addr;
@@ -1210,8 +1211,8 @@ TEST_F(va, reservation_outlives_closed_fd)
 	__u64 len = self->gran;
 	struct st_objects before;
 	struct cumc_va_query q;
-	__u64 addr, start, end;
 	int fd, status;
+	__u64 addr;
 	pid_t pid;
 
 	ASSERT_EQ(0, st_objects_read(&before));
@@ -1229,14 +1230,8 @@ TEST_F(va, reservation_outlives_closed_fd)
 	/* Still not ours to query through another client. */
 	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr, 0, 0, &q));
 
-	/*
-	 * munmap() is the only way left to give it back: of its arena, whole
-	 * (the part that is the reservation cannot be unmapped alone).
-	 */
-	EXPECT_EQ(-1, munmap(ptr(addr), len));
-	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, st_vma_of(addr, &start, &end));
-	ASSERT_EQ(0, munmap(ptr(start), end - start));
+	/* munmap() is the only way left to give it back. */
+	ASSERT_EQ(0, munmap(ptr(addr), len));
 	ST_EXPECT_OBJECTS(before, mappings);
 	EXPECT_LOAD_FAULTS(addr);
 
@@ -1307,9 +1302,26 @@ TEST_F_TIMEOUT(va, concurrent_frees_of_one_reservation, 600)
 }
 
 /*
- * Arenas: reservations are ranges of a few large mappings of /dev/cumc
- * (kmod/cumc_va.c), not a mapping each.
+ * Arenas: reservations with CUMC_VA_RESERVE_SHARED are ranges of a few
+ * large mappings of /dev/cumc (kmod/cumc_va.c), not a mapping each.
  */
+
+TEST_F(va, unshared_reservation_is_a_mapping_of_its_own)
+{
+	__u64 g = self->gran, shared, own, s, e;
+
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &shared));
+	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &own));
+	ASSERT_EQ(0, st_vma_of(own, &s, &e));
+	EXPECT_EQ(own, s);
+	EXPECT_EQ(own + g, e);
+	ASSERT_EQ(0, st_vma_of(shared, &s, &e));
+	EXPECT_LT(g, e - s);
+	/* Its munmap frees it, as before arenas; the shared one stays. */
+	EXPECT_EQ(0, munmap(ptr(own), g));
+	EXPECT_EQ(-ENXIO, st_va_free(self->fd, own, g));
+	EXPECT_EQ(0, st_va_free(self->fd, shared, g));
+}
 
 #define ARENA_MANY 64
 
@@ -1320,7 +1332,7 @@ TEST_F(va, many_reservations_share_one_arena)
 	int i;
 
 	for (i = 0; i < ARENA_MANY; i++)
-		ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &addr[i]));
+		ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &addr[i]));
 	ASSERT_EQ(0, st_vma_of(addr[0], &start, &end));
 	EXPECT_LT(g * ARENA_MANY, end - start);
 	for (i = 0; i < ARENA_MANY; i++) {
@@ -1354,13 +1366,13 @@ TEST_F(va, freed_range_in_the_middle_is_reused)
 {
 	__u64 g = self->gran, a, b, c, again, handle;
 
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &a));
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &b));
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &c));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &a));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &b));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &c));
 	ASSERT_EQ(0, st_va_free(self->fd, b, g));
 	EXPECT_LOAD_FAULTS(b);
 	/* The lowest room first: the hole left in the middle. */
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &again));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &again));
 	EXPECT_EQ(b, again);
 	/* Usable like any other: mapped, written, read. */
 	handle = map_new(_metadata, self->fd, 0, again, g);
@@ -1371,7 +1383,7 @@ TEST_F(va, freed_range_in_the_middle_is_reused)
 	EXPECT_LOAD_FAULTS(c);
 	unmap_release_free(_metadata, self->fd, handle, again, g, again, g);
 	/* And the hole honours a hint at it. */
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, b, &again));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, b, &again));
 	EXPECT_EQ(b, again);
 	EXPECT_EQ(0, st_va_free(self->fd, again, g));
 	EXPECT_EQ(0, st_va_free(self->fd, a, g));
@@ -1382,14 +1394,14 @@ TEST_F(va, reservation_never_spans_arenas)
 {
 	__u64 g = self->gran, first, start, end, addr, s, e;
 
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &first));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &first));
 	ASSERT_EQ(0, st_vma_of(first, &start, &end));
 	/* The arena's last granule is honoured as a hint... */
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, end - g, &addr));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, end - g, &addr));
 	EXPECT_EQ(end - g, addr);
 	EXPECT_EQ(0, st_va_free(self->fd, addr, g));
 	/* ...but not for more than it holds: placed elsewhere, whole. */
-	ASSERT_EQ(0, st_va_reserve(self->fd, 2 * g, 0, end - g, &addr));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, 2 * g, 0, end - g, &addr));
 	EXPECT_NE(end - g, addr);
 	ASSERT_EQ(0, st_vma_of(addr, &s, &e));
 	EXPECT_LE(addr + 2 * g, e);
@@ -1401,13 +1413,13 @@ TEST_F(va, hint_outside_arenas_gets_a_mapping_of_its_own)
 {
 	__u64 len = 2 * self->gran, first, start, end, hint, addr, s, e;
 
-	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, 0, &first));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, len, 0, 0, &first));
 	ASSERT_EQ(0, st_vma_of(first, &start, &end));
 	/* A hole of the process, away from the arena. */
 	hint = st_hole(len, self->gran);
 	ASSERT_NE(0, hint);
 
-	ASSERT_EQ(0, st_va_reserve(self->fd, len, 0, hint, &addr));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, len, 0, hint, &addr));
 	EXPECT_EQ(hint, addr);
 	ASSERT_EQ(0, st_vma_of(addr, &s, &e));
 	EXPECT_EQ(addr, s);
@@ -1425,8 +1437,8 @@ TEST_F(va, user_munmap_of_part_of_an_arena_refused)
 	struct cumc_va_query q;
 
 	ASSERT_EQ(0, st_objects_read(&before));
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &a));
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &b));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &a));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &b));
 	handle = map_new(_metadata, self->fd, 0, b, g);
 	ASSERT_EQ(0, st_grant(self->fd, b, g, 0, CUMC_ACCESS_READWRITE));
 	bytes(b)[0] = 0x77;
@@ -1452,7 +1464,7 @@ TEST_F(va, user_munmap_of_part_of_an_arena_refused)
 	EXPECT_EQ(before.mappings, st_objects_now().mappings);
 	EXPECT_EQ(before.mems, st_objects_now().mems);
 	/* And reserving again maps a new one. */
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &a));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &a));
 	EXPECT_EQ(0, st_va_free(self->fd, a, g));
 }
 
@@ -1462,7 +1474,7 @@ TEST_F(va, fork_child_gets_arenas_of_its_own)
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &addr));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &addr));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -1477,7 +1489,7 @@ TEST_F(va, fork_child_gets_arenas_of_its_own)
 		if (st_va_free(self->fd, addr, g) != -ENXIO)
 			_exit(3);
 		/* Reserving, through the same client, maps one here. */
-		if (st_va_reserve(self->fd, g, 0, 0, &mine))
+		if (st_va_reserve_shared(self->fd, g, 0, 0, &mine))
 			_exit(4);
 		if (st_va_query(self->fd, mine, 0, 0, &q) || q.out_va_addr != mine)
 			_exit(5);
@@ -1498,15 +1510,15 @@ TEST_F(va, largest_reservations_are_fast_path_too)
 	__u64 tib = 1ULL << 40, a, b, start, end, s, e;
 
 	/* Two 1 TiB reservations share one arena. */
-	ASSERT_EQ(0, st_va_reserve(self->fd, tib, 0, 0, &a));
-	ASSERT_EQ(0, st_va_reserve(self->fd, tib, 0, 0, &b));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, tib, 0, 0, &a));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, tib, 0, 0, &b));
 	ASSERT_EQ(0, st_vma_of(a, &start, &end));
 	ASSERT_EQ(0, st_vma_of(b, &s, &e));
 	EXPECT_EQ(start, s);
 	EXPECT_LE(b + tib, end);
 	EXPECT_EQ(0, st_va_free(self->fd, b, tib));
 	/* Freed and reserved again at the same place, aligned as asked. */
-	ASSERT_EQ(0, st_va_reserve(self->fd, tib, tib, 0, &b));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, tib, tib, 0, &b));
 	EXPECT_EQ(0, b % tib);
 	EXPECT_EQ(0, st_va_free(self->fd, b, tib));
 	EXPECT_EQ(0, st_va_free(self->fd, a, tib));
@@ -1527,7 +1539,7 @@ static void *reserve_racer(void *arg)
 
 	pthread_barrier_wait(r->start);
 	for (i = 0; i < ARENA_MANY && !r->result; i++)
-		r->result = st_va_reserve(r->fd, r->gran, 0, 0, &r->addr[i]);
+		r->result = st_va_reserve_shared(r->fd, r->gran, 0, 0, &r->addr[i]);
 	return NULL;
 }
 
