@@ -82,6 +82,7 @@ void cumk_client_destroy(struct cumk_client *client)
 	/* Each arena's VMA held the file: all of them are gone. */
 	WARN_ON(!list_empty(&client->arenas));
 	mutex_destroy(&client->arenas_lock);
+	kfree(client->spare_va);
 	cumk_usage_put(client->usage);
 	kfree(client);
 }

@@ -271,6 +271,8 @@ struct cumk_object {
  * @arenas_lock: protects @arenas; taken after mmap_lock (of any process:
  *               a forked child shares the client) and before cumk_arena.lock
  * @arenas: the shared struct cumk_arena of this client, in every process
+ * @spare_va: a freed struct cumk_va kept for the next reservation, or
+ *            NULL; exchanged atomically, freed with the client
  * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
  * @usage: what is charged to this client, and may outlive it
  */
@@ -284,6 +286,7 @@ struct cumk_client {
 	struct task_struct *pending_task;
 	struct mutex arenas_lock; /* protects arenas */
 	struct list_head arenas;
+	struct cumk_va *spare_va;
 	int channel;
 	struct cumk_usage *usage;
 };

@@ -101,19 +101,28 @@ static struct cumk_mapping *cumk_mapping_find(struct cumk_va *va, u64 addr)
 	return r ? container_of(r, struct cumk_mapping, range) : NULL;
 }
 
-/* A new reservation of @client, in no arena yet, charged for. */
+/*
+ * A new reservation of @client, in no arena yet, charged for. The struct
+ * the client's last free left behind is taken first: a reserve-free loop
+ * allocates nothing (kernel memory accounting is a good part of the cost
+ * of an allocation).
+ */
 static struct cumk_va *cumk_va_create(struct cumk_client *client, u64 length)
 {
 	struct cumk_va *va;
 	int ret;
 
-	va = kzalloc(sizeof(*va), CUMC_GFP);
-	if (!va)
-		return ERR_PTR(-ENOMEM);
 	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
-	if (ret) {
-		kfree(va);
+	if (ret)
 		return ERR_PTR(ret);
+	va = xchg(&client->spare_va, NULL);
+	if (va)
+		memset(va, 0, sizeof(*va));
+	else
+		va = kzalloc(sizeof(*va), CUMC_GFP);
+	if (!va) {
+		cumk_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+		return ERR_PTR(-ENOMEM);
 	}
 	va->client = client;
 	va->length = length;
@@ -129,7 +138,9 @@ static void cumk_va_destroy(struct cumk_va *va)
 			       va->client);
 	cumk_usage_uncharge(va->client->usage, CUMC_QUOTA_RANGES, 1);
 	atomic_dec(&cumk_live_vas);
-	kfree(va);
+	/* Kept for the client's next reservation, unless one is kept. */
+	if (cmpxchg(&va->client->spare_va, NULL, va))
+		kfree(va);
 }
 
 static void cumk_va_release(struct cumk_range *r, void *unused)
