@@ -252,14 +252,14 @@ struct cumc_release {
  * A device address is an address in the calling process. CUMC_VA_RESERVE
  * places a reservation in the caller's address space (a mapping of
  * /dev/cumc that the module owns, or with CUMC_VA_RESERVE_SHARED a range of
- * one that the module shares among the client's reservations, an arena:
- * see Documentation/uapi.md); CUMC_MAP backs part of it with an allocation, CUMC_SET_ACCESS grants devices access, and from
- * then on CPU loads and stores through the address reach the device
- * memory. Touching a part of a reservation that is unmapped or to which no
- * device has the access needed raises SIGSEGV. The CPU stands in for every
- * device: an address is readable when any device may read it, writable
- * when any device may write it. Reservations are not inherited across
- * fork().
+ * one that the module shares among the client's reservations, an arena: see
+ * Documentation/uapi.md); CUMC_MAP backs part of it with an allocation,
+ * CUMC_SET_ACCESS grants devices access, and from then on CPU loads and
+ * stores through the address reach the device memory. Touching a part of a
+ * reservation that is unmapped or to which no device has the access needed
+ * raises SIGSEGV. The CPU stands in for every device: an address is
+ * readable when any device may read it, writable when any device may write
+ * it. Reservations are not inherited across fork().
  *
  * All addresses and lengths are multiples of the granularity
  * (cumc_device_info.granularity) unless said otherwise.
