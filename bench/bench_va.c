@@ -7,18 +7,28 @@
  * percentile of many repetitions, and the median as a multiple of a null
  * system call (getppid) measured in the same run, so that runs on
  * different machines, or in the VM, compare.  Nothing is touched: these
- * are control-plane costs.  A table goes to stdout, the same figures as
- * JSON to build/bench/bench_va.json (or the path given as argument).
+ * are control-plane costs.  A second table times cuMemAddressReserve and
+ * cuMemAddressFree alone from 2 MiB to 1 TiB (no allocation that large
+ * fits a device), beside the kernel's own mmap and munmap of an anonymous
+ * PROT_NONE mapping of the same size and a null ioctl of /dev/cumc
+ * (CUMC_QUERY: the floor under every call).  The tables go to stdout, the same
+ * figures as JSON to build/bench/bench_va.json (or the path given as
+ * argument).
  *
  * Figures, never a verdict: there is no pass or fail.
  */
 #include <cuda.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/cumc.h>
 
 #include "bench_json.h"
 
@@ -52,6 +62,34 @@ static const struct size_case {
 };
 
 #define NUM_SIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/* Address space alone: reservations up to 1 TiB. */
+static const struct size_case va_sizes[] = {
+	{ "2MiB", 2ULL << 20 },
+	{ "8GiB", 8ULL << 30 },
+	{ "64GiB", 64ULL << 30 },
+	{ "1TiB", 1ULL << 40 },
+};
+
+#define NUM_VA_SIZES (sizeof(va_sizes) / sizeof(va_sizes[0]))
+
+enum va_op {
+	VA_RESERVE,
+	VA_FREE,
+	VA_MMAP,
+	VA_MUNMAP,
+	VA_NULL_IOCTL,
+	NUM_VA_OPS
+};
+
+static const char *const va_op_names[NUM_VA_OPS] = {
+	"cuMemAddressReserve", "cuMemAddressFree",
+	"baseline: mmap(anonymous)", "baseline: munmap(anonymous)",
+	"baseline: ioctl(CUMC_QUERY)",
+};
+
+/* A client of our own for the null ioctl: the floor of every call. */
+static int cumc_fd = -1;
 
 struct stats {
 	double median_ns;
@@ -164,6 +202,103 @@ static void measure(const CUmemAllocationProp *prop,
 			out[s][op] = stats_of(samples[s][op], REPS);
 }
 
+/* One reservation and one anonymous mapping of @bytes, each step timed. */
+static void one_va_round(size_t bytes, double t[NUM_VA_OPS])
+{
+	struct cumc_query query = { .size = sizeof(query) };
+	CUdeviceptr va;
+	double start;
+	void *p;
+
+	TIMED(t, VA_RESERVE, cuMemAddressReserve(&va, bytes, 0, 0, 0));
+	TIMED(t, VA_FREE, cuMemAddressFree(va, bytes));
+	start = now_ns();
+	p = mmap(NULL, bytes, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	t[VA_MMAP] = now_ns() - start;
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	start = now_ns();
+	munmap(p, bytes);
+	t[VA_MUNMAP] = now_ns() - start;
+	start = now_ns();
+	ioctl(cumc_fd, CUMC_QUERY, &query);
+	t[VA_NULL_IOCTL] = now_ns() - start;
+}
+
+static void measure_va(struct stats out[NUM_VA_SIZES][NUM_VA_OPS])
+{
+	static double samples[NUM_VA_SIZES][NUM_VA_OPS][REPS];
+	double t[NUM_VA_OPS];
+	size_t s;
+	int r, op;
+
+	for (r = 0; r < WARMUP; r++)
+		for (s = 0; s < NUM_VA_SIZES; s++)
+			one_va_round(va_sizes[s].bytes, t);
+	for (r = 0; r < REPS; r++) {
+		for (s = 0; s < NUM_VA_SIZES; s++) {
+			one_va_round(va_sizes[s].bytes, t);
+			for (op = 0; op < NUM_VA_OPS; op++)
+				samples[s][op][r] = t[op];
+		}
+	}
+	for (s = 0; s < NUM_VA_SIZES; s++)
+		for (op = 0; op < NUM_VA_OPS; op++)
+			out[s][op] = stats_of(samples[s][op], REPS);
+}
+
+static void print_va_table(const struct stats results[NUM_VA_SIZES][NUM_VA_OPS],
+			   struct stats null)
+{
+	size_t s;
+	int op;
+
+	printf("\naddress space alone: median us / x null\n%-27s", "operation");
+	for (s = 0; s < NUM_VA_SIZES; s++)
+		printf(" | %5s us  x null", va_sizes[s].name);
+	printf("\n");
+	for (op = 0; op < NUM_VA_OPS; op++) {
+		printf("%-27s", va_op_names[op]);
+		for (s = 0; s < NUM_VA_SIZES; s++)
+			printf(" | %8.2f %7.1f", results[s][op].median_ns / 1e3,
+			       results[s][op].median_ns / null.median_ns);
+		printf("\n");
+	}
+}
+
+static void va_json(struct json_object *doc,
+		    const struct stats results[NUM_VA_SIZES][NUM_VA_OPS],
+		    struct stats null)
+{
+	struct json_object *rows = json_object_new_array(), *o, *size;
+	size_t s;
+	int op;
+
+	for (op = 0; op < NUM_VA_OPS; op++) {
+		o = json_object_new_object();
+		json_object_object_add(o, "name",
+				       json_object_new_string(va_op_names[op]));
+		for (s = 0; s < NUM_VA_SIZES; s++) {
+			size = json_object_new_object();
+			json_object_object_add(size, "bytes",
+					       json_object_new_uint64(va_sizes[s].bytes));
+			json_object_object_add(size, "median_ns",
+					       bench_num("%.1f", results[s][op].median_ns));
+			json_object_object_add(size, "p95_ns",
+					       bench_num("%.1f", results[s][op].p95_ns));
+			json_object_object_add(size, "x_null_syscall",
+					       bench_num("%.2f", results[s][op].median_ns /
+							 null.median_ns));
+			json_object_object_add(o, va_sizes[s].name, size);
+		}
+		json_object_array_add(rows, o);
+	}
+	json_object_object_add(doc, "address_space", rows);
+}
+
 static void print_table(const struct stats results[NUM_SIZES][NUM_OPS],
 			struct stats null)
 {
@@ -189,6 +324,7 @@ static void print_table(const struct stats results[NUM_SIZES][NUM_OPS],
 
 static int write_json(const char *path,
 		      const struct stats results[NUM_SIZES][NUM_OPS],
+		      const struct stats va_results[NUM_VA_SIZES][NUM_VA_OPS],
 		      struct stats null)
 {
 	struct json_object *doc = bench_doc_begin(NULL), *o, *size;
@@ -220,6 +356,7 @@ static int write_json(const char *path,
 		}
 		json_object_array_add(bench_rows, o);
 	}
+	va_json(doc, va_results, null);
 	ret = bench_json_write(path, doc);
 	json_object_put(doc);
 	return ret;
@@ -228,6 +365,7 @@ static int write_json(const char *path,
 int main(int argc, char **argv)
 {
 	static struct stats results[NUM_SIZES][NUM_OPS];
+	static struct stats va_results[NUM_VA_SIZES][NUM_VA_OPS];
 	const char *json = argc > 1 ? argv[1] : DEFAULT_JSON;
 	CUmemAllocationProp prop;
 	struct stats null;
@@ -239,8 +377,15 @@ int main(int argc, char **argv)
 	prop.location.id = 0;
 	null = null_syscall();
 	measure(&prop, results);
+	cumc_fd = open("/dev/cumc", O_RDWR | O_CLOEXEC);
+	if (cumc_fd < 0) {
+		perror("/dev/cumc");
+		return 1;
+	}
+	measure_va(va_results);
 	print_table(results, null);
-	if (write_json(json, results, null)) {
+	print_va_table(va_results, null);
+	if (write_json(json, results, va_results, null)) {
 		perror(json);
 		return 1;
 	}

@@ -34,6 +34,8 @@ struct cumk_client *cumk_client_create(void)
 	}
 	xa_init_flags(&client->handles, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	mutex_init(&client->reserve_lock);
+	mutex_init(&client->arenas_lock);
+	INIT_LIST_HEAD(&client->arenas);
 	spin_lock_init(&client->pending_lock);
 	client->channel = CUMC_NO_CHANNEL;
 	ret = xa_alloc_cyclic(&cumk_clients, &client->tag, client,
@@ -77,6 +79,10 @@ void cumk_client_destroy(struct cumk_client *client)
 	xa_erase(&cumk_clients, client->tag);
 	atomic_dec(&cumk_live_clients);
 	mutex_destroy(&client->reserve_lock);
+	/* Each arena's VMA held the file: all of them are gone. */
+	WARN_ON(!list_empty(&client->arenas));
+	mutex_destroy(&client->arenas_lock);
+	kfree(client->spare_va);
 	cumk_usage_put(client->usage);
 	kfree(client);
 }

@@ -37,7 +37,8 @@ struct sk_buff;
 
 /*
  * Lock order, outermost first (see also each lock where declared):
- *   mmap_lock > cumk_va.lock > cumk_mc.lock > i_mmap_rwsem
+ *   mmap_lock > cumk_client.arenas_lock > cumk_arena.lock > cumk_mc.lock
+ *   > i_mmap_rwsem
  *   genl_mutex (netlink commands and dumps) > cumk_mc.lock
  *   cumk_mc_ids' xa_lock, a client's handles' xa_lock, the fabric export
  *   table's xa_lock and cumk_fault_lock are leaves: nothing is taken under
@@ -45,7 +46,7 @@ struct sk_buff;
  *   then takes cumk_mc.lock.
  *   cumk_mc.lock > cumk_device.mems_lock > cumk_bar.alloc_lock (an object's
  *   last reference may go under the first: it gives its memory back)
- *   cumk_va.lock or cumk_mc.lock > cumk_device_srcu (read) > cumk_mem.touch_lock
+ *   cumk_arena.lock or cumk_mc.lock > cumk_device_srcu (read) > cumk_mem.touch_lock
  *   (a fault); a loss waits for the SRCU readers holding none of these
  * Events (cumc_notify.c) are sent with GFP_KERNEL and take no cumc lock,
  * so they may be sent under cumk_mc.lock. Calls to other nodes
@@ -278,6 +279,11 @@ struct cumk_object {
  * @pending_lock: protects @pending and @pending_task
  * @pending: the mapping cumk_vm_map() is placing with vm_mmap()
  * @pending_task: the thread doing so; only its mmap may take @pending
+ * @arenas_lock: protects @arenas; taken after mmap_lock (of any process:
+ *               a forked child shares the client) and before cumk_arena.lock
+ * @arenas: the shared struct cumk_arena of this client, in every process
+ * @spare_va: a freed struct cumk_va kept for the next reservation, or
+ *            NULL; exchanged atomically, freed with the client
  * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
  * @usage: what is charged to this client, and may outlive it
  */
@@ -289,6 +295,9 @@ struct cumk_client {
 	spinlock_t pending_lock; /* protects pending, pending_task */
 	struct cumk_vm_request *pending;
 	struct task_struct *pending_task;
+	struct mutex arenas_lock; /* protects arenas */
+	struct list_head arenas;
+	struct cumk_va *spare_va;
 	int channel;
 	struct cumk_usage *usage;
 };
@@ -414,7 +423,7 @@ struct cumk_mc_member {
  * @pgoff: file offsets of the member views (see cumc_vm.c): member slot i
  *         shows at @pgoff + i * (@length >> PAGE_SHIFT)
  * @lock: protects @team and the members and their bindings; taken after
- *        mmap_lock and cumk_va.lock, before i_mmap_rwsem
+ *        mmap_lock and cumk_arena.lock, before i_mmap_rwsem
  * @team: the team and its setup
  * @holders: for a team held here, the other nodes holding a replica of it
  *           (struct cumk_mc_holder, cumc_remote_mc.c); under @lock
@@ -457,6 +466,10 @@ static inline struct cumk_mc *to_cumk_mc(struct cumk_object *obj)
  * @writable: map read-write, else read-only
  * @vm_ops: the VMA's operations
  * @private: the VMA's private data, which its close() releases
+ * @attach: if set, called with the new VMA and @attach_arg under the
+ *          mmap_lock held for writing, once the VMA owns @private, before
+ *          anyone can see it
+ * @attach_arg: its argument
  * @taken: set once a VMA owns @private
  */
 struct cumk_vm_request {
@@ -467,6 +480,8 @@ struct cumk_vm_request {
 	bool writable;
 	const struct vm_operations_struct *vm_ops;
 	void *private;
+	void (*attach)(struct vm_area_struct *vma, void *arg);
+	void *attach_arg;
 	bool taken;
 };
 
@@ -517,22 +532,60 @@ struct cumk_mapping {
 };
 
 /**
- * struct cumk_va - a reservation of device address space, owned by its VMA
- * @client: the client that made it, charged one address range for it and
- *          the bytes of its mappings; the VMA holds the client's file, so
- *          the client outlives the reservation
+ * struct cumk_arena - address space a client sub-allocates reservations from
+ * @client: the client whose VMA it is; the VMA holds the client's file, so
+ *          the client outlives the arena
+ * @mm: the process it is in, compared only: a forked child shares the
+ *      client but not the arena (VM_DONTCOPY)
+ * @start: its VMA's start, fixed for life (the VMA cannot move or split)
+ * @length: its VMA's length
  * @pgoff: the file offsets of its VMA (see cumc_vm.c)
- * @lock: protects @mappings, the mappings in it and @freeing; taken after
- *        mmap_lock
+ * @single: made for one reservation (a hint outside every arena, or no room
+ *          for a shared one), which alone it holds: freeing it unmaps the
+ *          arena. Never in @client's list.
+ * @closing: empty and being unmapped (cumk_va_flush()): takes no new
+ *           reservation; under @lock
+ * @link: in @client's arenas, under its arenas_lock (shared arenas only)
+ * @lock: protects @reservations, @cursor, every reservation's mappings and
+ *        the mappings in them; taken after mmap_lock and the client's
+ *        arenas_lock. Every path to an arena goes through its VMA or the
+ *        client's list under mmap_lock, which keeps the arena alive.
+ * @reservations: address range -> struct cumk_va
+ * @cursor: no byte of the arena below it is free: the first-fit search
+ *          for room starts there
+ */
+struct cumk_arena {
+	struct cumk_client *client;
+	struct mm_struct *mm;
+	u64 start;
+	u64 length;
+	unsigned long pgoff;
+	bool single;
+	bool closing;
+	struct list_head link;
+	struct rw_semaphore lock;
+	struct cumk_range_map reservations;
+	u64 cursor;
+};
+
+/**
+ * struct cumk_va - a reservation of device address space, a range of an arena
+ * @range: its entry in its arena's @reservations, over [@addr, @addr +
+ *         @length); the arena owns the reservation and frees it with itself
+ * @arena: the arena, under whose lock it is read and changed
+ * @client: the client that made it, charged one address range for it and
+ *          the bytes of its mappings
+ * @addr: start address
+ * @length: bytes
  * @mappings: address range -> struct cumk_mapping
- * @freeing: CUMC_VA_FREE is removing it: no new mappings
  */
 struct cumk_va {
+	struct cumk_range range;
+	struct cumk_arena *arena;
 	struct cumk_client *client;
-	unsigned long pgoff;
-	struct rw_semaphore lock;
+	u64 addr;
+	u64 length;
 	struct cumk_range_map mappings;
-	bool freeing;
 };
 
 /**
@@ -564,6 +617,9 @@ struct cumk_handle_reservation {
  * @new_map_addr: a mapping the command made and answers, 0 if none: undone
  *                with @new_map_length if the answer cannot be written
  * @new_map_length: its length
+ * @new_va_addr: a reservation the command made and answers, 0 if none:
+ *               freed with @new_va_length if the answer cannot be written
+ * @new_va_length: its length
  */
 struct cumk_ucmd {
 	struct file *filp;
@@ -574,6 +630,8 @@ struct cumk_ucmd {
 	struct cumk_handle_reservation new_handle;
 	u64 new_map_addr;
 	u64 new_map_length;
+	u64 new_va_addr;
+	u64 new_va_length;
 };
 
 /* Write the command's struct back, no more of it than the caller has. */
@@ -923,6 +981,8 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd);
 int cumk_va_ioctl_unmap(struct cumk_ucmd *ucmd);
 int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd);
 int cumk_va_ioctl_query(struct cumk_ucmd *ucmd);
+void cumk_va_unreserve(struct cumk_client *client, u64 addr, u64 length);
+void cumk_va_flush(struct cumk_client *client);
 struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 				 u64 length, u64 *mem_offset);
 struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,

@@ -23,6 +23,13 @@ static int cumk_fops_open(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+/* Each close(): the client's empty arenas here go, and their hold on it. */
+static int cumk_fops_flush(struct file *filp, fl_owner_t id)
+{
+	cumk_va_flush(filp->private_data);
+	return 0;
+}
+
 static int cumk_fops_release(struct inode *inode, struct file *filp)
 {
 	cumk_client_destroy(filp->private_data);
@@ -32,6 +39,7 @@ static int cumk_fops_release(struct inode *inode, struct file *filp)
 static const struct file_operations cumk_fops = {
 	.owner = THIS_MODULE,
 	.open = cumk_fops_open,
+	.flush = cumk_fops_flush,
 	.release = cumk_fops_release,
 	.mmap = cumk_vm_mmap,
 	.get_unmapped_area = cumk_vm_get_unmapped_area,

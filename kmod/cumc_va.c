@@ -2,17 +2,40 @@
 /*
  * Device address space: reservations, mappings and CPU access.
  *
- * A reservation is a VMA of /dev/cumc in the caller's process that the
- * module makes (cumk_vm_map). The VMA owns the reservation (struct cumk_va)
- * and with it a table of mappings: address range -> allocation and
- * per-device access. Nothing is populated when mapping or granting access;
- * the fault handler inserts one page at a time, allocating the backing page
- * on first touch. Unmapping or taking access away zaps the PTEs of the
- * range, so both cost what was touched, not what was mapped.
+ * Reservations are ranges of arenas: VMAs of /dev/cumc in the caller's
+ * process that the module makes (cumk_vm_map) and owns, each a struct
+ * cumk_arena with a range map of the reservations in it. Without
+ * CUMC_VA_RESERVE_SHARED (API version 2's callers) a reservation is a
+ * single arena of its own, which freeing, or the process's munmap of it,
+ * unmaps. With it, a client's first reservation in a process maps a shared
+ * arena of CUMC_VA_ARENA_LENGTH bytes (or a power of two that holds the
+ * reservation, when larger); from then on reserving and freeing are an
+ * insert and a remove in that map under the arena's lock, with no mmap or
+ * munmap. When no arena of the client in the
+ * process has room, another is mapped; arenas stay until the process exits
+ * or unmaps them whole (close() then frees every reservation in them), so
+ * their address space is bounded by the most the process held reserved at
+ * once. A hint outside every arena, where the process has nothing mapped,
+ * gets a single arena of its own at the hint, the reservation's size, as
+ * does a reservation when no shared arena can be mapped; freeing it unmaps
+ * it.
  *
- * Lock order: mmap_lock, then cumk_va.lock. Every path to a reservation
- * goes through its VMA under mmap_lock, which keeps the reservation alive.
+ * Each reservation has a table of mappings: address range -> allocation
+ * and per-device access. Nothing is populated when mapping or granting
+ * access; the fault handler inserts one page at a time, allocating the
+ * backing page on first touch. Unmapping or taking access away zaps the
+ * PTEs of the range, so both cost what was touched, not what was mapped.
+ *
+ * An arena's VMA refuses splitting, mremap and mprotect (cumc_vm.c): the
+ * process can only unmap it whole, taking every reservation in it along.
+ * A freed reservation's range is free for the arena's next reservations,
+ * not for other mappings of the process.
+ *
+ * Lock order: mmap_lock, then the client's arenas_lock, then
+ * cumk_arena.lock. Every path to an arena goes through its VMA (or the
+ * client's list) under mmap_lock, which keeps the arena alive.
  */
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched/mm.h>
@@ -24,8 +47,15 @@
 /* Bounds that keep every sum of an address and a length far from overflow. */
 #define CUMC_VA_MAX_LENGTH CUMC_VM_MAX_OFFSETS
 #define CUMC_VA_MAX_ALIGNMENT BIT_ULL(40)
+/*
+ * A shared arena: 4 TiB of the 128 TiB of x86-64 user space, which costs
+ * nothing until touched (no page tables, no commit charge: VM_NORESERVE).
+ */
+#define CUMC_VA_ARENA_LENGTH BIT_ULL(42)
+/* Attempts to place a reservation in arenas that others may fill meanwhile. */
+#define CUMC_VA_PLACE_TRIES 3
 
-static const struct vm_operations_struct cumk_va_vm_ops;
+static const struct vm_operations_struct cumk_arena_vm_ops;
 
 static enum cumc_access cumk_mapping_cpu_access(const struct cumk_mapping *m)
 {
@@ -68,37 +98,386 @@ static struct cumk_mapping *cumk_mapping_find(struct cumk_va *va, u64 addr)
 {
 	struct cumk_range *r;
 
-	lockdep_assert_held(&va->lock);
+	lockdep_assert_held(&va->arena->lock);
 	r = cumk_range_find(&va->mappings, addr);
-
 	return r ? container_of(r, struct cumk_mapping, range) : NULL;
 }
 
+/*
+ * A new reservation of @client, in no arena yet, charged for. The struct
+ * the client's last free left behind is taken first: a reserve-free loop
+ * allocates nothing (kernel memory accounting is a good part of the cost
+ * of an allocation).
+ */
+static struct cumk_va *cumk_va_create(struct cumk_client *client, u64 length)
+{
+	struct cumk_va *va;
+	int ret;
+
+	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	if (ret)
+		return ERR_PTR(ret);
+	va = xchg(&client->spare_va, NULL);
+	if (va)
+		memset(va, 0, sizeof(*va));
+	else
+		va = kzalloc(sizeof(*va), CUMC_GFP);
+	if (!va) {
+		cumk_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+		return ERR_PTR(-ENOMEM);
+	}
+	va->client = client;
+	va->length = length;
+	cumk_range_map_init(&va->mappings);
+	atomic_inc(&cumk_live_vas);
+	return va;
+}
+
+/* Free @va, in no arena any more, with whatever is still mapped in it. */
 static void cumk_va_destroy(struct cumk_va *va)
 {
 	cumk_range_map_destroy(&va->mappings, cumk_mapping_release,
 			       va->client);
-	cumk_vm_free_offsets(va->pgoff);
 	cumk_usage_uncharge(va->client->usage, CUMC_QUOTA_RANGES, 1);
 	atomic_dec(&cumk_live_vas);
-	kfree(va);
+	/* Kept for the client's next reservation, unless one is kept. */
+	if (cmpxchg(&va->client->spare_va, NULL, va))
+		kfree(va);
 }
 
-static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
+static void cumk_va_release(struct cumk_range *r, void *unused)
+{
+	cumk_va_destroy(container_of(r, struct cumk_va, range));
+}
+
+/* The reservation of @arena holding @addr, or NULL. */
+static struct cumk_va *cumk_arena_va(struct cumk_arena *arena, u64 addr)
+{
+	struct cumk_range *r;
+
+	lockdep_assert_held(&arena->lock);
+	r = cumk_range_find(&arena->reservations, addr);
+	return r ? container_of(r, struct cumk_va, range) : NULL;
+}
+
+static bool cumk_va_contains(const struct cumk_va *va, u64 addr, u64 length)
+{
+	return addr >= va->addr && length <= va->addr + va->length - addr;
+}
+
+/* Put @va at @addr in @arena, where nothing is. */
+static void cumk_arena_insert(struct cumk_arena *arena, struct cumk_va *va,
+			      u64 addr)
+{
+	lockdep_assert_held_write(&arena->lock);
+	WARN_ON(cumk_range_insert(&arena->reservations, &va->range, addr,
+				  va->length));
+	va->arena = arena;
+	va->addr = addr;
+	if (arena->cursor == addr)
+		arena->cursor = addr + va->length;
+}
+
+static void cumk_arena_remove(struct cumk_arena *arena, struct cumk_va *va)
+{
+	lockdep_assert_held_write(&arena->lock);
+	cumk_range_remove(&arena->reservations, &va->range);
+	arena->cursor = min(arena->cursor, va->addr);
+}
+
+/* Whether [@addr, @addr + @length) is inside @arena and free in it. */
+static bool cumk_arena_room_at(struct cumk_arena *arena, u64 addr, u64 length)
+{
+	u64 end = arena->start + arena->length;
+
+	return addr >= arena->start && addr < end && length <= end - addr &&
+	       !cumk_range_first(&arena->reservations, addr, addr + length - 1);
+}
+
+/*
+ * The lowest start aligned to @align of @length free bytes in @arena, from
+ * its cursor on; 0 if there is none. O(log n) while the arena has no hole
+ * below the room found; each hole too small for the request, or misaligned
+ * for it, costs one more lookup. Moves the cursor past the reservations
+ * that leave no byte free between them.
+ */
+static u64 cumk_arena_find_room(struct cumk_arena *arena, u64 length,
+				u64 align)
+{
+	u64 end = arena->start + arena->length;
+	u64 pos = arena->cursor, at;
+	struct cumk_range *r;
+	bool dense = true;
+
+	lockdep_assert_held_write(&arena->lock);
+	for (;;) {
+		at = ALIGN(pos, align);
+		if (at < pos || at >= end || length > end - at)
+			return 0;
+		r = cumk_range_first(&arena->reservations, pos, at + length - 1);
+		if (!r)
+			return at;
+		/* [pos, r->last] is all taken: nothing free below r->last + 1. */
+		if (dense && r->start <= pos)
+			arena->cursor = r->last + 1;
+		else
+			dense = false;
+		pos = r->last + 1;
+	}
+}
+
+static void cumk_arena_free(struct cumk_arena *arena)
+{
+	cumk_range_map_destroy(&arena->reservations, cumk_va_release, NULL);
+	cumk_vm_free_offsets(arena->pgoff);
+	kfree(arena);
+}
+
+static struct cumk_arena *cumk_arena_alloc(struct cumk_client *client,
+					   u64 length, bool single)
+{
+	struct cumk_arena *arena;
+	int ret;
+
+	arena = kzalloc(sizeof(*arena), CUMC_GFP);
+	if (!arena)
+		return ERR_PTR(-ENOMEM);
+	arena->client = client;
+	arena->mm = current->mm;
+	arena->length = length;
+	arena->single = single;
+	INIT_LIST_HEAD(&arena->link);
+	init_rwsem(&arena->lock);
+	cumk_range_map_init(&arena->reservations);
+	ret = cumk_vm_alloc_offsets(arena, &arena->pgoff);
+	if (ret) {
+		kfree(arena);
+		return ERR_PTR(ret);
+	}
+	return arena;
+}
+
+/* The arena's VMA is made: it shows from now on, to the client's list. */
+static void cumk_arena_attach(struct vm_area_struct *vma, void *unused)
+{
+	struct cumk_arena *arena = vma->vm_private_data;
+	struct cumk_client *client = arena->client;
+
+	arena->start = vma->vm_start;
+	arena->cursor = vma->vm_start;
+	mutex_lock(&client->arenas_lock);
+	list_add_tail(&arena->link, &client->arenas);
+	mutex_unlock(&client->arenas_lock);
+}
+
+/*
+ * A single arena's VMA is made: its one reservation is at its start. No
+ * one else can see it yet (the mmap_lock is held for writing).
+ */
+static void cumk_arena_attach_single(struct vm_area_struct *vma, void *va)
+{
+	struct cumk_arena *arena = vma->vm_private_data;
+
+	arena->start = vma->vm_start;
+	arena->cursor = vma->vm_start;
+	down_write(&arena->lock);
+	cumk_arena_insert(arena, va, vma->vm_start);
+	up_write(&arena->lock);
+}
+
+static void cumk_arena_vm_close(struct vm_area_struct *vma)
+{
+	struct cumk_arena *arena = vma->vm_private_data;
+	struct cumk_client *client = arena->client;
+
+	mutex_lock(&client->arenas_lock);
+	list_del(&arena->link);
+	mutex_unlock(&client->arenas_lock);
+	cumk_arena_free(arena);
+}
+
+/*
+ * Map a shared arena of at least @length bytes, aligned to @align, into
+ * the calling process. It joins the client's list as it is made: the
+ * caller looks for room again.
+ */
+static int cumk_arena_create(struct file *filp, u64 length, u64 align)
+{
+	struct cumk_client *client = filp->private_data;
+	u64 arena_length = max_t(u64, CUMC_VA_ARENA_LENGTH,
+				 roundup_pow_of_two(length));
+	struct cumk_vm_request req = {
+		.length = arena_length,
+		.alignment = align,
+		.writable = true,
+		.vm_ops = &cumk_arena_vm_ops,
+		.attach = cumk_arena_attach,
+	};
+	struct cumk_arena *arena;
+	unsigned long addr;
+
+	if (arena_length > CUMC_VA_MAX_LENGTH)
+		return -ENOMEM;
+	arena = cumk_arena_alloc(client, arena_length, false);
+	if (IS_ERR(arena))
+		return PTR_ERR(arena);
+	req.pgoff = arena->pgoff;
+	req.private = arena;
+	addr = cumk_vm_map(filp, &req);
+	if (!req.taken)
+		cumk_arena_free(arena);
+	return IS_ERR_VALUE(addr) ? (long)addr : 0;
+}
+
+/*
+ * Map a single arena holding only @va, at @hint if it is free: the slow
+ * path, an mmap of its own. Returns the address or an error.
+ */
+static long cumk_arena_create_single(struct file *filp, struct cumk_va *va,
+				     u64 hint, u64 align)
+{
+	struct cumk_vm_request req = {
+		.addr = hint,
+		.length = va->length,
+		.alignment = align,
+		.writable = true,
+		.vm_ops = &cumk_arena_vm_ops,
+		.attach = cumk_arena_attach_single,
+		.attach_arg = va,
+	};
+	struct cumk_arena *arena;
+	unsigned long addr;
+
+	arena = cumk_arena_alloc(filp->private_data, va->length, true);
+	if (IS_ERR(arena)) {
+		cumk_va_destroy(va);
+		return PTR_ERR(arena);
+	}
+	req.pgoff = arena->pgoff;
+	req.private = arena;
+	addr = cumk_vm_map(filp, &req);
+	/* Once taken, the VMA owns the arena and the reservation in it. */
+	if (!req.taken) {
+		cumk_arena_free(arena);
+		cumk_va_destroy(va);
+	}
+	return addr;
+}
+
+/* The arena of @client holding @addr in this process, or NULL. */
+static struct cumk_arena *cumk_arena_find(struct cumk_client *client, u64 addr)
+{
+	struct vm_area_struct *vma;
+	struct cumk_arena *arena;
+
+	mmap_assert_locked(current->mm);
+	if (addr >= TASK_SIZE)
+		return NULL;
+	vma = vma_lookup(current->mm, addr);
+	if (!vma || vma->vm_ops != &cumk_arena_vm_ops)
+		return NULL;
+	arena = vma->vm_private_data;
+	return arena->client == client ? arena : NULL;
+}
+
+/* Put @va at @hint, in the shared arena holding it, if it is free there. */
+static bool cumk_va_place_at(struct cumk_client *client, struct cumk_va *va,
+			     u64 hint)
+{
+	struct cumk_arena *arena = cumk_arena_find(client, hint);
+	bool placed;
+
+	if (!arena || arena->single)
+		return false;
+	down_write(&arena->lock);
+	placed = !arena->closing &&
+		 cumk_arena_room_at(arena, hint, va->length);
+	if (placed)
+		cumk_arena_insert(arena, va, hint);
+	up_write(&arena->lock);
+	return placed;
+}
+
+/* Put @va in the first shared arena of @client in this process with room. */
+static u64 cumk_va_place_anywhere(struct cumk_client *client,
+				  struct cumk_va *va, u64 align)
+{
+	struct cumk_arena *arena;
+	u64 addr = 0;
+
+	mutex_lock(&client->arenas_lock);
+	list_for_each_entry(arena, &client->arenas, link) {
+		if (arena->mm != current->mm)
+			continue;
+		down_write(&arena->lock);
+		if (!arena->closing)
+			addr = cumk_arena_find_room(arena, va->length, align);
+		if (addr)
+			cumk_arena_insert(arena, va, addr);
+		up_write(&arena->lock);
+		if (addr)
+			break;
+	}
+	mutex_unlock(&client->arenas_lock);
+	return addr;
+}
+
+/* Whether the process has nothing at all mapped in [@addr, @addr + @length). */
+static bool cumk_va_hole(u64 addr, u64 length)
+{
+	return addr + length <= TASK_SIZE && addr + length > addr &&
+	       !find_vma_intersection(current->mm, addr, addr + length);
+}
+
+/*
+ * Place @va in an arena of the caller, at *@addr: at @hint when free in an
+ * arena, else anywhere there is room. -ENOSPC when no arena has room; 1
+ * when @hint is outside every arena, in a hole of the process, where the
+ * slow path can honour it. Once placed, @va is the arena's: another
+ * thread may free it as soon as the locks are dropped.
+ */
+static int cumk_va_place(struct cumk_client *client, struct cumk_va *va,
+			 u64 hint, u64 align, u64 *addr)
+{
+	int ret = 0;
+
+	mmap_read_lock(current->mm);
+	if (hint && IS_ALIGNED(hint, align)) {
+		if (cumk_va_place_at(client, va, hint)) {
+			*addr = hint;
+			goto out_unlock;
+		}
+		if (cumk_va_hole(hint, va->length)) {
+			ret = 1;
+			goto out_unlock;
+		}
+	}
+	*addr = cumk_va_place_anywhere(client, va, align);
+	if (!*addr)
+		ret = -ENOSPC;
+out_unlock:
+	mmap_read_unlock(current->mm);
+	return ret;
+}
+
+static vm_fault_t cumk_arena_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct cumk_va *va = vma->vm_private_data;
+	struct cumk_arena *arena = vma->vm_private_data;
 	unsigned long addr = vmf->address & PAGE_MASK;
+	struct cumk_mapping *m = NULL;
 	enum cumc_access access;
-	struct cumk_mapping *m;
 	unsigned long vm_flags = vma->vm_flags;
 	unsigned long pfn;
+	struct cumk_va *va;
 	vm_fault_t ret;
 	int idx, err;
 
-	down_read(&va->lock);
+	down_read(&arena->lock);
 	idx = srcu_read_lock(&cumk_device_srcu);
-	m = cumk_mapping_find(va, addr);
+	va = cumk_arena_va(arena, addr);
+	if (va)
+		m = cumk_mapping_find(va, addr);
 	/* Multicast addresses take multimem operations only (the views). */
 	access = m && m->obj->type == CUMC_OBJ_MEM ?
 		 cumk_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
@@ -115,13 +494,13 @@ static vm_fault_t cumk_va_fault(struct vm_fault *vmf)
 	}
 	if (access != CUMC_ACCESS_READWRITE)
 		vm_flags &= ~VM_WRITE;
-	/* Zaps hold va->lock for writing, so they see every page we insert. */
+	/* Zaps hold the arena's lock for writing: they see every insert. */
 	if (!READ_ONCE(m->populated))
 		WRITE_ONCE(m->populated, true);
 	ret = vmf_insert_pfn_prot(vma, addr, pfn, vm_get_page_prot(vm_flags));
 out:
 	srcu_read_unlock(&cumk_device_srcu, idx);
-	up_read(&va->lock);
+	up_read(&arena->lock);
 	return ret;
 }
 
@@ -129,186 +508,167 @@ out:
  * A write to a page inserted read-only. Without this hook the kernel would
  * make a shared PFN mapping writable on its own.
  */
-static vm_fault_t cumk_va_pfn_mkwrite(struct vm_fault *vmf)
+static vm_fault_t cumk_arena_pfn_mkwrite(struct vm_fault *vmf)
 {
-	struct cumk_va *va = vmf->vma->vm_private_data;
-	struct cumk_mapping *m;
+	struct cumk_arena *arena = vmf->vma->vm_private_data;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	struct cumk_mapping *m = NULL;
+	struct cumk_va *va;
 	bool writable;
 
-	down_read(&va->lock);
-	m = cumk_mapping_find(va, vmf->address & PAGE_MASK);
+	down_read(&arena->lock);
+	va = cumk_arena_va(arena, addr);
+	if (va)
+		m = cumk_mapping_find(va, addr);
 	writable = m && m->obj->type == CUMC_OBJ_MEM &&
 		   cumk_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
-	up_read(&va->lock);
+	up_read(&arena->lock);
 	return writable ? 0 : VM_FAULT_SIGSEGV;
 }
 
-static void cumk_va_vm_close(struct vm_area_struct *vma)
-{
-	cumk_va_destroy(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct cumk_va_vm_ops = {
-	.fault = cumk_va_fault,
-	.pfn_mkwrite = cumk_va_pfn_mkwrite,
-	.close = cumk_va_vm_close,
+static const struct vm_operations_struct cumk_arena_vm_ops = {
+	.fault = cumk_arena_fault,
+	.pfn_mkwrite = cumk_arena_pfn_mkwrite,
+	.close = cumk_arena_vm_close,
 	.may_split = cumk_vm_may_split,
 	.mremap = cumk_vm_mremap,
 	.mprotect = cumk_vm_mprotect,
 };
 
+/*
+ * Reserve @va: in an arena with room, mapping another when none has
+ * any, or in a single arena of its own for a hint outside every arena
+ * or when no arena can be mapped. Returns the address or an error; on
+ * error @va is gone.
+ */
+static long cumk_va_reserve(struct file *filp, struct cumk_va *va, u64 hint,
+			    u64 align)
+{
+	struct cumk_client *client = filp->private_data;
+	int tries, ret;
+	u64 addr;
+
+	for (tries = 0; tries < CUMC_VA_PLACE_TRIES; tries++) {
+		ret = cumk_va_place(client, va, tries ? 0 : hint, align, &addr);
+		if (!ret)
+			return addr;
+		if (ret > 0)
+			break;
+		/* No room: another arena, then look again. */
+		ret = cumk_arena_create(filp, va->length, align);
+		if (ret)
+			break;
+	}
+	/* The hint where nothing is, or no arena to be had: one of its own. */
+	return cumk_arena_create_single(filp, va, hint, align);
+}
+
 int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_reserve *cmd = ucmd->cmd;
 	u64 granularity = cumk_device_granularity();
-	struct cumk_vm_request req = {
-		.addr = cmd->addr,
-		.length = cmd->length,
-		.alignment = max(cmd->alignment, granularity),
-		.writable = true,
-		.vm_ops = &cumk_va_vm_ops,
-	};
-	struct cumk_client *client = ucmd->client;
-	unsigned long addr;
+	u64 align = max(cmd->alignment, granularity);
 	struct cumk_va *va;
-	int ret;
+	long addr;
 
-	if (cmd->flags)
+	if (cmd->flags & ~CUMC_VA_RESERVE_SHARED)
 		return -EOPNOTSUPP;
 	if (!cmd->length || cmd->length > CUMC_VA_MAX_LENGTH ||
 	    !IS_ALIGNED(cmd->length, granularity) ||
 	    (cmd->alignment && !is_power_of_2(cmd->alignment)) ||
-	    req.alignment > CUMC_VA_MAX_ALIGNMENT ||
+	    align > CUMC_VA_MAX_ALIGNMENT ||
 	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
 		return -EINVAL;
 
-	va = kzalloc(sizeof(*va), CUMC_GFP);
-	if (!va)
-		return -ENOMEM;
-	va->client = client;
-	init_rwsem(&va->lock);
-	cumk_range_map_init(&va->mappings);
-	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
-	if (ret)
-		goto err_free_va;
-	ret = cumk_vm_alloc_offsets(va, &va->pgoff);
-	if (ret)
-		goto err_uncharge;
-	atomic_inc(&cumk_live_vas);
-	req.pgoff = va->pgoff;
-	req.private = va;
-	addr = cumk_vm_map(ucmd->filp, &req);
-	if (!req.taken)
-		cumk_va_destroy(va);
+	va = cumk_va_create(ucmd->client, cmd->length);
+	if (IS_ERR(va))
+		return PTR_ERR(va);
+	if (cmd->flags & CUMC_VA_RESERVE_SHARED)
+		addr = cumk_va_reserve(ucmd->filp, va, cmd->addr, align);
+	else
+		addr = cumk_arena_create_single(ucmd->filp, va, cmd->addr,
+						align);
 	if (IS_ERR_VALUE(addr))
-		return (long)addr;
+		return addr;
 	cmd->out_addr = addr;
-	ucmd->new_map_addr = addr;
-	ucmd->new_map_length = cmd->length;
+	ucmd->new_va_addr = addr;
+	ucmd->new_va_length = cmd->length;
 	return 0;
-
-err_uncharge:
-	cumk_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
-err_free_va:
-	kfree(va);
-	return ret;
 }
 
-/* The VMA of a reservation of @client holding @addr. */
-static struct vm_area_struct *cumk_va_find(struct cumk_client *client, u64 addr)
+/* The file offset of @addr in @arena, for cumk_vm_zap(). */
+static unsigned long cumk_arena_pgoff(struct cumk_arena *arena, u64 addr)
 {
-	struct vm_area_struct *vma;
-
-	mmap_assert_locked(current->mm);
-	if (addr >= TASK_SIZE)
-		return NULL;
-	vma = vma_lookup(current->mm, addr);
-	if (!vma || vma->vm_ops != &cumk_va_vm_ops)
-		return NULL;
-	if (((struct cumk_va *)vma->vm_private_data)->client != client)
-		return NULL;
-	return vma;
-}
-
-static bool cumk_va_contains(struct vm_area_struct *vma, u64 addr, u64 length)
-{
-	return addr >= vma->vm_start && length <= vma->vm_end - addr;
-}
-
-/* The file offset of @addr, for cumk_vm_zap(). */
-static unsigned long cumk_va_pgoff(struct vm_area_struct *vma, u64 addr)
-{
-	return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	return arena->pgoff + ((addr - arena->start) >> PAGE_SHIFT);
 }
 
 /* Zap what was ever inserted for @m: nothing when it was never touched. */
-static void cumk_mapping_zap(struct vm_area_struct *vma, struct cumk_mapping *m)
+static void cumk_mapping_zap(struct cumk_arena *arena, struct cumk_mapping *m)
 {
 	if (m->obj->type == CUMC_OBJ_MEM && READ_ONCE(m->populated))
-		cumk_vm_zap(cumk_va_pgoff(vma, m->addr), m->length);
+		cumk_vm_zap(cumk_arena_pgoff(arena, m->addr), m->length);
 }
 
 /*
- * The unmap of a reservation being freed failed (no memory for the VMA
- * tree, or a fatal signal): the reservation is still there, so it may be
- * freed again. Only the free that set @va's flag clears it; @va lives as
- * long as the VMA that names it, which a failed munmap left in place
- * unless another thread unmapped the range meanwhile, and then no VMA of
- * this client at @addr names it.
+ * Take the reservation [@addr, @addr + @length) of @client out of its
+ * arena, deciding and acting under the arena's lock: of two concurrent
+ * frees, one removes it. Unmaps a single arena.
  */
-static void cumk_va_free_failed(struct cumk_client *client, u64 addr,
-				struct cumk_va *va)
+static int cumk_va_free(struct cumk_client *client, u64 addr, u64 length)
 {
-	struct vm_area_struct *vma;
+	struct cumk_arena *arena;
+	u64 unmap_addr = 0, unmap_length = 0;
+	struct cumk_va *va = NULL;
+	int ret = 0;
 
 	mmap_read_lock(current->mm);
-	vma = cumk_va_find(client, addr);
-	if (vma && vma->vm_start == addr && vma->vm_private_data == va) {
-		down_write(&va->lock);
-		va->freeing = false;
-		up_write(&va->lock);
+	arena = cumk_arena_find(client, addr);
+	if (!arena) {
+		ret = -ENXIO;
+		goto out_unlock_mm;
 	}
+	down_write(&arena->lock);
+	va = cumk_arena_va(arena, addr);
+	if (!va || va->addr != addr)
+		ret = -ENXIO;
+	else if (va->length != length)
+		ret = -EINVAL;
+	else if (!cumk_range_map_empty(&va->mappings))
+		ret = -EBUSY;
+	else
+		cumk_arena_remove(arena, va);
+	if (!ret && arena->single) {
+		unmap_addr = arena->start;
+		unmap_length = arena->length;
+	}
+	up_write(&arena->lock);
+out_unlock_mm:
 	mmap_read_unlock(current->mm);
+	if (ret)
+		return ret;
+	cumk_va_destroy(va);
+	/*
+	 * Empty now, and taking no other reservation. Unmapping it can only
+	 * race with the process unmapping that range itself.
+	 */
+	if (unmap_addr)
+		cumk_vm_unmap(unmap_addr, unmap_length);
+	return 0;
 }
 
 int cumk_va_ioctl_free(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_free *cmd = ucmd->cmd;
-	struct cumk_client *client = ucmd->client;
-	struct vm_area_struct *vma;
-	struct cumk_va *va;
-	int ret = 0;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	mmap_read_lock(current->mm);
-	vma = cumk_va_find(client, cmd->addr);
-	if (!vma || vma->vm_start != cmd->addr) {
-		ret = -ENXIO;
-		goto out_unlock;
-	}
-	va = vma->vm_private_data;
-	if (vma->vm_end - vma->vm_start != cmd->length) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
-	/* Decided under the lock: of two concurrent frees, one unmaps. */
-	down_write(&va->lock);
-	if (va->freeing)
-		ret = -ENXIO;
-	else if (!cumk_range_map_empty(&va->mappings))
-		ret = -EBUSY;
-	else
-		va->freeing = true;
-	up_write(&va->lock);
-out_unlock:
-	mmap_read_unlock(current->mm);
-	if (ret)
-		return ret;
-	ret = vm_munmap(cmd->addr, cmd->length);
-	if (ret)
-		cumk_va_free_failed(client, cmd->addr, va);
-	return ret;
+	return cumk_va_free(ucmd->client, cmd->addr, cmd->length);
+}
+
+/* Undo a CUMC_VA_RESERVE whose answer could not be written. */
+void cumk_va_unreserve(struct cumk_client *client, u64 addr, u64 length)
+{
+	cumk_va_free(client, addr, length);
 }
 
 /* Range checks shared by MAP, UNMAP and SET_ACCESS. */
@@ -322,12 +682,20 @@ static int cumk_va_check_range(u64 addr, u64 length)
 	return 0;
 }
 
-static int cumk_va_insert(struct cumk_va *va, struct cumk_mapping *m)
+/* Insert @m into the reservation of @client holding all of it. */
+static int cumk_va_insert(struct cumk_client *client, struct cumk_mapping *m)
 {
+	struct cumk_arena *arena;
+	struct cumk_va *va;
 	int ret;
 
-	down_write(&va->lock);
-	if (va->freeing)
+	mmap_assert_locked(current->mm);
+	arena = cumk_arena_find(client, m->addr);
+	if (!arena)
+		return -ENXIO;
+	down_write(&arena->lock);
+	va = cumk_arena_va(arena, m->addr);
+	if (!va || !cumk_va_contains(va, m->addr, m->length))
 		ret = -ENXIO;
 	else
 		ret = cumk_range_insert(&va->mappings, &m->range, m->addr,
@@ -335,7 +703,7 @@ static int cumk_va_insert(struct cumk_va *va, struct cumk_mapping *m)
 	/* Counted before an unmap, once the lock is dropped, can free it. */
 	if (!ret)
 		atomic_inc(&cumk_live_mappings);
-	up_write(&va->lock);
+	up_write(&arena->lock);
 	return ret;
 }
 
@@ -362,7 +730,6 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 {
 	struct cumc_map *cmd = ucmd->cmd;
 	struct cumk_client *client = ucmd->client;
-	struct vm_area_struct *vma;
 	struct cumk_device *dev;
 	struct cumk_object *obj;
 	struct cumk_mapping *m;
@@ -394,12 +761,7 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 	dev = obj->type == CUMC_OBJ_MEM ? to_cumk_mem(obj)->dev : NULL;
 
 	mmap_read_lock(current->mm);
-	vma = cumk_va_find(client, cmd->addr);
-	if (!vma || !cumk_va_contains(vma, cmd->addr, cmd->length)) {
-		ret = -ENXIO;
-		goto err_unlock_mm;
-	}
-	ret = cumk_va_insert(vma->vm_private_data, m);
+	ret = cumk_va_insert(client, m);
 	if (ret)
 		goto err_unlock_mm;
 	cumk_stat_add(dev, CUMC_STAT_MAPS, 1);
@@ -436,40 +798,46 @@ static int cumk_va_whole_mappings(struct cumk_va *va, u64 addr, u64 length)
 	return 0;
 }
 
-/* Locks for an operation on whole mappings: mmap_lock, then va->lock. */
-static int cumk_va_lock_range(struct cumk_client *client, u64 addr, u64 length,
-			      struct vm_area_struct **vmap)
+/*
+ * Locks for an operation on whole mappings: mmap_lock, then the arena's.
+ * The reservation holding all of [@addr, @addr + @length).
+ */
+static struct cumk_va *cumk_va_lock_range(struct cumk_client *client, u64 addr,
+					  u64 length)
 {
-	struct vm_area_struct *vma;
+	struct cumk_arena *arena;
 	struct cumk_va *va;
 	int ret;
 
 	ret = cumk_va_check_range(addr, length);
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
 	mmap_read_lock(current->mm);
-	vma = cumk_va_find(client, addr);
-	if (!vma || !cumk_va_contains(vma, addr, length)) {
-		mmap_read_unlock(current->mm);
-		return -ENXIO;
+	arena = cumk_arena_find(client, addr);
+	if (!arena) {
+		ret = -ENXIO;
+		goto err_unlock_mm;
 	}
-	va = vma->vm_private_data;
-	down_write(&va->lock);
-	ret = cumk_va_whole_mappings(va, addr, length);
-	if (ret) {
-		up_write(&va->lock);
-		mmap_read_unlock(current->mm);
-		return ret;
-	}
-	*vmap = vma;
-	return 0;
+	down_write(&arena->lock);
+	va = cumk_arena_va(arena, addr);
+	if (!va || !cumk_va_contains(va, addr, length))
+		ret = -ENXIO;
+	else
+		ret = cumk_va_whole_mappings(va, addr, length);
+	if (ret)
+		goto err_unlock_arena;
+	return va;
+
+err_unlock_arena:
+	up_write(&arena->lock);
+err_unlock_mm:
+	mmap_read_unlock(current->mm);
+	return ERR_PTR(ret);
 }
 
-static void cumk_va_unlock_range(struct vm_area_struct *vma)
+static void cumk_va_unlock_range(struct cumk_va *va)
 {
-	struct cumk_va *va = vma->vm_private_data;
-
-	up_write(&va->lock);
+	up_write(&va->arena->lock);
 	mmap_read_unlock(current->mm);
 }
 
@@ -477,26 +845,23 @@ int cumk_va_ioctl_unmap(struct cumk_ucmd *ucmd)
 {
 	struct cumc_unmap *cmd = ucmd->cmd;
 	struct cumk_client *client = ucmd->client;
-	struct vm_area_struct *vma;
 	struct cumk_mapping *m, *next;
 	LIST_HEAD(unmapped);
 	struct cumk_va *va;
 	u64 addr;
-	int ret;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	ret = cumk_va_lock_range(client, cmd->addr, cmd->length, &vma);
-	if (ret)
-		return ret;
-	va = vma->vm_private_data;
+	va = cumk_va_lock_range(client, cmd->addr, cmd->length);
+	if (IS_ERR(va))
+		return PTR_ERR(va);
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
 		m = cumk_mapping_find(va, addr);
 		cumk_range_remove(&va->mappings, &m->range);
-		cumk_mapping_zap(vma, m);
+		cumk_mapping_zap(va->arena, m);
 		list_add(&m->unmap_link, &unmapped);
 	}
-	cumk_va_unlock_range(vma);
+	cumk_va_unlock_range(va);
 
 	/* The PTEs are gone: now the pages may go with their allocations. */
 	list_for_each_entry_safe(m, next, &unmapped, unmap_link)
@@ -541,8 +906,8 @@ int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd)
 {
 	struct cumc_set_access *cmd = ucmd->cmd;
 	struct cumc_access_desc *descs;
-	struct vm_area_struct *vma;
 	struct cumk_mapping *m;
+	struct cumk_va *va;
 	u64 addr;
 	int ret;
 
@@ -557,26 +922,27 @@ int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd)
 	ret = cumk_access_check(descs, cmd->num_descs);
 	if (ret)
 		goto out_free;
-	ret = cumk_va_lock_range(ucmd->client, cmd->addr, cmd->length, &vma);
+	va = cumk_va_lock_range(ucmd->client, cmd->addr, cmd->length);
+	ret = PTR_ERR_OR_ZERO(va);
 	if (ret)
 		goto out_free;
 	for (addr = cmd->addr; addr < cmd->addr + cmd->length; addr += m->length) {
-		m = cumk_mapping_find(vma->vm_private_data, addr);
+		m = cumk_mapping_find(va, addr);
 		if (cumk_mapping_set_access(m, descs, cmd->num_descs))
-			cumk_mapping_zap(vma, m);
+			cumk_mapping_zap(va->arena, m);
 		/* The views made from it can do what it can, no more. */
 		if (m->obj->type == CUMC_OBJ_MC && m->grant)
 			cumk_grant_set(m->grant, to_cumk_mc(m->obj),
 				       cumk_mapping_cpu_access(m));
 	}
-	cumk_va_unlock_range(vma);
+	cumk_va_unlock_range(va);
 out_free:
 	kfree(descs);
 	return ret;
 }
 
-static void cumk_va_query_fill(struct vm_area_struct *vma,
-			       struct cumk_mapping *m, struct cumc_va_query *cmd)
+static void cumk_va_query_fill(struct cumk_va *va, struct cumk_mapping *m,
+			       struct cumc_va_query *cmd)
 {
 	struct cumc_va_query in = *cmd;
 
@@ -587,8 +953,8 @@ static void cumk_va_query_fill(struct vm_area_struct *vma,
 		.addr = in.addr,
 		.device = in.device,
 	};
-	cmd->out_va_addr = vma->vm_start;
-	cmd->out_va_length = vma->vm_end - vma->vm_start;
+	cmd->out_va_addr = va->addr;
+	cmd->out_va_length = va->length;
 	if (!m)
 		return;
 	cmd->out_map_addr = m->addr;
@@ -601,12 +967,43 @@ static void cumk_va_query_fill(struct vm_area_struct *vma,
 	cmd->out_access_any = cumk_mapping_cpu_access(m);
 }
 
+/*
+ * With mmap_lock read and the arena's lock read held (the caller lets go
+ * with cumk_va_unlock_read()), the reservation of @client holding @addr.
+ */
+static struct cumk_va *cumk_va_lock_read(struct cumk_client *client, u64 addr)
+{
+	struct cumk_arena *arena;
+	struct cumk_va *va;
+
+	mmap_read_lock(current->mm);
+	arena = cumk_arena_find(client, addr);
+	if (!arena)
+		goto err_unlock_mm;
+	down_read(&arena->lock);
+	va = cumk_arena_va(arena, addr);
+	if (!va)
+		goto err_unlock_arena;
+	return va;
+
+err_unlock_arena:
+	up_read(&arena->lock);
+err_unlock_mm:
+	mmap_read_unlock(current->mm);
+	return NULL;
+}
+
+static void cumk_va_unlock_read(struct cumk_va *va)
+{
+	up_read(&va->arena->lock);
+	mmap_read_unlock(current->mm);
+}
+
 int cumk_va_ioctl_query(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_query *cmd = ucmd->cmd;
 	struct cumk_client *client = ucmd->client;
 	struct cumk_object *retained = NULL;
-	struct vm_area_struct *vma;
 	struct cumk_mapping *m;
 	struct cumk_va *va;
 	int ret = 0;
@@ -617,16 +1014,11 @@ int cumk_va_ioctl_query(struct cumk_ucmd *ucmd)
 	ret = PTR_ERR_OR_ZERO(cumk_device_get(cmd->device));
 	if (ret)
 		return ret;
-	mmap_read_lock(current->mm);
-	vma = cumk_va_find(client, cmd->addr);
-	if (!vma) {
-		mmap_read_unlock(current->mm);
+	va = cumk_va_lock_read(client, cmd->addr);
+	if (!va)
 		return -ENXIO;
-	}
-	va = vma->vm_private_data;
-	down_read(&va->lock);
 	m = cumk_mapping_find(va, cmd->addr);
-	cumk_va_query_fill(vma, m, cmd);
+	cumk_va_query_fill(va, m, cmd);
 	if (cmd->flags & CUMC_VA_QUERY_RETAIN) {
 		if (m) {
 			retained = m->obj;
@@ -635,8 +1027,7 @@ int cumk_va_ioctl_query(struct cumk_ucmd *ucmd)
 			ret = -ENXIO;
 		}
 	}
-	up_read(&va->lock);
-	mmap_read_unlock(current->mm);
+	cumk_va_unlock_read(va);
 	if (!retained)
 		return ret;
 	return cumk_handle_retain(client, retained, &ucmd->new_handle,
@@ -650,17 +1041,13 @@ int cumk_va_ioctl_query(struct cumk_ucmd *ucmd)
 struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 				 u64 length, u64 *mem_offset)
 {
-	struct cumk_mem *mem = ERR_PTR(-ENXIO);
-	struct vm_area_struct *vma;
+	struct cumk_mem *mem;
 	struct cumk_mapping *m;
 	struct cumk_va *va;
 
-	mmap_read_lock(current->mm);
-	vma = cumk_va_find(client, addr);
-	if (!vma)
-		goto out_unlock_mm;
-	va = vma->vm_private_data;
-	down_read(&va->lock);
+	va = cumk_va_lock_read(client, addr);
+	if (!va)
+		return ERR_PTR(-ENXIO);
 	m = cumk_mapping_find(va, addr);
 	if (!m || m->obj->type != CUMC_OBJ_MEM) {
 		mem = ERR_PTR(-ENXIO);
@@ -671,9 +1058,7 @@ struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 		mem = to_cumk_mem(m->obj);
 		*mem_offset = addr - m->addr;
 	}
-	up_read(&va->lock);
-out_unlock_mm:
-	mmap_read_unlock(current->mm);
+	cumk_va_unlock_read(va);
 	return mem;
 }
 
@@ -707,17 +1092,13 @@ struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 				   struct cumk_grant **grant)
 {
 	struct cumk_mc *mc = ERR_PTR(-ENXIO);
-	struct vm_area_struct *vma;
 	enum cumc_access access;
 	struct cumk_mapping *m;
 	struct cumk_va *va;
 
-	mmap_read_lock(current->mm);
-	vma = cumk_va_find(client, addr);
-	if (!vma)
-		goto out_unlock_mm;
-	va = vma->vm_private_data;
-	down_read(&va->lock);
+	va = cumk_va_lock_read(client, addr);
+	if (!va)
+		return mc;
 	m = cumk_mapping_find(va, addr);
 	if (m && m->obj->type == CUMC_OBJ_MC) {
 		access = cumk_mapping_cpu_access(m);
@@ -735,8 +1116,61 @@ struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 			}
 		}
 	}
-	up_read(&va->lock);
-out_unlock_mm:
-	mmap_read_unlock(current->mm);
+	cumk_va_unlock_read(va);
 	return mc;
+}
+
+/*
+ * An empty shared arena of @client in this process, marked closing so
+ * that nothing is placed in it any more, or NULL.
+ */
+static struct cumk_arena *cumk_arena_take_empty(struct cumk_client *client)
+{
+	struct cumk_arena *arena, *found = NULL;
+
+	mutex_lock(&client->arenas_lock);
+	list_for_each_entry(arena, &client->arenas, link) {
+		if (arena->mm != current->mm)
+			continue;
+		down_write(&arena->lock);
+		if (!arena->closing &&
+		    cumk_range_map_empty(&arena->reservations)) {
+			arena->closing = true;
+			found = arena;
+		}
+		up_write(&arena->lock);
+		if (found)
+			break;
+	}
+	mutex_unlock(&client->arenas_lock);
+	return found;
+}
+
+/*
+ * The client's file is being closed (one of its descriptors): unmap its
+ * empty arenas in this process, each of which holds the file, so that a
+ * client with nothing reserved goes with its last descriptor as it did
+ * when every reservation was a VMA of its own. Arenas that still hold
+ * reservations stay, and keep the client, until they are unmapped whole
+ * or the process exits. At exit the address space is already gone.
+ */
+void cumk_va_flush(struct cumk_client *client)
+{
+	struct cumk_arena *arena;
+	u64 start, length;
+
+	if (!current->mm || list_empty_careful(&client->arenas))
+		return;
+	for (;;) {
+		mmap_read_lock(current->mm);
+		arena = cumk_arena_take_empty(client);
+		if (arena) {
+			start = arena->start;
+			length = arena->length;
+		}
+		mmap_read_unlock(current->mm);
+		if (!arena)
+			return;
+		cumk_vm_unmap(start, length);
+	}
 }

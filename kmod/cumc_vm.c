@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Mappings the module makes in a client's process: reservations of device
- * address space and views of multicast members.
+ * Mappings the module makes in a client's process: arenas of device
+ * address space, which reservations are ranges of (cumc_va.c), and views
+ * of multicast members.
  *
  * The module places them itself, with vm_mmap() on the client's file from
  * inside an ioctl; a plain mmap() of /dev/cumc is refused. Every such VMA
  * gets a range of file offsets of its own in one address_space, that of a
  * private inode every client file points at. The offsets name what the VMA
- * shows (a reservation, a member of a multicast object), so that
+ * shows (an arena, a member of a multicast object), so that
  * unmap_mapping_range() zaps exactly the PTEs of one thing in every process
  * that maps it, without that process's mmap_lock.
  */
@@ -183,6 +184,8 @@ int cumk_vm_mmap(struct file *filp, struct vm_area_struct *vma)
 		cumk_vm_flags_clear(vma, VM_WRITE | VM_MAYWRITE);
 	vma->vm_ops = req->vm_ops;
 	vma->vm_private_data = req->private;
+	if (req->attach)
+		req->attach(vma, req->attach_arg);
 	return 0;
 }
 

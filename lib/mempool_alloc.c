@@ -103,6 +103,7 @@ CUresult libcumc_pool_map(const struct libcumc_driver *drv,
 {
 	struct cumc_va_reserve reserve = {
 		.size = sizeof(reserve),
+		.flags = CUMC_VA_RESERVE_SHARED,
 		.length = length,
 	};
 	struct cumc_map map = {

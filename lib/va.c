@@ -81,6 +81,8 @@ CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
 		.length = size,
 		.alignment = alignment,
 		.addr = addr,
+		/* A range of an arena: no mmap or munmap per reservation. */
+		.flags = CUMC_VA_RESERVE_SHARED,
 	};
 	CUresult res = libcumc_driver(&drv);
 

@@ -184,6 +184,16 @@ static int seq_map(struct seq_state *s)
 	return ret;
 }
 
+/* The same in a shared arena: its first reservation maps the arena. */
+static int seq_map_shared(struct seq_state *s)
+{
+	return st_mem_create(s->fd, 0, 0, gran, &s->mem) ?:
+	       st_va_reserve_shared(s->fd, gran, 0, 0, &s->va) ?:
+	       st_map(s->fd, s->va, gran, s->mem) ?:
+	       st_grant(s->fd, s->va, gran, 0, CUMC_ACCESS_READWRITE) ?:
+	       st_unmap(s->fd, s->va, gran);
+}
+
 static int seq_share(struct seq_state *s)
 {
 	int ret;
@@ -544,6 +554,7 @@ static const struct seq {
 } seqs[] = {
 	{ "ioctl: query/create/info/release", NULL, seq_create },
 	{ "ioctl: map/access/va query/free", NULL, seq_map },
+	{ "ioctl: map in a shared arena", NULL, seq_map_shared },
 	{ "ioctl: export/import fd", NULL, seq_share },
 	{ "ioctl: channels, fabric handles", NULL, seq_fabric },
 	{ "ioctl: multicast bind mem/info", NULL, seq_multicast },

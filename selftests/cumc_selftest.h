@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,6 +192,81 @@ static inline int st_va_reserve(int fd, __u64 length, __u64 alignment,
 {
 	struct cumc_va_reserve r = {
 		.size = sizeof(r),
+		.length = length,
+		.alignment = alignment,
+		.addr = hint,
+	};
+	int ret;
+
+	ret = st_ioctl(fd, CUMC_VA_RESERVE, &r);
+	if (!ret)
+		*addr = r.out_addr;
+	return ret;
+}
+
+/*
+ * The mapping of the process holding @addr, from /proc/self/maps: for a
+ * reservation, the arena it is a range of. 0 when found.
+ */
+static inline int st_vma_of(__u64 addr, __u64 *start, __u64 *end)
+{
+	unsigned long long s, e;
+	char line[512];
+	int ret = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx", &s, &e) == 2 &&
+		    addr >= s && addr < e) {
+			*start = s;
+			*end = e;
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * munmap() the whole arena holding the reservation at @addr, and with it
+ * every reservation in it (a part of an arena cannot be unmapped).
+ */
+static inline int st_munmap_arena(__u64 addr)
+{
+	__u64 start, end;
+
+	if (st_vma_of(addr, &start, &end))
+		return -1;
+	return munmap((void *)(uintptr_t)start, end - start);
+}
+
+/*
+ * An address aligned to @align where the process has nothing mapped for
+ * @length bytes: a hint there gets even a shared reservation a mapping of
+ * its own.
+ */
+static inline __u64 st_hole(__u64 length, __u64 align)
+{
+	void *p = mmap(NULL, length + align, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 0;
+	munmap(p, length + align);
+	return ((__u64)(uintptr_t)p + align - 1) & ~(align - 1);
+}
+
+/* st_va_reserve() in one of the client's shared arenas. */
+static inline int st_va_reserve_shared(int fd, __u64 length, __u64 alignment,
+				       __u64 hint, __u64 *addr)
+{
+	struct cumc_va_reserve r = {
+		.size = sizeof(r),
+		.flags = CUMC_VA_RESERVE_SHARED,
 		.length = length,
 		.alignment = alignment,
 		.addr = hint,

@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -237,6 +239,12 @@ TEST_F(va, reserve_bad_arguments_refused)
 		{ "unaligned hint", 0, g, 0, 64 * g + g / 2, EINVAL },
 		{ "flags", 1, g, 0, 0, EOPNOTSUPP },
 		{ "high flag", 1u << 31, g, 0, 0, EOPNOTSUPP },
+		{ "flag beside SHARED", CUMC_VA_RESERVE_SHARED << 1, g, 0, 0,
+		  EOPNOTSUPP },
+		{ "unaligned length, shared", CUMC_VA_RESERVE_SHARED,
+		  g + g / 2, 0, 0, EINVAL },
+		{ "alignment over 2^40, shared", CUMC_VA_RESERVE_SHARED, g,
+		  1ULL << 41, 0, EINVAL },
 	};
 	struct st_objects before;
 	__u64 addr;
@@ -1291,6 +1299,285 @@ TEST_F(va, concurrent_frees_of_one_reservation)
 			TH_LOG("round %d: %d and %d", round, race[0].result,
 			       race[1].result);
 	}
+}
+
+/*
+ * Arenas: reservations with CUMC_VA_RESERVE_SHARED are ranges of a few
+ * large mappings of /dev/cumc (kmod/cumc_va.c), not a mapping each.
+ */
+
+TEST_F(va, unshared_reservation_is_a_mapping_of_its_own)
+{
+	__u64 g = self->gran, shared, own, s, e;
+
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &shared));
+	ASSERT_EQ(0, st_va_reserve(self->fd, g, 0, 0, &own));
+	ASSERT_EQ(0, st_vma_of(own, &s, &e));
+	EXPECT_EQ(own, s);
+	EXPECT_EQ(own + g, e);
+	ASSERT_EQ(0, st_vma_of(shared, &s, &e));
+	EXPECT_LT(g, e - s);
+	/* Its munmap frees it, as before arenas; the shared one stays. */
+	EXPECT_EQ(0, munmap(ptr(own), g));
+	EXPECT_EQ(-ENXIO, st_va_free(self->fd, own, g));
+	EXPECT_EQ(0, st_va_free(self->fd, shared, g));
+}
+
+#define ARENA_MANY 64
+
+TEST_F(va, many_reservations_share_one_arena)
+{
+	__u64 g = self->gran, addr[ARENA_MANY], start, end, s, e;
+	struct cumc_va_query q;
+	int i;
+
+	for (i = 0; i < ARENA_MANY; i++)
+		ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &addr[i]));
+	ASSERT_EQ(0, st_vma_of(addr[0], &start, &end));
+	EXPECT_LT(g * ARENA_MANY, end - start);
+	for (i = 0; i < ARENA_MANY; i++) {
+		ASSERT_EQ(0, st_vma_of(addr[i], &s, &e));
+		EXPECT_EQ(start, s) TH_LOG("reservation %d", i);
+		EXPECT_EQ(end, e) TH_LOG("reservation %d", i);
+		/* Each is a reservation of its own all the same. */
+		ASSERT_EQ(0, st_va_query(self->fd, addr[i], 0, 0, &q));
+		EXPECT_EQ(addr[i], q.out_va_addr);
+		EXPECT_EQ(g, q.out_va_length);
+	}
+	/* Mapping across two of them is refused, as across two VMAs. */
+	for (i = 1; i < ARENA_MANY; i++)
+		if (addr[i] == addr[0] + g)
+			break;
+	if (i < ARENA_MANY) {
+		__u64 handle;
+
+		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 2 * g, &handle));
+		EXPECT_EQ(-ENXIO, st_map(self->fd, addr[0], 2 * g, handle));
+		EXPECT_EQ(-EINVAL, st_va_free(self->fd, addr[0], 2 * g));
+		EXPECT_EQ(0, st_release(self->fd, handle));
+	}
+	for (i = 0; i < ARENA_MANY; i++)
+		EXPECT_EQ(0, st_va_free(self->fd, addr[i], g));
+	/* Nothing of the arena's range is anyone's any more. */
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, addr[0], 0, 0, &q));
+}
+
+TEST_F(va, freed_range_in_the_middle_is_reused)
+{
+	__u64 g = self->gran, a, b, c, again, handle;
+
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &a));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &b));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &c));
+	ASSERT_EQ(0, st_va_free(self->fd, b, g));
+	EXPECT_LOAD_FAULTS(b);
+	/* The lowest room first: the hole left in the middle. */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &again));
+	EXPECT_EQ(b, again);
+	/* Usable like any other: mapped, written, read. */
+	handle = map_new(_metadata, self->fd, 0, again, g);
+	ASSERT_EQ(0, st_grant(self->fd, again, g, 0, CUMC_ACCESS_READWRITE));
+	bytes(again)[0] = 0x5a;
+	EXPECT_EQ(0x5a, bytes(again)[0]);
+	EXPECT_LOAD_FAULTS(a);
+	EXPECT_LOAD_FAULTS(c);
+	unmap_release_free(_metadata, self->fd, handle, again, g, again, g);
+	/* And the hole honours a hint at it. */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, b, &again));
+	EXPECT_EQ(b, again);
+	EXPECT_EQ(0, st_va_free(self->fd, again, g));
+	EXPECT_EQ(0, st_va_free(self->fd, a, g));
+	EXPECT_EQ(0, st_va_free(self->fd, c, g));
+}
+
+TEST_F(va, reservation_never_spans_arenas)
+{
+	__u64 g = self->gran, first, start, end, addr, s, e;
+
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &first));
+	ASSERT_EQ(0, st_vma_of(first, &start, &end));
+	/* The arena's last granule is honoured as a hint... */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, end - g, &addr));
+	EXPECT_EQ(end - g, addr);
+	EXPECT_EQ(0, st_va_free(self->fd, addr, g));
+	/* ...but not for more than it holds: placed elsewhere, whole. */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, 2 * g, 0, end - g, &addr));
+	EXPECT_NE(end - g, addr);
+	ASSERT_EQ(0, st_vma_of(addr, &s, &e));
+	EXPECT_LE(addr + 2 * g, e);
+	EXPECT_EQ(0, st_va_free(self->fd, addr, 2 * g));
+	EXPECT_EQ(0, st_va_free(self->fd, first, g));
+}
+
+TEST_F(va, hint_outside_arenas_gets_a_mapping_of_its_own)
+{
+	__u64 len = 2 * self->gran, first, start, end, hint, addr, s, e;
+
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, len, 0, 0, &first));
+	ASSERT_EQ(0, st_vma_of(first, &start, &end));
+	/* A hole of the process, away from the arena. */
+	hint = st_hole(len, self->gran);
+	ASSERT_NE(0, hint);
+
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, len, 0, hint, &addr));
+	EXPECT_EQ(hint, addr);
+	ASSERT_EQ(0, st_vma_of(addr, &s, &e));
+	EXPECT_EQ(addr, s);
+	EXPECT_EQ(addr + len, e);
+	/* Freeing it unmaps it: the range is the process's again. */
+	EXPECT_EQ(0, st_va_free(self->fd, addr, len));
+	EXPECT_NE(0, st_vma_of(addr, &s, &e));
+	EXPECT_EQ(0, st_va_free(self->fd, first, len));
+}
+
+TEST_F(va, user_munmap_of_part_of_an_arena_refused)
+{
+	__u64 g = self->gran, a, b, start, end, handle;
+	struct st_objects before;
+	struct cumc_va_query q;
+
+	ASSERT_EQ(0, st_objects_read(&before));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &a));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &b));
+	handle = map_new(_metadata, self->fd, 0, b, g);
+	ASSERT_EQ(0, st_grant(self->fd, b, g, 0, CUMC_ACCESS_READWRITE));
+	bytes(b)[0] = 0x77;
+	ASSERT_EQ(0, st_vma_of(a, &start, &end));
+
+	/* One reservation, or a piece of free arena: both refused. */
+	EXPECT_EQ(-1, munmap(ptr(a), g));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, munmap(ptr(end - g), g));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, mprotect(ptr(a), g, PROT_NONE));
+	EXPECT_EQ(0x77, bytes(b)[0]);
+	ASSERT_EQ(0, st_va_query(self->fd, a, 0, 0, &q));
+	EXPECT_EQ(a, q.out_va_addr);
+
+	/* The whole arena goes, every reservation and mapping in it. */
+	EXPECT_EQ(0, st_release(self->fd, handle));
+	ASSERT_EQ(0, munmap(ptr(start), end - start));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, a, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_query(self->fd, b, 0, 0, &q));
+	EXPECT_EQ(-ENXIO, st_va_free(self->fd, a, g));
+	EXPECT_EQ(before.vas, st_objects_now().vas);
+	EXPECT_EQ(before.mappings, st_objects_now().mappings);
+	EXPECT_EQ(before.mems, st_objects_now().mems);
+	/* And reserving again maps a new one. */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &a));
+	EXPECT_EQ(0, st_va_free(self->fd, a, g));
+}
+
+TEST_F(va, fork_child_gets_arenas_of_its_own)
+{
+	__u64 g = self->gran, addr;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &addr));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct cumc_va_query q;
+		__u64 mine, s, e;
+
+		/* The parent's arena is not here, nor its reservations. */
+		if (st_vma_of(addr, &s, &e) == 0)
+			_exit(1);
+		if (st_va_query(self->fd, addr, 0, 0, &q) != -ENXIO)
+			_exit(2);
+		if (st_va_free(self->fd, addr, g) != -ENXIO)
+			_exit(3);
+		/* Reserving, through the same client, maps one here. */
+		if (st_va_reserve_shared(self->fd, g, 0, 0, &mine))
+			_exit(4);
+		if (st_va_query(self->fd, mine, 0, 0, &q) || q.out_va_addr != mine)
+			_exit(5);
+		if (st_va_free(self->fd, mine, g))
+			_exit(6);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("status 0x%x", status);
+	/* The parent's reservation is as it was. */
+	EXPECT_EQ(-EINVAL, st_va_free(self->fd, addr, 2 * g));
+	EXPECT_EQ(0, st_va_free(self->fd, addr, g));
+}
+
+TEST_F(va, largest_reservations_are_fast_path_too)
+{
+	__u64 tib = 1ULL << 40, a, b, start, end, s, e;
+
+	/* Two 1 TiB reservations share one arena. */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, tib, 0, 0, &a));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, tib, 0, 0, &b));
+	ASSERT_EQ(0, st_vma_of(a, &start, &end));
+	ASSERT_EQ(0, st_vma_of(b, &s, &e));
+	EXPECT_EQ(start, s);
+	EXPECT_LE(b + tib, end);
+	EXPECT_EQ(0, st_va_free(self->fd, b, tib));
+	/* Freed and reserved again at the same place, aligned as asked. */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, tib, tib, 0, &b));
+	EXPECT_EQ(0, b % tib);
+	EXPECT_EQ(0, st_va_free(self->fd, b, tib));
+	EXPECT_EQ(0, st_va_free(self->fd, a, tib));
+}
+
+struct reserve_racer {
+	int fd;
+	__u64 gran;
+	pthread_barrier_t *start;
+	__u64 addr[ARENA_MANY];
+	int result;
+};
+
+static void *reserve_racer(void *arg)
+{
+	struct reserve_racer *r = arg;
+	int i;
+
+	pthread_barrier_wait(r->start);
+	for (i = 0; i < ARENA_MANY && !r->result; i++)
+		r->result = st_va_reserve_shared(r->fd, r->gran, 0, 0, &r->addr[i]);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+TEST_F(va, threads_reserving_at_once_get_distinct_ranges)
+{
+	struct reserve_racer r[4];
+	__u64 all[4 * ARENA_MANY];
+	pthread_barrier_t start;
+	pthread_t t[4];
+	int i, j;
+
+	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, 4));
+	for (i = 0; i < 4; i++) {
+		r[i] = (struct reserve_racer) {
+			.fd = self->fd, .gran = self->gran, .start = &start,
+		};
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, reserve_racer, &r[i]));
+	}
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&start);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, r[i].result);
+		for (j = 0; j < ARENA_MANY; j++)
+			all[i * ARENA_MANY + j] = r[i].addr[j];
+	}
+	qsort(all, 4 * ARENA_MANY, sizeof(all[0]), cmp_u64);
+	for (i = 1; i < 4 * ARENA_MANY; i++)
+		EXPECT_LE(all[i - 1] + self->gran, all[i]);
+	for (i = 0; i < 4 * ARENA_MANY; i++)
+		EXPECT_EQ(0, st_va_free(self->fd, all[i], self->gran));
 }
 
 TEST_HARNESS_MAIN

@@ -76,8 +76,9 @@
 /*
  * Bumped when a command, flag or member is added.
  * 2: cumc_mc_bind.device_from, cumc_mc_view.views.
+ * 3: CUMC_VA_RESERVE_SHARED.
  */
-#define CUMC_API_VERSION 2
+#define CUMC_API_VERSION 3
 
 /* The most simulated devices a module may have, so the largest team. */
 #define CUMC_MAX_DEVICES 128
@@ -250,22 +251,35 @@ struct cumc_release {
  *
  * A device address is an address in the calling process. CUMC_VA_RESERVE
  * places a reservation in the caller's address space (a mapping of
- * /dev/cumc that the module owns); CUMC_MAP backs part of it with an
- * allocation, CUMC_SET_ACCESS grants devices access, and from then on CPU
- * loads and stores through the address reach the device memory. Touching a
- * part of a reservation that is unmapped or to which no device has the
- * access needed raises SIGSEGV. The CPU stands in for every device: an
- * address is readable when any device may read it, writable when any
- * device may write it. Reservations are not inherited across fork().
+ * /dev/cumc that the module owns, or with CUMC_VA_RESERVE_SHARED a range of
+ * one that the module shares among the client's reservations, an arena: see
+ * Documentation/uapi.md); CUMC_MAP backs part of it with an allocation,
+ * CUMC_SET_ACCESS grants devices access, and from then on CPU loads and
+ * stores through the address reach the device memory. Touching a part of a
+ * reservation that is unmapped or to which no device has the access needed
+ * raises SIGSEGV. The CPU stands in for every device: an address is
+ * readable when any device may read it, writable when any device may write
+ * it. Reservations are not inherited across fork().
  *
  * All addresses and lengths are multiples of the granularity
  * (cumc_device_info.granularity) unless said otherwise.
  */
 
+/* CUMC_VA_RESERVE flags */
+enum cumc_va_reserve_flags {
+	/*
+	 * API version 3: a range of one of the client's arenas, shared with
+	 * its other such reservations, instead of a mapping of its own
+	 * (Documentation/uapi.md). Bit 0 stays unused: binaries of version 2
+	 * check that it is refused.
+	 */
+	CUMC_VA_RESERVE_SHARED = 1 << 1,
+};
+
 /**
  * struct cumc_va_reserve - CUMC_VA_RESERVE: reserve device address space
  * @size: sizeof(struct cumc_va_reserve)
- * @flags: must be 0
+ * @flags: 0 or CUMC_VA_RESERVE_SHARED
  * @length: bytes, non-zero, at most 2^47
  * @alignment: a power of two, at most 2^40; 0 means the granularity
  * @addr: a preferred start address, or 0; not an error if unavailable
