@@ -33,6 +33,7 @@
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/xarray.h>
 
 #include "cumc_internal.h"
@@ -97,10 +98,28 @@ struct cumk_mc_holder {
  * @mc: the replica; the entry holds no reference, @mc's end removes it
  * @apply_lock: one change applied at a time, the first copy of the team
  *              before any
+ * @deferred_lock: guards @activating and @deferred
+ * @activating: the first copy is on its way: changes wait in @deferred
+ * @deferred: changes heard meanwhile, in order (struct cumk_mc_deferred)
+ *
+ * Changes heard before the first copy arrives are kept, not waited with:
+ * the daemon hears them on the one thread that also brings that copy's
+ * answer, after them, so a change that waited for the copy would keep the
+ * copy from coming (until fm_timeout_ms, when the import fails).
  */
 struct cumk_mc_replica {
 	struct cumk_mc *mc;
 	struct mutex apply_lock; /* serializes changes to a replica */
+	spinlock_t deferred_lock; /* guards activating and deferred */
+	bool activating;
+	struct list_head deferred;
+};
+
+/* A change from the origin, kept until the replica's first copy is in. */
+struct cumk_mc_deferred {
+	struct list_head link;
+	size_t len;
+	u8 call[];
 };
 
 /*
@@ -480,8 +499,8 @@ void cumk_remote_mc_unexport(struct cumk_mc *mc, u32 hold)
 	kfree(h);
 }
 
-/* Find the replica of node @node's hold @hold, under its apply lock. */
-static struct cumk_mc_replica *cumk_replica_lock(u32 node, u32 hold)
+/* The replica of node @node's hold @hold, with a reference on its object. */
+static struct cumk_mc_replica *cumk_replica_get(u32 node, u32 hold)
 {
 	struct cumk_mc_replica *rep;
 
@@ -490,17 +509,58 @@ static struct cumk_mc_replica *cumk_replica_lock(u32 node, u32 hold)
 	if (rep && !kref_get_unless_zero(&rep->mc->obj.ref))
 		rep = NULL;
 	mutex_unlock(&cumk_replicas_lock);
-	if (rep)
-		mutex_lock(&rep->apply_lock);
 	return rep;
 }
 
-static void cumk_replica_unlock(struct cumk_mc_replica *rep)
+/* Keep @call for after the first copy: 1 when kept, 0 when that is in. */
+static int cumk_replica_defer(struct cumk_mc_replica *rep,
+			      const struct cumk_mc_call *call, size_t len)
 {
-	struct cumk_mc *mc = rep->mc;
+	struct cumk_mc_deferred *d;
+	int ret = 0;
 
-	mutex_unlock(&rep->apply_lock);
-	cumk_object_put(&mc->obj);
+	d = kmalloc(struct_size(d, call, len), CUMC_GFP);
+	if (!d)
+		return -ENOMEM;
+	d->len = len;
+	memcpy(d->call, call, len);
+	spin_lock(&rep->deferred_lock);
+	if (rep->activating) {
+		list_add_tail(&d->link, &rep->deferred);
+		ret = 1;
+	}
+	spin_unlock(&rep->deferred_lock);
+	if (!ret)
+		kfree(d);
+	return ret;
+}
+
+/*
+ * The first copy is in (@apply) or failed: apply, or drop, the changes
+ * kept meanwhile, oldest first, until none is left and changes apply as
+ * they come. Those the copy already holds change nothing again.
+ */
+static void cumk_replica_drain(struct cumk_mc_replica *rep, bool apply)
+{
+	struct cumk_mc_deferred *d;
+
+	lockdep_assert_held(&rep->apply_lock);
+	for (;;) {
+		spin_lock(&rep->deferred_lock);
+		d = list_first_entry_or_null(&rep->deferred,
+					     struct cumk_mc_deferred, link);
+		if (d)
+			list_del(&d->link);
+		else
+			rep->activating = false;
+		spin_unlock(&rep->deferred_lock);
+		if (!d)
+			return;
+		if (apply)
+			cumk_mc_apply(rep->mc, (void *)d->call, d->len,
+				      rep->mc->fabric_usage);
+		kfree(d);
+	}
 }
 
 /* MC_UPDATE from the origin @caller: changes for its replica here. */
@@ -512,12 +572,18 @@ int cumk_remote_mc_update(u32 caller, const void *args, size_t args_len)
 
 	if (args_len < sizeof(*call) || args_len > CUMC_IMEX_PAYLOAD_MAX)
 		return -EPROTO;
-	rep = cumk_replica_lock(caller, le32_to_cpu(call->hold.hold));
+	rep = cumk_replica_get(caller, le32_to_cpu(call->hold.hold));
 	if (!rep)
 		return -ENOENT;
-	ret = cumk_mc_apply(rep->mc, call, args_len, rep->mc->fabric_usage);
-	cumk_replica_unlock(rep);
-	return ret;
+	ret = cumk_replica_defer(rep, call, args_len);
+	if (!ret) {
+		mutex_lock(&rep->apply_lock);
+		ret = cumk_mc_apply(rep->mc, call, args_len,
+				    rep->mc->fabric_usage);
+		mutex_unlock(&rep->apply_lock);
+	}
+	cumk_object_put(&rep->mc->obj);
+	return ret < 0 ? ret : 0;
 }
 
 /* The replica's last holder let go: so does the origin, of its hold. */
@@ -665,6 +731,9 @@ static struct cumk_mc_replica *cumk_replica_register(struct cumk_mc *mc)
 		return ERR_PTR(-ENOMEM);
 	rep->mc = mc;
 	mutex_init(&rep->apply_lock);
+	spin_lock_init(&rep->deferred_lock);
+	rep->activating = true;
+	INIT_LIST_HEAD(&rep->deferred);
 	mutex_lock(&rep->apply_lock);
 	ret = xa_insert(&cumk_replicas,
 			cumk_replica_key(mc->origin_node, mc->origin_hold),
@@ -713,8 +782,9 @@ struct cumk_mc *cumk_remote_mc_replica(struct cumk_usage *usage, u32 node,
 		ret = PTR_ERR(rep);
 		goto err_put_hold;
 	}
-	/* Changes may come from now on; they wait for the whole team. */
+	/* Changes may come from now on; they are kept for after the copy. */
 	ret = cumk_replica_activate(mc);
+	cumk_replica_drain(rep, !ret);
 	mutex_unlock(&rep->apply_lock);
 	if (ret) {
 		/* Registered: its end lets go of the hold. */
