@@ -52,4 +52,6 @@ node_says 0 '.* 1 mismatches$' &&
 tap_result $? "the report says which rank and element"
 node_says 1 'corrupt status [^0]'
 tap_result $? "node 1's ranks end non-zero too"
+# What the nodes printed, to tell why when anything above failed.
+[ "$tap_failed" = 0 ] || sed 's/^/# /' "$out"
 tap_status
