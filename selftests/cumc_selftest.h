@@ -187,11 +187,13 @@ static inline int st_release(int fd, __u64 handle)
  * CUMC_SET_ACCESS and CUMC_VA_QUERY. Addresses are __u64 like the UAPI's
  * so that tests can do arithmetic on them.
  */
-static inline int st_va_reserve(int fd, __u64 length, __u64 alignment,
-				__u64 hint, __u64 *addr)
+/* CUMC_VA_RESERVE with @flags: CUMC_VA_RESERVE_SHARED, or 0. */
+static inline int st_va_reserve_flags(int fd, __u32 flags, __u64 length,
+				      __u64 alignment, __u64 hint, __u64 *addr)
 {
 	struct cumc_va_reserve r = {
 		.size = sizeof(r),
+		.flags = flags,
 		.length = length,
 		.alignment = alignment,
 		.addr = hint,
@@ -202,6 +204,13 @@ static inline int st_va_reserve(int fd, __u64 length, __u64 alignment,
 	if (!ret)
 		*addr = r.out_addr;
 	return ret;
+}
+
+/* A reservation with a mapping of its own, as before arenas. */
+static inline int st_va_reserve(int fd, __u64 length, __u64 alignment,
+				__u64 hint, __u64 *addr)
+{
+	return st_va_reserve_flags(fd, 0, length, alignment, hint, addr);
 }
 
 /*
@@ -264,19 +273,8 @@ static inline __u64 st_hole(__u64 length, __u64 align)
 static inline int st_va_reserve_shared(int fd, __u64 length, __u64 alignment,
 				       __u64 hint, __u64 *addr)
 {
-	struct cumc_va_reserve r = {
-		.size = sizeof(r),
-		.flags = CUMC_VA_RESERVE_SHARED,
-		.length = length,
-		.alignment = alignment,
-		.addr = hint,
-	};
-	int ret;
-
-	ret = st_ioctl(fd, CUMC_VA_RESERVE, &r);
-	if (!ret)
-		*addr = r.out_addr;
-	return ret;
+	return st_va_reserve_flags(fd, CUMC_VA_RESERVE_SHARED, length,
+				   alignment, hint, addr);
 }
 
 static inline int st_va_free(int fd, __u64 addr, __u64 length)
