@@ -997,6 +997,8 @@ int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd);
 
 /* cumc_view.c: the member views of multicast mappings */
 int cumk_view_ioctl(struct cumk_ucmd *ucmd);
+
+/* cumc_grant.c: what the CPU may do through a mapping's member views */
 struct cumk_grant *cumk_grant_create(int access);
 void cumk_grant_put(struct cumk_grant *grant);
 void cumk_grant_set(struct cumk_grant *grant, struct cumk_mc *mc, int access);
