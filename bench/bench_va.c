@@ -269,11 +269,25 @@ static void print_va_table(const struct stats results[NUM_VA_SIZES][NUM_VA_OPS],
 	}
 }
 
+/* One size's figures of one operation, for the JSON file. */
+static struct json_object *size_json(uint64_t bytes, struct stats st,
+				     struct stats null)
+{
+	struct json_object *size = json_object_new_object();
+
+	json_object_object_add(size, "bytes", json_object_new_uint64(bytes));
+	json_object_object_add(size, "median_ns", bench_num("%.1f", st.median_ns));
+	json_object_object_add(size, "p95_ns", bench_num("%.1f", st.p95_ns));
+	json_object_object_add(size, "x_null_syscall",
+			       bench_num("%.2f", st.median_ns / null.median_ns));
+	return size;
+}
+
 static void va_json(struct json_object *doc,
 		    const struct stats results[NUM_VA_SIZES][NUM_VA_OPS],
 		    struct stats null)
 {
-	struct json_object *rows = json_object_new_array(), *o, *size;
+	struct json_object *rows = json_object_new_array(), *o;
 	size_t s;
 	int op;
 
@@ -282,17 +296,9 @@ static void va_json(struct json_object *doc,
 		json_object_object_add(o, "name",
 				       json_object_new_string(va_op_names[op]));
 		for (s = 0; s < NUM_VA_SIZES; s++) {
-			size = json_object_new_object();
-			json_object_object_add(size, "bytes",
-					       json_object_new_uint64(va_sizes[s].bytes));
-			json_object_object_add(size, "median_ns",
-					       bench_num("%.1f", results[s][op].median_ns));
-			json_object_object_add(size, "p95_ns",
-					       bench_num("%.1f", results[s][op].p95_ns));
-			json_object_object_add(size, "x_null_syscall",
-					       bench_num("%.2f", results[s][op].median_ns /
-							 null.median_ns));
-			json_object_object_add(o, va_sizes[s].name, size);
+			json_object_object_add(o, va_sizes[s].name,
+					       size_json(va_sizes[s].bytes,
+							 results[s][op], null));
 		}
 		json_object_array_add(rows, o);
 	}
@@ -327,7 +333,7 @@ static int write_json(const char *path,
 		      const struct stats va_results[NUM_VA_SIZES][NUM_VA_OPS],
 		      struct stats null)
 {
-	struct json_object *doc = bench_doc_begin(NULL), *o, *size;
+	struct json_object *doc = bench_doc_begin(NULL), *o;
 	size_t s;
 	int op, ret;
 
@@ -342,17 +348,9 @@ static int write_json(const char *path,
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(op_names[op]));
 		for (s = 0; s < NUM_SIZES; s++) {
-			size = json_object_new_object();
-			json_object_object_add(size, "bytes",
-					       json_object_new_uint64(sizes[s].bytes));
-			json_object_object_add(size, "median_ns",
-					       bench_num("%.1f", results[s][op].median_ns));
-			json_object_object_add(size, "p95_ns",
-					       bench_num("%.1f", results[s][op].p95_ns));
-			json_object_object_add(size, "x_null_syscall",
-					       bench_num("%.2f", results[s][op].median_ns /
-							 null.median_ns));
-			json_object_object_add(o, sizes[s].name, size);
+			json_object_object_add(o, sizes[s].name,
+					       size_json(sizes[s].bytes,
+							 results[s][op], null));
 		}
 		json_object_array_add(bench_rows, o);
 	}
