@@ -519,6 +519,13 @@ static int cumk_replica_defer(struct cumk_mc_replica *rep,
 	struct cumk_mc_deferred *d;
 	int ret = 0;
 
+	/*
+	 * Activation ends once, before which it was set, under the lock
+	 * cumk_replica_get() takes: seen over, it is over, and most changes
+	 * come then, with nothing to copy.
+	 */
+	if (!READ_ONCE(rep->activating))
+		return 0;
 	d = kmalloc(struct_size(d, call, len), CUMC_GFP);
 	if (!d)
 		return -ENOMEM;
@@ -552,7 +559,7 @@ static void cumk_replica_drain(struct cumk_mc_replica *rep, bool apply)
 		if (d)
 			list_del(&d->link);
 		else
-			rep->activating = false;
+			WRITE_ONCE(rep->activating, false);
 		spin_unlock(&rep->deferred_lock);
 		if (!d)
 			return;
