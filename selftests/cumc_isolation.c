@@ -43,38 +43,6 @@ static const char *const params[] = {
 
 #define NR_PARAMS (sizeof(params) / sizeof(params[0]))
 
-static int param_set(const char *name, unsigned long long value)
-{
-	char path[128], buf[32];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
-	snprintf(buf, sizeof(buf), "%llu", value);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, strlen(buf)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static long long param_get(const char *name)
-{
-	char path[128];
-	long long value = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &value) != 1)
-		value = -1;
-	fclose(f);
-	return value;
-}
-
 /*
  * Count @name of user @uid (or, @uid -1, shared_ranges): 0 when the user
  * has no record (nothing charged), -1 when the file cannot be read.
@@ -194,7 +162,7 @@ FIXTURE_SETUP(iso)
 
 	ASSERT_EQ(0, st_objects_read(&self->base));
 	for (i = 0; i < NR_PARAMS; i++) {
-		self->saved[i] = param_get(params[i]);
+		self->saved[i] = st_param_uint(params[i]);
 		ASSERT_LE(0, self->saved[i]) TH_LOG("no parameter %s", params[i]);
 	}
 	ASSERT_LE(0, user_usage(-1, NULL)) TH_LOG("no debugfs users file");
@@ -211,7 +179,7 @@ FIXTURE_TEARDOWN(iso)
 
 	close(self->fd);
 	for (i = 0; i < NR_PARAMS; i++)
-		EXPECT_EQ(0, param_set(params[i], self->saved[i]));
+		EXPECT_EQ(0, st_param_set(params[i], self->saved[i]));
 	EXPECT_EQ(0, st_objects_settle(&self->base, &now, 2000));
 	st_objects_diff(&self->base, &now);
 	EXPECT_EQ(0, user_usage(NOBODY, "ranges"));
@@ -263,8 +231,8 @@ TEST_F(iso, user_limit_holds_across_clients)
 	__u64 addr[8], mc;
 	int i;
 
-	ASSERT_EQ(0, param_set("max_address_ranges", 4));
-	ASSERT_EQ(0, param_set("max_user_address_ranges", 10));
+	ASSERT_EQ(0, st_param_set("max_address_ranges", 4));
+	ASSERT_EQ(0, st_param_set("max_user_address_ranges", 10));
 	ASSERT_EQ(0, hold_start(&h, NOBODY, ranges_child, &a));
 	ASSERT_EQ(0, hold_wait(&h)) TH_LOG("child failed");
 	EXPECT_EQ(10, user_usage(NOBODY, "ranges"));
@@ -316,7 +284,7 @@ TEST_F(iso, address_ranges_kept_for_root)
 	shared = user_usage(-1, NULL);
 	ASSERT_LE(0, shared);
 	/* The unprivileged, all together, may hold 16 more than now. */
-	ASSERT_EQ(0, param_set("reserved_address_ranges",
+	ASSERT_EQ(0, st_param_set("reserved_address_ranges",
 			       65535 - (shared + 16)));
 	ASSERT_EQ(0, hold_start(&h, NOBODY, pool_child, &a));
 	ASSERT_EQ(0, hold_wait(&h)) TH_LOG("nobody's child failed");
@@ -338,13 +306,13 @@ TEST_F(iso, address_ranges_kept_for_root)
 
 TEST_F(iso, reserved_address_ranges_validated)
 {
-	EXPECT_EQ(-EINVAL, param_set("reserved_address_ranges", 65535));
-	EXPECT_EQ(0, param_set("reserved_address_ranges", 0));
-	EXPECT_EQ(-EINVAL, param_set("max_user_address_ranges", 0));
-	EXPECT_EQ(-EINVAL, param_set("max_user_address_ranges", 65536));
-	EXPECT_EQ(-EINVAL, param_set("max_user_mappings", 0));
-	EXPECT_EQ(0, param_set("max_user_mappings", 7));
-	EXPECT_EQ(7, param_get("max_user_mappings"));
+	EXPECT_EQ(-EINVAL, st_param_set("reserved_address_ranges", 65535));
+	EXPECT_EQ(0, st_param_set("reserved_address_ranges", 0));
+	EXPECT_EQ(-EINVAL, st_param_set("max_user_address_ranges", 0));
+	EXPECT_EQ(-EINVAL, st_param_set("max_user_address_ranges", 65536));
+	EXPECT_EQ(-EINVAL, st_param_set("max_user_mappings", 0));
+	EXPECT_EQ(0, st_param_set("max_user_mappings", 7));
+	EXPECT_EQ(7, st_param_uint("max_user_mappings"));
 }
 
 /*
@@ -387,7 +355,7 @@ TEST_F(iso, mappings_per_user)
 	struct hold h;
 	int i;
 
-	ASSERT_EQ(0, param_set("max_user_mappings", 6));
+	ASSERT_EQ(0, st_param_set("max_user_mappings", 6));
 	ASSERT_EQ(0, hold_start(&h, NOBODY, mappings_child, &a));
 	ASSERT_EQ(0, hold_wait(&h)) TH_LOG("child failed");
 	EXPECT_EQ(6, user_usage(NOBODY, "mappings"));
@@ -431,7 +399,7 @@ TEST_F(iso, bindings_per_user)
 	struct args a = { .g = self->g };
 	struct hold h;
 
-	ASSERT_EQ(0, param_set("max_user_bindings", 1));
+	ASSERT_EQ(0, st_param_set("max_user_bindings", 1));
 	ASSERT_EQ(0, hold_start(&h, NOBODY, bindings_child, &a));
 	EXPECT_EQ(0, hold_wait(&h)) TH_LOG("child failed");
 	EXPECT_EQ(1, user_usage(NOBODY, "bindings"));

@@ -31,30 +31,6 @@ static const char *const usage_names[NR_QUOTAS] = {
 	"handles", "objects", "ranges", "mapped", "bound",
 };
 
-/* 0, or -errno of the write (the module validates the value). */
-static int param_write(const char *name, const char *value)
-{
-	char path[128];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int param_set(const char *name, unsigned long long value)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu", value);
-	return param_write(name, buf);
-}
-
 static unsigned long long param_get(const char *name)
 {
 	char path[128];
@@ -143,7 +119,7 @@ FIXTURE_TEARDOWN(quota)
 
 	close(self->fd);
 	for (i = 0; i < NR_QUOTAS; i++)
-		EXPECT_EQ(0, param_set(params[i], self->saved[i]));
+		EXPECT_EQ(0, st_param_set(params[i], self->saved[i]));
 	EXPECT_EQ(0, st_objects_settle(&self->base, &now, 2000));
 	st_objects_diff(&self->base, &now);
 }
@@ -163,17 +139,17 @@ TEST_F(quota, parameters_validated)
 	int i;
 
 	for (i = 0; i < NR_QUOTAS; i++) {
-		EXPECT_EQ(-EINVAL, param_write(params[i], "0"));
-		EXPECT_EQ(-EINVAL, param_write(params[i], "banana"));
-		EXPECT_EQ(-EINVAL, param_write(params[i], "-1"));
+		EXPECT_EQ(-EINVAL, st_param_write(params[i], "0"));
+		EXPECT_EQ(-EINVAL, st_param_write(params[i], "banana"));
+		EXPECT_EQ(-EINVAL, st_param_write(params[i], "-1"));
 		EXPECT_EQ(self->saved[i], param_get(params[i]));
 	}
-	EXPECT_EQ(-EINVAL, param_set("max_handles", 1ULL << 32));
-	EXPECT_EQ(-EINVAL, param_set("max_objects", 1ULL << 32));
-	EXPECT_EQ(-EINVAL, param_set("max_address_ranges", 65536));
-	EXPECT_EQ(-EINVAL, param_set("max_mapped_bytes", (1ULL << 62) + 1));
-	EXPECT_EQ(-EINVAL, param_set("max_bound_bytes", (1ULL << 62) + 1));
-	EXPECT_EQ(0, param_set("max_address_ranges", 65535));
+	EXPECT_EQ(-EINVAL, st_param_set("max_handles", 1ULL << 32));
+	EXPECT_EQ(-EINVAL, st_param_set("max_objects", 1ULL << 32));
+	EXPECT_EQ(-EINVAL, st_param_set("max_address_ranges", 65536));
+	EXPECT_EQ(-EINVAL, st_param_set("max_mapped_bytes", (1ULL << 62) + 1));
+	EXPECT_EQ(-EINVAL, st_param_set("max_bound_bytes", (1ULL << 62) + 1));
+	EXPECT_EQ(0, st_param_set("max_address_ranges", 65535));
 	EXPECT_EQ(65535, param_get("max_address_ranges"));
 }
 
@@ -185,7 +161,7 @@ TEST_F(quota, handles)
 	long long mem_free;
 	int fd2, i;
 
-	ASSERT_EQ(0, param_set("max_handles", 3));
+	ASSERT_EQ(0, st_param_set("max_handles", 3));
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[i]));
 	EXPECT_EQ(3, usage_of(tag_of(h[0]), HANDLES));
@@ -211,10 +187,10 @@ TEST_F(quota, handles)
 	EXPECT_EQ(-EDQUOT, st_mem_create(self->fd, 0, 0, self->gran, &h[3]));
 
 	/* Raised, the limit lets the next one through at once. */
-	ASSERT_EQ(0, param_set("max_handles", 4));
+	ASSERT_EQ(0, st_param_set("max_handles", 4));
 	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[3]));
 	/* Lowered below usage: nothing is taken away, nothing new comes. */
-	ASSERT_EQ(0, param_set("max_handles", 1));
+	ASSERT_EQ(0, st_param_set("max_handles", 1));
 	EXPECT_EQ(4, usage_of(tag_of(h[0]), HANDLES));
 	EXPECT_EQ(-EDQUOT, st_mc_create(self->fd, 1, 0, self->gran, &other[0]));
 	for (i = 0; i < 4; i++)
@@ -230,7 +206,7 @@ TEST_F(quota, handles_imports_and_retains)
 	struct cumc_va_query q;
 	int efd;
 
-	ASSERT_EQ(0, param_set("max_handles", 2));
+	ASSERT_EQ(0, st_param_set("max_handles", 2));
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h));
 	ASSERT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va));
 	ASSERT_EQ(0, st_map(self->fd, va, self->gran, h));
@@ -271,7 +247,7 @@ TEST_F(quota, objects)
 	__u64 h[3], mc, imported, theirs;
 	int fd2, efd;
 
-	ASSERT_EQ(0, param_set("max_objects", 2));
+	ASSERT_EQ(0, st_param_set("max_objects", 2));
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, CUMC_HANDLE_FD, self->gran, &h[0]));
 	ASSERT_EQ(0, st_mc_create(self->fd, 1, 0, self->gran, &mc));
 	ASSERT_EQ(0, st_objects_read(&before));
@@ -302,7 +278,7 @@ TEST_F(quota, objects)
 	EXPECT_EQ(1, usage_of(tag_of(mc), OBJECTS));
 	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[1]));
 
-	ASSERT_EQ(0, param_set("max_objects", 3));
+	ASSERT_EQ(0, st_param_set("max_objects", 3));
 	EXPECT_EQ(0, st_mem_create(self->fd, 0, 0, self->gran, &h[2]));
 	close(fd2);
 }
@@ -365,7 +341,7 @@ TEST_F(quota, address_ranges)
 	__u64 va[3] = { 0 }, mc, h;
 	int fd2;
 
-	ASSERT_EQ(0, param_set("max_address_ranges", 2));
+	ASSERT_EQ(0, st_param_set("max_address_ranges", 2));
 	ASSERT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
 	ASSERT_EQ(0, st_mc_create(self->fd, 1, 0, self->gran, &mc));
 	EXPECT_EQ(2, usage_of(tag_of(mc), RANGES));
@@ -392,7 +368,7 @@ TEST_F(quota, address_ranges)
 	EXPECT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[0]));
 	ASSERT_EQ(0, st_release(self->fd, mc));
 	EXPECT_EQ(1, usage_of(tag_of(mc), RANGES));
-	ASSERT_EQ(0, param_set("max_address_ranges", 3));
+	ASSERT_EQ(0, st_param_set("max_address_ranges", 3));
 	EXPECT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[1]));
 	EXPECT_EQ(0, st_va_reserve(self->fd, self->gran, 0, 0, &va[2]));
 	EXPECT_EQ(-EDQUOT, st_mc_create(self->fd, 1, 0, self->gran, &h));
@@ -412,7 +388,7 @@ TEST_F(quota, mapped_bytes)
 	__u64 h[3], va, va2, h2;
 	int fd2, i;
 
-	ASSERT_EQ(0, param_set("max_mapped_bytes", 2 * g));
+	ASSERT_EQ(0, st_param_set("max_mapped_bytes", 2 * g));
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, g, &h[i]));
 	ASSERT_EQ(0, st_va_reserve(self->fd, 4 * g, 0, 0, &va));
@@ -441,7 +417,7 @@ TEST_F(quota, mapped_bytes)
 	EXPECT_EQ(g, usage_of(tag_of(h[0]), MAPPED));
 	EXPECT_EQ(0, st_map(self->fd, va + 2 * g, g, h[2]));
 	EXPECT_EQ(-EDQUOT, st_map(self->fd, va, g, h[0]));
-	ASSERT_EQ(0, param_set("max_mapped_bytes", 3 * g));
+	ASSERT_EQ(0, st_param_set("max_mapped_bytes", 3 * g));
 	EXPECT_EQ(0, st_map(self->fd, va, g, h[0]));
 	EXPECT_EQ(3 * g, usage_of(tag_of(h[0]), MAPPED));
 
@@ -458,7 +434,7 @@ TEST_F(quota, bound_bytes)
 	__u64 mc, mem, mc2, mem2;
 	int fd2;
 
-	ASSERT_EQ(0, param_set("max_bound_bytes", g));
+	ASSERT_EQ(0, st_param_set("max_bound_bytes", g));
 	ASSERT_EQ(0, st_mc_team(self->fd, 1, 0, 2 * g, &mc));
 	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, 2 * g, &mem));
 	ASSERT_EQ(0, st_mc_bind_mem(self->fd, mc, 0, 0, mem, 0, g));
@@ -481,7 +457,7 @@ TEST_F(quota, bound_bytes)
 	EXPECT_EQ(0, usage_of(tag_of(mc), BOUND));
 	EXPECT_EQ(0, st_mc_bind_mem(self->fd, mc, 0, g, mem, 0, g));
 	EXPECT_EQ(-EDQUOT, st_mc_bind_mem(self->fd, mc, 0, 0, mem, 0, g));
-	ASSERT_EQ(0, param_set("max_bound_bytes", 2 * g));
+	ASSERT_EQ(0, st_param_set("max_bound_bytes", 2 * g));
 	EXPECT_EQ(0, st_mc_bind_mem(self->fd, mc, 0, 0, mem, 0, g));
 	EXPECT_EQ(2 * g, usage_of(tag_of(mc), BOUND));
 	/* Released with the object, the bindings return their bytes. */

@@ -76,6 +76,30 @@ static inline long st_param_uint(const char *name)
 	return value;
 }
 
+/* Write @value to the module parameter @name: 0, or -errno of the write. */
+static inline int st_param_write(const char *name, const char *value)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static inline int st_param_set(const char *name, unsigned long long value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", value);
+	return st_param_write(name, buf);
+}
+
 /* The environment variable @name as a number, @def when unset or empty. */
 static inline long st_env_long(const char *name, long def)
 {
