@@ -34,7 +34,9 @@
  *  ENOENT     no such handle in this client: never issued by it, released,
  *             or issued by another client
  *  ENOSPC     the device has not that much memory free; a bind found the
- *             fabric out of resources (injected faults, cumc_netlink.h)
+ *             fabric out of resources (injected faults, cumc_netlink.h);
+ *             the address ranges unprivileged users may hold together are
+ *             all taken (all but the module's reserved_address_ranges)
  *  ENOMEM     the kernel could not allocate its own bookkeeping, or no
  *             address range of the requested size is free
  *  ENXIO      an address that is not in a reservation of this client, or
@@ -44,7 +46,7 @@
  *             attached already
  *  EPERM      the object was not created with that handle type, or the
  *             client has no IMEX channel or not the one a fabric handle
- *             was exported on
+ *             was exported on; an unbind of a binding another user made
  *  EBADF      not an open file descriptor
  *  EBADFD     an open file descriptor of the wrong kind (not a cumc export,
  *             not an IMEX channel)
@@ -56,9 +58,11 @@
  *             module's fm_timeout_ms: the fabric manager is down or slow
  *             (or the fabric-not-ready fault was injected); retryable
  *  EOVERFLOW  a handle retained 2^32 - 1 times
- *  EDQUOT     the client would pass one of its quotas (the module's
- *             max_handles, max_objects, max_address_ranges,
- *             max_mapped_bytes, max_bound_bytes); nothing was changed
+ *  EDQUOT     the client, or all clients of its user together, would
+ *             pass one of its quotas (the module's max_handles,
+ *             max_objects, max_address_ranges, max_mapped_bytes,
+ *             max_bound_bytes, max_mappings, max_bindings and their
+ *             max_user_ forms); nothing was changed
  *  ENOLINK    the device fell off the bus (Documentation/devices.md)
  *
  * Importing another node's fabric handle (Documentation/multinode.md):
