@@ -83,6 +83,7 @@ void cumk_client_destroy(struct cumk_client *client)
 	WARN_ON(!list_empty(&client->arenas));
 	mutex_destroy(&client->arenas_lock);
 	kfree(client->spare_va);
+	kfree(client->spare_mapping);
 	cumk_usage_put(client->usage);
 	kfree(client);
 }

@@ -284,6 +284,7 @@ struct cumk_object {
  * @arenas: the shared struct cumk_arena of this client, in every process
  * @spare_va: a freed struct cumk_va kept for the next reservation, or
  *            NULL; exchanged atomically, freed with the client
+ * @spare_mapping: the same for struct cumk_mapping and the next map
  * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
  * @usage: what is charged to this client, and may outlive it
  */
@@ -298,6 +299,7 @@ struct cumk_client {
 	struct mutex arenas_lock; /* protects arenas */
 	struct list_head arenas;
 	struct cumk_va *spare_va;
+	struct cumk_mapping *spare_mapping;
 	int channel;
 	struct cumk_usage *usage;
 };

@@ -88,7 +88,9 @@ static void cumk_mapping_free(struct cumk_client *client,
 	}
 	cumk_object_put(m->obj);
 	atomic_dec(&cumk_live_mappings);
-	kfree(m);
+	/* Kept for the client's next map, as cumk_va_destroy() keeps a va. */
+	if (cmpxchg(&client->spare_mapping, NULL, m))
+		kfree(m);
 }
 
 static void cumk_mapping_release(struct cumk_range *r, void *client)
@@ -752,7 +754,11 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 	ret = cumk_usage_charge_mapping(client->usage, cmd->length);
 	if (ret)
 		goto err_put;
-	m = kzalloc(sizeof(*m), CUMC_GFP);
+	m = xchg(&client->spare_mapping, NULL);
+	if (m)
+		memset(m, 0, sizeof(*m));
+	else
+		m = kzalloc(sizeof(*m), CUMC_GFP);
 	if (!m) {
 		ret = -ENOMEM;
 		goto err_uncharge;
