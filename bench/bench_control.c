@@ -7,17 +7,24 @@
  * unbind, release) over a team of one device, so that no call waits for
  * another member.  Each figure is the median and 95th percentile of many
  * rounds, and the median as a multiple of a null system call measured in
- * the same run.  Beside them, as a baseline, the kernel's own mmap and
- * munmap of an anonymous mapping of the same size.  The sizes take turns round after round so that none gains
- * from running later (warm caches, the emulator's translated code).
+ * the same run.  Beside them, as baselines timed in the same rounds, the
+ * kernel's own mmap and munmap of an anonymous mapping of the same size,
+ * and a null ioctl of /dev/cumc (CUMC_QUERY): the floor under every call,
+ * which costs more here than in a loop of its own.  The sizes take turns
+ * round after round so that none gains from running later (warm caches,
+ * the emulator's translated code).
  *
  * bench_control [--json FILE] [--reps N]
  * Figures, never a verdict.
  */
 #include <cuda.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+
+#include <linux/cumc.h>
 
 #include "bench.h"
 
@@ -42,8 +49,12 @@ enum op {
 	OP_RELEASE,
 	OP_ANON_MMAP,
 	OP_ANON_MUNMAP,
+	OP_NULL_IOCTL,
 	NUM_OPS
 };
+
+/* A file of /dev/cumc's own, for the null ioctl. */
+static int cumc_fd = -1;
 
 static const char *const op_names[NUM_OPS] = {
 	"cuMemCreate", "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess",
@@ -54,6 +65,7 @@ static const char *const op_names[NUM_OPS] = {
 	"cuMulticastCreate", "cuMulticastAddDevice", "cuMulticastBindMem",
 	"cuMulticastUnbind", "cuMemRelease(multicast)", "cuMemRelease",
 	"baseline: mmap(anonymous)", "baseline: munmap(anonymous)",
+	"baseline: null ioctl (CUMC_QUERY)",
 };
 
 /* One life of an allocation and of a multicast object, each step timed. */
@@ -71,6 +83,7 @@ static void one_round(size_t bytes, double t[NUM_OPS])
 	};
 	CUmulticastObjectProp mc_prop = { .numDevices = 1, .size = bytes };
 	CUmemGenericAllocationHandle mem, imported, mc;
+	struct cumc_query query = { .size = sizeof(query) };
 	CUmemFabricHandle fabric;
 	CUdeviceptr va;
 	void *anon;
@@ -120,6 +133,9 @@ static void one_round(size_t bytes, double t[NUM_OPS])
 	t0 = now_ns();
 	munmap(anon, bytes);
 	t[OP_ANON_MUNMAP] = now_ns() - t0;
+	t0 = now_ns();
+	ioctl(cumc_fd, CUMC_QUERY, &query);
+	t[OP_NULL_IOCTL] = now_ns() - t0;
 }
 
 static void measure(int reps, struct stats out[NUM_CONTROL_SIZES][NUM_OPS])
@@ -220,6 +236,11 @@ int main(int argc, char **argv)
 
 	control_args(argc, argv, &json, &reps);
 	CHECK(cuInit(0));
+	cumc_fd = open("/dev/cumc", O_RDWR | O_CLOEXEC);
+	if (cumc_fd < 0) {
+		perror("/dev/cumc");
+		return 1;
+	}
 	null = null_syscall();
 	measure(reps, results);
 	print_table(reps, results, null);
