@@ -3,9 +3,8 @@
  * Grants: what the CPU may do through the member views made from one
  * multicast mapping. The mapping (cumc_va.c) and every view made from it
  * (cumc_view.c) hold the grant; CUMC_SET_ACCESS on the mapping changes it,
- * unmapping the mapping takes all access away, and taking access away zaps
- * the object's views, so that their next access faults and is checked
- * against the grant again.
+ * and taking access away zaps the object's views, so that their next
+ * access faults and is checked against the grant again.
  */
 #include <linux/slab.h>
 

@@ -81,11 +81,8 @@ static void cumk_mapping_free(struct cumk_client *client,
 			      struct cumk_mapping *m)
 {
 	cumk_usage_uncharge_mapping(client->usage, m->length);
-	/* The views made from it go with it: they fault from now on. */
-	if (m->obj->type == CUMC_OBJ_MC && m->grant) {
-		cumk_grant_set(m->grant, to_cumk_mc(m->obj), CUMC_ACCESS_NONE);
+	if (m->obj->type == CUMC_OBJ_MC && m->grant)
 		cumk_grant_put(m->grant);
-	}
 	cumk_object_put(m->obj);
 	atomic_dec(&cumk_live_mappings);
 	/* Kept for the client's next map, as cumk_va_destroy() keeps a va. */

@@ -8,12 +8,10 @@
  * go when the binding does (cumc_fabric.c zaps them).
  *
  * A view can do what the multicast mapping it was made from can do, now:
- * it shares the mapping's grant, which CUMC_SET_ACCESS changes and
- * unmapping the mapping empties. Taking access away zaps the object's
- * views, so the next access faults and is checked against the grant again
- * (SIGSEGV when it is not allowed). A view outlives its mapping as a VMA
- * that faults, until the process unmaps it. A view is charged to its
- * client as a mapping (cumc_quota.c).
+ * it shares the mapping's grant, which CUMC_SET_ACCESS changes. Taking
+ * access away zaps the object's views, so the next access faults and is
+ * checked against the grant again (SIGSEGV when it is not allowed). A view
+ * is charged to its client as a mapping (cumc_quota.c).
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
