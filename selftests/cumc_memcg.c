@@ -46,19 +46,6 @@ struct report {
 	__u64 handles[N];
 };
 
-static int write_file(const char *path, const char *text)
-{
-	int fd, ret = 0;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* The value of "key N" in a flat-keyed file, or of a one-number file. */
 static long long read_key(const char *path, const char *key)
 {
@@ -156,7 +143,7 @@ static void child(const char *procs, struct report *r, bool phased, __u64 g)
 
 	memset(r, 0, sizeof(*r));	/* every page faulted in before moving */
 	r->failed_step = STEP_NR;
-	if (write_file(procs, "0"))
+	if (st_write_file(procs, "0"))
 		_exit(2);
 	fd = st_open();
 	if (fd < 0)
@@ -225,7 +212,7 @@ FIXTURE_SETUP(memcg)
 	else if (!cgroup2_mounted() &&
 		 mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
 		self->skip = "cannot mount cgroup2";
-	else if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
+	else if (st_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
 		self->skip = "no memory controller";
 	if (self->skip)
 		return;
@@ -347,7 +334,7 @@ TEST_F(memcg, limit_gives_enomem)
 	ASSERT_EQ(0, self->r->setup_errno);
 	limit = current(self) + TIGHT_ROOM;
 	snprintf(buf, sizeof(buf), "%lld", limit);
-	ASSERT_EQ(0, write_file(cg_file(self, "memory.max"), buf));
+	ASSERT_EQ(0, st_write_file(cg_file(self, "memory.max"), buf));
 
 	kill(self->pid, SIGCONT);
 	ASSERT_TRUE(child_stopped(self));

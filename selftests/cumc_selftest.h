@@ -76,20 +76,27 @@ static inline long st_param_uint(const char *name)
 	return value;
 }
 
+/* Write @text to the file @path: 0, or -errno of the open or write. */
+static inline int st_write_file(const char *path, const char *text)
+{
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /* Write @value to the module parameter @name: 0, or -errno of the write. */
 static inline int st_param_write(const char *name, const char *value)
 {
 	char path[128];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return st_write_file(path, value);
 }
 
 static inline int st_param_set(const char *name, unsigned long long value)
