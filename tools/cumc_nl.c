@@ -282,6 +282,45 @@ int cumc_nl_fabric_get(struct cumc_nl *nl, struct cumc_nl_fabric *fabric)
 				cumc_nl_fabric_reply, fabric);
 }
 
+struct cumc_nl_stat {
+	int attr;
+	uint64_t value;
+	bool found;
+};
+
+static int cumc_nl_stat_reply(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[CUMC_A_MAX + 1];
+	struct cumc_nl_stat *stat = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUMC_A_MAX, NULL))
+		return NL_SKIP;
+	/* The fabric's row is the one that names no device. */
+	if (tb[CUMC_A_DEV_ORDINAL] || !tb[stat->attr] ||
+	    nla_len(tb[stat->attr]) != sizeof(uint64_t))
+		return NL_OK;
+	stat->value = nla_get_u64(tb[stat->attr]);
+	stat->found = true;
+	return NL_OK;
+}
+
+int cumc_nl_fabric_stat(struct cumc_nl *nl, int attr, uint64_t *value)
+{
+	struct cumc_nl_stat stat = { .attr = attr };
+	int err;
+
+	if (attr <= 0 || attr > CUMC_A_MAX)
+		return -EINVAL;
+	err = cumc_nl_transact(nl, cumc_nl_msg(nl, CUMC_CMD_STATS_GET,
+					       NLM_F_DUMP),
+			       cumc_nl_stat_reply, &stat);
+	if (!err && !stat.found)
+		err = -ENOENT;
+	if (!err)
+		*value = stat.value;
+	return err;
+}
+
 int cumc_nl_imex_attach(struct cumc_nl *nl, nl_recvmsg_msg_cb_t valid,
 			void *arg)
 {

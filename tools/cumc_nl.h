@@ -62,6 +62,12 @@ struct cumc_nl_fabric {
 int cumc_nl_fabric_get(struct cumc_nl *nl, struct cumc_nl_fabric *fabric);
 
 /*
+ * The fabric-wide count @attr (a CUMC_A_STAT_*) of STATS_GET: 0, -ENOENT
+ * when the reply has none, or the kernel's -errno.
+ */
+int cumc_nl_fabric_stat(struct cumc_nl *nl, int attr, uint64_t *value);
+
+/*
  * IMEX_ATTACH on @nl's socket, which then receives the IMEX_CALL_REQs:
  * those that come before the ack go to @valid.
  */
