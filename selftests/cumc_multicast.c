@@ -31,7 +31,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/cumc.h>
@@ -104,23 +103,22 @@ static __u64 team(struct __test_metadata *_metadata, int fd, __u32 n,
 }
 
 /*
- * Whether @pid is, within five seconds, asleep in ioctl(@cmd). A task that
- * runs shows "running" in /proc/PID/syscall, one that sleeps its system
- * call number and arguments.
+ * Whether @pid, our parent, goes to sleep in ioctl(@cmd) before it waits
+ * for us: a task that runs shows "running" in /proc/PID/syscall, one that
+ * sleeps its system call number and arguments. Had the ioctl returned
+ * without sleeping, the parent would be waiting for our exit; no clock
+ * decides, however slow the machine.
  */
 static bool sleeps_in_ioctl(pid_t pid, unsigned long cmd)
 {
 	unsigned long arg0, arg1;
-	struct timespec now, end;
 	char path[64], line[256];
 	ssize_t len;
 	long nr;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += 5;
-	do {
+	for (;;) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return false;
@@ -128,15 +126,15 @@ static bool sleeps_in_ioctl(pid_t pid, unsigned long cmd)
 		close(fd);
 		if (len > 0) {
 			line[len] = '\0';
-			if (sscanf(line, "%ld %lx %lx", &nr, &arg0, &arg1) == 3 &&
-			    nr == SYS_ioctl && arg1 == cmd)
-				return true;
+			if (sscanf(line, "%ld %lx %lx", &nr, &arg0, &arg1) == 3) {
+				if (nr == SYS_ioctl && arg1 == cmd)
+					return true;
+				if (nr == SYS_wait4 || nr == SYS_waitid)
+					return false;
+			}
 		}
 		usleep(2000);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while (now.tv_sec < end.tv_sec ||
-		 (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
-	return false;
+	}
 }
 
 /*
