@@ -277,7 +277,7 @@ check "fm respond to nothing refused" 2 "$ctl" fm respond 2147483000 ok
 check "fm respond bad result" 1 "$ctl" fm respond 1 maybe
 
 # The monitor sees a team's life: create, ready, bind, unbind, delete.
-"$ctl" -j monitor --count 5 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
+"$ctl" -j monitor --count 5 --timeout 120000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
 wait_listening "$tmp/mon.err"
 make_team; tap_result $? "a team forms with the in-kernel manager"
@@ -291,7 +291,7 @@ tap_result $? "monitor printed the five events in order"
 
 # monitor -t: the time of each event, in the text and in JSON; -t and -j
 # after the command.
-"$ctl" monitor -t -j --count 5 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
+"$ctl" monitor -t -j --count 5 --timeout 120000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
 wait_listening "$tmp/mon.err"
 make_team; tap_result $? "a team forms (monitor -t -j)"
@@ -299,7 +299,7 @@ wait $mon; tap_result $? "monitor -t -j exits after --count events"
 valid_schema "monitor -t -j: every event valid (schema)" event "$tmp/mon" --lines
 [ "$(grep -c '"timestamp": *"20[0-9-]*T[0-9:.]*Z"' "$tmp/mon")" = 5 ]
 tap_result $? "monitor -t -j: a timestamp on each event"
-"$ctl" monitor --count 5 --timeout 20000 -t >"$tmp/mon" 2>"$tmp/mon.err" &
+"$ctl" monitor --count 5 --timeout 120000 -t >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
 wait_listening "$tmp/mon.err"
 make_team; tap_result $? "a team forms (monitor -t)"
@@ -337,14 +337,14 @@ wait $fmpid; tap_result $? "cumc-fm stops on SIGTERM"
 # A node of the IMEX domain lost, as its daemon reports it (a node of no
 # fabric has nothing of it to lose): the monitor prints node-lost with the
 # node, in both forms.
-"$ctl" monitor --count 1 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
+"$ctl" monitor --count 1 --timeout 120000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
 wait_listening "$tmp/mon.err"
 check "IMEX_NODE_LOST of node 5" 0 "$node_lost" 5
 wait $mon; tap_result $? "monitor exits after the node-lost event"
 sed 's/^/# /' "$tmp/mon"
 grep -qE '^node-lost +id=0 node=5$' "$tmp/mon"; tap_result $? "monitor prints node-lost node=5"
-"$ctl" -j monitor --count 1 --timeout 20000 >"$tmp/mon" 2>"$tmp/mon.err" &
+"$ctl" -j monitor --count 1 --timeout 120000 >"$tmp/mon" 2>"$tmp/mon.err" &
 mon=$!
 wait_listening "$tmp/mon.err"
 check "IMEX_NODE_LOST of node 6" 0 "$node_lost" 6
