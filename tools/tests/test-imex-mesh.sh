@@ -297,10 +297,10 @@ if unshare -n true 2>/dev/null; then
 	printf '127.0.0.5\n127.0.0.6\n' >none.cfg
 	printf 'IMEX_NODE_CONFIG_FILE=none.cfg\n' >none-imex.cfg
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	CUMC_FAKE_NODE=3 CUMC_FAKE_CTL=alone.ctl unshare -n sh -c \
-		'ip link set lo up; "$0" -c found-imex.cfg 2>found.err &
-		 i=0; while ! grep -q ready found.err && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
-		 kill $!; wait $!
+	CUMC_FAKE_NODE=3 CUMC_FAKE_CTL=alone.ctl unshare -n bash -c \
+		"$(declare -f wait_for)"'
+		 ip link set lo up; "$0" -c found-imex.cfg 2>found.err &
+		 wait_for found.err "cumc-imex: ready ("; kill $!; wait $!
 		 echo "status $?" >>found.err; "$0" -c none-imex.cfg 2>none.err; echo "status $?" >>none.err' \
 		"$fake"
 	grep -qx "cumc-imex: ready (node 3, 2 nodes in the domain)" found.err && \
