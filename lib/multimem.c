@@ -38,9 +38,13 @@ static void libcumc_mc_broadcast_chunks(const struct libcumc_mc_span *span,
 					const char *src, size_t bytes)
 {
 	const struct libcumc_mc_mapping *map = span->map;
-	libcumc_copy_fn copy = libcumc_copy_for_st();
-	size_t done, len;
+	libcumc_copy_fn copy;
+	size_t done, len, members_bytes;
 	unsigned int m;
+
+	if (__builtin_mul_overflow(bytes, map->num_members, &members_bytes))
+		members_bytes = SIZE_MAX;
+	copy = libcumc_copy_for_st(members_bytes);
 
 	for (done = 0; done < bytes; done += len) {
 		len = bytes - done < CUMC_STORE_CHUNK ? bytes - done

@@ -48,10 +48,15 @@ typedef void *(*libcumc_copy_fn)(void *restrict dst, const void *restrict src,
 				 size_t n);
 
 /*
- * How multimem.st copies into each member: memcpy, or under an emulator
- * the data path's own loop (multimem_ops.c says why).
+ * How multimem.st copies into each member when it stores @members_bytes in
+ * all: memcpy; streaming stores past the last-level cache; under an
+ * emulator the data path's own loop (multimem_ops.c says why).
  */
-libcumc_copy_fn libcumc_copy_for_st(void);
+libcumc_copy_fn libcumc_copy_for_st(size_t members_bytes);
+
+/* A copy with stores that bypass the cache (memcpy where there are none). */
+void *libcumc_copy_streaming(void *restrict dst, const void *restrict src,
+			     size_t n);
 
 /* Bytes of one element of @type (a valid type). */
 size_t libcumc_type_size(cumcDataType type);

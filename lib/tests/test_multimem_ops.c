@@ -5,12 +5,14 @@
  * into passes of one to four is taken, for every type and operator; and
  * results written to an unaligned destination. Each build of the loops
  * this CPU runs (baseline, AVX2, AVX-512) is checked, and the copy of
- * multimem.st both ways (memcpy, and the loop it runs under an emulator).
+ * multimem.st every way (memcpy; streaming stores, past the last-level
+ * cache; the loop it runs under an emulator).
  */
 #include <check.h>
 #include <cumc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_run.h"
 #include "multimem.h"
@@ -129,11 +131,18 @@ START_TEST(every_build)
 }
 END_TEST
 
-/* multimem.st's copy, natively and as under TCG, every length to 200 + a block. */
-START_TEST(copy_both_ways)
+/*
+ * multimem.st's copy, natively (within the cache and past it) and as under
+ * TCG: every length to 200 + a block, the destination at every offset
+ * from a 16-byte boundary, nothing outside it written.
+ */
+static const size_t copy_members_bytes[] = { 4096, SIZE_MAX, 4096 };
+
+START_TEST(copy_every_way)
 {
 	enum { LEN = 4096 + 200 };
-	static unsigned char src[LEN + 8], dst[LEN + 8];
+	static unsigned char src[LEN + 16] __attribute__((aligned(16)));
+	static unsigned char dst[LEN + 16] __attribute__((aligned(16)));
 	size_t len, i, at;
 	enum libcumc_isa isa;
 
@@ -142,16 +151,33 @@ START_TEST(copy_both_ways)
 	for (isa = 0; isa < LIBCUMC_ISA_COUNT; isa++) {
 		if (!libcumc_isa_supported(isa))
 			continue;
-		libcumc_multimem_force_isa(isa, _i);
+		libcumc_multimem_force_isa(isa, _i == 2);
 		for (len = 0; len <= LEN; len += len < 200 ? 1 : 4096) {
-			at = len % 8;
+			at = len % 16;
 			memset(dst, 0, sizeof(dst));
-			libcumc_copy_for_st()(dst + at, src + 1, len);
+			libcumc_copy_for_st(copy_members_bytes[_i])(dst + at,
+								     src + 1, len);
 			for (i = 0; i < sizeof(dst); i++)
 				ck_assert_uint_eq(dst[i], i >= at && i < at + len ?
 						  src[1 + i - at] : 0);
 		}
 	}
+}
+END_TEST
+
+/* Past the last-level cache, and only there, st streams (where it can). */
+START_TEST(streams_past_the_cache)
+{
+	long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+	libcumc_multimem_force_isa(LIBCUMC_ISA_BASE, false);
+	ck_assert_ptr_eq(libcumc_copy_for_st(4096), memcpy);
+	if (llc <= 0)
+		return;
+	ck_assert_ptr_eq(libcumc_copy_for_st(llc), memcpy);
+	ck_assert_ptr_eq(libcumc_copy_for_st(llc + 1), libcumc_copy_streaming);
+	libcumc_multimem_force_isa(LIBCUMC_ISA_BASE, true);
+	ck_assert_ptr_ne(libcumc_copy_for_st(SIZE_MAX), libcumc_copy_streaming);
 }
 END_TEST
 
@@ -164,7 +190,9 @@ static Suite *multimem_ops_suite(void)
 			    sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, unaligned_destination, 0, 4);
 	tcase_add_loop_test(tc, every_build, 0, LIBCUMC_ISA_COUNT * NUM_CASES);
-	tcase_add_loop_test(tc, copy_both_ways, 0, 2);
+	tcase_add_loop_test(tc, copy_every_way, 0,
+			    sizeof(copy_members_bytes) / sizeof(copy_members_bytes[0]));
+	tcase_add_test(tc, streams_past_the_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }
