@@ -11,7 +11,10 @@
  * cuMemAddressFree alone from 2 MiB to 1 TiB (no allocation that large
  * fits a device), beside the kernel's own mmap and munmap of an anonymous
  * PROT_NONE mapping of the same size and a null ioctl of /dev/cumc
- * (CUMC_QUERY: the floor under every call).  The tables go to stdout, the same
+ * (CUMC_QUERY: the floor under every call).  A third times cuMemMap,
+ * cuMemSetAccess and cuMemUnmap alone: one allocation mapped into one
+ * reservation again and again, with nothing created or reserved between
+ * (how a pool or a remapping allocator calls them).  The tables go to stdout, the same
  * figures as JSON to build/bench/bench_va.json (or the path given as
  * argument).
  *
@@ -258,21 +261,101 @@ static void measure_va(struct stats out[NUM_VA_SIZES][NUM_VA_OPS])
 			out[s][op] = stats_of(samples[s][op], REPS);
 }
 
-static void print_va_table(const struct stats results[NUM_VA_SIZES][NUM_VA_OPS],
-			   struct stats null)
+/* Mapping alone: what one_round times but the create, reserve, free and release. */
+enum map_op {
+	MAP_MAP,
+	MAP_SET_ACCESS,
+	MAP_UNMAP,
+	NUM_MAP_OPS
+};
+
+static const char *const map_op_names[NUM_MAP_OPS] = {
+	"cuMemMap", "cuMemSetAccess", "cuMemUnmap",
+};
+
+static void one_mapping_round(const CUmemAllocationProp *prop,
+			      CUmemGenericAllocationHandle handle,
+			      CUdeviceptr va, size_t bytes,
+			      double t[NUM_MAP_OPS])
+{
+	CUmemAccessDesc desc = {
+		.location = prop->location,
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	double op_t[NUM_OPS];
+
+	TIMED(op_t, OP_MAP, cuMemMap(va, bytes, 0, handle, 0));
+	TIMED(op_t, OP_SET_ACCESS, cuMemSetAccess(va, bytes, &desc, 1));
+	TIMED(op_t, OP_UNMAP, cuMemUnmap(va, bytes));
+	t[MAP_MAP] = op_t[OP_MAP];
+	t[MAP_SET_ACCESS] = op_t[OP_SET_ACCESS];
+	t[MAP_UNMAP] = op_t[OP_UNMAP];
+}
+
+static void measure_mapping(const CUmemAllocationProp *prop,
+			    struct stats out[NUM_SIZES][NUM_MAP_OPS])
+{
+	static double samples[NUM_SIZES][NUM_MAP_OPS][REPS];
+	CUmemGenericAllocationHandle handles[NUM_SIZES];
+	CUdeviceptr vas[NUM_SIZES];
+	double t[NUM_MAP_OPS];
+	size_t s;
+	int r, op;
+
+	for (s = 0; s < NUM_SIZES; s++) {
+		check(cuMemCreate(&handles[s], sizes[s].bytes, prop, 0),
+		      "cuMemCreate");
+		check(cuMemAddressReserve(&vas[s], sizes[s].bytes, 0, 0, 0),
+		      "cuMemAddressReserve");
+	}
+	for (r = -WARMUP; r < REPS; r++) {
+		for (s = 0; s < NUM_SIZES; s++) {
+			one_mapping_round(prop, handles[s], vas[s],
+					  sizes[s].bytes, t);
+			for (op = 0; r >= 0 && op < NUM_MAP_OPS; op++)
+				samples[s][op][r] = t[op];
+		}
+	}
+	for (s = 0; s < NUM_SIZES; s++) {
+		check(cuMemAddressFree(vas[s], sizes[s].bytes), "cuMemAddressFree");
+		check(cuMemRelease(handles[s]), "cuMemRelease");
+		for (op = 0; op < NUM_MAP_OPS; op++)
+			out[s][op] = stats_of(samples[s][op], REPS);
+	}
+}
+
+/*
+ * A table of operations timed alone: @results[s * @stride + op] for
+ * size @s of @sizes and operation @op of the first @num_ops of @names.
+ */
+struct alone_table {
+	const char *title;
+	const char *json_key;
+	const char *const *names;
+	int num_ops;
+	int stride;
+	const struct size_case *sizes;
+	size_t num_sizes;
+	const struct stats *results;
+};
+
+static void print_alone_table(const struct alone_table *tab, struct stats null)
 {
 	size_t s;
 	int op;
 
-	printf("\naddress space alone: median us / x null\n%-27s", "operation");
-	for (s = 0; s < NUM_VA_SIZES; s++)
-		printf(" | %5s us  x null", va_sizes[s].name);
+	printf("\n%s: median us / x null\n%-27s", tab->title, "operation");
+	for (s = 0; s < tab->num_sizes; s++)
+		printf(" | %5s us  x null", tab->sizes[s].name);
 	printf("\n");
-	for (op = 0; op < num_va_ops; op++) {
-		printf("%-27s", va_op_names[op]);
-		for (s = 0; s < NUM_VA_SIZES; s++)
-			printf(" | %8.2f %7.1f", results[s][op].median_ns / 1e3,
-			       results[s][op].median_ns / null.median_ns);
+	for (op = 0; op < tab->num_ops; op++) {
+		printf("%-27s", tab->names[op]);
+		for (s = 0; s < tab->num_sizes; s++) {
+			const struct stats *st = &tab->results[s * tab->stride + op];
+
+			printf(" | %8.2f %7.1f", st->median_ns / 1e3,
+			       st->median_ns / null.median_ns);
+		}
 		printf("\n");
 	}
 }
@@ -291,26 +374,26 @@ static struct json_object *size_json(uint64_t bytes, struct stats st,
 	return size;
 }
 
-static void va_json(struct json_object *doc,
-		    const struct stats results[NUM_VA_SIZES][NUM_VA_OPS],
-		    struct stats null)
+static void alone_json(struct json_object *doc, const struct alone_table *tab,
+		       struct stats null)
 {
 	struct json_object *rows = json_object_new_array(), *o;
 	size_t s;
 	int op;
 
-	for (op = 0; op < num_va_ops; op++) {
+	for (op = 0; op < tab->num_ops; op++) {
 		o = json_object_new_object();
 		json_object_object_add(o, "name",
-				       json_object_new_string(va_op_names[op]));
-		for (s = 0; s < NUM_VA_SIZES; s++) {
-			json_object_object_add(o, va_sizes[s].name,
-					       size_json(va_sizes[s].bytes,
-							 results[s][op], null));
+				       json_object_new_string(tab->names[op]));
+		for (s = 0; s < tab->num_sizes; s++) {
+			json_object_object_add(o, tab->sizes[s].name,
+					       size_json(tab->sizes[s].bytes,
+							 tab->results[s * tab->stride + op],
+							 null));
 		}
 		json_object_array_add(rows, o);
 	}
-	json_object_object_add(doc, "address_space", rows);
+	json_object_object_add(doc, tab->json_key, rows);
 }
 
 static void print_table(const struct stats results[NUM_SIZES][NUM_OPS],
@@ -338,7 +421,7 @@ static void print_table(const struct stats results[NUM_SIZES][NUM_OPS],
 
 static int write_json(const char *path,
 		      const struct stats results[NUM_SIZES][NUM_OPS],
-		      const struct stats va_results[NUM_VA_SIZES][NUM_VA_OPS],
+		      const struct alone_table *va, const struct alone_table *map,
 		      struct stats null)
 {
 	struct json_object *doc = bench_doc_begin(NULL), *o;
@@ -362,7 +445,8 @@ static int write_json(const char *path,
 		}
 		json_object_array_add(bench_rows, o);
 	}
-	va_json(doc, va_results, null);
+	alone_json(doc, va, null);
+	alone_json(doc, map, null);
 	ret = bench_json_write(path, doc);
 	json_object_put(doc);
 	return ret;
@@ -372,7 +456,21 @@ int main(int argc, char **argv)
 {
 	static struct stats results[NUM_SIZES][NUM_OPS];
 	static struct stats va_results[NUM_VA_SIZES][NUM_VA_OPS];
+	static struct stats map_results[NUM_SIZES][NUM_MAP_OPS];
 	const char *json = argc > 1 ? argv[1] : DEFAULT_JSON;
+	struct alone_table va = {
+		.title = "address space alone", .json_key = "address_space",
+		.names = va_op_names, .stride = NUM_VA_OPS,
+		.sizes = va_sizes, .num_sizes = NUM_VA_SIZES,
+		.results = &va_results[0][0],
+	};
+	struct alone_table map = {
+		.title = "mapping alone (one allocation, one reservation)",
+		.json_key = "mapping_alone", .names = map_op_names,
+		.num_ops = NUM_MAP_OPS, .stride = NUM_MAP_OPS,
+		.sizes = sizes, .num_sizes = NUM_SIZES,
+		.results = &map_results[0][0],
+	};
 	CUmemAllocationProp prop;
 	struct stats null;
 
@@ -392,9 +490,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	measure_va(va_results);
+	measure_mapping(&prop, map_results);
 	print_table(results, null);
-	print_va_table(va_results, null);
-	if (write_json(json, results, va_results, null)) {
+	va.num_ops = num_va_ops;
+	print_alone_table(&va, null);
+	print_alone_table(&map, null);
+	if (write_json(json, results, &va, &map, null)) {
 		perror(json);
 		return 1;
 	}

@@ -61,6 +61,8 @@ run "bench_va" "$bench/bench_va" "$tmp/va.json"
 parses bench_va "$tmp/va.json"
 py "bench_va: operations with their sizes" "$tmp/va.json" \
 	'j["repetitions"] > 0 and all(type(o["name"]) is str and o["2MiB"]["bytes"] == 2 << 20 for o in j["operations"])'
+py "bench_va: map, set access and unmap alone, each size" "$tmp/va.json" \
+	'[o["name"] for o in j["mapping_alone"]] == ["cuMemMap", "cuMemSetAccess", "cuMemUnmap"] and all(o["8GiB"]["bytes"] == 8 << 30 and o["8GiB"]["median_ns"] > 0 for o in j["mapping_alone"])'
 
 run "bench_scaling teams" "$bench/bench_scaling" --json "$tmp/scaling.json" teams
 parses bench_scaling "$tmp/scaling.json"
