@@ -261,35 +261,24 @@ static void measure_va(struct stats out[NUM_VA_SIZES][NUM_VA_OPS])
 			out[s][op] = stats_of(samples[s][op], REPS);
 }
 
-/* Mapping alone: what one_round times but the create, reserve, free and release. */
-enum map_op {
-	MAP_MAP,
-	MAP_SET_ACCESS,
-	MAP_UNMAP,
-	NUM_MAP_OPS
-};
-
-static const char *const map_op_names[NUM_MAP_OPS] = {
-	"cuMemMap", "cuMemSetAccess", "cuMemUnmap",
-};
+/*
+ * Mapping alone: what one_round times but the create, reserve, free and
+ * release. Its operations are consecutive in enum op, from OP_MAP.
+ */
+#define NUM_MAP_OPS (OP_UNMAP - OP_MAP + 1)
 
 static void one_mapping_round(const CUmemAllocationProp *prop,
 			      CUmemGenericAllocationHandle handle,
-			      CUdeviceptr va, size_t bytes,
-			      double t[NUM_MAP_OPS])
+			      CUdeviceptr va, size_t bytes, double t[NUM_OPS])
 {
 	CUmemAccessDesc desc = {
 		.location = prop->location,
 		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
 	};
-	double op_t[NUM_OPS];
 
-	TIMED(op_t, OP_MAP, cuMemMap(va, bytes, 0, handle, 0));
-	TIMED(op_t, OP_SET_ACCESS, cuMemSetAccess(va, bytes, &desc, 1));
-	TIMED(op_t, OP_UNMAP, cuMemUnmap(va, bytes));
-	t[MAP_MAP] = op_t[OP_MAP];
-	t[MAP_SET_ACCESS] = op_t[OP_SET_ACCESS];
-	t[MAP_UNMAP] = op_t[OP_UNMAP];
+	TIMED(t, OP_MAP, cuMemMap(va, bytes, 0, handle, 0));
+	TIMED(t, OP_SET_ACCESS, cuMemSetAccess(va, bytes, &desc, 1));
+	TIMED(t, OP_UNMAP, cuMemUnmap(va, bytes));
 }
 
 static void measure_mapping(const CUmemAllocationProp *prop,
@@ -298,7 +287,7 @@ static void measure_mapping(const CUmemAllocationProp *prop,
 	static double samples[NUM_SIZES][NUM_MAP_OPS][REPS];
 	CUmemGenericAllocationHandle handles[NUM_SIZES];
 	CUdeviceptr vas[NUM_SIZES];
-	double t[NUM_MAP_OPS];
+	double t[NUM_OPS];
 	size_t s;
 	int r, op;
 
@@ -313,7 +302,7 @@ static void measure_mapping(const CUmemAllocationProp *prop,
 			one_mapping_round(prop, handles[s], vas[s],
 					  sizes[s].bytes, t);
 			for (op = 0; r >= 0 && op < NUM_MAP_OPS; op++)
-				samples[s][op][r] = t[op];
+				samples[s][op][r] = t[OP_MAP + op];
 		}
 	}
 	for (s = 0; s < NUM_SIZES; s++) {
@@ -466,7 +455,7 @@ int main(int argc, char **argv)
 	};
 	struct alone_table map = {
 		.title = "mapping alone (one allocation, one reservation)",
-		.json_key = "mapping_alone", .names = map_op_names,
+		.json_key = "mapping_alone", .names = op_names + OP_MAP,
 		.num_ops = NUM_MAP_OPS, .stride = NUM_MAP_OPS,
 		.sizes = sizes, .num_sizes = NUM_SIZES,
 		.results = &map_results[0][0],
