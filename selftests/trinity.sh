@@ -85,13 +85,12 @@ deadline=$((SECONDS + limit))
 while kill -0 "$trinity_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
 	sleep 1
 done
+sed 's/^/# /' "$tmp/out" | tail -n 20
 if ! kill -0 "$trinity_pid" 2>/dev/null; then
 	wait "$trinity_pid"
 	status=$?
-	sed 's/^/# /' "$tmp/out" | tail -n 20
 	tap_result "$status" "trinity ran its $calls calls (status $status)"
 else
-	sed 's/^/# /' "$tmp/out" | tail -n 20
 	echo "# trinity still running after $limit s; its processes:"
 	if stuck_in_kernel; then
 		tap_not_ok "trinity ran its $calls calls: stuck in the kernel (above)"
