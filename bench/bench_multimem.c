@@ -80,19 +80,50 @@ static unsigned int reps_for(size_t bytes)
 	return reps < 1 ? 1 : reps > 4000 ? 4000 : (unsigned int)reps;
 }
 
-/* The best of three timings of @reps calls, in seconds per call. */
+/* @reps calls of @stmt, in seconds per call. */
+#define TIME_ONCE(reps, stmt)						\
+	({								\
+		double t0_ = now();					\
+		for (unsigned int r = 0; r < (reps); r++)		\
+			stmt;						\
+		(now() - t0_) / (reps);					\
+	})
+
+#define TRIES 5
+
+/* The best of TRIES timings of @reps calls, in seconds per call. */
 #define TIME_BEST(reps, stmt)						\
 	({								\
-		double best = 1e30;					\
-		for (int try_ = 0; try_ < 3; try_++) {			\
-			double t0 = now();				\
-			for (unsigned int r = 0; r < (reps); r++)	\
-				stmt;					\
-			double dt = (now() - t0) / (reps);		\
-			best = dt < best ? dt : best;			\
+		double best_ = 1e30;					\
+		for (int try_ = 0; try_ < TRIES; try_++) {		\
+			double dt_ = TIME_ONCE(reps, stmt);		\
+			best_ = dt_ < best_ ? dt_ : best_;		\
 		}							\
-		best;							\
+		best_;							\
 	})
+
+/*
+ * The same for an operation and its baseline, timed in turns, each first
+ * in every other turn: a burst of the host's noise falls on both of them
+ * or on neither, and neither always runs in the caches the other left.
+ */
+#define TIME_PAIR(reps, t, stmt, base, base_stmt)			\
+	do {								\
+		t = base = 1e30;					\
+		for (int try_ = 0; try_ < TRIES; try_++) {		\
+			double dt_, db_;				\
+									\
+			if (try_ & 1) {					\
+				db_ = TIME_ONCE(reps, base_stmt);	\
+				dt_ = TIME_ONCE(reps, stmt);		\
+			} else {					\
+				dt_ = TIME_ONCE(reps, stmt);		\
+				db_ = TIME_ONCE(reps, base_stmt);	\
+			}						\
+			t = dt_ < t ? dt_ : t;				\
+			base = db_ < base ? db_ : base;			\
+		}							\
+	} while (0)
 
 static volatile float sink;
 
@@ -252,8 +283,8 @@ static void measure(const char *setup, const struct libcumc_mc_span *span,
 	double t, base, bound;
 	unsigned int m;
 
-	t = TIME_BEST(reps, libcumc_mc_broadcast(span, src, bytes));
-	base = TIME_BEST(reps, for (m = 0; m < members; m++)
+	TIME_PAIR(reps, t, libcumc_mc_broadcast(span, src, bytes),
+		  base, for (m = 0; m < members; m++)
 			memcpy(map->views[m] + off, src, bytes));
 	record(setup, members, bytes, "st", t, base, 0);
 
@@ -262,17 +293,16 @@ static void measure(const char *setup, const struct libcumc_mc_span *span,
 		record(setup, members, bytes, "cuMemcpy", t, base, 0);
 	}
 
-	t = TIME_BEST(reps, libcumc_mc_ld_reduce(dst, span, count, CUMC_F32,
-						 CUMC_OP_ADD));
-	base = TIME_BEST(reps, read_sum((float *)dst, map->views, members, off,
-					count));
+	TIME_PAIR(reps, t, libcumc_mc_ld_reduce(dst, span, count, CUMC_F32,
+						CUMC_OP_ADD),
+		  base, read_sum((float *)dst, map->views, members, off, count));
 	bound = TIME_BEST(reps, read_only_sum(map->views, members, off, count));
 	record(setup, members, bytes, "ld_reduce f32", t, base, bound);
 
-	t = TIME_BEST(reps, libcumc_mc_ld_reduce(dst, span, count * 2,
-						 CUMC_BF16, CUMC_OP_ADD));
-	base = TIME_BEST(reps, read_sum_bf16((uint16_t *)dst, map->views,
-					     members, off, count * 2));
+	TIME_PAIR(reps, t, libcumc_mc_ld_reduce(dst, span, count * 2,
+						CUMC_BF16, CUMC_OP_ADD),
+		  base, read_sum_bf16((uint16_t *)dst, map->views, members,
+				      off, count * 2));
 	record(setup, members, bytes, "ld_reduce bf16", t, base, 0);
 
 	/*
@@ -282,15 +312,15 @@ static void measure(const char *setup, const struct libcumc_mc_span *span,
 	if (bytes > RED_MAX_BYTES)
 		return;
 	reps = reps / 16 ? reps / 16 : 1;
-	t = TIME_BEST(reps, libcumc_mc_red(span, zeros, count, CUMC_F32,
-					   CUMC_OP_ADD));
-	base = TIME_BEST(reps, add_in_place_f32(map->views, members, off,
-					    (const float *)zeros, count));
+	TIME_PAIR(reps, t, libcumc_mc_red(span, zeros, count, CUMC_F32,
+					  CUMC_OP_ADD),
+		  base, add_in_place_f32(map->views, members, off,
+					 (const float *)zeros, count));
 	record(setup, members, bytes, "red f32", t, base, 0);
-	t = TIME_BEST(reps, libcumc_mc_red(span, zeros, count, CUMC_U32,
-					   CUMC_OP_ADD));
-	base = TIME_BEST(reps, add_in_place_u32(map->views, members, off,
-						(const uint32_t *)zeros, count));
+	TIME_PAIR(reps, t, libcumc_mc_red(span, zeros, count, CUMC_U32,
+					  CUMC_OP_ADD),
+		  base, add_in_place_u32(map->views, members, off,
+					 (const uint32_t *)zeros, count));
 	record(setup, members, bytes, "red u32", t, base, 0);
 }
 
