@@ -303,29 +303,39 @@ void *libcumc_copy_streaming(void *restrict dstp, const void *restrict srcp,
 }
 #endif
 
-/* The last-level cache's bytes as the C library reports them; 0: unknown. */
-static size_t libcumc_llc_bytes(void)
+/* This core's L2 cache's bytes as the C library reports them; 0: unknown. */
+static size_t libcumc_l2_bytes(void)
 {
-	static long llc = -1;
-	long bytes = __atomic_load_n(&llc, __ATOMIC_RELAXED);
+	static long l2 = -1;
+	long bytes = __atomic_load_n(&l2, __ATOMIC_RELAXED);
 
 	if (bytes >= 0)
 		return bytes;
-	bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
 	if (bytes < 0)
 		bytes = 0;
-	__atomic_store_n(&llc, bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&l2, bytes, __ATOMIC_RELAXED);
 	return bytes;
 }
 
+/*
+ * A multimem store fills no cache of the thread that issues it, and what
+ * it writes is for the members' readers, not for this thread. Ordinary
+ * stores win while the members' bytes fit this core's own cache (streaming
+ * ones are 0.4 to 0.9 of memcpy there); past it they pay a read for
+ * ownership of every line and evict the caller's data, and streaming
+ * stores beat them from twice the L2 on, even where the shared cache that
+ * the C library reports would hold it all (bench_multimem,
+ * Documentation/performance.md).
+ */
 libcumc_copy_fn libcumc_copy_for_st(size_t members_bytes)
 {
-	size_t llc;
+	size_t l2;
 
 	if (libcumc_cpu_emulated())
 		return libcumc_copies[libcumc_multimem_isa()];
-	llc = libcumc_llc_bytes();
-	if (llc && members_bytes > llc)
+	l2 = libcumc_l2_bytes();
+	if (l2 && members_bytes > l2)
 		return libcumc_copy_streaming;
 	return memcpy;
 }

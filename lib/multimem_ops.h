@@ -49,7 +49,7 @@ typedef void *(*libcumc_copy_fn)(void *restrict dst, const void *restrict src,
 
 /*
  * How multimem.st copies into each member when it stores @members_bytes in
- * all: memcpy; streaming stores past the last-level cache; under an
+ * all: memcpy; streaming stores past this core's L2 cache; under an
  * emulator the data path's own loop (multimem_ops.c says why).
  */
 libcumc_copy_fn libcumc_copy_for_st(size_t members_bytes);
