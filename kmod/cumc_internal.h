@@ -636,14 +636,8 @@ struct cumk_ucmd {
 	u64 new_va_length;
 };
 
-/* Write the command's struct back, no more of it than the caller has. */
-static inline int cumk_ucmd_respond(struct cumk_ucmd *ucmd, size_t cmd_len)
-{
-	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
-			 min_t(size_t, ucmd->user_size, cmd_len)))
-		return -EFAULT;
-	return 0;
-}
+/* cumc_ioctl.c: write the command's struct back, no more than the caller has */
+int cumk_ucmd_respond(struct cumk_ucmd *ucmd, size_t cmd_len);
 
 /* cumc_range.c: range maps, under their owner's lock */
 void cumk_range_map_init(struct cumk_range_map *map);

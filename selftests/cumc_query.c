@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,6 +113,44 @@ TEST_F(query, bad_pointer_faults)
 {
 	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, (void *)16));
 	EXPECT_EQ(EFAULT, errno);
+}
+
+/* The size word is readable, the rest of the struct is not. */
+TEST_F(query, struct_running_into_an_unmapped_page_faults)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct cumc_query *q;
+	char *two;
+
+	two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, two);
+	ASSERT_EQ(0, munmap(two + page, page));
+	q = (struct cumc_query *)(two + page - offsetof(struct cumc_query,
+							   api_version));
+	q->size = sizeof(*q);
+	q->flags = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, CUMC_QUERY, q));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(two, page);
+}
+
+/* Structs are read and answered whole at any address, aligned or not. */
+TEST_F(query, unaligned_struct_answered)
+{
+	struct cumc_query q = { .size = sizeof(q) }, answer;
+	char buf[sizeof(q) + 1 + sizeof(uint32_t)];
+	const uint32_t canary = 0x5a5a5a5a;
+	uint32_t after;
+
+	memcpy(buf + 1, &q, sizeof(q));
+	memcpy(buf + 1 + sizeof(q), &canary, sizeof(canary));
+	ASSERT_EQ(0, ioctl(self->fd, CUMC_QUERY, buf + 1));
+	memcpy(&answer, buf + 1, sizeof(answer));
+	memcpy(&after, buf + 1 + sizeof(q), sizeof(after));
+	EXPECT_EQ(CUMC_API_VERSION, answer.api_version);
+	EXPECT_NE(0, answer.mc_granularity);
+	EXPECT_EQ(canary, after);
 }
 
 TEST_F(query, unknown_commands_refused)

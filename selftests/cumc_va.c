@@ -1390,6 +1390,33 @@ TEST_F(va, freed_range_in_the_middle_is_reused)
 	EXPECT_EQ(0, st_va_free(self->fd, c, g));
 }
 
+/*
+ * The struct is readable but the address cannot be written back: the
+ * caller never learns it, so the range must be free again.
+ */
+TEST_F(va, reserve_unwritable_struct_reserves_nothing)
+{
+	__u64 g = self->gran, hint, again;
+	struct cumc_va_reserve *ro;
+
+	/* A free range of a shared arena, to ask for by its address. */
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, 0, &hint));
+	ASSERT_EQ(0, st_va_free(self->fd, hint, g));
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ro->size = sizeof(*ro);
+	ro->flags = CUMC_VA_RESERVE_SHARED;
+	ro->length = g;
+	ro->addr = hint;
+	ASSERT_EQ(0, mprotect(ro, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, st_ioctl(self->fd, CUMC_VA_RESERVE, ro));
+	ASSERT_EQ(0, st_va_reserve_shared(self->fd, g, 0, hint, &again));
+	EXPECT_EQ(hint, again);
+	EXPECT_EQ(0, st_va_free(self->fd, again, g));
+	munmap(ro, PAGE);
+}
+
 TEST_F(va, reservation_never_spans_arenas)
 {
 	__u64 g = self->gran, first, start, end, addr, s, e;
