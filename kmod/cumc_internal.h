@@ -636,7 +636,8 @@ struct cumk_ucmd {
 	u64 new_va_length;
 };
 
-/* cumc_ioctl.c: write the command's struct back, no more than the caller has */
+/* cumc_ucmd.c: the command's struct, in; and back, no more than the caller has */
+int cumk_ucmd_read(struct cumk_ucmd *ucmd, unsigned int size);
 int cumk_ucmd_respond(struct cumk_ucmd *ucmd, size_t cmd_len);
 
 /* cumc_range.c: range maps, under their owner's lock */
