@@ -257,12 +257,9 @@ static const libcumc_copy_fn libcumc_copies[LIBCUMC_ISA_COUNT] = {
 
 #if defined(__x86_64__)
 /*
- * multimem.st's copy natively once the members' bytes outgrow the
- * last-level cache: stores that bypass it, as glibc's memcpy does for one
- * large block. Copying a chunk at a time, st would otherwise pull every
- * member's lines into a cache they no longer fit, and read each back from
- * memory before writing it (bench_multimem: 0.69-0.83 of memcpy at 256 MiB
- * and 1 GiB per member). Below that size the cache wins, and memcpy runs.
+ * Streaming stores: each line written without being read for ownership
+ * first or kept in this core's caches. libcumc_copy_for_st() says when
+ * multimem.st takes this copy.
  */
 void *libcumc_copy_streaming(void *restrict dstp, const void *restrict srcp,
 			     size_t n)
