@@ -4,12 +4,13 @@
  * the command runs, answered after.
  *
  * A struct of exactly the kernel's size, as every caller built against
- * these headers passes, moves a word at a time in one user access window
- * (cumc_ioctl.c holds every command's struct to whole words).
- * copy_from_user() and copy_to_user() of a size known only at run time
- * check the stack object's bounds and start a string copy: half a null
- * system call of every ioctl in the VM (Documentation/performance.md).
- * Other sizes take the general copies.
+ * these headers passes, is read a word at a time in one user access
+ * window (cumc_ioctl.c holds every command's struct to whole words), and
+ * an answer of whole words is written the same way. copy_from_user() and
+ * copy_to_user() of a size known only at run time check the stack
+ * object's bounds and start a string copy: half a null system call of
+ * every ioctl in the VM (Documentation/performance.md). Other sizes take
+ * the general copies.
  */
 #include <linux/uaccess.h>
 

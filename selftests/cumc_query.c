@@ -115,6 +115,28 @@ TEST_F(query, bad_pointer_faults)
 	EXPECT_EQ(EFAULT, errno);
 }
 
+/*
+ * An older caller's shorter struct, not whole words: read with the rest
+ * zero, answered no further than its size.
+ */
+TEST_F(query, short_struct_answered_up_to_its_size)
+{
+	struct {
+		struct cumc_query q;
+		uint32_t canary;
+	} buf;
+	const uint32_t size = offsetof(struct cumc_query, mc_granularity) + 4;
+
+	memset(&buf, 0x5a, sizeof(buf));
+	buf.q.size = size;
+	buf.q.flags = 0;
+	ASSERT_EQ(0, ioctl(self->fd, CUMC_QUERY, &buf.q));
+	EXPECT_EQ(CUMC_API_VERSION, buf.q.api_version);
+	/* Past its size, the caller's bytes are as it left them. */
+	EXPECT_EQ(0x5a5a5a5a, *(uint32_t *)((char *)&buf.q + size));
+	EXPECT_EQ(0x5a5a5a5a, buf.canary);
+}
+
 /* The size word is readable, the rest of the struct is not. */
 TEST_F(query, struct_running_into_an_unmapped_page_faults)
 {
