@@ -9,14 +9,15 @@
  * different machines, or in the VM, compare.  Nothing is touched: these
  * are control-plane costs.  A second table times cuMemAddressReserve and
  * cuMemAddressFree alone from 2 MiB to 1 TiB (no allocation that large
- * fits a device), beside the kernel's own mmap and munmap of an anonymous
- * PROT_NONE mapping of the same size and a null ioctl of /dev/cumc
- * (CUMC_QUERY: the floor under every call).  A third times cuMemMap,
+ * fits a device), with a null ioctl of /dev/cumc (CUMC_QUERY: the floor
+ * under every call) in the same rounds, beside the kernel's own mmap and
+ * munmap of an anonymous PROT_NONE mapping of the same size in rounds of
+ * their own, a block of rounds at a time.  A third times cuMemMap,
  * cuMemSetAccess and cuMemUnmap alone: one allocation mapped into one
  * reservation again and again, with nothing created or reserved between
- * (how a pool or a remapping allocator calls them).  The tables go to stdout, the same
- * figures as JSON to build/bench/bench_va.json (or the path given as
- * argument).
+ * (how a pool or a remapping allocator calls them).  The tables go to
+ * stdout, the same figures as JSON to build/bench/bench_va.json (or the
+ * path given as argument).
  *
  * Figures, never a verdict: there is no pass or fail.
  */
@@ -39,6 +40,8 @@
 #define REPS 500
 #define WARMUP 50
 #define NULL_CALLS 20000
+/* Turns of the address-space table: REPS is a multiple of it. */
+#define VA_BLOCKS 10
 #define DEFAULT_JSON "build/bench/bench_va.json"
 
 enum op {
@@ -141,19 +144,23 @@ static struct stats stats_of(double *samples, size_t n)
 	return s;
 }
 
-/* The timer's own cost is in both this and every operation. */
-static struct stats null_syscall(void)
-{
-	static double samples[NULL_CALLS];
-	double t;
-	size_t i;
+/*
+ * The null call, timed in turns with the address-space rounds below as
+ * well as before everything: a moment of noise on the host moves the
+ * unit and what it measures alike. The timer's own cost is in both.
+ */
+static double null_samples[NULL_CALLS];
+static size_t num_null_samples;
 
-	for (i = 0; i < NULL_CALLS; i++) {
+static void time_null_calls(size_t n)
+{
+	double t;
+
+	for (; n && num_null_samples < NULL_CALLS; n--) {
 		t = now_ns();
 		syscall(SYS_getppid);
-		samples[i] = now_ns() - t;
+		null_samples[num_null_samples++] = now_ns() - t;
 	}
-	return stats_of(samples, NULL_CALLS);
 }
 
 #define TIMED(samples, op, call) do {				\
@@ -211,16 +218,28 @@ static void measure(const CUmemAllocationProp *prop,
 			out[s][op] = stats_of(samples[s][op], REPS);
 }
 
-/* One reservation and one anonymous mapping of @bytes, each step timed. */
-static void one_va_round(size_t bytes, double t[NUM_VA_OPS])
+/* One reservation of @bytes and the null ioctl, each timed. */
+static void one_reservation_round(size_t bytes, double t[NUM_VA_OPS])
 {
 	struct cumc_query query = { .size = sizeof(query) };
 	CUdeviceptr va;
 	double start;
-	void *p;
 
 	TIMED(t, VA_RESERVE, cuMemAddressReserve(&va, bytes, 0, 0, 0));
 	TIMED(t, VA_FREE, cuMemAddressFree(va, bytes));
+	if (cumc_fd < 0)
+		return;
+	start = now_ns();
+	ioctl(cumc_fd, CUMC_QUERY, &query);
+	t[VA_NULL_IOCTL] = now_ns() - start;
+}
+
+/* The kernel's own: an anonymous mapping of @bytes, each step timed. */
+static void one_anonymous_round(size_t bytes, double t[NUM_VA_OPS])
+{
+	double start;
+	void *p;
+
 	start = now_ns();
 	p = mmap(NULL, bytes, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -232,29 +251,54 @@ static void one_va_round(size_t bytes, double t[NUM_VA_OPS])
 	start = now_ns();
 	munmap(p, bytes);
 	t[VA_MUNMAP] = now_ns() - start;
-	if (cumc_fd < 0)
-		return;
-	start = now_ns();
-	ioctl(cumc_fd, CUMC_QUERY, &query);
-	t[VA_NULL_IOCTL] = now_ns() - start;
 }
 
-static void measure_va(struct stats out[NUM_VA_SIZES][NUM_VA_OPS])
+/* Rounds [@first, @last) of @round, the sizes in turn, keeping @ops. */
+static void va_rounds(void (*round)(size_t bytes, double t[NUM_VA_OPS]),
+		      int first, int last, unsigned int ops,
+		      double samples[NUM_VA_SIZES][NUM_VA_OPS][REPS])
 {
-	static double samples[NUM_VA_SIZES][NUM_VA_OPS][REPS];
 	double t[NUM_VA_OPS];
 	size_t s;
 	int r, op;
 
-	for (r = 0; r < WARMUP; r++)
-		for (s = 0; s < NUM_VA_SIZES; s++)
-			one_va_round(va_sizes[s].bytes, t);
-	for (r = 0; r < REPS; r++) {
+	for (r = first; r < last; r++) {
 		for (s = 0; s < NUM_VA_SIZES; s++) {
-			one_va_round(va_sizes[s].bytes, t);
-			for (op = 0; op < num_va_ops; op++)
-				samples[s][op][r] = t[op];
+			round(va_sizes[s].bytes, t);
+			for (op = 0; op < NUM_VA_OPS; op++)
+				if (ops & 1u << op)
+					samples[s][op][r] = t[op];
 		}
+	}
+}
+
+/*
+ * The reservations and the anonymous mappings take turns a block of
+ * rounds at a time, with the null call, so that all see the same host.
+ * Not round by round: under TCG a call costs more the more other kernel
+ * code ran just before it, and a reservation right after an mmap and
+ * munmap of up to 1 TiB would be timed with that code's cost in it.
+ */
+static void measure_va(struct stats out[NUM_VA_SIZES][NUM_VA_OPS])
+{
+	static double samples[NUM_VA_SIZES][NUM_VA_OPS][REPS];
+	unsigned int reservation_ops = 1u << VA_RESERVE | 1u << VA_FREE;
+	unsigned int anonymous_ops = 1u << VA_MMAP | 1u << VA_MUNMAP;
+	int b, first, last, op;
+	size_t s;
+
+	if (cumc_fd >= 0)
+		reservation_ops |= 1u << VA_NULL_IOCTL;
+	va_rounds(one_reservation_round, 0, WARMUP, 0, samples);
+	va_rounds(one_anonymous_round, 0, WARMUP, 0, samples);
+	for (b = 0; b < VA_BLOCKS; b++) {
+		first = b * REPS / VA_BLOCKS;
+		last = first + REPS / VA_BLOCKS;
+		va_rounds(one_reservation_round, first, last, reservation_ops,
+			  samples);
+		va_rounds(one_anonymous_round, first, last, anonymous_ops,
+			  samples);
+		time_null_calls(NULL_CALLS / 2 / VA_BLOCKS);
 	}
 	for (s = 0; s < NUM_VA_SIZES; s++)
 		for (op = 0; op < num_va_ops; op++)
@@ -468,7 +512,7 @@ int main(int argc, char **argv)
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	prop.location.id = 0;
-	null = null_syscall();
+	time_null_calls(NULL_CALLS / 2);
 	measure(&prop, results);
 	cumc_fd = open("/dev/cumc", O_RDWR | O_CLOEXEC);
 	if (cumc_fd < 0 && errno == ENOENT) {
@@ -480,6 +524,7 @@ int main(int argc, char **argv)
 	}
 	measure_va(va_results);
 	measure_mapping(&prop, map_results);
+	null = stats_of(null_samples, num_null_samples);
 	print_table(results, null);
 	va.num_ops = num_va_ops;
 	print_alone_table(&va, null);
