@@ -550,8 +550,9 @@ struct cumk_mapping {
  * @link: in @client's arenas, under its arenas_lock (shared arenas only)
  * @lock: protects @reservations, @cursor, every reservation's mappings and
  *        the mappings in them; taken after mmap_lock and the client's
- *        arenas_lock. Every path to an arena goes through its VMA or the
- *        client's list under mmap_lock, which keeps the arena alive.
+ *        arenas_lock. Every path to an arena goes through its VMA under
+ *        mmap_lock or through the client's list under arenas_lock, either
+ *        of which keeps the arena alive.
  * @reservations: address range -> struct cumk_va
  * @cursor: no byte of the arena below it is free: the first-fit search
  *          for room starts there

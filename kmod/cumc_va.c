@@ -32,8 +32,11 @@
  * not for other mappings of the process.
  *
  * Lock order: mmap_lock, then the client's arenas_lock, then
- * cumk_arena.lock. Every path to an arena goes through its VMA (or the
- * client's list) under mmap_lock, which keeps the arena alive.
+ * cumk_arena.lock. Every path to an arena goes through its VMA under
+ * mmap_lock, or through the client's list under arenas_lock (a shared
+ * arena leaves the list, in close(), before it is freed): either keeps
+ * the arena alive. Reserving without a hint and freeing in a shared arena
+ * go through the list, and take no mmap_lock.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -436,30 +439,29 @@ static bool cumk_va_hole(u64 addr, u64 length)
  * arena, else anywhere there is room. -ENOSPC when no arena has room; 1
  * when @hint is outside every arena, in a hole of the process, where the
  * slow path can honour it. Once placed, @va is the arena's: another
- * thread may free it as soon as the locks are dropped.
+ * thread may free it as soon as the locks are dropped. Only the hint
+ * needs the mmap_lock, to look at the process's VMAs; the client's list
+ * finds the room.
  */
 static int cumk_va_place(struct cumk_client *client, struct cumk_va *va,
 			 u64 hint, u64 align, u64 *addr)
 {
-	int ret = 0;
+	bool placed = false, hole = false;
 
-	mmap_read_lock(current->mm);
 	if (hint && IS_ALIGNED(hint, align)) {
-		if (cumk_va_place_at(client, va, hint)) {
-			*addr = hint;
-			goto out_unlock;
-		}
-		if (cumk_va_hole(hint, va->length)) {
-			ret = 1;
-			goto out_unlock;
-		}
+		mmap_read_lock(current->mm);
+		placed = cumk_va_place_at(client, va, hint);
+		hole = !placed && cumk_va_hole(hint, va->length);
+		mmap_read_unlock(current->mm);
 	}
+	if (placed) {
+		*addr = hint;
+		return 0;
+	}
+	if (hole)
+		return 1;
 	*addr = cumk_va_place_anywhere(client, va, align);
-	if (!*addr)
-		ret = -ENOSPC;
-out_unlock:
-	mmap_read_unlock(current->mm);
-	return ret;
+	return *addr ? 0 : -ENOSPC;
 }
 
 static vm_fault_t cumk_arena_fault(struct vm_fault *vmf)
@@ -612,46 +614,93 @@ static void cumk_mapping_zap(struct cumk_arena *arena, struct cumk_mapping *m)
 }
 
 /*
- * Take the reservation [@addr, @addr + @length) of @client out of its
- * arena, deciding and acting under the arena's lock: of two concurrent
- * frees, one removes it. Unmaps a single arena.
+ * Take the reservation [@addr, @addr + @length) out of @arena, deciding
+ * and acting under the arena's lock: of two concurrent frees, one removes
+ * it.
  */
-static int cumk_va_free(struct cumk_client *client, u64 addr, u64 length)
+static struct cumk_va *cumk_arena_take(struct cumk_arena *arena, u64 addr,
+				       u64 length)
 {
-	struct cumk_arena *arena;
-	u64 unmap_addr = 0, unmap_length = 0;
-	struct cumk_va *va = NULL;
-	int ret = 0;
+	struct cumk_va *va;
 
-	mmap_read_lock(current->mm);
-	arena = cumk_arena_find(client, addr);
-	if (!arena) {
-		ret = -ENXIO;
-		goto out_unlock_mm;
-	}
 	down_write(&arena->lock);
 	va = cumk_arena_va(arena, addr);
 	if (!va || va->addr != addr)
-		ret = -ENXIO;
+		va = ERR_PTR(-ENXIO);
 	else if (va->length != length)
-		ret = -EINVAL;
+		va = ERR_PTR(-EINVAL);
 	else if (!cumk_range_map_empty(&va->mappings))
-		ret = -EBUSY;
+		va = ERR_PTR(-EBUSY);
 	else
 		cumk_arena_remove(arena, va);
-	if (!ret && arena->single) {
-		unmap_addr = arena->start;
-		unmap_length = arena->length;
-	}
 	up_write(&arena->lock);
-out_unlock_mm:
+	return va;
+}
+
+/*
+ * A reservation of @client in a shared arena of this process, taken out
+ * of it; NULL when no shared arena holds @addr. The client's list finds
+ * the arena, and its lock keeps it alive: no mmap_lock.
+ */
+static struct cumk_va *cumk_va_take_shared(struct cumk_client *client,
+					   u64 addr, u64 length)
+{
+	struct cumk_arena *arena;
+	struct cumk_va *va = NULL;
+
+	mutex_lock(&client->arenas_lock);
+	list_for_each_entry(arena, &client->arenas, link) {
+		if (arena->mm == current->mm &&
+		    addr - arena->start < arena->length) {
+			va = cumk_arena_take(arena, addr, length);
+			break;
+		}
+	}
+	mutex_unlock(&client->arenas_lock);
+	return va;
+}
+
+/*
+ * A reservation of @client taken out of its arena, found by the arena's
+ * VMA: a single arena's (or a shared one's mapped since the list was
+ * looked at). For a single arena, *@unmap_addr and *@unmap_length say
+ * what to unmap.
+ */
+static struct cumk_va *cumk_va_take_by_vma(struct cumk_client *client,
+					   u64 addr, u64 length,
+					   u64 *unmap_addr, u64 *unmap_length)
+{
+	struct cumk_arena *arena;
+	struct cumk_va *va;
+
+	mmap_read_lock(current->mm);
+	arena = cumk_arena_find(client, addr);
+	va = arena ? cumk_arena_take(arena, addr, length) : ERR_PTR(-ENXIO);
+	if (!IS_ERR(va) && arena->single) {
+		*unmap_addr = arena->start;
+		*unmap_length = arena->length;
+	}
 	mmap_read_unlock(current->mm);
-	if (ret)
-		return ret;
+	return va;
+}
+
+/* Take the reservation [@addr, @addr + @length) of @client and free it. */
+static int cumk_va_free(struct cumk_client *client, u64 addr, u64 length)
+{
+	u64 unmap_addr = 0, unmap_length = 0;
+	struct cumk_va *va;
+
+	va = cumk_va_take_shared(client, addr, length);
+	if (!va)
+		va = cumk_va_take_by_vma(client, addr, length, &unmap_addr,
+					 &unmap_length);
+	if (IS_ERR(va))
+		return PTR_ERR(va);
 	cumk_va_destroy(va);
 	/*
-	 * Empty now, and taking no other reservation. Unmapping it can only
-	 * race with the process unmapping that range itself.
+	 * A single arena is empty now, and takes no other reservation.
+	 * Unmapping it can only race with the process unmapping that range
+	 * itself.
 	 */
 	if (unmap_addr)
 		cumk_vm_unmap(unmap_addr, unmap_length);

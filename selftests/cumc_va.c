@@ -1607,4 +1607,77 @@ TEST_F(va, threads_reserving_at_once_get_distinct_ranges)
 		EXPECT_EQ(0, st_va_free(self->fd, all[i], self->gran));
 }
 
+struct arena_churn {
+	int fd;
+	__u64 gran;
+	bool *stop;
+	int rounds;
+	int vanished;
+	/* A result no race explains, or 0. */
+	int bad;
+};
+
+static void *arena_churner(void *arg)
+{
+	struct arena_churn *c = arg;
+	__u64 addr;
+	int ret;
+
+	while (!__atomic_load_n(c->stop, __ATOMIC_RELAXED)) {
+		ret = st_va_reserve_shared(c->fd, c->gran, 0, 0, &addr);
+		if (ret) {
+			c->bad = ret;
+			break;
+		}
+		/* Its arena may have been unmapped, the reservation with it. */
+		ret = st_va_free(c->fd, addr, c->gran);
+		if (ret && ret != -ENXIO) {
+			c->bad = ret;
+			break;
+		}
+		c->vanished += ret == -ENXIO;
+		c->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * Reserving without a hint and freeing find a shared arena through the
+ * client's list, without the mmap_lock: an arena the process unmaps whole
+ * meanwhile takes the reservations in it along, and is used by no call
+ * after it is freed (the KASAN lane runs this too).
+ */
+TEST_F(va, arena_unmapped_while_threads_reserve_and_free)
+{
+	__u64 g = self->gran, addr, start = 0, end = 0;
+	bool stop = false;
+	struct arena_churn c[2];
+	int i, unmapped = 0;
+	pthread_t t[2];
+
+	for (i = 0; i < 2; i++) {
+		c[i] = (struct arena_churn){
+			.fd = self->fd, .gran = g, .stop = &stop,
+		};
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, arena_churner, &c[i]));
+	}
+	for (i = 0; i < 50; i++) {
+		if (st_va_reserve_shared(self->fd, g, 0, 0, &addr) ||
+		    st_vma_of(addr, &start, &end))
+			break;
+		if (munmap(ptr(start), end - start) == 0)
+			unmapped++;
+	}
+	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_EQ(50, unmapped);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, c[i].bad);
+		EXPECT_LT(0, c[i].rounds);
+		TH_LOG("thread %d: %d rounds, %d reservations gone with their arena",
+		       i, c[i].rounds, c[i].vanished);
+	}
+}
+
 TEST_HARNESS_MAIN
