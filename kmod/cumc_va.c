@@ -640,7 +640,7 @@ static struct cumk_va *cumk_arena_take(struct cumk_arena *arena, u64 addr,
 /*
  * A reservation of @client in a shared arena of this process, taken out
  * of it; NULL when no shared arena holds @addr. The client's list finds
- * the arena, and its lock keeps it alive: no mmap_lock.
+ * the arena, and the list's lock keeps it alive: no mmap_lock.
  */
 static struct cumk_va *cumk_va_take_shared(struct cumk_client *client,
 					   u64 addr, u64 length)

@@ -1607,11 +1607,13 @@ TEST_F(va, threads_reserving_at_once_get_distinct_ranges)
 		EXPECT_EQ(0, st_va_free(self->fd, all[i], self->gran));
 }
 
+#define CHURN_ROUNDS 1000
+
 struct arena_churn {
 	int fd;
 	__u64 gran;
-	bool *stop;
-	int rounds;
+	pthread_barrier_t *start;
+	bool done;
 	int vanished;
 	/* A result no race explains, or 0. */
 	int bad;
@@ -1621,9 +1623,10 @@ static void *arena_churner(void *arg)
 {
 	struct arena_churn *c = arg;
 	__u64 addr;
-	int ret;
+	int i, ret;
 
-	while (!__atomic_load_n(c->stop, __ATOMIC_RELAXED)) {
+	pthread_barrier_wait(c->start);
+	for (i = 0; i < CHURN_ROUNDS && !c->bad; i++) {
 		ret = st_va_reserve_shared(c->fd, c->gran, 0, 0, &addr);
 		if (ret) {
 			c->bad = ret;
@@ -1631,14 +1634,22 @@ static void *arena_churner(void *arg)
 		}
 		/* Its arena may have been unmapped, the reservation with it. */
 		ret = st_va_free(c->fd, addr, c->gran);
-		if (ret && ret != -ENXIO) {
+		if (ret && ret != -ENXIO)
 			c->bad = ret;
-			break;
-		}
 		c->vanished += ret == -ENXIO;
-		c->rounds++;
 	}
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+static bool churners_done(struct arena_churn *c, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!__atomic_load_n(&c[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
 }
 
 /*
@@ -1650,34 +1661,38 @@ static void *arena_churner(void *arg)
 TEST_F(va, arena_unmapped_while_threads_reserve_and_free)
 {
 	__u64 g = self->gran, addr, start = 0, end = 0;
-	bool stop = false;
+	int i, unmapped = 0, failed = 0;
 	struct arena_churn c[2];
-	int i, unmapped = 0;
+	pthread_barrier_t go;
 	pthread_t t[2];
 
+	ASSERT_EQ(0, pthread_barrier_init(&go, NULL, 3));
 	for (i = 0; i < 2; i++) {
 		c[i] = (struct arena_churn){
-			.fd = self->fd, .gran = g, .stop = &stop,
+			.fd = self->fd, .gran = g, .start = &go,
 		};
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, arena_churner, &c[i]));
 	}
-	for (i = 0; i < 50; i++) {
+	pthread_barrier_wait(&go);
+	do {
 		if (st_va_reserve_shared(self->fd, g, 0, 0, &addr) ||
-		    st_vma_of(addr, &start, &end))
-			break;
-		if (munmap(ptr(start), end - start) == 0)
+		    st_vma_of(addr, &start, &end) ||
+		    munmap(ptr(start), end - start))
+			failed++;
+		else
 			unmapped++;
-	}
-	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+	} while (!failed && !churners_done(c, 2));
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	EXPECT_EQ(50, unmapped);
+	pthread_barrier_destroy(&go);
+	EXPECT_EQ(0, failed);
+	EXPECT_LT(0, unmapped);
 	for (i = 0; i < 2; i++) {
 		EXPECT_EQ(0, c[i].bad);
-		EXPECT_LT(0, c[i].rounds);
-		TH_LOG("thread %d: %d rounds, %d reservations gone with their arena",
-		       i, c[i].rounds, c[i].vanished);
+		TH_LOG("thread %d: %d of %d reservations gone with their arena",
+		       i, c[i].vanished, CHURN_ROUNDS);
 	}
+	TH_LOG("%d arenas unmapped", unmapped);
 }
 
 TEST_HARNESS_MAIN
