@@ -661,22 +661,23 @@ static struct cumk_va *cumk_va_take_shared(struct cumk_client *client,
 }
 
 /*
- * A reservation of @client taken out of its arena, found by the arena's
- * VMA: a single arena's (or a shared one's mapped since the list was
- * looked at). For a single arena, *@unmap_addr and *@unmap_length say
- * what to unmap.
+ * A reservation of @client in a single arena, found by the arena's VMA,
+ * taken out of it; *@unmap_addr and *@unmap_length: the arena, to unmap.
+ * Shared arenas are the list's: one mapped since the list was looked at
+ * holds no reservation the caller can have been given.
  */
-static struct cumk_va *cumk_va_take_by_vma(struct cumk_client *client,
+static struct cumk_va *cumk_va_take_single(struct cumk_client *client,
 					   u64 addr, u64 length,
 					   u64 *unmap_addr, u64 *unmap_length)
 {
 	struct cumk_arena *arena;
-	struct cumk_va *va;
+	struct cumk_va *va = ERR_PTR(-ENXIO);
 
 	mmap_read_lock(current->mm);
 	arena = cumk_arena_find(client, addr);
-	va = arena ? cumk_arena_take(arena, addr, length) : ERR_PTR(-ENXIO);
-	if (!IS_ERR(va) && arena->single) {
+	if (arena && arena->single)
+		va = cumk_arena_take(arena, addr, length);
+	if (!IS_ERR(va)) {
 		*unmap_addr = arena->start;
 		*unmap_length = arena->length;
 	}
@@ -692,13 +693,13 @@ static int cumk_va_free(struct cumk_client *client, u64 addr, u64 length)
 
 	va = cumk_va_take_shared(client, addr, length);
 	if (!va)
-		va = cumk_va_take_by_vma(client, addr, length, &unmap_addr,
+		va = cumk_va_take_single(client, addr, length, &unmap_addr,
 					 &unmap_length);
 	if (IS_ERR(va))
 		return PTR_ERR(va);
 	cumk_va_destroy(va);
 	/*
-	 * A single arena is empty now, and takes no other reservation.
+	 * A single arena, empty now, and taking no other reservation.
 	 * Unmapping it can only race with the process unmapping that range
 	 * itself.
 	 */
