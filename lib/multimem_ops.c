@@ -321,9 +321,9 @@ static size_t libcumc_l2_bytes(void)
  * stores win while the members' bytes fit this core's own cache (streaming
  * ones are 0.4 to 0.9 of memcpy there); past it they pay a read for
  * ownership of every line and evict the caller's data, and streaming
- * stores beat them from twice the L2 on, even where the shared cache that
- * the C library reports would hold it all (bench_multimem,
- * Documentation/performance.md).
+ * stores are at least level with them from the L2's size on and ahead
+ * beyond, even where the shared cache that the C library reports would
+ * hold it all (bench_multimem, Documentation/performance.md).
  */
 libcumc_copy_fn libcumc_copy_for_st(size_t members_bytes)
 {
