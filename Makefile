@@ -236,7 +236,8 @@ check:
 	$(CHECK_TIMEOUTS) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/api_doc.sh \
-			selftests/vm-run/test-vm-run.sh scripts/tests/test-dkms.sh \
+			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
+			scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
