@@ -236,6 +236,7 @@ check:
 	$(CHECK_TIMEOUTS) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/api_doc.sh \
+			conformance/errors/check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
 			scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \

@@ -4,8 +4,10 @@
 # Record the answers of the driver libcuda.so.1 names on this machine
 # (NVIDIA's, on a machine with a GPU): build probe.c against the CUDA
 # toolkit's cuda.h and that libcuda.so.1, run every probe, write
-# answers/<driver version>.txt.  Touches no multicast entry point and no
-# GPU setting: the probes allocate, map, copy and free a few MiB.
+# answers/<driver version>.txt; and its error names and strings, from
+# errors/error_strings.c, in errors/<driver version>.tsv.  Touches no
+# multicast entry point and no GPU setting: the probes allocate, map, copy
+# and free a few MiB.
 #
 #   conformance/record.sh [CUDA_INCLUDE_DIR]
 
@@ -32,3 +34,13 @@ out="$here/answers/$driver.txt"
 	"$work/probe"
 } >"$out"
 echo "record.sh: $(grep -vc '^#' "$out") answers in $out"
+
+cc -std=gnu11 -Wall -Werror -I"$include" -o "$work/error_strings" \
+	"$here/errors/error_strings.c" -L"$(dirname "$libcuda")" -l:libcuda.so.1
+out="$here/errors/$driver.tsv"
+{
+	echo "# NVIDIA's driver $driver, $gpu: cuGetErrorName and cuGetErrorString."
+	echo "# Recorded $(date -u +%F) by conformance/record.sh, errors/error_strings.c built against $(readlink -f "$include")/cuda.h."
+	"$work/error_strings"
+} >"$out"
+echo "record.sh: $(grep -vc '^#' "$out") error lines in $out"

@@ -2,7 +2,8 @@
 /*
  * cuGetErrorName and cuGetErrorString: every CUresult of the header has a
  * name equal to its enumerator and a description; anything else is refused
- * the way the real driver refuses it.
+ * the way the real driver refuses it. That each description is the real
+ * driver's (two codes share one there) is conformance/errors/check.sh's.
  *
  * The list of codes comes from tests/abi/abi_list.h, which abi_check.sh
  * holds equal to the toolkit's cuda.h.
@@ -65,24 +66,7 @@ START_TEST(every_code_has_a_description)
 
 	ck_assert_int_eq(cuGetErrorString(known->code, &text), CUDA_SUCCESS);
 	ck_assert_ptr_nonnull(text);
-	ck_assert_uint_gt(strlen(text), 10);
-}
-END_TEST
-
-START_TEST(descriptions_are_distinct)
-{
-	const char *text_i, *text_j;
-	size_t j;
-
-	ck_assert_int_eq(cuGetErrorString(known_results[_i].code, &text_i),
-			 CUDA_SUCCESS);
-	for (j = _i + 1; j < NUM_KNOWN_RESULTS; j++) {
-		ck_assert_int_eq(cuGetErrorString(known_results[j].code,
-						  &text_j), CUDA_SUCCESS);
-		ck_assert_msg(strcmp(text_i, text_j) != 0,
-			      "%s and %s share a description",
-			      known_results[_i].name, known_results[j].name);
-	}
+	ck_assert_uint_gt(strlen(text), 0);
 }
 END_TEST
 
@@ -168,8 +152,6 @@ int main(void)
 	tcase_add_loop_test(known, every_code_has_its_enumerator_name, 0,
 			    NUM_KNOWN_RESULTS);
 	tcase_add_loop_test(known, every_code_has_a_description, 0,
-			    NUM_KNOWN_RESULTS);
-	tcase_add_loop_test(known, descriptions_are_distinct, 0,
 			    NUM_KNOWN_RESULTS);
 	tcase_add_test(known, representative_codes);
 	suite_add_tcase(s, known);
