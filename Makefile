@@ -245,6 +245,7 @@ check:
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \
 			tools/tests/test-cumcctl-schema.sh" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
+			lib/tests/abi/nvrtc.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
 			lib/tests/abi/samples.sh \
 			scripts/tests/test-install.sh \

@@ -56,6 +56,7 @@ CUMC_PROC("cuGetErrorName", 6000, cuGetErrorName)
 
 CUMC_PROC("cuInit", 2000, cuInit)
 CUMC_PROC("cuDriverGetVersion", 2020, cuDriverGetVersion)
+CUMC_PROC("cuGetExportTable", 3000, cuGetExportTable)
 CUMC_PROC("cuGetProcAddress", 11030, cuGetProcAddress_v1)
 CUMC_PROC("cuGetProcAddress", 12000, cuGetProcAddress_v2)
 

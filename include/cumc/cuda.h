@@ -919,6 +919,8 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
 
 CUresult CUDAAPI cuInit(unsigned int Flags);
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
+CUresult CUDAAPI cuGetExportTable(const void **ppExportTable,
+				  const CUuuid *pExportTableId);
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn,
 				  int cudaVersion, cuuint64_t flags,
 				  CUdriverProcAddressQueryResult *symbolStatus);
