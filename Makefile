@@ -238,7 +238,7 @@ check:
 			lib/tests/abi/api_doc.sh \
 			conformance/errors/check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
-			scripts/tests/test-dkms.sh \
+			scripts/tests/test-imex-channel-names.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \

@@ -1001,6 +1001,11 @@ struct cumk_grant *cumk_grant_create(int access);
 void cumk_grant_put(struct cumk_grant *grant);
 void cumk_grant_set(struct cumk_grant *grant, struct cumk_mc *mc, int access);
 
+/* cumc_channel.c: the IMEX channel devices, under cumc's and NVIDIA's names */
+int cumk_channel_init(void);
+void cumk_channel_exit(void);
+int cumk_channel_of_file(struct file *file);
+
 /* cumc_sharing.c: exported fds, fabric handles and IMEX channels */
 int cumk_sharing_init(void);
 void cumk_sharing_exit(void);

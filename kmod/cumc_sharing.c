@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sharing objects between clients: POSIX file descriptors, fabric handles
- * and the IMEX channels that guard the latter.
+ * and attaching the IMEX channels (cumc_channel.c) that guard the latter.
  *
  * An exported fd is an anonymous file holding a reference on the object.
  * A fabric handle is a random token naming an entry of the fabric export
@@ -9,21 +9,10 @@
  * only if the object is still alive.
  */
 #include <linux/anon_inodes.h>
-#include <linux/cdev.h>
-#include <linux/device.h>
 #include <linux/file.h>
-#include <linux/module.h>
 
 #include "cumc_compat.h"
 #include "cumc_internal.h"
-
-static unsigned int imex_channels = 4;
-module_param(imex_channels, uint, 0444);
-MODULE_PARM_DESC(imex_channels, "Number of IMEX channel devices, 1 to 256 (default 4)");
-
-static dev_t cumk_channel_devt;
-static struct class *cumk_channel_class;
-static struct cdev cumk_channel_cdev;
 
 static int cumk_export_release(struct inode *inode, struct file *filp)
 {
@@ -129,16 +118,6 @@ int cumk_sharing_ioctl_import_fd(struct cumk_ucmd *ucmd)
 	return ret;
 }
 
-static int cumk_channel_open(struct inode *inode, struct file *filp)
-{
-	return nonseekable_open(inode, filp);
-}
-
-static const struct file_operations cumk_channel_fops = {
-	.owner = THIS_MODULE,
-	.open = cumk_channel_open,
-};
-
 int cumk_sharing_ioctl_attach_channel(struct cumk_ucmd *ucmd)
 {
 	struct cumc_attach_channel *cmd = ucmd->cmd;
@@ -151,12 +130,10 @@ int cumk_sharing_ioctl_attach_channel(struct cumk_ucmd *ucmd)
 	f = fdget(cmd->fd);
 	if (!cumk_fd_file(f))
 		return -EBADF;
-	if (cumk_fd_file(f)->f_op != &cumk_channel_fops) {
-		fdput(f);
-		return -EBADFD;
-	}
-	channel = iminor(file_inode(cumk_fd_file(f)));
+	channel = cumk_channel_of_file(cumk_fd_file(f));
 	fdput(f);
+	if (channel < 0)
+		return channel;
 	if (cmpxchg(&client->channel, CUMC_NO_CHANNEL, channel) !=
 	    CUMC_NO_CHANNEL)
 		return -EBUSY;
@@ -236,67 +213,13 @@ err_put:
 	return ret;
 }
 
-static char *cumk_channel_devnode(CUMC_DEVNODE_CONST struct device *dev,
-				  umode_t *mode)
-{
-	return kasprintf(GFP_KERNEL, "cumc-imex-channels/%s", dev_name(dev));
-}
-
 int cumk_sharing_init(void)
 {
-	unsigned int i;
-	int ret;
-
-	if (imex_channels < 1 || imex_channels > 256)
-		return -EINVAL;
 	cumk_object_fabric_init();
-	ret = alloc_chrdev_region(&cumk_channel_devt, 0, imex_channels,
-				  "cumc-imex");
-	if (ret)
-		return ret;
-	cumk_channel_class = cumk_class_create("cumc-imex");
-	if (IS_ERR(cumk_channel_class)) {
-		ret = PTR_ERR(cumk_channel_class);
-		goto err_region;
-	}
-	cumk_channel_class->devnode = cumk_channel_devnode;
-	cdev_init(&cumk_channel_cdev, &cumk_channel_fops);
-	ret = cdev_add(&cumk_channel_cdev, cumk_channel_devt, imex_channels);
-	if (ret)
-		goto err_class;
-	for (i = 0; i < imex_channels; i++) {
-		struct device *dev;
-
-		dev = device_create(cumk_channel_class, NULL,
-				    MKDEV(MAJOR(cumk_channel_devt), i), NULL,
-				    "channel%u", i);
-		if (IS_ERR(dev)) {
-			ret = PTR_ERR(dev);
-			goto err_devices;
-		}
-	}
-	return 0;
-
-err_devices:
-	while (i--)
-		device_destroy(cumk_channel_class,
-			       MKDEV(MAJOR(cumk_channel_devt), i));
-	cdev_del(&cumk_channel_cdev);
-err_class:
-	class_destroy(cumk_channel_class);
-err_region:
-	unregister_chrdev_region(cumk_channel_devt, imex_channels);
-	return ret;
+	return cumk_channel_init();
 }
 
 void cumk_sharing_exit(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < imex_channels; i++)
-		device_destroy(cumk_channel_class,
-			       MKDEV(MAJOR(cumk_channel_devt), i));
-	cdev_del(&cumk_channel_cdev);
-	class_destroy(cumk_channel_class);
-	unregister_chrdev_region(cumk_channel_devt, imex_channels);
+	cumk_channel_exit();
 }

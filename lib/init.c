@@ -74,17 +74,39 @@ static CUresult libcumc_open_client(void)
 	return CUDA_SUCCESS;
 }
 
-/* Where devtmpfs puts the module's IMEX channel devices. */
-#define CUMC_CHANNEL_PATH "/dev/cumc-imex-channels/channel%lu"
+/*
+ * Where the module's IMEX channel devices are: under cumc's name, always
+ * the module's, then under NVIDIA's, where a container may have been
+ * given only that one.
+ */
+static const char *const libcumc_channel_dirs[] = {
+	"/dev/cumc-imex-channels",
+	"/dev/nvidia-caps-imex-channels",
+};
+#define CUMC_NUM_CHANNEL_DIRS \
+	(sizeof(libcumc_channel_dirs) / sizeof(libcumc_channel_dirs[0]))
 /* The module makes at most this many channels. */
 #define CUMC_MAX_CHANNELS 256
 
+/* Channel @n by either name; errno is ENOENT only when neither exists. */
 static int libcumc_open_channel(unsigned long n)
 {
+	int err = ENOENT;
 	char path[64];
+	size_t i;
+	int fd;
 
-	snprintf(path, sizeof(path), CUMC_CHANNEL_PATH, n);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < CUMC_NUM_CHANNEL_DIRS; i++) {
+		snprintf(path, sizeof(path), "%s/channel%lu",
+			 libcumc_channel_dirs[i], n);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOENT)
+			err = errno;
+	}
+	errno = err;
+	return -1;
 }
 
 /*

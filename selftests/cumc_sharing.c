@@ -14,10 +14,13 @@
  */
 #include <grp.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +31,9 @@
 #include "cumc_selftest.h"
 
 #define CHANNEL_PATH "/dev/cumc-imex-channels/channel%u"
+/* The same channels under NVIDIA's name, the major /proc/devices gives it. */
+#define NVIDIA_CHANNEL_PATH "/dev/nvidia-caps-imex-channels/channel%u"
+#define NVIDIA_CHANNEL_REGION "nvidia-caps-imex-channels"
 #define FH_SIZE CUMC_FABRIC_HANDLE_SIZE
 /* An unprivileged user and group that exist on every Debian system. */
 #define NOBODY 65534
@@ -486,6 +492,95 @@ static void export_filled_fabric(struct __test_metadata *_metadata,
 				CUMC_ACCESS_READWRITE, addr));
 	probe_fill(*addr, self->gran, SEED);
 	ASSERT_EQ(0, st_export_fabric(self->fd, *h, fh));
+}
+
+/* The major /proc/devices lists for @name, or -1. */
+static int proc_devices_major(const char *name)
+{
+	char line[128], found[64];
+	int major = -1, m;
+	FILE *f;
+
+	f = fopen("/proc/devices", "re");
+	if (!f)
+		return -1;
+	while (major < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s", &m, found) == 2 &&
+		    !strcmp(found, name))
+			major = m;
+	fclose(f);
+	return major;
+}
+
+/* A new client attached through the node at @path: its channel, or -errno. */
+static int attach_through(const char *path)
+{
+	__u32 n = ~0u;
+	int fd, ch, ret;
+
+	ch = open(path, O_RDONLY | O_CLOEXEC);
+	if (ch < 0)
+		return -errno;
+	fd = st_open();
+	ret = fd < 0 ? fd : st_attach_channel(fd, ch, &n);
+	close(ch);
+	if (fd >= 0)
+		close(fd);
+	return ret ? ret : (int)n;
+}
+
+/*
+ * Every channel has a node under NVIDIA's name too, of the major that
+ * /proc/devices names as NVIDIA's driver does, and it opens the same
+ * channel; so does a node made with mknod (as setup scripts and container
+ * runtimes make them) in another directory.
+ */
+TEST_F(sharing, nvidia_channel_names)
+{
+	char path[64], dir[] = "/tmp/cumc_sharing.XXXXXX";
+	__u8 fh[FH_SIZE];
+	__u64 h, h2, addr;
+	int major, other, ch;
+	struct stat st;
+	unsigned int n;
+
+	major = proc_devices_major(NVIDIA_CHANNEL_REGION);
+	ASSERT_LT(0, major);
+	EXPECT_NE(major, proc_devices_major("cumc-imex"));
+	for (n = 0; n < self->channels; n++) {
+		snprintf(path, sizeof(path), NVIDIA_CHANNEL_PATH, n);
+		ASSERT_EQ(0, stat(path, &st));
+		EXPECT_TRUE(S_ISCHR(st.st_mode));
+		EXPECT_EQ(major, major(st.st_rdev));
+		EXPECT_EQ(n, minor(st.st_rdev));
+		EXPECT_EQ(n, attach_through(path));
+	}
+	snprintf(path, sizeof(path), NVIDIA_CHANNEL_PATH,
+		 (unsigned int)self->channels);
+	EXPECT_NE(0, access(path, F_OK));
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/channel", dir);
+	n = self->channels - 1;
+	EXPECT_EQ(0, mknod(path, S_IFCHR | 0600, makedev(major, n)));
+	EXPECT_EQ(n, attach_through(path));
+	unlink(path);
+	rmdir(dir);
+
+	/* Channel 0 by cumc's name and by NVIDIA's: one channel. */
+	export_filled_fabric(_metadata, self, fh, &h, &addr);
+	other = st_open();
+	ASSERT_LE(0, other);
+	snprintf(path, sizeof(path), NVIDIA_CHANNEL_PATH, 0);
+	ch = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ch);
+	ASSERT_EQ(0, st_attach_channel(other, ch, NULL));
+	EXPECT_EQ(0, close(ch));
+	ASSERT_EQ(0, st_import_fabric(other, fh, &h2));
+	EXPECT_EQ(0, st_release(other, h2));
+	EXPECT_EQ(0, close(other));
+	EXPECT_EQ(0, st_unmap_free(self->fd, addr, self->gran));
+	EXPECT_EQ(0, st_release(self->fd, h));
 }
 
 TEST_F(sharing, fabric_handle_layout_and_roundtrip)

@@ -30,6 +30,8 @@
 
 #define OBJECTS_PATH "/sys/kernel/debug/cumc/objects"
 #define CHANNEL_PATH "/dev/cumc-imex-channels/channel%d"
+/* The same channels under NVIDIA's name (Documentation/sharing.md). */
+#define NVIDIA_CHANNEL_PATH "/dev/nvidia-caps-imex-channels/channel%d"
 /* An unprivileged user and group that exist on every Debian system. */
 #define NOBODY 65534
 #define SEED 0x0123456789abcdefULL
@@ -855,15 +857,19 @@ static int as_nobody(int sock, const void *arg)
 	return read_seed_and_release(h, gran);
 }
 
-/* chmod every channel node to @mode, keeping the old modes in @saved. */
-static int chmod_channels(mode_t mode, mode_t *saved, int max)
+/*
+ * chmod every channel node under the name @fmt gives to @mode, keeping
+ * the old modes in @saved.
+ */
+static int chmod_channels(const char *fmt, mode_t mode, mode_t *saved,
+			  int max)
 {
 	struct stat st;
 	char path[64];
 	int n;
 
 	for (n = 0; n < max; n++) {
-		snprintf(path, sizeof(path), CHANNEL_PATH, n);
+		snprintf(path, sizeof(path), fmt, n);
 		if (stat(path, &st))
 			break;
 		if (saved)
@@ -874,46 +880,104 @@ static int chmod_channels(mode_t mode, mode_t *saved, int max)
 	return n;
 }
 
-static void restore_channels(const mode_t *saved, int n)
+static void restore_channels(const char *fmt, const mode_t *saved, int n)
 {
 	char path[64];
 	int i;
 
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), CHANNEL_PATH, i);
+		snprintf(path, sizeof(path), fmt, i);
 		ck_assert_int_eq(chmod(path, saved[i]), 0);
 	}
 }
 
-START_TEST(other_user_needs_channel_permission)
+/* Whether the module offers its channels under NVIDIA's name too. */
+static bool nvidia_names_offered(void)
 {
-	struct expected_import r = { .result = CUDA_ERROR_NOT_PERMITTED };
-	int sv[2], n, closed_status, open_status;
-	char channel0[64];
-	mode_t saved[256];
-	CUmemFabricHandle fh;
-	pid_t exporter;
+	char value = 'N';
+	int fd;
 
-	snprintf(channel0, sizeof(channel0), CHANNEL_PATH, 0);
-	exporter = start_fabric_exporter(sv, "0", &fh);
-	r.fh = &fh;
+	fd = open("/sys/module/cumc/parameters/nvidia_imex_channels",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &value, 1) != 1)
+			value = 'N';
+		close(fd);
+	}
+	return value == 'Y';
+}
+
+/*
+ * Whether nobody may import a fabric handle of channel 0 when every
+ * channel node under both names is 0600 but for @door (a node's path),
+ * made 0666; no door when NULL. 0 when it gets what is expected.
+ */
+static int nobody_through(const char *door, const CUmemFabricHandle *fh)
+{
+	struct expected_import r = {
+		.result = door ? CUDA_SUCCESS : CUDA_ERROR_NOT_PERMITTED,
+		.fh = fh,
+	};
+	mode_t saved[256], saved_nvidia[256];
+	int n, n_nvidia, n_nvidia_expected, status = -1;
+
 	/*
 	 * No ck_assert until the modes are back: a failed one would end
 	 * this process and leave the nodes changed.
 	 */
-	n = chmod_channels(0600, saved, 256);
-	closed_status = exit_status(spawn(as_nobody, -1, &r));
-	if (n > 0 && chmod(channel0, 0666) == 0) {
-		r.result = CUDA_SUCCESS;
-		open_status = exit_status(spawn(as_nobody, -1, &r));
-	} else {
-		open_status = -1;
-	}
+	n = chmod_channels(CHANNEL_PATH, 0600, saved, 256);
+	n_nvidia = chmod_channels(NVIDIA_CHANNEL_PATH, 0600, saved_nvidia, 256);
+	n_nvidia_expected = nvidia_names_offered() ? n : 0;
+	if (n > 0 && n_nvidia == n_nvidia_expected &&
+	    (!door || chmod(door, 0666) == 0))
+		status = exit_status(spawn(as_nobody, -1, &r));
 	if (n > 0)
-		restore_channels(saved, n);
+		restore_channels(CHANNEL_PATH, saved, n);
+	if (n_nvidia > 0)
+		restore_channels(NVIDIA_CHANNEL_PATH, saved_nvidia, n_nvidia);
 	ck_assert_int_gt(n, 0);
-	ck_assert_msg(closed_status == 0, "refused while the nodes are 0600");
-	ck_assert_msg(open_status == 0, "allowed once channel0 is 0666");
+	ck_assert_int_eq(n_nvidia, n_nvidia_expected);
+	return status;
+}
+
+START_TEST(other_user_needs_channel_permission)
+{
+	char channel0[64];
+	CUmemFabricHandle fh;
+	pid_t exporter;
+	int sv[2];
+
+	snprintf(channel0, sizeof(channel0), CHANNEL_PATH, 0);
+	exporter = start_fabric_exporter(sv, "0", &fh);
+	ck_assert_msg(nobody_through(NULL, &fh) == 0,
+		      "refused while the nodes are 0600");
+	ck_assert_msg(nobody_through(channel0, &fh) == 0,
+		      "allowed once channel0 is 0666");
+	stop_fabric_exporter(sv, exporter);
+}
+END_TEST
+
+/*
+ * The channel under NVIDIA's name is a door of its own, which cuInit
+ * finds when cumc's is closed to the process: as a container given only
+ * /dev/nvidia-caps-imex-channels/channel0 would have it. With
+ * nvidia_imex_channels=0 there is no such door.
+ */
+START_TEST(nvidia_channel_name_opens_the_same_channel)
+{
+	char channel0[64];
+	CUmemFabricHandle fh;
+	pid_t exporter;
+	int sv[2];
+
+	snprintf(channel0, sizeof(channel0), NVIDIA_CHANNEL_PATH, 0);
+	if (!nvidia_names_offered()) {
+		ck_assert_int_ne(access(channel0, F_OK), 0);
+		return;
+	}
+	exporter = start_fabric_exporter(sv, "0", &fh);
+	ck_assert_msg(nobody_through(channel0, &fh) == 0,
+		      "allowed through %s", channel0);
 	stop_fabric_exporter(sv, exporter);
 }
 END_TEST
@@ -1008,6 +1072,7 @@ int main(void)
 	tcase_add_test(tc, no_channel_not_permitted);
 	tcase_add_test(tc, forked_child_attaches_again);
 	tcase_add_test(tc, other_user_needs_channel_permission);
+	tcase_add_test(tc, nvidia_channel_name_opens_the_same_channel);
 	tcase_add_test(tc, multicast_objects_shared);
 	suite_add_tcase(s, tc);
 	return check_run(s);

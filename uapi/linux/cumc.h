@@ -473,8 +473,9 @@ struct cumc_va_query {
  *   attached the IMEX channel the handle was exported on. A fabric handle
  *   does not hold the object: once the object is gone, it imports no more.
  *
- * IMEX channels are the character devices /dev/cumc-imex-channels/channelN;
- * their file permissions decide who may use them. A client attaches one by
+ * IMEX channels are the character devices /dev/cumc-imex-channels/channelN
+ * and, under NVIDIA's name, /dev/nvidia-caps-imex-channels/channelN (the
+ * same channel); their file permissions decide who may use them. A client attaches one by
  * passing an open file descriptor of it to CUMC_ATTACH_CHANNEL. Creating
  * memory with CUMC_HANDLE_FABRIC, exporting and importing fabric handles
  * need an attached channel (EPERM otherwise).
@@ -522,7 +523,7 @@ struct cumc_import_fd {
  * struct cumc_attach_channel - CUMC_ATTACH_CHANNEL: use an IMEX channel
  * @size: sizeof(struct cumc_attach_channel)
  * @flags: must be 0
- * @fd: an open descriptor of /dev/cumc-imex-channels/channelN
+ * @fd: an open descriptor of channel N, by either name
  * @out_channel: (out) N
  *
  * Once per client (EBUSY after that). The descriptor may be closed
