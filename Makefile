@@ -47,12 +47,19 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_HDRS := $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h)
 # entry_points.o: the exported functions, made from lib/libcumc.map (lib/log.h).
 LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o) $(O)/lib/entry_points.o
+# libcumc-ptx (ptx/): the PTX loader and executor, a static archive of
+# position-independent objects that libcumc links in (Documentation/ptx.md).
+PTX_SRCS := $(wildcard ptx/*.c)
+PTX_OBJS := $(PTX_SRCS:ptx/%.c=$(O)/ptx/%.o)
+PTX_A := $(O)/libcumc-ptx.a
 LIB_SO := $(O)/libcumc.so.$(VERSION)
 LIB_A := $(O)/libcumc.a
 
 # Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
 CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
 CHECK_HOST_TESTS += test_multimem_ops test_imex_config test_imex_wire
+# PTX parsing and execution on the host (ptx/tests).
+CHECK_HOST_TESTS += test_ptx
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
@@ -139,6 +146,19 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# Floating point under the PTX rounding modes: no folding across fesetround.
+$(O)/ptx/%.o: ptx/%.c $(wildcard ptx/*.h) | $(O)/ptx
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -frounding-math -fPIC -c -o $@ $<
+
+$(PTX_A): $(PTX_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(O)/tests/test_ptx: ptx/tests/test_ptx.c $(PTX_A) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Iptx \
+		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' -o $@ $< \
+		$(PTX_A) $(CHECK_LIBS) -lpthread -lm -ldl
+
 $(O)/libcumc.pc: lib/libcumc.pc.in | $(O)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
 
@@ -195,7 +215,7 @@ $(YNL_STAMP):
 vm-run-test-module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/vm-run modules
 
-$(O) $(O)/lib $(O)/tests $(O)/selftests:
+$(O) $(O)/lib $(O)/ptx $(O)/tests $(O)/selftests:
 	mkdir -p $@
 
 # make check's VMs: the suite on PCI devices (scripts/vm-run's default),

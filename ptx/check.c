@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the executor runs, checked once at load: operand counts and
+ * kinds, types and modifiers of each operation.  An instruction that
+ * passes here is one exec.c executes exactly as the PTX ISA defines it.
+ */
+#include <string.h>
+
+#include "parse_int.h"
+
+struct check {
+	struct ptx_parser *ps;
+	struct ptx_insn *in;
+	const char *text;
+	size_t len;
+};
+
+static int bad(struct check *c, const char *why)
+{
+	return ptx_fail(c->ps, CUMC_PTX_EUNSUPPORTED,
+			"instruction '%.*s' is not supported (%s)",
+			(int)c->len, c->text, why);
+}
+
+static bool is_int(struct ptx_type t)
+{
+	return t.cls == PC_B || t.cls == PC_U || t.cls == PC_S;
+}
+
+/* Integer types of 16 to 64 bits and f32/f64: the arithmetic ones. */
+static bool arith_type(struct ptx_type t)
+{
+	return (is_int(t) && t.size >= 2) || t.cls == PC_F;
+}
+
+/* Sources from @first on take type @t (immediates get its bits). */
+static int sources(struct check *c, unsigned int first, struct ptx_type t)
+{
+	unsigned int i;
+
+	for (i = first; i < c->in->nopnd; i++) {
+		struct ptx_operand *o = &c->in->o[i];
+
+		if (o->kind != PO_REG && o->kind != PO_IMM &&
+		    o->kind != PO_SREG)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad operand %u",
+					i + 1);
+		if (ptx_imm_convert(c->ps, o, t))
+			return -1;
+	}
+	return 0;
+}
+
+static int dest_reg(struct check *c, unsigned int i)
+{
+	if (c->in->o[i].kind != PO_REG && c->in->o[i].kind != PO_SINK)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+				"destination must be a register");
+	return 0;
+}
+
+/* The second source type of mul.wide, shifts, selp: */
+static struct ptx_type u32_type(void)
+{
+	return (struct ptx_type){ PC_U, 4 };
+}
+
+static int check_arith(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	bool f = in->type.cls == PC_F;
+
+	if (!arith_type(in->type))
+		return bad(c, "type");
+	if (f && (in->flags & (PF_HI | PF_LO | PF_WIDE)))
+		return bad(c, "modifier");
+	if (!f && (in->rnd || (in->flags & (PF_FTZ | PF_APPROX))))
+		return bad(c, "modifier");
+	if ((in->flags & PF_SAT) && !(f || (in->type.cls == PC_S &&
+					    in->type.size == 4)))
+		return bad(c, "saturation");
+	if ((in->flags & PF_WIDE) && in->type.size == 8)
+		return bad(c, "64-bit wide");
+	if (in->op == OP_FMA && !f)
+		return bad(c, "type");
+	if (in->op == OP_FMA && !in->rnd)
+		return bad(c, "fma needs a rounding mode");
+	if (in->op == OP_MAD && f && !in->rnd && in->type.size == 8)
+		return bad(c, "mad.f64 needs a rounding mode");
+	if ((in->op == OP_REM || in->op == OP_DIV) && !f &&
+	    in->type.cls == PC_B)
+		return bad(c, "type");
+	if (in->op == OP_DIV && f && !in->rnd && !(in->flags & PF_APPROX))
+		return bad(c, "div.f needs a rounding mode");
+	if ((in->op == OP_REM) && f)
+		return bad(c, "type");
+	return dest_reg(c, 0) || sources(c, 1, in->type);
+}
+
+static int check_bits(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+
+	if (in->type.cls == PC_F || !in->type.size ||
+	    (in->type.size == 1 && in->type.cls != PC_PRED))
+		return bad(c, "type");
+	if (in->type.cls == PC_PRED && (in->op == OP_SHL || in->op == OP_SHR ||
+					in->op == OP_CNOT))
+		return bad(c, "type");
+	if ((in->op == OP_SHL || in->op == OP_SHR) &&
+	    (dest_reg(c, 0) || sources(c, 1, in->type) ||
+	     sources(c, 2, u32_type())))
+		return -1;
+	return dest_reg(c, 0) || sources(c, 1, in->type);
+}
+
+static int check_unary(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	bool f = in->type.cls == PC_F;
+
+	switch (in->op) {
+	case OP_POPC:
+	case OP_CLZ:
+	case OP_BREV:
+		if (!(in->type.cls == PC_B && in->type.size >= 4))
+			return bad(c, "type");
+		break;
+	case OP_SQRT:
+	case OP_RCP:
+		if (!f || (!in->rnd && !(in->flags & PF_APPROX)))
+			return bad(c, "type or rounding");
+		break;
+	default:	/* abs, neg */
+		if (!arith_type(in->type) || in->type.cls == PC_U ||
+		    (in->type.cls == PC_B && !f))
+			return bad(c, "type");
+	}
+	return dest_reg(c, 0) || sources(c, 1, in->type);
+}
+
+static int check_setp(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+
+	if (in->nopnd != (in->aop ? 5 : 4))
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad setp operands");
+	if (!arith_type(in->type))
+		return bad(c, "type");
+	if (in->aop && in->aop != AOP_AND && in->aop != AOP_OR &&
+	    in->aop != AOP_XOR)
+		return bad(c, "modifier");
+	if (in->type.cls != PC_F && in->cmp >= CMP_EQU)
+		return bad(c, "comparison");
+	if (in->type.cls == PC_S && in->cmp >= CMP_LO)
+		return bad(c, "comparison");
+	if (in->o[2].kind == PO_SREG || in->o[3].kind == PO_SREG)
+		return bad(c, "operand");
+	if (dest_reg(c, 0) || sources(c, 2, in->type))
+		return -1;
+	return in->aop ? ptx_imm_convert(c->ps, &in->o[4],
+					 (struct ptx_type){ PC_PRED, 1 }) : 0;
+}
+
+static int check_move(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+
+	switch (in->op) {
+	case OP_SELP:
+		if (!arith_type(in->type))
+			return bad(c, "type");
+		if (dest_reg(c, 0) || sources(c, 1, in->type))
+			return -1;
+		return in->o[3].kind != PO_REG ? bad(c, "operand") : 0;
+	case OP_MOV:
+		if (!in->type.size || (in->type.size == 1 &&
+				       in->type.cls != PC_PRED))
+			return bad(c, "type");
+		if (in->o[0].kind == PO_VEC || in->o[1].kind == PO_VEC)
+			return bad(c, "vector pack");
+		return dest_reg(c, 0) || sources(c, 1, in->type);
+	case OP_CVTA:
+		if (in->type.size != 8 || (in->space != PS_GLOBAL &&
+		    in->space != PS_SHARED && in->space != PS_LOCAL &&
+		    in->space != PS_CONST))
+			return bad(c, "space");
+		return dest_reg(c, 0) || sources(c, 1, in->type);
+	default:	/* cvt */
+		if (!in->type2.size || in->type.cls == PC_PRED ||
+		    in->type2.cls == PC_PRED)
+			return bad(c, "types");
+		if (in->type.cls == PC_F && in->type2.cls != PC_F &&
+		    in->rnd > RND_RP)
+			return bad(c, "rounding");
+		if (in->type.cls != PC_F && in->type2.cls == PC_F &&
+		    in->rnd && in->rnd < RND_RNI)
+			return bad(c, "rounding");
+		return dest_reg(c, 0) || sources(c, 1, in->type2);
+	}
+}
+
+static int check_memory(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	unsigned int a = in->op == OP_ST ? 0 : 1, v = 1 - a;
+	struct ptx_operand *val = &in->o[v];
+
+	if (!in->type.size || in->type.cls == PC_PRED)
+		return bad(c, "type");
+	if (in->o[a].kind != PO_ADDR)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "expected an address");
+	if (in->vec > 1 && (val->kind != PO_VEC || val->nvec != in->vec))
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "vector size");
+	if (in->vec == 1 && val->kind == PO_VEC)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "vector size");
+	if (in->vec == 1)
+		return a ? dest_reg(c, 0) : sources(c, 1, in->type);
+	return 0;
+}
+
+/* atom.space.op.type d, [a], b [, c]; red.space.op.type [a], b */
+static int check_atomic(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	unsigned int first = in->op == OP_ATOM ? 1 : 0;
+	unsigned int want = first + 2 + (in->aop == AOP_CAS);
+	struct ptx_type t = in->type;
+
+	if (in->nopnd != want || in->o[first].kind != PO_ADDR)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad operands");
+	if (in->vec > 1 || !in->aop || (in->space != PS_GLOBAL &&
+	    in->space != PS_SHARED && in->space != PS_GENERIC))
+		return bad(c, "form");
+	if (t.size < 4 || t.cls == PC_PRED)
+		return bad(c, "type");
+	if (t.cls == PC_F && in->aop != AOP_ADD && in->aop != AOP_EXCH)
+		return bad(c, "type");
+	if ((in->aop == AOP_INC || in->aop == AOP_DEC) &&
+	    !(t.cls == PC_U && t.size == 4))
+		return bad(c, "type");
+	if (in->op == OP_RED && in->aop == AOP_CAS)
+		return bad(c, "form");
+	if (first && dest_reg(c, 0))
+		return -1;
+	return sources(c, first + 1, t);
+}
+
+static int check_control(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+
+	switch (in->op) {
+	case OP_BRA:
+		return in->o[0].kind != PO_LABEL ? bad(c, "indirect") : 0;
+	case OP_BAR:
+		if (in->o[0].kind != PO_IMM || in->o[0].imm != 0)
+			return bad(c, "named barriers");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int ptx_check_insn(struct ptx_parser *ps, struct ptx_insn *in,
+		   const char *text, size_t len, unsigned int nopnd)
+{
+	struct check c = { ps, in, text, len };
+
+	if (nopnd && in->nopnd != nopnd)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"'%.*s' takes %u operands", (int)len, text,
+				nopnd);
+	if (in->op != OP_LD && in->op != OP_ST && in->op != OP_CVTA &&
+	    in->op != OP_ATOM && in->op != OP_RED && in->space)
+		return bad(&c, "state space");
+	if (in->vec > 1 && in->op != OP_LD && in->op != OP_ST)
+		return bad(&c, "vector");
+	if (in->type2.size && in->op != OP_CVT)
+		return bad(&c, "types");
+	switch (in->op) {
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_FMA:
+	case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
+		return check_arith(&c);
+	case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT:
+	case OP_SHL: case OP_SHR:
+		return check_bits(&c);
+	case OP_ABS: case OP_NEG: case OP_POPC: case OP_CLZ: case OP_BREV:
+	case OP_SQRT: case OP_RCP:
+		return check_unary(&c);
+	case OP_SETP:
+		return check_setp(&c);
+	case OP_SELP: case OP_MOV: case OP_CVT: case OP_CVTA:
+		return check_move(&c);
+	case OP_LD: case OP_ST:
+		return check_memory(&c);
+	case OP_ATOM: case OP_RED:
+		return check_atomic(&c);
+	default:
+		return check_control(&c);
+	}
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libcumc-ptx: PTX device code on the host's cores.
+ *
+ * The whole interface between libcumc and the PTX component: load an
+ * image, find its functions and globals, launch a grid.  Nothing here
+ * knows of CUDA handles, contexts or streams: the caller orders launches
+ * and tells which device addresses a kernel may touch (struct
+ * cumc_ptx_memory).  All functions are thread-safe on distinct modules;
+ * a module may be launched from several threads at once.
+ */
+#ifndef _CUMC_PTX_H
+#define _CUMC_PTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cumc_ptx_status {
+	CUMC_PTX_OK = 0,
+	CUMC_PTX_ENOMEM,	/* out of host memory */
+	CUMC_PTX_EIMAGE,	/* not PTX, a fatbin nor a fatbin wrapper */
+	CUMC_PTX_ENOPTX,	/* device code, but no PTX cumc can use */
+	CUMC_PTX_ESYNTAX,	/* the PTX does not parse */
+	CUMC_PTX_EUNSUPPORTED,	/* valid PTX cumc does not execute yet */
+	CUMC_PTX_ENOTFOUND,	/* no function or global of that name */
+	CUMC_PTX_ELAUNCH,	/* bad grid or block dimensions */
+	CUMC_PTX_ESHARED,	/* more shared memory than a block has */
+	CUMC_PTX_EFAULT,	/* the kernel touched memory it may not */
+	CUMC_PTX_ETRAP,		/* the kernel trapped (trap, a bad operation) */
+};
+
+/* What limits a launch: those of the simulated device (an H100's). */
+#define CUMC_PTX_MAX_BLOCK_THREADS	1024u
+#define CUMC_PTX_MAX_SHARED		(227u << 10)	/* opt-in maximum */
+#define CUMC_PTX_DEFAULT_SHARED		(48u << 10)
+
+struct cumc_ptx_module;
+struct cumc_ptx_function;
+
+/*
+ * Loads @image: PTX text (NUL-terminated, or @len bytes when @len is not
+ * 0), a fatbin, or the fatbin wrapper of a host object, of which the PTX
+ * entry of the highest architecture at or below @max_arch (90 for
+ * compute_90) is used.  On failure, a message naming what failed (the
+ * instruction and line for PTX cumc cannot run) is written to @log when
+ * @log_size is not 0.
+ */
+enum cumc_ptx_status cumc_ptx_load(const void *image, size_t len,
+				   unsigned int max_arch,
+				   struct cumc_ptx_module **module,
+				   char *log, size_t log_size);
+void cumc_ptx_unload(struct cumc_ptx_module *module);
+
+/* The kernels (.entry) of @module, in the order of the PTX. */
+unsigned int cumc_ptx_function_count(const struct cumc_ptx_module *module);
+const struct cumc_ptx_function *
+cumc_ptx_function_at(const struct cumc_ptx_module *module, unsigned int i);
+const struct cumc_ptx_function *
+cumc_ptx_function_find(const struct cumc_ptx_module *module, const char *name);
+
+const char *cumc_ptx_function_name(const struct cumc_ptx_function *func);
+unsigned int cumc_ptx_param_count(const struct cumc_ptx_function *func);
+/* Where parameter @i lies in the parameter buffer, and its size. */
+void cumc_ptx_param_layout(const struct cumc_ptx_function *func,
+			   unsigned int i, size_t *offset, size_t *size);
+/* The size of the whole parameter buffer. */
+size_t cumc_ptx_param_size(const struct cumc_ptx_function *func);
+size_t cumc_ptx_static_shared(const struct cumc_ptx_function *func);
+size_t cumc_ptx_local_size(const struct cumc_ptx_function *func);
+unsigned int cumc_ptx_num_regs(const struct cumc_ptx_function *func);
+
+/*
+ * A module global (.global or .const variable): its storage, which the
+ * module owns and which kernels address by *@addr, and its size.
+ */
+enum cumc_ptx_status cumc_ptx_global_find(const struct cumc_ptx_module *module,
+					  const char *name, void **addr,
+					  size_t *size);
+/* Calls @fn for each global's storage (to make it known as device memory). */
+void cumc_ptx_globals_each(const struct cumc_ptx_module *module,
+			   void (*fn)(void *arg, void *addr, size_t size),
+			   void *arg);
+
+/*
+ * The device memory a kernel may touch besides its module's globals and
+ * its shared and local memory.  @check answers whether [addr, addr + len)
+ * may be accessed (@write: for writing) and, when it may, the whole range
+ * [*lo, *hi) around it known to be accessible the same way, which the
+ * executor remembers for the rest of the launch.
+ */
+struct cumc_ptx_memory {
+	bool (*check)(void *arg, uint64_t addr, size_t len, bool write,
+		      uint64_t *lo, uint64_t *hi);
+	void *arg;
+};
+
+struct cumc_ptx_launch {
+	unsigned int grid[3];
+	unsigned int block[3];
+	unsigned int dynamic_shared;
+	/* Whether the function was allowed more than 48 KiB of shared. */
+	unsigned int max_dynamic_shared;
+	const void *params;		/* cumc_ptx_param_size() bytes */
+	const struct cumc_ptx_memory *memory;
+	/* Host threads running blocks; 0: one per online CPU. */
+	unsigned int workers;
+};
+
+/* Where a kernel failed. */
+struct cumc_ptx_fault {
+	enum cumc_ptx_status status;
+	uint64_t addr;			/* the address of an EFAULT */
+	unsigned int line;		/* of the PTX instruction */
+	unsigned int block[3];
+	unsigned int thread[3];
+};
+
+/*
+ * Checks the launch, then runs the grid to completion on the calling
+ * thread and a pool of workers.  CUMC_PTX_ELAUNCH and CUMC_PTX_ESHARED
+ * come before anything runs; EFAULT and ETRAP stop the grid and fill
+ * @fault (may be NULL).
+ */
+enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *func,
+				     const struct cumc_ptx_launch *launch,
+				     struct cumc_ptx_fault *fault);
+
+const char *cumc_ptx_strerror(enum cumc_ptx_status status);
+
+#endif

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One instruction: guard, opcode and its modifiers, operands.  Anything
+ * cumc does not execute fails here, naming the instruction, so that no
+ * kernel runs with a part of it missing.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_int.h"
+
+static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
+	{ "add", OP_ADD, 3 }, { "sub", OP_SUB, 3 }, { "mul", OP_MUL, 3 },
+	{ "mad", OP_MAD, 4 }, { "fma", OP_FMA, 4 }, { "div", OP_DIV, 3 },
+	{ "rem", OP_REM, 3 }, { "min", OP_MIN, 3 }, { "max", OP_MAX, 3 },
+	{ "abs", OP_ABS, 2 }, { "neg", OP_NEG, 2 }, { "and", OP_AND, 3 },
+	{ "or", OP_OR, 3 }, { "xor", OP_XOR, 3 }, { "not", OP_NOT, 2 },
+	{ "cnot", OP_CNOT, 2 }, { "shl", OP_SHL, 3 }, { "shr", OP_SHR, 3 },
+	{ "popc", OP_POPC, 2 }, { "clz", OP_CLZ, 2 }, { "brev", OP_BREV, 2 },
+	{ "sqrt", OP_SQRT, 2 }, { "rcp", OP_RCP, 2 }, { "setp", OP_SETP, 0 },
+	{ "selp", OP_SELP, 4 }, { "mov", OP_MOV, 2 }, { "cvt", OP_CVT, 2 },
+	{ "cvta", OP_CVTA, 2 }, { "ld", OP_LD, 2 }, { "ldu", OP_LD, 2 },
+	{ "st", OP_ST, 2 }, { "bra", OP_BRA, 1 }, { "ret", OP_RET, 0 },
+	{ "exit", OP_EXIT, 0 }, { "bar", OP_BAR, 1 }, { "barrier", OP_BAR, 1 },
+	{ "membar", OP_MEMBAR, 0 }, { "fence", OP_MEMBAR, 0 },
+	{ "trap", OP_TRAP, 0 }, { "atom", OP_ATOM, 0 }, { "red", OP_RED, 2 },
+};
+
+static const char *const cmps[] = {
+	"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+	"equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+};
+
+static const char *const rnds[] = {
+	"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi",
+};
+
+static const char *const aops[] = {
+	"", "add", "cas", "exch", "min", "max", "inc", "dec", "and", "or", "xor",
+};
+
+static const struct { const char *name; uint16_t flag; } flags[] = {
+	{ "ftz", PF_FTZ }, { "sat", PF_SAT }, { "hi", PF_HI }, { "lo", PF_LO },
+	{ "wide", PF_WIDE }, { "to", PF_TO }, { "approx", PF_APPROX },
+	{ "full", PF_APPROX }, { "uni", PF_UNI }, { "volatile", PF_VOLATILE },
+};
+
+/* Orders, scopes, caching: the host's memory is coherent, all are met. */
+static const char *const ignored[] = {
+	"relaxed", "acquire", "release", "acq_rel", "sc", "weak", "gpu",
+	"sys", "cta", "gl", "nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt",
+	"sync", "aligned", "shared::cta",
+};
+
+static const struct { const char *name; uint8_t space; } spaces[] = {
+	{ "global", PS_GLOBAL }, { "shared", PS_SHARED },
+	{ "shared::cta", PS_SHARED }, { "local", PS_LOCAL },
+	{ "param", PS_PARAM }, { "const", PS_CONST },
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static int word_in(const char *const *list, size_t n, const char *w,
+		   size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(list[i]) == len && !memcmp(list[i], w, len))
+			return (int)i;
+	return -1;
+}
+
+static bool word_is(const char *a, const char *w, size_t len)
+{
+	return strlen(a) == len && !memcmp(a, w, len);
+}
+
+/* Whether a modifier with a meaning on a GPU only (cache hints) is safe. */
+static bool hint(const char *w, size_t len)
+{
+	return len > 4 && (!memcmp(w, "L1::", 4) || !memcmp(w, "L2::", 4)) &&
+	       !word_is("L2::cache_hint", w, len);
+}
+
+struct insn_words {
+	const char *text;	/* the opcode word, for messages */
+	size_t len;
+	unsigned int ntypes;
+};
+
+static int unsupported(struct ptx_parser *ps, const struct insn_words *iw)
+{
+	return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+			"instruction '%.*s' is not supported", (int)iw->len,
+			iw->text);
+}
+
+/* One modifier of the opcode word. */
+static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
+		    struct insn_words *iw, const char *w, size_t len)
+{
+	struct ptx_type t = ptx_type_word(w, len);
+	int i;
+	size_t k;
+
+	if (t.size) {
+		if (iw->ntypes++ == 0)
+			in->type = t;
+		else
+			in->type2 = t;
+		return iw->ntypes > 2 ? unsupported(ps, iw) : 0;
+	}
+	if (in->op == OP_SETP && (i = word_in(cmps, N(cmps), w, len)) >= 0) {
+		in->cmp = i;
+		return 0;
+	}
+	if ((i = word_in(rnds, N(rnds), w, len)) > 0) {
+		in->rnd = i;
+		return 0;
+	}
+	if ((in->op == OP_ATOM || in->op == OP_RED || in->op == OP_SETP) &&
+	    (i = word_in(aops, N(aops), w, len)) > 0) {
+		in->aop = i;
+		return 0;
+	}
+	for (k = 0; k < N(spaces); k++)
+		if (word_is(spaces[k].name, w, len)) {
+			in->space = spaces[k].space;
+			return 0;
+		}
+	for (k = 0; k < N(flags); k++)
+		if (word_is(flags[k].name, w, len)) {
+			in->flags |= flags[k].flag;
+			return 0;
+		}
+	if (word_is("v2", w, len) || word_is("v4", w, len)) {
+		in->vec = w[1] - '0';
+		return 0;
+	}
+	if (word_in(ignored, N(ignored), w, len) >= 0 || hint(w, len))
+		return 0;
+	return unsupported(ps, iw);
+}
+
+/* Splits "ld.global.v4.f32" into the operation and its modifiers. */
+static int opcode(struct ptx_parser *ps, struct ptx_insn *in,
+		  struct insn_words *iw, unsigned int *nopnd)
+{
+	const char *w = ps->lx.text, *end = w + ps->lx.len, *dot;
+	size_t k;
+
+	iw->text = w;
+	iw->len = ps->lx.len;
+	dot = memchr(w, '.', end - w);
+	if (!dot)
+		dot = end;
+	for (k = 0; k < N(ops); k++)
+		if (word_is(ops[k].name, w, dot - w))
+			break;
+	if (k == N(ops))
+		return unsupported(ps, iw);
+	in->op = ops[k].op;
+	*nopnd = ops[k].nopnd;
+	in->vec = 1;
+	while (dot < end) {
+		const char *s = dot + 1;
+		const char *e = s;
+
+		/* "::" belongs to the modifier (shared::cta, L1::no_allocate). */
+		while (e < end && (*e != '.' || (e > s && e[-1] == ':')))
+			e++;
+		if (modifier(ps, in, iw, s, e - s))
+			return -1;
+		dot = e;
+	}
+	return 0;
+}
+
+/* %name: a register, a special register, or a register's vector part. */
+static int reg_operand(struct ptx_parser *ps, struct ptx_operand *o)
+{
+	static const char *const sregs[] = {
+		"%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z",
+		"%ctaid.x", "%ctaid.y", "%ctaid.z",
+		"%nctaid.x", "%nctaid.y", "%nctaid.z",
+		"%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid",
+		"%clock", "%clock64", "%globaltimer",
+		"%lanemask_eq", "%lanemask_lt", "%lanemask_le",
+		"%lanemask_gt", "%lanemask_ge",
+	};
+	int i;
+
+	if (strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &o->reg)) {
+		o->kind = PO_REG;
+	} else if ((i = word_in(sregs, N(sregs), ps->lx.text,
+				ps->lx.len)) >= 0) {
+		o->kind = PO_SREG;
+		o->sreg = i;
+	} else if (word_in((const char *const[]){ "%tid", "%ntid", "%ctaid",
+						  "%nctaid" }, 4,
+			   ps->lx.text, ps->lx.len) >= 0) {
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				"vector special register '%.*s'",
+				(int)ps->lx.len, ps->lx.text);
+	} else {
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "unknown register '%.*s'",
+				(int)ps->lx.len, ps->lx.text);
+	}
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+int ptx_immediate(struct ptx_parser *ps, struct ptx_operand *o)
+{
+	const char *t = ps->lx.text;
+	bool neg = false;
+	char buf[64];
+	double d;
+
+	if (ptx_lex_is(&ps->lx, "-")) {
+		neg = true;
+		ptx_lex_next(&ps->lx);
+		t = ps->lx.text;
+	}
+	if (ps->lx.tok != T_NUMBER || ps->lx.len >= sizeof(buf))
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "expected a number");
+	o->kind = PO_IMM;
+	memcpy(buf, t, ps->lx.len);
+	buf[ps->lx.len] = '\0';
+	if (buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F' ||
+			      buf[1] == 'd' || buf[1] == 'D')) {
+		o->lit = buf[1] == 'f' || buf[1] == 'F' ? LIT_F32 : LIT_F64;
+		o->imm = strtoull(buf + 2, NULL, 16);
+		if (neg)
+			o->imm ^= o->lit == LIT_F32 ? 1ull << 31 : 1ull << 63;
+		ptx_lex_next(&ps->lx);
+		return 0;
+	}
+	if (strpbrk(buf, ".eE") && !strpbrk(buf, "xX")) {
+		d = strtod(buf, NULL);
+		d = neg ? -d : d;
+		o->lit = LIT_DEC;
+		memcpy(&o->imm, &d, sizeof(d));
+		ptx_lex_next(&ps->lx);
+		return 0;
+	}
+	o->lit = LIT_INT;
+	if (ptx_number(ps, &o->imm))
+		return -1;
+	if (neg)
+		o->imm = -o->imm;
+	return 0;
+}
+
+int ptx_imm_convert(struct ptx_parser *ps, struct ptx_operand *o,
+		    struct ptx_type t)
+{
+	double d;
+	float f;
+	uint32_t u;
+
+	if (o->kind != PO_IMM)
+		return 0;
+	if (t.cls != PC_F) {
+		if (o->lit != LIT_INT)
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+					"floating-point literal for an integer");
+		return 0;
+	}
+	if (o->lit == LIT_INT)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"integer literal for a floating-point operand");
+	if (o->lit == LIT_F32) {
+		u = o->imm;
+		memcpy(&f, &u, 4);
+		d = f;
+	} else {
+		memcpy(&d, &o->imm, 8);
+	}
+	if (t.size == 8) {
+		memcpy(&o->imm, &d, 8);
+	} else if (o->lit == LIT_F32) {
+		o->imm = (uint32_t)o->imm;
+	} else {
+		f = d;
+		memcpy(&u, &f, 4);
+		o->imm = u;
+	}
+	o->lit = LIT_INT;
+	return 0;
+}
+
+/* A variable's name: its address in its state space. */
+static int symbol_operand(struct ptx_parser *ps, struct ptx_operand *o,
+			  uint8_t *space)
+{
+	const struct ptx_sym *sym = ptx_find_sym(ps, ps->lx.text, ps->lx.len);
+
+	if (!sym)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "unknown symbol '%.*s'",
+				(int)ps->lx.len, ps->lx.text);
+	o->imm += sym->value;
+	o->dyn_shared = sym->dyn;
+	if (space)
+		*space = sym->space;
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+/* [reg], [reg+imm], [sym], [sym+imm], [imm] */
+static int address_operand(struct ptx_parser *ps, struct ptx_operand *o)
+{
+	struct ptx_operand off = { 0 };
+	bool minus;
+
+	ptx_lex_next(&ps->lx);
+	o->kind = PO_ADDR;
+	o->reg = PTX_NO_REG;
+	if (ps->lx.tok == T_WORD && ps->lx.text[0] == '%') {
+		if (!strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &o->reg))
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+					"unknown register '%.*s'",
+					(int)ps->lx.len, ps->lx.text);
+		ptx_lex_next(&ps->lx);
+	} else if (ps->lx.tok == T_WORD) {
+		if (symbol_operand(ps, o, NULL))
+			return -1;
+	} else if (ptx_immediate(ps, &off)) {
+		return -1;
+	} else {
+		o->imm = off.imm;
+	}
+	if (ptx_lex_is(&ps->lx, "+") || ptx_lex_is(&ps->lx, "-")) {
+		minus = ptx_lex_is(&ps->lx, "-");
+		ptx_lex_next(&ps->lx);
+		if (ptx_immediate(ps, &off))
+			return -1;
+		o->imm += minus ? -off.imm : off.imm;
+	}
+	return ptx_expect(ps, "]");
+}
+
+static int vector_operand(struct ptx_parser *ps, struct ptx_operand *o)
+{
+	ptx_lex_next(&ps->lx);
+	o->kind = PO_VEC;
+	while (!ptx_lex_is(&ps->lx, "}")) {
+		struct ptx_operand e = { 0 };
+
+		if (o->nvec == 4)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"vector of more than 4 elements");
+		if (ptx_lex_is(&ps->lx, "_")) {
+			e.reg = PTX_NO_REG;
+			ptx_lex_next(&ps->lx);
+		} else if (ps->lx.tok != T_WORD || reg_operand(ps, &e) ||
+			   e.kind != PO_REG) {
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+					"bad vector element");
+		}
+		o->vec[o->nvec++] = e.reg;
+		if (ptx_lex_is(&ps->lx, ","))
+			ptx_lex_next(&ps->lx);
+	}
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+static int operand(struct ptx_parser *ps, struct ptx_insn *in,
+		   struct ptx_operand *o)
+{
+	struct ptx_lexer *lx = &ps->lx;
+	uint32_t label;
+
+	if (ptx_lex_is(lx, "["))
+		return address_operand(ps, o);
+	if (ptx_lex_is(lx, "{"))
+		return vector_operand(ps, o);
+	if (ptx_lex_is(lx, "!")) {
+		ptx_lex_next(lx);
+		o->neg = 1;
+	}
+	if (ptx_lex_is(lx, "_")) {
+		o->kind = PO_SINK;
+		ptx_lex_next(lx);
+		return 0;
+	}
+	if (lx->tok == T_WORD && lx->text[0] == '%')
+		return reg_operand(ps, o);
+	if (lx->tok == T_WORD && in->op == OP_BRA) {
+		if (ptx_label(ps, lx->text, lx->len, &label))
+			return -1;
+		o->kind = PO_LABEL;
+		o->imm = label;
+		ptx_lex_next(lx);
+		return 0;
+	}
+	if (lx->tok == T_WORD) {
+		uint8_t space;
+
+		o->kind = PO_IMM;
+		if (symbol_operand(ps, o, &space))
+			return -1;
+		if (in->op != OP_MOV && in->op != OP_CVTA)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"a symbol as an operand of '%.*s'",
+					(int)lx->len, lx->text);
+		if (space == PS_PARAM)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"the address of a parameter");
+		return 0;
+	}
+	return ptx_immediate(ps, o);
+}
+
+/* The operand list, with setp's "p|q" as two destinations. */
+static int operands(struct ptx_parser *ps, struct ptx_insn *in)
+{
+	while (!ptx_lex_is(&ps->lx, ";")) {
+		if (in->nopnd == PTX_MAX_OPERANDS)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"too many operands");
+		if (operand(ps, in, &in->o[in->nopnd++]))
+			return -1;
+		if (in->op == OP_SETP && in->nopnd == 1) {
+			if (ptx_lex_is(&ps->lx, "|")) {
+				ptx_lex_next(&ps->lx);
+				if (operand(ps, in, &in->o[in->nopnd++]))
+					return -1;
+			} else {
+				in->o[in->nopnd++].kind = PO_NONE;
+			}
+		}
+		if (ptx_lex_is(&ps->lx, ","))
+			ptx_lex_next(&ps->lx);
+		else if (!ptx_lex_is(&ps->lx, ";"))
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+					"unexpected '%.*s'", (int)ps->lx.len,
+					ps->lx.text);
+	}
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+static int guard(struct ptx_parser *ps, struct ptx_insn *in)
+{
+	in->guard = PTX_NO_REG;
+	if (!ptx_lex_is(&ps->lx, "@"))
+		return 0;
+	ptx_lex_next(&ps->lx);
+	if (ptx_lex_is(&ps->lx, "!")) {
+		in->guard_neg = 1;
+		ptx_lex_next(&ps->lx);
+	}
+	if (ps->lx.tok != T_WORD ||
+	    !strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &in->guard))
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad guard predicate");
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+int ptx_parse_insn(struct ptx_parser *ps)
+{
+	struct cumc_ptx_function *fn = ps->fn;
+	struct insn_words iw = { 0 };
+	struct ptx_insn *in;
+	unsigned int nopnd = 0;
+
+	if (ptx_grow(ps, (void **)&fn->insns, &ps->insns_cap, fn->ninsns + 1,
+		     sizeof(*in)))
+		return -1;
+	in = &fn->insns[fn->ninsns];
+	memset(in, 0, sizeof(*in));
+	in->line = ps->lx.tok_line;
+	if (guard(ps, in))
+		return -1;
+	if (ps->lx.tok != T_WORD)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "expected an instruction");
+	if (opcode(ps, in, &iw, &nopnd))
+		return -1;
+	ptx_lex_next(&ps->lx);
+	if (operands(ps, in))
+		return -1;
+	if (ptx_check_insn(ps, in, iw.text, iw.len, nopnd))
+		return -1;
+	fn->ninsns++;
+	return 0;
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The interpreter: one thread's instructions, a slice at a time.  Every
+ * register is a 64-bit slot holding its value zero-extended from its
+ * type's size; sources are sign-extended where the instruction's type is
+ * signed.  Floating point is the host's IEEE arithmetic, with the PTX
+ * rounding mode set around the operation when it is not .rn (this file
+ * is built with -frounding-math), .ftz applied to inputs and result, and
+ * NaN results of f32 operations made the canonical 0x7fffffff the GPU
+ * gives.  Integer corner cases the ISA leaves to the hardware (division
+ * by zero) answer what exec_int.c documents.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "exec_int.h"
+
+static uint64_t sreg_value(const struct ptx_exec *x, unsigned int sr)
+{
+	const struct cumc_ptx_launch *l = x->w->grid->launch;
+	const struct ptx_thread *t = x->t;
+	unsigned int lane = t->index % PTX_WARP_SIZE;
+	struct timespec ts;
+
+	switch (sr) {
+	case SR_TID_X: case SR_TID_Y: case SR_TID_Z:
+		return t->tid[sr - SR_TID_X];
+	case SR_NTID_X: case SR_NTID_Y: case SR_NTID_Z:
+		return l->block[sr - SR_NTID_X];
+	case SR_CTAID_X: case SR_CTAID_Y: case SR_CTAID_Z:
+		return x->cta->ctaid[sr - SR_CTAID_X];
+	case SR_NCTAID_X: case SR_NCTAID_Y: case SR_NCTAID_Z:
+		return l->grid[sr - SR_NCTAID_X];
+	case SR_LANEID:
+		return lane;
+	case SR_WARPID:
+		return t->index / PTX_WARP_SIZE;
+	case SR_NWARPID:
+		return (x->cta->nthreads + PTX_WARP_SIZE - 1) / PTX_WARP_SIZE;
+	case SR_SMID:
+		return 0;
+	case SR_NSMID:
+		return 132;
+	case SR_LANEMASK_EQ:
+		return 1u << lane;
+	case SR_LANEMASK_LT:
+		return (1u << lane) - 1;
+	case SR_LANEMASK_LE:
+		return (2u << lane) - 1;
+	case SR_LANEMASK_GT:
+		return ~((2u << lane) - 1) & 0xffffffffu;
+	case SR_LANEMASK_GE:
+		return ~((1u << lane) - 1) & 0xffffffffu;
+	default:	/* clocks: nanoseconds of the host */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+	}
+}
+
+uint64_t ptx_src(const struct ptx_exec *x, const struct ptx_operand *o)
+{
+	switch (o->kind) {
+	case PO_REG:
+		return o->neg ? !x->regs[o->reg] : x->regs[o->reg];
+	case PO_SREG:
+		return sreg_value(x, o->sreg);
+	default:
+		return o->imm;
+	}
+}
+
+void ptx_dst(struct ptx_exec *x, const struct ptx_operand *o, uint64_t v,
+	     unsigned int size)
+{
+	if (o->kind != PO_REG)
+		return;		/* the sink _ */
+	x->regs[o->reg] = size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
+}
+
+static int guard_passes(const struct ptx_exec *x, const struct ptx_insn *in)
+{
+	if (in->guard == PTX_NO_REG)
+		return 1;
+	return !!x->regs[in->guard] != in->guard_neg;
+}
+
+static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	switch (in->op) {
+	case OP_BRA:
+		x->t->pc = in->o[0].imm;
+		return SL_BUDGET;
+	case OP_RET:
+	case OP_EXIT:
+		return SL_EXIT;
+	case OP_BAR:
+		x->t->pc++;
+		return SL_BARRIER;
+	case OP_TRAP:
+		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_ETRAP, 0, in->line);
+		return SL_FAULT;
+	case OP_MEMBAR:
+		atomic_thread_fence(memory_order_seq_cst);
+		break;
+	case OP_LD: case OP_ST: case OP_ATOM: case OP_RED: case OP_CVTA:
+		if (ptx_exec_memory(x, in))
+			return SL_FAULT;
+		break;
+	default:
+		if (in->type.cls == PC_F || in->type2.cls == PC_F)
+			ptx_exec_float(x, in);
+		else
+			ptx_exec_int(x, in);
+	}
+	x->t->pc++;
+	return SL_BUDGET;
+}
+
+enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,
+		       struct ptx_thread *t, unsigned int budget)
+{
+	const struct cumc_ptx_function *fn = w->grid->fn;
+	struct ptx_exec x = {
+		.w = w, .cta = cta, .t = t,
+		.regs = cta->regs + (size_t)t->index * fn->nregs,
+	};
+	enum ptx_slice r;
+
+	while (budget--) {
+		const struct ptx_insn *in = &fn->insns[t->pc];
+
+		if (!guard_passes(&x, in)) {
+			t->pc++;
+			continue;
+		}
+		r = step(&x, in);
+		if (r != SL_BUDGET)
+			return r;
+	}
+	return SL_BUDGET;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The executor's state: a grid of CTAs (blocks), each of threads grouped
+ * in warps of 32, run by workers (host threads).  exec.c runs one thread
+ * for a slice of instructions; grid.c decides who runs when.
+ */
+#ifndef _CUMC_PTX_EXEC_H
+#define _CUMC_PTX_EXEC_H
+
+#include <stdatomic.h>
+
+#include "ir.h"
+
+#define PTX_WARP_SIZE 32
+
+enum ptx_thread_state { TS_RUN, TS_BARRIER, TS_EXITED };
+
+struct ptx_thread {
+	uint32_t pc;
+	uint8_t state;		/* enum ptx_thread_state */
+	uint16_t tid[3];
+	uint32_t index;		/* in the CTA: x + y * ntid.x + ... */
+};
+
+struct ptx_cta {
+	unsigned int ctaid[3];
+	struct ptx_thread *threads;
+	unsigned int nthreads;
+	unsigned int live;	/* threads not exited */
+	unsigned int arrived;	/* at bar.sync 0 */
+	uint64_t *regs;		/* nregs per thread */
+	unsigned char *shared;
+	size_t shared_size;
+	unsigned char *local;	/* local_size per thread */
+};
+
+struct ptx_grid {
+	const struct cumc_ptx_function *fn;
+	const struct cumc_ptx_launch *launch;
+	size_t shared_size;	/* static + dynamic, per CTA */
+	uint64_t nctas;
+	atomic_uint_fast64_t next_cta;
+	atomic_bool stop;
+	atomic_flag fault_taken;
+	struct cumc_ptx_fault fault;
+};
+
+/* Ranges of device memory the memory callback allowed. */
+#define PTX_RANGES 8
+struct ptx_range {
+	uint64_t lo, hi;
+	bool write;
+};
+
+struct ptx_worker {
+	struct ptx_grid *grid;
+	struct ptx_range ranges[PTX_RANGES];
+	unsigned int next_range;
+};
+
+/* Why a slice ended. */
+enum ptx_slice { SL_BUDGET, SL_BARRIER, SL_EXIT, SL_FAULT };
+
+/* Runs thread @t of @cta for up to @budget instructions. */
+enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,
+		       struct ptx_thread *t, unsigned int budget);
+
+/* Records the first fault of the grid and stops it. */
+void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
+		    const struct ptx_thread *t, enum cumc_ptx_status st,
+		    uint64_t addr, unsigned int line);
+
+/* mem.c: the host address of [addr, addr + size) in @space, or NULL. */
+void *ptx_mem(struct ptx_worker *w, struct ptx_cta *cta,
+	      const struct ptx_thread *t, enum ptx_space space, uint64_t addr,
+	      size_t size, bool write);
+
+#endif

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Integer and bit instructions, integer setp, selp, mov and cvt between
+ * integer types.  Division by zero, which the ISA leaves undefined,
+ * answers all ones (unsigned) or -1 (signed) for div and the dividend for
+ * rem, without a trap; INT_MIN / -1 is INT_MIN, its remainder 0.
+ */
+#include "exec_int.h"
+
+static uint64_t mul_hi(uint64_t a, uint64_t b, struct ptx_type t)
+{
+	unsigned int bits = t.size * 8;
+
+	if (t.cls == PC_S)
+		return (uint64_t)(((__int128)(int64_t)a * (int64_t)b) >> bits);
+	return (uint64_t)(((unsigned __int128)a * b) >> bits);
+}
+
+/* mul and mad's product: .lo, .hi or .wide. */
+static uint64_t product(const struct ptx_insn *in, uint64_t a, uint64_t b)
+{
+	if (in->flags & PF_HI)
+		return mul_hi(a, b, in->type);
+	return a * b;
+}
+
+static uint64_t divide(struct ptx_type t, uint64_t a, uint64_t b, bool rem)
+{
+	int64_t sa = (int64_t)a, sb = (int64_t)b;
+
+	if (!b)
+		return rem ? a : (t.cls == PC_S ? (uint64_t)-1 : ~0ull);
+	if (t.cls != PC_S)
+		return rem ? a % b : a / b;
+	if (sb == -1)	/* no overflow trap for INT_MIN / -1 */
+		return rem ? 0 : -(uint64_t)sa;
+	return rem ? (uint64_t)(sa % sb) : (uint64_t)(sa / sb);
+}
+
+static uint64_t min_max(struct ptx_type t, uint64_t a, uint64_t b, bool max)
+{
+	bool less = t.cls == PC_S ? (int64_t)a < (int64_t)b : a < b;
+
+	return less != max ? a : b;
+}
+
+static uint64_t shift(const struct ptx_insn *in, uint64_t a, uint64_t n)
+{
+	unsigned int bits = in->type.size * 8;
+
+	n = (uint32_t)n;
+	if (in->op == OP_SHL)
+		return n >= bits ? 0 : a << n;
+	if (in->type.cls == PC_S)	/* a is sign-extended to 64 bits */
+		return (uint64_t)((int64_t)a >> (n >= bits ? 63 : n));
+	return n >= bits ? 0 : a >> n;
+}
+
+static uint64_t brev(uint64_t v, unsigned int bits)
+{
+	uint64_t r = 0;
+	unsigned int i;
+
+	for (i = 0; i < bits; i++)
+		r |= ((v >> i) & 1) << (bits - 1 - i);
+	return r;
+}
+
+static bool compare(enum ptx_cmp cmp, struct ptx_type t, uint64_t a,
+		    uint64_t b)
+{
+	bool s = t.cls == PC_S;
+
+	switch (cmp) {
+	case CMP_EQ: return a == b;
+	case CMP_NE: return a != b;
+	case CMP_LT: return s ? (int64_t)a < (int64_t)b : a < b;
+	case CMP_LE: return s ? (int64_t)a <= (int64_t)b : a <= b;
+	case CMP_GT: return s ? (int64_t)a > (int64_t)b : a > b;
+	case CMP_GE: return s ? (int64_t)a >= (int64_t)b : a >= b;
+	case CMP_LO: return a < b;
+	case CMP_LS: return a <= b;
+	case CMP_HI: return a > b;
+	default: return a >= b;		/* CMP_HS */
+	}
+}
+
+/* setp's result combined with its predicate operand: and, or, xor. */
+void ptx_setp_result(struct ptx_exec *x, const struct ptx_insn *in, bool r);
+void ptx_setp_result(struct ptx_exec *x, const struct ptx_insn *in, bool r)
+{
+	bool c = in->aop ? !!ptx_src(x, &in->o[4]) : false;
+	bool p = r, q = !r;
+
+	switch (in->aop) {
+	case AOP_AND: p = p && c; q = q && c; break;
+	case AOP_OR: p = p || c; q = q || c; break;
+	case AOP_XOR: p = p != c; q = q != c; break;
+	default: break;
+	}
+	ptx_dst(x, &in->o[0], p, 1);
+	if (in->o[1].kind == PO_REG)
+		ptx_dst(x, &in->o[1], q, 1);
+}
+
+/* cvt between integer types: truncate or extend, or clamp with .sat. */
+static uint64_t convert(const struct ptx_insn *in, uint64_t v)
+{
+	struct ptx_type d = in->type, s = in->type2;
+	unsigned int bits = d.size * 8;
+	int64_t lo, hi;
+
+	if (!(in->flags & PF_SAT))
+		return v;
+	hi = d.cls == PC_S ? (int64_t)((1ull << (bits - 1)) - 1) :
+	     (int64_t)(bits == 64 ? INT64_MAX : (int64_t)((1ull << bits) - 1));
+	lo = d.cls == PC_S ? -hi - 1 : 0;
+	if (s.cls == PC_S)
+		return (int64_t)v < lo ? (uint64_t)lo :
+		       (int64_t)v > hi ? (uint64_t)hi : v;
+	if (bits == 64 && d.cls != PC_S)
+		return v;
+	return v > (uint64_t)hi ? (uint64_t)hi : v;
+}
+
+static uint64_t sat32(int64_t v)
+{
+	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? (uint64_t)INT32_MIN :
+	       (uint64_t)v;
+}
+
+static uint64_t arith(struct ptx_exec *x, const struct ptx_insn *in,
+		      struct ptx_type st)
+{
+	uint64_t a = ptx_srcx(x, &in->o[1], st);
+	uint64_t b = in->nopnd > 2 ? ptx_srcx(x, &in->o[2], st) : 0;
+	bool sat = in->flags & PF_SAT;
+
+	switch (in->op) {
+	case OP_ADD: return sat ? sat32((int64_t)a + (int64_t)b) : a + b;
+	case OP_SUB: return sat ? sat32((int64_t)a - (int64_t)b) : a - b;
+	case OP_MUL: return product(in, a, b);
+	case OP_MAD: {
+		struct ptx_type ct = in->type;
+		uint64_t c;
+
+		if (in->flags & PF_WIDE)
+			ct.size *= 2;
+		c = ptx_srcx(x, &in->o[3], ct);
+		return sat ? sat32((int64_t)product(in, a, b) + (int64_t)c) :
+		       product(in, a, b) + c;
+	}
+	case OP_DIV: return divide(st, a, b, false);
+	case OP_REM: return divide(st, a, b, true);
+	case OP_MIN: return min_max(st, a, b, false);
+	case OP_MAX: return min_max(st, a, b, true);
+	case OP_ABS: return (int64_t)a < 0 ? -a : a;
+	case OP_NEG: return -a;
+	case OP_AND: return a & b;
+	case OP_OR: return a | b;
+	case OP_XOR: return a ^ b;
+	case OP_NOT: return st.cls == PC_PRED ? !a : ~a;
+	case OP_CNOT: return !a;
+	case OP_SHL: case OP_SHR:
+		return shift(in, a, ptx_src(x, &in->o[2]));
+	case OP_POPC: return __builtin_popcountll(a);
+	case OP_CLZ:
+		return a ? __builtin_clzll(a) - (64 - st.size * 8) : st.size * 8;
+	case OP_BREV: return brev(a, st.size * 8);
+	default: return a;	/* mov */
+	}
+}
+
+void ptx_exec_int(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	struct ptx_type dt = in->type;
+	uint64_t v;
+
+	switch (in->op) {
+	case OP_SETP:
+		ptx_setp_result(x, in, compare(in->cmp, in->type,
+					       ptx_srcx(x, &in->o[2], in->type),
+					       ptx_srcx(x, &in->o[3], in->type)));
+		return;
+	case OP_SELP:
+		v = ptx_src(x, &in->o[3]) ? ptx_src(x, &in->o[1]) :
+					    ptx_src(x, &in->o[2]);
+		break;
+	case OP_CVT:
+		v = convert(in, ptx_srcx(x, &in->o[1], in->type2));
+		break;
+	case OP_POPC: case OP_CLZ:
+		v = arith(x, in, in->type);
+		dt.size = 4;
+		break;
+	default:
+		v = arith(x, in, in->type);
+		if ((in->op == OP_MUL || in->op == OP_MAD) &&
+		    (in->flags & PF_WIDE))
+			dt.size *= 2;
+	}
+	ptx_dst(x, &in->o[0], v, dt.size);
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Loads, stores, atomics and address conversions.  Every element is
+ * accessed with a relaxed atomic of its size, so that a kernel spinning
+ * on a flag sees another block's or the host's store, and stores are
+ * never torn; atom and red are sequentially consistent host atomics.
+ */
+#include <string.h>
+
+#include "exec_int.h"
+
+static uint64_t load(const void *p, unsigned int size)
+{
+	switch (size) {
+	case 1: return __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);
+	case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
+	case 4: return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+	default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+	}
+}
+
+static void store(void *p, uint64_t v, unsigned int size)
+{
+	switch (size) {
+	case 1: __atomic_store_n((uint8_t *)p, v, __ATOMIC_RELAXED); break;
+	case 2: __atomic_store_n((uint16_t *)p, v, __ATOMIC_RELAXED); break;
+	case 4: __atomic_store_n((uint32_t *)p, v, __ATOMIC_RELAXED); break;
+	default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED);
+	}
+}
+
+static uint64_t address(const struct ptx_exec *x, const struct ptx_operand *o)
+{
+	return (o->reg == PTX_NO_REG ? 0 : x->regs[o->reg]) + o->imm;
+}
+
+static void *access_at(struct ptx_exec *x, const struct ptx_insn *in,
+		       uint64_t addr, size_t size, bool write)
+{
+	void *p = ptx_mem(x->w, x->cta, x->t, in->space, addr, size, write);
+
+	if (!p)
+		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
+			       in->line);
+	return p;
+}
+
+/* The registers of a load's or store's value: one, or a vector's. */
+static unsigned int value_regs(const struct ptx_insn *in, unsigned int v,
+			       uint32_t *regs)
+{
+	unsigned int i;
+
+	if (in->o[v].kind != PO_VEC) {
+		regs[0] = in->o[v].kind == PO_REG ? in->o[v].reg : PTX_NO_REG;
+		return 1;
+	}
+	for (i = 0; i < in->o[v].nvec; i++)
+		regs[i] = in->o[v].vec[i];
+	return in->o[v].nvec;
+}
+
+static int load_store(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	bool st = in->op == OP_ST;
+	unsigned int size = in->type.size, i, n;
+	uint32_t regs[4];
+	unsigned char *p;
+
+	n = value_regs(in, st ? 1 : 0, regs);
+	p = access_at(x, in, address(x, &in->o[st ? 0 : 1]), size * n, st);
+	if (!p)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (st) {
+			uint64_t v = regs[i] != PTX_NO_REG ? x->regs[regs[i]] :
+				     in->o[1].imm;
+
+			store(p + i * size, v, size);
+		} else if (regs[i] != PTX_NO_REG) {
+			uint64_t v = load(p + i * size, size);
+
+			x->regs[regs[i]] = in->type.cls == PC_S ?
+				ptx_zext(ptx_sext(v, size),
+					 x->w->grid->fn->reg_types[regs[i]].size) : v;
+		}
+	}
+	return 0;
+}
+
+static float as_f32(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static double as_f64(uint64_t u)
+{
+	double d;
+
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+/* The new value of an atomic read-modify-write of @old with @b. */
+static uint64_t rmw(const struct ptx_insn *in, uint64_t old, uint64_t b)
+{
+	struct ptx_type t = in->type;
+	bool s = t.cls == PC_S;
+	uint64_t sold = s ? (uint64_t)ptx_sext(old, t.size) : old;
+	uint64_t sb = s ? (uint64_t)ptx_sext(b, t.size) : b;
+	float f;
+	double d;
+
+	switch (in->aop) {
+	case AOP_ADD:
+		if (t.cls != PC_F)
+			return old + b;
+		if (t.size == 4) {
+			f = as_f32(old) + as_f32(b);
+			memcpy(&b, &f, 4);
+			return (uint32_t)b;
+		}
+		d = as_f64(old) + as_f64(b);
+		memcpy(&b, &d, 8);
+		return b;
+	case AOP_MIN:
+		return (s ? (int64_t)sb < (int64_t)sold : b < old) ? b : old;
+	case AOP_MAX:
+		return (s ? (int64_t)sb > (int64_t)sold : b > old) ? b : old;
+	case AOP_INC:
+		return (uint32_t)old >= (uint32_t)b ? 0 : old + 1;
+	case AOP_DEC:
+		return (uint32_t)old == 0 || (uint32_t)old > (uint32_t)b ?
+		       b : old - 1;
+	case AOP_AND: return old & b;
+	case AOP_OR: return old | b;
+	case AOP_XOR: return old ^ b;
+	default: return b;	/* exch */
+	}
+}
+
+static bool cas(void *p, uint64_t *old, uint64_t v, unsigned int size)
+{
+	if (size == 4) {
+		uint32_t o = *old;
+		bool ok = __atomic_compare_exchange_n((uint32_t *)p, &o,
+						      (uint32_t)v, false,
+						      __ATOMIC_SEQ_CST,
+						      __ATOMIC_SEQ_CST);
+		*old = o;
+		return ok;
+	}
+	return __atomic_compare_exchange_n((uint64_t *)p, old, v, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static int atomic(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	unsigned int a = in->op == OP_ATOM ? 1 : 0, size = in->type.size;
+	uint64_t b = ptx_src(x, &in->o[a + 1]), old, want;
+	void *p = access_at(x, in, address(x, &in->o[a]), size, true);
+
+	if (!p)
+		return -1;
+	old = load(p, size);
+	if (in->aop == AOP_CAS) {
+		want = ptx_src(x, &in->o[a + 2]);
+		while (ptx_zext(old, size) == ptx_zext(b, size) &&
+		       !cas(p, &old, want, size))
+			;
+	} else {
+		while (!cas(p, &old, rmw(in, old, b), size))
+			;
+	}
+	if (a)
+		ptx_dst(x, &in->o[0], old, size);
+	return 0;
+}
+
+/* cvta: a window address to generic (a host address) and back. */
+static void cvta(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	uint64_t v = ptx_src(x, &in->o[1]), base = 0;
+	size_t lsize = x->w->grid->fn->local_size;
+
+	if (in->space == PS_SHARED)
+		base = (uintptr_t)x->cta->shared;
+	else if (in->space == PS_LOCAL)
+		base = (uintptr_t)(x->cta->local + x->t->index * lsize);
+	ptx_dst(x, &in->o[0], in->flags & PF_TO ? v - base : v + base, 8);
+}
+
+int ptx_exec_memory(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	switch (in->op) {
+	case OP_LD:
+	case OP_ST:
+		return load_store(x, in);
+	case OP_CVTA:
+		cvta(x, in);
+		return 0;
+	default:
+		return atomic(x, in);
+	}
+}

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A kernel (.entry): its parameters, register and variable declarations,
+ * labels and instructions; then labels are resolved, the dynamic shared
+ * memory placed after the static, and the basic blocks found.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_int.h"
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+void ptx_function_state_clear(struct ptx_parser *ps)
+{
+	ptx_symtab_clear(&ps->lsyms);
+	strmap_clear(&ps->regs);
+	strmap_clear(&ps->labels);
+	free(ps->label_at);
+	ps->label_at = NULL;
+	ps->labels_cap = ps->nlabels = 0;
+	ps->regs_cap = ps->insns_cap = ps->params_cap = 0;
+	ps->fn_shared = 0;
+	ps->dyn_align = 16;
+	ps->fn = NULL;
+}
+
+int ptx_label(struct ptx_parser *ps, const char *name, size_t len,
+	      uint32_t *label)
+{
+	if (strmap_get(&ps->labels, name, len, label))
+		return 0;
+	if (ptx_grow(ps, (void **)&ps->label_at, &ps->labels_cap,
+		     ps->nlabels + 1, sizeof(uint32_t)))
+		return -1;
+	if (strmap_put(&ps->labels, name, len, ps->nlabels))
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	ps->label_at[ps->nlabels] = UINT32_MAX;
+	*label = ps->nlabels++;
+	return 0;
+}
+
+/* .param [.align N] .type [.ptr .space .align N] name[[N]] */
+static int parse_param(struct ptx_parser *ps)
+{
+	struct cumc_ptx_function *fn = ps->fn;
+	struct ptx_param *p;
+	struct ptx_sym sym = { .space = PS_PARAM };
+	size_t align = 0, size = 0;
+	uint64_t n;
+	bool ptr = false;
+
+	if (ptx_expect(ps, ".param"))
+		return -1;
+	while (ps->lx.tok == T_WORD && ps->lx.text[0] == '.') {
+		struct ptx_type t = ptx_type_word(ps->lx.text + 1,
+						  ps->lx.len - 1);
+		bool is_align = ptx_lex_is(&ps->lx, ".align");
+
+		if (ptx_lex_is(&ps->lx, ".ptr"))
+			ptr = true;
+		else if (t.size && !size)
+			size = t.size;
+		else if (!is_align && !ptr)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"parameter attribute '%.*s'",
+					(int)ps->lx.len, ps->lx.text);
+		ptx_lex_next(&ps->lx);
+		if (is_align) {
+			if (ptx_number(ps, &n))
+				return -1;
+			/* .ptr's .align is the pointee's, not the parameter's. */
+			if (!ptr)
+				align = n;
+		}
+	}
+	if (!size || ps->lx.tok != T_WORD)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad parameter");
+	if (ptx_grow(ps, (void **)&fn->params, &ps->params_cap,
+		     fn->nparams + 1, sizeof(*p)))
+		return -1;
+	p = &fn->params[fn->nparams];
+	p->name = strndup(ps->lx.text, ps->lx.len);
+	if (!p->name)
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	fn->nparams++;
+	if (!align)
+		align = size;
+	sym.value = p->offset = align_up(fn->param_size, align);
+	if (strmap_put(&ps->lsyms.names, ps->lx.text, ps->lx.len,
+		       ps->lsyms.count) ||
+	    ptx_grow(ps, (void **)&ps->lsyms.syms, &ps->lsyms.cap,
+		     ps->lsyms.count + 1, sizeof(sym)))
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	ps->lsyms.syms[ps->lsyms.count++] = sym;
+	ptx_lex_next(&ps->lx);
+	if (ptx_lex_is(&ps->lx, "[")) {
+		ptx_lex_next(&ps->lx);
+		if (ptx_number(ps, &n) || ptx_expect(ps, "]"))
+			return -1;
+		size *= n;
+	}
+	p->size = size;
+	fn->param_size = p->offset + size;
+	return 0;
+}
+
+static int parse_params(struct ptx_parser *ps)
+{
+	if (!ptx_lex_is(&ps->lx, "("))
+		return 0;
+	ptx_lex_next(&ps->lx);
+	while (!ptx_lex_is(&ps->lx, ")")) {
+		if (parse_param(ps))
+			return -1;
+		if (ptx_lex_is(&ps->lx, ","))
+			ptx_lex_next(&ps->lx);
+		else if (!ptx_lex_is(&ps->lx, ")"))
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad parameter list");
+	}
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+static int add_reg(struct ptx_parser *ps, const char *name, size_t len,
+		   struct ptx_type t)
+{
+	struct cumc_ptx_function *fn = ps->fn;
+	uint32_t old;
+
+	if (strmap_get(&ps->regs, name, len, &old))
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				"register '%.*s' declared again (scoped registers)",
+				(int)len, name);
+	if (ptx_grow(ps, (void **)&fn->reg_types, &ps->regs_cap,
+		     fn->nregs + 1, sizeof(t)))
+		return -1;
+	if (strmap_put(&ps->regs, name, len, fn->nregs))
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	fn->reg_types[fn->nregs++] = t;
+	return 0;
+}
+
+/* .reg .type %r<N>;  or  .reg .type %a, %b; */
+static int parse_reg(struct ptx_parser *ps)
+{
+	struct ptx_type t;
+	char name[128];
+	uint64_t n, i;
+
+	ptx_lex_next(&ps->lx);
+	t = ps->lx.tok == T_WORD && ps->lx.text[0] == '.' ?
+	    ptx_type_word(ps->lx.text + 1, ps->lx.len - 1) :
+	    (struct ptx_type){ 0, 0 };
+	if (!t.size)
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED, "register type '%.*s'",
+				(int)ps->lx.len, ps->lx.text);
+	ptx_lex_next(&ps->lx);
+	for (;;) {
+		const char *s = ps->lx.text;
+		size_t len = ps->lx.len;
+
+		if (ps->lx.tok != T_WORD || len >= sizeof(name) - 24)
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad register name");
+		ptx_lex_next(&ps->lx);
+		if (ptx_lex_is(&ps->lx, "<")) {
+			ptx_lex_next(&ps->lx);
+			if (ptx_number(ps, &n) || ptx_expect(ps, ">"))
+				return -1;
+			for (i = 0; i < n; i++) {
+				int nl = snprintf(name, sizeof(name), "%.*s%llu",
+						  (int)len, s,
+						  (unsigned long long)i);
+
+				if (add_reg(ps, name, nl, t))
+					return -1;
+			}
+		} else if (add_reg(ps, s, len, t)) {
+			return -1;
+		}
+		if (!ptx_lex_is(&ps->lx, ","))
+			break;
+		ptx_lex_next(&ps->lx);
+	}
+	return ptx_expect(ps, ";");
+}
+
+/* Whether the current word is directly followed by a colon: a label. */
+static bool at_label(const struct ptx_parser *ps)
+{
+	return ps->lx.tok == T_WORD && ps->lx.text[0] != '.' &&
+	       ps->lx.p < ps->lx.end && *ps->lx.p == ':';
+}
+
+static int define_label(struct ptx_parser *ps)
+{
+	uint32_t label;
+
+	if (ptx_label(ps, ps->lx.text, ps->lx.len, &label))
+		return -1;
+	if (ps->label_at[label] != UINT32_MAX)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "label '%.*s' defined twice",
+				(int)ps->lx.len, ps->lx.text);
+	ps->label_at[label] = ps->fn->ninsns;
+	ptx_lex_next(&ps->lx);
+	return ptx_expect(ps, ":");
+}
+
+static int parse_statement(struct ptx_parser *ps)
+{
+	struct ptx_lexer *lx = &ps->lx;
+
+	if (ptx_lex_is(lx, ".reg"))
+		return parse_reg(ps);
+	if (ptx_lex_is(lx, ".shared"))
+		return ptx_parse_var(ps, PS_SHARED, true);
+	if (ptx_lex_is(lx, ".local"))
+		return ptx_parse_var(ps, PS_LOCAL, true);
+	if (ptx_lex_is(lx, ".pragma")) {
+		while (lx->tok != T_EOF && !ptx_lex_is(lx, ";"))
+			ptx_lex_next(lx);
+		return ptx_expect(ps, ";");
+	}
+	if (lx->tok == T_WORD && lx->text[0] == '.')
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				"directive '%.*s' in a function",
+				(int)lx->len, lx->text);
+	if (at_label(ps))
+		return define_label(ps);
+	return ptx_parse_insn(ps);
+}
+
+static int parse_body(struct ptx_parser *ps)
+{
+	int depth = 0;
+
+	do {
+		if (ptx_lex_is(&ps->lx, "{")) {
+			depth++;
+			ptx_lex_next(&ps->lx);
+		} else if (ptx_lex_is(&ps->lx, "}")) {
+			depth--;
+			ptx_lex_next(&ps->lx);
+		} else if (ps->lx.tok == T_EOF) {
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "unterminated function");
+		} else if (parse_statement(ps)) {
+			return -1;
+		}
+	} while (depth > 0);
+	return 0;
+}
+
+/* Branch targets and dynamic shared memory, now that both are known. */
+static int resolve(struct ptx_parser *ps)
+{
+	struct cumc_ptx_function *fn = ps->fn;
+	size_t dyn = align_up(ps->mod_shared + ps->fn_shared, ps->dyn_align);
+	uint32_t i, j;
+
+	fn->shared_size = ps->mod_shared + ps->fn_shared;
+	for (i = 0; i < fn->ninsns; i++) {
+		struct ptx_insn *in = &fn->insns[i];
+
+		for (j = 0; j < in->nopnd; j++) {
+			struct ptx_operand *o = &in->o[j];
+
+			if (o->dyn_shared)
+				o->imm += dyn;
+			if (o->kind != PO_LABEL)
+				continue;
+			if (ps->label_at[o->imm] == UINT32_MAX) {
+				ps->lx.tok_line = in->line;
+				return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+						"undefined label");
+			}
+			o->imm = ps->label_at[o->imm];
+		}
+	}
+	return 0;
+}
+
+static bool ends_block(const struct ptx_insn *in)
+{
+	return in->op == OP_BRA || in->op == OP_RET || in->op == OP_EXIT ||
+	       in->op == OP_TRAP;
+}
+
+/* Leaders: the first instruction, branch targets, those after a branch. */
+static int find_blocks(struct ptx_parser *ps)
+{
+	struct cumc_ptx_function *fn = ps->fn;
+	uint8_t *leader = calloc(fn->ninsns + 1, 1);
+	uint32_t i, n = 0;
+
+	if (!leader)
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	leader[0] = 1;
+	for (i = 0; i < fn->ninsns; i++) {
+		if (ends_block(&fn->insns[i]))
+			leader[i + 1] = 1;
+		if (fn->insns[i].op == OP_BRA)
+			leader[fn->insns[i].o[0].imm] = 1;
+	}
+	for (i = 0; i < fn->ninsns; i++)
+		n += leader[i];
+	fn->block_starts = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!fn->block_starts) {
+		free(leader);
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < fn->ninsns; i++)
+		if (leader[i])
+			fn->block_starts[fn->nblocks++] = i;
+	free(leader);
+	return 0;
+}
+
+/* A kernel must end: an implicit ret after the last instruction. */
+static int add_final_ret(struct ptx_parser *ps)
+{
+	struct cumc_ptx_function *fn = ps->fn;
+	struct ptx_insn *in;
+
+	if (ptx_grow(ps, (void **)&fn->insns, &ps->insns_cap, fn->ninsns + 1,
+		     sizeof(*in)))
+		return -1;
+	in = &fn->insns[fn->ninsns++];
+	memset(in, 0, sizeof(*in));
+	in->op = OP_RET;
+	in->guard = PTX_NO_REG;
+	in->line = ps->lx.tok_line;
+	return 0;
+}
+
+int ptx_parse_function(struct ptx_parser *ps)
+{
+	struct cumc_ptx_module *m = ps->mod;
+	int res;
+
+	ptx_lex_next(&ps->lx);
+	if (ps->lx.tok != T_WORD)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "expected a kernel name");
+	if (ptx_grow(ps, (void **)&m->funcs, &ps->funcs_cap, m->nfuncs + 1,
+		     sizeof(*m->funcs)))
+		return -1;
+	ptx_function_state_clear(ps);
+	ps->fn = &m->funcs[m->nfuncs++];
+	ps->fn->entry = true;
+	ps->fn->name = strndup(ps->lx.text, ps->lx.len);
+	if (!ps->fn->name)
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	ptx_lex_next(&ps->lx);
+	if (parse_params(ps))
+		return -1;
+	/* Performance directives (.maxntid, .reqntid...) are hints here. */
+	while (!ptx_lex_is(&ps->lx, "{") && ps->lx.tok != T_EOF)
+		ptx_lex_next(&ps->lx);
+	res = parse_body(ps);
+	if (!res)
+		res = add_final_ret(ps);
+	if (!res)
+		res = resolve(ps);
+	if (!res)
+		res = find_blocks(ps);
+	return res;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scheduler.  A grid's CTAs are taken in order by workers (the
+ * launching thread and a pool of host threads).  Each worker keeps up to
+ * a set number of CTAs resident, as an SM does, and time-slices their
+ * threads: each runs until it exits, reaches a barrier, or has run
+ * PTX_SLICE instructions, then the next one runs.  So a thread spinning
+ * on a flag that another thread, CTA, or the host writes lets the writer
+ * run: the grid makes progress whenever the hardware's would, as long as
+ * the CTAs that wait on each other are resident together (the device's
+ * occupancy, CUMC_PTX_RESIDENT per worker here).  Threads are kept in
+ * warps of 32 (consecutive indexes), the unit warp-level operations will
+ * schedule together.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec.h"
+
+#define PTX_SLICE 4096u
+#define PTX_RESIDENT 16u
+
+void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
+		    const struct ptx_thread *t, enum cumc_ptx_status st,
+		    uint64_t addr, unsigned int line)
+{
+	struct ptx_grid *g = w->grid;
+	unsigned int i;
+
+	if (!atomic_flag_test_and_set(&g->fault_taken)) {
+		g->fault.status = st;
+		g->fault.addr = addr;
+		g->fault.line = line;
+		for (i = 0; i < 3; i++) {
+			g->fault.block[i] = cta->ctaid[i];
+			g->fault.thread[i] = t->tid[i];
+		}
+	}
+	atomic_store(&g->stop, true);
+}
+
+static void cta_free(struct ptx_cta *cta)
+{
+	free(cta->threads);
+	free(cta->regs);
+	free(cta->shared);
+	free(cta->local);
+	memset(cta, 0, sizeof(*cta));
+}
+
+/* CTA number @n, its threads at their first instruction. */
+static int cta_init(struct ptx_grid *g, struct ptx_cta *cta, uint64_t n)
+{
+	const unsigned int *gd = g->launch->grid, *bd = g->launch->block;
+	unsigned int i;
+
+	cta->nthreads = bd[0] * bd[1] * bd[2];
+	cta->ctaid[0] = n % gd[0];
+	cta->ctaid[1] = n / gd[0] % gd[1];
+	cta->ctaid[2] = n / gd[0] / gd[1];
+	cta->live = cta->nthreads;
+	cta->arrived = 0;
+	cta->shared_size = g->shared_size;
+	cta->threads = calloc(cta->nthreads, sizeof(*cta->threads));
+	cta->regs = calloc((size_t)cta->nthreads * (g->fn->nregs ? g->fn->nregs : 1),
+			   sizeof(uint64_t));
+	cta->shared = calloc(1, g->shared_size ? g->shared_size : 1);
+	cta->local = calloc(cta->nthreads, g->fn->local_size ? g->fn->local_size : 1);
+	if (!cta->threads || !cta->regs || !cta->shared || !cta->local) {
+		cta_free(cta);
+		return -1;
+	}
+	for (i = 0; i < cta->nthreads; i++) {
+		struct ptx_thread *t = &cta->threads[i];
+
+		t->index = i;
+		t->tid[0] = i % bd[0];
+		t->tid[1] = i / bd[0] % bd[1];
+		t->tid[2] = i / bd[0] / bd[1];
+	}
+	return 0;
+}
+
+/* bar.sync 0 completes once every thread not exited has arrived. */
+static void barrier_check(struct ptx_cta *cta)
+{
+	unsigned int i;
+
+	if (!cta->arrived || cta->arrived < cta->live)
+		return;
+	for (i = 0; i < cta->nthreads; i++)
+		if (cta->threads[i].state == TS_BARRIER)
+			cta->threads[i].state = TS_RUN;
+	cta->arrived = 0;
+}
+
+/* One round over the CTA's threads, warp by warp; 1 when it is done. */
+static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
+{
+	unsigned int i;
+
+	for (i = 0; i < cta->nthreads && !atomic_load(&w->grid->stop); i++) {
+		struct ptx_thread *t = &cta->threads[i];
+
+		if (t->state != TS_RUN)
+			continue;
+		switch (ptx_run(w, cta, t, PTX_SLICE)) {
+		case SL_EXIT:
+			t->state = TS_EXITED;
+			cta->live--;
+			barrier_check(cta);
+			break;
+		case SL_BARRIER:
+			t->state = TS_BARRIER;
+			cta->arrived++;
+			barrier_check(cta);
+			break;
+		default:
+			break;
+		}
+	}
+	return cta->live == 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct ptx_worker *w = arg;
+	struct ptx_grid *g = w->grid;
+	struct ptx_cta ctas[PTX_RESIDENT];
+	unsigned int nres = 0, i;
+	struct ptx_thread none = { 0 };
+
+	memset(ctas, 0, sizeof(ctas));
+	for (;;) {
+		while (nres < PTX_RESIDENT && !atomic_load(&g->stop)) {
+			uint64_t n = atomic_fetch_add(&g->next_cta, 1);
+
+			if (n >= g->nctas)
+				break;
+			if (cta_init(g, &ctas[nres], n)) {
+				ptx_grid_fault(w, &ctas[nres], &none,
+					       CUMC_PTX_ENOMEM, 0, 0);
+				break;
+			}
+			nres++;
+		}
+		if (!nres || atomic_load(&g->stop))
+			break;
+		for (i = 0; i < nres; i++) {
+			if (!cta_round(w, &ctas[i]))
+				continue;
+			cta_free(&ctas[i]);
+			ctas[i] = ctas[--nres];
+			memset(&ctas[nres], 0, sizeof(ctas[nres]));
+			i--;
+		}
+	}
+	for (i = 0; i < nres; i++)
+		cta_free(&ctas[i]);
+	return NULL;
+}
+
+static enum cumc_ptx_status check_launch(const struct cumc_ptx_function *fn,
+					 const struct cumc_ptx_launch *l)
+{
+	static const unsigned int max_grid[3] = { 0x7fffffffu, 65535, 65535 };
+	static const unsigned int max_block[3] = { 1024, 1024, 64 };
+	uint64_t threads = 1;
+	size_t limit = l->max_dynamic_shared > CUMC_PTX_DEFAULT_SHARED ?
+		       l->max_dynamic_shared : CUMC_PTX_DEFAULT_SHARED;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!l->grid[i] || l->grid[i] > max_grid[i] ||
+		    !l->block[i] || l->block[i] > max_block[i])
+			return CUMC_PTX_ELAUNCH;
+		threads *= l->block[i];
+	}
+	if (threads > CUMC_PTX_MAX_BLOCK_THREADS)
+		return CUMC_PTX_ELAUNCH;
+	if (fn->shared_size > CUMC_PTX_DEFAULT_SHARED ||
+	    fn->shared_size + l->dynamic_shared > limit ||
+	    fn->shared_size + l->dynamic_shared > CUMC_PTX_MAX_SHARED)
+		return CUMC_PTX_ESHARED;
+	return CUMC_PTX_OK;
+}
+
+static unsigned int worker_count(const struct cumc_ptx_launch *l,
+				 uint64_t nctas)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = l->workers ? l->workers : (cpus > 0 ? cpus : 1);
+
+	return nctas < n ? (unsigned int)nctas : n;
+}
+
+enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *fn,
+				     const struct cumc_ptx_launch *l,
+				     struct cumc_ptx_fault *fault)
+{
+	struct ptx_grid g = { .fn = fn, .launch = l,
+			      .fault_taken = ATOMIC_FLAG_INIT };
+	enum cumc_ptx_status st = check_launch(fn, l);
+	struct ptx_worker *w;
+	pthread_t *tids;
+	unsigned int n, i, started = 0;
+
+	if (st != CUMC_PTX_OK)
+		return st;
+	g.nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	g.shared_size = fn->shared_size + l->dynamic_shared;
+	n = worker_count(l, g.nctas);
+	w = calloc(n, sizeof(*w));
+	tids = calloc(n, sizeof(*tids));
+	if (!w || !tids) {
+		free(w);
+		free(tids);
+		return CUMC_PTX_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		w[i].grid = &g;
+	/* Worker 0 is the caller; fewer helpers is slower, never wrong. */
+	for (i = 1; i < n; i++)
+		if (!pthread_create(&tids[started + 1], NULL, worker_main, &w[i]))
+			started++;
+	worker_main(&w[0]);
+	for (i = 1; i <= started; i++)
+		pthread_join(tids[i], NULL);
+	free(w);
+	free(tids);
+	if (!atomic_flag_test_and_set(&g.fault_taken))
+		return CUMC_PTX_OK;
+	if (fault)
+		*fault = g.fault;
+	return g.fault.status;
+}

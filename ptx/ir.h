@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The IR the parser builds and the executor runs.
+ *
+ * A function is a flat array of instructions split into basic blocks
+ * (a block starts at a branch target or after a branch, and ends at a
+ * branch, ret or exit), over typed virtual registers: each register has
+ * one PTX type for its whole life, as in the source.  That is the shape
+ * an LLVM IR translation wants (one LLVM value per register through
+ * alloca + mem2reg, one LLVM block per IR block); the interpreter keeps
+ * every register in a 64-bit slot.
+ *
+ * Symbols are resolved when the function has been parsed: an operand
+ * naming a variable holds the variable's address in the variable's state
+ * space (an offset in the parameter buffer, the block's shared memory or
+ * the thread's local memory; the host address of the module's storage
+ * for .global and .const).
+ */
+#ifndef _CUMC_PTX_IR_H
+#define _CUMC_PTX_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cumc_ptx.h"
+
+/* A type: its class and its size in bytes. */
+enum ptx_class { PC_NONE, PC_B, PC_U, PC_S, PC_F, PC_PRED };
+
+struct ptx_type {
+	uint8_t cls;		/* enum ptx_class */
+	uint8_t size;		/* 1, 2, 4 or 8; predicates 1 */
+};
+
+enum ptx_space {
+	PS_GENERIC,
+	PS_GLOBAL,
+	PS_SHARED,
+	PS_LOCAL,
+	PS_PARAM,
+	PS_CONST,
+};
+
+enum ptx_op {
+	OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV, OP_REM,
+	OP_MIN, OP_MAX, OP_ABS, OP_NEG,
+	OP_AND, OP_OR, OP_XOR, OP_NOT, OP_SHL, OP_SHR, OP_CNOT,
+	OP_POPC, OP_CLZ, OP_BREV,
+	OP_SQRT, OP_RCP,
+	OP_SETP, OP_SELP, OP_MOV, OP_CVT, OP_CVTA,
+	OP_LD, OP_ST,
+	OP_BRA, OP_RET, OP_EXIT, OP_BAR, OP_MEMBAR, OP_TRAP,
+	OP_ATOM, OP_RED,
+	OP_COUNT
+};
+
+/* Comparisons of setp. */
+enum ptx_cmp {
+	CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE,
+	CMP_LO, CMP_LS, CMP_HI, CMP_HS,
+	CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU, CMP_GEU,
+	CMP_NUM, CMP_NAN,
+};
+
+/* Rounding: floating point (rn...) and to integer (rni...). */
+enum ptx_rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP,
+	       RND_RNI, RND_RZI, RND_RMI, RND_RPI };
+
+/* The operation of atom, red and setp's second predicate. */
+enum ptx_aop { AOP_NONE, AOP_ADD, AOP_CAS, AOP_EXCH, AOP_MIN, AOP_MAX,
+	       AOP_INC, AOP_DEC, AOP_AND, AOP_OR, AOP_XOR };
+
+/* Flags of an instruction. */
+#define PF_FTZ		0x0001u
+#define PF_SAT		0x0002u
+#define PF_HI		0x0004u
+#define PF_LO		0x0008u
+#define PF_WIDE		0x0010u
+#define PF_TO		0x0020u		/* cvta.to */
+#define PF_APPROX	0x0040u
+#define PF_UNI		0x0080u
+#define PF_VOLATILE	0x0100u
+
+#define PTX_NO_REG	UINT32_MAX
+
+enum ptx_opnd_kind {
+	PO_NONE,
+	PO_REG,		/* reg */
+	PO_IMM,		/* imm */
+	PO_SREG,	/* special register sreg */
+	PO_ADDR,	/* [reg + imm], reg may be PTX_NO_REG */
+	PO_VEC,		/* {vec[0..nvec)}, PTX_NO_REG for a sink */
+	PO_LABEL,	/* imm: the target instruction */
+	PO_SINK,	/* _ */
+};
+
+/* Special registers; the .x/.y/.z ones are followed by their y and z. */
+enum ptx_sreg {
+	SR_TID_X, SR_TID_Y, SR_TID_Z,
+	SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
+	SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z,
+	SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
+	SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID,
+	SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER,
+	SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE,
+	SR_LANEMASK_GT, SR_LANEMASK_GE,
+};
+
+struct ptx_operand {
+	uint8_t kind;		/* enum ptx_opnd_kind */
+	uint8_t nvec;
+	uint8_t neg;		/* !%p as a source predicate */
+	uint8_t sreg;
+	uint8_t lit;		/* enum ptx_lit of an immediate */
+	uint8_t dyn_shared;	/* imm is relative to dynamic shared memory */
+	uint32_t reg;
+	uint32_t vec[4];
+	uint64_t imm;
+};
+
+/* How an immediate was written, until the parser gives it its type. */
+enum ptx_lit { LIT_INT, LIT_F32, LIT_F64, LIT_DEC };
+
+#define PTX_MAX_OPERANDS 5
+
+struct ptx_insn {
+	uint8_t op;		/* enum ptx_op */
+	uint8_t cmp;		/* enum ptx_cmp */
+	uint8_t rnd;		/* enum ptx_rnd */
+	uint8_t space;		/* enum ptx_space */
+	uint8_t vec;		/* 1, 2 or 4 elements */
+	uint8_t aop;		/* enum ptx_aop */
+	uint8_t nopnd;
+	uint8_t guard_neg;
+	uint16_t flags;
+	struct ptx_type type;	/* the instruction's (cvt: destination) */
+	struct ptx_type type2;	/* cvt: source; setp and slct: unused */
+	uint32_t guard;		/* predicate register, or PTX_NO_REG */
+	uint32_t line;
+	struct ptx_operand o[PTX_MAX_OPERANDS];
+};
+
+struct ptx_param {
+	char *name;
+	size_t offset;
+	size_t size;
+};
+
+struct cumc_ptx_function {
+	char *name;
+	bool entry;
+	struct ptx_param *params;
+	unsigned int nparams;
+	size_t param_size;
+	uint32_t nregs;
+	struct ptx_type *reg_types;
+	struct ptx_insn *insns;
+	uint32_t ninsns;
+	uint32_t *block_starts;	/* first instruction of each basic block */
+	uint32_t nblocks;
+	size_t shared_size;	/* static, module variables included */
+	size_t local_size;
+	const struct cumc_ptx_module *module;
+};
+
+/* A module variable with storage of its own (.global, .const). */
+struct ptx_global {
+	char *name;
+	uint8_t space;
+	size_t size;
+	unsigned char *data;
+};
+
+struct cumc_ptx_module {
+	struct cumc_ptx_function *funcs;
+	unsigned int nfuncs;
+	struct ptx_global *globals;
+	unsigned int nglobals;
+	unsigned int version;	/* .version major * 10 + minor */
+	unsigned int target;	/* .target sm_XX */
+};
+
+static inline bool ptx_type_float(struct ptx_type t)
+{
+	return t.cls == PC_F;
+}
+
+static inline bool ptx_type_signed(struct ptx_type t)
+{
+	return t.cls == PC_S;
+}
+
+#endif

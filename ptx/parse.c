@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PTX parser: module directives, variables, kernels and their
+ * instructions, into the IR of ir.h.  Instruction words are decoded by
+ * decode.c; this file handles the structure around them.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_int.h"
+
+int ptx_fail(struct ptx_parser *ps, enum cumc_ptx_status st,
+	     const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (ps->err != CUMC_PTX_OK)
+		return -1;
+	ps->err = st;
+	if (!ps->log_size)
+		return -1;
+	n = snprintf(ps->log, ps->log_size, "line %u: ", ps->lx.tok_line);
+	if (n < 0 || (size_t)n >= ps->log_size)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(ps->log + n, ps->log_size - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int ptx_expect(struct ptx_parser *ps, const char *s)
+{
+	if (!ptx_lex_is(&ps->lx, s))
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "expected '%s', found '%.*s'",
+				s, (int)ps->lx.len, ps->lx.text);
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+int ptx_number(struct ptx_parser *ps, uint64_t *value)
+{
+	char buf[64];
+	char *end;
+
+	if (ps->lx.tok != T_NUMBER || ps->lx.len >= sizeof(buf))
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "expected a number");
+	memcpy(buf, ps->lx.text, ps->lx.len);
+	buf[ps->lx.len] = '\0';
+	if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'B'))
+		*value = strtoull(buf + 2, &end, 2);
+	else
+		*value = strtoull(buf, &end, 0);
+	if (*end == 'U' || *end == 'u')
+		end++;
+	if (*end)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad number '%s'", buf);
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+/* A type word (.b32, .f64, .pred, ...) as a type; size 0 if it is none. */
+struct ptx_type ptx_type_word(const char *w, size_t len)
+{
+	static const struct { const char *name; struct ptx_type t; } types[] = {
+		{ "b8", { PC_B, 1 } }, { "b16", { PC_B, 2 } },
+		{ "b32", { PC_B, 4 } }, { "b64", { PC_B, 8 } },
+		{ "u8", { PC_U, 1 } }, { "u16", { PC_U, 2 } },
+		{ "u32", { PC_U, 4 } }, { "u64", { PC_U, 8 } },
+		{ "s8", { PC_S, 1 } }, { "s16", { PC_S, 2 } },
+		{ "s32", { PC_S, 4 } }, { "s64", { PC_S, 8 } },
+		{ "f32", { PC_F, 4 } }, { "f64", { PC_F, 8 } },
+		{ "pred", { PC_PRED, 1 } },
+	};
+	struct ptx_type none = { PC_NONE, 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strlen(types[i].name) == len && !memcmp(types[i].name, w, len))
+			return types[i].t;
+	return none;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -1;
+	memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int ptx_grow(struct ptx_parser *ps, void **arr, size_t *cap, size_t need,
+	     size_t elem)
+{
+	if (grow(arr, cap, need, elem))
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Adds a symbol to the function's table (@local) or the module's. */
+static int add_sym(struct ptx_parser *ps, bool local, const char *name,
+		   size_t len, struct ptx_sym sym)
+{
+	struct ptx_symtab *tab = local ? &ps->lsyms : &ps->gsyms;
+
+	if (ptx_grow(ps, (void **)&tab->syms, &tab->cap, tab->count + 1,
+		     sizeof(sym)))
+		return -1;
+	if (strmap_put(&tab->names, name, len, tab->count))
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	tab->syms[tab->count++] = sym;
+	return 0;
+}
+
+const struct ptx_sym *ptx_find_sym(const struct ptx_parser *ps,
+				   const char *name, size_t len)
+{
+	uint32_t i;
+
+	if (strmap_get(&ps->lsyms.names, name, len, &i))
+		return &ps->lsyms.syms[i];
+	if (strmap_get(&ps->gsyms.names, name, len, &i))
+		return &ps->gsyms.syms[i];
+	return NULL;
+}
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Stores one initializer element of @t at @dst. */
+static int init_elem(struct ptx_parser *ps, struct ptx_type t,
+		     unsigned char *dst)
+{
+	struct ptx_operand o = { 0 };
+
+	if (ptx_immediate(ps, &o))
+		return -1;
+	if (ptx_imm_convert(ps, &o, t))
+		return -1;
+	memcpy(dst, &o.imm, t.size);
+	return 0;
+}
+
+/* = value, or = { values, ... } (nested braces of arrays flattened). */
+static int parse_init(struct ptx_parser *ps, struct ptx_type t,
+		      unsigned char *data, size_t size)
+{
+	size_t at = 0;
+	int depth = 0;
+
+	do {
+		if (ptx_lex_is(&ps->lx, "{")) {
+			depth++;
+			ptx_lex_next(&ps->lx);
+			continue;
+		}
+		if (ptx_lex_is(&ps->lx, "}")) {
+			depth--;
+			ptx_lex_next(&ps->lx);
+		} else if (ptx_lex_is(&ps->lx, ",")) {
+			ptx_lex_next(&ps->lx);
+		} else {
+			if (ps->lx.tok == T_WORD)
+				return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+						"initializer '%.*s' (addresses as initializers are not supported)",
+						(int)ps->lx.len, ps->lx.text);
+			if (at + t.size > size)
+				return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+						"too many initializers");
+			if (init_elem(ps, t, data + at))
+				return -1;
+			at += t.size;
+		}
+	} while (depth > 0 && ps->lx.tok != T_EOF);
+	return 0;
+}
+
+/* What a variable declaration says, after its state space. */
+struct var_decl {
+	const char *name;
+	size_t len;
+	size_t align;
+	size_t size;
+	bool unsized;		/* name[] */
+	struct ptx_type type;
+};
+
+static int parse_var_head(struct ptx_parser *ps, struct var_decl *v)
+{
+	uint64_t n;
+	unsigned int vec = 1;
+
+	memset(v, 0, sizeof(*v));
+	while (ps->lx.tok == T_WORD && ps->lx.text[0] == '.') {
+		struct ptx_type t = ptx_type_word(ps->lx.text + 1, ps->lx.len - 1);
+
+		if (ptx_lex_is(&ps->lx, ".align")) {
+			ptx_lex_next(&ps->lx);
+			if (ptx_number(ps, &n))
+				return -1;
+			v->align = n;
+			continue;
+		}
+		if (ptx_lex_is(&ps->lx, ".v2") || ptx_lex_is(&ps->lx, ".v4"))
+			vec = ps->lx.text[2] - '0';
+		else if (t.size && t.cls != PC_PRED)
+			v->type = t;
+		else
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"variable attribute '%.*s'",
+					(int)ps->lx.len, ps->lx.text);
+		ptx_lex_next(&ps->lx);
+	}
+	if (!v->type.size || ps->lx.tok != T_WORD)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad variable declaration");
+	v->name = ps->lx.text;
+	v->len = ps->lx.len;
+	ptx_lex_next(&ps->lx);
+	v->size = v->type.size * vec;
+	if (!v->align)
+		v->align = v->size;
+	while (ptx_lex_is(&ps->lx, "[")) {
+		ptx_lex_next(&ps->lx);
+		if (ptx_lex_is(&ps->lx, "]")) {
+			v->unsized = true;
+		} else {
+			if (ptx_number(ps, &n))
+				return -1;
+			v->size *= n;
+		}
+		if (ptx_expect(ps, "]"))
+			return -1;
+	}
+	return 0;
+}
+
+/* A .global or .const variable: storage the module owns. */
+static int module_storage(struct ptx_parser *ps, enum ptx_space space,
+			  const struct var_decl *v)
+{
+	struct cumc_ptx_module *m = ps->mod;
+	struct ptx_global *g;
+	struct ptx_sym sym = { .space = space };
+	size_t align = v->align < 16 ? 16 : v->align;
+
+	if (v->unsized)
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				"external variable '%.*s'", (int)v->len, v->name);
+	if (ptx_grow(ps, (void **)&m->globals, &ps->globals_cap,
+		     m->nglobals + 1, sizeof(*g)))
+		return -1;
+	g = &m->globals[m->nglobals];
+	g->name = strndup(v->name, v->len);
+	g->data = aligned_alloc(align, align_up(v->size ? v->size : 1, align));
+	if (!g->name || !g->data) {
+		free(g->name);
+		free(g->data);
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	}
+	memset(g->data, 0, v->size);
+	g->space = space;
+	g->size = v->size;
+	m->nglobals++;
+	sym.value = (uintptr_t)g->data;
+	if (add_sym(ps, false, v->name, v->len, sym))
+		return -1;
+	if (ptx_lex_is(&ps->lx, "=")) {
+		ptx_lex_next(&ps->lx);
+		return parse_init(ps, v->type, g->data, g->size);
+	}
+	return 0;
+}
+
+/* .shared: an offset in the block's shared memory; [] is the dynamic part. */
+static int shared_var(struct ptx_parser *ps, bool local,
+		      const struct var_decl *v)
+{
+	struct ptx_sym sym = { .space = PS_SHARED };
+	size_t *end = local ? &ps->fn_shared : &ps->mod_shared;
+
+	if (v->unsized) {
+		sym.dyn = true;
+		if (v->align > ps->dyn_align)
+			ps->dyn_align = v->align;
+	} else {
+		*end = align_up(*end, v->align);
+		sym.value = *end;
+		*end += v->size;
+	}
+	return add_sym(ps, local, v->name, v->len, sym);
+}
+
+static int local_var(struct ptx_parser *ps, const struct var_decl *v)
+{
+	struct ptx_sym sym = { .space = PS_LOCAL };
+
+	ps->fn->local_size = align_up(ps->fn->local_size, v->align);
+	sym.value = ps->fn->local_size;
+	ps->fn->local_size += v->size;
+	return add_sym(ps, true, v->name, v->len, sym);
+}
+
+/* A variable of @space, in a function (@local) or the module. */
+int ptx_parse_var(struct ptx_parser *ps, enum ptx_space space, bool local)
+{
+	struct var_decl v;
+
+	ptx_lex_next(&ps->lx);
+	if (parse_var_head(ps, &v))
+		return -1;
+	switch (space) {
+	case PS_SHARED:
+		if (shared_var(ps, local, &v))
+			return -1;
+		break;
+	case PS_LOCAL:
+		if (!local)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"module-scope .local variable");
+		if (local_var(ps, &v))
+			return -1;
+		break;
+	default:
+		if (module_storage(ps, space, &v))
+			return -1;
+	}
+	return ptx_expect(ps, ";");
+}
+
+static int parse_version(struct ptx_parser *ps)
+{
+	unsigned int major = 0, minor = 0;
+
+	ptx_lex_next(&ps->lx);
+	if (ps->lx.tok != T_NUMBER ||
+	    sscanf(ps->lx.text, "%u.%u", &major, &minor) != 2)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad .version");
+	ps->mod->version = major * 10 + minor;
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+/* .target sm_XX[a|f], options; PTX for a later GPU than the H100 is not ours. */
+static int parse_target(struct ptx_parser *ps)
+{
+	unsigned int sm;
+
+	do {
+		ptx_lex_next(&ps->lx);
+		if (ps->lx.tok != T_WORD)
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad .target");
+		if (sscanf(ps->lx.text, "sm_%u", &sm) == 1) {
+			if (sm > 90)
+				return ptx_fail(ps, CUMC_PTX_ENOPTX,
+						".target sm_%u: cumc simulates sm_90 GPUs",
+						sm);
+			ps->mod->target = sm;
+		}
+		ptx_lex_next(&ps->lx);
+	} while (ptx_lex_is(&ps->lx, ","));
+	return 0;
+}
+
+static int parse_address_size(struct ptx_parser *ps)
+{
+	uint64_t n;
+
+	ptx_lex_next(&ps->lx);
+	if (ptx_number(ps, &n))
+		return -1;
+	if (n != 64)
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED, ".address_size %llu",
+				(unsigned long long)n);
+	return 0;
+}
+
+static int parse_directive(struct ptx_parser *ps)
+{
+	struct ptx_lexer *lx = &ps->lx;
+
+	if (ptx_lex_is(lx, ".version"))
+		return parse_version(ps);
+	if (ptx_lex_is(lx, ".target"))
+		return parse_target(ps);
+	if (ptx_lex_is(lx, ".address_size"))
+		return parse_address_size(ps);
+	if (ptx_lex_is(lx, ".visible") || ptx_lex_is(lx, ".extern") ||
+	    ptx_lex_is(lx, ".weak")) {
+		ptx_lex_next(lx);
+		return 0;
+	}
+	if (ptx_lex_is(lx, ".entry"))
+		return ptx_parse_function(ps);
+	if (ptx_lex_is(lx, ".global"))
+		return ptx_parse_var(ps, PS_GLOBAL, false);
+	if (ptx_lex_is(lx, ".const"))
+		return ptx_parse_var(ps, PS_CONST, false);
+	if (ptx_lex_is(lx, ".shared"))
+		return ptx_parse_var(ps, PS_SHARED, false);
+	if (ptx_lex_is(lx, ".func"))
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				".func (device functions and calls are not supported yet)");
+	if (lx->tok == T_WORD && lx->text[0] == '.')
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED, "directive '%.*s'",
+				(int)lx->len, lx->text);
+	return ptx_fail(ps, CUMC_PTX_ESYNTAX, "unexpected '%.*s'",
+			(int)lx->len, lx->text);
+}
+
+void ptx_module_free(struct cumc_ptx_module *m)
+{
+	unsigned int i, j;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nfuncs; i++) {
+		struct cumc_ptx_function *f = &m->funcs[i];
+
+		for (j = 0; j < f->nparams; j++)
+			free(f->params[j].name);
+		free(f->params);
+		free(f->name);
+		free(f->reg_types);
+		free(f->insns);
+		free(f->block_starts);
+	}
+	free(m->funcs);
+	for (i = 0; i < m->nglobals; i++) {
+		free(m->globals[i].name);
+		free(m->globals[i].data);
+	}
+	free(m->globals);
+	free(m);
+}
+
+void ptx_symtab_clear(struct ptx_symtab *tab)
+{
+	strmap_clear(&tab->names);
+	free(tab->syms);
+	memset(tab, 0, sizeof(*tab));
+}
+
+enum cumc_ptx_status ptx_parse(const char *text, size_t len,
+			       struct cumc_ptx_module **module,
+			       char *log, size_t log_size)
+{
+	struct ptx_parser ps = { .log = log, .log_size = log_size };
+
+	if (log_size)
+		log[0] = '\0';
+	ps.mod = calloc(1, sizeof(*ps.mod));
+	if (!ps.mod)
+		return CUMC_PTX_ENOMEM;
+	ptx_lex_init(&ps.lx, text, len);
+	while (ps.lx.tok != T_EOF && !parse_directive(&ps))
+		;
+	if (ps.err == CUMC_PTX_OK && !ps.mod->version)
+		ptx_fail(&ps, CUMC_PTX_ESYNTAX, "no .version directive");
+	ptx_symtab_clear(&ps.gsyms);
+	ptx_function_state_clear(&ps);
+	if (ps.err != CUMC_PTX_OK) {
+		ptx_module_free(ps.mod);
+		return ps.err;
+	}
+	*module = ps.mod;
+	return CUMC_PTX_OK;
+}

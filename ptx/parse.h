@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef _CUMC_PTX_PARSE_H
+#define _CUMC_PTX_PARSE_H
+
+#include "ir.h"
+
+/*
+ * Parses PTX @text of @len bytes into a new module, or fails with a
+ * message in @log naming the line and, for PTX that is valid but not
+ * executed by cumc, the instruction or directive.
+ */
+enum cumc_ptx_status ptx_parse(const char *text, size_t len,
+			       struct cumc_ptx_module **module,
+			       char *log, size_t log_size);
+void ptx_module_free(struct cumc_ptx_module *module);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* A map from names to numbers, for the parser's registers and symbols. */
+#ifndef _CUMC_PTX_STRMAP_H
+#define _CUMC_PTX_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strmap_slot {
+	char *key;
+	uint32_t value;
+};
+
+struct strmap {
+	struct strmap_slot *slots;
+	size_t cap;		/* a power of two */
+	size_t count;
+};
+
+/* 0, or -1 when out of memory; a name already there keeps its value. */
+int strmap_put(struct strmap *map, const char *key, size_t len, uint32_t value);
+/* Whether @key is there; its value in *@value. */
+int strmap_get(const struct strmap *map, const char *key, size_t len,
+	       uint32_t *value);
+void strmap_clear(struct strmap *map);
+
+#endif

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libcumc-ptx on the host, no device: loading (PTX, fatbins compressed
+ * or not, SASS-only and bad images), the parser's errors, and kernels
+ * nvcc 13 built (ptx/tests/data) run on buffers of this process.
+ */
+#include <check.h>
+#include <fenv.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cumc_ptx.h"
+
+#ifndef PTX_TEST_DATA
+#define PTX_TEST_DATA "ptx/tests/data"
+#endif
+
+static char *slurp(const char *name, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", PTX_TEST_DATA, name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f, "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, n + 1);
+	ck_assert(buf && fread(buf, 1, n, f) == (size_t)n);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static struct cumc_ptx_module *load_file(const char *name)
+{
+	struct cumc_ptx_module *m = NULL;
+	char log[256];
+	size_t len;
+	char *buf = slurp(name, &len);
+	enum cumc_ptx_status st = cumc_ptx_load(buf, len, 90, &m, log,
+						sizeof(log));
+
+	ck_assert_msg(st == CUMC_PTX_OK, "%s: %s", name, log);
+	free(buf);
+	return m;
+}
+
+/* The device memory of a test: the buffers it registered. */
+struct buffers {
+	unsigned int n;
+	struct { void *p; size_t len; } b[8];
+};
+
+static bool check_mem(void *arg, uint64_t addr, size_t len, bool write,
+		      uint64_t *lo, uint64_t *hi)
+{
+	struct buffers *bufs = arg;
+	unsigned int i;
+
+	(void)write;
+	for (i = 0; i < bufs->n; i++) {
+		uint64_t s = (uintptr_t)bufs->b[i].p, e = s + bufs->b[i].len;
+
+		if (addr >= s && addr + len <= e) {
+			*lo = s;
+			*hi = e;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void *dev_alloc(struct buffers *bufs, size_t len)
+{
+	void *p = calloc(1, len);
+
+	ck_assert(p && bufs->n < 8);
+	bufs->b[bufs->n].p = p;
+	bufs->b[bufs->n++].len = len;
+	return p;
+}
+
+static void dev_free(struct buffers *bufs)
+{
+	while (bufs->n)
+		free(bufs->b[--bufs->n].p);
+}
+
+static enum cumc_ptx_status launch(const struct cumc_ptx_function *f,
+				   struct buffers *bufs, unsigned int grid,
+				   unsigned int block, const void *params,
+				   struct cumc_ptx_fault *fault)
+{
+	struct cumc_ptx_memory mem = { check_mem, bufs };
+	struct cumc_ptx_launch l = {
+		.grid = { grid, 1, 1 }, .block = { block, 1, 1 },
+		.params = params, .memory = &mem,
+	};
+
+	return cumc_ptx_launch(f, &l, fault);
+}
+
+START_TEST(test_vecadd_layout)
+{
+	struct cumc_ptx_module *m = load_file("vecadd.ptx");
+	const struct cumc_ptx_function *f;
+	size_t off, size;
+
+	ck_assert_uint_eq(cumc_ptx_function_count(m), 1);
+	f = cumc_ptx_function_find(m, "vecAdd");
+	ck_assert_ptr_eq(f, cumc_ptx_function_at(m, 0));
+	ck_assert_str_eq(cumc_ptx_function_name(f), "vecAdd");
+	ck_assert_uint_eq(cumc_ptx_param_count(f), 4);
+	cumc_ptx_param_layout(f, 3, &off, &size);
+	ck_assert_uint_eq(off, 24);
+	ck_assert_uint_eq(size, 4);
+	ck_assert_uint_eq(cumc_ptx_param_size(f), 28);
+	ck_assert_ptr_null(cumc_ptx_function_find(m, "nope"));
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+/* vecAdd's parameters as cuLaunchKernel lays them out. */
+struct vecadd_params {
+	const float *a, *b;
+	float *c;
+	int n;
+};
+
+static void run_vecadd(struct cumc_ptx_module *m)
+{
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "vecAdd");
+	struct buffers bufs = { 0 };
+	struct vecadd_params p;
+	int n = 1000, i;
+	float *a = dev_alloc(&bufs, n * 4), *b = dev_alloc(&bufs, n * 4);
+	float *c = dev_alloc(&bufs, n * 4);
+
+	for (i = 0; i < n; i++) {
+		a[i] = i * 0.5f;
+		b[i] = 1000 - i;
+	}
+	p = (struct vecadd_params){ a, b, c, n };
+	ck_assert_int_eq(launch(f, &bufs, 8, 128, &p, NULL), CUMC_PTX_OK);
+	for (i = 0; i < n; i++)
+		ck_assert_float_eq(c[i], a[i] + b[i]);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+
+START_TEST(test_vecadd_ptx)
+{
+	run_vecadd(load_file("vecadd.ptx"));
+}
+END_TEST
+
+START_TEST(test_vecadd_fatbin)
+{
+	run_vecadd(load_file("vecadd_plain.fatbin"));
+	run_vecadd(load_file("vecadd.fatbin"));	/* zstd-compressed */
+}
+END_TEST
+
+/* A host object's wrapper points at its fatbin. */
+START_TEST(test_fatbin_wrapper)
+{
+	size_t len;
+	char *fatbin = slurp("vecadd_plain.fatbin", &len);
+	struct { uint32_t magic, version; const void *data, *unused; } w = {
+		0x466243b1u, 1, fatbin, NULL,
+	};
+	struct cumc_ptx_module *m = NULL;
+
+	ck_assert_int_eq(cumc_ptx_load(&w, 0, 90, &m, NULL, 0), CUMC_PTX_OK);
+	run_vecadd(m);
+	free(fatbin);
+}
+END_TEST
+
+START_TEST(test_bad_images)
+{
+	struct cumc_ptx_module *m = NULL;
+	char log[256];
+	size_t len;
+	char *sass = slurp("vecadd_sass.fatbin", &len);
+
+	ck_assert_int_eq(cumc_ptx_load(sass, len, 90, &m, log, sizeof(log)),
+			 CUMC_PTX_ENOPTX);
+	ck_assert_ptr_nonnull(strstr(log, "compute_90"));
+	free(sass);
+	ck_assert_int_eq(cumc_ptx_load("hello", 0, 90, &m, log, sizeof(log)),
+			 CUMC_PTX_EIMAGE);
+	ck_assert_int_eq(cumc_ptx_load(".version 9.0\n.target sm_100\n", 0, 90,
+				       &m, log, sizeof(log)), CUMC_PTX_ENOPTX);
+}
+END_TEST
+
+static const char shfl_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+	"\tmov.u32 %r1, 1;\n"
+	"\tshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n\tret;\n}\n";
+
+START_TEST(test_unsupported)
+{
+	struct cumc_ptx_module *m = NULL;
+	char log[256];
+
+	ck_assert_int_eq(cumc_ptx_load(shfl_ptx, 0, 90, &m, log, sizeof(log)),
+			 CUMC_PTX_EUNSUPPORTED);
+	ck_assert_ptr_nonnull(strstr(log, "line 8"));
+	ck_assert_ptr_nonnull(strstr(log, "shfl.sync.bfly.b32"));
+	ck_assert_int_eq(cumc_ptx_load(".version 9.0\n.target sm_90\n"
+				       ".visible .entry k()\n{\n"
+				       "\tadd.f16 %h1, %h2, %h3;\n}\n", 0, 90,
+				       &m, log, sizeof(log)),
+			 CUMC_PTX_EUNSUPPORTED);
+	ck_assert_int_eq(cumc_ptx_load(".version 9.0\n.target sm_90\n"
+				       ".visible .entry k()\n{\n"
+				       "\t.reg .b32 %r<2>;\n"
+				       "\tadd.s32 %r1 %r1, 1;\n}\n", 0, 90,
+				       &m, log, sizeof(log)),
+			 CUMC_PTX_ESYNTAX);
+	ck_assert_ptr_nonnull(strstr(log, "line 6"));
+}
+END_TEST
+
+START_TEST(test_reduce)
+{
+	struct cumc_ptx_module *m = load_file("kernels.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "reduce");
+	struct buffers bufs = { 0 };
+	struct { int *in, *out; int n; } p;
+	int n = 1000, i, sum = 0;
+	int *in = dev_alloc(&bufs, n * 4), *out = dev_alloc(&bufs, 4);
+
+	ck_assert_uint_eq(cumc_ptx_static_shared(f), 1024);
+	for (i = 0; i < n; i++)
+		sum += in[i] = i * 7 - 300;
+	p.in = in;
+	p.out = out;
+	p.n = n;
+	ck_assert_int_eq(launch(f, &bufs, 4, 256, &p, NULL), CUMC_PTX_OK);
+	ck_assert_int_eq(*out, sum);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+/* Block 0 spins on a flag the last block sets, on a single worker. */
+START_TEST(test_spin_progress)
+{
+	struct cumc_ptx_module *m = load_file("kernels.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "spin");
+	struct buffers bufs = { 0 };
+	struct cumc_ptx_memory mem = { check_mem, &bufs };
+	struct { int *flag, *out; } p;
+	struct cumc_ptx_launch l = {
+		.grid = { 8, 1, 1 }, .block = { 64, 1, 1 },
+		.params = &p, .memory = &mem, .workers = 1,
+	};
+
+	p.flag = dev_alloc(&bufs, 4);
+	p.out = dev_alloc(&bufs, 4);
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, NULL), CUMC_PTX_OK);
+	ck_assert_int_eq(*p.out, 42);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+START_TEST(test_convert)
+{
+	static const float fin[4] = { 2.5f, -1.5f, 7.0f, 1e10f };
+	static const double din[4] = { 3.9, -2.2, 100.0, 5.0 };
+	static const int iwant[4] = { 7, -6, 114, 3 };
+	struct cumc_ptx_module *m = load_file("kernels.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "convert");
+	struct buffers bufs = { 0 };
+	struct { float *f; double *d; int *i; unsigned long long *u;
+		 float *g; int n; } p;
+	volatile float q;
+	int k;
+
+	p.f = dev_alloc(&bufs, sizeof(fin));
+	p.d = dev_alloc(&bufs, sizeof(din));
+	p.i = dev_alloc(&bufs, 16);
+	p.u = dev_alloc(&bufs, 32);
+	p.g = dev_alloc(&bufs, 16);
+	p.n = 4;
+	memcpy(p.f, fin, sizeof(fin));
+	memcpy(p.d, din, sizeof(din));
+	ck_assert_int_eq(launch(f, &bufs, 1, 32, &p, NULL), CUMC_PTX_OK);
+	for (k = 0; k < 4; k++) {
+		ck_assert_int_eq(p.i[k], iwant[k]);
+		ck_assert_uint_eq(p.u[k], (din[k] < 0 ? 0 :
+					   (unsigned long long)din[k] / 3) +
+					  ((unsigned long long)k << 40));
+		fesetround(FE_TOWARDZERO);
+		q = fin[k];
+		q = q / 3.0f;
+		fesetround(FE_TONEAREST);
+		ck_assert_float_eq(p.g[k], q + sqrtf(fabsf(fin[k])) +
+					   (float)din[k]);
+	}
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+START_TEST(test_globals)
+{
+	struct cumc_ptx_module *m = load_file("kernels.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "globals");
+	struct buffers bufs = { 0 };
+	int *out = dev_alloc(&bufs, 66 * 4), *counter, *scale;
+	size_t size;
+	int t;
+
+	ck_assert_int_eq(cumc_ptx_global_find(m, "counter", (void **)&counter,
+					      &size), CUMC_PTX_OK);
+	ck_assert_uint_eq(size, 4);
+	ck_assert_int_eq(cumc_ptx_global_find(m, "scale", (void **)&scale,
+					      &size), CUMC_PTX_OK);
+	ck_assert_int_eq(*scale, 3);
+	ck_assert_int_eq(cumc_ptx_global_find(m, "nope", (void **)&scale,
+					      &size), CUMC_PTX_ENOTFOUND);
+	ck_assert_int_eq(launch(f, &bufs, 1, 64, &out, NULL), CUMC_PTX_OK);
+	ck_assert_int_eq(*counter, 64);
+	ck_assert_int_eq(out[1], 63);
+	for (t = 0; t < 64; t++)
+		ck_assert_int_eq(out[2 + t], 3 * t - (t % 3) / -2);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+START_TEST(test_fault)
+{
+	struct cumc_ptx_module *m = load_file("vecadd.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "vecAdd");
+	struct buffers bufs = { 0 };
+	struct cumc_ptx_fault fault;
+	struct vecadd_params p;
+	float *a = dev_alloc(&bufs, 256 * 4);
+
+	/* c is not device memory: the store faults, nothing is written. */
+	p = (struct vecadd_params){ a, a, (float *)0x1000, 256 };
+	ck_assert_int_eq(launch(f, &bufs, 2, 128, &p, &fault), CUMC_PTX_EFAULT);
+	ck_assert_int_eq(fault.status, CUMC_PTX_EFAULT);
+	ck_assert_uint_ge(fault.addr, 0x1000);
+	ck_assert_uint_lt(fault.addr, 0x1000 + 256 * 4);
+	ck_assert_uint_gt(fault.line, 0);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+START_TEST(test_launch_errors)
+{
+	struct cumc_ptx_module *m = load_file("vecadd.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "vecAdd");
+	struct vecadd_params p = { 0 };
+	struct cumc_ptx_launch l = {
+		.grid = { 1, 1, 1 }, .block = { 1025, 1, 1 }, .params = &p,
+	};
+
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, NULL), CUMC_PTX_ELAUNCH);
+	l.block[0] = 1;
+	l.grid[1] = 0;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, NULL), CUMC_PTX_ELAUNCH);
+	l.grid[1] = 1;
+	l.dynamic_shared = 64 << 10;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, NULL), CUMC_PTX_ESHARED);
+	l.max_dynamic_shared = 64 << 10;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, NULL), CUMC_PTX_OK);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+static Suite *ptx_suite(void)
+{
+	Suite *s = suite_create("ptx");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_vecadd_layout);
+	tcase_add_test(tc, test_vecadd_ptx);
+	tcase_add_test(tc, test_vecadd_fatbin);
+	tcase_add_test(tc, test_fatbin_wrapper);
+	tcase_add_test(tc, test_bad_images);
+	tcase_add_test(tc, test_unsupported);
+	tcase_add_test(tc, test_reduce);
+	tcase_add_test(tc, test_spin_progress);
+	tcase_add_test(tc, test_convert);
+	tcase_add_test(tc, test_globals);
+	tcase_add_test(tc, test_fault);
+	tcase_add_test(tc, test_launch_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(ptx_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
