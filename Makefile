@@ -69,6 +69,8 @@ CHECK_VM_TESTS += test_alloc test_peer
 CHECK_VM_TESTS += test_stream test_event test_stream_ptds
 # Stream-ordered allocator: memory pools
 CHECK_VM_TESTS += test_mempool
+# Device code: PTX modules and kernel launches (ptx/).
+CHECK_VM_TESTS += test_module
 # CUMC_LOG (lib/log.h): the host test loads build/cuda/libcuda.so.1 too.
 CHECK_HOST_TESTS += test_log
 CHECK_VM_TESTS += test_log_vm
@@ -108,8 +110,8 @@ lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 LIB_RENAME = --redefine-syms=$(O)/lib/impl.syms
 $(O)/lib/procaddr_table.o: LIB_RENAME :=
 
-$(O)/lib/%.o: lib/%.c $(LIB_HDRS) $(O)/lib/impl.syms | $(O)/lib
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -c -o $@.tmp $<
+$(O)/lib/%.o: lib/%.c $(LIB_HDRS) ptx/cumc_ptx.h $(O)/lib/impl.syms | $(O)/lib
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -fPIC -c -o $@.tmp $<
 	$(OBJCOPY) $(LIB_RENAME) $@.tmp $@
 	rm $@.tmp
 
@@ -128,10 +130,10 @@ $(O)/lib/entry_points.o: $(O)/lib/entry_points.c $(LIB_HDRS)
 # The data path's loops are written to be vectorised.
 $(O)/lib/multimem_ops.o: CFLAGS += -O3
 
-$(LIB_SO): $(LIB_OBJS) lib/libcumc.map
+$(LIB_SO): $(LIB_OBJS) $(PTX_A) lib/libcumc.map
 	$(CC) -shared -Wl,-soname,libcumc.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libcumc.map -Wl,-z,defs $(LDFLAGS) \
-		-o $@ $(LIB_OBJS) -lpthread
+		-o $@ $(LIB_OBJS) $(PTX_A) -lpthread -lm -ldl
 	ln -sf libcumc.so.$(VERSION) $(O)/libcumc.so.$(SOVERSION)
 	ln -sf libcumc.so.$(SOVERSION) $(O)/libcumc.so
 
@@ -142,7 +144,8 @@ $(O)/cuda/libcuda.so.1: $(LIB_SO)
 	mkdir -p $(O)/cuda
 	ln -sf ../libcumc.so.$(SOVERSION) $@
 
-$(LIB_A): $(LIB_OBJS)
+# The static library carries libcumc-ptx's objects: one archive to link.
+$(LIB_A): $(LIB_OBJS) $(PTX_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
@@ -168,10 +171,13 @@ tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 
 # Linked statically: unit tests reach the library's internal functions too.
 $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib -Ilib/tests -o $@ $< \
-		$(LIB_A) $(CHECK_LIBS) -lpthread
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_DEFS) $(CHECK_CFLAGS) -Ilib -Ilib/tests \
+		-o $@ $< $(LIB_A) $(CHECK_LIBS) -lpthread -lm -ldl
 
 $(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
+
+# Inherited by prerequisites like any target variable: only test rules use it.
+$(O)/tests/test_module: TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
 
 # A per-thread default stream program, linked against the shared library
 # as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be
@@ -364,7 +370,7 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 # Built like the data path's loops, so that baselines and ours compare fairly.
 $(O)/bench/%: bench/%.c bench/bench.h bench/bench_json.h lib/tests/unplug.h $(LIB_A) | $(O)/bench
 	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< \
-		$(LIB_A) -lpthread $(JSON_LIBS)
+		$(LIB_A) -lpthread -lm -ldl $(JSON_LIBS)
 
 $(O)/bench:
 	mkdir -p $@
@@ -380,7 +386,7 @@ tools: $(TOOLS:%=$(O)/tools/%)
 $(TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c $(LIB_A) include/cumc/cuda.h \
 		include/cumc/cumc.h | $(O)/tools
 	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) \
-		-DCUMC_VERSION='"$(VERSION)"' -o $@ $< $(LIB_A) -lpthread \
+		-DCUMC_VERSION='"$(VERSION)"' -o $@ $< $(LIB_A) -lpthread -lm -ldl \
 		$(JSON_LIBS)
 
 $(O)/tools:
@@ -449,7 +455,7 @@ $(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/check_run.h \
 		tools/cumc_nl.h uapi/linux/cumc_netlink.h $(LIB_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(NL_CFLAGS) -Ilib \
 		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(LIB_A) \
-		$(CHECK_LIBS) $(NL_LIBS) -lpthread
+		$(CHECK_LIBS) $(NL_LIBS) -lpthread -lm -ldl
 
 # What the shell test runs to make events: one team's life.
 $(O)/selftests/helpers/cumc_team: selftests/helpers/cumc_team.c \

@@ -28,6 +28,8 @@ struct libcumc_log_cause {
 };
 
 static __thread struct libcumc_log_cause libcumc_log_cause;
+/* What failed beyond a system call (a PTX load's message), this thread's. */
+static __thread char libcumc_log_note_text[256];
 
 /* The line being written: whole, or cut with "...", and a newline. */
 struct libcumc_log_line {
@@ -163,6 +165,15 @@ const char *libcumc_ioctl_name(unsigned long request)
 void libcumc_log_enter(void)
 {
 	libcumc_log_cause.what = NULL;
+	libcumc_log_note_text[0] = '\0';
+}
+
+void libcumc_log_note(const char *text)
+{
+	if (libcumc_log_fd < 0)
+		return;
+	snprintf(libcumc_log_note_text, sizeof(libcumc_log_note_text), "%s",
+		 text);
 }
 
 /*
@@ -199,6 +210,8 @@ static void libcumc_log_failure(const char *entry_point, CUresult res,
 		else
 			libcumc_log_add(&line, "errno %d", cause->err);
 	}
+	if (libcumc_log_note_text[0])
+		libcumc_log_add(&line, ": %s", libcumc_log_note_text);
 	libcumc_log_put(libcumc_log_fd, &line);
 }
 
@@ -207,5 +220,6 @@ CUresult libcumc_log_exit(const char *entry_point, CUresult res)
 	if (res != CUDA_SUCCESS && !libcumc_log_is_answer(entry_point, res))
 		libcumc_log_failure(entry_point, res, &libcumc_log_cause);
 	libcumc_log_cause.what = NULL;
+	libcumc_log_note_text[0] = '\0';
 	return res;
 }

@@ -38,6 +38,13 @@ void libcumc_log_setup(void);
  */
 void libcumc_log_errno(const char *what, const char *arg, int err);
 
+/*
+ * Adds @text to the line of the entry point being called on this thread,
+ * should it fail (a PTX load's message: what failed, how to build for
+ * cumc). Nothing when CUMC_LOG is off.
+ */
+void libcumc_log_note(const char *text);
+
 /* The name of a /dev/cumc command ("CUMC_MAP"), NULL if unknown. */
 const char *libcumc_ioctl_name(unsigned long request);
 

@@ -1,34 +1,52 @@
 // SPDX-License-Identifier: MIT
 /*
- * Device code does not run in cumc: the simulated GPUs have memory, not
- * SMs.  The entry points that load modules and libraries and launch
- * kernels exist so that programs link and fail cleanly:
+ * Modules: device code loaded through libcumc-ptx (ptx/cumc_ptx.h), which
+ * parses the PTX of an image (PTX text, a fatbin's PTX for compute_90 or
+ * lower, a host object's fatbin wrapper) and runs its kernels (launch.c).
  *
- * - a load of device code (an ELF cubin, a fatbin, PTX text) answers
+ * - an image with machine code (SASS) only answers
  *   CUDA_ERROR_NO_BINARY_FOR_GPU, the real driver's "no kernel image is
- *   available for execution on the device"; anything else is
+ *   available for execution on the device", and CUMC_LOG says how to
+ *   build with PTX; anything else that is not device code is
  *   CUDA_ERROR_INVALID_IMAGE and a file that cannot be opened
  *   CUDA_ERROR_FILE_NOT_FOUND, as driver 580 answers (measured);
- * - since no module, library, function or kernel can exist, any handle
- *   given to the other entry points is CUDA_ERROR_INVALID_HANDLE, before
- *   the other arguments, as driver 580 answers for a NULL handle;
- * - NULL images, file names and outputs of the loads, the launch config
- *   and cuFuncGetAttribute's output are CUDA_ERROR_INVALID_VALUE.
- *
- * Nothing here dereferences a handle or an option array; of an image,
- * the first four bytes are read (and PTX, a NUL-terminated string by the
- * documentation, is searched for its .version directive).
+ * - PTX that does not parse is CUDA_ERROR_INVALID_PTX, PTX cumc does not
+ *   execute yet CUDA_ERROR_NOT_SUPPORTED; CUMC_LOG and a JIT error log
+ *   buffer name the instruction and line;
+ * - libraries (cuLibrary*) do not load device code yet: a load of device
+ *   code answers CUDA_ERROR_NO_BINARY_FOR_GPU, and their handles, which
+ *   cannot exist, CUDA_ERROR_INVALID_HANDLE;
+ * - a handle not of a live module or function is CUDA_ERROR_INVALID_HANDLE,
+ *   before the other arguments, as driver 580 answers for a NULL handle.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cumc_ptx.h"
 #include "internal.h"
+#include "kernel.h"
 #include "log.h"
 #include "procaddr.h"
+
+/* The architecture of the simulated GPUs: the PTX cumc picks is for it. */
+#define CUMC_PTX_ARCH 90
+
+struct libcumc_module {
+	struct libcumc_module *next;
+	struct cumc_ptx_module *ptx;
+	struct libcumc_function *funcs;
+	unsigned int nfuncs;
+	unsigned int refs;
+};
+
+static pthread_mutex_t libcumc_modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct libcumc_module *libcumc_modules;
 
 /* Module loads, like the real driver's, need a current context. */
 static CUresult libcumc_module_begin(void)
@@ -115,18 +133,146 @@ static CUresult libcumc_options_check(unsigned int num, const void *options,
 					      CUDA_SUCCESS;
 }
 
+/* The whole of a module file: images have no size of their own. */
+static CUresult libcumc_read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 64 << 10;
+	ssize_t n;
+	char *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		libcumc_log_errno("open", path, errno);
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	}
+	*len = 0;
+	*buf = NULL;
+	do {
+		if (*len + 1 >= cap || !*buf) {
+			p = realloc(*buf, cap *= 2);
+			if (!p) {
+				free(*buf);
+				close(fd);
+				return CUDA_ERROR_OUT_OF_MEMORY;
+			}
+			*buf = p;
+		}
+		n = read(fd, *buf + *len, cap - *len - 1);
+		if (n > 0)
+			*len += n;
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+	if (n < 0) {
+		free(*buf);
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	}
+	(*buf)[*len] = '\0';
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_ptx_result(enum cumc_ptx_status st)
+{
+	switch (st) {
+	case CUMC_PTX_OK: return CUDA_SUCCESS;
+	case CUMC_PTX_ENOMEM: return CUDA_ERROR_OUT_OF_MEMORY;
+	case CUMC_PTX_ENOPTX: return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	case CUMC_PTX_ESYNTAX: return CUDA_ERROR_INVALID_PTX;
+	case CUMC_PTX_EUNSUPPORTED: return CUDA_ERROR_NOT_SUPPORTED;
+	default: return CUDA_ERROR_INVALID_IMAGE;
+	}
+}
+
+/* The JIT's error log, where cuModuleLoadDataEx's options ask for it. */
+static void libcumc_jit_log(const char *log, unsigned int num,
+			    const CUjit_option *options, void **values)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	unsigned int i;
+
+	for (i = 0; i < num; i++) {
+		if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
+			buf = values[i];
+		else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+			size = (uintptr_t)values[i];
+	}
+	if (buf && size)
+		snprintf(buf, size, "%s", log);
+}
+
+static CUresult libcumc_module_new(struct cumc_ptx_module *ptx,
+				   CUmodule *out)
+{
+	struct libcumc_module *mod = calloc(1, sizeof(*mod));
+	unsigned int i, n = cumc_ptx_function_count(ptx);
+
+	if (mod)
+		mod->funcs = calloc(n ? n : 1, sizeof(*mod->funcs));
+	if (!mod || !mod->funcs) {
+		free(mod);
+		cumc_ptx_unload(ptx);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	mod->ptx = ptx;
+	mod->nfuncs = n;
+	mod->refs = 1;
+	for (i = 0; i < n; i++) {
+		mod->funcs[i].mod = mod;
+		mod->funcs[i].ptx = cumc_ptx_function_at(ptx, i);
+	}
+	pthread_mutex_lock(&libcumc_modules_lock);
+	mod->next = libcumc_modules;
+	libcumc_modules = mod;
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	*out = (CUmodule)mod;
+	return CUDA_SUCCESS;
+}
+
+/* Loads @image (@len 0: its own size); @log receives what failed. */
+static CUresult libcumc_module_load(CUmodule *out, const void *image,
+				    size_t len, char *log, size_t log_size)
+{
+	struct cumc_ptx_module *ptx;
+	enum cumc_ptx_status st;
+
+	st = cumc_ptx_load(image, len, CUMC_PTX_ARCH, &ptx, log, log_size);
+	if (st != CUMC_PTX_OK) {
+		libcumc_log_note(log);
+		return libcumc_ptx_result(st);
+	}
+	return libcumc_module_new(ptx, out);
+}
+
 CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 {
 	CUresult res = libcumc_module_begin();
+	char log[256];
+	size_t len;
+	char *buf;
 
-	return res != CUDA_SUCCESS ? res : libcumc_load_file(module, fname);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!module || !fname)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_read_file(fname, &buf, &len);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = len ? libcumc_module_load(module, buf, len, log, sizeof(log)) :
+		    CUDA_ERROR_INVALID_IMAGE;
+	free(buf);
+	return res;
 }
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
 	CUresult res = libcumc_module_begin();
+	char log[256];
 
-	return res != CUDA_SUCCESS ? res : libcumc_load_data(module, image);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!module || !image)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_module_load(module, image, 0, log, sizeof(log));
 }
 
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
@@ -135,20 +281,26 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
 				    void **optionValues)
 {
 	CUresult res = libcumc_module_begin();
+	char log[256];
 
 	if (res == CUDA_SUCCESS)
 		res = libcumc_options_check(numOptions, options, optionValues);
-	return res != CUDA_SUCCESS ? res : libcumc_load_data(module, image);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!module || !image)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_module_load(module, image, 0, log, sizeof(log));
+	if (res != CUDA_SUCCESS)
+		libcumc_jit_log(log, numOptions, options, optionValues);
+	return res;
 }
 
 CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
-	CUresult res = libcumc_module_begin();
-
-	return res != CUDA_SUCCESS ? res : libcumc_load_data(module, fatCubin);
+	return cuModuleLoadData(module, fatCubin);
 }
 
-/* Every handle of the entry points below names nothing that can exist. */
+/* Every handle of the library entry points names nothing that can exist. */
 static CUresult libcumc_no_such_handle(void)
 {
 	const struct libcumc_driver *drv;
@@ -157,24 +309,127 @@ static CUresult libcumc_no_such_handle(void)
 	return res != CUDA_SUCCESS ? res : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* The live module @hmod names; call with the registry locked. */
+static struct libcumc_module *libcumc_module_find(CUmodule hmod)
+{
+	struct libcumc_module *mod;
+
+	for (mod = libcumc_modules; mod; mod = mod->next)
+		if ((CUmodule)mod == hmod)
+			return mod;
+	return NULL;
+}
+
+void libcumc_module_put(struct libcumc_module *mod)
+{
+	bool last;
+
+	pthread_mutex_lock(&libcumc_modules_lock);
+	last = --mod->refs == 0;
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	if (!last)
+		return;
+	cumc_ptx_unload(mod->ptx);
+	free(mod->funcs);
+	free(mod);
+}
+
+CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out)
+{
+	struct libcumc_module *mod;
+	CUresult res = CUDA_ERROR_INVALID_HANDLE;
+
+	pthread_mutex_lock(&libcumc_modules_lock);
+	for (mod = libcumc_modules; mod; mod = mod->next) {
+		uintptr_t p = (uintptr_t)f, lo = (uintptr_t)mod->funcs;
+
+		if (p >= lo && p < lo + mod->nfuncs * sizeof(*mod->funcs) &&
+		    (p - lo) % sizeof(*mod->funcs) == 0) {
+			mod->refs++;
+			*out = (struct libcumc_function *)f;
+			res = CUDA_SUCCESS;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	return res;
+}
+
+unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn)
+{
+	return cumc_ptx_version(fn->mod->ptx);
+}
+
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
-	(void)hmod;
-	return libcumc_no_such_handle();
+	struct libcumc_module *mod, **pp;
+	CUresult res = libcumc_no_such_handle();
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	for (pp = &libcumc_modules; *pp && (CUmodule)*pp != hmod;
+	     pp = &(*pp)->next)
+		;
+	mod = *pp;
+	if (mod)
+		*pp = mod->next;
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	if (!mod)
+		return CUDA_ERROR_INVALID_HANDLE;
+	libcumc_module_put(mod);
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
 				     const char *name)
 {
-	(void)hfunc; (void)hmod; (void)name;
-	return libcumc_no_such_handle();
+	struct libcumc_module *mod;
+	CUresult res = libcumc_no_such_handle();
+	unsigned int i;
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	mod = libcumc_module_find(hmod);
+	if (mod && (!hfunc || !name))
+		res = CUDA_ERROR_INVALID_VALUE;
+	else if (mod)
+		res = CUDA_ERROR_NOT_FOUND;
+	for (i = 0; mod && res == CUDA_ERROR_NOT_FOUND && i < mod->nfuncs; i++)
+		if (!strcmp(cumc_ptx_function_name(mod->funcs[i].ptx), name)) {
+			*hfunc = (CUfunction)&mod->funcs[i];
+			res = CUDA_SUCCESS;
+		}
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	return res;
 }
 
 CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
 				      CUmodule hmod, const char *name)
 {
-	(void)dptr; (void)bytes; (void)hmod; (void)name;
-	return libcumc_no_such_handle();
+	struct libcumc_module *mod;
+	CUresult res = libcumc_no_such_handle();
+	void *addr;
+	size_t size;
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	mod = libcumc_module_find(hmod);
+	if (mod && !name)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else if (mod && cumc_ptx_global_find(mod->ptx, name, &addr, &size))
+		res = CUDA_ERROR_NOT_FOUND;
+	else if (mod) {
+		if (dptr)
+			*dptr = (CUdeviceptr)(uintptr_t)addr;
+		if (bytes)
+			*bytes = size;
+		res = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	return res;
 }
 
 /*
@@ -253,91 +508,4 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
 {
 	(void)dptr; (void)bytes; (void)library; (void)name;
 	return libcumc_no_such_handle();
-}
-
-/* No function can exist, so no launch gets past its handle. */
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
-				unsigned int gridDimY, unsigned int gridDimZ,
-				unsigned int blockDimX, unsigned int blockDimY,
-				unsigned int blockDimZ,
-				unsigned int sharedMemBytes, CUstream hStream,
-				void **kernelParams, void **extra)
-{
-	(void)f; (void)gridDimX; (void)gridDimY; (void)gridDimZ;
-	(void)blockDimX; (void)blockDimY; (void)blockDimZ;
-	(void)sharedMemBytes; (void)hStream; (void)kernelParams; (void)extra;
-	return libcumc_no_such_handle();
-}
-
-CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
-				  void **kernelParams, void **extra)
-{
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	(void)f; (void)kernelParams; (void)extra;
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (!config)
-		return CUDA_ERROR_INVALID_VALUE;
-	return CUDA_ERROR_INVALID_HANDLE;
-}
-
-CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
-				unsigned int gridDimX, unsigned int gridDimY,
-				unsigned int gridDimZ, unsigned int blockDimX,
-				unsigned int blockDimY, unsigned int blockDimZ,
-				unsigned int sharedMemBytes, CUstream hStream,
-				void **kernelParams)
-{
-	(void)f; (void)gridDimX; (void)gridDimY; (void)gridDimZ;
-	(void)blockDimX; (void)blockDimY; (void)blockDimZ;
-	(void)sharedMemBytes; (void)hStream; (void)kernelParams;
-	return libcumc_no_such_handle();
-}
-
-CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
-				     unsigned int gridDimY, unsigned int gridDimZ,
-				     unsigned int blockDimX, unsigned int blockDimY,
-				     unsigned int blockDimZ,
-				     unsigned int sharedMemBytes,
-				     CUstream hStream, void **kernelParams,
-				     void **extra)
-{
-	return cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX,
-			      blockDimY, blockDimZ, sharedMemBytes, hStream,
-			      kernelParams, extra);
-}
-
-CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
-				       CUfunction f, void **kernelParams,
-				       void **extra)
-{
-	return cuLaunchKernelEx(config, f, kernelParams, extra);
-}
-
-CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
-				unsigned int gridDimX, unsigned int gridDimY,
-				unsigned int gridDimZ, unsigned int blockDimX,
-				unsigned int blockDimY, unsigned int blockDimZ,
-				unsigned int sharedMemBytes, CUstream hStream,
-				void **kernelParams)
-{
-	return cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ,
-					 blockDimX, blockDimY, blockDimZ,
-					 sharedMemBytes, hStream, kernelParams);
-}
-
-CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
-				    CUfunction hfunc)
-{
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	(void)hfunc;
-	if (res != CUDA_SUCCESS)
-		return res;
-	(void)attrib;
-	/* The handle before the attribute, as driver 580 answers. */
-	return pi ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
 }

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "kernel.h"
 #include "stream.h"
 
 enum libcumc_stream_kind {
@@ -450,6 +451,8 @@ CUresult libcumc_stream_sync(struct libcumc_stream *stream)
 		libcumc_wait_deps(&marker);
 		res = stream->error;
 	}
+	if (res == CUDA_SUCCESS)
+		res = libcumc_ctx_fault(stream->ctx);
 	libcumc_work_drop_deps(&marker);
 	pthread_mutex_unlock(&libcumc_streams_lock);
 	free(marker.deps);
@@ -650,6 +653,8 @@ CUresult libcumc_streams_sync_ctx(CUcontext ctx)
 	for (s = libcumc_streams; s && res == CUDA_SUCCESS; s = s->next)
 		if (s->ctx == ctx && !s->dead && s->error != CUDA_SUCCESS)
 			res = s->error;
+	if (res == CUDA_SUCCESS)
+		res = libcumc_ctx_fault(ctx);
 	libcumc_work_drop_deps(&marker);
 	pthread_mutex_unlock(&libcumc_streams_lock);
 	free(marker.deps);

@@ -52,6 +52,9 @@ enum cumc_ptx_status cumc_ptx_load(const void *image, size_t len,
 				   char *log, size_t log_size);
 void cumc_ptx_unload(struct cumc_ptx_module *module);
 
+/* The PTX ISA version of @module's text: major * 10 + minor. */
+unsigned int cumc_ptx_version(const struct cumc_ptx_module *module);
+
 /* The kernels (.entry) of @module, in the order of the PTX. */
 unsigned int cumc_ptx_function_count(const struct cumc_ptx_module *module);
 const struct cumc_ptx_function *
@@ -115,6 +118,10 @@ struct cumc_ptx_fault {
 	unsigned int block[3];
 	unsigned int thread[3];
 };
+
+/* Whether @launch's dimensions and shared memory suit @func. */
+enum cumc_ptx_status cumc_ptx_launch_check(const struct cumc_ptx_function *func,
+					   const struct cumc_ptx_launch *launch);
 
 /*
  * Checks the launch, then runs the grid to completion on the calling

@@ -162,8 +162,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static enum cumc_ptx_status check_launch(const struct cumc_ptx_function *fn,
-					 const struct cumc_ptx_launch *l)
+enum cumc_ptx_status cumc_ptx_launch_check(const struct cumc_ptx_function *fn,
+					   const struct cumc_ptx_launch *l)
 {
 	static const unsigned int max_grid[3] = { 0x7fffffffu, 65535, 65535 };
 	static const unsigned int max_block[3] = { 1024, 1024, 64 };
@@ -202,7 +202,7 @@ enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *fn,
 {
 	struct ptx_grid g = { .fn = fn, .launch = l,
 			      .fault_taken = ATOMIC_FLAG_INIT };
-	enum cumc_ptx_status st = check_launch(fn, l);
+	enum cumc_ptx_status st = cumc_ptx_launch_check(fn, l);
 	struct ptx_worker *w;
 	pthread_t *tids;
 	unsigned int n, i, started = 0;

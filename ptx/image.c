@@ -149,10 +149,11 @@ static enum cumc_ptx_status fatbin_text(const unsigned char *p, size_t len,
 	if (len && (h.header_size > len || h.size > len - h.header_size))
 		return fail(log, log_size, CUMC_PTX_EIMAGE, "truncated fatbin");
 	e = pick(p + h.header_size, h.size, max_arch, &any);
+	/* Device code, if none cumc can run: what the driver says of SASS. */
 	if (!e)
-		return fail(log, log_size, any ? CUMC_PTX_ENOPTX : CUMC_PTX_EIMAGE,
+		return fail(log, log_size, CUMC_PTX_ENOPTX,
 			    any ? "no PTX for compute_90 or lower in the fatbin: build with PTX (-gencode arch=compute_90,code=compute_90)" :
-				  "empty fatbin");
+				  "a fatbin without entries");
 	payload = (const unsigned char *)e + e->header_size;
 	if (e->flags & ENTRY_ZSTD)
 		return unzstd(payload, e->compressed_size, e->uncompressed_size,

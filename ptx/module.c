@@ -33,6 +33,11 @@ void cumc_ptx_unload(struct cumc_ptx_module *module)
 	ptx_module_free(module);
 }
 
+unsigned int cumc_ptx_version(const struct cumc_ptx_module *module)
+{
+	return module->version;
+}
+
 unsigned int cumc_ptx_function_count(const struct cumc_ptx_module *module)
 {
 	return module->nfuncs;

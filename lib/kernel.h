@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Modules and kernels (module.c, launch.c): libcumc's side of device
+ * code, over libcumc-ptx's interface (ptx/cumc_ptx.h), the only way lib/
+ * reaches the PTX component.
+ *
+ * A CUmodule or CUfunction is a pointer into a module of the registry,
+ * never dereferenced before the registry has found it live.  A module is
+ * counted: the registry holds one reference until cuModuleUnload, each
+ * queued launch one more, so a kernel still on a stream keeps its code.
+ */
+#ifndef _CUMC_LIB_KERNEL_H
+#define _CUMC_LIB_KERNEL_H
+
+#include "internal.h"
+
+struct cumc_ptx_function;
+struct libcumc_module;
+
+struct libcumc_function {
+	struct libcumc_module *mod;
+	const struct cumc_ptx_function *ptx;
+};
+
+/* The live function @f names, with a reference on its module. */
+CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out);
+void libcumc_module_put(struct libcumc_module *mod);
+/* The PTX ISA version of @fn's module, major * 10 + minor. */
+unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn);
+
+/*
+ * A context whose kernel faulted stays failed, as on hardware: its
+ * launches and synchronizations answer the fault from then on.
+ */
+void libcumc_ctx_fault_set(CUcontext ctx, CUresult res);
+CUresult libcumc_ctx_fault(CUcontext ctx);
+
+#endif /* _CUMC_LIB_KERNEL_H */

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel launches: cuLaunchKernel puts the grid on its stream as one work
+ * item (stream.c), which the stream's worker runs through libcumc-ptx,
+ * so kernels are ordered with copies, events and host functions as on
+ * hardware.  The launch is checked when it is made (the handle, then the
+ * dimensions and shared memory: CUDA_ERROR_INVALID_VALUE); a fault while
+ * it runs is CUDA_ERROR_ILLEGAL_ADDRESS (a trap CUDA_ERROR_LAUNCH_FAILED)
+ * at the next synchronization, and the context stays failed.
+ *
+ * What a kernel may touch: its module's globals, its shared and local
+ * memory, and device memory mapped for the launching context's device
+ * or host memory CUDA knows of, each access checked against them
+ * (ptx/mem.c) rather than caught as a SIGSEGV.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "cumc_ptx.h"
+#include "host_mem.h"
+#include "kernel.h"
+#include "log.h"
+#include "procaddr.h"
+#include "stream.h"
+#include "va.h"
+
+struct libcumc_launch {
+	struct libcumc_work work;
+	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;	/* holds a module reference */
+	CUcontext ctx;
+	CUdevice dev;
+	struct cumc_ptx_memory memory;
+	struct cumc_ptx_launch launch;
+	unsigned char params[];
+};
+
+/* Contexts whose kernels faulted, and with what. */
+#define LIBCUMC_FAULTS_MAX 64
+static pthread_mutex_t libcumc_faults_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { CUcontext ctx; CUresult res; } libcumc_faults[LIBCUMC_FAULTS_MAX];
+static unsigned int libcumc_nfaults;
+
+void libcumc_ctx_fault_set(CUcontext ctx, CUresult res)
+{
+	pthread_mutex_lock(&libcumc_faults_lock);
+	/* A full table forgets the oldest: context numbers are not reused. */
+	if (libcumc_ctx_fault(ctx) == CUDA_SUCCESS) {
+		libcumc_faults[libcumc_nfaults % LIBCUMC_FAULTS_MAX].ctx = ctx;
+		libcumc_faults[libcumc_nfaults++ % LIBCUMC_FAULTS_MAX].res = res;
+	}
+	pthread_mutex_unlock(&libcumc_faults_lock);
+}
+
+CUresult libcumc_ctx_fault(CUcontext ctx)
+{
+	unsigned int i, n = libcumc_nfaults < LIBCUMC_FAULTS_MAX ?
+			    libcumc_nfaults : LIBCUMC_FAULTS_MAX;
+
+	for (i = 0; i < n; i++)
+		if (libcumc_faults[i].ctx == ctx)
+			return libcumc_faults[i].res;
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_ctx_fault_locked(CUcontext ctx)
+{
+	CUresult res;
+
+	pthread_mutex_lock(&libcumc_faults_lock);
+	res = libcumc_ctx_fault(ctx);
+	pthread_mutex_unlock(&libcumc_faults_lock);
+	return res;
+}
+
+/* ptx/'s memory callback: device memory of the context's device. */
+static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
+				  bool write, uint64_t *lo, uint64_t *hi)
+{
+	const struct libcumc_launch *l = arg;
+	enum cumc_access need = write ? CUMC_ACCESS_READWRITE : CUMC_ACCESS_READ;
+	struct libcumc_host_info info;
+	struct cumc_va_query q;
+
+	if (libcumc_host_lookup(addr, &info)) {
+		if (write ? !libcumc_host_range_writable(addr, len) :
+			    !libcumc_host_range(addr, len))
+			return false;
+		*lo = addr;
+		*hi = addr + len;
+		return true;
+	}
+	if (libcumc_mapping_query(l->drv, addr, l->dev, &q) != CUDA_SUCCESS ||
+	    q.out_type != CUMC_VA_MEM || (q.out_access & need) != need)
+		return false;
+	*lo = q.out_map_addr;
+	*hi = libcumc_mapping_end(&q);
+	return true;
+}
+
+static CUresult libcumc_launch_run(struct libcumc_work *work)
+{
+	struct libcumc_launch *l = (struct libcumc_launch *)work;
+	struct cumc_ptx_fault fault;
+	enum cumc_ptx_status st;
+	CUresult res = libcumc_ctx_fault_locked(l->ctx);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	st = cumc_ptx_launch(l->fn->ptx, &l->launch, &fault);
+	if (st == CUMC_PTX_OK)
+		return CUDA_SUCCESS;
+	res = st == CUMC_PTX_EFAULT ? CUDA_ERROR_ILLEGAL_ADDRESS :
+	      st == CUMC_PTX_ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY :
+				      CUDA_ERROR_LAUNCH_FAILED;
+	libcumc_ctx_fault_set(l->ctx, res);
+	return res;
+}
+
+static void libcumc_launch_fini(struct libcumc_work *work)
+{
+	struct libcumc_launch *l = (struct libcumc_launch *)work;
+
+	libcumc_module_put(l->fn->mod);
+}
+
+/* The parameter buffer from kernelParams (one pointer a parameter) or extra. */
+static CUresult libcumc_launch_params(const struct cumc_ptx_function *f,
+				      unsigned char *buf, void **kernelParams,
+				      void **extra)
+{
+	size_t size = cumc_ptx_param_size(f), off, psize, given = 0;
+	const void *src = NULL;
+	unsigned int i;
+
+	if (kernelParams && extra)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (kernelParams) {
+		for (i = 0; i < cumc_ptx_param_count(f); i++) {
+			cumc_ptx_param_layout(f, i, &off, &psize);
+			memcpy(buf + off, kernelParams[i], psize);
+		}
+		return CUDA_SUCCESS;
+	}
+	for (i = 0; extra && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			src = extra[i + 1];
+		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+			given = *(size_t *)extra[i + 1];
+		else
+			return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (!size)
+		return CUDA_SUCCESS;
+	if (!src || given < size)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(buf, src, size);
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
+				       const unsigned int dims[6],
+				       unsigned int shared, void **kernelParams,
+				       void **extra)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		l->launch.grid[i] = dims[i];
+		l->launch.block[i] = dims[3 + i];
+	}
+	l->launch.dynamic_shared = shared;
+	l->launch.params = l->params;
+	l->launch.memory = &l->memory;
+	l->memory.check = libcumc_kernel_access;
+	l->memory.arg = l;
+	if (cumc_ptx_launch_check(l->fn->ptx, &l->launch) != CUMC_PTX_OK)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_launch_params(l->fn->ptx, l->params, kernelParams, extra);
+}
+
+static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
+			       unsigned int shared, CUstream hStream, bool ptds,
+			       void **kernelParams, void **extra)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;
+	struct libcumc_stream *stream;
+	struct libcumc_launch *l;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_function_get(f, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS) {
+		libcumc_module_put(fn->mod);
+		return res;
+	}
+	l = (struct libcumc_launch *)libcumc_work_alloc(
+		sizeof(*l) + cumc_ptx_param_size(fn->ptx), libcumc_launch_run);
+	if (!l) {
+		libcumc_module_put(fn->mod);
+		libcumc_stream_put(stream);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	l->work.fini = libcumc_launch_fini;
+	l->drv = drv;
+	l->fn = fn;
+	l->ctx = libcumc_stream_ctx(stream);
+	res = libcumc_context_device(l->ctx, &l->dev);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_ctx_fault_locked(l->ctx);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_launch_prepare(l, dims, shared, kernelParams, extra);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_stream_submit(stream, &l->work, NULL);
+	else
+		libcumc_work_free(&l->work);
+	libcumc_stream_put(stream);
+	return res;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
+				unsigned int gridDimY, unsigned int gridDimZ,
+				unsigned int blockDimX, unsigned int blockDimY,
+				unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams, void **extra)
+{
+	const unsigned int dims[6] = { gridDimX, gridDimY, gridDimZ,
+				       blockDimX, blockDimY, blockDimZ };
+
+	return libcumc_launch(f, dims, sharedMemBytes, hStream, false,
+			      kernelParams, extra);
+}
+
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
+				     unsigned int gridDimY, unsigned int gridDimZ,
+				     unsigned int blockDimX, unsigned int blockDimY,
+				     unsigned int blockDimZ,
+				     unsigned int sharedMemBytes,
+				     CUstream hStream, void **kernelParams,
+				     void **extra)
+{
+	const unsigned int dims[6] = { gridDimX, gridDimY, gridDimZ,
+				       blockDimX, blockDimY, blockDimZ };
+
+	return libcumc_launch(f, dims, sharedMemBytes, hStream, true,
+			      kernelParams, extra);
+}
+
+/* Launch attributes and co-residency are not there yet: said plainly. */
+static CUresult libcumc_launch_unsupported(CUfunction f)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_function_get(f, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_module_put(fn->mod);
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+				  void **kernelParams, void **extra)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	(void)kernelParams; (void)extra;
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!config)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_launch_unsupported(f);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
+				unsigned int gridDimX, unsigned int gridDimY,
+				unsigned int gridDimZ, unsigned int blockDimX,
+				unsigned int blockDimY, unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams)
+{
+	(void)gridDimX; (void)gridDimY; (void)gridDimZ;
+	(void)blockDimX; (void)blockDimY; (void)blockDimZ;
+	(void)sharedMemBytes; (void)hStream; (void)kernelParams;
+	return libcumc_launch_unsupported(f);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
+				       CUfunction f, void **kernelParams,
+				       void **extra)
+{
+	return cuLaunchKernelEx(config, f, kernelParams, extra);
+}
+
+CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
+				unsigned int gridDimX, unsigned int gridDimY,
+				unsigned int gridDimZ, unsigned int blockDimX,
+				unsigned int blockDimY, unsigned int blockDimZ,
+				unsigned int sharedMemBytes, CUstream hStream,
+				void **kernelParams)
+{
+	return cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ,
+					 blockDimX, blockDimY, blockDimZ,
+					 sharedMemBytes, hStream, kernelParams);
+}
+
+static CUresult libcumc_func_attribute(const struct libcumc_function *fn,
+				       CUfunction_attribute attrib, int *pi)
+{
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+		*pi = CUMC_PTX_MAX_BLOCK_THREADS;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+		*pi = cumc_ptx_static_shared(fn->ptx);
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+		*pi = cumc_ptx_local_size(fn->ptx);
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_NUM_REGS:
+		*pi = cumc_ptx_num_regs(fn->ptx);
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+		*pi = libcumc_function_ptx_version(fn);
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+		*pi = 90;
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		*pi = CUMC_PTX_DEFAULT_SHARED - cumc_ptx_static_shared(fn->ptx);
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
+				    CUfunction hfunc)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* The handle before the attribute, as driver 580 answers. */
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_function_get(hfunc, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_func_attribute(fn, attrib, pi);
+	libcumc_module_put(fn->mod);
+	return res;
+}
