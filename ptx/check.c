@@ -85,8 +85,9 @@ static int check_arith(struct check *c)
 		return bad(c, "type");
 	if (in->op == OP_FMA && !in->rnd)
 		return bad(c, "fma needs a rounding mode");
-	if (in->op == OP_MAD && f && !in->rnd && in->type.size == 8)
-		return bad(c, "mad.f64 needs a rounding mode");
+	/* Unrounded mad.f32 is sm_1x's truncating form: not ours to guess. */
+	if (in->op == OP_MAD && f && !in->rnd)
+		return bad(c, "mad.f needs a rounding mode");
 	if ((in->op == OP_REM || in->op == OP_DIV) && !f &&
 	    in->type.cls == PC_B)
 		return bad(c, "type");

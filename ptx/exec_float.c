@@ -200,8 +200,7 @@ static uint64_t convert(struct ptx_exec *x, const struct ptx_insn *in)
 
 static void exec_rounded(struct ptx_exec *x, const struct ptx_insn *in)
 {
-	bool single = in->type.size == 4 || in->op == OP_SETP ?
-		      in->type.size == 4 : false;
+	bool single = in->type.size == 4;
 	bool ftz = in->flags & PF_FTZ;
 	double a, b, c;
 
