@@ -144,6 +144,21 @@ $(O)/cuda/libcuda.so.1: $(LIB_SO)
 	mkdir -p $(O)/cuda
 	ln -sf ../libcumc.so.$(SOVERSION) $@
 
+# libnvidia-ml.so.1: NVML answered from /dev/cumc and the control plane
+# (nvml/, Documentation/nvml.md), beside libcuda.so.1 and for the same
+# reason: only who puts build/cuda on the library path gets it. Built on
+# include/cumc/nvml.h, not NVIDIA's header, which only its ABI test needs.
+NVML_SO := $(O)/cuda/libnvidia-ml.so.1
+NVML_SRCS := $(wildcard nvml/*.c) tools/cumc_nl.c
+$(NVML_SO): $(NVML_SRCS) $(wildcard nvml/*.h) nvml/nvml.map include/cumc/nvml.h \
+		tools/cumc_nl.h uapi/linux/cumc.h uapi/linux/cumc_netlink.h
+	mkdir -p $(O)/cuda
+	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -DNVML_NO_UNVERSIONED_FUNC_DEFS \
+		-DCUMC_VERSION='"$(VERSION)"' -Itools -fPIC -shared \
+		-Wl,-soname,libnvidia-ml.so.1 -Wl,--version-script=nvml/nvml.map \
+		-Wl,-z,defs $(LDFLAGS) -o $@ $(NVML_SRCS) $(NL_LIBS) -lpthread
+lib: $(NVML_SO)
+
 # The static library carries libcumc-ptx's objects: one archive to link.
 $(LIB_A): $(LIB_OBJS) $(PTX_OBJS)
 	rm -f $@
