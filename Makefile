@@ -276,6 +276,7 @@ check:
 	@$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_BUILDS)) \
 	$(CHECK_TIMEOUTS) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
+			lib/tests/abi/nvml_abi.sh \
 			lib/tests/abi/api_doc.sh \
 			conformance/errors/check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
