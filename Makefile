@@ -74,6 +74,8 @@ CHECK_VM_TESTS += test_module
 # CUMC_LOG (lib/log.h): the host test loads build/cuda/libcuda.so.1 too.
 CHECK_HOST_TESTS += test_log
 CHECK_VM_TESTS += test_log_vm
+# NVML (nvml/, build/cuda/libnvidia-ml.so.1) beside the driver API.
+CHECK_VM_TESTS += test_nvml
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
@@ -85,7 +87,8 @@ JSON_LIBS = $(shell pkg-config --libs json-c 2>/dev/null)
 
 # The GPU-loss tests lose GPUs for good: they run last in their VM.
 SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard selftests/*.c)))
-UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug
+UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug \
+	$(O)/tests/test_nvml_unplug
 KSFT_DIR := $(O)/kselftest
 KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 # 6.1's, the kernel the VM boots (scripts/deps installs it; 6.12's is for ynl).
@@ -464,6 +467,16 @@ $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug \
 		uapi/linux/cumc_netlink.h | $(O)/selftests
 	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -Itools -o $@ \
 		$(filter %.c,$^) $(NL_LIBS) -lpthread
+
+# NVML beside the driver API and the control plane: libcumc linked in,
+# libnvidia-ml.so.1 as a program finds it, the netlink client to compare.
+NVML_TESTS := test_nvml test_nvml_unplug
+$(NVML_TESTS:%=$(O)/tests/%): $(O)/tests/%: lib/tests/%.c lib/tests/check_run.h \
+		lib/tests/unplug.h tools/cumc_nl.c tools/cumc_nl.h \
+		include/cumc/nvml.h $(LIB_A) $(NVML_SO) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(NL_CFLAGS) -Ilib \
+		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(LIB_A) $(NVML_SO) \
+		-Wl,-rpath,$(CURDIR)/$(O)/cuda $(CHECK_LIBS) $(NL_LIBS) -ldl -lpthread
 
 # The fault test arms faults through the control plane's netlink client.
 $(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/check_run.h \

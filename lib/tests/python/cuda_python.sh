@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# cuda-python on cumc: test_cuda_bindings.py, run with the virtual
+# cuda-python on cumc: test_cuda_bindings.py (and test_pynvml.py: pynvml
+# on cumc's NVML), run with the virtual
 # environment of scripts/python-env (pinned cuda-bindings from PyPI) on
 # libcumc as libcuda.so.1. Needs /dev/cumc, so it runs in the VM, which
 # has no network: make check makes the environment on the host first
@@ -28,6 +29,10 @@ fi
 CUMC_PINNED_CUDA_BINDINGS=$(sed -n 's/^cuda-bindings==//p' "$top/scripts/python-requirements.txt")
 CUMC_PINNED_CUDA_CORE=$(sed -n 's/^cuda-core==//p' "$top/scripts/python-requirements.txt")
 CUMC_LIBCUMC=$(readlink -f "$top/build/cuda/libcuda.so.1")
+# And nvidia-ml-py, on cumc's libnvidia-ml.so.1 (test_pynvml.py).
+CUMC_PINNED_NVML_PY=$(sed -n 's/^nvidia-ml-py==//p' "$top/scripts/python-requirements.txt")
+CUMC_NVML=$(readlink -f "$top/build/cuda/libnvidia-ml.so.1")
 export CUMC_PINNED_CUDA_BINDINGS CUMC_PINNED_CUDA_CORE CUMC_LIBCUMC
+export CUMC_PINNED_NVML_PY CUMC_NVML
 export PYTHONDONTWRITEBYTECODE=1
 exec "$venv/bin/python" "$here/test_cuda_bindings.py"

@@ -19,6 +19,8 @@ import traceback
 import numpy as np
 from cuda.bindings import driver
 
+import test_pynvml
+
 CU = driver.CUresult
 PINNED_BINDINGS = os.environ.get("CUMC_PINNED_CUDA_BINDINGS")
 
@@ -616,7 +618,7 @@ def main():
     else:
         for name, _ in MC_CHECKS:
             skip(name, "multicast needs 2 devices, there are %d" % s.get("count", 0))
-    for name, fn in END_CHECKS + CORE_CHECKS:
+    for name, fn in END_CHECKS + CORE_CHECKS + test_pynvml.CHECKS:
         check(name, fn)
     print("1..%d" % tap_n)
     return 1 if tap_failed else 0
