@@ -18,7 +18,8 @@
 # (uapi/linux/cumc.h, cumc_netlink.h) go to INCLUDEDIR/cumc/linux/: with
 # pkg-config's -I INCLUDEDIR/cumc, a program includes <linux/cumc.h>.
 # libcumc is also LIBDIR/cumc/libcuda.so.1, apart from the library path:
-# LD_LIBRARY_PATH=LIBDIR/cumc runs a program built for NVIDIA's driver on it.
+# LD_LIBRARY_PATH=LIBDIR/cumc runs a program built for NVIDIA's driver on it;
+# cumc's NVML, LIBDIR/cumc/libnvidia-ml.so.1, is there for the same reason.
 
 DESTDIR ?=
 LIBDIR ?= $(PREFIX)/lib
@@ -41,7 +42,7 @@ PC_SED = -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	$(if $(filter-out $(PREFIX)/lib,$(LIBDIR)),-e 's|^libdir=.*|libdir=$(LIBDIR)|') \
 	$(if $(filter-out $(PREFIX)/include,$(INCLUDEDIR)),-e 's|^includedir=.*|includedir=$(INCLUDEDIR)|')
 
-HEADERS := include/cumc/cuda.h include/cumc/cumc.h
+HEADERS := include/cumc/cuda.h include/cumc/cumc.h include/cumc/nvml.h
 UAPI_HEADERS := uapi/linux/cumc.h uapi/linux/cumc_netlink.h
 # The control-plane tools, installed when they have been built (make
 # ctl-tools), with their section 8 page when man/ has one.
@@ -51,7 +52,7 @@ MAN3_LINKS := man/cumcMultimemLdReduce.3 man/cumcMultimemRed.3
 
 install: install-user install-kmod
 
-install-user: $(LIB_SO) $(LIB_A)
+install-user: $(LIB_SO) $(LIB_A) $(NVML_SO)
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/cumc \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(MODPROBEDIR) \
@@ -61,6 +62,7 @@ install-user: $(LIB_SO) $(LIB_A)
 	ln -sf libcumc.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcumc.so
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/cumc
 	ln -sf ../libcumc.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/cumc/libcuda.so.1
+	$(INSTALL) -m 755 $(NVML_SO) $(DESTDIR)$(LIBDIR)/cumc/
 	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/cumc/
 	$(INSTALL) -m 644 $(UAPI_HEADERS) $(DESTDIR)$(INCLUDEDIR)/cumc/linux/
@@ -95,6 +97,7 @@ uninstall-user:
 		$(DESTDIR)$(LIBDIR)/libcumc.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcumc.so $(DESTDIR)$(LIBDIR)/libcumc.a \
 		$(DESTDIR)$(LIBDIR)/cumc/libcuda.so.1 \
+		$(DESTDIR)$(LIBDIR)/cumc/libnvidia-ml.so.1 \
 		$(HEADERS:include/cumc/%=$(DESTDIR)$(INCLUDEDIR)/cumc/%) \
 		$(UAPI_HEADERS:uapi/%=$(DESTDIR)$(INCLUDEDIR)/cumc/%) \
 		$(DESTDIR)$(PKGCONFIGDIR)/libcumc.pc \

@@ -140,6 +140,9 @@ tap_check "it links the installed library" \
 tap_check "libcumc is also lib/cumc/libcuda.so.1, off the library path" \
 	test "$(readlink -f "$stage$prefix/lib/cumc/libcuda.so.1")" = \
 	"$(readlink -f "$stage$prefix/lib/libcumc.so.1")"
+tap_check "cumc's NVML is lib/cumc/libnvidia-ml.so.1, off the library path" \
+	test -f "$stage$prefix/lib/cumc/libnvidia-ml.so.1" -a \
+	! -e "$stage$prefix/lib/libnvidia-ml.so.1"
 # The 3 asked for, after the PCI GPUs the driver bound.
 devices=$((3 + $(ls /sys/bus/pci/drivers/cumc 2>/dev/null | grep -c :)))
 tap_check "it runs: cuInit, cuDeviceGetCount ($devices), cuMemCreate, cuMemRelease" \
