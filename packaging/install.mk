@@ -47,7 +47,7 @@ UAPI_HEADERS := uapi/linux/cumc.h uapi/linux/cumc_netlink.h
 # The control-plane tools, installed when they have been built (make
 # ctl-tools), with their section 8 page when man/ has one.
 INSTALL_TOOLS := cumcctl cumc-fm cumc-imex
-MAN3 := man/libcumc.3 man/cumcMultimemSt.3
+MAN3 := man/libcumc.3 man/cumcMultimemSt.3 man/cumc-nvml.3
 MAN3_LINKS := man/cumcMultimemLdReduce.3 man/cumcMultimemRed.3
 
 install: install-user install-kmod
