@@ -478,6 +478,10 @@ $(NVML_TESTS:%=$(O)/tests/%): $(O)/tests/%: lib/tests/%.c lib/tests/check_run.h 
 		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(LIB_A) $(NVML_SO) \
 		-Wl,-rpath,$(CURDIR)/$(O)/cuda $(CHECK_LIBS) $(NL_LIBS) -ldl -lpthread
 
+# test_multinode reads NVML's fabric info on every node too.
+$(O)/tests/test_multinode: $(NVML_SO)
+$(O)/tests/test_multinode: CHECK_LIBS += $(NVML_SO) -Wl,-rpath,$(CURDIR)/$(O)/cuda
+
 # The fault test arms faults through the control plane's netlink client.
 $(O)/tests/test_faults: lib/tests/test_faults.c lib/tests/check_run.h \
 		lib/tests/vmm.h tools/cumc_nl.c \

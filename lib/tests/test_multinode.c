@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <cumc.h>
+#include <nvml.h>
 
 #include "vmm.h"
 
@@ -196,6 +197,46 @@ START_TEST(each_node_owns_its_gpus)
 			for (j = 0; j < GPUS_PER_NODE; j++)
 				ck_assert(memcmp(&mine[i], &theirs[j],
 						 sizeof(CUuuid)));
+	}
+}
+END_TEST
+
+/*
+ * NVML's fabric info as NCCL's MNNVL check reads it (Documentation/nvml.md):
+ * every GPU of every node COMPLETED, one cluster UUID across the fabric,
+ * and the same clique on the nodes of one IMEX domain (0 and 1).
+ */
+START_TEST(nvml_fabric_info_is_the_fabric_s)
+{
+	static const unsigned char zero[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlGpuFabricInfoV_t mine[GPUS_PER_NODE], theirs[GPUS_PER_NODE];
+	nvmlDevice_t dev;
+	char name[32];
+	int i, k;
+
+	ck_assert_int_eq(nvmlInit(), NVML_SUCCESS);
+	for (i = 0; i < GPUS_PER_NODE; i++) {
+		mine[i] = (nvmlGpuFabricInfoV_t){ .version = nvmlGpuFabricInfo_v3 };
+		ck_assert_int_eq(nvmlDeviceGetHandleByIndex(i, &dev), NVML_SUCCESS);
+		ck_assert_int_eq(nvmlDeviceGetGpuFabricInfoV(dev, &mine[i]),
+				 NVML_SUCCESS);
+		ck_assert_uint_eq(mine[i].state, NVML_GPU_FABRIC_STATE_COMPLETED);
+		ck_assert_int_eq(mine[i].status, NVML_SUCCESS);
+		ck_assert(memcmp(mine[i].clusterUuid, zero, sizeof(zero)));
+		ck_assert_mem_eq(mine[i].clusterUuid, mine[0].clusterUuid,
+				 sizeof(zero));
+		ck_assert_uint_eq(mine[i].cliqueId, mine[0].cliqueId);
+	}
+	ck_assert_int_eq(nvmlShutdown(), NVML_SUCCESS);
+	snprintf(name, sizeof(name), "nvml.%d", node);
+	xchg_put(name, mine, sizeof(mine));
+	for (k = 0; k < nodes; k++) {
+		snprintf(name, sizeof(name), "nvml.%d", k);
+		xchg_get(name, theirs, sizeof(theirs));
+		ck_assert_mem_eq(theirs[0].clusterUuid, mine[0].clusterUuid,
+				 sizeof(zero));
+		if (k < 2 && node < 2)
+			ck_assert_uint_eq(theirs[0].cliqueId, mine[0].cliqueId);
 	}
 }
 END_TEST
@@ -512,6 +553,7 @@ int main(void)
 	/* Each test waits for the other nodes, boots and daemons included. */
 	tcase_set_timeout(tc, 2 * XCHG_WAIT_SECS);
 	tcase_add_test(tc, each_node_owns_its_gpus);
+	tcase_add_test(tc, nvml_fabric_info_is_the_fabric_s);
 	tcase_add_test(tc, memory_written_on_one_node_is_read_on_another);
 	tcase_add_test(tc, import_from_another_imex_domain_is_invalid_handle);
 	tcase_add_test(tc, import_without_an_imex_channel_is_not_permitted);

@@ -5,6 +5,7 @@
 # (Documentation/multinode.md). One scripts/fabric-run of three nodes of
 # four GPUs, each with its IMEX daemon: nodes 0 and 1 in one IMEX domain,
 # node 2 alone in another. Every node runs build/tests/test_multinode,
+# NVML's fabric info read as NCCL reads it first,
 # each playing its part: fabric memory shared across nodes, refusals
 # across domains and without a channel, a multicast team of both nodes'
 # GPUs reduced element by element, node 0 stopped while node 1 maps its
@@ -18,7 +19,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 
 out=$(mktemp "$top/build/multinode.XXXXXX")
 trap 'rm -f "$out"' EXIT
-tests=(each_node_owns_its_gpus memory_written_on_one_node_is_read_on_another
+tests=(each_node_owns_its_gpus nvml_fabric_info_is_the_fabric_s
+       memory_written_on_one_node_is_read_on_another
        import_from_another_imex_domain_is_invalid_handle
        import_without_an_imex_channel_is_not_permitted
        multicast_team_spans_nodes node_lost_mid_use_raises_sigbus
