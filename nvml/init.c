@@ -36,6 +36,7 @@ static nvmlReturn_t cumc_nvml_open(unsigned int flags)
 		       NVML_ERROR_DRIVER_NOT_LOADED :
 		       errno == EACCES || errno == EPERM ?
 		       NVML_ERROR_NO_PERMISSION : NVML_ERROR_UNKNOWN;
+	/* Not cumc's device, or a module older than this library. */
 	if (ioctl(fd, CUMC_QUERY, &query) || query.api_version < CUMC_API_VERSION) {
 		close(fd);
 		return NVML_ERROR_LIB_RM_VERSION_MISMATCH;

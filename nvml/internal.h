@@ -16,7 +16,7 @@
  * What the devices are as the driver API sees them: these must agree with
  * lib/device_attr.c (CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_*,
  * GPU_PCI_DEVICE_ID, GPU_PCI_SUBSYSTEM_ID) and lib/internal.h
- * (CUMC_DRIVER_VERSION); tests/test_nvml.c compares them.
+ * (CUMC_DRIVER_VERSION); lib/tests/test_nvml.c compares them.
  */
 #define CUMC_NVML_CC_MAJOR		9
 #define CUMC_NVML_CC_MINOR		0
