@@ -263,8 +263,74 @@ static int check_control(struct check *c)
 	}
 }
 
-int ptx_check_insn(struct ptx_parser *ps, struct ptx_insn *in,
-		   const char *text, size_t len, unsigned int nopnd)
+/* The warp operations: .sync forms of sm_70 on, 32-bit lanes of a warp. */
+static int check_warp(struct check *c)
+{
+	static const struct ptx_type b32 = { PC_B, 4 };
+	struct ptx_insn *in = c->in;
+	struct ptx_type t = in->type;
+	unsigned int src = 1;
+
+	if (in->op != OP_ACTIVEMASK && !(in->flags & PF_SYNC))
+		return bad(c, "without .sync");
+	if (in->flags & ~PF_SYNC)
+		return bad(c, "modifier");
+	switch (in->op) {
+	case OP_SHFL:
+		if (in->wmode < WM_UP || in->wmode > WM_IDX)
+			return bad(c, "mode");
+		if (t.size != 4 || t.cls != PC_B)
+			return bad(c, "type");
+		src = 2;
+		break;
+	case OP_VOTE:
+		if (in->wmode < WM_ALL ||
+		    (in->wmode == WM_BALLOT ? t.size != 4 || t.cls != PC_B :
+					      t.cls != PC_PRED))
+			return bad(c, "mode or type");
+		if (in->o[1].kind != PO_REG && in->o[1].kind != PO_IMM)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad operand 2");
+		if (dest_reg(c, 0) || sources(c, 2, b32))
+			return -1;
+		return 0;
+	case OP_MATCH:
+		if (in->wmode != WM_ANY && in->wmode != WM_ALL)
+			return bad(c, "mode");
+		if (in->wmode == WM_ANY && in->o[1].kind != PO_NONE)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "match.any has no predicate");
+		if (t.cls != PC_B || (t.size != 4 && t.size != 8))
+			return bad(c, "type");
+		if (dest_reg(c, 0) || sources(c, 2, t) ||
+		    ptx_imm_convert(c->ps, &in->o[3], b32))
+			return -1;
+		return 0;
+	case OP_REDUX:
+		if (in->aop == AOP_ADD || in->aop == AOP_MIN ||
+		    in->aop == AOP_MAX) {
+			if (t.size != 4 || (t.cls != PC_U && t.cls != PC_S))
+				return bad(c, "type");
+		} else if (in->aop == AOP_AND || in->aop == AOP_OR ||
+			   in->aop == AOP_XOR) {
+			if (t.size != 4 || t.cls != PC_B)
+				return bad(c, "type");
+		} else {
+			return bad(c, "operation");
+		}
+		break;
+	default:	/* activemask */
+		if (t.size != 4 || t.cls != PC_B)
+			return bad(c, "type");
+		return dest_reg(c, 0);
+	}
+	if (dest_reg(c, 0))
+		return -1;
+	if (src == 2 && in->o[1].kind != PO_NONE && dest_reg(c, 1))
+		return -1;
+	return sources(c, src, t);
+}
+
+static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
+		      const char *text, size_t len, unsigned int nopnd)
 {
 	struct check c = { ps, in, text, len };
 
@@ -297,7 +363,23 @@ int ptx_check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 		return check_memory(&c);
 	case OP_ATOM: case OP_RED:
 		return check_atomic(&c);
+	case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX:
+	case OP_ACTIVEMASK:
+		return check_warp(&c);
 	default:
 		return check_control(&c);
 	}
+}
+
+/* Messages name the instruction's line, not the next token's. */
+int ptx_check_insn(struct ptx_parser *ps, struct ptx_insn *in,
+		   const char *text, size_t len, unsigned int nopnd)
+{
+	unsigned int line = ps->lx.tok_line;
+	int r;
+
+	ps->lx.tok_line = in->line;
+	r = check_insn(ps, in, text, len, nopnd);
+	ps->lx.tok_line = line;
+	return r;
 }

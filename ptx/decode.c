@@ -25,6 +25,12 @@ static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
 	{ "exit", OP_EXIT, 0 }, { "bar", OP_BAR, 1 }, { "barrier", OP_BAR, 1 },
 	{ "membar", OP_MEMBAR, 0 }, { "fence", OP_MEMBAR, 0 },
 	{ "trap", OP_TRAP, 0 }, { "atom", OP_ATOM, 0 }, { "red", OP_RED, 2 },
+	{ "shfl", OP_SHFL, 6 }, { "vote", OP_VOTE, 3 }, { "match", OP_MATCH, 4 },
+	{ "redux", OP_REDUX, 3 }, { "activemask", OP_ACTIVEMASK, 1 },
+};
+
+static const char *const wmodes[] = {
+	"", "up", "down", "bfly", "idx", "all", "any", "uni", "ballot",
 };
 
 static const char *const cmps[] = {
@@ -44,6 +50,7 @@ static const struct { const char *name; uint16_t flag; } flags[] = {
 	{ "ftz", PF_FTZ }, { "sat", PF_SAT }, { "hi", PF_HI }, { "lo", PF_LO },
 	{ "wide", PF_WIDE }, { "to", PF_TO }, { "approx", PF_APPROX },
 	{ "full", PF_APPROX }, { "uni", PF_UNI }, { "volatile", PF_VOLATILE },
+	{ "sync", PF_SYNC },
 };
 
 /* Orders, scopes, caching: the host's memory is coherent, all are met. */
@@ -120,7 +127,13 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		in->rnd = i;
 		return 0;
 	}
-	if ((in->op == OP_ATOM || in->op == OP_RED || in->op == OP_SETP) &&
+	if ((in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_MATCH) &&
+	    (i = word_in(wmodes, N(wmodes), w, len)) > 0) {
+		in->wmode = i;
+		return 0;
+	}
+	if ((in->op == OP_ATOM || in->op == OP_RED || in->op == OP_SETP ||
+	     in->op == OP_REDUX) &&
 	    (i = word_in(aops, N(aops), w, len)) > 0) {
 		in->aop = i;
 		return 0;
@@ -424,7 +437,8 @@ static int operands(struct ptx_parser *ps, struct ptx_insn *in)
 					"too many operands");
 		if (operand(ps, in, &in->o[in->nopnd++]))
 			return -1;
-		if (in->op == OP_SETP && in->nopnd == 1) {
+		if ((in->op == OP_SETP || in->op == OP_SHFL ||
+		     in->op == OP_MATCH) && in->nopnd == 1) {
 			if (ptx_lex_is(&ps->lx, "|")) {
 				ptx_lex_next(&ps->lx);
 				if (operand(ps, in, &in->o[in->nopnd++]))

@@ -84,6 +84,24 @@ static int guard_passes(const struct ptx_exec *x, const struct ptx_insn *in)
 	return !!x->regs[in->guard] != in->guard_neg;
 }
 
+/* A warp operation's sources, kept until its lanes have all arrived. */
+static void warp_arrive(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	struct ptx_thread *t = x->t;
+	unsigned int first = in->op == OP_SHFL || in->op == OP_MATCH ? 2 : 1;
+	unsigned int i;
+
+	t->wmask = UINT32_MAX;
+	for (i = 0; first + i < in->nopnd; i++) {
+		uint64_t v = ptx_src(x, &in->o[first + i]);
+
+		if (first + i == in->nopnd - 1u)
+			t->wmask = v;
+		else
+			t->wv[i] = v;
+	}
+}
+
 static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	switch (in->op) {
@@ -102,6 +120,10 @@ static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 	case OP_MEMBAR:
 		atomic_thread_fence(memory_order_seq_cst);
 		break;
+	case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX:
+	case OP_ACTIVEMASK:
+		warp_arrive(x, in);
+		return SL_WARP;	/* the pc moves on when the warp op completes */
 	case OP_LD: case OP_ST: case OP_ATOM: case OP_RED: case OP_CVTA:
 		if (ptx_exec_memory(x, in))
 			return SL_FAULT;

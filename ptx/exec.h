@@ -13,13 +13,16 @@
 
 #define PTX_WARP_SIZE 32
 
-enum ptx_thread_state { TS_RUN, TS_BARRIER, TS_EXITED };
+/* TS_WARP: at a warp operation, waiting for the lanes it names. */
+enum ptx_thread_state { TS_RUN, TS_BARRIER, TS_WARP, TS_EXITED };
 
 struct ptx_thread {
 	uint32_t pc;
 	uint8_t state;		/* enum ptx_thread_state */
 	uint16_t tid[3];
 	uint32_t index;		/* in the CTA: x + y * ntid.x + ... */
+	uint32_t wmask;		/* TS_WARP: the membermask */
+	uint64_t wv[3];		/* TS_WARP: the source operands */
 };
 
 struct ptx_cta {
@@ -59,11 +62,18 @@ struct ptx_worker {
 };
 
 /* Why a slice ended. */
-enum ptx_slice { SL_BUDGET, SL_BARRIER, SL_EXIT, SL_FAULT };
+enum ptx_slice { SL_BUDGET, SL_BARRIER, SL_WARP, SL_EXIT, SL_FAULT };
 
 /* Runs thread @t of @cta for up to @budget instructions. */
 enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,
 		       struct ptx_thread *t, unsigned int budget);
+
+/*
+ * warp.c: completes the warp operations of warp @warp of @cta whose lanes
+ * have all arrived; 1 when a lane was let go.
+ */
+int ptx_warp_check(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
+		   unsigned int warp);
 
 /* Records the first fault of the grid and stops it. */
 void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,

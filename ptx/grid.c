@@ -9,8 +9,9 @@
  * run: the grid makes progress whenever the hardware's would, as long as
  * the CTAs that wait on each other are resident together (the device's
  * occupancy, CUMC_PTX_RESIDENT per worker here).  Threads are kept in
- * warps of 32 (consecutive indexes), the unit warp-level operations will
- * schedule together.
+ * warps of 32 (consecutive indexes); a warp operation waits for the
+ * lanes it names (warp.c), and a CTA none of whose threads can run any
+ * more stops the grid with a trap rather than hang.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -96,30 +97,60 @@ static void barrier_check(struct ptx_cta *cta)
 	cta->arrived = 0;
 }
 
+/*
+ * Nothing of @cta can run: every thread not exited waits at a barrier or
+ * a warp operation that cannot complete (a lane it names waits elsewhere).
+ * On a GPU that hangs; here the grid stops with a trap at one of them.
+ */
+static void cta_deadlock(struct ptx_worker *w, struct ptx_cta *cta)
+{
+	unsigned int i;
+
+	for (i = 0; i < cta->nthreads; i++)
+		if (cta->threads[i].state != TS_EXITED)
+			break;
+	ptx_grid_fault(w, cta, &cta->threads[i], CUMC_PTX_ETRAP, 0,
+		       w->grid->fn->insns[cta->threads[i].pc].line);
+}
+
 /* One round over the CTA's threads, warp by warp; 1 when it is done. */
 static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 {
-	unsigned int i;
+	const struct cumc_ptx_function *fn = w->grid->fn;
+	unsigned int i, ran = 0, released = 0;
 
 	for (i = 0; i < cta->nthreads && !atomic_load(&w->grid->stop); i++) {
 		struct ptx_thread *t = &cta->threads[i];
 
 		if (t->state != TS_RUN)
 			continue;
+		ran++;
 		switch (ptx_run(w, cta, t, PTX_SLICE)) {
 		case SL_EXIT:
 			t->state = TS_EXITED;
 			cta->live--;
 			barrier_check(cta);
+			ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
 			break;
 		case SL_BARRIER:
 			t->state = TS_BARRIER;
 			cta->arrived++;
 			barrier_check(cta);
+			ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
+			break;
+		case SL_WARP:
+			t->state = TS_WARP;
+			ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
 			break;
 		default:
 			break;
 		}
+	}
+	if (!ran && cta->live && !atomic_load(&w->grid->stop)) {
+		for (i = 0; i < cta->nthreads; i += PTX_WARP_SIZE)
+			released |= ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
+		if (!released)
+			cta_deadlock(w, cta);
 	}
 	return cta->live == 0;
 }

@@ -52,6 +52,7 @@ enum ptx_op {
 	OP_LD, OP_ST,
 	OP_BRA, OP_RET, OP_EXIT, OP_BAR, OP_MEMBAR, OP_TRAP,
 	OP_ATOM, OP_RED,
+	OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_ACTIVEMASK,
 	OP_COUNT
 };
 
@@ -81,6 +82,11 @@ enum ptx_aop { AOP_NONE, AOP_ADD, AOP_CAS, AOP_EXCH, AOP_MIN, AOP_MAX,
 #define PF_APPROX	0x0040u
 #define PF_UNI		0x0080u
 #define PF_VOLATILE	0x0100u
+#define PF_SYNC		0x0200u
+
+/* The mode of a warp operation: shfl, vote, match. */
+enum ptx_wmode { WM_NONE, WM_UP, WM_DOWN, WM_BFLY, WM_IDX,
+		 WM_ALL, WM_ANY, WM_UNI, WM_BALLOT };
 
 #define PTX_NO_REG	UINT32_MAX
 
@@ -122,7 +128,7 @@ struct ptx_operand {
 /* How an immediate was written, until the parser gives it its type. */
 enum ptx_lit { LIT_INT, LIT_F32, LIT_F64, LIT_DEC };
 
-#define PTX_MAX_OPERANDS 5
+#define PTX_MAX_OPERANDS 6	/* shfl: d|p, a, b, c, membermask */
 
 struct ptx_insn {
 	uint8_t op;		/* enum ptx_op */
@@ -133,6 +139,7 @@ struct ptx_insn {
 	uint8_t aop;		/* enum ptx_aop */
 	uint8_t nopnd;
 	uint8_t guard_neg;
+	uint8_t wmode;		/* enum ptx_wmode */
 	uint16_t flags;
 	struct ptx_type type;	/* the instruction's (cvt: destination) */
 	struct ptx_type type2;	/* cvt: source; setp and slct: unused */

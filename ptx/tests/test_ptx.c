@@ -206,7 +206,7 @@ static const char shfl_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
 	".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
 	"\tmov.u32 %r1, 1;\n"
-	"\tshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n\tret;\n}\n";
+	"\tredux.sync.min.f32 %r2, %r1, -1;\n\tret;\n}\n";
 
 START_TEST(test_unsupported)
 {
@@ -216,7 +216,7 @@ START_TEST(test_unsupported)
 	ck_assert_int_eq(cumc_ptx_load(shfl_ptx, 0, 90, &m, log, sizeof(log)),
 			 CUMC_PTX_EUNSUPPORTED);
 	ck_assert_ptr_nonnull(strstr(log, "line 8"));
-	ck_assert_ptr_nonnull(strstr(log, "shfl.sync.bfly.b32"));
+	ck_assert_ptr_nonnull(strstr(log, "redux.sync.min.f32"));
 	ck_assert_int_eq(cumc_ptx_load(".version 9.0\n.target sm_90\n"
 				       ".visible .entry k()\n{\n"
 				       "\tadd.f16 %h1, %h2, %h3;\n}\n", 0, 90,
@@ -385,6 +385,125 @@ START_TEST(test_launch_errors)
 }
 END_TEST
 
+/* What warp.cu's warp_ops writes for the lanes @present of one warp. */
+static void warp_expect(const int *v, uint32_t present, int *want, bool full)
+{
+	int sum = 0, mn = INT_MAX, all = 1, any = 0;
+	uint32_t ballot = 0, orv = 0, mx = 0;
+	unsigned int l, m;
+
+	for (l = 0; l < 32; l++) {
+		if (!(present >> l & 1))
+			continue;
+		sum += v[l];
+		mn = v[l] < mn ? v[l] : mn;
+		mx = (uint32_t)v[l] > mx ? (uint32_t)v[l] : mx;
+		all &= v[l] >= 0;
+		any |= v[l] > 50;
+		ballot |= (uint32_t)(v[l] & 1) << l;
+		if (l < 16)
+			orv |= v[l];
+	}
+	for (l = 0; l < 32; l++) {
+		int *o = want + l * 8;
+		uint32_t match = 0;
+
+		if (!(present >> l & 1))
+			continue;
+		for (m = 0; m < 32; m++)
+			if ((present >> m & 1) && v[m] % 3 == v[l] % 3)
+				match |= 1u << m;
+		o[0] = full ? sum : o[0];
+		o[1] = ballot;
+		o[2] = l & 1 ? (int)(present & 0xaaaaaaaau) :
+			       -1 - (int)(present & 0x55555555u);
+		o[3] = match;
+		o[4] = sum;
+		if (full)
+			o[5] = v[l ^ 5] + (l % 8 >= 3 ? v[l - 3] : v[l]) * 1000;
+		o[6] = (int)((all ? 7 : 3) * 1000000u + (any ? 11 : 5) * 10000u +
+			     (uint32_t)mn * 3 + mx);
+		if (full)
+			o[7] = l < 16 ? (int)orv : v[19];
+	}
+}
+
+static void warp_run(const struct cumc_ptx_function *f, unsigned int grid,
+		     unsigned int block, int n)
+{
+	struct buffers bufs = { 0 };
+	unsigned int total = grid * block, w, i;
+	struct { int *in, *out; int n; } p;
+	int *want = calloc(total * 8, sizeof(int));
+	int v[32];
+
+	p.in = dev_alloc(&bufs, total * 4);
+	p.out = dev_alloc(&bufs, total * 32);
+	p.n = n;
+	for (i = 0; i < (unsigned int)n; i++)
+		p.in[i] = (int)(i * 37 % 101) - 20;
+	ck_assert_int_eq(launch(f, &bufs, grid, block, &p, NULL), CUMC_PTX_OK);
+	for (w = 0; w < total / 32 + (block % 32 != 0) * grid; w++) {
+		/* Warps do not straddle blocks: warp w of the grid's layout. */
+		unsigned int b = w / ((block + 31) / 32);
+		unsigned int base = b * block + w % ((block + 31) / 32) * 32;
+		unsigned int lanes = block - (base - b * block);
+		uint32_t present = lanes >= 32 ? UINT32_MAX : (1u << lanes) - 1;
+		bool full = lanes >= 32;
+
+		if (b >= grid)
+			break;
+		for (i = 0; i < 32; i++)
+			v[i] = i < lanes && base + i < (unsigned int)n ?
+			       p.in[base + i] : 0;
+		memcpy(want + base * 8, p.out + base * 8,
+		       (lanes < 32 ? lanes : 32) * 32);
+		warp_expect(v, present, want + base * 8, full);
+	}
+	for (i = 0; i < total * 8; i++)
+		ck_assert_msg(p.out[i] == want[i], "thread %u out[%u]: %d, not %d",
+			      i / 8, i % 8, p.out[i], want[i]);
+	free(want);
+	dev_free(&bufs);
+}
+
+/* shfl, vote, activemask, match and redux, full warps and a partial one. */
+START_TEST(test_warp_ops)
+{
+	struct cumc_ptx_module *m = load_file("warp.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "warp_ops");
+
+	warp_run(f, 2, 64, 120);
+	warp_run(f, 3, 48, 144);	/* the second warp of each has 16 lanes */
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+/* Lane 0 waits at a shfl for lane 1, which waits at bar.sync: a trap. */
+static const char warp_deadlock_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\t.reg .pred %p<2>;\n"
+	"\tmov.u32 %r1, %laneid;\n"
+	"\tsetp.eq.u32 %p1, %r1, 0;\n"
+	"\t@%p1 bra L;\n"
+	"\tbar.sync 0;\n\tret;\n"
+	"L:\n\tshfl.sync.idx.b32 %r2, %r1, 1, 31, 3;\n\tret;\n}\n";
+
+START_TEST(test_warp_deadlock)
+{
+	struct cumc_ptx_module *m = NULL;
+	struct cumc_ptx_fault fault;
+	struct buffers bufs = { 0 };
+	char log[256];
+
+	ck_assert_int_eq(cumc_ptx_load(warp_deadlock_ptx, 0, 90, &m, log,
+				       sizeof(log)), CUMC_PTX_OK);
+	ck_assert_int_eq(launch(cumc_ptx_function_find(m, "k"), &bufs, 1, 2,
+				NULL, &fault), CUMC_PTX_ETRAP);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
 static Suite *ptx_suite(void)
 {
 	Suite *s = suite_create("ptx");
@@ -402,6 +521,8 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_globals);
 	tcase_add_test(tc, test_fault);
 	tcase_add_test(tc, test_launch_errors);
+	tcase_add_test(tc, test_warp_ops);
+	tcase_add_test(tc, test_warp_deadlock);
 	suite_add_tcase(s, tc);
 	return s;
 }
