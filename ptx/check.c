@@ -317,6 +317,10 @@ static int check_warp(struct check *c)
 			return bad(c, "operation");
 		}
 		break;
+	case OP_WARPSYNC:	/* bar.warp.sync membermask */
+		if (t.size)
+			return bad(c, "type");
+		return sources(c, 0, b32);
 	default:	/* activemask */
 		if (t.size != 4 || t.cls != PC_B)
 			return bad(c, "type");
@@ -364,7 +368,7 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 	case OP_ATOM: case OP_RED:
 		return check_atomic(&c);
 	case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX:
-	case OP_ACTIVEMASK:
+	case OP_ACTIVEMASK: case OP_WARPSYNC:
 		return check_warp(&c);
 	default:
 		return check_control(&c);

@@ -127,6 +127,10 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		in->rnd = i;
 		return 0;
 	}
+	if (in->op == OP_BAR && word_is("warp", w, len)) {
+		in->op = OP_WARPSYNC;
+		return 0;
+	}
 	if ((in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_MATCH) &&
 	    (i = word_in(wmodes, N(wmodes), w, len)) > 0) {
 		in->wmode = i;

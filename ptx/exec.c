@@ -88,7 +88,8 @@ static int guard_passes(const struct ptx_exec *x, const struct ptx_insn *in)
 static void warp_arrive(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	struct ptx_thread *t = x->t;
-	unsigned int first = in->op == OP_SHFL || in->op == OP_MATCH ? 2 : 1;
+	unsigned int first = in->op == OP_SHFL || in->op == OP_MATCH ? 2 :
+			     in->op == OP_WARPSYNC ? 0 : 1;
 	unsigned int i;
 
 	t->wmask = UINT32_MAX;
@@ -121,7 +122,7 @@ static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 		atomic_thread_fence(memory_order_seq_cst);
 		break;
 	case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX:
-	case OP_ACTIVEMASK:
+	case OP_ACTIVEMASK: case OP_WARPSYNC:
 		warp_arrive(x, in);
 		return SL_WARP;	/* the pc moves on when the warp op completes */
 	case OP_LD: case OP_ST: case OP_ATOM: case OP_RED: case OP_CVTA:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Warp operations: shfl.sync, vote.sync, match.sync, redux.sync and
- * activemask.  A thread reaching one keeps its sources in its
+ * Warp operations: shfl.sync, vote.sync, match.sync, redux.sync,
+ * activemask and bar.warp.sync (__syncwarp).  A thread reaching one keeps its sources in its
  * struct ptx_thread and waits (TS_WARP), as at a barrier of the lanes its
  * membermask names; when the last of them arrives at the same
  * instruction, the operation is computed for all of them at once and
@@ -145,6 +145,10 @@ static void complete(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
 		case OP_REDUX:
 			d = red;
 			break;
+		case OP_WARPSYNC:
+			lanes[l].pc++;
+			lanes[l].state = TS_RUN;
+			continue;
 		default:	/* activemask */
 			d = group;
 			break;

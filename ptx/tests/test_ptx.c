@@ -479,6 +479,30 @@ START_TEST(test_warp_ops)
 }
 END_TEST
 
+/* __syncwarp (bar.warp.sync) orders the steps of a shared-memory sum. */
+START_TEST(test_warp_sync)
+{
+	struct cumc_ptx_module *m = load_file("warp.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "warp_sync");
+	struct buffers bufs = { 0 };
+	struct { int *in, *out; } p;
+	int i, w, want;
+
+	p.in = dev_alloc(&bufs, 3 * 64 * 4);
+	p.out = dev_alloc(&bufs, 6 * 4);
+	for (i = 0; i < 3 * 64; i++)
+		p.in[i] = i * i % 97 - 40;
+	ck_assert_int_eq(launch(f, &bufs, 3, 64, &p, NULL), CUMC_PTX_OK);
+	for (w = 0; w < 6; w++) {
+		for (want = 0, i = 0; i < 32; i++)
+			want += p.in[w * 32 + i];
+		ck_assert_int_eq(p.out[w], want);
+	}
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
 /* Lane 0 waits at a shfl for lane 1, which waits at bar.sync: a trap. */
 static const char warp_deadlock_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -522,6 +546,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_fault);
 	tcase_add_test(tc, test_launch_errors);
 	tcase_add_test(tc, test_warp_ops);
+	tcase_add_test(tc, test_warp_sync);
 	tcase_add_test(tc, test_warp_deadlock);
 	suite_add_tcase(s, tc);
 	return s;

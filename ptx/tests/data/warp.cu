@@ -27,3 +27,22 @@ extern "C" __global__ void warp_ops(const int *in, int *out, int n)
 	else
 		out[i * 8 + 7] = __shfl_sync(0xffff0000u, v, 3, 16);
 }
+
+// A warp's sum through shared memory, its steps ordered by __syncwarp.
+extern "C" __global__ void warp_sync(const int *in, int *out)
+{
+	__shared__ int s[64];
+	int t = threadIdx.x, lane = t & 31;
+
+	s[t] = in[blockIdx.x * 64 + t];
+	__syncwarp();
+	for (int o = 16; o > 0; o >>= 1) {
+		int x = lane < o ? s[t + o] : 0;
+
+		__syncwarp();
+		s[t] += x;
+		__syncwarp();
+	}
+	if (lane == 0)
+		out[blockIdx.x * 2 + t / 32] = s[t];
+}
