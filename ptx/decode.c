@@ -27,6 +27,7 @@ static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
 	{ "trap", OP_TRAP, 0 }, { "atom", OP_ATOM, 0 }, { "red", OP_RED, 2 },
 	{ "shfl", OP_SHFL, 6 }, { "vote", OP_VOTE, 3 }, { "match", OP_MATCH, 4 },
 	{ "redux", OP_REDUX, 3 }, { "activemask", OP_ACTIVEMASK, 1 },
+	{ "call", OP_CALL, 0 },
 };
 
 static const char *const wmodes[] = {
@@ -320,6 +321,7 @@ static int symbol_operand(struct ptx_parser *ps, struct ptx_operand *o,
 				(int)ps->lx.len, ps->lx.text);
 	o->imm += sym->value;
 	o->dyn_shared = sym->dyn;
+	o->frame = sym->space == PS_LOCAL;
 	if (space)
 		*space = sym->space;
 	ptx_lex_next(&ps->lx);
@@ -327,8 +329,10 @@ static int symbol_operand(struct ptx_parser *ps, struct ptx_operand *o,
 }
 
 /* [reg], [reg+imm], [sym], [sym+imm], [imm] */
-static int address_operand(struct ptx_parser *ps, struct ptx_operand *o)
+static int address_operand(struct ptx_parser *ps, struct ptx_insn *in,
+			   struct ptx_operand *o)
 {
+	uint8_t space = PS_GENERIC;
 	struct ptx_operand off = { 0 };
 	bool minus;
 
@@ -342,8 +346,11 @@ static int address_operand(struct ptx_parser *ps, struct ptx_operand *o)
 					(int)ps->lx.len, ps->lx.text);
 		ptx_lex_next(&ps->lx);
 	} else if (ps->lx.tok == T_WORD) {
-		if (symbol_operand(ps, o, NULL))
+		if (symbol_operand(ps, o, &space))
 			return -1;
+		/* A call's .param variable lives in the local memory. */
+		if (in->space == PS_PARAM && space == PS_LOCAL)
+			in->space = PS_LOCAL;
 	} else if (ptx_immediate(ps, &off)) {
 		return -1;
 	} else {
@@ -392,7 +399,7 @@ static int operand(struct ptx_parser *ps, struct ptx_insn *in,
 	uint32_t label;
 
 	if (ptx_lex_is(lx, "["))
-		return address_operand(ps, o);
+		return address_operand(ps, in, o);
 	if (ptx_lex_is(lx, "{"))
 		return vector_operand(ps, o);
 	if (ptx_lex_is(lx, "!")) {
@@ -479,6 +486,83 @@ static int guard(struct ptx_parser *ps, struct ptx_insn *in)
 	return 0;
 }
 
+/* ( a, b, ... ): .param variables of the caller, their local addresses. */
+static int call_list(struct ptx_parser *ps, uint64_t **list, uint32_t *n)
+{
+	size_t cap = 0;
+
+	ptx_lex_next(&ps->lx);
+	while (!ptx_lex_is(&ps->lx, ")")) {
+		const struct ptx_sym *sym;
+
+		if (ps->lx.tok != T_WORD)
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad call operand");
+		sym = ptx_find_sym(ps, ps->lx.text, ps->lx.len);
+		if (!sym || sym->space != PS_LOCAL)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"call operand '%.*s' is not a .param variable",
+					(int)ps->lx.len, ps->lx.text);
+		if (ptx_grow(ps, (void **)list, &cap, *n + 1, sizeof(**list)))
+			return -1;
+		(*list)[(*n)++] = sym->value;
+		ptx_lex_next(&ps->lx);
+		if (ptx_lex_is(&ps->lx, ","))
+			ptx_lex_next(&ps->lx);
+		else if (!ptx_lex_is(&ps->lx, ")"))
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad call operands");
+	}
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+/* call[.uni] [(results),] func [, (arguments)]; direct calls only. */
+static int parse_call(struct ptx_parser *ps, struct ptx_insn *in)
+{
+	struct cumc_ptx_function *fn = ps->fn;
+	struct ptx_call *c;
+	int callee;
+
+	if (in->flags & ~PF_UNI || in->type.size || in->space)
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				"instruction 'call' with these modifiers");
+	if (ptx_grow(ps, (void **)&fn->calls, &ps->calls_cap, fn->ncalls + 1,
+		     sizeof(*c)))
+		return -1;
+	c = &fn->calls[fn->ncalls++];
+	memset(c, 0, sizeof(*c));
+	c->line = in->line;
+	if (ptx_lex_is(&ps->lx, "(")) {
+		if (call_list(ps, &c->rets, &c->nrets) ||
+		    ptx_expect(ps, ","))
+			return -1;
+	}
+	if (ps->lx.tok != T_WORD || ps->lx.text[0] == '%')
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				"indirect call (through a register)");
+	callee = ptx_find_func(ps, ps->lx.text, ps->lx.len);
+	if (callee < 0)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"call to '%.*s', which is not declared",
+				(int)ps->lx.len, ps->lx.text);
+	c->callee = callee;
+	ptx_lex_next(&ps->lx);
+	if (ptx_lex_is(&ps->lx, ",")) {
+		ptx_lex_next(&ps->lx);
+		if (!ptx_lex_is(&ps->lx, "("))
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"call with a prototype (indirect)");
+		if (call_list(ps, &c->args, &c->nargs))
+			return -1;
+	}
+	if (ptx_lex_is(&ps->lx, ","))
+		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+				"call with a prototype (indirect)");
+	in->nopnd = 1;
+	in->o[0].kind = PO_IMM;
+	in->o[0].imm = fn->ncalls - 1;
+	return ptx_expect(ps, ";");
+}
+
 int ptx_parse_insn(struct ptx_parser *ps)
 {
 	struct cumc_ptx_function *fn = ps->fn;
@@ -499,6 +583,12 @@ int ptx_parse_insn(struct ptx_parser *ps)
 	if (opcode(ps, in, &iw, &nopnd))
 		return -1;
 	ptx_lex_next(&ps->lx);
+	if (in->op == OP_CALL) {
+		if (parse_call(ps, in))
+			return -1;
+		fn->ninsns++;
+		return 0;
+	}
 	if (operands(ps, in))
 		return -1;
 	if (ptx_check_insn(ps, in, iw.text, iw.len, nopnd))

@@ -10,6 +10,7 @@
  * gives.  Integer corner cases the ISA leaves to the hardware (division
  * by zero) answer what exec_int.c documents.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -65,7 +66,7 @@ uint64_t ptx_src(const struct ptx_exec *x, const struct ptx_operand *o)
 	case PO_SREG:
 		return sreg_value(x, o->sreg);
 	default:
-		return o->imm;
+		return o->imm + (o->frame ? x->t->frame_base : 0);
 	}
 }
 
@@ -103,6 +104,128 @@ static void warp_arrive(struct ptx_exec *x, const struct ptx_insn *in)
 	}
 }
 
+static void frame_free(struct ptx_thread *t)
+{
+	free(t->regs);
+	free(t->params);
+}
+
+void ptx_thread_unwind(struct ptx_thread *t)
+{
+	while (t->depth) {
+		const struct ptx_frame *f = &t->frames[--t->depth];
+
+		frame_free(t);
+		t->fn = f->fn;
+		t->regs = f->regs;
+		t->frame_base = f->frame_base;
+		t->params = f->params;
+	}
+	free(t->frames);
+	t->frames = NULL;
+}
+
+static size_t align16(size_t v)
+{
+	return (v + 15) & ~(size_t)15;
+}
+
+/*
+ * call: a frame for the callee, with registers and a parameter buffer of
+ * its own (results first, then arguments, as its .param list declares
+ * them), its local variables on the thread's stack above the caller's;
+ * the arguments are copied in from the caller's .param variables.  -1
+ * after a fault.
+ */
+static int call(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	struct ptx_thread *t = x->t;
+	const struct ptx_call *c = &t->fn->calls[in->o[0].imm];
+	const struct cumc_ptx_function *callee = &t->fn->module->funcs[c->callee];
+	size_t base = align16(t->frame_base + t->fn->local_size);
+	struct ptx_frame *f;
+	unsigned char *params;
+	uint64_t *regs;
+	uint32_t i;
+
+	if (t->depth >= PTX_MAX_DEPTH || base > t->local_size ||
+	    callee->local_size > t->local_size - base) {
+		ptx_grid_fault(x->w, x->cta, t, CUMC_PTX_ETRAP, 0, in->line);
+		return -1;	/* the stack overflows */
+	}
+	if (!t->frames) {
+		t->frames = calloc(PTX_MAX_DEPTH, sizeof(*t->frames));
+		if (!t->frames)
+			goto nomem;
+	}
+	regs = calloc(callee->nregs ? callee->nregs : 1, sizeof(uint64_t));
+	params = calloc(1, callee->param_size ? callee->param_size : 1);
+	if (!regs || !params) {
+		free(regs);
+		free(params);
+		goto nomem;
+	}
+	for (i = 0; i < c->nargs; i++) {
+		const struct ptx_param *p = &callee->params[callee->nrets + i];
+		size_t at = t->frame_base + c->args[i];
+
+		if (at + p->size > t->local_size) {
+			free(regs);
+			free(params);
+			ptx_grid_fault(x->w, x->cta, t, CUMC_PTX_EFAULT, at,
+				       in->line);
+			return -1;
+		}
+		memcpy(params + p->offset, t->local + at, p->size);
+	}
+	memset(t->local + base, 0, callee->local_size);
+	f = &t->frames[t->depth++];
+	f->fn = t->fn;
+	f->pc = t->pc;
+	f->regs = t->regs;
+	f->frame_base = t->frame_base;
+	f->params = t->params;
+	t->fn = callee;
+	t->regs = x->regs = regs;
+	t->frame_base = base;
+	t->params = params;
+	t->pc = 0;
+	return 0;
+nomem:
+	ptx_grid_fault(x->w, x->cta, t, CUMC_PTX_ENOMEM, 0, in->line);
+	return -1;
+}
+
+/* ret from a device function: its results to the caller's variables. */
+static int ret(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	struct ptx_thread *t = x->t;
+	const struct ptx_frame *f = &t->frames[t->depth - 1];
+	const struct ptx_call *c = &f->fn->calls[f->fn->insns[f->pc].o[0].imm];
+	const struct cumc_ptx_function *callee = t->fn;
+	uint32_t i;
+
+	for (i = 0; i < c->nrets && i < callee->nrets; i++) {
+		const struct ptx_param *p = &callee->params[i];
+		size_t at = f->frame_base + c->rets[i];
+
+		if (at + p->size > t->local_size) {
+			ptx_grid_fault(x->w, x->cta, t, CUMC_PTX_EFAULT, at,
+				       in->line);
+			return -1;
+		}
+		memcpy(t->local + at, t->params + p->offset, p->size);
+	}
+	frame_free(t);
+	t->depth--;
+	t->fn = f->fn;
+	t->regs = x->regs = f->regs;
+	t->frame_base = f->frame_base;
+	t->params = f->params;
+	t->pc = f->pc + 1;
+	return 0;
+}
+
 static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	switch (in->op) {
@@ -110,8 +233,13 @@ static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 		x->t->pc = in->o[0].imm;
 		return SL_BUDGET;
 	case OP_RET:
+		if (x->t->depth)
+			return ret(x, in) ? SL_FAULT : SL_BUDGET;
+		return SL_EXIT;
 	case OP_EXIT:
 		return SL_EXIT;
+	case OP_CALL:
+		return call(x, in) ? SL_FAULT : SL_BUDGET;
 	case OP_BAR:
 		x->t->pc++;
 		return SL_BARRIER;
@@ -142,15 +270,11 @@ static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,
 		       struct ptx_thread *t, unsigned int budget)
 {
-	const struct cumc_ptx_function *fn = w->grid->fn;
-	struct ptx_exec x = {
-		.w = w, .cta = cta, .t = t,
-		.regs = cta->regs + (size_t)t->index * fn->nregs,
-	};
+	struct ptx_exec x = { .w = w, .cta = cta, .t = t, .regs = t->regs };
 	enum ptx_slice r;
 
 	while (budget--) {
-		const struct ptx_insn *in = &fn->insns[t->pc];
+		const struct ptx_insn *in = &t->fn->insns[t->pc];
 
 		if (!guard_passes(&x, in)) {
 			t->pc++;

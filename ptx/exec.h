@@ -16,7 +16,35 @@
 /* TS_WARP: at a warp operation, waiting for the lanes it names. */
 enum ptx_thread_state { TS_RUN, TS_BARRIER, TS_WARP, TS_EXITED };
 
+/* A caller's state, while a device function it called runs. */
+struct ptx_frame {
+	const struct cumc_ptx_function *fn;
+	uint32_t pc;		/* of the call */
+	uint64_t *regs;
+	size_t frame_base;
+	unsigned char *params;
+};
+
+#define PTX_MAX_DEPTH 256	/* calls deeper trap, as a stack overflow */
+/* Local memory for the frames of device functions, per thread. */
+#define PTX_STACK_SIZE (8u << 10)
+
+/*
+ * A thread's local memory is one window (the kernel's variables, then the
+ * frames of the device functions it calls, a stack), so a pointer to a
+ * caller's local variable means the same in the callee; a function's
+ * .local (and call .param) variables are at frame_base in it.
+ */
 struct ptx_thread {
+	/* The function running and its registers, local and param memory. */
+	const struct cumc_ptx_function *fn;
+	uint64_t *regs;
+	unsigned char *local;	/* the thread's window, local_size bytes */
+	size_t local_size;
+	size_t frame_base;
+	unsigned char *params;	/* a .func's; the launch's in the kernel */
+	struct ptx_frame *frames;	/* callers, depth of them */
+	uint32_t depth;
 	uint32_t pc;
 	uint8_t state;		/* enum ptx_thread_state */
 	uint16_t tid[3];
@@ -41,6 +69,7 @@ struct ptx_grid {
 	const struct cumc_ptx_function *fn;
 	const struct cumc_ptx_launch *launch;
 	size_t shared_size;	/* static + dynamic, per CTA */
+	size_t local_size;	/* per thread: the kernel's and the stack */
 	uint64_t nctas;
 	atomic_uint_fast64_t next_cta;
 	atomic_bool stop;
@@ -72,8 +101,10 @@ enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,
  * warp.c: completes the warp operations of warp @warp of @cta whose lanes
  * have all arrived; 1 when a lane was let go.
  */
-int ptx_warp_check(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
-		   unsigned int warp);
+int ptx_warp_check(struct ptx_cta *cta, unsigned int warp);
+
+/* exec.c: frees the frames of calls @t had not returned from. */
+void ptx_thread_unwind(struct ptx_thread *t);
 
 /* Records the first fault of the grid and stops it. */
 void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,

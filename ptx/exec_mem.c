@@ -31,7 +31,8 @@ static void store(void *p, uint64_t v, unsigned int size)
 
 static uint64_t address(const struct ptx_exec *x, const struct ptx_operand *o)
 {
-	return (o->reg == PTX_NO_REG ? 0 : x->regs[o->reg]) + o->imm;
+	return (o->reg == PTX_NO_REG ? 0 : x->regs[o->reg]) + o->imm +
+	       (o->frame ? x->t->frame_base : 0);
 }
 
 static void *access_at(struct ptx_exec *x, const struct ptx_insn *in,
@@ -82,7 +83,7 @@ static int load_store(struct ptx_exec *x, const struct ptx_insn *in)
 
 			x->regs[regs[i]] = in->type.cls == PC_S ?
 				ptx_zext(ptx_sext(v, size),
-					 x->w->grid->fn->reg_types[regs[i]].size) : v;
+					 x->t->fn->reg_types[regs[i]].size) : v;
 		}
 	}
 	return 0;
@@ -184,12 +185,10 @@ static int atomic(struct ptx_exec *x, const struct ptx_insn *in)
 static void cvta(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	uint64_t v = ptx_src(x, &in->o[1]), base = 0;
-	size_t lsize = x->w->grid->fn->local_size;
-
 	if (in->space == PS_SHARED)
 		base = (uintptr_t)x->cta->shared;
 	else if (in->space == PS_LOCAL)
-		base = (uintptr_t)(x->cta->local + x->t->index * lsize);
+		base = (uintptr_t)x->t->local;
 	ptx_dst(x, &in->o[0], in->flags & PF_TO ? v - base : v + base, 8);
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * A kernel (.entry): its parameters, register and variable declarations,
- * labels and instructions; then labels are resolved, the dynamic shared
- * memory placed after the static, and the basic blocks found.
+ * A kernel (.entry) or a device function (.func): its parameters (a
+ * .func's results first), register and variable declarations, labels and
+ * instructions; then labels are resolved, the dynamic shared memory
+ * placed after the static, and the basic blocks found.  A .func without a
+ * body is a prototype, which its definition later fills.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,68 @@ void ptx_function_state_clear(struct ptx_parser *ps)
 	ps->fn_shared = 0;
 	ps->dyn_align = 16;
 	ps->fn = NULL;
+	ps->calls_cap = 0;
+	ps->depth = 0;
+	free(ps->reg_depth);
+	ps->reg_depth = NULL;
+	ps->reg_depth_cap = 0;
+}
+
+void ptx_function_free(struct cumc_ptx_function *f)
+{
+	unsigned int j;
+
+	for (j = 0; j < f->nparams; j++)
+		free(f->params[j].name);
+	for (j = 0; j < f->ncalls; j++) {
+		free(f->calls[j].args);
+		free(f->calls[j].rets);
+	}
+	free(f->calls);
+	free(f->params);
+	free(f->name);
+	free(f->reg_types);
+	free(f->insns);
+	free(f->block_starts);
+	memset(f, 0, sizeof(*f));
+}
+
+int ptx_find_func(const struct ptx_parser *ps, const char *name, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ps->mod->nfuncs; i++) {
+		const struct cumc_ptx_function *f = &ps->mod->funcs[i];
+
+		if (!f->entry && f->name && strlen(f->name) == len &&
+		    !memcmp(f->name, name, len))
+			return (int)i;
+	}
+	return -1;
+}
+
+int ptx_check_calls(struct ptx_parser *ps)
+{
+	const struct cumc_ptx_module *m = ps->mod;
+	unsigned int i, j;
+
+	for (i = 0; i < m->nfuncs; i++)
+		for (j = 0; j < m->funcs[i].ncalls; j++) {
+			const struct ptx_call *c = &m->funcs[i].calls[j];
+			const struct cumc_ptx_function *f = &m->funcs[c->callee];
+
+			ps->lx.tok_line = c->line;
+			if (!f->defined)
+				return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+						"call to '%s', which has no body (.extern)",
+						f->name);
+			if (c->nargs != f->nparams - f->nrets ||
+			    c->nrets > f->nrets)
+				return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+						"call to '%s': operands do not match its parameters",
+						f->name);
+		}
+	return 0;
 }
 
 int ptx_label(struct ptx_parser *ps, const char *name, size_t len,
@@ -132,15 +196,24 @@ static int add_reg(struct ptx_parser *ps, const char *name, size_t len,
 	struct cumc_ptx_function *fn = ps->fn;
 	uint32_t old;
 
-	if (strmap_get(&ps->regs, name, len, &old))
+	/*
+	 * A name declared again in a nested block whose first declaration's
+	 * block has closed (nvcc's temp_param_reg in each call sequence): a
+	 * register of its own.  Shadowing a live register is not supported.
+	 */
+	if (strmap_get(&ps->regs, name, len, &old) &&
+	    ps->reg_depth[old] != 0xff)
 		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
 				"register '%.*s' declared again (scoped registers)",
 				(int)len, name);
 	if (ptx_grow(ps, (void **)&fn->reg_types, &ps->regs_cap,
-		     fn->nregs + 1, sizeof(t)))
+		     fn->nregs + 1, sizeof(t)) ||
+	    ptx_grow(ps, (void **)&ps->reg_depth, &ps->reg_depth_cap,
+		     fn->nregs + 1, 1))
 		return -1;
-	if (strmap_put(&ps->regs, name, len, fn->nregs))
+	if (strmap_set(&ps->regs, name, len, fn->nregs))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	ps->reg_depth[fn->nregs] = ps->depth;
 	fn->reg_types[fn->nregs++] = t;
 	return 0;
 }
@@ -220,6 +293,8 @@ static int parse_statement(struct ptx_parser *ps)
 		return ptx_parse_var(ps, PS_SHARED, true);
 	if (ptx_lex_is(lx, ".local"))
 		return ptx_parse_var(ps, PS_LOCAL, true);
+	if (ptx_lex_is(lx, ".param"))
+		return ptx_parse_var(ps, PS_PARAM, true);
 	if (ptx_lex_is(lx, ".pragma")) {
 		while (lx->tok != T_EOF && !ptx_lex_is(lx, ";"))
 			ptx_lex_next(lx);
@@ -234,23 +309,32 @@ static int parse_statement(struct ptx_parser *ps)
 	return ptx_parse_insn(ps);
 }
 
+/* A nested block closes: its registers' names may be declared again. */
+static void close_block(struct ptx_parser *ps)
+{
+	uint32_t i;
+
+	for (i = 0; i < ps->fn->nregs; i++)
+		if (ps->reg_depth[i] == ps->depth && ps->depth > 1)
+			ps->reg_depth[i] = 0xff;
+	ps->depth--;
+}
+
 static int parse_body(struct ptx_parser *ps)
 {
-	int depth = 0;
-
 	do {
 		if (ptx_lex_is(&ps->lx, "{")) {
-			depth++;
+			ps->depth++;
 			ptx_lex_next(&ps->lx);
 		} else if (ptx_lex_is(&ps->lx, "}")) {
-			depth--;
+			close_block(ps);
 			ptx_lex_next(&ps->lx);
 		} else if (ps->lx.tok == T_EOF) {
 			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "unterminated function");
 		} else if (parse_statement(ps)) {
 			return -1;
 		}
-	} while (depth > 0);
+	} while (ps->depth > 0);
 	return 0;
 }
 
@@ -336,20 +420,55 @@ static int add_final_ret(struct ptx_parser *ps)
 	return 0;
 }
 
-int ptx_parse_function(struct ptx_parser *ps)
+/*
+ * A .func with the name of an earlier one: its prototype takes the
+ * definition (calls hold the prototype's index); a second prototype is
+ * dropped.  The new one is the last of the module's functions.
+ */
+static int merge_func(struct ptx_parser *ps)
+{
+	struct cumc_ptx_module *m = ps->mod;
+	struct cumc_ptx_function *f = &m->funcs[m->nfuncs - 1], *old;
+	int i = ptx_find_func(ps, f->name, strlen(f->name));
+
+	if (i < 0 || (unsigned int)i == m->nfuncs - 1)
+		return 0;
+	old = &m->funcs[i];
+	if (f->defined && old->defined)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "function '%s' defined twice",
+				f->name);
+	if (f->defined) {
+		/* Calls in the body to the prototype's index stay right. */
+		ptx_function_free(old);
+		*old = *f;
+	} else {
+		ptx_function_free(f);
+	}
+	memset(&m->funcs[--m->nfuncs], 0, sizeof(*f));
+	ps->fn = NULL;
+	return 0;
+}
+
+int ptx_parse_function(struct ptx_parser *ps, bool entry)
 {
 	struct cumc_ptx_module *m = ps->mod;
 	int res;
 
 	ptx_lex_next(&ps->lx);
-	if (ps->lx.tok != T_WORD)
-		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "expected a kernel name");
 	if (ptx_grow(ps, (void **)&m->funcs, &ps->funcs_cap, m->nfuncs + 1,
 		     sizeof(*m->funcs)))
 		return -1;
 	ptx_function_state_clear(ps);
 	ps->fn = &m->funcs[m->nfuncs++];
-	ps->fn->entry = true;
+	memset(ps->fn, 0, sizeof(*ps->fn));
+	ps->fn->entry = entry;
+	if (!entry) {	/* (.param .b32 func_retval0) before the name */
+		if (parse_params(ps))
+			return -1;
+		ps->fn->nrets = ps->fn->nparams;
+	}
+	if (ps->lx.tok != T_WORD)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "expected a function name");
 	ps->fn->name = strndup(ps->lx.text, ps->lx.len);
 	if (!ps->fn->name)
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
@@ -357,8 +476,17 @@ int ptx_parse_function(struct ptx_parser *ps)
 	if (parse_params(ps))
 		return -1;
 	/* Performance directives (.maxntid, .reqntid...) are hints here. */
-	while (!ptx_lex_is(&ps->lx, "{") && ps->lx.tok != T_EOF)
+	while (!ptx_lex_is(&ps->lx, "{") && !ptx_lex_is(&ps->lx, ";") &&
+	       ps->lx.tok != T_EOF)
 		ptx_lex_next(&ps->lx);
+	if (ptx_lex_is(&ps->lx, ";")) {	/* a prototype */
+		ptx_lex_next(&ps->lx);
+		if (entry)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"a kernel without a body");
+		return merge_func(ps);
+	}
+	ps->fn->defined = true;
 	res = parse_body(ps);
 	if (!res)
 		res = add_final_ret(ps);
@@ -366,5 +494,7 @@ int ptx_parse_function(struct ptx_parser *ps)
 		res = resolve(ps);
 	if (!res)
 		res = find_blocks(ps);
+	if (!res && !entry)
+		res = merge_func(ps);
 	return res;
 }

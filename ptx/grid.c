@@ -44,6 +44,10 @@ void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
 
 static void cta_free(struct ptx_cta *cta)
 {
+	unsigned int i;
+
+	for (i = 0; cta->threads && i < cta->nthreads; i++)
+		ptx_thread_unwind(&cta->threads[i]);
 	free(cta->threads);
 	free(cta->regs);
 	free(cta->shared);
@@ -68,7 +72,7 @@ static int cta_init(struct ptx_grid *g, struct ptx_cta *cta, uint64_t n)
 	cta->regs = calloc((size_t)cta->nthreads * (g->fn->nregs ? g->fn->nregs : 1),
 			   sizeof(uint64_t));
 	cta->shared = calloc(1, g->shared_size ? g->shared_size : 1);
-	cta->local = calloc(cta->nthreads, g->fn->local_size ? g->fn->local_size : 1);
+	cta->local = calloc(cta->nthreads, g->local_size ? g->local_size : 1);
 	if (!cta->threads || !cta->regs || !cta->shared || !cta->local) {
 		cta_free(cta);
 		return -1;
@@ -77,6 +81,11 @@ static int cta_init(struct ptx_grid *g, struct ptx_cta *cta, uint64_t n)
 		struct ptx_thread *t = &cta->threads[i];
 
 		t->index = i;
+		t->fn = g->fn;
+		t->regs = cta->regs + (size_t)i * g->fn->nregs;
+		t->local = cta->local + (size_t)i * g->local_size;
+		t->local_size = g->local_size;
+		t->params = (unsigned char *)g->launch->params;
 		t->tid[0] = i % bd[0];
 		t->tid[1] = i / bd[0] % bd[1];
 		t->tid[2] = i / bd[0] / bd[1];
@@ -110,13 +119,12 @@ static void cta_deadlock(struct ptx_worker *w, struct ptx_cta *cta)
 		if (cta->threads[i].state != TS_EXITED)
 			break;
 	ptx_grid_fault(w, cta, &cta->threads[i], CUMC_PTX_ETRAP, 0,
-		       w->grid->fn->insns[cta->threads[i].pc].line);
+		       cta->threads[i].fn->insns[cta->threads[i].pc].line);
 }
 
 /* One round over the CTA's threads, warp by warp; 1 when it is done. */
 static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 {
-	const struct cumc_ptx_function *fn = w->grid->fn;
 	unsigned int i, ran = 0, released = 0;
 
 	for (i = 0; i < cta->nthreads && !atomic_load(&w->grid->stop); i++) {
@@ -130,17 +138,17 @@ static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 			t->state = TS_EXITED;
 			cta->live--;
 			barrier_check(cta);
-			ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
+			ptx_warp_check(cta, i / PTX_WARP_SIZE);
 			break;
 		case SL_BARRIER:
 			t->state = TS_BARRIER;
 			cta->arrived++;
 			barrier_check(cta);
-			ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
+			ptx_warp_check(cta, i / PTX_WARP_SIZE);
 			break;
 		case SL_WARP:
 			t->state = TS_WARP;
-			ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
+			ptx_warp_check(cta, i / PTX_WARP_SIZE);
 			break;
 		default:
 			break;
@@ -148,7 +156,7 @@ static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 	}
 	if (!ran && cta->live && !atomic_load(&w->grid->stop)) {
 		for (i = 0; i < cta->nthreads; i += PTX_WARP_SIZE)
-			released |= ptx_warp_check(fn, cta, i / PTX_WARP_SIZE);
+			released |= ptx_warp_check(cta, i / PTX_WARP_SIZE);
 		if (!released)
 			cta_deadlock(w, cta);
 	}
@@ -242,6 +250,9 @@ enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *fn,
 		return st;
 	g.nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	g.shared_size = fn->shared_size + l->dynamic_shared;
+	/* A kernel that calls device functions has a stack for their frames. */
+	g.local_size = fn->ncalls ? ((fn->local_size + 15) & ~(size_t)15) +
+				    PTX_STACK_SIZE : fn->local_size;
 	n = worker_count(l, g.nctas);
 	w = calloc(n, sizeof(*w));
 	tids = calloc(n, sizeof(*tids));

@@ -54,6 +54,7 @@ enum ptx_op {
 	OP_ATOM, OP_RED,
 	OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_ACTIVEMASK,
 	OP_WARPSYNC,	/* bar.warp.sync */
+	OP_CALL,	/* o[0].imm: the function's struct ptx_call */
 	OP_COUNT
 };
 
@@ -121,6 +122,7 @@ struct ptx_operand {
 	uint8_t sreg;
 	uint8_t lit;		/* enum ptx_lit of an immediate */
 	uint8_t dyn_shared;	/* imm is relative to dynamic shared memory */
+	uint8_t frame;		/* imm is relative to the function's local frame */
 	uint32_t reg;
 	uint32_t vec[4];
 	uint64_t imm;
@@ -155,9 +157,26 @@ struct ptx_param {
 	size_t size;
 };
 
+/*
+ * A call: the callee (an index in the module's functions), and where the
+ * arguments and the results lie: .param variables of the caller, which
+ * live in its local memory (their addresses there).
+ */
+struct ptx_call {
+	uint32_t callee;
+	uint32_t nargs, nrets;
+	uint32_t line;
+	uint64_t *args;
+	uint64_t *rets;
+};
+
 struct cumc_ptx_function {
 	char *name;
-	bool entry;
+	bool entry;		/* a kernel; else a device function (.func) */
+	bool defined;		/* a .func with a body, not a prototype */
+	unsigned int nrets;	/* .func: its first nrets params are results */
+	struct ptx_call *calls;
+	uint32_t ncalls;
 	struct ptx_param *params;
 	unsigned int nparams;
 	size_t param_size;

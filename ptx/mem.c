@@ -74,15 +74,16 @@ static void *generic(struct ptx_worker *w, struct ptx_cta *cta,
 		     const struct ptx_thread *t, uint64_t addr, size_t size,
 		     bool write)
 {
-	size_t lsize = w->grid->fn->local_size;
+	size_t lsize = t->local_size;
 	uint64_t shared = (uintptr_t)cta->shared;
-	uint64_t local = (uintptr_t)(cta->local + t->index * lsize);
+	uint64_t local = (uintptr_t)t->local;
 
 	if (cta->shared_size &&
 	    within(addr, size, shared, shared + cta->shared_size))
 		return (void *)(uintptr_t)addr;
 	if (lsize && within(addr, size, local, local + lsize))
 		return (void *)(uintptr_t)addr;
+
 	if (module_global(w->grid->fn->module, addr, size, write) ||
 	    device_memory(w, addr, size, write))
 		return (void *)(uintptr_t)addr;
@@ -94,19 +95,20 @@ void *ptx_mem(struct ptx_worker *w, struct ptx_cta *cta,
 	      size_t size, bool write)
 {
 	const struct ptx_grid *g = w->grid;
-	size_t lsize = g->fn->local_size;
 
 	if (addr & (size - 1))
 		return NULL;	/* misaligned: a fault on hardware too */
 	switch (space) {
 	case PS_PARAM:
+		if (t->depth)	/* a device function's own, results included */
+			return window(t->params, t->fn->param_size, addr, size);
 		return write ? NULL :
 		       window((unsigned char *)g->launch->params,
 			      g->fn->param_size, addr, size);
 	case PS_SHARED:
 		return window(cta->shared, cta->shared_size, addr, size);
 	case PS_LOCAL:
-		return window(cta->local + t->index * lsize, lsize, addr, size);
+		return window(t->local, t->local_size, addr, size);
 	default:
 		return generic(w, cta, t, addr, size, write);
 	}

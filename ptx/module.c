@@ -38,15 +38,25 @@ unsigned int cumc_ptx_version(const struct cumc_ptx_module *module)
 	return module->version;
 }
 
+/* Kernels only: device functions (.func) are not launched by name. */
 unsigned int cumc_ptx_function_count(const struct cumc_ptx_module *module)
 {
-	return module->nfuncs;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < module->nfuncs; i++)
+		n += module->funcs[i].entry;
+	return n;
 }
 
 const struct cumc_ptx_function *
 cumc_ptx_function_at(const struct cumc_ptx_module *module, unsigned int i)
 {
-	return i < module->nfuncs ? &module->funcs[i] : NULL;
+	unsigned int k;
+
+	for (k = 0; k < module->nfuncs; k++)
+		if (module->funcs[k].entry && !i--)
+			return &module->funcs[k];
+	return NULL;
 }
 
 const struct cumc_ptx_function *
@@ -55,7 +65,8 @@ cumc_ptx_function_find(const struct cumc_ptx_module *module, const char *name)
 	unsigned int i;
 
 	for (i = 0; i < module->nfuncs; i++)
-		if (!strcmp(module->funcs[i].name, name))
+		if (module->funcs[i].entry &&
+		    !strcmp(module->funcs[i].name, name))
 			return &module->funcs[i];
 	return NULL;
 }

@@ -118,7 +118,9 @@ static int add_sym(struct ptx_parser *ps, bool local, const char *name,
 	if (ptx_grow(ps, (void **)&tab->syms, &tab->cap, tab->count + 1,
 		     sizeof(sym)))
 		return -1;
-	if (strmap_put(&tab->names, name, len, tab->count))
+	/* A function's names may be declared again in a nested block. */
+	if ((local ? strmap_set : strmap_put)(&tab->names, name, len,
+					       tab->count))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
 	tab->syms[tab->count++] = sym;
 	return 0;
@@ -327,6 +329,13 @@ int ptx_parse_var(struct ptx_parser *ps, enum ptx_space space, bool local)
 		if (shared_var(ps, local, &v))
 			return -1;
 		break;
+	case PS_PARAM:	/* a call's argument or result, in a function */
+		if (!local)
+			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+					"module-scope .param variable");
+		if (local_var(ps, &v))
+			return -1;
+		break;
 	case PS_LOCAL:
 		if (!local)
 			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
@@ -403,17 +412,14 @@ static int parse_directive(struct ptx_parser *ps)
 		ptx_lex_next(lx);
 		return 0;
 	}
-	if (ptx_lex_is(lx, ".entry"))
-		return ptx_parse_function(ps);
+	if (ptx_lex_is(lx, ".entry") || ptx_lex_is(lx, ".func"))
+		return ptx_parse_function(ps, ptx_lex_is(lx, ".entry"));
 	if (ptx_lex_is(lx, ".global"))
 		return ptx_parse_var(ps, PS_GLOBAL, false);
 	if (ptx_lex_is(lx, ".const"))
 		return ptx_parse_var(ps, PS_CONST, false);
 	if (ptx_lex_is(lx, ".shared"))
 		return ptx_parse_var(ps, PS_SHARED, false);
-	if (ptx_lex_is(lx, ".func"))
-		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
-				".func (device functions and calls are not supported yet)");
 	if (lx->tok == T_WORD && lx->text[0] == '.')
 		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED, "directive '%.*s'",
 				(int)lx->len, lx->text);
@@ -423,21 +429,12 @@ static int parse_directive(struct ptx_parser *ps)
 
 void ptx_module_free(struct cumc_ptx_module *m)
 {
-	unsigned int i, j;
+	unsigned int i;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nfuncs; i++) {
-		struct cumc_ptx_function *f = &m->funcs[i];
-
-		for (j = 0; j < f->nparams; j++)
-			free(f->params[j].name);
-		free(f->params);
-		free(f->name);
-		free(f->reg_types);
-		free(f->insns);
-		free(f->block_starts);
-	}
+	for (i = 0; i < m->nfuncs; i++)
+		ptx_function_free(&m->funcs[i]);
 	free(m->funcs);
 	for (i = 0; i < m->nglobals; i++) {
 		free(m->globals[i].name);
@@ -470,6 +467,8 @@ enum cumc_ptx_status ptx_parse(const char *text, size_t len,
 		;
 	if (ps.err == CUMC_PTX_OK && !ps.mod->version)
 		ptx_fail(&ps, CUMC_PTX_ESYNTAX, "no .version directive");
+	if (ps.err == CUMC_PTX_OK)
+		ptx_check_calls(&ps);
 	ptx_symtab_clear(&ps.gsyms);
 	ptx_function_state_clear(&ps);
 	if (ps.err != CUMC_PTX_OK) {

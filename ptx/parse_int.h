@@ -45,6 +45,10 @@ struct ptx_parser {
 	uint32_t nlabels;
 	size_t fn_shared;
 	size_t dyn_align;
+	size_t calls_cap;
+	int depth;		/* of nested blocks */
+	uint8_t *reg_depth;	/* each register's block depth; 0xff: closed */
+	size_t reg_depth_cap;
 };
 
 int ptx_fail(struct ptx_parser *ps, enum cumc_ptx_status st,
@@ -60,7 +64,10 @@ int ptx_parse_var(struct ptx_parser *ps, enum ptx_space space, bool local);
 void ptx_symtab_clear(struct ptx_symtab *tab);
 
 /* function.c */
-int ptx_parse_function(struct ptx_parser *ps);
+int ptx_parse_function(struct ptx_parser *ps, bool entry);
+void ptx_function_free(struct cumc_ptx_function *f);
+/* Every call's callee has a body; at the end of the module. */
+int ptx_check_calls(struct ptx_parser *ps);
 void ptx_function_state_clear(struct ptx_parser *ps);
 /* The label @name's number, declared on first use. */
 int ptx_label(struct ptx_parser *ps, const char *name, size_t len,
@@ -68,6 +75,8 @@ int ptx_label(struct ptx_parser *ps, const char *name, size_t len,
 
 /* decode.c */
 int ptx_parse_insn(struct ptx_parser *ps);
+/* The index of device function @name in the module, or -1. */
+int ptx_find_func(const struct ptx_parser *ps, const char *name, size_t len);
 /* A literal as an immediate operand (lit tells how it was written). */
 int ptx_immediate(struct ptx_parser *ps, struct ptx_operand *o);
 /* check.c: whether the executor runs @in as decoded; immediates typed. */

@@ -63,6 +63,17 @@ int strmap_put(struct strmap *map, const char *key, size_t len, uint32_t value)
 	return 0;
 }
 
+int strmap_set(struct strmap *map, const char *key, size_t len, uint32_t value)
+{
+	struct strmap_slot *s;
+
+	if (strmap_put(map, key, len, value))
+		return -1;
+	s = find(map, key, len);
+	s->value = value;
+	return 0;
+}
+
 int strmap_get(const struct strmap *map, const char *key, size_t len,
 	       uint32_t *value)
 {

@@ -94,8 +94,7 @@ static uint32_t redux(const struct ptx_insn *in,
 }
 
 /* Computes @in for the lanes of @group and lets them go. */
-static void complete(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
-		     unsigned int base, uint32_t group,
+static void complete(struct ptx_cta *cta, unsigned int base, uint32_t group,
 		     const struct ptx_insn *in)
 {
 	struct ptx_thread *lanes = &cta->threads[base];
@@ -114,7 +113,7 @@ static void complete(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
 
 		if (!(group >> l & 1))
 			continue;
-		regs = cta->regs + (size_t)(base + l) * fn->nregs;
+		regs = lanes[l].regs;
 		switch (in->op) {
 		case OP_SHFL:
 			d = shfl(in, lanes, group, l, &p);
@@ -162,8 +161,7 @@ static void complete(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
 	}
 }
 
-int ptx_warp_check(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
-		   unsigned int warp)
+int ptx_warp_check(struct ptx_cta *cta, unsigned int warp)
 {
 	unsigned int base = warp * PTX_WARP_SIZE;
 	unsigned int n = cta->nthreads - base, l, m;
@@ -188,13 +186,13 @@ int ptx_warp_check(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
 
 		if (t->state != TS_WARP)
 			continue;
-		in = &fn->insns[t->pc];
+		in = &t->fn->insns[t->pc];
 		if (in->op == OP_ACTIVEMASK) {
 			if (blocked != present)
 				continue;
 			for (m = 0; m < n; m++)
 				if (lanes[m].state == TS_WARP &&
-				    lanes[m].pc == t->pc)
+				    lanes[m].fn == t->fn && lanes[m].pc == t->pc)
 					group |= 1u << m;
 		} else {
 			group = (t->wmask & present) | 1u << l;
@@ -202,13 +200,14 @@ int ptx_warp_check(const struct cumc_ptx_function *fn, struct ptx_cta *cta,
 			for (m = 0; m < n && ok; m++)
 				if (group >> m & 1)
 					ok = lanes[m].state == TS_WARP &&
+					     lanes[m].fn == t->fn &&
 					     lanes[m].pc == t->pc &&
 					     !(lanes[m].wmask & present &
 					       ~group);
 			if (!ok)
 				continue;
 		}
-		complete(fn, cta, base, group, in);
+		complete(cta, base, group, in);
 		released = 1;
 		blocked &= ~group;
 	}

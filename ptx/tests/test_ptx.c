@@ -503,6 +503,70 @@ START_TEST(test_warp_sync)
 }
 END_TEST
 
+static int fib(int n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+/* Device functions: arguments, results, recursion, a caller's local. */
+START_TEST(test_calls)
+{
+	struct cumc_ptx_module *m = load_file("calls.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "calls");
+	struct buffers bufs = { 0 };
+	struct { int *in, *out; float *f; int *cnt; } p;
+	unsigned int n = 128, i, k, w;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(cumc_ptx_function_count(m), 1);
+	ck_assert_ptr_null(cumc_ptx_function_find(m, "_Z3fibi"));
+	p.in = dev_alloc(&bufs, n * 4);
+	p.out = dev_alloc(&bufs, n * 5 * 4);
+	p.f = dev_alloc(&bufs, n * 4);
+	p.cnt = dev_alloc(&bufs, 4);
+	for (i = 0; i < n; i++)
+		p.in[i] = (int)(i * 13 % 57) - 9;
+	ck_assert_int_eq(launch(f, &bufs, 2, 64, &p, NULL), CUMC_PTX_OK);
+	for (i = 0; i < n; i++) {
+		int s = 0, ws = 0;
+
+		for (k = 0; k < 8; k++)
+			s += p.in[i] + (int)k;
+		for (w = i / 32 * 32; w < i / 32 * 32 + 32; w++)
+			ws += p.in[w];
+		ck_assert_int_eq(p.out[i * 5 + 0], p.in[i] * 3 + 1);
+		ck_assert_int_eq(p.out[i * 5 + 1], fib(i % 12));
+		ck_assert_int_eq(p.out[i * 5 + 2], s);
+		ck_assert_int_eq(p.out[i * 5 + 3], ws);
+		ck_assert_int_eq(p.out[i * 5 + 4], p.in[i] * 3 + 2);
+		ck_assert_float_eq(p.f[i], p.in[i] * 0.5f + 2.0f);
+	}
+	ck_assert_int_eq(*p.cnt, (int)n);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+/* A call to a function without a body (vprintf) fails the load. */
+static const char extern_call_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".extern .func (.param .b32 r) vprintf (.param .b64 a, .param .b64 b);\n"
+	".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t{\n"
+	"\t.param .b64 p0;\n\t.param .b64 p1;\n\t.param .b32 r0;\n"
+	"\tcall.uni (r0), vprintf, (p0, p1);\n\t}\n\tret;\n}\n";
+
+START_TEST(test_call_extern)
+{
+	struct cumc_ptx_module *m = NULL;
+	char log[256];
+
+	ck_assert_int_eq(cumc_ptx_load(extern_call_ptx, 0, 90, &m, log,
+				       sizeof(log)), CUMC_PTX_EUNSUPPORTED);
+	ck_assert_ptr_nonnull(strstr(log, "line 12"));
+	ck_assert_ptr_nonnull(strstr(log, "vprintf"));
+}
+END_TEST
+
 /* Lane 0 waits at a shfl for lane 1, which waits at bar.sync: a trap. */
 static const char warp_deadlock_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -548,6 +612,8 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_warp_ops);
 	tcase_add_test(tc, test_warp_sync);
 	tcase_add_test(tc, test_warp_deadlock);
+	tcase_add_test(tc, test_calls);
+	tcase_add_test(tc, test_call_extern);
 	suite_add_tcase(s, tc);
 	return s;
 }
