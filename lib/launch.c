@@ -13,6 +13,7 @@
  * or host memory CUDA knows of, each access checked against them
  * (ptx/mem.c) rather than caught as a SIGSEGV.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "host_mem.h"
 #include "kernel.h"
 #include "log.h"
+#include "multimem_ops.h"
 #include "procaddr.h"
 #include "stream.h"
 #include "va.h"
@@ -33,6 +35,7 @@ struct libcumc_launch {
 	CUcontext ctx;
 	CUdevice dev;
 	struct cumc_ptx_memory memory;
+	struct cumc_ptx_multicast multicast;
 	struct cumc_ptx_launch launch;
 	unsigned char params[];
 };
@@ -98,6 +101,41 @@ static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
 	*lo = q.out_map_addr;
 	*hi = libcumc_mapping_end(&q);
 	return true;
+}
+
+/*
+ * ptx/'s multimem callback: the multicast data path of cumcMultimem*
+ * (lib/multimem.c over lib/mc_views.c), with its checks, so that a kernel's
+ * multimem gives what the entry points give.  The types and operators of
+ * cumc_ptx.h are numbered as cumcDataType and cumcReduceOp.
+ */
+static_assert(CUMC_PTX_MM_BF16 == (int)CUMC_BF16 &&
+	      CUMC_PTX_MM_U64 == (int)CUMC_U64 &&
+	      CUMC_PTX_MM_F64 == (int)CUMC_F64 &&
+	      CUMC_PTX_MM_XOR == (int)CUMC_OP_XOR &&
+	      CUMC_PTX_MM_MAX == (int)CUMC_OP_MAX, "multimem numbering");
+
+static bool libcumc_kernel_multimem(void *arg, enum cumc_ptx_mm_kind kind,
+				    uint64_t addr, void *buf, size_t count,
+				    enum cumc_ptx_mm_type type,
+				    enum cumc_ptx_mm_op op)
+{
+	cumcDataType t = (cumcDataType)type;
+	cumcReduceOp o = (cumcReduceOp)op;
+
+	(void)arg;
+	switch (kind) {
+	case CUMC_PTX_MM_LD_REDUCE:
+		return cumcMultimemLdReduce(buf, addr, count, t, o) ==
+		       CUDA_SUCCESS;
+	case CUMC_PTX_MM_ST:
+		return cumcMultimemSt(addr, buf,
+				      count * libcumc_type_size(t)) ==
+		       CUDA_SUCCESS;
+	case CUMC_PTX_MM_RED:
+		return cumcMultimemRed(addr, buf, count, t, o) == CUDA_SUCCESS;
+	}
+	return false;
 }
 
 static CUresult libcumc_launch_run(struct libcumc_work *work)
@@ -176,6 +214,9 @@ static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
 	l->launch.memory = &l->memory;
 	l->memory.check = libcumc_kernel_access;
 	l->memory.arg = l;
+	l->launch.multicast = &l->multicast;
+	l->multicast.access = libcumc_kernel_multimem;
+	l->multicast.arg = l;
 	if (cumc_ptx_launch_check(l->fn->ptx, &l->launch) != CUMC_PTX_OK)
 		return CUDA_ERROR_INVALID_VALUE;
 	return libcumc_launch_params(l->fn->ptx, l->params, kernelParams, extra);

@@ -247,6 +247,56 @@ static int check_atomic(struct check *c)
 	return sources(c, first + 1, t);
 }
 
+/*
+ * multimem.ld_reduce d, [a]; multimem.st [a], b; multimem.red [a], b, with
+ * the operators libcumc's multicast path offers for the type (red on
+ * floats: add only, as the hardware).
+ */
+static int check_multimem(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
+	struct ptx_operand *val = &in->o[ld ? 0 : 1];
+	bool is_float = in->type.cls == PC_F;
+	unsigned int i;
+
+	if (!in->wmode || !in->type.size)
+		return bad(c, "form");
+	if (in->space != PS_GLOBAL && in->space != PS_GENERIC)
+		return bad(c, "state space");
+	if (in->o[ld ? 1 : 0].kind != PO_ADDR)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad operands");
+	if (in->wmode == CUMC_PTX_MM_ST ? in->aop != AOP_NONE :
+	    in->aop != AOP_ADD && in->aop != AOP_MIN && in->aop != AOP_MAX &&
+	    in->aop != AOP_AND && in->aop != AOP_OR && in->aop != AOP_XOR)
+		return bad(c, "operator");
+	if (in->wmode != CUMC_PTX_MM_ST && is_float &&
+	    (in->aop > AOP_MAX || (in->aop != AOP_ADD &&
+	     (in->mmtype == CUMC_PTX_MM_F64 ||
+	      in->wmode == CUMC_PTX_MM_RED))))
+		return bad(c, "operator and type");
+	if (in->type.size == 2 && in->mmpack == 1)
+		return bad(c, "type");	/* scalar f16/bf16: a 16-bit register */
+	if (in->vec > 1 && (in->type.size == 8 || !is_float))
+		return bad(c, "vector and type");
+	if (in->vec > 1) {
+		if (val->kind != PO_VEC || val->nvec != in->vec)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "vector size");
+		for (i = 0; i < in->vec; i++)
+			if (val->vec[i] == PTX_NO_REG && !ld)
+				return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+						"bad operand");
+		return 0;
+	}
+	if (val->kind == PO_VEC)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "vector size");
+	if (ld)
+		return dest_reg(c, 0);
+	if (in->mmpack == 2 && val->kind != PO_REG)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad operand 2");
+	return in->mmpack == 2 ? 0 : sources(c, 1, in->type);
+}
+
 static int check_control(struct check *c)
 {
 	struct ptx_insn *in = c->in;
@@ -343,9 +393,11 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 				"'%.*s' takes %u operands", (int)len, text,
 				nopnd);
 	if (in->op != OP_LD && in->op != OP_ST && in->op != OP_CVTA &&
-	    in->op != OP_ATOM && in->op != OP_RED && in->space)
+	    in->op != OP_ATOM && in->op != OP_RED && in->op != OP_MULTIMEM &&
+	    in->space)
 		return bad(&c, "state space");
-	if (in->vec > 1 && in->op != OP_LD && in->op != OP_ST)
+	if (in->vec > 1 && in->op != OP_LD && in->op != OP_ST &&
+	    in->op != OP_MULTIMEM)
 		return bad(&c, "vector");
 	if (in->type2.size && in->op != OP_CVT)
 		return bad(&c, "types");
@@ -367,6 +419,8 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 		return check_memory(&c);
 	case OP_ATOM: case OP_RED:
 		return check_atomic(&c);
+	case OP_MULTIMEM:
+		return check_multimem(&c);
 	case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX:
 	case OP_ACTIVEMASK: case OP_WARPSYNC:
 		return check_warp(&c);

@@ -98,6 +98,33 @@ struct cumc_ptx_memory {
 	void *arg;
 };
 
+/*
+ * multimem.ld_reduce, multimem.st and multimem.red on multicast addresses.
+ * Types and operators are numbered as libcumc's cumcDataType and
+ * cumcReduceOp.  @access performs one instruction's access of @count
+ * elements of @type at @addr: ld_reduce reduces the members' elements with
+ * @op into @buf; st stores @buf into every member; red combines @buf into
+ * every member's elements with @op.  It answers false when the range is not
+ * multicast memory the kernel may access that way (the kernel faults).
+ */
+enum cumc_ptx_mm_type {
+	CUMC_PTX_MM_F16, CUMC_PTX_MM_BF16, CUMC_PTX_MM_F32, CUMC_PTX_MM_F64,
+	CUMC_PTX_MM_S32, CUMC_PTX_MM_U32, CUMC_PTX_MM_S64, CUMC_PTX_MM_U64,
+};
+enum cumc_ptx_mm_op {
+	CUMC_PTX_MM_ADD, CUMC_PTX_MM_MIN, CUMC_PTX_MM_MAX,
+	CUMC_PTX_MM_AND, CUMC_PTX_MM_OR, CUMC_PTX_MM_XOR,
+};
+enum cumc_ptx_mm_kind { CUMC_PTX_MM_LD_REDUCE = 1, CUMC_PTX_MM_ST,
+			CUMC_PTX_MM_RED };
+
+struct cumc_ptx_multicast {
+	bool (*access)(void *arg, enum cumc_ptx_mm_kind kind, uint64_t addr,
+		       void *buf, size_t count, enum cumc_ptx_mm_type type,
+		       enum cumc_ptx_mm_op op);
+	void *arg;
+};
+
 struct cumc_ptx_launch {
 	unsigned int grid[3];
 	unsigned int block[3];
@@ -106,6 +133,8 @@ struct cumc_ptx_launch {
 	unsigned int max_dynamic_shared;
 	const void *params;		/* cumc_ptx_param_size() bytes */
 	const struct cumc_ptx_memory *memory;
+	/* multimem's path; NULL: every multimem instruction faults. */
+	const struct cumc_ptx_multicast *multicast;
 	/* Host threads running blocks; 0: one per online CPU. */
 	unsigned int workers;
 };

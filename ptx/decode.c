@@ -27,7 +27,7 @@ static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
 	{ "trap", OP_TRAP, 0 }, { "atom", OP_ATOM, 0 }, { "red", OP_RED, 2 },
 	{ "shfl", OP_SHFL, 6 }, { "vote", OP_VOTE, 3 }, { "match", OP_MATCH, 4 },
 	{ "redux", OP_REDUX, 3 }, { "activemask", OP_ACTIVEMASK, 1 },
-	{ "call", OP_CALL, 0 },
+	{ "call", OP_CALL, 0 }, { "multimem", OP_MULTIMEM, 2 },
 };
 
 static const char *const wmodes[] = {
@@ -105,6 +105,53 @@ static int unsupported(struct ptx_parser *ps, const struct insn_words *iw)
 			iw->text);
 }
 
+/*
+ * The words of multimem only: its kind, the packed 16-bit types and the
+ * accumulator (f32: libcumc's path accumulates 16-bit floats in f32).
+ * 0: one of them; 2: a type; 1: not one of them.
+ */
+static int multimem_word(struct ptx_insn *in, const char *w, size_t len)
+{
+	static const char *const kinds[] = { "", "ld_reduce", "st", "red" };
+	static const struct { const char *name; uint8_t type, pack; } h[] = {
+		{ "f16", CUMC_PTX_MM_F16, 1 }, { "bf16", CUMC_PTX_MM_BF16, 1 },
+		{ "f16x2", CUMC_PTX_MM_F16, 2 },
+		{ "bf16x2", CUMC_PTX_MM_BF16, 2 },
+	};
+	int i;
+	size_t k;
+
+	if ((i = word_in(kinds, N(kinds), w, len)) > 0 && !in->wmode) {
+		in->wmode = i;
+		return 0;
+	}
+	if (word_is("acc::f32", w, len))
+		return 0;
+	for (k = 0; k < N(h); k++)
+		if (word_is(h[k].name, w, len)) {
+			in->type.cls = PC_F;
+			in->type.size = 2;
+			in->mmtype = h[k].type;
+			in->mmpack = h[k].pack;
+			return 2;
+		}
+	return 1;
+}
+
+/* The multimem type of a plain type word; -1: none. */
+static int multimem_type(struct ptx_type t)
+{
+	switch (t.cls) {
+	case PC_F: return t.size == 4 ? CUMC_PTX_MM_F32 : CUMC_PTX_MM_F64;
+	case PC_S: return t.size == 4 ? CUMC_PTX_MM_S32 :
+			  t.size == 8 ? CUMC_PTX_MM_S64 : -1;
+	case PC_U: case PC_B:
+		return t.size == 4 ? CUMC_PTX_MM_U32 :
+		       t.size == 8 ? CUMC_PTX_MM_U64 : -1;
+	default: return -1;
+	}
+}
+
 /* One modifier of the opcode word. */
 static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		    struct insn_words *iw, const char *w, size_t len)
@@ -113,6 +160,20 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 	int i;
 	size_t k;
 
+	if (in->op == OP_MULTIMEM) {
+		if ((i = multimem_word(in, w, len)) == 0)
+			return 0;
+		if (i == 2)
+			return iw->ntypes++ ? unsupported(ps, iw) : 0;
+		if (t.size && (i = multimem_type(t)) >= 0 && !iw->ntypes++) {
+			in->type = t;
+			in->mmtype = i;
+			in->mmpack = 1;
+			return 0;
+		}
+		if (t.size)
+			return unsupported(ps, iw);
+	}
 	if (t.size) {
 		if (iw->ntypes++ == 0)
 			in->type = t;
@@ -138,7 +199,7 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		return 0;
 	}
 	if ((in->op == OP_ATOM || in->op == OP_RED || in->op == OP_SETP ||
-	     in->op == OP_REDUX) &&
+	     in->op == OP_REDUX || in->op == OP_MULTIMEM) &&
 	    (i = word_in(aops, N(aops), w, len)) > 0) {
 		in->aop = i;
 		return 0;

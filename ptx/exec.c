@@ -254,6 +254,7 @@ static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 		warp_arrive(x, in);
 		return SL_WARP;	/* the pc moves on when the warp op completes */
 	case OP_LD: case OP_ST: case OP_ATOM: case OP_RED: case OP_CVTA:
+	case OP_MULTIMEM:
 		if (ptx_exec_memory(x, in))
 			return SL_FAULT;
 		break;

@@ -192,6 +192,50 @@ static void cvta(struct ptx_exec *x, const struct ptx_insn *in)
 	ptx_dst(x, &in->o[0], in->flags & PF_TO ? v - base : v + base, 8);
 }
 
+/*
+ * multimem: the launcher's multicast path does the access, with the
+ * instruction's values gathered from and scattered into its registers.
+ */
+static int multimem(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	const struct cumc_ptx_multicast *mc = x->w->grid->launch->multicast;
+	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
+	unsigned int rsize = in->type.size * in->mmpack, i, n;
+	uint64_t addr = address(x, &in->o[ld ? 1 : 0]);
+	unsigned char buf[4 * 8];
+	uint32_t regs[4];
+	static const uint8_t ops[] = {
+		[AOP_ADD] = CUMC_PTX_MM_ADD, [AOP_MIN] = CUMC_PTX_MM_MIN,
+		[AOP_MAX] = CUMC_PTX_MM_MAX, [AOP_AND] = CUMC_PTX_MM_AND,
+		[AOP_OR] = CUMC_PTX_MM_OR, [AOP_XOR] = CUMC_PTX_MM_XOR,
+	};
+
+	n = value_regs(in, ld ? 0 : 1, regs);
+	if (!ld)
+		for (i = 0; i < n; i++) {
+			uint64_t v = regs[i] != PTX_NO_REG ? x->regs[regs[i]] :
+				     in->o[1].imm;
+
+			memcpy(buf + i * rsize, &v, rsize);
+		}
+	if (!mc || addr % rsize ||
+	    !mc->access(mc->arg, in->wmode, addr, buf, n * in->mmpack,
+			in->mmtype, ops[in->aop])) {
+		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
+			       in->line);
+		return -1;
+	}
+	if (ld)
+		for (i = 0; i < n; i++)
+			if (regs[i] != PTX_NO_REG) {
+				uint64_t v = 0;
+
+				memcpy(&v, buf + i * rsize, rsize);
+				x->regs[regs[i]] = v;
+			}
+	return 0;
+}
+
 int ptx_exec_memory(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	switch (in->op) {
@@ -201,6 +245,8 @@ int ptx_exec_memory(struct ptx_exec *x, const struct ptx_insn *in)
 	case OP_CVTA:
 		cvta(x, in);
 		return 0;
+	case OP_MULTIMEM:
+		return multimem(x, in);
 	default:
 		return atomic(x, in);
 	}

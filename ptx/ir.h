@@ -55,6 +55,7 @@ enum ptx_op {
 	OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_ACTIVEMASK,
 	OP_WARPSYNC,	/* bar.warp.sync */
 	OP_CALL,	/* o[0].imm: the function's struct ptx_call */
+	OP_MULTIMEM,	/* wmode: enum cumc_ptx_mm_kind; mmtype, mmpack */
 	OP_COUNT
 };
 
@@ -142,7 +143,9 @@ struct ptx_insn {
 	uint8_t aop;		/* enum ptx_aop */
 	uint8_t nopnd;
 	uint8_t guard_neg;
-	uint8_t wmode;		/* enum ptx_wmode */
+	uint8_t wmode;		/* enum ptx_wmode; multimem: its kind */
+	uint8_t mmtype;		/* multimem: enum cumc_ptx_mm_type */
+	uint8_t mmpack;		/* multimem: elements per register (x2: 2) */
 	uint16_t flags;
 	struct ptx_type type;	/* the instruction's (cvt: destination) */
 	struct ptx_type type2;	/* cvt: source; setp and slct: unused */

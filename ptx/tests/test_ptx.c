@@ -592,6 +592,135 @@ START_TEST(test_warp_deadlock)
 }
 END_TEST
 
+/* A multicast range of two members, f32 add and u32 add only. */
+struct fake_mc {
+	uint64_t base;
+	size_t len;
+	unsigned char *m[2];
+	unsigned int calls;
+};
+
+static bool fake_access(void *arg, enum cumc_ptx_mm_kind kind, uint64_t addr,
+			void *buf, size_t count, enum cumc_ptx_mm_type type,
+			enum cumc_ptx_mm_op op)
+{
+	struct fake_mc *mc = arg;
+	size_t off = addr - mc->base, i;
+	unsigned int k;
+
+	if (addr < mc->base || off + count * 4 > mc->len || op != CUMC_PTX_MM_ADD ||
+	    (type != CUMC_PTX_MM_F32 && type != CUMC_PTX_MM_U32))
+		return false;
+	__atomic_fetch_add(&mc->calls, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < count; i++) {
+		float f0, f1, f;
+		uint32_t u;
+
+		switch (kind) {
+		case CUMC_PTX_MM_LD_REDUCE:
+			memcpy(&f0, mc->m[0] + off + 4 * i, 4);
+			memcpy(&f1, mc->m[1] + off + 4 * i, 4);
+			f = f0 + f1;
+			memcpy((char *)buf + 4 * i, &f, 4);
+			break;
+		case CUMC_PTX_MM_ST:
+			for (k = 0; k < 2; k++)
+				memcpy(mc->m[k] + off + 4 * i,
+				       (char *)buf + 4 * i, 4);
+			break;
+		default:
+			memcpy(&u, (char *)buf + 4 * i, 4);
+			for (k = 0; k < 2; k++)
+				__atomic_fetch_add((uint32_t *)(mc->m[k] + off) + i,
+						   u, __ATOMIC_RELAXED);
+		}
+	}
+	return true;
+}
+
+/* multimem reaches the launch's multicast path; without one it faults. */
+START_TEST(test_multimem)
+{
+	struct cumc_ptx_module *m = load_file("multimem.ptx");
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "allreduce_f32");
+	const struct cumc_ptx_function *sig = cumc_ptx_function_find(m, "signal");
+	float m0[64], m1[64];
+	struct fake_mc mc = { 0x7f0000000000ull, sizeof(m0),
+			      { (unsigned char *)m0, (unsigned char *)m1 }, 0 };
+	struct cumc_ptx_multicast cb = { fake_access, &mc };
+	struct buffers bufs = { 0 };
+	struct cumc_ptx_memory mem = { check_mem, &bufs };
+	struct { uint64_t mc; uint32_t n; } p = { mc.base, 64 };
+	struct cumc_ptx_launch l = {
+		.grid = { 2, 1, 1 }, .block = { 32, 1, 1 },
+		.params = &p, .memory = &mem, .multicast = &cb,
+	};
+	struct cumc_ptx_fault fault;
+	uint32_t *u0 = (uint32_t *)m0, *u1 = (uint32_t *)m1;
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(sig);
+	for (i = 0; i < 64; i++) {
+		m0[i] = i;
+		m1[i] = 0.5f * i;
+	}
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_OK);
+	for (i = 0; i < 64; i++) {
+		ck_assert_float_eq(m0[i], 1.5f * i);
+		ck_assert_float_eq(m1[i], 1.5f * i);
+	}
+	ck_assert_uint_eq(mc.calls, 128);
+
+	/* Two red.add.u32 of 1 per thread, into every member. */
+	memset(m0, 0, sizeof(m0));
+	memset(m1, 0, sizeof(m1));
+	l.grid[0] = 3;
+	ck_assert_int_eq(cumc_ptx_launch(sig, &l, &fault), CUMC_PTX_OK);
+	for (i = 0; i < 32; i++) {
+		ck_assert_uint_eq(u0[i], 6);
+		ck_assert_uint_eq(u1[i], 6);
+	}
+
+	/* Not multicast memory, or no multicast path: a fault. */
+	p.mc = 0x1000;
+	l.grid[0] = 1;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_EFAULT);
+	ck_assert_uint_eq(fault.addr, 0x1000);
+	p.mc = mc.base;
+	l.multicast = NULL;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_EFAULT);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+/* Forms cumc does not run fail the load, naming the instruction. */
+START_TEST(test_multimem_unsupported)
+{
+	static const char *const bad[] = {
+		"multimem.red.relaxed.sys.global.min.f32 [%rd1], %f1;",
+		"multimem.ld_reduce.relaxed.sys.global.add.v8.f16x2 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd1];",
+		"multimem.ld_reduce.relaxed.sys.shared.add.f32 %f1, [%rd1];",
+		"multimem.st.relaxed.sys.global.add.f32 [%rd1], %f1;",
+	};
+	char ptx[1024], log[256];
+	struct cumc_ptx_module *m;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(ptx, sizeof(ptx),
+			 ".version 8.0\n.target sm_90\n.address_size 64\n"
+			 ".visible .entry k()\n{\n.reg .f32 %%f<3>;\n"
+			 ".reg .b32 %%r<9>;\n.reg .b64 %%rd<3>;\n%s\nret;\n}\n",
+			 bad[i]);
+		m = NULL;
+		ck_assert_int_ne(cumc_ptx_load(ptx, 0, 90, &m, log, sizeof(log)),
+				 CUMC_PTX_OK);
+		ck_assert_msg(strstr(log, "multimem"), "%s", log);
+	}
+}
+END_TEST
+
 static Suite *ptx_suite(void)
 {
 	Suite *s = suite_create("ptx");
@@ -614,6 +743,8 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_warp_deadlock);
 	tcase_add_test(tc, test_calls);
 	tcase_add_test(tc, test_call_extern);
+	tcase_add_test(tc, test_multimem);
+	tcase_add_test(tc, test_multimem_unsupported);
 	suite_add_tcase(s, tc);
 	return s;
 }
