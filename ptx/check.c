@@ -249,8 +249,9 @@ static int check_atomic(struct check *c)
 
 /*
  * multimem.ld_reduce d, [a]; multimem.st [a], b; multimem.red [a], b, with
- * the operators libcumc's multicast path offers for the type (red on
- * floats: add only, as the hardware).
+ * the operators the ISA lists that libcumc's multicast path offers: on
+ * f32 and f64 add only (cumcMultimemLdReduce's f32 min/max are not PTX),
+ * and red on 16-bit floats add only.
  */
 static int check_multimem(struct check *c)
 {
@@ -273,6 +274,7 @@ static int check_multimem(struct check *c)
 	if (in->wmode != CUMC_PTX_MM_ST && is_float &&
 	    (in->aop > AOP_MAX || (in->aop != AOP_ADD &&
 	     (in->mmtype == CUMC_PTX_MM_F64 ||
+	      in->mmtype == CUMC_PTX_MM_F32 ||
 	      in->wmode == CUMC_PTX_MM_RED))))
 		return bad(c, "operator and type");
 	if (in->type.size == 2 && in->mmpack == 1)

@@ -702,6 +702,7 @@ START_TEST(test_multimem_unsupported)
 		"multimem.ld_reduce.relaxed.sys.global.add.v8.f16x2 {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%r8}, [%rd1];",
 		"multimem.ld_reduce.relaxed.sys.shared.add.f32 %f1, [%rd1];",
 		"multimem.st.relaxed.sys.global.add.f32 [%rd1], %f1;",
+		"multimem.ld_reduce.relaxed.sys.global.min.f32 %f1, [%rd1];",
 	};
 	char ptx[1024], log[256];
 	struct cumc_ptx_module *m;
