@@ -125,7 +125,8 @@ static int multimem_word(struct ptx_insn *in, const char *w, size_t len)
 		in->wmode = i;
 		return 0;
 	}
-	if (word_is("acc::f32", w, len))
+	/* One process's simulated GPUs share coherent memory: any scope. */
+	if (word_is("acc::f32", w, len) || word_is("cluster", w, len))
 		return 0;
 	for (k = 0; k < N(h); k++)
 		if (word_is(h[k].name, w, len)) {

@@ -694,7 +694,8 @@ START_TEST(test_multimem)
 }
 END_TEST
 
-/* Forms cumc does not run fail the load, naming the instruction. */
+/* Forms cumc does not run fail the load, naming the instruction; other
+ * forms of the ISA load. */
 START_TEST(test_multimem_unsupported)
 {
 	static const char *const bad[] = {
@@ -708,6 +709,24 @@ START_TEST(test_multimem_unsupported)
 	struct cumc_ptx_module *m;
 	unsigned int i;
 
+	static const char *const good[] = {
+		"multimem.ld_reduce.acquire.cluster.global.max.v2.bf16x2 {%r1,%r2}, [%rd1];",
+		"multimem.red.release.gpu.global.add.v4.f32 [%rd1], {%f1,%f2,%f1,%f2};",
+		"multimem.ld_reduce.weak.global.xor.b64 %rd2, [%rd1];",
+		"multimem.st.relaxed.sys.v2.f16x2 [%rd1], {%r1,%r2};",
+	};
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(ptx, sizeof(ptx),
+			 ".version 8.0\n.target sm_90\n.address_size 64\n"
+			 ".visible .entry k()\n{\n.reg .f32 %%f<3>;\n"
+			 ".reg .b32 %%r<9>;\n.reg .b64 %%rd<3>;\n%s\nret;\n}\n",
+			 good[i]);
+		m = NULL;
+		ck_assert_msg(cumc_ptx_load(ptx, 0, 90, &m, log, sizeof(log)) ==
+			      CUMC_PTX_OK, "%s: %s", good[i], log);
+		cumc_ptx_unload(m);
+	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(ptx, sizeof(ptx),
 			 ".version 8.0\n.target sm_90\n.address_size 64\n"
