@@ -227,6 +227,19 @@ void cumk_device_mark_lost(struct cumk_device *dev)
 	synchronize_srcu(&cumk_device_srcu);
 }
 
+/*
+ * @dev, another node's GPU lost with its node, works again for what is
+ * made of it from now on: cumc_loss.c's caller holds its lock, and the
+ * allocations made before were left without memory by the loss
+ * (cumk_mem_check() refuses them).
+ */
+void cumk_device_revive(struct cumk_device *dev)
+{
+	mutex_lock(&dev->mems_lock);
+	WRITE_ONCE(dev->lost, false);
+	mutex_unlock(&dev->mems_lock);
+}
+
 /* Fill @info for @dev, lost or not, as CUMC_DEVICE_INFO answers. */
 void cumk_device_describe(struct cumk_device *dev,
 			  struct cumc_device_info *info)

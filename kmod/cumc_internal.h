@@ -147,6 +147,7 @@ struct cumk_device {
 	bool remote;
 	const struct cumk_backend_ops *ops;
 	bool lost;
+	bool removed;	/* off the bus: lost for good (cumc_loss.c's lock) */
 	spinlock_t lock; /* protects mem_used */
 	u64 mem_used;
 	struct mutex mems_lock; /* protects mems, the setting of lost */
@@ -700,6 +701,7 @@ int cumk_device_ioctl_info(struct cumk_ucmd *ucmd);
  */
 extern struct srcu_struct cumk_device_srcu;
 void cumk_device_mark_lost(struct cumk_device *dev);
+void cumk_device_revive(struct cumk_device *dev);
 
 struct cumk_device *cumk_device_find_remote(const u8 *uuid);
 struct cumk_device *cumk_device_find_uuid(const u8 *uuid);
@@ -707,6 +709,8 @@ struct cumk_device *cumk_device_next_remote(unsigned long *index);
 
 /* cumc_node.c: this node of the fabric and the cluster its GPUs declare */
 u32 cumk_node_index(void);
+void cumk_node_count_loss(u32 node);
+u32 cumk_node_loss_count(u32 node);
 int cumk_node_join_cluster(const u8 *cluster_uuid, u32 clique_id);
 bool cumk_node_cluster(u8 *cluster_uuid, u32 *clique_id);
 bool cumk_node_in_fabric(void);
@@ -725,6 +729,7 @@ void cumk_pci_exit(void);
 /* cumc_loss.c: a device falling off the bus */
 void cumk_loss_handle(struct cumk_device *dev);
 void cumk_loss_node(u32 node);
+void cumk_loss_node_back(u32 node);
 void cumk_loss_remote_all(void);
 
 /* cumc_object.c: what handles name, and the fabric export table */
@@ -801,6 +806,7 @@ int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 void cumk_remote_run_unsent(u32 caller, u32 op, const void *answer,
 			    size_t answer_len);
 void cumk_remote_node_lost(u32 node);
+void cumk_remote_node_join(u32 node);
 int cumk_remote_init(void);
 void cumk_remote_exit(void);
 

@@ -19,17 +19,51 @@
  *
  * The device keeps its ordinal until the module is unloaded. Nothing here
  * waits on userspace, so a loss completes whatever processes are doing.
+ *
+ * A GPU lost with its node, not off the bus, comes back when the node
+ * does (its daemon connected again and proved it holds the domain's
+ * secret): what is made of it from then on works; allocations made
+ * before stay without memory, their mappings with SIGBUS, and teams that
+ * failed stay failed.
  */
+#include <linux/mutex.h>
+
 #include "cumc_internal.h"
 
-void cumk_loss_handle(struct cumk_device *dev)
+/* Orders losses and returns: a GPU never comes back amid its loss. */
+static DEFINE_MUTEX(cumk_loss_lock);
+
+static void cumk_loss_handle_locked(struct cumk_device *dev)
 {
+	lockdep_assert_held(&cumk_loss_lock);
 	cumk_device_mark_lost(dev);
 	cumk_vm_zap_all();
 	cumk_mem_lose_device(dev);
 	if (!dev->remote)
 		cumk_notify_device_lost(dev->ordinal);
 	cumk_mc_lose_device(dev);
+}
+
+/* @dev fell off the bus: lost for good. */
+void cumk_loss_handle(struct cumk_device *dev)
+{
+	mutex_lock(&cumk_loss_lock);
+	dev->removed = true;
+	cumk_loss_handle_locked(dev);
+	mutex_unlock(&cumk_loss_lock);
+}
+
+/* Node @node's working GPUs are lost; the node's losses are counted first. */
+static void cumk_loss_node_locked(u32 node)
+{
+	struct cumk_device *dev;
+	unsigned long index = 0;
+
+	lockdep_assert_held(&cumk_loss_lock);
+	cumk_node_count_loss(node);
+	for (; (dev = cumk_device_next_remote(&index)); index++)
+		if (dev->node == node && !cumk_device_check(dev))
+			cumk_loss_handle_locked(dev);
 }
 
 /*
@@ -39,13 +73,24 @@ void cumk_loss_handle(struct cumk_device *dev)
  */
 void cumk_loss_node(u32 node)
 {
+	mutex_lock(&cumk_loss_lock);
+	cumk_loss_node_locked(node);
+	mutex_unlock(&cumk_loss_lock);
+	cumk_notify_node_lost(node);
+}
+
+/* Node @node is back: its GPUs lost with it, and not removed, work again. */
+void cumk_loss_node_back(u32 node)
+{
 	struct cumk_device *dev;
 	unsigned long index = 0;
 
+	mutex_lock(&cumk_loss_lock);
 	for (; (dev = cumk_device_next_remote(&index)); index++)
-		if (dev->node == node && !cumk_device_check(dev))
-			cumk_loss_handle(dev);
-	cumk_notify_node_lost(node);
+		if (dev->node == node && cumk_device_check(dev) &&
+		    !dev->removed)
+			cumk_device_revive(dev);
+	mutex_unlock(&cumk_loss_lock);
 }
 
 /* This node is cut off from the others: every other node's GPU is lost. */
@@ -54,7 +99,11 @@ void cumk_loss_remote_all(void)
 	struct cumk_device *dev;
 	unsigned long index = 0;
 
-	for (; (dev = cumk_device_next_remote(&index)); index++)
+	mutex_lock(&cumk_loss_lock);
+	for (; (dev = cumk_device_next_remote(&index)); index++) {
+		/* Each node's loss counted once, before its first GPU's. */
 		if (!cumk_device_check(dev))
-			cumk_loss_handle(dev);
+			cumk_loss_node_locked(dev->node);
+	}
+	mutex_unlock(&cumk_loss_lock);
 }

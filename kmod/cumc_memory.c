@@ -13,10 +13,20 @@
 
 #define CUMC_HANDLE_TYPES_ALL (CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC)
 
-/* 0 while @mem's device works, -ENOLINK once it is lost. */
+/*
+ * 0 while @mem's device works and @mem has its memory, -ENOLINK once it
+ * is lost: a GPU back from its node's loss (cumc_loss.c) does not bring
+ * back what the loss took.
+ */
 int cumk_mem_check(struct cumk_mem *mem)
 {
-	return cumk_device_check(mem->dev);
+	int ret = cumk_device_check(mem->dev);
+
+	/* Pairs with the loss's mems_lock: unbacked before revived. */
+	smp_rmb();
+	if (!ret && !READ_ONCE(mem->backed))
+		ret = -ENOLINK;
+	return ret;
 }
 
 /*
@@ -44,7 +54,7 @@ static void cumk_mem_unback_locked(struct cumk_mem *mem)
 	if (!mem->backed)
 		return;
 	list_del(&mem->dev_link);
-	mem->backed = false;
+	WRITE_ONCE(mem->backed, false);
 	dev->ops->mem_free(mem);
 	/* Another node's GPU's capacity is that node's to count. */
 	if (!dev->remote)
@@ -97,7 +107,7 @@ static int cumk_mem_list_backed(struct cumk_mem *mem)
 	ret = cumk_device_check(dev);
 	if (!ret) {
 		list_add_tail(&mem->dev_link, &dev->mems);
-		mem->backed = true;
+		WRITE_ONCE(mem->backed, true);
 	}
 	mutex_unlock(&dev->mems_lock);
 	return ret;

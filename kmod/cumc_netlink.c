@@ -552,6 +552,27 @@ static int cumk_nl_imex_node_lost(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+static int cumk_nl_imex_node_join(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 node;
+
+	if (!cumk_nl_imex_allowed(skb, info))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, CUMC_A_IMEX_NODE)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "imex-node-join needs imex-node");
+		return -EINVAL;
+	}
+	node = nla_get_u32(info->attrs[CUMC_A_IMEX_NODE]);
+	if (node == cumk_node_index()) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[CUMC_A_IMEX_NODE],
+				    "a node cannot join itself");
+		return -EINVAL;
+	}
+	cumk_remote_node_join(node);
+	return 0;
+}
+
 /* The *_NTF and IMEX_CALL_REQ commands are the kernel's to send. */
 static int cumk_nl_event_refuse(struct sk_buff *skb, struct genl_info *info)
 {
@@ -580,6 +601,7 @@ static const struct genl_small_ops cumk_nl_ops[] = {
 	{ .cmd = CUMC_CMD_IMEX_CALL, .doit = cumk_nl_imex_call },
 	{ .cmd = CUMC_CMD_IMEX_CALL_RESPOND, .doit = cumk_nl_imex_call_respond },
 	{ .cmd = CUMC_CMD_IMEX_NODE_LOST, .doit = cumk_nl_imex_node_lost },
+	{ .cmd = CUMC_CMD_IMEX_NODE_JOIN, .doit = cumk_nl_imex_node_join },
 	CUMK_NL_EVENT(CUMC_CMD_MC_CREATE_NTF),
 	CUMK_NL_EVENT(CUMC_CMD_TEAM_READY_NTF),
 	CUMK_NL_EVENT(CUMC_CMD_TEAM_FAILED_NTF),

@@ -25,6 +25,13 @@ static bool cumk_cluster_known;
 static u8 cumk_cluster_uuid[16];
 static u32 cumk_clique_id;
 
+/*
+ * How many times each other node was lost (cumc_loss.c counts, under its
+ * lock, before it marks the node's GPUs): an answer of a node asked
+ * before its latest loss describes what it let go of since.
+ */
+static atomic_t cumk_node_losses[CUMC_MAX_NODES];
+
 u32 cumk_node_index(void)
 {
 	return fabric_node;
@@ -68,6 +75,19 @@ bool cumk_node_cluster(u8 *cluster_uuid, u32 *clique_id)
 	}
 	mutex_unlock(&cumk_node_lock);
 	return known;
+}
+
+/* Count a loss of node @node; nodes beyond the fabric are never asked. */
+void cumk_node_count_loss(u32 node)
+{
+	if (node < CUMC_MAX_NODES)
+		atomic_inc(&cumk_node_losses[node]);
+}
+
+/* How many times node @node was lost so far. */
+u32 cumk_node_loss_count(u32 node)
+{
+	return node < CUMC_MAX_NODES ? atomic_read(&cumk_node_losses[node]) : 0;
 }
 
 /* Whether this node is part of a multi-node fabric: a GPU declared one. */

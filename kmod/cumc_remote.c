@@ -279,6 +279,15 @@ void cumk_remote_node_lost(u32 node)
 	cumk_remote_mc_origin_lost(false, node);
 }
 
+/*
+ * Node @node is back: its daemon connected again and proved it holds the
+ * domain's secret. Its GPUs serve new imports and teams.
+ */
+void cumk_remote_node_join(u32 node)
+{
+	cumk_loss_node_back(node);
+}
+
 /* Tell node @node to let go of its hold @hold for this node. */
 static void cumk_remote_put_hold(u32 node, u32 hold)
 {
@@ -371,6 +380,7 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 	struct cumk_remote_export *ex;
 	struct cumk_object *obj;
 	struct cumk_mc *mc;
+	u32 losses;
 	size_t len;
 	int ret;
 
@@ -379,6 +389,7 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 		obj = &mc->obj;
 		goto out_handle;
 	}
+	losses = cumk_node_loss_count(node);
 	memcpy(get.handle, fabric_handle, sizeof(get.handle));
 	ret = cumk_imex_call(node, CUMC_REMOTE_EXPORT_GET, &get, sizeof(get),
 			     (void **)&ex, &len);
@@ -396,6 +407,15 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 	kfree(ex);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
+	/*
+	 * The node was lost since it answered, and may be back: what it
+	 * described, it let go of. Made after the loss marked its GPUs, the
+	 * object escaped the loss's sweep; counted before, it is seen here.
+	 */
+	if (cumk_node_loss_count(node) != losses) {
+		cumk_object_put(obj);
+		return -EHOSTDOWN;
+	}
 out_handle:
 	ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)

@@ -434,3 +434,12 @@ int cumc_nl_imex_node_lost(struct cumc_nl *nl, uint32_t node)
 
 	return cumc_nl_do(nl, CUMC_CMD_IMEX_NODE_LOST, attrs, 1);
 }
+
+int cumc_nl_imex_node_join(struct cumc_nl *nl, uint32_t node)
+{
+	const struct cumc_nl_u32 attrs[] = {
+		{ CUMC_A_IMEX_NODE, node },
+	};
+
+	return cumc_nl_do(nl, CUMC_CMD_IMEX_NODE_JOIN, attrs, 1);
+}

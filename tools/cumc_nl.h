@@ -88,5 +88,6 @@ int cumc_nl_imex_call(struct cumc_nl *nl, uint32_t caller, uint32_t op,
 int cumc_nl_imex_respond(struct cumc_nl *nl, uint32_t req_id,
 			 uint32_t result, const void *payload, int len);
 int cumc_nl_imex_node_lost(struct cumc_nl *nl, uint32_t node);
+int cumc_nl_imex_node_join(struct cumc_nl *nl, uint32_t node);
 
 #endif /* CUMC_NL_H */

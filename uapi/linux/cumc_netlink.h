@@ -85,6 +85,10 @@
  * IMEX_NODE_LOST       admin: node IMEX_NODE is lost (its VM or its daemon
  *                      stopped answering): its GPUs are lost here, what it
  *                      imported from here is released, calls to it fail
+ * IMEX_NODE_JOIN       admin: node IMEX_NODE's daemon connected and proved
+ *                      it holds the domain's secret: its GPUs lost with it
+ *                      serve new imports and teams again (what was made of
+ *                      them before stays lost); nothing when none was lost
  */
 enum cumc_nl_cmd {
 	CUMC_CMD_UNSPEC,
@@ -111,6 +115,7 @@ enum cumc_nl_cmd {
 	CUMC_CMD_IMEX_CALL_RESPOND,
 	CUMC_CMD_IMEX_NODE_LOST,
 	CUMC_CMD_NODE_LOST_NTF,
+	CUMC_CMD_IMEX_NODE_JOIN,
 
 	__CUMC_CMD_MAX,
 	CUMC_CMD_MAX = __CUMC_CMD_MAX - 1
