@@ -58,6 +58,7 @@ LIB_A := $(O)/libcumc.a
 # Check tests: HOST ones need no device; VM ones run where /dev/cumc is.
 CHECK_HOST_TESTS := test_version test_error test_device_attr test_procaddr
 CHECK_HOST_TESTS += test_multimem_ops test_imex_config test_imex_wire
+CHECK_HOST_TESTS += test_imex_auth
 # PTX parsing and execution on the host (ptx/tests).
 CHECK_HOST_TESTS += test_ptx
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
@@ -444,20 +445,28 @@ $(O)/tools/cumcctl: NL_LIBS += $(JSON_LIBS)
 # tools/tests/imex_fake_kernel.c also implements, so that daemons talk to
 # each other on the host's loopback without the module
 # (tools/tests/test-imex-mesh.sh, a host test of make check).
+# Its peers' handshake and MACs are libcrypto's (OpenSSL, tools/imex_auth.h).
+CRYPTO_CFLAGS = $(shell pkg-config --cflags libcrypto 2>/dev/null)
+CRYPTO_LIBS = $(shell pkg-config --libs libcrypto 2>/dev/null)
 IMEX_SRCS := tools/cumc-imex.c tools/imex_config.c tools/imex_wire.c \
-	tools/imex_worker.c
+	tools/imex_worker.c tools/imex_auth.c
 IMEX_HDRS := tools/imex_config.h tools/imex_wire.h tools/imex_kernel.h \
-	tools/imex_worker.h
+	tools/imex_worker.h tools/imex_auth.h
 $(O)/tools/cumc-imex: $(IMEX_SRCS) $(IMEX_HDRS) tools/imex_kernel.c
+$(O)/tools/cumc-imex: NL_CFLAGS += $(CRYPTO_CFLAGS)
+$(O)/tools/cumc-imex: NL_LIBS += $(CRYPTO_LIBS)
 
 $(O)/tests/test_imex_%: tools/tests/test_imex_%.c tools/imex_%.c \
-		tools/imex_%.h uapi/linux/cumc_netlink.h lib/tests/check_run.h | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Ilib/tests -Itools -o $@ \
-		$(filter %.c,$^) $(CHECK_LIBS)
+		tools/imex_%.h tools/imex_auth.h tools/imex_wire.h \
+		uapi/linux/cumc_netlink.h lib/tests/check_run.h | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(CRYPTO_CFLAGS) \
+		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(CHECK_LIBS) \
+		$(CRYPTO_LIBS)
 
 $(O)/tests/cumc-imex-fake: $(IMEX_SRCS) $(IMEX_HDRS) \
 		tools/tests/imex_fake_kernel.c uapi/linux/cumc_netlink.h | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itools -o $@ $(filter %.c,$^)
+	$(CC) $(BASE_CFLAGS) $(CRYPTO_CFLAGS) $(CFLAGS) -Itools -o $@ \
+		$(filter %.c,$^) $(CRYPTO_LIBS)
 tests: $(O)/tests/cumc-imex-fake
 
 $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug \

@@ -10,6 +10,14 @@
  * closes or that stays silent past PEER_TIMEOUT_MS is lost: the kernel is
  * told (IMEX_NODE_LOST) and the calls waiting on it fail with EHOSTDOWN.
  *
+ * A connection carries nothing but the handshake (imex_auth.h) until the
+ * peer proved it holds the domain's secret and is the node the node list
+ * gives its address; every message after it is sealed. A live connection
+ * is replaced only by one that completed the handshake; the node is then
+ * lost and joins again (IMEX_NODE_JOIN), as one that reconnects does.
+ * Another node's calls wait for the worker at most QUEUE_MAX at a time
+ * per peer: past that its connection is not read until they are done.
+ *
  * cumc-imex -c CONFIG; see man/cumc-imex.8, tools/imex_wire.h for the
  * protocol. One thread with non-blocking sockets and ppoll() keeps the
  * connections; the calls from other nodes run on a worker thread
@@ -33,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "imex_auth.h"
 #include "imex_config.h"
 #include "imex_kernel.h"
 #include "imex_wire.h"
@@ -44,41 +53,62 @@
 
 /* How often a peer not connected is tried again. */
 #define RECONNECT_MS 500
-/* A peer whose output waits past this is too slow: its connection goes. */
+/* A connection whose output waits past this is too slow: it goes. */
 #define OUT_MAX (256 * IMEX_WIRE_MSG_MAX)
 /* The longest poll: timers are looked at least this often. */
 #define POLL_MAX_MS 1000
 #define WHY_MAX 160
+/*
+ * Connections from one peer's address still in their handshake: a newer
+ * one replaces the oldest, and none replaces the live one.
+ */
+#define PENDING_MAX 4
+/*
+ * A peer's calls queued for the worker or done and not yet answered: at
+ * this many, its connection is not read until half of them are done.
+ */
+#define QUEUE_MAX 256
 
-enum peer_state {
-	PEER_IDLE,		/* no connection */
-	PEER_CONNECTING,	/* ours, connect() in progress */
-	PEER_HELLO,		/* connected, its HELLO not yet in */
-	PEER_UP,
+enum conn_state {
+	CONN_CONNECTING,	/* ours, connect() in progress */
+	CONN_HELLO,		/* connected, its HELLO not yet in */
+	CONN_AUTH,		/* its HELLO in, its proof not yet */
+	CONN_UP,		/* authenticated: its peer's live connection */
+	CONN_CLOSED,		/* freed at the end of the round */
 };
 
-/* Every address of the node list but this node's own. */
-struct peer {
-	struct in_addr addr;
-	char name[INET_ADDRSTRLEN];
-	bool ours;		/* a higher address: this node connects */
-	enum peer_state state;
-	int fd;
-	unsigned long gen;	/* counts connections */
-	uint32_t node;		/* its index, once PEER_UP */
+struct peer;
+
+/* One TCP connection with a peer's address. */
+struct conn {
+	struct peer *peer;
+	struct conn *next_closed;
+	int fd;			/* -1 once closed */
+	enum conn_state state;
+	unsigned long gen;	/* unique among this daemon's connections */
 	uint64_t since;		/* the connection's start */
-	uint64_t last_rx, last_ping, next_connect;
+	uint64_t last_rx, last_ping;
+	struct imex_auth auth;
 	uint8_t *in;		/* IMEX_WIRE_MSG_MAX bytes */
 	size_t in_len;
 	uint8_t *out;		/* out[out_off, out_len) waits to be sent */
 	size_t out_off, out_len, out_cap;
-	char why[WHY_MAX];	/* the failure last logged: each once */
 };
 
-/* A node ever connected; peer NULL once lost. */
-struct node_rec {
-	uint32_t node;
-	struct peer *peer;
+/* Every node of the node list but this one. */
+struct peer {
+	struct in_addr addr;
+	char name[INET_ADDRSTRLEN];
+	uint32_t node;		/* its index, as the node list gives it */
+	bool ours;		/* a higher address: this node connects */
+	bool ever_up;
+	struct conn *live;	/* CONN_UP, or NULL */
+	struct conn *pending[PENDING_MAX];	/* in their handshake */
+	uint64_t next_connect;
+	unsigned int queued, queued_most;	/* its calls not answered */
+	unsigned long calls, pauses;
+	bool paused;		/* queued reached QUEUE_MAX: not read */
+	char why[WHY_MAX];	/* the failure last logged: each once */
 };
 
 /* A call sent to a node, its answer awaited. */
@@ -87,7 +117,7 @@ struct pending {
 	uint32_t node;
 };
 
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, report;
 
 static struct {
 	struct imex_config cfg;
@@ -98,10 +128,10 @@ static struct {
 	int listen_fd;
 	struct peer *peers;
 	size_t n_peers;
-	struct node_rec *nodes;
-	size_t n_nodes, cap_nodes;
 	struct pending *pending;
 	size_t n_pending, cap_pending;
+	struct conn *closed;	/* to free at the end of the round */
+	unsigned long next_gen;
 	char refused[WHY_MAX];	/* the refused connection last logged */
 } d = { .listen_fd = -1 };
 
@@ -116,8 +146,10 @@ static const char usage_text[] =
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stopping = 1;
+	if (sig == SIGUSR1)
+		report = 1;
+	else
+		stopping = 1;
 }
 
 /* One line "cumc-imex: ..." on stderr, written at once. */
@@ -155,35 +187,14 @@ static void uuid_str(const uint8_t *u, char *s)
 	}
 }
 
-static struct node_rec *find_node(uint32_t node)
+static struct peer *find_peer_node(uint32_t node)
 {
 	size_t i;
 
-	for (i = 0; i < d.n_nodes; i++)
-		if (d.nodes[i].node == node)
-			return &d.nodes[i];
+	for (i = 0; i < d.n_peers; i++)
+		if (d.peers[i].node == node)
+			return &d.peers[i];
 	return NULL;
-}
-
-static struct node_rec *add_node(uint32_t node)
-{
-	struct node_rec *n = find_node(node);
-
-	if (n)
-		return n;
-	if (d.n_nodes == d.cap_nodes) {
-		size_t cap = d.cap_nodes ? 2 * d.cap_nodes : 16;
-
-		n = realloc(d.nodes, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		d.nodes = n;
-		d.cap_nodes = cap;
-	}
-	n = &d.nodes[d.n_nodes++];
-	n->node = node;
-	n->peer = NULL;
-	return n;
 }
 
 static void respond(uint32_t req_id, uint32_t result,
@@ -235,16 +246,17 @@ static bool pending_take(uint32_t req_id, uint32_t node)
 	return false;
 }
 
-/* @p's node is lost: the kernel is told, its calls fail. */
-static void node_lost(struct peer *p, const char *why)
+/*
+ * @p's node is lost with its live connection @gen: the kernel is told,
+ * its calls fail, and what it sent that has not started is not run.
+ */
+static void node_lost(struct peer *p, unsigned long gen, const char *why)
 {
-	struct node_rec *n = find_node(p->node);
 	size_t i;
 	int err;
 
 	say("node %u lost (%s: %s)", p->node, p->name, why);
-	if (n)
-		n->peer = NULL;
+	imex_worker_cancel(p, gen);
 	err = imex_kernel_node_lost(d.kernel, p->node);
 	if (err)
 		say("IMEX_NODE_LOST for node %u: %s", p->node, strerror(-err));
@@ -276,124 +288,196 @@ note(struct peer *p, const char *fmt, ...)
 	say("%s: %s", p->name, why);
 }
 
-/* The connection of @p ends, for what @fmt says. */
-static void __attribute__((format(printf, 2, 3)))
-peer_drop(struct peer *p, const char *fmt, ...)
+/* The slot of @p's connections that holds @c, or NULL. */
+static struct conn **pending_slot(struct peer *p, const struct conn *c)
 {
-	bool was_up = p->state == PEER_UP;
+	int i;
+
+	for (i = 0; i < PENDING_MAX; i++)
+		if (p->pending[i] == c)
+			return &p->pending[i];
+	return NULL;
+}
+
+/*
+ * Connection @c ends, for what @fmt says; freed at the end of the round.
+ * The live one takes its node with it.
+ */
+static void __attribute__((format(printf, 2, 3)))
+conn_close(struct conn *c, const char *fmt, ...)
+{
+	struct peer *p = c->peer;
+	struct conn **slot;
 	char why[WHY_MAX];
 	va_list ap;
 
+	if (c->state == CONN_CLOSED)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	if (p->fd >= 0)
-		close(p->fd);
-	p->fd = -1;
-	p->state = PEER_IDLE;
-	p->in_len = 0;
-	p->out_off = p->out_len = 0;
-	p->next_connect = now_ms() + RECONNECT_MS;
-	if (was_up)
-		node_lost(p, why);
-	else
-		note(p, "%s", why);
+	close(c->fd);
+	c->fd = -1;
+	c->next_closed = d.closed;
+	d.closed = c;
+	if (p->live == c) {
+		c->state = CONN_CLOSED;
+		p->live = NULL;
+		if (p->ours)
+			p->next_connect = now_ms() + RECONNECT_MS;
+		node_lost(p, c->gen, why);
+		return;
+	}
+	c->state = CONN_CLOSED;
+	slot = pending_slot(p, c);
+	if (slot)
+		*slot = NULL;
+	if (p->ours)
+		p->next_connect = now_ms() + RECONNECT_MS;
+	note(p, "%s", why);
 }
 
-/* Send what waits, as much as the socket takes: false if @p dropped. */
-static bool peer_flush(struct peer *p)
+/* Free the connections closed this round. */
+static void reap(void)
+{
+	struct conn *c;
+
+	while ((c = d.closed)) {
+		d.closed = c->next_closed;
+		imex_auth_end(&c->auth);
+		free(c->in);
+		free(c->out);
+		free(c);
+	}
+}
+
+/* Send what waits, as much as the socket takes: false if @c closed. */
+static bool conn_flush(struct conn *c)
 {
 	ssize_t n;
 
-	if (p->state == PEER_CONNECTING)
-		return true;
-	while (p->out_off < p->out_len) {
-		n = send(p->fd, p->out + p->out_off, p->out_len - p->out_off,
+	if (c->state == CONN_CONNECTING || c->state == CONN_CLOSED)
+		return c->state != CONN_CLOSED;
+	while (c->out_off < c->out_len) {
+		n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 			 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return true;
 		if (n < 0) {
-			peer_drop(p, "send: %s", strerror(errno));
+			conn_close(c, "send: %s", strerror(errno));
 			return false;
 		}
-		p->out_off += n;
+		c->out_off += n;
 	}
-	p->out_off = p->out_len = 0;
+	c->out_off = c->out_len = 0;
 	return true;
 }
 
-/* Queue @m for @p and send what can be: false if @p dropped. */
-static bool peer_send(struct peer *p, const struct imex_msg *m)
+/*
+ * Queue @m for @c, sealed unless it is the handshake's, and send what can
+ * be: false if @c closed.
+ */
+static bool conn_send(struct conn *c, const struct imex_msg *msg)
 {
-	size_t need = IMEX_WIRE_HDR_LEN + m->length;
+	struct imex_msg m = *msg;
+	size_t need;
 	ssize_t n;
 
-	if (p->out_off && p->out_len + need > p->out_cap) {
-		memmove(p->out, p->out + p->out_off, p->out_len - p->out_off);
-		p->out_len -= p->out_off;
-		p->out_off = 0;
+	if (c->state == CONN_CLOSED)
+		return false;
+	if (m.type != IMEX_MSG_HELLO && m.type != IMEX_MSG_AUTH)
+		m.flags |= IMEX_WIRE_F_SEALED;
+	need = IMEX_WIRE_HDR_LEN + m.length + IMEX_WIRE_TAG_LEN;
+	if (c->out_off && c->out_len + need > c->out_cap) {
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
 	}
-	if (p->out_len + need > OUT_MAX) {
-		peer_drop(p, "%zu bytes wait to be sent: too slow", p->out_len);
+	if (c->out_len + need > OUT_MAX) {
+		conn_close(c, "%zu bytes wait to be sent: too slow", c->out_len);
 		return false;
 	}
-	if (p->out_len + need > p->out_cap) {
-		size_t cap = p->out_cap ? p->out_cap : IMEX_WIRE_MSG_MAX;
+	if (c->out_len + need > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : IMEX_WIRE_MSG_MAX;
 		uint8_t *out;
 
-		while (cap < p->out_len + need)
+		while (cap < c->out_len + need)
 			cap *= 2;
-		out = realloc(p->out, cap);
+		out = realloc(c->out, cap);
 		if (!out) {
-			peer_drop(p, "out of memory");
+			conn_close(c, "out of memory");
 			return false;
 		}
-		p->out = out;
-		p->out_cap = cap;
+		c->out = out;
+		c->out_cap = cap;
 	}
-	n = imex_wire_encode(p->out + p->out_len, p->out_cap - p->out_len, m);
+	n = imex_wire_encode(c->out + c->out_len, c->out_cap - c->out_len, &m);
 	if (n < 0) {
-		say("%s: cannot encode a %s: %s", p->name,
-		    imex_wire_type_name(m->type), strerror(-n));
+		say("%s: cannot encode a %s: %s", c->peer->name,
+		    imex_wire_type_name(m.type), strerror(-n));
 		return true;
 	}
-	p->out_len += n;
-	return peer_flush(p);
+	if ((m.flags & IMEX_WIRE_F_SEALED) &&
+	    imex_auth_seal(&c->auth, c->out + c->out_len,
+			   n - IMEX_WIRE_TAG_LEN,
+			   c->out + c->out_len + n - IMEX_WIRE_TAG_LEN)) {
+		conn_close(c, "cannot seal a message (libcrypto)");
+		return false;
+	}
+	c->out_len += n;
+	return conn_flush(c);
 }
 
-static bool send_hello(struct peer *p)
+/* A new connection with @p on @fd, in @state, its HELLO queued; or NULL. */
+static struct conn *conn_start(struct peer *p, int fd, enum conn_state state)
 {
+	uint8_t hello[IMEX_WIRE_HELLO_LEN];
 	struct imex_msg m = {
 		.type = IMEX_MSG_HELLO,
 		.flags = IMEX_WIRE_F_PAYLOAD,
-		.length = IMEX_WIRE_UUID_LEN,
+		.length = sizeof(hello),
 		.src_node = d.id.node,
-		.payload = d.id.cluster_uuid,
+		.dst_node = p->node,
+		.payload = hello,
 	};
-
-	return peer_send(p, &m);
-}
-
-/* A new connection of @p on @fd, in @state. */
-static void peer_start(struct peer *p, int fd, enum peer_state state)
-{
+	const uint8_t *nonce;
+	struct conn *c;
 	int one = 1;
 
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->in = malloc(IMEX_WIRE_MSG_MAX);
+	if (!c || !c->in) {
+		if (c)
+			free(c);
+		close(fd);
+		note(p, "out of memory for a connection");
+		return NULL;
+	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	p->fd = fd;
-	p->state = state;
-	p->gen++;
-	p->since = now_ms();
-	p->in_len = 0;
-	p->out_off = p->out_len = 0;
-	send_hello(p);
+	c->peer = p;
+	c->fd = fd;
+	c->state = state;
+	c->gen = ++d.next_gen;
+	c->since = now_ms();
+	if (imex_auth_start(&c->auth, p->ours, d.id.node, d.id.cluster_uuid,
+			    &nonce)) {
+		c->state = CONN_HELLO;
+		conn_close(c, "no random bytes for a nonce (libcrypto)");
+		return NULL;
+	}
+	memcpy(hello, d.id.cluster_uuid, IMEX_WIRE_UUID_LEN);
+	memcpy(hello + IMEX_WIRE_UUID_LEN, nonce, IMEX_WIRE_NONCE_LEN);
+	conn_send(c, &m);
+	return c;
 }
 
-static void peer_connect(struct peer *p)
+static void conn_connect(struct peer *p)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct conn *c;
 	int fd;
 
 	p->next_connect = now_ms() + RECONNECT_MS;
@@ -412,68 +496,141 @@ static void peer_connect(struct peer *p)
 	sa.sin_addr = p->addr;
 	sa.sin_port = htons(d.cfg.port);
 	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		peer_start(p, fd, PEER_HELLO);
+		c = conn_start(p, fd, CONN_HELLO);
 	} else if (errno == EINPROGRESS) {
-		peer_start(p, fd, PEER_CONNECTING);
+		c = conn_start(p, fd, CONN_CONNECTING);
 	} else {
 		note(p, "connect: %s", strerror(errno));
 		close(fd);
+		return;
 	}
+	if (c && c->state != CONN_CLOSED)
+		p->pending[0] = c;
 }
 
-static void connect_done(struct peer *p)
+static void connect_done(struct conn *c)
 {
 	socklen_t len = sizeof(int);
 	int err = 0;
 
-	if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &len))
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len))
 		err = errno;
 	if (err) {
-		peer_drop(p, "connect: %s", strerror(err));
+		conn_close(c, "connect: %s", strerror(err));
 		return;
 	}
-	p->state = PEER_HELLO;
-	peer_flush(p);
+	c->state = CONN_HELLO;
+	conn_flush(c);
 }
 
-static void hello(struct peer *p, const struct imex_msg *m)
+/* The peer's HELLO: who it says it is; this end's proof goes back. */
+static void hello(struct conn *c, const struct imex_msg *m)
 {
-	struct node_rec *n;
+	struct peer *p = c->peer;
+	uint8_t proof[IMEX_AUTH_MAC_LEN];
+	struct imex_msg r = {
+		.type = IMEX_MSG_AUTH,
+		.flags = IMEX_WIRE_F_PAYLOAD,
+		.length = sizeof(proof),
+		.src_node = d.id.node,
+		.dst_node = p->node,
+		.payload = proof,
+	};
 	char ours[37], theirs[37];
 
-	if (p->state == PEER_UP) {
-		peer_drop(p, "a second HELLO");
+	if (c->state != CONN_HELLO) {
+		conn_close(c, "a second HELLO");
 		return;
 	}
 	if (memcmp(m->payload, d.id.cluster_uuid, IMEX_WIRE_UUID_LEN)) {
 		uuid_str(m->payload, theirs);
 		uuid_str(d.id.cluster_uuid, ours);
-		peer_drop(p, "refused: cluster %s, not this node's %s", theirs,
-			  ours);
+		conn_close(c, "refused: cluster %s, not this node's %s", theirs,
+			   ours);
 		return;
 	}
 	if (m->src_node == d.id.node) {
-		peer_drop(p, "refused: it says it is node %u, this node",
-			  m->src_node);
+		conn_close(c, "refused: it says it is node %u, this node",
+			   m->src_node);
 		return;
 	}
-	n = find_node(m->src_node);
-	if (n && n->peer && n->peer != p) {
-		peer_drop(p, "refused: it says it is node %u, connected from %s",
-			  m->src_node, n->peer->name);
+	/* An index goes with the address the node list gives it. */
+	if (m->src_node != p->node) {
+		conn_close(c, "refused: it says it is node %u, but the node list has %s as node %u",
+			   m->src_node, p->name, p->node);
 		return;
 	}
-	n = add_node(m->src_node);
-	if (!n) {
-		peer_drop(p, "out of memory");
+	if (m->dst_node != d.id.node) {
+		conn_close(c, "refused: it takes this node for node %u, not %u: the node lists differ",
+			   m->dst_node, d.id.node);
 		return;
 	}
-	n->peer = p;
-	p->node = m->src_node;
-	p->state = PEER_UP;
-	p->last_ping = now_ms();
+	imex_auth_peer(&c->auth, m->src_node,
+		       m->payload + IMEX_WIRE_UUID_LEN);
+	if (imex_auth_proof(&c->auth, &d.cfg.secret, true, proof)) {
+		conn_close(c, "cannot make a proof (libcrypto)");
+		return;
+	}
+	c->state = CONN_AUTH;
+	conn_send(c, &r);
+}
+
+/*
+ * @c completed the handshake: it becomes its peer's live connection. An
+ * older live one, left by a daemon that restarted, goes, and its node
+ * with it; the node joins again behind what the worker has queued.
+ */
+static void conn_up(struct conn *c)
+{
+	struct peer *p = c->peer;
+	struct conn **slot = pending_slot(p, c);
+	struct imex_job *job;
+	struct imex_data none = { 0 };
+
+	if (slot)
+		*slot = NULL;
+	if (p->live)
+		conn_close(p->live, "replaced by a new connection that completed the handshake (the daemon restarted)");
+	p->live = c;
+	c->state = CONN_UP;
+	c->last_rx = c->last_ping = now_ms();
 	p->why[0] = '\0';
+	p->ever_up = true;
 	say("node %u connected (%s)", p->node, p->name);
+	job = imex_job_new(&none);
+	if (!job) {
+		say("out of memory for node %u's IMEX_NODE_JOIN", p->node);
+		return;
+	}
+	job->kind = IMEX_JOB_JOIN;
+	job->peer = p;
+	job->gen = c->gen;
+	job->node = p->node;
+	imex_worker_push(job);
+}
+
+/* The peer's AUTH: its proof, checked before anything else is taken. */
+static void auth(struct conn *c, const struct imex_msg *m)
+{
+	if (c->state != CONN_AUTH) {
+		conn_close(c, c->state == CONN_UP ? "a second AUTH" :
+			   "an AUTH before HELLO");
+		return;
+	}
+	if (m->src_node != c->peer->node || m->dst_node != d.id.node) {
+		conn_close(c, "refused: an AUTH from node %u to node %u",
+			   m->src_node, m->dst_node);
+		return;
+	}
+	if (!imex_auth_check(&c->auth, &d.cfg.secret, m->payload)) {
+		conn_close(c, "refused: a wrong proof (not this domain's secret)");
+		return;
+	}
+	if (imex_auth_keys(&c->auth, &d.cfg.secret)) {
+		conn_close(c, "cannot derive the keys (libcrypto)");
+		return;
+	}
+	conn_up(c);
 }
 
 /* Send the answer to call @job of a peer, unless one-way or too late. */
@@ -489,7 +646,7 @@ static void answer_call(const struct imex_job *job)
 	};
 
 	/* Its connection ended meanwhile: the caller heard EHOSTDOWN. */
-	if (!job->req_id || p->gen != job->gen || p->state != PEER_UP)
+	if (!job->req_id || !p->live || p->live->gen != job->gen)
 		return;
 	if (job->err) {
 		r.result = -job->err;
@@ -508,25 +665,48 @@ static void answer_call(const struct imex_job *job)
 		r.flags = 0;
 		r.length = 0;
 	}
-	peer_send(p, &r);
+	conn_send(p->live, &r);
+}
+
+static void conn_process(struct conn *c);
+
+/* One of @p's calls is answered: its connection is read again at half. */
+static void call_done(struct peer *p)
+{
+	p->queued--;
+	if (!p->paused || p->queued > QUEUE_MAX / 2)
+		return;
+	p->paused = false;
+	if (p->live) {
+		/* Not read is not silent. */
+		p->live->last_rx = now_ms();
+		conn_process(p->live);
+	}
 }
 
 /* The worker's jobs done, in the order they came. */
 static void jobs_done(void)
 {
 	struct imex_job *job;
+	int err;
 
 	while ((job = imex_worker_take())) {
-		if (job->is_call)
+		if (job->kind == IMEX_JOB_CALL) {
 			answer_call(job);
-		else
+			call_done(job->peer);
+		} else if (job->kind == IMEX_JOB_ANSWER) {
 			respond(job->req_id, job->result, &job->in);
-		free(job);
+		} else if ((err = job->err)) {
+			say("IMEX_NODE_JOIN for node %u: %s", job->node,
+			    strerror(-err));
+		}
+		imex_job_free(job);
 	}
 }
 
-/* A job for the worker, of a message from @p; NULL when out of memory. */
-static struct imex_job *job_of(struct peer *p, const struct imex_msg *m)
+/* A job for the worker, of a message from @c; NULL when out of memory. */
+static struct imex_job *job_of(struct conn *c, const struct imex_msg *m,
+			       enum imex_job_kind kind)
 {
 	struct imex_data in = {
 		.present = m->flags & IMEX_WIRE_F_PAYLOAD,
@@ -536,23 +716,25 @@ static struct imex_job *job_of(struct peer *p, const struct imex_msg *m)
 	struct imex_job *job = imex_job_new(&in);
 
 	if (!job) {
-		say("out of memory for node %u's %s %u", p->node,
+		say("out of memory for node %u's %s %u", c->peer->node,
 		    imex_wire_type_name(m->type), m->req_id);
 		return NULL;
 	}
-	job->peer = p;
-	job->gen = p->gen;
-	job->node = p->node;
+	job->kind = kind;
+	job->peer = c->peer;
+	job->gen = c->gen;
+	job->node = c->peer->node;
 	job->op = m->op;
 	job->req_id = m->req_id;
 	job->result = m->result;
 	return job;
 }
 
-/* A CALL from @p's node: the worker runs it; answered once done. */
-static void run_call(struct peer *p, const struct imex_msg *m)
+/* A CALL from @c's node: the worker runs it; answered once done. */
+static void run_call(struct conn *c, const struct imex_msg *m)
 {
-	struct imex_job *job = job_of(p, m);
+	struct peer *p = c->peer;
+	struct imex_job *job = job_of(c, m, IMEX_JOB_CALL);
 	struct imex_msg r = {
 		.type = IMEX_MSG_REPLY, .req_id = m->req_id, .result = ENOMEM,
 		.src_node = d.id.node, .dst_node = p->node, .op = m->op,
@@ -560,26 +742,35 @@ static void run_call(struct peer *p, const struct imex_msg *m)
 
 	if (!job) {
 		if (m->req_id)
-			peer_send(p, &r);
+			conn_send(c, &r);
 		return;
 	}
-	job->is_call = true;
 	imex_worker_push(job);
+	p->calls++;
+	if (++p->queued > p->queued_most)
+		p->queued_most = p->queued;
+	if (p->queued >= QUEUE_MAX && !p->paused) {
+		p->paused = true;
+		p->pauses++;
+		if (p->pauses == 1)
+			say("node %u: %u calls wait for this node's kernel: its connection is read again when half are done",
+			    p->node, p->queued);
+	}
 }
 
 /*
  * The answer to a call of this node's: to the kernel, but only after the
- * calls @p sent before it, which it must not overtake (an origin's
+ * calls @c's node sent before it, which it must not overtake (an origin's
  * changes to a team, then its answer to a bind).
  */
-static void reply(struct peer *p, const struct imex_msg *m)
+static void reply(struct conn *c, const struct imex_msg *m)
 {
 	struct imex_job *job;
 
 	/* Not waited for: answered EHOSTDOWN before, or never asked. */
-	if (!pending_take(m->req_id, p->node))
+	if (!pending_take(m->req_id, c->peer->node))
 		return;
-	job = job_of(p, m);
+	job = job_of(c, m, IMEX_JOB_ANSWER);
 	if (!job) {
 		respond(m->req_id, ENOMEM, NULL);
 		return;
@@ -587,67 +778,96 @@ static void reply(struct peer *p, const struct imex_msg *m)
 	imex_worker_push(job);
 }
 
-/* One message from @p. */
-static void handle(struct peer *p, const struct imex_msg *m)
+/* One message from @c, whose @len bytes are at @bytes. */
+static void handle(struct conn *c, const struct imex_msg *m,
+		   const uint8_t *bytes, size_t len)
 {
+	struct peer *p = c->peer;
+
 	if (m->type == IMEX_MSG_HELLO) {
-		hello(p, m);
+		hello(c, m);
 		return;
 	}
-	if (p->state != PEER_UP) {
-		peer_drop(p, "a %s before HELLO", imex_wire_type_name(m->type));
+	if (m->type == IMEX_MSG_AUTH) {
+		auth(c, m);
 		return;
 	}
-	if (m->src_node != p->node ||
-	    (m->type != IMEX_MSG_PING && m->dst_node != d.id.node)) {
-		peer_drop(p, "a %s from node %u to node %u on node %u's connection",
-			  imex_wire_type_name(m->type), m->src_node,
-			  m->dst_node, p->node);
+	/* Nothing but the handshake from a peer not authenticated. */
+	if (c->state != CONN_UP) {
+		conn_close(c, "a %s before the handshake was done",
+			   imex_wire_type_name(m->type));
+		return;
+	}
+	if (!imex_auth_open(&c->auth, bytes, len - IMEX_WIRE_TAG_LEN, m->tag)) {
+		conn_close(c, "a %s whose MAC is wrong",
+			   imex_wire_type_name(m->type));
+		return;
+	}
+	if (m->src_node != p->node || m->dst_node != d.id.node) {
+		conn_close(c, "a %s from node %u to node %u on node %u's connection",
+			   imex_wire_type_name(m->type), m->src_node,
+			   m->dst_node, p->node);
 		return;
 	}
 	if (m->type == IMEX_MSG_CALL)
-		run_call(p, m);
+		run_call(c, m);
 	else if (m->type == IMEX_MSG_REPLY)
-		reply(p, m);
+		reply(c, m);
 }
 
-static void peer_read(struct peer *p)
+/* Whether @c's messages are taken now: not while its peer is paused. */
+static bool conn_reads(const struct conn *c)
 {
-	unsigned long gen = p->gen;
+	return c->state != CONN_CLOSED &&
+	       (c->state != CONN_UP || !c->peer->paused);
+}
+
+/* The messages @c received and not yet taken, while it reads. */
+static void conn_process(struct conn *c)
+{
 	struct imex_msg m;
 	size_t off = 0;
 	ssize_t n;
 
-	n = recv(p->fd, p->in + p->in_len, IMEX_WIRE_MSG_MAX - p->in_len,
+	while (conn_reads(c)) {
+		n = imex_wire_decode(c->in + off, c->in_len - off, &m);
+		if (!n)
+			break;
+		if (n == -EPROTONOSUPPORT) {
+			conn_close(c, "refused: protocol version %u, not %u",
+				   m.version, IMEX_WIRE_VERSION);
+			return;
+		}
+		if (n < 0) {
+			conn_close(c, "garbage received: %s", strerror(-n));
+			return;
+		}
+		handle(c, &m, c->in + off, n);
+		off += n;
+	}
+	if (c->state != CONN_CLOSED) {
+		memmove(c->in, c->in + off, c->in_len - off);
+		c->in_len -= off;
+	}
+}
+
+static void conn_read(struct conn *c)
+{
+	ssize_t n;
+
+	if (!conn_reads(c))
+		return;
+	n = recv(c->fd, c->in + c->in_len, IMEX_WIRE_MSG_MAX - c->in_len,
 		 MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n <= 0) {
-		peer_drop(p, "%s", n ? strerror(errno) : "connection closed");
+		conn_close(c, "%s", n ? strerror(errno) : "connection closed");
 		return;
 	}
-	p->in_len += n;
-	p->last_rx = now_ms();
-	while (p->gen == gen && p->fd >= 0) {
-		n = imex_wire_decode(p->in + off, p->in_len - off, &m);
-		if (!n)
-			break;
-		if (n == -EPROTONOSUPPORT) {
-			peer_drop(p, "refused: protocol version %u, not %u",
-				  m.version, IMEX_WIRE_VERSION);
-			return;
-		}
-		if (n < 0) {
-			peer_drop(p, "garbage received: %s", strerror(-n));
-			return;
-		}
-		off += n;
-		handle(p, &m);
-	}
-	if (p->gen == gen && p->fd >= 0) {
-		memmove(p->in, p->in + off, p->in_len - off);
-		p->in_len -= off;
-	}
+	c->in_len += n;
+	c->last_rx = now_ms();
+	conn_process(c);
 }
 
 static struct peer *find_peer(struct in_addr a)
@@ -672,6 +892,31 @@ static void refuse(int fd, const char *addr, const char *why)
 		strcpy(d.refused, line);
 		say("%s", line);
 	}
+}
+
+/*
+ * A connection from @p's address: it waits for its handshake beside the
+ * live one, which only a connection that completes it replaces; the
+ * oldest of those waiting makes room.
+ */
+static void accept_from(struct peer *p, int fd)
+{
+	struct conn *c, *oldest = NULL;
+	int i, free_slot = -1;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		if (!p->pending[i])
+			free_slot = i;
+		else if (!oldest || p->pending[i]->since < oldest->since)
+			oldest = p->pending[i];
+	}
+	if (free_slot < 0) {
+		conn_close(oldest, "a connection still in its handshake, replaced by a newer one");
+		free_slot = pending_slot(p, NULL) - p->pending;
+	}
+	c = conn_start(p, fd, CONN_HELLO);
+	if (c && c->state != CONN_CLOSED)
+		p->pending[free_slot] = c;
 }
 
 static void accept_all(void)
@@ -702,10 +947,7 @@ static void accept_all(void)
 			refuse(fd, name, "a higher address, this node connects to it");
 			continue;
 		}
-		/* It started again: its old connection is gone. */
-		if (p->state != PEER_IDLE)
-			peer_drop(p, "replaced by a new connection");
-		peer_start(p, fd, PEER_HELLO);
+		accept_from(p, fd);
 	}
 }
 
@@ -713,16 +955,16 @@ static void accept_all(void)
 static void call_req(struct imex_kernel *k, const struct imex_call_req *req,
 		     void *arg)
 {
-	struct node_rec *n = find_node(req->node);
+	struct peer *p = find_peer_node(req->node);
 	uint32_t result;
 
 	(void)arg;
 	d.kernel = k;
 	if (req->node == d.id.node) {
 		result = EINVAL;
-	} else if (!n) {
+	} else if (!p || !p->ever_up) {
 		result = EHOSTUNREACH;
-	} else if (!n->peer) {
+	} else if (!p->live) {
 		result = EHOSTDOWN;
 	} else if (req->req_id && !pending_add(req->req_id, req->node)) {
 		result = ENOMEM;
@@ -739,64 +981,94 @@ static void call_req(struct imex_kernel *k, const struct imex_call_req *req,
 		};
 
 		/* Dropped: node_lost() answered it EHOSTDOWN. */
-		peer_send(n->peer, &m);
+		conn_send(p->live, &m);
 		return;
 	}
 	if (req->req_id)
 		respond(req->req_id, result, NULL);
 }
 
+/* @c's timers: its handshake's end, its silence, its heartbeat. */
+static uint64_t conn_timers(struct conn *c, uint64_t now)
+{
+	struct imex_msg ping = {
+		.type = IMEX_MSG_PING,
+		.src_node = d.id.node,
+		.dst_node = c->peer->node,
+	};
+
+	/* Deadlines, not differences: a connection just made is newer than now. */
+	if (c->state != CONN_UP) {
+		if (now >= c->since + d.cfg.peer_timeout_ms)
+			conn_close(c, c->state == CONN_CONNECTING ?
+				   "connect: timed out" : "no handshake in time");
+		return c->since + d.cfg.peer_timeout_ms;
+	}
+	/* Not read while its calls wait: that is not silence. */
+	if (c->peer->paused)
+		c->last_rx = now;
+	/*
+	 * Silent, or this daemon did not read: it may have stalled (stopped,
+	 * a loaded host). What waits in the socket counts.
+	 */
+	if (now >= c->last_rx + d.cfg.peer_timeout_ms)
+		conn_read(c);
+	if (c->state == CONN_UP && now >= c->last_rx + d.cfg.peer_timeout_ms)
+		conn_close(c, "silent for %llu ms",
+			   (unsigned long long)(now - c->last_rx));
+	if (c->state == CONN_UP && now >= c->last_ping + d.cfg.heartbeat_ms) {
+		c->last_ping = now;
+		conn_send(c, &ping);
+	}
+	if (c->last_rx + d.cfg.peer_timeout_ms < c->last_ping + d.cfg.heartbeat_ms)
+		return c->last_rx + d.cfg.peer_timeout_ms;
+	return c->last_ping + d.cfg.heartbeat_ms;
+}
+
 /* Connect, ping, time out: answers the ms until the next timer. */
 static int timers(void)
 {
 	uint64_t now = now_ms(), next = now + POLL_MAX_MS, t;
-	struct imex_msg ping = { .type = IMEX_MSG_PING, .src_node = d.id.node };
+	size_t i;
+	int j;
+
+	for (i = 0; i < d.n_peers; i++) {
+		struct peer *p = &d.peers[i];
+
+		if (p->ours && !p->live && !p->pending[0] &&
+		    now >= p->next_connect)
+			conn_connect(p);
+		if (p->ours && !p->live && !p->pending[0] &&
+		    p->next_connect < next)
+			next = p->next_connect;
+		for (j = 0; j < PENDING_MAX; j++) {
+			if (!p->pending[j])
+				continue;
+			t = conn_timers(p->pending[j], now);
+			if (t < next)
+				next = t;
+		}
+		if (p->live) {
+			t = conn_timers(p->live, now);
+			if (t < next)
+				next = t;
+		}
+	}
+	return next > now ? (int)(next - now) : 0;
+}
+
+/* What SIGUSR1 asks: each peer's connection and queue, a line each. */
+static void print_report(void)
+{
 	size_t i;
 
 	for (i = 0; i < d.n_peers; i++) {
 		struct peer *p = &d.peers[i];
 
-		if (p->state == PEER_IDLE && p->ours && now >= p->next_connect)
-			peer_connect(p);
-		/* Deadlines, not differences: a connection just made is newer than now. */
-		if ((p->state == PEER_CONNECTING || p->state == PEER_HELLO) &&
-		    now >= p->since + d.cfg.peer_timeout_ms)
-			peer_drop(p, p->state == PEER_CONNECTING ?
-				  "connect: timed out" : "no HELLO in time");
-		/*
-		 * Silent, or this daemon did not read: it may have stalled
-		 * (stopped, a loaded host). What waits in the socket counts.
-		 */
-		if (p->state == PEER_UP &&
-		    now >= p->last_rx + d.cfg.peer_timeout_ms)
-			peer_read(p);
-		if (p->state == PEER_UP &&
-		    now >= p->last_rx + d.cfg.peer_timeout_ms)
-			peer_drop(p, "silent for %llu ms",
-				  (unsigned long long)(now - p->last_rx));
-		if (p->state == PEER_UP &&
-		    now >= p->last_ping + d.cfg.heartbeat_ms) {
-			p->last_ping = now;
-			peer_send(p, &ping);
-		}
-		switch (p->state) {
-		case PEER_IDLE:
-			t = p->ours ? p->next_connect : next;
-			break;
-		case PEER_CONNECTING:
-		case PEER_HELLO:
-			t = p->since + d.cfg.peer_timeout_ms;
-			break;
-		default:
-			t = p->last_ping + d.cfg.heartbeat_ms;
-			if (p->last_rx + d.cfg.peer_timeout_ms < t)
-				t = p->last_rx + d.cfg.peer_timeout_ms;
-			break;
-		}
-		if (t < next)
-			next = t;
+		say("node %u (%s): %s, %u calls queued (at most %u), %lu calls, not read %lu times",
+		    p->node, p->name, p->live ? "connected" : "not connected",
+		    p->queued, p->queued_most, p->calls, p->pauses);
 	}
-	return next > now ? (int)(next - now) : 0;
 }
 
 /* This node's address: @given, or the list's one this host has. */
@@ -865,12 +1137,9 @@ static int make_peers(void)
 		if (d.cfg.nodes[i].s_addr == d.self.s_addr)
 			continue;
 		p->addr = d.cfg.nodes[i];
+		p->node = d.cfg.node_ids[i];
 		inet_ntop(AF_INET, &p->addr, p->name, sizeof(p->name));
 		p->ours = ntohl(p->addr.s_addr) > ntohl(d.self.s_addr);
-		p->fd = -1;
-		p->in = malloc(IMEX_WIRE_MSG_MAX);
-		if (!p->in)
-			return -1;
 		d.n_peers++;
 	}
 	return 0;
@@ -905,12 +1174,11 @@ static int listen_self(void)
  */
 static int serve(const sigset_t *mask, int timeout)
 {
-	size_t nfds = 3 + d.n_peers, n = 0, i;
+	size_t nfds = 3 + d.n_peers * (1 + PENDING_MAX), n = 0, i;
 	struct pollfd fds[nfds];
-	struct peer *owner[nfds];
-	unsigned long gen[nfds];
+	struct conn *owner[nfds];
 	struct timespec ts = { timeout / 1000, (timeout % 1000) * 1000000L };
-	int ret;
+	int ret, j;
 
 	fds[n++] = (struct pollfd){ imex_kernel_fd(d.kernel), POLLIN, 0 };
 	fds[n++] = (struct pollfd){ d.listen_fd, POLLIN, 0 };
@@ -918,16 +1186,20 @@ static int serve(const sigset_t *mask, int timeout)
 	for (i = 0; i < d.n_peers; i++) {
 		struct peer *p = &d.peers[i];
 
-		if (p->fd < 0)
-			continue;
-		owner[n] = p;
-		gen[n] = p->gen;
-		fds[n++] = (struct pollfd){
-			p->fd,
-			p->state == PEER_CONNECTING ? POLLOUT :
-			POLLIN | (p->out_len > p->out_off ? POLLOUT : 0),
-			0
-		};
+		for (j = -1; j < PENDING_MAX; j++) {
+			struct conn *c = j < 0 ? p->live : p->pending[j];
+
+			if (!c)
+				continue;
+			owner[n] = c;
+			fds[n++] = (struct pollfd){
+				c->fd,
+				c->state == CONN_CONNECTING ? POLLOUT :
+				(conn_reads(c) ? POLLIN : 0) |
+				(c->out_len > c->out_off ? POLLOUT : 0),
+				0
+			};
+		}
 	}
 	ret = ppoll(fds, n, &ts, mask);
 	if (ret < 0 && errno != EINTR) {
@@ -935,7 +1207,7 @@ static int serve(const sigset_t *mask, int timeout)
 		return -1;
 	}
 	if (ret < 0)
-		return timers();
+		goto out;
 	if (fds[0].revents && imex_kernel_receive(d.kernel))
 		return -1;
 	if (fds[1].revents)
@@ -943,36 +1215,58 @@ static int serve(const sigset_t *mask, int timeout)
 	if (fds[2].revents)
 		jobs_done();
 	for (i = 3; i < n; i++) {
-		struct peer *p = owner[i];
+		struct conn *c = owner[i];
 
-		/* What earlier ones did may have ended this connection. */
-		if (!fds[i].revents || p->gen != gen[i] || p->fd != fds[i].fd)
+		/* What earlier ones did may have closed it: freed only below. */
+		if (!fds[i].revents || c->state == CONN_CLOSED)
 			continue;
-		if (p->state == PEER_CONNECTING) {
-			connect_done(p);
+		if (c->state == CONN_CONNECTING) {
+			connect_done(c);
+			continue;
+		}
+		/* Not read while paused: an error ends it all the same. */
+		if (!conn_reads(c) && (fds[i].revents & (POLLHUP | POLLERR))) {
+			conn_close(c, "connection reset");
 			continue;
 		}
 		if (fds[i].revents & (POLLIN | POLLHUP | POLLERR))
-			peer_read(p);
-		if (p->gen == gen[i] && p->fd >= 0 &&
-		    (fds[i].revents & POLLOUT))
-			peer_flush(p);
+			conn_read(c);
+		if (c->state != CONN_CLOSED && (fds[i].revents & POLLOUT))
+			conn_flush(c);
 	}
-	return timers();
+out:
+	if (report) {
+		report = 0;
+		print_report();
+	}
+	ret = timers();
+	reap();
+	return ret;
 }
 
 static void shut_down(void)
 {
 	size_t i;
+	int j;
 
 	for (i = 0; i < d.n_peers; i++) {
-		if (d.peers[i].fd >= 0)
-			close(d.peers[i].fd);
-		free(d.peers[i].in);
-		free(d.peers[i].out);
+		struct peer *p = &d.peers[i];
+
+		/* No IMEX_NODE_LOST: the kernel detaches this daemon anyway. */
+		for (j = -1; j < PENDING_MAX; j++) {
+			struct conn *c = j < 0 ? p->live : p->pending[j];
+
+			if (c) {
+				close(c->fd);
+				c->fd = -1;
+				c->state = CONN_CLOSED;
+				c->next_closed = d.closed;
+				d.closed = c;
+			}
+		}
 	}
+	reap();
 	free(d.peers);
-	free(d.nodes);
 	free(d.pending);
 	if (d.listen_fd >= 0)
 		close(d.listen_fd);
@@ -1021,6 +1315,7 @@ int main(int argc, char **argv)
 	sigset_t block, mask;
 	const char *config, *address = NULL;
 	int status = 0, timeout = 0, ret;
+	long idx;
 
 	config = parse_args(argc, argv, &address);
 	if (!config)
@@ -1037,11 +1332,14 @@ int main(int argc, char **argv)
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, &mask);
 	sigdelset(&mask, SIGTERM);
 	sigdelset(&mask, SIGINT);
+	sigdelset(&mask, SIGUSR1);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (listen_self()) {
 		shut_down();
@@ -1051,6 +1349,14 @@ int main(int argc, char **argv)
 	if (!d.kernel) {
 		shut_down();
 		return 2;
+	}
+	idx = imex_config_find(&d.cfg, d.self);
+	if (d.cfg.node_ids[idx] != d.id.node) {
+		say("%s: %s is node %u in the node list, but this node's kernel says it is node %u",
+		    d.cfg.node_file, d.self_name, d.cfg.node_ids[idx],
+		    d.id.node);
+		shut_down();
+		return 1;
 	}
 	/* After the signals are blocked: the worker never takes them. */
 	ret = imex_worker_start(d.kernel);

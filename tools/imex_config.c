@@ -5,10 +5,13 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "imex_config.h"
 
@@ -67,6 +70,7 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
 
 enum imex_key {
 	KEY_NODE_CONFIG_FILE,
+	KEY_AUTH_SECRET_FILE,
 	KEY_SERVER_PORT,
 	KEY_HEARTBEAT_INTERVAL_MS,
 	KEY_PEER_TIMEOUT_MS,
@@ -78,6 +82,7 @@ static const struct {
 	uint32_t min, max;	/* numbers only */
 } keys[KEY_NR] = {
 	[KEY_NODE_CONFIG_FILE] = { "IMEX_NODE_CONFIG_FILE", 0, 0 },
+	[KEY_AUTH_SECRET_FILE] = { "IMEX_AUTH_SECRET_FILE", 0, 0 },
 	[KEY_SERVER_PORT] = { "SERVER_PORT", 1, 65535 },
 	[KEY_HEARTBEAT_INTERVAL_MS] = { "HEARTBEAT_INTERVAL_MS",
 					IMEX_HEARTBEAT_MS_MIN,
@@ -116,11 +121,18 @@ static int parse_pair(struct imex_config *cfg, char *line,
 	if (!*value)
 		return fail(err, errlen, name, lineno, "%s has no value", key);
 	seen[k] = lineno;
-	if (k == KEY_NODE_CONFIG_FILE) {
-		cfg->node_file = strdup(value);
-		cfg->node_file_line = lineno;
-		if (!cfg->node_file)
+	if (k == KEY_NODE_CONFIG_FILE || k == KEY_AUTH_SECRET_FILE) {
+		char *path = strdup(value);
+
+		if (!path)
 			return fail(err, errlen, name, lineno, "out of memory");
+		if (k == KEY_NODE_CONFIG_FILE) {
+			cfg->node_file = path;
+			cfg->node_file_line = lineno;
+		} else {
+			cfg->secret_file = path;
+			cfg->secret_file_line = lineno;
+		}
 		return 0;
 	}
 	if (!parse_u32(value, keys[k].min, keys[k].max, &v))
@@ -171,6 +183,10 @@ int imex_config_parse(struct imex_config *cfg, FILE *f, const char *name,
 			   seen[KEY_HEARTBEAT_INTERVAL_MS],
 			   "PEER_TIMEOUT_MS (%u) must be at least twice HEARTBEAT_INTERVAL_MS (%u)",
 			   cfg->peer_timeout_ms, cfg->heartbeat_ms);
+	/* No daemon runs without its domain's secret. */
+	if (!ret && !cfg->secret_file)
+		ret = fail(err, errlen, name, 0,
+			   "IMEX_AUTH_SECRET_FILE is not set: every daemon of a domain needs the domain's secret");
 	if (ret)
 		imex_config_free(cfg);
 	return ret;
@@ -184,12 +200,38 @@ static bool node_address_ok(struct in_addr a)
 	return h != INADDR_ANY && h != INADDR_BROADCAST && !IN_MULTICAST(h);
 }
 
+/*
+ * "ADDRESS NODE": the two words of a node list's line, in place; false,
+ * the line untouched, when it has more.
+ */
+static bool split_words(char *line, char **first, char **second)
+{
+	char *end = line, *p;
+
+	while (*end && !isspace((unsigned char)*end))
+		end++;
+	*first = line;
+	*second = NULL;
+	if (!*end)
+		return true;
+	for (p = end; isspace((unsigned char)*p); p++)
+		;
+	*second = p;
+	while (*p && !isspace((unsigned char)*p))
+		p++;
+	if (*p)
+		return false;
+	*end = '\0';
+	return true;
+}
+
 int imex_nodes_parse(struct imex_config *cfg, FILE *f, const char *name,
 		     char *err, size_t errlen)
 {
 	unsigned long lineno = 0, *lines = NULL;
 	struct in_addr *nodes = NULL, a;
-	char *buf = NULL, *line;
+	uint32_t *ids = NULL, id;
+	char *buf = NULL, *line, *word, *index;
 	size_t n = 0, cap = 0, i;
 	int ret = 0;
 
@@ -199,22 +241,47 @@ int imex_nodes_parse(struct imex_config *cfg, FILE *f, const char *name,
 		line = clean_line(buf);
 		if (!*line)
 			continue;
-		if (inet_pton(AF_INET, line, &a) != 1) {
+		if (!split_words(line, &word, &index)) {
 			ret = fail(err, errlen, name, lineno,
-				   "'%s' is not an IPv4 address", line);
+				   "expected ADDRESS NODE, not '%s'", line);
+			break;
+		}
+		if (inet_pton(AF_INET, word, &a) != 1) {
+			ret = fail(err, errlen, name, lineno,
+				   "'%s' is not an IPv4 address", word);
 			break;
 		}
 		if (!node_address_ok(a)) {
 			ret = fail(err, errlen, name, lineno,
-				   "%s cannot be a node's address", line);
+				   "%s cannot be a node's address", word);
+			break;
+		}
+		if (!index) {
+			ret = fail(err, errlen, name, lineno,
+				   "%s has no node index (a line is ADDRESS NODE)",
+				   word);
+			break;
+		}
+		if (!parse_u32(index, 0, IMEX_NODE_INDEX_MAX, &id)) {
+			ret = fail(err, errlen, name, lineno,
+				   "'%s' is not a node index from 0 to %d",
+				   index, IMEX_NODE_INDEX_MAX);
 			break;
 		}
 		for (i = 0; i < n && nodes[i].s_addr != a.s_addr; i++)
 			;
 		if (i < n) {
 			ret = fail(err, errlen, name, lineno,
-				   "%s listed again (first on line %lu)", line,
+				   "%s listed again (first on line %lu)", word,
 				   lines[i]);
+			break;
+		}
+		for (i = 0; i < n && ids[i] != id; i++)
+			;
+		if (i < n) {
+			ret = fail(err, errlen, name, lineno,
+				   "node %u listed again (first on line %lu)",
+				   id, lines[i]);
 			break;
 		}
 		if (n == IMEX_MAX_NODES) {
@@ -227,18 +294,23 @@ int imex_nodes_parse(struct imex_config *cfg, FILE *f, const char *name,
 			struct in_addr *nn = realloc(nodes, want * sizeof(*nn));
 			unsigned long *nl = nn ? realloc(lines, want * sizeof(*nl)) :
 						 NULL;
+			uint32_t *ni = nl ? realloc(ids, want * sizeof(*ni)) :
+					    NULL;
 
 			if (nn)
 				nodes = nn;
 			if (nl)
 				lines = nl;
-			if (!nn || !nl) {
+			if (ni)
+				ids = ni;
+			if (!nn || !nl || !ni) {
 				ret = fail(err, errlen, name, lineno,
 					   "out of memory");
 				break;
 			}
 		}
 		lines[n] = lineno;
+		ids[n] = id;
 		nodes[n++] = a;
 	}
 	if (!ret && ferror(f))
@@ -250,12 +322,121 @@ int imex_nodes_parse(struct imex_config *cfg, FILE *f, const char *name,
 	free(lines);
 	if (ret) {
 		free(nodes);
+		free(ids);
 		return ret;
 	}
 	free(cfg->nodes);
+	free(cfg->node_ids);
 	cfg->nodes = nodes;
+	cfg->node_ids = ids;
 	cfg->n_nodes = n;
 	return 0;
+}
+
+static int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* The secret in @text, hex digits and blanks: 0, or -1 with a message. */
+static int parse_secret(struct imex_secret *secret, const char *text,
+			size_t len, const char *path, char *err, size_t errlen)
+{
+	size_t i, digits = 0;
+	int d;
+
+	memset(secret, 0, sizeof(*secret));
+	for (i = 0; i < len; i++) {
+		if (isspace((unsigned char)text[i]))
+			continue;
+		d = hex_digit((unsigned char)text[i]);
+		if (d < 0)
+			return fail(err, errlen, path, 0,
+				    "not a secret in hex digits (make one with: openssl rand -hex 32)");
+		if (digits / 2 == IMEX_AUTH_SECRET_MAX)
+			return fail(err, errlen, path, 0,
+				    "a secret of more than %d bytes",
+				    IMEX_AUTH_SECRET_MAX);
+		secret->bytes[digits / 2] |= digits % 2 ? d : d << 4;
+		digits++;
+	}
+	if (digits % 2)
+		return fail(err, errlen, path, 0,
+			    "an odd number of hex digits");
+	if (digits / 2 < IMEX_AUTH_SECRET_MIN)
+		return fail(err, errlen, path, 0,
+			    "a secret of %zu bytes, fewer than %d (make one with: openssl rand -hex 32)",
+			    digits / 2, IMEX_AUTH_SECRET_MIN);
+	secret->len = digits / 2;
+	return 0;
+}
+
+int imex_secret_load(struct imex_secret *secret, const char *path,
+		     uid_t owner, char *err, size_t errlen)
+{
+	char text[IMEX_SECRET_FILE_MAX + 1];
+	struct stat st;
+	ssize_t n;
+	size_t len = 0;
+	int fd, ret;
+
+	memset(secret, 0, sizeof(*secret));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, errlen, path, 0, "%s",
+			    errno == ELOOP ? "a symbolic link: the key file must be the file itself" :
+			    strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = fail(err, errlen, path, 0, "%s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = fail(err, errlen, path, 0, "not a regular file");
+		goto out;
+	}
+	if (st.st_uid != 0 && st.st_uid != owner) {
+		ret = owner ?
+		      fail(err, errlen, path, 0,
+			   "owned by uid %u, neither root nor this daemon's user (uid %u): refused",
+			   (unsigned int)st.st_uid, (unsigned int)owner) :
+		      fail(err, errlen, path, 0,
+			   "owned by uid %u, not by root: refused (chown root '%s')",
+			   (unsigned int)st.st_uid, path);
+		goto out;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		ret = fail(err, errlen, path, 0,
+			   "mode %04o: group or others may read or write the domain's secret: refused (chmod 600 '%s')",
+			   (unsigned int)(st.st_mode & 07777), path);
+		goto out;
+	}
+	while (len < sizeof(text) &&
+	       (n = read(fd, text + len, sizeof(text) - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = fail(err, errlen, path, 0, "read error: %s",
+				   strerror(errno));
+			goto out;
+		}
+		len += n;
+	}
+	if (len > IMEX_SECRET_FILE_MAX)
+		ret = fail(err, errlen, path, 0, "more than %d bytes",
+			   IMEX_SECRET_FILE_MAX);
+	else
+		ret = parse_secret(secret, text, len, path, err, errlen);
+out:
+	explicit_bzero(text, sizeof(text));
+	if (ret)
+		explicit_bzero(secret, sizeof(*secret));
+	close(fd);
+	return ret;
 }
 
 /* @file as seen from the directory of @config. */
@@ -276,7 +457,7 @@ int imex_config_load(struct imex_config *cfg, const char *path,
 		     char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
-	char *node_file;
+	char *node_file, *secret_file;
 	int ret;
 
 	if (!f) {
@@ -288,12 +469,17 @@ int imex_config_load(struct imex_config *cfg, const char *path,
 	if (ret)
 		return ret;
 	node_file = resolve(path, cfg->node_file);
-	if (!node_file) {
+	secret_file = resolve(path, cfg->secret_file);
+	if (!node_file || !secret_file) {
+		free(node_file);
+		free(secret_file);
 		imex_config_free(cfg);
 		return fail(err, errlen, path, 0, "out of memory");
 	}
 	free(cfg->node_file);
 	cfg->node_file = node_file;
+	free(cfg->secret_file);
+	cfg->secret_file = secret_file;
 	f = fopen(node_file, "r");
 	if (!f) {
 		ret = fail(err, errlen, path, cfg->node_file_line,
@@ -303,6 +489,9 @@ int imex_config_load(struct imex_config *cfg, const char *path,
 		ret = imex_nodes_parse(cfg, f, node_file, err, errlen);
 		fclose(f);
 	}
+	if (!ret)
+		ret = imex_secret_load(&cfg->secret, secret_file, geteuid(),
+				       err, errlen);
 	if (ret)
 		imex_config_free(cfg);
 	return ret;
@@ -311,10 +500,15 @@ int imex_config_load(struct imex_config *cfg, const char *path,
 void imex_config_free(struct imex_config *cfg)
 {
 	free(cfg->node_file);
+	free(cfg->secret_file);
 	free(cfg->nodes);
+	free(cfg->node_ids);
 	cfg->node_file = NULL;
+	cfg->secret_file = NULL;
 	cfg->nodes = NULL;
+	cfg->node_ids = NULL;
 	cfg->n_nodes = 0;
+	explicit_bzero(&cfg->secret, sizeof(cfg->secret));
 }
 
 long imex_config_find(const struct imex_config *cfg, struct in_addr addr)
@@ -323,6 +517,16 @@ long imex_config_find(const struct imex_config *cfg, struct in_addr addr)
 
 	for (i = 0; i < cfg->n_nodes; i++)
 		if (cfg->nodes[i].s_addr == addr.s_addr)
+			return i;
+	return -1;
+}
+
+long imex_config_find_node(const struct imex_config *cfg, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_nodes; i++)
+		if (cfg->node_ids[i] == node)
 			return i;
 	return -1;
 }

@@ -204,3 +204,8 @@ int imex_kernel_node_lost(struct imex_kernel *k, uint32_t node)
 {
 	return cumc_nl_imex_node_lost(&k->cmd, node);
 }
+
+int imex_kernel_node_join(struct imex_kernel *k, uint32_t node)
+{
+	return cumc_nl_imex_node_join(&k->call, node);
+}

@@ -70,5 +70,10 @@ int imex_kernel_respond(struct imex_kernel *k, uint32_t req_id,
 			uint32_t result, const struct imex_data *payload);
 /* IMEX_NODE_LOST: 0 or -errno. */
 int imex_kernel_node_lost(struct imex_kernel *k, uint32_t node);
+/*
+ * IMEX_NODE_JOIN: 0 or -errno. On imex_kernel_call()'s socket: the thread
+ * that calls one calls the other.
+ */
+int imex_kernel_node_join(struct imex_kernel *k, uint32_t node);
 
 #endif /* IMEX_KERNEL_H */

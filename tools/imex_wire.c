@@ -3,6 +3,7 @@
  * cumc-imex's TCP framing (imex_wire.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "imex_wire.h"
@@ -32,26 +33,43 @@ static uint32_t get32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
+#define IMEX_WIRE_FLAGS (IMEX_WIRE_F_PAYLOAD | IMEX_WIRE_F_SEALED)
+
+/* The bytes of @m on the wire: header, payload, MAC. */
+static size_t wire_len(const struct imex_msg *m)
+{
+	return IMEX_WIRE_HDR_LEN + (size_t)m->length +
+	       (m->flags & IMEX_WIRE_F_SEALED ? IMEX_WIRE_TAG_LEN : 0);
+}
+
 /* 0, or the -errno decode answers for @m (its version not checked). */
 static int check(const struct imex_msg *m)
 {
-	if (m->flags & ~IMEX_WIRE_F_PAYLOAD)
+	bool handshake = m->type == IMEX_MSG_HELLO || m->type == IMEX_MSG_AUTH;
+
+	if (m->flags & ~IMEX_WIRE_FLAGS)
 		return -EBADMSG;
 	if (m->length > IMEX_WIRE_PAYLOAD_MAX)
 		return -EMSGSIZE;
 	if (m->length && !(m->flags & IMEX_WIRE_F_PAYLOAD))
 		return -EBADMSG;
+	/* The handshake's two messages are the only ones without a MAC. */
+	if (m->type >= IMEX_MSG_HELLO && m->type <= IMEX_MSG_AUTH &&
+	    !(m->flags & IMEX_WIRE_F_SEALED) != handshake)
+		return -EBADMSG;
 	switch (m->type) {
 	case IMEX_MSG_HELLO:
-		if (m->length != IMEX_WIRE_UUID_LEN)
+	case IMEX_MSG_AUTH:
+		if (m->length != (m->type == IMEX_MSG_HELLO ?
+				  IMEX_WIRE_HELLO_LEN : IMEX_WIRE_TAG_LEN))
 			return -EMSGSIZE;
-		if (m->req_id || m->dst_node || m->op || m->result)
+		if (m->req_id || m->op || m->result)
 			return -EBADMSG;
 		return 0;
 	case IMEX_MSG_PING:
 		if (m->length)
 			return -EMSGSIZE;
-		if (m->req_id || m->dst_node || m->op || m->result)
+		if (m->req_id || m->op || m->result)
 			return -EBADMSG;
 		return 0;
 	case IMEX_MSG_CALL:
@@ -72,7 +90,7 @@ ssize_t imex_wire_encode(void *buf, size_t cap, const struct imex_msg *m)
 
 	if (err)
 		return -EINVAL;
-	if (cap < IMEX_WIRE_HDR_LEN + (size_t)m->length)
+	if (cap < wire_len(m))
 		return -ENOBUFS;
 	put32(p, IMEX_WIRE_MAGIC);
 	p[4] = IMEX_WIRE_VERSION;
@@ -84,9 +102,17 @@ ssize_t imex_wire_encode(void *buf, size_t cap, const struct imex_msg *m)
 	put32(p + 20, m->dst_node);
 	put32(p + 24, m->op);
 	put32(p + 28, m->result);
+	p += IMEX_WIRE_HDR_LEN;
 	if (m->length)
-		memcpy(p + IMEX_WIRE_HDR_LEN, m->payload, m->length);
-	return IMEX_WIRE_HDR_LEN + m->length;
+		memcpy(p, m->payload, m->length);
+	p += m->length;
+	if (m->flags & IMEX_WIRE_F_SEALED) {
+		if (m->tag)
+			memcpy(p, m->tag, IMEX_WIRE_TAG_LEN);
+		else
+			memset(p, 0, IMEX_WIRE_TAG_LEN);
+	}
+	return wire_len(m);
 }
 
 ssize_t imex_wire_decode(const void *buf, size_t len, struct imex_msg *m)
@@ -114,10 +140,12 @@ ssize_t imex_wire_decode(const void *buf, size_t len, struct imex_msg *m)
 	err = check(m);
 	if (err)
 		return err;
-	if (len - IMEX_WIRE_HDR_LEN < m->length)
+	if (len < wire_len(m))
 		return 0;
 	m->payload = p + IMEX_WIRE_HDR_LEN;
-	return IMEX_WIRE_HDR_LEN + m->length;
+	if (m->flags & IMEX_WIRE_F_SEALED)
+		m->tag = m->payload + m->length;
+	return wire_len(m);
 }
 
 const char *imex_wire_type_name(unsigned int type)
@@ -131,6 +159,8 @@ const char *imex_wire_type_name(unsigned int type)
 		return "CALL";
 	case IMEX_MSG_REPLY:
 		return "REPLY";
+	case IMEX_MSG_AUTH:
+		return "AUTH";
 	default:
 		return "?";
 	}

@@ -3,6 +3,8 @@
  * cumc-imex's worker thread: see imex_worker.h. One thread, so the jobs
  * run one at a time in the order they came, as they did on the main
  * thread before; an eventfd tells the main thread's ppoll() of jobs done.
+ * A job is the size of its payload; the largest answer is the worker's
+ * one scratch buffer, and a done call keeps a copy of its answer's bytes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,15 +36,48 @@ static struct {
 
 struct imex_job *imex_job_new(const struct imex_data *in)
 {
-	struct imex_job *job = calloc(1, sizeof(*job));
+	size_t len = in->present ? in->length : 0;
+	struct imex_job *job = calloc(1, sizeof(*job) + len);
 
 	if (!job)
 		return NULL;
 	job->in = *in;
 	job->in.bytes = job->buf;
-	if (in->present && in->length)
-		memcpy(job->buf, in->bytes, in->length);
+	if (len)
+		memcpy(job->buf, in->bytes, len);
 	return job;
+}
+
+void imex_job_free(struct imex_job *job)
+{
+	if (job)
+		free((void *)job->reply.payload.bytes);
+	free(job);
+}
+
+/*
+ * Run call @job; its answer's bytes are copied out of @scratch, the one
+ * answer of the largest size the worker has, into as many as they need.
+ */
+static void run_call(struct imex_job *job, struct imex_reply *scratch)
+{
+	uint8_t *bytes = NULL;
+
+	job->err = imex_kernel_call(w.kernel, job->node, job->op, &job->in,
+				    scratch);
+	if (job->err)
+		return;
+	if (scratch->payload.present && scratch->payload.length) {
+		bytes = malloc(scratch->payload.length);
+		if (!bytes) {
+			job->err = -ENOMEM;
+			return;
+		}
+		memcpy(bytes, scratch->payload.bytes, scratch->payload.length);
+	}
+	job->reply.result = scratch->result;
+	job->reply.payload = scratch->payload;
+	job->reply.payload.bytes = bytes;
 }
 
 static struct imex_job *pop(struct imex_job **head, struct imex_job ***tail)
@@ -67,8 +102,10 @@ static void append(struct imex_job ***tail, struct imex_job *job)
 
 static void *work(void *arg)
 {
+	static struct imex_reply scratch;
 	const uint64_t one = 1;
 	struct imex_job *job;
+	bool cancelled;
 
 	(void)arg;
 	pthread_mutex_lock(&w.lock);
@@ -78,10 +115,14 @@ static void *work(void *arg)
 			pthread_cond_wait(&w.wake, &w.lock);
 			continue;
 		}
+		cancelled = job->cancelled;
 		pthread_mutex_unlock(&w.lock);
-		if (job->is_call)
-			job->err = imex_kernel_call(w.kernel, job->node, job->op,
-						    &job->in, &job->reply);
+		if (job->kind == IMEX_JOB_CALL && cancelled)
+			job->err = -ECANCELED;
+		else if (job->kind == IMEX_JOB_CALL)
+			run_call(job, &scratch);
+		else if (job->kind == IMEX_JOB_JOIN)
+			job->err = imex_kernel_node_join(w.kernel, job->node);
 		pthread_mutex_lock(&w.lock);
 		append(&w.done_tail, job);
 		/* Only a count of 2^64 - 1 could refuse it. */
@@ -123,6 +164,18 @@ void imex_worker_push(struct imex_job *job)
 	pthread_mutex_unlock(&w.lock);
 }
 
+void imex_worker_cancel(const void *peer, unsigned long gen)
+{
+	struct imex_job *job;
+
+	pthread_mutex_lock(&w.lock);
+	for (job = w.todo; job; job = job->next)
+		if (job->kind == IMEX_JOB_CALL && job->peer == peer &&
+		    job->gen == gen)
+			job->cancelled = true;
+	pthread_mutex_unlock(&w.lock);
+}
+
 struct imex_job *imex_worker_take(void)
 {
 	struct imex_job *job;
@@ -150,9 +203,9 @@ void imex_worker_stop(void)
 		w.running = false;
 	}
 	while ((job = pop(&w.todo, &w.todo_tail)))
-		free(job);
+		imex_job_free(job);
 	while ((job = pop(&w.done, &w.done_tail)))
-		free(job);
+		imex_job_free(job);
 	if (w.efd >= 0)
 		close(w.efd);
 	w.efd = -1;

@@ -17,20 +17,35 @@
 
 #include "imex_kernel.h"
 
-struct imex_job {
-	struct imex_job *next;
-	bool is_call;		/* else an answer that waits its turn */
-	void *peer;		/* whose it is: the worker never looks */
-	unsigned long gen;
-	uint32_t node, op, req_id, result;
-	struct imex_data in;	/* the call's arguments, or the answer */
-	int err;		/* a call's: imex_kernel_call()'s */
-	struct imex_reply reply; /* a call's, when err is 0 */
-	uint8_t buf[CUMC_IMEX_PAYLOAD_MAX]; /* in.bytes point here */
+enum imex_job_kind {
+	IMEX_JOB_CALL,		/* another node's call, to run */
+	IMEX_JOB_ANSWER,	/* an answer to this node's, waiting its turn */
+	IMEX_JOB_JOIN,		/* a node connected: IMEX_NODE_JOIN, in turn */
 };
 
-/* Allocate a job, @in copied into it; NULL when out of memory. */
+struct imex_job {
+	struct imex_job *next;
+	enum imex_job_kind kind;
+	bool cancelled;		/* a call not to run: imex_worker_cancel() */
+	void *peer;		/* whose it is: the worker never looks */
+	unsigned long gen;	/* and of which of its connections */
+	uint32_t node, op, req_id, result;
+	struct imex_data in;	/* the call's arguments, or the answer */
+	int err;		/* a call's: imex_kernel_call()'s, -ECANCELED */
+	struct {		/* a call's answer, when err is 0 */
+		uint32_t result;
+		struct imex_data payload;	/* bytes: the worker's malloc */
+	} reply;
+	uint8_t buf[];		/* in.bytes point here: in.length bytes */
+};
+
+/*
+ * Allocate a job, @in copied into it: its size is its payload's, not the
+ * largest one's. NULL when out of memory.
+ */
 struct imex_job *imex_job_new(const struct imex_data *in);
+/* Free @job and its answer. */
+void imex_job_free(struct imex_job *job);
 
 /* Start the thread on @k (imex_kernel_call() only): 0 or -errno. */
 int imex_worker_start(struct imex_kernel *k);
@@ -38,7 +53,12 @@ int imex_worker_start(struct imex_kernel *k);
 int imex_worker_fd(void);
 /* Queue @job: the worker owns it until imex_worker_take() gives it back. */
 void imex_worker_push(struct imex_job *job);
-/* The oldest job done, or NULL; the caller frees it. */
+/*
+ * The calls of @peer's connection @gen not yet started are not run: they
+ * come back done with err -ECANCELED.
+ */
+void imex_worker_cancel(const void *peer, unsigned long gen);
+/* The oldest job done, or NULL; the caller frees it (imex_job_free()). */
 struct imex_job *imex_worker_take(void);
 /* Wait for the job in progress, end the thread, drop what is left. */
 void imex_worker_stop(void);

@@ -18,6 +18,7 @@
  *   fake: call from NODE op OP PAYLOAD      IMEX_CALL (run, then answered
  *                                           as its op says, below)
  *   fake: lost NODE                         IMEX_NODE_LOST
+ *   fake: joined NODE                       IMEX_NODE_JOIN
  * PAYLOAD is "none", LEN:HEX up to 32 bytes, or LEN:sum=N past that (a
  * checksum that sees the order of the bytes).
  *
@@ -243,6 +244,14 @@ int imex_kernel_node_lost(struct imex_kernel *k, uint32_t node)
 {
 	(void)k;
 	printf("fake: lost %u\n", node);
+	fflush(stdout);
+	return 0;
+}
+
+int imex_kernel_node_join(struct imex_kernel *k, uint32_t node)
+{
+	(void)k;
+	printf("fake: joined %u\n", node);
 	fflush(stdout);
 	return 0;
 }

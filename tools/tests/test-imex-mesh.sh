@@ -8,10 +8,15 @@
 # refused), each told its address with -a. Calls there and back, payloads
 # up to the largest, the daemon's own answers, nodes lost by a closed
 # connection and by silence, reconnection, refusals, garbage on the port,
-# the exit statuses. All traffic is on the loopback. Prints TAP.
+# the exit statuses. Authentication: a rogue connection from a node's
+# address neither cuts the node off nor gets a call run, a daemon with
+# another secret never joins, a key file others may read is refused. A
+# flood of calls keeps the daemon's memory bounded. All traffic is on the
+# loopback. Prints TAP.
 set -u
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 fake=$repo/build/tests/cumc-imex-fake
+rogue=$repo/tools/tests/imex-rogue
 # shellcheck source=scripts/tap.sh
 . "$repo/scripts/tap.sh"
 
@@ -33,13 +38,18 @@ cleanup() {
 trap cleanup EXIT
 cd "$work" || exit 1
 
-printf '# the domain\n127.0.0.1\n127.0.0.2  # b\n\n127.0.0.3\n127.0.0.4\n' >nodes.cfg
+printf '# the domain\n127.0.0.1 2\n127.0.0.2 0  # b\n\n127.0.0.3 1\n127.0.0.4 3\n' >nodes.cfg
+# The domain's secret; another one, for a daemon that must not join.
+(umask 077; od -An -tx1 -N32 /dev/urandom >key; od -An -tx1 -N32 /dev/urandom >other.key)
 cat >imex.cfg <<EOF
 IMEX_NODE_CONFIG_FILE=nodes.cfg
+IMEX_AUTH_SECRET_FILE=key
 SERVER_PORT=$port
 HEARTBEAT_INTERVAL_MS=100
 PEER_TIMEOUT_MS=1500
 EOF
+sed 's/^IMEX_AUTH_SECRET_FILE=key/IMEX_AUTH_SECRET_FILE=other.key/' imex.cfg >other.cfg
+declare -A cfg_of
 
 # start NAME NODE [VAR=VALUE...]: node NAME's daemon, of index NODE, on
 # its address; stdout (the fake kernel's lines) to NAME.out, stderr to
@@ -50,7 +60,8 @@ start() {
 	shift 2
 	[ -p "$name.ctl" ] || mkfifo "$name.ctl"
 	env CUMC_FAKE_NODE="$node" CUMC_FAKE_CTL="$name.ctl" "$@" \
-		"$fake" -c imex.cfg -a "${addr[$name]}" >>"$name.out" 2>>"$name.err" &
+		"$fake" -c "${cfg_of[$name]:-imex.cfg}" -a "${addr[$name]}" \
+		>>"$name.out" 2>>"$name.err" &
 	pid[$name]=$!
 }
 
@@ -156,6 +167,59 @@ wait_for a.out "fake: respond 21 0 1:2c" && \
 	! grep -q "lost" a.err c.err
 result "a call that keeps the kernel past the peer timeout loses no node; the next waits its turn"
 
+# A rogue on node b's host: connections from b's address to c, which
+# accepts those from addresses below its own. Nothing of them is run, and
+# b stays connected.
+uuid=00112233445566778899aabbccddeeff
+if command -v python3 >/dev/null; then
+	"$rogue" connect 127.0.0.2 127.0.0.3 "$port" 2 >rogue.out
+	ctl c "call 30 0 1 3a"
+	wait_for c.out "fake: respond 30 0 1:3a" && \
+		! grep -q "node 0 lost" c.err b.err
+	result "a connection from a node's address, silent, does not cut the node off"
+	"$rogue" call 127.0.0.2 127.0.0.3 "$port" 1 0 1 "$uuid" 77 0a0b >rogue.out
+	"$rogue" call 127.0.0.2 127.0.0.3 "$port" 2 0 1 "$uuid" 77 0a0b >>rogue.out
+	! grep -q "got REPLY" rogue.out && ! grep -q "op 77" c.out && \
+		grep -q "cumc-imex: 127.0.0.2: refused: protocol version 1, not 2" c.err && \
+		grep -q "cumc-imex: 127.0.0.2: refused: a wrong proof (not this domain's secret)" c.err
+	result "a rogue HELLO as node 0 then a CALL: refused, nothing run, with or without authentication"
+	ctl c "call 31 0 1 3b"
+	wait_for c.out "fake: respond 31 0 1:3b" && \
+		! grep -q "node 0 lost" c.err b.err
+	result "and node 0 is still connected"
+	"$rogue" call 127.0.0.2 127.0.0.3 "$port" 2 3 1 "$uuid" 77 0a >rogue.out
+	grep -q "cumc-imex: 127.0.0.2: refused: it says it is node 3, but the node list has 127.0.0.2 as node 0" c.err
+	result "a HELLO of another node's index from this address is refused"
+else
+	for t in silent hello-call still-up index; do
+		tap_skip "rogue peer: $t" "no python3"
+	done
+fi
+
+# A flood of small calls from a to c, one-way and two-way, behind one that
+# keeps c's kernel 3 s: c reads a's connection while fewer than 256 wait,
+# its memory stays bounded, every call runs, and c serves b meanwhile.
+hwm() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
+before=$(hwm "${pid[c]}")
+lines=("call 0 1 5 1e")
+for i in $(seq 1 8000); do
+	if ((i % 8)); then lines+=("call 0 1 5 00"); else lines+=("call $((1000 + i)) 1 5 00"); fi
+done
+ctl a "${lines[@]}"
+ctl b "call 40 1 1 4a"
+wait_for b.out "fake: respond 40 0 1:4a" 1 60
+result "c answers another node while a floods it"
+wait_for c.out "fake: call from 2 op 5" 8001 && \
+	wait_for a.out "fake: respond 9000 0 1:00"
+result "every one of a's 8000 calls runs, and the two-way ones are answered"
+after=$(hwm "${pid[c]}")
+kill -USR1 "${pid[c]}"
+wait_for c.err "node 2 (127.0.0.1): connected, 0 calls queued (at most 256)" && \
+	test $((after - before)) -lt 16384
+result "c's memory grew by $((after - before)) KiB (under 16 MiB), at most 256 calls queued"
+! grep -q "lost" a.err c.err
+result "the flood lost no node"
+
 # A node whose daemon dies.
 stop b KILL
 wait_for a.err "cumc-imex: node 0 lost (127.0.0.2: connection closed)" && \
@@ -191,19 +255,19 @@ if command -v python3 >/dev/null; then
 	send_raw 127.0.0.2 127.0.0.3 "$port" 474554202f20485454502f312e300d0a0d0a
 	wait_for c.err "cumc-imex: 127.0.0.2: garbage received: Bad message"
 	result "garbage on the port drops that connection"
-	send_raw 127.0.0.2 127.0.0.3 "$port" "$(hdr 1 3 1 $((16384 + 1)))"
+	send_raw 127.0.0.2 127.0.0.3 "$port" "$(hdr 2 3 3 $((16384 + 1)))"
 	wait_for c.err "cumc-imex: 127.0.0.2: garbage received: Message too long"
 	result "a length over the largest drops it at once"
-	send_raw 127.0.0.2 127.0.0.3 "$port" "$(hdr 2 1 1 16)00112233445566778899aabbccddeeff"
-	wait_for c.err "cumc-imex: 127.0.0.2: refused: protocol version 2, not 1"
+	send_raw 127.0.0.2 127.0.0.3 "$port" "$(hdr 3 1 1 48)$(printf '%096d' 0)"
+	wait_for c.err "cumc-imex: 127.0.0.2: refused: protocol version 3, not 2"
 	result "another protocol version is refused"
-	send_raw 127.0.0.2 127.0.0.3 "$port" "$(hdr 1 2 0 0)"
-	wait_for c.err "cumc-imex: 127.0.0.2: a PING before HELLO"
-	result "a PING before HELLO drops the connection"
-	send_raw 127.0.0.9 127.0.0.3 "$port" "$(hdr 1 2 0 0)"
+	send_raw 127.0.0.2 127.0.0.3 "$port" "$(hdr 2 2 2 0)$(printf '%064d' 0)"
+	wait_for c.err "cumc-imex: 127.0.0.2: a PING before the handshake was done"
+	result "a PING before the handshake drops the connection"
+	send_raw 127.0.0.9 127.0.0.3 "$port" "$(hdr 2 2 2 0)"
 	wait_for c.err "cumc-imex: refused a connection from 127.0.0.9: not in the node list"
 	result "an address not in the node list is refused"
-	send_raw 127.0.0.3 127.0.0.1 "$port" "$(hdr 1 2 0 0)"
+	send_raw 127.0.0.3 127.0.0.1 "$port" "$(hdr 2 2 2 0)"
 	wait_for a.err "cumc-imex: refused a connection from 127.0.0.3: a higher address, this node connects to it"
 	result "a higher address, which a connects to itself, is refused"
 else
@@ -220,6 +284,10 @@ start b 0
 wait_for a.err "cumc-imex: node 0 connected (127.0.0.2)" 2 && \
 	wait_for c.err "cumc-imex: node 0 connected (127.0.0.2)" 2
 result "a node that comes back connects again"
+wait_for a.out "fake: joined 0" 2 && wait_for c.out "fake: joined 0" 2 && \
+	grep "fake: lost 0\|fake: joined 0" a.out | tail -2 | tr '\n' , | \
+	grep -qx "fake: lost 0,fake: joined 0,"
+result "its kernel hears it joined again (IMEX_NODE_JOIN), after it was lost"
 ctl a "call 19 0 1 ab"
 wait_for a.out "fake: respond 19 0 1:ab"
 result "and answers calls again"
@@ -241,17 +309,31 @@ result "and answers calls again"
 
 # Daemons that must be refused, on the fourth address.
 start d 0
-wait_for a.err "cumc-imex: 127.0.0.4: refused: it says it is node 0, connected from 127.0.0.2"
-result "a daemon with an index already connected is refused"
+wait "${pid[d]}"
+status=$?
+unset "pid[d]"
+test "$status" = 1 && \
+	grep -qx "cumc-imex: nodes.cfg: 127.0.0.4 is node 3 in the node list, but this node's kernel says it is node 0" d.err
+result "a daemon whose node index is not its address's in the node list exits: 1"
+cfg_of[d]=other.cfg
+start d 3
+wait_for a.err "cumc-imex: 127.0.0.4: refused: a wrong proof (not this domain's secret)" && \
+	wait_for d.err "cumc-imex: 127.0.0.1: refused: a wrong proof (not this domain's secret)"
+result "a daemon with another secret is refused, both ways"
+ctl a "call 22 3 1"
+wait_for a.out "fake: respond 22 113 none" && ! grep -q "node 3 connected" a.err b.err c.err
+result "and never joins: calls to it are EHOSTUNREACH"
 stop d
-start d 5 CUMC_FAKE_CLUSTER=ffeeddccbbaa99887766554433221100
+unset "cfg_of[d]"
+start d 3 CUMC_FAKE_CLUSTER=ffeeddccbbaa99887766554433221100
 wait_for a.err "cumc-imex: 127.0.0.4: refused: cluster ffeeddcc-bbaa-9988-7766-554433221100, not this node's 00112233-4455-6677-8899-aabbccddeeff"
 result "a daemon of another cluster is refused, both clusters named"
 stop d
 test "$(grep -c '127.0.0.4: refused: cluster' a.err)" = 1
 result "refusals are logged once, not every reconnection"
 test "$(grep -c 'node [0-9]* connected (' a.err)" = 4 -a \
-	"$(grep -c 'node [0-9]* lost (' a.err)" = 2
+	"$(grep -c 'node [0-9]* lost (' a.err)" = 2 -a \
+	"$(grep -c 'fake: joined' a.out)" = 4
 result "nothing was lost or connected that should not have been"
 
 # Failing starts. A daemon that did listen would run on: timeout ends it.
@@ -260,8 +342,8 @@ status=$?
 test "$status" = 2 && \
 	grep -q "cannot listen on 127.0.0.1 port $port: Address already in use" other.err
 result "a second daemon on the same address cannot listen: exit 2"
-printf '127.0.0.7\n' >alone.cfg
-printf 'IMEX_NODE_CONFIG_FILE=alone.cfg\nSERVER_PORT=%s\n' $((port + 1)) >alone-imex.cfg
+printf '127.0.0.7 0\n' >alone.cfg
+printf 'IMEX_NODE_CONFIG_FILE=alone.cfg\nIMEX_AUTH_SECRET_FILE=key\nSERVER_PORT=%s\n' $((port + 1)) >alone-imex.cfg
 mkfifo alone.ctl
 CUMC_FAKE_NODE=0 CUMC_FAKE_CTL=alone.ctl CUMC_FAKE_ATTACH=16 \
 	"$fake" -c alone-imex.cfg -a 127.0.0.7 2>other.err
@@ -275,6 +357,31 @@ status=$?
 test "$status" = 1 && \
 	grep -qx "cumc-imex: bad.cfg:2: SERVER_PORT: '0' is not a number from 1 to 65535" other.err
 result "a bad config: file and line named, exit 1"
+printf 'IMEX_NODE_CONFIG_FILE=nodes.cfg\n' >bad.cfg
+"$fake" -c bad.cfg 2>other.err
+status=$?
+test "$status" = 1 && \
+	grep -qx "cumc-imex: bad.cfg: IMEX_AUTH_SECRET_FILE is not set: every daemon of a domain needs the domain's secret" other.err
+result "no secret: exit 1"
+cp -p key open.key
+chmod 644 open.key
+sed 's/^IMEX_AUTH_SECRET_FILE=key/IMEX_AUTH_SECRET_FILE=open.key/' imex.cfg >bad.cfg
+"$fake" -c bad.cfg -a 127.0.0.1 2>other.err
+status=$?
+test "$status" = 1 && \
+	grep -qx "cumc-imex: open.key: mode 0644: group or others may read or write the domain's secret: refused (chmod 600 'open.key')" other.err
+result "a key file others may read: refused, exit 1"
+if [ "$(id -u)" = 0 ]; then
+	chmod 600 open.key
+	chown 65534 open.key
+	"$fake" -c bad.cfg -a 127.0.0.1 2>other.err
+	status=$?
+	test "$status" = 1 && \
+		grep -qx "cumc-imex: open.key: owned by uid 65534, not by root: refused (chown root 'open.key')" other.err
+	result "a key file not root's: refused, exit 1"
+else
+	tap_skip "a key file not root's" "not root"
+fi
 "$fake" -c imex.cfg -a 127.0.0.8 2>other.err
 status=$?
 test "$status" = 1 && \
@@ -286,16 +393,16 @@ test "$status" = 1 && \
 	grep -q "^usage: cumc-imex -c CONFIG" other.err
 result "no config: the usage, exit 1"
 "$fake" --help >/dev/null && \
-	"$fake" --version | grep -q "protocol 1"
+	"$fake" --version | grep -q "protocol 2"
 result "--help and --version exit 0"
 
 # This node's address from the interfaces, in a network namespace of its
 # own whose loopback has 127.0.0.1 only.
 if unshare -n true 2>/dev/null; then
-	printf '127.0.0.5\n127.0.0.1\n' >found.cfg
-	printf 'IMEX_NODE_CONFIG_FILE=found.cfg\nSERVER_PORT=%s\n' "$port" >found-imex.cfg
-	printf '127.0.0.5\n127.0.0.6\n' >none.cfg
-	printf 'IMEX_NODE_CONFIG_FILE=none.cfg\n' >none-imex.cfg
+	printf '127.0.0.5 0\n127.0.0.1 3\n' >found.cfg
+	printf 'IMEX_NODE_CONFIG_FILE=found.cfg\nIMEX_AUTH_SECRET_FILE=key\nSERVER_PORT=%s\n' "$port" >found-imex.cfg
+	printf '127.0.0.5 0\n127.0.0.6 1\n' >none.cfg
+	printf 'IMEX_NODE_CONFIG_FILE=none.cfg\nIMEX_AUTH_SECRET_FILE=key\n' >none-imex.cfg
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	CUMC_FAKE_NODE=3 CUMC_FAKE_CTL=alone.ctl unshare -n bash -c \
 		"$(declare -f wait_for)"'

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * cumc-imex's config file and node list (tools/imex_config.c): what they
- * accept, and that each refusal names the file and the line.
+ * cumc-imex's config file, node list and key file (tools/imex_config.c):
+ * what they accept, and that each refusal names the file and the line; a
+ * key file anyone but its owner may read, or not root's, is refused.
  */
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,9 +75,12 @@ START_TEST(defaults)
 {
 	struct imex_config cfg;
 
-	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=/etc/nodes\n"), 0);
+	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=/etc/nodes\n"
+			       "IMEX_AUTH_SECRET_FILE=/etc/key\n"), 0);
 	ck_assert_str_eq(cfg.node_file, "/etc/nodes");
 	ck_assert_uint_eq(cfg.node_file_line, 1);
+	ck_assert_str_eq(cfg.secret_file, "/etc/key");
+	ck_assert_uint_eq(cfg.secret_file_line, 2);
 	ck_assert_uint_eq(cfg.port, 50000);
 	ck_assert_uint_eq(cfg.heartbeat_ms, 500);
 	ck_assert_uint_eq(cfg.peer_timeout_ms, 10000);
@@ -96,10 +101,11 @@ START_TEST(every_key)
 			       "SERVER_PORT = 6000   # not the default\r\n"
 			       "  HEARTBEAT_INTERVAL_MS=250\n"
 			       "PEER_TIMEOUT_MS\t=\t500\n"
+			       "IMEX_AUTH_SECRET_FILE=k\n"
 			       "IMEX_NODE_CONFIG_FILE= nodes with spaces.cfg "),
 			 0);
 	ck_assert_str_eq(cfg.node_file, "nodes with spaces.cfg");
-	ck_assert_uint_eq(cfg.node_file_line, 7);
+	ck_assert_uint_eq(cfg.node_file_line, 8);
 	ck_assert_uint_eq(cfg.port, 6000);
 	ck_assert_uint_eq(cfg.heartbeat_ms, 250);
 	ck_assert_uint_eq(cfg.peer_timeout_ms, 500);
@@ -111,13 +117,13 @@ START_TEST(limits_accepted)
 {
 	struct imex_config cfg;
 
-	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=n\nSERVER_PORT=1\n"
+	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=n\nIMEX_AUTH_SECRET_FILE=k\nSERVER_PORT=1\n"
 			       "HEARTBEAT_INTERVAL_MS=10\nPEER_TIMEOUT_MS=20\n"), 0);
 	ck_assert_uint_eq(cfg.port, 1);
 	ck_assert_uint_eq(cfg.heartbeat_ms, 10);
 	ck_assert_uint_eq(cfg.peer_timeout_ms, 20);
 	imex_config_free(&cfg);
-	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=n\nSERVER_PORT=65535\n"
+	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=n\nIMEX_AUTH_SECRET_FILE=k\nSERVER_PORT=65535\n"
 			       "HEARTBEAT_INTERVAL_MS=60000\n"
 			       "PEER_TIMEOUT_MS=3600000\n"), 0);
 	ck_assert_uint_eq(cfg.port, 65535);
@@ -125,7 +131,7 @@ START_TEST(limits_accepted)
 	ck_assert_uint_eq(cfg.peer_timeout_ms, 3600000);
 	imex_config_free(&cfg);
 	/* Leading zeros are still decimal. */
-	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=n\nSERVER_PORT=010\n"), 0);
+	ck_assert_int_eq(parse(&cfg, "IMEX_NODE_CONFIG_FILE=n\nIMEX_AUTH_SECRET_FILE=k\nSERVER_PORT=010\n"), 0);
 	ck_assert_uint_eq(cfg.port, 10);
 	imex_config_free(&cfg);
 }
@@ -140,6 +146,11 @@ START_TEST(node_file_required)
 		"c.cfg:1: IMEX_NODE_CONFIG_FILE has no value");
 	refused("IMEX_NODE_CONFIG_FILE=  # a comment only\n",
 		"c.cfg:1: IMEX_NODE_CONFIG_FILE has no value");
+	/* No daemon runs without the domain's secret. */
+	refused("IMEX_NODE_CONFIG_FILE=n\n",
+		"c.cfg: IMEX_AUTH_SECRET_FILE is not set: every daemon of a domain needs the domain's secret");
+	refused("IMEX_NODE_CONFIG_FILE=n\nIMEX_AUTH_SECRET_FILE=\n",
+		"c.cfg:2: IMEX_AUTH_SECRET_FILE has no value");
 }
 END_TEST
 
@@ -209,38 +220,53 @@ START_TEST(node_list)
 
 	ck_assert_int_eq(parse_nodes(&cfg,
 				     "# the domain\n"
-				     "10.0.0.3\n"
+				     "10.0.0.3 2\n"
 				     "\n"
-				     "  10.0.0.1  # the head node\r\n"
-				     "192.168.100.2"), 0);
+				     "  10.0.0.1\t 0  # the head node\r\n"
+				     "192.168.100.2 65535"), 0);
 	ck_assert_uint_eq(cfg.n_nodes, 3);
 	ck_assert_str_eq(addr(&cfg, 0), "10.0.0.3");
 	ck_assert_str_eq(addr(&cfg, 1), "10.0.0.1");
 	ck_assert_str_eq(addr(&cfg, 2), "192.168.100.2");
+	ck_assert_uint_eq(cfg.node_ids[0], 2);
+	ck_assert_uint_eq(cfg.node_ids[1], 0);
+	ck_assert_uint_eq(cfg.node_ids[2], 65535);
 	ck_assert_int_eq(imex_config_find(&cfg, cfg.nodes[2]), 2);
 	ck_assert_int_eq(imex_config_find(&cfg, (struct in_addr){ htonl(0x0a000002) }), -1);
+	ck_assert_int_eq(imex_config_find_node(&cfg, 0), 1);
+	ck_assert_int_eq(imex_config_find_node(&cfg, 1), -1);
 	imex_config_free(&cfg);
 }
 END_TEST
 
 START_TEST(node_list_refused)
 {
-	nodes_refused("10.0.0.1\n10.0.0.256\n",
+	nodes_refused("10.0.0.1 0\n10.0.0.256 1\n",
 		      "n.cfg:2: '10.0.0.256' is not an IPv4 address");
-	nodes_refused("10.0.0\n", "n.cfg:1: '10.0.0' is not an IPv4 address");
-	nodes_refused("::1\n", "n.cfg:1: '::1' is not an IPv4 address");
-	nodes_refused("node1.example\n",
+	nodes_refused("10.0.0 0\n", "n.cfg:1: '10.0.0' is not an IPv4 address");
+	nodes_refused("::1 0\n", "n.cfg:1: '::1' is not an IPv4 address");
+	nodes_refused("node1.example 0\n",
 		      "n.cfg:1: 'node1.example' is not an IPv4 address");
 	nodes_refused("10.0.0.1 10.0.0.2\n",
-		      "n.cfg:1: '10.0.0.1 10.0.0.2' is not an IPv4 address");
-	nodes_refused("10.0.0.1:50000\n",
+		      "n.cfg:1: '10.0.0.2' is not a node index from 0 to 65535");
+	nodes_refused("10.0.0.1:50000 1\n",
 		      "n.cfg:1: '10.0.0.1:50000' is not an IPv4 address");
-	nodes_refused("10.0.0.1\n# x\n10.0.0.1\n",
+	nodes_refused("10.0.0.1 0\n# x\n10.0.0.1 1\n",
 		      "n.cfg:3: 10.0.0.1 listed again (first on line 1)");
-	nodes_refused("0.0.0.0\n", "n.cfg:1: 0.0.0.0 cannot be a node's address");
-	nodes_refused("255.255.255.255\n",
+	nodes_refused("0.0.0.0 0\n", "n.cfg:1: 0.0.0.0 cannot be a node's address");
+	nodes_refused("255.255.255.255 0\n",
 		      "n.cfg:1: 255.255.255.255 cannot be a node's address");
-	nodes_refused("224.0.0.1\n", "n.cfg:1: 224.0.0.1 cannot be a node's address");
+	nodes_refused("224.0.0.1 0\n", "n.cfg:1: 224.0.0.1 cannot be a node's address");
+	/* Each address with its node's index, each index once. */
+	nodes_refused("10.0.0.1\n",
+		      "n.cfg:1: 10.0.0.1 has no node index (a line is ADDRESS NODE)");
+	nodes_refused("10.0.0.1 -1\n",
+		      "n.cfg:1: '-1' is not a node index from 0 to 65535");
+	nodes_refused("10.0.0.1 65536\n",
+		      "n.cfg:1: '65536' is not a node index from 0 to 65535");
+	nodes_refused("10.0.0.1 1 2\n", "n.cfg:1: expected ADDRESS NODE, not '10.0.0.1 1 2'");
+	nodes_refused("10.0.0.1 4\n10.0.0.2 4\n",
+		      "n.cfg:2: node 4 listed again (first on line 1)");
 	nodes_refused("", "n.cfg: no node address");
 	nodes_refused("# nobody\n\n", "n.cfg: no node address");
 }
@@ -250,17 +276,17 @@ START_TEST(node_list_too_long)
 {
 	struct imex_config cfg = { 0 };
 	size_t i, len = 0, cap = 20 * (IMEX_MAX_NODES + 1);
-	char *text = malloc(cap), msg[128];
+	char *text = malloc(2 * cap), msg[128];
 
 	ck_assert_ptr_nonnull(text);
 	for (i = 0; i < IMEX_MAX_NODES; i++)
-		len += snprintf(text + len, cap - len, "10.1.%zu.%zu\n",
-				i / 256, i % 256);
+		len += snprintf(text + len, cap - len, "10.1.%zu.%zu %zu\n",
+				i / 256, i % 256, i);
 	ck_assert_int_eq(parse_nodes(&cfg, text), 0);
 	ck_assert_uint_eq(cfg.n_nodes, IMEX_MAX_NODES);
 	ck_assert_str_eq(addr(&cfg, IMEX_MAX_NODES - 1), "10.1.3.255");
 	imex_config_free(&cfg);
-	snprintf(text + len, cap - len, "10.2.0.0\n");
+	snprintf(text + len, 2 * cap - len, "10.2.0.0 5000\n");
 	snprintf(msg, sizeof(msg), "n.cfg:%d: more than %d nodes",
 		 IMEX_MAX_NODES + 1, IMEX_MAX_NODES);
 	nodes_refused(text, msg);
@@ -297,6 +323,43 @@ static void write_file(const char *name, const char *text)
 	fclose(f);
 }
 
+#define KEY_HEX "00112233445566778899aabbccddeeff" \
+		"0123456789abcdefFEDCBA9876543210"
+
+/* A key file @name of @text, mode @mode. */
+static void write_key(const char *name, const char *text, mode_t mode)
+{
+	char path[256];
+
+	write_file(name, text);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+/* imex_secret_load() of key file @name, owned by root or by @owner. */
+static int load_key(struct imex_secret *secret, const char *name,
+		    uid_t owner)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	err[0] = '\0';
+	return imex_secret_load(secret, path, owner, err, sizeof(err));
+}
+
+/* @text in key file @name, mode @mode, is refused with "PATH: @msg". */
+static void key_refused(const char *text, mode_t mode, const char *msg)
+{
+	struct imex_secret secret;
+	char want[512];
+
+	write_key("k", text, mode);
+	ck_assert_int_eq(load_key(&secret, "k", geteuid()), -1);
+	snprintf(want, sizeof(want), "%s/k: %s", dir, msg);
+	ck_assert_str_eq(err, want);
+	ck_assert_uint_eq(secret.len, 0);
+}
+
 static int load(struct imex_config *cfg, const char *name)
 {
 	char path[256];
@@ -314,8 +377,10 @@ START_TEST(load_relative)
 
 	make_dir();
 	ck_assert_int_eq(mkdir(strcat(strcpy(want, dir), "/sub"), 0755), 0);
-	write_file("imex.cfg", "IMEX_NODE_CONFIG_FILE=sub/nodes.cfg\nSERVER_PORT=7\n");
-	write_file("sub/nodes.cfg", "10.9.0.1\n10.9.0.2\n");
+	write_file("imex.cfg", "IMEX_NODE_CONFIG_FILE=sub/nodes.cfg\nSERVER_PORT=7\n"
+		   "IMEX_AUTH_SECRET_FILE=sub/key\n");
+	write_file("sub/nodes.cfg", "10.9.0.1 0\n10.9.0.2 1\n");
+	write_key("sub/key", KEY_HEX "\n", 0600);
 	ck_assert_int_eq(chdir("/"), 0);
 	ck_assert_msg(load(&cfg, "imex.cfg") == 0, "%s", err);
 	snprintf(want, sizeof(want), "%s/sub/nodes.cfg", dir);
@@ -323,7 +388,12 @@ START_TEST(load_relative)
 	ck_assert_uint_eq(cfg.port, 7);
 	ck_assert_uint_eq(cfg.n_nodes, 2);
 	ck_assert_str_eq(addr(&cfg, 1), "10.9.0.2");
+	snprintf(want, sizeof(want), "%s/sub/key", dir);
+	ck_assert_str_eq(cfg.secret_file, want);
+	ck_assert_uint_eq(cfg.secret.len, 32);
+	ck_assert_uint_eq(cfg.secret.bytes[31], 0x10);
 	imex_config_free(&cfg);
+	ck_assert_uint_eq(cfg.secret.len, 0);
 	remove_dir();
 }
 END_TEST
@@ -334,9 +404,11 @@ START_TEST(load_absolute)
 	char text[256];
 
 	make_dir();
-	snprintf(text, sizeof(text), "IMEX_NODE_CONFIG_FILE=%s/n\n", dir);
+	snprintf(text, sizeof(text), "IMEX_NODE_CONFIG_FILE=%s/n\n"
+		 "IMEX_AUTH_SECRET_FILE=%s/k\n", dir, dir);
 	write_file("imex.cfg", text);
-	write_file("n", "127.0.0.1\n");
+	write_file("n", "127.0.0.1 0\n");
+	write_key("k", KEY_HEX, 0400);
 	ck_assert_msg(load(&cfg, "imex.cfg") == 0, "%s", err);
 	ck_assert_uint_eq(cfg.n_nodes, 1);
 	imex_config_free(&cfg);
@@ -356,7 +428,7 @@ START_TEST(load_errors)
 	ck_assert_ptr_null(cfg.node_file);
 
 	/* The node list's problems name the config line that names it. */
-	write_file("imex.cfg", "# x\nIMEX_NODE_CONFIG_FILE=gone.cfg\n");
+	write_file("imex.cfg", "# x\nIMEX_NODE_CONFIG_FILE=gone.cfg\nIMEX_AUTH_SECRET_FILE=k\n");
 	ck_assert_int_eq(load(&cfg, "imex.cfg"), -1);
 	snprintf(want, sizeof(want),
 		 "%s/imex.cfg:2: IMEX_NODE_CONFIG_FILE: %s/gone.cfg: No such file or directory",
@@ -365,14 +437,14 @@ START_TEST(load_errors)
 	ck_assert_ptr_null(cfg.node_file);
 
 	/* A directory opens, and fails when read. */
-	write_file("imex.cfg", "IMEX_NODE_CONFIG_FILE=.\n");
+	write_file("imex.cfg", "IMEX_NODE_CONFIG_FILE=.\nIMEX_AUTH_SECRET_FILE=k\n");
 	ck_assert_int_eq(load(&cfg, "imex.cfg"), -1);
 	snprintf(want, sizeof(want), "%s/.: read error: Is a directory", dir);
 	ck_assert_str_eq(err, want);
 
 	/* The list's own errors name the list. */
-	write_file("imex.cfg", "IMEX_NODE_CONFIG_FILE=n.cfg\n");
-	write_file("n.cfg", "10.0.0.1\nbogus\n");
+	write_file("imex.cfg", "IMEX_NODE_CONFIG_FILE=n.cfg\nIMEX_AUTH_SECRET_FILE=k\n");
+	write_file("n.cfg", "10.0.0.1 0\nbogus 1\n");
 	ck_assert_int_eq(load(&cfg, "imex.cfg"), -1);
 	snprintf(want, sizeof(want), "%s/n.cfg:2: 'bogus' is not an IPv4 address", dir);
 	ck_assert_str_eq(err, want);
@@ -382,6 +454,116 @@ START_TEST(load_errors)
 	ck_assert_int_eq(load(&cfg, "imex.cfg"), -1);
 	snprintf(want, sizeof(want), "%s/imex.cfg:2: unknown key 'BOGUS'", dir);
 	ck_assert_str_eq(err, want);
+
+	/* The key file's, the key file. */
+	write_file("imex.cfg", "IMEX_NODE_CONFIG_FILE=n.cfg\nIMEX_AUTH_SECRET_FILE=k\n");
+	write_file("n.cfg", "10.0.0.1 0\n");
+	ck_assert_int_eq(load(&cfg, "imex.cfg"), -1);
+	snprintf(want, sizeof(want), "%s/k: No such file or directory", dir);
+	ck_assert_str_eq(err, want);
+	write_key("k", KEY_HEX, 0644);
+	ck_assert_int_eq(load(&cfg, "imex.cfg"), -1);
+	ck_assert_ptr_null(cfg.nodes);
+	ck_assert_uint_eq(cfg.secret.len, 0);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(key_file)
+{
+	struct imex_secret secret;
+
+	make_dir();
+	/* Hex, either case, in lines and blanks. */
+	write_key("k", "  0011 2233445566778899aabbccddeeff\n"
+		  "0123456789ABCDEF fedcba9876543210\n\n", 0600);
+	ck_assert_msg(load_key(&secret, "k", geteuid()) == 0, "%s", err);
+	ck_assert_uint_eq(secret.len, 32);
+	ck_assert_uint_eq(secret.bytes[0], 0x00);
+	ck_assert_uint_eq(secret.bytes[1], 0x11);
+	ck_assert_uint_eq(secret.bytes[23], 0xef);
+	ck_assert_uint_eq(secret.bytes[24], 0xfe);
+	/* Read-only for its owner is fine too. */
+	write_key("k", KEY_HEX KEY_HEX, 0400);
+	ck_assert_msg(load_key(&secret, "k", geteuid()) == 0, "%s", err);
+	ck_assert_uint_eq(secret.len, 64);
+	remove_dir();
+}
+END_TEST
+
+START_TEST(key_file_refused)
+{
+	char msg[512], path[64];
+	struct imex_secret secret;
+
+	make_dir();
+	snprintf(path, sizeof(path), "%s/k", dir);
+	/* Anyone but its owner may read or write it. */
+	snprintf(msg, sizeof(msg),
+		 "mode 0640: group or others may read or write the domain's secret: refused (chmod 600 '%s')",
+		 path);
+	key_refused(KEY_HEX, 0640, msg);
+	snprintf(msg, sizeof(msg),
+		 "mode 0604: group or others may read or write the domain's secret: refused (chmod 600 '%s')",
+		 path);
+	key_refused(KEY_HEX, 0604, msg);
+	snprintf(msg, sizeof(msg),
+		 "mode 0602: group or others may read or write the domain's secret: refused (chmod 600 '%s')",
+		 path);
+	key_refused(KEY_HEX, 0602, msg);
+	/* What it holds. */
+	key_refused("", 0600,
+		    "a secret of 0 bytes, fewer than 32 (make one with: openssl rand -hex 32)");
+	key_refused("00112233445566778899aabbccddeeff0123456789abcdeffedcba98765432", 0600,
+		    "a secret of 31 bytes, fewer than 32 (make one with: openssl rand -hex 32)");
+	key_refused(KEY_HEX "0", 0600, "an odd number of hex digits");
+	key_refused("password1234567890password1234567890password1234567890abcdefgh", 0600,
+		    "not a secret in hex digits (make one with: openssl rand -hex 32)");
+	/* Not the file itself. */
+	write_key("target", KEY_HEX, 0600);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink("target", path), 0);
+	ck_assert_int_eq(load_key(&secret, "k", geteuid()), -1);
+	snprintf(msg, sizeof(msg), "%s: a symbolic link: the key file must be the file itself",
+		 path);
+	ck_assert_str_eq(err, msg);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(load_key(&secret, "k", geteuid()), -1);
+	snprintf(msg, sizeof(msg), "%s: not a regular file", path);
+	ck_assert_str_eq(err, msg);
+	remove_dir();
+}
+END_TEST
+
+/* Root's or the daemon's user's, no one else's. */
+START_TEST(key_file_owner)
+{
+	struct imex_secret secret;
+	char msg[512], path[64];
+	uid_t me = geteuid();
+
+	make_dir();
+	snprintf(path, sizeof(path), "%s/k", dir);
+	write_key("k", KEY_HEX, 0600);
+	if (me == 0) {
+		/* Root runs the daemon: another user's key file is refused. */
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(load_key(&secret, "k", 0), -1);
+		snprintf(msg, sizeof(msg),
+			 "%s: owned by uid 65534, not by root: refused (chown root '%s')",
+			 path, path);
+		ck_assert_str_eq(err, msg);
+		/* Unless the daemon runs as that user. */
+		ck_assert_msg(load_key(&secret, "k", 65534) == 0, "%s", err);
+	} else {
+		ck_assert_int_eq(load_key(&secret, "k", me + 1), -1);
+		snprintf(msg, sizeof(msg),
+			 "%s: owned by uid %u, neither root nor this daemon's user (uid %u): refused",
+			 path, (unsigned int)me, (unsigned int)me + 1);
+		ck_assert_str_eq(err, msg);
+		ck_assert_msg(load_key(&secret, "k", me) == 0, "%s", err);
+	}
 	remove_dir();
 }
 END_TEST
@@ -423,6 +605,9 @@ int main(void)
 	tcase_add_test(files, load_relative);
 	tcase_add_test(files, load_absolute);
 	tcase_add_test(files, load_errors);
+	tcase_add_test(files, key_file);
+	tcase_add_test(files, key_file_refused);
+	tcase_add_test(files, key_file_owner);
 	suite_add_tcase(s, files);
 	return check_run(s);
 }
