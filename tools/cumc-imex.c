@@ -684,6 +684,22 @@ static void call_done(struct peer *p)
 	}
 }
 
+/*
+ * The kernel took @job's node back. Had its connection ended before,
+ * IMEX_NODE_LOST may have reached the kernel first: it is told again.
+ */
+static void join_done(const struct imex_job *job)
+{
+	struct peer *p = job->peer;
+	int err;
+
+	if (p->live && p->live->gen == job->gen)
+		return;
+	err = imex_kernel_node_lost(d.kernel, p->node);
+	if (err)
+		say("IMEX_NODE_LOST for node %u: %s", p->node, strerror(-err));
+}
+
 /* The worker's jobs done, in the order they came. */
 static void jobs_done(void)
 {
@@ -699,6 +715,8 @@ static void jobs_done(void)
 		} else if ((err = job->err)) {
 			say("IMEX_NODE_JOIN for node %u: %s", job->node,
 			    strerror(-err));
+		} else if (!job->cancelled) {
+			join_done(job);
 		}
 		imex_job_free(job);
 	}

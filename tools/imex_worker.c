@@ -121,7 +121,7 @@ static void *work(void *arg)
 			job->err = -ECANCELED;
 		else if (job->kind == IMEX_JOB_CALL)
 			run_call(job, &scratch);
-		else if (job->kind == IMEX_JOB_JOIN)
+		else if (job->kind == IMEX_JOB_JOIN && !cancelled)
 			job->err = imex_kernel_node_join(w.kernel, job->node);
 		pthread_mutex_lock(&w.lock);
 		append(&w.done_tail, job);
@@ -170,7 +170,7 @@ void imex_worker_cancel(const void *peer, unsigned long gen)
 
 	pthread_mutex_lock(&w.lock);
 	for (job = w.todo; job; job = job->next)
-		if (job->kind == IMEX_JOB_CALL && job->peer == peer &&
+		if (job->kind != IMEX_JOB_ANSWER && job->peer == peer &&
 		    job->gen == gen)
 			job->cancelled = true;
 	pthread_mutex_unlock(&w.lock);

@@ -54,8 +54,8 @@ int imex_worker_fd(void);
 /* Queue @job: the worker owns it until imex_worker_take() gives it back. */
 void imex_worker_push(struct imex_job *job);
 /*
- * The calls of @peer's connection @gen not yet started are not run: they
- * come back done with err -ECANCELED.
+ * The calls and the join of @peer's connection @gen not yet started are
+ * not run: calls come back done with err -ECANCELED, joins cancelled.
  */
 void imex_worker_cancel(const void *peer, unsigned long gen);
 /* The oldest job done, or NULL; the caller frees it (imex_job_free()). */
