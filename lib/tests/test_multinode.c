@@ -9,6 +9,10 @@
  * the fabric's exchange directory (CUMC_FABRIC_XCHG), as two ranks of a
  * job hand each other fabric handles through any channel they like.
  *
+ * Then the fabric's defences: a user without privileges on node 0 plays
+ * a rogue peer of node 1's daemon, and node 1's daemon is killed and
+ * started again, its node taken back by node 0.
+ *
  * The last tests lose nodes: node 0 is stopped (its VM killed) while node
  * 1 maps its memory, and then node 1 and node 2 stop their own IMEX
  * daemons.
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -455,6 +460,180 @@ START_TEST(multicast_team_spans_nodes)
 }
 END_TEST
 
+/* Run @cmd with sh: its exit status. */
+static int run(const char *cmd)
+{
+	int status = system(cmd);
+
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * uid 65534 on node 0 connects to node 1's daemon from node 0's address:
+ * a silent connection, then HELLO as node 0 and a CALL asking for node
+ * 1's export (CUMC_REMOTE_EXPORT_GET, op 1), in the protocol before
+ * authentication and in the current one. Nothing comes back, node 1's
+ * kernel runs nothing, node 0 stays connected: node 1 still imports its
+ * memory. The domain's key file is not that user's to read.
+ */
+START_TEST(rogue_peer_neither_cuts_off_nor_calls)
+{
+	const char *config = getenv("CUMC_IMEX_CONFIG");
+	CUmemFabricHandle fh;
+	struct vmm_buf buf, mine;
+	char cmd[2048], hex[2 * FH_SIZE + 1];
+	const char *rogue = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+	size_t g, i;
+
+	init();
+	g = vmm_granularity();
+	switch (part()) {
+	case EXPORTER:
+		buf = fabric_buf(0, g);
+		export_to(&buf, "rogue.fh");
+		xchg_get("rogue1.fh", &fh, FH_SIZE);
+		for (i = 0; i < FH_SIZE; i++)
+			sprintf(hex + 2 * i, "%02x", ((unsigned char *)&fh)[i]);
+		/* The key file, as root reads its name; that user cannot read it. */
+		ck_assert_ptr_nonnull(config);
+		snprintf(cmd, sizeof(cmd),
+			 "k=$(sed -n s/^IMEX_AUTH_SECRET_FILE=//p %s) && test -s \"$k\" && "
+			 "! %s cat \"$k\" </dev/null >/dev/null 2>&1", config, rogue);
+		ck_assert_int_eq(run(cmd), 0);
+		snprintf(cmd, sizeof(cmd),
+			 "exec </dev/null; "
+			 "u=$(build/tools/cumcctl fabric | awk 'NR == 2 { print $3 }' | tr -d -) && { "
+			 "%s tools/tests/imex-rogue connect 10.77.0.1 10.77.0.2 50000 2 && "
+			 "%s tools/tests/imex-rogue call 10.77.0.1 10.77.0.2 50000 1 0 1 $u 1 %s && "
+			 "%s tools/tests/imex-rogue call 10.77.0.1 10.77.0.2 50000 2 0 1 $u 1 %s; }",
+			 rogue, rogue, hex, rogue, hex);
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+			 " >%s/rogue.out 2>&1", xchg);
+		ck_assert_int_eq(run(cmd), 0);
+		/* Both were heard, and turned away: closed, never answered. */
+		snprintf(cmd, sizeof(cmd),
+			 "cat %s/rogue.out >&2; test $(grep -c '^closed' %s/rogue.out) = 2 && "
+			 "! grep -q 'got REPLY' %s/rogue.out", xchg, xchg, xchg);
+		ck_assert_msg(run(cmd) == 0,
+			      "the rogue peer was not turned away, or got a REPLY");
+		xchg_signal("rogue.done");
+		xchg_wait("rogue.imported");
+		vmm_buf_free(&buf);
+		break;
+	case IMPORTER:
+		mine = fabric_buf(3, g);
+		export_to(&mine, "rogue1.fh");
+		xchg_wait("rogue.done");
+		buf = import_map("rogue.fh", g);
+		assert_pattern(buf.va, 0, g, 7, 1);
+		vmm_buf_free(&buf);
+		vmm_buf_free(&mine);
+		xchg_signal("rogue.imported");
+		break;
+	case OUTSIDER:
+		break;
+	}
+}
+END_TEST
+
+/* Kill this node's daemon, start it again, wait until node @peer connects. */
+static void restart_own_daemon(int peer)
+{
+	const char *pidfile = getenv("CUMC_IMEX_PIDFILE");
+	const char *config = getenv("CUMC_IMEX_CONFIG");
+	const char *dir = getenv("CUMC_FABRIC_DIR");
+	char cmd[1024], log[512], want[64];
+	int pid = 0, tries;
+	FILE *f;
+
+	ck_assert_msg(pidfile && config && dir, "not a node with a daemon");
+	f = fopen(pidfile, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &pid), 1);
+	fclose(f);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	for (tries = 0; tries < XCHG_WAIT_SECS && !(kill(pid, 0) && errno == ESRCH);
+	     tries++)
+		sleep(1);
+	snprintf(log, sizeof(log), "%s/imex/node%d.restart.log", dir, node);
+	/* A session of its own: Check kills the test's process group. */
+	snprintf(cmd, sizeof(cmd),
+		 "setsid build/tools/cumc-imex -c %s >%s 2>&1 </dev/null & echo $! >%s",
+		 config, log, pidfile);
+	ck_assert_int_eq(run(cmd), 0);
+	snprintf(want, sizeof(want), "cumc-imex: node %d connected", peer);
+	snprintf(cmd, sizeof(cmd), "grep -q '%s' %s", want, log);
+	for (tries = 0; tries < XCHG_WAIT_SECS && run(cmd); tries++)
+		sleep(1);
+	ck_assert_msg(!run(cmd), "node %d did not connect to the restarted daemon",
+		      peer);
+}
+
+/* Import node @from's export @name, trying for a while: its node joins in turn. */
+static struct vmm_buf import_map_once_back(const char *name, size_t size)
+{
+	CUmemGenericAllocationHandle handle;
+	CUresult res = CUDA_ERROR_INVALID_HANDLE;
+	int tries;
+
+	for (tries = 0; tries < 30 && res != CUDA_SUCCESS; tries++) {
+		res = import_from(name, &handle);
+		if (res != CUDA_SUCCESS)
+			sleep(1);
+	}
+	ck_assert_int_eq(res, CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(handle), CUDA_SUCCESS);
+	return import_map(name, size);
+}
+
+/*
+ * Node 1's daemon is killed (its node cut off: node 0 loses it, it loses
+ * node 0's GPUs) and started again: the nodes take each other back. What
+ * node 1 had mapped of node 0 stays lost (SIGBUS); imports made afterwards
+ * work both ways.
+ */
+START_TEST(a_restarted_daemon_rejoins)
+{
+	struct vmm_buf buf, old, theirs;
+	size_t g;
+
+	init();
+	g = vmm_granularity();
+	switch (part()) {
+	case EXPORTER:
+		buf = fabric_buf(1, g);
+		export_to(&buf, "rejoin.fh");
+		xchg_wait("rejoin.back");
+		theirs = import_map_once_back("rejoin1.fh", g);
+		assert_pattern(theirs.va, 0, g, 7, 1);
+		vmm_buf_free(&theirs);
+		xchg_signal("rejoin.imported0");
+		xchg_wait("rejoin.done");
+		vmm_buf_free(&buf);
+		break;
+	case IMPORTER:
+		old = import_map("rejoin.fh", g);
+		assert_pattern(old.va, 0, g, 7, 1);
+		restart_own_daemon(0);
+		ck_assert_int_eq(vmm_touch_in_child(old.va, false), SIGBUS);
+		buf = import_map_once_back("rejoin.fh", g);
+		assert_pattern(buf.va, 0, g, 7, 1);
+		ck_assert_int_eq(vmm_touch_in_child(old.va, false), SIGBUS);
+		theirs = fabric_buf(2, g);
+		export_to(&theirs, "rejoin1.fh");
+		xchg_signal("rejoin.back");
+		xchg_wait("rejoin.imported0");
+		vmm_buf_free(&buf);
+		vmm_buf_free(&old);
+		vmm_buf_free(&theirs);
+		xchg_signal("rejoin.done");
+		break;
+	case OUTSIDER:
+		break;
+	}
+}
+END_TEST
+
 /* Node 0's VM is killed while node 1 maps its memory. */
 START_TEST(node_lost_mid_use_raises_sigbus)
 {
@@ -558,6 +737,8 @@ int main(void)
 	tcase_add_test(tc, import_from_another_imex_domain_is_invalid_handle);
 	tcase_add_test(tc, import_without_an_imex_channel_is_not_permitted);
 	tcase_add_test(tc, multicast_team_spans_nodes);
+	tcase_add_test(tc, rogue_peer_neither_cuts_off_nor_calls);
+	tcase_add_test(tc, a_restarted_daemon_rejoins);
 	tcase_add_test(tc, node_lost_mid_use_raises_sigbus);
 	tcase_add_test(tc, import_with_the_daemon_stopped_is_invalid_handle);
 	suite_add_tcase(s, tc);

@@ -8,8 +8,11 @@
 # NVML's fabric info read as NCCL reads it first,
 # each playing its part: fabric memory shared across nodes, refusals
 # across domains and without a channel, a multicast team of both nodes'
-# GPUs reduced element by element, node 0 stopped while node 1 maps its
-# memory, a daemon stopped. Runs on the host; prints TAP, one line per
+# GPUs reduced element by element, a rogue peer (a user without
+# privileges on node 0) neither cutting node 0 off nor getting a call run,
+# node 1's daemon killed and started again and both nodes taking each
+# other back, node 0 stopped while node 1 maps its memory, a daemon
+# stopped. Runs on the host; prints TAP, one line per
 # test per node.
 set -uo pipefail
 
@@ -23,7 +26,8 @@ tests=(each_node_owns_its_gpus nvml_fabric_info_is_the_fabric_s
        memory_written_on_one_node_is_read_on_another
        import_from_another_imex_domain_is_invalid_handle
        import_without_an_imex_channel_is_not_permitted
-       multicast_team_spans_nodes node_lost_mid_use_raises_sigbus
+       multicast_team_spans_nodes rogue_peer_neither_cuts_off_nor_calls
+       a_restarted_daemon_rejoins node_lost_mid_use_raises_sigbus
        import_with_the_daemon_stopped_is_invalid_handle)
 
 echo "TAP version 13"
