@@ -231,7 +231,7 @@ void cumk_device_mark_lost(struct cumk_device *dev)
  * @dev, another node's GPU lost with its node, works again for what is
  * made of it from now on: cumc_loss.c's caller holds its lock, and the
  * allocations made before were left without memory by the loss
- * (cumk_mem_check() refuses them).
+ * (cumc_memory.c refuses them).
  */
 void cumk_device_revive(struct cumk_device *dev)
 {
