@@ -3,7 +3,7 @@
 """Print what the libnvidia-ml.so.1 of this machine answers to the calls
 cumc's NVML implements (Documentation/nvml.md), for GPU 0, one line each:
 return codes and values. ctypes only, no pynvml. Run on a machine with
-NVIDIA's driver; answers/nvml-<driver>.txt is its output."""
+NVIDIA's driver; nvml/<driver>.txt beside it is its output."""
 import ctypes as C
 
 L = C.CDLL("libnvidia-ml.so.1")
