@@ -409,7 +409,7 @@ static int seq_nl_fm_respond(struct seq_state *s)
  * one of its fabric handles (a hold taken and let go of when device 0 is
  * a fabric's GPU, as in the debug lane's fail-nth VM; elsewhere refused
  * with EOPNOTSUPP after the hold was made and undone), an answer to no
- * call, and a node lost.
+ * call, and a node lost and back.
  */
 static int prepare_imex(struct seq_state *s)
 {
@@ -475,7 +475,9 @@ static int seq_nl_imex(struct seq_state *s)
 			  cumc_nl_imex_respond(&s->nl, 0x7fffffff, 0, NULL, -1),
 			  -ENOENT) ?:
 	       NL(CUMC_CMD_IMEX_NODE_LOST,
-		  cumc_nl_imex_node_lost(&s->nl, LOST_NODE));
+		  cumc_nl_imex_node_lost(&s->nl, LOST_NODE)) ?:
+	       NL(CUMC_CMD_IMEX_NODE_JOIN,
+		  cumc_nl_imex_node_join(&s->nl, LOST_NODE));
 }
 
 static int seq_nl_fabric(struct seq_state *s)
@@ -565,7 +567,7 @@ static const struct seq {
 	{ "netlink: fm get/set", prepare_fm, seq_nl_fm },
 	{ "netlink: fm respond", prepare_fm_respond, seq_nl_fm_respond },
 	{ "netlink: fabric get", prepare_nl, seq_nl_fabric },
-	{ "netlink: imex attach/call/respond/lost", prepare_imex, seq_nl_imex },
+	{ "netlink: imex attach/call/respond/lost/join", prepare_imex, seq_nl_imex },
 	{ "netlink: events refused", prepare_nl, seq_nl_events },
 };
 
