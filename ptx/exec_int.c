@@ -2,8 +2,8 @@
 /*
  * Integer and bit instructions, integer setp, selp, mov and cvt between
  * integer types.  Division by zero, which the ISA leaves undefined,
- * answers all ones (unsigned) or -1 (signed) for div and the dividend for
- * rem, without a trap; INT_MIN / -1 is INT_MIN, its remainder 0.
+ * answers all ones for div and rem, signed or not, as an H200 does,
+ * without a trap; INT_MIN / -1 is INT_MIN, its remainder 0.
  */
 #include "exec_int.h"
 
@@ -29,7 +29,7 @@ static uint64_t divide(struct ptx_type t, uint64_t a, uint64_t b, bool rem)
 	int64_t sa = (int64_t)a, sb = (int64_t)b;
 
 	if (!b)
-		return rem ? a : (t.cls == PC_S ? (uint64_t)-1 : ~0ull);
+		return ~0ull;
 	if (t.cls != PC_S)
 		return rem ? a % b : a / b;
 	if (sb == -1)	/* no overflow trap for INT_MIN / -1 */
@@ -171,6 +171,24 @@ static uint64_t arith(struct ptx_exec *x, const struct ptx_insn *in,
 	}
 }
 
+/*
+ * cvt's result, @v of the destination type: a signed one narrower than
+ * its register (cvt.s8.s32 into a 16-bit register) is sign-extended to the
+ * register's width, as the ISA's rules for wider destinations say.
+ */
+void ptx_dst_cvt(struct ptx_exec *x, const struct ptx_insn *in, uint64_t v)
+{
+	const struct ptx_operand *o = &in->o[0];
+	unsigned int size = in->type.size;
+
+	if (o->kind == PO_REG && in->type.cls == PC_S &&
+	    x->t->fn->reg_types[o->reg].size > size) {
+		v = (uint64_t)ptx_sext(v, size);
+		size = x->t->fn->reg_types[o->reg].size;
+	}
+	ptx_dst(x, o, v, size);
+}
+
 void ptx_exec_int(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	struct ptx_type dt = in->type;
@@ -187,8 +205,9 @@ void ptx_exec_int(struct ptx_exec *x, const struct ptx_insn *in)
 					    ptx_src(x, &in->o[2]);
 		break;
 	case OP_CVT:
-		v = convert(in, ptx_srcx(x, &in->o[1], in->type2));
-		break;
+		ptx_dst_cvt(x, in, convert(in, ptx_srcx(x, &in->o[1],
+							 in->type2)));
+		return;
 	case OP_POPC: case OP_CLZ:
 		v = arith(x, in, in->type);
 		dt.size = 4;

@@ -15,6 +15,8 @@ struct ptx_exec {
 uint64_t ptx_src(const struct ptx_exec *x, const struct ptx_operand *o);
 void ptx_dst(struct ptx_exec *x, const struct ptx_operand *o, uint64_t v,
 	     unsigned int size);
+/* cvt's destination: signed results sign-extended to the register. */
+void ptx_dst_cvt(struct ptx_exec *x, const struct ptx_insn *in, uint64_t v);
 
 static inline int64_t ptx_sext(uint64_t v, unsigned int size)
 {
