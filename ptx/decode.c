@@ -50,8 +50,8 @@ static const char *const aops[] = {
 static const struct { const char *name; uint16_t flag; } flags[] = {
 	{ "ftz", PF_FTZ }, { "sat", PF_SAT }, { "hi", PF_HI }, { "lo", PF_LO },
 	{ "wide", PF_WIDE }, { "to", PF_TO }, { "approx", PF_APPROX },
-	{ "full", PF_APPROX }, { "uni", PF_UNI }, { "volatile", PF_VOLATILE },
-	{ "sync", PF_SYNC },
+	{ "full", PF_APPROX | PF_FULL }, { "uni", PF_UNI },
+	{ "volatile", PF_VOLATILE }, { "sync", PF_SYNC },
 };
 
 /* Orders, scopes, caching: the host's memory is coherent, all are met. */

@@ -3,7 +3,9 @@
  * Floating-point instructions and conversions with a floating-point side.
  * Arithmetic runs in the host's IEEE binary32/binary64 under the PTX
  * rounding mode; .approx forms (div, sqrt, rcp) are computed exactly
- * rounded, which is within their documented error.
+ * rounded, which is within their documented error.  Where the ISA leaves
+ * a result open (which NaN comes out, NaN to an integer), the answer is
+ * the one an H200 gives (conformance/ptx's corpus records it).
  */
 #include <fenv.h>
 #include <math.h>
@@ -106,9 +108,10 @@ static double src(const struct ptx_exec *x, const struct ptx_operand *o,
 	return single ? (double)ftz32(f32(v), ftz) : ftz64(f64(v), ftz);
 }
 
+/* .sat: NaN and -0.0 come out as +0.0, as on the GPU. */
 static double saturate(double v)
 {
-	return isnan(v) ? 0.0 : v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
+	return !(v > 0.0) ? 0.0 : v > 1.0 ? 1.0 : v;
 }
 
 static uint64_t result(const struct ptx_insn *in, double v, bool single)
@@ -119,10 +122,76 @@ static uint64_t result(const struct ptx_insn *in, double v, bool single)
 		v = saturate(v);
 	if (!single)
 		return bits64(ftz64(v, ftz));
-	/* abs and neg only change the sign bit, of a NaN too. */
-	if (isnan(v) && in->op != OP_ABS && in->op != OP_NEG)
+	/* Every f32 NaN result is the canonical one, abs and neg's too. */
+	if (isnan(v))
 		return 0x7fffffffu;
 	return bits32(ftz32((float)v, ftz));
+}
+
+static uint64_t quiet64(double d)
+{
+	return bits64(d) | 0x0008000000000000ull;
+}
+
+/*
+ * f64 NaN results the host would give otherwise: abs and neg of a NaN
+ * quiet it and keep its sign; add, sub, mul, min and max of two NaNs give
+ * the second one, quieted (the host's SSE gives the first); fma's NaN is
+ * b if b is one, else c if c is one, else a.
+ */
+static bool nan64(const struct ptx_insn *in, double a, double b, double c,
+		  uint64_t *r)
+{
+	switch (in->op) {
+	case OP_ABS: case OP_NEG:
+		if (!isnan(a))
+			return false;
+		*r = quiet64(a);
+		return true;
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_MIN: case OP_MAX:
+		if (!isnan(a) || !isnan(b))
+			return false;
+		*r = quiet64(b);
+		return true;
+	case OP_FMA: case OP_MAD:	/* b first, then c, then a */
+		if (!isnan(a) && !isnan(b) && !isnan(c))
+			return false;
+		*r = quiet64(isnan(b) ? b : isnan(c) ? c : a);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * .ftz on f32 flushes a result that is subnormal before rounding, even
+ * when rounding takes it up to the smallest normal number (an H200 does:
+ * mul.rp.ftz of 2^-126 by 1 - 2^-24 is 0).  Such a result is the smallest
+ * normal one; rounded toward zero it stays subnormal.
+ */
+static uint64_t ftz_tiny(const struct ptx_insn *in, double a, double b,
+			 double c, uint64_t r)
+{
+	uint64_t z;
+
+	if ((r & 0x7fffffffu) != 0x00800000u || in->op == OP_MIN ||
+	    in->op == OP_MAX || in->op == OP_ABS || in->op == OP_NEG)
+		return r;
+	fesetround(FE_TOWARDZERO);
+	z = bits32((float)arith(in, a, b, c, true));
+	fesetround(host_mode(in->rnd));
+	return (z & 0x7fffffffu) < 0x00800000u ? r & 0x80000000u : r;
+}
+
+/*
+ * div.approx.f32 is a * (1 / b) with the reciprocal flushed to zero for
+ * 2^126 < |b|: then 0 of a's sign times b's, or NaN for an infinite a,
+ * as the ISA says (div.full is exact there).
+ */
+static bool approx_div_huge(const struct ptx_insn *in, double b)
+{
+	return in->op == OP_DIV && (in->flags & PF_APPROX) &&
+	       !(in->flags & PF_FULL) && fabs(b) > 0x1p126;
 }
 
 static bool compare(enum ptx_cmp cmp, double a, double b)
@@ -147,14 +216,20 @@ static bool compare(enum ptx_cmp cmp, double a, double b)
 	}
 }
 
-/* Float to integer: rounded as asked, clamped to the range, NaN is 0. */
-static uint64_t to_int(double v, struct ptx_type t, enum ptx_rnd r)
+/*
+ * Float to integer: rounded as asked, clamped to the range.  NaN, which
+ * the ISA makes 0, is 0 only from f32 to 32 bits or fewer on the GPU:
+ * from f64 it is the destination's sign bit alone, from f32 to 64 bits
+ * bit 63 alone.
+ */
+static uint64_t to_int(double v, struct ptx_type t, enum ptx_rnd r,
+		       bool from64)
 {
 	unsigned int bits = t.size * 8;
 	double lo, hi;
 
 	if (isnan(v))
-		return 0;
+		return from64 || bits == 64 ? 1ull << (bits - 1) : 0;
 	v = r == RND_RNI ? nearbyint(v) : r == RND_RMI ? floor(v) :
 	    r == RND_RPI ? ceil(v) : trunc(v);
 	if (t.cls == PC_S) {
@@ -182,7 +257,8 @@ static uint64_t convert(struct ptx_exec *x, const struct ptx_insn *in)
 	double f;
 
 	if (d.cls != PC_F)
-		return to_int(src(x, &in->o[1], s.size == 4, ftz), d, in->rnd);
+		return to_int(src(x, &in->o[1], s.size == 4, ftz), d, in->rnd,
+			      s.size == 8);
 	if (s.cls == PC_S)
 		return d.size == 4 ? bits32((float)(int64_t)v) :
 				     bits64((double)(int64_t)v);
@@ -191,6 +267,13 @@ static uint64_t convert(struct ptx_exec *x, const struct ptx_insn *in)
 	f = src(x, &in->o[1], s.size == 4, ftz);
 	if (in->rnd >= RND_RNI)
 		f = nearbyint(f);	/* the mode is the one asked */
+	/* A NaN: f32 to f64 with .ftz gives the canonical f32 NaN widened,
+	 * f64 to f32 the quiet NaN of the source's sign, no payload. */
+	if (isnan(f) && !(in->flags & PF_SAT) && s.size != d.size) {
+		if (d.size == 8)
+			return ftz ? 0x7fffffffe0000000ull : quiet64(f);
+		return signbit(f) ? 0xffc00000u : 0x7fc00000u;
+	}
 	if (d.size == 8)
 		return bits64(in->flags & PF_SAT ? saturate(f) : f);
 	if (in->flags & PF_SAT)
@@ -203,6 +286,7 @@ static void exec_rounded(struct ptx_exec *x, const struct ptx_insn *in)
 	bool single = in->type.size == 4;
 	bool ftz = in->flags & PF_FTZ;
 	double a, b, c;
+	uint64_t r;
 
 	switch (in->op) {
 	case OP_SETP:
@@ -211,14 +295,23 @@ static void exec_rounded(struct ptx_exec *x, const struct ptx_insn *in)
 		ptx_setp_result(x, in, compare(in->cmp, a, b));
 		return;
 	case OP_CVT:
-		ptx_dst(x, &in->o[0], convert(x, in), in->type.size);
+		ptx_dst_cvt(x, in, convert(x, in));
 		return;
 	default:
 		a = src(x, &in->o[1], single, ftz);
 		b = in->nopnd > 2 ? src(x, &in->o[2], single, ftz) : 0;
 		c = in->nopnd > 3 ? src(x, &in->o[3], single, ftz) : 0;
-		ptx_dst(x, &in->o[0], result(in, arith(in, a, b, c, single),
-					     single), in->type.size);
+		if (!single && nan64(in, a, b, c, &r)) {
+			ptx_dst(x, &in->o[0], r, 8);
+			return;
+		}
+		if (single && approx_div_huge(in, b))
+			r = result(in, a * copysign(0.0, b), true);
+		else
+			r = result(in, arith(in, a, b, c, single), single);
+		if (single && ftz)
+			r = ftz_tiny(in, a, b, c, r);
+		ptx_dst(x, &in->o[0], r, in->type.size);
 	}
 }
 

@@ -86,6 +86,7 @@ enum ptx_aop { AOP_NONE, AOP_ADD, AOP_CAS, AOP_EXCH, AOP_MIN, AOP_MAX,
 #define PF_UNI		0x0080u
 #define PF_VOLATILE	0x0100u
 #define PF_SYNC		0x0200u
+#define PF_FULL		0x0400u		/* div.full: PF_APPROX too */
 
 /* The mode of a warp operation: shfl, vote, match. */
 enum ptx_wmode { WM_NONE, WM_UP, WM_DOWN, WM_BFLY, WM_IDX,
