@@ -5,6 +5,7 @@
  * on a flag sees another block's or the host's store, and stores are
  * never torn; atom and red are sequentially consistent host atomics.
  */
+#include <math.h>
 #include <string.h>
 
 #include "exec_int.h"
@@ -105,6 +106,26 @@ static double as_f64(uint64_t u)
 	return d;
 }
 
+/*
+ * atom.add.f32 and red.add.f32 flush subnormal inputs and results to
+ * zero of their sign, as the ISA says; a NaN result is the canonical one.
+ */
+static uint32_t add_f32(uint32_t old, uint32_t b)
+{
+	float f;
+	uint32_t u;
+
+	if (!(old & 0x7f800000u))
+		old &= 0x80000000u;
+	if (!(b & 0x7f800000u))
+		b &= 0x80000000u;
+	f = as_f32(old) + as_f32(b);
+	if (isnan(f))
+		return 0x7fffffffu;
+	memcpy(&u, &f, 4);
+	return u & 0x7f800000u ? u : u & 0x80000000u;
+}
+
 /* The new value of an atomic read-modify-write of @old with @b. */
 static uint64_t rmw(const struct ptx_insn *in, uint64_t old, uint64_t b)
 {
@@ -112,18 +133,20 @@ static uint64_t rmw(const struct ptx_insn *in, uint64_t old, uint64_t b)
 	bool s = t.cls == PC_S;
 	uint64_t sold = s ? (uint64_t)ptx_sext(old, t.size) : old;
 	uint64_t sb = s ? (uint64_t)ptx_sext(b, t.size) : b;
-	float f;
 	double d;
 
 	switch (in->aop) {
 	case AOP_ADD:
 		if (t.cls != PC_F)
 			return old + b;
-		if (t.size == 4) {
-			f = as_f32(old) + as_f32(b);
-			memcpy(&b, &f, 4);
-			return (uint32_t)b;
-		}
+		if (t.size == 4)
+			return add_f32(old, b);
+		/* A NaN operand comes back as it is, not quieted; of two,
+		 * the operand's (as on an H200). */
+		if (isnan(as_f64(b)))
+			return b;
+		if (isnan(as_f64(old)))
+			return old;
 		d = as_f64(old) + as_f64(b);
 		memcpy(&b, &d, 8);
 		return b;
