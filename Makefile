@@ -61,6 +61,9 @@ CHECK_HOST_TESTS += test_multimem_ops test_imex_config test_imex_wire
 CHECK_HOST_TESTS += test_imex_auth
 # PTX parsing and execution on the host (ptx/tests).
 CHECK_HOST_TESTS += test_ptx
+# The PTX corpus on libcumc-ptx against the answers of an H200
+# (conformance/ptx, Documentation/ptx.md).
+CHECK_HOST_TESTS += test_ptx_corpus
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
@@ -180,6 +183,13 @@ $(O)/tests/test_ptx: ptx/tests/test_ptx.c $(PTX_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Iptx \
 		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' -o $@ $< \
 		$(PTX_A) $(CHECK_LIBS) -lpthread -lm -ldl
+
+$(O)/tests/test_ptx_corpus: conformance/ptx/corpus.c conformance/ptx/run_cumc.c \
+		conformance/ptx/corpus.h $(PTX_A) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -DCORPUS_CHECK \
+		-DCORPUS_DIR='"$(CURDIR)/conformance/ptx"' -o $@ \
+		conformance/ptx/corpus.c conformance/ptx/run_cumc.c $(PTX_A) \
+		-lpthread -lm -ldl
 
 $(O)/libcumc.pc: lib/libcumc.pc.in | $(O)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
