@@ -115,6 +115,36 @@ static int check_bits(struct check *c)
 	return dest_reg(c, 0) || sources(c, 1, in->type);
 }
 
+/*
+ * bfe.{u32,s32,u64,s64} d, a, pos, len; bfi.{b32,b64} d, a, b, pos, len;
+ * prmt.b32{.mode} d, a, b, c; lop3.b32 d, a, b, c, immLut.
+ */
+static int check_bitfield(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	struct ptx_type t = in->type;
+	unsigned int last = in->nopnd - 1;
+
+	switch (in->op) {
+	case OP_BFE:
+		if ((t.cls != PC_U && t.cls != PC_S) || t.size < 4)
+			return bad(c, "type");
+		return dest_reg(c, 0) || sources(c, 1, t) ||
+		       sources(c, 2, u32_type());
+	case OP_BFI:
+		if (t.cls != PC_B || t.size < 4)
+			return bad(c, "type");
+		return dest_reg(c, 0) || sources(c, 1, t) ||
+		       sources(c, 3, u32_type());
+	default:	/* prmt, lop3 */
+		if (t.cls != PC_B || t.size != 4)
+			return bad(c, "type");
+		if (in->op == OP_LOP3 && in->o[last].kind != PO_IMM)
+			return bad(c, "immLut must be an immediate");
+		return dest_reg(c, 0) || sources(c, 1, t);
+	}
+}
+
 static int check_unary(struct check *c)
 {
 	struct ptx_insn *in = c->in;
@@ -413,6 +443,8 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 	case OP_ABS: case OP_NEG: case OP_POPC: case OP_CLZ: case OP_BREV:
 	case OP_SQRT: case OP_RCP:
 		return check_unary(&c);
+	case OP_BFE: case OP_BFI: case OP_PRMT: case OP_LOP3:
+		return check_bitfield(&c);
 	case OP_SETP:
 		return check_setp(&c);
 	case OP_SELP: case OP_MOV: case OP_CVT: case OP_CVTA:

@@ -66,6 +66,85 @@ static uint64_t brev(uint64_t v, unsigned int bits)
 	return r;
 }
 
+/*
+ * bfe: len bits of a from pos, sign-extended from the last for .s types.
+ * The ISA takes pos and len modulo 256; an H200 does so for 32 bits only,
+ * and takes the whole u32 operands for 64 (bfe.u64 with len 2^31 is a).
+ */
+static uint64_t bfe(struct ptx_type t, uint64_t a, uint64_t pos, uint64_t len)
+{
+	unsigned int msb = t.size * 8 - 1, i;
+	uint64_t d = 0, sbit = 0;
+
+	pos = t.size == 8 ? (uint32_t)pos : pos & 0xff;
+	len = t.size == 8 ? (uint32_t)len : len & 0xff;
+	if (t.cls == PC_S && len)
+		sbit = a >> (pos + len - 1 < msb ? pos + len - 1 : msb) & 1;
+	for (i = 0; i <= msb; i++) {
+		uint64_t bit = i < len && pos + i <= msb ? a >> (pos + i) & 1 :
+			       sbit;
+
+		d |= bit << i;
+	}
+	return d;
+}
+
+/* bfi: the len low bits of a into b from pos, as far as b reaches. */
+static uint64_t bfi(struct ptx_type t, uint64_t a, uint64_t b, uint64_t pos,
+		    uint64_t len)
+{
+	unsigned int msb = t.size * 8 - 1, i;
+
+	pos &= 0xff;
+	len &= 0xff;
+	for (i = 0; i < len && pos + i <= msb; i++)
+		b = (b & ~(1ull << (pos + i))) | (a >> i & 1) << (pos + i);
+	return b;
+}
+
+/*
+ * prmt: each byte of d picks one of the 8 bytes of {b, a} (a's are 0 to
+ * 3): by a nibble of c (bit 3 replicating the byte's sign bit), or by the
+ * mode's pattern indexed with c's two low bits.
+ */
+static uint64_t prmt(enum ptx_prmt mode, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t v = (uint32_t)a | (uint64_t)(uint32_t)b << 32, d = 0;
+	unsigned int r = c & 3, i, sel;
+
+	for (i = 0; i < 4; i++) {
+		uint64_t byte;
+
+		switch (mode) {
+		case PRMT_F4E: sel = (r + i) & 7; break;
+		case PRMT_B4E: sel = (r - i) & 7; break;
+		case PRMT_RC8: sel = r; break;
+		case PRMT_ECL: sel = i > r ? i : r; break;
+		case PRMT_ECR: sel = i < r ? i : r; break;
+		case PRMT_RC16: sel = (r & 1) * 2 + (i & 1); break;
+		default: sel = c >> (4 * i) & 0xf; break;
+		}
+		byte = v >> (8 * (sel & 7)) & 0xff;
+		if (mode == PRMT_DEFAULT && (sel & 8))
+			byte = byte & 0x80 ? 0xff : 0;
+		d |= byte << (8 * i);
+	}
+	return d;
+}
+
+/* lop3: bit k of immLut is F at a = k bit 2, b = bit 1, c = bit 0. */
+static uint64_t lop3(uint64_t a, uint64_t b, uint64_t c, uint64_t lut)
+{
+	uint64_t d = 0;
+	unsigned int k;
+
+	for (k = 0; k < 8; k++)
+		if (lut >> k & 1)
+			d |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) &
+			     (k & 1 ? c : ~c);
+	return d;
+}
+
 static bool compare(enum ptx_cmp cmp, struct ptx_type t, uint64_t a,
 		    uint64_t b)
 {
@@ -167,6 +246,15 @@ static uint64_t arith(struct ptx_exec *x, const struct ptx_insn *in,
 	case OP_CLZ:
 		return a ? __builtin_clzll(a) - (64 - st.size * 8) : st.size * 8;
 	case OP_BREV: return brev(a, st.size * 8);
+	case OP_BFE:
+		return bfe(st, a, b, ptx_src(x, &in->o[3]));
+	case OP_BFI:
+		return bfi(st, a, b, ptx_src(x, &in->o[3]),
+			   ptx_src(x, &in->o[4]));
+	case OP_PRMT:
+		return prmt(in->wmode, a, b, ptx_src(x, &in->o[3]));
+	case OP_LOP3:
+		return lop3(a, b, ptx_src(x, &in->o[3]), ptx_src(x, &in->o[4]));
 	default: return a;	/* mov */
 	}
 }
