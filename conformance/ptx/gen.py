@@ -356,10 +356,8 @@ for insn in ('cvt.ftz.f32.f32', 'cvt.sat.f32.f32', 'cvt.ftz.sat.f32.f32'):
     op1('convert.ptx', cname(insn), 'f32', insn, 'f32')
 
 
-# What cumc does not execute yet (the load fails): recorded all the same,
-# so that the answers are there when it does; known-differences.txt lists
-# them.  One file, so that the rest loads.
-U = 'unsupported.ptx'
+# Bit-field, permute and three-input logic instructions.
+U = 'bits.ptx'
 SETS['bits'] = (4, [0, 1, 4, 8, 16, 31, 32, 33, 0xff, 0x80000000,
                     0xffffffff, 0x12345678, 0x89abcdef, 0x3210, 0x7654])
 for t in ('u32', 's32'):
@@ -380,6 +378,10 @@ for m in ('f4e', 'b4e', 'rc8', 'ecl', 'ecr', 'rc16'):
 for lut in (0x96, 0xe8, 0xca, 0x1e, 0x00, 0xff):
     add(U, 'lop3_b32_%02x' % lut, 3, 'b32', 'b32',
         ['lop3.b32 %%d, %%a, %%b, %%c, 0x%02x;' % lut], 'bits')
+# What cumc does not execute yet (the load fails): recorded all the same,
+# so that the answers are there when it does; known-differences.txt lists
+# them.  One file, so that the rest loads.
+U = 'unsupported.ptx'
 for t, s in (('f32', 'f32'), ('f64', 'f64')):
     for m in ('finite', 'infinite', 'number', 'notanumber', 'normal',
               'subnormal'):
