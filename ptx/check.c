@@ -145,6 +145,19 @@ static int check_bitfield(struct check *c)
 	}
 }
 
+/* testp.class.{f32,f64} p, a; copysign.{f32,f64} d, a, b. */
+static int check_fbits(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+
+	if (in->type.cls != PC_F || in->type.size < 4 || in->rnd ||
+	    (in->flags & (PF_FTZ | PF_SAT)))
+		return bad(c, "type or modifier");
+	if (in->op == OP_TESTP && !in->wmode)
+		return bad(c, "testp needs a class");
+	return dest_reg(c, 0) || sources(c, 1, in->type);
+}
+
 static int check_unary(struct check *c)
 {
 	struct ptx_insn *in = c->in;
@@ -445,6 +458,8 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 		return check_unary(&c);
 	case OP_BFE: case OP_BFI: case OP_PRMT: case OP_LOP3:
 		return check_bitfield(&c);
+	case OP_TESTP: case OP_COPYSIGN:
+		return check_fbits(&c);
 	case OP_SETP:
 		return check_setp(&c);
 	case OP_SELP: case OP_MOV: case OP_CVT: case OP_CVTA:

@@ -19,7 +19,8 @@ static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
 	{ "cnot", OP_CNOT, 2 }, { "shl", OP_SHL, 3 }, { "shr", OP_SHR, 3 },
 	{ "popc", OP_POPC, 2 }, { "clz", OP_CLZ, 2 }, { "brev", OP_BREV, 2 },
 	{ "bfe", OP_BFE, 4 }, { "bfi", OP_BFI, 5 }, { "prmt", OP_PRMT, 4 },
-	{ "lop3", OP_LOP3, 5 },
+	{ "lop3", OP_LOP3, 5 }, { "testp", OP_TESTP, 2 },
+	{ "copysign", OP_COPYSIGN, 3 },
 	{ "sqrt", OP_SQRT, 2 }, { "rcp", OP_RCP, 2 }, { "setp", OP_SETP, 0 },
 	{ "selp", OP_SELP, 4 }, { "mov", OP_MOV, 2 }, { "cvt", OP_CVT, 2 },
 	{ "cvta", OP_CVTA, 2 }, { "ld", OP_LD, 2 }, { "ldu", OP_LD, 2 },
@@ -39,6 +40,12 @@ static const char *const wmodes[] = {
 /* prmt's modes, numbered as enum ptx_prmt. */
 static const char *const prmt_modes[] = {
 	"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16",
+};
+
+/* testp's classes, numbered as enum ptx_testp. */
+static const char *const testp_classes[] = {
+	"", "finite", "infinite", "number", "notanumber", "normal",
+	"subnormal",
 };
 
 static const char *const cmps[] = {
@@ -208,6 +215,11 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 	}
 	if (in->op == OP_PRMT &&
 	    (i = word_in(prmt_modes, N(prmt_modes), w, len)) > 0) {
+		in->wmode = i;
+		return 0;
+	}
+	if (in->op == OP_TESTP &&
+	    (i = word_in(testp_classes, N(testp_classes), w, len)) > 0) {
 		in->wmode = i;
 		return 0;
 	}

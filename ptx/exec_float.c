@@ -281,6 +281,38 @@ static uint64_t convert(struct ptx_exec *x, const struct ptx_insn *in)
 	return isnan(f) ? 0x7fffffffu : bits32(ftz32((float)f, ftz));
 }
 
+/* testp of @c, the class of the operand (fpclassify in its own width). */
+static bool testp(enum ptx_testp class, int c)
+{
+	switch (class) {
+	case TESTP_FINITE: return c != FP_INFINITE && c != FP_NAN;
+	case TESTP_INFINITE: return c == FP_INFINITE;
+	case TESTP_NUMBER: return c != FP_NAN;
+	case TESTP_NOTANUMBER: return c == FP_NAN;
+	/* Zeros count as normal, as the ISA says and the H200 does. */
+	case TESTP_NORMAL: return c == FP_NORMAL || c == FP_ZERO;
+	default: return c == FP_SUBNORMAL;
+	}
+}
+
+/* testp and copysign: the operands' bits, no rounding. */
+static void exec_fbits(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	bool single = in->type.size == 4;
+	uint64_t a = ptx_src(x, &in->o[1]), sign;
+
+	if (in->op == OP_TESTP) {
+		ptx_dst(x, &in->o[0], testp(in->wmode, single ?
+						fpclassify(f32(a)) :
+						fpclassify(f64(a))), 1);
+		return;
+	}
+	/* copysign d, a, b: b with a's sign. */
+	sign = single ? 0x80000000u : 0x8000000000000000ull;
+	ptx_dst(x, &in->o[0], (ptx_src(x, &in->o[2]) & ~sign) | (a & sign),
+		in->type.size);
+}
+
 static void exec_rounded(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	bool single = in->type.size == 4;
@@ -321,6 +353,10 @@ void ptx_exec_float(struct ptx_exec *x, const struct ptx_insn *in)
 
 	if (in->op == OP_MOV || in->op == OP_SELP) {
 		ptx_exec_int(x, in);
+		return;
+	}
+	if (in->op == OP_TESTP || in->op == OP_COPYSIGN) {
+		exec_fbits(x, in);
 		return;
 	}
 	mode = host_mode(in->rnd);

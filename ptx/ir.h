@@ -48,6 +48,7 @@ enum ptx_op {
 	OP_AND, OP_OR, OP_XOR, OP_NOT, OP_SHL, OP_SHR, OP_CNOT,
 	OP_POPC, OP_CLZ, OP_BREV,
 	OP_BFE, OP_BFI, OP_PRMT, OP_LOP3,	/* prmt's mode: wmode */
+	OP_TESTP, OP_COPYSIGN,			/* testp's class: wmode */
 	OP_SQRT, OP_RCP,
 	OP_SETP, OP_SELP, OP_MOV, OP_CVT, OP_CVTA,
 	OP_LD, OP_ST,
@@ -75,6 +76,8 @@ enum ptx_rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP,
 /* The operation of atom, red and setp's second predicate. */
 enum ptx_prmt { PRMT_DEFAULT, PRMT_F4E, PRMT_B4E, PRMT_RC8, PRMT_ECL,
 		PRMT_ECR, PRMT_RC16 };
+enum ptx_testp { TESTP_FINITE = 1, TESTP_INFINITE, TESTP_NUMBER,
+		 TESTP_NOTANUMBER, TESTP_NORMAL, TESTP_SUBNORMAL };
 enum ptx_aop { AOP_NONE, AOP_ADD, AOP_CAS, AOP_EXCH, AOP_MIN, AOP_MAX,
 	       AOP_INC, AOP_DEC, AOP_AND, AOP_OR, AOP_XOR };
 
