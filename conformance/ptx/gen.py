@@ -378,17 +378,18 @@ for m in ('f4e', 'b4e', 'rc8', 'ecl', 'ecr', 'rc16'):
 for lut in (0x96, 0xe8, 0xca, 0x1e, 0x00, 0xff):
     add(U, 'lop3_b32_%02x' % lut, 3, 'b32', 'b32',
         ['lop3.b32 %%d, %%a, %%b, %%c, 0x%02x;' % lut], 'bits')
-# What cumc does not execute yet (the load fails): recorded all the same,
-# so that the answers are there when it does; known-differences.txt lists
-# them.  One file, so that the rest loads.
-U = 'unsupported.ptx'
 for t, s in (('f32', 'f32'), ('f64', 'f64')):
     for m in ('finite', 'infinite', 'number', 'notanumber', 'normal',
               'subnormal'):
         insn = 'testp.%s.%s' % (m, t)
-        add(U, cname(insn), 1, t, 'u32',
+        add('float.ptx', cname(insn), 1, t, 'u32',
             [insn + ' %p2, %a;', 'selp.u32 %d, 1, 0, %p2;'], s)
-    op2(U, 'copysign_' + t, t, 'copysign.' + t, s)
+    op2('float.ptx', 'copysign_' + t, t, 'copysign.' + t, s)
+
+# What cumc does not execute yet (the load fails): recorded all the same,
+# so that the answers are there when it does; known-differences.txt lists
+# them.  One file, so that the rest loads.
+U = 'unsupported.ptx'
 for insn in ('ex2.approx.ftz.f32', 'lg2.approx.ftz.f32', 'sin.approx.ftz.f32',
              'cos.approx.ftz.f32', 'rsqrt.approx.ftz.f32', 'tanh.approx.f32',
              'ex2.approx.f32', 'rsqrt.approx.f64', 'rcp.approx.ftz.f64'):
