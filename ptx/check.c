@@ -145,6 +145,25 @@ static int check_bitfield(struct check *c)
 	}
 }
 
+/* mul24.{lo,hi}.{u32,s32} d, a, b; mad24 the same with c; sad d, a, b, c. */
+static int check_int24(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	struct ptx_type t = in->type;
+
+	if (in->op == OP_SAD ? !is_int(t) || t.size < 2 || t.cls == PC_B :
+	    (t.cls != PC_U && t.cls != PC_S) || t.size != 4)
+		return bad(c, "type");
+	if (in->op != OP_SAD && !(in->flags & (PF_HI | PF_LO)))
+		return bad(c, "needs .lo or .hi");
+	if ((in->flags & PF_SAT) && !(in->op == OP_MAD24 &&
+				      (in->flags & PF_HI) && t.cls == PC_S))
+		return bad(c, "saturation");
+	if (in->op == OP_SAD && (in->flags & (PF_HI | PF_LO)))
+		return bad(c, "modifier");
+	return dest_reg(c, 0) || sources(c, 1, t);
+}
+
 /* testp.class.{f32,f64} p, a; copysign.{f32,f64} d, a, b. */
 static int check_fbits(struct check *c)
 {
@@ -460,6 +479,8 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 		return check_bitfield(&c);
 	case OP_TESTP: case OP_COPYSIGN:
 		return check_fbits(&c);
+	case OP_MUL24: case OP_MAD24: case OP_SAD:
+		return check_int24(&c);
 	case OP_SETP:
 		return check_setp(&c);
 	case OP_SELP: case OP_MOV: case OP_CVT: case OP_CVTA:

@@ -132,6 +132,21 @@ static uint64_t prmt(enum ptx_prmt mode, uint64_t a, uint64_t b, uint64_t c)
 	return d;
 }
 
+/*
+ * mul24 and mad24: the 48-bit product of a and b's low 24 bits (signed for
+ * .s32), its bits 0 to 31 (.lo) or 16 to 47 (.hi).
+ */
+static uint64_t mul24(const struct ptx_insn *in, uint64_t a, uint64_t b)
+{
+	int64_t p;
+
+	if (in->type.cls == PC_S)
+		p = ptx_sext(a & 0xffffff, 3) * ptx_sext(b & 0xffffff, 3);
+	else
+		p = (int64_t)((a & 0xffffff) * (b & 0xffffff));
+	return (uint32_t)(in->flags & PF_HI ? (uint64_t)p >> 16 : (uint64_t)p);
+}
+
 /* lop3: bit k of immLut is F at a = k bit 2, b = bit 1, c = bit 0. */
 static uint64_t lop3(uint64_t a, uint64_t b, uint64_t c, uint64_t lut)
 {
@@ -255,6 +270,18 @@ static uint64_t arith(struct ptx_exec *x, const struct ptx_insn *in,
 		return prmt(in->wmode, a, b, ptx_src(x, &in->o[3]));
 	case OP_LOP3:
 		return lop3(a, b, ptx_src(x, &in->o[3]), ptx_src(x, &in->o[4]));
+	case OP_MUL24:
+		return mul24(in, a, b);
+	case OP_MAD24: {
+		uint64_t c = ptx_srcx(x, &in->o[3], st);
+
+		return sat ? sat32((int64_t)ptx_sext(mul24(in, a, b), 4) +
+				   (int64_t)c) : mul24(in, a, b) + c;
+	}
+	case OP_SAD:	/* |a - b| + c */
+		return (st.cls == PC_S ? (int64_t)a < (int64_t)b : a < b) ?
+		       b - a + ptx_srcx(x, &in->o[3], st) :
+		       a - b + ptx_srcx(x, &in->o[3], st);
 	default: return a;	/* mov */
 	}
 }

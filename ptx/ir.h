@@ -49,6 +49,7 @@ enum ptx_op {
 	OP_POPC, OP_CLZ, OP_BREV,
 	OP_BFE, OP_BFI, OP_PRMT, OP_LOP3,	/* prmt's mode: wmode */
 	OP_TESTP, OP_COPYSIGN,			/* testp's class: wmode */
+	OP_MUL24, OP_MAD24, OP_SAD,
 	OP_SQRT, OP_RCP,
 	OP_SETP, OP_SELP, OP_MOV, OP_CVT, OP_CVTA,
 	OP_LD, OP_ST,
