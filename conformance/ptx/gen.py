@@ -233,6 +233,17 @@ for t, s in (('s32', 'i32s'), ('u32', 'i32s'), ('s64', 'i64s'),
             [insn + ' %d, %a, %b, %c;'], s, ctype=wide)
 add('int.ptx', 'mad_hi_sat_s32', 3, 's32', 's32',
     ['mad.hi.sat.s32 %d, %a, %b, %c;'], 'i32s')
+add('int.ptx', 'mul24_lo_s32', 2, 's32', 's32', ['mul24.lo.s32 %d, %a, %b;'],
+    'i32')
+add('int.ptx', 'sad_u32', 3, 'u32', 'u32', ['sad.u32 %d, %a, %b, %c;'],
+    'i32s')
+for insn in ('mul24.hi.s32', 'mul24.lo.u32', 'mul24.hi.u32'):
+    op2('int.ptx', cname(insn), insn.split('.')[-1], insn, 'i32')
+for insn in ('mad24.lo.s32', 'mad24.hi.u32', 'mad24.hi.sat.s32', 'sad.s32',
+             'sad.u64', 'sad.s64'):
+    t = insn.split('.')[-1]
+    add('int.ptx', cname(insn), 3, t, t, [insn + ' %d, %a, %b, %c;'],
+        'i64s' if t[1:] == '64' else 'i32s')
 # Predicate logic and the combining setp forms, selp on each type.
 add('int.ptx', 'pred_logic', 2, 's32', 'u32',
     ['setp.lt.s32 %p1, %a, 0;', 'setp.gt.s32 %p2, %b, 7;',
@@ -401,8 +412,16 @@ add(U, 'cvt_f32_f16', 1, 'b16', 'f32', ['cvt.f32.f16 %d, %a;'], 'i16')
 add(U, 'cvt_rn_bf16_f32', 1, 'f32', 'b16', ['cvt.rn.bf16.f32 %d, %a;'],
     'f32')
 add(U, 'cvt_f32_bf16', 1, 'b16', 'f32', ['cvt.f32.bf16 %d, %a;'], 'i16')
-add(U, 'mul24_lo_s32', 2, 's32', 's32', ['mul24.lo.s32 %d, %a, %b;'], 'i32')
-add(U, 'sad_u32', 3, 'u32', 'u32', ['sad.u32 %d, %a, %b, %c;'], 'i32s')
+# Half precision arithmetic on the bit patterns of i16 (i32 for pairs).
+for insn in ('add.rn.f16', 'mul.rn.f16', 'add.rn.bf16', 'min.NaN.f32',
+             'max.NaN.f32'):
+    t = 'f32' if insn.endswith('f32') else 'b16'
+    op2(U, cname(insn), t, insn, 'f32' if t == 'f32' else 'i16')
+add(U, 'fma_rn_f16x2', 3, 'b32', 'b32', ['fma.rn.f16x2 %d, %a, %b, %c;'],
+    'bits')
+add(U, 'cvt_rn_f16x2_f32', 2, 'f32', 'b32',
+    ['cvt.rn.f16x2.f32 %d, %a, %b;'], 'f32')
+
 
 # Atomics on single words, every operator against every pair of edge
 # values: thread i of n stores in[i] into its own slot, applies the
