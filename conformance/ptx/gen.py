@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Writes the generated part of the PTX corpus: one kernel per instruction
-form (int.ptx, float.ptx, convert.ptx) and cases.txt, which names every
-case of the corpus, the hand-written kernels' (*.ptx beside this file)
-too.  Run it after changing a table here, then re-record the answers
+form (int.ptx, float.ptx, convert.ptx, bits.ptx, unsupported.ptx), the
+atomics' edge kernels (atomic.ptx), and cases.txt, which names every case
+of the corpus, the hand-written kernels' (the other *.ptx beside this
+file) too.  Run it after changing a table here, then re-record the answers
 (record.sh): the answers name cases, so a case renamed or whose inputs
 change needs recording again.
 
