@@ -27,7 +27,6 @@
 
 #include "alloc.h"
 #include "context.h"
-#include "host_mem.h"
 #include "mempool.h"
 #include "ranges.h"
 
@@ -409,7 +408,7 @@ bool libcumc_alloc_set_sync_memops(CUdeviceptr addr, unsigned int value)
 	return a;
 }
 
-void libcumc_context_memory_free(CUcontext ctx)
+void libcumc_alloc_free_context(CUcontext ctx)
 {
 	struct libcumc_alloc *a;
 	size_t i;
@@ -423,7 +422,6 @@ void libcumc_context_memory_free(CUcontext ctx)
 		libcumc_ranges_remove(&libcumc_allocs, a);
 	}
 	pthread_mutex_unlock(&libcumc_alloc_lock);
-	libcumc_host_free_context(ctx);
 }
 
 /*

@@ -25,10 +25,10 @@ bool libcumc_alloc_lookup(CUdeviceptr addr, struct libcumc_alloc_info *info);
 bool libcumc_alloc_set_sync_memops(CUdeviceptr addr, unsigned int value);
 
 /*
- * Frees the cuMemAlloc allocations and the host allocations and
- * registrations made while @ctx was current, as the real driver does when
- * a context is destroyed or a primary context reset (alloc.c).
+ * Frees the cuMemAlloc allocations made while @ctx was current, as the
+ * real driver does when a context is destroyed or a primary context reset
+ * (context.c, with host_mem.c's).
  */
-void libcumc_context_memory_free(CUcontext ctx);
+void libcumc_alloc_free_context(CUcontext ctx);
 
 #endif /* _CUMC_LIB_ALLOC_H */

@@ -4,35 +4,19 @@
  * thread's current context.  Contexts carry no state besides their device
  * and their streams (stream.c): module allocations belong to no context;
  * the library's cuMemAlloc and host memory go with theirs.
+ *
+ * These entry points sit above the rest of the library: destroying a
+ * context calls down into its streams and memory, which learn the current
+ * device below (current_device.c), never from here.
  */
 #include <pthread.h>
 #include <stdbool.h>
 
 #include "alloc.h"
 #include "context.h"
+#include "host_mem.h"
 #include "internal.h"
 #include "stream.h"
-
-CUresult libcumc_current_device(CUdevice *dev)
-{
-	CUcontext current = libcumc_stack_top();
-
-	if (!current)
-		return CUDA_ERROR_INVALID_CONTEXT;
-	/* Destroyed by another thread while current here, or fully released. */
-	if (libcumc_context_device(current, dev) != CUDA_SUCCESS)
-		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-	return CUDA_SUCCESS;
-}
-
-CUresult libcumc_current_device_info(const struct libcumc_driver *drv,
-				     CUdevice *dev,
-				     struct cumc_device_info *info)
-{
-	CUresult res = libcumc_current_device(dev);
-
-	return res != CUDA_SUCCESS ? res : libcumc_device_info(drv, *dev, info);
-}
 
 /* @ctx, or the current context when @ctx is NULL (the _v2 queries). */
 static CUresult libcumc_given_or_current_device(CUcontext ctx, CUdevice *dev)
@@ -40,6 +24,16 @@ static CUresult libcumc_given_or_current_device(CUcontext ctx, CUdevice *dev)
 	if (ctx)
 		return libcumc_context_device(ctx, dev);
 	return libcumc_current_device(dev);
+}
+
+/*
+ * The memory made while @ctx was current: its cuMemAlloc allocations and
+ * its host allocations and registrations.
+ */
+static void libcumc_context_memory_free(CUcontext ctx)
+{
+	libcumc_alloc_free_context(ctx);
+	libcumc_host_free_context(ctx);
 }
 
 /* A forked child forgets its parent's contexts along with its client. */
@@ -120,17 +114,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
 	__attribute__((alias("cuDevicePrimaryCtxRelease_v2")));
 CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
 	__attribute__((alias("cuDevicePrimaryCtxReset_v2")));
-
-/* Exactly one scheduling policy, and only flags the header defines. */
-bool libcumc_ctx_flags_valid(unsigned int flags)
-{
-	unsigned int sched = flags & CU_CTX_SCHED_MASK;
-
-	if (flags & ~(unsigned int)CU_CTX_FLAGS_MASK)
-		return false;
-	return sched == CU_CTX_SCHED_AUTO || sched == CU_CTX_SCHED_SPIN ||
-	       sched == CU_CTX_SCHED_YIELD || sched == CU_CTX_SCHED_BLOCKING_SYNC;
-}
 
 static CUresult libcumc_exec_affinity_check(const CUexecAffinityParam *params,
 					    int count)

@@ -33,8 +33,16 @@ CUresult libcumc_context_flags(CUcontext ctx, unsigned int *flags);
 CUresult libcumc_context_set_flags(CUcontext ctx, unsigned int flags);
 void libcumc_primary_state(CUdevice dev, unsigned int *flags, int *active);
 void libcumc_primary_set_flags(CUdevice dev, unsigned int flags);
-/* One scheduling policy and only the flags the header defines (context.c). */
+/* One scheduling policy and only the flags the header defines. */
 bool libcumc_ctx_flags_valid(unsigned int flags);
+
+/*
+ * A context whose kernel faulted stays failed, as on hardware: its
+ * launches and synchronizations answer the fault from then on
+ * (ctx_fault.c).
+ */
+void libcumc_ctx_fault_set(CUcontext ctx, CUresult res);
+CUresult libcumc_ctx_fault(CUcontext ctx);
 
 /* The calling thread's stack of current contexts (context_stack.c). */
 CUresult libcumc_stack_push(CUcontext ctx);

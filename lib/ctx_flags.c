@@ -8,6 +8,17 @@
 #include "context.h"
 #include "internal.h"
 
+/* Exactly one scheduling policy, and only flags the header defines. */
+bool libcumc_ctx_flags_valid(unsigned int flags)
+{
+	unsigned int sched = flags & CU_CTX_SCHED_MASK;
+
+	if (flags & ~(unsigned int)CU_CTX_FLAGS_MASK)
+		return false;
+	return sched == CU_CTX_SCHED_AUTO || sched == CU_CTX_SCHED_SPIN ||
+	       sched == CU_CTX_SCHED_YIELD || sched == CU_CTX_SCHED_BLOCKING_SYNC;
+}
+
 CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 {
 	const struct libcumc_driver *drv;

@@ -28,11 +28,4 @@ void libcumc_module_put(struct libcumc_module *mod);
 /* The PTX ISA version of @fn's module, major * 10 + minor. */
 unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn);
 
-/*
- * A context whose kernel faulted stays failed, as on hardware: its
- * launches and synchronizations answer the fault from then on.
- */
-void libcumc_ctx_fault_set(CUcontext ctx, CUresult res);
-CUresult libcumc_ctx_fault(CUcontext ctx);
-
 #endif /* _CUMC_LIB_KERNEL_H */

@@ -14,7 +14,6 @@
  * (ptx/mem.c) rather than caught as a SIGSEGV.
  */
 #include <assert.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,44 +38,6 @@ struct libcumc_launch {
 	struct cumc_ptx_launch launch;
 	unsigned char params[];
 };
-
-/* Contexts whose kernels faulted, and with what. */
-#define LIBCUMC_FAULTS_MAX 64
-static pthread_mutex_t libcumc_faults_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { CUcontext ctx; CUresult res; } libcumc_faults[LIBCUMC_FAULTS_MAX];
-static unsigned int libcumc_nfaults;
-
-void libcumc_ctx_fault_set(CUcontext ctx, CUresult res)
-{
-	pthread_mutex_lock(&libcumc_faults_lock);
-	/* A full table forgets the oldest: context numbers are not reused. */
-	if (libcumc_ctx_fault(ctx) == CUDA_SUCCESS) {
-		libcumc_faults[libcumc_nfaults % LIBCUMC_FAULTS_MAX].ctx = ctx;
-		libcumc_faults[libcumc_nfaults++ % LIBCUMC_FAULTS_MAX].res = res;
-	}
-	pthread_mutex_unlock(&libcumc_faults_lock);
-}
-
-CUresult libcumc_ctx_fault(CUcontext ctx)
-{
-	unsigned int i, n = libcumc_nfaults < LIBCUMC_FAULTS_MAX ?
-			    libcumc_nfaults : LIBCUMC_FAULTS_MAX;
-
-	for (i = 0; i < n; i++)
-		if (libcumc_faults[i].ctx == ctx)
-			return libcumc_faults[i].res;
-	return CUDA_SUCCESS;
-}
-
-static CUresult libcumc_ctx_fault_locked(CUcontext ctx)
-{
-	CUresult res;
-
-	pthread_mutex_lock(&libcumc_faults_lock);
-	res = libcumc_ctx_fault(ctx);
-	pthread_mutex_unlock(&libcumc_faults_lock);
-	return res;
-}
 
 /* ptx/'s memory callback: device memory of the context's device. */
 static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
@@ -143,7 +104,7 @@ static CUresult libcumc_launch_run(struct libcumc_work *work)
 	struct libcumc_launch *l = (struct libcumc_launch *)work;
 	struct cumc_ptx_fault fault;
 	enum cumc_ptx_status st;
-	CUresult res = libcumc_ctx_fault_locked(l->ctx);
+	CUresult res = libcumc_ctx_fault(l->ctx);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -254,7 +215,7 @@ static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
 	l->ctx = libcumc_stream_ctx(stream);
 	res = libcumc_context_device(l->ctx, &l->dev);
 	if (res == CUDA_SUCCESS)
-		res = libcumc_ctx_fault_locked(l->ctx);
+		res = libcumc_ctx_fault(l->ctx);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_launch_prepare(l, dims, shared, kernelParams, extra);
 	if (res == CUDA_SUCCESS)

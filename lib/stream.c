@@ -22,7 +22,6 @@
 #include <time.h>
 
 #include "context.h"
-#include "kernel.h"
 #include "stream.h"
 
 enum libcumc_stream_kind {
