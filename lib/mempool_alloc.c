@@ -5,7 +5,7 @@
  *
  * An allocation is handed out at once (allowed: it must not be used before
  * its stream reaches it, which no program can tell apart). A free goes
- * into its stream as a host function (cuLaunchHostFunc): only when the
+ * into its stream as a host function (stream.h): only when the
  * stream reaches it does the memory return to the pool, so reuse by any
  * later allocation, in any stream, follows every free it depends on,
  * whatever the REUSE_* attributes allow. Blocks nothing is allocated from
@@ -17,6 +17,7 @@
 
 #include "mempool.h"
 #include "procaddr.h"
+#include "stream.h"
 
 static size_t libcumc_round_up(size_t n, size_t to)
 {
@@ -425,22 +426,31 @@ void libcumc_pool_drop_import(const struct libcumc_driver *drv,
 }
 
 /*
- * A valid stream, by what its public entry points answer: NOT_READY is a
- * stream with work pending. The NULL stream needs a current context.
+ * The stream @handle names, with a reference, when valid by what
+ * cuStreamQuery answers: NOT_READY is a stream with work pending. The
+ * NULL stream needs a current context; @ptds as for libcumc_stream_get.
  */
-static CUresult libcumc_stream_check(CUstream stream)
+static CUresult libcumc_stream_checked(CUstream handle, bool ptds,
+				       struct libcumc_stream **stream)
 {
-	CUresult res = cuStreamQuery(stream);
+	CUresult res = libcumc_stream_get(handle, ptds, stream);
 
-	return res == CUDA_ERROR_NOT_READY ? CUDA_SUCCESS : res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_query(*stream);
+	if (res == CUDA_SUCCESS || res == CUDA_ERROR_NOT_READY)
+		return CUDA_SUCCESS;
+	libcumc_stream_put(*stream);
+	return res;
 }
 
 /* Checks common to both allocating entry points. */
-static CUresult libcumc_alloc_check(CUdeviceptr *dptr, CUstream stream)
+static CUresult libcumc_alloc_check(CUdeviceptr *dptr, CUstream handle,
+				    bool ptds, struct libcumc_stream **stream)
 {
 	if (!dptr)
 		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_stream_check(stream);
+	return libcumc_stream_checked(handle, ptds, stream);
 }
 
 /*
@@ -458,22 +468,23 @@ static CUresult libcumc_pool_alloc_any(const struct libcumc_driver *drv,
 	return libcumc_pool_alloc(drv, pool, size, dptr);
 }
 
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
-				 CUstream hStream)
+static CUresult libcumc_alloc_async(CUdeviceptr *dptr, size_t bytesize,
+				    CUstream hStream, bool ptds)
 {
 	const struct libcumc_driver *drv;
+	struct libcumc_stream *stream;
 	struct libcumc_pool *pool;
 	CUdevice dev;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_alloc_check(dptr, hStream);
-	/* The stream's device (the NULL stream's: the current context's). */
-	if (res == CUDA_SUCCESS)
-		res = cuStreamGetDevice(hStream, &dev);
+	res = libcumc_alloc_check(dptr, hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
+	/* The stream's device (the NULL stream's: the current context's). */
+	dev = libcumc_stream_dev(stream);
+	libcumc_stream_put(stream);
 	pthread_mutex_lock(&libcumc_pools_lock);
 	res = libcumc_current_pool_get(drv, dev, &pool);
 	if (res == CUDA_SUCCESS)
@@ -483,18 +494,21 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
 }
 
 /* Imported pools make no allocations (documented). */
-CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
-					 CUmemoryPool pool, CUstream hStream)
+static CUresult libcumc_alloc_from_pool(CUdeviceptr *dptr, size_t bytesize,
+					CUmemoryPool pool, CUstream hStream,
+					bool ptds)
 {
 	const struct libcumc_driver *drv;
+	struct libcumc_stream *stream;
 	struct libcumc_pool *p;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_alloc_check(dptr, hStream);
+	res = libcumc_alloc_check(dptr, hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
+	libcumc_stream_put(stream);
 	pthread_mutex_lock(&libcumc_pools_lock);
 	p = libcumc_pool_find(pool);
 	if (!p || p->imported)
@@ -584,21 +598,15 @@ static void libcumc_free_abort(CUdeviceptr ptr)
 }
 
 /*
- * Only the start of an allocation of a pool, or of an imported pointer,
- * not being freed already; 0 (what a size-0 allocation returns) is a
- * no-op, as with the real driver.
+ * Queues the free of @dptr on @stream: only the start of an allocation of
+ * a pool, or of an imported pointer, not being freed already.
  */
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+static CUresult libcumc_free_queue(CUdeviceptr dptr,
+				   struct libcumc_stream *stream)
 {
 	struct libcumc_pending_free *pending;
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = libcumc_stream_check(hStream);
-	if (res != CUDA_SUCCESS || !dptr)
-		return res;
 	pending = malloc(sizeof(*pending));
 	if (!pending)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -611,13 +619,31 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	/* Outside the lock: the stream may run the function at once. */
-	res = cuLaunchHostFunc(hStream, libcumc_free_fn, pending);
+	res = libcumc_stream_host_fn(stream, libcumc_free_fn, pending);
 	if (res != CUDA_SUCCESS) {
 		pthread_mutex_lock(&libcumc_pools_lock);
 		libcumc_free_abort(dptr);
 		pthread_mutex_unlock(&libcumc_pools_lock);
 		free(pending);
 	}
+	return res;
+}
+
+static CUresult libcumc_free_async(CUdeviceptr dptr, CUstream hStream,
+				   bool ptds)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_stream *stream;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_checked(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (dptr)
+		res = libcumc_free_queue(dptr, stream);
+	libcumc_stream_put(stream);
 	return res;
 }
 
@@ -679,21 +705,38 @@ CUresult libcumc_pool_free_now(CUdeviceptr ptr)
 	return id ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
-/* A NULL stream of a _ptsz call is the per-thread default stream. */
-static CUstream libcumc_ptsz(CUstream stream)
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
+				 CUstream hStream)
 {
-	return stream ? stream : CU_STREAM_PER_THREAD;
+	return libcumc_alloc_async(dptr, bytesize, hStream, false);
 }
 
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
+					 CUmemoryPool pool, CUstream hStream)
+{
+	return libcumc_alloc_from_pool(dptr, bytesize, pool, hStream, false);
+}
+
+/*
+ * Only the start of an allocation of a pool, or of an imported pointer,
+ * not being freed already; 0 (what a size-0 allocation returns) is a
+ * no-op, as with the real driver.
+ */
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	return libcumc_free_async(dptr, hStream, false);
+}
+
+/* A NULL stream of a _ptsz call is the per-thread default stream. */
 CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
 				      CUstream hStream)
 {
-	return cuMemAllocAsync(dptr, bytesize, libcumc_ptsz(hStream));
+	return libcumc_alloc_async(dptr, bytesize, hStream, true);
 }
 
 CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
-	return cuMemFreeAsync(dptr, libcumc_ptsz(hStream));
+	return libcumc_free_async(dptr, hStream, true);
 }
 
 CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
@@ -701,6 +744,5 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
 					      CUmemoryPool pool,
 					      CUstream hStream)
 {
-	return cuMemAllocFromPoolAsync(dptr, bytesize, pool,
-				       libcumc_ptsz(hStream));
+	return libcumc_alloc_from_pool(dptr, bytesize, pool, hStream, true);
 }

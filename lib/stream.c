@@ -458,8 +458,7 @@ CUresult libcumc_stream_sync(struct libcumc_stream *stream)
 	return res;
 }
 
-/* cuStreamQuery: CUDA_ERROR_NOT_READY while work it would wait for runs. */
-static CUresult libcumc_stream_query(struct libcumc_stream *stream)
+CUresult libcumc_stream_query(struct libcumc_stream *stream)
 {
 	struct libcumc_work marker = { 0 };
 	CUresult res;
@@ -478,6 +477,11 @@ static CUresult libcumc_stream_query(struct libcumc_stream *stream)
 CUcontext libcumc_stream_ctx(const struct libcumc_stream *stream)
 {
 	return stream->ctx;
+}
+
+CUdevice libcumc_stream_dev(const struct libcumc_stream *stream)
+{
+	return stream->dev;
 }
 
 CUresult libcumc_stream_error(struct libcumc_stream *stream)
@@ -1036,29 +1040,42 @@ static CUresult libcumc_host_run(struct libcumc_work *work)
 	return CUDA_SUCCESS;
 }
 
+/* @handle: the stream as the caller named it, for a callback. */
+static CUresult libcumc_host_submit(struct libcumc_stream *s, CUstream handle,
+				    CUhostFn fn, CUstreamCallback callback,
+				    void *user_data)
+{
+	struct libcumc_host_work *h;
+
+	h = (struct libcumc_host_work *)libcumc_work_alloc(sizeof(*h),
+							   libcumc_host_run);
+	if (!h)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	h->fn = fn;
+	h->callback = callback;
+	h->handle = handle;
+	h->stream = s;
+	h->user_data = user_data;
+	/* The item's stream outlives it: the worker holds it. */
+	return libcumc_stream_submit(s, &h->work, NULL);
+}
+
+CUresult libcumc_stream_host_fn(struct libcumc_stream *stream, CUhostFn fn,
+				void *user_data)
+{
+	return libcumc_host_submit(stream, NULL, fn, NULL, user_data);
+}
+
 static CUresult libcumc_host_enqueue(CUstream hStream, bool ptds,
 				     CUhostFn fn, CUstreamCallback callback,
 				     void *user_data)
 {
-	struct libcumc_host_work *h;
 	struct libcumc_stream *s;
 	CUresult res = libcumc_stream_lookup(hStream, ptds, &s);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	h = (struct libcumc_host_work *)libcumc_work_alloc(sizeof(*h),
-							   libcumc_host_run);
-	if (!h) {
-		libcumc_stream_put(s);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	h->fn = fn;
-	h->callback = callback;
-	h->handle = hStream;
-	h->stream = s;
-	h->user_data = user_data;
-	/* The item's stream outlives it: the worker holds it. */
-	res = libcumc_stream_submit(s, &h->work, NULL);
+	res = libcumc_host_submit(s, hStream, fn, callback, user_data);
 	libcumc_stream_put(s);
 	return res;
 }

@@ -2,7 +2,10 @@
 /*
  * Streams as host work queues (stream.c), for the entry points that put
  * work on a stream: copies and sets (copy.c), events (event.c), stream
- * memory operations (stream_memop.c), host functions.
+ * memory operations (stream_memop.c), host functions, kernels (launch.c)
+ * and stream-ordered frees (mempool_alloc.c).  The library reaches
+ * streams only through these functions, never through the cuStream*
+ * entry points.
  *
  * Each stream runs its work items in order on a worker thread of its own,
  * started with the first item.  An item may depend on items of other
@@ -101,7 +104,18 @@ CUresult libcumc_stream_run_sync(bool ptds, CUresult (*op)(void *arg),
 
 /* The context and device of @stream, its latched error. */
 CUcontext libcumc_stream_ctx(const struct libcumc_stream *stream);
+CUdevice libcumc_stream_dev(const struct libcumc_stream *stream);
 CUresult libcumc_stream_error(struct libcumc_stream *stream);
+
+/*
+ * What cuStreamQuery answers: CUDA_ERROR_NOT_READY while work it would
+ * wait for runs, else the stream's latched error.
+ */
+CUresult libcumc_stream_query(struct libcumc_stream *stream);
+
+/* Queues @fn(@user_data) on @stream, as cuLaunchHostFunc does. */
+CUresult libcumc_stream_host_fn(struct libcumc_stream *stream, CUhostFn fn,
+				void *user_data);
 
 /* cuCtxSynchronize: waits for every stream of @ctx; the first error. */
 CUresult libcumc_streams_sync_ctx(CUcontext ctx);
