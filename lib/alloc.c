@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * cuMemAlloc, cuMemAllocPitch and cuMemFree on top of the module's VMM.
+ * cuMemAlloc, cuMemAllocPitch and cuMemFree on top of the module's VMM:
+ * allocations made by memory.c, mapped by va.c's one path for the
+ * library's own memory.
  *
  * A chunk is one allocation of the module: created on the current
  * context's device, mapped in a reservation of its own, and readable and
@@ -27,8 +29,10 @@
 
 #include "alloc.h"
 #include "context.h"
+#include "memory.h"
 #include "mempool.h"
 #include "ranges.h"
+#include "va.h"
 
 #define CUMC_SLOT_MIN 512u
 #define CUMC_SLOT_CLASSES 16
@@ -69,53 +73,37 @@ static CUresult libcumc_chunk_map(const struct libcumc_driver *drv,
 				  CUdevice dev, size_t length,
 				  CUdeviceptr *base)
 {
-	CUmemAllocationProp prop = {
-		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
-		.location = { CU_MEM_LOCATION_TYPE_DEVICE, dev },
-	};
-	CUmemAccessDesc *desc;
-	CUmemGenericAllocationHandle handle;
-	CUdeviceptr va;
+	struct cumc_access_desc *descs;
+	__u64 handle;
 	unsigned int i;
 	CUresult res;
 
-	desc = calloc(drv->num_devices, sizeof(*desc));
-	if (!desc)
+	descs = calloc(drv->num_devices, sizeof(*descs));
+	if (!descs)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	for (i = 0; i < drv->num_devices; i++) {
-		desc[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-		desc[i].location.id = i;
-		desc[i].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+		descs[i].device = i;
+		descs[i].access = CUMC_ACCESS_READWRITE;
 	}
-	res = cuMemCreate(&handle, length, &prop, 0);
-	if (res != CUDA_SUCCESS)
-		goto out_free;
-	res = cuMemAddressReserve(&va, length, 0, 0, 0);
-	if (res != CUDA_SUCCESS)
-		goto out_release;
-	res = cuMemMap(va, length, 0, handle, 0);
+	res = libcumc_mem_create(drv, dev, length, 0, &handle);
 	if (res == CUDA_SUCCESS) {
-		res = cuMemSetAccess(va, length, desc, drv->num_devices);
-		if (res != CUDA_SUCCESS)
-			cuMemUnmap(va, length);
+		res = libcumc_va_map_handle(drv, handle, length, descs,
+					    drv->num_devices, base);
+		/* The mapping holds the allocation from here on. */
+		libcumc_release_handle(drv, handle);
 	}
-	if (res != CUDA_SUCCESS)
-		cuMemAddressFree(va, length);
-	else
-		*base = va;
-out_release:
-	/* The mapping holds the allocation from here on. */
-	cuMemRelease(handle);
-out_free:
-	free(desc);
+	free(descs);
 	/* The device is full: the same answer as the real driver's. */
 	return res;
 }
 
 static void libcumc_chunk_unmap(struct libcumc_chunk *chunk)
 {
-	cuMemUnmap(chunk->base, chunk->length);
-	cuMemAddressFree(chunk->base, chunk->length);
+	const struct libcumc_driver *drv;
+
+	/* A chunk was made by the driver state it is unmapped from. */
+	if (libcumc_driver(&drv) == CUDA_SUCCESS)
+		libcumc_va_unmap_handle(drv, chunk->base, chunk->length);
 }
 
 static struct libcumc_chunk *libcumc_chunk_new(const struct libcumc_driver *drv,

@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "mem_prop.h"
+#include "memory.h"
 
 /* An unknown handle: the documented errors name no other code for it. */
 static const struct libcumc_errno_result
@@ -92,43 +93,62 @@ CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
 	return res;
 }
 
-/* The module checks that size is a non-zero multiple of the granularity. */
+/* The module checks that length is a non-zero multiple of the granularity. */
+CUresult libcumc_mem_create(const struct libcumc_driver *drv, CUdevice dev,
+			    size_t length, __u32 handle_types, __u64 *handle)
+{
+	struct cumc_mem_create create = {
+		.size = sizeof(create),
+		.device = dev,
+		.handle_types = handle_types,
+		.length = length,
+	};
+	CUresult res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
+
+	if (res == CUDA_SUCCESS)
+		*handle = create.out_handle;
+	return res;
+}
+
+CUresult libcumc_release_handle(const struct libcumc_driver *drv,
+				__u64 handle)
+{
+	struct cumc_release release = {
+		.size = sizeof(release),
+		.handle = handle,
+	};
+
+	return libcumc_ioctl(drv, CUMC_RELEASE, &release,
+			     libcumc_bad_handle_is_invalid_value);
+}
+
 CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 			     size_t size, const CUmemAllocationProp *prop,
 			     unsigned long long flags)
 {
 	const struct libcumc_driver *drv;
-	struct cumc_mem_create create = { .size = sizeof(create) };
+	__u32 handle_types;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!handle || !prop || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_mem_prop_check(drv, prop, &create.handle_types);
+	res = libcumc_mem_prop_check(drv, prop, &handle_types);
 	if (res != CUDA_SUCCESS)
 		return res;
-	create.device = prop->location.id;
-	create.length = size;
-	res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
-	if (res == CUDA_SUCCESS)
-		*handle = create.out_handle;
-	return res;
+	return libcumc_mem_create(drv, prop->location.id, size, handle_types,
+				  handle);
 }
 
 CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	const struct libcumc_driver *drv;
-	struct cumc_release release = {
-		.size = sizeof(release),
-		.handle = handle,
-	};
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_ioctl(drv, CUMC_RELEASE, &release,
-			     libcumc_bad_handle_is_invalid_value);
+	return libcumc_release_handle(drv, handle);
 }
 
 CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(

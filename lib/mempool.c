@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Memory pools: the registry, cuMemPoolCreate/Destroy, attributes, access,
- * trimming, and each device's default and current pool.
+ * a pool's mappings and trimming them, and each device's default and
+ * current pool.  Below the allocations made from pools (mempool_alloc.c)
+ * and their sharing (mempool_share.c), which call down into it only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "mempool.h"
+#include "va.h"
 
 pthread_mutex_t libcumc_pools_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Every pool, destroyed ones too while they still hold memory. */
@@ -70,17 +73,6 @@ struct libcumc_pool *libcumc_pool_new(const struct libcumc_driver *drv,
 	pool->next = libcumc_pools;
 	libcumc_pools = pool;
 	return pool;
-}
-
-CUresult libcumc_release_handle(const struct libcumc_driver *drv,
-				__u64 handle)
-{
-	struct cumc_release release = {
-		.size = sizeof(release),
-		.handle = handle,
-	};
-
-	return libcumc_ioctl(drv, CUMC_RELEASE, &release, NULL);
 }
 
 void libcumc_pool_free(struct libcumc_pool *victim)
@@ -173,17 +165,8 @@ static CUresult libcumc_pool_anchor(const struct libcumc_driver *drv,
 				    CUdevice dev, size_t granularity,
 				    __u64 *anchor)
 {
-	struct cumc_mem_create create = {
-		.size = sizeof(create),
-		.device = dev,
-		.handle_types = CUMC_HANDLE_FABRIC,
-		.length = granularity,
-	};
-	CUresult res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
-
-	if (res == CUDA_SUCCESS)
-		*anchor = create.out_handle;
-	return res;
+	return libcumc_mem_create(drv, dev, granularity, CUMC_HANDLE_FABRIC,
+				  anchor);
 }
 
 static bool libcumc_all_zero(const unsigned char *p, size_t n)
@@ -446,25 +429,42 @@ CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool,
 	return libcumc_pool_attribute(pool, attr, value, false);
 }
 
-CUresult libcumc_pool_apply_access(const struct libcumc_driver *drv,
-				   const struct libcumc_pool *pool,
-				   CUdeviceptr addr, size_t length)
+/* @pool's access of every device, as the module takes it; how many. */
+static __u32 libcumc_pool_access_descs(const struct libcumc_driver *drv,
+				       const struct libcumc_pool *pool,
+				       struct cumc_access_desc *descs)
 {
-	struct cumc_access_desc descs[CUMC_MAX_DEVICES];
-	struct cumc_set_access set = {
-		.size = sizeof(set),
-		.addr = addr,
-		.length = length,
-		.descs = (uintptr_t)descs,
-	};
 	unsigned int d;
 
 	for (d = 0; d < drv->num_devices && d < CUMC_MAX_DEVICES; d++) {
 		descs[d].device = d;
 		descs[d].access = pool->access[d];
 	}
-	set.num_descs = d;
-	return libcumc_ioctl(drv, CUMC_SET_ACCESS, &set, NULL);
+	return d;
+}
+
+/* Grant every device its access of @pool on a mapping. */
+static CUresult libcumc_pool_apply_access(const struct libcumc_driver *drv,
+					  const struct libcumc_pool *pool,
+					  CUdeviceptr addr, size_t length)
+{
+	struct cumc_access_desc descs[CUMC_MAX_DEVICES];
+
+	return libcumc_va_set_access(drv, addr, length, descs,
+				     libcumc_pool_access_descs(drv, pool,
+							       descs));
+}
+
+CUresult libcumc_pool_map(const struct libcumc_driver *drv,
+			  const struct libcumc_pool *pool, __u64 handle,
+			  size_t length, CUdeviceptr *addr)
+{
+	struct cumc_access_desc descs[CUMC_MAX_DEVICES];
+
+	return libcumc_va_map_handle(drv, handle, length, descs,
+				     libcumc_pool_access_descs(drv, pool,
+							       descs),
+				     addr);
 }
 
 /* Every mapping of @pool, with its access anew. */
@@ -484,6 +484,50 @@ static CUresult libcumc_pool_reapply_access(const struct libcumc_driver *drv,
 						imp->map_length);
 	return res;
 }
+
+static void libcumc_block_release(const struct libcumc_driver *drv,
+				  struct libcumc_pool *pool,
+				  struct libcumc_block *block)
+{
+	libcumc_va_unmap_handle(drv, block->addr, block->length);
+	if (block->handle) {
+		struct libcumc_driver pdrv = libcumc_pool_drv(drv, pool);
+
+		libcumc_release_handle(&pdrv, block->handle);
+	}
+	pool->reserved -= block->length;
+	free(block->segs);
+	free(block);
+}
+
+static bool libcumc_block_unused(const struct libcumc_block *block)
+{
+	return block->segs->state == CUMC_SEG_FREE && !block->segs->next;
+}
+
+void libcumc_pool_trim(const struct libcumc_driver *drv,
+		       struct libcumc_pool *pool, uint64_t keep)
+{
+	struct libcumc_block **link = &pool->blocks;
+
+	while (*link) {
+		struct libcumc_block *block = *link;
+
+		if (libcumc_block_unused(block) &&
+		    pool->reserved - block->length >= keep) {
+			*link = block->next;
+			libcumc_block_release(drv, pool, block);
+		} else {
+			link = &block->next;
+		}
+	}
+}
+
+bool libcumc_pool_busy(const struct libcumc_pool *pool)
+{
+	return pool->blocks || pool->imports;
+}
+
 
 /*
  * As the real driver (580) answers: devices only (the host: NOT_SUPPORTED),

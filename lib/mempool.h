@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stream-ordered allocator: memory pools (mempool.c), their memory and
- * allocations (mempool_alloc.c) and sharing them with other processes
- * (mempool_share.c).
+ * The stream-ordered allocator: memory pools and their mappings
+ * (mempool.c), allocations from them (mempool_alloc.c) and sharing them
+ * with other processes (mempool_share.c), each calling only the files
+ * before it.
  *
  * A pool's memory is ordinary module allocations ("blocks"), each mapped
  * at a reservation of its own in this process; allocations are pieces
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "memory.h"
 
 /* Allocations are aligned to this, as the real driver's are. */
 #define CUMC_POOL_ALIGN 512
@@ -114,10 +116,6 @@ CUresult libcumc_current_pool_get(const struct libcumc_driver *drv,
 struct libcumc_pool *libcumc_pool_new(const struct libcumc_driver *drv,
 				      CUdevice device);
 
-/* CUMC_RELEASE of @handle, a handle of @drv's client. */
-CUresult libcumc_release_handle(const struct libcumc_driver *drv,
-				__u64 handle);
-
 /* Unregister and free @pool, which holds no memory. Under the lock. */
 void libcumc_pool_free(struct libcumc_pool *pool);
 
@@ -131,11 +129,6 @@ static inline struct libcumc_driver libcumc_pool_drv(
 	pdrv.fd = pool->client_fd;
 	return pdrv;
 }
-
-/* Grant every device its access of @pool on a mapping. */
-CUresult libcumc_pool_apply_access(const struct libcumc_driver *drv,
-				   const struct libcumc_pool *pool,
-				   CUdeviceptr addr, size_t length);
 
 /*
  * Map @handle (of this process's client) over a reservation of its own,

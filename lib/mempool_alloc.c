@@ -18,6 +18,7 @@
 #include "mempool.h"
 #include "procaddr.h"
 #include "stream.h"
+#include "va.h"
 
 static size_t libcumc_round_up(size_t n, size_t to)
 {
@@ -29,26 +30,20 @@ static CUresult libcumc_block_fabric(const struct libcumc_driver *drv,
 				     const struct libcumc_pool *pool,
 				     struct libcumc_block *block, __u64 *handle)
 {
-	struct cumc_mem_create create = {
-		.size = sizeof(create),
-		.device = pool->device,
-		.handle_types = CUMC_HANDLE_FABRIC,
-		.length = block->length,
-	};
 	struct cumc_export_fabric export = { .size = sizeof(export) };
 	CUresult res;
 
-	res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
+	res = libcumc_mem_create(drv, pool->device, block->length,
+				 CUMC_HANDLE_FABRIC, &export.handle);
 	if (res != CUDA_SUCCESS)
 		return res;
-	export.handle = create.out_handle;
 	res = libcumc_ioctl(drv, CUMC_EXPORT_FABRIC, &export, NULL);
 	if (res != CUDA_SUCCESS) {
-		libcumc_release_handle(drv, create.out_handle);
+		libcumc_release_handle(drv, export.handle);
 		return res;
 	}
 	memcpy(block->fabric, export.out_fabric, sizeof(block->fabric));
-	*handle = create.out_handle;
+	*handle = export.handle;
 	return CUDA_SUCCESS;
 }
 
@@ -62,28 +57,20 @@ static CUresult libcumc_block_memory(const struct libcumc_driver *drv,
 				     struct libcumc_block *block, __u64 *handle)
 {
 	struct libcumc_driver pdrv = libcumc_pool_drv(drv, pool);
-	struct cumc_mem_create create = {
-		.size = sizeof(create),
-		.device = pool->device,
-		.length = block->length,
-	};
 	struct cumc_export_fd export = { .size = sizeof(export) };
 	struct cumc_import_fd import = { .size = sizeof(import) };
 	CUresult res;
 
 	if (pool->fabric)
 		return libcumc_block_fabric(drv, pool, block, handle);
-	if (pool->client_fd < 0) {
-		res = libcumc_ioctl(drv, CUMC_MEM_CREATE, &create, NULL);
-		*handle = create.out_handle;
-		return res;
-	}
-	create.handle_types = CUMC_HANDLE_FD;
-	res = libcumc_ioctl(&pdrv, CUMC_MEM_CREATE, &create, NULL);
+	if (pool->client_fd < 0)
+		return libcumc_mem_create(drv, pool->device, block->length, 0,
+					  handle);
+	res = libcumc_mem_create(&pdrv, pool->device, block->length,
+				 CUMC_HANDLE_FD, &block->handle);
 	if (res != CUDA_SUCCESS)
 		return res;
-	block->handle = create.out_handle;
-	export.handle = create.out_handle;
+	export.handle = block->handle;
 	res = libcumc_ioctl(&pdrv, CUMC_EXPORT_FD, &export, NULL);
 	if (res == CUDA_SUCCESS) {
 		import.fd = export.out_fd;
@@ -96,70 +83,6 @@ static CUresult libcumc_block_memory(const struct libcumc_driver *drv,
 	}
 	*handle = import.out_handle;
 	return CUDA_SUCCESS;
-}
-
-CUresult libcumc_pool_map(const struct libcumc_driver *drv,
-			  const struct libcumc_pool *pool, __u64 handle,
-			  size_t length, CUdeviceptr *addr)
-{
-	struct cumc_va_reserve reserve = {
-		.size = sizeof(reserve),
-		.flags = CUMC_VA_RESERVE_SHARED,
-		.length = length,
-	};
-	struct cumc_map map = {
-		.size = sizeof(map),
-		.length = length,
-		.handle = handle,
-	};
-	struct cumc_va_free va_free = {
-		.size = sizeof(va_free),
-		.length = length,
-	};
-	CUresult res;
-
-	res = libcumc_ioctl(drv, CUMC_VA_RESERVE, &reserve, NULL);
-	if (res != CUDA_SUCCESS)
-		return res;
-	map.addr = reserve.out_addr;
-	res = libcumc_ioctl(drv, CUMC_MAP, &map, NULL);
-	if (res == CUDA_SUCCESS) {
-		res = libcumc_pool_apply_access(drv, pool, map.addr, length);
-		if (res != CUDA_SUCCESS) {
-			struct cumc_unmap unmap = {
-				.size = sizeof(unmap),
-				.addr = map.addr,
-				.length = length,
-			};
-
-			libcumc_ioctl(drv, CUMC_UNMAP, &unmap, NULL);
-		}
-	}
-	if (res != CUDA_SUCCESS) {
-		va_free.addr = reserve.out_addr;
-		libcumc_ioctl(drv, CUMC_VA_FREE, &va_free, NULL);
-		return res;
-	}
-	*addr = reserve.out_addr;
-	return CUDA_SUCCESS;
-}
-
-static void libcumc_unmap_free(const struct libcumc_driver *drv,
-			       CUdeviceptr addr, size_t length)
-{
-	struct cumc_unmap unmap = {
-		.size = sizeof(unmap),
-		.addr = addr,
-		.length = length,
-	};
-	struct cumc_va_free va_free = {
-		.size = sizeof(va_free),
-		.addr = addr,
-		.length = length,
-	};
-
-	libcumc_ioctl(drv, CUMC_UNMAP, &unmap, NULL);
-	libcumc_ioctl(drv, CUMC_VA_FREE, &va_free, NULL);
 }
 
 /* A new block of @length bytes, one free segment, added to @pool. */
@@ -202,49 +125,6 @@ err_free:
 	free(seg);
 	free(block);
 	return res;
-}
-
-static void libcumc_block_release(const struct libcumc_driver *drv,
-				  struct libcumc_pool *pool,
-				  struct libcumc_block *block)
-{
-	libcumc_unmap_free(drv, block->addr, block->length);
-	if (block->handle) {
-		struct libcumc_driver pdrv = libcumc_pool_drv(drv, pool);
-
-		libcumc_release_handle(&pdrv, block->handle);
-	}
-	pool->reserved -= block->length;
-	free(block->segs);
-	free(block);
-}
-
-static bool libcumc_block_unused(const struct libcumc_block *block)
-{
-	return block->segs->state == CUMC_SEG_FREE && !block->segs->next;
-}
-
-void libcumc_pool_trim(const struct libcumc_driver *drv,
-		       struct libcumc_pool *pool, uint64_t keep)
-{
-	struct libcumc_block **link = &pool->blocks;
-
-	while (*link) {
-		struct libcumc_block *block = *link;
-
-		if (libcumc_block_unused(block) &&
-		    pool->reserved - block->length >= keep) {
-			*link = block->next;
-			libcumc_block_release(drv, pool, block);
-		} else {
-			link = &block->next;
-		}
-	}
-}
-
-bool libcumc_pool_busy(const struct libcumc_pool *pool)
-{
-	return pool->blocks || pool->imports;
 }
 
 /* Split @seg so that it is @length long; the rest stays free after it. */
@@ -419,7 +299,7 @@ void libcumc_pool_drop_import(const struct libcumc_driver *drv,
 	for (link = &pool->imports; *link != imp; link = &(*link)->next)
 		;
 	*link = imp->next;
-	libcumc_unmap_free(drv, imp->map_addr, imp->map_length);
+	libcumc_va_unmap_handle(drv, imp->map_addr, imp->map_length);
 	free(imp);
 	if (!pool->live && !libcumc_pool_busy(pool))
 		libcumc_pool_free(pool);

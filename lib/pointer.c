@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * cuPointerGetAttribute(s): what a device address is, answered from one
- * CUMC_VA_QUERY.  CUDA pointers are the addresses in the caller's
+ * cuPointerGetAttribute(s) and cuMemGetAddressRange: what a device address
+ * is, answered from one CUMC_VA_QUERY.  CUDA pointers are the addresses in the caller's
  * reservations (cuMemAlloc memory among them, alloc.c), and host memory of
  * cuMemHostAlloc and cuMemHostRegister (host_mem.c).
  */
@@ -354,4 +354,41 @@ CUresult CUDAAPI cuPointerSetAttribute(const void *value,
 	if (res == CUDA_SUCCESS)
 		return CUDA_ERROR_NOT_SUPPORTED;
 	return res == CUDA_ERROR_NOT_FOUND ? CUDA_ERROR_INVALID_VALUE : res;
+}
+
+/*
+ * The allocation of cuMemAlloc or cuMemHostAlloc/cuMemHostRegister
+ * holding @dptr, else the mapping holding it, as the real driver answers
+ * for VMM memory.
+ */
+CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
+					 CUdeviceptr dptr)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_alloc_info a;
+	struct libcumc_host_info h;
+	struct cumc_va_query q;
+	CUdevice dev;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_current_device(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (libcumc_alloc_lookup(dptr, &a)) {
+		q.out_map_addr = a.base;
+		q.out_map_length = a.size;
+	} else if (libcumc_host_lookup(dptr, &h)) {
+		q.out_map_addr = h.base;
+		q.out_map_length = h.size;
+	} else {
+		res = libcumc_mapping_query(drv, dptr, dev, &q);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	if (pbase)
+		*pbase = q.out_map_addr;
+	if (psize)
+		*psize = q.out_map_length;
+	return CUDA_SUCCESS;
 }

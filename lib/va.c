@@ -2,7 +2,8 @@
 /*
  * The device address space: reservations (cuMemAddressReserve/Free),
  * mappings (cuMemMap/Unmap), access (cuMemSetAccess/GetAccess) and what is
- * mapped where (cuMemRetainAllocationHandle, cuMemGetAddressRange).  The
+ * mapped where (cuMemRetainAllocationHandle), and the one path by which the
+ * library maps memory of its own (va.h).  The
  * module owns all of it: a reservation is a mapping it makes in the calling
  * process, so a device address is an ordinary pointer that the CPU, standing
  * in for every device, loads and stores through once access is granted.
@@ -12,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
-#include "host_mem.h"
 #include "mc_views.h"
 #include "va.h"
 
@@ -71,45 +70,60 @@ CUresult libcumc_mapping_query(const struct libcumc_driver *drv,
 }
 
 /* The module checks sizes, alignment and the hint against the granularity. */
+static CUresult libcumc_va_reserve(const struct libcumc_driver *drv,
+				   size_t length, size_t alignment,
+				   CUdeviceptr hint, CUdeviceptr *addr)
+{
+	struct cumc_va_reserve reserve = {
+		.size = sizeof(reserve),
+		.length = length,
+		.alignment = alignment,
+		.addr = hint,
+		/* A range of an arena: no mmap or munmap per reservation. */
+		.flags = CUMC_VA_RESERVE_SHARED,
+	};
+	CUresult res = libcumc_ioctl(drv, CUMC_VA_RESERVE, &reserve, NULL);
+
+	if (res == CUDA_SUCCESS)
+		*addr = reserve.out_addr;
+	return res;
+}
+
+static CUresult libcumc_va_free(const struct libcumc_driver *drv,
+				CUdeviceptr addr, size_t length)
+{
+	struct cumc_va_free va_free = {
+		.size = sizeof(va_free),
+		.addr = addr,
+		.length = length,
+	};
+
+	return libcumc_ioctl(drv, CUMC_VA_FREE, &va_free,
+			     libcumc_bad_range_is_invalid_value);
+}
+
 CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
 				     size_t alignment, CUdeviceptr addr,
 				     unsigned long long flags)
 {
 	const struct libcumc_driver *drv;
-	struct cumc_va_reserve reserve = {
-		.size = sizeof(reserve),
-		.length = size,
-		.alignment = alignment,
-		.addr = addr,
-		/* A range of an arena: no mmap or munmap per reservation. */
-		.flags = CUMC_VA_RESERVE_SHARED,
-	};
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!ptr || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_ioctl(drv, CUMC_VA_RESERVE, &reserve, NULL);
-	if (res == CUDA_SUCCESS)
-		*ptr = reserve.out_addr;
-	return res;
+	return libcumc_va_reserve(drv, size, alignment, addr, ptr);
 }
 
 CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
 	const struct libcumc_driver *drv;
-	struct cumc_va_free va_free = {
-		.size = sizeof(va_free),
-		.addr = ptr,
-		.length = size,
-	};
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_ioctl(drv, CUMC_VA_FREE, &va_free,
-			     libcumc_bad_range_is_invalid_value);
+	return libcumc_va_free(drv, ptr, size);
 }
 
 /*
@@ -149,6 +163,21 @@ static const struct libcumc_errno_result libcumc_map_length_errors[] = {
 	{ 0 }
 };
 
+/* The whole allocation @handle names at @addr; the module maps no less. */
+static CUresult libcumc_va_map(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, size_t length,
+			       CUmemGenericAllocationHandle handle)
+{
+	struct cumc_map map = {
+		.size = sizeof(map),
+		.addr = addr,
+		.length = length,
+		.handle = handle,
+	};
+
+	return libcumc_ioctl(drv, CUMC_MAP, &map, libcumc_map_length_errors);
+}
+
 /*
  * A misaligned address or an empty range is a bad value; then a non-zero
  * offset, a partial map and a map larger than the allocation are
@@ -160,13 +189,6 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			  unsigned long long flags)
 {
 	const struct libcumc_driver *drv;
-	struct cumc_map map = {
-		.size = sizeof(map),
-		.addr = ptr,
-		.length = size,
-		.handle = handle,
-		.offset = offset,
-	};
 	size_t granularity;
 	CUresult res = libcumc_driver(&drv);
 
@@ -181,7 +203,21 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		return CUDA_ERROR_INVALID_VALUE;
 	if (offset)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	return libcumc_ioctl(drv, CUMC_MAP, &map, libcumc_map_length_errors);
+	return libcumc_va_map(drv, ptr, size, handle);
+}
+
+/* The mappings of exactly [addr, addr + length); @site reads the errno. */
+static CUresult libcumc_va_unmap(const struct libcumc_driver *drv,
+				 CUdeviceptr addr, size_t length,
+				 const struct libcumc_errno_result *site)
+{
+	struct cumc_unmap unmap = {
+		.size = sizeof(unmap),
+		.addr = addr,
+		.length = length,
+	};
+
+	return libcumc_ioctl(drv, CUMC_UNMAP, &unmap, site);
 }
 
 /*
@@ -194,7 +230,6 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 static CUresult libcumc_unmap_over_holes(const struct libcumc_driver *drv,
 					 CUdeviceptr ptr, size_t size)
 {
-	struct cumc_unmap unmap = { .size = sizeof(unmap) };
 	struct cumc_va_query q;
 	CUdeviceptr addr, end;
 	size_t granularity;
@@ -226,9 +261,8 @@ static CUresult libcumc_unmap_over_holes(const struct libcumc_driver *drv,
 			    libcumc_mapping_end(&q) > end)
 				return CUDA_ERROR_INVALID_VALUE;
 			if (pass) {
-				unmap.addr = q.out_map_addr;
-				unmap.length = q.out_map_length;
-				res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap,
+				res = libcumc_va_unmap(drv, q.out_map_addr,
+					q.out_map_length,
 					libcumc_bad_range_is_invalid_value);
 				if (res != CUDA_SUCCESS)
 					return res;
@@ -250,16 +284,11 @@ static CUresult libcumc_unmap_over_holes(const struct libcumc_driver *drv,
 CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
 	const struct libcumc_driver *drv;
-	struct cumc_unmap unmap = {
-		.size = sizeof(unmap),
-		.addr = ptr,
-		.length = size,
-	};
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_ioctl(drv, CUMC_UNMAP, &unmap, libcumc_unmap_errors);
+	res = libcumc_va_unmap(drv, ptr, size, libcumc_unmap_errors);
 	if (res == CUDA_ERROR_NOT_FOUND)
 		res = libcumc_unmap_over_holes(drv, ptr, size);
 	/* Multicast views of the range: gone with it. */
@@ -309,15 +338,27 @@ static __u32 libcumc_access_descs(const CUmemAccessDesc *desc, size_t count,
 	return n;
 }
 
+CUresult libcumc_va_set_access(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, size_t length,
+			       const struct cumc_access_desc *descs,
+			       __u32 num_descs)
+{
+	struct cumc_set_access set = {
+		.size = sizeof(set),
+		.addr = addr,
+		.length = length,
+		.num_descs = num_descs,
+		.descs = (uintptr_t)descs,
+	};
+
+	return libcumc_ioctl(drv, CUMC_SET_ACCESS, &set,
+			     libcumc_bad_range_is_invalid_value);
+}
+
 CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
 				const CUmemAccessDesc *desc, size_t count)
 {
 	const struct libcumc_driver *drv;
-	struct cumc_set_access set = {
-		.size = sizeof(set),
-		.addr = ptr,
-		.length = size,
-	};
 	struct cumc_access_desc *descs;
 	CUresult res = libcumc_driver(&drv);
 	size_t i;
@@ -334,15 +375,45 @@ CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
 	descs = calloc(drv->num_devices, sizeof(*descs));
 	if (!descs)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	set.num_descs = libcumc_access_descs(desc, count, descs);
-	set.descs = (uintptr_t)descs;
-	res = libcumc_ioctl(drv, CUMC_SET_ACCESS, &set,
-			    libcumc_bad_range_is_invalid_value);
+	res = libcumc_va_set_access(drv, ptr, size, descs,
+				    libcumc_access_descs(desc, count, descs));
 	free(descs);
 	/* Multicast views were made for the old access: learn them anew. */
 	if (res == CUDA_SUCCESS)
 		libcumc_mc_forget(ptr, size);
 	return res;
+}
+
+CUresult libcumc_va_map_handle(const struct libcumc_driver *drv,
+			       CUmemGenericAllocationHandle handle,
+			       size_t length,
+			       const struct cumc_access_desc *descs,
+			       __u32 num_descs, CUdeviceptr *addr)
+{
+	CUdeviceptr va;
+	CUresult res = libcumc_va_reserve(drv, length, 0, 0, &va);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_va_map(drv, va, length, handle);
+	if (res == CUDA_SUCCESS) {
+		res = libcumc_va_set_access(drv, va, length, descs, num_descs);
+		if (res != CUDA_SUCCESS)
+			libcumc_va_unmap(drv, va, length, NULL);
+	}
+	if (res != CUDA_SUCCESS) {
+		libcumc_va_free(drv, va, length);
+		return res;
+	}
+	*addr = va;
+	return CUDA_SUCCESS;
+}
+
+void libcumc_va_unmap_handle(const struct libcumc_driver *drv,
+			     CUdeviceptr addr, size_t length)
+{
+	libcumc_va_unmap(drv, addr, length, NULL);
+	libcumc_va_free(drv, addr, length);
 }
 
 CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
@@ -395,41 +466,4 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(
 	if (res == CUDA_SUCCESS)
 		*handle = q.out_handle;
 	return res;
-}
-
-/*
- * The allocation of cuMemAlloc or cuMemHostAlloc/cuMemHostRegister
- * holding @dptr, else the mapping holding it, as the real driver answers
- * for VMM memory.
- */
-CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
-					 CUdeviceptr dptr)
-{
-	const struct libcumc_driver *drv;
-	struct libcumc_alloc_info a;
-	struct libcumc_host_info h;
-	struct cumc_va_query q;
-	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = libcumc_current_device(&dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (libcumc_alloc_lookup(dptr, &a)) {
-		q.out_map_addr = a.base;
-		q.out_map_length = a.size;
-	} else if (libcumc_host_lookup(dptr, &h)) {
-		q.out_map_addr = h.base;
-		q.out_map_length = h.size;
-	} else {
-		res = libcumc_mapping_query(drv, dptr, dev, &q);
-		if (res != CUDA_SUCCESS)
-			return res;
-	}
-	if (pbase)
-		*pbase = q.out_map_addr;
-	if (psize)
-		*psize = q.out_map_length;
-	return CUDA_SUCCESS;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Device addresses as the module describes them (CUMC_VA_QUERY), for the
- * entry points that look at an address: va.c, pointer.c and copy.c.
+ * entry points that look at an address: va.c, pointer.c and copy.c; and
+ * the library's own mappings (va.c).
  */
 #ifndef _CUMC_LIB_VA_H
 #define _CUMC_LIB_VA_H
@@ -30,5 +31,33 @@ static inline CUdeviceptr libcumc_mapping_end(const struct cumc_va_query *q)
 {
 	return q->out_map_addr + q->out_map_length;
 }
+
+/*
+ * Grants @num_descs devices their access of @descs (one entry a device)
+ * on the mappings of [addr, addr + length), as cuMemSetAccess does.  The
+ * library's own memory is no multicast mapping: this and the two below
+ * leave multicast views (mc_views.h) alone.
+ */
+CUresult libcumc_va_set_access(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, size_t length,
+			       const struct cumc_access_desc *descs,
+			       __u32 num_descs);
+
+/*
+ * Reserve, map, set access: the library's own memory (cuMemAlloc's chunks
+ * in alloc.c, pools' blocks in mempool*.c) is the allocation @handle of
+ * @length bytes mapped over a reservation of its own at *@addr, with the
+ * access of @descs as above; nothing is left behind on failure.  The
+ * mapping holds the allocation: the caller may release @handle.
+ */
+CUresult libcumc_va_map_handle(const struct libcumc_driver *drv,
+			       CUmemGenericAllocationHandle handle,
+			       size_t length,
+			       const struct cumc_access_desc *descs,
+			       __u32 num_descs, CUdeviceptr *addr);
+
+/* Unmaps what libcumc_va_map_handle mapped, and frees its reservation. */
+void libcumc_va_unmap_handle(const struct libcumc_driver *drv,
+			     CUdeviceptr addr, size_t length);
 
 #endif /* _CUMC_LIB_VA_H */
