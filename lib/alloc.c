@@ -284,16 +284,14 @@ static CUresult libcumc_alloc_locked(const struct libcumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+static CUresult libcumc_mem_alloc(const struct libcumc_driver *drv,
+				  CUdeviceptr *dptr, size_t bytesize)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_alloc a = { .ctx = NULL };
 	struct cumc_device_info info;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_current_device_info(drv, &dev, &info);
@@ -306,6 +304,14 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	if (res == CUDA_SUCCESS)
 		*dptr = a.range.base;
 	return res;
+}
+
+CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	return res != CUDA_SUCCESS ? res : libcumc_mem_alloc(drv, dptr, bytesize);
 }
 
 /*
@@ -333,7 +339,7 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
 	pitch -= pitch % CUMC_PITCH_ALIGN;
 	if (__builtin_mul_overflow(pitch, Height, &size))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	res = cuMemAlloc_v2(dptr, size);
+	res = libcumc_mem_alloc(drv, dptr, size);
 	if (res == CUDA_SUCCESS)
 		*pPitch = pitch;
 	return res;

@@ -264,12 +264,7 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
-{
-	return cuCtxGetDevice_v2(device, NULL);
-}
-
-CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+static CUresult libcumc_ctx_get_device(CUdevice *device, CUcontext ctx)
 {
 	const struct libcumc_driver *drv;
 	CUdevice dev;
@@ -285,13 +280,18 @@ CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 	return res;
 }
 
-/* Waits for the work of every stream of the context, implicit ones too. */
-CUresult CUDAAPI cuCtxSynchronize(void)
+CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 {
-	return cuCtxSynchronize_v2(NULL);
+	return libcumc_ctx_get_device(device, NULL);
 }
 
-CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+	return libcumc_ctx_get_device(device, ctx);
+}
+
+/* Waits for the work of every stream of the context, implicit ones too. */
+static CUresult libcumc_ctx_synchronize(CUcontext ctx)
 {
 	const struct libcumc_driver *drv;
 	CUdevice dev;
@@ -303,4 +303,14 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 	if (res != CUDA_SUCCESS)
 		return res;
 	return libcumc_streams_sync_ctx(ctx ? ctx : libcumc_stack_top());
+}
+
+CUresult CUDAAPI cuCtxSynchronize(void)
+{
+	return libcumc_ctx_synchronize(NULL);
+}
+
+CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+	return libcumc_ctx_synchronize(ctx);
 }

@@ -6,7 +6,7 @@
  * print and match these strings. Unlike that driver, a NULL output pointer
  * is refused with CUDA_ERROR_INVALID_VALUE, not written through.
  */
-#include <cuda.h>
+#include "internal.h"
 
 struct libcumc_error_text {
 	const char *name;
@@ -200,15 +200,19 @@ static const struct libcumc_error_text *libcumc_error_lookup(CUresult error)
 	return &libcumc_errors[index];
 }
 
+const char *libcumc_error_name(CUresult error)
+{
+	const struct libcumc_error_text *text = libcumc_error_lookup(error);
+
+	return text ? text->name : NULL;
+}
+
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 {
-	const struct libcumc_error_text *text;
-
 	if (!pStr)
 		return CUDA_ERROR_INVALID_VALUE;
-	text = libcumc_error_lookup(error);
-	*pStr = text ? text->name : NULL;
-	return text ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	*pStr = libcumc_error_name(error);
+	return *pStr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)

@@ -346,9 +346,7 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
 /* Before CUDA 12.8: the same ABI and, here, the same answers. */
 CUresult CUDAAPI cuEventElapsedTime_v1(float *pMilliseconds, CUevent hStart,
 				       CUevent hEnd)
-{
-	return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
-}
+	__attribute__((alias("cuEventElapsedTime_v2")));
 
 struct libcumc_wait_work {
 	struct libcumc_work work;

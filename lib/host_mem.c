@@ -143,8 +143,8 @@ static CUresult libcumc_host_begin(struct libcumc_host *h)
 	return res;
 }
 
-CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
-				unsigned int Flags)
+static CUresult libcumc_host_alloc(void **pp, size_t bytesize,
+				   unsigned int Flags)
 {
 	struct libcumc_host h = { .flags = Flags | CU_MEMHOSTALLOC_DEVICEMAP };
 	long page = sysconf(_SC_PAGESIZE);
@@ -180,9 +180,15 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
 	return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
+				unsigned int Flags)
+{
+	return libcumc_host_alloc(pp, bytesize, Flags);
+}
+
 CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
-	return cuMemHostAlloc(pp, bytesize, 0);
+	return libcumc_host_alloc(pp, bytesize, 0);
 }
 
 /*

@@ -33,6 +33,9 @@ struct libcumc_driver {
  */
 CUresult libcumc_driver(const struct libcumc_driver **drv);
 
+/* The name cuGetErrorName gives @error, or NULL for no CUresult (error.c). */
+const char *libcumc_error_name(CUresult error);
+
 /* How one call site reads an errno that the common mapping does not settle. */
 struct libcumc_errno_result {
 	int err;		/* 0 ends a list */

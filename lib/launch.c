@@ -22,6 +22,7 @@
 #include "host_mem.h"
 #include "kernel.h"
 #include "log.h"
+#include "multimem.h"
 #include "multimem_ops.h"
 #include "procaddr.h"
 #include "stream.h"
@@ -87,14 +88,15 @@ static bool libcumc_kernel_multimem(void *arg, enum cumc_ptx_mm_kind kind,
 	(void)arg;
 	switch (kind) {
 	case CUMC_PTX_MM_LD_REDUCE:
-		return cumcMultimemLdReduce(buf, addr, count, t, o) ==
+		return libcumc_multimem_ld_reduce(buf, addr, count, t, o) ==
 		       CUDA_SUCCESS;
 	case CUMC_PTX_MM_ST:
-		return cumcMultimemSt(addr, buf,
-				      count * libcumc_type_size(t)) ==
+		return libcumc_multimem_st(addr, buf,
+					   count * libcumc_type_size(t)) ==
 		       CUDA_SUCCESS;
 	case CUMC_PTX_MM_RED:
-		return cumcMultimemRed(addr, buf, count, t, o) == CUDA_SUCCESS;
+		return libcumc_multimem_red(addr, buf, count, t, o) ==
+		       CUDA_SUCCESS;
 	}
 	return false;
 }
@@ -297,12 +299,11 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 	return libcumc_launch_unsupported(f);
 }
 
+/* Neither reaches a stream: the per-thread flavours answer the same. */
 CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
 				       CUfunction f, void **kernelParams,
 				       void **extra)
-{
-	return cuLaunchKernelEx(config, f, kernelParams, extra);
-}
+	__attribute__((alias("cuLaunchKernelEx")));
 
 CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
 				unsigned int gridDimX, unsigned int gridDimY,
@@ -310,11 +311,7 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
 				unsigned int blockDimY, unsigned int blockDimZ,
 				unsigned int sharedMemBytes, CUstream hStream,
 				void **kernelParams)
-{
-	return cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ,
-					 blockDimX, blockDimY, blockDimZ,
-					 sharedMemBytes, hStream, kernelParams);
-}
+	__attribute__((alias("cuLaunchCooperativeKernel")));
 
 static CUresult libcumc_func_attribute(const struct libcumc_function *fn,
 				       CUfunction_attribute attrib, int *pi)

@@ -197,7 +197,8 @@ static void libcumc_log_failure(const char *entry_point, CUresult res,
 	struct libcumc_log_line line = { .len = 0 };
 	const char *name, *errname, *errdesc;
 
-	if (cuGetErrorName(res, &name) != CUDA_SUCCESS)
+	name = libcumc_error_name(res);
+	if (!name)
 		name = "unknown CUresult";
 	libcumc_log_add(&line, "cumc: %s: %s (%d)", entry_point, name, (int)res);
 	if (cause->what) {

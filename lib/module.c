@@ -295,10 +295,9 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
 	return res;
 }
 
+/* A fat binary is loaded as any image: the same ABI and answers. */
 CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
-{
-	return cuModuleLoadData(module, fatCubin);
-}
+	__attribute__((alias("cuModuleLoadData")));
 
 /* Every handle of the library entry points names nothing that can exist. */
 static CUresult libcumc_no_such_handle(void)

@@ -74,8 +74,7 @@ void libcumc_mc_broadcast(const struct libcumc_mc_span *span, const void *src,
 		memcpy(map->views[m] + span->offset, src, bytes);
 }
 
-CUresult CUDAAPI cumcMultimemSt(CUdeviceptr mcDst, const void *src,
-				size_t bytes)
+CUresult libcumc_multimem_st(CUdeviceptr mcDst, const void *src, size_t bytes)
 {
 	struct libcumc_mc_span span;
 	CUresult res;
@@ -171,9 +170,9 @@ void libcumc_mc_ld_reduce(void *dst, const struct libcumc_mc_span *span,
 	}
 }
 
-CUresult CUDAAPI cumcMultimemLdReduce(void *dst, CUdeviceptr mcSrc,
-				      size_t count, cumcDataType type,
-				      cumcReduceOp op)
+CUresult libcumc_multimem_ld_reduce(void *dst, CUdeviceptr mcSrc,
+				    size_t count, cumcDataType type,
+				    cumcReduceOp op)
 {
 	struct libcumc_mc_span span;
 	size_t bytes;
@@ -348,9 +347,8 @@ void libcumc_mc_red(const struct libcumc_mc_span *span, const void *src,
 					(const char *)src + i, type, op);
 }
 
-CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
-				 size_t count, cumcDataType type,
-				 cumcReduceOp op)
+CUresult libcumc_multimem_red(CUdeviceptr mcDst, const void *src,
+			      size_t count, cumcDataType type, cumcReduceOp op)
 {
 	struct libcumc_mc_span span;
 	size_t bytes;
@@ -369,4 +367,25 @@ CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
 	libcumc_mc_red(&span, src, count, type, op);
 	libcumc_mc_release();
 	return CUDA_SUCCESS;
+}
+
+/* The entry points, for programs; kernels reach the same (launch.c). */
+CUresult CUDAAPI cumcMultimemSt(CUdeviceptr mcDst, const void *src,
+				size_t bytes)
+{
+	return libcumc_multimem_st(mcDst, src, bytes);
+}
+
+CUresult CUDAAPI cumcMultimemLdReduce(void *dst, CUdeviceptr mcSrc,
+				      size_t count, cumcDataType type,
+				      cumcReduceOp op)
+{
+	return libcumc_multimem_ld_reduce(dst, mcSrc, count, type, op);
+}
+
+CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
+				 size_t count, cumcDataType type,
+				 cumcReduceOp op)
+{
+	return libcumc_multimem_red(mcDst, src, count, type, op);
 }

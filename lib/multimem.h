@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The multimem data path over a span of member views, for the entry points,
- * cuMemcpy/cuMemset to multicast addresses and the benchmarks.
+ * kernels' multimem instructions, cuMemcpy/cuMemset to multicast addresses
+ * and the benchmarks.
  */
 #ifndef _CUMC_LIB_MULTIMEM_H
 #define _CUMC_LIB_MULTIMEM_H
@@ -24,5 +25,16 @@ void libcumc_mc_ld_reduce(void *dst, const struct libcumc_mc_span *span,
  */
 void libcumc_mc_red(const struct libcumc_mc_span *span, const void *src,
 		    size_t count, cumcDataType type, cumcReduceOp op);
+
+/*
+ * What cumcMultimemSt, cumcMultimemLdReduce and cumcMultimemRed do (cumc.h
+ * documents them), for them and for kernels' multimem instructions.
+ */
+CUresult libcumc_multimem_st(CUdeviceptr mcDst, const void *src, size_t bytes);
+CUresult libcumc_multimem_ld_reduce(void *dst, CUdeviceptr mcSrc,
+				    size_t count, cumcDataType type,
+				    cumcReduceOp op);
+CUresult libcumc_multimem_red(CUdeviceptr mcDst, const void *src,
+			      size_t count, cumcDataType type, cumcReduceOp op);
 
 #endif /* _CUMC_LIB_MULTIMEM_H */

@@ -64,9 +64,9 @@ static bool libcumc_proc_flags_valid(cuuint64_t flags)
  * A symbol that is unknown or too new for cudaVersion is not an error:
  * CUDA_SUCCESS with *pfn NULL, the reason in *symbolStatus.
  */
-CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
-				     int cudaVersion, cuuint64_t flags,
-				     CUdriverProcAddressQueryResult *symbolStatus)
+static CUresult libcumc_get_proc_address(const char *symbol, void **pfn,
+				int cudaVersion, cuuint64_t flags,
+				CUdriverProcAddressQueryResult *symbolStatus)
 {
 	CUdriverProcAddressQueryResult status;
 
@@ -80,6 +80,14 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
 	if (symbolStatus)
 		*symbolStatus = status;
 	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn,
+				     int cudaVersion, cuuint64_t flags,
+				     CUdriverProcAddressQueryResult *symbolStatus)
+{
+	return libcumc_get_proc_address(symbol, pfn, cudaVersion, flags,
+					symbolStatus);
 }
 
 /*
@@ -96,7 +104,8 @@ CUresult CUDAAPI cuGetProcAddress_v1(const char *symbol, void **pfn,
 
 	if (!pfn)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cuGetProcAddress_v2(symbol, &found, cudaVersion, flags, &status);
+	res = libcumc_get_proc_address(symbol, &found, cudaVersion, flags,
+				       &status);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (status != CU_GET_PROC_ADDRESS_SUCCESS)

@@ -736,8 +736,8 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
-					    unsigned int flags, int priority)
+static CUresult libcumc_stream_create(CUstream *phStream, unsigned int flags,
+				      int priority)
 {
 	struct libcumc_stream *s;
 	CUcontext ctx;
@@ -764,9 +764,15 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
 	return s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
+					    unsigned int flags, int priority)
+{
+	return libcumc_stream_create(phStream, flags, priority);
+}
+
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-	return cuStreamCreateWithPriority(phStream, Flags, 0);
+	return libcumc_stream_create(phStream, Flags, 0);
 }
 
 /* Pending work still completes; the handle is refused from now on. */
