@@ -297,6 +297,7 @@ check:
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
 			scripts/tests/test-imex-channel-names.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
+			scripts/tests/test-lib-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \

@@ -41,6 +41,18 @@ tap_skip() {
 	tap_ok "$1 # SKIP $2"
 }
 
+# tap_diag TITLE ITEMS: the lines of ITEMS, if any, as a diagnostic under
+# TITLE: what a failing test names.
+tap_diag() {
+	local item
+
+	[ -n "$2" ] || return 0
+	echo "# $1"
+	while read -r item; do
+		echo "#   $item"
+	done <<<"$2"
+}
+
 # tap_skip_all REASON: plan no test and exit 0.
 tap_skip_all() {
 	echo "1..0 # SKIP $1"
