@@ -22,8 +22,9 @@ if modinfo -F parm "$top/kmod/cumc.ko" 2>/dev/null | grep -q '^fabric_node:'; th
 	module_args=()
 fi
 
-# In each node, with OUT (this test's directory) from the caller's
-# environment, which vm-run hands the guest. wait_for is bounded: 60 s.
+# In each node, with OUT (this test's directory) and TOP given by --env:
+# the nodes get nothing of the caller's environment. wait_for is bounded:
+# 60 s.
 cat >"$dir/guest.sh" <<'GUEST'
 k=$CUMC_NODE
 x=$CUMC_FABRIC_XCHG
@@ -81,8 +82,9 @@ run() {
 	local name=$1 start status=0
 	shift
 	start=$(date +%s)
-	(cd "$dir" && OUT=$dir TOP=$top timeout -k 10 300 "$top/scripts/fabric-run" \
-		--no-imex "${module_args[@]}" --timeout 240 "$@" \
+	(cd "$dir" && timeout -k 10 300 "$top/scripts/fabric-run" \
+		--no-imex "${module_args[@]}" --timeout 240 \
+		--env OUT="$dir" --env TOP="$top" "$@" \
 		>"$dir/$name.log" 2>&1) || status=$?
 	echo "$status" >"$dir/$name.status"
 	echo $(($(date +%s) - start)) >"$dir/$name.secs"
