@@ -299,6 +299,7 @@ check:
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
 			scripts/tests/test-lib-calls.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
+			scripts/tests/test-fabric-ranks.sh \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \
 			tools/tests/test-cumcctl-schema.sh" \
@@ -498,6 +499,15 @@ $(NVML_TESTS:%=$(O)/tests/%): $(O)/tests/%: lib/tests/%.c lib/tests/check_run.h 
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(NL_CFLAGS) -Ilib \
 		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(LIB_A) $(NVML_SO) \
 		-Wl,-rpath,$(CURDIR)/$(O)/cuda $(CHECK_LIBS) $(NL_LIBS) -ldl -lpthread
+
+# NCCL's MNNVL decision, on every rank of a scripts/fabric-run job
+# (scripts/tests/test-fabric-ranks.sh): libcumc linked in, NVML as a
+# program finds it.
+$(O)/tests/mnnvl_check: lib/tests/mnnvl_check.c include/cumc/nvml.h \
+		$(LIB_A) $(NVML_SO) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(NVML_SO) \
+		-Wl,-rpath,$(CURDIR)/$(O)/cuda -lpthread -lm -ldl
+tests: $(O)/tests/mnnvl_check
 
 # test_multinode reads NVML's fabric info on every node too.
 $(O)/tests/test_multinode: $(NVML_SO)
