@@ -8,8 +8,9 @@
 # uid and variables, then what NCCL decides and whether an import of a
 # fabric handle from the other node works: first one IMEX domain, with a
 # stray CUMC_IMEX_CHANNEL on the host, a variable given with --env and one
-# rank exiting 7; then one domain per node with another MASTER_PORT. Runs
-# on the host; prints TAP.
+# rank exiting 7; then one domain per node with another MASTER_PORT; last,
+# 2 ranks in one VM of scripts/vm-run, outside any fabric. Runs on the
+# host; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -114,4 +115,22 @@ tap_result $? "a domain per node: NCCL's rule still says MNNVL (one cluster, one
 every_rank two 'import from rank {p}: CUDA_ERROR_INVALID_HANDLE'
 tap_result $? "a domain per node: the import from the other node is CUDA_ERROR_INVALID_HANDLE, what NCCL would meet next" ||
 	why two
+
+# ---- No fabric: one VM of scripts/vm-run, whose GPUs are in no NVLink
+# domain (NVML: NOT_SUPPORTED, as on an H200 board); 2 ranks on it. ----
+# shellcheck disable=SC2016 # expanded in the guest
+(cd "$top" && timeout -k 10 600 scripts/vm-run --timeout 500 -- sh -c '
+	x=$(mktemp -d) && export CUMC_FABRIC_XCHG=$x WORLD_SIZE=2 LOCAL_WORLD_SIZE=2
+	RANK=0 LOCAL_RANK=0 build/tests/mnnvl_check >"$x/out0" 2>&1 & p0=$!
+	RANK=1 LOCAL_RANK=1 build/tests/mnnvl_check >"$x/out1" 2>&1 & p1=$!
+	wait $p0; s0=$?; wait $p1; s1=$?
+	sed "s/^/rank 0: /" "$x/out0"; sed "s/^/rank 1: /" "$x/out1"
+	[ "$s0$s1" = 00 ]') >"$dir/none.log" 2>&1
+status=$?
+[ "$status" = 0 ] &&
+	grep -qx 'rank 0: not MNNVL: a rank.s fabric state is not COMPLETED' "$dir/none.log" &&
+	grep -qx 'rank 1: not MNNVL: a rank.s fabric state is not COMPLETED' "$dir/none.log" &&
+	[ "$(grep -c 'fabric info: Success, state 0 status 0 cluster 00000000-0000-0000-0000-000000000000 clique 0$' "$dir/none.log")" = 2 ]
+tap_result $? "no fabric (one VM): NVML's fabric state NOT_SUPPORTED, NCCL's rule says not MNNVL on both ranks (status $status)" ||
+	grep -E '^rank|vm-run' "$dir/none.log" | sed 's/^/# /'
 tap_end
