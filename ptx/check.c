@@ -27,10 +27,11 @@ static bool is_int(struct ptx_type t)
 	return t.cls == PC_B || t.cls == PC_U || t.cls == PC_S;
 }
 
-/* Integer types of 16 to 64 bits and f32/f64: the arithmetic ones. */
+/* Integer types of 16 to 64 bits and floats: the arithmetic ones. */
 static bool arith_type(struct ptx_type t)
 {
-	return (is_int(t) && t.size >= 2) || t.cls == PC_F;
+	return (is_int(t) && t.size >= 2) || t.cls == PC_F ||
+	       ptx_type_half(t);
 }
 
 /* Sources from @first on take type @t (immediates get its bits). */
@@ -73,6 +74,8 @@ static int check_arith(struct check *c)
 	if (!arith_type(in->type))
 		return bad(c, "type");
 	if (f && (in->flags & (PF_HI | PF_LO | PF_WIDE)))
+		return bad(c, "modifier");
+	if (in->flags & PF_NAN)
 		return bad(c, "modifier");
 	if (!f && (in->rnd || (in->flags & (PF_FTZ | PF_APPROX))))
 		return bad(c, "modifier");
@@ -225,6 +228,33 @@ static int check_setp(struct check *c)
 					 (struct ptx_type){ PC_PRED, 1 }) : 0;
 }
 
+/*
+ * mov.b32 d, {a, b} and mov.b64 d, {a, b} or {a, b, c, e} pack registers
+ * (the first element in the lowest bits); mov.b32 {a, b}, d unpacks, a
+ * sink _ leaving an element out.
+ */
+static int check_pack(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	bool pack = in->o[1].kind == PO_VEC;
+	const struct ptx_operand *v = &in->o[pack ? 1 : 0];
+	unsigned int i;
+
+	if (in->type.cls != PC_B || in->type.size < 4 ||
+	    (v->nvec != 2 && v->nvec != 4) ||
+	    (v->nvec == 4 && in->type.size != 8) ||
+	    in->o[pack ? 0 : 1].kind == PO_VEC)
+		return bad(c, "vector pack");
+	for (i = 0; i < v->nvec; i++)
+		if (pack && v->vec[i] == PTX_NO_REG)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad operand 2");
+	if (pack)
+		return dest_reg(c, 0);
+	if (in->o[1].kind != PO_REG)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad operand 2");
+	return 0;
+}
+
 static int check_move(struct check *c)
 {
 	struct ptx_insn *in = c->in;
@@ -241,7 +271,7 @@ static int check_move(struct check *c)
 				       in->type.cls != PC_PRED))
 			return bad(c, "type");
 		if (in->o[0].kind == PO_VEC || in->o[1].kind == PO_VEC)
-			return bad(c, "vector pack");
+			return check_pack(c);
 		return dest_reg(c, 0) || sources(c, 1, in->type);
 	case OP_CVTA:
 		if (in->type.size != 8 || (in->space != PS_GLOBAL &&
@@ -250,6 +280,10 @@ static int check_move(struct check *c)
 			return bad(c, "space");
 		return dest_reg(c, 0) || sources(c, 1, in->type);
 	default:	/* cvt */
+		if (in->nopnd != 2)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+					"'%.*s' takes 2 operands",
+					(int)c->len, c->text);
 		if (!in->type2.size || in->type.cls == PC_PRED ||
 		    in->type2.cls == PC_PRED)
 			return bad(c, "types");
@@ -447,6 +481,117 @@ static int check_warp(struct check *c)
 	return sources(c, src, t);
 }
 
+/*
+ * cvt with a 16-bit float on a side: to one from f32, f64, the other
+ * 16-bit format or an integer (a rounding mode: .rn .rz .rm .rp, or an
+ * integral one to its own type; .relu, .satfinite, .sat, .ftz of an f32
+ * source), to a pair from two f32 (cvt.rn/rz{.relu}{.satfinite}
+ * .f16x2.f32 d, a, b), and from one, exactly to f32 and f64, rounded
+ * (.rni...) to an integer.
+ */
+static int check_half_cvt(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	struct ptx_type d = in->type, s = in->type2;
+	unsigned int want = 2;
+
+	if (!s.size || s.cls == PC_PRED || d.cls == PC_PRED ||
+	    s.size == 1 || d.size == 1 || (ptx_type_half(s) && s.size != 2))
+		return bad(c, "types");
+	if (ptx_type_half(d) && d.size == 4) {
+		if (s.cls != PC_F || s.size != 4 ||
+		    (in->rnd != RND_RN && in->rnd != RND_RZ) ||
+		    (in->flags & ~(PF_RELU | PF_SATFINITE)))
+			return bad(c, "form");
+		want = 3;
+	} else if (ptx_type_half(d)) {
+		if (in->flags & ~(PF_RELU | PF_SATFINITE | PF_SAT | PF_FTZ))
+			return bad(c, "modifier");
+		if (in->rnd >= RND_RNI ? d.cls != s.cls || d.size != s.size :
+		    s.cls == PC_F || ptx_type_half(s) ? !in->rnd : false)
+			return bad(c, "rounding");
+	} else {
+		if (in->flags & ~(PF_SAT | PF_FTZ))
+			return bad(c, "modifier");
+		if (d.cls == PC_F ? in->rnd != RND_NONE : in->rnd < RND_RNI)
+			return bad(c, "rounding");
+	}
+	if (in->nopnd != want)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "'%.*s' takes %u "
+				"operands", (int)c->len, c->text, want);
+	if (dest_reg(c, 0) || sources(c, 1, s))
+		return -1;
+	return 0;
+}
+
+/* setp.cmp{.bop}{.ftz}.{f16,bf16} p, a, b; the pairs p|q, a, b. */
+static int check_half_setp(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+
+	if (in->nopnd != (in->aop ? 5 : 4))
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "bad setp operands");
+	if (in->aop && in->aop != AOP_AND && in->aop != AOP_OR &&
+	    in->aop != AOP_XOR)
+		return bad(c, "modifier");
+	if (in->cmp >= CMP_LO && in->cmp <= CMP_HS)
+		return bad(c, "comparison");
+	if (in->type.size == 4 && in->o[1].kind != PO_REG)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+				"a pair's setp takes p|q");
+	if (dest_reg(c, 0) || sources(c, 2, in->type))
+		return -1;
+	return in->aop ? ptx_imm_convert(c->ps, &in->o[4],
+					 (struct ptx_type){ PC_PRED, 1 }) : 0;
+}
+
+/*
+ * Arithmetic on f16, bf16 and their pairs, the forms the ISA lists:
+ * add/sub/mul{.rn}{.ftz}{.sat}.f16, add/sub/mul{.rn}.bf16,
+ * fma.rn{.ftz}{.sat|.relu}.f16, fma.rn{.relu}.bf16,
+ * min/max{.ftz}{.NaN}.f16, min/max{.NaN}.bf16, neg/abs{.ftz}.f16,
+ * neg/abs.bf16; each on the pair type too.  .ftz, .sat: f16 only.
+ */
+static int check_half(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	uint16_t f16 = in->type.cls == PC_H ? PF_FTZ : 0, allowed;
+
+	if (in->op == OP_CVT)
+		return check_half_cvt(c);
+	switch (in->op) {
+	case OP_SETP:
+		if (in->flags & ~f16)
+			return bad(c, "modifier");
+		return check_half_setp(c);
+	case OP_ADD: case OP_SUB: case OP_MUL:
+		allowed = f16 ? PF_FTZ | PF_SAT : 0;
+		if (in->rnd && in->rnd != RND_RN)
+			return bad(c, "rounding");
+		break;
+	case OP_FMA:
+		allowed = f16 ? PF_FTZ | PF_SAT | PF_RELU : PF_RELU;
+		if (in->rnd != RND_RN)
+			return bad(c, "fma needs .rn");
+		if ((in->flags & PF_SAT) && (in->flags & PF_RELU))
+			return bad(c, "modifier");
+		break;
+	case OP_MIN: case OP_MAX:
+		allowed = f16 | PF_NAN;
+		break;
+	case OP_NEG: case OP_ABS:
+		allowed = f16;
+		break;
+	default:
+		return bad(c, "type");
+	}
+	if ((in->flags & ~allowed) || (in->op != OP_ADD && in->op != OP_SUB &&
+				       in->op != OP_MUL && in->op != OP_FMA &&
+				       in->rnd))
+		return bad(c, "modifier");
+	return dest_reg(c, 0) || sources(c, 1, in->type);
+}
+
 static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 		      const char *text, size_t len, unsigned int nopnd)
 {
@@ -465,6 +610,12 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 		return bad(&c, "vector");
 	if (in->type2.size && in->op != OP_CVT)
 		return bad(&c, "types");
+	if ((ptx_type_half(in->type) || ptx_type_half(in->type2)) &&
+	    in->op != OP_LD && in->op != OP_ST && in->op != OP_MOV &&
+	    in->op != OP_SELP)
+		return check_half(&c);
+	if ((in->flags & (PF_RELU | PF_SATFINITE)))
+		return bad(&c, "modifier");
 	switch (in->op) {
 	case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_FMA:
 	case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:

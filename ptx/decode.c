@@ -23,7 +23,7 @@ static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
 	{ "copysign", OP_COPYSIGN, 3 }, { "mul24", OP_MUL24, 3 },
 	{ "mad24", OP_MAD24, 4 }, { "sad", OP_SAD, 4 },
 	{ "sqrt", OP_SQRT, 2 }, { "rcp", OP_RCP, 2 }, { "setp", OP_SETP, 0 },
-	{ "selp", OP_SELP, 4 }, { "mov", OP_MOV, 2 }, { "cvt", OP_CVT, 2 },
+	{ "selp", OP_SELP, 4 }, { "mov", OP_MOV, 2 }, { "cvt", OP_CVT, 0 },
 	{ "cvta", OP_CVTA, 2 }, { "ld", OP_LD, 2 }, { "ldu", OP_LD, 2 },
 	{ "st", OP_ST, 2 }, { "bra", OP_BRA, 1 }, { "ret", OP_RET, 0 },
 	{ "exit", OP_EXIT, 0 }, { "bar", OP_BAR, 1 }, { "barrier", OP_BAR, 1 },
@@ -66,7 +66,8 @@ static const struct { const char *name; uint16_t flag; } flags[] = {
 	{ "ftz", PF_FTZ }, { "sat", PF_SAT }, { "hi", PF_HI }, { "lo", PF_LO },
 	{ "wide", PF_WIDE }, { "to", PF_TO }, { "approx", PF_APPROX },
 	{ "full", PF_APPROX | PF_FULL }, { "uni", PF_UNI },
-	{ "volatile", PF_VOLATILE }, { "sync", PF_SYNC },
+	{ "volatile", PF_VOLATILE }, { "sync", PF_SYNC }, { "NaN", PF_NAN },
+	{ "relu", PF_RELU }, { "satfinite", PF_SATFINITE },
 };
 
 /* Orders, scopes, caching: the host's memory is coherent, all are met. */

@@ -259,7 +259,10 @@ static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 			return SL_FAULT;
 		break;
 	default:
-		if (in->type.cls == PC_F || in->type2.cls == PC_F)
+		if ((ptx_type_half(in->type) || ptx_type_half(in->type2)) &&
+		    in->op != OP_MOV && in->op != OP_SELP)
+			ptx_exec_half(x, in);
+		else if (in->type.cls == PC_F || in->type2.cls == PC_F)
 			ptx_exec_float(x, in);
 		else
 			ptx_exec_int(x, in);

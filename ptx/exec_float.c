@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Floating-point instructions and conversions with a floating-point side.
- * Arithmetic runs in the host's IEEE binary32/binary64 under the PTX
- * rounding mode; .approx forms (div, sqrt, rcp) are computed exactly
- * rounded, which is within their documented error.  Where the ISA leaves
+ * Floating-point instructions and conversions with a floating-point side
+ * (f32 and f64; exec_half.c has the 16-bit floats).  Arithmetic runs in
+ * the host's IEEE binary32/binary64 under the PTX rounding mode; .approx
+ * forms (div, sqrt, rcp) are computed exactly rounded, which is within
+ * their documented error.  Where the ISA leaves
  * a result open (which NaN comes out, NaN to an integer), the answer is
  * the one an H200 gives (conformance/ptx's corpus records it).
  */
@@ -194,7 +195,7 @@ static bool approx_div_huge(const struct ptx_insn *in, double b)
 	       !(in->flags & PF_FULL) && fabs(b) > 0x1p126;
 }
 
-static bool compare(enum ptx_cmp cmp, double a, double b)
+bool ptx_float_compare(enum ptx_cmp cmp, double a, double b)
 {
 	bool u = isnan(a) || isnan(b);
 
@@ -222,8 +223,8 @@ static bool compare(enum ptx_cmp cmp, double a, double b)
  * from f64 it is the destination's sign bit alone, from f32 to 64 bits
  * bit 63 alone.
  */
-static uint64_t to_int(double v, struct ptx_type t, enum ptx_rnd r,
-		       bool from64)
+uint64_t ptx_float_to_int(double v, struct ptx_type t, enum ptx_rnd r,
+			  bool from64)
 {
 	unsigned int bits = t.size * 8;
 	double lo, hi;
@@ -257,8 +258,8 @@ static uint64_t convert(struct ptx_exec *x, const struct ptx_insn *in)
 	double f;
 
 	if (d.cls != PC_F)
-		return to_int(src(x, &in->o[1], s.size == 4, ftz), d, in->rnd,
-			      s.size == 8);
+		return ptx_float_to_int(src(x, &in->o[1], s.size == 4, ftz),
+					d, in->rnd, s.size == 8);
 	if (s.cls == PC_S)
 		return d.size == 4 ? bits32((float)(int64_t)v) :
 				     bits64((double)(int64_t)v);
@@ -324,7 +325,7 @@ static void exec_rounded(struct ptx_exec *x, const struct ptx_insn *in)
 	case OP_SETP:
 		a = src(x, &in->o[2], single, ftz);
 		b = src(x, &in->o[3], single, ftz);
-		ptx_setp_result(x, in, compare(in->cmp, a, b));
+		ptx_setp_result(x, in, ptx_float_compare(in->cmp, a, b));
 		return;
 	case OP_CVT:
 		ptx_dst_cvt(x, in, convert(x, in));

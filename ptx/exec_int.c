@@ -304,6 +304,24 @@ void ptx_dst_cvt(struct ptx_exec *x, const struct ptx_insn *in, uint64_t v)
 	ptx_dst(x, o, v, size);
 }
 
+/* mov between a register and a vector of its parts, element 0 lowest. */
+static void mov_vector(struct ptx_exec *x, const struct ptx_insn *in)
+{
+	bool pack = in->o[1].kind == PO_VEC;
+	const struct ptx_operand *v = &in->o[pack ? 1 : 0];
+	unsigned int w = in->type.size / v->nvec, i;
+	uint64_t r = pack ? 0 : ptx_src(x, &in->o[1]);
+
+	for (i = 0; i < v->nvec; i++) {
+		if (pack)
+			r |= ptx_zext(x->regs[v->vec[i]], w) << (i * w * 8);
+		else if (v->vec[i] != PTX_NO_REG)
+			x->regs[v->vec[i]] = ptx_zext(r >> (i * w * 8), w);
+	}
+	if (pack)
+		ptx_dst(x, &in->o[0], r, in->type.size);
+}
+
 void ptx_exec_int(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	struct ptx_type dt = in->type;
@@ -326,6 +344,13 @@ void ptx_exec_int(struct ptx_exec *x, const struct ptx_insn *in)
 	case OP_POPC: case OP_CLZ:
 		v = arith(x, in, in->type);
 		dt.size = 4;
+		break;
+	case OP_MOV:
+		if (in->o[0].kind == PO_VEC || in->o[1].kind == PO_VEC) {
+			mov_vector(x, in);
+			return;
+		}
+		v = arith(x, in, in->type);
 		break;
 	default:
 		v = arith(x, in, in->type);

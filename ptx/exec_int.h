@@ -43,6 +43,11 @@ static inline uint64_t ptx_srcx(const struct ptx_exec *x,
 
 void ptx_exec_int(struct ptx_exec *x, const struct ptx_insn *in);
 void ptx_exec_float(struct ptx_exec *x, const struct ptx_insn *in);
+void ptx_exec_half(struct ptx_exec *x, const struct ptx_insn *in);
+/* exec_float.c's float compare and float to integer, for exec_half.c. */
+bool ptx_float_compare(enum ptx_cmp cmp, double a, double b);
+uint64_t ptx_float_to_int(double v, struct ptx_type t, enum ptx_rnd r,
+			  bool from64);
 /* Loads, stores, atomics, cvta; -1 after a fault. */
 int ptx_exec_memory(struct ptx_exec *x, const struct ptx_insn *in);
 

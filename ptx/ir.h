@@ -25,8 +25,13 @@
 
 #include "cumc_ptx.h"
 
-/* A type: its class and its size in bytes. */
-enum ptx_class { PC_NONE, PC_B, PC_U, PC_S, PC_F, PC_PRED };
+/*
+ * A type: its class and its size in bytes.  PC_F is f32 and f64; the
+ * 16-bit floats have classes of their own, PC_H (IEEE binary16, .f16)
+ * and PC_BH (bfloat16, .bf16), of size 2, or 4 for a packed pair
+ * (.f16x2, .bf16x2), so that no f32/f64 path takes them by mistake.
+ */
+enum ptx_class { PC_NONE, PC_B, PC_U, PC_S, PC_F, PC_PRED, PC_H, PC_BH };
 
 struct ptx_type {
 	uint8_t cls;		/* enum ptx_class */
@@ -94,6 +99,9 @@ enum ptx_aop { AOP_NONE, AOP_ADD, AOP_CAS, AOP_EXCH, AOP_MIN, AOP_MAX,
 #define PF_VOLATILE	0x0100u
 #define PF_SYNC		0x0200u
 #define PF_FULL		0x0400u		/* div.full: PF_APPROX too */
+#define PF_NAN		0x0800u		/* min.NaN, max.NaN */
+#define PF_RELU		0x1000u		/* fma.relu, cvt.relu */
+#define PF_SATFINITE	0x2000u		/* cvt.satfinite */
 
 /* The mode of a warp operation: shfl, vote, match. */
 enum ptx_wmode { WM_NONE, WM_UP, WM_DOWN, WM_BFLY, WM_IDX,
@@ -222,6 +230,12 @@ struct cumc_ptx_module {
 static inline bool ptx_type_float(struct ptx_type t)
 {
 	return t.cls == PC_F;
+}
+
+/* f16, bf16 and their pairs. */
+static inline bool ptx_type_half(struct ptx_type t)
+{
+	return t.cls == PC_H || t.cls == PC_BH;
 }
 
 static inline bool ptx_type_signed(struct ptx_type t)

@@ -72,6 +72,8 @@ struct ptx_type ptx_type_word(const char *w, size_t len)
 		{ "s8", { PC_S, 1 } }, { "s16", { PC_S, 2 } },
 		{ "s32", { PC_S, 4 } }, { "s64", { PC_S, 8 } },
 		{ "f32", { PC_F, 4 } }, { "f64", { PC_F, 8 } },
+		{ "f16", { PC_H, 2 } }, { "f16x2", { PC_H, 4 } },
+		{ "bf16", { PC_BH, 2 } }, { "bf16x2", { PC_BH, 4 } },
 		{ "pred", { PC_PRED, 1 } },
 	};
 	struct ptx_type none = { PC_NONE, 0 };

@@ -219,7 +219,7 @@ START_TEST(test_unsupported)
 	ck_assert_ptr_nonnull(strstr(log, "redux.sync.min.f32"));
 	ck_assert_int_eq(cumc_ptx_load(".version 9.0\n.target sm_90\n"
 				       ".visible .entry k()\n{\n"
-				       "\tadd.f16 %h1, %h2, %h3;\n}\n", 0, 90,
+				       "\tfma.rn.oob.f16 %h1, %h2, %h3, %h4;\n}\n", 0, 90,
 				       &m, log, sizeof(log)),
 			 CUMC_PTX_EUNSUPPORTED);
 	ck_assert_int_eq(cumc_ptx_load(".version 9.0\n.target sm_90\n"
@@ -312,6 +312,176 @@ START_TEST(test_convert)
 	}
 	dev_free(&bufs);
 	cumc_ptx_unload(m);
+}
+END_TEST
+
+/*
+ * f16 and bf16 edge cases the corpus has none of, one instruction each
+ * in a one-thread kernel: the operands are words in[0..2] in %r1..%r3,
+ * their halves in %h1..%h6 (%h1 in[0]'s low half), in[0..1] as a double
+ * in %fd1; the kernel stores %r4, a 16-bit result %h7 zero-extended.
+ * The expected values are worked out by hand from the PTX ISA and IEEE
+ * 754 rounding (round to nearest, ties to even), not recorded on a GPU.
+ */
+static const struct {
+	const char *body;
+	uint32_t in[3], want;
+} half_cases[] = {
+	/* 1 + 2^-11 is a tie between 1 and 1 + 2^-10: the even one. */
+	{ "add.rn.f16 %h7, %h1, %h3;", { 0x3c00, 0x1000 }, 0x3c00 },
+	{ "add.rn.f16 %h7, %h1, %h3;", { 0x3c01, 0x1000 }, 0x3c02 },
+	/* 65504 + 16 ties with 2^16, which is even: infinity; + 15.99 not. */
+	{ "add.rn.f16 %h7, %h1, %h3;", { 0x7bff, 0x4c00 }, 0x7c00 },
+	{ "add.rn.f16 %h7, %h1, %h3;", { 0x7bff, 0x4bff }, 0x7bff },
+	/* Subnormals: 2^-24 * 0.5 ties with 0; * 0.75 rounds up. */
+	{ "mul.rn.f16 %h7, %h1, %h3;", { 0x0001, 0x3800 }, 0x0000 },
+	{ "mul.rn.f16 %h7, %h1, %h3;", { 0x0001, 0x3a00 }, 0x0001 },
+	/* .ftz flushes the subnormal operand, keeping the sum's sign. */
+	{ "add.rn.ftz.f16 %h7, %h1, %h3;", { 0x0001, 0x3c00 }, 0x3c00 },
+	{ "add.rn.ftz.f16 %h7, %h1, %h3;", { 0x8001, 0x8000 }, 0x8000 },
+	/* .sat: 2 is 1; -1 is +0; NaN is +0. */
+	{ "add.rn.sat.f16 %h7, %h1, %h3;", { 0x3c00, 0x3c00 }, 0x3c00 },
+	{ "add.rn.sat.f16 %h7, %h1, %h3;", { 0xbc00, 0x0000 }, 0x0000 },
+	{ "add.rn.sat.f16 %h7, %h1, %h3;", { 0x7e00, 0x0000 }, 0x0000 },
+	/* One rounding: (1 + 2^-10)(1 - 2^-11) - 1 = 2^-11 - 2^-21 exactly;
+	 * the product alone rounds to 1, and a separate sum would be 0. */
+	{ "fma.rn.f16 %h7, %h1, %h3, %h5;", { 0x3c01, 0x3bff, 0xbc00 },
+	  0x0ffe },
+	/* .relu: -2 is +0. */
+	{ "fma.rn.relu.f16 %h7, %h1, %h3, %h5;", { 0x3c00, 0xbc00, 0xbc00 },
+	  0x0000 },
+	/* A pair: each half on its own (1 + 1, 2 * 0.5 + 3). */
+	{ "fma.rn.f16x2 %r4, %r1, %r2, %r3;",
+	  { 0x40003c00, 0x38003c00, 0x42003c00 }, 0x44004000 },
+	/* bf16 has 8 significant bits: 1 + 2^-8 ties, to even. */
+	{ "add.rn.bf16 %h7, %h1, %h3;", { 0x3f80, 0x3b80 }, 0x3f80 },
+	{ "add.rn.bf16 %h7, %h1, %h3;", { 0x3f81, 0x3b80 }, 0x3f82 },
+	{ "sub.rn.bf16x2 %r4, %r1, %r2;", { 0x3f804000, 0x3f803f80 },
+	  0x00003f80 },
+	/* cvt from f32, every rounding mode. */
+	{ "cvt.rn.bf16.f32 %h7, %f1;", { 0x3f808000 }, 0x3f80 },
+	{ "cvt.rn.bf16.f32 %h7, %f1;", { 0x3f818000 }, 0x3f82 },
+	{ "cvt.rz.bf16.f32 %h7, %f1;", { 0x3f81ffff }, 0x3f81 },
+	{ "cvt.rm.f16.f32 %h7, %f1;", { 0xbf800001 }, 0xbc01 },
+	{ "cvt.rp.f16.f32 %h7, %f1;", { 0xbf800001 }, 0xbc00 },
+	{ "cvt.rp.f16.f32 %h7, %f1;", { 0x00000001 }, 0x0001 },
+	/* From f64 in one rounding: 1 + 2^-11 + 2^-40 is above the tie
+	 * (through f32 it would be the tie, and 1). */
+	{ "cvt.rn.f16.f64 %h7, %fd1;", { 0x00001000, 0x3ff00200 }, 0x3c01 },
+	/* .satfinite: an infinity is the largest finite value. */
+	{ "cvt.rn.satfinite.f16x2.f32 %r4, %f1, %f2;",
+	  { 0x7f800000, 0x49742400 }, 0x7bff7bff },
+	/* From and to integers. */
+	{ "cvt.rn.f16.s32 %h7, %r1;", { 65520 }, 0x7c00 },
+	{ "cvt.rz.f16.s32 %h7, %r1;", { 65520 }, 0x7bff },
+	{ "cvt.rn.f16.u32 %h7, %r1;", { 2049 }, 0x6800 },
+	{ "cvt.rn.bf16.s32 %h7, %r1;", { 0xfffffeff }, 0xc380 },
+	{ "cvt.rni.s32.f16 %r4, %h1;", { 0x4100 }, 2 },
+	{ "cvt.rzi.s32.f16 %r4, %h1;", { 0xc100 }, 0xfffffffe },
+	{ "cvt.rpi.u32.bf16 %r4, %h1;", { 0x3fc0 }, 2 },
+	/* Between the formats: bf16 1 + 2^-7 is f16 exactly; 2^-30 is
+	 * below half of f16's smallest subnormal (2^-25): 0. */
+	{ "cvt.rn.f16.bf16 %h7, %h1;", { 0x3f81 }, 0x3c08 },
+	{ "cvt.rn.f16.bf16 %h7, %h1;", { 0x3080 }, 0x0000 },
+	{ "cvt.f64.f16 %fd2, %h1;\n\tmov.b64 {_, %r4}, %fd2;", { 0xc000 },
+	  0xc0000000 },
+	/* min and max: NaN loses, or with .NaN wins (canonical); -0 < +0. */
+	{ "min.f16 %h7, %h1, %h3;", { 0x7e00, 0x3c00 }, 0x3c00 },
+	{ "min.NaN.f16 %h7, %h1, %h3;", { 0x7e00, 0x3c00 }, 0x7fff },
+	{ "min.f16 %h7, %h1, %h3;", { 0x0000, 0x8000 }, 0x8000 },
+	{ "max.bf16 %h7, %h1, %h3;", { 0x8000, 0x0000 }, 0x0000 },
+	{ "max.NaN.bf16x2 %r4, %r1, %r2;", { 0x7fc13f80, 0x3f804000 },
+	  0x7fff4000 },
+	/* neg and abs flip and clear the sign bit. */
+	{ "neg.bf16 %h7, %h1;", { 0x3f80 }, 0xbf80 },
+	{ "abs.f16x2 %r4, %r1;", { 0xbc008001 }, 0x3c000001 },
+	/* setp: an unordered comparison is true with a NaN; on a pair,
+	 * p is the low halves', q the high halves'. */
+	{ "setp.ltu.f16 %p1, %h1, %h3;\n\tselp.u32 %r4, 1, 0, %p1;",
+	  { 0x7e00, 0x3c00 }, 1 },
+	{ "setp.lt.f16x2 %p1|%p2, %r1, %r2;\n\tselp.u32 %r4, 1, 0, %p1;\n"
+	  "\tselp.u32 %r5, 2, 0, %p2;\n\tor.b32 %r4, %r4, %r5;",
+	  { 0x3c004000, 0x40003c00 }, 2 },
+	/* mov packs halves, the first lowest. */
+	{ "mov.b32 %r4, {%h2, %h1};", { 0x12345678 }, 0x56781234 },
+};
+
+START_TEST(test_half)
+{
+	static const char head[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+		"\t.reg .pred %p<3>;\n\t.reg .b16 %h<8>;\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .f32 %f<3>;\n"
+		"\t.reg .b64 %rd<3>;\n\t.reg .f64 %fd<3>;\n"
+		"\tld.param.u64 %rd1, [out];\n\tld.param.u64 %rd2, [in];\n"
+		"\tld.global.b32 %r1, [%rd2];\n"
+		"\tld.global.b32 %r2, [%rd2+4];\n"
+		"\tld.global.b32 %r3, [%rd2+8];\n"
+		"\tld.global.f64 %fd1, [%rd2];\n"
+		"\tmov.b32 {%h1, %h2}, %r1;\n\tmov.b32 {%h3, %h4}, %r2;\n"
+		"\tmov.b32 {%h5, %h6}, %r3;\n"
+		"\tmov.b32 %f1, %r1;\n\tmov.b32 %f2, %r2;\n"
+		"\tmov.b16 %h7, 0;\n\tmov.b16 %h0, 0;\n\tmov.b32 %r4, 0;\n\t";
+	static const char tail[] =
+		"\n\tmov.b32 %r5, {%h7, %h0};\n"
+		"\tor.b32 %r4, %r4, %r5;\n"
+		"\tst.global.b32 [%rd1], %r4;\n\tret;\n}\n";
+	struct buffers bufs = { 0 };
+	struct { uint32_t *out, *in; } p;
+	unsigned int i;
+
+	p.out = dev_alloc(&bufs, 4);
+	p.in = dev_alloc(&bufs, 16);
+	for (i = 0; i < sizeof(half_cases) / sizeof(half_cases[0]); i++) {
+		struct cumc_ptx_module *m = NULL;
+		char text[2048], log[256];
+
+		snprintf(text, sizeof(text), "%s%s%s", head,
+			 half_cases[i].body, tail);
+		ck_assert_msg(cumc_ptx_load(text, 0, 90, &m, log,
+					    sizeof(log)) == CUMC_PTX_OK,
+			      "%s: %s", half_cases[i].body, log);
+		memcpy(p.in, half_cases[i].in, 12);
+		ck_assert_int_eq(launch(cumc_ptx_function_find(m, "k"), &bufs,
+					1, 1, &p, NULL), CUMC_PTX_OK);
+		ck_assert_msg(*p.out == half_cases[i].want,
+			      "%s: %08x, not %08x", half_cases[i].body,
+			      *p.out, half_cases[i].want);
+		cumc_ptx_unload(m);
+	}
+	dev_free(&bufs);
+}
+END_TEST
+
+/* The forms the ISA does not list fail to load. */
+START_TEST(test_half_unsupported)
+{
+	static const char *const bad[] = {
+		"add.rz.f16 %h1, %h1, %h1;",		/* .rn only */
+		"add.rn.ftz.bf16 %h1, %h1, %h1;",	/* no .ftz on bf16 */
+		"fma.f16 %h1, %h1, %h1, %h1;",		/* needs .rn */
+		"fma.rn.sat.relu.f16 %h1, %h1, %h1, %h1;",
+		"cvt.f16.f32 %h1, %f1;",		/* needs a rounding */
+		"cvt.rn.f32.f16 %f1, %h1;",		/* exact: none */
+		"cvt.s32.f16 %r1, %h1;",		/* needs .rni... */
+		"min.NaN.f64 %fd1, %fd1, %fd1;",
+		"mov.b32 %r1, {%h1, %h1, %h1, %h1};",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cumc_ptx_module *m = NULL;
+		char text[512], log[256];
+
+		snprintf(text, sizeof(text), ".version 8.0\n.target sm_90\n"
+			 ".visible .entry k()\n{\n\t.reg .b16 %%h<2>;\n"
+			 "\t.reg .b32 %%r<2>;\n\t.reg .f32 %%f<2>;\n"
+			 "\t.reg .f64 %%fd<2>;\n\t%s\n\tret;\n}\n", bad[i]);
+		ck_assert_msg(cumc_ptx_load(text, 0, 90, &m, log,
+					    sizeof(log)) ==
+			      CUMC_PTX_EUNSUPPORTED, "%s loads", bad[i]);
+	}
 }
 END_TEST
 
@@ -755,6 +925,8 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_reduce);
 	tcase_add_test(tc, test_spin_progress);
 	tcase_add_test(tc, test_convert);
+	tcase_add_test(tc, test_half);
+	tcase_add_test(tc, test_half_unsupported);
 	tcase_add_test(tc, test_globals);
 	tcase_add_test(tc, test_fault);
 	tcase_add_test(tc, test_launch_errors);
