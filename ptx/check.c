@@ -75,7 +75,8 @@ static int check_arith(struct check *c)
 		return bad(c, "type");
 	if (f && (in->flags & (PF_HI | PF_LO | PF_WIDE)))
 		return bad(c, "modifier");
-	if (in->flags & PF_NAN)
+	if ((in->flags & PF_NAN) && !(f && in->type.size == 4 &&
+				      (in->op == OP_MIN || in->op == OP_MAX)))
 		return bad(c, "modifier");
 	if (!f && (in->rnd || (in->flags & (PF_FTZ | PF_APPROX))))
 		return bad(c, "modifier");

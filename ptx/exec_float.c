@@ -69,9 +69,11 @@ static double ftz64(double d, bool ftz)
 	return ftz && fpclassify(d) == FP_SUBNORMAL ? copysign(0.0, d) : d;
 }
 
-/* PTX min/max: NaN loses to a number; -0 is below +0. */
-static double fminmax(double a, double b, bool max)
+/* PTX min/max: NaN loses to a number (.NaN: wins); -0 is below +0. */
+static double fminmax(double a, double b, bool max, bool nan)
 {
+	if (nan && (isnan(a) || isnan(b)))
+		return NAN;
 	if (isnan(a))
 		return b;
 	if (isnan(b))
@@ -94,8 +96,8 @@ static double arith(const struct ptx_insn *in, double a, double b, double c,
 		return single ? (double)fmaf(a, b, c) : fma(a, b, c);
 	case OP_SQRT: return single ? (double)sqrtf(a) : sqrt(a);
 	case OP_RCP: return single ? (double)(1.0f / (float)a) : 1.0 / a;
-	case OP_MIN: return fminmax(a, b, false);
-	case OP_MAX: return fminmax(a, b, true);
+	case OP_MIN: return fminmax(a, b, false, in->flags & PF_NAN);
+	case OP_MAX: return fminmax(a, b, true, in->flags & PF_NAN);
 	case OP_ABS: return fabs(a);
 	default: return -a;	/* neg */
 	}
