@@ -197,6 +197,25 @@ static int check_unary(struct check *c)
 	case OP_RCP:
 		if (!f || (!in->rnd && !(in->flags & PF_APPROX)))
 			return bad(c, "type or rounding");
+		/* f64's approximate reciprocal is rcp.approx.ftz.f64 alone. */
+		if (in->op == OP_RCP && (in->flags & PF_APPROX) &&
+		    in->type.size == 8 && !(in->flags & PF_FTZ))
+			return bad(c, "rcp.approx.f64 needs .ftz");
+		if (in->op == OP_SQRT && (in->flags & PF_APPROX) &&
+		    in->type.size == 8)
+			return bad(c, "type");
+		break;
+	case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_RSQRT:
+	case OP_TANH:
+		/* ex2, lg2, sin, cos: .approx{.ftz}.f32; rsqrt also f64
+		 * (rsqrt.approx.ftz.f64 is another, coarser instruction, not
+		 * executed); tanh.approx.f32 without .ftz. */
+		if (!(in->flags & PF_APPROX) || in->rnd || !f ||
+		    (in->type.size == 8 && in->op != OP_RSQRT) ||
+		    (in->flags & ~(PF_APPROX | PF_FTZ)) ||
+		    (in->op == OP_TANH && (in->flags & PF_FTZ)) ||
+		    (in->type.size == 8 && (in->flags & PF_FTZ)))
+			return bad(c, "form");
 		break;
 	default:	/* abs, neg */
 		if (!arith_type(in->type) || in->type.cls == PC_U ||
@@ -625,7 +644,8 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 	case OP_SHL: case OP_SHR:
 		return check_bits(&c);
 	case OP_ABS: case OP_NEG: case OP_POPC: case OP_CLZ: case OP_BREV:
-	case OP_SQRT: case OP_RCP:
+	case OP_SQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN:
+	case OP_COS: case OP_RSQRT: case OP_TANH:
 		return check_unary(&c);
 	case OP_BFE: case OP_BFI: case OP_PRMT: case OP_LOP3:
 		return check_bitfield(&c);

@@ -3,8 +3,9 @@
  * Floating-point instructions and conversions with a floating-point side
  * (f32 and f64; exec_half.c has the 16-bit floats).  Arithmetic runs in
  * the host's IEEE binary32/binary64 under the PTX rounding mode; .approx
- * forms (div, sqrt, rcp) are computed exactly rounded, which is within
- * their documented error.  Where the ISA leaves
+ * forms (div, sqrt, rcp, and ex2, lg2, sin, cos, rsqrt, tanh from the
+ * host's libm in double) are the exact value rounded, or nearly, which is
+ * within their documented error.  Where the ISA leaves
  * a result open (which NaN comes out, NaN to an integer), the answer is
  * the one an H200 gives (conformance/ptx's corpus records it).
  */
@@ -98,6 +99,14 @@ static double arith(const struct ptx_insn *in, double a, double b, double c,
 	case OP_RCP: return single ? (double)(1.0f / (float)a) : 1.0 / a;
 	case OP_MIN: return fminmax(a, b, false, in->flags & PF_NAN);
 	case OP_MAX: return fminmax(a, b, true, in->flags & PF_NAN);
+	/* .approx: the exact value rounded, within every bound the ISA
+	 * gives (rsqrt.f64 too: two roundings stay within 1 ulp). */
+	case OP_EX2: return exp2(a);
+	case OP_LG2: return log2(a);
+	case OP_SIN: return sin(a);
+	case OP_COS: return cos(a);
+	case OP_TANH: return tanh(a);
+	case OP_RSQRT: return 1.0 / sqrt(a);
 	case OP_ABS: return fabs(a);
 	default: return -a;	/* neg */
 	}
@@ -156,6 +165,11 @@ static bool nan64(const struct ptx_insn *in, double a, double b, double c,
 			return false;
 		*r = quiet64(b);
 		return true;
+	case OP_RSQRT:	/* a NaN quieted; a negative number's NaN is negative */
+		if (!isnan(a) && !(a < 0))
+			return false;
+		*r = isnan(a) ? quiet64(a) : 0xfff8000000000000ull;
+		return true;
 	case OP_FMA: case OP_MAD:	/* b first, then c, then a */
 		if (!isnan(a) && !isnan(b) && !isnan(c))
 			return false;
@@ -184,6 +198,28 @@ static uint64_t ftz_tiny(const struct ptx_insn *in, double a, double b,
 	z = bits32((float)arith(in, a, b, c, true));
 	fesetround(host_mode(in->rnd));
 	return (z & 0x7fffffffu) < 0x00800000u ? r & 0x80000000u : r;
+}
+
+/*
+ * rcp.approx.ftz.f64, as the ISA defines it: the reciprocal of a's upper
+ * 32 bits (sign, exponent, 20 bits of fraction), to the upper 32 bits of
+ * the result, the lower 32 zero.  An H200 rounds those 32 bits to
+ * nearest (1 / -3.7 is bfd14c1c00000000) and makes every NaN 7fffffff
+ * 00000000; a NaN whose payload lies in the lower bits is an infinity.
+ */
+static uint64_t rcp_approx64(double a)
+{
+	uint64_t u = bits64(a) & 0xffffffff00000000ull;
+	double r;
+
+	r = ftz64(f64(u), true);
+	if (isnan(r))
+		return 0x7fffffff00000000ull;
+	r = ftz64(1.0 / r, true);
+	u = bits64(r);
+	if (isfinite(r))
+		u += 0x80000000u;
+	return u & 0xffffffff00000000ull;
 }
 
 /*
@@ -340,7 +376,9 @@ static void exec_rounded(struct ptx_exec *x, const struct ptx_insn *in)
 			ptx_dst(x, &in->o[0], r, 8);
 			return;
 		}
-		if (single && approx_div_huge(in, b))
+		if (!single && in->op == OP_RCP && (in->flags & PF_APPROX))
+			r = rcp_approx64(a);
+		else if (single && approx_div_huge(in, b))
 			r = result(in, a * copysign(0.0, b), true);
 		else
 			r = result(in, arith(in, a, b, c, single), single);

@@ -56,6 +56,7 @@ enum ptx_op {
 	OP_TESTP, OP_COPYSIGN,			/* testp's class: wmode */
 	OP_MUL24, OP_MAD24, OP_SAD,
 	OP_SQRT, OP_RCP,
+	OP_EX2, OP_LG2, OP_SIN, OP_COS, OP_RSQRT, OP_TANH,	/* .approx */
 	OP_SETP, OP_SELP, OP_MOV, OP_CVT, OP_CVTA,
 	OP_LD, OP_ST,
 	OP_BRA, OP_RET, OP_EXIT, OP_BAR, OP_MEMBAR, OP_TRAP,

@@ -466,6 +466,11 @@ START_TEST(test_half_unsupported)
 		"cvt.rn.f32.f16 %f1, %h1;",		/* exact: none */
 		"cvt.s32.f16 %r1, %h1;",		/* needs .rni... */
 		"min.NaN.f64 %fd1, %fd1, %fd1;",
+		"ex2.approx.f64 %fd1, %fd1;",
+		"rcp.approx.f64 %fd1, %fd1;",		/* .ftz only */
+		"rsqrt.approx.ftz.f64 %fd1, %fd1;",
+		"tanh.approx.ftz.f32 %f1, %f1;",
+		"sin.f32 %f1, %f1;",			/* .approx only */
 		"mov.b32 %r1, {%h1, %h1, %h1, %h1};",
 	};
 	unsigned int i;
