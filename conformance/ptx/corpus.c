@@ -4,8 +4,9 @@
  * prints one line per case, its name and the elements of its result in
  * hex; or, with --check, compares those lines with answers recorded on
  * NVIDIA's hardware (answers/, by record.sh), bit for bit, .approx cases
- * within their ulp bound, and prints TAP.  Cases known-differences.txt
- * names may differ: the check says so and passes.
+ * within their bound (ulp of the hardware's answer, or the PTX ISA's
+ * error bound around the exact value), and prints TAP.  Cases
+ * known-differences.txt names may differ: the check says so and passes.
  *
  *   corpus [-C DIR] [CASE...]
  *   corpus --check [-C DIR] [ANSWERS]
@@ -20,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,39 @@ struct kase {
 	uint32_t total;
 	size_t outn;
 	unsigned int bytes, arity, ulp;
+	const struct approx *fn;	/* checked to the ISA's bound */
+};
+
+/*
+ * The .approx instructions the PTX ISA gives an error bound around the
+ * exact value, by the name cases.txt gives them in its bound column:
+ * ulp (of f32) or relative error everywhere; absolute error on [lo, hi]
+ * and relative error elsewhere (lg2); absolute error on [lo, hi] and no
+ * bound elsewhere (sin and cos: a result there is only checked to be a
+ * sine, in [-1, 1]).
+ */
+enum bound_kind { B_ULP, B_REL, B_ABS_REL, B_ABS };
+
+struct approx {
+	const char *name;
+	double (*fn)(double);
+	enum bound_kind kind;
+	double e;		/* B_ULP: ulps; else the error is 2^-e */
+	double lo, hi;
+};
+
+static double rsqrt(double x)
+{
+	return 1.0 / sqrt(x);
+}
+
+static const struct approx approxes[] = {
+	{ "ex2", exp2, B_ULP, 2, 0, 0 },
+	{ "lg2", log2, B_ABS_REL, 22, 0.5, 2.0 },
+	{ "sin", sin, B_ABS, 20.9, -M_PI, M_PI },
+	{ "cos", cos, B_ABS, 20.9, -M_PI, M_PI },
+	{ "rsqrt", rsqrt, B_REL, 22.9, 0, 0 },
+	{ "tanh", tanh, B_REL, 11, 0, 0 },
 };
 
 static const char *dir = CORPUS_DIR;
@@ -88,6 +123,23 @@ static bool dims(const char *s, unsigned int d[3])
 	return sscanf(s, "%ux%ux%u", &d[0], &d[1], &d[2]) == 3;
 }
 
+/* The bound column: ulps of the hardware's answer, or an ISA bound. */
+static bool parse_bound(struct kase *k, const char *bound)
+{
+	size_t i;
+
+	if (bound[0] >= '0' && bound[0] <= '9') {
+		k->ulp = strtoul(bound, NULL, 10);
+		return k->ulp > 0;
+	}
+	for (i = 0; i < sizeof(approxes) / sizeof(approxes[0]); i++)
+		if (!strcmp(approxes[i].name, bound)) {
+			k->fn = &approxes[i];
+			return k->bytes == 4 && k->arity == 1;
+		}
+	return false;
+}
+
 static void parse_cases(void)
 {
 	char *text = slurp("cases.txt"), *save = NULL, *line;
@@ -96,7 +148,7 @@ static void parse_cases(void)
 		die("no %s/cases.txt", dir);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char grid[32], block[32], *p, *end;
+		char grid[32], block[32], bound[16] = "", *p, *end;
 		struct kase *k;
 		struct set *s;
 		int used, got;
@@ -121,12 +173,13 @@ static void parse_cases(void)
 			k = &cases[ncases++];
 			memset(k, 0, sizeof(*k));
 			got = sscanf(line, "case %63s %63s %63s %31s %31s %31s"
-				     " %" SCNu32 " %zu %u %u %u", k->name,
+				     " %" SCNu32 " %zu %u %u %15s", k->name,
 				     k->file, k->kernel, k->set, grid, block,
 				     &k->total, &k->outn, &k->bytes, &k->arity,
-				     &k->ulp);
+				     bound);
 			if (got < 10 || !dims(grid, k->grid) ||
-			    !dims(block, k->block))
+			    !dims(block, k->block) ||
+			    (got == 11 && !parse_bound(k, bound)))
 				die("bad line: %s", line);
 		}
 	}
@@ -255,28 +308,94 @@ static const char *find_line(const char *text, const char *name)
 	return NULL;
 }
 
-/* f32 bits in an order where adjacent floats differ by one. */
-static int64_t ordered(uint32_t u)
+/* Float bits in an order where adjacent floats differ by one. */
+static int64_t ordered(uint64_t u, unsigned int bytes)
 {
-	return u & 0x80000000u ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
+	uint64_t sign = 1ull << (bytes * 8 - 1);
+
+	return u & sign ? -(int64_t)(u & (sign - 1)) : (int64_t)u;
 }
 
-static bool is_nan32(uint64_t u)
+static bool is_nan(uint64_t u, unsigned int bytes)
 {
-	return (u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu);
+	if (bytes == 4)
+		return (u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu);
+	return (u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
+	       (u & 0x000fffffffffffffull);
 }
 
-static bool within(const struct kase *k, uint64_t got, uint64_t want)
+static float as_f32(uint64_t u)
 {
+	uint32_t v = u;
+	float f;
+
+	memcpy(&f, &v, 4);
+	return f;
+}
+
+/*
+ * f32 result @r of approximation @a at @x within the ISA's bound: a NaN
+ * for a NaN, an infinity exactly for an infinity (.ftz: a subnormal @x
+ * is zero, and a zero of either sign stands for a subnormal value), else
+ * the error bound around the exact value.
+ */
+static bool approx_ok(const struct approx *a, bool ftz, float x, float r)
+{
+	double t, d, ulp, bound = exp2(-a->e);
+	int e;
+
+	if (ftz && fpclassify(x) == FP_SUBNORMAL)
+		x = copysignf(0.0f, x);
+	t = a->fn(x);
+	if (isnan(t) || isnan(r))
+		return isnan(t) && isnan(r);
+	if (isinf(t) || isinf(r))
+		return (float)t == r;
+	if (ftz && fabs(t) < 0x1p-126 && r == 0.0f)
+		return true;
+	d = fabs((double)r - t);
+	switch (a->kind) {
+	case B_ULP:
+		frexp(t, &e);
+		ulp = fmax(ldexp(1.0, e - 24), 0x1p-149);
+		return d <= a->e * ulp;
+	case B_REL:
+		return d <= bound * fabs(t);
+	case B_ABS_REL:
+		return x > a->lo && x < a->hi ? d <= bound :
+		       d <= bound * fabs(t);
+	default:	/* B_ABS */
+		return x >= a->lo && x <= a->hi ? d <= bound :
+		       fabs(r) <= 1.0f;
+	}
+}
+
+/*
+ * Element @i of @k: @got from cumc, @want from the hardware.  A case with
+ * an ISA bound checks both, so that a bound read wrong shows too.
+ */
+static bool within(const struct kase *k, size_t i, uint64_t got,
+		   uint64_t want)
+{
+	const struct set *s;
+	bool ftz;
+	float x;
 	int64_t d;
 
+	if (k->fn) {
+		s = find_set(k->set);
+		x = as_f32(s->v[i % s->n]);
+		ftz = strstr(k->name, "_ftz_") != NULL;
+		return approx_ok(k->fn, ftz, x, as_f32(got)) &&
+		       approx_ok(k->fn, ftz, x, as_f32(want));
+	}
 	if (got == want)
 		return true;
-	if (!k->ulp || k->bytes != 4)
+	if (!k->ulp)
 		return false;
-	if (is_nan32(got) || is_nan32(want))
-		return is_nan32(got) && is_nan32(want);
-	d = ordered(got) - ordered(want);
+	if (is_nan(got, k->bytes) || is_nan(want, k->bytes))
+		return is_nan(got, k->bytes) && is_nan(want, k->bytes);
+	d = ordered(got, k->bytes) - ordered(want, k->bytes);
 	return (d < 0 ? -d : d) <= (int64_t)k->ulp;
 }
 
@@ -338,7 +457,7 @@ static enum verdict check_case(unsigned int no, const struct kase *k,
 		}
 		g = ge;
 		w = we;
-		if (within(k, a, b))
+		if (within(k, i, a, b))
 			continue;
 		bad++;
 		/* CORPUS_SHOW=1: up to 40 differences a case, not 4. */
@@ -353,7 +472,8 @@ static enum verdict check_case(unsigned int no, const struct kase *k,
 	}
 	if (!bad) {
 		printf("ok %u - %s (%zu elements%s)%s\n", no, k->name, k->outn,
-		       k->ulp ? ", within the ulp bound" : "",
+		       k->ulp ? ", within the ulp bound" :
+		       k->fn ? ", within the ISA's bound" : "",
 		       known ? " # matches now: known-differences.txt may "
 			       "drop it" : "");
 		return MATCHES;

@@ -30,7 +30,7 @@ if [ -z "$runner" ]; then
 	[ -n "$libcuda" ] || { echo "record.sh: no libcuda.so.1 on this machine" >&2; exit 1; }
 	cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$include" -o "$work/corpus" \
 		"$here/corpus.c" "$here/run_cuda.c" \
-		-L"$(dirname "$libcuda")" -l:libcuda.so.1
+		-L"$(dirname "$libcuda")" -l:libcuda.so.1 -lm
 	runner=$work/corpus
 fi
 
