@@ -20,6 +20,12 @@ struct libcumc_module;
 struct libcumc_function {
 	struct libcumc_module *mod;
 	const struct cumc_ptx_function *ptx;
+	/*
+	 * cuFuncSetAttribute's settings.  A launch on another thread reads
+	 * them while they may be set: accessed with __atomic builtins.
+	 */
+	int max_dynamic_shared;	/* the most dynamic shared memory a launch has */
+	int carveout;		/* the preferred carveout, -1: the default */
 };
 
 /* The live function @f names, with a reference on its module. */

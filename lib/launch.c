@@ -167,12 +167,18 @@ static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
 				       void **extra)
 {
 	unsigned int i;
+	int max;
 
 	for (i = 0; i < 3; i++) {
 		l->launch.grid[i] = dims[i];
 		l->launch.block[i] = dims[3 + i];
 	}
 	l->launch.dynamic_shared = shared;
+	/* Beyond what the function opted into, as driver 580: a bad value. */
+	max = __atomic_load_n(&l->fn->max_dynamic_shared, __ATOMIC_RELAXED);
+	if (shared > (unsigned int)max)
+		return CUDA_ERROR_INVALID_VALUE;
+	l->launch.max_dynamic_shared = cumc_ptx_static_shared(l->fn->ptx) + max;
 	l->launch.params = l->params;
 	l->launch.memory = &l->memory;
 	l->memory.check = libcumc_kernel_access;
@@ -336,7 +342,10 @@ static CUresult libcumc_func_attribute(const struct libcumc_function *fn,
 		*pi = 90;
 		return CUDA_SUCCESS;
 	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-		*pi = CUMC_PTX_DEFAULT_SHARED - cumc_ptx_static_shared(fn->ptx);
+		*pi = __atomic_load_n(&fn->max_dynamic_shared, __ATOMIC_RELAXED);
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		*pi = __atomic_load_n(&fn->carveout, __ATOMIC_RELAXED);
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -361,4 +370,72 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 	res = libcumc_func_attribute(fn, attrib, pi);
 	libcumc_module_put(fn->mod);
 	return res;
+}
+
+/*
+ * The settable attributes, as cuda.h lists them: dynamic shared memory up
+ * to the opt-in maximum with the static share (227 KiB), the carveout as
+ * a percentage or -1, a hint with no effect here.  The cluster attributes
+ * answer CUDA_ERROR_NOT_SUPPORTED: cumc launches no clusters (the device
+ * answers CLUSTER_LAUNCH 0).  The rest are read-only: a bad value, as on
+ * driver 580.
+ */
+static CUresult libcumc_func_set(struct libcumc_function *fn,
+				 CUfunction_attribute attrib, int value)
+{
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+		if (value < 0 || cumc_ptx_static_shared(fn->ptx) +
+				 (size_t)value > CUMC_PTX_MAX_SHARED)
+			return CUDA_ERROR_INVALID_VALUE;
+		__atomic_store_n(&fn->max_dynamic_shared, value,
+				 __ATOMIC_RELAXED);
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		if (value < CU_SHAREDMEM_CARVEOUT_DEFAULT ||
+		    value > CU_SHAREDMEM_CARVEOUT_MAX_SHARED)
+			return CUDA_ERROR_INVALID_VALUE;
+		__atomic_store_n(&fn->carveout, value, __ATOMIC_RELAXED);
+		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc,
+				    CUfunction_attribute attrib, int value)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_function_get(hfunc, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_func_set(fn, attrib, value);
+	libcumc_module_put(fn->mod);
+	return res;
+}
+
+/* The simulated device has no cache to prefer: checked, kept nowhere. */
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_function_get(hfunc, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_module_put(fn->mod);
+	return (unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL ?
+	       CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }

@@ -13,9 +13,10 @@
  * - PTX that does not parse is CUDA_ERROR_INVALID_PTX, PTX cumc does not
  *   execute yet CUDA_ERROR_NOT_SUPPORTED; CUMC_LOG and a JIT error log
  *   buffer name the instruction and line;
- * - libraries (cuLibrary*) do not load device code yet: a load of device
- *   code answers CUDA_ERROR_NO_BINARY_FOR_GPU, and their handles, which
- *   cannot exist, CUDA_ERROR_INVALID_HANDLE;
+ * - a library (cuLibrary*) is a module loaded at once, for every context
+ *   (cumc's modules belong to none): its CUkernel handles are its
+ *   module's CUfunction handles, and cuLibraryGetModule hands out the
+ *   module itself;
  * - a handle not of a live module or function is CUDA_ERROR_INVALID_HANDLE,
  *   before the other arguments, as driver 580 answers for a NULL handle.
  */
@@ -43,6 +44,8 @@ struct libcumc_module {
 	struct libcumc_function *funcs;
 	unsigned int nfuncs;
 	unsigned int refs;
+	/* Loaded by cuLibraryLoad*: unloaded by cuLibraryUnload only. */
+	bool library;
 };
 
 static pthread_mutex_t libcumc_modules_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -57,71 +60,6 @@ static CUresult libcumc_module_begin(void)
 
 	if (res == CUDA_SUCCESS)
 		res = libcumc_current_device(&dev);
-	return res;
-}
-
-/* Magic numbers: ELF, a fatbin, the fatbin wrapper of host objects. */
-#define CUMC_ELF_MAGIC		0x464c457fu	/* "\x7fELF" */
-#define CUMC_FATBIN_MAGIC	0xba55ed50u
-#define CUMC_FATBIN_WRAPPER	0x466243b1u
-
-/* Device code cumc cannot run, or no device code at all. */
-static CUresult libcumc_image_result(const unsigned char *image, size_t len)
-{
-	uint32_t magic = 0;
-
-	if (len >= sizeof(magic))
-		memcpy(&magic, image, sizeof(magic));
-	if (magic == CUMC_ELF_MAGIC || magic == CUMC_FATBIN_MAGIC ||
-	    magic == CUMC_FATBIN_WRAPPER)
-		return CUDA_ERROR_NO_BINARY_FOR_GPU;
-	if (memmem(image, len, ".version", 8))
-		return CUDA_ERROR_NO_BINARY_FOR_GPU;
-	return CUDA_ERROR_INVALID_IMAGE;
-}
-
-/* An image in memory: binary magic first, else a PTX string. */
-static CUresult libcumc_load_data(void *out, const void *image)
-{
-	uint32_t magic = 0;
-
-	if (!out || !image)
-		return CUDA_ERROR_INVALID_VALUE;
-	/* No magic has a NUL byte: a shorter string is read no further. */
-	if (strnlen(image, sizeof(magic)) == sizeof(magic))
-		memcpy(&magic, image, sizeof(magic));
-	if (magic == CUMC_ELF_MAGIC || magic == CUMC_FATBIN_MAGIC ||
-	    magic == CUMC_FATBIN_WRAPPER)
-		return CUDA_ERROR_NO_BINARY_FOR_GPU;
-	return libcumc_image_result(image, strlen(image));
-}
-
-/* The first 64 KiB of a file tell what it is. */
-static CUresult libcumc_load_file(void *out, const char *path)
-{
-	static const size_t peek = 64 << 10;
-	unsigned char *buf;
-	ssize_t len;
-	CUresult res;
-	int fd;
-
-	if (!out || !path)
-		return CUDA_ERROR_INVALID_VALUE;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		libcumc_log_errno("open", path, errno);
-		return CUDA_ERROR_FILE_NOT_FOUND;
-	}
-	buf = malloc(peek);
-	if (!buf) {
-		close(fd);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	len = read(fd, buf, peek);
-	close(fd);
-	res = len < 0 ? CUDA_ERROR_FILE_NOT_FOUND :
-			libcumc_image_result(buf, len);
-	free(buf);
 	return res;
 }
 
@@ -200,8 +138,8 @@ static void libcumc_jit_log(const char *log, unsigned int num,
 		snprintf(buf, size, "%s", log);
 }
 
-static CUresult libcumc_module_new(struct cumc_ptx_module *ptx,
-				   CUmodule *out)
+static CUresult libcumc_module_new(struct cumc_ptx_module *ptx, bool library,
+				   struct libcumc_module **out)
 {
 	struct libcumc_module *mod = calloc(1, sizeof(*mod));
 	unsigned int i, n = cumc_ptx_function_count(ptx);
@@ -216,21 +154,31 @@ static CUresult libcumc_module_new(struct cumc_ptx_module *ptx,
 	mod->ptx = ptx;
 	mod->nfuncs = n;
 	mod->refs = 1;
+	mod->library = library;
 	for (i = 0; i < n; i++) {
-		mod->funcs[i].mod = mod;
-		mod->funcs[i].ptx = cumc_ptx_function_at(ptx, i);
+		struct libcumc_function *fn = &mod->funcs[i];
+		size_t st;
+
+		fn->mod = mod;
+		fn->ptx = cumc_ptx_function_at(ptx, i);
+		/* Until opted in, a block has 48 KiB, its static share first. */
+		st = cumc_ptx_static_shared(fn->ptx);
+		fn->max_dynamic_shared = st < CUMC_PTX_DEFAULT_SHARED ?
+					 CUMC_PTX_DEFAULT_SHARED - st : 0;
+		fn->carveout = CU_SHAREDMEM_CARVEOUT_DEFAULT;
 	}
 	pthread_mutex_lock(&libcumc_modules_lock);
 	mod->next = libcumc_modules;
 	libcumc_modules = mod;
 	pthread_mutex_unlock(&libcumc_modules_lock);
-	*out = (CUmodule)mod;
+	*out = mod;
 	return CUDA_SUCCESS;
 }
 
 /* Loads @image (@len 0: its own size); @log receives what failed. */
-static CUresult libcumc_module_load(CUmodule *out, const void *image,
-				    size_t len, char *log, size_t log_size)
+static CUresult libcumc_image_load(struct libcumc_module **out,
+				   const void *image, size_t len, bool library,
+				   char *log, size_t log_size)
 {
 	struct cumc_ptx_module *ptx;
 	enum cumc_ptx_status st;
@@ -240,7 +188,20 @@ static CUresult libcumc_module_load(CUmodule *out, const void *image,
 		libcumc_log_note(log);
 		return libcumc_ptx_result(st);
 	}
-	return libcumc_module_new(ptx, out);
+	return libcumc_module_new(ptx, library, out);
+}
+
+/* A module of its own, for cuModuleLoad*. */
+static CUresult libcumc_module_load(CUmodule *out, const void *image,
+				    size_t len, char *log, size_t log_size)
+{
+	struct libcumc_module *mod;
+	CUresult res = libcumc_image_load(&mod, image, len, false, log,
+					  log_size);
+
+	if (res == CUDA_SUCCESS)
+		*out = (CUmodule)mod;
+	return res;
 }
 
 CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
@@ -299,8 +260,12 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
 CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 	__attribute__((alias("cuModuleLoadData")));
 
-/* Every handle of the library entry points names nothing that can exist. */
-static CUresult libcumc_no_such_handle(void)
+/*
+ * Handles are looked up among the live modules: anything else is
+ * CUDA_ERROR_INVALID_HANDLE, before the other arguments, as driver 580
+ * answers for a NULL handle.
+ */
+static CUresult libcumc_handle_check(void)
 {
 	const struct libcumc_driver *drv;
 	CUresult res = libcumc_driver(&drv);
@@ -308,14 +273,18 @@ static CUresult libcumc_no_such_handle(void)
 	return res != CUDA_SUCCESS ? res : CUDA_ERROR_INVALID_HANDLE;
 }
 
-/* The live module @hmod names; call with the registry locked. */
-static struct libcumc_module *libcumc_module_find(CUmodule hmod)
+/*
+ * The live module @h names; call with the registry locked.  A library's
+ * module is a module too (cuLibraryGetModule hands it out); @library: only
+ * a library's.
+ */
+static struct libcumc_module *libcumc_module_find(const void *h, bool library)
 {
 	struct libcumc_module *mod;
 
 	for (mod = libcumc_modules; mod; mod = mod->next)
-		if ((CUmodule)mod == hmod)
-			return mod;
+		if ((const void *)mod == h)
+			return !library || mod->library ? mod : NULL;
 	return NULL;
 }
 
@@ -333,22 +302,32 @@ void libcumc_module_put(struct libcumc_module *mod)
 	free(mod);
 }
 
-CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out)
+/* The function @f names, in a library's module when @library. */
+static struct libcumc_function *libcumc_function_find(const void *f,
+						      bool library)
 {
 	struct libcumc_module *mod;
-	CUresult res = CUDA_ERROR_INVALID_HANDLE;
 
-	pthread_mutex_lock(&libcumc_modules_lock);
 	for (mod = libcumc_modules; mod; mod = mod->next) {
 		uintptr_t p = (uintptr_t)f, lo = (uintptr_t)mod->funcs;
 
 		if (p >= lo && p < lo + mod->nfuncs * sizeof(*mod->funcs) &&
-		    (p - lo) % sizeof(*mod->funcs) == 0) {
-			mod->refs++;
-			*out = (struct libcumc_function *)f;
-			res = CUDA_SUCCESS;
-			break;
-		}
+		    (p - lo) % sizeof(*mod->funcs) == 0)
+			return !library || mod->library ?
+			       (struct libcumc_function *)f : NULL;
+	}
+	return NULL;
+}
+
+CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out)
+{
+	CUresult res = CUDA_ERROR_INVALID_HANDLE;
+
+	pthread_mutex_lock(&libcumc_modules_lock);
+	*out = libcumc_function_find(f, false);
+	if (*out) {
+		(*out)->mod->refs++;
+		res = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&libcumc_modules_lock);
 	return res;
@@ -359,20 +338,23 @@ unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn)
 	return cumc_ptx_version(fn->mod->ptx);
 }
 
-CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+/* Takes @h's module out of the registry, when it is one of that kind. */
+static CUresult libcumc_unload(const void *h, bool library)
 {
 	struct libcumc_module *mod, **pp;
-	CUresult res = libcumc_no_such_handle();
+	CUresult res = libcumc_handle_check();
 
 	if (res != CUDA_ERROR_INVALID_HANDLE)
 		return res;
 	pthread_mutex_lock(&libcumc_modules_lock);
-	for (pp = &libcumc_modules; *pp && (CUmodule)*pp != hmod;
+	for (pp = &libcumc_modules; *pp && (const void *)*pp != h;
 	     pp = &(*pp)->next)
 		;
 	mod = *pp;
-	if (mod)
+	if (mod && mod->library == library)
 		*pp = mod->next;
+	else
+		mod = NULL;
 	pthread_mutex_unlock(&libcumc_modules_lock);
 	if (!mod)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -380,42 +362,125 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
+/* A library's module goes with its library, not through cuModuleUnload. */
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+	return libcumc_unload(hmod, false);
+}
+
+/* The kernel @name of @h's module, for cuModuleGetFunction and kernels. */
+static CUresult libcumc_get_function(struct libcumc_function **out,
+				     const void *h, bool library,
 				     const char *name)
 {
 	struct libcumc_module *mod;
-	CUresult res = libcumc_no_such_handle();
+	CUresult res = libcumc_handle_check();
 	unsigned int i;
 
 	if (res != CUDA_ERROR_INVALID_HANDLE)
 		return res;
 	pthread_mutex_lock(&libcumc_modules_lock);
-	mod = libcumc_module_find(hmod);
-	if (mod && (!hfunc || !name))
+	mod = libcumc_module_find(h, library);
+	if (mod && (!out || !name))
 		res = CUDA_ERROR_INVALID_VALUE;
 	else if (mod)
 		res = CUDA_ERROR_NOT_FOUND;
 	for (i = 0; mod && res == CUDA_ERROR_NOT_FOUND && i < mod->nfuncs; i++)
 		if (!strcmp(cumc_ptx_function_name(mod->funcs[i].ptx), name)) {
-			*hfunc = (CUfunction)&mod->funcs[i];
+			*out = &mod->funcs[i];
 			res = CUDA_SUCCESS;
 		}
 	pthread_mutex_unlock(&libcumc_modules_lock);
 	return res;
 }
 
-CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
-				      CUmodule hmod, const char *name)
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
+				     const char *name)
+{
+	struct libcumc_function *fn;
+	CUresult res = libcumc_get_function(hfunc ? &fn : NULL, hmod, false,
+					    name);
+
+	if (res == CUDA_SUCCESS)
+		*hfunc = (CUfunction)fn;
+	return res;
+}
+
+/* The number of kernels of @h's module. */
+static CUresult libcumc_count(unsigned int *count, const void *h, bool library)
 {
 	struct libcumc_module *mod;
-	CUresult res = libcumc_no_such_handle();
+	CUresult res = libcumc_handle_check();
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	mod = libcumc_module_find(h, library);
+	if (mod && !count)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else if (mod) {
+		*count = mod->nfuncs;
+		res = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	return res;
+}
+
+CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+	return libcumc_count(count, mod, false);
+}
+
+/*
+ * The first @num kernels of @h's module, in the order of the PTX, into
+ * the array @out of CUfunction or CUkernel handles (the same pointers,
+ * copied bytewise since the types differ).
+ */
+static CUresult libcumc_enumerate(void *out, unsigned int num, const void *h,
+				  bool library)
+{
+	struct libcumc_module *mod;
+	CUresult res = libcumc_handle_check();
+	unsigned int i;
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	mod = libcumc_module_find(h, library);
+	if (mod && !out && num)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else if (mod) {
+		for (i = 0; i < num && i < mod->nfuncs; i++) {
+			struct libcumc_function *fn = &mod->funcs[i];
+
+			memcpy((char *)out + i * sizeof(fn), &fn, sizeof(fn));
+		}
+		res = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	return res;
+}
+
+CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions,
+					    unsigned int numFunctions,
+					    CUmodule mod)
+{
+	return libcumc_enumerate(functions, numFunctions, mod, false);
+}
+
+static CUresult libcumc_get_global(CUdeviceptr *dptr, size_t *bytes,
+				   const void *h, bool library,
+				   const char *name)
+{
+	struct libcumc_module *mod;
+	CUresult res = libcumc_handle_check();
 	void *addr;
 	size_t size;
 
 	if (res != CUDA_ERROR_INVALID_HANDLE)
 		return res;
 	pthread_mutex_lock(&libcumc_modules_lock);
-	mod = libcumc_module_find(hmod);
+	mod = libcumc_module_find(h, library);
 	if (mod && !name)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else if (mod && cumc_ptx_global_find(mod->ptx, name, &addr, &size))
@@ -429,6 +494,12 @@ CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
 	}
 	pthread_mutex_unlock(&libcumc_modules_lock);
 	return res;
+}
+
+CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
+				      CUmodule hmod, const char *name)
+{
+	return libcumc_get_global(dptr, bytes, hmod, false, name);
 }
 
 /*
@@ -454,6 +525,26 @@ static CUresult libcumc_library_options(unsigned int numJitOptions,
 	return res;
 }
 
+/*
+ * A library is a module of its own, loaded at once (driver 580 loads
+ * lazily and answers CUDA_SUCCESS for junk; cumc answers at the load).
+ */
+static CUresult libcumc_library_load(CUlibrary *library, const void *image,
+				     size_t len, unsigned int num,
+				     CUjit_option *options, void **values)
+{
+	struct libcumc_module *mod;
+	char log[256];
+	CUresult res = libcumc_image_load(&mod, image, len, true, log,
+					  sizeof(log));
+
+	if (res == CUDA_SUCCESS)
+		*library = (CUlibrary)mod;
+	else
+		libcumc_jit_log(log, num, options, values);
+	return res;
+}
+
 CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 				   CUjit_option *jitOptions,
 				   void **jitOptionsValues,
@@ -468,7 +559,12 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 					       libraryOptions,
 					       libraryOptionValues);
 
-	return res != CUDA_SUCCESS ? res : libcumc_load_data(library, code);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!library || !code)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_library_load(library, code, 0, numJitOptions,
+				    jitOptions, jitOptionsValues);
 }
 
 CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library,
@@ -485,26 +581,101 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library,
 					       numLibraryOptions,
 					       libraryOptions,
 					       libraryOptionValues);
+	size_t len;
+	char *buf;
 
-	return res != CUDA_SUCCESS ? res : libcumc_load_file(library, fileName);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!library || !fileName)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_read_file(fileName, &buf, &len);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = len ? libcumc_library_load(library, buf, len, numJitOptions,
+					 jitOptions, jitOptionsValues) :
+		    CUDA_ERROR_INVALID_IMAGE;
+	free(buf);
+	return res;
 }
 
 CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
 {
-	(void)library;
-	return libcumc_no_such_handle();
+	return libcumc_unload(library, true);
 }
 
 CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 				    const char *name)
 {
-	(void)pKernel; (void)library; (void)name;
-	return libcumc_no_such_handle();
+	struct libcumc_function *fn;
+	CUresult res = libcumc_get_function(pKernel ? &fn : NULL, library,
+					    true, name);
+
+	if (res == CUDA_SUCCESS)
+		*pKernel = (CUkernel)fn;
+	return res;
 }
 
 CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
 				    CUlibrary library, const char *name)
 {
-	(void)dptr; (void)bytes; (void)library; (void)name;
-	return libcumc_no_such_handle();
+	return libcumc_get_global(dptr, bytes, library, true, name);
+}
+
+CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
+{
+	return libcumc_count(count, lib, true);
+}
+
+CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels,
+					   unsigned int numKernels,
+					   CUlibrary lib)
+{
+	return libcumc_enumerate(kernels, numKernels, lib, true);
+}
+
+/*
+ * A library's code is one module for every context (cumc's modules belong
+ * to no context), so the module and function of the current context are
+ * the library's own: a current context is all they need.
+ */
+CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+	struct libcumc_module *mod;
+	CUresult res = libcumc_handle_check();
+	CUdevice dev;
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	mod = libcumc_module_find(library, true);
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	if (!mod)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!pMod)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res == CUDA_SUCCESS)
+		*pMod = (CUmodule)mod;
+	return res;
+}
+
+CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+	struct libcumc_function *fn;
+	CUresult res = libcumc_handle_check();
+	CUdevice dev;
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	fn = libcumc_function_find(kernel, true);
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	if (!fn)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!pFunc)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res == CUDA_SUCCESS)
+		*pFunc = (CUfunction)fn;
+	return res;
 }

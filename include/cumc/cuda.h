@@ -889,6 +889,19 @@ typedef enum CUfunction_attribute_enum {
 	CU_FUNC_ATTRIBUTE_MAX
 } CUfunction_attribute;
 
+typedef enum CUfunc_cache_enum {
+	CU_FUNC_CACHE_PREFER_NONE = 0x00,
+	CU_FUNC_CACHE_PREFER_SHARED = 0x01,
+	CU_FUNC_CACHE_PREFER_L1 = 0x02,
+	CU_FUNC_CACHE_PREFER_EQUAL = 0x03
+} CUfunc_cache;
+
+typedef enum CUshared_carveout_enum {
+	CU_SHAREDMEM_CARVEOUT_DEFAULT = -1,
+	CU_SHAREDMEM_CARVEOUT_MAX_SHARED = 100,
+	CU_SHAREDMEM_CARVEOUT_MAX_L1 = 0
+} CUshared_carveout;
+
 /*
  * Launch attributes are left incomplete: no launch runs in cumc, so
  * their layout is never read; a pointer to them is all a config holds.
@@ -1081,7 +1094,7 @@ CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value,
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,
 				       unsigned int Flags);
 CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
-/* Modules, libraries and launches: refused (branch alloc). */
+/* Modules, libraries and launches: PTX through libcumc-ptx. */
 CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
@@ -1095,6 +1108,10 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
 				     const char *name);
 CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes,
 				   CUmodule hmod, const char *name);
+CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
+CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions,
+					    unsigned int numFunctions,
+					    CUmodule mod);
 CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 				   CUjit_option *jitOptions,
 				   void **jitOptionsValues,
@@ -1115,6 +1132,12 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
 				    const char *name);
 CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes,
 				    CUlibrary library, const char *name);
+CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib);
+CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels,
+					   unsigned int numKernels,
+					   CUlibrary lib);
+CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library);
+CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
 				unsigned int gridDimY, unsigned int gridDimZ,
 				unsigned int blockDimX, unsigned int blockDimY,
@@ -1131,6 +1154,9 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 				void **kernelParams);
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 				    CUfunction hfunc);
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc,
+				    CUfunction_attribute attrib, int value);
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config);
 
 /* Streams */
 CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,

@@ -153,6 +153,190 @@ START_TEST(sass_only_has_no_binary)
 }
 END_TEST
 
+/* The kernels of a module, in the order of its PTX. */
+START_TEST(functions_are_enumerated)
+{
+	CUfunction fs[8] = { NULL }, f;
+	unsigned int n = 0;
+	CUmodule mod;
+
+	ck_assert_int_eq(cuModuleLoad(&mod, DATA "/kernels.ptx"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunctionCount(&n, mod), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(cuModuleEnumerateFunctions(fs, 2, mod), CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(fs[1]);
+	ck_assert_ptr_null(fs[2]);
+	ck_assert_int_eq(cuModuleEnumerateFunctions(fs, 8, mod), CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(fs[3]);
+	ck_assert_ptr_null(fs[4]);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "spin"), CUDA_SUCCESS);
+	ck_assert(f == fs[0] || f == fs[1] || f == fs[2] || f == fs[3]);
+	ck_assert_int_eq(cuModuleEnumerateFunctions(fs, 0, mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunctionCount(NULL, mod),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuModuleEnumerateFunctions(NULL, 1, mod),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuModuleGetFunctionCount(&n, (CUmodule)fs),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunctionCount(&n, mod),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuModuleEnumerateFunctions(fs, 8, mod),
+			 CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+/* More than 48 KiB of dynamic shared memory once the function opts in. */
+START_TEST(shared_memory_opt_in)
+{
+	CUdeviceptr d;
+	int n = 64, v = 0;
+	void *args[] = { &d, &d, &d, &n };
+	CUmodule mod;
+	CUfunction f = vecadd(&mod);
+	const CUfunction_attribute dyn =
+		CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+
+	ck_assert_int_eq(cuMemAlloc(&d, n * sizeof(float)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 100 << 10, NULL,
+					args, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncGetAttribute(&v, dyn, f), CUDA_SUCCESS);
+	ck_assert_int_eq(v, 48 << 10);
+	ck_assert_int_eq(cuFuncSetAttribute(f, dyn, 100 << 10), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncGetAttribute(&v, dyn, f), CUDA_SUCCESS);
+	ck_assert_int_eq(v, 100 << 10);
+	ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 100 << 10, NULL,
+					args, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, (100 << 10) + 1,
+					NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	/* The opt-in maximum of an H100 is 227 KiB. */
+	ck_assert_int_eq(cuFuncSetAttribute(f, dyn, 227 << 10), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncSetAttribute(f, dyn, (227 << 10) + 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncSetAttribute(f, dyn, -1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncGetAttribute(&v, dyn, f), CUDA_SUCCESS);
+	ck_assert_int_eq(v, 227 << 10);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(function_settings)
+{
+	const CUfunction_attribute carve =
+		CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+	CUmodule mod;
+	CUfunction f = vecadd(&mod);
+	int v = 0;
+
+	ck_assert_int_eq(cuFuncGetAttribute(&v, carve, f), CUDA_SUCCESS);
+	ck_assert_int_eq(v, CU_SHAREDMEM_CARVEOUT_DEFAULT);
+	ck_assert_int_eq(cuFuncSetAttribute(f, carve, 50), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncGetAttribute(&v, carve, f), CUDA_SUCCESS);
+	ck_assert_int_eq(v, 50);
+	ck_assert_int_eq(cuFuncSetAttribute(f, carve, 101),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncSetAttribute(f, carve, -2),
+			 CUDA_ERROR_INVALID_VALUE);
+	/* Read-only attributes are bad values to set. */
+	ck_assert_int_eq(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncSetAttribute(f,
+			CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuFuncSetAttribute(NULL, carve, 50),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuFuncSetCacheConfig(f, CU_FUNC_CACHE_PREFER_SHARED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncSetCacheConfig(f, (CUfunc_cache)4),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncSetCacheConfig(NULL, CU_FUNC_CACHE_PREFER_L1),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncSetAttribute(f, carve, 50),
+			 CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+/* A library: its kernels, its module and its functions, one code. */
+START_TEST(library_kernels_run)
+{
+	CUlibrary lib, lib2;
+	CUkernel k, ks[3] = { NULL };
+	CUfunction f;
+	CUmodule mod;
+	CUdeviceptr d;
+	unsigned int n = 0;
+	int len = 32, i;
+	float in[32], out[32];
+	void *args[] = { &d, &d, &d, &len };
+
+	for (i = 0; i < 32; i++)
+		in[i] = i;
+	ck_assert_int_eq(cuLibraryLoadFromFile(&lib, DATA "/vecadd.ptx", NULL,
+					       NULL, 0, NULL, NULL, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetKernel(&k, lib, "vecAdd"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetKernel(&k, lib, "nope"), CUDA_ERROR_NOT_FOUND);
+	ck_assert_int_eq(cuLibraryGetKernel(NULL, lib, "vecAdd"),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLibraryGetKernelCount(&n, lib), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(cuLibraryEnumerateKernels(ks, 3, lib), CUDA_SUCCESS);
+	ck_assert_ptr_eq(ks[0], k);
+	ck_assert_ptr_null(ks[1]);
+	ck_assert_int_eq(cuLibraryGetKernelCount(NULL, lib), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLibraryEnumerateKernels(NULL, 1, lib),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuKernelGetFunction(&f, k), CUDA_SUCCESS);
+	ck_assert_int_eq(cuKernelGetFunction(NULL, k), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLibraryGetModule(&mod, lib), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetModule(NULL, lib), CUDA_ERROR_INVALID_VALUE);
+	/* The module's function is the kernel's. */
+	ck_assert_int_eq(cuModuleGetFunctionCount(&n, mod), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	/* A library's module goes with the library only. */
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_ERROR_INVALID_HANDLE);
+	/* A module is no library, a function no kernel. */
+	ck_assert_int_eq(cuModuleLoad(&mod, DATA "/vecadd.ptx"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetKernelCount(&n, (CUlibrary)mod),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "vecAdd"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuKernelGetFunction(&f, (CUkernel)f),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuLibraryUnload((CUlibrary)mod), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuKernelGetFunction(&f, k), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&d, sizeof(in)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(d, in, sizeof(in)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(out, d, sizeof(out)), CUDA_SUCCESS);
+	for (i = 0; i < 32; i++)
+		ck_assert_float_eq(out[i], 2.0f * i);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+
+	/* Libraries load without a context; their modules need one. */
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryLoadFromFile(&lib2, DATA "/vecadd.fatbin", NULL,
+					       NULL, 0, NULL, NULL, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetModule(&mod, lib2), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuKernelGetFunction(&f, k), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuLibraryUnload(lib2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryUnload(lib), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryUnload(lib), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuLibraryGetModule(&mod, lib), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuKernelGetFunction(&f, k), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuLibraryGetKernel(&k, lib, "vecAdd"),
+			 CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("module");
@@ -164,6 +348,10 @@ int main(void)
 	tcase_add_test(tc, bad_launches_are_refused);
 	tcase_add_test(tc, fault_fails_the_context);
 	tcase_add_test(tc, sass_only_has_no_binary);
+	tcase_add_test(tc, functions_are_enumerated);
+	tcase_add_test(tc, shared_memory_opt_in);
+	tcase_add_test(tc, function_settings);
+	tcase_add_test(tc, library_kernels_run);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
 }
