@@ -74,7 +74,7 @@ CHECK_VM_TESTS += test_stream test_event test_stream_ptds
 # Stream-ordered allocator: memory pools
 CHECK_VM_TESTS += test_mempool
 # Device code: PTX modules and kernel launches (ptx/).
-CHECK_VM_TESTS += test_module test_ptx_multimem
+CHECK_VM_TESTS += test_module test_ptx_multimem test_link
 # CUMC_LOG (lib/log.h): the host test loads build/cuda/libcuda.so.1 too.
 CHECK_HOST_TESTS += test_log
 CHECK_VM_TESTS += test_log_vm
@@ -206,7 +206,7 @@ $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
 $(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
 
 # Inherited by prerequisites like any target variable: only test rules use it.
-$(O)/tests/test_module $(O)/tests/test_ptx_multimem: \
+$(O)/tests/test_module $(O)/tests/test_ptx_multimem $(O)/tests/test_link: \
 	TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
 
 # A per-thread default stream program, linked against the shared library

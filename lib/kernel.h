@@ -12,9 +12,9 @@
 #ifndef _CUMC_LIB_KERNEL_H
 #define _CUMC_LIB_KERNEL_H
 
+#include "cumc_ptx.h"
 #include "internal.h"
 
-struct cumc_ptx_function;
 struct libcumc_module;
 
 struct libcumc_function {
@@ -33,5 +33,16 @@ CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out);
 void libcumc_module_put(struct libcumc_module *mod);
 /* The PTX ISA version of @fn's module, major * 10 + minor. */
 unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn);
+
+/* The CUresult of a libcumc-ptx status. */
+CUresult libcumc_ptx_result(enum cumc_ptx_status st);
+/* Whether a counted option array has its arrays. */
+CUresult libcumc_options_check(unsigned int num, const void *options,
+			       void **values);
+/*
+ * The whole of the file @path in *@buf (malloc'd, NUL-terminated: images
+ * have no size of their own), *@len its bytes.
+ */
+CUresult libcumc_read_file(const char *path, char **buf, size_t *len);
 
 #endif /* _CUMC_LIB_KERNEL_H */

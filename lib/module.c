@@ -64,15 +64,14 @@ static CUresult libcumc_module_begin(void)
 }
 
 /* Options are counted arrays: a count without its array is a bad value. */
-static CUresult libcumc_options_check(unsigned int num, const void *options,
+CUresult libcumc_options_check(unsigned int num, const void *options,
 				      void **values)
 {
 	return num && (!options || !values) ? CUDA_ERROR_INVALID_VALUE :
 					      CUDA_SUCCESS;
 }
 
-/* The whole of a module file: images have no size of their own. */
-static CUresult libcumc_read_file(const char *path, char **buf, size_t *len)
+CUresult libcumc_read_file(const char *path, char **buf, size_t *len)
 {
 	size_t cap = 64 << 10;
 	ssize_t n;
@@ -108,7 +107,7 @@ static CUresult libcumc_read_file(const char *path, char **buf, size_t *len)
 	return CUDA_SUCCESS;
 }
 
-static CUresult libcumc_ptx_result(enum cumc_ptx_status st)
+CUresult libcumc_ptx_result(enum cumc_ptx_status st)
 {
 	switch (st) {
 	case CUMC_PTX_OK: return CUDA_SUCCESS;

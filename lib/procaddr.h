@@ -39,6 +39,12 @@ CUresult CUDAAPI cuEventElapsedTime_v1(float *pMilliseconds, CUevent hStart,
 				       CUevent hEnd)
 	__asm__("cuEventElapsedTime");
 
+/* cuLinkCreate before CUDA 6.5 (link.c), which today's headers map to _v2. */
+CUresult CUDAAPI cuLinkCreate_v1(unsigned int numOptions,
+				 CUjit_option *options, void **optionValues,
+				 CUlinkState *stateOut)
+	__asm__("cuLinkCreate");
+
 /*
  * The launches of per-thread default stream builds (module.c): no launch
  * gets past its function handle, so they answer as the others do.

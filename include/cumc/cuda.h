@@ -52,6 +52,9 @@ typedef uint64_t cuuint64_t;
 #define cuMemHostGetDevicePointer	cuMemHostGetDevicePointer_v2
 #define cuMemHostRegister		cuMemHostRegister_v2
 #define cuModuleGetGlobal		cuModuleGetGlobal_v2
+#define cuLinkCreate			cuLinkCreate_v2
+#define cuLinkAddData			cuLinkAddData_v2
+#define cuLinkAddFile			cuLinkAddFile_v2
 #define cuDevicePrimaryCtxSetFlags	cuDevicePrimaryCtxSetFlags_v2
 
 /*
@@ -863,6 +866,18 @@ typedef enum CUjit_option_enum {
 	CU_JIT_NUM_OPTIONS
 } CUjit_option;
 
+typedef enum CUjitInputType_enum {
+	CU_JIT_INPUT_CUBIN = 0,
+	CU_JIT_INPUT_PTX = 1,
+	CU_JIT_INPUT_FATBINARY = 2,
+	CU_JIT_INPUT_OBJECT = 3,
+	CU_JIT_INPUT_LIBRARY = 4,
+	CU_JIT_INPUT_NVVM = 5,
+	CU_JIT_NUM_INPUT_TYPES = 6
+} CUjitInputType;
+
+typedef struct CUlinkState_st *CUlinkState;
+
 typedef enum CUlibraryOption_enum {
 	CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
 	CU_LIBRARY_BINARY_IS_PRESERVED = 1,
@@ -1112,6 +1127,18 @@ CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
 CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions,
 					    unsigned int numFunctions,
 					    CUmodule mod);
+CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options,
+			      void **optionValues, CUlinkState *stateOut);
+CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type,
+			       void *data, size_t size, const char *name,
+			       unsigned int numOptions, CUjit_option *options,
+			       void **optionValues);
+CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type,
+			       const char *path, unsigned int numOptions,
+			       CUjit_option *options, void **optionValues);
+CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut,
+				size_t *sizeOut);
+CUresult CUDAAPI cuLinkDestroy(CUlinkState state);
 CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
 				   CUjit_option *jitOptions,
 				   void **jitOptionsValues,
