@@ -4,9 +4,11 @@
  * item (stream.c), which the stream's worker runs through libcumc-ptx,
  * so kernels are ordered with copies, events and host functions as on
  * hardware.  The launch is checked when it is made (the handle, then the
- * dimensions and shared memory: CUDA_ERROR_INVALID_VALUE); a fault while
- * it runs is CUDA_ERROR_ILLEGAL_ADDRESS (a trap CUDA_ERROR_LAUNCH_FAILED)
- * at the next synchronization, and the context stays failed.
+ * dimensions and shared memory: CUDA_ERROR_INVALID_VALUE; a cooperative
+ * grid larger than can be resident at once:
+ * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE); a fault while it runs is
+ * CUDA_ERROR_ILLEGAL_ADDRESS (a trap CUDA_ERROR_LAUNCH_FAILED) at the next
+ * synchronization, and the context stays failed.
  *
  * What a kernel may touch: its module's globals, its shared and local
  * memory, and device memory mapped for the launching context's device
@@ -24,6 +26,7 @@
 #include "log.h"
 #include "multimem.h"
 #include "multimem_ops.h"
+#include "occupancy.h"
 #include "procaddr.h"
 #include "stream.h"
 #include "va.h"
@@ -161,11 +164,33 @@ static CUresult libcumc_launch_params(const struct cumc_ptx_function *f,
 	return CUDA_SUCCESS;
 }
 
+/*
+ * A cooperative grid's blocks are all resident at once: no more than the
+ * occupancy answer (occupancy.c) on each SM, and as many workers as that
+ * takes, each keeping up to CUMC_PTX_RESIDENT blocks resident.  Worker
+ * threads the host cannot start break that promise: the grid may then
+ * hang where it waits for a block not running.
+ */
+static CUresult libcumc_cooperative(struct libcumc_launch *l,
+				    const unsigned int dims[6],
+				    unsigned int shared)
+{
+	uint64_t blocks = (uint64_t)dims[0] * dims[1] * dims[2];
+	unsigned int per_sm = libcumc_occupancy(l->fn, dims[3] * dims[4] *
+						dims[5], shared);
+
+	if (!per_sm || blocks > (uint64_t)per_sm * libcumc_sm_count())
+		return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+	l->launch.workers = (blocks + per_sm - 1) / per_sm;
+	return CUDA_SUCCESS;
+}
+
 static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
 				       const unsigned int dims[6],
-				       unsigned int shared, void **kernelParams,
-				       void **extra)
+				       unsigned int shared, bool cooperative,
+				       void **kernelParams, void **extra)
 {
+	CUresult res;
 	unsigned int i;
 	int max;
 
@@ -188,12 +213,18 @@ static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
 	l->multicast.arg = l;
 	if (cumc_ptx_launch_check(l->fn->ptx, &l->launch) != CUMC_PTX_OK)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (cooperative) {
+		res = libcumc_cooperative(l, dims, shared);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
 	return libcumc_launch_params(l->fn->ptx, l->params, kernelParams, extra);
 }
 
 static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
 			       unsigned int shared, CUstream hStream, bool ptds,
-			       void **kernelParams, void **extra)
+			       bool cooperative, void **kernelParams,
+			       void **extra)
 {
 	const struct libcumc_driver *drv;
 	struct libcumc_function *fn;
@@ -225,7 +256,8 @@ static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
 	if (res == CUDA_SUCCESS)
 		res = libcumc_ctx_fault(l->ctx);
 	if (res == CUDA_SUCCESS)
-		res = libcumc_launch_prepare(l, dims, shared, kernelParams, extra);
+		res = libcumc_launch_prepare(l, dims, shared, cooperative,
+					     kernelParams, extra);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_stream_submit(stream, &l->work, NULL);
 	else
@@ -244,7 +276,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
 	const unsigned int dims[6] = { gridDimX, gridDimY, gridDimZ,
 				       blockDimX, blockDimY, blockDimZ };
 
-	return libcumc_launch(f, dims, sharedMemBytes, hStream, false,
+	return libcumc_launch(f, dims, sharedMemBytes, hStream, false, false,
 			      kernelParams, extra);
 }
 
@@ -259,29 +291,16 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
 	const unsigned int dims[6] = { gridDimX, gridDimY, gridDimZ,
 				       blockDimX, blockDimY, blockDimZ };
 
-	return libcumc_launch(f, dims, sharedMemBytes, hStream, true,
+	return libcumc_launch(f, dims, sharedMemBytes, hStream, true, false,
 			      kernelParams, extra);
 }
 
-/* Launch attributes and co-residency are not there yet: said plainly. */
-static CUresult libcumc_launch_unsupported(CUfunction f)
-{
-	const struct libcumc_driver *drv;
-	struct libcumc_function *fn;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res == CUDA_SUCCESS)
-		res = libcumc_function_get(f, &fn);
-	if (res != CUDA_SUCCESS)
-		return res;
-	libcumc_module_put(fn->mod);
-	return CUDA_ERROR_NOT_SUPPORTED;
-}
-
+/* Launch attributes are not there yet: said plainly. */
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 				  void **kernelParams, void **extra)
 {
 	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;
 	CUresult res = libcumc_driver(&drv);
 
 	(void)kernelParams; (void)extra;
@@ -289,8 +308,18 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 		return res;
 	if (!config)
 		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_launch_unsupported(f);
+	res = libcumc_function_get(f, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_module_put(fn->mod);
+	return CUDA_ERROR_NOT_SUPPORTED;
 }
+
+/* It reaches no stream: the per-thread flavour answers the same. */
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
+				       CUfunction f, void **kernelParams,
+				       void **extra)
+	__attribute__((alias("cuLaunchKernelEx")));
 
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 				unsigned int gridDimX, unsigned int gridDimY,
@@ -299,17 +328,12 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 				unsigned int sharedMemBytes, CUstream hStream,
 				void **kernelParams)
 {
-	(void)gridDimX; (void)gridDimY; (void)gridDimZ;
-	(void)blockDimX; (void)blockDimY; (void)blockDimZ;
-	(void)sharedMemBytes; (void)hStream; (void)kernelParams;
-	return libcumc_launch_unsupported(f);
-}
+	const unsigned int dims[6] = { gridDimX, gridDimY, gridDimZ,
+				       blockDimX, blockDimY, blockDimZ };
 
-/* Neither reaches a stream: the per-thread flavours answer the same. */
-CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
-				       CUfunction f, void **kernelParams,
-				       void **extra)
-	__attribute__((alias("cuLaunchKernelEx")));
+	return libcumc_launch(f, dims, sharedMemBytes, hStream, false, true,
+			      kernelParams, NULL);
+}
 
 CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
 				unsigned int gridDimX, unsigned int gridDimY,
@@ -317,7 +341,13 @@ CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f,
 				unsigned int blockDimY, unsigned int blockDimZ,
 				unsigned int sharedMemBytes, CUstream hStream,
 				void **kernelParams)
-	__attribute__((alias("cuLaunchCooperativeKernel")));
+{
+	const unsigned int dims[6] = { gridDimX, gridDimY, gridDimZ,
+				       blockDimX, blockDimY, blockDimZ };
+
+	return libcumc_launch(f, dims, sharedMemBytes, hStream, true, true,
+			      kernelParams, NULL);
+}
 
 static CUresult libcumc_func_attribute(const struct libcumc_function *fn,
 				       CUfunction_attribute attrib, int *pi)

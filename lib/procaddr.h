@@ -46,8 +46,7 @@ CUresult CUDAAPI cuLinkCreate_v1(unsigned int numOptions,
 	__asm__("cuLinkCreate");
 
 /*
- * The launches of per-thread default stream builds (module.c): no launch
- * gets past its function handle, so they answer as the others do.
+ * The launches of per-thread default stream builds (launch.c).
  */
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
 				     unsigned int gridDimY, unsigned int gridDimZ,

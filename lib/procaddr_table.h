@@ -185,6 +185,11 @@ CUMC_PROC("cuLinkComplete", 5050, cuLinkComplete)
 CUMC_PROC("cuLinkDestroy", 5050, cuLinkDestroy)
 CUMC_PROC("cuFuncSetAttribute", 9000, cuFuncSetAttribute)
 CUMC_PROC("cuFuncSetCacheConfig", 3000, cuFuncSetCacheConfig)
+CUMC_PROC("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, cuOccupancyMaxActiveBlocksPerMultiprocessor)
+CUMC_PROC("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+CUMC_PROC("cuOccupancyMaxPotentialBlockSize", 6050, cuOccupancyMaxPotentialBlockSize)
+CUMC_PROC("cuOccupancyMaxPotentialBlockSizeWithFlags", 7000, cuOccupancyMaxPotentialBlockSizeWithFlags)
+CUMC_PROC("cuOccupancyAvailableDynamicSMemPerBlock", 10020, cuOccupancyAvailableDynamicSMemPerBlock)
 
 /* Streams (stream.c) */
 CUMC_PROC("cuCtxGetStreamPriorityRange", 5050, cuCtxGetStreamPriorityRange)

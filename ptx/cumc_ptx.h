@@ -34,6 +34,12 @@ enum cumc_ptx_status {
 #define CUMC_PTX_MAX_BLOCK_THREADS	1024u
 #define CUMC_PTX_MAX_SHARED		(227u << 10)	/* opt-in maximum */
 #define CUMC_PTX_DEFAULT_SHARED		(48u << 10)
+/*
+ * The CTAs a worker (one host thread running blocks, cumc's SM) keeps
+ * resident and time-slices: those of one worker always make progress
+ * together, so occupancy answers and co-resident grids count on it.
+ */
+#define CUMC_PTX_RESIDENT		16u
 
 struct cumc_ptx_module;
 struct cumc_ptx_function;

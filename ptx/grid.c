@@ -21,7 +21,7 @@
 #include "exec.h"
 
 #define PTX_SLICE 4096u
-#define PTX_RESIDENT 16u
+#define PTX_RESIDENT CUMC_PTX_RESIDENT
 
 void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
 		    const struct ptx_thread *t, enum cumc_ptx_status st,

@@ -904,6 +904,14 @@ typedef enum CUfunction_attribute_enum {
 	CU_FUNC_ATTRIBUTE_MAX
 } CUfunction_attribute;
 
+/* cuOccupancyMaxPotentialBlockSize's dynamic shared memory per block size. */
+typedef size_t (CUDA_CB *CUoccupancyB2DSize)(int blockSize);
+
+typedef enum CUoccupancy_flags_enum {
+	CU_OCCUPANCY_DEFAULT = 0x0,
+	CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 0x1
+} CUoccupancy_flags;
+
 typedef enum CUfunc_cache_enum {
 	CU_FUNC_CACHE_PREFER_NONE = 0x00,
 	CU_FUNC_CACHE_PREFER_SHARED = 0x01,
@@ -1184,6 +1192,24 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc,
 				    CUfunction_attribute attrib, int value);
 CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config);
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+				CUfunction func, int blockSize,
+				size_t dynamicSMemSize);
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+				int *numBlocks, CUfunction func, int blockSize,
+				size_t dynamicSMemSize, unsigned int flags);
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize,
+				int *blockSize, CUfunction func,
+				CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+				size_t dynamicSMemSize, int blockSizeLimit);
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize,
+				int *blockSize, CUfunction func,
+				CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+				size_t dynamicSMemSize, int blockSizeLimit,
+				unsigned int flags);
+CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(
+				size_t *dynamicSmemSize, CUfunction func,
+				int numBlocks, int blockSize);
 
 /* Streams */
 CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,

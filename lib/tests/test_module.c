@@ -337,6 +337,154 @@ START_TEST(library_kernels_run)
 }
 END_TEST
 
+static size_t hundred_per_thread(int block_size)
+{
+	return 100 * (size_t)block_size;
+}
+
+/* The rule of occupancy.c: 16 resident, 2048 threads, 228 KiB an SM. */
+START_TEST(occupancy_answers)
+{
+	CUmodule mod;
+	CUfunction f = vecadd(&mod);
+	const CUfunction_attribute dyn =
+		CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+	int n = -1, grid = -1, block = -1;
+	size_t avail = 1;
+
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 256, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(n, 8);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 1024, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 32, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(n, 16);
+	/* 1 KiB reserved and 40 KiB: five blocks in 228 KiB. */
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f,
+			 32, 40 << 10, CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(n, 5);
+	/* Blocks that cannot launch: none. */
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 2048, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 32,
+			 64 << 10), CUDA_SUCCESS);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(NULL, f, 32, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f,
+			 32, 0, 2), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, NULL, 32, 0),
+			 CUDA_ERROR_INVALID_HANDLE);
+
+	/* Every size from 128 up fills the SM's 2048 threads: the largest. */
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL,
+							  0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(block, 1024);
+	ck_assert_int_eq(grid, 2 * 132);
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL,
+							  0, 100), CUDA_SUCCESS);
+	ck_assert_int_eq(block, 100);
+	ck_assert_int_eq(grid, 16 * 132);
+	/* 100 bytes a thread: 512 threads need more than 48 KiB. */
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block,
+			 f, hundred_per_thread, 0, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(block, 256);
+	ck_assert_int_eq(grid, 8 * 132);
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(NULL, &block, f, NULL,
+							  0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block,
+			 f, NULL, 0, 0, 4), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(&grid, &block,
+			 (CUfunction)&grid, NULL, 0, 0), CUDA_ERROR_INVALID_HANDLE);
+
+	/* 228 KiB over 4 blocks less 1 KiB each (56 KiB), at most the maximum. */
+	ck_assert_int_eq(cuOccupancyAvailableDynamicSMemPerBlock(&avail, f, 4, 256),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(avail, 48 << 10);
+	ck_assert_int_eq(cuFuncSetAttribute(f, dyn, 227 << 10), CUDA_SUCCESS);
+	ck_assert_int_eq(cuOccupancyAvailableDynamicSMemPerBlock(&avail, f, 4, 256),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(avail, 56 << 10);
+	ck_assert_int_eq(cuOccupancyAvailableDynamicSMemPerBlock(&avail, f, 9, 256),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(avail, 0);
+	ck_assert_int_eq(cuOccupancyAvailableDynamicSMemPerBlock(NULL, f, 4, 256),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyAvailableDynamicSMemPerBlock(&avail, f, 0, 256),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuOccupancyAvailableDynamicSMemPerBlock(&avail, f, 4, 256),
+			 CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+/* Thread 0 of each block arrives, then waits for every block. */
+static const char gridbar_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry gridbar(.param .u64 cnt)\n{\n"
+	"\t.reg .u64 %rd<2>;\n\t.reg .u32 %r<5>;\n\t.reg .pred %p<3>;\n"
+	"\tld.param.u64 %rd1, [cnt];\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tsetp.ne.u32 %p1, %r1, 0;\n"
+	"\t@%p1 bra DONE;\n"
+	"\tatom.global.add.u32 %r2, [%rd1], 1;\n"
+	"\tmov.u32 %r3, %nctaid.x;\n"
+	"WAIT:\n"
+	"\tld.volatile.global.u32 %r4, [%rd1];\n"
+	"\tsetp.lt.u32 %p2, %r4, %r3;\n"
+	"\t@%p2 bra WAIT;\n"
+	"DONE:\n\tret;\n}\n";
+
+/*
+ * A cooperative grid is resident at once, whatever the host's cores: a
+ * grid-wide barrier completes.  One larger than the occupancy answer on
+ * every SM is refused.
+ */
+START_TEST(cooperative_grids_are_resident)
+{
+	CUmodule mod, bar;
+	CUfunction f = vecadd(&mod), g;
+	CUdeviceptr d, cnt;
+	int n = 0;
+	unsigned int arrived = 0;
+	void *args[] = { &d, &d, &d, &n }, *bargs[] = { &cnt };
+
+	ck_assert_int_eq(cuMemAlloc(&d, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(f, 16 * 132 + 1, 1, 1, 32, 1, 1,
+						   0, NULL, args),
+			 CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(f, 2 * 132 + 1, 1, 1, 1024, 1, 1,
+						   0, NULL, args),
+			 CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(f, 1, 1, 1, 32, 1, 1, 64 << 10,
+						   NULL, args),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(f, 0, 1, 1, 32, 1, 1, 0, NULL,
+						   args), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(NULL, 1, 1, 1, 32, 1, 1, 0, NULL,
+						   args), CUDA_ERROR_INVALID_HANDLE);
+
+	ck_assert_int_eq(cuModuleLoadData(&bar, gridbar_ptx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&g, bar, "gridbar"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&cnt, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(cnt, 0, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(g, 200, 1, 1, 32, 1, 1, 0, NULL,
+						   bargs), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(&arrived, cnt, 4), CUDA_SUCCESS);
+	ck_assert_uint_eq(arrived, 200);
+	ck_assert_int_eq(cuModuleUnload(bar), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("module");
@@ -352,6 +500,8 @@ int main(void)
 	tcase_add_test(tc, shared_memory_opt_in);
 	tcase_add_test(tc, function_settings);
 	tcase_add_test(tc, library_kernels_run);
+	tcase_add_test(tc, occupancy_answers);
+	tcase_add_test(tc, cooperative_grids_are_resident);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
 }

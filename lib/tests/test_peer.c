@@ -375,14 +375,14 @@ START_TEST(no_handle_of_device_code_exists)
 }
 END_TEST
 
-/* What the attributes say about launches agrees with the refusals. */
+/* What the attributes say about launches agrees with what runs. */
 START_TEST(launch_attributes_are_zero)
 {
 	int v = 77;
 
 	ck_assert_int_eq(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0),
 			 CUDA_SUCCESS);
-	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(v, 1);
 	ck_assert_int_eq(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0),
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(v, 0);
