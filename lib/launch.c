@@ -469,3 +469,52 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 	return (unsigned int)config > CU_FUNC_CACHE_PREFER_EQUAL ?
 	       CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
+
+/*
+ * A kernel's attributes are its function's: cumc's code is one for every
+ * device, so what is set for one device holds for all of them.
+ */
+static CUresult libcumc_kernel_begin(CUkernel kernel, CUdevice dev,
+				     struct libcumc_function **fn)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_kernel_get(kernel, fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		libcumc_module_put((*fn)->mod);
+	return res;
+}
+
+CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib,
+				      CUkernel kernel, CUdevice dev)
+{
+	struct libcumc_function *fn;
+	CUresult res;
+
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_kernel_begin(kernel, dev, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_func_attribute(fn, attrib, pi);
+	libcumc_module_put(fn->mod);
+	return res;
+}
+
+CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val,
+				      CUkernel kernel, CUdevice dev)
+{
+	struct libcumc_function *fn;
+	CUresult res = libcumc_kernel_begin(kernel, dev, &fn);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_func_set(fn, attrib, val);
+	libcumc_module_put(fn->mod);
+	return res;
+}

@@ -318,18 +318,29 @@ static struct libcumc_function *libcumc_function_find(const void *f,
 	return NULL;
 }
 
-CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out)
+static CUresult libcumc_function_ref(const void *f, bool library,
+				     struct libcumc_function **out)
 {
 	CUresult res = CUDA_ERROR_INVALID_HANDLE;
 
 	pthread_mutex_lock(&libcumc_modules_lock);
-	*out = libcumc_function_find(f, false);
+	*out = libcumc_function_find(f, library);
 	if (*out) {
 		(*out)->mod->refs++;
 		res = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&libcumc_modules_lock);
 	return res;
+}
+
+CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out)
+{
+	return libcumc_function_ref(f, false, out);
+}
+
+CUresult libcumc_kernel_get(CUkernel k, struct libcumc_function **out)
+{
+	return libcumc_function_ref(k, true, out);
 }
 
 unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn)

@@ -320,6 +320,27 @@ START_TEST(library_kernels_run)
 		ck_assert_float_eq(out[i], 2.0f * i);
 	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
 
+	/* A kernel's attributes are its function's, on every device. */
+	ck_assert_int_eq(cuKernelSetAttribute(
+			 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 60 << 10,
+			 k, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncGetAttribute(&i,
+			 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(i, 60 << 10);
+	ck_assert_int_eq(cuKernelGetAttribute(&i,
+			 CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(i, 1024);
+	ck_assert_int_eq(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_NUM_REGS, 1, k, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuKernelGetAttribute(NULL,
+			 CU_FUNC_ATTRIBUTE_NUM_REGS, k, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuKernelGetAttribute(&i,
+			 CU_FUNC_ATTRIBUTE_NUM_REGS, k, 4096), CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuKernelGetAttribute(&i,
+			 CU_FUNC_ATTRIBUTE_NUM_REGS, (CUkernel)&i, 0),
+			 CUDA_ERROR_INVALID_HANDLE);
+
 	/* Libraries load without a context; their modules need one. */
 	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
 	ck_assert_int_eq(cuLibraryLoadFromFile(&lib2, DATA "/vecadd.fatbin", NULL,
