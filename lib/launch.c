@@ -493,9 +493,12 @@ static CUresult libcumc_kernel_begin(CUkernel kernel, CUdevice dev,
 CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib,
 				      CUkernel kernel, CUdevice dev)
 {
+	const struct libcumc_driver *drv;
 	struct libcumc_function *fn;
-	CUresult res;
+	CUresult res = libcumc_driver(&drv);
 
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!pi)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_kernel_begin(kernel, dev, &fn);

@@ -164,17 +164,24 @@ CUresult CUDAAPI cuLinkCreate_v1(unsigned int numOptions,
 				 CUlinkState *stateOut)
 	__attribute__((alias("cuLinkCreate_v2")));
 
-/* The live link @state names, the links' lock taken; NULL: none. */
-static struct libcumc_link *libcumc_link_lock(CUlinkState state)
+/* The live link @state names, the links' lock taken on success. */
+static CUresult libcumc_link_lock(CUlinkState state,
+				  struct libcumc_link **out)
 {
+	const struct libcumc_driver *drv;
 	struct libcumc_link *link;
+	CUresult res = libcumc_driver(&drv);
 
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&libcumc_links_lock);
 	for (link = libcumc_links; link; link = link->next)
-		if ((CUlinkState)link == state)
-			return link;
+		if ((CUlinkState)link == state) {
+			*out = link;
+			return CUDA_SUCCESS;
+		}
 	pthread_mutex_unlock(&libcumc_links_lock);
-	return NULL;
+	return CUDA_ERROR_INVALID_HANDLE;
 }
 
 static const char *libcumc_input_name(const char *name)
@@ -247,11 +254,11 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type,
 				  unsigned int numOptions, CUjit_option *options,
 				  void **optionValues)
 {
-	struct libcumc_link *link = libcumc_link_lock(state);
-	CUresult res;
+	struct libcumc_link *link;
+	CUresult res = libcumc_link_lock(state, &link);
 
-	if (!link)
-		return CUDA_ERROR_INVALID_HANDLE;
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = libcumc_link_options(numOptions, options, optionValues);
 	if (res == CUDA_SUCCESS && (!data || !size))
 		res = CUDA_ERROR_INVALID_VALUE;
@@ -265,13 +272,13 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type,
 				  const char *path, unsigned int numOptions,
 				  CUjit_option *options, void **optionValues)
 {
-	struct libcumc_link *link = libcumc_link_lock(state);
-	CUresult res;
+	struct libcumc_link *link;
+	CUresult res = libcumc_link_lock(state, &link);
 	size_t len;
 	char *buf;
 
-	if (!link)
-		return CUDA_ERROR_INVALID_HANDLE;
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = libcumc_link_options(numOptions, options, optionValues);
 	if (res == CUDA_SUCCESS && !path)
 		res = CUDA_ERROR_INVALID_VALUE;
@@ -296,11 +303,11 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type,
 CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut,
 				size_t *sizeOut)
 {
-	struct libcumc_link *link = libcumc_link_lock(state);
-	CUresult res = CUDA_SUCCESS;
+	struct libcumc_link *link;
+	CUresult res = libcumc_link_lock(state, &link);
 
-	if (!link)
-		return CUDA_ERROR_INVALID_HANDLE;
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!cubinOut || !sizeOut)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else if (!link->image) {
@@ -320,18 +327,15 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut,
 
 CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
 {
-	struct libcumc_link **pp, *link = NULL;
+	struct libcumc_link **pp, *link;
+	CUresult res = libcumc_link_lock(state, &link);
 
-	pthread_mutex_lock(&libcumc_links_lock);
-	for (pp = &libcumc_links; *pp; pp = &(*pp)->next)
-		if ((CUlinkState)*pp == state) {
-			link = *pp;
-			*pp = link->next;
-			break;
-		}
+	if (res != CUDA_SUCCESS)
+		return res;
+	for (pp = &libcumc_links; *pp != link; pp = &(*pp)->next)
+		;
+	*pp = link->next;
 	pthread_mutex_unlock(&libcumc_links_lock);
-	if (!link)
-		return CUDA_ERROR_INVALID_HANDLE;
 	free(link->image);
 	free(link);
 	return CUDA_SUCCESS;

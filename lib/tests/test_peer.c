@@ -39,6 +39,15 @@ START_TEST(needs_init)
 	ck_assert_int_eq(cuModuleGetFunction(&f, NULL, "k"), CUDA_ERROR_NOT_INITIALIZED);
 	ck_assert_int_eq(cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
 			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuLibraryGetKernelCount(&flags, NULL), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuFuncSetAttribute(NULL, CU_FUNC_ATTRIBUTE_NUM_REGS, 1),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuKernelGetAttribute(NULL, CU_FUNC_ATTRIBUTE_NUM_REGS, NULL, 0),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, NULL, 32, 0),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuLinkCreate(0, NULL, NULL, NULL), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuLinkDestroy(NULL), CUDA_ERROR_NOT_INITIALIZED);
 }
 END_TEST
 
