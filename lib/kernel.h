@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Modules and kernels (module.c, launch.c): libcumc's side of device
- * code, over libcumc-ptx's interface (ptx/cumc_ptx.h), the only way lib/
- * reaches the PTX component.
+ * Modules and kernels (module.c, link.c, launch.c, occupancy.c):
+ * libcumc's side of device code, over libcumc-ptx's interface
+ * (ptx/cumc_ptx.h), the only way lib/ reaches the PTX component.
  *
- * A CUmodule or CUfunction is a pointer into a module of the registry,
- * never dereferenced before the registry has found it live.  A module is
- * counted: the registry holds one reference until cuModuleUnload, each
- * queued launch one more, so a kernel still on a stream keeps its code.
+ * A CUmodule or CUlibrary is a pointer to a module of the registry, a
+ * CUfunction or CUkernel one into it, never dereferenced before the
+ * registry has found it live.  A module is counted: the registry holds
+ * one reference until cuModuleUnload (cuLibraryUnload for a library's),
+ * each queued launch one more, so a kernel still on a stream keeps its
+ * code.
  */
 #ifndef _CUMC_LIB_KERNEL_H
 #define _CUMC_LIB_KERNEL_H
 
 #include "cumc_ptx.h"
 #include "internal.h"
+
+/* The architecture of the simulated GPUs: the PTX cumc picks is for it. */
+#define CUMC_PTX_ARCH 90
 
 struct libcumc_module;
 

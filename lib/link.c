@@ -36,9 +36,6 @@
 #include "log.h"
 #include "procaddr.h"
 
-/* The architecture of the simulated GPUs, as module.c loads for. */
-#define CUMC_LINK_ARCH 90
-
 struct libcumc_log {
 	char *buf;		/* the caller's, NULL: none */
 	size_t cap;
@@ -228,7 +225,7 @@ static CUresult libcumc_link_input(struct libcumc_link *link,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	memcpy(copy, data, len);
 	copy[len] = '\0';
-	st = cumc_ptx_load(copy, len, CUMC_LINK_ARCH, &ptx, log, sizeof(log));
+	st = cumc_ptx_load(copy, len, CUMC_PTX_ARCH, &ptx, log, sizeof(log));
 	if (st != CUMC_PTX_OK) {
 		free(copy);
 		libcumc_link_log(&link->error, "error   : %s: %s\n",

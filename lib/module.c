@@ -35,9 +35,6 @@
 #include "log.h"
 #include "procaddr.h"
 
-/* The architecture of the simulated GPUs: the PTX cumc picks is for it. */
-#define CUMC_PTX_ARCH 90
-
 struct libcumc_module {
 	struct libcumc_module *next;
 	struct cumc_ptx_module *ptx;
