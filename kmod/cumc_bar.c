@@ -217,8 +217,11 @@ static int cumk_bar_mem_pfn(struct cumk_mem *mem, pgoff_t index,
 			memset(bar->mem_vaddr + dev_offset, 0, PAGE_SIZE);
 			ret = xa_err(xa_store(&mem->pages, index, xa_mk_value(0),
 					      GFP_KERNEL_ACCOUNT));
-			if (!ret)
+			if (!ret) {
 				atomic_long_inc(&cumk_live_pages);
+				WRITE_ONCE(mem->nr_touched,
+					   mem->nr_touched + 1);
+			}
 		}
 		mutex_unlock(&mem->touch_lock);
 	}

@@ -31,6 +31,7 @@ static int cumk_objects_show(struct seq_file *m, void *unused)
 	seq_printf(m, "binds %d\n", atomic_read(&cumk_live_binds));
 	seq_printf(m, "views %d\n", atomic_read(&cumk_live_views));
 	seq_printf(m, "usages %d\n", atomic_read(&cumk_live_usages));
+	seq_printf(m, "holds %d\n", atomic_read(&cumk_live_holds));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cumk_objects);

@@ -196,13 +196,12 @@ int cumk_fabric_may_unbind(struct cumk_mc *mc, struct cumk_device *member,
 
 /*
  * Remove the binding of @member that is exactly [@mc_offset, +@length);
- * only a client of the user who bound it (@who, its usage record) may, or
- * the module itself (@who NULL: another node, a team going away). The
- * user, not the client: a user's processes may already ptrace and kill
- * each other, and a job's leader may undo a dead rank's bindings.
+ * with @keep, hand its memory, referenced, to *@keep. See
+ * cumk_fabric_unbind().
  */
-int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
-		       u64 mc_offset, u64 length, struct cumk_usage *who)
+static int cumk_fabric_remove(struct cumk_mc *mc, struct cumk_device *member,
+			      u64 mc_offset, u64 length, struct cumk_usage *who,
+			      struct cumk_mem **keep)
 {
 	struct cumk_bind *b;
 	int slot, ret = 0;
@@ -218,9 +217,38 @@ int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
 		    (b->mc_offset >> PAGE_SHIFT), b->length);
 out_unlock:
 	up_write(&mc->lock);
-	if (!ret)
-		cumk_bind_free(b);
-	return ret;
+	if (ret)
+		return ret;
+	if (keep) {
+		kref_get(&b->mem->obj.ref);
+		*keep = b->mem;
+	}
+	cumk_bind_free(b);
+	return 0;
+}
+
+/*
+ * Remove the binding of @member that is exactly [@mc_offset, +@length);
+ * only a client of the user who bound it (@who, its usage record) may, or
+ * the module itself (@who NULL: another node, a team going away). The
+ * user, not the client: a user's processes may already ptrace and kill
+ * each other, and a job's leader may undo a dead rank's bindings.
+ */
+int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
+		       u64 mc_offset, u64 length, struct cumk_usage *who)
+{
+	return cumk_fabric_remove(mc, member, mc_offset, length, who, NULL);
+}
+
+/*
+ * The same, but the memory stays: *@mem gets it, with a reference, for a
+ * caller that lets go of it only once other nodes did (cumc_remote_mc.c).
+ */
+int cumk_fabric_unbind_keep(struct cumk_mc *mc, struct cumk_device *member,
+			    u64 mc_offset, u64 length, struct cumk_usage *who,
+			    struct cumk_mem **mem)
+{
+	return cumk_fabric_remove(mc, member, mc_offset, length, who, mem);
 }
 
 /* The object is going: no view of it is left, so nothing to zap. */

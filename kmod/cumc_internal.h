@@ -24,6 +24,7 @@
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/cumc.h>
 #include <linux/cumc_netlink.h>
@@ -39,7 +40,8 @@ struct sk_buff;
  * Lock order, outermost first (see also each lock where declared):
  *   mmap_lock > cumk_client.arenas_lock > cumk_arena.lock > cumk_mc.lock
  *   > i_mmap_rwsem
- *   genl_mutex (netlink commands and dumps) > cumk_mc.lock
+ *   The netlink family runs its commands in parallel (no genl_mutex):
+ *   each takes the locks of what it touches, as an ioctl does.
  *   cumk_mc_ids' xa_lock, a client's handles' xa_lock, the fabric export
  *   table's xa_lock and cumk_fault_lock are leaves: nothing is taken under
  *   them; a dump takes a reference under the xa_lock, drops it, and only
@@ -49,10 +51,14 @@ struct sk_buff;
  *   cumk_arena.lock or cumk_mc.lock > cumk_device_srcu (read) > cumk_mem.touch_lock
  *   (a fault); a loss waits for the SRCU readers holding none of these
  * Events (cumc_notify.c) are sent with GFP_KERNEL and take no cumc lock,
- * so they may be sent under cumk_mc.lock. Calls to other nodes
- * (cumc_imex.c) take cumk_imex_lock, a leaf, to send; an imported
- * allocation's last reference, wherever it goes, sends one.
- *   cumk_remote_holds' and cumk_imex_calls' xa_locks are leaves.
+ * so they may be sent under cumk_mc.lock. Messages to other nodes
+ * (cumc_imex.c) take cumk_imex_lock to queue and send, under which only
+ * cumk_imex_calls' xa_lock and cumk_lease_lock are taken; an imported
+ * allocation's last reference, wherever it goes, posts one. What runs
+ * with a post's answer never runs in the poster's context.
+ *   cumk_remote_loss_lock (losing a node) > cumk_mc.lock and the rest.
+ *   cumk_remote_holds', cumk_imex_calls' and cumk_mc_quarantines'
+ *   xa_locks and cumk_lease_lock are leaves.
  *
  * Who calls whom: the ioctl table and the netlink commands call the
  * objects' command handlers; binds and views call the address space, which
@@ -82,6 +88,12 @@ enum cumk_stat {
 
 struct cumk_device;
 struct cumk_mem;
+struct mem_cgroup;
+
+/* As many nodes as an NVLink domain of 576 GPUs has, 4 to a node. */
+#define CUMC_MAX_NODES 144
+/* No node: every one is told, or none answers. */
+#define CUMC_NO_NODE U32_MAX
 
 /**
  * struct cumk_backend_ops - where a device's memory comes from
@@ -332,8 +344,16 @@ struct cumk_extent {
  * @nr_extents: entries of @extents
  * @shared: it was shared with another node: every page is backed and
  *          zeroed (set once, under @touch_lock)
+ * @memcg: its creator's memory cgroup, charged what sharing it costs the
+ *         module (cumk_mem_share_start()); a reference, or NULL
+ * @nr_touched: pages of it touched (and zeroed) so far, under @touch_lock
+ * @sharing: a worker is sharing it (set with cmpxchg)
+ * @share_work: that worker's work
  * @remote_node: for memory of another node's GPU, that node
  * @remote_hold: and the hold that node keeps for this one (cumc_remote.c)
+ * @lease_node: for memory of another node's GPU, the node whose lease it
+ *              is mapped under (cumc_lease.c)
+ * @lease_gen: what cumk_lease_get() answered for it
  */
 struct cumk_mem {
 	struct cumk_object obj;
@@ -346,8 +366,14 @@ struct cumk_mem {
 	struct cumk_extent *extents;
 	unsigned int nr_extents;
 	bool shared;
+	struct mem_cgroup *memcg;
+	unsigned long nr_touched;
+	atomic_t sharing;
+	struct work_struct share_work;
 	u32 remote_node;
 	u32 remote_hold;
+	u32 lease_node;
+	u32 lease_gen;
 };
 
 static inline struct cumk_mem *to_cumk_mem(struct cumk_object *obj)
@@ -435,6 +461,8 @@ struct cumk_mc_member {
  * @origin_hold: the hold it keeps for this node
  * @origin_handle: the fabric handle this node imported the object by
  * @fabric_usage: what the bindings other nodes made are charged to here
+ * @origin_lease_gen: a registered replica keeps renewing its lease from
+ *                    the origin: what cumk_lease_get() answered
  * @members: @num_devices slots
  */
 struct cumk_mc {
@@ -452,6 +480,7 @@ struct cumk_mc {
 	u32 origin_hold;
 	u8 origin_handle[CUMC_FABRIC_HANDLE_SIZE];
 	struct cumk_usage *fabric_usage;
+	u32 origin_lease_gen;
 	struct cumk_mc_member members[];
 };
 
@@ -745,15 +774,62 @@ bool cumk_object_fabric_origin(const u8 *handle, u32 *node, int *channel);
 struct cumk_object *cumk_object_fabric_lookup(const u8 *handle);
 
 /* cumc_imex.c: the node's IMEX daemon and the calls it carries to other nodes */
+/* What runs with a post's answer: @result 0 or a negative errno. */
+typedef void (*cumk_imex_done_t)(u32 node, int result, const void *answer,
+				 size_t len, void *ctx);
+void cumk_imex_init(void);
 void cumk_imex_exit(void);
+bool cumk_imex_drain(void);
 int cumk_imex_attach(u32 portid);
 bool cumk_imex_detach(u32 portid);
 bool cumk_imex_attached(void);
 int cumk_imex_call(u32 node, u32 op, const void *args, size_t args_len,
-		   void **answer, size_t *answer_len);
-void cumk_imex_cast(u32 node, u32 op, const void *args, size_t args_len);
+		   long timeout, void **answer, size_t *answer_len,
+		   ktime_t *queued, cumk_imex_done_t late);
+void cumk_imex_post(u32 node, u32 op, const void *args, size_t args_len,
+		    bool bypass, cumk_imex_done_t done, void *ctx);
 int cumk_imex_respond(u32 id, int result, const void *answer, size_t len);
 void cumk_imex_fail_node(u32 node);
+void cumk_imex_node_back(u32 node);
+ktime_t cumk_imex_oldest_unanswered(u32 node);
+
+/*
+ * cumc_lease.c: leases between nodes, the nodes lost, and what waits for
+ * a lost node's lease to run out.
+ */
+/**
+ * struct cumk_lease_wait - something released once other nodes let go
+ * @pending: parts still to be done; the last releases it
+ * @release: frees what it keeps
+ */
+struct cumk_lease_wait {
+	atomic_t pending;
+	void (*release)(struct cumk_lease_wait *w);
+};
+
+void cumk_lease_init(void (*lose)(u32 node));
+unsigned int cumk_lease_ms(void);
+void cumk_lease_fail(u32 node);
+void cumk_lease_post(u32 node, u32 op, const void *args, size_t args_len,
+		     cumk_imex_done_t done, void *ctx);
+bool cumk_lease_lost(u32 node);
+bool cumk_lease_mark_lost(u32 node);
+bool cumk_lease_valid(u32 node);
+bool cumk_lease_involved(u32 node);
+u32 cumk_lease_get(u32 node);
+void cumk_lease_put(u32 node, u32 gen);
+void cumk_lease_node_back(u32 node);
+void cumk_lease_renew_soon(u32 node);
+int cumk_lease_ensure(u32 node);
+int cumk_lease_grant(u32 node);
+void cumk_lease_wait_init(struct cumk_lease_wait *w,
+			  void (*release)(struct cumk_lease_wait *w));
+void cumk_lease_wait_add(struct cumk_lease_wait *w);
+void cumk_lease_wait_done(struct cumk_lease_wait *w);
+void cumk_lease_wait_expire(struct cumk_lease_wait *w, u32 node,
+			    unsigned int extra_ms);
+void cumk_lease_exit(void);
+bool cumk_lease_drain(void);
 
 /*
  * cumc_remote.c: memory shared across nodes. The calls one node's kernel
@@ -768,6 +844,9 @@ enum cumk_remote_op {
 	CUMC_REMOTE_MC_UNBIND,		/* and unbound */
 	CUMC_REMOTE_MC_UPDATE,		/* what changed, to the replicas */
 	CUMC_REMOTE_MC_ACTIVATE,	/* a replica asks for the whole team */
+	CUMC_REMOTE_LEASE_RENEW,	/* a lease, from now on */
+	CUMC_REMOTE_MC_RELEASED,	/* every node let go of an unbinding */
+	CUMC_REMOTE_BYE,		/* the sender lost the node it tells */
 };
 
 /* A run of another node's GPU memory, as calls carry it (little-endian). */
@@ -777,7 +856,7 @@ struct cumk_remote_extent {
 	__le64 length;
 };
 
-#define CUMC_REMOTE_VERSION 1
+#define CUMC_REMOTE_VERSION 2
 
 /*
  * CUMC_REMOTE_EXPORT_GET's answer: this header, then what the object's
@@ -824,8 +903,13 @@ struct cumk_mc *cumk_remote_mc_replica(struct cumk_usage *usage, u32 node,
 int cumk_remote_mc_run(struct cumk_mc *mc, u32 caller, u32 op,
 		       const void *args, size_t args_len, void **answer,
 		       size_t *answer_len);
-int cumk_remote_mc_update(u32 caller, const void *args, size_t args_len);
+void cumk_remote_mc_update(u32 caller, const void *args, size_t args_len);
+void cumk_remote_mc_unbind_post(struct cumk_mc *mc, u32 caller,
+				const void *args, size_t len);
+void cumk_remote_mc_released(u32 caller, const void *args, size_t len);
 void cumk_remote_mc_origin_lost(bool all, u32 node);
+void cumk_remote_mc_state_changed(struct cumk_mc *mc);
+void cumk_remote_mc_exit(void);
 int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev);
 int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
 			struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
@@ -880,7 +964,11 @@ struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
 					u32 handle_types,
 					struct cumk_extent *extents,
 					unsigned int nr_extents,
-					const struct cumk_object_ops *ops);
+					const struct cumk_object_ops *ops,
+					u32 lease_node);
+int cumk_mem_share_start(struct cumk_mem *mem);
+int cumk_mem_share_init(void);
+void cumk_mem_share_exit(void);
 void cumk_mem_free(struct cumk_mem *mem);
 int cumk_mem_share_range(struct cumk_mem *mem, u64 offset, u64 length,
 			 struct cumk_remote_extent *out, unsigned int max);
@@ -940,7 +1028,7 @@ void cumk_team_settle_remote(struct cumk_mc *mc, bool ok);
 int cumk_team_slot(struct cumk_mc *mc, u32 device);
 int cumk_team_slot_of(struct cumk_mc *mc, struct cumk_device *dev);
 int cumk_team_respond(struct cumk_mc *mc, bool ok);
-void cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev);
+bool cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev);
 int cumk_team_wait_ready(struct cumk_mc *mc);
 enum cumc_team_state_uapi cumk_team_uapi_state(struct cumk_mc *mc);
 enum cumc_fm_mode cumk_team_fm_mode(void);
@@ -956,6 +1044,9 @@ int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
 		     u64 length, struct cumk_usage *usage);
 int cumk_fabric_unbind(struct cumk_mc *mc, struct cumk_device *member,
 		       u64 mc_offset, u64 length, struct cumk_usage *who);
+int cumk_fabric_unbind_keep(struct cumk_mc *mc, struct cumk_device *member,
+			    u64 mc_offset, u64 length, struct cumk_usage *who,
+			    struct cumk_mem **mem);
 int cumk_fabric_may_unbind(struct cumk_mc *mc, struct cumk_device *member,
 			   u64 mc_offset, u64 length, struct cumk_usage *who);
 void cumk_fabric_release(struct cumk_mc *mc);
@@ -976,7 +1067,8 @@ int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd);
 int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd);
 struct cumk_mc *cumk_mc_get_next(unsigned long *id);
 int cumk_mc_fm_respond(u32 req_id, bool ok);
-void cumk_mc_lose_device(struct cumk_device *dev);
+void cumk_mc_lose_device(struct cumk_device *dev,
+			 void (*failed)(struct cumk_mc *mc));
 
 /* cumc_va.c: device address space */
 int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd);
@@ -1031,6 +1123,7 @@ extern atomic_t cumk_live_mcs;
 extern atomic_t cumk_live_binds;
 extern atomic_t cumk_live_views;
 extern atomic_t cumk_live_usages;
+extern atomic_t cumk_live_holds;
 void cumk_debugfs_init(void);
 void cumk_debugfs_exit(void);
 

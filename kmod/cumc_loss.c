@@ -41,7 +41,8 @@ static void cumk_loss_handle_locked(struct cumk_device *dev)
 	cumk_mem_lose_device(dev);
 	if (!dev->remote)
 		cumk_notify_device_lost(dev->ordinal);
-	cumk_mc_lose_device(dev);
+	/* The replicas of a team held here let go of what they map of it. */
+	cumk_mc_lose_device(dev, cumk_remote_mc_state_changed);
 }
 
 /* @dev fell off the bus: lost for good. */

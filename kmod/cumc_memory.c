@@ -6,8 +6,11 @@
  * object stays, without memory, until its last holder lets go.
  */
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "cumc_internal.h"
 
@@ -38,6 +41,12 @@ int cumk_mem_pfn(struct cumk_mem *mem, pgoff_t index, unsigned long *pfn)
 {
 	/* Once lost (and then no longer backed), nothing is left to map. */
 	if (cumk_mem_check(mem))
+		return -ENOLINK;
+	/*
+	 * Another node's memory only under a lease from the node vouching
+	 * for it: once that ran out, the node is being lost here.
+	 */
+	if (mem->dev->remote && !cumk_lease_valid(mem->lease_node))
 		return -ENOLINK;
 	return mem->dev->ops->mem_pfn(mem, index, pfn);
 }
@@ -81,6 +90,9 @@ void cumk_mem_free(struct cumk_mem *mem)
 	mutex_lock(&mem->dev->mems_lock);
 	cumk_mem_unback_locked(mem);
 	mutex_unlock(&mem->dev->mems_lock);
+	if (mem->dev->remote)
+		cumk_lease_put(mem->lease_node, mem->lease_gen);
+	mem_cgroup_put(mem->memcg);
 	cumk_stat_add(mem->dev, CUMC_STAT_OBJECTS, -1);
 	atomic_dec(&cumk_live_mems);
 	mutex_destroy(&mem->touch_lock);
@@ -139,6 +151,8 @@ err_uncharge:
 	return ret;
 }
 
+static void cumk_mem_share_work_fn(struct work_struct *work);
+
 static struct cumk_mem *cumk_mem_alloc(struct cumk_device *dev, u64 length)
 {
 	struct cumk_mem *mem;
@@ -150,6 +164,7 @@ static struct cumk_mem *cumk_mem_alloc(struct cumk_device *dev, u64 length)
 	mem->length = length;
 	mutex_init(&mem->touch_lock);
 	xa_init_flags(&mem->pages, XA_FLAGS_ACCOUNT);
+	INIT_WORK(&mem->share_work, cumk_mem_share_work_fn);
 	return mem;
 }
 
@@ -157,14 +172,16 @@ static struct cumk_mem *cumk_mem_alloc(struct cumk_device *dev, u64 length)
  * An allocation another node made on its GPU @dev and shared with this
  * one: @length bytes at @extents (taken over, whatever happens), charged
  * to @usage as one object, its end left to @ops (cumc_remote.c), which
- * calls cumk_mem_free().
+ * calls cumk_mem_free(). It is mapped under the lease of node @lease_node
+ * (cumc_lease.c), which it keeps renewing while it lives.
  */
 struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
 					struct cumk_device *dev, u64 length,
 					u32 handle_types,
 					struct cumk_extent *extents,
 					unsigned int nr_extents,
-					const struct cumk_object_ops *ops)
+					const struct cumk_object_ops *ops,
+					u32 lease_node)
 {
 	struct cumk_mem *mem;
 	int ret;
@@ -181,6 +198,8 @@ struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
 	ret = cumk_mem_list_backed(mem);
 	if (ret)
 		goto err_uncharge;
+	mem->lease_node = lease_node;
+	mem->lease_gen = cumk_lease_get(lease_node);
 	cumk_object_init(&mem->obj, CUMC_OBJ_MEM, handle_types, ops);
 	atomic_inc(&cumk_live_mems);
 	cumk_stat_add(dev, CUMC_STAT_OBJECTS, 1);
@@ -218,6 +237,8 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 	mem = cumk_mem_alloc(dev, cmd->length);
 	if (!mem)
 		return -ENOMEM;
+	/* What the module keeps for it is charged to its creator's cgroup. */
+	mem->memcg = get_mem_cgroup_from_mm(current->mm);
 	ret = cumk_object_charge(client->usage, &mem->obj);
 	if (ret)
 		goto err_free_mem;
@@ -237,6 +258,7 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 err_uncharge:
 	cumk_object_uncharge(&mem->obj);
 err_free_mem:
+	mem_cgroup_put(mem->memcg);
 	mutex_destroy(&mem->touch_lock);
 	kfree(mem);
 	return ret;
@@ -266,6 +288,77 @@ int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd)
 }
 
 /*
+ * Back and zero every page of @mem, a fabric GPU's, for another node to
+ * map without asking; what that costs the module is charged to the memory
+ * cgroup of @mem's creator, whoever asks.
+ */
+static int cumk_mem_share(struct cumk_mem *mem)
+{
+	struct mem_cgroup *old;
+	int ret;
+
+	if (READ_ONCE(mem->shared))
+		return 0;
+	old = set_active_memcg(mem->memcg);
+	ret = mem->dev->ops->mem_share(mem);
+	set_active_memcg(old);
+	return ret;
+}
+
+/* Zeroing for sharing runs here, beside whoever asked for it. */
+#define CUMK_MEM_SHARE_INLINE_PAGES 2048
+static struct workqueue_struct *cumk_mem_share_wq;
+
+static void cumk_mem_share_work_fn(struct work_struct *work)
+{
+	struct cumk_mem *mem = container_of(work, struct cumk_mem, share_work);
+
+	cumk_mem_share(mem);
+	atomic_set(&mem->sharing, 0);
+	cumk_object_put(&mem->obj);
+}
+
+/*
+ * Have @mem shared (cumk_mem_share()) by a worker, not by the caller (the
+ * IMEX daemon, whose thread other nodes' calls wait for): 0 once it is,
+ * -EINPROGRESS while it is being done (the caller asks again), or why it
+ * cannot be (-EOPNOTSUPP, -ENOLINK). A failed attempt is made again at
+ * the next request.
+ */
+int cumk_mem_share_start(struct cumk_mem *mem)
+{
+	struct cumk_device *dev = mem->dev;
+	int ret;
+
+	if (!dev->fabric || dev->remote || !dev->ops->mem_share)
+		return -EOPNOTSUPP;
+	ret = cumk_mem_check(mem);
+	if (ret || READ_ONCE(mem->shared))
+		return ret;
+	/* Little left to zero (8 MiB at most): not worth a worker. */
+	if ((mem->length >> PAGE_SHIFT) - READ_ONCE(mem->nr_touched) <=
+	    CUMK_MEM_SHARE_INLINE_PAGES)
+		return cumk_mem_share(mem);
+	if (!atomic_cmpxchg(&mem->sharing, 0, 1)) {
+		kref_get(&mem->obj.ref);
+		queue_work(cumk_mem_share_wq, &mem->share_work);
+	}
+	return -EINPROGRESS;
+}
+
+int cumk_mem_share_init(void)
+{
+	cumk_mem_share_wq = alloc_workqueue("cumc_share", WQ_UNBOUND, 0);
+	return cumk_mem_share_wq ? 0 : -ENOMEM;
+}
+
+/* At unload: the zeroing under way ends first. */
+void cumk_mem_share_exit(void)
+{
+	destroy_workqueue(cumk_mem_share_wq);
+}
+
+/*
  * Share [@offset, +@length) of @mem, memory of a GPU of the fabric, with
  * another node: every page backed and zeroed, and where the bytes are
  * on the GPU into @out (at most @max runs, offsets from @offset). The
@@ -283,7 +376,7 @@ int cumk_mem_share_range(struct cumk_mem *mem, u64 offset, u64 length,
 	/* Another node's memory was shared by its node already. */
 	if (!dev->fabric || (!dev->remote && !dev->ops->mem_share))
 		return -EOPNOTSUPP;
-	ret = cumk_mem_check(mem) ?: dev->remote ? 0 : dev->ops->mem_share(mem);
+	ret = cumk_mem_check(mem) ?: dev->remote ? 0 : cumk_mem_share(mem);
 	if (ret)
 		return ret;
 	mutex_lock(&dev->mems_lock);

@@ -199,14 +199,19 @@ int cumk_mc_fm_respond(u32 req_id, bool ok)
 	return ret;
 }
 
-/* Every team with a member on the lost @dev fails. */
-void cumk_mc_lose_device(struct cumk_device *dev)
+/*
+ * Every team with a member on the lost @dev fails; @failed, if not NULL,
+ * runs for each (other nodes' replicas hear of it).
+ */
+void cumk_mc_lose_device(struct cumk_device *dev,
+			 void (*failed)(struct cumk_mc *mc))
 {
 	unsigned long id = 0;
 	struct cumk_mc *mc;
 
 	for (; (mc = cumk_mc_get_next(&id)); id++) {
-		cumk_team_lose_device(mc, dev);
+		if (cumk_team_lose_device(mc, dev) && failed)
+			failed(mc);
 		cumk_object_put(&mc->obj);
 	}
 }

@@ -7,8 +7,10 @@
  * CAP_NET_ADMIN. Multicast objects are listed to their owners only
  * (their creator's uid), all of them to CAP_NET_ADMIN.
  *
- * Commands run under genl_mutex (the family has no parallel_ops), which is
- * taken before any multicast object's lock.
+ * Commands run in parallel (the family has parallel_ops): none holds a
+ * lock another waits for while it works, so that another node's call that
+ * takes long (a late answer, a bind waiting for a lease) holds back no
+ * other user's command; each takes the locks of what it touches.
  *
  * Every refusal says why in the extended ack (NL_SET_ERR_MSG*): the
  * policy's own refusals are the netlink core's, the rest are below. The

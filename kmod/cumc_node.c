@@ -12,9 +12,6 @@
 
 #include "cumc_internal.h"
 
-/* As many nodes as an NVLink domain of 576 GPUs has, 4 to a node. */
-#define CUMC_MAX_NODES 144
-
 static unsigned int fabric_node;
 module_param(fabric_node, uint, 0444);
 MODULE_PARM_DESC(fabric_node,

@@ -47,6 +47,11 @@ static struct genl_family cumk_family = {
 	.maxattr = CUMC_A_MAX,
 	.module = THIS_MODULE,
 	.netnsok = true,
+	/*
+	 * No genl_mutex: a command that takes long (another node's call)
+	 * holds back no other; each takes the locks of what it touches.
+	 */
+	.parallel_ops = true,
 	.mcgrps = cumk_notify_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(cumk_notify_mcgrps),
 };

@@ -8,26 +8,41 @@
  * imports, that follows the origin:
  *
  * - A device of node X joins through X's replica: X asks the origin
- *   (MC_JOIN), which gives the device a slot in its team; X places it in
+ *   (MC_JOIN) and waits for the answer, however late, until the origin is
+ *   lost: the origin gives the device a slot in its team, X places it in
  *   the same slot of its replica.
- * - X binds memory of its device: it asks the origin (MC_BIND) with where
- *   the memory lies on the GPU; the origin binds it over its own mapping of
- *   that GPU; then X binds it in its replica. Unbinding goes the same way,
- *   origin first, so that other nodes let go before X does.
+ * - X binds memory of its device: it binds it in its replica first (every
+ *   check a bind makes is made there), then asks the origin (MC_BIND) with
+ *   where the memory lies on the GPU; the origin binds it over its own
+ *   mapping of that GPU. If the origin refuses, or X cannot know what it
+ *   did (no answer in time), X unbinds it again and has the origin unbind
+ *   it too (below): a bind takes effect on every node or on none.
+ * - X unbinds: X unbinds in its replica and posts MC_UNBIND to the origin,
+ *   which unbinds and tells the other replicas. X keeps its memory (in
+ *   quarantine) until the origin says that every node let go of it
+ *   (MC_RELEASED), or the origin is lost and every lease it could still
+ *   have granted on it ran out.
  * - The origin tells every replica but the one that asked what changed
- *   (MC_UPDATE: members, bindings, the team's state), one message after
- *   the other through the daemons, in the order it happened. A replica's
- *   binds wait for the team as the origin's do: for the state to arrive,
- *   until the fabric manager's deadline once its members are all in.
+ *   (MC_UPDATE: members, bindings, the team's state), one post after the
+ *   other through the daemons, in the order it happened. Each is answered
+ *   once applied; memory of the origin's own that it unbinds stays in use
+ *   until every replica has answered the unbind, or has been lost and its
+ *   lease ran out (cumc_lease.c). A replica's binds wait for the team as
+ *   the origin's do: for the state to arrive, until the fabric manager's
+ *   deadline once its members are all in.
  * - A replica starts from a copy of the whole team, asked for once it can
  *   hear what changes (MC_ACTIVATE): nothing is missed, and what is heard
- *   twice changes nothing the second time.
+ *   twice changes nothing the second time. Nobody uses it before then.
  *
  * Each node then maps every member's bound memory itself, from its own
- * replica, as on one node (cumc_view.c). A node lost fails the teams it
- * is a member of (its GPUs are lost, cumc_loss.c) and the replicas of the
- * teams it held; a replica released has the origin unbind its node's
- * memory. Documentation/multinode.md tells the whole story.
+ * replica, as on one node (cumc_view.c), under its lease from the origin,
+ * which vouches for every binding it sends. An update changes only what
+ * other nodes bound: a replica's own bindings are its own to undo. A node
+ * lost fails the teams it is a member of (its GPUs are lost, cumc_loss.c,
+ * and the origin tells the replicas) and the replicas of the teams it
+ * held, which unbind all other nodes' memory; a replica released unbinds
+ * its node's memory, as above, and has the origin let go of its hold.
+ * Documentation/multinode.md tells the whole story.
  */
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -49,11 +64,14 @@ struct cumk_mc_export {
 enum cumk_mc_record_type {
 	CUMC_MC_RECORD_MEMBER = 1,	/* slot, uuid, node */
 	CUMC_MC_RECORD_BIND,		/* slot, uuid, node, range, extents */
-	CUMC_MC_RECORD_UNBIND,		/* slot, uuid, node, range */
+	CUMC_MC_RECORD_UNBIND,		/* slot, uuid, node, range (cookie) */
 	CUMC_MC_RECORD_STATE,		/* ready (1) or failed (0) */
 };
 
-/* One change of a team, as calls carry it; little-endian. */
+/*
+ * One change of a team, as calls carry it; little-endian. @cookie: in a
+ * replica's MC_UNBIND, what the origin's MC_RELEASED names.
+ */
 struct cumk_mc_record {
 	__le32 type;
 	__le32 slot;
@@ -63,7 +81,7 @@ struct cumk_mc_record {
 	__le32 node;
 	__le32 ready;
 	__le32 nr_extents;
-	__le32 pad;
+	__le32 cookie;
 	struct cumk_remote_extent extents[];
 };
 
@@ -75,6 +93,11 @@ struct cumk_mc_call {
 	struct cumk_remote_hold_args hold;
 	__le32 nr_records;
 	u8 records[];
+};
+
+/* MC_RELEASED's arguments: what the replica's MC_UNBIND named. */
+struct cumk_mc_released {
+	__le32 cookie;
 };
 
 /**
@@ -97,7 +120,8 @@ struct cumk_mc_holder {
  * struct cumk_mc_replica - this node's replica of another node's team
  * @mc: the replica; the entry holds no reference, @mc's end removes it
  * @apply_lock: one change applied at a time, the first copy of the team
- *              before any
+ *              before any; held while the first copy is awaited, so that
+ *              another import waits for it
  * @deferred_lock: guards @activating and @deferred
  * @activating: the first copy is on its way: changes wait in @deferred
  * @deferred: changes heard meanwhile, in order (struct cumk_mc_deferred)
@@ -105,7 +129,8 @@ struct cumk_mc_holder {
  * Changes heard before the first copy arrives are kept, not waited with:
  * the daemon hears them on the one thread that also brings that copy's
  * answer, after them, so a change that waited for the copy would keep the
- * copy from coming (until fm_timeout_ms, when the import fails).
+ * copy from coming (until fm_timeout_ms, when the import fails). Nobody
+ * maps the replica before the copy and what was kept are applied.
  */
 struct cumk_mc_replica {
 	struct cumk_mc *mc;
@@ -130,29 +155,86 @@ struct cumk_mc_deferred {
 static DEFINE_XARRAY(cumk_replicas);
 static DEFINE_MUTEX(cumk_replicas_lock); /* serializes replicas' creation */
 
+/**
+ * struct cumk_mc_quarantine - this node's memory, bound in another node's
+ *                             team, unbound, that other nodes may still map
+ * @wait: ends with the origin's MC_RELEASED, or once the origin is lost and
+ *        every lease it may have granted ran out
+ * @link: in a list of those whose origin is lost
+ * @origin: the origin
+ * @cookie: its entry in cumk_mc_quarantines, which MC_RELEASED names
+ * @mem: the memory; the quarantine holds a reference
+ */
+struct cumk_mc_quarantine {
+	struct cumk_lease_wait wait;
+	struct list_head link;
+	u32 origin;
+	u32 cookie;
+	struct cumk_mem *mem;
+};
+
+/* Cookie -> struct cumk_mc_quarantine; its xa_lock is a leaf. */
+static DEFINE_XARRAY_ALLOC1(cumk_mc_quarantines);
+static u32 cumk_mc_next_cookie; /* under cumk_mc_quarantines' lock */
+
+/**
+ * struct cumk_mc_revoke - on the origin, an unbind every replica must take
+ * @wait: one part per replica told, done when it answered, or when it is
+ *        lost and its lease ran out
+ * @mem: this node's memory that was unbound, kept until then, or NULL
+ * @reply_node: the replica that asked for the unbind, told MC_RELEASED
+ *              then; CUMC_NO_NODE when none did
+ * @reply_cookie: what its MC_UNBIND named
+ */
+struct cumk_mc_revoke {
+	struct cumk_lease_wait wait;
+	struct cumk_mem *mem;
+	u32 reply_node;
+	u32 reply_cookie;
+};
+
 /* A buffer of records being written for one call. */
 struct cumk_mc_writer {
 	struct cumk_mc_call *call;
 	size_t len;
+	size_t cap;
 	int error;
 };
 
-/* No node is left out when the replicas hear of a change. */
-#define CUMC_NO_NODE U32_MAX
+/* Room for a record or two without runs: a member, a state, an unbind. */
+#define CUMK_WRITER_SMALL 256
+
+static const struct cumk_object_ops cumk_replica_ops;
 
 static unsigned long cumk_replica_key(u32 node, u32 hold)
 {
 	return (unsigned long)node << 32 | hold;
 }
 
-static int cumk_writer_init(struct cumk_mc_writer *w, u32 hold)
+/* Tell node @node to let go of the hold @hold it keeps for this one. */
+static void cumk_replica_put_hold(u32 node, u32 hold)
 {
-	w->call = kzalloc(CUMC_IMEX_PAYLOAD_MAX, GFP_KERNEL);
+	struct cumk_remote_hold_args put = { .hold = cpu_to_le32(hold) };
+
+	cumk_lease_post(node, CUMC_REMOTE_EXPORT_PUT, &put, sizeof(put), NULL,
+			NULL);
+}
+
+/* A writer of @cap bytes; a small one (CUMK_WRITER_SMALL) never fails. */
+static int cumk_writer_init(struct cumk_mc_writer *w, size_t cap)
+{
+	w->call = cap <= CUMK_WRITER_SMALL ?
+		  kzalloc(cap, GFP_KERNEL | __GFP_NOFAIL) :
+		  kvzalloc(cap, GFP_KERNEL);
 	w->len = sizeof(*w->call);
+	w->cap = cap;
 	w->error = w->call ? 0 : -ENOMEM;
-	if (w->call)
-		w->call->hold.hold = cpu_to_le32(hold);
 	return w->error;
+}
+
+static void cumk_writer_free(struct cumk_mc_writer *w)
+{
+	kvfree(w->call);
 }
 
 /* Room for a record with @nr_extents runs, or NULL (the writer failed). */
@@ -166,7 +248,7 @@ static struct cumk_mc_record *cumk_writer_add(struct cumk_mc_writer *w,
 
 	if (w->error)
 		return NULL;
-	if (len > CUMC_IMEX_PAYLOAD_MAX - w->len) {
+	if (len > w->cap - w->len) {
 		w->error = -E2BIG;
 		return NULL;
 	}
@@ -194,7 +276,7 @@ static void cumk_writer_bind(struct cumk_mc_writer *w, u32 slot,
 			     struct cumk_mem *mem, u64 mem_offset,
 			     u64 mc_offset, u64 length)
 {
-	size_t room = CUMC_IMEX_PAYLOAD_MAX - w->len;
+	size_t room = w->cap - w->len;
 	struct cumk_mc_record *r;
 	int n;
 
@@ -218,7 +300,7 @@ static void cumk_writer_bind(struct cumk_mc_writer *w, u32 slot,
 
 static void cumk_writer_unbind(struct cumk_mc_writer *w, u32 slot,
 			       struct cumk_device *dev, u64 mc_offset,
-			       u64 length)
+			       u64 length, u32 cookie)
 {
 	struct cumk_mc_record *r;
 
@@ -226,6 +308,7 @@ static void cumk_writer_unbind(struct cumk_mc_writer *w, u32 slot,
 	if (r) {
 		r->mc_offset = cpu_to_le64(mc_offset);
 		r->length = cpu_to_le64(length);
+		r->cookie = cpu_to_le32(cookie);
 	}
 }
 
@@ -259,25 +342,76 @@ static void cumk_writer_team(struct cumk_mc_writer *w, struct cumk_mc *mc)
 	cumk_writer_state(w, mc);
 }
 
+/* A replica answered an update of @ctx's, or is lost. */
+static void cumk_mc_revoked(u32 node, int result, const void *answer,
+			    size_t len, void *ctx)
+{
+	struct cumk_mc_revoke *rv = ctx;
+
+	if (result)
+		cumk_lease_wait_expire(&rv->wait, node, 0);
+	else
+		cumk_lease_wait_done(&rv->wait);
+}
+
 /*
  * Tell every active holder of @mc but node @except what @w holds; the
  * caller holds @mc's lock, so that changes go out in the order they
- * happened. Best effort: a holder that misses it is lost, or about to be.
+ * happened. Each is posted: it arrives, or its node is lost. With @rv,
+ * each holder's answer is one part of @rv's wait. A holder that cannot be
+ * told (the changes could not be written) fails.
  */
 static void cumk_mc_push(struct cumk_mc *mc, struct cumk_mc_writer *w,
-			 u32 except)
+			 u32 except, struct cumk_mc_revoke *rv)
 {
 	struct cumk_mc_holder *h;
 
 	lockdep_assert_held(&mc->lock);
-	if (w->error || !w->call->nr_records)
+	if (!w->error && !w->call->nr_records)
 		return;
 	list_for_each_entry(h, &mc->holders, link) {
 		if (!h->active || h->node == except)
 			continue;
+		if (w->error) {
+			cumk_lease_fail(h->node);
+			continue;
+		}
 		w->call->hold.hold = cpu_to_le32(h->hold);
-		cumk_imex_cast(h->node, CUMC_REMOTE_MC_UPDATE, w->call, w->len);
+		if (rv)
+			cumk_lease_wait_add(&rv->wait);
+		cumk_lease_post(h->node, CUMC_REMOTE_MC_UPDATE, w->call,
+				w->len, rv ? cumk_mc_revoked : NULL, rv);
 	}
+}
+
+static void cumk_mc_revoke_release(struct cumk_lease_wait *w)
+{
+	struct cumk_mc_revoke *rv = container_of(w, struct cumk_mc_revoke,
+						 wait);
+	struct cumk_mc_released done = {
+		.cookie = cpu_to_le32(rv->reply_cookie),
+	};
+
+	if (rv->mem)
+		cumk_object_put(&rv->mem->obj);
+	if (rv->reply_node != CUMC_NO_NODE)
+		cumk_lease_post(rv->reply_node, CUMC_REMOTE_MC_RELEASED,
+				&done, sizeof(done), NULL, NULL);
+	kfree(rv);
+}
+
+/* A revocation keeping @mem (or NULL), answering @reply_node's @cookie. */
+static struct cumk_mc_revoke *cumk_mc_revoke_new(struct cumk_mem *mem,
+						 u32 reply_node, u32 cookie)
+{
+	struct cumk_mc_revoke *rv;
+
+	rv = kzalloc(sizeof(*rv), GFP_KERNEL | __GFP_NOFAIL);
+	cumk_lease_wait_init(&rv->wait, cumk_mc_revoke_release);
+	rv->mem = mem;
+	rv->reply_node = reply_node;
+	rv->reply_cookie = cookie;
+	return rv;
 }
 
 static struct cumk_mc_holder *cumk_mc_holder(struct cumk_mc *mc, u32 hold)
@@ -318,6 +452,8 @@ static struct cumk_device *cumk_mc_member(struct cumk_mc *mc, u32 slot,
 /*
  * Bind, for the member in @slot, another node's memory that @r describes,
  * charged to @usage. A binding this node knows already changes nothing.
+ * It is mapped under the lease of the node vouching for it: a replica's
+ * origin, else the node whose GPU it is.
  */
 static int cumk_mc_apply_bind(struct cumk_mc *mc, u32 slot,
 			      struct cumk_device *dev,
@@ -333,7 +469,8 @@ static int cumk_mc_apply_bind(struct cumk_mc *mc, u32 slot,
 	if (IS_ERR(extents))
 		return PTR_ERR(extents);
 	mem = cumk_mem_create_remote(usage, dev, length, CUMC_HANDLE_FABRIC,
-				     extents, n, &cumk_mc_bound_mem_ops);
+				     extents, n, &cumk_mc_bound_mem_ops,
+				     mc->replica ? mc->origin_node : dev->node);
 	if (IS_ERR(mem))
 		return PTR_ERR(mem);
 	ret = cumk_fabric_bind(mc, dev, mem, 0, le64_to_cpu(r->mc_offset),
@@ -341,10 +478,56 @@ static int cumk_mc_apply_bind(struct cumk_mc *mc, u32 slot,
 	return ret == -EEXIST ? 0 : ret;
 }
 
-/* Apply one record @r (of @n runs) to the replica @mc. */
+/*
+ * Unbind every binding of another node's memory in @mc, or of node
+ * @node's only.
+ */
+static void cumk_mc_unbind_remote(struct cumk_mc *mc, u32 node)
+{
+	struct cumk_device *dev;
+	struct cumk_bind *b;
+	u64 offset, length;
+	u32 i;
+
+	for (;;) {
+		dev = NULL;
+		down_read(&mc->lock);
+		for (i = 0; i < mc->team.num_members && !dev; i++) {
+			if (!mc->members[i].dev->remote ||
+			    (node != CUMC_NO_NODE &&
+			     mc->members[i].dev->node != node))
+				continue;
+			b = cumk_fabric_first_bind(mc, i);
+			if (b) {
+				dev = mc->members[i].dev;
+				offset = b->mc_offset;
+				length = b->length;
+			}
+		}
+		up_read(&mc->lock);
+		if (!dev)
+			return;
+		cumk_fabric_unbind(mc, dev, offset, length, NULL);
+	}
+}
+
+/*
+ * The replica @mc fails (its origin says so, or is lost): nothing of
+ * another node stays mapped from it.
+ */
+static void cumk_replica_fail(struct cumk_mc *mc)
+{
+	cumk_team_settle_remote(mc, false);
+	cumk_mc_unbind_remote(mc, CUMC_NO_NODE);
+}
+
+/*
+ * Apply one record @r (of @n runs) to the replica @mc; @update: it came in
+ * an MC_UPDATE, which never changes this node's own bindings.
+ */
 static int cumk_mc_apply_one(struct cumk_mc *mc,
 			     const struct cumk_mc_record *r, u32 n,
-			     struct cumk_usage *usage)
+			     struct cumk_usage *usage, bool update)
 {
 	u32 slot = le32_to_cpu(r->slot);
 	struct cumk_device *dev;
@@ -352,13 +535,19 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
 
 	switch (le32_to_cpu(r->type)) {
 	case CUMC_MC_RECORD_STATE:
-		cumk_team_settle_remote(mc, le32_to_cpu(r->ready));
+		if (le32_to_cpu(r->ready))
+			cumk_team_settle_remote(mc, true);
+		else
+			cumk_replica_fail(mc);
 		return 0;
 	case CUMC_MC_RECORD_UNBIND:
 		dev = cumk_mc_member(mc, slot, r->uuid);
-		if (dev)
-			cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
-					   le64_to_cpu(r->length), NULL);
+		if (!dev)
+			return 0;
+		if (update && !dev->remote)
+			return -EPROTO;
+		cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
+				   le64_to_cpu(r->length), NULL);
 		return 0;
 	case CUMC_MC_RECORD_MEMBER:
 	case CUMC_MC_RECORD_BIND:
@@ -373,9 +562,9 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
 	ret = cumk_team_place(mc, slot, dev);
 	if (ret || le32_to_cpu(r->type) == CUMC_MC_RECORD_MEMBER)
 		return ret;
-	/* This node's own bindings it made itself. */
+	/* This node's own bindings it made, and undoes, itself. */
 	if (!dev->remote)
-		return 0;
+		return update ? -EPROTO : 0;
 	return cumk_mc_apply_bind(mc, slot, dev, r, n, usage);
 }
 
@@ -385,7 +574,7 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
  * leaves the replica behind its origin: its team fails.
  */
 static int cumk_mc_apply(struct cumk_mc *mc, const struct cumk_mc_call *call,
-			 size_t len, struct cumk_usage *usage)
+			 size_t len, struct cumk_usage *usage, bool update)
 {
 	size_t at = sizeof(*call);
 	u32 i, nr = le32_to_cpu(call->nr_records);
@@ -406,10 +595,10 @@ static int cumk_mc_apply(struct cumk_mc *mc, const struct cumk_mc_call *call,
 			break;
 		}
 		at += struct_size(r, extents, n);
-		ret = cumk_mc_apply_one(mc, r, n, usage);
+		ret = cumk_mc_apply_one(mc, r, n, usage, update);
 	}
 	if (ret)
-		cumk_team_settle_remote(mc, false);
+		cumk_replica_fail(mc);
 	return ret;
 }
 
@@ -451,37 +640,53 @@ err_free:
 	return -ENOMEM;
 }
 
-/* Unbind everything bound for the GPUs of node @node, telling the others. */
+/*
+ * Unbind everything bound for the GPUs of node @node, telling the others,
+ * as many bindings at a time as one message holds.
+ */
 static void cumk_mc_unbind_node(struct cumk_mc *mc, u32 node)
 {
+	const size_t per = sizeof(struct cumk_mc_record);
 	struct cumk_mc_writer w;
 	struct cumk_bind *b;
 	u32 i;
 
-	if (cumk_writer_init(&w, 0))
-		return;
-	down_read(&mc->lock);
-	for (i = 0; i < mc->team.num_members; i++) {
-		struct cumk_device *dev = mc->members[i].dev;
+	do {
+		if (cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX)) {
+			/* Not written down: who cannot hear of it fails. */
+			down_read(&mc->lock);
+			cumk_mc_push(mc, &w, node, NULL);
+			up_read(&mc->lock);
+			cumk_mc_unbind_remote(mc, node);
+			return;
+		}
+		down_read(&mc->lock);
+		for (i = 0; i < mc->team.num_members; i++) {
+			struct cumk_device *dev = mc->members[i].dev;
 
-		if (!dev->remote || dev->node != node)
-			continue;
-		for (b = cumk_fabric_first_bind(mc, i); b;
-		     b = cumk_fabric_next_bind(b))
-			cumk_writer_unbind(&w, i, dev, b->mc_offset, b->length);
-	}
-	up_read(&mc->lock);
-	/* Applied here as a replica applies them: the same records. */
-	cumk_mc_apply(mc, w.call, w.len, NULL);
-	down_read(&mc->lock);
-	cumk_mc_push(mc, &w, node);
-	up_read(&mc->lock);
-	kfree(w.call);
+			if (!dev->remote || dev->node != node)
+				continue;
+			for (b = cumk_fabric_first_bind(mc, i);
+			     b && w.cap - w.len >= per;
+			     b = cumk_fabric_next_bind(b))
+				cumk_writer_unbind(&w, i, dev, b->mc_offset,
+						   b->length, 0);
+		}
+		up_read(&mc->lock);
+		/* Applied here as a replica applies them: the same records. */
+		cumk_mc_apply(mc, w.call, w.len, NULL, false);
+		down_read(&mc->lock);
+		cumk_mc_push(mc, &w, node, NULL);
+		up_read(&mc->lock);
+		i = le32_to_cpu(w.call->nr_records);
+		cumk_writer_free(&w);
+	} while (i);
 }
 
 /*
  * Hold @hold is gone: its node no longer hears of the team, and what it
- * bound is unbound, since its memory may be reused there from now on.
+ * bound is unbound (its node confirmed it let go, or is lost and its
+ * memory no longer vouched for).
  */
 void cumk_remote_mc_unexport(struct cumk_mc *mc, u32 hold)
 {
@@ -565,35 +770,188 @@ static void cumk_replica_drain(struct cumk_mc_replica *rep, bool apply)
 			return;
 		if (apply)
 			cumk_mc_apply(rep->mc, (void *)d->call, d->len,
-				      rep->mc->fabric_usage);
+				      rep->mc->fabric_usage, true);
 		kfree(d);
 	}
 }
 
-/* MC_UPDATE from the origin @caller: changes for its replica here. */
-int cumk_remote_mc_update(u32 caller, const void *args, size_t args_len)
+/*
+ * MC_UPDATE from the origin @caller: changes for its replica here. One
+ * for no replica (gone, or never made) changes nothing; one that cannot
+ * be applied fails the replica. Either way it was taken.
+ */
+void cumk_remote_mc_update(u32 caller, const void *args, size_t args_len)
 {
 	const struct cumk_mc_call *call = args;
 	struct cumk_mc_replica *rep;
 	int ret;
 
 	if (args_len < sizeof(*call) || args_len > CUMC_IMEX_PAYLOAD_MAX)
-		return -EPROTO;
+		return;
+	/* Only from the origin: the key is its node. */
 	rep = cumk_replica_get(caller, le32_to_cpu(call->hold.hold));
 	if (!rep)
-		return -ENOENT;
+		return;
 	ret = cumk_replica_defer(rep, call, args_len);
-	if (!ret) {
+	if (ret < 0) {
+		cumk_replica_fail(rep->mc);
+	} else if (!ret) {
 		mutex_lock(&rep->apply_lock);
-		ret = cumk_mc_apply(rep->mc, call, args_len,
-				    rep->mc->fabric_usage);
+		cumk_mc_apply(rep->mc, call, args_len, rep->mc->fabric_usage,
+			      true);
 		mutex_unlock(&rep->apply_lock);
 	}
 	cumk_object_put(&rep->mc->obj);
-	return ret < 0 ? ret : 0;
 }
 
-/* The replica's last holder let go: so does the origin, of its hold. */
+static void cumk_mc_quarantine_release(struct cumk_lease_wait *w)
+{
+	struct cumk_mc_quarantine *q =
+		container_of(w, struct cumk_mc_quarantine, wait);
+
+	cumk_object_put(&q->mem->obj);
+	kfree(q);
+}
+
+/* What a quarantine waits past a lost origin's lease: see multinode.md. */
+static unsigned int cumk_mc_quarantine_extra_ms(void)
+{
+	unsigned int ms = cumk_lease_ms();
+
+	return ms + ms / 4;
+}
+
+/*
+ * Keep @mem, this node's memory that was bound at @mc_offset for the
+ * member @dev in @slot of the replica @mc and is unbound here now, until
+ * the origin has every node let go of it: the origin is told to unbind it
+ * (an undo of a bind it may or may not have made, or an unbind) and
+ * answers MC_RELEASED. Takes over the caller's reference on @mem.
+ */
+static void cumk_mc_quarantine(struct cumk_mc *mc, u32 slot,
+			       struct cumk_device *dev, u64 mc_offset,
+			       u64 length, struct cumk_mem *mem)
+{
+	u32 origin = mc->origin_node, cookie;
+	struct cumk_mc_quarantine *q;
+	struct cumk_mc_writer w;
+	int ret;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL | __GFP_NOFAIL);
+	cumk_lease_wait_init(&q->wait, cumk_mc_quarantine_release);
+	INIT_LIST_HEAD(&q->link);
+	q->origin = origin;
+	q->mem = mem;
+	ret = xa_alloc_cyclic(&cumk_mc_quarantines, &q->cookie, q,
+			      xa_limit_32b, &cumk_mc_next_cookie, GFP_KERNEL);
+	if (ret < 0) {
+		/* It cannot be named: the origin fails, the wait is its lease. */
+		cumk_lease_fail(origin);
+		cumk_lease_wait_expire(&q->wait, origin,
+				       cumk_mc_quarantine_extra_ms());
+		return;
+	}
+	cookie = q->cookie;
+	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	w.call->hold.hold = cpu_to_le32(mc->origin_hold);
+	cumk_writer_unbind(&w, slot, dev, mc_offset, length, cookie);
+	cumk_lease_post(origin, CUMC_REMOTE_MC_UNBIND, w.call, w.len, NULL,
+			NULL);
+	cumk_writer_free(&w);
+	/*
+	 * The origin lost meanwhile: whoever takes it out of the table
+	 * waits for the origin's leases instead (cumk_remote_mc_origin_lost()
+	 * marks it lost before it looks).
+	 */
+	if (!cumk_lease_lost(origin))
+		return;
+	/* Released meanwhile, @q may be gone: compared, not read. */
+	xa_lock(&cumk_mc_quarantines);
+	if (xa_load(&cumk_mc_quarantines, cookie) == q)
+		__xa_erase(&cumk_mc_quarantines, cookie);
+	else
+		q = NULL;
+	xa_unlock(&cumk_mc_quarantines);
+	if (q)
+		cumk_lease_wait_expire(&q->wait, origin,
+				       cumk_mc_quarantine_extra_ms());
+}
+
+/* MC_RELEASED from @caller: every node let go of what it names. */
+void cumk_remote_mc_released(u32 caller, const void *args, size_t len)
+{
+	const struct cumk_mc_released *done = args;
+	struct cumk_mc_quarantine *q;
+	u32 cookie;
+
+	if (len != sizeof(*done))
+		return;
+	cookie = le32_to_cpu(done->cookie);
+	xa_lock(&cumk_mc_quarantines);
+	q = xa_load(&cumk_mc_quarantines, cookie);
+	if (q && q->origin == caller)
+		__xa_erase(&cumk_mc_quarantines, cookie);
+	else
+		q = NULL;
+	xa_unlock(&cumk_mc_quarantines);
+	if (q)
+		cumk_lease_wait_done(&q->wait);
+}
+
+/*
+ * Unbind, in the replica @mc, this node's binding of @member at
+ * [@mc_offset, +@length) that @who may undo (NULL: the module), and
+ * quarantine its memory until every node let go of it.
+ */
+static int cumk_replica_unbind(struct cumk_mc *mc, struct cumk_device *member,
+			       u64 mc_offset, u64 length,
+			       struct cumk_usage *who)
+{
+	struct cumk_mem *mem;
+	int slot, ret;
+
+	ret = cumk_fabric_unbind_keep(mc, member, mc_offset, length, who,
+				      &mem);
+	if (ret)
+		return ret;
+	down_read(&mc->lock);
+	slot = cumk_team_slot_of(mc, member);
+	up_read(&mc->lock);
+	cumk_mc_quarantine(mc, slot, member, mc_offset, length, mem);
+	return 0;
+}
+
+/* The replica goes: this node's bindings in it are undone on every node. */
+static void cumk_replica_let_go(struct cumk_mc *mc)
+{
+	struct cumk_device *dev;
+	struct cumk_bind *b;
+	u64 offset, length;
+	u32 i;
+
+	for (;;) {
+		dev = NULL;
+		down_read(&mc->lock);
+		for (i = 0; i < mc->team.num_members && !dev; i++) {
+			if (mc->members[i].dev->remote)
+				continue;
+			b = cumk_fabric_first_bind(mc, i);
+			if (b) {
+				dev = mc->members[i].dev;
+				offset = b->mc_offset;
+				length = b->length;
+			}
+		}
+		up_read(&mc->lock);
+		if (!dev || cumk_replica_unbind(mc, dev, offset, length, NULL))
+			return;
+	}
+}
+
+/*
+ * The replica's last holder let go: its own bindings are undone, then the
+ * origin lets go of its hold (the same queue: in that order).
+ */
 static void cumk_replica_destroy(struct cumk_object *obj)
 {
 	struct cumk_mc *mc = to_cumk_mc(obj);
@@ -607,9 +965,12 @@ static void cumk_replica_destroy(struct cumk_object *obj)
 		       cumk_replica_key(mc->origin_node, mc->origin_hold));
 	mutex_unlock(&cumk_replicas_lock);
 	/* One never registered is its creator's to let go of. */
-	if (rep)
-		cumk_imex_cast(mc->origin_node, CUMC_REMOTE_EXPORT_PUT, &put,
-			       sizeof(put));
+	if (rep) {
+		cumk_replica_let_go(mc);
+		cumk_lease_post(mc->origin_node, CUMC_REMOTE_EXPORT_PUT, &put,
+				sizeof(put), NULL, NULL);
+		cumk_lease_put(mc->origin_node, mc->origin_lease_gen);
+	}
 	kfree(rep);
 	cumk_usage_put(mc->fabric_usage);
 	cumk_mc_free(mc);
@@ -620,7 +981,8 @@ static const struct cumk_object_ops cumk_replica_ops = {
 	.publish = cumk_mc_publish,
 };
 
-static struct cumk_mc *cumk_replica_find(u32 node, const u8 *fabric_handle)
+static struct cumk_mc_replica *cumk_replica_find(u32 node,
+						 const u8 *fabric_handle)
 {
 	struct cumk_mc_replica *rep;
 	unsigned long key;
@@ -631,37 +993,59 @@ static struct cumk_mc *cumk_replica_find(u32 node, const u8 *fabric_handle)
 		    !memcmp(rep->mc->origin_handle, fabric_handle,
 			    CUMC_FABRIC_HANDLE_SIZE) &&
 		    kref_get_unless_zero(&rep->mc->obj.ref))
-			return rep->mc;
+			return rep;
 	return NULL;
 }
 
-/* This node's replica of the team node @node exported as @handle, or NULL. */
+/*
+ * This node's replica of the team node @node exported as @handle, or NULL;
+ * once its first copy is in (or failed): nobody uses it before.
+ */
 struct cumk_mc *cumk_remote_mc_find(u32 node, const u8 *fabric_handle)
 {
-	struct cumk_mc *mc;
+	struct cumk_mc_replica *rep;
 
 	mutex_lock(&cumk_replicas_lock);
-	mc = cumk_replica_find(node, fabric_handle);
+	rep = cumk_replica_find(node, fabric_handle);
 	mutex_unlock(&cumk_replicas_lock);
-	return mc;
+	if (!rep)
+		return NULL;
+	/* The reference keeps @rep, which only the object's end frees. */
+	mutex_lock(&rep->apply_lock);
+	mutex_unlock(&rep->apply_lock);
+	return rep->mc;
 }
 
-/* Call @op on the origin of @mc with @w's records; the answer in *@answer. */
+/*
+ * Call @op on the origin of @mc with @w's records, waiting @timeout at
+ * most; the answer in *@answer.
+ */
 static int cumk_replica_call(struct cumk_mc *mc, u32 op,
-			     struct cumk_mc_writer *w, void **answer,
-			     size_t *answer_len)
+			     struct cumk_mc_writer *w, long timeout,
+			     void **answer, size_t *answer_len)
 {
 	int ret;
 
+	*answer = NULL;
+	*answer_len = 0;
 	if (w->error)
 		return w->error;
 	w->call->hold.hold = cpu_to_le32(mc->origin_hold);
-	ret = cumk_imex_call(mc->origin_node, op, w->call, w->len, answer,
-			     answer_len);
+	ret = cumk_imex_call(mc->origin_node, op, w->call, w->len, timeout,
+			     answer, answer_len, NULL, NULL);
+	/* The origin lost this node: this one loses it too. */
+	if (ret == -ESTALE)
+		cumk_lease_fail(mc->origin_node);
 	/* An origin out of reach is a team failed, as far as this node goes. */
-	if (ret == -ENOTCONN || ret == -EHOSTDOWN || ret == -EHOSTUNREACH)
+	if (ret == -ENOTCONN || ret == -EHOSTDOWN || ret == -EHOSTUNREACH ||
+	    ret == -ESTALE)
 		ret = -EIO;
 	return ret;
+}
+
+static long cumk_replica_timeout(void)
+{
+	return msecs_to_jiffies(cumk_team_fm_timeout_ms());
 }
 
 /* Ask the origin for the whole team and apply it: the replica is live. */
@@ -672,27 +1056,18 @@ static int cumk_replica_activate(struct cumk_mc *mc)
 	void *answer;
 	int ret;
 
-	ret = cumk_writer_init(&w, 0);
-	if (ret)
-		return ret;
-	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_ACTIVATE, &w, &answer,
-				&answer_len);
-	kfree(w.call);
+	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_ACTIVATE, &w,
+				cumk_replica_timeout(), &answer, &answer_len);
+	cumk_writer_free(&w);
 	if (ret)
 		return ret;
 	ret = -EPROTO;
 	if (answer_len >= sizeof(struct cumk_mc_call))
-		ret = cumk_mc_apply(mc, answer, answer_len, mc->fabric_usage);
+		ret = cumk_mc_apply(mc, answer, answer_len, mc->fabric_usage,
+				    false);
 	kfree(answer);
 	return ret;
-}
-
-/* Tell node @node to let go of the hold @hold it keeps for this one. */
-static void cumk_replica_put_hold(u32 node, u32 hold)
-{
-	struct cumk_remote_hold_args put = { .hold = cpu_to_le32(hold) };
-
-	cumk_imex_cast(node, CUMC_REMOTE_EXPORT_PUT, &put, sizeof(put));
 }
 
 /* A new replica, not registered yet, of what node @node's answer describes. */
@@ -726,7 +1101,10 @@ static struct cumk_mc *cumk_replica_new(struct cumk_usage *usage, u32 node,
 	return mc;
 }
 
-/* Register @mc, new, as this node's replica, locked for its first copy. */
+/*
+ * Register @mc, new, as this node's replica, locked for its first copy;
+ * it keeps renewing its lease from the origin while it lives.
+ */
 static struct cumk_mc_replica *cumk_replica_register(struct cumk_mc *mc)
 {
 	struct cumk_mc_replica *rep;
@@ -750,6 +1128,7 @@ static struct cumk_mc_replica *cumk_replica_register(struct cumk_mc *mc)
 		kfree(rep);
 		return ERR_PTR(ret);
 	}
+	mc->origin_lease_gen = cumk_lease_get(mc->origin_node);
 	return rep;
 }
 
@@ -773,12 +1152,14 @@ struct cumk_mc *cumk_remote_mc_replica(struct cumk_usage *usage, u32 node,
 		goto err_put_hold;
 	}
 	mutex_lock(&cumk_replicas_lock);
-	mc = cumk_replica_find(node, fabric_handle);
-	if (mc) {
+	rep = cumk_replica_find(node, fabric_handle);
+	if (rep) {
 		/* Imported meanwhile: this hold is one too many. */
 		mutex_unlock(&cumk_replicas_lock);
 		cumk_replica_put_hold(node, le32_to_cpu(ex->head.hold));
-		return mc;
+		mutex_lock(&rep->apply_lock);
+		mutex_unlock(&rep->apply_lock);
+		return rep->mc;
 	}
 	mc = cumk_replica_new(usage, node, fabric_handle, ex);
 	rep = IS_ERR(mc) ? ERR_CAST(mc) : cumk_replica_register(mc);
@@ -828,79 +1209,142 @@ cumk_mc_call_record(const void *args, size_t len, u32 caller,
 	return r;
 }
 
-/* MC_JOIN: node @caller's GPU joins; its slot is the answer. */
+/*
+ * MC_JOIN: node @caller's GPU joins; its slot is the answer. A device that
+ * is a member already joined through a call its node gave up on: the
+ * answer is its slot, as the first time.
+ */
 static int cumk_mc_run_join(struct cumk_mc *mc, struct cumk_device *dev,
 			    void **answer, size_t *answer_len)
 {
 	__le32 *slot_answer;
-	u32 slot;
-	int ret;
+	int slot, ret;
 
 	slot_answer = kmalloc(sizeof(*slot_answer), GFP_KERNEL);
 	if (!slot_answer)
 		return -ENOMEM;
 	ret = cumk_remote_mc_join(mc, dev);
-	if (!ret) {
+	if (!ret || ret == -EEXIST) {
 		down_read(&mc->lock);
 		slot = cumk_team_slot_of(mc, dev);
 		up_read(&mc->lock);
-		*slot_answer = cpu_to_le32(slot);
-		*answer = slot_answer;
-		*answer_len = sizeof(*slot_answer);
-		return 0;
+		if (slot >= 0) {
+			*slot_answer = cpu_to_le32(slot);
+			*answer = slot_answer;
+			*answer_len = sizeof(*slot_answer);
+			return 0;
+		}
 	}
 	kfree(slot_answer);
 	return ret;
 }
 
 /*
- * MC_BIND and MC_UNBIND of node @caller for its GPU @dev: done here, then
- * told to the other replicas.
+ * The usage node @caller's bindings are charged to here, with a
+ * reference, and @dev's slot; NULL and -EPROTO when it is no member.
  */
-static int cumk_mc_run_bind(struct cumk_mc *mc, u32 caller,
-			    struct cumk_device *dev,
-			    const struct cumk_mc_record *r, bool bind)
+static struct cumk_usage *cumk_mc_caller_usage(struct cumk_mc *mc, u32 caller,
+					       struct cumk_device *dev,
+					       u32 want_slot)
 {
-	u32 n = le32_to_cpu(r->nr_extents);
+	struct cumk_usage *usage = NULL;
 	struct cumk_mc_holder *h;
-	struct cumk_usage *usage;
-	struct cumk_mc_writer w;
-	int slot, ret;
+	int slot;
 
 	down_read(&mc->lock);
 	slot = cumk_team_slot_of(mc, dev);
 	list_for_each_entry(h, &mc->holders, link)
-		if (h->node == caller)
+		if (h->node == caller) {
+			usage = cumk_usage_get(h->usage);
 			break;
-	usage = list_entry_is_head(h, &mc->holders, link) ? NULL :
-		cumk_usage_get(h->usage);
+		}
 	up_read(&mc->lock);
-	if (slot < 0 || slot != le32_to_cpu(r->slot) || !usage) {
-		ret = slot < 0 ? slot : -EPROTO;
+	if (usage && slot >= 0 && (u32)slot == want_slot)
+		return usage;
+	if (usage)
+		cumk_usage_put(usage);
+	return NULL;
+}
+
+/*
+ * MC_BIND of node @caller for its GPU @dev: done here, then told to the
+ * other replicas. Refused (-EAGAIN: its node asks again) while this node
+ * has no lease from the caller to map its memory under.
+ */
+static int cumk_mc_run_bind(struct cumk_mc *mc, u32 caller,
+			    struct cumk_device *dev,
+			    const struct cumk_mc_record *r)
+{
+	u32 n = le32_to_cpu(r->nr_extents);
+	struct cumk_usage *usage;
+	struct cumk_mc_writer w;
+	int ret;
+
+	usage = cumk_mc_caller_usage(mc, caller, dev, le32_to_cpu(r->slot));
+	if (!usage)
+		return -EPROTO;
+	/* Written before: nothing changes here unless the others hear of it. */
+	ret = cumk_writer_init(&w, sizeof(*w.call) + struct_size(r, extents, n));
+	if (ret)
 		goto out_put;
-	}
-	if (bind) {
-		ret = cumk_team_uapi_state(mc) == CUMC_TEAM_STATE_READY ?
-		      cumk_mc_apply_bind(mc, slot, dev, r, n, usage) : -EIO;
-	} else {
-		/* The replica's node checked its binder (cumc_bind.c). */
-		ret = cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
-					 le64_to_cpu(r->length), NULL);
-	}
-	if (ret || cumk_writer_init(&w, 0))
-		goto out_put;
-	/* The other replicas hear of it as the caller said it. */
 	memcpy((void *)w.call + w.len, r, struct_size(r, extents, n));
 	w.len += struct_size(r, extents, n);
 	w.call->nr_records = cpu_to_le32(1);
-	down_read(&mc->lock);
-	cumk_mc_push(mc, &w, caller);
-	up_read(&mc->lock);
-	kfree(w.call);
+	if (cumk_team_uapi_state(mc) != CUMC_TEAM_STATE_READY) {
+		ret = -EIO;
+	} else if (!cumk_lease_valid(caller)) {
+		cumk_lease_renew_soon(caller);
+		ret = -EAGAIN;
+	} else {
+		ret = cumk_mc_apply_bind(mc, le32_to_cpu(r->slot), dev, r, n,
+					 usage);
+	}
+	if (!ret) {
+		/* The other replicas hear of it as the caller said it. */
+		down_read(&mc->lock);
+		cumk_mc_push(mc, &w, caller, NULL);
+		up_read(&mc->lock);
+	}
+	cumk_writer_free(&w);
 out_put:
-	if (usage)
-		cumk_usage_put(usage);
+	cumk_usage_put(usage);
 	return ret;
+}
+
+/*
+ * MC_UNBIND, posted by node @caller for its GPU's binding in @mc (its hold
+ * here, referenced; NULL when there is none): unbound here,
+ * told to the other replicas, and once every one let go (or is lost and
+ * its lease ran out), the caller hears MC_RELEASED with its cookie. A
+ * binding unknown here (a bind refused, or never heard of) or a team
+ * gone (every replica let go of it) is released at once.
+ */
+void cumk_remote_mc_unbind_post(struct cumk_mc *mc, u32 caller,
+				const void *args, size_t len)
+{
+	const struct cumk_mc_record *r;
+	struct cumk_mc_revoke *rv;
+	struct cumk_device *dev;
+	struct cumk_mc_writer w;
+
+	r = cumk_mc_call_record(args, len, caller, &dev);
+	/* What cannot be read cannot be answered: the caller is at fault. */
+	if (IS_ERR(r) || le32_to_cpu(r->type) != CUMC_MC_RECORD_UNBIND)
+		return;
+	rv = cumk_mc_revoke_new(NULL, caller, le32_to_cpu(r->cookie));
+	if (mc && !mc->replica &&
+	    !cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
+				le64_to_cpu(r->length), NULL)) {
+		cumk_writer_init(&w, CUMK_WRITER_SMALL);
+		cumk_writer_unbind(&w, le32_to_cpu(r->slot), dev,
+				   le64_to_cpu(r->mc_offset),
+				   le64_to_cpu(r->length), 0);
+		down_read(&mc->lock);
+		cumk_mc_push(mc, &w, caller, rv);
+		up_read(&mc->lock);
+		cumk_writer_free(&w);
+	}
+	cumk_lease_wait_done(&rv->wait);
 }
 
 /* MC_ACTIVATE: node @caller's replica hears of changes from now on. */
@@ -911,9 +1355,10 @@ static int cumk_mc_run_activate(struct cumk_mc *mc, u32 caller, u32 hold,
 	struct cumk_mc_writer w;
 	int ret;
 
-	ret = cumk_writer_init(&w, hold);
+	ret = cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX);
 	if (ret)
 		return ret;
+	w.call->hold.hold = cpu_to_le32(hold);
 	down_write(&mc->lock);
 	h = cumk_mc_holder(mc, hold);
 	if (h && h->node == caller) {
@@ -924,12 +1369,13 @@ static int cumk_mc_run_activate(struct cumk_mc *mc, u32 caller, u32 hold,
 	up_write(&mc->lock);
 	ret = !h || h->node != caller ? -ENOENT : w.error;
 	if (ret) {
-		kfree(w.call);
+		cumk_writer_free(&w);
 		return ret;
 	}
-	*answer = w.call;
+	*answer = kmemdup(w.call, w.len, GFP_KERNEL);
 	*answer_len = w.len;
-	return 0;
+	cumk_writer_free(&w);
+	return *answer ? 0 : -ENOMEM;
 }
 
 /* A call of node @caller on the team @mc held here (cumc_remote.c). */
@@ -954,26 +1400,30 @@ int cumk_remote_mc_run(struct cumk_mc *mc, u32 caller, u32 op,
 	case CUMC_REMOTE_MC_JOIN:
 		return cumk_mc_run_join(mc, dev, answer, answer_len);
 	case CUMC_REMOTE_MC_BIND:
-		return cumk_mc_run_bind(mc, caller, dev, r, true);
-	case CUMC_REMOTE_MC_UNBIND:
-		return cumk_mc_run_bind(mc, caller, dev, r, false);
+		return cumk_mc_run_bind(mc, caller, dev, r);
 	default:
 		return -EOPNOTSUPP;
 	}
 }
 
-/* The team's state, once set up, to every replica. */
+/* The team's state, once set up or failed, to every replica. */
 static void cumk_mc_push_state(struct cumk_mc *mc)
 {
 	struct cumk_mc_writer w;
 
-	if (cumk_writer_init(&w, 0))
-		return;
+	cumk_writer_init(&w, CUMK_WRITER_SMALL);
 	down_read(&mc->lock);
 	cumk_writer_state(&w, mc);
-	cumk_mc_push(mc, &w, CUMC_NO_NODE);
+	cumk_mc_push(mc, &w, CUMC_NO_NODE, NULL);
 	up_read(&mc->lock);
-	kfree(w.call);
+	cumk_writer_free(&w);
+}
+
+/* The team @mc holds was set up, or failed: the replicas hear of it. */
+void cumk_remote_mc_state_changed(struct cumk_mc *mc)
+{
+	if (!mc->replica && mc->obj.handle_types & CUMC_HANDLE_FABRIC)
+		cumk_mc_push_state(mc);
 }
 
 /* An external fabric manager answered for the team of object @id. */
@@ -984,15 +1434,15 @@ void cumk_remote_mc_push_state(u32 id)
 
 	if (!mc)
 		return;
-	if (next == id && !mc->replica)
-		cumk_mc_push_state(mc);
+	if (next == id)
+		cumk_remote_mc_state_changed(mc);
 	cumk_object_put(&mc->obj);
 }
 
 /*
- * @dev joins the team of @mc. On a replica, the origin places it; on the
- * origin, the replicas hear of it, and of the team's setup if it completed
- * the team.
+ * @dev joins the team of @mc. On a replica, the origin places it, however
+ * late it answers; on the origin, the replicas hear of it, and of the
+ * team's setup if it completed the team.
  */
 int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev)
 {
@@ -1005,173 +1455,221 @@ int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev)
 	/* Only a team shared by fabric handle has other nodes to tell. */
 	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
 		return cumk_team_join(mc, dev, &slot);
-	ret = cumk_writer_init(&w, 0);
-	if (ret)
-		return ret;
+	cumk_writer_init(&w, CUMK_WRITER_SMALL);
 	if (!mc->replica) {
 		ret = cumk_team_join(mc, dev, &slot);
 		if (!ret) {
 			down_read(&mc->lock);
 			cumk_writer_member(&w, slot, dev);
 			cumk_writer_state(&w, mc);
-			cumk_mc_push(mc, &w, CUMC_NO_NODE);
+			cumk_mc_push(mc, &w, CUMC_NO_NODE, NULL);
 			up_read(&mc->lock);
 		}
 		goto out_free;
 	}
+	/* Joined already here: the origin would say so, as one node does. */
+	down_read(&mc->lock);
+	ret = cumk_team_slot_of(mc, dev) >= 0 ? -EEXIST : 0;
+	up_read(&mc->lock);
+	if (ret)
+		goto out_free;
 	cumk_writer_add(&w, CUMC_MC_RECORD_MEMBER, 0, dev, 0);
-	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_JOIN, &w, &answer,
-				&answer_len);
+	/* A join cannot be undone: its outcome is waited for. */
+	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_JOIN, &w,
+				MAX_SCHEDULE_TIMEOUT, &answer, &answer_len);
 	if (ret)
 		goto out_free;
 	ret = answer_len == sizeof(__le32) ?
 	      cumk_team_place(mc, le32_to_cpu(*(__le32 *)answer), dev) : -EPROTO;
 	kfree(answer);
 out_free:
-	kfree(w.call);
+	cumk_writer_free(&w);
 	return ret;
 }
 
-/* One record about @member's binding, for a call to the origin. */
-static int cumk_replica_bind_record(struct cumk_mc *mc,
-				    struct cumk_device *member,
-				    struct cumk_mc_writer *w, bool bind,
-				    struct cumk_mem *mem, u64 mem_offset,
-				    u64 mc_offset, u64 length)
+/*
+ * MC_BIND of the replica @mc's record in @w to its origin, asked again
+ * while the origin waits for a lease from this node, until the fabric
+ * manager's timeout.
+ */
+static int cumk_replica_bind_call(struct cumk_mc *mc, struct cumk_mc_writer *w)
 {
-	int slot;
+	unsigned long deadline = jiffies + cumk_replica_timeout();
+	long left, pause = msecs_to_jiffies(10) ?: 1;
+	size_t answer_len;
+	void *answer;
+	int ret;
 
+	for (;;) {
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		ret = cumk_replica_call(mc, CUMC_REMOTE_MC_BIND, w, left,
+					&answer, &answer_len);
+		kfree(answer);
+		if (ret != -EAGAIN)
+			return ret;
+		schedule_timeout_killable(min(pause, left));
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		pause = min_t(long, 2 * pause, msecs_to_jiffies(200));
+	}
+}
+
+/*
+ * A replica binds: here first, then at the origin; anything but the
+ * origin's success undoes it on both (cumk_replica_unbind()).
+ */
+static int cumk_replica_bind(struct cumk_mc *mc, struct cumk_device *member,
+			     struct cumk_mem *mem, u64 mem_offset,
+			     u64 mc_offset, u64 length,
+			     struct cumk_usage *usage)
+{
+	struct cumk_mc_writer w;
+	int slot, ret;
+
+	/* The binding takes the caller's reference; this one is the call's. */
+	kref_get(&mem->obj.ref);
+	ret = cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset, length,
+			       usage);
+	if (ret)
+		goto out_put;
 	down_read(&mc->lock);
 	slot = cumk_team_slot_of(mc, member);
 	up_read(&mc->lock);
-	if (slot < 0)
-		return slot;
-	if (bind)
-		cumk_writer_bind(w, slot, mem, mem_offset, mc_offset, length);
-	else
-		cumk_writer_unbind(w, slot, member, mc_offset, length);
-	return w->error;
-}
-
-static void cumk_replica_unbind_call(struct cumk_mc *mc,
-				     struct cumk_device *member,
-				     u64 mc_offset, u64 length)
-{
-	struct cumk_mc_writer w;
-	size_t answer_len;
-	void *answer;
-
-	if (cumk_writer_init(&w, 0))
-		return;
-	if (!cumk_replica_bind_record(mc, member, &w, false, NULL, 0,
-				      mc_offset, length) &&
-	    !cumk_replica_call(mc, CUMC_REMOTE_MC_UNBIND, &w, &answer,
-			       &answer_len))
-		kfree(answer);
-	kfree(w.call);
+	ret = cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX);
+	if (!ret) {
+		cumk_writer_bind(&w, slot, mem, mem_offset, mc_offset, length);
+		ret = w.error;
+	}
+	if (ret) {
+		/* The origin never heard of it: undone here alone. */
+		cumk_writer_free(&w);
+		cumk_fabric_unbind(mc, member, mc_offset, length, NULL);
+		goto out_put;
+	}
+	ret = cumk_replica_bind_call(mc, &w);
+	cumk_writer_free(&w);
+	/*
+	 * Refused, or no answer in time: the origin may have bound it, or
+	 * may yet. Undone here, and there after the bind (the same queue);
+	 * the memory stays until every node let go. Unbound meanwhile: so
+	 * was it there.
+	 */
+	if (ret)
+		cumk_replica_unbind(mc, member, mc_offset, length, NULL);
+out_put:
+	cumk_object_put(&mem->obj);
+	return ret;
 }
 
 /*
  * Bind [@mem_offset, +@length) of @mem at @mc_offset for @member, as
  * cumk_fabric_bind() does, and tell the other nodes where the memory is:
- * the origin first, from a replica; every replica, from the origin. Takes
- * over the caller's reference on @mem.
+ * the origin after this node, from a replica; every replica, from the
+ * origin. Takes over the caller's reference on @mem.
  */
 int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
 			struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
 			u64 length, struct cumk_usage *usage)
 {
 	struct cumk_mc_writer w;
-	size_t answer_len;
-	void *answer;
-	int ret;
+	int slot, ret;
 
 	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
 		return cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset,
 					length, usage);
-	ret = cumk_writer_init(&w, 0);
+	if (mc->replica)
+		return cumk_replica_bind(mc, member, mem, mem_offset, mc_offset,
+					 length, usage);
+	/*
+	 * Where the memory lies is written before it is bound: a replica
+	 * that asks for the team after the bind sees it in its copy, one
+	 * that asked before hears of it, and the origin of a team shared
+	 * across nodes zeroes what was never touched now, in the binder's
+	 * context, not later in the daemon's.
+	 */
+	ret = cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX);
 	if (ret)
 		goto err_put;
-	if (mc->replica) {
-		ret = cumk_replica_bind_record(mc, member, &w, true, mem,
-					       mem_offset, mc_offset, length) ?:
-		      cumk_replica_call(mc, CUMC_REMOTE_MC_BIND, &w, &answer,
-					&answer_len);
+	down_read(&mc->lock);
+	slot = cumk_team_slot_of(mc, member);
+	up_read(&mc->lock);
+	if (slot >= 0 && mem->dev == member && member->fabric) {
+		cumk_writer_bind(&w, slot, mem, mem_offset, mc_offset, length);
+		ret = w.error;
+		/* Memory that cannot leave its node binds for this node only. */
+		if (ret == -EOPNOTSUPP) {
+			w.error = 0;
+			w.call->nr_records = 0;
+			w.len = sizeof(*w.call);
+			ret = 0;
+		}
 		if (ret)
 			goto err_free;
-		kfree(answer);
-		ret = cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset,
-				       length, usage);
-		if (ret)
-			cumk_replica_unbind_call(mc, member, mc_offset, length);
-		kfree(w.call);
-		return ret;
 	}
-	kref_get(&mem->obj.ref);
 	ret = cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset, length,
 			       usage);
-	/*
-	 * A replica that asks for the team after this lock sees the binding
-	 * in its copy; one that asked before hears of it now.
-	 */
-	down_read(&mc->lock);
-	if (!ret && !list_empty(&mc->holders)) {
-		cumk_writer_bind(&w, cumk_team_slot_of(mc, member), mem,
-				 mem_offset, mc_offset, length);
-		cumk_mc_push(mc, &w, CUMC_NO_NODE);
+	if (!ret) {
+		down_read(&mc->lock);
+		cumk_mc_push(mc, &w, CUMC_NO_NODE, NULL);
+		up_read(&mc->lock);
 	}
-	up_read(&mc->lock);
-	cumk_object_put(&mem->obj);
-	kfree(w.call);
+	cumk_writer_free(&w);
 	return ret;
 
 err_free:
-	kfree(w.call);
+	cumk_writer_free(&w);
 err_put:
 	cumk_object_put(&mem->obj);
 	return ret;
 }
 
 /*
- * Unbind @member's binding [@mc_offset, +@length), which @who made: the
- * other nodes let go first, then this one. A replica's origin out of reach
- * does not keep this node's memory bound here.
+ * Unbind @member's binding [@mc_offset, +@length), which @who made. From a
+ * replica: undone here, the origin told, the memory kept until every node
+ * let go of it. On the origin: the replicas told, the memory kept until
+ * every one let go of it, or is lost and its lease ran out.
  */
 int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
 			  u64 mc_offset, u64 length, struct cumk_usage *who)
 {
+	struct cumk_mc_revoke *rv;
 	struct cumk_mc_writer w;
+	struct cumk_mem *mem;
 	int ret;
 
-	if (mc->replica) {
-		ret = cumk_fabric_may_unbind(mc, member, mc_offset, length,
-					     who);
-		if (ret)
-			return ret;
-		cumk_replica_unbind_call(mc, member, mc_offset, length);
-	}
-	ret = cumk_fabric_unbind(mc, member, mc_offset, length, who);
-	if (ret || mc->replica || !(mc->obj.handle_types & CUMC_HANDLE_FABRIC) ||
-	    cumk_writer_init(&w, 0))
+	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
+		return cumk_fabric_unbind(mc, member, mc_offset, length, who);
+	if (mc->replica)
+		return cumk_replica_unbind(mc, member, mc_offset, length, who);
+	ret = cumk_fabric_unbind_keep(mc, member, mc_offset, length, who, &mem);
+	if (ret)
 		return ret;
+	rv = cumk_mc_revoke_new(mem, CUMC_NO_NODE, 0);
+	cumk_writer_init(&w, CUMK_WRITER_SMALL);
 	down_read(&mc->lock);
 	cumk_writer_unbind(&w, cumk_team_slot_of(mc, member), member,
-			   mc_offset, length);
-	cumk_mc_push(mc, &w, CUMC_NO_NODE);
+			   mc_offset, length, 0);
+	cumk_mc_push(mc, &w, CUMC_NO_NODE, rv);
 	up_read(&mc->lock);
-	kfree(w.call);
+	cumk_writer_free(&w);
+	cumk_lease_wait_done(&rv->wait);
 	return 0;
 }
 
 /*
  * Node @node is lost (or, @all, this node is cut off from every other):
- * the replicas of the teams it held fail.
+ * the replicas of the teams it held fail, and this node's memory that
+ * waited for it to say every node let go waits for its leases to run out.
  */
 void cumk_remote_mc_origin_lost(bool all, u32 node)
 {
+	struct cumk_mc_quarantine *q, *next;
 	struct cumk_mc_replica *rep;
 	unsigned long key = 0;
 	struct cumk_mc *mc;
+	LIST_HEAD(list);
 
 	for (;; key++) {
 		mc = NULL;
@@ -1184,8 +1682,34 @@ void cumk_remote_mc_origin_lost(bool all, u32 node)
 		if (!rep)
 			break;
 		if (mc) {
-			cumk_team_settle_remote(mc, false);
+			cumk_replica_fail(mc);
 			cumk_object_put(&mc->obj);
 		}
 	}
+	xa_lock(&cumk_mc_quarantines);
+	xa_for_each(&cumk_mc_quarantines, key, q) {
+		if (!all && q->origin != node)
+			continue;
+		__xa_erase(&cumk_mc_quarantines, key);
+		list_add_tail(&q->link, &list);
+	}
+	xa_unlock(&cumk_mc_quarantines);
+	list_for_each_entry_safe(q, next, &list, link) {
+		list_del(&q->link);
+		cumk_lease_wait_expire(&q->wait, q->origin,
+				       cumk_mc_quarantine_extra_ms());
+	}
+}
+
+/* At unload: every quarantine ends; no node uses this one's memory. */
+void cumk_remote_mc_exit(void)
+{
+	struct cumk_mc_quarantine *q;
+	unsigned long cookie;
+
+	xa_for_each(&cumk_mc_quarantines, cookie, q) {
+		xa_erase(&cumk_mc_quarantines, cookie);
+		cumk_lease_wait_done(&q->wait);
+	}
+	xa_destroy(&cumk_mc_quarantines);
 }

@@ -235,17 +235,21 @@ int cumk_team_respond(struct cumk_mc *mc, bool ok)
 	return ret;
 }
 
-/* @dev was lost: if it is one of the members, the team fails. */
-void cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
+/* @dev was lost: if it is one of the members, the team fails (true). */
+bool cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
 {
+	bool failed = false;
+
 	down_write(&mc->lock);
 	if (cumk_team_slot_of(mc, dev) >= 0 &&
 	    mc->team.state != CUMC_TEAM_FAILED) {
 		/* No answer is awaited from a manager any more. */
 		mc->team.fm_pending = false;
 		cumk_team_settle(mc, false);
+		failed = true;
 	}
 	up_write(&mc->lock);
+	return failed;
 }
 
 static int cumk_team_result(struct cumk_team *team)

@@ -51,6 +51,8 @@ static const char *const fault_names[CUMC_FAULT_NR] = {
 	[CUMC_FAULT_BIND_NO_RESOURCES] = "bind-nospc",
 	[CUMC_FAULT_MEM_EXHAUSTED] = "mem-exhausted",
 	[CUMC_FAULT_IMPORT_NOT_PERMITTED] = "import-eperm",
+	[CUMC_FAULT_IMEX_SEND] = "imex-send",
+	[CUMC_FAULT_REMOTE_LATE] = "remote-late",
 };
 
 static const char *const mode_names[] = {
@@ -114,7 +116,8 @@ static const char fault_usage[] =
 	"usage: cumcctl fault set TYPE once|every N|percent P [--device N]\n"
 	"       cumcctl fault clear TYPE [--device N]\n"
 	"       cumcctl [-j] [-p] fault [show]\n"
-	"TYPE: not-ready, illegal-state, bind-nospc, mem-exhausted, import-eperm\n"
+	"TYPE: not-ready, illegal-state, bind-nospc, mem-exhausted, import-eperm,\n"
+	"      imex-send, remote-late\n"
 	"Without --device the fault is fabric-wide. set and clear need CAP_NET_ADMIN.\n";
 
 static const char fm_usage[] =

@@ -2,8 +2,8 @@
 /*
  * Fabric memory across the nodes of a multi-node fabric, through libcumc
  * as a program written for the real driver uses it. Runs on every node of
- * scripts/fabric-run --nodes 3 --domain 0,1 --domain 2 (see
- * scripts/tests/test-multinode.sh): nodes 0 and 1 share an IMEX domain,
+ * scripts/fabric-run --nodes 4 --domain 0,1,3 --domain 2 (see
+ * scripts/tests/test-multinode.sh): nodes 0, 1 and 3 share an IMEX domain,
  * node 2 is alone in another. Every node runs the same tests in the same
  * order, each playing its node's part; the parts meet through files in
  * the fabric's exchange directory (CUMC_FABRIC_XCHG), as two ranks of a
@@ -13,18 +13,26 @@
  * a rogue peer of node 1's daemon, and node 1's daemon is killed and
  * started again, its node taken back by node 0.
  *
- * The last tests lose nodes: node 0 is stopped (its VM killed) while node
- * 1 maps its memory, and then node 1 and node 2 stop their own IMEX
- * daemons.
+ * Between nodes 0 and 1, the faults of a fabric (cumcctl fault set: late
+ * answers, messages the daemon's socket cannot take) must leave every
+ * node agreeing on every team and leak nothing. The last tests lose
+ * nodes: node 3 stops its daemon (SIGSTOP) while it maps node 0's memory,
+ * which node 0 reuses only once node 3's kernel unmapped it by itself;
+ * node 0 is stopped (its VM killed) while node 1 maps its memory, and then
+ * node 1 and node 2 stop their own IMEX daemons.
  */
 #include <check.h>
 #include <cuda.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <sched.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,14 +48,19 @@
 #define XCHG_WAIT_SECS 300
 #define FH_SIZE sizeof(CUmemFabricHandle)
 
-enum node_part { EXPORTER, IMPORTER, OUTSIDER };
+/* Node 3, in nodes 0 and 1's domain, stalls its daemon in one test. */
+enum node_part { EXPORTER, IMPORTER, OUTSIDER, STALLER };
 
 static int node, nodes;
 static const char *xchg;
 
 static enum node_part part(void)
 {
-	return node == 0 ? EXPORTER : node == 1 ? IMPORTER : OUTSIDER;
+	static const enum node_part parts[] = {
+		EXPORTER, IMPORTER, OUTSIDER, STALLER
+	};
+
+	return node < 4 ? parts[node] : OUTSIDER;
 }
 
 /* Leave @len bytes under @name for the other nodes, whole or not at all. */
@@ -87,6 +100,22 @@ static void xchg_get(const char *name, void *buf, size_t len)
 	}
 	ck_abort_msg("node %d: nothing under %s after %d s", node, path,
 		     XCHG_WAIT_SECS);
+}
+
+/* Whether another node left @name within @secs seconds; no failure. */
+static bool xchg_appears(const char *name, int secs)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	char path[512];
+	int tries;
+
+	snprintf(path, sizeof(path), "%s/%s", xchg, name);
+	for (tries = 0; tries < secs * 10; tries++) {
+		if (!access(path, F_OK))
+			return true;
+		nanosleep(&pause, NULL);
+	}
+	return false;
 }
 
 /* A marker another node waits for. */
@@ -274,6 +303,7 @@ START_TEST(memory_written_on_one_node_is_read_on_another)
 		vmm_buf_free(&buf);
 		break;
 	case OUTSIDER:
+	case STALLER:
 		break;
 	}
 }
@@ -298,6 +328,7 @@ START_TEST(import_from_another_imex_domain_is_invalid_handle)
 		xchg_signal("outside.tried");
 		break;
 	case IMPORTER:
+	case STALLER:
 		break;
 	}
 }
@@ -325,6 +356,7 @@ START_TEST(import_without_an_imex_channel_is_not_permitted)
 		xchg_signal("nochannel.tried");
 		break;
 	case OUTSIDER:
+	case STALLER:
 		break;
 	}
 }
@@ -339,6 +371,22 @@ static void pair_barrier(const char *step)
 	snprintf(theirs, sizeof(theirs), "%s.%d", step, !node);
 	xchg_signal(mine);
 	xchg_wait(theirs);
+}
+
+/*
+ * Nodes 0 and 1 tell each other at @step whether their part went as it
+ * should, before either asserts anything: whether both did. A node whose
+ * part failed lets the other end at once, not at a timeout.
+ */
+static bool pair_agree(const char *step, bool ok)
+{
+	char mine[64], theirs[64], mine_ok = ok, theirs_ok;
+
+	snprintf(mine, sizeof(mine), "%s.%d", step, node);
+	snprintf(theirs, sizeof(theirs), "%s.%d", step, !node);
+	xchg_put(mine, &mine_ok, 1);
+	xchg_get(theirs, &theirs_ok, 1);
+	return ok && theirs_ok;
 }
 
 #define MC_ELEMENTS 1024
@@ -376,6 +424,8 @@ START_TEST(multicast_team_spans_nodes)
 				 CUDA_ERROR_INVALID_HANDLE);
 		return;
 	}
+	if (part() == STALLER)
+		return;
 	ck_assert_int_eq(cuMulticastGetGranularity(&size, &prop,
 			CU_MULTICAST_GRANULARITY_RECOMMENDED), CUDA_SUCCESS);
 	prop.size = size;
@@ -460,12 +510,18 @@ START_TEST(multicast_team_spans_nodes)
 }
 END_TEST
 
-/* Run @cmd with sh: its exit status. */
-static int run(const char *cmd)
+/* Run "sh -c CMD" (printf-style): its exit status, -1 if it did not exit. */
+static int __attribute__((format(printf, 1, 2))) run(const char *fmt, ...)
 {
-	int status = system(cmd);
+	char cmd[2048];
+	va_list ap;
+	int status;
 
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	status = system(cmd);
+	return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /*
@@ -499,7 +555,7 @@ START_TEST(rogue_peer_neither_cuts_off_nor_calls)
 		snprintf(cmd, sizeof(cmd),
 			 "k=$(sed -n s/^IMEX_AUTH_SECRET_FILE=//p %s) && test -s \"$k\" && "
 			 "! %s cat \"$k\" </dev/null >/dev/null 2>&1", config, rogue);
-		ck_assert_int_eq(run(cmd), 0);
+		ck_assert_int_eq(run("%s", cmd), 0);
 		snprintf(cmd, sizeof(cmd),
 			 "exec </dev/null; "
 			 "u=$(build/tools/cumcctl fabric | awk 'NR == 2 { print $3 }' | tr -d -) && { "
@@ -509,12 +565,12 @@ START_TEST(rogue_peer_neither_cuts_off_nor_calls)
 			 rogue, rogue, hex, rogue, hex);
 		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
 			 " >%s/rogue.out 2>&1", xchg);
-		ck_assert_int_eq(run(cmd), 0);
+		ck_assert_int_eq(run("%s", cmd), 0);
 		/* Both were heard, and turned away: closed, never answered. */
 		snprintf(cmd, sizeof(cmd),
 			 "cat %s/rogue.out >&2; test $(grep -c '^closed' %s/rogue.out) = 2 && "
 			 "! grep -q 'got REPLY' %s/rogue.out", xchg, xchg, xchg);
-		ck_assert_msg(run(cmd) == 0,
+		ck_assert_msg(run("%s", cmd) == 0,
 			      "the rogue peer was not turned away, or got a REPLY");
 		xchg_signal("rogue.done");
 		xchg_wait("rogue.imported");
@@ -531,6 +587,7 @@ START_TEST(rogue_peer_neither_cuts_off_nor_calls)
 		xchg_signal("rogue.imported");
 		break;
 	case OUTSIDER:
+	case STALLER:
 		break;
 	}
 }
@@ -560,12 +617,12 @@ static void restart_own_daemon(int peer)
 	snprintf(cmd, sizeof(cmd),
 		 "setsid build/tools/cumc-imex -c %s >%s 2>&1 </dev/null & echo $! >%s",
 		 config, log, pidfile);
-	ck_assert_int_eq(run(cmd), 0);
+	ck_assert_int_eq(run("%s", cmd), 0);
 	snprintf(want, sizeof(want), "cumc-imex: node %d connected", peer);
 	snprintf(cmd, sizeof(cmd), "grep -q '%s' %s", want, log);
-	for (tries = 0; tries < XCHG_WAIT_SECS && run(cmd); tries++)
+	for (tries = 0; tries < XCHG_WAIT_SECS && run("%s", cmd); tries++)
 		sleep(1);
-	ck_assert_msg(!run(cmd), "node %d did not connect to the restarted daemon",
+	ck_assert_msg(!run("%s", cmd), "node %d did not connect to the restarted daemon",
 		      peer);
 }
 
@@ -629,7 +686,599 @@ START_TEST(a_restarted_daemon_rejoins)
 		xchg_signal("rejoin.done");
 		break;
 	case OUTSIDER:
+	case STALLER:
 		break;
+	}
+}
+END_TEST
+
+/* cumcctl ARGS as root, which must succeed. */
+#define ctl(...) ck_assert_int_eq(run("build/tools/cumcctl " __VA_ARGS__), 0)
+
+/* Set module parameter @name to @value. */
+static void set_param(const char *name, const char *value)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/cumc/parameters/%s", name);
+	f = fopen(path, "w");
+	ck_assert_msg(f, "cannot write %s", path);
+	ck_assert_int_gt(fprintf(f, "%s\n", value), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The holds this node keeps for other nodes' imports (debugfs). */
+static long holds(void)
+{
+	char name[32];
+	long value, n = -1;
+	FILE *f;
+
+	f = fopen("/sys/kernel/debug/cumc/objects", "r");
+	ck_assert_msg(f, "cannot read the module's object counts");
+	while (fscanf(f, "%31s %ld", name, &value) == 2)
+		if (!strcmp(name, "holds"))
+			n = value;
+	fclose(f);
+	ck_assert_msg(n >= 0, "no holds count in debugfs");
+	return n;
+}
+
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait, bounded, until this node keeps at most @want holds for others. */
+static void wait_holds(long want, int secs)
+{
+	double until = now_secs() + secs;
+	long n;
+
+	while ((n = holds()) > want && now_secs() < until)
+		usleep(100 * 1000);
+	ck_assert_msg(n <= want, "node %d: %ld holds for other nodes, not %ld, after %d s",
+		      node, n, want, secs);
+}
+
+/*
+ * The holds this node keeps once what earlier tests' nodes let go of is
+ * let go of here (none, unless an earlier test failed).
+ */
+static long holds_settled(void)
+{
+	double until = now_secs() + 30;
+
+	while (holds() && now_secs() < until)
+		usleep(100 * 1000);
+	return holds();
+}
+
+/* The daemon's pid (fabric-node's CUMC_IMEX_PIDFILE). */
+static int own_daemon(void)
+{
+	const char *pidfile = getenv("CUMC_IMEX_PIDFILE");
+	int pid = 0;
+	FILE *f;
+
+	ck_assert_msg(pidfile, "no CUMC_IMEX_PIDFILE");
+	f = fopen(pidfile, "r");
+	ck_assert_msg(f, "cannot read %s", pidfile);
+	ck_assert_int_eq(fscanf(f, "%d", &pid), 1);
+	fclose(f);
+	ck_assert_int_gt(pid, 1);
+	return pid;
+}
+
+/* A fabric-shareable multicast object of both nodes' 8 GPUs, smallest. */
+static CUmulticastObjectProp team_prop(void)
+{
+	CUmulticastObjectProp prop = {
+		.numDevices = MC_MEMBERS,
+		.handleTypes = CU_MEM_HANDLE_TYPE_FABRIC,
+	};
+	size_t size;
+
+	ck_assert_int_eq(cuMulticastGetGranularity(&size, &prop,
+			CU_MULTICAST_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	prop.size = size;
+	return prop;
+}
+
+/* Node 0 creates a team and hands it over as @name; node 1 imports it. */
+static CUmemGenericAllocationHandle team_share(const CUmulticastObjectProp *prop,
+					       const char *name)
+{
+	CUmemGenericAllocationHandle mc;
+	CUmemFabricHandle fh;
+
+	if (part() == EXPORTER) {
+		ck_assert_int_eq(cuMulticastCreate(&mc, prop), CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemExportToShareableHandle(&fh, mc,
+				CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+		xchg_put(name, &fh, FH_SIZE);
+	} else {
+		ck_assert_int_eq(import_from(name, &mc), CUDA_SUCCESS);
+	}
+	return mc;
+}
+
+/* Fabric memory of @size bytes on @dev, mapped, every byte @byte. */
+static struct vmm_buf filled_buf(CUdevice dev, size_t size, int byte)
+{
+	CUmemAllocationProp prop = fabric_prop(dev);
+	struct vmm_buf buf = { .size = size };
+
+	ck_assert_int_eq(cuMemCreate(&buf.handle, size, &prop, 0), CUDA_SUCCESS);
+	buf.va = vmm_reserve(size);
+	ck_assert_int_eq(cuMemMap(buf.va, size, 0, buf.handle, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(vmm_set_access(buf.va, size, dev,
+			CU_MEM_ACCESS_FLAGS_PROT_READWRITE), CUDA_SUCCESS);
+	memset(vmm_ptr(buf.va), byte, size);
+	return buf;
+}
+
+/* The bindings of every team this node holds (the control plane's). */
+static int bindings(void)
+{
+	return run("exit $(build/tools/cumcctl obj | grep -c ' bind mc_offset=')");
+}
+
+/*
+ * A device of node 1 joins a team of node 0's whose answer comes late
+ * (remote-late: after node 1's fm_timeout_ms): the join waits for it and
+ * takes effect on both nodes, as a join cannot be undone; the team then
+ * completes and binds.
+ */
+START_TEST(late_join_takes_effect_on_every_node)
+{
+	CUmulticastObjectProp prop;
+	CUmemGenericAllocationHandle mc;
+	struct vmm_buf buf;
+	double start;
+	CUresult res;
+	bool late;
+	int d;
+
+	init();
+	if (part() != EXPORTER && part() != IMPORTER)
+		return;
+	prop = team_prop();
+	mc = team_share(&prop, "ljoin.fh");
+	if (part() == EXPORTER) {
+		xchg_wait("ljoin.imported");
+		ctl("fault set remote-late once");
+		xchg_signal("ljoin.armed");
+	} else {
+		xchg_signal("ljoin.imported");
+		xchg_wait("ljoin.armed");
+	}
+	start = now_secs();
+	for (d = 0, res = CUDA_SUCCESS; d < GPUS_PER_NODE && !res; d++)
+		res = cuMulticastAddDevice(mc, d);
+	late = now_secs() - start > 5.0;
+	if (!pair_agree("ljoin.joined",
+			!res && (part() == EXPORTER || late))) {
+		if (part() == EXPORTER)
+			ctl("fault clear remote-late");
+		ck_assert_int_eq(res, CUDA_SUCCESS);
+		ck_assert_msg(part() == EXPORTER || late,
+			      "the join was not late: the fault did not strike it");
+		ck_abort_msg("node %d's joins failed", !node);
+	}
+	/* Complete on both nodes: a bind waits for no one. */
+	buf = filled_buf(0, prop.size, 0);
+	ck_assert_int_eq(cuMulticastBindMem(mc, 0, buf.handle, 0, prop.size, 0),
+			 CUDA_SUCCESS);
+	pair_barrier("ljoin.bound");
+	ck_assert_int_eq(cuMulticastUnbind(mc, 0, 0, prop.size), CUDA_SUCCESS);
+	pair_barrier("ljoin.unbound");
+	if (part() == EXPORTER)
+		ctl("fault clear remote-late");
+	vmm_buf_free(&buf);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * Node 1 binds its GPU 0's memory into node 0's team while node 0
+ * answers late (remote-late): node 1 gives up (its fm_timeout_ms), gives
+ * its memory back and allocates anew, as its caller would. Node 0 binds
+ * late: it must then unbind again, so that no node keeps a binding of
+ * memory its owner was told is not bound (8 bindings for 7, before).
+ */
+START_TEST(bind_timed_out_on_a_replica_is_undone_on_the_origin)
+{
+	CUmulticastObjectProp prop;
+	CUmemGenericAllocationHandle mc;
+	struct vmm_buf buf[GPUS_PER_NODE], again = { 0 };
+	double armed, until;
+	CUresult res;
+	bool ok;
+	int d, n;
+
+	init();
+	if (part() != EXPORTER && part() != IMPORTER)
+		return;
+	prop = team_prop();
+	mc = team_share(&prop, "ubind.fh");
+	for (d = 0; d < GPUS_PER_NODE; d++)
+		ck_assert_int_eq(cuMulticastAddDevice(mc, d), CUDA_SUCCESS);
+	/* Node 0 binds its 4 GPUs, node 1 its GPUs 1 to 3. */
+	for (d = 0; d < GPUS_PER_NODE; d++) {
+		buf[d] = filled_buf(d, prop.size, 0);
+		if (part() == EXPORTER || d > 0)
+			ck_assert_int_eq(cuMulticastBindMem(mc, 0, buf[d].handle,
+					0, prop.size, 0), CUDA_SUCCESS);
+	}
+	pair_barrier("ubind.bound");
+	if (part() == EXPORTER) {
+		ck_assert_int_eq(bindings(), MC_MEMBERS - 1);
+		ctl("fault set remote-late once");
+		armed = now_secs();
+		xchg_signal("ubind.armed");
+		xchg_wait("ubind.failed");
+		/* The late bind lands a second after node 1 gave up; then its undo. */
+		until = armed + 30;
+		do {
+			usleep(200 * 1000);
+			n = bindings();
+		} while ((n != MC_MEMBERS - 1 || now_secs() < armed + 7) &&
+			 now_secs() < until);
+		ctl("fault clear remote-late");
+		ok = pair_agree("ubind.checked", n == MC_MEMBERS - 1);
+		ck_assert_msg(n == MC_MEMBERS - 1,
+			      "node 0 binds %d members after node 1's bind failed, not %d",
+			      n, MC_MEMBERS - 1);
+	} else {
+		xchg_wait("ubind.armed");
+		res = cuMulticastBindMem(mc, 0, buf[0].handle, 0, prop.size, 0);
+		if (res != CUDA_SUCCESS) {
+			/* Given back; another allocation may take its place. */
+			vmm_buf_free(&buf[0]);
+			again = filled_buf(0, prop.size, 0x5a);
+		}
+		xchg_signal("ubind.failed");
+		ok = pair_agree("ubind.checked", res != CUDA_SUCCESS);
+		ck_assert_int_ne(res, CUDA_SUCCESS);
+	}
+	ck_assert_msg(ok, "node %d's part failed", !node);
+	for (d = 0; d < GPUS_PER_NODE; d++) {
+		if (part() == EXPORTER || d > 0) {
+			ck_assert_int_eq(cuMulticastUnbind(mc, d, 0, prop.size),
+					 CUDA_SUCCESS);
+			vmm_buf_free(&buf[d]);
+		}
+	}
+	if (part() == IMPORTER)
+		vmm_buf_free(&again);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+	pair_barrier("ubind.done");
+}
+END_TEST
+
+#define DROP_IMPORTS 40
+
+/*
+ * Every other message of node 1's kernel to its daemon is refused, as by
+ * a full socket buffer (imex-send): node 1 imports node 0's allocation 40
+ * times, in a process that exits without releasing them (its /dev/cumc
+ * closes). Every import works, and node 0 keeps no hold after: nothing
+ * was dropped.
+ */
+START_TEST(dropped_messages_to_the_daemon_leak_no_hold)
+{
+	CUmemGenericAllocationHandle handle;
+	struct vmm_buf buf;
+	int i, status;
+	long base;
+	pid_t pid;
+
+	if (part() != EXPORTER && part() != IMPORTER)
+		return;
+	if (part() == EXPORTER) {
+		init();
+		base = holds_settled();
+		buf = fabric_buf(0, vmm_granularity());
+		export_to(&buf, "drop.fh");
+		xchg_wait("drop.done");
+		wait_holds(base, 60);
+		vmm_buf_free(&buf);
+		return;
+	}
+	ctl("fault set imex-send every 2");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		init();
+		for (i = 0; i < DROP_IMPORTS; i++)
+			if (import_from("drop.fh", &handle) != CUDA_SUCCESS)
+				_exit(10 + i);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ctl("fault clear imex-send");
+	xchg_signal("drop.done");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "import %d of %d failed", WEXITSTATUS(status) - 10,
+		      DROP_IMPORTS);
+}
+END_TEST
+
+/* Node 0 keeps at most max_node_holds holds for node 1. */
+START_TEST(holds_per_node_are_limited)
+{
+	CUmemGenericAllocationHandle handle[5];
+	CUresult res[5], again;
+	struct vmm_buf buf;
+	long base;
+	int i;
+
+	init();
+	if (part() == EXPORTER) {
+		base = holds_settled();
+		set_param("max_node_holds", "4");
+		buf = fabric_buf(1, vmm_granularity());
+		export_to(&buf, "limit.fh");
+		xchg_wait("limit.done");
+		set_param("max_node_holds", "4096");
+		wait_holds(base, 60);
+		vmm_buf_free(&buf);
+	} else if (part() == IMPORTER) {
+		for (i = 0; i < 5; i++)
+			res[i] = import_from("limit.fh", &handle[i]);
+		/* The fifth refused; once one is let go of, one more works. */
+		if (!res[0])
+			ck_assert_int_eq(cuMemRelease(handle[0]), CUDA_SUCCESS);
+		again = import_from("limit.fh", &handle[0]);
+		for (i = 0; i < 5; i++)
+			if (!(i ? res[i] : again))
+				cuMemRelease(handle[i]);
+		xchg_signal("limit.done");
+		for (i = 0; i < 4; i++)
+			ck_assert_int_eq(res[i], CUDA_SUCCESS);
+		ck_assert_int_eq(res[4], CUDA_ERROR_OUT_OF_MEMORY);
+		ck_assert_int_eq(again, CUDA_SUCCESS);
+	}
+}
+END_TEST
+
+#define ZERO_SIZE (1UL << 30)
+#define OWNER_CGROUP "/sys/fs/cgroup/cumc-owner"
+
+/* This process in a memory cgroup of its own: whether there is one. */
+static int enter_owner_cgroup(void)
+{
+	struct stat st;
+
+	if (stat("/sys/fs/cgroup/cgroup.controllers", &st) &&
+	    mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+		return 0;
+	if (run("echo +memory >/sys/fs/cgroup/cgroup.subtree_control"))
+		return 0;
+	if (mkdir(OWNER_CGROUP, 0755) && errno != EEXIST)
+		return 0;
+	return !run("echo %d >" OWNER_CGROUP "/cgroup.procs", (int)getpid());
+}
+
+static long owner_cgroup_bytes(void)
+{
+	long n = -1;
+	FILE *f = fopen(OWNER_CGROUP "/memory.current", "r");
+
+	ck_assert_msg(f, "cannot read " OWNER_CGROUP "/memory.current");
+	ck_assert_int_eq(fscanf(f, "%ld", &n), 1);
+	fclose(f);
+	return n;
+}
+
+/*
+ * Node 1 imports 1 GiB of node 0 never written, which node 0 zeroes first
+ * (seconds under emulation): meanwhile another user's command there
+ * (cumcctl dev, as nobody) answers at once, and what the zeroing costs the
+ * module is charged to the allocation's owner's memory cgroup, not to the
+ * daemon's.
+ */
+START_TEST(zeroing_for_export_holds_back_no_other_command)
+{
+	CUmemAllocationProp prop = fabric_prop(1);
+	CUmemGenericAllocationHandle handle;
+	CUmemFabricHandle fh;
+	double start, took = 0;
+	long before = 0, charged = 0;
+	int cgroup = 0;
+	char text[32];
+	CUresult res;
+
+	if (part() == EXPORTER) {
+		cgroup = enter_owner_cgroup();
+		if (!cgroup)
+			printf("# node 0: no memory cgroup here: the charge is not checked\n");
+		init();
+		ck_assert_int_eq(cuMemCreate(&handle, ZERO_SIZE, &prop, 0),
+				 CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemExportToShareableHandle(&fh, handle,
+				CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_SUCCESS);
+		if (cgroup)
+			before = owner_cgroup_bytes();
+		xchg_put("zero.fh", &fh, FH_SIZE);
+		xchg_wait("zero.importing");
+		usleep(500 * 1000);
+		start = now_secs();
+		ck_assert_int_eq(run("setpriv --reuid=65534 --regid=65534 --clear-groups build/tools/cumcctl dev >/dev/null"),
+				 0);
+		took = now_secs() - start;
+		xchg_get("zero.imported", text, sizeof(text));
+		if (cgroup)
+			charged = owner_cgroup_bytes() - before;
+		xchg_signal("zero.done");
+		printf("# node 0: cumcctl dev took %.1f s while zeroing for node 1, which took %s s\n",
+		       took, text);
+		ck_assert_int_eq(cuMemRelease(handle), CUDA_SUCCESS);
+		if (cgroup)
+			run("echo %d >/sys/fs/cgroup/cgroup.procs", (int)getpid());
+		ck_assert_msg(took < 3.0, "cumcctl dev took %.1f s", took);
+		if (cgroup) {
+			printf("# node 0: the owner's cgroup was charged %ld bytes\n",
+			       charged);
+			ck_assert_msg(charged >= 1L << 20,
+				      "the owner's cgroup was charged %ld bytes",
+				      charged);
+		}
+	} else if (part() == IMPORTER) {
+		init();
+		xchg_get("zero.fh", &fh, FH_SIZE);
+		xchg_signal("zero.importing");
+		start = now_secs();
+		/* Each try waits fm_timeout_ms at most: until it is zeroed. */
+		do {
+			res = cuMemImportFromShareableHandle(&handle, &fh,
+					CU_MEM_HANDLE_TYPE_FABRIC);
+		} while (res == CUDA_ERROR_INVALID_HANDLE &&
+			 now_secs() - start < XCHG_WAIT_SECS);
+		snprintf(text, sizeof(text), "%31.1f", now_secs() - start);
+		xchg_put("zero.imported", text, sizeof(text));
+		xchg_wait("zero.done");
+		ck_assert_int_eq(res, CUDA_SUCCESS);
+		ck_assert_int_eq(cuMemRelease(handle), CUDA_SUCCESS);
+	}
+}
+END_TEST
+
+/*
+ * Node 0 answers node 1's import late (remote-late): node 1 gave up
+ * (INVALID_HANDLE); the late answer names a hold, which is let go of.
+ */
+START_TEST(late_import_answer_releases_its_hold)
+{
+	CUmemGenericAllocationHandle handle;
+	struct vmm_buf buf;
+	double armed;
+	long base;
+
+	init();
+	if (part() == EXPORTER) {
+		base = holds_settled();
+		buf = fabric_buf(2, vmm_granularity());
+		export_to(&buf, "late.fh");
+		ctl("fault set remote-late once");
+		armed = now_secs();
+		xchg_signal("late.armed");
+		xchg_wait("late.tried");
+		/* The answer goes 6 s after the call came (fm_timeout_ms + 1 s). */
+		while (now_secs() < armed + 8)
+			usleep(200 * 1000);
+		wait_holds(base, 30);
+		ctl("fault clear remote-late");
+		vmm_buf_free(&buf);
+	} else if (part() == IMPORTER) {
+		xchg_wait("late.armed");
+		ck_assert_int_eq(import_from("late.fh", &handle),
+				 CUDA_ERROR_INVALID_HANDLE);
+		xchg_signal("late.tried");
+	}
+}
+END_TEST
+
+/* What a child sharing our memory reads: see read_in_child(). */
+struct lease_read {
+	volatile unsigned char *p;
+	size_t size;
+};
+
+static int lease_read_fn(void *arg)
+{
+	struct lease_read *r = arg;
+	size_t i;
+
+	for (i = 0; i < r->size; i += 4096) {
+		if (r->p[i] == 0xa5)
+			return 1;
+		if (r->p[i] != (unsigned char)(i * 7 + 1))
+			return 2;
+	}
+	return 0;
+}
+
+/*
+ * What a child sharing our address space finds at @p: 0 the pattern, 1
+ * node 0's new owner's bytes, 2 anything else; or the signal that killed
+ * it.
+ */
+static int read_in_child(volatile unsigned char *p, size_t size)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	struct lease_read r = { p, size };
+	int status;
+	pid_t pid;
+
+	pid = clone(lease_read_fn, stack + sizeof(stack), CLONE_VM | SIGCHLD,
+		    &r);
+	ck_assert_int_ge(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * Node 3 maps node 0's memory and stops its own daemon (SIGSTOP): node 0
+ * loses node 3 and lets go of its hold, and reuses the memory for another
+ * owner. Node 3's kernel, hearing nothing from node 0, must have unmapped
+ * it by itself (SIGBUS) before: no byte of the new owner's is ever read
+ * there.
+ */
+START_TEST(lease_runs_out_with_the_importer_daemon_stopped)
+{
+	struct vmm_buf buf, reused;
+	int daemon, seen, again = 0;
+	double start, took;
+	long base;
+	size_t g;
+
+	init();
+	g = vmm_granularity();
+	if (part() == EXPORTER) {
+		base = holds_settled();
+		buf = fabric_buf(3, g);
+		export_to(&buf, "lease.fh");
+		xchg_wait("lease.stopped");
+		/* Only node 3's hold keeps it now. */
+		vmm_buf_free(&buf);
+		wait_holds(base, XCHG_WAIT_SECS);
+		reused = filled_buf(3, g, 0xa5);
+		xchg_signal("lease.reused");
+		xchg_wait("lease.checked");
+		vmm_buf_free(&reused);
+	} else if (part() == STALLER) {
+		buf = import_map("lease.fh", g);
+		assert_pattern(buf.va, 0, g, 7, 1);
+		daemon = own_daemon();
+		ck_assert_int_eq(kill(daemon, SIGSTOP), 0);
+		xchg_signal("lease.stopped");
+		start = now_secs();
+		do {
+			seen = read_in_child(vmm_bytes(buf.va), g);
+			if (!seen)
+				usleep(200 * 1000);
+		} while (!seen && now_secs() - start < XCHG_WAIT_SECS);
+		took = now_secs() - start;
+		/* And stays so once node 0 reused it. */
+		if (seen == SIGBUS && xchg_appears("lease.reused",
+						     XCHG_WAIT_SECS))
+			again = read_in_child(vmm_bytes(buf.va), g);
+		/* Whatever was seen: the daemon goes on, node 0 ends. */
+		kill(daemon, SIGCONT);
+		xchg_signal("lease.checked");
+		ck_assert_msg(seen != 1, "node 3 read node 0's new owner's data");
+		ck_assert_msg(seen == SIGBUS, "node 3 read %d after %.1f s",
+			      seen, took);
+		printf("# node 3: unmapped %.1f s after its daemon stopped\n",
+		       took);
+		ck_assert_int_eq(again, SIGBUS);
+		vmm_buf_free(&buf);
 	}
 }
 END_TEST
@@ -672,6 +1321,7 @@ START_TEST(node_lost_mid_use_raises_sigbus)
 		vmm_buf_free(&buf);
 		break;
 	case OUTSIDER:
+	case STALLER:
 		break;
 	}
 }
@@ -705,7 +1355,7 @@ START_TEST(import_with_the_daemon_stopped_is_invalid_handle)
 	CUmemGenericAllocationHandle handle;
 
 	init();
-	if (part() == EXPORTER)
+	if (part() == EXPORTER || part() == STALLER)
 		return;
 	stop_own_daemon();
 	ck_assert_int_eq(import_from(part() == IMPORTER ? "lost.fh" :
@@ -739,6 +1389,13 @@ int main(void)
 	tcase_add_test(tc, multicast_team_spans_nodes);
 	tcase_add_test(tc, rogue_peer_neither_cuts_off_nor_calls);
 	tcase_add_test(tc, a_restarted_daemon_rejoins);
+	tcase_add_test(tc, lease_runs_out_with_the_importer_daemon_stopped);
+	tcase_add_test(tc, late_join_takes_effect_on_every_node);
+	tcase_add_test(tc, bind_timed_out_on_a_replica_is_undone_on_the_origin);
+	tcase_add_test(tc, dropped_messages_to_the_daemon_leak_no_hold);
+	tcase_add_test(tc, holds_per_node_are_limited);
+	tcase_add_test(tc, zeroing_for_export_holds_back_no_other_command);
+	tcase_add_test(tc, late_import_answer_releases_its_hold);
 	tcase_add_test(tc, node_lost_mid_use_raises_sigbus);
 	tcase_add_test(tc, import_with_the_daemon_stopped_is_invalid_handle);
 	suite_add_tcase(s, tc);

@@ -199,6 +199,12 @@ enum cumc_nl_bind_attr {
  * BIND_NO_RESOURCES     a bind fails with ENOSPC (CUDA_ERROR_OUT_OF_MEMORY)
  * MEM_EXHAUSTED         an allocation fails with ENOSPC (OUT_OF_MEMORY)
  * IMPORT_NOT_PERMITTED  an import fails with EPERM (NOT_PERMITTED)
+ * IMEX_SEND             a message of the kernel's to its IMEX daemon is
+ *                       refused, as by a full socket buffer: the kernel
+ *                       sends it again later, in order
+ * REMOTE_LATE           a call this node runs for another node (an import,
+ *                       a team's join, bind, activation) answers after
+ *                       this node's fm_timeout_ms and one second more
  */
 enum cumc_fault_type {
 	CUMC_FAULT_FABRIC_NOT_READY,
@@ -206,6 +212,8 @@ enum cumc_fault_type {
 	CUMC_FAULT_BIND_NO_RESOURCES,
 	CUMC_FAULT_MEM_EXHAUSTED,
 	CUMC_FAULT_IMPORT_NOT_PERMITTED,
+	CUMC_FAULT_IMEX_SEND,
+	CUMC_FAULT_REMOTE_LATE,
 
 	CUMC_FAULT_NR
 };
