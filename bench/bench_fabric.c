@@ -15,13 +15,27 @@
  * reported apart: across nodes, it is when the exporting kernel first
  * shares the allocation.
  *
- * Node 1 prints the table and writes the JSON; node 0 only serves. Any
+ * Then binding: node 0 creates a multicast object of two members for the
+ * fabric, adds its device 0 and exports it; node 1 imports it, adds its
+ * device 0 and, round after round, binds 2 MiB of its device 0 into it
+ * and unbinds them, beside the same on a team of its devices 0 and 1 that
+ * no other node knows of. Binding into a team whose origin is another
+ * node goes through this node's replica and the origin's kernel, both
+ * daemons between; the same-node team has as many members, so that what
+ * differs is where the origin is. The first bind into each team is
+ * reported apart: across nodes, it is when node 1 first shares that
+ * memory with the origin.
+ *
+ * Node 1 prints the tables and writes the JSON; node 0 only serves. Any
  * other node has nothing to do.
  *
- * bench_fabric [--json FILE] [--reps N]
- * Figures, never a verdict.
+ * bench_fabric [--json FILE] [--reps N] [--sizes LIST]
+ * LIST: which sizes' imports to time, comma-separated, e.g. 2M,512M
+ * (default: all of 2M,512M,8G); a run that leaves out 8G writes no
+ * 8 GiB and takes minutes less. Figures, never a verdict.
  */
 #include <cuda.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,6 +46,15 @@
 #define XCHG_WAIT_SECS 600
 /* What is read through each mapping, whatever its size. */
 #define READ_BYTES (2ULL << 20)
+/*
+ * What is bound into a team: the smallest of the sizes, a huge page. Not
+ * every size: a bind at 8 GiB would want two more 8 GiB allocations on
+ * node 1, each written before it crosses nodes.
+ */
+#define BIND_BYTES (2ULL << 20)
+#define BIND_NAME "2MiB"
+/* Either team's: node 0's and node 1's device 0, or node 1's 0 and 1. */
+#define TEAM_MEMBERS 2
 
 enum op {
 	OP_IMPORT,
@@ -53,12 +76,20 @@ static const char *const op_names[NUM_OPS] = {
 
 enum where { SAME_NODE, ACROSS_NODES, NUM_WHERE };
 
+enum bind_op { OP_BIND, OP_UNBIND, NUM_BIND_OPS };
+
 static const char *const where_names[NUM_WHERE] = {
 	"same node", "across nodes",
 };
 
+static const char *const bind_op_names[NUM_BIND_OPS] = {
+	"cuMulticastBindMem", "cuMulticastUnbind",
+};
+
 static int node;
 static const char *xchg;
+/* The sizes whose imports are timed; both nodes read the same --sizes. */
+static bool size_on[NUM_CONTROL_SIZES];
 
 static void xchg_path(char *path, size_t len, const char *name)
 {
@@ -122,6 +153,43 @@ static void xchg_get(int from, const char *name, void *buf, size_t len)
 	exit(1);
 }
 
+/*
+ * --sizes LIST: the sizes of control_sizes[] named by LIST, as digits and
+ * M or G (an iB after it allowed); every size without it. Nonzero when
+ * LIST names another size, or none.
+ */
+static int sizes_arg(int argc, char **argv)
+{
+	const char *list = NULL, *p;
+	unsigned long long n;
+	int i, shift, any = 0;
+	char *end;
+	size_t s;
+
+	for (i = 1; i + 1 < argc; i += 2)
+		if (!strcmp(argv[i], "--sizes"))
+			list = argv[i + 1];
+	for (s = 0; s < NUM_CONTROL_SIZES; s++)
+		size_on[s] = !list;
+	for (p = list; p && *p; p = end + (*end == ',')) {
+		n = strtoull(p, &end, 10);
+		shift = *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+		if (end == p || !shift)
+			return -1;
+		end += strncmp(end + 1, "iB", 2) ? 1 : 3;
+		if (*end && *end != ',')
+			return -1;
+		for (s = 0; s < NUM_CONTROL_SIZES; s++)
+			if (control_sizes[s].bytes == n << shift)
+				break;
+		if (s == NUM_CONTROL_SIZES)
+			return -1;
+		size_on[s] = true;
+		any = 1;
+	}
+	return list && !any ? -1 : 0;
+}
+
 /* At exit, however it comes: the other node stops waiting for this one. */
 static void say_exit(void)
 {
@@ -172,16 +240,44 @@ static void fill(CUmemGenericAllocationHandle mem, size_t bytes)
 	CHECK(cuMemAddressFree(va, bytes));
 }
 
-/* Node 0: every size's handle out, held until node 1 has ended. */
+static const CUmulticastObjectProp team_prop = {
+	.numDevices = TEAM_MEMBERS,
+	.handleTypes = CU_MEM_HANDLE_TYPE_FABRIC,
+	.size = BIND_BYTES,
+};
+
+/*
+ * A team of this node's devices @devs[0..@n). Made for the fabric even
+ * when it stays on this node, so that the two teams differ only in where
+ * their members are.
+ */
+static CUmemGenericAllocationHandle team_create(const CUdevice *devs, int n)
+{
+	CUmemGenericAllocationHandle mc;
+	int i;
+
+	CHECK(cuMulticastCreate(&mc, &team_prop));
+	for (i = 0; i < n; i++)
+		CHECK(cuMulticastAddDevice(mc, devs[i]));
+	return mc;
+}
+
+/*
+ * Node 0: every chosen size's handle out, then the team's, held until
+ * node 1 has ended; node 0's device 0 is the team's first member.
+ */
 static void serve(void)
 {
-	CUmemGenericAllocationHandle mem[NUM_CONTROL_SIZES];
+	CUmemGenericAllocationHandle mem[NUM_CONTROL_SIZES], team;
+	const CUdevice dev0 = 0;
 	CUmemFabricHandle fh;
 	double t0;
 	char one;
 	size_t s;
 
 	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
+		if (!size_on[s])
+			continue;
 		t0 = now_ns();
 		mem[s] = create_export(control_sizes[s].bytes, &fh);
 		fill(mem[s], control_sizes[s].bytes);
@@ -190,9 +286,15 @@ static void serve(void)
 		fflush(stdout);
 		xchg_put(control_sizes[s].name, &fh, sizeof(fh));
 	}
+	team = team_create(&dev0, 1);
+	CHECK(cuMemExportToShareableHandle(&fh, team, CU_MEM_HANDLE_TYPE_FABRIC,
+					   0));
+	xchg_put("team", &fh, sizeof(fh));
 	xchg_get(1, "exit.1", &one, 1);
+	CHECK(cuMemRelease(team));
 	for (s = 0; s < NUM_CONTROL_SIZES; s++)
-		CHECK(cuMemRelease(mem[s]));
+		if (size_on[s])
+			CHECK(cuMemRelease(mem[s]));
 }
 
 /* Where the mapping's bytes are read to: touched once, before any timing. */
@@ -230,6 +332,9 @@ struct results {
 	struct stats op[NUM_CONTROL_SIZES][NUM_WHERE][NUM_OPS];
 	/* The first import of each handle, before any other. */
 	double first_import_ns[NUM_CONTROL_SIZES][NUM_WHERE];
+	struct stats bind[NUM_WHERE][NUM_BIND_OPS];
+	/* The first bind into each team, before any other. */
+	double first_bind_ns[NUM_WHERE];
 };
 
 /* Round @r of size @s: which node's handle goes first takes turns. */
@@ -260,7 +365,7 @@ static void measure(int reps, const CUmemFabricHandle fh[NUM_CONTROL_SIZES][NUM_
 		exit(1);
 	for (r = -WARMUP; r < reps; r++) {
 		for (s = 0; s < NUM_CONTROL_SIZES; s++) {
-			for (i = 0; i < NUM_WHERE; i++) {
+			for (i = 0; size_on[s] && i < NUM_WHERE; i++) {
 				w = nth_where(r + WARMUP, s, i);
 				one_round(&fh[s][w], control_sizes[s].bytes, t);
 				if (r == -WARMUP)
@@ -271,7 +376,7 @@ static void measure(int reps, const CUmemFabricHandle fh[NUM_CONTROL_SIZES][NUM_
 		}
 	}
 	for (s = 0; s < NUM_CONTROL_SIZES; s++)
-		for (w = 0; w < NUM_WHERE; w++)
+		for (w = 0; size_on[s] && w < NUM_WHERE; w++)
 			for (op = 0; op < NUM_OPS; op++)
 				out->op[s][w][op] =
 					stats_of(series(samples, s, w, op, reps),
@@ -279,9 +384,82 @@ static void measure(int reps, const CUmemFabricHandle fh[NUM_CONTROL_SIZES][NUM_
 	free(samples);
 }
 
+/* One bind of @mem into @team and its unbind, each timed. */
+static void bind_round(CUmemGenericAllocationHandle team,
+		       CUmemGenericAllocationHandle mem, double t[NUM_BIND_OPS])
+{
+	CUresult res;
+	double t0;
+
+	t0 = now_ns();
+	res = cuMulticastBindMem(team, 0, mem, 0, BIND_BYTES, 0);
+	t[OP_BIND] = now_ns() - t0;
+	bench_check(res, bind_op_names[OP_BIND]);
+	t0 = now_ns();
+	res = cuMulticastUnbind(team, 0, 0, BIND_BYTES);
+	t[OP_UNBIND] = now_ns() - t0;
+	bench_check(res, bind_op_names[OP_UNBIND]);
+}
+
+/*
+ * As measure(), for binds: the two teams take turns, so that an unbind
+ * across nodes still settling on node 0 is met by the next bind across
+ * nodes as often as by the next bind on this node.
+ */
+static void measure_binds(int reps,
+			  const CUmemGenericAllocationHandle team[NUM_WHERE],
+			  const CUmemGenericAllocationHandle mem[NUM_WHERE],
+			  struct results *out)
+{
+	double *samples = calloc(NUM_WHERE * NUM_BIND_OPS * reps,
+				 sizeof(double));
+	double t[NUM_BIND_OPS];
+	enum where w;
+	int r, i, op;
+
+	if (!samples)
+		exit(1);
+	for (r = -WARMUP; r < reps; r++) {
+		for (i = 0; i < NUM_WHERE; i++) {
+			w = nth_where(r + WARMUP, 0, i);
+			bind_round(team[w], mem[w], t);
+			if (r == -WARMUP)
+				out->first_bind_ns[w] = t[OP_BIND];
+			for (op = 0; r >= 0 && op < NUM_BIND_OPS; op++)
+				samples[(w * NUM_BIND_OPS + op) * reps + r] = t[op];
+		}
+	}
+	for (w = 0; w < NUM_WHERE; w++)
+		for (op = 0; op < NUM_BIND_OPS; op++)
+			out->bind[w][op] =
+				stats_of(&samples[(w * NUM_BIND_OPS + op) * reps],
+					 reps);
+	free(samples);
+}
+
+static void print_row(const char *name, const struct stats st[NUM_WHERE],
+		      struct stats null)
+{
+	int w;
+
+	printf("%-39s", name);
+	for (w = 0; w < NUM_WHERE; w++)
+		printf(" | %7.1f %8.1f %7.1f", st[w].median_ns / 1e3,
+		       st[w].p95_ns / 1e3, st[w].median_ns / null.median_ns);
+	printf(" | %11.2f\n",
+	       st[ACROSS_NODES].median_ns / st[SAME_NODE].median_ns);
+}
+
+static void print_first(const char *name, const double ns[NUM_WHERE])
+{
+	printf("%-39s | %24.1f | %24.1f | %11.2f\n", name,
+	       ns[SAME_NODE] / 1e3, ns[ACROSS_NODES] / 1e3,
+	       ns[ACROSS_NODES] / ns[SAME_NODE]);
+}
+
 static void print_table(int reps, const struct results *res, struct stats null)
 {
-	const struct stats *st;
+	struct stats st[NUM_WHERE];
 	size_t s;
 	int op, w;
 
@@ -289,28 +467,31 @@ static void print_table(int reps, const struct results *res, struct stats null)
 	       "null syscall (getppid) median %.0f ns, p95 %.0f ns\n", reps,
 	       null.median_ns, null.p95_ns);
 	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
+		if (!size_on[s])
+			continue;
 		printf("\n%-6s %-32s | %-24s | %-24s | across/same\n",
 		       control_sizes[s].name, "(median us / p95 us / x null)",
 		       where_names[SAME_NODE], where_names[ACROSS_NODES]);
 		for (op = 0; op < NUM_OPS; op++) {
-			printf("%-39s", op_names[op]);
-			for (w = 0; w < NUM_WHERE; w++) {
-				st = &res->op[s][w][op];
-				printf(" | %7.1f %8.1f %7.1f", st->median_ns / 1e3,
-				       st->p95_ns / 1e3,
-				       st->median_ns / null.median_ns);
-			}
-			printf(" | %11.2f\n",
-			       res->op[s][ACROSS_NODES][op].median_ns /
-			       res->op[s][SAME_NODE][op].median_ns);
+			for (w = 0; w < NUM_WHERE; w++)
+				st[w] = res->op[s][w][op];
+			print_row(op_names[op], st, null);
 		}
-		printf("%-39s | %24.1f | %24.1f | %11.2f\n",
-		       "first import, us (one call)",
-		       res->first_import_ns[s][SAME_NODE] / 1e3,
-		       res->first_import_ns[s][ACROSS_NODES] / 1e3,
-		       res->first_import_ns[s][ACROSS_NODES] /
-		       res->first_import_ns[s][SAME_NODE]);
+		print_first("first import, us (one call)",
+			    res->first_import_ns[s]);
 	}
+	printf("\n%s bound by device 0 of node 1, teams of %d: same node: its "
+	       "devices 0 and 1; across nodes: node 0's device 0 and its own, "
+	       "node 0 the origin\n", BIND_NAME, TEAM_MEMBERS);
+	printf("%-6s %-32s | %-24s | %-24s | across/same\n", BIND_NAME,
+	       "(median us / p95 us / x null)", where_names[SAME_NODE],
+	       where_names[ACROSS_NODES]);
+	for (op = 0; op < NUM_BIND_OPS; op++) {
+		for (w = 0; w < NUM_WHERE; w++)
+			st[w] = res->bind[w][op];
+		print_row(bind_op_names[op], st, null);
+	}
+	print_first("first bind, us (one call)", res->first_bind_ns);
 }
 
 /*
@@ -335,6 +516,8 @@ static int write_json(const char *path, int reps, const struct results *res,
 	json_object_object_add(doc, "null_syscall", o);
 	json_object_object_add(doc, "results", bench_rows);
 	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
+		if (!size_on[s])
+			continue;
 		for (op = 0; op < NUM_OPS; op++) {
 			for (w = 0; w < NUM_WHERE; w++) {
 				st = &res->op[s][w][op];
@@ -356,9 +539,54 @@ static int write_json(const char *path, int reps, const struct results *res,
 			     op_names[OP_IMPORT], control_sizes[s].name, control_sizes[s].bytes,
 			     where_names[w], res->first_import_ns[s][w]);
 	}
+	for (op = 0; op < NUM_BIND_OPS; op++) {
+		for (w = 0; w < NUM_WHERE; w++) {
+			st = &res->bind[w][op];
+			JSON("\"op\": \"%s\", \"size\": \"%s\", "
+			     "\"bytes\": %llu, \"where\": \"%s\", "
+			     "\"team_members\": %d, "
+			     "\"median_ns\": %.1f, \"p95_ns\": %.1f, "
+			     "\"x_null_syscall\": %.2f, "
+			     "\"across_over_same\": %.2f",
+			     bind_op_names[op], BIND_NAME, BIND_BYTES,
+			     where_names[w], TEAM_MEMBERS, st->median_ns,
+			     st->p95_ns, st->median_ns / null.median_ns,
+			     res->bind[ACROSS_NODES][op].median_ns /
+			     res->bind[SAME_NODE][op].median_ns);
+		}
+	}
+	for (w = 0; w < NUM_WHERE; w++)
+		JSON("\"first_bind\": \"%s\", \"size\": \"%s\", "
+		     "\"bytes\": %llu, \"where\": \"%s\", \"ns\": %.1f",
+		     bind_op_names[OP_BIND], BIND_NAME, BIND_BYTES,
+		     where_names[w], res->first_bind_ns[w]);
 	ret = bench_json_write(path, doc);
 	json_object_put(doc);
 	return ret;
+}
+
+/*
+ * Node 1's two teams, as @team[] (node 0's imported, one made here), each
+ * with its 2 MiB of device 0 in @mem[]. Written, as fill() says why: the
+ * first bind across nodes shares the memory with node 0, which would
+ * zero what was never touched.
+ */
+static void teams_join(CUmemGenericAllocationHandle team[NUM_WHERE],
+		       CUmemGenericAllocationHandle mem[NUM_WHERE])
+{
+	const CUdevice mine[TEAM_MEMBERS] = { 0, 1 };
+	CUmemFabricHandle fh;
+	int w;
+
+	xchg_get(0, "team", &fh, sizeof(fh));
+	CHECK(cuMemImportFromShareableHandle(&team[ACROSS_NODES], &fh,
+					     CU_MEM_HANDLE_TYPE_FABRIC));
+	CHECK(cuMulticastAddDevice(team[ACROSS_NODES], 0));
+	team[SAME_NODE] = team_create(mine, TEAM_MEMBERS);
+	for (w = 0; w < NUM_WHERE; w++) {
+		CHECK(cuMemCreate(&mem[w], BIND_BYTES, &fabric_prop, 0));
+		fill(mem[w], BIND_BYTES);
+	}
 }
 
 /* Node 1: this node's handles beside node 0's, then the figures. */
@@ -367,19 +595,30 @@ static int measure_all(int reps, const char *json)
 	static CUmemFabricHandle fh[NUM_CONTROL_SIZES][NUM_WHERE];
 	static struct results results;
 	CUmemGenericAllocationHandle mem[NUM_CONTROL_SIZES];
+	CUmemGenericAllocationHandle team[NUM_WHERE], bound[NUM_WHERE];
 	struct stats null;
 	size_t s;
+	int w;
 
 	for (s = 0; s < NUM_CONTROL_SIZES; s++) {
+		if (!size_on[s])
+			continue;
 		mem[s] = create_export(control_sizes[s].bytes, &fh[s][SAME_NODE]);
 		xchg_get(0, control_sizes[s].name, &fh[s][ACROSS_NODES],
 			 sizeof(fh[s][ACROSS_NODES]));
 	}
+	teams_join(team, bound);
 	memset(read_buf, 1, sizeof(read_buf));
 	null = null_syscall();
 	measure(reps, fh, &results);
+	measure_binds(reps, team, bound, &results);
+	for (w = 0; w < NUM_WHERE; w++) {
+		CHECK(cuMemRelease(team[w]));
+		CHECK(cuMemRelease(bound[w]));
+	}
 	for (s = 0; s < NUM_CONTROL_SIZES; s++)
-		CHECK(cuMemRelease(mem[s]));
+		if (size_on[s])
+			CHECK(cuMemRelease(mem[s]));
 	print_table(reps, &results, null);
 	if (write_json(json, reps, &results, null)) {
 		perror(json);
@@ -396,6 +635,11 @@ int main(int argc, char **argv)
 	int reps = 50;
 
 	control_args(argc, argv, &json, &reps);
+	if (sizes_arg(argc, argv)) {
+		fprintf(stderr, "bench_fabric: --sizes takes sizes of 2M, 512M "
+			"and 8G, comma-separated\n");
+		return 2;
+	}
 	xchg = getenv("CUMC_FABRIC_XCHG");
 	if (!env || !xchg) {
 		fprintf(stderr, "bench_fabric: no CUMC_NODE or CUMC_FABRIC_XCHG: "
