@@ -44,8 +44,13 @@
 
 /* Each node of fabric-run has four GPUs unless told otherwise. */
 #define GPUS_PER_NODE 4
-/* The longest one node waits for another: boots and loads under TCG. */
+/*
+ * The longest one node waits for another: boots and loads under TCG. Times
+ * CK_TIMEOUT_MULTIPLIER, as Check's own limits are: the debug kernel's
+ * nodes run several times slower.
+ */
 #define XCHG_WAIT_SECS 300
+static int xchg_wait_secs = XCHG_WAIT_SECS;
 #define FH_SIZE sizeof(CUmemFabricHandle)
 
 /* Node 3, in nodes 0 and 1's domain, stalls its daemon in one test. */
@@ -86,7 +91,7 @@ static void xchg_get(const char *name, void *buf, size_t len)
 	int tries;
 
 	snprintf(path, sizeof(path), "%s/%s", xchg, name);
-	for (tries = 0; tries < XCHG_WAIT_SECS * 10; tries++) {
+	for (tries = 0; tries < xchg_wait_secs * 10; tries++) {
 		FILE *f = fopen(path, "r");
 
 		if (f) {
@@ -99,7 +104,7 @@ static void xchg_get(const char *name, void *buf, size_t len)
 		nanosleep(&pause, NULL);
 	}
 	ck_abort_msg("node %d: nothing under %s after %d s", node, path,
-		     XCHG_WAIT_SECS);
+		     xchg_wait_secs);
 }
 
 /* Whether another node left @name within @secs seconds; no failure. */
@@ -609,7 +614,7 @@ static void restart_own_daemon(int peer)
 	ck_assert_int_eq(fscanf(f, "%d", &pid), 1);
 	fclose(f);
 	ck_assert_int_eq(kill(pid, SIGKILL), 0);
-	for (tries = 0; tries < XCHG_WAIT_SECS && !(kill(pid, 0) && errno == ESRCH);
+	for (tries = 0; tries < xchg_wait_secs && !(kill(pid, 0) && errno == ESRCH);
 	     tries++)
 		sleep(1);
 	snprintf(log, sizeof(log), "%s/imex/node%d.restart.log", dir, node);
@@ -620,7 +625,7 @@ static void restart_own_daemon(int peer)
 	ck_assert_int_eq(run("%s", cmd), 0);
 	snprintf(want, sizeof(want), "cumc-imex: node %d connected", peer);
 	snprintf(cmd, sizeof(cmd), "grep -q '%s' %s", want, log);
-	for (tries = 0; tries < XCHG_WAIT_SECS && run("%s", cmd); tries++)
+	for (tries = 0; tries < xchg_wait_secs && run("%s", cmd); tries++)
 		sleep(1);
 	ck_assert_msg(!run("%s", cmd), "node %d did not connect to the restarted daemon",
 		      peer);
@@ -1139,7 +1144,7 @@ START_TEST(zeroing_for_export_holds_back_no_other_command)
 			res = cuMemImportFromShareableHandle(&handle, &fh,
 					CU_MEM_HANDLE_TYPE_FABRIC);
 		} while (res == CUDA_ERROR_INVALID_HANDLE &&
-			 now_secs() - start < XCHG_WAIT_SECS);
+			 now_secs() - start < xchg_wait_secs);
 		snprintf(text, sizeof(text), "%31.1f", now_secs() - start);
 		xchg_put("zero.imported", text, sizeof(text));
 		xchg_wait("zero.done");
@@ -1247,7 +1252,7 @@ START_TEST(lease_runs_out_with_the_importer_daemon_stopped)
 		xchg_wait("lease.stopped");
 		/* Only node 3's hold keeps it now. */
 		vmm_buf_free(&buf);
-		wait_holds(base, XCHG_WAIT_SECS);
+		wait_holds(base, xchg_wait_secs);
 		reused = filled_buf(3, g, 0xa5);
 		xchg_signal("lease.reused");
 		xchg_wait("lease.checked");
@@ -1263,11 +1268,11 @@ START_TEST(lease_runs_out_with_the_importer_daemon_stopped)
 			seen = read_in_child(vmm_bytes(buf.va), g);
 			if (!seen)
 				usleep(200 * 1000);
-		} while (!seen && now_secs() - start < XCHG_WAIT_SECS);
+		} while (!seen && now_secs() - start < xchg_wait_secs);
 		took = now_secs() - start;
 		/* And stays so once node 0 reused it. */
 		if (seen == SIGBUS && xchg_appears("lease.reused",
-						     XCHG_WAIT_SECS))
+						     xchg_wait_secs))
 			again = read_in_child(vmm_bytes(buf.va), g);
 		/* Whatever was seen: the daemon goes on, node 0 ends. */
 		kill(daemon, SIGCONT);
@@ -1309,7 +1314,7 @@ START_TEST(node_lost_mid_use_raises_sigbus)
 		xchg_wait("node0.finished");
 		ck_assert_int_eq(system("scripts/vm-stop-node 0"), 0);
 		/* Its daemon notices the node's silence within its timeout. */
-		for (tries = 0; tries < XCHG_WAIT_SECS && !sig; tries++) {
+		for (tries = 0; tries < xchg_wait_secs && !sig; tries++) {
 			sig = vmm_touch_in_child(buf.va, false);
 			if (!sig)
 				sleep(1);
@@ -1342,7 +1347,7 @@ static void stop_own_daemon(void)
 	fclose(f);
 	ck_assert_int_gt(pid, 1);
 	ck_assert_int_eq(kill(pid, SIGTERM), 0);
-	for (tries = 0; tries < XCHG_WAIT_SECS * 10; tries++) {
+	for (tries = 0; tries < xchg_wait_secs * 10; tries++) {
 		if (kill(pid, 0) && errno == ESRCH)
 			return;
 		nanosleep(&pause, NULL);
@@ -1379,7 +1384,13 @@ int main(void)
 	}
 	node = atoi(env);
 	nodes = getenv("CUMC_NODES") ? atoi(getenv("CUMC_NODES")) : 1;
-	/* Each test waits for the other nodes, boots and daemons included. */
+	env = getenv("CK_TIMEOUT_MULTIPLIER");
+	if (env && atoi(env) > 1)
+		xchg_wait_secs *= atoi(env);
+	/*
+	 * Each test waits for the other nodes, boots and daemons included
+	 * (Check applies the multiplier itself).
+	 */
 	tcase_set_timeout(tc, 2 * XCHG_WAIT_SECS);
 	tcase_add_test(tc, each_node_owns_its_gpus);
 	tcase_add_test(tc, nvml_fabric_info_is_the_fabric_s);
@@ -1417,7 +1428,7 @@ int main(void)
 			fputc('1', f);
 			fclose(f);
 		}
-		sleep(XCHG_WAIT_SECS);
+		sleep(xchg_wait_secs);
 		printf("# node 0 was not stopped\n");
 		return EXIT_FAILURE;
 	}

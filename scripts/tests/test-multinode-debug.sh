@@ -23,5 +23,7 @@ if [ -z "$dir" ] || [ ! -f "$module" ]; then
 	tap_end
 	exit 1
 fi
+# Every wait and the run's bound as long as the debug lane's others.
 CUMC_FABRIC_KERNEL=$(ls "$dir"/vmlinuz-*) CUMC_FABRIC_MODULE=$module \
+	CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10} CUMC_FABRIC_TIMEOUT=5400 \
 	exec "$top/scripts/tests/test-multinode.sh"

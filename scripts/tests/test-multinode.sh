@@ -17,7 +17,7 @@
 # stopped while node 1 maps its memory, a daemon stopped. Runs on the
 # host; prints TAP, one line per test per node. CUMC_FABRIC_KERNEL and
 # CUMC_FABRIC_MODULE, when set, boot every node on that kernel with that
-# module.
+# module; CUMC_FABRIC_TIMEOUT bounds the run (1800 s by default).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,10 +44,14 @@ tests=(each_node_owns_its_gpus nvml_fabric_info_is_the_fabric_s
 vm=()
 [ -z "${CUMC_FABRIC_KERNEL:-}" ] || vm+=(--kernel "$CUMC_FABRIC_KERNEL")
 [ -z "${CUMC_FABRIC_MODULE:-}" ] || vm+=(--module "$CUMC_FABRIC_MODULE")
+# The nodes' waits for each other scale as Check's limits do (the debug
+# kernel's nodes are slower); fabric-run gives the nodes a clean environment.
+[ -z "${CK_TIMEOUT_MULTIPLIER:-}" ] ||
+	vm+=(--env "CK_TIMEOUT_MULTIPLIER=$CK_TIMEOUT_MULTIPLIER")
 
 echo "TAP version 13"
 (cd "$top" && scripts/fabric-run --nodes 4 --domain 0,1,3 --domain 2 \
-	--timeout 1800 ${vm[@]+"${vm[@]}"} -- \
+	--timeout "${CUMC_FABRIC_TIMEOUT:-1800}" ${vm[@]+"${vm[@]}"} -- \
 	stdbuf -oL build/tests/test_multinode) >"$out" 2>&1
 status=$?
 tap_result "$status" "the fabric ran: every node passed or was stopped on request, no kernel warning (status $status)"
