@@ -507,7 +507,7 @@ static int check_warp(struct check *c)
  * integral one to its own type; .relu, .satfinite, .sat, .ftz of an f32
  * source), to a pair from two f32 (cvt.rn/rz{.relu}{.satfinite}
  * .f16x2.f32 d, a, b), and from one, exactly to f32 and f64, rounded
- * (.rni...) to an integer.
+ * (.rni...) to an integer of any width.
  */
 static int check_half_cvt(struct check *c)
 {
@@ -515,8 +515,9 @@ static int check_half_cvt(struct check *c)
 	struct ptx_type d = in->type, s = in->type2;
 	unsigned int want = 2;
 
+	/* 8-bit integers: a result (cvt.rni.s8.f16), never a source. */
 	if (!s.size || s.cls == PC_PRED || d.cls == PC_PRED ||
-	    s.size == 1 || d.size == 1 || (ptx_type_half(s) && s.size != 2))
+	    s.size == 1 || (ptx_type_half(s) && s.size != 2))
 		return bad(c, "types");
 	if (ptx_type_half(d) && d.size == 4) {
 		if (s.cls != PC_F || s.size != 4 ||
