@@ -15,9 +15,11 @@
  *
  * Where the ISA leaves a result open, the answer is an H200's as
  * conformance/ptx's corpus records it: every NaN result of an operation
- * is the canonical 0x7fff of either format, f16 to f32 gives the f32
- * canonical NaN, bf16 to f32 keeps the NaN's bits (it is a shift), and
- * subnormals are kept unless .ftz says otherwise.
+ * is the canonical 0x7fff of either format (an f64 NaN converted: the
+ * format's quiet NaN of its sign), f16 to f32 gives the f32 canonical
+ * NaN, bf16 to f32 keeps the NaN's bits (it is a shift), to f64 a NaN
+ * keeps its sign and payload, and subnormals are kept unless .ftz says
+ * otherwise.
  */
 #include <math.h>
 #include <string.h>
@@ -170,6 +172,23 @@ static uint16_t flush(const struct hfmt *f, uint16_t h, bool ftz)
 	return ftz && h_subnormal(f, h) ? h & 0x8000u : h;
 }
 
+/*
+ * Whether .ftz flushes @v (exact, or a double rounded to odd): when it
+ * is below the smallest normal value once rounded to the format's
+ * precision with an unbounded exponent (IEEE 754's tininess after
+ * rounding), as an H200 does it on the corpus's .ftz.f16 cases:
+ * 0x3bff * 0x0400, 2^-14 - 2^-25, has 11 bits and is flushed;
+ * 0x0400 * 0x8400 + 0x0400, 2^-14 - 2^-28, rounds to 2^-14 and is not.
+ */
+static bool tiny(const struct hfmt *f, double v)
+{
+	int e;
+	double m = frexp(fabs(v), &e);
+
+	return v != 0 && ldexp(nearbyint(ldexp(m, (int)f->prec)),
+			       e - (int)f->prec) < ldexp(1.0, 1 - f->bias);
+}
+
 /* PTX min/max: NaN loses to a number (.NaN: wins); -0 is below +0. */
 static uint16_t minmax(const struct hfmt *f, const struct ptx_insn *in,
 		       uint16_t a, uint16_t b)
@@ -213,7 +232,10 @@ static uint16_t arith1(const struct hfmt *f, const struct ptx_insn *in,
 	case OP_MUL: v = x * y; break;
 	default: v = sum_odd(x * y, z); break;	/* fma */
 	}
-	r = flush(f, round_half(f, v, RND_RN), ftz);
+	if (ftz && tiny(f, v))
+		r = signbit(v) ? 0x8000u : 0;
+	else
+		r = round_half(f, v, RND_RN);
 	/* .sat: [0, 1], NaN to +0; .relu: negatives to +0. */
 	if ((in->flags & PF_SAT) && (h_isnan(f, r) || (r & 0x8000u)))
 		return 0;
@@ -308,6 +330,14 @@ static uint16_t cvt_to_half(const struct ptx_insn *in, uint64_t v)
 
 	if (s.cls == PC_S || s.cls == PC_U || s.cls == PC_B)
 		return cvt_clamp(f, in, int_to_half(f, in, v));
+	/*
+	 * An f64 NaN gives the format's quiet NaN of its sign (0x7e00,
+	 * 0xffc0...), an f32 one the canonical NaN: both as an H200 does.
+	 */
+	if (s.size == 8 && s.cls == PC_F && isnan(source_value(in, v)) &&
+	    !(in->flags & PF_SAT))
+		return (uint16_t)(v >> 48 & 0x8000u) |
+		       (uint16_t)(((2u << exp_bits(f)) - 1) << (f->prec - 2));
 	if (ptx_type_half(s)) {
 		uint16_t h = flush(fmt_of(s), (uint16_t)v, in->flags & PF_FTZ);
 
@@ -321,8 +351,11 @@ static uint16_t cvt_to_half(const struct ptx_insn *in, uint64_t v)
 		    r == RND_RPI ? ceil(d) : trunc(d);
 		r = RND_RN;
 	}
-	return cvt_clamp(f, in, flush(f, round_half(f, d, r),
-				      in->flags & PF_FTZ));
+	/*
+	 * .ftz flushes an f32 source (source_value()) but not the result:
+	 * an H200 gives cvt.rn.ftz.f16.f32 of 2^-24 as 0x0001.
+	 */
+	return cvt_clamp(f, in, round_half(f, d, r));
 }
 
 /* cvt from a 16-bit float @h to f32, f64 or an integer type. */
@@ -332,23 +365,33 @@ static uint64_t cvt_from_half(const struct ptx_insn *in, uint16_t h)
 	struct ptx_type d = in->type;
 	double v;
 
-	h = flush(f, h, in->flags & PF_FTZ);
+	/*
+	 * .ftz is about f32: an f16 subnormal is a normal f32 and stays (as
+	 * on an H200), a bf16 one is an f32 subnormal and flushes.
+	 */
+	if (in->type2.cls == PC_BH)
+		h = flush(f, h, in->flags & PF_FTZ);
 	v = h_value(f, h);
 	if (d.cls != PC_F)
 		return ptx_float_to_int(v, d, in->rnd, false);
 	if (h_isnan(f, h)) {
-		/* bf16 is the top half of an f32: its NaN shifts as it is. */
-		uint64_t n = in->type2.cls == PC_BH ? (uint64_t)h << 16 :
-			     0x7fffffffu;
+		uint64_t m = h & ((1u << (f->prec - 1)) - 1);
 
-		float nf;
-		uint32_t n32 = n;
-
+		/* .sat: NaN is +0, as for f32. */
+		if (in->flags & PF_SAT)
+			return 0;
+		/*
+		 * To f32: bf16 is the top half of an f32, its NaN shifted as
+		 * it is, but canonical with .ftz; f16's is the canonical NaN.
+		 * To f64: the NaN widened, sign and payload kept, quieted.
+		 * All as an H200 gives them.
+		 */
 		if (d.size == 4)
-			return n;
-		/* To f64 as cvt.f64.f32 widens that f32 NaN. */
-		memcpy(&nf, &n32, 4);
-		return to_f64_bits(nf) | 0x0008000000000000ull;
+			return in->type2.cls == PC_BH &&
+			       !(in->flags & PF_FTZ) ? (uint64_t)h << 16 :
+			       0x7fffffffu;
+		return (uint64_t)(h & 0x8000u) << 48 |
+		       0x7ff8000000000000ull | m << (53 - f->prec);
 	}
 	if (in->flags & PF_SAT)
 		v = !(v > 0.0) ? 0.0 : v > 1.0 ? 1.0 : v;

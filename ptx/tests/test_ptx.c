@@ -404,6 +404,26 @@ static const struct {
 	  { 0x3c004000, 0x40003c00 }, 2 },
 	/* mov packs halves, the first lowest. */
 	{ "mov.b32 %r4, {%h2, %h1};", { 0x12345678 }, 0x56781234 },
+	/*
+	 * Where the ISA leaves it open, as the corpus recorded it on an
+	 * H200.  .ftz flushes a result tiny once rounded with an unbounded
+	 * exponent: 2^-14 - 2^-25 has 11 bits and is flushed, 2^-14 - 2^-28
+	 * rounds to 2^-14 and is not.
+	 */
+	{ "mul.rn.ftz.f16 %h7, %h1, %h3;", { 0x3bff, 0x0400 }, 0x0000 },
+	{ "fma.rn.ftz.f16 %h7, %h1, %h3, %h5;", { 0x0400, 0x8400, 0x0400 },
+	  0x0400 },
+	/* cvt's .ftz is f32's: it flushes neither an f16 result nor an f16
+	 * source (a normal f32). */
+	{ "cvt.rn.ftz.f16.f32 %h7, %f1;", { 0x33800000 }, 0x0001 },
+	{ "cvt.ftz.f32.f16 %f2, %h1;\n\tmov.b32 %r4, %f2;", { 0x03ff },
+	  0x387fc000 },
+	/* NaNs: to f64 with sign and payload; from f64 the quiet NaN of the
+	 * sign; .sat makes one +0. */
+	{ "cvt.f64.f16 %fd2, %h1;\n\tmov.b64 {_, %r4}, %fd2;", { 0xfe01 },
+	  0xfff80400 },
+	{ "cvt.rn.f16.f64 %h7, %fd1;", { 0x00000001, 0xfff00000 }, 0xfe00 },
+	{ "cvt.sat.f32.f16 %f2, %h1;\n\tmov.b32 %r4, %f2;", { 0x7e00 }, 0 },
 };
 
 START_TEST(test_half)
