@@ -424,6 +424,10 @@ static const struct {
 	  0xfff80400 },
 	{ "cvt.rn.f16.f64 %h7, %fd1;", { 0x00000001, 0xfff00000 }, 0xfe00 },
 	{ "cvt.sat.f32.f16 %f2, %h1;\n\tmov.b32 %r4, %f2;", { 0x7e00 }, 0 },
+	/* sin and cos reduce through an f32 product with 1/(2 pi): from
+	 * 2^23 it is whole, so cos(2^30) is 1. */
+	{ "cos.approx.f32 %f2, %f1;\n\tmov.b32 %r4, %f2;", { 0x4e800000 },
+	  0x3f800000 },
 };
 
 START_TEST(test_half)
