@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Writes the generated part of the PTX corpus: one kernel per instruction
-form (int.ptx, float.ptx, convert.ptx, bits.ptx), the
+form (int.ptx, float.ptx, convert.ptx, bits.ptx, half.ptx), the
 atomics' edge kernels (atomic.ptx), and cases.txt, which names every case
 of the corpus, the hand-written kernels' (the other *.ptx beside this
 file) too.  Run it after changing a table here, then re-record the answers
@@ -112,10 +112,10 @@ def load(t, setw):
 
 
 def kernel(name, arity, stype, dtype, body, btype=None, ctype=None,
-           setw=4):
+           setw=4, decl=()):
     """One kernel: operands %a (%b, %c) of stype (btype, ctype), read
     from set elements of setw bytes, result %d of dtype, computed by
-    body."""
+    body, which may use the registers decl declares."""
     btype = btype or stype
     ctype = ctype or stype
     regs = {'a': stype, 'b': btype, 'c': ctype}
@@ -126,6 +126,7 @@ def kernel(name, arity, stype, dtype, body, btype=None, ctype=None,
     for r in 'abc'[:arity]:
         lines.append('\t.reg .%s %%%s;' % (REG[regs[r]], r))
     lines.append('\t.reg .%s %%d;' % REG[dtype])
+    lines += ['\t' + x for x in decl]
     lines += ['\tld.param.u64 %rd1, [out];', '\tld.param.u64 %rd2, [in];',
               '\tcvta.to.global.u64 %rd1, %rd1;',
               '\tcvta.to.global.u64 %rd2, %rd2;',
@@ -432,6 +433,179 @@ add('convert.ptx', 'cvt_rn_f16x2_f32', 2, 'f32', 'b32',
     ['cvt.rn.f16x2.f32 %d, %a, %b;'], 'f32')
 
 
+# 16-bit floats against the hardware, in half.ptx: edge sets of both
+# formats (zeros, ones, values whose results round or tie, the largest
+# finite value, the smallest normal and the subnormals, infinities, NaNs
+# of both signs with payloads, signalling ones), pairs of them, and
+# integers that round across the f16 range.
+def f16(x):
+    return struct.unpack('<H', struct.pack('<e', x))[0]
+
+
+def bf16(x):
+    return f32(x) >> 16	# only values bf16 holds exactly
+
+
+SETS['h16'] = (2, [f16(x) for x in (
+    0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 127.5, -128.5,
+    255.0, 2048.0, 2050.0, 65504.0, -65504.0, 1.0 / 3)] + [
+    0x3c01, 0x3bff, 0x0400, 0x8400, 0x03ff, 0x0001, 0x8001, 0x0200, 0x7c00,
+    0xfc00, 0x7e00, 0x7c01, 0xfe01, 0x7fff, 0x1400, 0x5bff])
+SETS['bh16'] = (2, [bf16(x) for x in (
+    0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -1.5, 2.5, -2.5, 127.5, 256.0,
+    2.0 ** 24, 2.0 ** 31, -2.0 ** 31, 2.0 ** 63, 2.0 ** 64)] + [
+    0x3f81, 0x3f7f, 0x3eab, 0x7f7f, 0xff7f, 0x0080, 0x8080, 0x007f, 0x0001,
+    0x8001, 0x0040, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc1, 0x7fff])
+
+
+def pairs(s):
+    """Pairs of a 16-bit set, each half a different edge value."""
+    v = SETS[s][1]
+    n = len(v)
+    return (4, [v[i] | v[(i * 5 + 3) % n] << 16 for i in range(n)])
+
+
+SETS['h16x2'] = pairs('h16')
+SETS['bh16x2'] = pairs('bh16')
+# Integers to 16-bit floats: ties of f16 (2049, 2051) and of bf16 (257,
+# 259, 65664), the ends of f16's range (65519 rounds down, 65520 up to
+# infinity), the ends of the 32-bit ranges.
+SETS['ihalf'] = (4, [0, 1, 2, 0xffffffff, 2047, 2049, 2050, 2051, 4097,
+                     65504, 65519, 65520, 65535, 65536, 0xffff0010,
+                     0xffff0011, 257, 259, 65664, 0x7fffffff, 0x80000000,
+                     0x80000001, 0x01000001])
+# f32 edges for cvt to 16-bit floats: values that tie, round to the
+# largest finite value or past it, to f16's subnormals, to zero.
+SETS['f32h'] = (4, [f32(x) for x in (
+    0.0, -0.0, 1.0, -1.0, 65504.0, 65519.0, 65520.0, -65520.0, 65536.0,
+    2049.0, 2051.0, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -26, 2.0 ** -14,
+    2.0 ** -14 - 2.0 ** -25, 1.0 / 3, -1.0 / 3, 0.5)] + [
+    0x3f808000, 0x3f818000, 0x3f808001, 0x7f7fffff, 0xff7fffff, 0x7f7f8000,
+    0x00800000, 0x807fffff, 0x00000001, 0x7f800000, 0xff800000, 0x7fc00000,
+    0x7f800001, 0xffc00001, 0x7fffffff])
+H = 'half.ptx'
+for t, s, sp in (('f16', 'h16', 'h16x2'), ('bf16', 'bh16', 'bh16x2')):
+    ftzs = ('', '.ftz') if t == 'f16' else ('',)
+    for z in ftzs:
+        for o in ('add', 'sub', 'mul'):
+            for v, ss, rt in (('', s, 'b16'), ('x2', sp, 'b32')):
+                insn = '%s.rn%s.%s%s' % (o, z, t, v)
+                if insn in ('add.rn.f16', 'mul.rn.f16', 'add.rn.bf16'):
+                    continue	# float.ptx has them
+                op2(H, cname(insn), rt, insn, ss)
+        for m in ('', '.relu') + (('.sat',) if t == 'f16' else ()):
+            for v, ss, rt in (('', s, 'b16'), ('x2', sp, 'b32')):
+                insn = 'fma.rn%s%s.%s%s' % (z, m, t, v)
+                if insn == 'fma.rn.f16x2':
+                    continue
+                add(H, cname(insn), 3, rt, rt, [insn + ' %d, %a, %b, %c;'],
+                    ss)
+        for o in ('min', 'max', 'min.NaN', 'max.NaN'):
+            for v, ss, rt in (('', s, 'b16'), ('x2', sp, 'b32')):
+                insn = '%s%s.%s%s' % (o.split('.')[0], z + (
+                    '.NaN' if '.NaN' in o else ''), t, v)
+                op2(H, cname(insn), rt, insn, ss)
+        for o in ('neg', 'abs'):
+            for v, ss, rt in (('', s, 'b16'), ('x2', sp, 'b32')):
+                insn = '%s%s.%s%s' % (o, z, t, v)
+                op1(H, cname(insn), rt, insn, ss)
+        for c in ('eq', 'ne', 'lt', 'le', 'gt', 'ge', 'equ', 'neu', 'ltu',
+                  'leu', 'gtu', 'geu', 'num', 'nan'):
+            if z and c not in ('lt', 'eq', 'geu'):
+                continue
+            insn = 'setp.%s%s.%s' % (c, z, t)
+            add(H, cname(insn), 2, 'b16', 'u32',
+                [insn + ' %p2, %a, %b;', 'selp.u32 %d, 1, 0, %p2;'], s)
+    # A pair sets p from the low halves, q from the high: p + 2q, and
+    # combined with a predicate (the low half of a below 1).
+    for c in ('lt', 'equ', 'nan', 'ge') + (('lt.ftz',) if t == 'f16' else ()):
+        for aop in ('', '.and', '.xor'):
+            insn = 'setp.%s%s.%sx2' % (c, aop, t)
+            body = ['setp.lt.u32 %p1, %a, 0x3c00;'] if aop else []
+            body += [insn + ' %%p2|%%p3, %%a, %%b%s;' % (
+                ', %p1' if aop else ''), 'selp.u32 %r9, 1, 0, %p2;',
+                'selp.u32 %r10, 2, 0, %p3;', 'add.u32 %d, %r9, %r10;']
+            add(H, cname(insn), 2, 'b32', 'u32', body, sp)
+
+# Conversions to 16-bit floats: from f32 and f64 in every rounding mode,
+# .relu, .satfinite, .sat, .ftz, between the two formats; from integers.
+for t in ('f16', 'bf16'):
+    for r in RND:
+        for m in ('',) + (('.relu', '.satfinite', '.relu.satfinite')
+                          if r in ('rn', 'rz') else ()):
+            if (t, r, m) in (('f16', 'rn', ''), ('f16', 'rz', ''),
+                             ('bf16', 'rn', '')):
+                continue	# convert.ptx has them
+            insn = 'cvt.%s%s.%s.f32' % (r, m, t)
+            op1(H, cname(insn), 'f32', insn, 'f32h', dtype='b16')
+        insn = 'cvt.%s.%s.f64' % (r, t)
+        op1(H, cname(insn), 'f64', insn, 'cvtf64', dtype='b16')
+    for m in ('.relu', '.satfinite', '.relu.satfinite'):
+        insn = 'cvt.rn%s.%sx2.f32' % (m, t)
+        add(H, cname(insn), 2, 'f32', 'b32', [insn + ' %d, %a, %b;'], 'f32s')
+    insn = 'cvt.rz.%sx2.f32' % t
+    add(H, cname(insn), 2, 'f32', 'b32', [insn + ' %d, %a, %b;'], 'f32s')
+for insn in ('cvt.rn.ftz.f16.f32', 'cvt.rn.sat.f16.f32',
+             'cvt.rn.ftz.sat.f16.f32'):
+    op1(H, cname(insn), 'f32', insn, 'f32h', dtype='b16')
+for insn, s in (('cvt.rn.f16.bf16', 'bh16'), ('cvt.rn.bf16.f16', 'h16'),
+                ('cvt.rz.f16.bf16', 'bh16'), ('cvt.rm.bf16.f16', 'h16')):
+    op1(H, cname(insn), 'b16', insn, s)
+for t, s in (('f16', 'h16'), ('bf16', 'bh16')):
+    for r in ('rni', 'rzi', 'rmi', 'rpi'):
+        insn = 'cvt.%s.%s.%s' % (r, t, t)
+        op1(H, cname(insn), 'b16', insn, s)
+# From integers, every rounding mode.
+for st, s in (('s32', 'ihalf'), ('u32', 'ihalf'), ('s64', 'ihalf'),
+              ('u64', 'i64'), ('s16', 'i16'), ('u16', 'i16')):
+    for t in ('f16', 'bf16'):
+        for r in RND:
+            insn = 'cvt.%s.%s.%s' % (r, t, st)
+            op1(H, cname(insn), st, insn, s, dtype='b16')
+# From 16-bit floats: to f32 and f64 (NaNs), .ftz, .sat; to integers.
+for t, s in (('f16', 'h16'), ('bf16', 'bh16')):
+    # ptxas takes .sat from f16 only, .ftz to f32 only.
+    for insn, dt in (('cvt.f64.%s', 'f64'), ('cvt.ftz.f32.%s', 'f32'),
+                     ('cvt.sat.f32.%s', 'f32')):
+        if t == 'bf16' and '.sat' in insn:
+            continue
+        insn = insn % t
+        op1(H, cname(insn), 'b16', insn, s, dtype=dt)
+    for dt in ITYPES:
+        for r in ('rni', 'rzi', 'rmi', 'rpi'):
+            if dt in ('s8', 'u8', 's64') and r not in ('rni', 'rzi'):
+                continue
+            if t == 'bf16' and dt in ('s8', 'u8'):
+                continue	# ptxas has no 8-bit integers from bf16
+            insn = 'cvt.%s.%s.%s' % (r, dt, t)
+            dreg = {'s8': 's16', 'u8': 'u16'}.get(dt, dt)
+            op1(H, cname(insn), 'b16', insn, s, dtype=dreg)
+
+# mov packing and unpacking through 16-bit registers of every type.
+add(H, 'mov_pack_b16', 2, 'b16', 'b32', ['mov.b32 %d, {%a, %b};'], 'h16')
+add(H, 'mov_unpack_f16', 1, 'b32', 'b32',
+    ['mov.b32 {%h1, %h2}, %a;', 'neg.f16 %h1, %h1;',
+     'mov.b32 %d, {%h2, %h1};'], 'h16x2', decl=['.reg .f16 %h<3>;'])
+add(H, 'mov_unpack_bf16x2', 1, 'b32', 'b32',
+    ['mov.b32 %x, %a;', 'mov.b32 {%h1, %h2}, %x;', 'abs.bf16 %h2, %h2;',
+     'mov.b32 %x, {%h2, %h1};', 'mov.b32 %d, %x;'], 'bh16x2',
+    decl=['.reg .b16 %h<3>;', '.reg .f16x2 %x;'])
+add(H, 'mov_pack_b64', 1, 'b64', 'b64',
+    ['mov.b64 {%h1, %h2, %h3, %h4}, %a;', 'mov.b64 %d, {%h4, %h2, %h3, %h1};'],
+    'i64', decl=['.reg .b16 %h<5>;'])
+
+# sin and cos beyond [-pi, pi], where the ISA states no bound.
+SETS['trig'] = (4, [f32(x) for x in (
+    3.0, 3.5, -3.5, 4.0, 6.0, 7.0, 10.0, -10.0, 100.0, 1000.0, 1e4, 1e5,
+    1e6, 1e7, 2.0 ** 22, 2.0 ** 22 + 1, 2.0 ** 23, 2.0 ** 23 + 1, 2.0 ** 24,
+    2.0 ** 24 + 2, 2.0 ** 30, 1e10, 2.0 ** 64, -2.0 ** 64, 100.5, 12.5,
+    31.4159, 314.159, 3.1415927, 3.1415925, 6.2831855)] + [0x7f7fffff])
+for insn, bound in (('sin.approx.f32', 'sin'), ('cos.approx.f32', 'cos'),
+                    ('sin.approx.ftz.f32', 'sin'),
+                    ('cos.approx.ftz.f32', 'cos')):
+    op1(H, cname(insn) + '_big', 'f32', insn, 'trig', ulp=bound)
+
+
 # Atomics on single words, every operator against every pair of edge
 # values: thread i of n stores in[i] into its own slot, applies the
 # operation with operand in[j] and writes the word after it and the value
@@ -547,7 +721,9 @@ HAND = [
 def main():
     for f, ks in FILES.items():
         with open(os.path.join(here, f), 'w') as out:
-            out.write(HEAD + '\n' + '\n'.join(ks))
+            # .satfinite on 16-bit floats needs PTX ISA 8.1.
+            head = HEAD.replace('8.0', '8.1') if f == H else HEAD
+            out.write(head + '\n' + '\n'.join(ks))
     with open(os.path.join(here, 'cases.txt'), 'w') as out:
         out.write('# Generated by conformance/ptx/gen.py: the PTX corpus.\n'
                   '# set NAME BYTES VALUE...: an input set, in hex.\n'
