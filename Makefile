@@ -392,7 +392,7 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 			--json $(O)/bench/bench_backend.json && \
 		env $(TCG_MEMCPY) $(O)/tools/cumc-allreduce $(BENCH_ALLREDUCE) \
 			-n 8 --json $(O)/bench/allreduce-1node.json'
-	scripts/fabric-run --nodes 2 -- sh -c 'env $(TCG_MEMCPY) \
+	scripts/fabric-run --nodes 2 --procs-per-node 1 -- sh -c 'env $(TCG_MEMCPY) \
 		$(O)/bench/bench_fabric --json $(O)/bench/bench_fabric.json && \
 		env $(TCG_MEMCPY) $(O)/tools/cumc-allreduce $(BENCH_ALLREDUCE) \
 			--nodes 2 -n 8 --root 10.77.0.1 \

@@ -43,7 +43,8 @@ else
 	where="set label 1 \"$ranks; objects shared as fabric handles\" at graph 0.02, graph 0.04"
 	# Rank 0 is on node 0, 10.77.0.1 on the fabric's network; its output
 	# is the report, the other nodes' lines keep their "node K: " prefix.
-	scripts/fabric-run --nodes "$nodes" --gpus-per-node "$gpus_per_node" -- \
+	scripts/fabric-run --nodes "$nodes" --gpus-per-node "$gpus_per_node" \
+		--procs-per-node 1 -- \
 		build/tools/cumc-allreduce --nodes "$nodes" \
 		-n $((nodes * gpus_per_node)) --root 10.77.0.1 \
 		--sweep "$sweep" --ring -i 5 -w 1 --json "$out/$name.json" \

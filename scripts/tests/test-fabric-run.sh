@@ -83,7 +83,7 @@ run() {
 	shift
 	start=$(date +%s)
 	(cd "$dir" && timeout -k 10 300 "$top/scripts/fabric-run" \
-		--no-imex "${module_args[@]}" --timeout 240 \
+		--no-imex --procs-per-node 1 "${module_args[@]}" --timeout 240 \
 		--env OUT="$dir" --env TOP="$top" "$@" \
 		>"$dir/$name.log" 2>&1) || status=$?
 	echo "$status" >"$dir/$name.status"

@@ -50,7 +50,7 @@ vm=()
 	vm+=(--env "CK_TIMEOUT_MULTIPLIER=$CK_TIMEOUT_MULTIPLIER")
 
 echo "TAP version 13"
-(cd "$top" && scripts/fabric-run --nodes 4 --domain 0,1,3 --domain 2 \
+(cd "$top" && scripts/fabric-run --nodes 4 --procs-per-node 1 --domain 0,1,3 --domain 2 \
 	--timeout "${CUMC_FABRIC_TIMEOUT:-1800}" ${vm[@]+"${vm[@]}"} -- \
 	stdbuf -oL build/tests/test_multinode) >"$out" 2>&1
 status=$?

@@ -18,7 +18,7 @@ trap 'rm -f "$out"' EXIT
 
 # Each run listens on its own port: the first run's may linger.
 tool="build/tools/cumc-allreduce --nodes 2 -n 8 --root 10.77.0.1"
-(cd "$top" && scripts/fabric-run --nodes 2 --timeout 600 -- sh -c "
+(cd "$top" && scripts/fabric-run --nodes 2 --procs-per-node 1 --timeout 600 -- sh -c "
 	$tool:29501 -b 256k -i 1 -t both --ring; echo \"clean status \$?\"
 	$tool:29502 -b 256k -i 1 --corrupt 5; echo \"corrupt status \$?\"") \
 	>"$out" 2>&1
