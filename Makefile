@@ -45,8 +45,13 @@ SELFTEST_HEADERS := selftests/cumc_selftest.h lib/tests/fdpass.h \
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_HDRS := $(wildcard lib/*.h include/cumc/*.h uapi/linux/*.h)
-# entry_points.o: the exported functions, made from lib/libcumc.map (lib/log.h).
-LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o) $(O)/lib/entry_points.o
+LIB_OBJS := $(LIB_SRCS:lib/%.c=$(O)/lib/%.o)
+# The table of entry points (Documentation/api.md, "The table of entry
+# points") and what scripts/entry-table makes of it: the version script, the
+# names the implementations take, and the X-macro lists of entry_points.h.
+ENTRY_TABLE := lib/entry_points.table
+LIB_MAP := $(O)/lib/libcumc.map
+ENTRY_H := $(O)/lib/entry_points.h
 # libcumc-ptx (ptx/): the PTX loader and executor, a static archive of
 # position-independent objects that libcumc links in (Documentation/ptx.md).
 PTX_SRCS := $(wildcard ptx/*.c)
@@ -112,34 +117,35 @@ lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
 # The objects of lib/*.c call the entry points they define by the names
 # $(O)/lib/impl.syms gives them; the exported names are entry_points.o's
-# functions, which CUMC_LOG logs through (lib/log.h). procaddr_table.o
-# keeps the exported names: it hands them out.
+# functions, which CUMC_LOG logs through (lib/log.h), and which it hands
+# cuGetProcAddress: that object alone keeps the exported names.
 LIB_RENAME = --redefine-syms=$(O)/lib/impl.syms
-$(O)/lib/procaddr_table.o: LIB_RENAME :=
+$(O)/lib/entry_points.o: LIB_RENAME :=
+$(O)/lib/entry_points.o: $(ENTRY_H)
 
 $(O)/lib/%.o: lib/%.c $(LIB_HDRS) ptx/cumc_ptx.h $(O)/lib/impl.syms | $(O)/lib
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -fPIC -c -o $@.tmp $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -I$(O)/lib -fPIC -c -o $@.tmp $<
 	$(OBJCOPY) $(LIB_RENAME) $@.tmp $@
 	rm $@.tmp
 
-$(O)/lib/impl.syms: lib/libcumc.map scripts/entry-points | $(O)/lib
-	scripts/entry-points syms $< >$@.tmp
+$(O)/lib/impl.syms: $(ENTRY_TABLE) scripts/entry-table | $(O)/lib
+	scripts/entry-table syms $(ENTRY_TABLE) >$@.tmp
 	mv $@.tmp $@
 
-$(O)/lib/entry_points.c: lib/libcumc.map scripts/entry-points $(LIB_SRCS) \
-		$(wildcard lib/*.h) | $(O)/lib
-	scripts/entry-points wrappers $< $(LIB_SRCS) $(wildcard lib/*.h) >$@.tmp
+$(LIB_MAP): $(ENTRY_TABLE) scripts/entry-table | $(O)/lib
+	scripts/entry-table map $(ENTRY_TABLE) >$@.tmp
 	mv $@.tmp $@
 
-$(O)/lib/entry_points.o: $(O)/lib/entry_points.c $(LIB_HDRS)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ilib -fPIC -c -o $@ $<
+$(ENTRY_H): $(ENTRY_TABLE) scripts/entry-table | $(O)/lib
+	scripts/entry-table header $(ENTRY_TABLE) >$@.tmp
+	mv $@.tmp $@
 
 # The data path's loops are written to be vectorised.
 $(O)/lib/multimem_ops.o: CFLAGS += -O3
 
-$(LIB_SO): $(LIB_OBJS) $(PTX_A) lib/libcumc.map
+$(LIB_SO): $(LIB_OBJS) $(PTX_A) $(LIB_MAP)
 	$(CC) -shared -Wl,-soname,libcumc.so.$(SOVERSION) \
-		-Wl,--version-script=lib/libcumc.map -Wl,-z,defs $(LDFLAGS) \
+		-Wl,--version-script=$(LIB_MAP) -Wl,-z,defs $(LDFLAGS) \
 		-o $@ $(LIB_OBJS) $(PTX_A) -lpthread -lm -ldl
 	ln -sf libcumc.so.$(VERSION) $(O)/libcumc.so.$(SOVERSION)
 	ln -sf libcumc.so.$(SOVERSION) $(O)/libcumc.so
@@ -200,7 +206,7 @@ tests: $(CHECK_HOST_TESTS:%=$(O)/tests/%) $(CHECK_VM_TESTS:%=$(O)/tests/%) \
 
 # Linked statically: unit tests reach the library's internal functions too.
 $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_DEFS) $(CHECK_CFLAGS) -Ilib -Ilib/tests \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(TEST_DEFS) $(CHECK_CFLAGS) -Ilib -I$(O)/lib -Ilib/tests \
 		-o $@ $< $(LIB_A) $(CHECK_LIBS) -lpthread -lm -ldl
 
 $(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1

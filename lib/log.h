@@ -5,13 +5,13 @@
  * errno (Documentation/api.md, "CUMC_LOG").
  *
  * How every entry point gets it without a line of its own: the build
- * renames each name lib/libcumc.map exports to libcumc_impl_<name> in the
- * library's objects (scripts/entry-points syms), so the functions in
- * lib/, and their calls to one another, take those names; the exported
- * names are then the functions CUMC_ENTRY_POINT defines, one for each name
- * of the map, generated from the prototypes in lib/ (scripts/entry-points
- * wrappers). procaddr_table.c alone keeps the exported names: what
- * cuGetProcAddress hands out logs too.
+ * renames each name of the table of entry points (entry_points.table) to
+ * libcumc_impl_<name> in the library's objects (scripts/entry-table syms),
+ * so the functions in lib/, and their calls to one another, take those
+ * names; the exported names are then the functions CUMC_ENTRY_POINT
+ * defines in entry_points.c, one for each row of the table, with the
+ * parameters the row gives. entry_points.c alone keeps the exported names:
+ * what cuGetProcAddress hands out logs too.
  *
  * While CUMC_LOG is off, an exported function tests one variable, set once
  * as the library loads, and jumps to its implementation.

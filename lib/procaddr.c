@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * cuGetProcAddress: entry points by name and CUDA version, from the tables
- * of procaddr_table.c.  It needs no cuInit: programs use it to find cuInit.
+ * of entry_points.c.  It needs no cuInit: programs use it to find cuInit.
  */
 #include <stdbool.h>
 #include <string.h>

@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Entry points cuGetProcAddress hands out whose ABI no cuda.h declares any
- * more.  tests/abi/abi_check.sh includes this header next to the toolkit's
- * to check them against its PFN typedefs.
+ * more, for the compiler to check their definitions against.
  */
 #ifndef _CUMC_LIB_PROCADDR_H
 #define _CUMC_LIB_PROCADDR_H
 
 #include <cuda.h>
 
-/* An entry of procaddr_table.h: a function of that symbol's ABI at version. */
+/*
+ * A CUMC_PROC or CUMC_PROC_PTDS entry of entry_points.h: a function of
+ * that symbol's ABI at version.
+ */
 struct libcumc_proc {
 	const char *symbol;
 	int version;
 	void *function;
 };
 
-/* procaddr_table.c: the legacy flavours, and the per-thread ones. */
+/* entry_points.c: the legacy flavours, and the per-thread ones. */
 extern const struct libcumc_proc libcumc_procs[];
 extern const size_t libcumc_num_procs;
 extern const struct libcumc_proc libcumc_procs_ptds[];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * cuGetProcAddress (and the CUDA 11.3 four-argument cuGetProcAddress):
- * every entry of procaddr_table.h is found at its version, the newest
+ * every entry of entry_points.h is found at its version, the newest
  * entry not newer than the version asked for wins, and unknown symbols,
  * too-old versions and bad arguments answer as cuda.h documents; lookups
  * with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM find the _ptds/_ptsz
@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include <cuda.h>
+#include <cumc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,13 +24,19 @@ struct entry {
 	void *function;
 };
 
+/*
+ * The exported functions by their symbols (cumc.h's among them): the name
+ * a row gives may be a macro of cuda.h's for another (cuGetProcAddress).
+ */
+#define CUMC_ENTRY(symbol, params, args) \
+	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);
+#include "entry_points.h"
+
 #define CUMC_PROC(symbol, version, function) \
-	{ symbol, version, (void *)function },
+	{ symbol, version, (void *)libcumc_entry_##function },
 static const struct entry table[] = {
-#include "procaddr_table.h"
+#include "entry_points.h"
 };
-#undef CUMC_PROC
-#undef CUMC_PROC_PTDS
 
 #define NUM_ENTRIES (sizeof(table) / sizeof(table[0]))
 
@@ -160,12 +167,10 @@ END_TEST
 
 /* Per-thread default stream entries, as the table lists them. */
 #define CUMC_PROC_PTDS(symbol, version, function) \
-	{ symbol, version, (void *)function },
+	{ symbol, version, (void *)libcumc_entry_##function },
 static const struct entry ptds_table[] = {
-#include "procaddr_table.h"
+#include "entry_points.h"
 };
-#undef CUMC_PROC_PTDS
-#undef CUMC_PROC
 
 START_TEST(every_per_thread_entry_is_found_with_its_flag)
 {

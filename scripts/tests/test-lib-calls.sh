@@ -4,7 +4,7 @@
 # scripts/tests/test-lib-calls.sh [DIR]: libcumc's calls go one way
 # (Documentation/api.md, "The library's shape"). No circle of calls
 # between lib/'s files, read as scripts/file-calls reads them, leaving out
-# the exported entry points of lib/libcumc.map, which comments name
+# the exported entry points of lib/entry_points.table, which comments name
 # everywhere; and no call of an exported entry point in the library's
 # code, comments and strings aside, so that those names cannot tie files
 # together behind the first check's back. Runs on the host; prints TAP.
@@ -17,7 +17,7 @@ dir=${1:-$top/lib}
 
 exported=$(mktemp)
 trap 'rm -f "$exported"' EXIT
-"$top/scripts/entry-points" syms "$dir/libcumc.map" | cut -d' ' -f1 >"$exported"
+"$top/scripts/entry-table" names "$dir/entry_points.table" >"$exported"
 
 circles=$("$top/scripts/file-calls" --except "$exported" "$dir")
 tap_result $? "found the library's functions and calls in ${dir#"$top"/}"

@@ -3,12 +3,14 @@
 #
 # Check that include/cumc/cuda.h is ABI-identical to the CUDA toolkit's
 # cuda.h for everything it declares:
-#   1. abi_list.h names every enumerator and entry point of our header;
+#   1. abi_list.h names every enumerator of our header, and the table of
+#      entry points (lib/entry_points.table) every entry point;
 #   2. abi_dump prints the same values, sizes, offsets and linked symbol
 #      names whichever of the two headers it is built against;
 #   3. our prototypes compile next to the toolkit's (C and C++);
-#   4. every lib/procaddr_table.h entry names a function of the type the
-#      toolkit's cudaTypedefs.h gives that symbol and version.
+#   4. every cuGetProcAddress entry of the table hands out a function with
+#      the parameters the toolkit's cudaTypedefs.h gives that symbol and
+#      version.
 #
 # The toolkit is found through $CUDA_HOME, else through nvcc on PATH.
 # Prints one TAP result; exit status 0 pass or skipped (no toolkit), 1 fail.
@@ -43,6 +45,11 @@ fail() {
 	failed=1
 }
 
+# The table's X-macro lists, as the build makes them.
+entries="$work/entry_points.h"
+"$top/scripts/entry-table" header "$top/lib/entry_points.table" >"$entries" ||
+	fail "scripts/entry-table cannot read lib/entry_points.table"
+
 # 1. Coverage: enumerators are the indented capitalised names followed by
 # '=', ',' or the end of the line; entry points follow CUDAAPI.
 grep -E '^[[:space:]]+[A-Z][A-Za-z0-9_]*[[:space:]]*(=|,|$)' "$ours" |
@@ -58,14 +65,14 @@ while read -r name; do
 		fail "enumerator $name is missing from abi_list.h"
 done <"$work/enumerators"
 while read -r name; do
-	grep -qE "^ABI_FUNC\($name\)" "$list" ||
-		fail "entry point $name is missing from abi_list.h"
+	grep -qE "^CUMC_HEADER\([A-Za-z0-9_]+, $name\)" "$entries" ||
+		fail "entry point $name is missing from lib/entry_points.table"
 done <"$work/functions"
 
 # 2. Same facts through both headers.
 for side in toolkit cumc; do
 	if [ $side = toolkit ]; then inc=$toolkit_include; else inc="$top/include/cumc"; fi
-	if ! $CC $CFLAGS -I"$inc" "$here/abi_dump.c" -o "$work/abi_dump_$side" \
+	if ! $CC $CFLAGS -I"$inc" -I"$work" "$here/abi_dump.c" -o "$work/abi_dump_$side" \
 			2>"$work/build_$side.log"; then
 		cat "$work/build_$side.log"
 		fail "abi_dump does not build against the $side cuda.h ($inc)"
@@ -83,7 +90,7 @@ fi
 # 2b. The same in per-thread default stream builds: the _ptds/_ptsz names.
 for side in toolkit cumc; do
 	if [ $side = toolkit ]; then inc=$toolkit_include; else inc="$top/include/cumc"; fi
-	if ! $CC $CFLAGS -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I"$inc" \
+	if ! $CC $CFLAGS -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I"$inc" -I"$work" \
 			"$here/abi_dump.c" -o "$work/abi_dump_ptds_$side" \
 			2>"$work/build_ptds_$side.log"; then
 		cat "$work/build_ptds_$side.log"
@@ -114,8 +121,8 @@ else
 fi
 
 # 4. Each cuGetProcAddress entry hands out a function whose type is the
-# toolkit's PFN_<symbol>_v<version>; lib/procaddr.h declares those of old
-# ABIs that the toolkit's cuda.h no longer does.  Entries without a public typedef (the
+# toolkit's PFN_<symbol>_v<version>: the exported function of the row, with
+# the parameters the table gives it.  Entries without a public typedef (the
 # pre-4.0 versions kept under __CUDA_API_VERSION_INTERNAL, versions newer
 # than the toolkit) cannot be checked; any other missing typedef means a
 # wrong symbol or version.
@@ -125,49 +132,48 @@ toolkit_version=$(sed -nE 's/^#define CUDA_VERSION ([0-9]+).*/\1/p' \
 awk '/__CUDA_API_VERSION_INTERNAL/ { exit } { print }' "$typedefs" |
 	grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/public_pfns"
 grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' "$typedefs" | sort -u >"$work/all_pfns"
-tr '\n' ' ' <"$top/lib/procaddr_table.h" |
-	grep -oE 'CUMC_PROC\("[A-Za-z0-9_]+", *[0-9]+, *[A-Za-z0-9_]+\)' |
-	sed -E 's/CUMC_PROC\("([^"]+)", *([0-9]+), *([A-Za-z0-9_]+)\)/\1 \2 \3/' \
-	>"$work/procs"
-[ -s "$work/procs" ] || fail "no CUMC_PROC entries found in lib/procaddr_table.h"
+sed -nE 's/^CUMC_PROC\("([^"]+)", ([0-9]+), ([A-Za-z0-9_]+)\)$/\1 \2 \3/p' \
+	"$entries" >"$work/procs"
+[ -s "$work/procs" ] || fail "no CUMC_PROC entries in the table's entry_points.h"
 # The per-thread default stream entries: PFN_<symbol>_v<version>_ptds/_ptsz.
-tr '\n' ' ' <"$top/lib/procaddr_table.h" |
-	grep -oE 'CUMC_PROC_PTDS\("[A-Za-z0-9_]+", *[0-9]+, *[A-Za-z0-9_]+\)' |
-	sed -E 's/CUMC_PROC_PTDS\("([^"]+)", *([0-9]+), *([A-Za-z0-9_]+)\)/\1 \2 \3/' \
-	>"$work/procs_ptds"
+sed -nE 's/^CUMC_PROC_PTDS\("([^"]+)", ([0-9]+), ([A-Za-z0-9_]+)\)$/\1 \2 \3/p' \
+	"$entries" >"$work/procs_ptds"
 grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+_pt(ds|sz)\b' "$typedefs" | sort -u \
 	>"$work/ptds_pfns"
 unchecked=
 {
 	echo "#include <cudaTypedefs.h>"
-	echo "#include \"procaddr.h\""
+	echo "#include <cumc.h>"
+	# By their symbols: a name of the table may be a macro of cuda.h's.
+	echo "#define CUMC_ENTRY(symbol, params, args) \\"
+	echo "	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);"
+	echo "#include \"entry_points.h\""
 	while read -r symbol version function; do
 		pfn="PFN_${symbol}_v$version"
 		if grep -qx "$pfn" "$work/public_pfns"; then
-			echo "$pfn check_${symbol}_v$version = $function;"
+			echo "$pfn check_${symbol}_v$version = libcumc_entry_$function;"
 		elif grep -qx "$pfn" "$work/all_pfns" ||
 				[ "$version" -gt "$toolkit_version" ]; then
 			unchecked="$unchecked $symbol@$version"
 		else
-			fail "procaddr_table.h: $symbol $version has no $pfn in $typedefs" >&2
+			fail "entry_points.table: $symbol $version has no $pfn in $typedefs" >&2
 		fi
 	done <"$work/procs"
-	echo "#include \"stream.h\""
 	while read -r symbol version function; do
 		pfn=$(grep -xE "PFN_${symbol}_v${version}_pt(ds|sz)" "$work/ptds_pfns")
 		if [ -n "$pfn" ]; then
-			echo "$pfn check_${symbol}_v${version}_ptds = $function;"
+			echo "$pfn check_${symbol}_v${version}_ptds = libcumc_entry_$function;"
 		else
-			fail "procaddr_table.h: $symbol $version has no PFN_${symbol}_v${version}_ptds/_ptsz" >&2
+			fail "entry_points.table: $symbol $version has no PFN_${symbol}_v${version}_ptds/_ptsz" >&2
 		fi
 	done <"$work/procs_ptds"
 	[ -z "$unchecked" ] ||
 		echo "abi_check: note: unchecked proc entries:$unchecked" >&2
 } >"$work/procs_check.c" 2>"$work/procs_notes"
 cat "$work/procs_notes"
-if ! $CC $CFLAGS -I"$toolkit_include" -I"$top/lib" -I"$top/uapi" -fsyntax-only \
-		"$work/procs_check.c"; then
-	fail "a procaddr_table.h function does not match its PFN typedef"
+if ! $CC $CFLAGS -I"$toolkit_include" -I"$top/include/cumc" -I"$work" \
+		-fsyntax-only "$work/procs_check.c"; then
+	fail "a function of the table does not match its PFN typedef"
 fi
 
 if [ $failed -ne 0 ]; then

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Print every ABI fact of abi_list.h, one "kind name value..." line each,
- * as seen through whichever <cuda.h> the include path finds.  abi_check.sh
- * builds it against the toolkit and against libcumc and diffs the output.
+ * Print every ABI fact of abi_list.h and every entry point of the table,
+ * one "kind name value..." line each, as seen through whichever <cuda.h>
+ * the include path finds.  abi_check.sh builds it against the toolkit and
+ * against libcumc and diffs the output.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -31,12 +32,17 @@
 	printf("member %s.%s offset %zu size %zu\n", #type, #member,	\
 	       offsetof(type, member), sizeof(((type *)0)->member));
 
-/* The first string is the name as written, the second the linked symbol. */
-#define ABI_FUNC(name)							\
+/*
+ * Each entry point of the table (entry_points.h, which abi_check.sh makes
+ * with scripts/entry-table): the name as written, then the symbol it links
+ * to after the header's macros.
+ */
+#define CUMC_HEADER(symbol, name)					\
 	printf("func %s %s\n", #name, ABI_EXPANDED_STRING(name));
 
 int main(void)
 {
 #include "abi_list.h"
+#include "entry_points.h"
 	return 0;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Documentation/api.md names every entry point libcumc exports
-# (lib/libcumc.map): one TAP line for the whole list, naming what is
+# (lib/entry_points.table): one TAP line for the whole list, naming what is
 # missing. A per-thread default stream variant (_ptds, _ptsz) counts as
 # documented when the name it varies is, as api.md describes the variants
 # once for all.
@@ -11,14 +11,12 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
-map=$top/lib/libcumc.map
 doc=$top/Documentation/api.md
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
 
-exported=$(sed -n '/global:/,/local:/p' "$map" | sed 's,/\*.*\*/,,' |
-	grep -o '^[[:space:]]*[A-Za-z_][A-Za-z_0-9]*;' | tr -d ' \t;')
+exported=$("$top/scripts/entry-table" names "$top/lib/entry_points.table")
 missing=
 for symbol in $exported; do
 	base=${symbol%_ptds}
