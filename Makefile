@@ -303,7 +303,7 @@ check:
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
 			scripts/tests/test-imex-channel-names.sh scripts/tests/test-dkms.sh \
 			scripts/tests/test-deb-build.sh scripts/tests/test-kmod-calls.sh \
-			scripts/tests/test-lib-calls.sh \
+			scripts/tests/test-lib-calls.sh scripts/tests/test-entry-table.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-fabric-ranks.sh \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
