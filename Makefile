@@ -118,12 +118,12 @@ lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 # The objects of lib/*.c call the entry points they define by the names
 # $(O)/lib/impl.syms gives them; the exported names are entry_points.o's
 # functions, which CUMC_LOG logs through (lib/log.h), and which it hands
-# cuGetProcAddress: that object alone keeps the exported names.
+# cuGetProcAddress: that object alone keeps the exported names. Every
+# object may include lib/entry.h, and through it $(ENTRY_H).
 LIB_RENAME = --redefine-syms=$(O)/lib/impl.syms
 $(O)/lib/entry_points.o: LIB_RENAME :=
-$(O)/lib/entry_points.o: $(ENTRY_H)
 
-$(O)/lib/%.o: lib/%.c $(LIB_HDRS) ptx/cumc_ptx.h $(O)/lib/impl.syms | $(O)/lib
+$(O)/lib/%.o: lib/%.c $(LIB_HDRS) ptx/cumc_ptx.h $(O)/lib/impl.syms $(ENTRY_H) | $(O)/lib
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -I$(O)/lib -fPIC -c -o $@.tmp $<
 	$(OBJCOPY) $(LIB_RENAME) $@.tmp $@
 	rm $@.tmp

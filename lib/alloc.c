@@ -29,6 +29,7 @@
 
 #include "alloc.h"
 #include "context.h"
+#include "entry.h"
 #include "memory.h"
 #include "mempool.h"
 #include "ranges.h"
@@ -320,16 +321,14 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
  */
 #define CUMC_PITCH_ALIGN 512
 
-CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
-				    size_t WidthInBytes, size_t Height,
-				    unsigned int ElementSizeBytes)
+CUresult libcumc_impl_cuMemAllocPitch_v2(const struct libcumc_driver *drv,
+					 CUdeviceptr *dptr, size_t *pPitch,
+					 size_t WidthInBytes, size_t Height,
+					 unsigned int ElementSizeBytes)
 {
-	const struct libcumc_driver *drv;
 	size_t pitch, size;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!dptr || !pPitch || !WidthInBytes || !Height ||
 	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 &&
 	     ElementSizeBytes != 16))

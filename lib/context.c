@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "context.h"
+#include "entry.h"
 #include "host_mem.h"
 #include "internal.h"
 #include "stream.h"
@@ -48,13 +49,11 @@ __attribute__((constructor)) static void libcumc_contexts_atfork(void)
 	pthread_atfork(NULL, NULL, libcumc_contexts_forget_parent);
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+CUresult libcumc_impl_cuDevicePrimaryCtxRetain(const struct libcumc_driver *drv,
+					       CUcontext *pctx, CUdevice dev)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_check_device(drv, dev);
@@ -143,16 +142,14 @@ static CUresult libcumc_ctx_params_check(const CUctxCreateParams *params)
 					   params->numExecAffinityParams);
 }
 
-CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
-				CUctxCreateParams *ctxCreateParams,
-				unsigned int flags, CUdevice dev)
+CUresult libcumc_impl_cuCtxCreate_v4(const struct libcumc_driver *drv,
+				     CUcontext *pctx,
+				     CUctxCreateParams *ctxCreateParams,
+				     unsigned int flags, CUdevice dev)
 {
-	const struct libcumc_driver *drv;
 	CUcontext ctx;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pctx || !libcumc_ctx_flags_valid(flags))
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_check_device(drv, dev);

@@ -6,6 +6,7 @@
  * every memory operation is synchronous already).
  */
 #include "context.h"
+#include "entry.h"
 #include "internal.h"
 
 /* Exactly one scheduling policy, and only flags the header defines. */
@@ -52,14 +53,12 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
 	return res;
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
-					    int *active)
+CUresult libcumc_impl_cuDevicePrimaryCtxGetState(
+	const struct libcumc_driver *drv, CUdevice dev, unsigned int *flags,
+	int *active)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!flags || !active)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_check_device(drv, dev);
@@ -69,14 +68,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
 }
 
 /* Since CUDA 11.0, also while the primary context is active. */
-CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev,
-					       unsigned int flags)
+CUresult libcumc_impl_cuDevicePrimaryCtxSetFlags_v2(
+	const struct libcumc_driver *drv, CUdevice dev, unsigned int flags)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device_attr.h"
+#include "entry.h"
 #include "internal.h"
 
 CUresult libcumc_check_device(const struct libcumc_driver *drv, CUdevice dev)
@@ -43,13 +44,11 @@ static CUresult libcumc_query_device(CUdevice dev, const void *output,
 	return libcumc_device_info(drv, dev, info);
 }
 
-CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
+CUresult libcumc_impl_cuDeviceGet(const struct libcumc_driver *drv,
+				  CUdevice *device, int ordinal)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_check_device(drv, ordinal);
@@ -58,13 +57,9 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 	return res;
 }
 
-CUresult CUDAAPI cuDeviceGetCount(int *count)
+CUresult libcumc_impl_cuDeviceGetCount(const struct libcumc_driver *drv,
+				       int *count)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!count)
 		return CUDA_ERROR_INVALID_VALUE;
 	*count = drv->num_devices;

@@ -11,11 +11,13 @@
  * cuGetProcAddress is the one a program linked against would call,
  * CUMC_LOG's line included.
  */
+#include "internal.h"
 #include "log.h"
 #include "procaddr.h"
 
-/* Not a macro of parameters: those would expand cuda.h's macros of names. */
+/* Not macros of parameters: those would expand cuda.h's macros of names. */
 #define CUMC_ENTRY CUMC_ENTRY_POINT
+#define CUMC_ENTRY_DRIVER CUMC_ENTRY_POINT_DRIVER
 #include "entry_points.h"
 
 /*

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 
+#include "entry.h"
 #include "mem_prop.h"
 #include "memory.h"
 
@@ -15,15 +16,13 @@ libcumc_bad_handle_is_invalid_value[] = {
 	{ 0 }
 };
 
-CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
+CUresult libcumc_impl_cuMemGetInfo_v2(const struct libcumc_driver *drv,
+				      size_t *free, size_t *total)
 {
-	const struct libcumc_driver *drv;
 	struct cumc_device_info info;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!free || !total)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_current_device_info(drv, &dev, &info);
@@ -64,17 +63,15 @@ static CUresult libcumc_host_granularity(const struct libcumc_driver *drv,
 }
 
 /* MINIMUM and RECOMMENDED are one value: the device's granularity. */
-CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
-			const CUmemAllocationProp *prop,
-			CUmemAllocationGranularity_flags option)
+CUresult libcumc_impl_cuMemGetAllocationGranularity(
+	const struct libcumc_driver *drv, size_t *granularity,
+	const CUmemAllocationProp *prop,
+	CUmemAllocationGranularity_flags option)
 {
-	const struct libcumc_driver *drv;
 	struct cumc_device_info info;
 	__u32 handle_types;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!granularity || !prop ||
 	    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
 	     option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
@@ -122,16 +119,14 @@ CUresult libcumc_release_handle(const struct libcumc_driver *drv,
 			     libcumc_bad_handle_is_invalid_value);
 }
 
-CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
-			     size_t size, const CUmemAllocationProp *prop,
-			     unsigned long long flags)
+CUresult libcumc_impl_cuMemCreate(const struct libcumc_driver *drv,
+				  CUmemGenericAllocationHandle *handle,
+				  size_t size, const CUmemAllocationProp *prop,
+				  unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
 	__u32 handle_types;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!handle || !prop || flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_mem_prop_check(drv, prop, &handle_types);
@@ -141,13 +136,9 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 				  handle);
 }
 
-CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
+CUresult libcumc_impl_cuMemRelease(const struct libcumc_driver *drv,
+				   CUmemGenericAllocationHandle handle)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	return libcumc_release_handle(drv, handle);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "entry.h"
 #include "mempool.h"
 #include "va.h"
 
@@ -219,18 +220,16 @@ static CUresult libcumc_pool_granularity(const struct libcumc_driver *drv,
 	return res;
 }
 
-CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
-				 const CUmemPoolProps *poolProps)
+CUresult libcumc_impl_cuMemPoolCreate(const struct libcumc_driver *drv,
+				      CUmemoryPool *pool,
+				      const CUmemPoolProps *poolProps)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
 	size_t granularity, mem_total;
 	__u64 anchor = 0;
 	int fd = -1;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pool || !poolProps)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_pool_props_check(drv, poolProps);
@@ -277,14 +276,12 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
  * A destroyed pool answers no more; its memory goes once its last
  * allocation is freed (mempool_alloc.c frees the pool then).
  */
-CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+CUresult libcumc_impl_cuMemPoolDestroy(const struct libcumc_driver *drv,
+				       CUmemoryPool pool)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = CUDA_SUCCESS;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	pthread_mutex_lock(&libcumc_pools_lock);
 	p = libcumc_pool_find(pool);
 	if (!p || p->is_default) {
@@ -587,15 +584,14 @@ static CUresult libcumc_pool_set_access(const struct libcumc_driver *drv,
 	return res;
 }
 
-CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
-				    const CUmemAccessDesc *map, size_t count)
+CUresult libcumc_impl_cuMemPoolSetAccess(const struct libcumc_driver *drv,
+					 CUmemoryPool pool,
+					 const CUmemAccessDesc *map,
+					 size_t count)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!map)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);
@@ -606,16 +602,13 @@ CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
 	return res;
 }
 
-CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
-				    CUmemoryPool memPool,
-				    CUmemLocation *location)
+CUresult libcumc_impl_cuMemPoolGetAccess(const struct libcumc_driver *drv,
+					 CUmemAccess_flags *flags,
+					 CUmemoryPool memPool,
+					 CUmemLocation *location)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!flags || !location)
 		return CUDA_ERROR_INVALID_VALUE;
 	/* The host never has access to device pools (the real driver: NONE). */
@@ -633,14 +626,11 @@ CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
 	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+CUresult libcumc_impl_cuMemPoolTrimTo(const struct libcumc_driver *drv,
+				      CUmemoryPool pool, size_t minBytesToKeep)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	pthread_mutex_lock(&libcumc_pools_lock);
 	p = libcumc_pool_find(pool);
 	if (p)
@@ -675,15 +665,12 @@ static CUresult libcumc_default_pool_get(const struct libcumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out,
-					   CUdevice dev)
+CUresult libcumc_impl_cuDeviceGetDefaultMemPool(
+	const struct libcumc_driver *drv, CUmemoryPool *pool_out, CUdevice dev)
 {
-	const struct libcumc_driver *drv;
 	uintptr_t id;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pool_out)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_check_device(drv, dev);
@@ -711,14 +698,12 @@ CUresult libcumc_current_pool_get(const struct libcumc_driver *drv,
 }
 
 /* Its documented errors name no INVALID_DEVICE: a bad ordinal is a value. */
-CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+CUresult libcumc_impl_cuDeviceGetMemPool(const struct libcumc_driver *drv,
+					 CUmemoryPool *pool, CUdevice dev)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pool || libcumc_check_device(drv, dev) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);
@@ -730,14 +715,12 @@ CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 }
 
 /* Only a live pool of this process on that very device. */
-CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+CUresult libcumc_impl_cuDeviceSetMemPool(const struct libcumc_driver *drv,
+					 CUdevice dev, CUmemoryPool pool)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = CUDA_SUCCESS;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (libcumc_check_device(drv, dev) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);

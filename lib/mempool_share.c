@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "entry.h"
 #include "mempool.h"
 
 #define CUMC_POOL_PTR_MAGIC 0x504d5543	/* "CUMP" */
@@ -93,16 +94,13 @@ static CUresult libcumc_pool_export(const struct libcumc_driver *drv,
  * descriptor, or the fabric handle of its anchor. Any other type is a bad
  * value, as for a pool created without it.
  */
-CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
-			CUmemoryPool pool, CUmemAllocationHandleType handleType,
-			unsigned long long flags)
+CUresult libcumc_impl_cuMemPoolExportToShareableHandle(
+	const struct libcumc_driver *drv, void *handle_out, CUmemoryPool pool,
+	CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!handle_out || flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_pools_lock);
@@ -228,15 +226,10 @@ static CUresult libcumc_pool_import_fabric(const struct libcumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
-			void *handle, CUmemAllocationHandleType handleType,
-			unsigned long long flags)
+CUresult libcumc_impl_cuMemPoolImportFromShareableHandle(
+	const struct libcumc_driver *drv, CUmemoryPool *pool_out, void *handle,
+	CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pool_out || flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
@@ -426,17 +419,15 @@ static CUresult libcumc_pool_import_fabric_ptr(
  * Each import maps the whole block that holds the allocation anew, at an
  * address of its own; cuMemFreeAsync or cuMemFree unmaps it.
  */
-CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
-					CUmemoryPool pool,
-					CUmemPoolPtrExportData *shareData)
+CUresult libcumc_impl_cuMemPoolImportPointer(const struct libcumc_driver *drv,
+					     CUdeviceptr *ptr_out,
+					     CUmemoryPool pool,
+					     CUmemPoolPtrExportData *shareData)
 {
 	struct libcumc_pool_ptr_data data;
-	const struct libcumc_driver *drv;
 	struct libcumc_pool *p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = CUDA_SUCCESS;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!ptr_out || !shareData)
 		return CUDA_ERROR_INVALID_VALUE;
 	memcpy(&data, shareData, sizeof(data));

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include "entry.h"
 #include "internal.h"
 
 /* What every multicast entry point's errno means beyond the common table. */
@@ -83,16 +84,13 @@ libcumc_mc_recommended_granularity(const struct libcumc_driver *drv,
 	return granularity;
 }
 
-CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
-			const CUmulticastObjectProp *prop,
-			CUmulticastGranularity_flags option)
+CUresult libcumc_impl_cuMulticastGetGranularity(
+	const struct libcumc_driver *drv, size_t *granularity,
+	const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
-	const struct libcumc_driver *drv;
 	__u32 handle_types;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!granularity)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_mc_prop_check(drv, prop, &handle_types);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "context.h"
+#include "entry.h"
 #include "internal.h"
 
 struct libcumc_peer {
@@ -22,14 +23,12 @@ static struct libcumc_peer *libcumc_peers;
 static size_t libcumc_num_peers, libcumc_peer_capacity;
 
 /* 1 for two distinct devices of this process, 0 for a device and itself. */
-CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev,
-				       CUdevice peerDev)
+CUresult libcumc_impl_cuDeviceCanAccessPeer(const struct libcumc_driver *drv,
+					    int *canAccessPeer, CUdevice dev,
+					    CUdevice peerDev)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!canAccessPeer)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_check_device(drv, dev);
@@ -45,16 +44,14 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev,
  * access and native atomics (the CPU's, through shared mappings).  CUDA
  * arrays do not exist in cumc: array access answers 0.
  */
-CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value,
-					 CUdevice_P2PAttribute attrib,
-					 CUdevice srcDevice,
-					 CUdevice dstDevice)
+CUresult libcumc_impl_cuDeviceGetP2PAttribute(const struct libcumc_driver *drv,
+					      int *value,
+					      CUdevice_P2PAttribute attrib,
+					      CUdevice srcDevice,
+					      CUdevice dstDevice)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_check_device(drv, srcDevice);

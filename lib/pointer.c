@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "entry.h"
 #include "host_mem.h"
 #include "mem_prop.h"
 #include "mempool.h"
@@ -271,16 +272,14 @@ static CUresult libcumc_pointer_attribute(const struct libcumc_pointer *p,
 	return libcumc_mapping_attribute(p, attr, data);
 }
 
-CUresult CUDAAPI cuPointerGetAttribute(void *data,
-				       CUpointer_attribute attribute,
-				       CUdeviceptr ptr)
+CUresult libcumc_impl_cuPointerGetAttribute(const struct libcumc_driver *drv,
+					    void *data,
+					    CUpointer_attribute attribute,
+					    CUdeviceptr ptr)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_pointer p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!data || !libcumc_attribute_known(attribute))
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_pointer_lookup(drv, ptr,
@@ -295,18 +294,16 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data,
  * One query for all attributes; those without an answer, for instance all
  * of them for an address that is no CUDA pointer, read as zero.
  */
-CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
-					CUpointer_attribute *attributes,
-					void **data, CUdeviceptr ptr)
+CUresult libcumc_impl_cuPointerGetAttributes(const struct libcumc_driver *drv,
+					     unsigned int numAttributes,
+					     CUpointer_attribute *attributes,
+					     void **data, CUdeviceptr ptr)
 {
-	const struct libcumc_driver *drv;
 	bool needs_context = false;
 	struct libcumc_pointer p;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 	unsigned int i;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!numAttributes || !attributes || !data)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (i = 0; i < numAttributes; i++) {
@@ -332,17 +329,15 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
  * host memory.  As NVIDIA's driver 580 answers (measured), mapped VMM
  * memory is CUDA_ERROR_NOT_SUPPORTED and anything else a bad value.
  */
-CUresult CUDAAPI cuPointerSetAttribute(const void *value,
-				       CUpointer_attribute attribute,
-				       CUdeviceptr ptr)
+CUresult libcumc_impl_cuPointerSetAttribute(const struct libcumc_driver *drv,
+					    const void *value,
+					    CUpointer_attribute attribute,
+					    CUdeviceptr ptr)
 {
-	const struct libcumc_driver *drv;
 	struct cumc_va_query q;
 	unsigned int v;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!value || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
 		return CUDA_ERROR_INVALID_VALUE;
 	memcpy(&v, value, sizeof(v));

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "entry.h"
 #include "internal.h"
 
 static_assert(sizeof(CUmemFabricHandle) == CUMC_FABRIC_HANDLE_SIZE,
@@ -120,16 +121,13 @@ static CUresult libcumc_export_fabric(const struct libcumc_driver *drv,
 	return res;
 }
 
-CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle,
-			CUmemGenericAllocationHandle handle,
-			CUmemAllocationHandleType handleType,
-			unsigned long long flags)
+CUresult libcumc_impl_cuMemExportToShareableHandle(
+	const struct libcumc_driver *drv, void *shareableHandle,
+	CUmemGenericAllocationHandle handle,
+	CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!shareableHandle || flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_share_type_check(handleType);
@@ -176,15 +174,12 @@ static CUresult libcumc_import_fabric(const struct libcumc_driver *drv,
 	return res;
 }
 
-CUresult CUDAAPI cuMemImportFromShareableHandle(
-			CUmemGenericAllocationHandle *handle, void *osHandle,
-			CUmemAllocationHandleType shHandleType)
+CUresult libcumc_impl_cuMemImportFromShareableHandle(
+	const struct libcumc_driver *drv, CUmemGenericAllocationHandle *handle,
+	void *osHandle, CUmemAllocationHandleType shHandleType)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!handle)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_share_type_check(shHandleType);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "entry.h"
 #include "mc_views.h"
 #include "va.h"
 
@@ -102,27 +103,19 @@ static CUresult libcumc_va_free(const struct libcumc_driver *drv,
 			     libcumc_bad_range_is_invalid_value);
 }
 
-CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
-				     size_t alignment, CUdeviceptr addr,
-				     unsigned long long flags)
+CUresult libcumc_impl_cuMemAddressReserve(const struct libcumc_driver *drv,
+					  CUdeviceptr *ptr, size_t size,
+					  size_t alignment, CUdeviceptr addr,
+					  unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!ptr || flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	return libcumc_va_reserve(drv, size, alignment, addr, ptr);
 }
 
-CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
+CUresult libcumc_impl_cuMemAddressFree(const struct libcumc_driver *drv,
+				       CUdeviceptr ptr, size_t size)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	return libcumc_va_free(drv, ptr, size);
 }
 
@@ -184,16 +177,14 @@ static CUresult libcumc_va_map(const struct libcumc_driver *drv,
  * NOT_SUPPORTED, as NVIDIA's driver 580 answers (measured: see
  * conformance/alloc); the module maps whole allocations only.
  */
-CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
-			  CUmemGenericAllocationHandle handle,
-			  unsigned long long flags)
+CUresult libcumc_impl_cuMemMap(const struct libcumc_driver *drv,
+			       CUdeviceptr ptr, size_t size, size_t offset,
+			       CUmemGenericAllocationHandle handle,
+			       unsigned long long flags)
 {
-	const struct libcumc_driver *drv;
 	size_t granularity;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_granularity(drv, &granularity);
@@ -281,13 +272,11 @@ static CUresult libcumc_unmap_over_holes(const struct libcumc_driver *drv,
  * that cuts a mapping, or lies outside the caller's reservations, answers
  * CUDA_ERROR_INVALID_VALUE, as there.
  */
-CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
+CUresult libcumc_impl_cuMemUnmap(const struct libcumc_driver *drv,
+				 CUdeviceptr ptr, size_t size)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	res = libcumc_va_unmap(drv, ptr, size, libcumc_unmap_errors);
 	if (res == CUDA_ERROR_NOT_FOUND)
 		res = libcumc_unmap_over_holes(drv, ptr, size);
@@ -355,16 +344,14 @@ CUresult libcumc_va_set_access(const struct libcumc_driver *drv,
 			     libcumc_bad_range_is_invalid_value);
 }
 
-CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
-				const CUmemAccessDesc *desc, size_t count)
+CUresult libcumc_impl_cuMemSetAccess(const struct libcumc_driver *drv,
+				     CUdeviceptr ptr, size_t size,
+				     const CUmemAccessDesc *desc, size_t count)
 {
-	const struct libcumc_driver *drv;
 	struct cumc_access_desc *descs;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = CUDA_SUCCESS;
 	size_t i;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!desc || !count)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (i = 0; i < count; i++) {
@@ -416,16 +403,14 @@ void libcumc_va_unmap_handle(const struct libcumc_driver *drv,
 	libcumc_va_free(drv, addr, length);
 }
 
-CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
-				const CUmemLocation *location,
-				CUdeviceptr ptr)
+CUresult libcumc_impl_cuMemGetAccess(const struct libcumc_driver *drv,
+				     unsigned long long *flags,
+				     const CUmemLocation *location,
+				     CUdeviceptr ptr)
 {
-	const struct libcumc_driver *drv;
 	struct cumc_va_query q;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!flags || !location ||
 	    location->type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -449,15 +434,13 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
  * A new handle to what is mapped at @addr, each to be released: the real
  * driver hands back the value used to map, which cumc cannot know.
  */
-CUresult CUDAAPI cuMemRetainAllocationHandle(
-			CUmemGenericAllocationHandle *handle, void *addr)
+CUresult libcumc_impl_cuMemRetainAllocationHandle(
+	const struct libcumc_driver *drv, CUmemGenericAllocationHandle *handle,
+	void *addr)
 {
-	const struct libcumc_driver *drv;
 	struct cumc_va_query q;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!handle)
 		return CUDA_ERROR_INVALID_VALUE;
 	libcumc_query_init(&q, (uintptr_t)addr, 0, CUMC_VA_QUERY_RETAIN);

@@ -147,6 +147,8 @@ unchecked=
 	# By their symbols: a name of the table may be a macro of cuda.h's.
 	echo "#define CUMC_ENTRY(symbol, params, args) \\"
 	echo "	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);"
+	echo "#define CUMC_ENTRY_DRIVER(symbol, params, args, impl_params, impl_args) \\"
+	echo "	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);"
 	echo "#include \"entry_points.h\""
 	while read -r symbol version function; do
 		pfn="PFN_${symbol}_v$version"
