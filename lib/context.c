@@ -234,12 +234,9 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
-	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!ctx) {
 		libcumc_stack_pop();
 		return CUDA_SUCCESS;
@@ -250,11 +247,6 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	*pctx = libcumc_stack_top();

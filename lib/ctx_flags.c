@@ -22,12 +22,9 @@ bool libcumc_ctx_flags_valid(unsigned int flags)
 
 CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 {
-	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_current_device(&dev);
@@ -39,12 +36,9 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 /* The current context's flags, replaced; the values of cuCtxCreate. */
 CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
 {
-	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!libcumc_ctx_flags_valid(flags))
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_current_device(&dev);

@@ -18,6 +18,7 @@
 /* Not macros of parameters: those would expand cuda.h's macros of names. */
 #define CUMC_ENTRY CUMC_ENTRY_POINT
 #define CUMC_ENTRY_DRIVER CUMC_ENTRY_POINT_DRIVER
+#define CUMC_ENTRY_INIT CUMC_ENTRY_POINT_INIT
 #include "entry_points.h"
 
 /*

@@ -100,13 +100,10 @@ __attribute__((constructor)) static void libcumc_events_atfork(void)
 
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_event *ev;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!phEvent || (Flags & ~(unsigned int)CUMC_EVENT_FLAGS))
 		return CUDA_ERROR_INVALID_VALUE;
 	/* An interprocess event cannot carry timing. */

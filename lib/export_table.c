@@ -14,11 +14,6 @@
 CUresult CUDAAPI cuGetExportTable(const void **ppExportTable,
 				  const CUuuid *pExportTableId)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!ppExportTable || !pExportTableId)
 		return CUDA_ERROR_INVALID_VALUE;
 	*ppExportTable = NULL;

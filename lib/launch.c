@@ -385,12 +385,9 @@ static CUresult libcumc_func_attribute(const struct libcumc_function *fn,
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
 				    CUfunction hfunc)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_function *fn;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	/* The handle before the attribute, as driver 580 answers. */
 	if (!pi)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -493,12 +490,9 @@ static CUresult libcumc_kernel_begin(CUkernel kernel, CUdevice dev,
 CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib,
 				      CUkernel kernel, CUdevice dev)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_function *fn;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!pi)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_kernel_begin(kernel, dev, &fn);

@@ -70,10 +70,30 @@ CUresult libcumc_log_exit(const char *entry_point, CUresult res);
 	}
 
 /*
- * The same for an entry point that works on the driver state of cuInit
- * (the table marks it driver): before cuInit it answers what
- * libcumc_driver() (internal.h) does, else it passes that state and then
- * its own arguments, @impl_args, to libcumc_impl_<symbol>, whose
+ * The same for an entry point that needs cuInit (the table marks it init):
+ * before cuInit it answers what libcumc_driver() (internal.h) does, and
+ * calls its implementation after only.
+ */
+#define CUMC_ENTRY_POINT_INIT(symbol, params, args)			\
+	CUresult CUDAAPI libcumc_impl_##symbol params;			\
+	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);	\
+	CUresult CUDAAPI libcumc_entry_##symbol params			\
+	{								\
+		const struct libcumc_driver *drv;			\
+		CUresult res = libcumc_driver(&drv);			\
+									\
+		if (__builtin_expect(libcumc_log_fd < 0, 1))		\
+			return res != CUDA_SUCCESS ? res :		\
+			       libcumc_impl_##symbol args;		\
+		libcumc_log_enter();					\
+		return libcumc_log_exit(#symbol, res != CUDA_SUCCESS ? res : \
+					libcumc_impl_##symbol args);	\
+	}
+
+/*
+ * As CUMC_ENTRY_POINT_INIT, for an entry point that works on the driver
+ * state of cuInit (the table marks it driver): it passes that state and
+ * then its own arguments, @impl_args, to libcumc_impl_<symbol>, whose
  * parameters are @impl_params (entry.h).
  */
 #define CUMC_ENTRY_POINT_DRIVER(symbol, params, args, impl_params, impl_args) \

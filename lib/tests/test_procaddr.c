@@ -32,6 +32,8 @@ struct entry {
 	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);
 #define CUMC_ENTRY_DRIVER(symbol, params, args, impl_params, impl_args) \
 	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);
+#define CUMC_ENTRY_INIT(symbol, params, args) \
+	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);
 #include "entry_points.h"
 
 #define CUMC_PROC(symbol, version, function) \

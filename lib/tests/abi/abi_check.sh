@@ -149,6 +149,8 @@ unchecked=
 	echo "	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);"
 	echo "#define CUMC_ENTRY_DRIVER(symbol, params, args, impl_params, impl_args) \\"
 	echo "	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);"
+	echo "#define CUMC_ENTRY_INIT(symbol, params, args) \\"
+	echo "	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);"
 	echo "#include \"entry_points.h\""
 	while read -r symbol version function; do
 		pfn="PFN_${symbol}_v$version"
