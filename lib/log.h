@@ -6,8 +6,9 @@
  *
  * How every entry point gets it without a line of its own: the build
  * renames each name of the table of entry points (entry_points.table) to
- * libcumc_impl_<name> in the library's objects (scripts/entry-table syms),
- * so the functions in lib/, and their calls to one another, take those
+ * libcumc_impl_<name> in the library's objects (scripts/entry-table syms;
+ * the implementations of driver rows have that name in the source), so
+ * the functions in lib/, and their calls to one another, take those
  * names; the exported names are then the functions CUMC_ENTRY_POINT
  * defines in entry_points.c, one for each row of the table, with the
  * parameters the row gives. entry_points.c alone keeps the exported names:
