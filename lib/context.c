@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "context.h"
 #include "entry.h"
+#include "entry.h"
 #include "host_mem.h"
 #include "internal.h"
 #include "stream.h"
@@ -62,14 +63,12 @@ CUresult libcumc_impl_cuDevicePrimaryCtxRetain(const struct libcumc_driver *drv,
 	return libcumc_primary_retain(dev, pctx);
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+CUresult libcumc_impl_cuDevicePrimaryCtxRelease_v2(
+	const struct libcumc_driver *drv, CUdevice dev)
 {
-	const struct libcumc_driver *drv;
 	CUcontext ctx;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -89,14 +88,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
  * context and outlive it); the handle and the retain count are left
  * alone, as the documentation requires of the count.
  */
-CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
+CUresult libcumc_impl_cuDevicePrimaryCtxReset_v2(
+	const struct libcumc_driver *drv, CUdevice dev)
 {
-	const struct libcumc_driver *drv;
 	CUcontext ctx;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -107,12 +104,12 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 }
 
 /* Before CUDA 11.0 these had the same ABI and, without state, do the same. */
-#undef cuDevicePrimaryCtxRelease
-#undef cuDevicePrimaryCtxReset
-CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
-	__attribute__((alias("cuDevicePrimaryCtxRelease_v2")));
-CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
-	__attribute__((alias("cuDevicePrimaryCtxReset_v2")));
+CUresult libcumc_impl_cuDevicePrimaryCtxRelease(
+	const struct libcumc_driver *drv, CUdevice dev)
+	__attribute__((alias("libcumc_impl_cuDevicePrimaryCtxRelease_v2")));
+CUresult libcumc_impl_cuDevicePrimaryCtxReset(
+	const struct libcumc_driver *drv, CUdevice dev)
+	__attribute__((alias("libcumc_impl_cuDevicePrimaryCtxReset_v2")));
 
 static CUresult libcumc_exec_affinity_check(const CUexecAffinityParam *params,
 					    int count)
@@ -171,11 +168,8 @@ CUresult libcumc_impl_cuCtxCreate_v4(const struct libcumc_driver *drv,
 
 CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_context_destroy(ctx);
@@ -192,12 +186,9 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 
 CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 {
-	const struct libcumc_driver *drv;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_context_device(ctx, &dev);
@@ -207,12 +198,8 @@ CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 /* A NULL pctx pops without reporting what was popped. */
 CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
 	CUcontext popped;
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	popped = libcumc_stack_pop();
 	if (!popped)
 		return CUDA_ERROR_INVALID_CONTEXT;

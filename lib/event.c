@@ -129,12 +129,8 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 /* A pending record still completes; the handle is refused from now on. */
 CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_event **link, *ev = NULL;
-	CUresult res = libcumc_driver(&drv);
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	pthread_mutex_lock(&libcumc_events_lock);
 	for (link = &libcumc_events; *link; link = &(*link)->next)
 		if ((*link)->handle == hEvent) {
