@@ -71,46 +71,43 @@ CUresult libcumc_log_exit(const char *entry_point, CUresult res);
 	}
 
 /*
- * The same for an entry point that needs cuInit (the table marks it init):
- * before cuInit it answers what libcumc_driver() (internal.h) does, and
- * calls its implementation after only.
+ * The exported function @entry, of the symbol named @name, with the
+ * parameters @params, for an entry point that needs cuInit: before cuInit
+ * it answers what libcumc_driver() (internal.h) does, after it what @impl,
+ * a call of the implementation that may pass the driver state drv, does.
  */
-#define CUMC_ENTRY_POINT_INIT(symbol, params, args)			\
-	CUresult CUDAAPI libcumc_impl_##symbol params;			\
-	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);	\
-	CUresult CUDAAPI libcumc_entry_##symbol params			\
+#define CUMC_ENTRY_POINT_CHECKED(name, entry, params, impl)		\
+	CUresult CUDAAPI entry params __asm__(name);			\
+	CUresult CUDAAPI entry params					\
 	{								\
 		const struct libcumc_driver *drv;			\
 		CUresult res = libcumc_driver(&drv);			\
 									\
 		if (__builtin_expect(libcumc_log_fd < 0, 1))		\
-			return res != CUDA_SUCCESS ? res :		\
-			       libcumc_impl_##symbol args;		\
+			return res != CUDA_SUCCESS ? res : impl;	\
 		libcumc_log_enter();					\
-		return libcumc_log_exit(#symbol, res != CUDA_SUCCESS ? res : \
-					libcumc_impl_##symbol args);	\
+		return libcumc_log_exit(name,				\
+					res != CUDA_SUCCESS ? res : impl); \
 	}
 
 /*
- * As CUMC_ENTRY_POINT_INIT, for an entry point that works on the driver
- * state of cuInit (the table marks it driver): it passes that state and
+ * As CUMC_ENTRY_POINT, for an entry point the table marks init: its
+ * implementation runs after cuInit only. What depends on @symbol is made
+ * here, where cuda.h's macros of names do not expand it.
+ */
+#define CUMC_ENTRY_POINT_INIT(symbol, params, args)			\
+	CUresult CUDAAPI libcumc_impl_##symbol params;			\
+	CUMC_ENTRY_POINT_CHECKED(#symbol, libcumc_entry_##symbol, params, \
+				 libcumc_impl_##symbol args)
+
+/*
+ * The same for one the table marks driver: it passes the driver state and
  * then its own arguments, @impl_args, to libcumc_impl_<symbol>, whose
  * parameters are @impl_params (entry.h).
  */
 #define CUMC_ENTRY_POINT_DRIVER(symbol, params, args, impl_params, impl_args) \
 	CUresult libcumc_impl_##symbol impl_params;			\
-	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);	\
-	CUresult CUDAAPI libcumc_entry_##symbol params			\
-	{								\
-		const struct libcumc_driver *drv;			\
-		CUresult res = libcumc_driver(&drv);			\
-									\
-		if (__builtin_expect(libcumc_log_fd < 0, 1))		\
-			return res != CUDA_SUCCESS ? res :		\
-			       libcumc_impl_##symbol impl_args;		\
-		libcumc_log_enter();					\
-		return libcumc_log_exit(#symbol, res != CUDA_SUCCESS ? res : \
-					libcumc_impl_##symbol impl_args); \
-	}
+	CUMC_ENTRY_POINT_CHECKED(#symbol, libcumc_entry_##symbol, params, \
+				 libcumc_impl_##symbol impl_args)
 
 #endif /* _CUMC_LIB_LOG_H */
