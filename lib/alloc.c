@@ -307,12 +307,10 @@ static CUresult libcumc_mem_alloc(const struct libcumc_driver *drv,
 	return res;
 }
 
-CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUresult libcumc_impl_cuMemAlloc_v2(const struct libcumc_driver *drv,
+				    CUdeviceptr *dptr, size_t bytesize)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	return res != CUDA_SUCCESS ? res : libcumc_mem_alloc(drv, dptr, bytesize);
+	return libcumc_mem_alloc(drv, dptr, bytesize);
 }
 
 /*
@@ -350,12 +348,11 @@ CUresult libcumc_impl_cuMemAllocPitch_v2(const struct libcumc_driver *drv,
  */
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_alloc *a;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = CUDA_SUCCESS;
 
-	if (res != CUDA_SUCCESS || !dptr)
-		return res;
+	if (!dptr)
+		return CUDA_SUCCESS;
 	pthread_mutex_lock(&libcumc_alloc_lock);
 	a = libcumc_ranges_find(&libcumc_allocs, dptr);
 	if (a && a->range.base == dptr) {

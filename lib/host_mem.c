@@ -197,14 +197,12 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
  */
 CUresult CUDAAPI cuMemFreeHost(void *p)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_host *h;
 	void *base = NULL;
 	size_t mapped = 0;
-	CUresult res = libcumc_driver(&drv);
 
-	if (res != CUDA_SUCCESS || !p)
-		return res;
+	if (!p)
+		return CUDA_SUCCESS;
 	pthread_mutex_lock(&libcumc_host_lock);
 	h = libcumc_ranges_find(&libcumc_hosts, (uintptr_t)p);
 	if (h && h->mapped && h->range.base == (uintptr_t)p) {

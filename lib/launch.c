@@ -299,13 +299,10 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 				  void **kernelParams, void **extra)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_function *fn;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 
 	(void)kernelParams; (void)extra;
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!config)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_function_get(f, &fn);
@@ -438,12 +435,9 @@ static CUresult libcumc_func_set(struct libcumc_function *fn,
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc,
 				    CUfunction_attribute attrib, int value)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_function *fn;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = libcumc_function_get(hfunc, &fn);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_function_get(hfunc, &fn);
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = libcumc_func_set(fn, attrib, value);
@@ -454,12 +448,9 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc,
 /* The simulated device has no cache to prefer: checked, kept nowhere. */
 CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_function *fn;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = libcumc_function_get(hfunc, &fn);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_function_get(hfunc, &fn);
 	if (res != CUDA_SUCCESS)
 		return res;
 	libcumc_module_put(fn->mod);

@@ -129,13 +129,11 @@ CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions,
 				 CUjit_option *options, void **optionValues,
 				 CUlinkState *stateOut)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_link *link;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res;
 	CUdevice dev;
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_link_options(numOptions, options, optionValues);
+	res = libcumc_link_options(numOptions, options, optionValues);
 	if (res == CUDA_SUCCESS && !stateOut)
 		res = CUDA_ERROR_INVALID_VALUE;
 	/* Linking is for the current context's device, as a module load. */

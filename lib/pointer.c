@@ -356,18 +356,16 @@ CUresult libcumc_impl_cuPointerSetAttribute(const struct libcumc_driver *drv,
  * holding @dptr, else the mapping holding it, as the real driver answers
  * for VMM memory.
  */
-CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
-					 CUdeviceptr dptr)
+CUresult libcumc_impl_cuMemGetAddressRange_v2(const struct libcumc_driver *drv,
+					      CUdeviceptr *pbase, size_t *psize,
+					      CUdeviceptr dptr)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_alloc_info a;
 	struct libcumc_host_info h;
 	struct cumc_va_query q;
 	CUdevice dev;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = libcumc_current_device(&dev);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_current_device(&dev);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (libcumc_alloc_lookup(dptr, &a)) {
