@@ -645,44 +645,47 @@ CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels,
  * to no context), so the module and function of the current context are
  * the library's own: a current context is all they need.
  */
+/*
+ * What a library's handle @found (NULL: not a library's) stands for in the
+ * current context, into @out.
+ */
+static CUresult libcumc_library_handle_out(void **out, void *found)
+{
+	CUdevice dev;
+	CUresult res;
+
+	if (!found)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res == CUDA_SUCCESS)
+		*out = found;
+	return res;
+}
+
 CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
 	struct libcumc_module *mod;
 	CUresult res = libcumc_handle_check();
-	CUdevice dev;
 
 	if (res != CUDA_ERROR_INVALID_HANDLE)
 		return res;
 	pthread_mutex_lock(&libcumc_modules_lock);
 	mod = libcumc_module_find(library, true);
 	pthread_mutex_unlock(&libcumc_modules_lock);
-	if (!mod)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!pMod)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_current_device(&dev);
-	if (res == CUDA_SUCCESS)
-		*pMod = (CUmodule)mod;
-	return res;
+	return libcumc_library_handle_out((void **)pMod, mod);
 }
 
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
 	struct libcumc_function *fn;
 	CUresult res = libcumc_handle_check();
-	CUdevice dev;
 
 	if (res != CUDA_ERROR_INVALID_HANDLE)
 		return res;
 	pthread_mutex_lock(&libcumc_modules_lock);
 	fn = libcumc_function_find(kernel, true);
 	pthread_mutex_unlock(&libcumc_modules_lock);
-	if (!fn)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!pFunc)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_current_device(&dev);
-	if (res == CUDA_SUCCESS)
-		*pFunc = (CUfunction)fn;
-	return res;
+	return libcumc_library_handle_out((void **)pFunc, fn);
 }
