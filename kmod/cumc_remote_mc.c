@@ -479,36 +479,47 @@ static int cumk_mc_apply_bind(struct cumk_mc *mc, u32 slot,
 }
 
 /*
+ * The first binding in @mc of a member of this node (@remote false) or of
+ * another node (@remote true; of node @node only, unless CUMC_NO_NODE):
+ * its device and range, read under @mc's lock, or false when none is left.
+ */
+static bool cumk_mc_first_bind_of(struct cumk_mc *mc, bool remote, u32 node,
+				  struct cumk_device **dev, u64 *offset,
+				  u64 *length)
+{
+	struct cumk_bind *b;
+	u32 i;
+
+	*dev = NULL;
+	down_read(&mc->lock);
+	for (i = 0; i < mc->team.num_members && !*dev; i++) {
+		struct cumk_device *member = mc->members[i].dev;
+
+		if (member->remote != remote ||
+		    (node != CUMC_NO_NODE && member->node != node))
+			continue;
+		b = cumk_fabric_first_bind(mc, i);
+		if (b) {
+			*dev = member;
+			*offset = b->mc_offset;
+			*length = b->length;
+		}
+	}
+	up_read(&mc->lock);
+	return *dev;
+}
+
+/*
  * Unbind every binding of another node's memory in @mc, or of node
  * @node's only.
  */
 static void cumk_mc_unbind_remote(struct cumk_mc *mc, u32 node)
 {
 	struct cumk_device *dev;
-	struct cumk_bind *b;
 	u64 offset, length;
-	u32 i;
 
-	for (;;) {
-		dev = NULL;
-		down_read(&mc->lock);
-		for (i = 0; i < mc->team.num_members && !dev; i++) {
-			if (!mc->members[i].dev->remote ||
-			    (node != CUMC_NO_NODE &&
-			     mc->members[i].dev->node != node))
-				continue;
-			b = cumk_fabric_first_bind(mc, i);
-			if (b) {
-				dev = mc->members[i].dev;
-				offset = b->mc_offset;
-				length = b->length;
-			}
-		}
-		up_read(&mc->lock);
-		if (!dev)
-			return;
+	while (cumk_mc_first_bind_of(mc, true, node, &dev, &offset, &length))
 		cumk_fabric_unbind(mc, dev, offset, length, NULL);
-	}
 }
 
 /*
@@ -925,27 +936,12 @@ static int cumk_replica_unbind(struct cumk_mc *mc, struct cumk_device *member,
 static void cumk_replica_let_go(struct cumk_mc *mc)
 {
 	struct cumk_device *dev;
-	struct cumk_bind *b;
 	u64 offset, length;
-	u32 i;
 
-	for (;;) {
-		dev = NULL;
-		down_read(&mc->lock);
-		for (i = 0; i < mc->team.num_members && !dev; i++) {
-			if (mc->members[i].dev->remote)
-				continue;
-			b = cumk_fabric_first_bind(mc, i);
-			if (b) {
-				dev = mc->members[i].dev;
-				offset = b->mc_offset;
-				length = b->length;
-			}
-		}
-		up_read(&mc->lock);
-		if (!dev || cumk_replica_unbind(mc, dev, offset, length, NULL))
+	while (cumk_mc_first_bind_of(mc, false, CUMC_NO_NODE, &dev, &offset,
+				     &length))
+		if (cumk_replica_unbind(mc, dev, offset, length, NULL))
 			return;
-	}
 }
 
 /*
