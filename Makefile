@@ -308,8 +308,8 @@ check:
 			scripts/tests/test-fabric-ranks.sh \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \
-			tools/tests/test-cumcctl-schema.sh \
-			$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_HOST_TESTS))" \
+			tools/tests/test-cumcctl-schema.sh" \
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--beside "$(DEBUG_HOST_TESTS)") \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
 			lib/tests/abi/nvrtc.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
@@ -585,7 +585,9 @@ kmod-debug:
 	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_KMOD)/vm-run modules
 
 # The multi-node test again, every node on the debug kernel: a host test,
-# which boots the nodes itself (scripts/tests/test-multinode-debug.sh).
+# which boots the nodes itself (scripts/tests/test-multinode-debug.sh). It
+# takes about 12 minutes of slow KASAN nodes waiting on each other, with a
+# core to spare, so it runs beside the VM lanes rather than before them.
 DEBUG_HOST_TESTS = scripts/tests/test-multinode-debug.sh
 # The lane: the VM suite on the PCI GPUs, then cumc_fail_nth in a VM of its
 # own whose first GPU is a fabric's (node 0 of a cluster) beside 2 PCI ones,
@@ -609,7 +611,7 @@ check-debug check-fail-nth:
 	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
 		$(if $(filter check-fail-nth,$@),$(DEBUG_FAIL_NTH), \
 		$(if $(DEBUG_TESTS),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_TESTS)", \
-		--host "$(DEBUG_HOST_TESTS)" \
+		--beside "$(DEBUG_HOST_TESTS)" \
 		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH)))
 
 check-kcsan:

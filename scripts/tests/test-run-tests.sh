@@ -142,4 +142,19 @@ tap_result "$status" "run-tests succeeds when everything passed"
 [ "$(tail -n 1 <<<"$out")" = "1 passed, 0 failed" ] &&
 	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "1" and r.get("failures") == "0"))' "$junit"
 tap_result $? "a passing run's summary and JUnit file"
+
+# --beside: counted with the rest, its output after the lanes' in one block.
+out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/tap_pass" \
+	--beside "$dir/crash $dir/tap_skip_unnamed" 2>&1)
+status=$?
+tap_result $((status != 1)) "a failure beside the VMs fails the run (status $status)"
+[ "$(tail -n 1 <<<"$out")" = "2 passed, 1 failed, 1 skipped" ]
+tap_result $? "programs beside the VMs are in the summary line" ||
+	echo "# got '$(tail -n 1 <<<"$out")'"
+order=$(grep -E '^=== |^ok 1' <<<"$out" | tr '\n' '|')
+[ "$order" = "=== $dir/tap_pass|ok 1 alone|=== beside the VMs: $dir/crash $dir/tap_skip_unnamed|=== $dir/crash|ok 1 before the crash|=== $dir/tap_skip_unnamed|ok 1 # SKIP no fail-nth|=== JUnit XML: $junit|=== summary|" ]
+tap_result $? "their output comes in one block, each program's whole" ||
+	echo "# got: $order"
+python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "4" and r.get("failures") == "1"))' "$junit"
+tap_result $? "and in the JUnit file"
 tap_end
