@@ -159,8 +159,12 @@ static void cumk_imex_finish_list(struct list_head *list, int result)
 	}
 }
 
-/* IMEX_CALL_REQ of @call to the daemon: 0, or why it could not take it. */
-static int cumk_imex_unicast(struct cumk_imex_call *call)
+/*
+ * IMEX_CALL_REQ of @call, with its @args, to the daemon: 0, or why it could
+ * not take it. Once it took it, @call may be answered and freed at any
+ * moment: nothing here reads @call after the send.
+ */
+static int cumk_imex_unicast(struct cumk_imex_call *call, const void *args)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -177,7 +181,7 @@ static int cumk_imex_unicast(struct cumk_imex_call *call)
 	if (!hdr || nla_put_u32(msg, CUMC_A_IMEX_REQ_ID, call->id) ||
 	    nla_put_u32(msg, CUMC_A_IMEX_NODE, call->node) ||
 	    nla_put_u32(msg, CUMC_A_IMEX_OP, call->op) ||
-	    nla_put(msg, CUMC_A_IMEX_PAYLOAD, call->args_len, call->args)) {
+	    nla_put(msg, CUMC_A_IMEX_PAYLOAD, call->args_len, args)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -187,28 +191,36 @@ static int cumk_imex_unicast(struct cumk_imex_call *call)
 /*
  * Send what waits for @node, in order, until the daemon takes no more:
  * whether everything went.
+ *
+ * A message the daemon took may be answered, and its caller or its post's
+ * function may free it, before the unicast returns: it leaves the queue
+ * and gives up its arguments first, and gets both back only when it was
+ * not sent.
  */
 static bool cumk_imex_flush_locked(u32 node)
 {
 	struct list_head *queue = &cumk_imex_queues[node];
 	struct cumk_imex_call *call;
+	void *args;
 
 	lockdep_assert_held(&cumk_imex_lock);
 	while ((call = list_first_entry_or_null(queue, struct cumk_imex_call,
 						link))) {
-		/* Before: its answer may come before the unicast returns. */
+		list_del_init(&call->link);
+		args = call->args;
+		call->args = NULL;
 		xa_lock(&cumk_imex_calls);
 		call->sent = true;
 		xa_unlock(&cumk_imex_calls);
-		if (cumk_imex_unicast(call)) {
+		if (cumk_imex_unicast(call, args)) {
 			xa_lock(&cumk_imex_calls);
 			call->sent = false;
 			xa_unlock(&cumk_imex_calls);
+			call->args = args;
+			list_add(&call->link, queue);
 			return false;
 		}
-		list_del_init(&call->link);
-		kvfree(call->args);
-		call->args = NULL;
+		kvfree(args);
 	}
 	return true;
 }
