@@ -8,9 +8,10 @@
 # uid and variables, then what NCCL decides and whether an import of a
 # fabric handle from the other node works: first one IMEX domain, with a
 # stray CUMC_IMEX_CHANNEL on the host, a variable given with --env and one
-# rank exiting 7; then one domain per node with another MASTER_PORT; last,
-# 2 ranks in one VM of scripts/vm-run, outside any fabric. Runs on the
-# host; prints TAP.
+# rank exiting 7; then one domain per node with another MASTER_PORT; then
+# an NVLink partition and a domain per node, with one GPU and rank each;
+# last, 2 ranks in one VM of scripts/vm-run, outside any fabric. Runs on
+# the host; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -115,6 +116,25 @@ tap_result $? "a domain per node: NCCL's rule still says MNNVL (one cluster, one
 every_rank two 'import from rank {p}: CUDA_ERROR_INVALID_HANDLE'
 tap_result $? "a domain per node: the import from the other node is CUDA_ERROR_INVALID_HANDLE, what NCCL would meet next" ||
 	why two
+
+# ---- Two NVLink partitions, a domain each, one GPU and rank per node:
+# each node's GPU is the only one of its clique, which NVML tells. ----
+run parts -- --partition 0 --partition 1 --domain 0 --domain 1 \
+	--gpus-per-node 1 --procs-per-node 1
+said=0
+for k in 0 1; do
+	if grep -qx "node $k: fabric info: Success, state 3 status 0 cluster [0-9a-f-]* clique $((k + 1))" "$dir/parts.log" &&
+	   grep -qx "node $k: not MNNVL: no other rank in this rank's clique" "$dir/parts.log"; then
+		said=$((said + 1))
+	fi
+done
+[ "$(cat "$dir/parts.status")" = 0 ] && [ "$said" = 2 ]
+tap_result $? "a partition and a domain per node: cliques 1 and 2, NCCL's rule says not MNNVL on both ranks (status $(cat "$dir/parts.status"))" ||
+	why parts
+grep -qx 'node 0: import from rank 1: CUDA_ERROR_INVALID_HANDLE' "$dir/parts.log" &&
+	grep -qx 'node 1: import from rank 0: CUDA_ERROR_INVALID_HANDLE' "$dir/parts.log"
+tap_result $? "a partition per node: neither node can import the other's fabric handle" ||
+	why parts
 
 # ---- No fabric: one VM of scripts/vm-run, whose GPUs are in no NVLink
 # domain (NVML: NOT_SUPPORTED, as on an H200 board); 2 ranks on it. ----
