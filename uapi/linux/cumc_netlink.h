@@ -89,6 +89,16 @@
  *                      it holds the domain's secret: its GPUs lost with it
  *                      serve new imports and teams again (what was made of
  *                      them before stays lost); nothing when none was lost
+ * DEV_SET              admin: one device's (DEV_ORDINAL) or, without it,
+ *                      every device's conditions, as a sick fabric shows
+ *                      them (Documentation/scenarios.md): FABRIC_STATE
+ *                      held at NOT_STARTED or IN_PROGRESS (COMPLETED lets
+ *                      go: the device shows its own state again),
+ *                      FABRIC_HEALTH_MASK (NVML's healthMask bits),
+ *                      DEV_MULTICAST 0 or 1; DEV_RESET first drops every
+ *                      condition set before. Given attributes only; none
+ *                      changes unless all are valid
+ * FABRIC_SET           admin: the fabric's FABRIC_MC_LIMIT
  */
 enum cumc_nl_cmd {
 	CUMC_CMD_UNSPEC,
@@ -116,6 +126,8 @@ enum cumc_nl_cmd {
 	CUMC_CMD_IMEX_NODE_LOST,
 	CUMC_CMD_NODE_LOST_NTF,
 	CUMC_CMD_IMEX_NODE_JOIN,
+	CUMC_CMD_DEV_SET,
+	CUMC_CMD_FABRIC_SET,
 
 	__CUMC_CMD_MAX,
 	CUMC_CMD_MAX = __CUMC_CMD_MAX - 1
@@ -164,6 +176,13 @@ enum cumc_nl_attr {
 	CUMC_A_IMEX_OP,			/* u32, opaque to the daemon */
 	CUMC_A_IMEX_PAYLOAD,		/* binary, at most CUMC_IMEX_PAYLOAD_MAX */
 	CUMC_A_IMEX_RESULT,		/* u32, 0 or a positive errno */
+	CUMC_A_FAULT_DELAY_MS,		/* u32, 1 to 3600000: FABRIC_STALL's length */
+	CUMC_A_FABRIC_HEALTH_MASK,	/* u32, NVML's nvmlGpuFabricInfo healthMask */
+	CUMC_A_FABRIC_STATE_HELD,	/* flag (DEV_GET): FABRIC_STATE is held */
+	CUMC_A_DEV_MULTICAST,		/* u32, 0 or 1: the device can join teams */
+	CUMC_A_DEV_RESET,		/* flag (DEV_SET): drop every condition */
+	CUMC_A_FABRIC_MC_LIMIT,		/* u32, 1 to 65536: teams set up at once */
+	CUMC_A_FABRIC_MC_TEAMS,		/* u32 (FABRIC_GET): teams set up now */
 
 	__CUMC_A_MAX,
 	CUMC_A_MAX = __CUMC_A_MAX - 1
@@ -205,6 +224,15 @@ enum cumc_nl_bind_attr {
  * REMOTE_LATE           a call this node runs for another node (an import,
  *                       a team's join, bind, activation) answers after
  *                       this node's fm_timeout_ms and one second more
+ * ADD_DEVICE            a device's join to a team fails with EIO
+ *                       (CUDA_ERROR_ILLEGAL_STATE); the team stays forming
+ * UNBIND_INVALID        an unbind fails with EINVAL (INVALID_VALUE) and
+ *                       unbinds nothing
+ * FABRIC_STALL          the fabric manager answers a team's setup after
+ *                       FAULT_DELAY_MS (default 7000): binds and maps
+ *                       waiting past fm_timeout_ms get ETIMEDOUT
+ *                       (SYSTEM_NOT_READY), and the team is ready once
+ *                       the stall ends
  */
 enum cumc_fault_type {
 	CUMC_FAULT_FABRIC_NOT_READY,
@@ -214,6 +242,9 @@ enum cumc_fault_type {
 	CUMC_FAULT_IMPORT_NOT_PERMITTED,
 	CUMC_FAULT_IMEX_SEND,
 	CUMC_FAULT_REMOTE_LATE,
+	CUMC_FAULT_ADD_DEVICE,
+	CUMC_FAULT_UNBIND_INVALID,
+	CUMC_FAULT_FABRIC_STALL,
 
 	CUMC_FAULT_NR
 };
@@ -232,8 +263,14 @@ enum cumc_fault_mode {
 /*
  * A GPU's fabric state, with the values of NVML's nvmlGpuFabricState_t: a
  * GPU of a multi-node fabric (its PCI identity names a cluster) is
- * COMPLETED, any other NOT_SUPPORTED.
+ * COMPLETED, any other NOT_SUPPORTED, unless DEV_SET holds it at
+ * NOT_STARTED or IN_PROGRESS: then teams with it as a member are never set
+ * up (binds and maps wait, then get ETIMEDOUT), as while a fabric manager
+ * has not finished.
  */
+
+/* FABRIC_MC_LIMIT's default: GB200 NVL72's multicast teams per rack. */
+#define CUMC_FABRIC_MC_LIMIT_DEFAULT 1024
 enum cumc_fabric_state {
 	CUMC_FABRIC_STATE_NOT_SUPPORTED,
 	CUMC_FABRIC_STATE_NOT_STARTED,
