@@ -118,5 +118,6 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
 	attr_dev.pci_domain = info.pci_domain;
 	attr_dev.pci_bus = info.pci_bus;
 	attr_dev.pci_device = info.pci_device;
+	attr_dev.multicast = !!(info.caps & CUMC_CAP_MULTICAST);
 	return libcumc_device_attribute_value(&attr_dev, attrib, pi);
 }

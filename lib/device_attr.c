@@ -182,7 +182,8 @@ static const struct libcumc_attr libcumc_h100_attrs[CU_DEVICE_ATTRIBUTE_MAX] = {
 	/* Device memory is not a NUMA node without a coherent CPU link. */
 	FIXED(NUMA_CONFIG, 0),				/* CU_DEVICE_NUMA_CONFIG_NONE */
 	FIXED(NUMA_ID, -1),
-	FIXED(MULTICAST_SUPPORTED, 1),
+	/* The module's CUMC_CAP_MULTICAST: a sick fabric can take it away. */
+	PER_DEVICE(MULTICAST_SUPPORTED),
 	FIXED(MPS_ENABLED, 0),
 	/* -1 is the documented "host without NUMA" answer. */
 	FIXED(HOST_NUMA_ID, -1),
@@ -213,6 +214,8 @@ static int libcumc_per_device_value(const struct libcumc_device_attr_dev *dev,
 		return dev->pci_bus;
 	case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
 		return dev->pci_device;
+	case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED:
+		return dev->multicast;
 	case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID:
 	default:
 		/* Not on a multi-GPU board: every device is its own group. */

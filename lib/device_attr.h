@@ -14,11 +14,13 @@ struct libcumc_device_attr_dev {
 	int pci_domain;
 	int pci_bus;
 	int pci_device;
+	int multicast;		/* 1: the module says it can join teams */
 };
 
 /*
  * Store in *value what an H100 SXM5 80GB on an NVSwitch board answers for
- * attribute @attrib; the PCI location and board group come from @dev.
+ * attribute @attrib; the PCI location, board group and multicast support
+ * come from @dev.
  * Returns CUDA_ERROR_INVALID_VALUE, leaving *value untouched, for a NULL
  * argument or a number that is not an attribute of the CUDA 13.0 header.
  */

@@ -84,6 +84,27 @@ libcumc_mc_recommended_granularity(const struct libcumc_driver *drv,
 	return granularity;
 }
 
+/*
+ * NOT_SUPPORTED when no device of this process can join a team, as the
+ * real driver answers without NVSwitch or fabric manager: the module says
+ * so in each device's CUMC_CAP_MULTICAST.
+ */
+static CUresult libcumc_mc_supported(const struct libcumc_driver *drv)
+{
+	struct cumc_device_info info;
+	CUresult res;
+	CUdevice dev;
+
+	for (dev = 0; dev < (CUdevice)drv->num_devices; dev++) {
+		res = libcumc_device_info(drv, dev, &info);
+		if (res != CUDA_SUCCESS)
+			return res;
+		if (info.caps & CUMC_CAP_MULTICAST)
+			return CUDA_SUCCESS;
+	}
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult libcumc_impl_cuMulticastGetGranularity(
 	const struct libcumc_driver *drv, size_t *granularity,
 	const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
@@ -94,6 +115,8 @@ CUresult libcumc_impl_cuMulticastGetGranularity(
 	if (!granularity)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_mc_prop_check(drv, prop, &handle_types);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_mc_supported(drv);
 	if (res != CUDA_SUCCESS)
 		return res;
 	switch (option) {

@@ -26,6 +26,7 @@ static const CUdevice_attribute defined_attributes[] = {
 
 static const struct libcumc_device_attr_dev dev0 = {
 	.ordinal = 0, .pci_domain = 0, .pci_bus = 0x18, .pci_device = 0,
+	.multicast = 1,
 };
 static const struct libcumc_device_attr_dev dev5 = {
 	.ordinal = 5, .pci_domain = 2, .pci_bus = 0xba, .pci_device = 3,
@@ -140,6 +141,9 @@ START_TEST(location_comes_from_the_device)
 	ck_assert_int_eq(DEV0(PCI_BUS_ID), 0x18);
 	ck_assert_int_ne(DEV0(MULTI_GPU_BOARD_GROUP_ID),
 			 DEV5(MULTI_GPU_BOARD_GROUP_ID));
+	/* dev5 lacks CUMC_CAP_MULTICAST, as under `cumcctl dev set multicast 0`. */
+	ck_assert_int_eq(DEV5(MULTICAST_SUPPORTED), 0);
+	ck_assert_int_eq(DEV5(HANDLE_TYPE_FABRIC_SUPPORTED), 1);
 	/* Everything else is the same on every device. */
 	ck_assert_int_eq(DEV0(CLOCK_RATE), DEV5(CLOCK_RATE));
 }
