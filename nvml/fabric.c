@@ -35,6 +35,11 @@ static int cumc_nvml_fabric_reply(struct nl_msg *msg, void *arg)
 	    nla_len(tb[CUMC_A_FABRIC_CLUSTER_UUID]) == sizeof(f->cluster_uuid))
 		memcpy(f->cluster_uuid, nla_data(tb[CUMC_A_FABRIC_CLUSTER_UUID]),
 		       sizeof(f->cluster_uuid));
+	/* Only a mask DEV_SET gave comes: the rest is the state's. */
+	if (tb[CUMC_A_FABRIC_HEALTH_MASK]) {
+		f->health_mask = nla_get_u32(tb[CUMC_A_FABRIC_HEALTH_MASK]);
+		f->has_health_mask = true;
+	}
 	return NL_OK;
 }
 
@@ -63,33 +68,36 @@ nvmlReturn_t cumc_nvml_fabric_get(unsigned int ordinal,
  * What every version reports: a GPU of a multi-node fabric is COMPLETED
  * with its cluster and clique, as on a rack whose fabric manager finished;
  * any other NOT_SUPPORTED with the rest zero, as NVIDIA's driver answers
- * for an H200 outside an NVLink domain.
+ * for an H200 outside an NVLink domain; a state DEV_SET holds (NOT_STARTED,
+ * IN_PROGRESS) comes as the module reports it. @f: DEV_GET's row.
  */
 static nvmlReturn_t cumc_nvml_fabric_common(nvmlDevice_t device,
-					    nvmlGpuFabricInfo_t *out)
+					    nvmlGpuFabricInfo_t *out,
+					    struct cumc_nvml_fabric *f)
 {
 	struct cumc_device_info info;
-	struct cumc_nvml_fabric f;
 	nvmlReturn_t ret = cumc_nvml_device_info(device, &info);
 
 	if (ret == NVML_SUCCESS)
-		ret = cumc_nvml_fabric_get(info.device, &f);
+		ret = cumc_nvml_fabric_get(info.device, f);
 	if (ret != NVML_SUCCESS)
 		return ret;
 	memset(out, 0, sizeof(*out));
-	memcpy(out->clusterUuid, f.cluster_uuid, sizeof(out->clusterUuid));
+	memcpy(out->clusterUuid, f->cluster_uuid, sizeof(out->clusterUuid));
 	out->status = NVML_SUCCESS;
-	out->cliqueId = f.clique_id;
-	out->state = f.state;
+	out->cliqueId = f->clique_id;
+	out->state = f->state;
 	return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
 					nvmlGpuFabricInfo_t *gpuFabricInfo)
 {
+	struct cumc_nvml_fabric f;
+
 	if (!gpuFabricInfo)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	return cumc_nvml_fabric_common(device, gpuFabricInfo);
+	return cumc_nvml_fabric_common(device, gpuFabricInfo, &f);
 }
 
 /*
@@ -108,11 +116,39 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
 	 NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_FALSE <<	\
 		NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY)
 
+/* The mask: DEV_SET's (a sick fabric), else a completed fabric's. */
+static unsigned int cumc_nvml_health_mask(const struct cumc_nvml_fabric *f)
+{
+	if (f->has_health_mask)
+		return f->health_mask;
+	return f->state == NVML_GPU_FABRIC_STATE_COMPLETED ?
+	       CUMC_NVML_HEALTHY_MASK : 0;
+}
+
+/*
+ * The summary the mask implies: an unhealthy route makes the fabric
+ * unhealthy; degraded bandwidth or a recovery under way leaves it usable
+ * with less (LIMITED_CAPACITY); a mask that reports only FALSE fields is
+ * healthy, and one that reports nothing says nothing.
+ */
+static unsigned int cumc_nvml_health_summary(unsigned int mask)
+{
+	if (NVML_GPU_FABRIC_HEALTH_TEST(mask, _ROUTE_UNHEALTHY, _TRUE))
+		return NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY;
+	if (NVML_GPU_FABRIC_HEALTH_TEST(mask, _DEGRADED_BW, _TRUE) ||
+	    NVML_GPU_FABRIC_HEALTH_TEST(mask, _ROUTE_RECOVERY, _TRUE) ||
+	    NVML_GPU_FABRIC_HEALTH_TEST(mask, _ACCESS_TIMEOUT_RECOVERY, _TRUE))
+		return NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY;
+	return mask ? NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY :
+		      NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED;
+}
+
 /* Versions 2 and 3, as the caller's version field asks. */
 nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
 					 nvmlGpuFabricInfoV_t *gpuFabricInfo)
 {
 	nvmlGpuFabricInfoV_t *v = gpuFabricInfo;
+	struct cumc_nvml_fabric f;
 	nvmlGpuFabricInfo_t common;
 	unsigned int version;
 	nvmlReturn_t ret;
@@ -122,19 +158,16 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
 	version = v->version;
 	if (version != nvmlGpuFabricInfo_v2 && version != nvmlGpuFabricInfo_v3)
 		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-	ret = cumc_nvml_fabric_common(device, &common);
+	ret = cumc_nvml_fabric_common(device, &common, &f);
 	if (ret != NVML_SUCCESS)
 		return ret;
 	memcpy(v->clusterUuid, common.clusterUuid, sizeof(v->clusterUuid));
 	v->status = common.status;
 	v->cliqueId = common.cliqueId;
 	v->state = common.state;
-	v->healthMask = common.state == NVML_GPU_FABRIC_STATE_COMPLETED ?
-			CUMC_NVML_HEALTHY_MASK : 0;
+	v->healthMask = cumc_nvml_health_mask(&f);
 	/* Version 2 ends at the mask: its caller has no room for more. */
 	if (version == nvmlGpuFabricInfo_v3)
-		v->healthSummary = common.state == NVML_GPU_FABRIC_STATE_COMPLETED ?
-				   NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY :
-				   NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED;
+		v->healthSummary = cumc_nvml_health_summary(v->healthMask);
 	return NVML_SUCCESS;
 }

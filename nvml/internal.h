@@ -55,6 +55,8 @@ struct cumc_nvml_fabric {
 	uint32_t state;		/* enum cumc_fabric_state: NVML's values */
 	uint32_t clique_id;
 	uint8_t cluster_uuid[16];
+	uint32_t health_mask;	/* DEV_SET's, when has_health_mask */
+	bool has_health_mask;
 	bool lost;
 };
 
