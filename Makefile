@@ -455,7 +455,7 @@ $(CTL_TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c uapi/linux/cumc_netlink.h |
 	$(CC) $(BASE_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -DCUMC_VERSION='"$(VERSION)"' \
 		$(LDFLAGS) -o $@ $(filter %.c,$^) $(NL_LIBS)
 $(CTL_TOOLS:%=$(O)/tools/%): tools/cumc_nl.c tools/cumc_nl.h
-$(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl.h uapi/linux/cumc.h
+$(O)/tools/cumcctl: tools/cumcctl_batch.c tools/cumcctl_scenario.c tools/cumcctl.h uapi/linux/cumc.h
 $(O)/tools/cumcctl: NL_CFLAGS += $(JSON_CFLAGS)
 $(O)/tools/cumcctl: NL_LIBS += $(JSON_LIBS)
 

@@ -171,19 +171,61 @@ static int cumc_nl_do(struct cumc_nl *nl, uint8_t cmd,
 	return cumc_nl_transact(nl, msg, NULL, NULL);
 }
 
+int cumc_nl_fault_set_delay(struct cumc_nl *nl, enum cumc_fault_type type,
+			    enum cumc_fault_mode mode, uint32_t value,
+			    int64_t device, uint32_t delay_ms)
+{
+	struct cumc_nl_u32 attrs[5] = {
+		{ CUMC_A_FAULT_TYPE, type },
+		{ CUMC_A_FAULT_MODE, mode },
+		{ CUMC_A_FAULT_VALUE, value },
+	};
+	size_t n = 3;
+
+	if (device != CUMC_NL_FABRIC)
+		attrs[n++] = (struct cumc_nl_u32){ CUMC_A_DEV_ORDINAL, device };
+	if (delay_ms)
+		attrs[n++] = (struct cumc_nl_u32){ CUMC_A_FAULT_DELAY_MS,
+						   delay_ms };
+	return cumc_nl_do(nl, CUMC_CMD_FAULT_SET, attrs, n);
+}
+
 int cumc_nl_fault_set(struct cumc_nl *nl, enum cumc_fault_type type,
 		      enum cumc_fault_mode mode, uint32_t value,
 		      int64_t device)
 {
-	const struct cumc_nl_u32 attrs[] = {
-		{ CUMC_A_FAULT_TYPE, type },
-		{ CUMC_A_FAULT_MODE, mode },
-		{ CUMC_A_FAULT_VALUE, value },
-		{ CUMC_A_DEV_ORDINAL, device },
-	};
+	return cumc_nl_fault_set_delay(nl, type, mode, value, device, 0);
+}
 
-	return cumc_nl_do(nl, CUMC_CMD_FAULT_SET, attrs,
-			  device == CUMC_NL_FABRIC ? 3 : 4);
+/* A u32 attribute when @value is not negative: 0 or -EMSGSIZE. */
+static int cumc_nl_put_opt(struct nl_msg *msg, int attr, int64_t value)
+{
+	return value < 0 ? 0 : nla_put_u32(msg, attr, value);
+}
+
+int cumc_nl_dev_set(struct cumc_nl *nl, const struct cumc_nl_dev_cond *cond)
+{
+	struct nl_msg *msg = cumc_nl_msg(nl, CUMC_CMD_DEV_SET, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if (cumc_nl_put_opt(msg, CUMC_A_DEV_ORDINAL,
+			    cond->device == CUMC_NL_FABRIC ? -1 : cond->device) ||
+	    cumc_nl_put_opt(msg, CUMC_A_FABRIC_STATE, cond->state) ||
+	    cumc_nl_put_opt(msg, CUMC_A_FABRIC_HEALTH_MASK, cond->health_mask) ||
+	    cumc_nl_put_opt(msg, CUMC_A_DEV_MULTICAST, cond->multicast) ||
+	    (cond->reset && nla_put_flag(msg, CUMC_A_DEV_RESET))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return cumc_nl_transact(nl, msg, NULL, NULL);
+}
+
+int cumc_nl_fabric_set_mc_limit(struct cumc_nl *nl, uint32_t limit)
+{
+	const struct cumc_nl_u32 attr = { CUMC_A_FABRIC_MC_LIMIT, limit };
+
+	return cumc_nl_do(nl, CUMC_CMD_FABRIC_SET, &attr, 1);
 }
 
 int cumc_nl_fm_set(struct cumc_nl *nl, enum cumc_fm_mode mode,
@@ -252,6 +294,8 @@ static int cumc_nl_fabric_reply(struct nl_msg *msg, void *arg)
 		[CUMC_A_FABRIC_CLIQUE_ID] = { .type = NLA_U32 },
 		[CUMC_A_FABRIC_STATE] = { .type = NLA_U32 },
 		[CUMC_A_IMEX_ATTACHED] = { .type = NLA_FLAG },
+		[CUMC_A_FABRIC_MC_LIMIT] = { .type = NLA_U32 },
+		[CUMC_A_FABRIC_MC_TEAMS] = { .type = NLA_U32 },
 	};
 	struct nlattr *tb[CUMC_A_MAX + 1];
 	struct cumc_nl_fabric *f = arg;
@@ -272,6 +316,12 @@ static int cumc_nl_fabric_reply(struct nl_msg *msg, void *arg)
 	if (tb[CUMC_A_FABRIC_STATE])
 		f->state = nla_get_u32(tb[CUMC_A_FABRIC_STATE]);
 	f->imex_attached = tb[CUMC_A_IMEX_ATTACHED];
+	if (tb[CUMC_A_FABRIC_MC_LIMIT]) {
+		f->mc_limit = nla_get_u32(tb[CUMC_A_FABRIC_MC_LIMIT]);
+		f->has_mc_limit = true;
+	}
+	if (tb[CUMC_A_FABRIC_MC_TEAMS])
+		f->mc_teams = nla_get_u32(tb[CUMC_A_FABRIC_MC_TEAMS]);
 	return NL_OK;
 }
 

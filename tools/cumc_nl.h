@@ -45,6 +45,27 @@ int cumc_nl_transact(struct cumc_nl *nl, struct nl_msg *msg,
 int cumc_nl_fault_set(struct cumc_nl *nl, enum cumc_fault_type type,
 		      enum cumc_fault_mode mode, uint32_t value,
 		      int64_t device);
+/* The same with FAULT_DELAY_MS (FABRIC_STALL's length); 0: none given. */
+int cumc_nl_fault_set_delay(struct cumc_nl *nl, enum cumc_fault_type type,
+			    enum cumc_fault_mode mode, uint32_t value,
+			    int64_t device, uint32_t delay_ms);
+
+/*
+ * DEV_SET's conditions: a negative field is not sent (left as it is);
+ * @device CUMC_NL_FABRIC for every device.
+ */
+struct cumc_nl_dev_cond {
+	int64_t device;
+	int64_t state;		/* enum cumc_fabric_state */
+	int64_t health_mask;
+	int64_t multicast;	/* 0 or 1 */
+	bool reset;		/* drop every condition first */
+};
+#define CUMC_NL_DEV_COND_NONE { CUMC_NL_FABRIC, -1, -1, -1, false }
+int cumc_nl_dev_set(struct cumc_nl *nl, const struct cumc_nl_dev_cond *cond);
+/* FABRIC_SET of FABRIC_MC_LIMIT. */
+int cumc_nl_fabric_set_mc_limit(struct cumc_nl *nl, uint32_t limit);
+
 /* FM_SET; a @timeout_ms of 0 (out of its range) leaves it as it is. */
 int cumc_nl_fm_set(struct cumc_nl *nl, enum cumc_fm_mode mode,
 		   uint32_t timeout_ms);
@@ -55,9 +76,9 @@ int cumc_nl_fm_respond(struct cumc_nl *nl, uint32_t req_id,
 
 /* FABRIC_GET's reply; has_* say which attributes it carried. */
 struct cumc_nl_fabric {
-	uint32_t node, clique_id, state;
+	uint32_t node, clique_id, state, mc_limit, mc_teams;
 	uint8_t cluster_uuid[16];
-	bool has_node, has_cluster_uuid, imex_attached;
+	bool has_node, has_cluster_uuid, has_mc_limit, imex_attached;
 };
 int cumc_nl_fabric_get(struct cumc_nl *nl, struct cumc_nl_fabric *fabric);
 

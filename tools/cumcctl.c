@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include <json-c/json.h>
+#include <linux/cumc.h>
 #include <netlink/genl/ctrl.h>
 
 #include "cumc_nl.h"
@@ -53,6 +54,9 @@ static const char *const fault_names[CUMC_FAULT_NR] = {
 	[CUMC_FAULT_IMPORT_NOT_PERMITTED] = "import-eperm",
 	[CUMC_FAULT_IMEX_SEND] = "imex-send",
 	[CUMC_FAULT_REMOTE_LATE] = "remote-late",
+	[CUMC_FAULT_ADD_DEVICE] = "add-device",
+	[CUMC_FAULT_UNBIND_INVALID] = "unbind-invalid",
+	[CUMC_FAULT_FABRIC_STALL] = "fabric-stall",
 };
 
 static const char *const mode_names[] = {
@@ -85,12 +89,14 @@ static const char *const event_names[] = {
 
 static const char usage_text[] =
 	"usage: cumcctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
-	"  dev [show [ID]]           devices and their memory\n"
+	"  dev [show [ID]]|set ...   devices, their memory, a sick fabric's conditions\n"
 	"  obj [show]                multicast objects, members, bindings\n"
 	"  stats [show]              per-device and fabric-wide counters\n"
 	"  fault show|set|clear ...  fault injection (cumcctl fault help)\n"
 	"  fm show|mode|respond ...  the fabric manager (cumcctl fm help)\n"
-	"  fabric [show]             this node's fabric identity, its IMEX daemon\n"
+	"  fabric [show]|set ...     this node's fabric identity, its IMEX daemon,\n"
+	"                            its multicast teams and their limit\n"
+	"  scenario list|clear|NAME  a user's report reproduced (cumcctl scenario help)\n"
 	"  monitor [--count N] [--timeout MS]  print events as they come\n"
 	"  batch < SCRIPT            the ioctl UAPI, one operation a line\n"
 	"  help                      this text\n"
@@ -100,9 +106,18 @@ static const char usage_text[] =
 
 static const char dev_usage[] =
 	"usage: cumcctl [-j] [-p] dev [show [ID]]\n"
+	"       cumcctl dev set [ID] [reset] [state STATE] [health-mask MASK]\n"
+	"                            [multicast on|off]\n"
 	"List devices (or device ID): ordinal, UUID, name, PCI bus, memory total\n"
 	"and free (MiB), backend (pci or system), state (ok or lost), fabric\n"
-	"state (not-supported, not-started, in-progress or completed).\n";
+	"state (not-supported, not-started, in-progress or completed), followed\n"
+	"by the conditions set: ,held (the state is held), ,multicast-off,\n"
+	",health=MASK.\n"
+	"set: device ID's (without ID, every device's) conditions, as a sick\n"
+	"fabric shows them: reset drops those set before; state holds the\n"
+	"fabric state at not-started or in-progress (completed lets go);\n"
+	"health-mask is NVML's healthMask; multicast off takes the device out\n"
+	"of multicast. Needs CAP_NET_ADMIN.\n";
 
 static const char obj_usage[] =
 	"usage: cumcctl [-j] [-p] obj [show]\n"
@@ -114,11 +129,15 @@ static const char stats_usage[] =
 
 static const char fault_usage[] =
 	"usage: cumcctl fault set TYPE once|every N|percent P [--device N]\n"
+	"                         [--delay MS]\n"
 	"       cumcctl fault clear TYPE [--device N]\n"
+	"       cumcctl fault clear all\n"
 	"       cumcctl [-j] [-p] fault [show]\n"
 	"TYPE: not-ready, illegal-state, bind-nospc, mem-exhausted, import-eperm,\n"
-	"      imex-send, remote-late\n"
-	"Without --device the fault is fabric-wide. set and clear need CAP_NET_ADMIN.\n";
+	"      imex-send, remote-late, add-device, unbind-invalid, fabric-stall\n"
+	"Without --device the fault is fabric-wide. --delay: fabric-stall's\n"
+	"length (default 7000). clear all: every armed fault. set and clear\n"
+	"need CAP_NET_ADMIN.\n";
 
 static const char fm_usage[] =
 	"usage: cumcctl fm mode [kernel|external] [--timeout MS]\n"
@@ -128,10 +147,13 @@ static const char fm_usage[] =
 
 static const char fabric_usage[] =
 	"usage: cumcctl [-j] [-p] fabric [show]\n"
+	"       cumcctl fabric set mc-limit N\n"
 	"This node's fabric identity: its node index, its fabric state\n"
 	"(not-supported, not-started, in-progress or completed), and in a\n"
-	"multi-node fabric its cluster UUID and clique id; and whether an IMEX\n"
-	"daemon is attached.\n";
+	"multi-node fabric its cluster UUID and clique id; whether an IMEX\n"
+	"daemon is attached; the multicast teams set up now and how many may be\n"
+	"at once (a team past the limit fails, its binds out of memory).\n"
+	"set mc-limit needs CAP_NET_ADMIN.\n";
 
 static const char monitor_usage[] =
 	"usage: cumcctl [-j] [-p] [-t] monitor [all] [--count N] [--timeout MS]\n"
@@ -272,6 +294,11 @@ static void json_print(struct json_object *o)
 	fflush(stdout);
 }
 
+void cumcctl_json_print(struct json_object *o)
+{
+	json_print(o);
+}
+
 /* A row of a dump: into the array, or the table's header before the first. */
 static void add_row(struct json_object *o)
 {
@@ -306,6 +333,30 @@ static const char *fabric_state(struct nlattr **tb)
 	       fabric_state_names[state] : "?";
 }
 
+/* Multicast off: DEV_SET took the device out (absent: an older module). */
+static bool multicast_off(struct nlattr **tb)
+{
+	return tb[CUMC_A_DEV_MULTICAST] && !get_u32(tb, CUMC_A_DEV_MULTICAST);
+}
+
+/*
+ * The conditions DEV_SET gave, as the table shows them after the fabric
+ * state in its column: ",held,multicast-off,health=0xa9"; "" for none.
+ */
+static void dev_conditions(struct nlattr **tb, char *out, size_t size)
+{
+	int n = 0;
+
+	out[0] = '\0';
+	if (tb[CUMC_A_FABRIC_STATE_HELD])
+		n += snprintf(out + n, size - n, ",held");
+	if (multicast_off(tb))
+		n += snprintf(out + n, size - n, ",multicast-off");
+	if (tb[CUMC_A_FABRIC_HEALTH_MASK])
+		snprintf(out + n, size - n, ",health=0x%x",
+			 get_u32(tb, CUMC_A_FABRIC_HEALTH_MASK));
+}
+
 static void dev_json(struct nlattr **tb, const char *uuid, const char *backend,
 		     bool lost)
 {
@@ -321,6 +372,11 @@ static void dev_json(struct nlattr **tb, const char *uuid, const char *backend,
 	put_str(o, "backend", backend);
 	put_bool(o, "lost", lost);
 	put_str(o, "fabric_state", fabric_state(tb));
+	put_bool(o, "fabric_state_held", tb[CUMC_A_FABRIC_STATE_HELD] != NULL);
+	if (tb[CUMC_A_DEV_MULTICAST])
+		put_bool(o, "multicast", !multicast_off(tb));
+	if (tb[CUMC_A_FABRIC_HEALTH_MASK])
+		put_u64(o, "health_mask", get_u32(tb, CUMC_A_FABRIC_HEALTH_MASK));
 	/* A GPU of a multi-node fabric: the node that owns it, where. */
 	if (tb[CUMC_A_FABRIC_NODE])
 		put_u64(o, "node", get_u32(tb, CUMC_A_FABRIC_NODE));
@@ -337,7 +393,7 @@ static int dev_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
 	const char *backend;
-	char uuid[37];
+	char uuid[37], conditions[64];
 	bool lost;
 
 	(void)arg;
@@ -353,14 +409,15 @@ static int dev_cb(struct nl_msg *msg, void *arg)
 		dev_json(tb, uuid, backend, lost);
 		return NL_OK;
 	}
+	dev_conditions(tb, conditions, sizeof(conditions));
 	add_row(NULL);
-	printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %-5s %s\n",
+	printf("%-4u %s  %-26s %02x  %12" PRIu64 " %12" PRIu64 "  %-7s %-5s %s%s\n",
 	       get_u32(tb, CUMC_A_DEV_ORDINAL), uuid,
 	       nla_get_string(tb[CUMC_A_DEV_NAME]),
 	       get_u32(tb, CUMC_A_DEV_PCI_BUS),
 	       get_u64(tb, CUMC_A_DEV_MEM_TOTAL) >> 20,
 	       get_u64(tb, CUMC_A_DEV_MEM_FREE) >> 20, backend,
-	       lost ? "lost" : "ok", fabric_state(tb));
+	       lost ? "lost" : "ok", fabric_state(tb), conditions);
 	return NL_OK;
 }
 
@@ -545,6 +602,8 @@ static int fault_cb(struct nl_msg *msg, void *arg)
 		put_str(o, "mode", mode);
 		put_u64(o, "value", get_u32(tb, CUMC_A_FAULT_VALUE));
 		put_u64(o, "hits", get_u64(tb, CUMC_A_FAULT_HITS));
+		if (tb[CUMC_A_FAULT_DELAY_MS])
+			put_u64(o, "delay_ms", get_u32(tb, CUMC_A_FAULT_DELAY_MS));
 		add_row(o);
 		return NL_OK;
 	}
@@ -552,8 +611,11 @@ static int fault_cb(struct nl_msg *msg, void *arg)
 		snprintf(where, sizeof(where), "%u",
 			 get_u32(tb, CUMC_A_DEV_ORDINAL));
 	add_row(NULL);
-	printf("%-14s %-7s %-8s %8u %10" PRIu64 "\n", type, where, mode,
+	printf("%-14s %-7s %-8s %8u %10" PRIu64, type, where, mode,
 	       get_u32(tb, CUMC_A_FAULT_VALUE), get_u64(tb, CUMC_A_FAULT_HITS));
+	if (tb[CUMC_A_FAULT_DELAY_MS])
+		printf("  delay %ums", get_u32(tb, CUMC_A_FAULT_DELAY_MS));
+	putchar('\n');
 	return NL_OK;
 }
 
@@ -579,14 +641,73 @@ static bool parse_device(int argc, char **argv, int *i, int64_t *device)
 }
 
 static int fault_change(int type, uint32_t mode, uint32_t value,
-			int64_t device)
+			int64_t device, uint32_t delay_ms)
 {
 	int err;
 
 	connect_family();
-	err = cumc_nl_fault_set(&nl, type, mode, value, device);
+	err = cumc_nl_fault_set_delay(&nl, type, mode, value, device, delay_ms);
 	cumc_nl_close(&nl);
 	return err ? refused("fault", err) : 0;
+}
+
+/* The armed faults, as FAULT_GET lists them, for fault clear all. */
+struct armed {
+	uint32_t type;
+	int64_t device;
+};
+
+static struct armed armed[CUMC_FAULT_NR * (CUMC_MAX_DEVICES + 1)];
+static unsigned int num_armed;
+
+static int armed_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[CUMC_A_MAX + 1];
+
+	(void)arg;
+	if (parse(msg, tb) || num_armed == sizeof(armed) / sizeof(armed[0]))
+		return NL_SKIP;
+	armed[num_armed].type = get_u32(tb, CUMC_A_FAULT_TYPE);
+	armed[num_armed].device = CUMC_NL_FABRIC;
+	if (tb[CUMC_A_DEV_ORDINAL])
+		armed[num_armed].device = get_u32(tb, CUMC_A_DEV_ORDINAL);
+	num_armed++;
+	return NL_OK;
+}
+
+/* Every armed fault off: listed first, cleared after the dump's end. */
+static int fault_clear_all(void)
+{
+	unsigned int i;
+	int err;
+
+	connect_family();
+	num_armed = 0;
+	err = cumc_nl_transact(&nl, request(CUMC_CMD_FAULT_GET, NLM_F_DUMP),
+			       armed_cb, NULL);
+	for (i = 0; !err && i < num_armed; i++)
+		err = cumc_nl_fault_set(&nl, armed[i].type, CUMC_FAULT_MODE_OFF,
+					0, armed[i].device);
+	cumc_nl_close(&nl);
+	return err ? refused("fault clear all", err) : 0;
+}
+
+/* set's and clear's options: --device N, --delay MS (set only). */
+static bool parse_fault_options(int argc, char **argv, int i, bool set,
+				int64_t *device, uint32_t *delay_ms)
+{
+	while (i < argc) {
+		if (!strcmp(argv[i], "--device")) {
+			if (!parse_device(argc, argv, &i, device))
+				return false;
+		} else if (set && !strcmp(argv[i], "--delay") && i + 1 < argc &&
+			   parse_u32(argv[i + 1], delay_ms) && *delay_ms) {
+			i += 2;
+		} else {
+			return false;
+		}
+	}
+	return true;
 }
 
 /* set's MODE [N]: once, every N, percent P. */
@@ -614,8 +735,9 @@ static bool parse_mode(int argc, char **argv, int *i, uint32_t *mode,
 
 static int cmd_fault(int argc, char **argv)
 {
-	uint32_t mode = CUMC_FAULT_MODE_OFF, value = 0;
+	uint32_t mode = CUMC_FAULT_MODE_OFF, value = 0, delay_ms = 0;
 	int64_t device = CUMC_NL_FABRIC;
+	bool set;
 	int type, i;
 
 	if (is_help(argc, argv))
@@ -626,17 +748,17 @@ static int cmd_fault(int argc, char **argv)
 	if (strcmp(argv[0], "set") && strcmp(argv[0], "clear"))
 		return is_show(argv[0]) ? usage(fault_usage, false) :
 		       unknown_command("fault", argv[0]);
+	set = !strcmp(argv[0], "set");
+	if (!set && argc == 2 && !strcmp(argv[1], "all"))
+		return fault_clear_all();
 	if (argc < 2 || (type = fault_type(argv[1])) < 0)
 		return usage(fault_usage, false);
 	i = 2;
-	if (!strcmp(argv[0], "set") &&
-	    !parse_mode(argc, argv, &i, &mode, &value))
+	if (set && !parse_mode(argc, argv, &i, &mode, &value))
 		return usage(fault_usage, false);
-	if (i < argc && !parse_device(argc, argv, &i, &device))
+	if (!parse_fault_options(argc, argv, i, set, &device, &delay_ms))
 		return usage(fault_usage, false);
-	if (i != argc)
-		return usage(fault_usage, false);
-	return fault_change(type, mode, value, device);
+	return fault_change(type, mode, value, device, delay_ms);
 }
 
 static int fm_cb(struct nl_msg *msg, void *arg)
@@ -734,7 +856,7 @@ static int cmd_fm(int argc, char **argv)
 static int fabric_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[CUMC_A_MAX + 1];
-	char cluster[37] = "-", clique[16] = "-";
+	char cluster[37] = "-", clique[16] = "-", teams[24] = "-";
 	struct json_object *o;
 	bool imex;
 
@@ -747,6 +869,10 @@ static int fabric_cb(struct nl_msg *msg, void *arg)
 		snprintf(clique, sizeof(clique), "%u",
 			 get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID));
 	imex = tb[CUMC_A_IMEX_ATTACHED] != NULL;
+	if (tb[CUMC_A_FABRIC_MC_LIMIT])
+		snprintf(teams, sizeof(teams), "%u/%u",
+			 get_u32(tb, CUMC_A_FABRIC_MC_TEAMS),
+			 get_u32(tb, CUMC_A_FABRIC_MC_LIMIT));
 	if (json) {
 		o = json_new();
 		put_u64(o, "node", get_u32(tb, CUMC_A_FABRIC_NODE));
@@ -759,15 +885,35 @@ static int fabric_cb(struct nl_msg *msg, void *arg)
 				       json_object_new_uint64(get_u32(tb, CUMC_A_FABRIC_CLIQUE_ID)) :
 				       NULL);
 		put_bool(o, "imex_attached", imex);
+		/* Absent from an older module's answer: no key, no guess. */
+		if (tb[CUMC_A_FABRIC_MC_LIMIT]) {
+			put_u64(o, "mc_limit", get_u32(tb, CUMC_A_FABRIC_MC_LIMIT));
+			put_u64(o, "mc_teams", get_u32(tb, CUMC_A_FABRIC_MC_TEAMS));
+		}
 		json_print(o);
 		json_object_put(o);
 		return NL_OK;
 	}
-	printf("%-4s %-14s %-36s %-10s %s\n", "NODE", "STATE", "CLUSTER",
-	       "CLIQUE", "IMEX");
-	printf("%-4u %-14s %-36s %-10s %s\n", get_u32(tb, CUMC_A_FABRIC_NODE),
-	       fabric_state(tb), cluster, clique, imex ? "yes" : "no");
+	printf("%-4s %-14s %-36s %-10s %-4s %s\n", "NODE", "STATE", "CLUSTER",
+	       "CLIQUE", "IMEX", "TEAMS/LIMIT");
+	printf("%-4u %-14s %-36s %-10s %-4s %s\n", get_u32(tb, CUMC_A_FABRIC_NODE),
+	       fabric_state(tb), cluster, clique, imex ? "yes" : "no", teams);
 	return NL_OK;
+}
+
+/* fabric set mc-limit N */
+static int fabric_set(int argc, char **argv)
+{
+	uint32_t limit;
+	int err;
+
+	if (argc != 3 || strcmp(argv[1], "mc-limit") ||
+	    !parse_u32(argv[2], &limit))
+		return usage(fabric_usage, false);
+	connect_family();
+	err = cumc_nl_fabric_set_mc_limit(&nl, limit);
+	cumc_nl_close(&nl);
+	return err ? refused("fabric set", err) : 0;
 }
 
 static int cmd_fabric(int argc, char **argv)
@@ -777,6 +923,8 @@ static int cmd_fabric(int argc, char **argv)
 
 	if (is_help(argc, argv))
 		return usage(fabric_usage, true);
+	if (argc && !strcmp(argv[0], "set"))
+		return fabric_set(argc, argv);
 	/* A word is an unknown command; an argument (a number) a usage error. */
 	if (argc == 1 && !is_show(argv[0]) && !parse_u32(argv[0], &number))
 		return unknown_command("fabric", argv[0]);
@@ -940,6 +1088,68 @@ static int cmd_monitor(int argc, char **argv)
 	return 0;
 }
 
+static int fabric_state_value(const char *s)
+{
+	for (int i = 0; i <= CUMC_FABRIC_STATE_COMPLETED; i++)
+		if (!strcmp(s, fabric_state_names[i]))
+			return i;
+	return -1;
+}
+
+static int on_off_value(const char *s)
+{
+	if (!strcmp(s, "on") || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "off") || !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
+/* One NAME VALUE pair of dev set into @cond: false when malformed. */
+static bool dev_set_pair(const char *name, const char *value,
+			 struct cumc_nl_dev_cond *cond)
+{
+	uint32_t mask;
+
+	if (!strcmp(name, "state"))
+		return (cond->state = fabric_state_value(value)) >= 0;
+	if (!strcmp(name, "multicast"))
+		return (cond->multicast = on_off_value(value)) >= 0;
+	if (strcmp(name, "health-mask") || !parse_u32(value, &mask))
+		return false;
+	cond->health_mask = mask;
+	return true;
+}
+
+/* dev set [ID] [reset] [NAME VALUE]...: at least one of them. */
+static int dev_set(int argc, char **argv)
+{
+	struct cumc_nl_dev_cond cond = CUMC_NL_DEV_COND_NONE;
+	bool any = false;
+	uint32_t id;
+	int i = 1, err;
+
+	if (i < argc && parse_u32(argv[i], &id)) {
+		cond.device = id;
+		i++;
+	}
+	for (; i < argc; i++, any = true) {
+		if (!strcmp(argv[i], "reset")) {
+			cond.reset = true;
+			continue;
+		}
+		if (i + 1 >= argc || !dev_set_pair(argv[i], argv[i + 1], &cond))
+			return usage(dev_usage, false);
+		i++;
+	}
+	if (!any)
+		return usage(dev_usage, false);
+	connect_family();
+	err = cumc_nl_dev_set(&nl, &cond);
+	cumc_nl_close(&nl);
+	return err ? refused("dev set", err) : 0;
+}
+
 /* dev [show [ID]]: the old `dev` is the same as `dev show`. */
 static int cmd_dev(int argc, char **argv)
 {
@@ -947,6 +1157,8 @@ static int cmd_dev(int argc, char **argv)
 
 	if (is_help(argc, argv))
 		return usage(dev_usage, true);
+	if (argc && !strcmp(argv[0], "set"))
+		return dev_set(argc, argv);
 	if (argc && !is_show(argv[0]))
 		return parse_u32(argv[0], &id) ? usage(dev_usage, false) :
 		       unknown_command("dev", argv[0]);
@@ -997,6 +1209,11 @@ static int cmd_batch(int argc, char **argv)
 	return cumcctl_batch(argc, argv);
 }
 
+static int cmd_scenario(int argc, char **argv)
+{
+	return cumcctl_scenario(argc, argv, json);
+}
+
 static const struct object {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -1009,8 +1226,19 @@ static const struct object {
 	{ "fabric", cmd_fabric },
 	{ "monitor", cmd_monitor },
 	{ "batch", cmd_batch },
+	{ "scenario", cmd_scenario },
 	{ "help", cmd_help },
 };
+
+int cumcctl_run(int argc, char **argv)
+{
+	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (!strcmp(argv[0], objects[i].name))
+			return objects[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "%s \"%s\" is unknown, try \"cumcctl help\".\n",
+		argv[0][0] == '-' ? "Option" : "Object", argv[0]);
+	return EXIT_USAGE;
+}
 
 /*
  * The global options, wherever they are on the line: -j, -p, -t, -V and
@@ -1061,10 +1289,5 @@ int main(int argc, char **argv)
 		return usage(usage_text, false);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return usage(usage_text, true);
-	for (i = 0; i < (int)(sizeof(objects) / sizeof(objects[0])); i++)
-		if (!strcmp(argv[1], objects[i].name))
-			return objects[i].run(argc - 2, argv + 2);
-	fprintf(stderr, "%s \"%s\" is unknown, try \"cumcctl help\".\n",
-		argv[1][0] == '-' ? "Option" : "Object", argv[1]);
-	return EXIT_USAGE;
+	return cumcctl_run(argc - 1, argv + 1);
 }
