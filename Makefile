@@ -507,6 +507,18 @@ $(NVML_TESTS:%=$(O)/tests/%): $(O)/tests/%: lib/tests/%.c lib/tests/check_run.h 
 		-Ilib/tests -Itools -o $@ $(filter %.c,$^) $(LIB_A) $(NVML_SO) \
 		-Wl,-rpath,$(CURDIR)/$(O)/cuda $(CHECK_LIBS) $(NL_LIBS) -ldl -lpthread
 
+# The scenario catalogue's selftest (Documentation/scenarios.md): libcumc
+# linked in, NVML as a program finds it, the netlink client for the fabric
+# manager's timeout; it runs build/tools/cumcctl to apply each scenario.
+$(O)/selftests/cumc_scenario: selftests/cumc_scenario.c $(SELFTEST_HEADERS) \
+		$(KSFT_HEADERS) tools/cumc_nl.c tools/cumc_nl.h \
+		include/cumc/nvml.h uapi/linux/cumc_netlink.h $(LIB_A) \
+		$(NVML_SO) $(O)/tools/cumcctl | $(O)/selftests
+	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) \
+		-Iinclude/cumc -Itools -o $@ $(filter %.c,$^) $(LIB_A) \
+		$(NVML_SO) -Wl,-rpath,$(CURDIR)/$(O)/cuda $(NL_LIBS) \
+		-lpthread -lm -ldl
+
 # NCCL's MNNVL decision, on every rank of a scripts/fabric-run job
 # (scripts/tests/test-fabric-ranks.sh): libcumc linked in, NVML as a
 # program finds it.
