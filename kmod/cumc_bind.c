@@ -25,7 +25,11 @@ int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd)
 	mc = cumk_mc_get(ucmd->client, cmd->handle);
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
-	ret = cumk_remote_mc_join(mc, dev);
+	/* Refused before the join: the team is left as it was. */
+	if (cumk_fault_hit(CUMC_FAULT_ADD_DEVICE, dev))
+		ret = -EIO;
+	else
+		ret = cumk_remote_mc_join(mc, dev);
 	cumk_object_put(&mc->obj);
 	return ret;
 }
@@ -125,8 +129,12 @@ int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd)
 	mc = cumk_mc_get(ucmd->client, cmd->handle);
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
-	ret = cumk_remote_mc_unbind(mc, member, cmd->mc_offset, cmd->length,
-				    ucmd->client->usage);
+	/* A fabric manager that lost track refuses it, binding kept. */
+	if (cumk_fault_hit(CUMC_FAULT_UNBIND_INVALID, member))
+		ret = -EINVAL;
+	else
+		ret = cumk_remote_mc_unbind(mc, member, cmd->mc_offset,
+					    cmd->length, ucmd->client->usage);
 	if (!ret) {
 		trace_cumc_unbind(mc->id, cmd->device, cmd->mc_offset,
 				  cmd->length);

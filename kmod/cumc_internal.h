@@ -1128,16 +1128,21 @@ void cumk_debugfs_init(void);
 void cumk_debugfs_exit(void);
 
 /* cumc_fault.c: fault injection; cumk_fault_lock (a leaf) guards the table */
+/* FABRIC_STALL's length when FAULT_SET gives none: torchcomms #3130's. */
+#define CUMC_FAULT_STALL_DEFAULT_MS 7000
 int cumk_fault_set(enum cumc_fault_type type, s32 device,
-		   enum cumc_fault_mode mode, u32 value);
+		   enum cumc_fault_mode mode, u32 value, u32 delay_ms);
 bool cumk_fault_hit(enum cumc_fault_type type, struct cumk_device *dev);
 bool cumk_fault_hit_mc(enum cumc_fault_type type, struct cumk_mc *mc);
+bool cumk_fault_hit_mc_delay(enum cumc_fault_type type, struct cumk_mc *mc,
+			     u32 *delay_ms);
 struct cumk_fault_info {
 	u32 type;
 	s32 device;	/* -1: fabric-wide */
 	u32 mode;
 	u32 value;
 	u64 hits;
+	u32 delay_ms;	/* FABRIC_STALL's; 0 for the other kinds */
 };
 
 int cumk_fault_get(unsigned int index, struct cumk_fault_info *info);

@@ -28,6 +28,7 @@ static struct netlink_range_validation cumk_nl_fault_value_range = {
 	.max = 1000000,
 };
 
+/* Also FAULT_DELAY_MS's: a stall as long as the longest timeout. */
 static struct netlink_range_validation cumk_nl_fm_timeout_range = {
 	.min = 1,
 	.max = 3600000,
@@ -52,6 +53,8 @@ static const struct nla_policy cumk_nl_policy[CUMC_A_MAX + 1] = {
 	[CUMC_A_IMEX_PAYLOAD] = { .type = NLA_BINARY,
 				  .len = CUMC_IMEX_PAYLOAD_MAX },
 	[CUMC_A_IMEX_RESULT] = NLA_POLICY_MAX(NLA_U32, MAX_ERRNO),
+	[CUMC_A_FAULT_DELAY_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &cumk_nl_fm_timeout_range),
 };
 
 /*
@@ -292,11 +295,28 @@ static int cumk_nl_fault_check_value(struct genl_info *info, u32 mode,
 	return 0;
 }
 
+/* Only FABRIC_STALL lasts: FAULT_DELAY_MS is its length, 0 its default. */
+static int cumk_nl_fault_delay(struct genl_info *info, u32 type, u32 *delay)
+{
+	struct nlattr *attr = info->attrs[CUMC_A_FAULT_DELAY_MS];
+
+	*delay = 0;
+	if (!attr)
+		return 0;
+	if (type != CUMC_FAULT_FABRIC_STALL) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "fault-delay-ms is for fabric-stall only");
+		return -EINVAL;
+	}
+	*delay = nla_get_u32(attr);
+	return 0;
+}
+
 static int cumk_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
+	u32 mode, type, delay, value = 0;
 	s32 device = -1;
-	u32 mode, value = 0;
 	int ret;
 
 	if (!cumk_nl_admin(skb, info))
@@ -308,6 +328,10 @@ static int cumk_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	mode = nla_get_u32(tb[CUMC_A_FAULT_MODE]);
+	type = nla_get_u32(tb[CUMC_A_FAULT_TYPE]);
+	ret = cumk_nl_fault_delay(info, type, &delay);
+	if (ret)
+		return ret;
 	if (tb[CUMC_A_FAULT_VALUE])
 		value = nla_get_u32(tb[CUMC_A_FAULT_VALUE]);
 	ret = cumk_nl_fault_check_value(info, mode, value);
@@ -322,8 +346,7 @@ static int cumk_nl_fault_set(struct sk_buff *skb, struct genl_info *info)
 			return -ENODEV;
 		}
 	}
-	ret = cumk_fault_set(nla_get_u32(tb[CUMC_A_FAULT_TYPE]), device, mode,
-			     value);
+	ret = cumk_fault_set(type, device, mode, value, delay);
 	if (ret)
 		NL_SET_ERR_MSG_MOD(info->extack, "the fault could not be set");
 	return ret;
@@ -335,6 +358,8 @@ static int cumk_nl_fill_fault(struct sk_buff *skb, struct cumk_fault_info *f)
 	    nla_put_u32(skb, CUMC_A_FAULT_MODE, f->mode) ||
 	    nla_put_u32(skb, CUMC_A_FAULT_VALUE, f->value) ||
 	    nla_put_u64_64bit(skb, CUMC_A_FAULT_HITS, f->hits, CUMC_A_PAD) ||
+	    (f->type == CUMC_FAULT_FABRIC_STALL &&
+	     nla_put_u32(skb, CUMC_A_FAULT_DELAY_MS, f->delay_ms)) ||
 	    (f->device >= 0 &&
 	     nla_put_u32(skb, CUMC_A_DEV_ORDINAL, f->device)))
 		return -EMSGSIZE;
