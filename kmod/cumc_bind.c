@@ -26,7 +26,9 @@ int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd)
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
 	/* Refused before the join: the team is left as it was. */
-	if (cumk_fault_hit(CUMC_FAULT_ADD_DEVICE, dev))
+	if (!cumk_cond_multicast(dev))
+		ret = -EOPNOTSUPP;
+	else if (cumk_fault_hit(CUMC_FAULT_ADD_DEVICE, dev))
 		ret = -EIO;
 	else
 		ret = cumk_remote_mc_join(mc, dev);

@@ -244,8 +244,10 @@ void cumk_device_revive(struct cumk_device *dev)
 void cumk_device_describe(struct cumk_device *dev,
 			  struct cumc_device_info *info)
 {
-	info->caps = CUMC_CAP_VMM | CUMC_CAP_HANDLE_FD |
-		     CUMC_CAP_HANDLE_FABRIC | CUMC_CAP_MULTICAST;
+	info->caps = CUMC_CAP_VMM | CUMC_CAP_HANDLE_FD | CUMC_CAP_HANDLE_FABRIC;
+	/* DEV_SET may turn it off (cumc_condition.c). */
+	if (cumk_cond_multicast(dev))
+		info->caps |= CUMC_CAP_MULTICAST;
 	memcpy(info->uuid, dev->uuid, sizeof(info->uuid));
 	strscpy_pad(info->name, dev->name, sizeof(info->name));
 	info->pci_domain = dev->pci_domain;

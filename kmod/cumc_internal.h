@@ -43,7 +43,7 @@ struct sk_buff;
  *   The netlink family runs its commands in parallel (no genl_mutex):
  *   each takes the locks of what it touches, as an ioctl does.
  *   cumk_mc_ids' xa_lock, a client's handles' xa_lock, the fabric export
- *   table's xa_lock and cumk_fault_lock are leaves: nothing is taken under
+ *   table's xa_lock, cumk_fault_lock and cumk_cond_lock are leaves: nothing is taken under
  *   them; a dump takes a reference under the xa_lock, drops it, and only
  *   then takes cumk_mc.lock.
  *   cumk_mc.lock > cumk_device.mems_lock > cumk_bar.alloc_lock (an object's
@@ -118,6 +118,42 @@ struct cumk_backend_ops {
 	void (*release)(struct cumk_device *dev);
 };
 
+/**
+ * struct cumk_cond - a device's conditions (cumc_condition.c), under its
+ *                    cumk_cond_lock; all zero: none
+ * @held_state: the fabric state DEV_SET holds (NOT_STARTED, IN_PROGRESS),
+ *              or CUMC_FABRIC_STATE_NOT_SUPPORTED (0): not held
+ * @health_mask_set: @health_mask overrides the health mask reported
+ * @health_mask: NVML's nvmlGpuFabricInfo healthMask
+ * @no_multicast: the device cannot join multicast teams
+ */
+struct cumk_cond {
+	u32 held_state;
+	bool health_mask_set;
+	u32 health_mask;
+	bool no_multicast;
+};
+
+/**
+ * struct cumk_cond_change - what one DEV_SET changes
+ * @reset: drop every condition first
+ * @set_state: @held_state replaces the held state (0: let go)
+ * @held_state: as struct cumk_cond's
+ * @set_health_mask: @health_mask overrides the health mask
+ * @health_mask: as struct cumk_cond's
+ * @set_multicast: @multicast says whether it may join teams
+ * @multicast: as above
+ */
+struct cumk_cond_change {
+	bool reset;
+	bool set_state;
+	u32 held_state;
+	bool set_health_mask;
+	u32 health_mask;
+	bool set_multicast;
+	bool multicast;
+};
+
 /* The ordinal of a device no client names: a GPU of another node. */
 #define CUMC_NO_ORDINAL U32_MAX
 
@@ -145,6 +181,7 @@ struct cumk_backend_ops {
  * @mems: its allocations that still have backing, by struct cumk_mem's
  *        @dev_link
  * @stats: enum cumk_stat counters, atomic: no lock
+ * @cond: its conditions (DEV_SET), under cumc_condition.c's cumk_cond_lock
  */
 struct cumk_device {
 	u32 ordinal;
@@ -165,6 +202,7 @@ struct cumk_device {
 	struct mutex mems_lock; /* protects mems, the setting of lost */
 	struct list_head mems;
 	atomic64_t stats[CUMC_STAT_NR];
+	struct cumk_cond cond;
 };
 
 /* The fabric-wide counters; each device has its own (cumc_device.c). */
@@ -400,6 +438,12 @@ enum cumk_team_state {
  *              object's lock
  * @setup_deadline: jiffies after which waiters give up with -ETIMEDOUT
  * @wq: binds and maps waiting for the team to leave FORMING
+ * @error: why it FAILED (-EIO, or -ENOSPC past the fabric's MC limit); set
+ *         with @state, read after it by waiters
+ * @counted: set up by this node: counted against the MC limit until freed;
+ *           set under the object's lock, read at its freeing
+ * @stall: FABRIC_STALL's late answer; while pending it holds a reference
+ *         on the object, so the object is never freed under it
  */
 struct cumk_team {
 	enum cumk_team_state state;
@@ -408,6 +452,9 @@ struct cumk_team {
 	bool fm_pending;
 	unsigned long setup_deadline;
 	wait_queue_head_t wq;
+	int error;
+	bool counted;
+	struct delayed_work stall;
 };
 
 /**
@@ -1035,6 +1082,12 @@ enum cumc_fm_mode cumk_team_fm_mode(void);
 void cumk_team_set_fm_mode(enum cumc_fm_mode mode);
 u32 cumk_team_fm_timeout_ms(void);
 void cumk_team_set_fm_timeout_ms(u32 ms);
+u32 cumk_team_mc_limit_get(void);
+void cumk_team_set_mc_limit(u32 limit);
+u32 cumk_team_mc_count(void);
+void cumk_team_release(struct cumk_mc *mc);
+void cumk_team_stop(struct cumk_mc *mc);
+void cumk_team_set_settled_hook(void (*hook)(struct cumk_mc *mc));
 
 /* cumc_fabric.c: the fabric page table, under each object's lock */
 u64 cumk_fabric_granularity(void);
@@ -1067,6 +1120,7 @@ int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd);
 int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd);
 struct cumk_mc *cumk_mc_get_next(unsigned long *id);
 int cumk_mc_fm_respond(u32 req_id, bool ok);
+void cumk_mc_exit(void);
 void cumk_mc_lose_device(struct cumk_device *dev,
 			 void (*failed)(struct cumk_mc *mc));
 
@@ -1146,6 +1200,12 @@ struct cumk_fault_info {
 };
 
 int cumk_fault_get(unsigned int index, struct cumk_fault_info *info);
+
+/* cumc_condition.c: devices' conditions; cumk_cond_lock (a leaf) guards them */
+void cumk_cond_apply(struct cumk_device *dev, const struct cumk_cond_change *c);
+void cumk_cond_read(struct cumk_device *dev, struct cumk_cond *out);
+bool cumk_cond_fabric_held(struct cumk_device *dev);
+bool cumk_cond_multicast(struct cumk_device *dev);
 
 /* cumc_netlink.c: the control plane's commands */
 int cumk_netlink_init(void);

@@ -69,6 +69,8 @@ static int __init cumk_init(void)
 	ret = cumk_remote_init();
 	if (ret)
 		goto err_debugfs;
+	/* A team set up late by a stall: other nodes' replicas hear of it. */
+	cumk_team_set_settled_hook(cumk_remote_mc_state_changed);
 	/* Before the device: every object's events need the family. */
 	ret = cumk_netlink_init();
 	if (ret)
@@ -104,6 +106,8 @@ err_vm:
 static void __exit cumk_exit(void)
 {
 	misc_deregister(&cumk_miscdev);
+	/* Before the devices and the family: a freed object uses both. */
+	cumk_mc_exit();
 	cumk_pci_exit();
 	cumk_netlink_exit();
 	cumk_imex_exit();

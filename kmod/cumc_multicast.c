@@ -34,6 +34,7 @@ void cumk_mc_free(struct cumk_mc *mc)
 	if (mc->published)
 		cumk_mc_notify(mc, CUMC_CMD_MC_DELETE_NTF);
 	cumk_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
+	cumk_team_release(mc);
 	cumk_fabric_release(mc);
 	cumk_vm_free_offsets(mc->pgoff);
 	cumk_usage_uncharge(mc->obj.usage, CUMC_QUOTA_RANGES, 1);
@@ -75,10 +76,24 @@ static u32 cumk_mc_max_devices(u32 handle_types)
 	return cumk_num_devices();
 }
 
+/* Whether any of this node's devices may join a team (DEV_SET). */
+static bool cumk_mc_any_multicast(void)
+{
+	struct cumk_device *dev;
+	u32 i;
+
+	for (i = 0; (dev = cumk_device_find(i)); i++)
+		if (cumk_cond_multicast(dev))
+			return true;
+	return false;
+}
+
 static int cumk_mc_check_create(struct cumk_client *client,
 				struct cumc_mc_create *cmd)
 {
 	if (cmd->flags || cmd->handle_types & ~(CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC))
+		return -EOPNOTSUPP;
+	if (!cumk_mc_any_multicast())
 		return -EOPNOTSUPP;
 	/* The member views of all devices share one range of file offsets. */
 	if (!cmd->num_devices ||
@@ -197,6 +212,21 @@ int cumk_mc_fm_respond(u32 req_id, bool ok)
 		ret = cumk_team_respond(mc, ok);
 	cumk_object_put(&mc->obj);
 	return ret;
+}
+
+/*
+ * Module unload, once no client is left: what a FABRIC_STALL still holds
+ * is let go of (cumk_team_stop()).
+ */
+void cumk_mc_exit(void)
+{
+	unsigned long id = 0;
+	struct cumk_mc *mc;
+
+	for (; (mc = cumk_mc_get_next(&id)); id++) {
+		cumk_team_stop(mc);
+		cumk_object_put(&mc->obj);
+	}
 }
 
 /*

@@ -8,8 +8,12 @@
  * or not.
  *
  *   FORMING --(last device joins, manager answers ok)--> READY
- *   FORMING --(manager answers fail, illegal-state fault)--> FAILED
- *   FORMING, READY --(a member's device is lost)--> FAILED
+ *   FORMING --(manager answers fail, illegal-state fault)--> FAILED (EIO)
+ *   FORMING --(manager answers ok, fabric's MC limit reached)--> FAILED
+ *                                                            (ENOSPC)
+ *   FORMING, READY --(a member's device is lost)--> FAILED (EIO)
+ *
+ * A failed team keeps why (@error): its binds and maps fail with it.
  *
  * A team spanning nodes is held by the node that created the object; the
  * others keep a replica that follows it (cumc_remote_mc.c): members join
@@ -18,7 +22,14 @@
  * The in-kernel manager answers at once; an external one (cumc-fm) gets a
  * request on the monitor group and answers through the control plane. As
  * on NVIDIA's fabric, nothing may fail once the request is visible: a lost
- * event or a silent manager only ends in waiters timing out.
+ * event or a silent manager only ends in waiters timing out. A
+ * FABRIC_STALL fault delays either by its length (a delayed work holding
+ * a reference on the object): waiters may time out first, and a retry
+ * after the stall finds the team set up.
+ *
+ * The fabric has room for FABRIC_MC_LIMIT teams at once: this node counts
+ * those its kernel set up (READY), from their setup to their freeing;
+ * another node's team counts on the node holding it, which sets it up.
  */
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
@@ -33,6 +44,21 @@ MODULE_PARM_DESC(fm_timeout_ms,
 		 "How long binds and maps wait for a team's setup before failing with ETIMEDOUT (default 5000)");
 
 static enum cumc_fm_mode cumc_fm_mode = CUMC_FM_MODE_KERNEL;
+
+/* FABRIC_SET's limit; the teams counted against it. */
+static u32 cumk_team_mc_limit = CUMC_FABRIC_MC_LIMIT_DEFAULT;
+static atomic_t cumk_team_mc_teams = ATOMIC_INIT(0);
+
+/*
+ * Told when a stall's end settled a team (cumc_remote_mc.c's replicas
+ * hear of it); set once at load, before any team exists.
+ */
+static void (*cumk_team_settled_hook)(struct cumk_mc *mc);
+
+void cumk_team_set_settled_hook(void (*hook)(struct cumk_mc *mc))
+{
+	cumk_team_settled_hook = hook;
+}
 
 enum cumc_fm_mode cumk_team_fm_mode(void)
 {
@@ -54,10 +80,46 @@ void cumk_team_set_fm_timeout_ms(u32 ms)
 	WRITE_ONCE(fm_timeout_ms, ms);
 }
 
+u32 cumk_team_mc_limit_get(void)
+{
+	return READ_ONCE(cumk_team_mc_limit);
+}
+
+/* Teams counted already stay: a lower limit holds back new setups only. */
+void cumk_team_set_mc_limit(u32 limit)
+{
+	WRITE_ONCE(cumk_team_mc_limit, limit);
+}
+
+u32 cumk_team_mc_count(void)
+{
+	return atomic_read(&cumk_team_mc_teams);
+}
+
+static void cumk_team_stall_end(struct work_struct *work);
+
 void cumk_team_init(struct cumk_mc *mc)
 {
 	mc->team.state = CUMC_TEAM_FORMING;
 	init_waitqueue_head(&mc->team.wq);
+	INIT_DELAYED_WORK(&mc->team.stall, cumk_team_stall_end);
+}
+
+/* @mc is being freed: the fabric has room for one more team. */
+void cumk_team_release(struct cumk_mc *mc)
+{
+	if (mc->team.counted)
+		atomic_dec(&cumk_team_mc_teams);
+}
+
+/*
+ * Module unload: a stall still pending ends now, without an answer, and
+ * lets go of the object. Stalls do not start any more: no client is left.
+ */
+void cumk_team_stop(struct cumk_mc *mc)
+{
+	if (cancel_delayed_work_sync(&mc->team.stall))
+		cumk_object_put(&mc->obj);
 }
 
 static void cumk_team_notify(struct cumk_mc *mc, u8 cmd)
@@ -65,23 +127,107 @@ static void cumk_team_notify(struct cumk_mc *mc, u8 cmd)
 	cumk_notify_mc(cmd, mc->id, mc->num_devices, mc->length);
 }
 
-/* The team leaves FORMING, once, or fails after it. */
-static void cumk_team_settle(struct cumk_mc *mc, bool ok)
+/* The team leaves FORMING, once, or fails after it (@err: why). */
+static void cumk_team_settle(struct cumk_mc *mc, int err)
 {
 	enum cumc_team_state_uapi old = cumk_team_uapi_state(mc);
 
 	lockdep_assert_held_write(&mc->lock);
-	WRITE_ONCE(mc->team.state, ok ? CUMC_TEAM_READY : CUMC_TEAM_FAILED);
+	mc->team.error = err;
+	/* Pairs with cumk_team_result(): a failed team's error is seen. */
+	smp_store_release(&mc->team.state,
+			  err ? CUMC_TEAM_FAILED : CUMC_TEAM_READY);
 	trace_cumc_team_state(mc->id, old, cumk_team_uapi_state(mc));
 	wake_up_all(&mc->team.wq);
-	cumk_team_notify(mc, ok ? CUMC_CMD_TEAM_READY_NTF :
-				  CUMC_CMD_TEAM_FAILED_NTF);
+	cumk_team_notify(mc, err ? CUMC_CMD_TEAM_FAILED_NTF :
+				   CUMC_CMD_TEAM_READY_NTF);
+}
+
+/* One more team on the fabric, unless it is full; counted until freed. */
+static bool cumk_team_count(struct cumk_mc *mc)
+{
+	int n = atomic_read(&cumk_team_mc_teams);
+
+	do {
+		if (n >= (int)cumk_team_mc_limit_get())
+			return false;
+	} while (!atomic_try_cmpxchg(&cumk_team_mc_teams, &n, n + 1));
+	mc->team.counted = true;
+	return true;
+}
+
+/* The manager sets the team up, if the fabric has room for it. */
+static void cumk_team_set_up(struct cumk_mc *mc)
+{
+	lockdep_assert_held_write(&mc->lock);
+	cumk_team_settle(mc, cumk_team_count(mc) ? 0 : -ENOSPC);
+}
+
+/* The manager takes the request: an external one hears of it. */
+static void cumk_team_answer(struct cumk_mc *mc)
+{
+	struct cumk_team *team = &mc->team;
+
+	lockdep_assert_held_write(&mc->lock);
+	if (cumk_team_fm_mode() == CUMC_FM_MODE_EXTERNAL) {
+		team->fm_pending = true;
+		wake_up_all(&team->wq);
+		cumk_team_notify(mc, CUMC_CMD_TEAM_SETUP_REQ_NTF);
+		return;
+	}
+	cumk_team_set_up(mc);
+}
+
+/*
+ * A stall's end: the manager answers now, unless the team left FORMING
+ * meanwhile (a member lost). The work's reference goes last, and may be
+ * the object's last: nothing waits for this work but module unload.
+ */
+static void cumk_team_stall_end(struct work_struct *work)
+{
+	struct cumk_mc *mc = container_of(to_delayed_work(work),
+					  struct cumk_mc, team.stall);
+	bool settled = false;
+
+	down_write(&mc->lock);
+	if (mc->team.state == CUMC_TEAM_FORMING) {
+		cumk_team_answer(mc);
+		settled = mc->team.state != CUMC_TEAM_FORMING;
+	}
+	up_write(&mc->lock);
+	if (settled && cumk_team_settled_hook)
+		cumk_team_settled_hook(mc);
+	cumk_object_put(&mc->obj);
+}
+
+/* FABRIC_STALL: the manager answers after @delay_ms. */
+static void cumk_team_stall(struct cumk_mc *mc, u32 delay_ms)
+{
+	lockdep_assert_held_write(&mc->lock);
+	/* The work's: the object outlives the stall, freed or not by others. */
+	kref_get(&mc->obj.ref);
+	/* Waiters start counting down to the deadline. */
+	wake_up_all(&mc->team.wq);
+	schedule_delayed_work(&mc->team.stall, msecs_to_jiffies(delay_ms));
+}
+
+/* A member of this node whose fabric state is held: its fabric is not up. */
+static bool cumk_team_held(struct cumk_mc *mc)
+{
+	u32 i;
+
+	for (i = 0; i < mc->team.num_members; i++)
+		if (!mc->members[i].dev->remote &&
+		    cumk_cond_fabric_held(mc->members[i].dev))
+			return true;
+	return false;
 }
 
 /* The last device joined: ask the fabric manager to set the team up. */
 static void cumk_team_complete(struct cumk_mc *mc)
 {
 	struct cumk_team *team = &mc->team;
+	u32 delay_ms;
 
 	lockdep_assert_held_write(&mc->lock);
 	WRITE_ONCE(team->setup_deadline,
@@ -89,21 +235,23 @@ static void cumk_team_complete(struct cumk_mc *mc)
 	/* Pairs with cumk_team_setup_requested(): the deadline is seen first. */
 	smp_store_release(&team->setup_requested, true);
 	if (cumk_fault_hit_mc(CUMC_FAULT_FABRIC_ILLEGAL_STATE, mc)) {
-		cumk_team_settle(mc, false);
+		cumk_team_settle(mc, -EIO);
 		return;
 	}
-	/* The manager is down: the request goes unanswered. */
-	if (cumk_fault_hit_mc(CUMC_FAULT_FABRIC_NOT_READY, mc)) {
+	/*
+	 * The manager is down, or a member's fabric is not up (DEV_SET holds
+	 * its state): the request goes unanswered.
+	 */
+	if (cumk_fault_hit_mc(CUMC_FAULT_FABRIC_NOT_READY, mc) ||
+	    cumk_team_held(mc)) {
 		wake_up_all(&team->wq);
 		return;
 	}
-	if (cumk_team_fm_mode() == CUMC_FM_MODE_EXTERNAL) {
-		team->fm_pending = true;
-		wake_up_all(&team->wq);
-		cumk_team_notify(mc, CUMC_CMD_TEAM_SETUP_REQ_NTF);
+	if (cumk_fault_hit_mc_delay(CUMC_FAULT_FABRIC_STALL, mc, &delay_ms)) {
+		cumk_team_stall(mc, delay_ms);
 		return;
 	}
-	cumk_team_settle(mc, true);
+	cumk_team_answer(mc);
 }
 
 /*
@@ -210,7 +358,7 @@ void cumk_team_settle_remote(struct cumk_mc *mc, bool ok)
 	down_write(&mc->lock);
 	if (mc->team.state == CUMC_TEAM_FORMING ||
 	    (!ok && mc->team.state == CUMC_TEAM_READY))
-		cumk_team_settle(mc, ok);
+		cumk_team_settle(mc, ok ? 0 : -EIO);
 	up_write(&mc->lock);
 }
 
@@ -228,8 +376,10 @@ int cumk_team_respond(struct cumk_mc *mc, bool ok)
 		ret = team->setup_requested ? -EALREADY : -ENOENT;
 	} else {
 		team->fm_pending = false;
-		if (team->state == CUMC_TEAM_FORMING)
-			cumk_team_settle(mc, ok);
+		if (team->state == CUMC_TEAM_FORMING && ok)
+			cumk_team_set_up(mc);
+		else if (team->state == CUMC_TEAM_FORMING)
+			cumk_team_settle(mc, -EIO);
 	}
 	up_write(&mc->lock);
 	return ret;
@@ -245,7 +395,7 @@ bool cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
 	    mc->team.state != CUMC_TEAM_FAILED) {
 		/* No answer is awaited from a manager any more. */
 		mc->team.fm_pending = false;
-		cumk_team_settle(mc, false);
+		cumk_team_settle(mc, -EIO);
 		failed = true;
 	}
 	up_write(&mc->lock);
@@ -254,7 +404,10 @@ bool cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
 
 static int cumk_team_result(struct cumk_team *team)
 {
-	return READ_ONCE(team->state) == CUMC_TEAM_READY ? 0 : -EIO;
+	/* Pairs with cumk_team_settle(): the error is set before the state. */
+	if (smp_load_acquire(&team->state) == CUMC_TEAM_READY)
+		return 0;
+	return team->error;
 }
 
 static bool cumk_team_setup_requested(struct cumk_team *team)
