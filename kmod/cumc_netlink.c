@@ -3,9 +3,10 @@
  * The control plane's commands on the generic netlink family "cumc"
  * (uapi/linux/cumc_netlink.h; the family and its events are
  * cumc_notify.c's). Dumps of devices, multicast objects and counters for
- * anyone; fault injection and the fabric manager's mode and answers for
- * CAP_NET_ADMIN. Multicast objects are listed to their owners only
- * (their creator's uid), all of them to CAP_NET_ADMIN.
+ * anyone; fault injection, devices' conditions, the fabric's multicast
+ * limit and the fabric manager's mode and answers for CAP_NET_ADMIN.
+ * Multicast objects are listed to their owners only (their creator's
+ * uid), all of them to CAP_NET_ADMIN.
  *
  * Commands run in parallel (the family has parallel_ops): none holds a
  * lock another waits for while it works, so that another node's call that
@@ -26,6 +27,11 @@
 
 static struct netlink_range_validation cumk_nl_fault_value_range = {
 	.max = 1000000,
+};
+
+static struct netlink_range_validation cumk_nl_mc_limit_range = {
+	.min = 1,
+	.max = 65536,
 };
 
 /* Also FAULT_DELAY_MS's: a stall as long as the longest timeout. */
@@ -55,6 +61,13 @@ static const struct nla_policy cumk_nl_policy[CUMC_A_MAX + 1] = {
 	[CUMC_A_IMEX_RESULT] = NLA_POLICY_MAX(NLA_U32, MAX_ERRNO),
 	[CUMC_A_FAULT_DELAY_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &cumk_nl_fm_timeout_range),
+	/* DEV_SET's values are checked by the command, with a message. */
+	[CUMC_A_FABRIC_STATE] = { .type = NLA_U32 },
+	[CUMC_A_FABRIC_HEALTH_MASK] = { .type = NLA_U32 },
+	[CUMC_A_DEV_MULTICAST] = NLA_POLICY_MAX(NLA_U32, 1),
+	[CUMC_A_DEV_RESET] = { .type = NLA_FLAG },
+	[CUMC_A_FABRIC_MC_LIMIT] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &cumk_nl_mc_limit_range),
 };
 
 /*
@@ -87,17 +100,28 @@ static bool cumk_nl_imex_allowed(struct sk_buff *skb, struct genl_info *info)
 	return false;
 }
 
+/* @state, unless DEV_SET holds it at @held (0: not held). */
+static int cumk_nl_fill_state(struct sk_buff *skb, u32 state, u32 held)
+{
+	if (!held)
+		return nla_put_u32(skb, CUMC_A_FABRIC_STATE, state);
+	if (nla_put_u32(skb, CUMC_A_FABRIC_STATE, held) ||
+	    nla_put_flag(skb, CUMC_A_FABRIC_STATE_HELD))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* The fabric identity every GPU of this node's cluster shares. */
-static int cumk_nl_fill_fabric(struct sk_buff *skb, u32 node)
+static int cumk_nl_fill_fabric(struct sk_buff *skb, u32 node, u32 held)
 {
 	u8 cluster[16];
 	u32 clique;
 
 	if (!cumk_node_cluster(cluster, &clique))
-		return nla_put_u32(skb, CUMC_A_FABRIC_STATE,
-				   CUMC_FABRIC_STATE_NOT_SUPPORTED) ?:
+		return cumk_nl_fill_state(skb, CUMC_FABRIC_STATE_NOT_SUPPORTED,
+					  held) ?:
 		       nla_put_u32(skb, CUMC_A_FABRIC_NODE, node);
-	if (nla_put_u32(skb, CUMC_A_FABRIC_STATE, CUMC_FABRIC_STATE_COMPLETED) ||
+	if (cumk_nl_fill_state(skb, CUMC_FABRIC_STATE_COMPLETED, held) ||
 	    nla_put_u32(skb, CUMC_A_FABRIC_NODE, node) ||
 	    nla_put(skb, CUMC_A_FABRIC_CLUSTER_UUID, sizeof(cluster), cluster) ||
 	    nla_put_u32(skb, CUMC_A_FABRIC_CLIQUE_ID, clique))
@@ -105,11 +129,23 @@ static int cumk_nl_fill_fabric(struct sk_buff *skb, u32 node)
 	return 0;
 }
 
+/* What DEV_SET changed of @dev, held fabric state aside. */
+static int cumk_nl_fill_cond(struct sk_buff *skb, struct cumk_cond *cond)
+{
+	if (nla_put_u32(skb, CUMC_A_DEV_MULTICAST, !cond->no_multicast) ||
+	    (cond->health_mask_set &&
+	     nla_put_u32(skb, CUMC_A_FABRIC_HEALTH_MASK, cond->health_mask)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int cumk_nl_fill_dev(struct sk_buff *skb, struct cumk_device *dev)
 {
 	struct cumc_device_info info = { .device = dev->ordinal };
+	struct cumk_cond cond;
 
 	cumk_device_describe(dev, &info);
+	cumk_cond_read(dev, &cond);
 	if (nla_put_u32(skb, CUMC_A_DEV_ORDINAL, dev->ordinal) ||
 	    nla_put_string(skb, CUMC_A_DEV_BACKEND, dev->ops->name) ||
 	    (cumk_device_check(dev) && nla_put_flag(skb, CUMC_A_DEV_LOST)) ||
@@ -119,12 +155,80 @@ static int cumk_nl_fill_dev(struct sk_buff *skb, struct cumk_device *dev)
 	    nla_put_u64_64bit(skb, CUMC_A_DEV_MEM_TOTAL, info.mem_total,
 			      CUMC_A_PAD) ||
 	    nla_put_u64_64bit(skb, CUMC_A_DEV_MEM_FREE, info.mem_free,
-			      CUMC_A_PAD))
+			      CUMC_A_PAD) ||
+	    cumk_nl_fill_cond(skb, &cond))
 		return -EMSGSIZE;
 	if (!dev->fabric)
-		return nla_put_u32(skb, CUMC_A_FABRIC_STATE,
-				   CUMC_FABRIC_STATE_NOT_SUPPORTED);
-	return cumk_nl_fill_fabric(skb, dev->node);
+		return cumk_nl_fill_state(skb, CUMC_FABRIC_STATE_NOT_SUPPORTED,
+					  cond.held_state);
+	return cumk_nl_fill_fabric(skb, dev->node, cond.held_state);
+}
+
+/*
+ * DEV_SET's request as a change: FABRIC_STATE NOT_STARTED or IN_PROGRESS
+ * holds the state there, COMPLETED lets go; nothing else is a state a
+ * fabric could be held at.
+ */
+static int cumk_nl_dev_set_parse(struct genl_info *info,
+				 struct cumk_cond_change *c)
+{
+	struct nlattr **tb = info->attrs;
+	u32 state;
+
+	c->reset = nla_get_flag(tb[CUMC_A_DEV_RESET]);
+	if (tb[CUMC_A_FABRIC_STATE]) {
+		state = nla_get_u32(tb[CUMC_A_FABRIC_STATE]);
+		if (state != CUMC_FABRIC_STATE_NOT_STARTED &&
+		    state != CUMC_FABRIC_STATE_IN_PROGRESS &&
+		    state != CUMC_FABRIC_STATE_COMPLETED) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[CUMC_A_FABRIC_STATE],
+					    "fabric-state is held at not-started or in-progress, or let go with completed");
+			return -EINVAL;
+		}
+		c->set_state = true;
+		c->held_state = state == CUMC_FABRIC_STATE_COMPLETED ? 0 :
+				state;
+	}
+	if (tb[CUMC_A_FABRIC_HEALTH_MASK]) {
+		c->set_health_mask = true;
+		c->health_mask = nla_get_u32(tb[CUMC_A_FABRIC_HEALTH_MASK]);
+	}
+	if (tb[CUMC_A_DEV_MULTICAST]) {
+		c->set_multicast = true;
+		c->multicast = nla_get_u32(tb[CUMC_A_DEV_MULTICAST]);
+	}
+	return 0;
+}
+
+/* One device's conditions, or every device's of this node. */
+static int cumk_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *ordinal = info->attrs[CUMC_A_DEV_ORDINAL];
+	struct cumk_cond_change c = {};
+	struct cumk_device *dev;
+	u32 i;
+	int ret;
+
+	if (!cumk_nl_admin(skb, info))
+		return -EPERM;
+	/* All checked before anything changes. */
+	ret = cumk_nl_dev_set_parse(info, &c);
+	if (ret)
+		return ret;
+	if (ordinal) {
+		dev = cumk_device_find(nla_get_u32(ordinal));
+		if (!dev) {
+			NL_SET_ERR_MSG_ATTR(info->extack, ordinal,
+					    "no device of that ordinal");
+			return -ENODEV;
+		}
+		cumk_cond_apply(dev, &c);
+		return 0;
+	}
+	for (i = 0; (dev = cumk_device_find(i)); i++)
+		cumk_cond_apply(dev, &c);
+	return 0;
 }
 
 /* cb->args[0]: the next device ordinal. */
@@ -456,7 +560,7 @@ static int cumk_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
+static int cumk_nl_fabric_reply(struct genl_info *info, u8 cmd)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -464,14 +568,33 @@ static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = cumk_notify_put_reply(msg, info, CUMC_CMD_FABRIC_GET);
-	if (!hdr || cumk_nl_fill_fabric(msg, cumk_node_index()) ||
-	    (cumk_imex_attached() && nla_put_flag(msg, CUMC_A_IMEX_ATTACHED))) {
+	hdr = cumk_notify_put_reply(msg, info, cmd);
+	if (!hdr || cumk_nl_fill_fabric(msg, cumk_node_index(), 0) ||
+	    (cumk_imex_attached() && nla_put_flag(msg, CUMC_A_IMEX_ATTACHED)) ||
+	    nla_put_u32(msg, CUMC_A_FABRIC_MC_LIMIT, cumk_team_mc_limit_get()) ||
+	    nla_put_u32(msg, CUMC_A_FABRIC_MC_TEAMS, cumk_team_mc_count())) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+}
+
+static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return cumk_nl_fabric_reply(info, CUMC_CMD_FABRIC_GET);
+}
+
+/* The fabric's limits; answered as FABRIC_GET, with what they are now. */
+static int cumk_nl_fabric_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *limit = info->attrs[CUMC_A_FABRIC_MC_LIMIT];
+
+	if (!cumk_nl_admin(skb, info))
+		return -EPERM;
+	if (limit)
+		cumk_team_set_mc_limit(nla_get_u32(limit));
+	return cumk_nl_fabric_reply(info, CUMC_CMD_FABRIC_SET);
 }
 
 static int cumk_nl_imex_attach(struct sk_buff *skb, struct genl_info *info)
@@ -629,6 +752,8 @@ static const struct genl_small_ops cumk_nl_ops[] = {
 	{ .cmd = CUMC_CMD_IMEX_CALL_RESPOND, .doit = cumk_nl_imex_call_respond },
 	{ .cmd = CUMC_CMD_IMEX_NODE_LOST, .doit = cumk_nl_imex_node_lost },
 	{ .cmd = CUMC_CMD_IMEX_NODE_JOIN, .doit = cumk_nl_imex_node_join },
+	{ .cmd = CUMC_CMD_DEV_SET, .doit = cumk_nl_dev_set },
+	{ .cmd = CUMC_CMD_FABRIC_SET, .doit = cumk_nl_fabric_set },
 	CUMK_NL_EVENT(CUMC_CMD_MC_CREATE_NTF),
 	CUMK_NL_EVENT(CUMC_CMD_TEAM_READY_NTF),
 	CUMK_NL_EVENT(CUMC_CMD_TEAM_FAILED_NTF),
