@@ -487,6 +487,33 @@ static int seq_nl_fabric(struct seq_state *s)
 	return NL(CUMC_CMD_FABRIC_GET, cumc_nl_fabric_get(&s->nl, &f));
 }
 
+/* Device 0's conditions dropped: what every device has by default. */
+static int seq_nl_dev_set(struct seq_state *s)
+{
+	struct nl_msg *msg = cumc_nl_msg(&s->nl, CUMC_CMD_DEV_SET, 0);
+
+	if (msg && (nla_put_u32(msg, CUMC_A_DEV_ORDINAL, 0) ||
+		    nla_put_flag(msg, CUMC_A_DEV_RESET))) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return NL(CUMC_CMD_DEV_SET, cumc_nl_transact(&s->nl, msg, NULL, NULL));
+}
+
+/* The fabric's MC limit set to its default, as the tests leave it. */
+static int seq_nl_fabric_set(struct seq_state *s)
+{
+	struct nl_msg *msg = cumc_nl_msg(&s->nl, CUMC_CMD_FABRIC_SET, 0);
+
+	if (msg && nla_put_u32(msg, CUMC_A_FABRIC_MC_LIMIT,
+			       CUMC_FABRIC_MC_LIMIT_DEFAULT)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return NL(CUMC_CMD_FABRIC_SET,
+		  cumc_nl_transact(&s->nl, msg, NULL, NULL));
+}
+
 /* The events and the kernel's requests: sent, each is refused. */
 static int seq_nl_events(struct seq_state *s)
 {
@@ -567,6 +594,8 @@ static const struct seq {
 	{ "netlink: fm get/set", prepare_fm, seq_nl_fm },
 	{ "netlink: fm respond", prepare_fm_respond, seq_nl_fm_respond },
 	{ "netlink: fabric get", prepare_nl, seq_nl_fabric },
+	{ "netlink: dev set (reset)", prepare_nl, seq_nl_dev_set },
+	{ "netlink: fabric set (default limit)", prepare_nl, seq_nl_fabric_set },
 	{ "netlink: imex attach/call/respond/lost/join", prepare_imex, seq_nl_imex },
 	{ "netlink: events refused", prepare_nl, seq_nl_events },
 };
