@@ -5,7 +5,9 @@
  * check, every injectable fault with the errno a program sees (the
  * CUresult libcumc turns it into is lib/tests/test_faults.c's), and the
  * external fabric manager answering, answering late, failing, or not at
- * all. The netlink client is tools/cumc_nl.c, cumcctl's.
+ * all; the devices' conditions (DEV_SET) and the fabric's multicast limit
+ * (FABRIC_SET), each bad request refused with nothing changed. The
+ * netlink client is tools/cumc_nl.c, cumcctl's.
  */
 #include <grp.h>
 #include <pthread.h>
@@ -132,6 +134,68 @@ static int fm_respond(struct cumc_nl *nl, uint32_t req, int result)
 	return cumc_nl_fm_respond(nl, req, result);
 }
 
+#define UNSET (-1LL)
+
+/*
+ * DEV_SET for device @ordinal (UNSET: every device), each of @state,
+ * @mask and @multicast sent unless UNSET, DEV_RESET with @reset.
+ */
+static int dev_set(struct cumc_nl *nl, long long ordinal, bool reset,
+		   long long state, long long mask, long long multicast)
+{
+	struct nl_msg *msg = cumc_nl_msg(nl, CUMC_CMD_DEV_SET, 0);
+
+	if (!msg)
+		return -ENOMEM;
+	if ((ordinal != UNSET &&
+	     nla_put_u32(msg, CUMC_A_DEV_ORDINAL, ordinal)) ||
+	    (reset && nla_put_flag(msg, CUMC_A_DEV_RESET)) ||
+	    (state != UNSET && nla_put_u32(msg, CUMC_A_FABRIC_STATE, state)) ||
+	    (mask != UNSET &&
+	     nla_put_u32(msg, CUMC_A_FABRIC_HEALTH_MASK, mask)) ||
+	    (multicast != UNSET &&
+	     nla_put_u32(msg, CUMC_A_DEV_MULTICAST, multicast))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return cumc_nl_transact(nl, msg, NULL, NULL);
+}
+
+static int mc_limit_set(struct cumc_nl *nl, uint32_t limit)
+{
+	return nl_request(nl, CUMC_CMD_FABRIC_SET, 0, NULL,
+			  CUMC_A_FABRIC_MC_LIMIT, limit, -1);
+}
+
+/* FABRIC_GET's limit and count of teams set up. */
+static int mc_limit_get(struct cumc_nl *nl, uint32_t *limit, uint32_t *teams)
+{
+	static struct rows rows;
+	int ret;
+
+	ret = nl_request(nl, CUMC_CMD_FABRIC_GET, 0, &rows, -1);
+	if (ret)
+		return ret;
+	if (rows.n != 1 || !rows.row[0].has[CUMC_A_FABRIC_MC_LIMIT] ||
+	    !rows.row[0].has[CUMC_A_FABRIC_MC_TEAMS])
+		return -ENOENT;
+	*limit = rows.row[0].u32[CUMC_A_FABRIC_MC_LIMIT];
+	*teams = rows.row[0].u32[CUMC_A_FABRIC_MC_TEAMS];
+	return 0;
+}
+
+/* FAULT_SET of FABRIC_STALL, with @delay_ms unless 0. */
+static int stall_set(struct cumc_nl *nl, int mode, uint32_t delay_ms)
+{
+	if (!delay_ms)
+		return fault_set(nl, CUMC_FAULT_FABRIC_STALL, mode, 0,
+				 NO_DEVICE);
+	return nl_request(nl, CUMC_CMD_FAULT_SET, 0, NULL,
+			  CUMC_A_FAULT_TYPE, CUMC_FAULT_FABRIC_STALL,
+			  CUMC_A_FAULT_MODE, mode,
+			  CUMC_A_FAULT_DELAY_MS, delay_ms, -1);
+}
+
 FIXTURE(nl) {
 	int fd;
 	__u64 g;
@@ -163,6 +227,8 @@ FIXTURE_TEARDOWN(nl)
 			fault_set(&self->nl, t, CUMC_FAULT_MODE_OFF, 0, d);
 	}
 	fm_set(&self->nl, CUMC_FM_MODE_KERNEL, 5000);
+	dev_set(&self->nl, UNSET, true, UNSET, UNSET, UNSET);
+	mc_limit_set(&self->nl, CUMC_FABRIC_MC_LIMIT_DEFAULT);
 	nl_socket_free(self->mon.sk);
 	cumc_nl_close(&self->nl);
 	close(self->fd);
@@ -310,6 +376,11 @@ TEST_F(nl, unprivileged_reads_but_may_not_change)
 			_exit(13);
 		if (fm_respond(&nl, 1, CUMC_FM_RESULT_OK) != -EPERM)
 			_exit(14);
+		if (dev_set(&nl, 0, false, CUMC_FABRIC_STATE_NOT_STARTED,
+			    UNSET, UNSET) != -EPERM)
+			_exit(15);
+		if (mc_limit_set(&nl, 1) != -EPERM)
+			_exit(16);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -637,6 +708,296 @@ TEST_F(nl, fm_absent_times_out_and_stays_pending)
 	/* The object goes; an answer for it afterwards is dropped. */
 	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(-ENOENT, fm_respond(&self->nl, req, CUMC_FM_RESULT_OK));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+}
+
+/* DEV_GET's row of device @ordinal. */
+static int dev_row(struct cumc_nl *nl, uint32_t ordinal, struct row *out)
+{
+	static struct rows rows;
+	int ret;
+
+	ret = nl_request(nl, CUMC_CMD_DEV_GET, NLM_F_DUMP, &rows, -1);
+	if (ret)
+		return ret;
+	for (int i = 0; i < rows.n; i++)
+		if (rows.row[i].ordinal == ordinal) {
+			*out = rows.row[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* A held state and a health mask show in DEV_GET; completed, reset undo. */
+TEST_F(nl, dev_set_holds_state_and_overrides_mask)
+{
+	struct row native, r;
+
+	ASSERT_EQ(0, dev_row(&self->nl, 0, &native));
+	EXPECT_FALSE(native.has[CUMC_A_FABRIC_STATE_HELD]);
+	EXPECT_FALSE(native.has[CUMC_A_FABRIC_HEALTH_MASK]);
+	ASSERT_TRUE(native.has[CUMC_A_DEV_MULTICAST]);
+	EXPECT_EQ(1, native.u32[CUMC_A_DEV_MULTICAST]);
+	ASSERT_EQ(0, dev_set(&self->nl, 0, false, CUMC_FABRIC_STATE_NOT_STARTED,
+			     0x5, UNSET));
+	ASSERT_EQ(0, dev_row(&self->nl, 0, &r));
+	EXPECT_EQ(CUMC_FABRIC_STATE_NOT_STARTED, r.u32[CUMC_A_FABRIC_STATE]);
+	EXPECT_TRUE(r.has[CUMC_A_FABRIC_STATE_HELD]);
+	ASSERT_TRUE(r.has[CUMC_A_FABRIC_HEALTH_MASK]);
+	EXPECT_EQ(0x5, r.u32[CUMC_A_FABRIC_HEALTH_MASK]);
+	/* Device 1 is left as it was. */
+	ASSERT_EQ(0, dev_row(&self->nl, 1, &r));
+	EXPECT_FALSE(r.has[CUMC_A_FABRIC_STATE_HELD]);
+	EXPECT_FALSE(r.has[CUMC_A_FABRIC_HEALTH_MASK]);
+	/* Another held state replaces it; the mask stays. */
+	ASSERT_EQ(0, dev_set(&self->nl, 0, false, CUMC_FABRIC_STATE_IN_PROGRESS,
+			     UNSET, UNSET));
+	ASSERT_EQ(0, dev_row(&self->nl, 0, &r));
+	EXPECT_EQ(CUMC_FABRIC_STATE_IN_PROGRESS, r.u32[CUMC_A_FABRIC_STATE]);
+	EXPECT_EQ(0x5, r.u32[CUMC_A_FABRIC_HEALTH_MASK]);
+	/* COMPLETED lets go: the device's own state again. */
+	ASSERT_EQ(0, dev_set(&self->nl, 0, false, CUMC_FABRIC_STATE_COMPLETED,
+			     UNSET, UNSET));
+	ASSERT_EQ(0, dev_row(&self->nl, 0, &r));
+	EXPECT_FALSE(r.has[CUMC_A_FABRIC_STATE_HELD]);
+	EXPECT_EQ(native.u32[CUMC_A_FABRIC_STATE], r.u32[CUMC_A_FABRIC_STATE]);
+	EXPECT_TRUE(r.has[CUMC_A_FABRIC_HEALTH_MASK]);
+	/* Every device at once, then reset drops all. */
+	ASSERT_EQ(0, dev_set(&self->nl, UNSET, false,
+			     CUMC_FABRIC_STATE_NOT_STARTED, UNSET, UNSET));
+	ASSERT_EQ(0, dev_row(&self->nl, 1, &r));
+	EXPECT_TRUE(r.has[CUMC_A_FABRIC_STATE_HELD]);
+	ASSERT_EQ(0, dev_set(&self->nl, UNSET, true, UNSET, UNSET, UNSET));
+	for (uint32_t d = 0; d < 2; d++) {
+		ASSERT_EQ(0, dev_row(&self->nl, d, &r));
+		EXPECT_FALSE(r.has[CUMC_A_FABRIC_STATE_HELD]);
+		EXPECT_FALSE(r.has[CUMC_A_FABRIC_HEALTH_MASK]);
+		EXPECT_EQ(native.u32[CUMC_A_FABRIC_STATE],
+			  r.u32[CUMC_A_FABRIC_STATE]);
+	}
+}
+
+/* Each bad request is refused with its errno, and changes nothing. */
+TEST_F(nl, dev_set_and_fabric_set_refuse_bad_input)
+{
+	uint32_t limit, teams;
+	struct row r;
+
+	/* Not a state a fabric is held at, with a valid mask beside it. */
+	EXPECT_EQ(-EINVAL, dev_set(&self->nl, 0, false,
+				   CUMC_FABRIC_STATE_NOT_SUPPORTED, 0x1, UNSET));
+	EXPECT_EQ(-EINVAL, dev_set(&self->nl, 0, false, 99, 0x1, 0));
+	EXPECT_EQ(-ENODEV, dev_set(&self->nl, self->num_devices, false,
+				   CUMC_FABRIC_STATE_NOT_STARTED, 0x1, 0));
+	/* The policy's: out of range. */
+	EXPECT_EQ(-ERANGE, dev_set(&self->nl, 0, false,
+				   CUMC_FABRIC_STATE_NOT_STARTED, 0x1, 2));
+	EXPECT_EQ(-ERANGE, mc_limit_set(&self->nl, 0));
+	EXPECT_EQ(-ERANGE, mc_limit_set(&self->nl, 65537));
+	EXPECT_EQ(-ERANGE, nl_request(&self->nl, CUMC_CMD_FAULT_SET, 0, NULL,
+				      CUMC_A_FAULT_TYPE, CUMC_FAULT_FABRIC_STALL,
+				      CUMC_A_FAULT_MODE, CUMC_FAULT_MODE_ONCE,
+				      CUMC_A_FAULT_DELAY_MS, 0, -1));
+	/* A delay is FABRIC_STALL's only. */
+	EXPECT_EQ(-EINVAL, nl_request(&self->nl, CUMC_CMD_FAULT_SET, 0, NULL,
+				      CUMC_A_FAULT_TYPE, CUMC_FAULT_ADD_DEVICE,
+				      CUMC_A_FAULT_MODE, CUMC_FAULT_MODE_ONCE,
+				      CUMC_A_FAULT_DELAY_MS, 100, -1));
+	for (uint32_t d = 0; d < 2; d++) {
+		ASSERT_EQ(0, dev_row(&self->nl, d, &r));
+		EXPECT_FALSE(r.has[CUMC_A_FABRIC_STATE_HELD]);
+		EXPECT_FALSE(r.has[CUMC_A_FABRIC_HEALTH_MASK]);
+		EXPECT_EQ(1, r.u32[CUMC_A_DEV_MULTICAST]);
+	}
+	ASSERT_EQ(0, mc_limit_get(&self->nl, &limit, &teams));
+	EXPECT_EQ(CUMC_FABRIC_MC_LIMIT_DEFAULT, limit);
+}
+
+/* A member whose fabric is held short of COMPLETED: never set up. */
+TEST_F(nl, dev_set_held_state_holds_teams_back)
+{
+	struct cumc_mc_info info;
+	__u64 h, mem;
+	uint32_t id;
+
+	ASSERT_EQ(0, fm_set(&self->nl, CUMC_FM_MODE_KERNEL, 300));
+	ASSERT_EQ(0, dev_set(&self->nl, 1, false, CUMC_FABRIC_STATE_IN_PROGRESS,
+			     UNSET, UNSET));
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-ETIMEDOUT,
+		  st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_SYSTEM_NOT_READY);
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
+	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
+	EXPECT_EQ(0, st_release(self->fd, h));
+	/* Let go: the next team is set up. */
+	ASSERT_EQ(0, dev_set(&self->nl, 1, false, CUMC_FABRIC_STATE_COMPLETED,
+			     UNSET, UNSET));
+	h = team(_metadata, self, &id);
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+}
+
+/* Multicast off: no capability, no join, no object without any device. */
+TEST_F(nl, dev_set_multicast_off)
+{
+	struct cumc_device_info info;
+	struct row r;
+	__u64 h;
+
+	ASSERT_EQ(0, dev_set(&self->nl, 1, false, UNSET, UNSET, 0));
+	ASSERT_EQ(0, dev_row(&self->nl, 1, &r));
+	EXPECT_EQ(0, r.u32[CUMC_A_DEV_MULTICAST]);
+	ASSERT_EQ(0, st_device_info(self->fd, 1, &info));
+	EXPECT_FALSE(info.caps & CUMC_CAP_MULTICAST);
+	EXPECT_TRUE(info.caps & CUMC_CAP_VMM);
+	ASSERT_EQ(0, st_device_info(self->fd, 0, &info));
+	EXPECT_TRUE(info.caps & CUMC_CAP_MULTICAST);
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	EXPECT_EQ(0, st_mc_add(self->fd, h, 0));
+	EXPECT_EQ(-EOPNOTSUPP, st_mc_add(self->fd, h, 1));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	/* No device of the node may: no multicast object either. */
+	ASSERT_EQ(0, dev_set(&self->nl, UNSET, false, UNSET, UNSET, 0));
+	EXPECT_EQ(-EOPNOTSUPP, st_mc_create(self->fd, 1, 0, self->g, &h));
+	ASSERT_EQ(0, dev_set(&self->nl, UNSET, false, UNSET, UNSET, 1));
+	ASSERT_EQ(0, st_device_info(self->fd, 1, &info));
+	EXPECT_TRUE(info.caps & CUMC_CAP_MULTICAST);
+	ASSERT_EQ(0, st_mc_team(self->fd, 2, 0, self->g, &h));
+	EXPECT_EQ(0, st_release(self->fd, h));
+}
+
+/*
+ * At the fabric's MC limit the next team fails with ENOSPC (libcumc:
+ * CUDA_ERROR_OUT_OF_MEMORY, nccl #2077); teams freed make room again.
+ */
+TEST_F(nl, mc_limit_fails_the_next_team)
+{
+	uint32_t limit, before, teams, id;
+	struct cumc_mc_info info;
+	__u64 a, b, c, mem;
+
+	ASSERT_EQ(0, mc_limit_get(&self->nl, &limit, &before));
+	EXPECT_EQ(CUMC_FABRIC_MC_LIMIT_DEFAULT, limit);
+	ASSERT_EQ(0, mc_limit_set(&self->nl, before + 1));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	a = team(_metadata, self, &id);
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, a, 0, 0, mem, 0, self->g));
+	ASSERT_EQ(0, mc_limit_get(&self->nl, &limit, &teams));
+	EXPECT_EQ(before + 1, limit);
+	EXPECT_EQ(before + 1, teams);
+	b = team(_metadata, self, &id);
+	EXPECT_EQ(-ENOSPC, st_mc_bind_mem(self->fd, b, 0, 0, mem, 0, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_OUT_OF_MEMORY);
+	ASSERT_EQ(0, st_mc_info(self->fd, b, NULL, 0, &info));
+	EXPECT_EQ(CUMC_TEAM_STATE_FAILED, info.out_state);
+	ASSERT_EQ(0, mc_limit_get(&self->nl, &limit, &teams));
+	EXPECT_EQ(before + 1, teams);
+	/* A lower limit holds back new setups only: a's stays. */
+	ASSERT_EQ(0, mc_limit_set(&self->nl, 1));
+	EXPECT_EQ(0, st_mc_unbind(self->fd, a, 0, 0, self->g));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, a, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, b));
+	EXPECT_EQ(0, st_release(self->fd, a));
+	ASSERT_EQ(0, mc_limit_get(&self->nl, &limit, &teams));
+	EXPECT_EQ(before, teams);
+	/* Room again. */
+	ASSERT_EQ(0, mc_limit_set(&self->nl, before + 1));
+	c = team(_metadata, self, &id);
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, c, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, c));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+	ASSERT_EQ(0, mc_limit_get(&self->nl, &limit, &teams));
+	EXPECT_EQ(before, teams);
+}
+
+/* The join fails with EIO and changes nothing: a retry joins. */
+TEST_F(nl, fault_add_device_then_retry_joins)
+{
+	struct cumc_mc_info info;
+	__u64 h, mem;
+
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_ADD_DEVICE,
+			       CUMC_FAULT_MODE_ONCE, 0, 1));
+	ASSERT_EQ(0, st_mc_create(self->fd, 2, 0, self->g, &h));
+	EXPECT_EQ(0, st_mc_add(self->fd, h, 0));
+	EXPECT_EQ(-EIO, st_mc_add(self->fd, h, 1))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_ILLEGAL_STATE);
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
+	EXPECT_EQ(1, info.out_num_members);
+	EXPECT_EQ(CUMC_TEAM_STATE_FORMING, info.out_state);
+	EXPECT_EQ(0, st_mc_add(self->fd, h, 1));
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+}
+
+/* The unbind fails with EINVAL and unbinds nothing. */
+TEST_F(nl, fault_unbind_invalid_keeps_the_binding)
+{
+	static struct rows rows;
+	__u64 h, mem;
+	uint32_t id;
+	int binds = -1;
+
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	ASSERT_EQ(0, st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g));
+	ASSERT_EQ(0, fault_set(&self->nl, CUMC_FAULT_UNBIND_INVALID,
+			       CUMC_FAULT_MODE_ONCE, 0, NO_DEVICE));
+	EXPECT_EQ(-EINVAL, st_mc_unbind(self->fd, h, 0, 0, self->g));
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1));
+	for (int i = 0; i < rows.n; i++)
+		if (rows.row[i].mc_id == id)
+			binds = rows.row[i].binds;
+	EXPECT_EQ(1, binds);
+	EXPECT_EQ(0, st_mc_unbind(self->fd, h, 0, 0, self->g));
+	EXPECT_EQ(0, st_release(self->fd, h));
+	EXPECT_EQ(0, st_release(self->fd, mem));
+}
+
+/*
+ * The manager answers after the stall (torchcomms #3130): the bind gives
+ * up at fm_timeout_ms first, a retry after the stall binds.
+ */
+TEST_F(nl, fault_fabric_stall_times_out_then_retry_binds)
+{
+	static struct rows rows;
+	struct cumc_mc_info info;
+	__u64 h, mem;
+	uint32_t id;
+	int ret, i;
+
+	/* Its delay is reported; without one it is 7000 ms. */
+	ASSERT_EQ(0, stall_set(&self->nl, CUMC_FAULT_MODE_ONCE, 0));
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_FAULT_GET, NLM_F_DUMP,
+				&rows, -1));
+	ASSERT_EQ(1, rows.n);
+	EXPECT_EQ(7000, rows.row[0].u32[CUMC_A_FAULT_DELAY_MS]);
+	ASSERT_EQ(0, stall_set(&self->nl, CUMC_FAULT_MODE_ONCE, 1500));
+	ASSERT_EQ(0, nl_request(&self->nl, CUMC_CMD_FAULT_GET, NLM_F_DUMP,
+				&rows, -1));
+	ASSERT_EQ(1, rows.n);
+	EXPECT_EQ(1500, rows.row[0].u32[CUMC_A_FAULT_DELAY_MS]);
+	ASSERT_EQ(0, fm_set(&self->nl, CUMC_FM_MODE_KERNEL, 300));
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, st_mem_create(self->fd, 0, 0, self->g, &mem));
+	EXPECT_EQ(-ETIMEDOUT,
+		  st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g))
+		TH_LOG("libcumc: CUresult %d", CUDA_ERROR_SYSTEM_NOT_READY);
+	ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
+	/* Not timed: under an emulator the stall may be over already. */
+	for (i = 0; i < 100 && info.out_state == CUMC_TEAM_STATE_FORMING; i++) {
+		usleep(100 * 1000);
+		ASSERT_EQ(0, st_mc_info(self->fd, h, NULL, 0, &info));
+	}
+	EXPECT_EQ(CUMC_TEAM_STATE_READY, info.out_state);
+	ret = st_mc_bind_mem(self->fd, h, 0, 0, mem, 0, self->g);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, st_release(self->fd, h));
 	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
