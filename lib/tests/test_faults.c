@@ -7,8 +7,10 @@
  * arming needs CAP_NET_ADMIN. Covers the modes (one-shot, every Nth),
  * per-device against fabric-wide scope, an external fabric manager that
  * never answers, and that nothing works differently once the faults are
- * cleared. Each test starts and ends with no fault armed and the in-kernel
- * fabric manager, and ends with the module's object counts as they were.
+ * cleared; and the conditions of a sick fabric that are no faults (DEV_SET's
+ * multicast off, FABRIC_SET's team limit). Each test starts and ends with
+ * no fault or condition set and the in-kernel fabric manager, and ends with
+ * the module's object counts as they were.
  */
 #include <check.h>
 #include <cuda.h>
@@ -51,6 +53,19 @@ static void disarm_all(void)
 	}
 }
 
+/* No device condition, the fabric's default team limit. */
+static void reset_conditions(void)
+{
+	const struct cumc_nl_dev_cond reset = {
+		.device = CUMC_NL_FABRIC, .state = -1, .health_mask = -1,
+		.multicast = -1, .reset = true,
+	};
+
+	ck_assert_int_eq(cumc_nl_dev_set(&nl, &reset), 0);
+	ck_assert_int_eq(cumc_nl_fabric_set_mc_limit(&nl,
+			CUMC_FABRIC_MC_LIMIT_DEFAULT), 0);
+}
+
 static int count_row(struct nl_msg *msg, void *arg)
 {
 	(void)msg;
@@ -76,9 +91,10 @@ static void setup(void)
 	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
 	num_devices = vmm_device_count();
 	ck_assert_int_ge(num_devices, 2);
+	ck_assert_int_eq(cumc_nl_open(&nl), 0);
+	reset_conditions();
 	ck_assert_int_eq(cuMulticastGetGranularity(&gran, &prop,
 			CU_MULTICAST_GRANULARITY_MINIMUM), CUDA_SUCCESS);
-	ck_assert_int_eq(cumc_nl_open(&nl), 0);
 	/*
 	 * A test that fails skips its teardown: start from no fault (hits
 	 * reset too, which FAULT_GET would list) and the in-kernel manager.
@@ -94,6 +110,7 @@ static void setup(void)
 static void teardown(void)
 {
 	disarm_all();
+	reset_conditions();
 	ck_assert_int_eq(cumc_nl_fm_set(&nl, CUMC_FM_MODE_KERNEL,
 					saved_fm_timeout_ms), 0);
 	cumc_nl_close(&nl);
@@ -469,6 +486,142 @@ START_TEST(import_multicast_struck_fabric_wide_only)
 }
 END_TEST
 
+/* ADD_DEVICE: cuMulticastAddDevice */
+
+START_TEST(add_device_fails_the_join_only)
+{
+	CUmulticastObjectProp prop = { .numDevices = 2, .size = gran };
+	CUmemGenericAllocationHandle mc;
+
+	arm(CUMC_FAULT_ADD_DEVICE, CUMC_FAULT_MODE_ONCE, 0, 1);
+	ck_assert_int_eq(cuMulticastCreate(&mc, &prop), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastAddDevice(mc, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastAddDevice(mc, 1), CUDA_ERROR_ILLEGAL_STATE);
+	/* The team still forms: the device joins on a second try. */
+	ck_assert_int_eq(cuMulticastAddDevice(mc, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(bind_mem_result(mc, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+/* UNBIND_INVALID: cuMulticastUnbind */
+
+START_TEST(unbind_invalid_unbinds_nothing)
+{
+	CUmemGenericAllocationHandle mc = team(1, CU_MEM_HANDLE_TYPE_NONE);
+	CUmemGenericAllocationHandle mem;
+
+	ck_assert_int_eq(create(&mem, 0, CU_MEM_HANDLE_TYPE_NONE),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastBindMem(mc, 0, mem, 0, gran, 0),
+			 CUDA_SUCCESS);
+	arm(CUMC_FAULT_UNBIND_INVALID, CUMC_FAULT_MODE_ONCE, 0,
+	    CUMC_NL_FABRIC);
+	ck_assert_int_eq(cuMulticastUnbind(mc, 0, 0, gran),
+			 CUDA_ERROR_INVALID_VALUE);
+	/* Still bound: the next unbind finds the binding. */
+	ck_assert_int_eq(cuMulticastUnbind(mc, 0, 0, gran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mem), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+/* FABRIC_STALL: the setup answered after FAULT_DELAY_MS */
+
+START_TEST(fabric_stall_times_out_then_sets_up)
+{
+	CUmemGenericAllocationHandle mc;
+	CUresult res;
+	int tries = 0;
+
+	ck_assert_int_eq(cumc_nl_fm_set(&nl, CUMC_FM_MODE_KERNEL,
+					SHORT_TIMEOUT_MS), 0);
+	ck_assert_int_eq(cumc_nl_fault_set_delay(&nl, CUMC_FAULT_FABRIC_STALL,
+			CUMC_FAULT_MODE_ONCE, 0, CUMC_NL_FABRIC,
+			5 * SHORT_TIMEOUT_MS), 0);
+	mc = team(2, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(bind_mem_result(mc, 0), CUDA_ERROR_SYSTEM_NOT_READY);
+	/* A retry after the stall binds; a retry before it answers 802. */
+	do {
+		usleep(SHORT_TIMEOUT_MS * 1000);
+		res = bind_mem_result(mc, 0);
+	} while (res == CUDA_ERROR_SYSTEM_NOT_READY && ++tries < 100);
+	ck_assert_int_eq(res, CUDA_SUCCESS);
+	ck_assert_int_eq(map_result(mc), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+}
+END_TEST
+
+/* DEV_SET's multicast off: MULTICAST_SUPPORTED 0, NOT_SUPPORTED */
+
+static int multicast_supported(CUdevice dev)
+{
+	int value = -1;
+
+	ck_assert_int_eq(cuDeviceGetAttribute(&value,
+			CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, dev),
+			CUDA_SUCCESS);
+	return value;
+}
+
+static void set_multicast(int64_t device, int on)
+{
+	const struct cumc_nl_dev_cond cond = {
+		.device = device, .state = -1, .health_mask = -1,
+		.multicast = on,
+	};
+
+	ck_assert_int_eq(cumc_nl_dev_set(&nl, &cond), 0);
+}
+
+START_TEST(multicast_off_is_not_supported)
+{
+	CUmulticastObjectProp prop = { .numDevices = 2, .size = gran };
+	CUmemGenericAllocationHandle mc;
+	size_t g;
+
+	set_multicast(1, 0);
+	ck_assert_int_eq(multicast_supported(0), 1);
+	ck_assert_int_eq(multicast_supported(1), 0);
+	/* Device 0 still can: a team is made, device 1 cannot join it. */
+	ck_assert_int_eq(cuMulticastGetGranularity(&g, &prop,
+			CU_MULTICAST_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastCreate(&mc, &prop), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMulticastAddDevice(mc, 1), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMemRelease(mc), CUDA_SUCCESS);
+	/* No device can: no multicast at all. */
+	set_multicast(CUMC_NL_FABRIC, 0);
+	ck_assert_int_eq(multicast_supported(0), 0);
+	ck_assert_int_eq(cuMulticastGetGranularity(&g, &prop,
+			CU_MULTICAST_GRANULARITY_MINIMUM),
+			CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMulticastCreate(&mc, &prop), CUDA_ERROR_NOT_SUPPORTED);
+	set_multicast(CUMC_NL_FABRIC, 1);
+	ck_assert_int_eq(multicast_supported(1), 1);
+}
+END_TEST
+
+/* FABRIC_SET's team limit: the team past it is out of memory */
+
+START_TEST(team_past_the_limit_binds_out_of_memory)
+{
+	CUmemGenericAllocationHandle first, second;
+
+	ck_assert_int_eq(cumc_nl_fabric_set_mc_limit(&nl, 1), 0);
+	first = team(1, CU_MEM_HANDLE_TYPE_NONE);
+	second = team(1, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(bind_mem_result(first, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(bind_mem_result(second, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	ck_assert_int_eq(map_result(second), CUDA_ERROR_OUT_OF_MEMORY);
+	/* Freeing the first makes room for the next team. */
+	ck_assert_int_eq(cuMemRelease(second), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(first), CUDA_SUCCESS);
+	first = team(1, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(bind_mem_result(first, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemRelease(first), CUDA_SUCCESS);
+}
+END_TEST
+
 /* Cleared, every fault lets everything through */
 
 START_TEST(cleared_faults_strike_nothing)
@@ -518,6 +671,11 @@ int main(void)
 		import_fd_not_permitted_once,
 		import_fabric_not_permitted_on_its_device,
 		import_multicast_struck_fabric_wide_only,
+		add_device_fails_the_join_only,
+		unbind_invalid_unbinds_nothing,
+		fabric_stall_times_out_then_sets_up,
+		multicast_off_is_not_supported,
+		team_past_the_limit_binds_out_of_memory,
 		cleared_faults_strike_nothing,
 	};
 	Suite *s = suite_create("faults");
