@@ -4,7 +4,9 @@
  * control plane (runs in the VM): what NVML says of each device and of the
  * fabric is what cuDevice* and DEV_GET/FABRIC_GET say; handles by index,
  * UUID and PCI bus id; the simulated NVLink topology; versioned structs;
- * errors; and one of the functions that answer NOT_SUPPORTED.
+ * errors; and one of the functions that answer NOT_SUPPORTED. The fabric
+ * conditions DEV_SET gives (a held state, a health mask) show in the
+ * fabric info; that test needs root, as the VM runs it.
  */
 #include <check.h>
 #include <cuda.h>
@@ -287,6 +289,72 @@ START_TEST(fabric_info_is_the_control_plane_s)
 }
 END_TEST
 
+static void dev_set(const struct cumc_nl_dev_cond *cond)
+{
+	struct cumc_nl nl;
+
+	ck_assert_int_eq(cumc_nl_open(&nl), 0);
+	ck_assert_int_eq(cumc_nl_dev_set(&nl, cond), 0);
+	cumc_nl_close(&nl);
+}
+
+static nvmlGpuFabricInfoV_t fabric_info_v3(unsigned int i)
+{
+	nvmlGpuFabricInfoV_t v3 = { .version = nvmlGpuFabricInfo_v3 };
+
+	ck_assert_int_eq(nvmlDeviceGetGpuFabricInfoV(nvml_handle(i), &v3),
+			 NVML_SUCCESS);
+	return v3;
+}
+
+/* A sick fabric (DEV_SET): the held state, the mask and its summary. */
+START_TEST(fabric_info_shows_the_conditions_set)
+{
+	/* Route unhealthy, bandwidth degraded, the rest not recovering. */
+	const unsigned int mask =
+		NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE |
+		NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_FALSE <<
+			NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY |
+		NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_TRUE <<
+			NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY;
+	struct cumc_nl_dev_cond cond = {
+		.device = 0, .state = CUMC_FABRIC_STATE_IN_PROGRESS,
+		.health_mask = mask, .multicast = -1, .reset = true,
+	};
+	nvmlGpuFabricInfoV_t before[2] = { fabric_info_v3(0), fabric_info_v3(1) };
+	nvmlGpuFabricInfoV_t v3;
+	nvmlGpuFabricInfo_t v1;
+
+	dev_set(&cond);
+	v3 = fabric_info_v3(0);
+	ck_assert_uint_eq(v3.state, NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+	ck_assert_uint_eq(v3.healthMask, mask);
+	ck_assert_uint_eq(v3.healthSummary,
+			  NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY);
+	ck_assert_int_eq(nvmlDeviceGetGpuFabricInfo(nvml_handle(0), &v1),
+			 NVML_SUCCESS);
+	ck_assert_uint_eq(v1.state, NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+	/* Degraded bandwidth alone: usable, with less. */
+	cond = (struct cumc_nl_dev_cond){ .device = 0, .state = -1,
+		.health_mask = NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE,
+		.multicast = -1 };
+	dev_set(&cond);
+	ck_assert_uint_eq(fabric_info_v3(0).healthSummary,
+			  NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY);
+	/* Another device is untouched; a reset gives device 0 back. */
+	v3 = fabric_info_v3(1);
+	ck_assert_uint_eq(v3.state, before[1].state);
+	ck_assert_uint_eq(v3.healthMask, before[1].healthMask);
+	cond = (struct cumc_nl_dev_cond){ .device = 0, .state = -1,
+		.health_mask = -1, .multicast = -1, .reset = true };
+	dev_set(&cond);
+	v3 = fabric_info_v3(0);
+	ck_assert_uint_eq(v3.state, before[0].state);
+	ck_assert_uint_eq(v3.healthMask, before[0].healthMask);
+	ck_assert_uint_eq(v3.healthSummary, before[0].healthSummary);
+}
+END_TEST
+
 /* As NCCL's topology detection walks it: every link up, to a switch. */
 START_TEST(every_link_reaches_the_nvswitch_fabric)
 {
@@ -348,6 +416,7 @@ int main(void)
 	tcase_add_test(tc, devices_agree_with_the_driver_api);
 	tcase_add_test(tc, bad_arguments);
 	tcase_add_test(tc, fabric_info_is_the_control_plane_s);
+	tcase_add_test(tc, fabric_info_shows_the_conditions_set);
 	tcase_add_test(tc, every_link_reaches_the_nvswitch_fabric);
 	tcase_add_test(tc, others_answer_not_supported);
 	suite_add_tcase(s, tc);
