@@ -241,14 +241,14 @@ wait $batch; tap_result $? "the batch holding the team ends clean"
 # cluster, no IMEX daemon.
 check "fabric" 0 "$ctl" fabric
 sed 's/^/# /' "$tmp/out"
-head -n 1 "$tmp/out" | grep -qE '^NODE +STATE +CLUSTER +CLIQUE +IMEX$' &&
+head -n 1 "$tmp/out" | grep -qE '^NODE +STATE +CLUSTER +CLIQUE +IMEX +TEAMS/LIMIT$' &&
 	[ "$(wc -l <"$tmp/out")" = 2 ] &&
-	sed -n 2p "$tmp/out" | grep -qE '^0 +not-supported +- +- +no$'
-tap_result $? "fabric: node 0, not-supported, no cluster or clique, no IMEX daemon"
+	sed -n 2p "$tmp/out" | grep -qE '^0 +not-supported +- +- +no +0/1024$'
+tap_result $? "fabric: node 0, not-supported, no cluster or clique, no IMEX daemon, no team of 1024"
 check "fabric -j" 0 "$ctl" -j fabric
 valid_json "$tmp/out"; tap_result $? "fabric -j is JSON"
-json_true "$tmp/out" 'j == {"node": 0, "state": "not-supported", "cluster_uuid": None, "clique_id": None, "imex_attached": False}'
-tap_result $? "fabric -j: node, state, cluster_uuid, clique_id, imex_attached"
+json_true "$tmp/out" 'j == {"node": 0, "state": "not-supported", "cluster_uuid": None, "clique_id": None, "imex_attached": False, "mc_limit": 1024, "mc_teams": 0}'
+tap_result $? "fabric -j: node, state, cluster_uuid, clique_id, imex_attached, mc_limit, mc_teams"
 check "fabric with an argument is a usage error" 1 "$ctl" fabric 0
 
 check "fault set" 0 "$ctl" fault set mem-exhausted every 3 --device 1
@@ -267,9 +267,87 @@ if command -v setpriv >/dev/null; then
 		setpriv --reuid 65534 --regid 65534 --clear-groups "$ctl" dev
 	check "unprivileged fabric allowed" 0 \
 		setpriv --reuid 65534 --regid 65534 --clear-groups "$ctl" fabric
+	check "unprivileged scenario refused" 2 \
+		setpriv --reuid 65534 --regid 65534 --clear-groups "$ctl" scenario nccl-2077
 else
-	for _ in 1 2 3 4; do tap_skip unprivileged "no setpriv"; done
+	for _ in 1 2 3 4 5; do tap_skip unprivileged "no setpriv"; done
 fi
+
+# The new faults: fabric-stall's delay shown; fault clear all.
+check "fault set fabric-stall --delay" 0 "$ctl" fault set fabric-stall once --delay 3000
+check "fault set add-device on a device" 0 "$ctl" fault set add-device every 1 --device 1
+check "fault set unbind-invalid" 0 "$ctl" fault set unbind-invalid percent 50
+schema_check "-j fault show (the new faults)" fault "$ctl" -j fault show
+json_true "$tmp/out" 'any(r["type"] == "fabric-stall" and r["delay_ms"] == 3000 for r in j) and any(r["type"] == "add-device" and r["device"] == 1 for r in j) and any(r["type"] == "unbind-invalid" and r["mode"] == "percent" for r in j)'
+tap_result $? "fault show -j: fabric-stall with its delay, add-device on device 1, unbind-invalid" ||
+	sed 's/^/# /' "$tmp/out"
+check "fault show (text)" 0 "$ctl" fault show
+grep -q '^fabric-stall .*delay 3000ms$' "$tmp/out"; tap_result $? "fault show prints the stall's delay"
+check "fault set --delay 0 is a usage error" 1 "$ctl" fault set fabric-stall once --delay 0
+check "fault clear all" 0 "$ctl" fault clear all
+check "-j fault show (none)" 0 "$ctl" -j fault show
+json_true "$tmp/out" 'j == []'; tap_result $? "fault clear all leaves no fault armed"
+
+# dev set: a sick fabric's conditions, shown by dev; reset drops them.
+check "dev set 1 (all three)" 0 "$ctl" dev set 1 state in-progress multicast off health-mask 0xa9
+check "dev show 1 (conditions)" 0 "$ctl" dev show 1
+sed -n 2p "$tmp/out" | grep -q ' ok *in-progress,held,multicast-off,health=0xa9$'
+tap_result $? "dev show 1: in-progress,held,multicast-off,health=0xa9" || sed 's/^/# /' "$tmp/out"
+schema_check "dev show 1 -j (conditions)" dev "$ctl" -j dev show 1
+json_true "$tmp/out" 'j[0]["fabric_state"] == "in-progress" and j[0]["fabric_state_held"] and not j[0]["multicast"] and j[0]["health_mask"] == 0xa9'
+tap_result $? "dev -j: fabric_state_held, multicast false, health_mask"
+check "dev set 1 state completed" 0 "$ctl" dev set 1 state completed
+check "-j dev show 1" 0 "$ctl" -j dev show 1
+json_true "$tmp/out" 'j[0]["fabric_state"] == "not-supported" and not j[0]["fabric_state_held"]'
+tap_result $? "dev set state completed lets the state go"
+check "dev set state not-supported refused by the kernel" 2 "$ctl" dev set 1 state not-supported
+check "dev set with a bad state is a usage error" 1 "$ctl" dev set 1 state broken
+check "dev set without a condition is a usage error" 1 "$ctl" dev set 1
+check "dev set of no such device refused" 2 "$ctl" dev set 4096 multicast off
+check "dev set reset (every device)" 0 "$ctl" dev set reset
+check "-j dev (reset)" 0 "$ctl" -j dev
+json_true "$tmp/out" 'all(not d["fabric_state_held"] and d["multicast"] and "health_mask" not in d for d in j)'
+tap_result $? "dev set reset: no condition left on any device"
+
+# fabric set mc-limit: shown by fabric; out of its range refused.
+check "fabric set mc-limit 5" 0 "$ctl" fabric set mc-limit 5
+check "-j fabric (limit 5)" 0 "$ctl" -j fabric
+json_true "$tmp/out" 'j["mc_limit"] == 5'; tap_result $? "fabric -j: mc_limit 5"
+check "fabric set mc-limit 0 refused by the kernel" 2 "$ctl" fabric set mc-limit 0
+check "fabric set without a limit is a usage error" 1 "$ctl" fabric set mc-limit
+check "fabric set mc-limit 1024" 0 "$ctl" fabric set mc-limit 1024
+
+# The scenario catalogue: list, one applied, clear.
+check "scenario list" 0 "$ctl" scenario list
+[ "$(wc -l <"$tmp/out")" -ge 11 ] && grep -q '^nccl-2077 ' "$tmp/out"
+tap_result $? "scenario list: a header and every scenario"
+schema_check "-j scenario list" scenario "$ctl" -j scenario list
+json_true "$tmp/out" 'len(j) >= 10 and all(r["reports"] and r["symptom"] and r["fallback"] for r in j)'
+tap_result $? "scenario list -j: each with its reports, symptom, fallback"
+check "scenario nccl-2077" 0 "$ctl" scenario nccl-2077
+grep -q '^  cumcctl fabric set mc-limit 1$' "$tmp/out" && grep -q '^symptom: ' "$tmp/out" &&
+	grep -q '^fallback: ' "$tmp/out"
+tap_result $? "scenario nccl-2077 prints its commands, symptom, fallback"
+check "-j fabric (nccl-2077)" 0 "$ctl" -j fabric
+json_true "$tmp/out" 'j["mc_limit"] == 1'; tap_result $? "scenario nccl-2077 sets the limit to 1"
+check "scenario torchcomms-3130" 0 "$ctl" scenario torchcomms-3130
+check "-j fabric (torchcomms-3130)" 0 "$ctl" -j fabric
+json_true "$tmp/out" 'j["mc_limit"] == 1024'; tap_result $? "a scenario clears the one before"
+check "-j fault show (torchcomms-3130)" 0 "$ctl" -j fault show
+json_true "$tmp/out" 'len(j) == 1 and j[0]["type"] == "fabric-stall" and j[0]["delay_ms"] == 7000'
+tap_result $? "scenario torchcomms-3130 arms a 7 s fabric-stall"
+check "scenario gpu-operator-2781" 0 "$ctl" scenario gpu-operator-2781
+check "dev (gpu-operator-2781)" 0 "$ctl" dev
+[ "$(grep -c ' in-progress,held$' "$tmp/out")" = "$num_devices" ]
+tap_result $? "scenario gpu-operator-2781 holds every device in progress"
+check "scenario clear" 0 "$ctl" scenario clear
+check "-j fault show (cleared)" 0 "$ctl" -j fault show
+json_true "$tmp/out" 'j == []'; tap_result $? "scenario clear: no fault"
+check "dev (cleared)" 0 "$ctl" dev
+[ "$(grep -c ' ok *not-supported$' "$tmp/out")" = "$num_devices" ]
+tap_result $? "scenario clear: every device as it was"
+check "unknown scenario" 1 "$ctl" scenario no-such-report
+grep -q 'no scenario "no-such-report"' "$tmp/err"; tap_result $? "unknown scenario named"
 
 check "fm mode" 0 "$ctl" fm mode kernel --timeout 4000
 grep -q 'mode kernel timeout_ms 4000' "$tmp/out"; tap_result $? "fm mode reports the setting"
