@@ -29,12 +29,15 @@
  *             its documented range
  *  E2BIG      size larger than the kernel's struct with a non-zero tail
  *  EOPNOTSUPP a flag or reserved member is non-zero, or a value the
- *             simulated devices do not support
+ *             simulated devices do not support; multicast on a device
+ *             DEV_SET took it from (cumc_netlink.h)
  *  ENODEV     no such device
  *  ENOENT     no such handle in this client: never issued by it, released,
  *             or issued by another client
  *  ENOSPC     the device has not that much memory free; a bind found the
  *             fabric out of resources (injected faults, cumc_netlink.h);
+ *             a bind or map of a team whose setup found the fabric's
+ *             multicast limit reached (FABRIC_SET, cumc_netlink.h);
  *             the address ranges unprivileged users may hold together are
  *             all taken (all but the module's reserved_address_ranges)
  *  ENOMEM     the kernel could not allocate its own bookkeeping, or no
@@ -53,7 +56,8 @@
  *  EMFILE     no free file descriptor
  *  EACCES     a multicast view of a mapping no device may access
  *  EIO        the multicast team failed to form (its setup failed, or the
- *             fabric-illegal-state fault of cumc_netlink.h was injected)
+ *             fabric-illegal-state fault of cumc_netlink.h was injected);
+ *             a device's join refused (the add-device fault)
  *  ETIMEDOUT  the multicast team's setup was not answered within the
  *             module's fm_timeout_ms: the fabric manager is down or slow
  *             (or the fabric-not-ready fault was injected); retryable
@@ -677,7 +681,8 @@ enum cumc_mc_bind_device_from {
  * memory created without handle types bound to an object created with
  * some (a shareable team may span processes, so must its memory), an
  * unknown @device_from; EEXIST: overlaps another binding of the same
- * member; EIO: the team failed.
+ * member; EIO: the team failed; ENOSPC: it failed at the fabric's
+ * multicast limit.
  */
 struct cumc_mc_bind {
 	__u32 size;
