@@ -1087,6 +1087,8 @@ void cumk_team_set_mc_limit(u32 limit);
 u32 cumk_team_mc_count(void);
 void cumk_team_release(struct cumk_mc *mc);
 void cumk_team_stop(struct cumk_mc *mc);
+int cumk_team_wq_init(void);
+void cumk_team_wq_exit(void);
 void cumk_team_set_settled_hook(void (*hook)(struct cumk_mc *mc));
 
 /* cumc_fabric.c: the fabric page table, under each object's lock */

@@ -62,9 +62,12 @@ static int __init cumk_init(void)
 	ret = cumk_vm_init();
 	if (ret)
 		return ret;
-	ret = cumk_sharing_init();
+	ret = cumk_team_wq_init();
 	if (ret)
 		goto err_vm;
+	ret = cumk_sharing_init();
+	if (ret)
+		goto err_team;
 	cumk_debugfs_init();
 	ret = cumk_remote_init();
 	if (ret)
@@ -97,6 +100,8 @@ err_remote:
 err_debugfs:
 	cumk_debugfs_exit();
 	cumk_sharing_exit();
+err_team:
+	cumk_team_wq_exit();
 err_vm:
 	cumk_vm_exit();
 	cumk_devices_exit();
@@ -108,6 +113,7 @@ static void __exit cumk_exit(void)
 	misc_deregister(&cumk_miscdev);
 	/* Before the devices and the family: a freed object uses both. */
 	cumk_mc_exit();
+	cumk_team_wq_exit();
 	cumk_pci_exit();
 	cumk_netlink_exit();
 	cumk_imex_exit();

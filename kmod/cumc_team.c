@@ -50,6 +50,24 @@ static u32 cumk_team_mc_limit = CUMC_FABRIC_MC_LIMIT_DEFAULT;
 static atomic_t cumk_team_mc_teams = ATOMIC_INIT(0);
 
 /*
+ * FABRIC_STALL's late answers: the module's own queue, so that unloading
+ * waits for an answer still running (its object may be freed in it).
+ */
+static struct workqueue_struct *cumk_team_wq;
+
+int cumk_team_wq_init(void)
+{
+	cumk_team_wq = alloc_workqueue("cumc_team", 0, 0);
+	return cumk_team_wq ? 0 : -ENOMEM;
+}
+
+/* After cumk_team_stop() cancelled every stall still pending. */
+void cumk_team_wq_exit(void)
+{
+	destroy_workqueue(cumk_team_wq);
+}
+
+/*
  * Told when a stall's end settled a team (cumc_remote_mc.c's replicas
  * hear of it); set once at load, before any team exists.
  */
@@ -114,7 +132,8 @@ void cumk_team_release(struct cumk_mc *mc)
 
 /*
  * Module unload: a stall still pending ends now, without an answer, and
- * lets go of the object. Stalls do not start any more: no client is left.
+ * lets go of the object. Stalls do not start any more: no client is left;
+ * one already running is waited for by cumk_team_wq_exit().
  */
 void cumk_team_stop(struct cumk_mc *mc)
 {
@@ -208,7 +227,8 @@ static void cumk_team_stall(struct cumk_mc *mc, u32 delay_ms)
 	kref_get(&mc->obj.ref);
 	/* Waiters start counting down to the deadline. */
 	wake_up_all(&mc->team.wq);
-	schedule_delayed_work(&mc->team.stall, msecs_to_jiffies(delay_ms));
+	queue_delayed_work(cumk_team_wq, &mc->team.stall,
+			   msecs_to_jiffies(delay_ms));
 }
 
 /* A member of this node whose fabric state is held: its fabric is not up. */
