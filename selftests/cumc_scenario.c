@@ -122,7 +122,8 @@ static CUresult mem_create(CUmemGenericAllocationHandle *mem, CUdevice dev,
 
 /*
  * Devices 0 to @n - 1 added to a new team, each with memory of its own
- * (@mem): what binding it answers, the same for every member.
+ * (@mem, shareable as the team is: cumc binds nothing else to it): what
+ * binding it answers, the same for every member.
  */
 static CUresult team_bind(CUmemGenericAllocationHandle *mc,
 			  CUmemGenericAllocationHandle *mem, int n)
@@ -133,7 +134,8 @@ static CUresult team_bind(CUmemGenericAllocationHandle *mc,
 	for (dev = 0; res == CUDA_SUCCESS && dev < n; dev++)
 		res = cuMulticastAddDevice(*mc, dev);
 	for (dev = 0; res == CUDA_SUCCESS && dev < n; dev++)
-		res = mem_create(&mem[dev], dev, CU_MEM_HANDLE_TYPE_NONE);
+		res = mem_create(&mem[dev], dev,
+				 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = cuMulticastBindMem(*mc, 0, mem[0], 0, MC_SIZE, 0);
@@ -226,7 +228,8 @@ TEST_F(scenario, nccl_1788)
 	/* The team still forms: once the fabric is well, the GPU joins. */
 	ASSERT_EQ(0, cumcctl("scenario clear"));
 	EXPECT_EQ(CUDA_SUCCESS, cuMulticastAddDevice(mc, 7));
-	ASSERT_EQ(CUDA_SUCCESS, mem_create(&mem, 0, CU_MEM_HANDLE_TYPE_NONE));
+	ASSERT_EQ(CUDA_SUCCESS, mem_create(&mem, 0,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
 	EXPECT_EQ(CUDA_SUCCESS,
 		  cuMulticastBindMem(mc, 0, mem, 0, MC_SIZE, 0));
 }
@@ -245,7 +248,7 @@ static void __attribute__((noreturn)) waiting_rank(int sock, int result)
 	    cuMemExportToShareableHandle(&fd, mc,
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) ||
 	    fdpass_send(sock, fd) || cuMulticastAddDevice(mc, 0) ||
-	    mem_create(&mem, 0, CU_MEM_HANDLE_TYPE_NONE))
+	    mem_create(&mem, 0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
 		_exit(2);
 	res = cuMulticastBindMem(mc, 0, mem, 0, MC_SIZE, 0);
 	if (write(result, &res, sizeof(res)) != sizeof(res))
