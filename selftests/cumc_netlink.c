@@ -1001,4 +1001,33 @@ TEST_F(nl, fault_fabric_stall_times_out_then_retry_binds)
 	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
+/* Whether MC_GET lists object @id. */
+static bool mc_listed(struct cumc_nl *nl, uint32_t id)
+{
+	static struct rows rows;
+
+	if (nl_request(nl, CUMC_CMD_MC_GET, NLM_F_DUMP, &rows, -1))
+		return false;
+	for (int i = 0; i < rows.n; i++)
+		if (rows.row[i].mc_id == id)
+			return true;
+	return false;
+}
+
+/* A stall holds its object past its last handle, then lets it go. */
+TEST_F(nl, fault_fabric_stall_holds_the_object_until_it_ends)
+{
+	uint32_t id;
+	__u64 h;
+	int i;
+
+	ASSERT_EQ(0, stall_set(&self->nl, CUMC_FAULT_MODE_ONCE, 3000));
+	h = team(_metadata, self, &id);
+	ASSERT_EQ(0, st_release(self->fd, h));
+	EXPECT_TRUE(mc_listed(&self->nl, id));
+	for (i = 0; i < 100 && mc_listed(&self->nl, id); i++)
+		usleep(100 * 1000);
+	EXPECT_FALSE(mc_listed(&self->nl, id));
+}
+
 TEST_HARNESS_MAIN
