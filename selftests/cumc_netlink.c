@@ -310,21 +310,27 @@ TEST_F(nl, mc_get_and_events_in_order)
 		EXPECT_NE(id, rows.row[i].mc_id);
 }
 
-/* The fabric-wide row of STATS_GET. */
-static int fabric_stats(struct cumc_nl *nl, struct row *out)
+/* The row of @ordinal (UINT32_MAX: the fabric-wide one) in @cmd's dump. */
+static int dump_row(struct cumc_nl *nl, uint8_t cmd, uint32_t ordinal,
+		    struct row *out)
 {
 	static struct rows rows;
 	int ret;
 
-	ret = nl_request(nl, CUMC_CMD_STATS_GET, NLM_F_DUMP, &rows, -1);
+	ret = nl_request(nl, cmd, NLM_F_DUMP, &rows, -1);
 	if (ret)
 		return ret;
 	for (int i = 0; i < rows.n; i++)
-		if (rows.row[i].ordinal == UINT32_MAX) {
+		if (rows.row[i].ordinal == ordinal) {
 			*out = rows.row[i];
 			return 0;
 		}
 	return -ENOENT;
+}
+
+static int fabric_stats(struct cumc_nl *nl, struct row *out)
+{
+	return dump_row(nl, CUMC_CMD_STATS_GET, UINT32_MAX, out);
 }
 
 TEST_F(nl, stats_count_binds_and_faults)
@@ -711,21 +717,9 @@ TEST_F(nl, fm_absent_times_out_and_stays_pending)
 	EXPECT_EQ(0, st_release(self->fd, mem));
 }
 
-/* DEV_GET's row of device @ordinal. */
 static int dev_row(struct cumc_nl *nl, uint32_t ordinal, struct row *out)
 {
-	static struct rows rows;
-	int ret;
-
-	ret = nl_request(nl, CUMC_CMD_DEV_GET, NLM_F_DUMP, &rows, -1);
-	if (ret)
-		return ret;
-	for (int i = 0; i < rows.n; i++)
-		if (rows.row[i].ordinal == ordinal) {
-			*out = rows.row[i];
-			return 0;
-		}
-	return -ENOENT;
+	return dump_row(nl, CUMC_CMD_DEV_GET, ordinal, out);
 }
 
 /* A held state and a health mask show in DEV_GET; completed, reset undo. */
