@@ -598,8 +598,9 @@ kmod-debug:
 
 # The multi-node test again, every node on the debug kernel: a host test,
 # which boots the nodes itself (scripts/tests/test-multinode-debug.sh). It
-# takes about 12 minutes of slow KASAN nodes waiting on each other, with a
-# core to spare, so it runs beside the VM lanes rather than before them.
+# takes about 12 minutes of slow KASAN nodes waiting on each other, with
+# part of the cores to spare, so it runs beside the other tests (from the
+# start of the host tests) rather than before the lanes.
 DEBUG_HOST_TESTS = scripts/tests/test-multinode-debug.sh
 # The lane: the VM suite on the PCI GPUs, then cumc_fail_nth in a VM of its
 # own whose first GPU is a fabric's (node 0 of a cluster) beside 2 PCI ones,
