@@ -560,14 +560,12 @@ static int cumk_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int cumk_nl_fabric_reply(struct genl_info *info, u8 cmd)
+/* @msg, new, filled as FABRIC_GET's answer and sent as @cmd's. */
+static int cumk_nl_fabric_reply(struct genl_info *info, u8 cmd,
+				struct sk_buff *msg)
 {
-	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
 	hdr = cumk_notify_put_reply(msg, info, cmd);
 	if (!hdr || cumk_nl_fill_fabric(msg, cumk_node_index(), 0) ||
 	    (cumk_imex_attached() && nla_put_flag(msg, CUMC_A_IMEX_ATTACHED)) ||
@@ -582,19 +580,28 @@ static int cumk_nl_fabric_reply(struct genl_info *info, u8 cmd)
 
 static int cumk_nl_fabric_get(struct sk_buff *skb, struct genl_info *info)
 {
-	return cumk_nl_fabric_reply(info, CUMC_CMD_FABRIC_GET);
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+
+	if (!msg)
+		return -ENOMEM;
+	return cumk_nl_fabric_reply(info, CUMC_CMD_FABRIC_GET, msg);
 }
 
 /* The fabric's limits; answered as FABRIC_GET, with what they are now. */
 static int cumk_nl_fabric_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *limit = info->attrs[CUMC_A_FABRIC_MC_LIMIT];
+	struct sk_buff *msg;
 
 	if (!cumk_nl_admin(skb, info))
 		return -EPERM;
+	/* The answer's memory first: a refusal then changes nothing. */
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 	if (limit)
 		cumk_team_set_mc_limit(nla_get_u32(limit));
-	return cumk_nl_fabric_reply(info, CUMC_CMD_FABRIC_SET);
+	return cumk_nl_fabric_reply(info, CUMC_CMD_FABRIC_SET, msg);
 }
 
 static int cumk_nl_imex_attach(struct sk_buff *skb, struct genl_info *info)
