@@ -426,8 +426,17 @@ tools: $(TOOLS:%=$(O)/tools/%)
 $(TOOLS:%=$(O)/tools/%): $(O)/tools/%: tools/%.c $(LIB_A) include/cumc/cuda.h \
 		include/cumc/cumc.h | $(O)/tools
 	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) \
-		-DCUMC_VERSION='"$(VERSION)"' -o $@ $< $(LIB_A) -lpthread -lm -ldl \
-		$(JSON_LIBS)
+		-DCUMC_VERSION='"$(VERSION)"' -o $@ $(filter %.c,$^) $(LIB_A) \
+		-lpthread -lm -ldl $(JSON_LIBS)
+
+# cumc-allreduce --kernel: the PTX of tools/allreduce_kernel.cu (checked
+# in, with the nvcc command in the .cu) built into the tool as a C string.
+$(O)/tools/cumc-allreduce: $(O)/tools/allreduce_kernel_ptx.c
+$(O)/tools/allreduce_kernel_ptx.c: tools/allreduce_kernel.ptx | $(O)/tools
+	{ echo 'const char cumc_allreduce_ptx[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $<; \
+	  echo ';'; } >$@.tmp
+	mv $@.tmp $@
 
 $(O)/tools:
 	mkdir -p $@

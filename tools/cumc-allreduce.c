@@ -8,7 +8,10 @@
  * broadcasts it with multimem.st. Every rank checks every element of its
  * buffer against a reference computed on the CPU; the exit status is 0 only
  * when all of them match. --ring runs a unicast ring all-reduce over the
- * same buffers for comparison.
+ * same buffers for comparison. --kernel runs the same one-shot all-reduce
+ * as device code (tools/allreduce_kernel.cu): a kernel on every rank's GPU
+ * whose blocks ld_reduce and st their part of the rank's slice, meeting the
+ * other ranks' blocks at a barrier on a signal pad before and after.
  *
  * With --nodes, the ranks are spread over the nodes of a multi-node fabric
  * (scripts/fabric-run), each node running its own share: they meet over
@@ -45,14 +48,26 @@
 /* ld_reduce and st go through a bounce buffer this size, which stays in cache. */
 #define CHUNK_BYTES (64 << 10)
 
+/*
+ * --kernel's grid on every rank. Block b of every rank meets the others at
+ * counter b of the signal pad, which follows the message in each member's
+ * buffer; the kernel's PTX is tools/allreduce_kernel.ptx, built into the
+ * tool (the Makefile's allreduce_kernel_ptx.c).
+ */
+#define KERNEL_BLOCKS 8
+#define KERNEL_THREADS 128
+#define PAD_BYTES (KERNEL_BLOCKS * sizeof(unsigned int))
+extern const char cumc_allreduce_ptx[];
+
 /* Up to this long, ranks wait to meet rank 0 across nodes. */
 #define CONNECT_WAIT_SECS 300
 #define DEFAULT_PORT 29500
 
 struct opts {
-	int n, iters, warmup, ring, corrupt, types;
+	int n, iters, warmup, ring, kernel, corrupt, types;
 	int nodes, node;	/* the fabric's nodes, and the one this is */
 	size_t min_bytes, max_bytes;
+	size_t kernel_max;	/* --kernel-max: the kernel's largest message */
 	const char *json, *data;
 	const char *root;	/* where rank 0 listens: HOST[:PORT] */
 };
@@ -65,6 +80,11 @@ struct rank {
 	size_t size;		/* each member's buffer, and the object's size */
 	CUmemGenericAllocationHandle mc, mem, left;
 	CUdeviceptr mc_va, buf_va, left_va;
+	/* --kernel: the module, its two kernels, the signal pad's offset */
+	CUmodule mod;
+	CUfunction kernel_f32, kernel_bf16;
+	size_t pad_offset;
+	unsigned int signals;	/* each pad counter's value: 2n a launch */
 };
 
 /* One run: a message size, an element type and an algorithm. */
@@ -468,6 +488,16 @@ static void describe_binding(struct rank *r, struct binding *all)
 	gather(r, &b, all, sizeof(b));
 }
 
+/* Every rank loads the kernel's PTX on its own device. */
+static void setup_kernel(struct rank *r)
+{
+	cu(cuModuleLoadData(&r->mod, cumc_allreduce_ptx), "cuModuleLoadData");
+	cu(cuModuleGetFunction(&r->kernel_f32, r->mod, "allreduce_f32"),
+	   "cuModuleGetFunction(allreduce_f32)");
+	cu(cuModuleGetFunction(&r->kernel_bf16, r->mod, "allreduce_bf16"),
+	   "cuModuleGetFunction(allreduce_bf16)");
+}
+
 static void setup_team(struct rank *r, size_t bytes, struct binding *all)
 {
 	CUcontext ctx;
@@ -477,7 +507,9 @@ static void setup_team(struct rank *r, size_t bytes, struct binding *all)
 	cu(cuDeviceGet(&r->dev, r->id - r->node * (r->n / opt.nodes)), "cuDeviceGet");
 	cu(cuDevicePrimaryCtxRetain(&ctx, r->dev), "cuDevicePrimaryCtxRetain");
 	cu(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-	share_object(r, bytes);
+	/* The signal pad follows the message; fresh memory is zero. */
+	r->pad_offset = bytes;
+	share_object(r, opt.kernel ? bytes + PAD_BYTES : bytes);
 	cu(cuMulticastAddDevice(r->mc, r->dev), "cuMulticastAddDevice");
 	barrier(r);
 	alloc_buffer(r);
@@ -531,6 +563,8 @@ static void setup_ring(struct rank *r)
 static void teardown(struct rank *r)
 {
 	barrier(r);
+	if (r->mod)
+		cu(cuModuleUnload(r->mod), "cuModuleUnload");
 	if (r->left_va) {
 		unmap(r->left_va, r->size);
 		cu(cuMemRelease(r->left), "cuMemRelease");
@@ -683,6 +717,24 @@ static void mc_allreduce(struct rank *r, const struct run *run)
 		   "cumcMultimemLdReduce");
 		cu(cumcMultimemSt(at, tmp, len * run->es), "cumcMultimemSt");
 	}
+}
+
+/*
+ * The same as device code: one launch on this rank's GPU, whose barriers
+ * wait for the other ranks' launches.
+ */
+static void kernel_allreduce(struct rank *r, const struct run *run)
+{
+	CUdeviceptr mc = r->mc_va, mc_pad = r->mc_va + r->pad_offset;
+	CUdeviceptr pad = r->buf_va + r->pad_offset;
+	unsigned long long words = run->bytes / 4;
+	void *params[] = { &mc, &mc_pad, &pad, &words, &r->id, &r->n, &r->signals };
+
+	cu(cuLaunchKernel(run->es == 4 ? r->kernel_f32 : r->kernel_bf16,
+			  KERNEL_BLOCKS, 1, 1, KERNEL_THREADS, 1, 1, 0, NULL,
+			  params, NULL), "cuLaunchKernel");
+	cu(cuCtxSynchronize(), "cuCtxSynchronize (the all-reduce kernel)");
+	r->signals += 2 * r->n;
 }
 
 /* Chunk @c of the ring, which wraps around the rank numbers. */
@@ -903,7 +955,9 @@ static int run_size(struct rank *r, size_t bytes, cumcDataType type)
 {
 	struct result mc = { .algo = "multicast", .bytes = bytes, .type = type };
 	struct result ring = { .algo = "ring", .bytes = bytes, .type = type };
+	struct result kern = { .algo = "kernel", .bytes = bytes, .type = type };
 	struct run run = { .bytes = bytes, .type = type };
+	int kernel = opt.kernel && (!opt.kernel_max || bytes <= opt.kernel_max);
 	int bad;
 
 	run.es = type == CUMC_F32 ? 4 : 2;
@@ -913,15 +967,28 @@ static int run_size(struct rank *r, size_t bytes, cumcDataType type)
 	bad = measure(r, &run, &mc, mc_allreduce);
 	if (opt.ring)
 		bad |= measure(r, &run, &ring, ring_allreduce);
+	if (kernel)
+		bad |= measure(r, &run, &kern, kernel_allreduce);
 	if (r->id)
 		return bad;
 	if (opt.ring)
 		printf("%18smulticast is %.2fx the ring's bus bandwidth\n", "",
 		       mc.busbw / ring.busbw);
-	if (data_out)
-		fprintf(data_out, "%zu %.3f %.3f %.3f %.3f\n", bytes, mc.algbw * 1e3,
+	if (kernel)
+		printf("%18sthe kernel is %.2fx the CPU multicast path's bus bandwidth\n",
+		       "", kern.busbw / mc.busbw);
+	if (data_out) {
+		fprintf(data_out, "%zu %.3f %.3f %.3f %.3f", bytes, mc.algbw * 1e3,
 			mc.busbw * 1e3, ring.algbw * 1e3, ring.busbw * 1e3);
-	failed |= mc.mismatches || ring.mismatches;
+		/* gnuplot leaves out a NaN's point: a size the kernel skipped. */
+		if (kernel)
+			fprintf(data_out, " %.3f %.3f", kern.algbw * 1e3,
+				kern.busbw * 1e3);
+		else if (opt.kernel)
+			fputs(" NaN NaN", data_out);
+		fputc('\n', data_out);
+	}
+	failed |= mc.mismatches || ring.mismatches || kern.mismatches;
 	return bad;
 }
 
@@ -960,6 +1027,10 @@ static void print_topology(struct rank *r, const struct binding *b)
 	printf("\n  rank r reduces and broadcasts slice r of the message "
 	       "(1/%d of it)%s\n\n", r->n,
 	       opt.ring ? "; the ring maps each rank's buffer in its right neighbour" : "");
+	if (opt.kernel)
+		printf("  the kernel: the same on each rank's GPU, %d blocks of %d threads,\n"
+		       "  a block's part of the slice between barriers on a signal pad "
+		       "(multimem.red, ld.acquire)\n\n", KERNEL_BLOCKS, KERNEL_THREADS);
 }
 
 static void print_header(struct rank *r)
@@ -979,6 +1050,8 @@ static int rank_main(struct rank *r)
 	int bad = 0;
 
 	setup_team(r, opt.max_bytes, all);
+	if (opt.kernel)
+		setup_kernel(r);
 	if (opt.ring)
 		setup_ring(r);
 	if (r->id == 0) {
@@ -1017,11 +1090,15 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: cumc-allreduce [-n devices] [-b bytes] [-i iters] [-w warmup]\n"
 		"         [--version]\n"
-		"         [-t f32|bf16|both] [--ring] [--sweep MIN:MAX] [--json FILE]\n"
+		"         [-t f32|bf16|both] [--ring] [--kernel [--kernel-max BYTES]]\n"
+		"         [--sweep MIN:MAX] [--json FILE]\n"
 		"         [--data FILE] [--corrupt RANK]\n"
 		"         [--nodes N --root HOST[:PORT] [--node K]]\n"
 		"sizes take k, M, G suffixes; --sweep doubles from MIN to MAX;\n"
-		"--data writes 'bytes algbw busbw ring_algbw ring_busbw' rows (MB/s);\n"
+		"--data writes 'bytes algbw busbw ring_algbw ring_busbw' rows (MB/s),\n"
+		"with 'kernel_algbw kernel_busbw' after them under --kernel;\n"
+		"--kernel: the multicast all-reduce as device code too (PTX kernels),\n"
+		"on messages up to --kernel-max BYTES (all unless given);\n"
 		"--nodes: the n devices are spread over N nodes, n/N each, and this\n"
 		"runs node K's (K: $CUMC_NODE unless given); ranks meet at rank 0's\n"
 		"node, HOST (port %d unless given)\n", DEFAULT_PORT);
@@ -1057,6 +1134,8 @@ static void parse_args(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "ring", no_argument, NULL, 'r' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "kernel-max", required_argument, NULL, 'M' },
 		{ "sweep", required_argument, NULL, 's' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "data", required_argument, NULL, 'd' },
@@ -1079,6 +1158,8 @@ static void parse_args(int argc, char **argv)
 		case 'w': opt.warmup = atoi(optarg); break;
 		case 't': parse_type(optarg); break;
 		case 'r': opt.ring = 1; break;
+		case 'k': opt.kernel = 1; break;
+		case 'M': opt.kernel_max = parse_size(optarg); break;
 		case 's': parse_sweep(optarg); break;
 		case 'j': opt.json = optarg; break;
 		case 'd': opt.data = optarg; break;
@@ -1137,7 +1218,8 @@ static pid_t spawn(int id, int (*pairs)[2], struct rank *r)
 		json_out = open_out(opt.json);
 	if (id == 0 && opt.data) {
 		data_out = open_out(opt.data);
-		fputs("# bytes algbw busbw ring_algbw ring_busbw (MB/s)\n", data_out);
+		fprintf(data_out, "# bytes algbw busbw ring_algbw ring_busbw%s (MB/s)\n",
+			opt.kernel ? " kernel_algbw kernel_busbw" : "");
 	}
 	if (json_out)
 		json_rows = json_object_new_array();

@@ -3,7 +3,9 @@
 #
 # tools/demo.sh: the demo behind 'make demo' (which builds first). Boots the
 # VM once, runs an all-reduce sweep over 8 simulated devices, multicast
-# against a unicast ring, then plots bandwidth against message size.
+# from the CPU (cumcMultimem* calls) and as device code (a PTX kernel of
+# multimem instructions, up to CUMC_DEMO_KERNEL_MAX: the interpreter is
+# slow) against a unicast ring, then plots bandwidth against message size.
 # Writes build/demo/{report.txt,allreduce.json,allreduce.dat,allreduce.gp,
 # allreduce.png}; fails when any rank found a wrong element.
 #
@@ -16,6 +18,8 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$repo/build/demo
 # 64 KiB to 16 MiB keeps the emulated VM's run within about two minutes.
 sweep=${CUMC_DEMO_SWEEP:-64k:16M}
+# The kernel to 1 MiB adds about half a minute.
+kernel_max=${CUMC_DEMO_KERNEL_MAX:-1M}
 nodes=${NODES:-1}
 gpus_per_node=4
 
@@ -30,7 +34,7 @@ if [ "$nodes" = 1 ]; then
 	what="8 simulated devices, one process each, in the VM"
 	where=
 	scripts/vm-run -- build/tools/cumc-allreduce -n 8 --sweep "$sweep" --ring \
-		-i 5 -w 1 --json "$out/$name.json" --data "$out/$name.dat" |
+		--kernel --kernel-max "$kernel_max" -i 5 -w 1 --json "$out/$name.json" --data "$out/$name.dat" |
 		tee "$report"
 	status=${PIPESTATUS[0]}
 else
@@ -47,7 +51,8 @@ else
 		--procs-per-node 1 -- \
 		build/tools/cumc-allreduce --nodes "$nodes" \
 		-n $((nodes * gpus_per_node)) --root 10.77.0.1 \
-		--sweep "$sweep" --ring -i 5 -w 1 --json "$out/$name.json" \
+		--sweep "$sweep" --ring --kernel --kernel-max "$kernel_max" \
+		-i 5 -w 1 --json "$out/$name.json" \
 		--data "$out/$name.dat" | sed -u 's/^node 0: //' | tee "$report"
 	status=${PIPESTATUS[0]}
 fi
@@ -63,8 +68,10 @@ set format x "%.0b%B"
 set format y "%g"
 set grid
 set key top left
+set datafile missing "NaN"
 $where
-plot "$out/$name.dat" using 1:3 with linespoints lw 2 pt 7 title "multicast: multimem ld_reduce + st", \\
+plot "$out/$name.dat" using 1:3 with linespoints lw 2 pt 7 title "multicast from the CPU: cumcMultimemLdReduce + St", \\
+     "" using 1:7 with linespoints lw 2 pt 9 title "multicast kernel (PTX, interpreted): multimem.ld_reduce + st, signal-pad barriers", \\
      "" using 1:5 with linespoints lw 2 pt 5 title "unicast ring: reduce-scatter + all-gather"
 GP
 if [ -s "$out/$name.dat" ] && gnuplot "$out/$name.gp"; then

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # cumc-allreduce must pass a clean run and fail a run with one wrong
-# element: a checker that cannot fail proves nothing. Runs inside the VM.
+# element: a checker that cannot fail proves nothing. --kernel, the
+# all-reduce as device code (tools/allreduce_kernel.cu), runs on 8 processes
+# over a message whose last word is not in a whole vector, and must be right
+# in every element too. Runs inside the VM.
 set -u
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tool=$repo/build/tools/cumc-allreduce
@@ -17,7 +20,7 @@ check() {
 	tap_check "$@" || sed 's/^/# /' "$out"
 }
 
-tap_plan 5
+tap_plan 7
 "$tool" -n 4 -b 256k -i 1 -t both --ring --json "$json" >"$out" 2>&1
 status=$?
 check "a clean all-reduce exits 0 with 0 mismatches" \
@@ -41,4 +44,12 @@ status=$?
 check "one wrong element makes it exit non-zero and report the mismatch" \
 	test "$status" != 0 -a "$(grep -c '1 mismatches$' "$out")" = 1 \
 	-a "$(grep -c 'first mismatch: rank 2 element' "$out")" = 1
+
+# Small: the kernel is interpreted (about 15 s in all under TCG).
+"$tool" -n 8 -b 65540 -i 1 -w 0 -t both --kernel >"$out" 2>&1
+status=$?
+check "--kernel on 8 ranks exits 0, every algorithm and type with 0 mismatches" \
+	test "$status" = 0 -a "$(grep -c ' 0 mismatches$' "$out")" = 4
+check "--kernel: the kernel's rows, f32 and bf16, each of 8 x 16385 words" \
+	test "$(grep -cE '^ +65540  (f32 |bf16)  kernel .* (131080|262160) elements checked, 0 mismatches$' "$out")" = 2
 tap_status
