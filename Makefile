@@ -212,8 +212,8 @@ $(O)/tests/%: lib/tests/%.c $(wildcard lib/tests/*.h) $(LIB_A) | $(O)/tests
 $(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
 
 # Inherited by prerequisites like any target variable: only test rules use it.
-$(O)/tests/test_module $(O)/tests/test_ptx_multimem $(O)/tests/test_link: \
-	TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
+$(O)/tests/test_module $(O)/tests/test_ptx_multimem $(O)/tests/test_link \
+$(O)/tests/test_vmm_samples: TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
 
 # A per-thread default stream program, linked against the shared library
 # as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be

@@ -3,19 +3,22 @@
  * The CUDA samples' way of using the VMM API, against the module (runs in
  * the VM).  As vectorAddMMAP does: allocations striped across several
  * devices into one reservation, released as soon as they are mapped, one
- * cuMemSetAccess with a descriptor per device over all of them, a
- * "kernel" (the CPU) working through the device addresses, and one
- * cuMemUnmap of the whole range.  As memMapIPCDrv does: one access
+ * cuMemSetAccess with a descriptor per device over all of them, a kernel
+ * (nvcc's vecAdd, ptx/tests/data) working through the device addresses,
+ * and one cuMemUnmap of the whole range.  As memMapIPCDrv does: one access
  * descriptor over chunks of one device mapped side by side.  And
  * vectorAddMMAP's host code whole: cuCtxCreate, the backing devices chosen
  * by cuDeviceCanAccessPeer, the granularity of each, striping, the access
- * of the mapping device only, the module load that fails here (device code
- * does not run) and the kernel replaced by a CPU loop.
+ * of the mapping device only, its kernel loaded from nvcc's fatbin and
+ * launched.  lib/tests/abi/samples.sh runs such programs built with the
+ * toolkit alone, their kernels built by its nvcc.
  */
 #include <stdlib.h>
 
 #include "check_run.h"
 #include "vmm.h"
+
+#define DATA PTX_TEST_DATA
 
 /* A striped buffer: one chunk per device, mapped back to back. */
 struct striped {
@@ -64,6 +67,22 @@ static void striped_free(const struct striped *s)
 	ck_assert_int_eq(cuMemAddressFree(s->va, s->size), CUDA_SUCCESS);
 }
 
+/* vecAdd from @image over @n floats, on the current context's device. */
+static void vec_add(const char *image, CUdeviceptr a, CUdeviceptr b,
+		    CUdeviceptr c, int n)
+{
+	void *args[] = { &a, &b, &c, &n };
+	CUmodule module;
+	CUfunction f;
+
+	ck_assert_int_eq(cuModuleLoad(&module, image), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, module, "vecAdd"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0,
+					NULL, args, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(module), CUDA_SUCCESS);
+}
+
 static void setup(void)
 {
 	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
@@ -73,14 +92,12 @@ static void setup(void)
 START_TEST(vector_add_over_striped_buffers)
 {
 	int n = vmm_device_count(), dev;
-	/* Small enough for the emulated CPU; spans every device's chunk. */
+	/* Small enough for the interpreter on the emulated CPU. */
 	size_t elems = n * vmm_granularity() / sizeof(float) / 64;
 	size_t bytes = elems * sizeof(float), i;
 	struct striped a = striped_alloc(bytes, n), b = striped_alloc(bytes, n);
 	struct striped c = striped_alloc(bytes, n);
 	float *ha = malloc(bytes), *hb = malloc(bytes), *hc = malloc(bytes);
-	const float *da = vmm_ptr(a.va), *db = vmm_ptr(b.va);
-	float *dc = vmm_ptr(c.va);
 	size_t *free_before = calloc(n, sizeof(*free_before));
 
 	ck_assert(ha && hb && hc && free_before);
@@ -99,9 +116,7 @@ START_TEST(vector_add_over_striped_buffers)
 	}
 	ck_assert_int_eq(cuMemcpyHtoD(a.va, ha, bytes), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemcpyHtoD(b.va, hb, bytes), CUDA_SUCCESS);
-	/* The kernel: the CPU stands in for the devices. */
-	for (i = 0; i < elems; i++)
-		dc[i] = da[i] + db[i];
+	vec_add(DATA "/vecadd.ptx", a.va, b.va, c.va, elems);
 	ck_assert_int_eq(cuMemcpyDtoH(hc, c.va, bytes), CUDA_SUCCESS);
 	for (i = 0; i < elems; i++)
 		ck_assert_msg(hc[i] == 3.0f * i, "element %zu is %f", i, hc[i]);
@@ -227,15 +242,12 @@ static void sample_free(CUdeviceptr dptr, size_t size)
 
 START_TEST(vector_add_mmap_host_code)
 {
-	/* The start of a fatbin: its magic, version 1, a header of 16 bytes. */
-	static const unsigned int fatbin[] = { 0xba55ed50, 0x00100001, 0, 0 };
 	CUdevice cu_device = _i % vmm_device_count(), backing[64];
 	int num_backing, n = 50000, i, peer_count = 0;
 	size_t size = n * sizeof(float), alloc_a, alloc_b, alloc_c;
 	float *h_a = malloc(size), *h_b = malloc(size), *h_c = malloc(size);
 	CUdeviceptr d_a, d_b, d_c;
 	CUcontext ctx;
-	CUmodule module;
 	unsigned int flags;
 
 	ck_assert(h_a && h_b && h_c);
@@ -247,9 +259,6 @@ START_TEST(vector_add_mmap_host_code)
 	num_backing = backing_devices(cu_device, backing);
 	/* Every other device on the fabric is a peer. */
 	ck_assert_int_eq(num_backing, vmm_device_count());
-	/* The sample loads its kernel: device code does not run here. */
-	ck_assert_int_eq(cuModuleLoadData(&module, fatbin), CUDA_ERROR_NO_BINARY_FOR_GPU);
-
 	for (i = 0; i < n; i++) {
 		h_a[i] = rand() / (float)RAND_MAX;
 		h_b[i] = rand() / (float)RAND_MAX;
@@ -259,11 +268,8 @@ START_TEST(vector_add_mmap_host_code)
 	d_c = sample_malloc(&alloc_c, size, backing, num_backing, &cu_device, 1);
 	ck_assert_int_eq(cuMemcpyHtoD(d_a, h_a, size), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemcpyHtoD(d_b, h_b, size), CUDA_SUCCESS);
-	/* The kernel launch, replaced by a CPU loop over the device addresses. */
-	for (i = 0; i < n; i++)
-		((float *)vmm_ptr(d_c))[i] = ((const float *)vmm_ptr(d_a))[i] +
-					     ((const float *)vmm_ptr(d_b))[i];
-	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	/* nvcc's fatbin, its PTX zstd-compressed, as the sample loads it. */
+	vec_add(DATA "/vecadd.fatbin", d_a, d_b, d_c, n);
 	ck_assert_int_eq(cuMemcpyDtoH(h_c, d_c, size), CUDA_SUCCESS);
 	for (i = 0; i < n; i++)
 		ck_assert_msg(h_a[i] + h_b[i] == h_c[i], "result verification failed at %d", i);

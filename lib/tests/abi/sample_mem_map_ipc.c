@@ -12,32 +12,24 @@
  * reservation, grants its own device access and, on a non-blocking stream,
  * works in rounds: it fills one buffer, synchronizes the stream, meets the
  * others at a barrier, then reads the buffer its neighbour filled with
- * cuMemcpyDtoHAsync and checks every byte.  Only the kernel is replaced,
- * by a CPU loop over the device address.  Exit status 0 when every call
- * succeeded and every check held, in every process.
+ * cuMemcpyDtoHAsync and checks every byte.  The fill is the sample's
+ * kernel (sample_mem_map_ipc.cu), PTX that nvcc built, which each child
+ * loads with cuModuleLoad from the file named on the command line and
+ * launches on its stream.  Exit status 0 when every call succeeded and
+ * every check held, in every process.
  */
-#include <cuda.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(call) do {						\
-	CUresult res_ = (call);						\
-	const char *name_ = "?";					\
-									\
-	if (res_ != CUDA_SUCCESS) {					\
-		cuGetErrorName(res_, &name_);				\
-		fprintf(stderr, "%s: %s\n", #call, name_);		\
-		exit(1);						\
-	}								\
-} while (0)
+#include "sample_check.h"
 
-#define MAX_PROCESSES 4
+#define MAX_PROCESSES 8
 #define ROUNDS 3
+#define FILL_BLOCKS 16
+#define FILL_THREADS 256
 
 static void die(const char *what)
 {
@@ -100,13 +92,18 @@ static unsigned char round_value(int process, int round)
 	return (unsigned char)(17 * process + 3 * round + 1);
 }
 
-/* simpleKernel, on the CPU, through the device address. */
-static void fill(CUdeviceptr buf, size_t size, unsigned char value)
+/* The kernel stores 16 bytes a thread and a step: sizes are granules. */
+static void fill(CUfunction kernel, CUstream stream, CUdeviceptr buf,
+		 size_t size, unsigned char value)
 {
-	memset((void *)(uintptr_t)buf, value, size);
+	unsigned long long vectors = size / 16;
+	void *args[] = { &buf, &vectors, &value };
+
+	CHECK(cuLaunchKernel(kernel, FILL_BLOCKS, 1, 1, FILL_THREADS, 1, 1, 0,
+			     stream, args, NULL));
 }
 
-static int child(int index, CUdevice device, int sock)
+static int child(int index, CUdevice device, int sock, const char *ptx)
 {
 	CUmemGenericAllocationHandle handle;
 	CUmemAccessDesc access = {
@@ -116,6 +113,8 @@ static int child(int index, CUdevice device, int sock)
 	int fds[MAX_PROCESSES], n, i, round;
 	unsigned char *check;
 	size_t size, offset;
+	CUfunction kernel;
+	CUmodule module;
 	CUdeviceptr va;
 	CUcontext ctx;
 	CUstream stream;
@@ -124,6 +123,8 @@ static int child(int index, CUdevice device, int sock)
 	CHECK(cuInit(0));
 	CHECK(cuDeviceGet(&dev, device));
 	CHECK(cuCtxCreate(&ctx, NULL, 0, dev));
+	CHECK(cuModuleLoad(&module, ptx));
+	CHECK(cuModuleGetFunction(&kernel, module, "memMapIpc_kernel"));
 	n = recv_fds(sock, fds);
 	if (read(sock, &size, sizeof(size)) != sizeof(size))
 		die("read size");
@@ -145,7 +146,7 @@ static int child(int index, CUdevice device, int sock)
 		return 1;
 	for (round = 0; round < ROUNDS; round++) {
 		offset = size * ((index + round) % n);
-		fill(va + offset, size, round_value(index, round));
+		fill(kernel, stream, va + offset, size, round_value(index, round));
 		CHECK(cuStreamSynchronize(stream));
 		barrier_wait(sock);
 
@@ -168,6 +169,7 @@ static int child(int index, CUdevice device, int sock)
 	CHECK(cuStreamDestroy(stream));
 	CHECK(cuMemUnmap(va, size * n));
 	CHECK(cuMemAddressFree(va, size * n));
+	CHECK(cuModuleUnload(module));
 	CHECK(cuCtxDestroy(ctx));
 	return 0;
 }
@@ -199,7 +201,7 @@ static int pick_devices(CUdevice *devs)
 }
 
 /* The parent: allocate, export, spawn, run the barriers, reap. */
-static int parent(const char *self)
+static int parent(const char *self, const char *ptx)
 {
 	CUmemAllocationProp prop = {
 		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
@@ -243,7 +245,7 @@ static int parent(const char *self)
 			snprintf(arg_dev, sizeof(arg_dev), "%d", devs[i]);
 			snprintf(arg_sock, sizeof(arg_sock), "%d", socks[i][1]);
 			execl(self, self, "child", arg_index, arg_dev, arg_sock,
-			      (char *)NULL);
+			      ptx, (char *)NULL);
 			die("exec");
 		}
 		close(socks[i][1]);
@@ -274,14 +276,18 @@ static int parent(const char *self)
 		fprintf(stderr, "memMapIPCDrv: a process failed\n");
 		return 1;
 	}
-	printf("memMapIPCDrv: %d processes on %d devices, %d rounds, every byte right\n",
-	       n, n, ROUNDS);
+	printf("memMapIPCDrv: memMapIpc_kernel from PTX in %d processes on %d "
+	       "devices, %d rounds, every byte right\n", n, n, ROUNDS);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && !strcmp(argv[1], "child"))
-		return child(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
-	return parent("/proc/self/exe");
+	if (argc == 6 && !strcmp(argv[1], "child"))
+		return child(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argv[5]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: sample_mem_map_ipc KERNEL.ptx\n");
+		return 2;
+	}
+	return parent("/proc/self/exe", argv[1]);
 }

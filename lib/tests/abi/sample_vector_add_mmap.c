@@ -7,29 +7,24 @@
  * sample's backing devices), each stripe a cuMemCreate mapped into one
  * reservation and released at once; one cuMemSetAccess grants device 0
  * the whole range; the inputs go in with cuMemcpyHtoD and the result
- * comes back with cuMemcpyDtoH.  Only the kernel launch is replaced: a CPU
- * loop adds the vectors through their device addresses, which cumc maps
- * for the CPU.  Exit status 0 when every call succeeded and every element
- * of the result is right, as the sample checks it.
+ * comes back with cuMemcpyDtoH.  The kernel (sample_vector_add.cu) is a
+ * fatbin of compute_90 PTX built into the program (samples.sh turns nvcc's
+ * fatbin into the array vector_add_fatbin with the toolkit's bin2c), loaded
+ * with cuModuleLoadData and launched with cuLaunchKernel over the striped
+ * buffers.  Exit status 0 when every call succeeded and every element of
+ * the result is the sum the CPU makes, bit for bit.
  */
-#include <cuda.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
-#define CHECK(call) do {						\
-	CUresult res_ = (call);						\
-	const char *name_ = "?";					\
-									\
-	if (res_ != CUDA_SUCCESS) {					\
-		cuGetErrorName(res_, &name_);				\
-		fprintf(stderr, "%s: %s\n", #call, name_);		\
-		exit(1);						\
-	}								\
-} while (0)
+#include "sample_check.h"
 
 #define MAX_DEVICES 128
-#define ELEMENTS (3 * 1024 * 1024 + 17)
+/* Past the first stripe (2 MiB), so that the kernel crosses devices. */
+#define ELEMENTS (512 * 1024 + 17)
+#define THREADS_PER_BLOCK 256
+
+/* bin2c's array of nvcc's fatbin, in a file of its own. */
+extern const unsigned long long vector_add_fatbin[];
 
 /* Device 0 and every device it can reach as a peer, VMM-capable. */
 static int backing_devices(CUdevice mapping, CUdevice *devs)
@@ -96,16 +91,13 @@ static void free_striped(CUdeviceptr dptr, size_t size)
 	CHECK(cuMemAddressFree(dptr, size));
 }
 
-/* vecAdd_kernel, on the CPU, through the device addresses. */
-static void vec_add(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, int n)
+static void vec_add(CUfunction kernel, CUdeviceptr a, CUdeviceptr b,
+		    CUdeviceptr c, int n)
 {
-	const float *in_a = (const float *)(uintptr_t)a;
-	const float *in_b = (const float *)(uintptr_t)b;
-	float *out = (float *)(uintptr_t)c;
-	int i;
+	void *args[] = { &a, &b, &c, &n };
 
-	for (i = 0; i < n; i++)
-		out[i] = in_a[i] + in_b[i];
+	CHECK(cuLaunchKernel(kernel, (n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK,
+			     1, 1, THREADS_PER_BLOCK, 1, 1, 0, NULL, args, NULL));
 }
 
 int main(void)
@@ -115,6 +107,8 @@ int main(void)
 	CUdeviceptr d_a, d_b, d_c;
 	float *h_a, *h_b, *h_c;
 	int num_backing, i, vmm;
+	CUfunction kernel;
+	CUmodule module;
 	CUcontext ctx;
 
 	CHECK(cuInit(0));
@@ -126,6 +120,8 @@ int main(void)
 		return 1;
 	}
 	CHECK(cuCtxCreate(&ctx, NULL, 0, device));
+	CHECK(cuModuleLoadData(&module, vector_add_fatbin));
+	CHECK(cuModuleGetFunction(&kernel, module, "VecAdd_kernel"));
 
 	h_a = malloc(size);
 	h_b = malloc(size);
@@ -145,15 +141,15 @@ int main(void)
 
 	CHECK(cuMemcpyHtoD(d_a, h_a, size));
 	CHECK(cuMemcpyHtoD(d_b, h_b, size));
-	vec_add(d_a, d_b, d_c, ELEMENTS);
+	vec_add(kernel, d_a, d_b, d_c, ELEMENTS);
 	CHECK(cuCtxSynchronize());
+	memset(h_c, 0, size);
 	CHECK(cuMemcpyDtoH(h_c, d_c, size));
 
 	for (i = 0; i < ELEMENTS; i++) {
-		float sum = h_a[i] + h_b[i];
-
-		if (h_c[i] - sum > 1e-5f || sum - h_c[i] > 1e-5f) {
-			fprintf(stderr, "Result verification failed at element %d\n", i);
+		if (h_c[i] != h_a[i] + h_b[i]) {
+			fprintf(stderr, "Result verification failed at element %d: %a, not %a\n",
+				i, h_c[i], h_a[i] + h_b[i]);
 			return 1;
 		}
 	}
@@ -161,11 +157,12 @@ int main(void)
 	free_striped(d_a, alloc_size);
 	free_striped(d_b, alloc_size);
 	free_striped(d_c, alloc_size);
+	CHECK(cuModuleUnload(module));
 	CHECK(cuCtxDestroy(ctx));
 	free(h_a);
 	free(h_b);
 	free(h_c);
-	printf("vectorAddMMAP: %d elements striped over %d devices, result right\n",
-	       ELEMENTS, num_backing);
+	printf("vectorAddMMAP: VecAdd_kernel from an embedded fatbin, %d elements "
+	       "striped over %d devices, every one right\n", ELEMENTS, num_backing);
 	return 0;
 }

@@ -1,13 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# The host code of the CUDA samples' VMM examples on libcumc:
-# sample_vector_add_mmap.c (vectorAddMMAP) and sample_mem_map_ipc.c
-# (memMapIPCDrv), built as their users build them, against the toolkit's
-# cuda.h and its -lcuda stub with nothing of cumc's, kernel launches
-# replaced by CPU loops, run on libcumc as libcuda.so.1 (scripts/vm-run's
-# library path). Each passes its own checks or fails. Needs /dev/cumc, so
-# it runs in the VM; skips without a toolkit.
+# Programs in the shape of the CUDA samples' driver-API programs with
+# kernels, built as their users build them: the host code against the
+# toolkit's cuda.h and its -lcuda stub with nothing of cumc's, each kernel
+# by the toolkit's nvcc for compute_90 (PTX, which cumc runs):
+# sample_vector_add_drv.c (vectorAddDrv: cuModuleLoad of a fatbin, on every
+# device), sample_vector_add_mmap.c (vectorAddMMAP: the fatbin built into
+# the program with bin2c, cuModuleLoadData, over buffers striped across the
+# devices) and sample_mem_map_ipc.c (memMapIPCDrv: one process per device,
+# each loading the PTX with cuModuleLoad and filling its peers' shared
+# memory with the kernel). Each runs on libcumc as libcuda.so.1
+# (scripts/vm-run's library path) and passes its own element-by-element
+# checks or fails. Needs /dev/cumc, so it runs in the VM; skips without a
+# toolkit or its nvcc.
 
 # $CC and $CFLAGS are option lists, split into words on purpose.
 # shellcheck disable=SC2086
@@ -18,23 +24,66 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 CC=${CC:-cc}
 CFLAGS="-std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE"
+samples="vector_add_drv vector_add_mmap mem_map_ipc"
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
 need_cuda_toolkit_stubs
 tap_need_vm_root
+bin=$(cd "$toolkit_include/../bin" && pwd)
+if [ ! -x "$bin/nvcc" ] || [ ! -x "$bin/bin2c" ]; then
+	for sample in $samples; do
+		tap_skip "$sample" "no nvcc and bin2c in $bin"
+	done
+	tap_end
+	exit
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-for sample in vector_add_mmap mem_map_ipc; do
-	if ! $CC $CFLAGS -I"$toolkit_include" -o "$work/$sample" \
-			"$here/sample_$sample.c" -L"$stubs" -lcuda 2>"$work/cc.err"; then
-		tap_not_ok "$sample builds against the toolkit alone, with its -lcuda"
-		sed 's/^/# /' "$work/cc.err"
-		continue
+# build NAME CMD...: run CMD, a failure a not-ok line with its output.
+build() {
+	local name=$1
+
+	shift
+	if ! "$@" >"$work/build.err" 2>&1; then
+		tap_not_ok "$name"
+		sed 's/^/# /' "$work/build.err"
+		return 1
 	fi
-	"$work/$sample" >"$work/out" 2>&1
+}
+
+# The kernels: a fatbin of compute_90 PTX (nvcc compresses it, as by
+# default), the same as a C array, and PTX text.
+nvcc_90="$bin/nvcc -gencode arch=compute_90,code=compute_90"
+if ! build "nvcc builds sample_vector_add.cu into a fatbin" \
+	$nvcc_90 -fatbin -o "$work/vector_add.fatbin" "$here/sample_vector_add.cu" ||
+   ! build "bin2c makes it a C array" \
+	sh -c "'$bin/bin2c' -c --name vector_add_fatbin --type longlong \
+		'$work/vector_add.fatbin' >'$work/vector_add_fatbin.c'" ||
+   ! build "nvcc builds sample_mem_map_ipc.cu into PTX" \
+	$nvcc_90 -ptx -o "$work/mem_map_ipc.ptx" "$here/sample_mem_map_ipc.cu"; then
+	tap_end
+	exit
+fi
+
+declare -A sources=(
+	[vector_add_drv]=""
+	[vector_add_mmap]="$work/vector_add_fatbin.c"
+	[mem_map_ipc]=""
+)
+declare -A kernels=(
+	[vector_add_drv]="$work/vector_add.fatbin"
+	[vector_add_mmap]=""
+	[mem_map_ipc]="$work/mem_map_ipc.ptx"
+)
+for sample in $samples; do
+	build "$sample builds against the toolkit alone, with its -lcuda" \
+		$CC $CFLAGS -I"$toolkit_include" -o "$work/$sample" \
+		"$here/sample_$sample.c" ${sources[$sample]} -L"$stubs" -lcuda ||
+		continue
+	"$work/$sample" ${kernels[$sample]} >"$work/out" 2>&1
 	tap_result $? "$sample: $(tail -1 "$work/out")" || sed 's/^/# /' "$work/out"
 done
 tap_end
