@@ -18,7 +18,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$repo/build/demo
 # 64 KiB to 16 MiB keeps the emulated VM's run within about two minutes.
 sweep=${CUMC_DEMO_SWEEP:-64k:16M}
-# The kernel to 1 MiB adds about half a minute.
+# The kernel to 1 MiB adds about 20 s (Documentation/performance.md).
 kernel_max=${CUMC_DEMO_KERNEL_MAX:-1M}
 nodes=${NODES:-1}
 gpus_per_node=4
