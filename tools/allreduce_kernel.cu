@@ -15,8 +15,8 @@
 //   nvcc -arch=sm_90 -ptx -o tools/allreduce_kernel.ptx tools/allreduce_kernel.cu
 
 // The pad's counters only grow: @target is this barrier's total over all
-// launches, and a counter past it (never, unless the ranks disagree) ends
-// the wait rather than hang.
+// launches. A counter may already be past it, when a rank that left this
+// barrier has signalled the next one: that ends the wait too.
 __device__ static void pad_barrier(unsigned int *mc_pad, unsigned int *pad,
 				   unsigned int target)
 {

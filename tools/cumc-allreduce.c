@@ -1180,6 +1180,10 @@ static void parse_args(int argc, char **argv)
 	if (optind != argc || opt.n < 2 || opt.n > 127 || opt.iters < 1 ||
 	    opt.warmup < 0 || opt.corrupt >= opt.n)
 		usage(2);
+	if (opt.kernel_max && !opt.kernel) {
+		fprintf(stderr, "cumc-allreduce: --kernel-max is for --kernel\n");
+		usage(2);
+	}
 	if (opt.nodes < 1 || opt.n % opt.nodes || opt.node < 0 ||
 	    opt.node >= opt.nodes || (opt.nodes > 1 && !opt.root)) {
 		fprintf(stderr, "cumc-allreduce: --nodes N needs --root, n a multiple "
