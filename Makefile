@@ -68,7 +68,7 @@ CHECK_HOST_TESTS += test_imex_auth
 CHECK_HOST_TESTS += test_ptx
 # The PTX corpus on libcumc-ptx against the answers of an H200
 # (conformance/ptx, Documentation/ptx.md).
-CHECK_HOST_TESTS += test_ptx_corpus
+CHECK_HOST_TESTS += test_ptx_corpus test_ptx_corpus_interp
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
@@ -181,6 +181,11 @@ $(LIB_A): $(LIB_OBJS) $(PTX_OBJS)
 $(O)/ptx/%.o: ptx/%.c $(wildcard ptx/*.h) | $(O)/ptx
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -frounding-math -fPIC -c -o $@ $<
 
+# The translator includes LLVM's C API headers (llvm-14-dev) and loads
+# libLLVM itself at run time: nothing links against it.
+LLVM_CONFIG ?= llvm-config-14
+$(O)/ptx/jit.o: private BASE_CFLAGS += -I$(shell $(LLVM_CONFIG) --includedir)
+
 $(PTX_A): $(PTX_OBJS)
 	rm -f $@
 	ar rcs $@ $^
@@ -190,9 +195,13 @@ $(O)/tests/test_ptx: ptx/tests/test_ptx.c $(PTX_A) | $(O)/tests
 		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' -o $@ $< \
 		$(PTX_A) $(CHECK_LIBS) -lpthread -lm -ldl
 
-$(O)/tests/test_ptx_corpus: conformance/ptx/corpus.c conformance/ptx/run_cumc.c \
+# The corpus twice: compiled where the JIT covers a kernel (test_ptx_corpus),
+# and all interpreted (test_ptx_corpus_interp), each against the answers.
+$(O)/tests/test_ptx_corpus_interp: CORPUS_DEFS := -DCORPUS_INTERPRETED
+$(O)/tests/test_ptx_corpus $(O)/tests/test_ptx_corpus_interp: \
+		conformance/ptx/corpus.c conformance/ptx/run_cumc.c \
 		conformance/ptx/corpus.h $(PTX_A) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -DCORPUS_CHECK \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -DCORPUS_CHECK $(CORPUS_DEFS) \
 		-DCORPUS_DIR='"$(CURDIR)/conformance/ptx"' -o $@ \
 		conformance/ptx/corpus.c conformance/ptx/run_cumc.c $(PTX_A) \
 		-lpthread -lm -ldl

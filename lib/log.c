@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cumc_ptx.h"
 #include "internal.h"
 #include "log.h"
 
@@ -78,6 +79,20 @@ static void libcumc_log_put(int fd, struct libcumc_log_line *line)
 }
 
 /*
+ * A note of libcumc-ptx's, a line of its own: a kernel left to the
+ * interpreter and why, the JIT's library missing, its cache unwritable.
+ */
+static void libcumc_log_ptx(const char *text)
+{
+	struct libcumc_log_line line = { .len = 0 };
+
+	if (libcumc_log_fd < 0)
+		return;
+	libcumc_log_add(&line, "cumc: %s", text);
+	libcumc_log_put(libcumc_log_fd, &line);
+}
+
+/*
  * CUMC_LOG unset, empty or 0: off. 1 or stderr: standard error; stdout:
  * standard output; anything else: the file of that name, appended to (made
  * if need be). A file that cannot be opened is said on standard error,
@@ -88,6 +103,7 @@ __attribute__((constructor)) void libcumc_log_setup(void)
 	const char *value = getenv("CUMC_LOG");
 	struct libcumc_log_line line = { .len = 0 };
 
+	cumc_ptx_set_log(libcumc_log_ptx);
 	if (libcumc_log_file >= 0)
 		close(libcumc_log_file);
 	libcumc_log_file = -1;

@@ -170,4 +170,13 @@ enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *func,
 
 const char *cumc_ptx_strerror(enum cumc_ptx_status status);
 
+/* Whether @func runs compiled (Documentation/ptx.md), not interpreted. */
+bool cumc_ptx_compiled(const struct cumc_ptx_function *func);
+
+/*
+ * Where libcumc-ptx's notes go (CUMC_LOG): that a kernel runs on the
+ * interpreter rather than compiled, and why.  NULL: nowhere.
+ */
+void cumc_ptx_set_log(void (*log)(const char *line));
+
 #endif

@@ -411,6 +411,7 @@ static int symbol_operand(struct ptx_parser *ps, struct ptx_operand *o,
 				(int)ps->lx.len, ps->lx.text);
 	o->imm += sym->value;
 	o->dyn_shared = sym->dyn;
+	o->global = sym->global;
 	o->frame = sym->space == PS_LOCAL;
 	if (space)
 		*space = sym->space;

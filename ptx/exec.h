@@ -63,6 +63,7 @@ struct ptx_cta {
 	unsigned char *shared;
 	size_t shared_size;
 	unsigned char *local;	/* local_size per thread */
+	struct ptx_jit_thread *jthreads;	/* compiled kernels: no threads */
 };
 
 struct ptx_grid {
@@ -88,6 +89,14 @@ struct ptx_worker {
 	struct ptx_grid *grid;
 	struct ptx_range ranges[PTX_RANGES];
 	unsigned int next_range;
+	struct ptx_jit_site *jit_sites;	/* a compiled kernel's, per worker */
+	/* Memory of a compiled kernel's ended CTAs, for the next ones. */
+	struct ptx_cta_mem {
+		struct ptx_jit_thread *jthreads;
+		uint64_t *regs;
+		unsigned char *shared, *local;
+	} spare[CUMC_PTX_RESIDENT];
+	unsigned int nspare;
 };
 
 /* Why a slice ended. */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "jit.h"
 
 #define PTX_SLICE 4096u
 #define PTX_RESIDENT CUMC_PTX_RESIDENT
@@ -49,15 +49,49 @@ static void cta_free(struct ptx_cta *cta)
 	for (i = 0; cta->threads && i < cta->nthreads; i++)
 		ptx_thread_unwind(&cta->threads[i]);
 	free(cta->threads);
+	free(cta->jthreads);
 	free(cta->regs);
 	free(cta->shared);
 	free(cta->local);
 	memset(cta, 0, sizeof(*cta));
 }
 
-/* CTA number @n, its threads at their first instruction. */
-static int cta_init(struct ptx_grid *g, struct ptx_cta *cta, uint64_t n)
+/*
+ * A CTA of a compiled kernel: a small record per thread; registers are
+ * written before they are read (jit.c saves them when a thread stops).
+ */
+static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 {
+	struct ptx_grid *g = w->grid;
+
+	if (w->nspare) {
+		const struct ptx_cta_mem *m = &w->spare[--w->nspare];
+
+		cta->jthreads = m->jthreads;
+		cta->regs = m->regs;
+		cta->shared = m->shared;
+		cta->local = m->local;
+		memset(cta->jthreads, 0, cta->nthreads * sizeof(*cta->jthreads));
+		memset(cta->shared, 0, g->shared_size);
+		memset(cta->local, 0, cta->nthreads * g->local_size);
+		return 0;
+	}
+	cta->jthreads = calloc(cta->nthreads, sizeof(*cta->jthreads));
+	cta->regs = malloc((size_t)cta->nthreads * (g->fn->nregs ? g->fn->nregs : 1) *
+			   sizeof(uint64_t));
+	cta->shared = calloc(1, g->shared_size ? g->shared_size : 1);
+	cta->local = calloc(cta->nthreads, g->local_size ? g->local_size : 1);
+	if (!cta->jthreads || !cta->regs || !cta->shared || !cta->local) {
+		cta_free(cta);
+		return -1;
+	}
+	return 0;
+}
+
+/* CTA number @n, its threads at their first instruction. */
+static int cta_init(struct ptx_worker *w, struct ptx_cta *cta, uint64_t n)
+{
+	struct ptx_grid *g = w->grid;
 	const unsigned int *gd = g->launch->grid, *bd = g->launch->block;
 	unsigned int i;
 
@@ -68,6 +102,8 @@ static int cta_init(struct ptx_grid *g, struct ptx_cta *cta, uint64_t n)
 	cta->live = cta->nthreads;
 	cta->arrived = 0;
 	cta->shared_size = g->shared_size;
+	if (g->fn->jit)
+		return cta_init_jit(w, cta);
 	cta->threads = calloc(cta->nthreads, sizeof(*cta->threads));
 	cta->regs = calloc((size_t)cta->nthreads * (g->fn->nregs ? g->fn->nregs : 1),
 			   sizeof(uint64_t));
@@ -91,6 +127,29 @@ static int cta_init(struct ptx_grid *g, struct ptx_cta *cta, uint64_t n)
 		t->tid[2] = i / bd[0] / bd[1];
 	}
 	return 0;
+}
+
+/*
+ * An ended CTA: a compiled kernel's memory serves the worker's next CTA
+ * (same sizes: the same grid), rather than go back to malloc, whose
+ * trimming would have the next one fault its pages in again.
+ */
+static void cta_end(struct ptx_worker *w, struct ptx_cta *cta)
+{
+	struct ptx_cta_mem *m;
+
+	if (cta->jthreads && w->nspare < CUMC_PTX_RESIDENT) {
+		m = &w->spare[w->nspare++];
+		m->jthreads = cta->jthreads;
+		m->regs = cta->regs;
+		m->shared = cta->shared;
+		m->local = cta->local;
+		cta->jthreads = NULL;
+		cta->regs = NULL;
+		cta->shared = NULL;
+		cta->local = NULL;
+	}
+	cta_free(cta);
 }
 
 /* bar.sync 0 completes once every thread not exited has arrived. */
@@ -122,10 +181,49 @@ static void cta_deadlock(struct ptx_worker *w, struct ptx_cta *cta)
 		       cta->threads[i].fn->insns[cta->threads[i].pc].line);
 }
 
+/*
+ * One round of a compiled kernel over the CTA: the code runs the threads
+ * and counts those that exited or reached the barrier.
+ */
+static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
+{
+	struct ptx_grid *g = w->grid;
+	struct ptx_jit_run r = {
+		.w = w, .cta = cta, .threads = cta->jthreads, .regs = cta->regs,
+		.shared = cta->shared, .shared_size = cta->shared_size,
+		.local = cta->local, .local_size = g->local_size,
+		.params = g->launch->params, .sites = w->jit_sites,
+		.globals = g->fn->module->global_addrs,
+		.stop = &g->stop, .nthreads = cta->nthreads,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		r.ntid[i] = g->launch->block[i];
+		r.ctaid[i] = cta->ctaid[i];
+		r.nctaid[i] = g->launch->grid[i];
+	}
+	ptx_jit_prepare(&r);
+	if (g->fn->jit(&r))
+		return 0;	/* a fault: the grid stops */
+	cta->live -= r.exited;
+	cta->arrived += r.arrived;
+	if (cta->arrived && cta->arrived >= cta->live) {
+		for (i = 0; i < cta->nthreads; i++)
+			if (cta->jthreads[i].state == TS_BARRIER)
+				cta->jthreads[i].state = TS_RUN;
+		cta->arrived = 0;
+	}
+	return cta->live == 0;
+}
+
 /* One round over the CTA's threads, warp by warp; 1 when it is done. */
 static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 {
 	unsigned int i, ran = 0, released = 0;
+
+	if (cta->jthreads)
+		return cta_round_jit(w, cta);
 
 	for (i = 0; i < cta->nthreads && !atomic_load(&w->grid->stop); i++) {
 		struct ptx_thread *t = &cta->threads[i];
@@ -172,13 +270,20 @@ static void *worker_main(void *arg)
 	struct ptx_thread none = { 0 };
 
 	memset(ctas, 0, sizeof(ctas));
+	if (g->fn->jit && g->fn->jit_sites) {
+		w->jit_sites = calloc(g->fn->jit_sites, sizeof(*w->jit_sites));
+		if (!w->jit_sites) {
+			ptx_grid_fault(w, &ctas[0], &none, CUMC_PTX_ENOMEM, 0, 0);
+			return NULL;
+		}
+	}
 	for (;;) {
 		while (nres < PTX_RESIDENT && !atomic_load(&g->stop)) {
 			uint64_t n = atomic_fetch_add(&g->next_cta, 1);
 
 			if (n >= g->nctas)
 				break;
-			if (cta_init(g, &ctas[nres], n)) {
+			if (cta_init(w, &ctas[nres], n)) {
 				ptx_grid_fault(w, &ctas[nres], &none,
 					       CUMC_PTX_ENOMEM, 0, 0);
 				break;
@@ -190,7 +295,7 @@ static void *worker_main(void *arg)
 		for (i = 0; i < nres; i++) {
 			if (!cta_round(w, &ctas[i]))
 				continue;
-			cta_free(&ctas[i]);
+			cta_end(w, &ctas[i]);
 			ctas[i] = ctas[--nres];
 			memset(&ctas[nres], 0, sizeof(ctas[nres]));
 			i--;
@@ -198,6 +303,15 @@ static void *worker_main(void *arg)
 	}
 	for (i = 0; i < nres; i++)
 		cta_free(&ctas[i]);
+	free(w->jit_sites);
+	while (w->nspare) {
+		struct ptx_cta_mem *m = &w->spare[--w->nspare];
+
+		free(m->jthreads);
+		free(m->regs);
+		free(m->shared);
+		free(m->local);
+	}
 	return NULL;
 }
 

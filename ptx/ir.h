@@ -141,6 +141,8 @@ struct ptx_operand {
 	uint8_t lit;		/* enum ptx_lit of an immediate */
 	uint8_t dyn_shared;	/* imm is relative to dynamic shared memory */
 	uint8_t frame;		/* imm is relative to the function's local frame */
+	/* imm is in module variable global - 1 (its storage's host address) */
+	uint16_t global;
 	uint32_t reg;
 	uint32_t vec[4];
 	uint64_t imm;
@@ -170,6 +172,8 @@ struct ptx_insn {
 	uint32_t line;
 	struct ptx_operand o[PTX_MAX_OPERANDS];
 };
+
+struct ptx_jit_run;
 
 struct ptx_param {
 	char *name;
@@ -209,6 +213,9 @@ struct cumc_ptx_function {
 	size_t shared_size;	/* static, module variables included */
 	size_t local_size;
 	const struct cumc_ptx_module *module;
+	/* Compiled code (jit.h), NULL to interpret; its memory sites. */
+	uint32_t (*jit)(struct ptx_jit_run *run);
+	uint32_t jit_sites;
 };
 
 /* A module variable with storage of its own (.global, .const). */
@@ -224,6 +231,8 @@ struct cumc_ptx_module {
 	unsigned int nfuncs;
 	struct ptx_global *globals;
 	unsigned int nglobals;
+	/* The variables' addresses, for compiled code (which has none). */
+	uint64_t *global_addrs;
 	unsigned int version;	/* .version major * 10 + minor */
 	unsigned int target;	/* .target sm_XX */
 };

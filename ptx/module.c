@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "jit.h"
 #include "parse.h"
 
 enum cumc_ptx_status cumc_ptx_load(const void *image, size_t len,
@@ -21,10 +22,12 @@ enum cumc_ptx_status cumc_ptx_load(const void *image, size_t len,
 	if (st != CUMC_PTX_OK)
 		return st;
 	st = ptx_parse(text, text_len, module, log, log_size);
-	free(text);
-	if (st == CUMC_PTX_OK)
+	if (st == CUMC_PTX_OK) {
 		for (i = 0; i < (*module)->nfuncs; i++)
 			(*module)->funcs[i].module = *module;
+		ptx_jit_module(*module, text, text_len);
+	}
+	free(text);
 	return st;
 }
 
@@ -69,6 +72,11 @@ cumc_ptx_function_find(const struct cumc_ptx_module *module, const char *name)
 		    !strcmp(module->funcs[i].name, name))
 			return &module->funcs[i];
 	return NULL;
+}
+
+bool cumc_ptx_compiled(const struct cumc_ptx_function *func)
+{
+	return func->jit;
 }
 
 const char *cumc_ptx_function_name(const struct cumc_ptx_function *func)

@@ -280,6 +280,7 @@ static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 	g->size = v->size;
 	m->nglobals++;
 	sym.value = (uintptr_t)g->data;
+	sym.global = m->nglobals;
 	if (add_sym(ps, false, v->name, v->len, sym))
 		return -1;
 	if (ptx_lex_is(&ps->lx, "=")) {
@@ -443,6 +444,7 @@ void ptx_module_free(struct cumc_ptx_module *m)
 		free(m->globals[i].data);
 	}
 	free(m->globals);
+	free(m->global_addrs);
 	free(m);
 }
 

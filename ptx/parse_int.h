@@ -12,6 +12,7 @@
 struct ptx_sym {
 	uint8_t space;
 	bool dyn;		/* the dynamic shared memory */
+	uint16_t global;	/* a module variable: its index + 1 */
 	uint64_t value;
 };
 

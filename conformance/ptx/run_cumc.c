@@ -19,9 +19,19 @@ static struct loaded {
 } loaded[32];
 static unsigned int nloaded;
 
+/*
+ * test_ptx_corpus_interp runs every kernel on the interpreter, the
+ * reference the compiled kernels of test_ptx_corpus are checked beside.
+ */
+#ifdef CORPUS_INTERPRETED
+#define EXECUTOR "interpreted"
+#else
+#define EXECUTOR "compiled where the JIT covers a kernel"
+#endif
+
 const char *corpus_backend(void)
 {
-	return "cumc (libcumc-ptx, on the host)";
+	return "cumc (libcumc-ptx, on the host, " EXECUTOR ")";
 }
 
 static struct cumc_ptx_module *module(const struct corpus_launch *l,
@@ -35,6 +45,9 @@ static struct cumc_ptx_module *module(const struct corpus_launch *l,
 	for (i = 0; i < nloaded; i++)
 		if (!strcmp(loaded[i].file, l->file))
 			return loaded[i].m;
+#ifdef CORPUS_INTERPRETED
+	setenv("CUMC_PTX_JIT", "0", 1);
+#endif
 	st = cumc_ptx_load(l->ptx, 0, 90, &m, log, sizeof(log));
 	if (st != CUMC_PTX_OK) {
 		snprintf(err, err_len, "load %s: %s: %s", l->file,

@@ -5,12 +5,15 @@
  * nvcc 13 built (ptx/tests/data) run on buffers of this process.
  */
 #include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <fenv.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cumc_ptx.h"
 
@@ -562,6 +565,133 @@ START_TEST(test_fault)
 }
 END_TEST
 
+/*
+ * vecAdd compiled and interpreted (CUMC_PTX_JIT=0) on the same inputs,
+ * with NaNs and infinities among them: the same bits; with an address
+ * that is not device memory, the same fault.
+ */
+START_TEST(test_jit_matches_interpreter)
+{
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct cumc_ptx_fault fault[2];
+	struct buffers bufs = { 0 };
+	struct vecadd_params p;
+	float *a = dev_alloc(&bufs, 1000 * 4), *b = dev_alloc(&bufs, 1000 * 4);
+	float *c[2] = { dev_alloc(&bufs, 1000 * 4), dev_alloc(&bufs, 1000 * 4) };
+	unsigned int i, k;
+
+	for (i = 0; i < 1000; i++) {
+		a[i] = i % 7 ? (float)i / 3 : NAN;
+		b[i] = i % 11 ? -(float)i * 1e37f : INFINITY;
+	}
+	m[0] = load_file("vecadd.ptx");
+	setenv("CUMC_PTX_JIT", "0", 1);
+	m[1] = load_file("vecadd.ptx");
+	for (k = 0; k < 2; k++) {
+		f[k] = cumc_ptx_function_find(m[k], "vecAdd");
+		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
+		p = (struct vecadd_params){ a, b, c[k], 1000 };
+		ck_assert_int_eq(launch(f[k], &bufs, 4, 256, &p, NULL),
+				 CUMC_PTX_OK);
+		p.c = (float *)0x1000;
+		ck_assert_int_eq(launch(f[k], &bufs, 4, 256, &p, &fault[k]),
+				 CUMC_PTX_EFAULT);
+	}
+	ck_assert_mem_eq(c[0], c[1], 1000 * 4);
+	ck_assert_uint_eq(fault[0].line, fault[1].line);
+	ck_assert_uint_ge(fault[0].addr, 0x1000);
+	ck_assert_uint_lt(fault[0].addr, 0x1000 + 1000 * 4);
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
+/* Warp operations keep a kernel on the interpreter. */
+START_TEST(test_jit_warp_interpreted)
+{
+	struct cumc_ptx_module *m = load_file("warp.ptx");
+	unsigned int i;
+
+	for (i = 0; i < cumc_ptx_function_count(m); i++)
+		ck_assert(!cumc_ptx_compiled(cumc_ptx_function_at(m, i)));
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+static unsigned int files_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	ck_assert_msg(d, "%s", dir);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* vecadd.ptx made a text of its own, with nothing cached for it. */
+static struct cumc_ptx_module *load_unique(const char *tag)
+{
+	struct cumc_ptx_module *m = NULL;
+	size_t len;
+	char *text = slurp("vecadd.ptx", &len), *u;
+	char log[256];
+
+	ck_assert(asprintf(&u, "%s// %s %d\n", text, tag, (int)getpid()) > 0);
+	ck_assert_int_eq(cumc_ptx_load(u, 0, 90, &m, log, sizeof(log)),
+			 CUMC_PTX_OK);
+	ck_assert(cumc_ptx_compiled(cumc_ptx_function_find(m, "vecAdd")));
+	free(text);
+	free(u);
+	return m;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/*
+ * The code is cached in CUDA_CACHE_PATH, a file per PTX text; not under
+ * CUDA_CACHE_DISABLE=1 nor CUMC_JIT_CACHE=0.
+ */
+START_TEST(test_jit_cache)
+{
+	char dir[] = "/tmp/test_ptx_jit.XXXXXX";
+	struct cumc_ptx_module *m[4];
+	unsigned int i;
+
+	ck_assert(mkdtemp(dir));
+	setenv("CUDA_CACHE_PATH", dir, 1);
+	m[0] = load_unique("first");
+	ck_assert_uint_eq(files_in(dir), 1);
+	m[1] = load_unique("second");
+	ck_assert_uint_eq(files_in(dir), 2);
+	setenv("CUDA_CACHE_DISABLE", "1", 1);
+	m[2] = load_unique("disabled");
+	ck_assert_uint_eq(files_in(dir), 2);
+	unsetenv("CUDA_CACHE_DISABLE");
+	setenv("CUMC_JIT_CACHE", "0", 1);
+	m[3] = load_unique("knob");
+	ck_assert_uint_eq(files_in(dir), 2);
+	for (i = 0; i < 4; i++)
+		cumc_ptx_unload(m[i]);
+	remove_dir(dir);
+}
+END_TEST
+
 START_TEST(test_launch_errors)
 {
 	struct cumc_ptx_module *m = load_file("vecadd.ptx");
@@ -959,6 +1089,9 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_globals);
 	tcase_add_test(tc, test_fault);
 	tcase_add_test(tc, test_launch_errors);
+	tcase_add_test(tc, test_jit_matches_interpreter);
+	tcase_add_test(tc, test_jit_warp_interpreted);
+	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_warp_ops);
 	tcase_add_test(tc, test_warp_sync);
 	tcase_add_test(tc, test_warp_deadlock);

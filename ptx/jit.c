@@ -1,0 +1,1722 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The translator: a kernel's IR to LLVM IR, compiled in the process by
+ * Debian's libLLVM (loaded with dlopen on the first module, so that a
+ * machine without it interprets), the object cached on disk under a hash
+ * of the PTX, the translator's version and the host CPU.
+ *
+ * The code of a kernel is one function running a round over the threads
+ * of a CTA: for each thread that can run, it takes its registers (64-bit
+ * slots as the interpreter keeps them, in allocas that mem2reg promotes),
+ * runs from its pc until it exits, reaches bar.sync, or has spent its time
+ * slice at the start of a block, and saves them only when it stops short
+ * of its end.  Every register holds its value zero-extended from the
+ * instruction's size, as in exec.c, so the two agree bit for bit.
+ *
+ * Compiled natively: integer add sub mul (.lo .hi .wide) mad div rem min
+ * max abs neg, bit logic, shifts, setp (integer and float, with its
+ * predicate operation), selp, mov, cvt between integers, cvta, f32 and
+ * f64 add sub mul fma (.rn) neg abs, ld and st of every space (the same
+ * checks as mem.c: windows inline, a device range cached per instruction,
+ * the rest through mem.c), bra, exit, ret, bar.sync, membar.  Any other
+ * instruction the interpreter runs is a call to it for that instruction.
+ * Kernels with calls or warp operations are interpreted whole.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "jit.h"
+
+/* Part of the cache key: a change of the generated code changes it. */
+#define PTX_JIT_VERSION "cumc-jit-1"
+#define PTX_JIT_LIBRARY "libLLVM-14.so.1"
+#define PTX_JIT_SLICE 4096
+
+/* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
+#define LLVM_FUNCTIONS(X)						\
+	X(LLVMContextCreate) X(LLVMContextDispose)			\
+	X(LLVMModuleCreateWithNameInContext) X(LLVMDisposeModule)	\
+	X(LLVMSetTarget) X(LLVMSetModuleDataLayout)			\
+	X(LLVMInt1TypeInContext) X(LLVMInt8TypeInContext)		\
+	X(LLVMInt16TypeInContext) X(LLVMInt32TypeInContext)		\
+	X(LLVMInt64TypeInContext) X(LLVMIntTypeInContext)		\
+	X(LLVMFloatTypeInContext) X(LLVMDoubleTypeInContext)		\
+	X(LLVMVoidTypeInContext) X(LLVMPointerType)			\
+	X(LLVMFunctionType) X(LLVMAddFunction) X(LLVMGetParam)		\
+	X(LLVMAppendBasicBlockInContext) X(LLVMCreateBuilderInContext)	\
+	X(LLVMDisposeBuilder) X(LLVMPositionBuilderAtEnd)		\
+	X(LLVMGetInsertBlock) X(LLVMGetBasicBlockTerminator)		\
+	X(LLVMConstInt) X(LLVMConstAllOnes) X(LLVMConstNull)		\
+	X(LLVMBuildAlloca) X(LLVMBuildLoad2) X(LLVMBuildStore)		\
+	X(LLVMBuildGEP2) X(LLVMBuildBitCast) X(LLVMBuildIntToPtr)	\
+	X(LLVMBuildPtrToInt) X(LLVMBuildTrunc) X(LLVMBuildZExt)		\
+	X(LLVMBuildSExt) X(LLVMBuildAdd) X(LLVMBuildSub)		\
+	X(LLVMBuildMul) X(LLVMBuildUDiv) X(LLVMBuildSDiv)		\
+	X(LLVMBuildURem) X(LLVMBuildSRem) X(LLVMBuildAnd)		\
+	X(LLVMBuildOr) X(LLVMBuildXor) X(LLVMBuildNot) X(LLVMBuildNeg)	\
+	X(LLVMBuildShl) X(LLVMBuildLShr) X(LLVMBuildAShr)		\
+	X(LLVMBuildICmp) X(LLVMBuildFCmp) X(LLVMBuildSelect)		\
+	X(LLVMBuildFAdd) X(LLVMBuildFSub) X(LLVMBuildFMul)		\
+	X(LLVMBuildFNeg) X(LLVMBuildBr) X(LLVMBuildCondBr)		\
+	X(LLVMBuildSwitch) X(LLVMAddCase) X(LLVMBuildRet)		\
+	X(LLVMBuildCall2) X(LLVMBuildFence) X(LLVMSetOrdering)		\
+	X(LLVMSetAlignment) X(LLVMGetIntrinsicDeclaration)		\
+	X(LLVMLookupIntrinsicID) X(LLVMIntrinsicGetType)		\
+	X(LLVMGetDefaultTargetTriple) X(LLVMGetTargetFromTriple)	\
+	X(LLVMGetHostCPUName) X(LLVMGetHostCPUFeatures)			\
+	X(LLVMCreateTargetMachine) X(LLVMDisposeTargetMachine)		\
+	X(LLVMCreateTargetDataLayout) X(LLVMDisposeTargetData)		\
+	X(LLVMTargetMachineEmitToMemoryBuffer) X(LLVMDisposeMessage)	\
+	X(LLVMCreatePassBuilderOptions) X(LLVMDisposePassBuilderOptions) \
+	X(LLVMRunPasses) X(LLVMGetBufferStart) X(LLVMGetBufferSize)	\
+	X(LLVMDisposeMemoryBuffer)					\
+	X(LLVMCreateMemoryBufferWithMemoryRangeCopy)			\
+	X(LLVMInitializeX86TargetInfo) X(LLVMInitializeX86Target)	\
+	X(LLVMInitializeX86TargetMC) X(LLVMInitializeX86AsmPrinter)	\
+	X(LLVMOrcCreateLLJITBuilder) X(LLVMOrcCreateLLJIT)		\
+	X(LLVMOrcLLJITGetMainJITDylib) X(LLVMOrcLLJITAddObjectFile)	\
+	X(LLVMOrcLLJITLookup) X(LLVMGetErrorMessage)			\
+	X(LLVMDisposeErrorMessage) X(LLVMConsumeError) X(LLVMVerifyModule)
+
+#define LLVM_POINTER(name) __typeof__(&name) name;
+static struct {
+	LLVM_FUNCTIONS(LLVM_POINTER)
+} L;
+#undef LLVM_POINTER
+
+/* dlsym's names of the functions, and where each goes. */
+#define LLVM_NAME(name) { #name, (void **)&L.name },
+static const struct {
+	const char *name;
+	void **fn;
+} llvm_names[] = { LLVM_FUNCTIONS(LLVM_NAME) };
+#undef LLVM_NAME
+
+/* The one JIT of the process: compiled code lives as long as it. */
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+static LLVMOrcLLJITRef jit;
+static char *host_cpu, *host_features;
+static bool host_fma;
+static int jit_state;	/* 0: not tried, 1: ready, -1: unavailable */
+
+static void (*ptx_log_hook)(const char *line);
+
+void cumc_ptx_set_log(void (*log)(const char *line))
+{
+	ptx_log_hook = log;
+}
+
+void ptx_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (!ptx_log_hook)
+		return;
+	ptx_log_hook(line);
+}
+
+static bool env_off(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "0");
+}
+
+/* Takes (and disposes of) an LLVM error: true when there was one. */
+static bool llvm_failed(LLVMErrorRef err, const char *what)
+{
+	char *msg;
+
+	if (!err)
+		return false;
+	msg = L.LLVMGetErrorMessage(err);
+	ptx_log("JIT: %s: %s", what, msg);
+	L.LLVMDisposeErrorMessage(msg);
+	return true;
+}
+
+/* Whether the comma-separated @features list @feature. */
+static bool has_feature(const char *features, const char *feature)
+{
+	size_t n = strlen(feature);
+	const char *p;
+
+	for (p = features; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, feature, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+static int jit_open(void)
+{
+	void *h = dlopen(PTX_JIT_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	size_t i;
+
+	if (!h) {
+		ptx_log("JIT: %s; kernels run on the interpreter", dlerror());
+		return -1;
+	}
+	for (i = 0; i < sizeof(llvm_names) / sizeof(llvm_names[0]); i++) {
+		*llvm_names[i].fn = dlsym(h, llvm_names[i].name);
+		if (!*llvm_names[i].fn) {
+			ptx_log("JIT: %s lacks %s; kernels run on the interpreter",
+				PTX_JIT_LIBRARY, llvm_names[i].name);
+			return -1;
+		}
+	}
+	L.LLVMInitializeX86TargetInfo();
+	L.LLVMInitializeX86Target();
+	L.LLVMInitializeX86TargetMC();
+	L.LLVMInitializeX86AsmPrinter();
+	if (llvm_failed(L.LLVMOrcCreateLLJIT(&jit, L.LLVMOrcCreateLLJITBuilder()),
+			"LLJIT"))
+		return -1;
+	host_cpu = L.LLVMGetHostCPUName();
+	host_features = L.LLVMGetHostCPUFeatures();
+	host_fma = has_feature(host_features, "+fma");
+	return 1;
+}
+
+/* ---- Translation ---- */
+
+struct tr {
+	const struct cumc_ptx_function *fn;
+	LLVMContextRef c;
+	LLVMModuleRef m;
+	LLVMBuilderRef b;
+	LLVMValueRef f, run, idx, tp;
+	LLVMValueRef *regs;		/* i64 allocas */
+	LLVMValueRef budget, resume_pc, ti;
+	LLVMBasicBlockRef *starts;	/* per instruction; NULL inside a block */
+	uint32_t *seglen;		/* instructions from a start to the next */
+	LLVMBasicBlockRef next, suspend, barrier, exited, fault;
+	LLVMTypeRef i1, i8, i32, i64, i128, f32, f64, p8, step_ty, mem_ty;
+	uint32_t sites;
+};
+
+#define RUN_FIELD(f) offsetof(struct ptx_jit_run, f)
+
+static LLVMValueRef cint(LLVMTypeRef ty, uint64_t v)
+{
+	return L.LLVMConstInt(ty, v, false);
+}
+
+static LLVMBasicBlockRef new_block(struct tr *t)
+{
+	return L.LLVMAppendBasicBlockInContext(t->c, t->f, "");
+}
+
+static LLVMValueRef i64c(struct tr *t, uint64_t v)
+{
+	return cint(t->i64, v);
+}
+
+static LLVMValueRef byte_ptr(struct tr *t, LLVMValueRef base, LLVMValueRef off)
+{
+	return L.LLVMBuildGEP2(t->b, t->i8, base, &off, 1, "");
+}
+
+static LLVMValueRef typed_ptr(struct tr *t, LLVMValueRef p, LLVMTypeRef ty)
+{
+	return L.LLVMBuildBitCast(t->b, p, L.LLVMPointerType(ty, 0), "");
+}
+
+/* A field of the run (or of a struct at @base) at @off. */
+static LLVMValueRef field_ptr(struct tr *t, LLVMValueRef base, size_t off,
+			      LLVMTypeRef ty)
+{
+	return typed_ptr(t, byte_ptr(t, base, i64c(t, off)), ty);
+}
+
+static LLVMValueRef load_field(struct tr *t, LLVMValueRef base, size_t off,
+			       LLVMTypeRef ty)
+{
+	return L.LLVMBuildLoad2(t->b, ty, field_ptr(t, base, off, ty), "");
+}
+
+static void store_field(struct tr *t, LLVMValueRef base, size_t off,
+			LLVMTypeRef ty, LLVMValueRef v)
+{
+	L.LLVMBuildStore(t->b, v, field_ptr(t, base, off, ty));
+}
+
+static void add_field(struct tr *t, LLVMValueRef base, size_t off)
+{
+	LLVMValueRef v = load_field(t, base, off, t->i32);
+
+	store_field(t, base, off, t->i32,
+		    L.LLVMBuildAdd(t->b, v, cint(t->i32, 1), ""));
+}
+
+static LLVMValueRef intrinsic(struct tr *t, const char *name,
+			      LLVMTypeRef ty, LLVMValueRef *args,
+			      unsigned int n)
+{
+	unsigned int id = L.LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef f = L.LLVMGetIntrinsicDeclaration(t->m, id, &ty, 1);
+
+	return L.LLVMBuildCall2(t->b, L.LLVMIntrinsicGetType(t->c, id, &ty, 1),
+				f, args, n, "");
+}
+
+static LLVMValueRef mask(struct tr *t, LLVMValueRef v, unsigned int size)
+{
+	if (size >= 8)
+		return v;
+	return L.LLVMBuildAnd(t->b, v, i64c(t, (1ull << (size * 8)) - 1), "");
+}
+
+/* Sign- or zero-extends the low @size bytes of @v to 64 bits. */
+static LLVMValueRef extend(struct tr *t, LLVMValueRef v, unsigned int size,
+			   bool sign)
+{
+	LLVMValueRef n;
+
+	if (size >= 8)
+		return v;
+	n = L.LLVMBuildTrunc(t->b, v, L.LLVMIntTypeInContext(t->c, size * 8), "");
+	return sign ? L.LLVMBuildSExt(t->b, n, t->i64, "") :
+		      L.LLVMBuildZExt(t->b, n, t->i64, "");
+}
+
+static LLVMValueRef reg(struct tr *t, uint32_t r)
+{
+	return L.LLVMBuildLoad2(t->b, t->i64, t->regs[r], "");
+}
+
+static void set_reg(struct tr *t, uint32_t r, LLVMValueRef v)
+{
+	L.LLVMBuildStore(t->b, v, t->regs[r]);
+}
+
+static bool sreg_clock(unsigned int sr)
+{
+	return sr == SR_CLOCK || sr == SR_CLOCK64 || sr == SR_GLOBALTIMER;
+}
+
+/* A u32 of the run, as i64. */
+static LLVMValueRef run_u32(struct tr *t, size_t off)
+{
+	return L.LLVMBuildZExt(t->b, load_field(t, t->run, off, t->i32),
+			       t->i64, "");
+}
+
+/* tid.x/.y/.z from the thread's index in the CTA. */
+static LLVMValueRef tid(struct tr *t, unsigned int d)
+{
+	LLVMValueRef bx = run_u32(t, RUN_FIELD(ntid[0]));
+	LLVMValueRef by = run_u32(t, RUN_FIELD(ntid[1]));
+	LLVMValueRef i = L.LLVMBuildZExt(t->b, t->idx, t->i64, "");
+
+	if (d == 0)
+		return L.LLVMBuildURem(t->b, i, bx, "");
+	i = L.LLVMBuildUDiv(t->b, i, bx, "");
+	return d == 1 ? L.LLVMBuildURem(t->b, i, by, "") :
+			L.LLVMBuildUDiv(t->b, i, by, "");
+}
+
+/*
+ * tid.x: in a 1-D block, the common case, the index itself; a branch, not
+ * a select, so that the division is not made for every thread.
+ */
+static LLVMValueRef tid_x(struct tr *t, LLVMValueRef i)
+{
+	LLVMBasicBlockRef div = new_block(t), join = new_block(t);
+	LLVMValueRef flat = L.LLVMBuildICmp(t->b, LLVMIntEQ,
+		run_u32(t, RUN_FIELD(ntid[0])), run_u32(t, RUN_FIELD(nthreads)), "");
+
+	L.LLVMBuildStore(t->b, i, t->ti);
+	L.LLVMBuildCondBr(t->b, flat, join, div);
+	L.LLVMPositionBuilderAtEnd(t->b, div);
+	L.LLVMBuildStore(t->b, tid(t, 0), t->ti);
+	L.LLVMBuildBr(t->b, join);
+	L.LLVMPositionBuilderAtEnd(t->b, join);
+	return L.LLVMBuildLoad2(t->b, t->i64, t->ti, "");
+}
+
+static LLVMValueRef sreg(struct tr *t, unsigned int sr)
+{
+	LLVMValueRef i = L.LLVMBuildZExt(t->b, t->idx, t->i64, "");
+	LLVMValueRef lane = L.LLVMBuildAnd(t->b, i, i64c(t, 31), "");
+	LLVMValueRef bit = L.LLVMBuildShl(t->b, i64c(t, 1), lane, "");
+
+	switch (sr) {
+	case SR_TID_X: case SR_TID_Y: case SR_TID_Z:
+		if (sr == SR_TID_X)
+			return tid_x(t, i);
+		return tid(t, sr - SR_TID_X);
+	case SR_NTID_X: case SR_NTID_Y: case SR_NTID_Z:
+		return run_u32(t, RUN_FIELD(ntid[sr - SR_NTID_X]));
+	case SR_CTAID_X: case SR_CTAID_Y: case SR_CTAID_Z:
+		return run_u32(t, RUN_FIELD(ctaid[sr - SR_CTAID_X]));
+	case SR_NCTAID_X: case SR_NCTAID_Y: case SR_NCTAID_Z:
+		return run_u32(t, RUN_FIELD(nctaid[sr - SR_NCTAID_X]));
+	case SR_LANEID:
+		return lane;
+	case SR_WARPID:
+		return L.LLVMBuildLShr(t->b, i, i64c(t, 5), "");
+	case SR_NWARPID:
+		return L.LLVMBuildLShr(t->b,
+			L.LLVMBuildAdd(t->b, run_u32(t, RUN_FIELD(nthreads)),
+				       i64c(t, 31), ""), i64c(t, 5), "");
+	case SR_SMID:
+		return i64c(t, 0);
+	case SR_NSMID:
+		return i64c(t, 132);
+	case SR_LANEMASK_EQ:
+		return bit;
+	case SR_LANEMASK_LT:
+		return L.LLVMBuildSub(t->b, bit, i64c(t, 1), "");
+	case SR_LANEMASK_LE:
+		return L.LLVMBuildSub(t->b, L.LLVMBuildShl(t->b, bit,
+					i64c(t, 1), ""), i64c(t, 1), "");
+	case SR_LANEMASK_GT:
+		return L.LLVMBuildAnd(t->b, L.LLVMBuildNot(t->b,
+			L.LLVMBuildSub(t->b, L.LLVMBuildShl(t->b, bit,
+				i64c(t, 1), ""), i64c(t, 1), ""), ""),
+			i64c(t, 0xffffffffu), "");
+	default:	/* SR_LANEMASK_GE */
+		return L.LLVMBuildAnd(t->b, L.LLVMBuildNot(t->b,
+			L.LLVMBuildSub(t->b, bit, i64c(t, 1), ""), ""),
+			i64c(t, 0xffffffffu), "");
+	}
+}
+
+/*
+ * An operand's immediate.  A module variable's address is the storage of
+ * the module being run, not the one compiled: the code is shared by
+ * every load of the same PTX (and cached), so it reads the address.
+ */
+static LLVMValueRef imm(struct tr *t, const struct ptx_operand *o)
+{
+	const struct ptx_global *g;
+	LLVMValueRef base;
+
+	if (!o->global)
+		return i64c(t, o->imm);
+	g = &t->fn->module->globals[o->global - 1];
+	base = load_field(t, t->run, RUN_FIELD(globals), t->p8);
+	base = load_field(t, base, (o->global - 1) * sizeof(uint64_t), t->i64);
+	return L.LLVMBuildAdd(t->b, base,
+			      i64c(t, o->imm - (uintptr_t)g->data), "");
+}
+
+/* ptx_src: a register (negated for !p), a special register, a constant. */
+static LLVMValueRef src(struct tr *t, const struct ptx_operand *o)
+{
+	switch (o->kind) {
+	case PO_REG:
+		if (o->neg)
+			return L.LLVMBuildZExt(t->b, L.LLVMBuildICmp(t->b,
+				LLVMIntEQ, reg(t, o->reg), i64c(t, 0), ""),
+				t->i64, "");
+		return reg(t, o->reg);
+	case PO_SREG:
+		return sreg(t, o->sreg);
+	default:
+		return imm(t, o);
+	}
+}
+
+static LLVMValueRef srcx(struct tr *t, const struct ptx_operand *o,
+			 struct ptx_type ty)
+{
+	return extend(t, src(t, o), ty.size, ty.cls == PC_S);
+}
+
+static void dst(struct tr *t, const struct ptx_operand *o, LLVMValueRef v,
+		unsigned int size)
+{
+	if (o->kind == PO_REG)
+		set_reg(t, o->reg, mask(t, v, size));
+}
+
+static LLVMValueRef truthy(struct tr *t, LLVMValueRef v)
+{
+	return L.LLVMBuildICmp(t->b, LLVMIntNE, v, i64c(t, 0), "");
+}
+
+static LLVMValueRef as_i64(struct tr *t, LLVMValueRef c)
+{
+	return L.LLVMBuildZExt(t->b, c, t->i64, "");
+}
+
+/* Whether the translator compiles @in itself. */
+static bool native(const struct ptx_insn *in)
+{
+	struct ptx_type ty = in->type;
+	bool integer = ty.cls == PC_B || ty.cls == PC_U || ty.cls == PC_S;
+	unsigned int i;
+
+	for (i = 0; i < in->nopnd; i++)
+		if (in->o[i].kind == PO_SREG && sreg_clock(in->o[i].sreg))
+			return false;
+		else if (in->o[i].frame)
+			return false;
+	switch (in->op) {
+	case OP_LD: case OP_ST:
+		return in->space != PS_PARAM || in->op == OP_LD;
+	case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_MEMBAR:
+	case OP_CVTA:
+		return true;
+	case OP_MOV:
+		return in->o[0].kind != PO_VEC && in->o[1].kind != PO_VEC &&
+		       !ptx_type_half(ty);
+	case OP_SELP:
+		return !ptx_type_half(ty);
+	case OP_SETP:
+		if (ty.cls == PC_F)
+			return !(in->flags & PF_FTZ);
+		return integer;
+	case OP_CVT:
+		return integer && !(in->flags & PF_SAT) &&
+		       (in->type2.cls == PC_B || in->type2.cls == PC_U ||
+			in->type2.cls == PC_S);
+	case OP_ADD: case OP_SUB:
+		if (ty.cls == PC_F)
+			return (in->rnd == RND_NONE || in->rnd == RND_RN) &&
+			       !(in->flags & (PF_FTZ | PF_SAT));
+		return integer && !(in->flags & PF_SAT);
+	case OP_MUL:
+		if (ty.cls == PC_F)
+			return (in->rnd == RND_NONE || in->rnd == RND_RN) &&
+			       !(in->flags & (PF_FTZ | PF_SAT));
+		return integer;
+	case OP_MAD: case OP_FMA:
+		if (ty.cls == PC_F)
+			return host_fma && in->rnd == RND_RN &&
+			       !(in->flags & (PF_FTZ | PF_SAT));
+		return integer && !(in->flags & PF_SAT);
+	case OP_NEG: case OP_ABS:
+		return integer || (ty.cls == PC_F && !(in->flags & PF_FTZ));
+	case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
+	case OP_SHL: case OP_SHR:
+		return integer;
+	case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT:
+		return integer || ty.cls == PC_PRED;
+	default:
+		return false;
+	}
+}
+
+/* Kernels with calls or warp operations stay with the interpreter. */
+static const struct ptx_insn *uncompiled(const struct cumc_ptx_function *fn)
+{
+	uint32_t pc;
+
+	for (pc = 0; pc < fn->ninsns; pc++)
+		switch (fn->insns[pc].op) {
+		case OP_CALL: case OP_SHFL: case OP_VOTE: case OP_MATCH:
+		case OP_REDUX: case OP_ACTIVEMASK: case OP_WARPSYNC:
+			return &fn->insns[pc];
+		default:
+			break;
+		}
+	return NULL;
+}
+
+/* ---- Integer and float operations ---- */
+
+static LLVMValueRef mul_hi(struct tr *t, LLVMValueRef a, LLVMValueRef b,
+			   struct ptx_type ty)
+{
+	bool s = ty.cls == PC_S;
+	LLVMValueRef wa = s ? L.LLVMBuildSExt(t->b, a, t->i128, "") :
+			      L.LLVMBuildZExt(t->b, a, t->i128, "");
+	LLVMValueRef wb = s ? L.LLVMBuildSExt(t->b, b, t->i128, "") :
+			      L.LLVMBuildZExt(t->b, b, t->i128, "");
+	LLVMValueRef p = L.LLVMBuildMul(t->b, wa, wb, "");
+	LLVMValueRef n = cint(t->i128, ty.size * 8);
+
+	p = s ? L.LLVMBuildAShr(t->b, p, n, "") : L.LLVMBuildLShr(t->b, p, n, "");
+	return L.LLVMBuildTrunc(t->b, p, t->i64, "");
+}
+
+static LLVMValueRef product(struct tr *t, const struct ptx_insn *in,
+			    LLVMValueRef a, LLVMValueRef b)
+{
+	if (in->flags & PF_HI)
+		return mul_hi(t, a, b, in->type);
+	return L.LLVMBuildMul(t->b, a, b, "");
+}
+
+/* div and rem as exec_int.c answers them: all ones for a zero divisor. */
+static LLVMValueRef divide(struct tr *t, struct ptx_type ty, LLVMValueRef a,
+			   LLVMValueRef b, bool rem)
+{
+	LLVMValueRef zero = L.LLVMBuildICmp(t->b, LLVMIntEQ, b, i64c(t, 0), "");
+	LLVMValueRef neg1, safe, r;
+
+	if (ty.cls != PC_S) {
+		safe = L.LLVMBuildSelect(t->b, zero, i64c(t, 1), b, "");
+		r = rem ? L.LLVMBuildURem(t->b, a, safe, "") :
+			  L.LLVMBuildUDiv(t->b, a, safe, "");
+		return L.LLVMBuildSelect(t->b, zero, i64c(t, ~0ull), r, "");
+	}
+	neg1 = L.LLVMBuildICmp(t->b, LLVMIntEQ, b, i64c(t, ~0ull), "");
+	safe = L.LLVMBuildSelect(t->b, L.LLVMBuildOr(t->b, zero, neg1, ""),
+				 i64c(t, 1), b, "");
+	r = rem ? L.LLVMBuildSRem(t->b, a, safe, "") :
+		  L.LLVMBuildSDiv(t->b, a, safe, "");
+	r = L.LLVMBuildSelect(t->b, neg1, rem ? i64c(t, 0) :
+			      L.LLVMBuildNeg(t->b, a, ""), r, "");
+	return L.LLVMBuildSelect(t->b, zero, i64c(t, ~0ull), r, "");
+}
+
+static LLVMValueRef shift(struct tr *t, const struct ptx_insn *in,
+			  LLVMValueRef a, LLVMValueRef n)
+{
+	unsigned int bits = in->type.size * 8;
+	LLVMValueRef big, amt;
+
+	n = L.LLVMBuildAnd(t->b, n, i64c(t, 0xffffffffu), "");
+	big = L.LLVMBuildICmp(t->b, LLVMIntUGE, n, i64c(t, bits), "");
+	if (in->op == OP_SHR && in->type.cls == PC_S) {
+		amt = L.LLVMBuildSelect(t->b, big, i64c(t, 63), n, "");
+		return L.LLVMBuildAShr(t->b, a, amt, "");
+	}
+	amt = L.LLVMBuildSelect(t->b, big, i64c(t, 0), n, "");
+	a = in->op == OP_SHL ? L.LLVMBuildShl(t->b, a, amt, "") :
+			       L.LLVMBuildLShr(t->b, a, amt, "");
+	return L.LLVMBuildSelect(t->b, big, i64c(t, 0), a, "");
+}
+
+static LLVMIntPredicate int_pred(enum ptx_cmp cmp, bool s)
+{
+	switch (cmp) {
+	case CMP_EQ: return LLVMIntEQ;
+	case CMP_NE: return LLVMIntNE;
+	case CMP_LT: return s ? LLVMIntSLT : LLVMIntULT;
+	case CMP_LE: return s ? LLVMIntSLE : LLVMIntULE;
+	case CMP_GT: return s ? LLVMIntSGT : LLVMIntUGT;
+	case CMP_GE: return s ? LLVMIntSGE : LLVMIntUGE;
+	case CMP_LO: return LLVMIntULT;
+	case CMP_LS: return LLVMIntULE;
+	case CMP_HI: return LLVMIntUGT;
+	default: return LLVMIntUGE;
+	}
+}
+
+static LLVMRealPredicate real_pred(enum ptx_cmp cmp)
+{
+	static const LLVMRealPredicate p[] = {
+		[CMP_EQ] = LLVMRealOEQ, [CMP_NE] = LLVMRealONE,
+		[CMP_LT] = LLVMRealOLT, [CMP_LE] = LLVMRealOLE,
+		[CMP_GT] = LLVMRealOGT, [CMP_GE] = LLVMRealOGE,
+		[CMP_EQU] = LLVMRealUEQ, [CMP_NEU] = LLVMRealUNE,
+		[CMP_LTU] = LLVMRealULT, [CMP_LEU] = LLVMRealULE,
+		[CMP_GTU] = LLVMRealUGT, [CMP_GEU] = LLVMRealUGE,
+		[CMP_NUM] = LLVMRealORD, [CMP_NAN] = LLVMRealUNO,
+	};
+
+	return p[cmp];
+}
+
+/* The operand's bits as an f32 or f64 value. */
+static LLVMValueRef fsrc(struct tr *t, const struct ptx_operand *o, bool single)
+{
+	LLVMValueRef v = src(t, o);
+
+	if (!single)
+		return L.LLVMBuildBitCast(t->b, v, t->f64, "");
+	v = L.LLVMBuildTrunc(t->b, v, t->i32, "");
+	return L.LLVMBuildBitCast(t->b, v, t->f32, "");
+}
+
+static LLVMValueRef is_nan(struct tr *t, LLVMValueRef f)
+{
+	return L.LLVMBuildFCmp(t->b, LLVMRealUNO, f, f, "");
+}
+
+/* ptx_setp_result: p and q from @r and the predicate operation. */
+static void setp_result(struct tr *t, const struct ptx_insn *in, LLVMValueRef r)
+{
+	LLVMValueRef p = r, q = L.LLVMBuildNot(t->b, r, ""), c;
+
+	if (in->aop) {
+		c = truthy(t, src(t, &in->o[4]));
+		switch (in->aop) {
+		case AOP_AND:
+			p = L.LLVMBuildAnd(t->b, p, c, "");
+			q = L.LLVMBuildAnd(t->b, q, c, "");
+			break;
+		case AOP_OR:
+			p = L.LLVMBuildOr(t->b, p, c, "");
+			q = L.LLVMBuildOr(t->b, q, c, "");
+			break;
+		default:
+			p = L.LLVMBuildXor(t->b, p, c, "");
+			q = L.LLVMBuildXor(t->b, q, c, "");
+		}
+	}
+	dst(t, &in->o[0], as_i64(t, p), 1);
+	if (in->o[1].kind == PO_REG)
+		dst(t, &in->o[1], as_i64(t, q), 1);
+}
+
+static uint64_t quiet_bit(bool single)
+{
+	return single ? 0x00400000u : 0x0008000000000000ull;
+}
+
+/*
+ * f32 and f64 arithmetic as exec_float.c gives it: an f32 NaN result is
+ * 0x7fffffff; an f64 NaN operand comes out quieted, the second of two
+ * (fma's: b, then c, then a).
+ */
+static void float_op(struct tr *t, const struct ptx_insn *in)
+{
+	bool single = in->type.size == 4;
+	LLVMTypeRef fty = single ? t->f32 : t->f64, ity = single ? t->i32 : t->i64;
+	LLVMValueRef a = fsrc(t, &in->o[1], single), b = NULL, c = NULL, r, bits;
+	LLVMValueRef args[3];
+
+	if (in->nopnd > 2)
+		b = fsrc(t, &in->o[2], single);
+	if (in->nopnd > 3)
+		c = fsrc(t, &in->o[3], single);
+	switch (in->op) {
+	case OP_ADD: r = L.LLVMBuildFAdd(t->b, a, b, ""); break;
+	case OP_SUB: r = L.LLVMBuildFSub(t->b, a, b, ""); break;
+	case OP_MUL: r = L.LLVMBuildFMul(t->b, a, b, ""); break;
+	case OP_NEG: r = L.LLVMBuildFNeg(t->b, a, ""); break;
+	case OP_ABS: r = intrinsic(t, "llvm.fabs", fty, &a, 1); break;
+	default:
+		args[0] = a, args[1] = b, args[2] = c;
+		r = intrinsic(t, "llvm.fma", fty, args, 3);
+	}
+	bits = L.LLVMBuildBitCast(t->b, r, ity, "");
+	if (single) {
+		bits = L.LLVMBuildSelect(t->b, is_nan(t, r),
+					 cint(t->i32, 0x7fffffffu), bits, "");
+	} else {
+		LLVMValueRef q = i64c(t, quiet_bit(false)), pick, any;
+
+		pick = L.LLVMBuildBitCast(t->b, a, t->i64, "");
+		any = is_nan(t, a);
+		if (c) {
+			pick = L.LLVMBuildSelect(t->b, is_nan(t, c),
+				L.LLVMBuildBitCast(t->b, c, t->i64, ""), pick, "");
+			any = L.LLVMBuildOr(t->b, any, is_nan(t, c), "");
+		}
+		if (b) {
+			pick = L.LLVMBuildSelect(t->b, is_nan(t, b),
+				L.LLVMBuildBitCast(t->b, b, t->i64, ""), pick, "");
+			any = L.LLVMBuildOr(t->b, any, is_nan(t, b), "");
+		}
+		/* a NaN operand decides; an invalid operation's NaN is the host's */
+		bits = L.LLVMBuildSelect(t->b, any,
+					 L.LLVMBuildOr(t->b, pick, q, ""), bits, "");
+	}
+	dst(t, &in->o[0], L.LLVMBuildZExt(t->b, bits, t->i64, ""), in->type.size);
+}
+
+static void int_op(struct tr *t, const struct ptx_insn *in)
+{
+	struct ptx_type ty = in->type, ct = ty;
+	LLVMValueRef a = srcx(t, &in->o[1], ty), b = NULL, r;
+	unsigned int size = ty.size;
+	bool s = ty.cls == PC_S;
+
+	if (in->nopnd > 2 && in->op != OP_SHL && in->op != OP_SHR)
+		b = srcx(t, &in->o[2], ty);
+	switch (in->op) {
+	case OP_ADD: r = L.LLVMBuildAdd(t->b, a, b, ""); break;
+	case OP_SUB: r = L.LLVMBuildSub(t->b, a, b, ""); break;
+	case OP_MUL:
+		r = product(t, in, a, b);
+		if (in->flags & PF_WIDE)
+			size *= 2;
+		break;
+	case OP_MAD:
+		if (in->flags & PF_WIDE)
+			ct.size *= 2;
+		r = L.LLVMBuildAdd(t->b, product(t, in, a, b),
+				   srcx(t, &in->o[3], ct), "");
+		size = ct.size;
+		break;
+	case OP_DIV: r = divide(t, ty, a, b, false); break;
+	case OP_REM: r = divide(t, ty, a, b, true); break;
+	case OP_MIN: case OP_MAX:
+		r = L.LLVMBuildSelect(t->b, L.LLVMBuildICmp(t->b,
+			in->op == OP_MIN ? (s ? LLVMIntSLT : LLVMIntULT) :
+					   (s ? LLVMIntSGT : LLVMIntUGT),
+			a, b, ""), a, b, "");
+		break;
+	case OP_ABS:
+		r = L.LLVMBuildSelect(t->b, L.LLVMBuildICmp(t->b, LLVMIntSLT,
+				      a, i64c(t, 0), ""),
+				      L.LLVMBuildNeg(t->b, a, ""), a, "");
+		break;
+	case OP_NEG: r = L.LLVMBuildNeg(t->b, a, ""); break;
+	case OP_AND: r = L.LLVMBuildAnd(t->b, a, b, ""); break;
+	case OP_OR: r = L.LLVMBuildOr(t->b, a, b, ""); break;
+	case OP_XOR: r = L.LLVMBuildXor(t->b, a, b, ""); break;
+	case OP_NOT:
+		r = ty.cls == PC_PRED ?
+		    as_i64(t, L.LLVMBuildICmp(t->b, LLVMIntEQ, a, i64c(t, 0), "")) :
+		    L.LLVMBuildNot(t->b, a, "");
+		break;
+	case OP_CNOT:
+		r = as_i64(t, L.LLVMBuildICmp(t->b, LLVMIntEQ, a, i64c(t, 0), ""));
+		break;
+	default:	/* shl, shr */
+		r = shift(t, in, a, src(t, &in->o[2]));
+	}
+	dst(t, &in->o[0], r, size);
+}
+
+static void setp(struct tr *t, const struct ptx_insn *in)
+{
+	LLVMValueRef r;
+
+	if (in->type.cls == PC_F) {
+		bool single = in->type.size == 4;
+
+		r = L.LLVMBuildFCmp(t->b, real_pred(in->cmp),
+				    fsrc(t, &in->o[2], single),
+				    fsrc(t, &in->o[3], single), "");
+	} else {
+		r = L.LLVMBuildICmp(t->b, int_pred(in->cmp, in->type.cls == PC_S),
+				    srcx(t, &in->o[2], in->type),
+				    srcx(t, &in->o[3], in->type), "");
+	}
+	setp_result(t, in, r);
+}
+
+/* cvt between integers (ptx_dst_cvt: a signed result fills its register). */
+static void cvt(struct tr *t, const struct ptx_insn *in)
+{
+	const struct ptx_operand *o = &in->o[0];
+	LLVMValueRef v = srcx(t, &in->o[1], in->type2);
+	unsigned int size = in->type.size;
+
+	if (o->kind == PO_REG && in->type.cls == PC_S &&
+	    t->fn->reg_types[o->reg].size > size) {
+		v = extend(t, v, size, true);
+		size = t->fn->reg_types[o->reg].size;
+	}
+	dst(t, o, v, size);
+}
+
+/* ---- Memory ---- */
+
+/* The local window of the thread: local + index * local_size. */
+static LLVMValueRef local_base(struct tr *t)
+{
+	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(local), t->p8);
+	LLVMValueRef n = load_field(t, t->run, RUN_FIELD(local_size), t->i64);
+
+	return byte_ptr(t, base, L.LLVMBuildMul(t->b, n,
+			L.LLVMBuildZExt(t->b, t->idx, t->i64, ""), ""));
+}
+
+static void cvta(struct tr *t, const struct ptx_insn *in)
+{
+	LLVMValueRef v = src(t, &in->o[1]), base = NULL;
+
+	if (in->space == PS_SHARED)
+		base = load_field(t, t->run, RUN_FIELD(shared), t->p8);
+	else if (in->space == PS_LOCAL)
+		base = local_base(t);
+	if (base) {
+		base = L.LLVMBuildPtrToInt(t->b, base, t->i64, "");
+		v = in->flags & PF_TO ? L.LLVMBuildSub(t->b, v, base, "") :
+					L.LLVMBuildAdd(t->b, v, base, "");
+	}
+	dst(t, &in->o[0], v, 8);
+}
+
+/* within(addr, size, lo, hi) of mem.c. */
+static LLVMValueRef within(struct tr *t, LLVMValueRef addr, unsigned int size,
+			   LLVMValueRef lo, LLVMValueRef hi)
+{
+	LLVMValueRef ok = L.LLVMBuildAnd(t->b,
+		L.LLVMBuildICmp(t->b, LLVMIntUGE, addr, lo, ""),
+		L.LLVMBuildICmp(t->b, LLVMIntULE, addr, hi, ""), "");
+
+	return L.LLVMBuildAnd(t->b, ok, L.LLVMBuildICmp(t->b, LLVMIntULE,
+			      i64c(t, size), L.LLVMBuildSub(t->b, hi, addr, ""),
+			      ""), "");
+}
+
+/*
+ * The host address of an access of @size bytes at @addr in @in's space:
+ * the checks of mem.c inline (a window; a device range this instruction
+ * reached before), else mem.c through the run's callback, which faults.
+ */
+static LLVMValueRef mem_access(struct tr *t, const struct ptx_insn *in,
+				uint32_t pc, LLVMValueRef addr, unsigned int size,
+			   bool write)
+{
+	LLVMBasicBlockRef fast = new_block(t), slow = new_block(t);
+	LLVMBasicBlockRef join = new_block(t);
+	LLVMValueRef ok, ptr = NULL, base, slow_ptr, args[7], fn, merged;
+	LLVMValueRef aligned = L.LLVMBuildICmp(t->b, LLVMIntEQ,
+		L.LLVMBuildAnd(t->b, addr, i64c(t, size - 1), ""), i64c(t, 0), "");
+	uint32_t site = UINT32_MAX;
+
+	switch (in->space) {
+	case PS_PARAM:
+		base = load_field(t, t->run, RUN_FIELD(params), t->p8);
+		ok = within(t, addr, size, i64c(t, 0), i64c(t, t->fn->param_size));
+		ptr = byte_ptr(t, base, addr);
+		break;
+	case PS_SHARED:
+		base = load_field(t, t->run, RUN_FIELD(shared), t->p8);
+		ok = within(t, addr, size, i64c(t, 0), load_field(t, t->run,
+			    RUN_FIELD(shared_size), t->i64));
+		ptr = byte_ptr(t, base, addr);
+		break;
+	case PS_LOCAL:
+		ok = within(t, addr, size, i64c(t, 0), load_field(t, t->run,
+			    RUN_FIELD(local_size), t->i64));
+		ptr = byte_ptr(t, local_base(t), addr);
+		break;
+	default: {
+		LLVMValueRef sites = load_field(t, t->run, RUN_FIELD(sites), t->p8);
+		size_t off = (size_t)t->sites * sizeof(struct ptx_jit_site);
+
+		site = t->sites++;
+		ok = within(t, addr, size,
+			    load_field(t, sites, off + offsetof(struct ptx_jit_site, lo), t->i64),
+			    load_field(t, sites, off + offsetof(struct ptx_jit_site, hi), t->i64));
+		ptr = L.LLVMBuildIntToPtr(t->b, addr, t->p8, "");
+	}
+	}
+	if (write && in->space == PS_PARAM)
+		ok = cint(t->i1, 0);
+	ok = L.LLVMBuildAnd(t->b, ok, aligned, "");
+	L.LLVMBuildCondBr(t->b, ok, fast, slow);
+	/* the two ways meet through t->ti, which mem2reg makes a phi */
+	L.LLVMPositionBuilderAtEnd(t->b, fast);
+	L.LLVMBuildStore(t->b, L.LLVMBuildPtrToInt(t->b, ptr, t->i64, ""), t->ti);
+	L.LLVMBuildBr(t->b, join);
+
+	L.LLVMPositionBuilderAtEnd(t->b, slow);
+	args[0] = t->run;
+	args[1] = t->idx;
+	args[2] = cint(t->i32, pc);
+	args[3] = addr;
+	args[4] = cint(t->i32, size);
+	args[5] = cint(t->i32, write);
+	args[6] = cint(t->i32, site);
+	fn = load_field(t, t->run, RUN_FIELD(mem), L.LLVMPointerType(t->mem_ty, 0));
+	slow_ptr = L.LLVMBuildPtrToInt(t->b, L.LLVMBuildCall2(t->b, t->mem_ty,
+				       fn, args, 7, ""), t->i64, "");
+	L.LLVMBuildStore(t->b, slow_ptr, t->ti);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, slow_ptr,
+			  i64c(t, 0), ""), t->fault, join);
+
+	L.LLVMPositionBuilderAtEnd(t->b, join);
+	merged = L.LLVMBuildLoad2(t->b, t->i64, t->ti, "");
+	return L.LLVMBuildIntToPtr(t->b, merged, t->p8, "");
+}
+
+static LLVMTypeRef int_type(struct tr *t, unsigned int size)
+{
+	return L.LLVMIntTypeInContext(t->c, size * 8);
+}
+
+/* ld and st: each element a relaxed atomic of its size, as exec_mem.c. */
+static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+{
+	bool st = in->op == OP_ST;
+	const struct ptx_operand *v = &in->o[st ? 1 : 0];
+	const struct ptx_operand *a = &in->o[st ? 0 : 1];
+	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
+	LLVMTypeRef ety = int_type(t, size);
+	LLVMValueRef addr = imm(t, a), p;
+	unsigned int i;
+
+	if (a->reg != PTX_NO_REG)
+		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
+	p = mem_access(t, in, pc, addr, size * n, st);
+	for (i = 0; i < n; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
+			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
+		LLVMValueRef ep = typed_ptr(t, byte_ptr(t, p, i64c(t, i * size)), ety);
+		LLVMValueRef x;
+
+		if (st) {
+			x = r != PTX_NO_REG ? reg(t, r) : imm(t, v);
+			x = L.LLVMBuildTrunc(t->b, x, ety, "");
+			x = L.LLVMBuildStore(t->b, x, ep);
+		} else {
+			if (r == PTX_NO_REG)
+				continue;
+			x = L.LLVMBuildLoad2(t->b, ety, ep, "");
+		}
+		L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
+		L.LLVMSetAlignment(x, size);
+		if (st)
+			continue;
+		if (in->type.cls == PC_S)
+			x = mask(t, L.LLVMBuildSExt(t->b, x, t->i64, ""),
+				 t->fn->reg_types[r].size);
+		else
+			x = L.LLVMBuildZExt(t->b, x, t->i64, "");
+		set_reg(t, r, x);
+	}
+}
+
+/* ---- Control and the interpreter's instructions ---- */
+
+static void operand_regs(const struct ptx_insn *in,
+			 void (*fn)(struct tr *t, uint32_t r), struct tr *t)
+{
+	unsigned int i, k;
+
+	if (in->guard != PTX_NO_REG)
+		fn(t, in->guard);
+	for (i = 0; i < in->nopnd; i++) {
+		const struct ptx_operand *o = &in->o[i];
+
+		if ((o->kind == PO_REG || o->kind == PO_ADDR) &&
+		    o->reg != PTX_NO_REG)
+			fn(t, o->reg);
+		if (o->kind == PO_VEC)
+			for (k = 0; k < o->nvec; k++)
+				if (o->vec[k] != PTX_NO_REG)
+					fn(t, o->vec[k]);
+	}
+}
+
+static LLVMValueRef slot_ptr(struct tr *t, uint32_t r)
+{
+	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(regs), t->p8);
+	LLVMValueRef off = L.LLVMBuildMul(t->b,
+		L.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
+		i64c(t, (uint64_t)t->fn->nregs * 8), "");
+
+	off = L.LLVMBuildAdd(t->b, off, i64c(t, (uint64_t)r * 8), "");
+	return typed_ptr(t, byte_ptr(t, base, off), t->i64);
+}
+
+static void spill(struct tr *t, uint32_t r)
+{
+	L.LLVMBuildStore(t->b, reg(t, r), slot_ptr(t, r));
+}
+
+static void fill(struct tr *t, uint32_t r)
+{
+	set_reg(t, r, L.LLVMBuildLoad2(t->b, t->i64, slot_ptr(t, r), ""));
+}
+
+/* An instruction the interpreter runs: its registers through the slots. */
+static void step(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+{
+	LLVMValueRef args[3] = { t->run, t->idx, cint(t->i32, pc) }, fn, r;
+	LLVMBasicBlockRef ok = new_block(t);
+
+	operand_regs(in, spill, t);
+	fn = load_field(t, t->run, RUN_FIELD(step), L.LLVMPointerType(t->step_ty, 0));
+	r = L.LLVMBuildCall2(t->b, t->step_ty, fn, args, 3, "");
+	L.LLVMBuildCondBr(t->b, truthy(t, L.LLVMBuildZExt(t->b, r, t->i64, "")),
+			  t->fault, ok);
+	L.LLVMPositionBuilderAtEnd(t->b, ok);
+	operand_regs(in, fill, t);
+}
+
+static bool terminated(struct tr *t)
+{
+	return L.LLVMGetBasicBlockTerminator(L.LLVMGetInsertBlock(t->b)) != NULL;
+}
+
+/* Goes to @bb, or stops the thread to resume there when its slice is spent. */
+static void enter(struct tr *t, uint32_t pc)
+{
+	LLVMValueRef left = L.LLVMBuildLoad2(t->b, t->i32, t->budget, "");
+	LLVMBasicBlockRef go = new_block(t), out = new_block(t);
+
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntSLE, left,
+			  cint(t->i32, 0), ""), out, go);
+	L.LLVMPositionBuilderAtEnd(t->b, out);
+	L.LLVMBuildStore(t->b, cint(t->i32, pc), t->resume_pc);
+	L.LLVMBuildBr(t->b, t->suspend);
+	L.LLVMPositionBuilderAtEnd(t->b, go);
+	L.LLVMBuildStore(t->b, L.LLVMBuildSub(t->b, left,
+			 cint(t->i32, t->seglen[pc]), ""), t->budget);
+}
+
+static void emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+{
+	LLVMBasicBlockRef skip = NULL, body;
+
+	if (in->guard != PTX_NO_REG) {
+		LLVMValueRef g = truthy(t, reg(t, in->guard));
+
+		if (in->guard_neg)
+			g = L.LLVMBuildNot(t->b, g, "");
+		skip = new_block(t);
+		if (in->op == OP_BRA) {
+			L.LLVMBuildCondBr(t->b, g, t->starts[in->o[0].imm], skip);
+			L.LLVMPositionBuilderAtEnd(t->b, skip);
+			return;
+		}
+		body = new_block(t);
+		L.LLVMBuildCondBr(t->b, g, body, skip);
+		L.LLVMPositionBuilderAtEnd(t->b, body);
+	}
+	switch (in->op) {
+	case OP_BRA:
+		L.LLVMBuildBr(t->b, t->starts[in->o[0].imm]);
+		break;
+	case OP_RET: case OP_EXIT:
+		L.LLVMBuildBr(t->b, t->exited);
+		break;
+	case OP_BAR:
+		L.LLVMBuildStore(t->b, cint(t->i32, pc + 1), t->resume_pc);
+		L.LLVMBuildBr(t->b, t->barrier);
+		break;
+	case OP_MEMBAR:
+		L.LLVMBuildFence(t->b, LLVMAtomicOrderingSequentiallyConsistent,
+				 false, "");
+		break;
+	default:
+		if (!native(in))
+			step(t, in, pc);
+		else if (in->op == OP_LD || in->op == OP_ST)
+			load_store(t, in, pc);
+		else if (in->op == OP_CVTA)
+			cvta(t, in);
+		else if (in->op == OP_SETP)
+			setp(t, in);
+		else if (in->op == OP_CVT)
+			cvt(t, in);
+		else if (in->op == OP_MOV)
+			dst(t, &in->o[0], srcx(t, &in->o[1], in->type),
+			    in->type.size);
+		else if (in->op == OP_SELP)
+			dst(t, &in->o[0], L.LLVMBuildSelect(t->b,
+				truthy(t, src(t, &in->o[3])), src(t, &in->o[1]),
+				src(t, &in->o[2]), ""), in->type.size);
+		else if (in->type.cls == PC_F)
+			float_op(t, in);
+		else
+			int_op(t, in);
+	}
+	if (skip) {
+		if (!terminated(t))
+			L.LLVMBuildBr(t->b, skip);
+		L.LLVMPositionBuilderAtEnd(t->b, skip);
+	}
+}
+
+/* Resume points: the IR's blocks and the instructions after bar.sync. */
+static void mark_starts(struct tr *t)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	uint32_t pc, i, last = 0;
+
+	for (i = 0; i < fn->nblocks; i++)
+		if (fn->block_starts[i] < fn->ninsns &&
+		    !t->starts[fn->block_starts[i]])
+			t->starts[fn->block_starts[i]] = new_block(t);
+	t->starts[0] = t->starts[0] ? t->starts[0] : new_block(t);
+	for (pc = 0; pc + 1 < fn->ninsns; pc++)
+		if (fn->insns[pc].op == OP_BAR && !t->starts[pc + 1])
+			t->starts[pc + 1] = new_block(t);
+	for (pc = 1; pc <= fn->ninsns; pc++)
+		if (pc == fn->ninsns || t->starts[pc]) {
+			t->seglen[last] = pc - last;
+			last = pc;
+		}
+}
+
+static void save_regs(struct tr *t)
+{
+	uint32_t r;
+
+	for (r = 0; r < t->fn->nregs; r++)
+		spill(t, r);
+}
+
+/*
+ * The round: for (i = 0; i < nthreads && !stop; i++) a runnable thread
+ * runs from its pc; the blocks below are its ways out.
+ */
+static void translate(struct tr *t, LLVMValueRef f)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	LLVMBasicBlockRef entry, head, body, resume, fresh, done, sw;
+	LLVMValueRef i, st, tp, pc, sv;
+	uint32_t r, k;
+
+	t->f = f;
+	t->run = L.LLVMGetParam(f, 0);
+	entry = new_block(t);
+	mark_starts(t);
+	head = new_block(t);
+	body = new_block(t);
+	resume = new_block(t);
+	fresh = new_block(t);
+	done = new_block(t);
+	sw = new_block(t);
+	t->next = new_block(t);
+	t->suspend = new_block(t);
+	t->barrier = new_block(t);
+	t->exited = new_block(t);
+	t->fault = new_block(t);
+
+	L.LLVMPositionBuilderAtEnd(t->b, entry);
+	for (r = 0; r < fn->nregs; r++)
+		t->regs[r] = L.LLVMBuildAlloca(t->b, t->i64, "");
+	t->budget = L.LLVMBuildAlloca(t->b, t->i32, "");
+	t->resume_pc = L.LLVMBuildAlloca(t->b, t->i32, "");
+	t->ti = L.LLVMBuildAlloca(t->b, t->i64, "");
+	i = L.LLVMBuildAlloca(t->b, t->i32, "");
+	L.LLVMBuildStore(t->b, cint(t->i32, 0), i);
+	L.LLVMBuildBr(t->b, head);
+
+	/* head: the next thread, unless the grid stopped */
+	L.LLVMPositionBuilderAtEnd(t->b, head);
+	t->idx = L.LLVMBuildLoad2(t->b, t->i32, i, "");
+	{
+		LLVMValueRef stop = load_field(t, t->run, RUN_FIELD(stop), t->p8);
+		LLVMValueRef sb = L.LLVMBuildLoad2(t->b, t->i8, stop, "");
+		LLVMValueRef more;
+
+		L.LLVMSetOrdering(sb, LLVMAtomicOrderingMonotonic);
+		L.LLVMSetAlignment(sb, 1);
+		more = L.LLVMBuildICmp(t->b, LLVMIntULT, t->idx,
+				       load_field(t, t->run, RUN_FIELD(nthreads), t->i32), "");
+		more = L.LLVMBuildAnd(t->b, more, L.LLVMBuildICmp(t->b,
+				      LLVMIntEQ, sb, cint(t->i8, 0), ""), "");
+		L.LLVMBuildCondBr(t->b, more, body, done);
+	}
+
+	L.LLVMPositionBuilderAtEnd(t->b, body);
+	tp = byte_ptr(t, load_field(t, t->run, RUN_FIELD(threads), t->p8),
+		      L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
+				     i64c(t, sizeof(struct ptx_jit_thread)), ""));
+	t->tp = tp;
+	st = load_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8);
+	L.LLVMBuildStore(t->b, cint(t->i32, PTX_JIT_SLICE), t->budget);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, st,
+			  cint(t->i8, TS_RUN), ""), sw, t->next);
+
+	/* a thread that ran before takes its registers back */
+	L.LLVMPositionBuilderAtEnd(t->b, sw);
+	st = load_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, st,
+			  cint(t->i8, 0), ""), fresh, resume);
+	L.LLVMPositionBuilderAtEnd(t->b, fresh);
+	for (r = 0; r < fn->nregs; r++)
+		set_reg(t, r, i64c(t, 0));
+	L.LLVMBuildBr(t->b, t->starts[0]);
+	L.LLVMPositionBuilderAtEnd(t->b, resume);
+	for (r = 0; r < fn->nregs; r++)
+		fill(t, r);
+	pc = load_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->i32);
+	{
+		LLVMValueRef s = L.LLVMBuildSwitch(t->b, pc, t->starts[0],
+						   fn->ninsns);
+
+		for (k = 1; k < fn->ninsns; k++)
+			if (t->starts[k])
+				L.LLVMAddCase(s, cint(t->i32, k), t->starts[k]);
+	}
+
+	/* the instructions */
+	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+	L.LLVMBuildBr(t->b, t->starts[0]);
+	for (k = 0; k < fn->ninsns; k++) {
+		if (t->starts[k]) {
+			if (!terminated(t))
+				L.LLVMBuildBr(t->b, t->starts[k]);
+			L.LLVMPositionBuilderAtEnd(t->b, t->starts[k]);
+			enter(t, k);
+		} else if (terminated(t)) {
+			L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+		}
+		emit(t, &fn->insns[k], k);
+	}
+	if (!terminated(t))
+		L.LLVMBuildBr(t->b, t->exited);
+
+	/* ways out */
+	L.LLVMPositionBuilderAtEnd(t->b, t->barrier);
+	store_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8,
+		    cint(t->i8, TS_BARRIER));
+	add_field(t, t->run, RUN_FIELD(arrived));
+	L.LLVMBuildBr(t->b, t->suspend);
+
+	L.LLVMPositionBuilderAtEnd(t->b, t->suspend);
+	save_regs(t);
+	sv = L.LLVMBuildLoad2(t->b, t->i32, t->resume_pc, "");
+	store_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->i32, sv);
+	store_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8,
+		    cint(t->i8, 1));
+	L.LLVMBuildBr(t->b, t->next);
+
+	L.LLVMPositionBuilderAtEnd(t->b, t->exited);
+	store_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8,
+		    cint(t->i8, TS_EXITED));
+	add_field(t, t->run, RUN_FIELD(exited));
+	L.LLVMBuildBr(t->b, t->next);
+
+	L.LLVMPositionBuilderAtEnd(t->b, t->next);
+	L.LLVMBuildStore(t->b, L.LLVMBuildAdd(t->b, t->idx, cint(t->i32, 1), ""),
+			 i);
+	L.LLVMBuildBr(t->b, head);
+
+	L.LLVMPositionBuilderAtEnd(t->b, t->fault);
+	L.LLVMBuildRet(t->b, cint(t->i32, 1));
+	L.LLVMPositionBuilderAtEnd(t->b, done);
+	L.LLVMBuildRet(t->b, cint(t->i32, 0));
+}
+
+/* ---- Helpers the compiled code calls ---- */
+
+/* The interpreter's view of thread @index of the run's CTA. */
+static void thread_view(const struct ptx_jit_run *r, uint32_t index,
+			struct ptx_thread *t)
+{
+	const struct cumc_ptx_function *fn = r->w->grid->fn;
+	uint32_t x = r->ntid[0], y = r->ntid[1];
+
+	memset(t, 0, sizeof(*t));
+	t->fn = fn;
+	t->regs = r->regs + (size_t)index * fn->nregs;
+	t->local = r->local + (size_t)index * r->local_size;
+	t->local_size = r->local_size;
+	t->params = (unsigned char *)r->params;
+	t->index = index;
+	t->tid[0] = index % x;
+	t->tid[1] = index / x % y;
+	t->tid[2] = index / x / y;
+}
+
+static void *jit_mem(struct ptx_jit_run *r, uint32_t index, uint32_t pc,
+		     uint64_t addr, uint32_t size, uint32_t write, uint32_t site)
+{
+	const struct ptx_insn *in = &r->w->grid->fn->insns[pc];
+	struct ptx_thread t;
+	unsigned int i;
+	void *p;
+
+	thread_view(r, index, &t);
+	p = ptx_mem(r->w, r->cta, &t, in->space, addr, size, write);
+	if (!p) {
+		ptx_grid_fault(r->w, r->cta, &t, CUMC_PTX_EFAULT, addr, in->line);
+		return NULL;
+	}
+	/* device memory: its range serves this instruction's next accesses */
+	for (i = 0; site != UINT32_MAX && i < PTX_RANGES; i++) {
+		const struct ptx_range *g = &r->w->ranges[i];
+
+		if (g->hi && addr >= g->lo && addr <= g->hi &&
+		    size <= g->hi - addr && (g->write || !write)) {
+			r->sites[site].lo = g->lo;
+			r->sites[site].hi = g->hi;
+			break;
+		}
+	}
+	return p;
+}
+
+static uint32_t jit_step(struct ptx_jit_run *r, uint32_t index, uint32_t pc)
+{
+	struct ptx_thread t;
+
+	thread_view(r, index, &t);
+	t.pc = pc;
+	return ptx_run(r->w, r->cta, &t, 1) == SL_FAULT;
+}
+
+void ptx_jit_prepare(struct ptx_jit_run *r)
+{
+	r->mem = jit_mem;
+	r->step = jit_step;
+}
+
+/* ---- Compiling, caching ---- */
+
+static uint64_t fnv1a(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The cache key: the PTX, the translator (its version, which changes with
+ * the code it generates, and the layout of what the code reads), the CPU
+ * the code is for.
+ */
+static void cache_key(const char *text, size_t len, char *key, size_t size)
+{
+	uint64_t h[2] = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
+	unsigned int k;
+
+	/* the code reads these structures at offsets it was compiled with */
+	static const size_t layout[] = {
+		sizeof(struct ptx_jit_run), RUN_FIELD(globals), RUN_FIELD(sites),
+		RUN_FIELD(stop), RUN_FIELD(mem), RUN_FIELD(step),
+		RUN_FIELD(nthreads), RUN_FIELD(exited),
+		sizeof(struct ptx_jit_thread), sizeof(struct ptx_jit_site),
+	};
+
+	for (k = 0; k < 2; k++) {
+		h[k] = fnv1a(PTX_JIT_VERSION, strlen(PTX_JIT_VERSION), h[k]);
+		h[k] = fnv1a(layout, sizeof(layout), h[k]);
+		h[k] = fnv1a(host_cpu, strlen(host_cpu), h[k]);
+		h[k] = fnv1a(host_features, strlen(host_features), h[k]);
+		h[k] = fnv1a(text, len, h[k] ^ (k ? len : 0));
+	}
+	snprintf(key, size, "%016llx%016llx", (unsigned long long)h[0],
+		 (unsigned long long)h[1]);
+}
+
+/*
+ * The cache directory: CUDA_CACHE_PATH, else $XDG_CACHE_HOME/cumc/jit or
+ * ~/.cache/cumc/jit; none under CUDA_CACHE_DISABLE=1 or CUMC_JIT_CACHE=0.
+ */
+static bool cache_dir(char *dir, size_t size)
+{
+	const char *v = getenv("CUDA_CACHE_DISABLE");
+	const char *path = getenv("CUDA_CACHE_PATH");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if ((v && !strcmp(v, "1")) || env_off("CUMC_JIT_CACHE"))
+		return false;
+	if (path && *path)
+		return snprintf(dir, size, "%s", path) < (int)size;
+	if (xdg && *xdg)
+		return snprintf(dir, size, "%s/cumc/jit", xdg) < (int)size;
+	if (home && *home)
+		return snprintf(dir, size, "%s/.cache/cumc/jit", home) < (int)size;
+	return false;
+}
+
+static void make_dirs(char *path)
+{
+	char *s;
+
+	for (s = path + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			mkdir(path, 0700);
+			*s = '/';
+		}
+	mkdir(path, 0700);
+}
+
+static LLVMMemoryBufferRef cache_read(const char *path)
+{
+	LLVMMemoryBufferRef buf = NULL;
+	struct stat sb;
+	char *data;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	data = !fstat(fd, &sb) && sb.st_size > 0 ? malloc(sb.st_size) : NULL;
+	if (data && read(fd, data, sb.st_size) == sb.st_size)
+		buf = L.LLVMCreateMemoryBufferWithMemoryRangeCopy(data,
+			sb.st_size, path);
+	free(data);
+	close(fd);
+	return buf;
+}
+
+/* Written under a temporary name and renamed: readers see all or none. */
+static void cache_write(const char *dir, const char *path,
+			LLVMMemoryBufferRef buf)
+{
+	char tmp[4300], parents[4096];
+	size_t n = L.LLVMGetBufferSize(buf);
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	snprintf(parents, sizeof(parents), "%s", dir);
+	make_dirs(parents);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ptx_log("JIT: cannot write the cache %s: %s", tmp, strerror(errno));
+		return;
+	}
+	if (write(fd, L.LLVMGetBufferStart(buf), n) != (ssize_t)n ||
+	    close(fd) || rename(tmp, path)) {
+		ptx_log("JIT: cannot write the cache %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+static bool compilable(const struct cumc_ptx_function *fn)
+{
+	return fn->entry && fn->ninsns && !uncompiled(fn);
+}
+
+/* Memory instructions with a device range of their own (access()). */
+uint32_t ptx_jit_sites(const struct cumc_ptx_function *fn)
+{
+	uint32_t pc, n = 0;
+
+	for (pc = 0; pc < fn->ninsns; pc++) {
+		const struct ptx_insn *in = &fn->insns[pc];
+
+		if ((in->op == OP_LD || in->op == OP_ST) && native(in) &&
+		    in->space != PS_PARAM && in->space != PS_SHARED &&
+		    in->space != PS_LOCAL)
+			n++;
+	}
+	return n;
+}
+
+static void symbol_name(char *buf, size_t size, const char *key,
+			unsigned int i)
+{
+	snprintf(buf, size, "cumc_%s_%u", key, i);
+}
+
+static bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
+			     const char *key)
+{
+	LLVMTypeRef run_p = L.LLVMPointerType(t->i8, 0);
+	LLVMTypeRef ty = L.LLVMFunctionType(t->i32, &run_p, 1, false);
+	LLVMTypeRef mem_args[] = { run_p, t->i32, t->i32, t->i64, t->i32,
+				   t->i32, t->i32 };
+	LLVMTypeRef step_args[] = { run_p, t->i32, t->i32 };
+	char name[80];
+	unsigned int i;
+
+	t->mem_ty = L.LLVMFunctionType(t->p8, mem_args, 7, false);
+	t->step_ty = L.LLVMFunctionType(t->i32, step_args, 3, false);
+	for (i = 0; i < m->nfuncs; i++) {
+		const struct cumc_ptx_function *fn = &m->funcs[i];
+
+		if (!compilable(fn))
+			continue;
+		t->fn = fn;
+		t->sites = 0;
+		t->regs = calloc(fn->nregs + 1, sizeof(*t->regs));
+		t->starts = calloc(fn->ninsns, sizeof(*t->starts));
+		t->seglen = calloc(fn->ninsns, sizeof(*t->seglen));
+		if (!t->regs || !t->starts || !t->seglen) {
+			free(t->regs);
+			free(t->starts);
+			free(t->seglen);
+			return false;
+		}
+		symbol_name(name, sizeof(name), key, i);
+		translate(t, L.LLVMAddFunction(t->m, name, ty));
+		free(t->regs);
+		free(t->starts);
+		free(t->seglen);
+	}
+	return true;
+}
+
+/* The object code of @m's compilable kernels, NULL on failure. */
+static LLVMMemoryBufferRef compile(const struct cumc_ptx_module *m,
+				   const char *key)
+{
+	struct tr t = { 0 };
+	LLVMMemoryBufferRef obj = NULL;
+	LLVMTargetMachineRef tm = NULL;
+	LLVMPassBuilderOptionsRef opts;
+	LLVMTargetDataRef layout;
+	LLVMTargetRef target;
+	char *triple, *msg = NULL;
+
+	t.c = L.LLVMContextCreate();
+	t.m = L.LLVMModuleCreateWithNameInContext("cumc", t.c);
+	t.b = L.LLVMCreateBuilderInContext(t.c);
+	t.i1 = L.LLVMInt1TypeInContext(t.c);
+	t.i8 = L.LLVMInt8TypeInContext(t.c);
+	t.i32 = L.LLVMInt32TypeInContext(t.c);
+	t.i64 = L.LLVMInt64TypeInContext(t.c);
+	t.i128 = L.LLVMIntTypeInContext(t.c, 128);
+	t.f32 = L.LLVMFloatTypeInContext(t.c);
+	t.f64 = L.LLVMDoubleTypeInContext(t.c);
+	t.p8 = L.LLVMPointerType(t.i8, 0);
+	triple = L.LLVMGetDefaultTargetTriple();
+	if (L.LLVMGetTargetFromTriple(triple, &target, &msg)) {
+		ptx_log("JIT: %s: %s", triple, msg);
+		goto out;
+	}
+	tm = L.LLVMCreateTargetMachine(target, triple, host_cpu, host_features,
+				       LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+				       LLVMCodeModelDefault);
+	L.LLVMSetTarget(t.m, triple);
+	layout = L.LLVMCreateTargetDataLayout(tm);
+	L.LLVMSetModuleDataLayout(t.m, layout);
+	L.LLVMDisposeTargetData(layout);
+	if (!translate_module(&t, m, key))
+		goto out;
+	if (L.LLVMVerifyModule(t.m, LLVMReturnStatusAction, &msg)) {
+		ptx_log("JIT: the translation is not valid LLVM IR: %.300s", msg);
+		goto out;
+	}
+	L.LLVMDisposeMessage(msg);
+	msg = NULL;
+	opts = L.LLVMCreatePassBuilderOptions();
+	if (llvm_failed(L.LLVMRunPasses(t.m, "default<O2>", tm, opts),
+			"optimizing")) {
+		L.LLVMDisposePassBuilderOptions(opts);
+		goto out;
+	}
+	L.LLVMDisposePassBuilderOptions(opts);
+	if (L.LLVMTargetMachineEmitToMemoryBuffer(tm, t.m, LLVMObjectFile, &msg,
+						  &obj)) {
+		ptx_log("JIT: code generation: %s", msg);
+		obj = NULL;
+	}
+out:
+	if (msg)
+		L.LLVMDisposeMessage(msg);
+	if (tm)
+		L.LLVMDisposeTargetMachine(tm);
+	L.LLVMDisposeMessage(triple);
+	L.LLVMDisposeBuilder(t.b);
+	L.LLVMDisposeModule(t.m);
+	L.LLVMContextDispose(t.c);
+	return obj;
+}
+
+/* Objects already in the JIT: loading the same PTX again reuses them. */
+struct loaded {
+	struct loaded *next;
+	char key[33];
+};
+static struct loaded *loaded;
+
+static bool already_loaded(const char *key)
+{
+	const struct loaded *l;
+
+	for (l = loaded; l; l = l->next)
+		if (!strcmp(l->key, key))
+			return true;
+	return false;
+}
+
+/* Adds @obj (taking it) to the JIT; false when that failed. */
+static bool add_object(const char *key, LLVMMemoryBufferRef obj)
+{
+	struct loaded *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		L.LLVMDisposeMemoryBuffer(obj);
+		return false;
+	}
+	if (llvm_failed(L.LLVMOrcLLJITAddObjectFile(jit,
+			L.LLVMOrcLLJITGetMainJITDylib(jit), obj), "loading")) {
+		free(l);
+		return false;
+	}
+	snprintf(l->key, sizeof(l->key), "%s", key);
+	l->next = loaded;
+	loaded = l;
+	return true;
+}
+
+static void log_interpreted(const struct cumc_ptx_module *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nfuncs; i++) {
+		const struct cumc_ptx_function *fn = &m->funcs[i];
+		const struct ptx_insn *in = fn->entry ? uncompiled(fn) : NULL;
+
+		if (in)
+			ptx_log("JIT: kernel %s runs on the interpreter: a call or a warp operation at line %u",
+				fn->name, in->line);
+	}
+}
+
+/* The object for @key: the cache's, else compiled (and cached). */
+static LLVMMemoryBufferRef object_for(const struct cumc_ptx_module *m,
+				      const char *key)
+{
+	LLVMMemoryBufferRef obj = NULL;
+	char dir[4096], path[4200];
+	bool cache = cache_dir(dir, sizeof(dir));
+
+	if (cache) {
+		snprintf(path, sizeof(path), "%s/%s.o", dir, key);
+		obj = cache_read(path);
+		if (obj)
+			return obj;
+	}
+	obj = compile(m, key);
+	if (obj && cache)
+		cache_write(dir, path, obj);
+	return obj;
+}
+
+void ptx_jit_module(struct cumc_ptx_module *m, const char *text, size_t len)
+{
+	LLVMMemoryBufferRef obj;
+	LLVMOrcExecutorAddress addr;
+	char key[33], name[80];
+	unsigned int i, n = 0;
+
+	if (env_off("CUMC_PTX_JIT"))
+		return;
+	for (i = 0; i < m->nfuncs; i++)
+		n += compilable(&m->funcs[i]);
+	pthread_mutex_lock(&jit_lock);
+	if (!jit_state)
+		jit_state = jit_open();
+	if (jit_state < 0)
+		goto out;
+	log_interpreted(m);
+	if (!n)
+		goto out;
+	if (m->nglobals) {
+		m->global_addrs = calloc(m->nglobals, sizeof(*m->global_addrs));
+		if (!m->global_addrs)
+			goto out;
+		for (i = 0; i < m->nglobals; i++)
+			m->global_addrs[i] = (uintptr_t)m->globals[i].data;
+	}
+	cache_key(text, len, key, sizeof(key));
+	if (!already_loaded(key)) {
+		obj = object_for(m, key);
+		if (!obj || !add_object(key, obj))
+			goto out;
+	}
+	for (i = 0; i < m->nfuncs; i++) {
+		struct cumc_ptx_function *fn = &m->funcs[i];
+		LLVMErrorRef err;
+
+		if (!compilable(fn))
+			continue;
+		symbol_name(name, sizeof(name), key, i);
+		err = L.LLVMOrcLLJITLookup(jit, &addr, name);
+		if (llvm_failed(err, name))
+			continue;
+		fn->jit_sites = ptx_jit_sites(fn);
+		fn->jit = (uint32_t (*)(struct ptx_jit_run *))(uintptr_t)addr;
+	}
+out:
+	pthread_mutex_unlock(&jit_lock);
+}
