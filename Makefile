@@ -381,6 +381,8 @@ BENCHES := bench_va bench_multimem bench_control bench_scaling bench_backend
 BENCHES += bench_fabric
 # Streams: a round trip through a stream's worker (bench_stream).
 BENCHES += bench_stream
+# Device code: compiled and interpreted kernels against C (bench_ptx).
+BENCHES += bench_ptx
 # Built with everything else: make check runs them short, for their JSON
 # (tools/tests/test-bench-json.sh).
 bench-progs: $(BENCHES:%=$(O)/bench/%)
@@ -396,6 +398,7 @@ BENCH_ALLREDUCE := --sweep 64k:4M --ring -i 5 -w 1
 bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 	@scripts/deps
 	$(O)/bench/bench_multimem --json $(O)/bench/bench_multimem-native.json
+	$(O)/bench/bench_ptx --json $(O)/bench/bench_ptx.json
 	scripts/vm-run $(BENCH_VM_PARAMS) -- sh -c '$(O)/bench/bench_va && \
 		$(O)/bench/bench_control --json $(O)/bench/bench_control.json && \
 		$(O)/bench/bench_scaling --json $(O)/bench/bench_scaling.json && \
@@ -420,6 +423,8 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 $(O)/bench/%: bench/%.c bench/bench.h bench/bench_json.h lib/tests/unplug.h $(LIB_A) | $(O)/bench
 	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< \
 		$(LIB_A) -lpthread -lm -ldl $(JSON_LIBS)
+
+$(O)/bench/bench_ptx: private BASE_CFLAGS += -Iptx
 
 $(O)/bench:
 	mkdir -p $@
