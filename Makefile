@@ -69,6 +69,8 @@ CHECK_HOST_TESTS += test_ptx
 # The PTX corpus on libcumc-ptx against the answers of an H200
 # (conformance/ptx, Documentation/ptx.md).
 CHECK_HOST_TESTS += test_ptx_corpus test_ptx_corpus_interp
+# libcumc-ptx where libLLVM cannot be opened: the interpreter runs all.
+CHECK_HOST_TESTS += test_ptx_nollvm
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
@@ -194,6 +196,15 @@ $(O)/tests/test_ptx: ptx/tests/test_ptx.c $(PTX_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Iptx \
 		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' -o $@ $< \
 		$(PTX_A) $(CHECK_LIBS) -lpthread -lm -ldl
+
+# libcumc-ptx's sources built in, with an LLVM library name no machine has.
+$(O)/tests/test_ptx_nollvm: ptx/tests/test_ptx_nollvm.c $(PTX_SRCS) \
+		$(wildcard ptx/*.h) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Iptx \
+		-I$(shell $(LLVM_CONFIG) --includedir) -frounding-math \
+		-DPTX_JIT_LIBRARY='"libLLVM-missing.so.1"' \
+		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' -o $@ $< \
+		$(PTX_SRCS) $(CHECK_LIBS) -lpthread -lm -ldl
 
 # The corpus twice: compiled where the JIT covers a kernel (test_ptx_corpus),
 # and all interpreted (test_ptx_corpus_interp), each against the answers.

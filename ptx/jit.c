@@ -47,7 +47,10 @@
 
 /* Part of the cache key: a change of the generated code changes it. */
 #define PTX_JIT_VERSION "cumc-jit-1"
+/* Another name at build time (-D) for a distribution's other soname. */
+#ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
+#endif
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
