@@ -46,7 +46,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-1"
+#define PTX_JIT_VERSION "cumc-jit-2"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -473,10 +473,9 @@ static bool native(const struct ptx_insn *in)
 	bool integer = ty.cls == PC_B || ty.cls == PC_U || ty.cls == PC_S;
 	unsigned int i;
 
+	/* frame operands need nothing: a kernel (no calls) has its frame at 0 */
 	for (i = 0; i < in->nopnd; i++)
 		if (in->o[i].kind == PO_SREG && sreg_clock(in->o[i].sreg))
-			return false;
-		else if (in->o[i].frame)
 			return false;
 	switch (in->op) {
 	case OP_LD: case OP_ST:
@@ -1235,10 +1234,11 @@ static void translate(struct tr *t, LLVMValueRef f)
 		fill(t, r);
 	pc = load_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->i32);
 	{
-		LLVMValueRef s = L.LLVMBuildSwitch(t->b, pc, t->starts[0],
+		/* past the last instruction (a bar.sync there): its end */
+		LLVMValueRef s = L.LLVMBuildSwitch(t->b, pc, t->exited,
 						   fn->ninsns);
 
-		for (k = 1; k < fn->ninsns; k++)
+		for (k = 0; k < fn->ninsns; k++)
 			if (t->starts[k])
 				L.LLVMAddCase(s, cint(t->i32, k), t->starts[k]);
 	}
