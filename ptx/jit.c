@@ -1655,9 +1655,11 @@ static void log_interpreted(const struct cumc_ptx_module *m)
 	}
 }
 
-/* The object for @key: the cache's, else compiled (and cached). */
-static LLVMMemoryBufferRef object_for(const struct cumc_ptx_module *m,
-				      const char *key)
+/*
+ * Adds the object for @key to the JIT: the cache's, else (or when the
+ * cached one does not load: cut short, damaged) compiled and cached.
+ */
+static bool load_object(const struct cumc_ptx_module *m, const char *key)
 {
 	LLVMMemoryBufferRef obj = NULL;
 	char dir[4096], path[4200];
@@ -1666,18 +1668,19 @@ static LLVMMemoryBufferRef object_for(const struct cumc_ptx_module *m,
 	if (cache) {
 		snprintf(path, sizeof(path), "%s/%s.o", dir, key);
 		obj = cache_read(path);
+		if (obj && add_object(key, obj))
+			return true;
 		if (obj)
-			return obj;
+			ptx_log("JIT: %s does not load; compiling again", path);
 	}
 	obj = compile(m, key);
 	if (obj && cache)
 		cache_write(dir, path, obj);
-	return obj;
+	return obj && add_object(key, obj);
 }
 
 void ptx_jit_module(struct cumc_ptx_module *m, const char *text, size_t len)
 {
-	LLVMMemoryBufferRef obj;
 	LLVMOrcExecutorAddress addr;
 	char key[33], name[80];
 	unsigned int i, n = 0;
@@ -1702,11 +1705,8 @@ void ptx_jit_module(struct cumc_ptx_module *m, const char *text, size_t len)
 			m->global_addrs[i] = (uintptr_t)m->globals[i].data;
 	}
 	cache_key(text, len, key, sizeof(key));
-	if (!already_loaded(key)) {
-		obj = object_for(m, key);
-		if (!obj || !add_object(key, obj))
-			goto out;
-	}
+	if (!already_loaded(key) && !load_object(m, key))
+		goto out;
 	for (i = 0; i < m->nfuncs; i++) {
 		struct cumc_ptx_function *fn = &m->funcs[i];
 		LLVMErrorRef err;

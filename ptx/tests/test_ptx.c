@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cumc_ptx.h"
@@ -634,19 +636,38 @@ static unsigned int files_in(const char *dir)
 }
 
 /* vecadd.ptx made a text of its own, with nothing cached for it. */
-static struct cumc_ptx_module *load_unique(const char *tag)
+static char *unique_text(const char *tag)
 {
-	struct cumc_ptx_module *m = NULL;
 	size_t len;
 	char *text = slurp("vecadd.ptx", &len), *u;
-	char log[256];
 
 	ck_assert(asprintf(&u, "%s// %s %d\n", text, tag, (int)getpid()) > 0);
-	ck_assert_int_eq(cumc_ptx_load(u, 0, 90, &m, log, sizeof(log)),
-			 CUMC_PTX_OK);
-	ck_assert(cumc_ptx_compiled(cumc_ptx_function_find(m, "vecAdd")));
 	free(text);
-	free(u);
+	return u;
+}
+
+/* @text loaded; NULL unless its vecAdd is compiled. */
+static struct cumc_ptx_module *load_compiled(const char *text)
+{
+	struct cumc_ptx_module *m = NULL;
+	char log[256];
+
+	if (cumc_ptx_load(text, 0, 90, &m, log, sizeof(log)) != CUMC_PTX_OK)
+		return NULL;
+	if (!cumc_ptx_compiled(cumc_ptx_function_find(m, "vecAdd"))) {
+		cumc_ptx_unload(m);
+		return NULL;
+	}
+	return m;
+}
+
+static struct cumc_ptx_module *load_unique(const char *tag)
+{
+	char *text = unique_text(tag);
+	struct cumc_ptx_module *m = load_compiled(text);
+
+	ck_assert(m);
+	free(text);
 	return m;
 }
 
@@ -662,6 +683,79 @@ static void remove_dir(const char *dir)
 		closedir(d);
 	rmdir(dir);
 }
+
+/* The one file of @dir, made junk. */
+static void damage_cache(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int fd = -1;
+
+	ck_assert(d);
+	while ((e = readdir(d)) && fd < 0)
+		if (e->d_name[0] != '.')
+			fd = openat(dirfd(d), e->d_name, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "junk", 4), 4);
+	close(fd);
+	closedir(d);
+}
+
+static off_t cache_size(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat sb;
+	off_t n = 0;
+
+	ck_assert(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' &&
+		    !fstatat(dirfd(d), e->d_name, &sb, 0))
+			n += sb.st_size;
+	closedir(d);
+	return n;
+}
+
+/*
+ * Whether @text loads compiled in a new process, which has no code of
+ * its own yet (a process reuses what it loaded: it would not read the
+ * cache again).
+ */
+static bool compiled_in_child(const char *text)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(load_compiled(text) ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* A cached object that does not load is compiled again and replaced. */
+START_TEST(test_jit_cache_damaged)
+{
+	char dir[] = "/tmp/test_ptx_jit.XXXXXX";
+	char *text = unique_text("damaged");
+	off_t good;
+
+	ck_assert(mkdtemp(dir));
+	setenv("CUDA_CACHE_PATH", dir, 1);
+	ck_assert(compiled_in_child(text));
+	ck_assert_uint_eq(files_in(dir), 1);
+	good = cache_size(dir);
+	ck_assert_int_gt(good, 4);
+	damage_cache(dir);
+	ck_assert_int_eq(cache_size(dir), 4);
+	ck_assert(compiled_in_child(text));
+	ck_assert_uint_eq(files_in(dir), 1);
+	ck_assert_int_eq(cache_size(dir), good);
+	free(text);
+	remove_dir(dir);
+}
+END_TEST
 
 /*
  * The code is cached in CUDA_CACHE_PATH, a file per PTX text; not under
@@ -1092,6 +1186,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_jit_matches_interpreter);
 	tcase_add_test(tc, test_jit_warp_interpreted);
 	tcase_add_test(tc, test_jit_cache);
+	tcase_add_test(tc, test_jit_cache_damaged);
 	tcase_add_test(tc, test_warp_ops);
 	tcase_add_test(tc, test_warp_sync);
 	tcase_add_test(tc, test_warp_deadlock);
