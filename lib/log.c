@@ -16,6 +16,7 @@
 #include "cumc_ptx.h"
 #include "internal.h"
 #include "log.h"
+#include "logbuf.h"
 
 int libcumc_log_fd = -1;
 /* The file CUMC_LOG named, which libcumc_log_fd is then; -1 for none. */
@@ -108,18 +109,22 @@ __attribute__((constructor)) void libcumc_log_setup(void)
 		close(libcumc_log_file);
 	libcumc_log_file = -1;
 	libcumc_log_fd = -1;
+	libcumc_log_lines = libcumc_logbuf_kept();
 	if (!value || !*value || !strcmp(value, "0"))
 		return;
 	if (!strcmp(value, "1") || !strcmp(value, "stderr")) {
 		libcumc_log_fd = STDERR_FILENO;
+		libcumc_log_lines = 1;
 		return;
 	}
 	if (!strcmp(value, "stdout")) {
 		libcumc_log_fd = STDOUT_FILENO;
+		libcumc_log_lines = 1;
 		return;
 	}
 	libcumc_log_file = open(value, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
 				0666);
+	libcumc_log_lines = 1;
 	if (libcumc_log_file >= 0) {
 		libcumc_log_fd = libcumc_log_file;
 		return;
@@ -132,7 +137,7 @@ __attribute__((constructor)) void libcumc_log_setup(void)
 
 void libcumc_log_errno(const char *what, const char *arg, int err)
 {
-	if (libcumc_log_fd < 0)
+	if (!libcumc_log_lines)
 		return;
 	libcumc_log_cause.what = what;
 	libcumc_log_cause.arg = arg;
@@ -186,7 +191,7 @@ void libcumc_log_enter(void)
 
 void libcumc_log_note(const char *text)
 {
-	if (libcumc_log_fd < 0)
+	if (!libcumc_log_lines)
 		return;
 	snprintf(libcumc_log_note_text, sizeof(libcumc_log_note_text), "%s",
 		 text);
@@ -229,7 +234,10 @@ static void libcumc_log_failure(const char *entry_point, CUresult res,
 	}
 	if (libcumc_log_note_text[0])
 		libcumc_log_add(&line, ": %s", libcumc_log_note_text);
-	libcumc_log_put(libcumc_log_fd, &line);
+	/* The driver's log keeps it whether or not CUMC_LOG shows it. */
+	libcumc_logbuf_add(line.text, line.len);
+	if (libcumc_log_fd >= 0)
+		libcumc_log_put(libcumc_log_fd, &line);
 }
 
 CUresult libcumc_log_exit(const char *entry_point, CUresult res)

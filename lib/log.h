@@ -14,8 +14,8 @@
  * parameters the row gives. entry_points.c alone keeps the exported names:
  * what cuGetProcAddress hands out logs too.
  *
- * While CUMC_LOG is off, an exported function tests one variable, set once
- * as the library loads, and jumps to its implementation.
+ * While no line is wanted (CUMC_LOG off, no cuLogs* call), an exported
+ * function tests one variable and jumps to its implementation.
  */
 #ifndef _CUMC_LIB_LOG_H
 #define _CUMC_LIB_LOG_H
@@ -25,6 +25,11 @@
 
 /* Where the lines go, -1 while CUMC_LOG is off. */
 extern int libcumc_log_fd __attribute__((visibility("hidden")));
+/*
+ * Nonzero while lines are made: CUMC_LOG is on, or the program asked for
+ * the driver's log (cuLogs*, logbuf.h, which defines it).
+ */
+extern int libcumc_log_lines __attribute__((visibility("hidden")));
 
 /*
  * Reads CUMC_LOG into libcumc_log_fd; the library calls it as it loads.
@@ -42,7 +47,7 @@ void libcumc_log_errno(const char *what, const char *arg, int err);
 /*
  * Adds @text to the line of the entry point being called on this thread,
  * should it fail (a PTX load's message: what failed, how to build for
- * cumc). Nothing when CUMC_LOG is off.
+ * cumc). Nothing while no line is made.
  */
 void libcumc_log_note(const char *text);
 
@@ -64,7 +69,7 @@ CUresult libcumc_log_exit(const char *entry_point, CUresult res);
 	CUresult CUDAAPI libcumc_entry_##symbol params __asm__(#symbol);	\
 	CUresult CUDAAPI libcumc_entry_##symbol params			\
 	{								\
-		if (__builtin_expect(libcumc_log_fd < 0, 1))		\
+		if (__builtin_expect(!libcumc_log_lines, 1))		\
 			return libcumc_impl_##symbol args;		\
 		libcumc_log_enter();					\
 		return libcumc_log_exit(#symbol, libcumc_impl_##symbol args); \
@@ -83,7 +88,7 @@ CUresult libcumc_log_exit(const char *entry_point, CUresult res);
 		const struct libcumc_driver *drv;			\
 		CUresult res = libcumc_driver(&drv);			\
 									\
-		if (__builtin_expect(libcumc_log_fd < 0, 1))		\
+		if (__builtin_expect(!libcumc_log_lines, 1))		\
 			return res != CUDA_SUCCESS ? res : impl;	\
 		libcumc_log_enter();					\
 		return libcumc_log_exit(name,				\

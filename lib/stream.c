@@ -979,6 +979,16 @@ CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx,
 	return libcumc_stream_get_ctx(hStream, pCtx, pGreenCtx, true);
 }
 
+/* No green context is ever made (green.c): a stream's is always NULL. */
+CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
+{
+	CUcontext ctx;
+
+	if (!phCtx)
+		return libcumc_begin() ?: CUDA_ERROR_INVALID_VALUE;
+	return libcumc_stream_get_ctx(hStream, &ctx, phCtx, false);
+}
+
 static CUresult libcumc_stream_query_entry(CUstream hStream, bool ptds)
 {
 	struct libcumc_stream *s;

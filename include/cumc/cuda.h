@@ -958,6 +958,115 @@ typedef struct CUlaunchConfig_st {
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
  * nothing but declarations.
  */
+/*
+ * Green contexts: device resources (SMs) and their descriptors. The
+ * resource keeps the toolkit's layout: 92 bytes the driver keeps to
+ * itself after the type, then the SM data in a 48-byte union.
+ */
+typedef struct CUdevResourceDesc_st *CUdevResourceDesc;
+
+typedef enum {
+	CU_GREEN_CTX_DEFAULT_STREAM = 0x1
+} CUgreenCtxCreate_flags;
+
+typedef enum {
+	CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING = 0x1,
+	CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE = 0x2
+} CUdevSmResourceSplit_flags;
+
+typedef enum {
+	CU_DEV_RESOURCE_TYPE_INVALID = 0,
+	CU_DEV_RESOURCE_TYPE_SM = 1
+} CUdevResourceType;
+
+typedef struct CUdevSmResource_st {
+	unsigned int smCount;
+	unsigned int minSmPartitionSize;
+	unsigned int smCoscheduledAlignment;
+} CUdevSmResource;
+
+typedef struct CUdevResource_st {
+	CUdevResourceType type;
+	unsigned char _internal_padding[92];
+	union {
+		CUdevSmResource sm;
+		unsigned char _oversize[48];
+	};
+} CUdevResource_v1;
+typedef CUdevResource_v1 CUdevResource;
+
+/* Checkpointing a process (cuCheckpointProcess*). */
+typedef enum CUprocessState_enum {
+	CU_PROCESS_STATE_RUNNING = 0,
+	CU_PROCESS_STATE_LOCKED,
+	CU_PROCESS_STATE_CHECKPOINTED,
+	CU_PROCESS_STATE_FAILED
+} CUprocessState;
+
+typedef struct CUcheckpointLockArgs_st {
+	unsigned int timeoutMs;
+	unsigned int reserved0;
+	cuuint64_t reserved1[7];
+} CUcheckpointLockArgs;
+
+typedef struct CUcheckpointCheckpointArgs_st {
+	cuuint64_t reserved[8];
+} CUcheckpointCheckpointArgs;
+
+typedef struct CUcheckpointGpuPair_st {
+	CUuuid oldUuid;
+	CUuuid newUuid;
+} CUcheckpointGpuPair;
+
+typedef struct CUcheckpointRestoreArgs_st {
+	CUcheckpointGpuPair *gpuPairs;
+	unsigned int gpuPairsCount;
+	char reserved[52 - sizeof(CUcheckpointGpuPair *)];
+	cuuint64_t reserved1;
+} CUcheckpointRestoreArgs;
+
+typedef struct CUcheckpointUnlockArgs_st {
+	cuuint64_t reserved[8];
+} CUcheckpointUnlockArgs;
+
+/* GPU coredump settings (cuCoredump*Attribute*). */
+typedef enum CUcoredumpSettings_enum {
+	CU_COREDUMP_ENABLE_ON_EXCEPTION = 1,
+	CU_COREDUMP_TRIGGER_HOST,
+	CU_COREDUMP_LIGHTWEIGHT,
+	CU_COREDUMP_ENABLE_USER_TRIGGER,
+	CU_COREDUMP_FILE,
+	CU_COREDUMP_PIPE,
+	CU_COREDUMP_GENERATION_FLAGS,
+	CU_COREDUMP_MAX
+} CUcoredumpSettings;
+
+typedef enum CUCoredumpGenerationFlags {
+	CU_COREDUMP_DEFAULT_FLAGS = 0,
+	CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES = (1 << 0),
+	CU_COREDUMP_SKIP_GLOBAL_MEMORY = (1 << 1),
+	CU_COREDUMP_SKIP_SHARED_MEMORY = (1 << 2),
+	CU_COREDUMP_SKIP_LOCAL_MEMORY = (1 << 3),
+	CU_COREDUMP_SKIP_ABORT = (1 << 4),
+	CU_COREDUMP_SKIP_CONSTBANK_MEMORY = (1 << 5),
+	CU_COREDUMP_LIGHTWEIGHT_FLAGS = CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES |
+					CU_COREDUMP_SKIP_GLOBAL_MEMORY |
+					CU_COREDUMP_SKIP_SHARED_MEMORY |
+					CU_COREDUMP_SKIP_LOCAL_MEMORY |
+					CU_COREDUMP_SKIP_CONSTBANK_MEMORY
+} CUCoredumpGenerationFlags;
+
+/* The driver's log (cuLogs*). */
+typedef enum CUlogLevel_enum {
+	CU_LOG_LEVEL_ERROR = 0,
+	CU_LOG_LEVEL_WARNING = 1
+} CUlogLevel;
+
+typedef struct CUlogsCallbackEntry_st *CUlogsCallbackHandle;
+typedef void (CUDA_CB *CUlogsCallback)(void *data, CUlogLevel logLevel,
+				       char *message, size_t length);
+typedef unsigned int CUlogIterator;
+
 /* BEGIN PROTOTYPES */
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr);
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
@@ -1316,6 +1425,65 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
 CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
 					 CUmemoryPool pool, CUstream hStream);
+CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device,
+					CUdevResource *resource,
+					CUdevResourceType type);
+CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource,
+				     CUdevResourceType type);
+CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx,
+					  CUdevResource *resource,
+					  CUdevResourceType type);
+CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result,
+					     unsigned int *nbGroups,
+					     const CUdevResource *input,
+					     CUdevResource *remaining,
+					     unsigned int useFlags,
+					     unsigned int minCount);
+CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc,
+					   CUdevResource *resources,
+					   unsigned int nbResources);
+CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc,
+				  CUdevice dev, unsigned int flags);
+CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx);
+CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx);
+CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent);
+CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent);
+CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream,
+					CUgreenCtx greenCtx,
+					unsigned int flags, int priority);
+CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx);
+CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx,
+				 unsigned long long *greenCtxId);
+CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int *tid);
+CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState *state);
+CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args);
+CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid,
+					       CUcheckpointCheckpointArgs *args);
+CUresult CUDAAPI cuCheckpointProcessRestore(int pid,
+					    CUcheckpointRestoreArgs *args);
+CUresult CUDAAPI cuCheckpointProcessUnlock(int pid,
+					   CUcheckpointUnlockArgs *args);
+CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib,
+					void *value, size_t *size);
+CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib,
+					      void *value, size_t *size);
+CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib,
+					void *value, size_t *size);
+CUresult CUDAAPI cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib,
+					      void *value, size_t *size);
+CUresult CUDAAPI cuLogsRegisterCallback(CUlogsCallback callbackFunc,
+					void *userData,
+					CUlogsCallbackHandle *callback_out);
+CUresult CUDAAPI cuLogsUnregisterCallback(CUlogsCallbackHandle callback);
+CUresult CUDAAPI cuLogsCurrent(CUlogIterator *iterator_out,
+			       unsigned int flags);
+CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator *iterator,
+				  const char *pathToFile, unsigned int flags);
+CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer,
+				    size_t *size, unsigned int flags);
+/* The toolkit declares these two in cudaProfiler.h. */
+CUresult CUDAAPI cuProfilerStart(void);
+CUresult CUDAAPI cuProfilerStop(void);
 /* END PROTOTYPES */
 
 /*

@@ -125,13 +125,18 @@ fi
 # the parameters the table gives it.  Entries without a public typedef (the
 # pre-4.0 versions kept under __CUDA_API_VERSION_INTERNAL, versions newer
 # than the toolkit) cannot be checked; any other missing typedef means a
-# wrong symbol or version.
+# wrong symbol or version. cuProfilerStart/Stop's are in
+# cudaProfilerTypedefs.h, as their prototypes are in cudaProfiler.h.
 typedefs="$toolkit_include/cudaTypedefs.h"
+profiler_typedefs="$toolkit_include/cudaProfilerTypedefs.h"
 toolkit_version=$(sed -nE 's/^#define CUDA_VERSION ([0-9]+).*/\1/p' \
 	"$toolkit_include/cuda.h")
-awk '/__CUDA_API_VERSION_INTERNAL/ { exit } { print }' "$typedefs" |
-	grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/public_pfns"
-grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' "$typedefs" | sort -u >"$work/all_pfns"
+{
+	awk '/__CUDA_API_VERSION_INTERNAL/ { exit } { print }' "$typedefs"
+	cat "$profiler_typedefs"
+} | grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/public_pfns"
+cat "$typedefs" "$profiler_typedefs" |
+	grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/all_pfns"
 sed -nE 's/^CUMC_PROC\("([^"]+)", ([0-9]+), ([A-Za-z0-9_]+)\)$/\1 \2 \3/p' \
 	"$entries" >"$work/procs"
 [ -s "$work/procs" ] || fail "no CUMC_PROC entries in the table's entry_points.h"
@@ -143,6 +148,7 @@ grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+_pt(ds|sz)\b' "$typedefs" | sort -u \
 unchecked=
 {
 	echo "#include <cudaTypedefs.h>"
+	echo "#include <cudaProfilerTypedefs.h>"
 	echo "#include <cumc.h>"
 	# By their symbols: a name of the table may be a macro of cuda.h's.
 	echo "#define CUMC_ENTRY(symbol, params, args) \\"

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Green contexts' resources: a device's SMs (MULTIPROCESSOR_COUNT of the
+ * simulated device), split into partitions by cuda.h's rules for compute
+ * capability 9.0 (at least 8 SMs, a multiple of 8), and descriptors of
+ * those partitions. The green contexts themselves are not made: cumc's
+ * contexts run every kernel on one pool of workers that no partition
+ * narrows, so cuGreenCtxCreate answers CUDA_ERROR_NOT_SUPPORTED and no
+ * CUgreenCtx exists for the other entry points to take
+ * (Documentation/api.md, "Green contexts").
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "context.h"
+#include "entry.h"
+#include "log.h"
+#include "occupancy.h"
+
+/* cuda.h's guideline for compute capability 9.0 and newer. */
+#define GREEN_MIN_SMS 8
+#define GREEN_SM_ALIGNMENT 8
+/* CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING: SMs one by one. */
+#define GREEN_MIN_SMS_UNCOSCHEDULED 1
+
+#define GREEN_SPLIT_FLAGS (CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING | \
+			   CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE)
+
+/*
+ * What libcumc keeps in a resource's _internal_padding: which device it
+ * is of and which split made it (0 for a whole device's), so that a
+ * descriptor takes only parts of one split of one device.
+ */
+struct green_origin {
+	uint32_t magic;
+	int device;
+	uint64_t split;
+};
+
+#define GREEN_MAGIC 0x63756d63u	/* "cumc" */
+
+_Static_assert(sizeof(struct green_origin) <=
+	       sizeof(((CUdevResource *)0)->_internal_padding),
+	       "a resource's origin fits in its padding");
+
+/* The descriptor cuDevResourceGenerateDesc makes. */
+struct CUdevResourceDesc_st {
+	int device;
+	unsigned int sm_count;
+};
+
+/* Split numbers; 0 is a whole device's resource. */
+static uint64_t green_splits;
+static pthread_mutex_t green_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void green_set_origin(CUdevResource *r, int device, uint64_t split)
+{
+	struct green_origin o = { GREEN_MAGIC, device, split };
+
+	memcpy(r->_internal_padding, &o, sizeof(o));
+}
+
+/* The origin of @r; false when libcumc did not make it. */
+static bool green_get_origin(const CUdevResource *r, struct green_origin *o)
+{
+	memcpy(o, r->_internal_padding, sizeof(*o));
+	return o->magic == GREEN_MAGIC;
+}
+
+static void green_sm_resource(CUdevResource *r, int device, uint64_t split,
+			      unsigned int sms, unsigned int min_sms,
+			      unsigned int alignment)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = CU_DEV_RESOURCE_TYPE_SM;
+	r->sm.smCount = sms;
+	r->sm.minSmPartitionSize = min_sms;
+	r->sm.smCoscheduledAlignment = alignment;
+	green_set_origin(r, device, split);
+}
+
+static CUresult green_device_resource(CUdevice dev, CUdevResource *resource,
+				      CUdevResourceType type)
+{
+	if (!resource)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type != CU_DEV_RESOURCE_TYPE_SM)
+		return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+	green_sm_resource(resource, dev, 0, libcumc_sm_count(), GREEN_MIN_SMS,
+			  GREEN_SM_ALIGNMENT);
+	return CUDA_SUCCESS;
+}
+
+CUresult libcumc_impl_cuDeviceGetDevResource(const struct libcumc_driver *drv,
+					     CUdevice device,
+					     CUdevResource *resource,
+					     CUdevResourceType type)
+{
+	CUresult res = libcumc_check_device(drv, device);
+
+	return res ?: green_device_resource(device, resource, type);
+}
+
+/* A context's resources are its device's: no context is narrowed. */
+CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource,
+				     CUdevResourceType type)
+{
+	CUdevice dev;
+	CUresult res;
+
+	if (!hCtx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	res = libcumc_context_device(hCtx, &dev);
+	return res ?: green_device_resource(dev, resource, type);
+}
+
+static unsigned int green_round_up(unsigned int n, unsigned int to)
+{
+	return (n + to - 1) / to * to;
+}
+
+CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result,
+					     unsigned int *nbGroups,
+					     const CUdevResource *input,
+					     CUdevResource *remaining,
+					     unsigned int useFlags,
+					     unsigned int minCount)
+{
+	unsigned int min_sms = GREEN_MIN_SMS, alignment = GREEN_SM_ALIGNMENT;
+	unsigned int size, groups, i;
+	struct green_origin origin;
+	uint64_t split;
+
+	if (!nbGroups || !input || (result && !*nbGroups) ||
+	    (useFlags & ~GREEN_SPLIT_FLAGS))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (input->type != CU_DEV_RESOURCE_TYPE_SM ||
+	    !green_get_origin(input, &origin))
+		return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+	if (minCount > input->sm.smCount)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (useFlags & CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING) {
+		min_sms = GREEN_MIN_SMS_UNCOSCHEDULED;
+		alignment = 1;
+	}
+	size = green_round_up(minCount > min_sms ? minCount : min_sms, alignment);
+	groups = input->sm.smCount / size;
+	if (!groups)
+		return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+	if (!result) {
+		*nbGroups = groups;
+		return CUDA_SUCCESS;
+	}
+	if (groups > *nbGroups)
+		groups = *nbGroups;
+	pthread_mutex_lock(&green_lock);
+	split = ++green_splits;
+	pthread_mutex_unlock(&green_lock);
+	for (i = 0; i < groups; i++)
+		green_sm_resource(&result[i], origin.device, split, size,
+				  min_sms, alignment);
+	if (remaining)
+		green_sm_resource(remaining, origin.device, split,
+				  input->sm.smCount - groups * size, min_sms,
+				  alignment);
+	*nbGroups = groups;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * A descriptor of SM resources of one device and one split (or one
+ * whole device's resource). Descriptors have no destructor in cuda.h:
+ * each lives as long as the process, as on NVIDIA's driver.
+ */
+CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc,
+					   CUdevResource *resources,
+					   unsigned int nbResources)
+{
+	struct green_origin first, o;
+	struct CUdevResourceDesc_st *desc;
+	unsigned int i, sms = 0;
+
+	if (!phDesc || !resources || !nbResources)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < nbResources; i++) {
+		if (resources[i].type != CU_DEV_RESOURCE_TYPE_SM ||
+		    !green_get_origin(&resources[i], &o))
+			return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+		if (!i)
+			first = o;
+		else if (o.device != first.device || o.split != first.split ||
+			 !o.split)
+			return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+		sms += resources[i].sm.smCount;
+	}
+	desc = malloc(sizeof(*desc));
+	if (!desc)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	desc->device = first.device;
+	desc->sm_count = sms;
+	*phDesc = desc;
+	return CUDA_SUCCESS;
+}
+
+CUresult libcumc_impl_cuGreenCtxCreate(const struct libcumc_driver *drv,
+				       CUgreenCtx *phCtx,
+				       CUdevResourceDesc desc, CUdevice dev,
+				       unsigned int flags)
+{
+	CUresult res;
+
+	if (!phCtx || !desc || flags != CU_GREEN_CTX_DEFAULT_STREAM)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_check_device(drv, dev);
+	if (res)
+		return res;
+	if (desc->device != dev)
+		return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+	libcumc_log_note("cumc has no green contexts: its kernels run on one "
+			 "pool of workers that SM partitions do not narrow");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/*
+ * No CUgreenCtx is ever made (above): every handle these take, NULL
+ * included, is invalid once the other arguments are checked. A handle is
+ * never dereferenced.
+ */
+CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx)
+{
+	(void)hCtx;
+	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
+{
+	(void)hCtx;
+	return pContext ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx,
+					  CUdevResource *resource,
+					  CUdevResourceType type)
+{
+	(void)hCtx;
+	if (!resource)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type != CU_DEV_RESOURCE_TYPE_SM)
+		return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
+{
+	(void)hCtx;
+	(void)hEvent;
+	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
+{
+	(void)hCtx;
+	(void)hEvent;
+	return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream,
+					CUgreenCtx greenCtx,
+					unsigned int flags, int priority)
+{
+	(void)greenCtx;
+	(void)flags;
+	(void)priority;
+	return phStream ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx,
+				 unsigned long long *greenCtxId)
+{
+	(void)greenCtx;
+	return greenCtxId ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+}

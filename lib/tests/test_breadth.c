@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The breadth of cuda.h: green contexts' resources and their split, the
+ * green contexts cumc does not make, checkpointing it cannot do, coredump
+ * settings, the driver's log (cuLogs*), profiler marks, and an export
+ * table's refusal as the log tells it.
+ */
+#include <check.h>
+#include <cuda.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "vmm.h"
+
+static void setup(void)
+{
+	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
+	vmm_use_device(0);
+}
+
+static CUdevResource device_sms(CUdevice dev)
+{
+	CUdevResource r;
+	int sms;
+
+	ck_assert_int_eq(cuDeviceGetDevResource(dev, &r, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuDeviceGetAttribute(&sms,
+			CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), CUDA_SUCCESS);
+	ck_assert_int_eq(r.type, CU_DEV_RESOURCE_TYPE_SM);
+	ck_assert_uint_eq(r.sm.smCount, sms);
+	return r;
+}
+
+START_TEST(device_resource_is_every_sm)
+{
+	CUdevResource r = device_sms(0), c;
+	CUcontext ctx;
+
+	ck_assert_uint_eq(r.sm.minSmPartitionSize, 8);
+	ck_assert_uint_eq(r.sm.smCoscheduledAlignment, 8);
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetDevResource(ctx, &c, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(c.sm.smCount, r.sm.smCount);
+	ck_assert_int_eq(cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_INVALID),
+			 CUDA_ERROR_INVALID_RESOURCE_TYPE);
+	ck_assert_int_eq(cuDeviceGetDevResource(0, NULL, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetDevResource(-1, &r, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuCtxGetDevResource(NULL, &c, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_ERROR_INVALID_CONTEXT);
+}
+END_TEST
+
+/* Groups of at least minCount, rounded up to a multiple of 8, the rest left. */
+START_TEST(split_rounds_to_the_alignment)
+{
+	CUdevResource sm = device_sms(0), groups[64], rest;
+	unsigned int n = 64, query = 0, i;
+
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(NULL, &query, &sm, NULL, 0, 12),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(query, sm.sm.smCount / 16);
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(groups, &n, &sm, &rest, 0, 12),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, query);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(groups[i].sm.smCount, 16);
+	ck_assert_uint_eq(rest.sm.smCount, sm.sm.smCount - 16 * n);
+	n = 2;
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(groups, &n, &sm, &rest, 0, 0),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(groups[0].sm.smCount, 8);
+	ck_assert_uint_eq(rest.sm.smCount, sm.sm.smCount - 16);
+	n = 1;
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(groups, &n, &sm, NULL,
+			CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING, 3),
+			CUDA_SUCCESS);
+	ck_assert_uint_eq(groups[0].sm.smCount, 3);
+}
+END_TEST
+
+START_TEST(split_refuses_bad_input)
+{
+	CUdevResource sm = device_sms(0), group, bogus;
+	unsigned int n = 1;
+
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL, 0,
+			sm.sm.smCount + 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL, 0x100, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, NULL, &sm, NULL, 0, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	n = 0;
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL, 0, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	memset(&bogus, 0, sizeof(bogus));
+	bogus.type = CU_DEV_RESOURCE_TYPE_SM;
+	bogus.sm.smCount = 64;
+	n = 1;
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &bogus, NULL, 0, 8),
+			 CUDA_ERROR_INVALID_RESOURCE_TYPE);
+	/* No group of the least 8 SMs fits in a group of 4. */
+	n = 1;
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL,
+			CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING, 4),
+			CUDA_SUCCESS);
+	ck_assert_uint_eq(group.sm.smCount, 4);
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&bogus, &n, &group, NULL, 0, 0),
+			 CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+}
+END_TEST
+
+START_TEST(descriptors_take_one_split)
+{
+	CUdevResource sm = device_sms(0), a[2], b[2];
+	unsigned int n = 2;
+	CUdevResourceDesc desc;
+
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(a, &n, &sm, NULL, 0, 8),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(b, &n, &sm, NULL, 0, 8),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevResourceGenerateDesc(&desc, a, 2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevResourceGenerateDesc(&desc, &sm, 1), CUDA_SUCCESS);
+	a[1] = b[0];
+	ck_assert_int_eq(cuDevResourceGenerateDesc(&desc, a, 2),
+			 CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+	ck_assert_int_eq(cuDevResourceGenerateDesc(&desc, a, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDevResourceGenerateDesc(NULL, a, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+/* cumc makes no green context: a documented error, and no handle exists. */
+START_TEST(green_contexts_are_not_supported)
+{
+	CUdevResource sm = device_sms(0), group;
+	unsigned int n = 1;
+	CUdevResourceDesc desc;
+	CUgreenCtx green = (CUgreenCtx)&n;
+	unsigned long long id;
+	CUcontext ctx;
+	CUstream stream;
+	CUevent event;
+
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL, 0, 16),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevResourceGenerateDesc(&desc, &group, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxCreate(&green, desc, 0, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxCreate(&green, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuGreenCtxDestroy(NULL), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuCtxFromGreenCtx(&ctx, NULL), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGreenCtxGetId(NULL, &id), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, NULL, CU_STREAM_NON_BLOCKING, 0),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGreenCtxGetDevResource(NULL, &group, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuEventCreate(&event, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxRecordEvent(NULL, event), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGreenCtxWaitEvent(NULL, event), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuEventDestroy(event), CUDA_SUCCESS);
+	/* Every stream belongs to no green context. */
+	ck_assert_int_eq(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+	green = (CUgreenCtx)&n;
+	ck_assert_int_eq(cuStreamGetGreenCtx(stream, &green), CUDA_SUCCESS);
+	ck_assert_ptr_null(green);
+	ck_assert_int_eq(cuStreamGetGreenCtx(stream, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamDestroy(stream), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(checkpoint_is_not_supported)
+{
+	CUcheckpointLockArgs lock = { .reserved0 = 0 };
+	CUprocessState state = CU_PROCESS_STATE_FAILED;
+	int tid;
+
+	ck_assert_int_eq(cuCheckpointProcessGetState(getpid(), &state), CUDA_SUCCESS);
+	ck_assert_int_eq(state, CU_PROCESS_STATE_RUNNING);
+	ck_assert_int_eq(cuCheckpointProcessGetState(getppid(), &state), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCheckpointProcessGetState(getpid(), NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCheckpointProcessGetState(0, &state), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCheckpointProcessGetRestoreThreadId(getpid(), &tid),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuCheckpointProcessLock(getpid(), &lock), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuCheckpointProcessLock(getpid(), NULL), CUDA_ERROR_NOT_SUPPORTED);
+	lock.reserved1[3] = 1;
+	ck_assert_int_eq(cuCheckpointProcessLock(getpid(), &lock), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCheckpointProcessCheckpoint(getpid(), NULL),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuCheckpointProcessRestore(getpid(), NULL),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuCheckpointProcessUnlock(getpid(), NULL),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuCheckpointProcessUnlock(-5, NULL), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(coredump_settings)
+{
+	char file[1024], host[256] = "", want[1100];
+	size_t size = sizeof(bool);
+	bool on = true, off = false, value = true;
+	int flags = -1;
+
+	ck_assert_int_eq(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION,
+						&value, &size), CUDA_SUCCESS);
+	ck_assert(!value);
+	ck_assert_int_eq(cuCoredumpGetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST,
+						      &value, &size), CUDA_SUCCESS);
+	ck_assert(value);
+	size = 0;
+	ck_assert_int_eq(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, NULL, &size),
+			 CUDA_SUCCESS);
+	gethostname(host, sizeof(host) - 1);
+	snprintf(want, sizeof(want), "core.cuda.%s.%d", host, (int)getpid());
+	ck_assert_uint_eq(size, strlen(want) + 1);
+	size = sizeof(file);
+	ck_assert_int_eq(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, file, &size),
+			 CUDA_SUCCESS);
+	ck_assert_str_eq(file, want);
+	/* Turning dumps on is what cumc cannot do; off it is already. */
+	size = sizeof(bool);
+	ck_assert_int_eq(cuCoredumpSetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION,
+						      &on, &size),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION,
+						&off, &size), CUDA_SUCCESS);
+	/* A context's settings change apart from the process's. */
+	ck_assert_int_eq(cuCoredumpSetAttribute(CU_COREDUMP_LIGHTWEIGHT, &on, &size),
+			 CUDA_SUCCESS);
+	size = sizeof(flags);
+	ck_assert_int_eq(cuCoredumpGetAttribute(CU_COREDUMP_GENERATION_FLAGS,
+						&flags, &size), CUDA_SUCCESS);
+	ck_assert_int_eq(flags, CU_COREDUMP_LIGHTWEIGHT_FLAGS);
+	ck_assert_int_eq(cuCoredumpGetAttributeGlobal(CU_COREDUMP_GENERATION_FLAGS,
+						      &flags, &size), CUDA_SUCCESS);
+	ck_assert_int_eq(flags, 0);
+	size = sizeof("dumps/here");
+	ck_assert_int_eq(cuCoredumpSetAttribute(CU_COREDUMP_FILE, "dumps/here", &size),
+			 CUDA_SUCCESS);
+	size = sizeof(file);
+	ck_assert_int_eq(cuCoredumpGetAttribute(CU_COREDUMP_FILE, file, &size),
+			 CUDA_SUCCESS);
+	ck_assert_str_eq(file, "dumps/here");
+	/* The user's pipe is the process's alone; bad sizes and attributes refused. */
+	size = sizeof("p");
+	ck_assert_int_eq(cuCoredumpSetAttribute(CU_COREDUMP_PIPE, "p", &size),
+			 CUDA_ERROR_NOT_PERMITTED);
+	size = 0;
+	ck_assert_int_eq(cuCoredumpGetAttribute(CU_COREDUMP_TRIGGER_HOST, &value, &size),
+			 CUDA_ERROR_INVALID_VALUE);
+	size = 8;
+	ck_assert_int_eq(cuCoredumpGetAttribute(CU_COREDUMP_MAX, &flags, &size),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCoredumpGetAttribute(CU_COREDUMP_FILE, file, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(coredump_needs_a_context)
+{
+	size_t size = sizeof(bool);
+	bool value;
+
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCoredumpGetAttribute(CU_COREDUMP_TRIGGER_HOST, &value, &size),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCoredumpGetAttributeGlobal(CU_COREDUMP_TRIGGER_HOST,
+						      &value, &size), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(profiler_marks)
+{
+	ck_assert_int_eq(cuProfilerStart(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuProfilerStop(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuProfilerStart(), CUDA_ERROR_INVALID_CONTEXT);
+}
+END_TEST
+
+/* A UUID no table has, and its line in the driver's log. */
+static const CUuuid no_table = { { 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a,
+				   0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0x5a } };
+static const char no_table_line[] =
+	"cumc: cuGetExportTable: CUDA_ERROR_NOT_SUPPORTED (801): "
+	"no table 5a5a5a5a-5a5a-5a5a-5a5a-5a5a5a5a5a5a\n";
+
+static void fail_once(void)
+{
+	const void *table = &table;
+
+	ck_assert_int_eq(cuGetExportTable(&table, &no_table), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_ptr_null(table);
+}
+
+START_TEST(logs_keep_failing_calls)
+{
+	CUlogIterator it, start, origin;
+	char buf[4096];
+	size_t size = sizeof(buf);
+
+	ck_assert_int_eq(cuLogsCurrent(&origin, 0), CUDA_SUCCESS);
+	it = origin;
+	ck_assert_int_eq(cuLogsDumpToMemory(&it, buf, &size, 0), CUDA_SUCCESS);
+	ck_assert_uint_eq(size, 0);
+	fail_once();
+	size = sizeof(buf);
+	ck_assert_int_eq(cuLogsDumpToMemory(&it, buf, &size, 0), CUDA_SUCCESS);
+	ck_assert_str_eq(buf, no_table_line);
+	ck_assert_uint_eq(size, strlen(no_table_line));
+	/* The iterator moved past it; from the start it is there again. */
+	size = sizeof(buf);
+	ck_assert_int_eq(cuLogsDumpToMemory(&it, buf, &size, 0), CUDA_SUCCESS);
+	ck_assert_uint_eq(size, 0);
+	fail_once();
+	size = sizeof(buf);
+	start = origin;
+	ck_assert_int_eq(cuLogsDumpToMemory(&start, buf, &size, 0), CUDA_SUCCESS);
+	ck_assert_uint_eq(size, 2 * strlen(no_table_line));
+	ck_assert_uint_eq(start, it + 1);
+	/* Room for one line and the head: the newest, the other left out. */
+	it = origin;
+	size = strlen(no_table_line) + 48 + 1;
+	ck_assert_int_eq(cuLogsDumpToMemory(&it, buf, &size, 0), CUDA_SUCCESS);
+	ck_assert_str_eq(buf + strlen("cumc: 1 earlier lines left out\n"), no_table_line);
+	ck_assert_mem_eq(buf, "cumc: 1 earlier lines left out\n",
+			 strlen("cumc: 1 earlier lines left out\n"));
+	ck_assert_uint_eq(size, strlen(buf));
+	/* Too small for one line: nothing, and an error (a line itself). */
+	it = origin;
+	size = 8;
+	ck_assert_int_eq(cuLogsDumpToMemory(&it, buf, &size, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(size, 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(cuLogsCurrent(&it, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLogsCurrent(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLogsDumpToMemory(&it, NULL, &size, 0), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+static void count_line(void *data, CUlogLevel level, char *message, size_t length)
+{
+	int *count = data;
+
+	ck_assert_int_eq(level, CU_LOG_LEVEL_ERROR);
+	ck_assert_uint_eq(length, strlen(no_table_line) - 1);
+	ck_assert_mem_eq(message, no_table_line, length);
+	(*count)++;
+}
+
+START_TEST(logs_callbacks)
+{
+	CUlogsCallbackHandle h;
+	int count = 0;
+
+	ck_assert_int_eq(cuLogsRegisterCallback(NULL, NULL, &h), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLogsRegisterCallback(count_line, &count, &h), CUDA_SUCCESS);
+	fail_once();
+	ck_assert_int_eq(count, 1);
+	ck_assert_int_eq(cuLogsUnregisterCallback(h), CUDA_SUCCESS);
+	fail_once();
+	ck_assert_int_eq(count, 1);
+	ck_assert_int_eq(cuLogsUnregisterCallback(h), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLogsUnregisterCallback(NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLogsUnregisterCallback((CUlogsCallbackHandle)&count),
+			 CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(logs_dump_to_file)
+{
+	char path[] = "/tmp/cumc-logs-XXXXXX", buf[1024];
+	CUlogIterator it;
+	FILE *f;
+	size_t n;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(cuLogsCurrent(&it, 0), CUDA_SUCCESS);
+	fail_once();
+	ck_assert_int_eq(cuLogsDumpToFile(&it, path, 0), CUDA_SUCCESS);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	unlink(path);
+	ck_assert_str_eq(buf, no_table_line);
+	ck_assert_int_eq(cuLogsDumpToFile(&it, "/nonexistent/dir/log", 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLogsDumpToFile(&it, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("breadth");
+	TCase *green = tcase_create("green contexts");
+	TCase *rest = tcase_create("checkpoint, coredump, logs, profiler");
+
+	tcase_add_checked_fixture(green, setup, NULL);
+	tcase_add_test(green, device_resource_is_every_sm);
+	tcase_add_test(green, split_rounds_to_the_alignment);
+	tcase_add_test(green, split_refuses_bad_input);
+	tcase_add_test(green, descriptors_take_one_split);
+	tcase_add_test(green, green_contexts_are_not_supported);
+	suite_add_tcase(s, green);
+	tcase_add_checked_fixture(rest, setup, NULL);
+	tcase_add_test(rest, checkpoint_is_not_supported);
+	tcase_add_test(rest, coredump_settings);
+	tcase_add_test(rest, coredump_needs_a_context);
+	tcase_add_test(rest, profiler_marks);
+	tcase_add_test(rest, logs_keep_failing_calls);
+	tcase_add_test(rest, logs_callbacks);
+	tcase_add_test(rest, logs_dump_to_file);
+	suite_add_tcase(s, rest);
+	return check_run_forked(s);
+}
