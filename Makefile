@@ -333,7 +333,7 @@ check:
 			tools/tests/test-cumcctl-schema.sh" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--beside "$(DEBUG_HOST_TESTS)") \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
-			lib/tests/abi/nvrtc.sh \
+			lib/tests/abi/nvrtc.sh lib/tests/abi/every_entry_point.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
 			lib/tests/abi/samples.sh \
 			scripts/tests/test-install.sh \
