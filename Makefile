@@ -87,8 +87,8 @@ CHECK_HOST_TESTS += test_log
 CHECK_VM_TESTS += test_log_vm
 # NVML (nvml/, build/cuda/libnvidia-ml.so.1) beside the driver API.
 CHECK_VM_TESTS += test_nvml
-# Green contexts, checkpoint, coredump, cuLogs*, profiler.
-CHECK_VM_TESTS += test_breadth
+# Green contexts, checkpoint, coredump, cuLogs*, profiler; NVRTC on libcumc.
+CHECK_VM_TESTS += test_breadth test_nvrtc
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)

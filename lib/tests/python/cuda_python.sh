@@ -35,4 +35,11 @@ CUMC_NVML=$(readlink -f "$top/build/cuda/libnvidia-ml.so.1")
 export CUMC_PINNED_CUDA_BINDINGS CUMC_PINNED_CUDA_CORE CUMC_LIBCUMC
 export CUMC_PINNED_NVML_PY CUMC_NVML
 export PYTHONDONTWRITEBYTECODE=1
+# cuda.bindings.nvrtc loads the toolkit's NVRTC through CUDA_HOME
+# (cuda-pathfinder); without a toolkit its check skips.
+toolkit_include=$(cuda_toolkit_include)
+if [ -z "${CUDA_HOME:-}" ] && [ -n "$toolkit_include" ]; then
+	CUDA_HOME=$(dirname "$toolkit_include")
+	export CUDA_HOME
+fi
 exec "$venv/bin/python" "$here/test_cuda_bindings.py"

@@ -553,6 +553,60 @@ def t_core_stream_pool():
     stream.close()
 
 
+NVRTC_SOURCE = b"""
+extern "C" __global__ void twice(float *x, float add)
+{
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+    x[i] = 2.0f * x[i] + add;
+}
+"""
+
+
+def nvrtc_missing():
+    """Why cuda.bindings.nvrtc cannot load NVRTC here, or None."""
+    try:
+        from cuda.bindings import nvrtc
+        nvrtc.nvrtcVersion()
+    except Exception as e:
+        return "no NVRTC for cuda.bindings.nvrtc: %s" % str(e).splitlines()[0]
+    return None
+
+
+def t_nvrtc():
+    from cuda.bindings import nvrtc
+    ok = nvrtc.nvrtcResult.NVRTC_SUCCESS
+    err, prog = nvrtc.nvrtcCreateProgram(NVRTC_SOURCE, b"twice.cu", 0, [], [])
+    assert err == ok, err
+    err, = nvrtc.nvrtcCompileProgram(prog, 1, [b"-arch=compute_90"])
+    if err != ok:
+        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        log = b" " * size
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        raise Failed("nvrtcCompileProgram: %s: %s" % (err.name, log.decode()))
+    err, size = nvrtc.nvrtcGetPTXSize(prog)
+    assert err == ok, err
+    ptx = b" " * size
+    err, = nvrtc.nvrtcGetPTX(prog, ptx)
+    assert err == ok, err
+    nvrtc.nvrtcDestroyProgram(prog)
+    module = call(driver.cuModuleLoadData, ptx)
+    fn = call(driver.cuModuleGetFunction, module, b"twice")
+    n = 256
+    host = np.arange(n, dtype=np.float32)
+    dptr = call(driver.cuMemAlloc, host.nbytes)
+    call(driver.cuMemcpyHtoD, dptr, host, host.nbytes)
+    x = np.array([int(dptr)], dtype=np.uint64)
+    add = np.array([0.5], dtype=np.float32)
+    params = np.array([x.ctypes.data, add.ctypes.data], dtype=np.uint64)
+    call(driver.cuLaunchKernel, fn, n // 64, 1, 1, 64, 1, 1, 0, 0, params.ctypes.data, 0)
+    out = np.zeros(n, dtype=np.float32)
+    call(driver.cuMemcpyDtoH, out, dptr, out.nbytes)
+    assert np.array_equal(out, 2 * host + 0.5), out[:8]
+    call(driver.cuMemFree, dptr)
+    call(driver.cuModuleUnload, module)
+
+
 CHECKS = [
     ("cuda.bindings is the pinned 13.0.x release", t_version),
     ("before cuInit: cuDeviceGetCount answers CUDA_ERROR_NOT_INITIALIZED", t_not_initialized),
@@ -618,6 +672,13 @@ def main():
     else:
         for name, _ in MC_CHECKS:
             skip(name, "multicast needs 2 devices, there are %d" % s.get("count", 0))
+    nvrtc_name = ("cuda.bindings.nvrtc compiles a kernel on libcumc; "
+                  "cuModuleLoadData and cuLaunchKernel run it")
+    why = nvrtc_missing()
+    if why:
+        skip(nvrtc_name, why)
+    else:
+        check(nvrtc_name, t_nvrtc)
     for name, fn in END_CHECKS + CORE_CHECKS + test_pynvml.CHECKS:
         check(name, fn)
     print("1..%d" % tap_n)
