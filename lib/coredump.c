@@ -9,10 +9,8 @@
  */
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "context.h"
 #include "internal.h"
@@ -42,25 +40,13 @@ struct coredump_ctx {
  * there is one entry for each context whose settings changed.
  */
 static pthread_mutex_t coredump_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The process's, zero: nothing on, every region; the file and pipe empty
+ * (cuda.h names core.cuda.HOST.PID and corepipe.cuda.HOST.PID; driver 580
+ * answers an empty string until one is set).
+ */
 static struct coredump_settings coredump_global;
-static bool coredump_global_made;
 static struct coredump_ctx *coredump_ctxs;
-
-/* The defaults cuda.h gives: nothing on, every region, named by host and pid. */
-static struct coredump_settings *coredump_process(void)
-{
-	char host[256] = "localhost";
-
-	if (!coredump_global_made) {
-		gethostname(host, sizeof(host) - 1);
-		snprintf(coredump_global.file, COREDUMP_PATH_MAX,
-			 "core.cuda.%s.%d", host, (int)getpid());
-		snprintf(coredump_global.pipe, COREDUMP_PATH_MAX,
-			 "corepipe.cuda.%s.%d", host, (int)getpid());
-		coredump_global_made = true;
-	}
-	return &coredump_global;
-}
 
 /* The settings of @ctx (NULL: the process's), made if @make. */
 static struct coredump_settings *coredump_find(CUcontext ctx, bool make)
@@ -68,17 +54,17 @@ static struct coredump_settings *coredump_find(CUcontext ctx, bool make)
 	struct coredump_ctx *c;
 
 	if (!ctx)
-		return coredump_process();
+		return &coredump_global;
 	for (c = coredump_ctxs; c; c = c->next)
 		if (c->ctx == ctx)
 			return &c->settings;
 	if (!make)
-		return coredump_process();
+		return &coredump_global;
 	c = malloc(sizeof(*c));
 	if (!c)
 		return NULL;
 	c->ctx = ctx;
-	c->settings = *coredump_process();
+	c->settings = coredump_global;
 	c->next = coredump_ctxs;
 	coredump_ctxs = c;
 	return &c->settings;
@@ -148,6 +134,11 @@ static void coredump_read(CUcoredumpSettings attrib,
 	memcpy(value, &b, sizeof(b));
 }
 
+static bool coredump_is_string(CUcoredumpSettings attrib)
+{
+	return attrib == CU_COREDUMP_FILE || attrib == CU_COREDUMP_PIPE;
+}
+
 static CUresult coredump_get(CUcontext ctx, CUcoredumpSettings attrib,
 			     void *value, size_t *size)
 {
@@ -163,7 +154,7 @@ static CUresult coredump_get(CUcontext ctx, CUcoredumpSettings attrib,
 	if (!need)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else if (!value)
-		*size = need;
+		*size = coredump_is_string(attrib) ? COREDUMP_PATH_MAX : need;
 	else if (*size < need)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
@@ -216,11 +207,6 @@ static CUresult coredump_write(CUcoredumpSettings attrib,
 	}
 }
 
-static bool coredump_is_string(CUcoredumpSettings attrib)
-{
-	return attrib == CU_COREDUMP_FILE || attrib == CU_COREDUMP_PIPE;
-}
-
 static CUresult coredump_set(CUcontext ctx, CUcoredumpSettings attrib,
 			     void *value, size_t *size)
 {
@@ -238,7 +224,7 @@ static CUresult coredump_set(CUcontext ctx, CUcoredumpSettings attrib,
 	pthread_mutex_lock(&coredump_lock);
 	if (!value) {
 		*size = coredump_is_string(attrib) ? COREDUMP_PATH_MAX :
-			coredump_size(attrib, coredump_process());
+			coredump_size(attrib, NULL);
 		goto out;
 	}
 	if (coredump_is_string(attrib))

@@ -23,8 +23,11 @@
 /* cuda.h's guideline for compute capability 9.0 and newer. */
 #define GREEN_MIN_SMS 8
 #define GREEN_SM_ALIGNMENT 8
-/* CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING: SMs one by one. */
-#define GREEN_MIN_SMS_UNCOSCHEDULED 1
+/*
+ * CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING: pairs of SMs (driver
+ * 580 on an H200 splits its 132 into 33 groups of 4 for a minCount of 3).
+ */
+#define GREEN_MIN_SMS_UNCOSCHEDULED 2
 
 #define GREEN_SPLIT_FLAGS (CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING | \
 			   CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE)
@@ -140,11 +143,9 @@ CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result,
 	if (input->type != CU_DEV_RESOURCE_TYPE_SM ||
 	    !green_get_origin(input, &origin))
 		return CUDA_ERROR_INVALID_RESOURCE_TYPE;
-	if (minCount > input->sm.smCount)
-		return CUDA_ERROR_INVALID_VALUE;
 	if (useFlags & CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING) {
 		min_sms = GREEN_MIN_SMS_UNCOSCHEDULED;
-		alignment = 1;
+		alignment = GREEN_MIN_SMS_UNCOSCHEDULED;
 	}
 	size = green_round_up(minCount > min_sms ? minCount : min_sms, alignment);
 	groups = input->sm.smCount / size;
@@ -159,13 +160,13 @@ CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result,
 	pthread_mutex_lock(&green_lock);
 	split = ++green_splits;
 	pthread_mutex_unlock(&green_lock);
+	/* A part's minSmPartitionSize is 0, as driver 580 answers. */
 	for (i = 0; i < groups; i++)
-		green_sm_resource(&result[i], origin.device, split, size,
-				  min_sms, alignment);
+		green_sm_resource(&result[i], origin.device, split, size, 0,
+				  alignment);
 	if (remaining)
 		green_sm_resource(remaining, origin.device, split,
-				  input->sm.smCount - groups * size, min_sms,
-				  alignment);
+				  input->sm.smCount - groups * size, 0, alignment);
 	*nbGroups = groups;
 	return CUDA_SUCCESS;
 }
