@@ -175,11 +175,28 @@ CUresult CUDAAPI cuGetExportTable(const void **table, const CUuuid *id)
 	return res;
 }
 
-static void *wrap_proc(const char *symbol, void *fn)
+CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
+				     cuuint64_t flags,
+				     CUdriverProcAddressQueryResult *status);
+CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int version,
+				  cuuint64_t flags);
+
+/*
+ * The runtime asks for cuGetProcAddress itself and makes every later
+ * lookup through what it got: that must be this file's, or the names it
+ * looks up afterwards, cuGetExportTable among them, would bypass the log.
+ * From CUDA 12.0 on, the name's ABI is cuGetProcAddress_v2's.
+ */
+static void *wrap_proc(const char *symbol, int version, void *fn)
 {
 	say("cuGetProcAddress(%s) %s\n", symbol, fn ? "found" : "not found");
-	if (fn && !strcmp(symbol, "cuGetExportTable"))
+	if (!fn)
+		return fn;
+	if (!strcmp(symbol, "cuGetExportTable"))
 		return (void *)cuGetExportTable;
+	if (!strcmp(symbol, "cuGetProcAddress"))
+		return version >= 12000 ? (void *)cuGetProcAddress_v2 :
+					  (void *)cuGetProcAddress;
 	return fn;
 }
 
@@ -196,7 +213,7 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int version
 		return CUDA_ERROR_NOT_FOUND;
 	res = fn(symbol, pfn, version, flags, status);
 	if (res == CUDA_SUCCESS && symbol && pfn)
-		*pfn = wrap_proc(symbol, *pfn);
+		*pfn = wrap_proc(symbol, version, *pfn);
 	return res;
 }
 
@@ -211,7 +228,7 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int version,
 		return CUDA_ERROR_NOT_FOUND;
 	res = fn(symbol, pfn, version, flags);
 	if (res == CUDA_SUCCESS && symbol && pfn)
-		*pfn = wrap_proc(symbol, *pfn);
+		*pfn = wrap_proc(symbol, version, *pfn);
 	return res;
 }
 
