@@ -290,35 +290,43 @@ static void libcumc_copy_work_fini(struct libcumc_work *work)
  * caller may reuse it once the call returns, as with pageable memory on
  * the real driver.
  */
-static CUresult libcumc_copy_async(struct libcumc_copy *op, CUstream hStream,
-				   bool ptds)
+static CUresult libcumc_copy_submit(struct libcumc_copy *op,
+				    struct libcumc_stream *stream)
 {
 	struct libcumc_copy_work *w;
-	struct libcumc_stream *stream;
-	CUresult res = libcumc_stream_get(hStream, ptds, &stream);
+	CUresult res = libcumc_copy_check(op);
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = libcumc_copy_check(op);
 	if (res != CUDA_SUCCESS || !op->len)
-		goto out;
-	res = CUDA_ERROR_OUT_OF_MEMORY;
+		return res;
 	w = (struct libcumc_copy_work *)libcumc_work_alloc(sizeof(*w),
 						libcumc_copy_work_run);
 	if (!w)
-		goto out;
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	w->work.fini = libcumc_copy_work_fini;
+	w->work.capture_as = CUMC_CAPTURE_NODE;
+	w->work.node_type = op->is_set ? CU_GRAPH_NODE_TYPE_MEMSET :
+					 CU_GRAPH_NODE_TYPE_MEMCPY;
 	w->op = *op;
 	if (!op->is_set && !op->src_device) {
 		w->op.staging = malloc(op->len);
 		if (!w->op.staging) {
 			libcumc_work_free(&w->work);
-			goto out;
+			return CUDA_ERROR_OUT_OF_MEMORY;
 		}
 		memcpy(w->op.staging, libcumc_host_ptr(op->src), op->len);
 	}
-	res = libcumc_stream_submit(stream, &w->work, NULL);
-out:
+	return libcumc_stream_submit(stream, &w->work, NULL);
+}
+
+static CUresult libcumc_copy_async(struct libcumc_copy *op, CUstream hStream,
+				   bool ptds)
+{
+	struct libcumc_stream *stream;
+	CUresult res = libcumc_stream_get(hStream, ptds, &stream);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_copy_submit(op, stream);
 	libcumc_stream_put(stream);
 	return res;
 }
@@ -368,6 +376,38 @@ static CUresult libcumc_set(CUdeviceptr dst, __u32 pattern,
 						      &op->len))
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
+}
+
+CUresult libcumc_copy_on(struct libcumc_stream *stream, CUdeviceptr dst,
+			 bool dst_device, CUdeviceptr src, bool src_device,
+			 size_t len)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_copy op = {
+		.dst = dst, .src = src, .len = len,
+		.dst_device = dst_device, .src_device = src_device,
+	};
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	op.drv = drv;
+	return libcumc_copy_submit(&op, stream);
+}
+
+CUresult libcumc_set_on(struct libcumc_stream *stream, CUdeviceptr dst,
+			__u32 pattern, unsigned int elem_size, size_t count)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_copy op;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_set(dst, pattern, elem_size, count, &op);
+	if (res != CUDA_SUCCESS)
+		return res;
+	op.drv = drv;
+	return libcumc_copy_submit(&op, stream);
 }
 
 /*

@@ -187,20 +187,56 @@ static CUresult libcumc_event_set_record(CUevent hEvent,
 	return ev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+CUresult libcumc_event_record_on(struct libcumc_stream *stream,
+				 CUevent hEvent)
+{
+	struct libcumc_event_record *rec, *old;
+	struct libcumc_record_work *w;
+	unsigned int ev_flags;
+	CUcontext ctx = NULL;
+	CUresult res = libcumc_event_get(hEvent, &ev_flags, &old, &ctx);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_record_put(old);
+	/* The event and the stream must share a context. */
+	if (ctx != libcumc_stream_ctx(stream))
+		return CUDA_ERROR_INVALID_HANDLE;
+	rec = calloc(1, sizeof(*rec));
+	w = (struct libcumc_record_work *)libcumc_work_alloc(sizeof(*w),
+							     libcumc_record_run);
+	if (!rec || !w) {
+		free(rec);
+		free(w);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	/* One reference for the event, one for the item; its own of the stream. */
+	atomic_init(&rec->refs, 2);
+	rec->stream = stream;
+	w->rec = rec;
+	w->work.fini = libcumc_record_fini;
+	w->work.capture_as = CUMC_CAPTURE_MARKER;
+	libcumc_stream_ref(stream);
+	res = libcumc_stream_submit(stream, &w->work, &rec->ticket);
+	if (res != CUDA_SUCCESS) {
+		libcumc_record_put(rec);
+		return res;
+	}
+	return libcumc_event_set_record(hEvent, rec);
+}
+
 static CUresult libcumc_event_record(CUevent hEvent, CUstream hStream,
 				     unsigned int flags, bool ptds)
 {
 	const struct libcumc_driver *drv;
-	struct libcumc_event_record *rec, *old;
-	struct libcumc_record_work *w;
+	struct libcumc_event_record *old;
 	struct libcumc_stream *stream;
 	unsigned int ev_flags;
-	CUcontext ctx = NULL;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_event_get(hEvent, &ev_flags, &old, &ctx);
+	res = libcumc_event_get(hEvent, &ev_flags, &old, NULL);
 	if (res != CUDA_SUCCESS)
 		return res;
 	libcumc_record_put(old);
@@ -210,33 +246,9 @@ static CUresult libcumc_event_record(CUevent hEvent, CUstream hStream,
 	res = libcumc_stream_get(hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
-	/* The event and the stream must share a context. */
-	if (ctx != libcumc_stream_ctx(stream)) {
-		libcumc_stream_put(stream);
-		return CUDA_ERROR_INVALID_HANDLE;
-	}
-	rec = calloc(1, sizeof(*rec));
-	w = (struct libcumc_record_work *)libcumc_work_alloc(sizeof(*w),
-							     libcumc_record_run);
-	if (!rec || !w) {
-		free(rec);
-		free(w);
-		libcumc_stream_put(stream);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	/* One reference for the event, one for the item; the stream's is ours. */
-	atomic_init(&rec->refs, 2);
-	rec->stream = stream;
-	w->rec = rec;
-	w->work.fini = libcumc_record_fini;
-	libcumc_stream_ref(stream);
-	res = libcumc_stream_submit(stream, &w->work, &rec->ticket);
+	res = libcumc_event_record_on(stream, hEvent);
 	libcumc_stream_put(stream);
-	if (res != CUDA_SUCCESS) {
-		libcumc_record_put(rec);
-		return res;
-	}
-	return libcumc_event_set_record(hEvent, rec);
+	return res;
 }
 
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
@@ -345,14 +357,44 @@ struct libcumc_wait_work {
 	struct libcumc_work work;
 };
 
+CUresult libcumc_event_wait_on(struct libcumc_stream *stream, CUevent hEvent)
+{
+	struct libcumc_event_record *rec = NULL;
+	struct libcumc_work *w;
+	unsigned int flags;
+	CUresult res = libcumc_event_get(hEvent, &flags, &rec, NULL);
+
+	if (res != CUDA_SUCCESS || !rec)
+		return res;
+	/* An item that runs nothing once the event's work has completed. */
+	w = libcumc_work_alloc(sizeof(struct libcumc_wait_work), NULL);
+	if (w)
+		w->capture_as = CUMC_CAPTURE_JOIN;
+	res = w ? libcumc_work_add_dep(w, rec->stream, rec->ticket) :
+		  CUDA_ERROR_OUT_OF_MEMORY;
+	if (res == CUDA_SUCCESS)
+		res = libcumc_stream_submit(stream, w, NULL);
+	else if (w)
+		libcumc_work_free(w);
+	libcumc_record_put(rec);
+	return res;
+}
+
+bool libcumc_event_live(CUevent hEvent)
+{
+	bool live;
+
+	pthread_mutex_lock(&libcumc_events_lock);
+	live = libcumc_event_find(hEvent) != NULL;
+	pthread_mutex_unlock(&libcumc_events_lock);
+	return live;
+}
+
 static CUresult libcumc_stream_wait_event(CUstream hStream, CUevent hEvent,
 					  unsigned int Flags, bool ptds)
 {
 	const struct libcumc_driver *drv;
-	struct libcumc_event_record *rec = NULL;
 	struct libcumc_stream *stream;
-	struct libcumc_work *w;
-	unsigned int flags;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
@@ -360,22 +402,13 @@ static CUresult libcumc_stream_wait_event(CUstream hStream, CUevent hEvent,
 	res = libcumc_stream_get(hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_event_get(hEvent, &flags, &rec, NULL);
 	/* CU_EVENT_WAIT_EXTERNAL is for stream capture only. */
-	if (res == CUDA_SUCCESS && Flags)
+	if (!libcumc_event_live(hEvent))
+		res = CUDA_ERROR_INVALID_HANDLE;
+	else if (Flags)
 		res = CUDA_ERROR_INVALID_VALUE;
-	if (res != CUDA_SUCCESS || !rec)
-		goto out;
-	/* An item that runs nothing once the event's work has completed. */
-	w = libcumc_work_alloc(sizeof(struct libcumc_wait_work), NULL);
-	res = w ? libcumc_work_add_dep(w, rec->stream, rec->ticket) :
-		  CUDA_ERROR_OUT_OF_MEMORY;
-	if (res == CUDA_SUCCESS)
-		res = libcumc_stream_submit(stream, w, NULL);
-	else if (w)
-		libcumc_work_free(w);
-out:
-	libcumc_record_put(rec);
+	else
+		res = libcumc_event_wait_on(stream, hEvent);
 	libcumc_stream_put(stream);
 	return res;
 }

@@ -14,6 +14,8 @@
 #ifndef _CUMC_LIB_KERNEL_H
 #define _CUMC_LIB_KERNEL_H
 
+#include <stdbool.h>
+
 #include "cumc_ptx.h"
 #include "internal.h"
 
@@ -40,6 +42,27 @@ CUresult libcumc_kernel_get(CUkernel k, struct libcumc_function **out);
 void libcumc_module_put(struct libcumc_module *mod);
 /* The PTX ISA version of @fn's module, major * 10 + minor. */
 unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn);
+
+struct libcumc_stream;
+
+/*
+ * Queue a launch of @fn on @stream, as cuLaunchKernel does (launch.c);
+ * the caller's module reference of @fn goes to the launch.
+ */
+CUresult libcumc_launch_on(struct libcumc_stream *stream,
+			   struct libcumc_function *fn,
+			   const unsigned int dims[6], unsigned int shared,
+			   bool cooperative, void **kernelParams, void **extra);
+
+/*
+ * A copy of the arguments of a launch of @fn, as cuGraphAddKernelNode
+ * keeps them: *@buf (malloc'd, *@size bytes) holds them packed, *@args
+ * (malloc'd, *@count long) points at each.
+ */
+CUresult libcumc_kernel_args_copy(const struct libcumc_function *fn,
+				  void **kernelParams, void **extra,
+				  unsigned char **buf, size_t *size,
+				  void ***args, unsigned int *count);
 
 /* The CUresult of a libcumc-ptx status. */
 CUresult libcumc_ptx_result(enum cumc_ptx_status st);

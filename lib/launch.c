@@ -221,22 +221,15 @@ static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
 	return libcumc_launch_params(l->fn->ptx, l->params, kernelParams, extra);
 }
 
-static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
-			       unsigned int shared, CUstream hStream, bool ptds,
-			       bool cooperative, void **kernelParams,
-			       void **extra)
+CUresult libcumc_launch_on(struct libcumc_stream *stream,
+			   struct libcumc_function *fn,
+			   const unsigned int dims[6], unsigned int shared,
+			   bool cooperative, void **kernelParams, void **extra)
 {
 	const struct libcumc_driver *drv;
-	struct libcumc_function *fn;
-	struct libcumc_stream *stream;
 	struct libcumc_launch *l;
 	CUresult res = libcumc_driver(&drv);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_function_get(f, &fn);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = libcumc_stream_get(hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS) {
 		libcumc_module_put(fn->mod);
 		return res;
@@ -245,10 +238,11 @@ static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
 		sizeof(*l) + cumc_ptx_param_size(fn->ptx), libcumc_launch_run);
 	if (!l) {
 		libcumc_module_put(fn->mod);
-		libcumc_stream_put(stream);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	l->work.fini = libcumc_launch_fini;
+	l->work.capture_as = CUMC_CAPTURE_NODE;
+	l->work.node_type = CU_GRAPH_NODE_TYPE_KERNEL;
 	l->drv = drv;
 	l->fn = fn;
 	l->ctx = libcumc_stream_ctx(stream);
@@ -262,8 +256,60 @@ static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
 		res = libcumc_stream_submit(stream, &l->work, NULL);
 	else
 		libcumc_work_free(&l->work);
+	return res;
+}
+
+static CUresult libcumc_launch(CUfunction f, const unsigned int dims[6],
+			       unsigned int shared, CUstream hStream, bool ptds,
+			       bool cooperative, void **kernelParams,
+			       void **extra)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_function *fn;
+	struct libcumc_stream *stream;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_function_get(f, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS) {
+		libcumc_module_put(fn->mod);
+		return res;
+	}
+	res = libcumc_launch_on(stream, fn, dims, shared, cooperative,
+				kernelParams, extra);
 	libcumc_stream_put(stream);
 	return res;
+}
+
+CUresult libcumc_kernel_args_copy(const struct libcumc_function *fn,
+				  void **kernelParams, void **extra,
+				  unsigned char **buf, size_t *size,
+				  void ***args, unsigned int *count)
+{
+	unsigned int i, n = cumc_ptx_param_count(fn->ptx);
+	size_t total = cumc_ptx_param_size(fn->ptx), off, psize;
+	CUresult res;
+
+	*buf = calloc(1, total ? total : 1);
+	*args = calloc(n ? n : 1, sizeof(void *));
+	res = *buf && *args ? libcumc_launch_params(fn->ptx, *buf,
+						    kernelParams, extra) :
+			      CUDA_ERROR_OUT_OF_MEMORY;
+	if (res != CUDA_SUCCESS) {
+		free(*buf);
+		free(*args);
+		return res;
+	}
+	for (i = 0; i < n; i++) {
+		cumc_ptx_param_layout(fn->ptx, i, &off, &psize);
+		(*args)[i] = *buf + off;
+	}
+	*size = total;
+	*count = n;
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,

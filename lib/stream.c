@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "graph.h"
 #include "stream.h"
 
 enum libcumc_stream_kind {
@@ -47,7 +48,50 @@ struct libcumc_stream {
 	struct libcumc_work *head, *tail;
 	pthread_cond_t wake;		/* the worker waits for work here */
 	CUresult error;			/* the first error of its work */
+	/*
+	 * While it takes part in a stream capture: the capture, and the
+	 * nodes its next captured item depends on, with their edges' data
+	 * (all default) for cuStreamGetCaptureInfo.
+	 */
+	struct libcumc_capture *capture;
+	struct libcumc_graph_node **leaves;
+	CUgraphEdgeData *leaf_edges;
+	size_t num_leaves;
 };
+
+/*
+ * A stream capture: what the streams taking part in it submit becomes
+ * nodes of its graph instead of running (Documentation/api.md, "Graphs
+ * and stream capture").  An event recorded in it stands for a point of
+ * it, the nodes its stream's next item would depend on, named by a
+ * ticket that no stream ever completes: CUMC_CAPTURE_TICKET, the
+ * capture's id and the point's number.  A stream that waits for such an
+ * event joins the capture.
+ */
+struct libcumc_capture_point {
+	struct libcumc_graph_node **nodes;
+	size_t count;
+};
+
+struct libcumc_capture {
+	struct libcumc_graph *graph;
+	struct libcumc_stream *origin;
+	unsigned long long id;
+	CUstreamCaptureMode mode;
+	bool invalidated;
+	unsigned int members;		/* streams taking part */
+	struct libcumc_capture_point *points;
+	size_t num_points;
+};
+
+#define CUMC_CAPTURE_TICKET (1ull << 63)
+#define CUMC_CAPTURE_ID_SHIFT 32
+#define CUMC_CAPTURE_ID_MASK 0x7fffffffull
+
+static unsigned long long libcumc_last_capture_id;
+
+static void libcumc_capture_invalidate(struct libcumc_capture *cap);
+static void libcumc_capture_leave(struct libcumc_stream *stream);
 
 /* How long a worker waits for work before it leaves. */
 #define CUMC_WORKER_IDLE_S 2
@@ -222,15 +266,29 @@ static struct libcumc_stream *libcumc_stream_new(enum libcumc_stream_kind kind,
 
 static void libcumc_stream_kill(struct libcumc_stream *stream)
 {
+	if (stream->capture) {
+		libcumc_capture_invalidate(stream->capture);
+		libcumc_capture_leave(stream);
+	}
 	stream->dead = true;
 	pthread_cond_signal(&stream->wake);
 	libcumc_stream_maybe_free(stream);
 }
 
+/*
+ * Whether @stream has completed @ticket: a capture's point stands for
+ * no work that runs.
+ */
+static bool libcumc_ticket_done(const struct libcumc_stream *stream,
+				uint64_t ticket)
+{
+	return (ticket & CUMC_CAPTURE_TICKET) || stream->completed >= ticket;
+}
+
 /* Waits with the lock held until @stream has completed @ticket. */
 static void libcumc_wait_locked(struct libcumc_stream *stream, uint64_t ticket)
 {
-	while (stream->completed < ticket)
+	while (!libcumc_ticket_done(stream, ticket))
 		pthread_cond_wait(&libcumc_streams_progress,
 				  &libcumc_streams_lock);
 }
@@ -358,13 +416,289 @@ static CUresult libcumc_add_implicit_deps(struct libcumc_stream *stream,
 		   CUDA_SUCCESS;
 }
 
+/* Stream capture: the streams' lock held throughout. */
+
+static void libcumc_capture_invalidate(struct libcumc_capture *cap)
+{
+	cap->invalidated = true;
+}
+
+/* The capture a ticket of @stream names, if it still runs. */
+static struct libcumc_capture *
+libcumc_capture_of_ticket(const struct libcumc_stream *stream, uint64_t ticket)
+{
+	struct libcumc_capture *cap = stream->capture;
+
+	if (!(ticket & CUMC_CAPTURE_TICKET) || !cap ||
+	    ((ticket >> CUMC_CAPTURE_ID_SHIFT) & CUMC_CAPTURE_ID_MASK) !=
+	    (cap->id & CUMC_CAPTURE_ID_MASK))
+		return NULL;
+	return cap;
+}
+
+/*
+ * The capture @work goes to on @stream: the stream's, or, for a stream
+ * not capturing, one of whose events it waits for (it joins it).
+ */
+static struct libcumc_capture *
+libcumc_capture_for(const struct libcumc_stream *stream,
+		    const struct libcumc_work *work)
+{
+	struct libcumc_capture *cap;
+	unsigned int i;
+
+	if (stream->capture)
+		return stream->capture;
+	for (i = 0; i < work->num_deps; i++) {
+		cap = libcumc_capture_of_ticket(work->deps[i].stream,
+						work->deps[i].ticket);
+		if (cap)
+			return cap;
+	}
+	return NULL;
+}
+
+static CUresult libcumc_nodes_add(struct libcumc_graph_node ***nodes,
+				  size_t *count,
+				  struct libcumc_graph_node *const *add,
+				  size_t num)
+{
+	struct libcumc_graph_node **more;
+	size_t i, j;
+
+	for (i = 0; i < num; i++) {
+		for (j = 0; j < *count; j++)
+			if ((*nodes)[j] == add[i])
+				break;
+		if (j < *count)
+			continue;
+		more = reallocarray(*nodes, *count + 1, sizeof(*more));
+		if (!more)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		more[(*count)++] = add[i];
+		*nodes = more;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* @stream's next captured item depends on @nodes, which it takes. */
+static CUresult libcumc_leaves_set(struct libcumc_stream *stream,
+				   struct libcumc_graph_node **nodes,
+				   size_t count)
+{
+	CUgraphEdgeData *edges = calloc(count ? count : 1, sizeof(*edges));
+
+	if (!edges) {
+		free(nodes);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	free(stream->leaves);
+	free(stream->leaf_edges);
+	stream->leaves = nodes;
+	stream->leaf_edges = edges;
+	stream->num_leaves = count;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * What @work depends on in @cap: @stream's leaves and the points of the
+ * events it waits for.  CUDA_ERROR_STREAM_CAPTURE_ISOLATION when it waits
+ * for work outside the capture.
+ */
+static CUresult libcumc_capture_deps(struct libcumc_stream *stream,
+				     struct libcumc_capture *cap,
+				     const struct libcumc_work *work,
+				     struct libcumc_graph_node ***nodes,
+				     size_t *count)
+{
+	const struct libcumc_capture_point *point;
+	CUresult res = CUDA_SUCCESS;
+	uint64_t ticket;
+	unsigned int i;
+
+	*nodes = NULL;
+	*count = 0;
+	if (stream->capture == cap)
+		res = libcumc_nodes_add(nodes, count, stream->leaves,
+					stream->num_leaves);
+	for (i = 0; i < work->num_deps && res == CUDA_SUCCESS; i++) {
+		ticket = work->deps[i].ticket;
+		if (libcumc_capture_of_ticket(work->deps[i].stream, ticket) !=
+		    cap) {
+			res = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+			break;
+		}
+		point = &cap->points[(uint32_t)ticket];
+		res = libcumc_nodes_add(nodes, count, point->nodes,
+					point->count);
+	}
+	if (res != CUDA_SUCCESS) {
+		free(*nodes);
+		*nodes = NULL;
+	}
+	return res;
+}
+
+/* A new point of @cap at @nodes (taken), its ticket in *@ticket. */
+static CUresult libcumc_capture_point(struct libcumc_capture *cap,
+				      struct libcumc_graph_node **nodes,
+				      size_t count, uint64_t *ticket)
+{
+	struct libcumc_capture_point *points;
+
+	points = reallocarray(cap->points, cap->num_points + 1,
+			      sizeof(*points));
+	if (!points) {
+		free(nodes);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	cap->points = points;
+	points[cap->num_points] = (struct libcumc_capture_point){ nodes, count };
+	*ticket = CUMC_CAPTURE_TICKET |
+		  (cap->id & CUMC_CAPTURE_ID_MASK) << CUMC_CAPTURE_ID_SHIFT |
+		  cap->num_points++;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * @work submitted to @stream during @cap: a node, a point or new
+ * dependencies instead of work that runs.  *@discard is set when the
+ * caller must free @work once it has dropped the lock.
+ */
+static CUresult libcumc_capture_item(struct libcumc_stream *stream,
+				     struct libcumc_capture *cap,
+				     struct libcumc_work *work,
+				     uint64_t *ticket, bool *discard)
+{
+	struct libcumc_graph_node **nodes, *node;
+	size_t count;
+	CUresult res;
+
+	*discard = true;
+	if (cap->invalidated)
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	if (work->capture_as == CUMC_CAPTURE_UNSUPPORTED) {
+		libcumc_capture_invalidate(cap);
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	}
+	res = libcumc_capture_deps(stream, cap, work, &nodes, &count);
+	if (res != CUDA_SUCCESS) {
+		libcumc_capture_invalidate(cap);
+		return res;
+	}
+	if (stream->capture != cap) {
+		stream->capture = cap;
+		cap->members++;
+	}
+	switch (work->capture_as) {
+	case CUMC_CAPTURE_MARKER:
+		return libcumc_capture_point(cap, nodes, count,
+					     ticket ? ticket : &(uint64_t){ 0 });
+	case CUMC_CAPTURE_JOIN:
+		return libcumc_leaves_set(stream, nodes, count);
+	default:
+		break;
+	}
+	libcumc_work_drop_deps(work);
+	libcumc_graphs_lock();
+	res = libcumc_graph_add_captured(cap->graph, work->node_type, work,
+					 nodes, count, &node);
+	libcumc_graphs_unlock();
+	free(nodes);
+	if (res != CUDA_SUCCESS)
+		return res;
+	*discard = false;
+	nodes = malloc(sizeof(*nodes));
+	if (!nodes)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	nodes[0] = node;
+	if (ticket)
+		*ticket = 0;
+	return libcumc_leaves_set(stream, nodes, 1);
+}
+
+/* A blocking stream of @ctx capturing, which the legacy stream waits for. */
+static struct libcumc_stream *libcumc_capturing_blocking(CUcontext ctx)
+{
+	struct libcumc_stream *s;
+
+	for (s = libcumc_streams; s; s = s->next)
+		if (s->ctx == ctx && s->capture && libcumc_stream_blocking(s))
+			return s;
+	return NULL;
+}
+
+/*
+ * What synchronizing with @stream answers during a capture: a captured
+ * stream cannot be waited for (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED),
+ * nor can the legacy stream while a blocking stream captures
+ * (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT); either invalidates the capture.
+ */
+static CUresult libcumc_capture_sync_check(struct libcumc_stream *stream)
+{
+	struct libcumc_stream *s;
+
+	if (stream->capture) {
+		libcumc_capture_invalidate(stream->capture);
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	}
+	if (stream->kind != CUMC_STREAM_LEGACY)
+		return CUDA_SUCCESS;
+	s = libcumc_capturing_blocking(stream->ctx);
+	if (!s)
+		return CUDA_SUCCESS;
+	libcumc_capture_invalidate(s->capture);
+	return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+}
+
+/* @stream leaves its capture, which goes with its last stream. */
+static void libcumc_capture_leave(struct libcumc_stream *stream)
+{
+	struct libcumc_capture *cap = stream->capture;
+	size_t i;
+
+	if (!cap)
+		return;
+	stream->capture = NULL;
+	free(stream->leaves);
+	free(stream->leaf_edges);
+	stream->leaves = NULL;
+	stream->leaf_edges = NULL;
+	stream->num_leaves = 0;
+	if (cap->origin == stream)
+		cap->origin = NULL;
+	if (--cap->members)
+		return;
+	if (cap->graph) {
+		libcumc_graphs_lock();
+		libcumc_graph_free(cap->graph);
+		libcumc_graphs_unlock();
+	}
+	for (i = 0; i < cap->num_points; i++)
+		free(cap->points[i].nodes);
+	free(cap->points);
+	free(cap);
+}
+
 CUresult libcumc_stream_submit(struct libcumc_stream *stream,
 			       struct libcumc_work *work, uint64_t *ticket)
 {
+	struct libcumc_capture *cap;
 	CUresult res = CUDA_ERROR_INVALID_HANDLE;
+	bool discard;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
+	cap = stream->dead ? NULL : libcumc_capture_for(stream, work);
+	if (cap) {
+		res = libcumc_capture_item(stream, cap, work, ticket, &discard);
+		pthread_mutex_unlock(&libcumc_streams_lock);
+		if (discard)
+			libcumc_work_free(work);
+		return res;
+	}
 	if (!stream->dead)
+		res = libcumc_capture_sync_check(stream);
+	if (res == CUDA_SUCCESS)
 		res = libcumc_add_implicit_deps(stream, work);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_worker_start(stream);
@@ -388,12 +722,132 @@ CUresult libcumc_stream_submit(struct libcumc_stream *stream,
 	return CUDA_SUCCESS;
 }
 
+CUresult libcumc_capture_begin(struct libcumc_stream *stream,
+			       CUstreamCaptureMode mode)
+{
+	struct libcumc_capture *cap;
+	CUresult res = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&libcumc_streams_lock);
+	if (stream->kind == CUMC_STREAM_LEGACY)
+		res = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	else if (stream->capture)
+		res = CUDA_ERROR_ILLEGAL_STATE;
+	cap = res == CUDA_SUCCESS ? calloc(1, sizeof(*cap)) : NULL;
+	if (res == CUDA_SUCCESS && cap) {
+		libcumc_graphs_lock();
+		cap->graph = libcumc_graph_new(true);
+		if (cap->graph)
+			cap->graph->capturing = true;
+		libcumc_graphs_unlock();
+	}
+	if (res == CUDA_SUCCESS && (!cap || !cap->graph)) {
+		free(cap);
+		res = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (res == CUDA_SUCCESS) {
+		cap->origin = stream;
+		cap->id = ++libcumc_last_capture_id;
+		cap->mode = mode;
+		cap->members = 1;
+		stream->capture = cap;
+	}
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	return res;
+}
+
+/* Whether every leaf of every other stream of @cap is joined to @origin. */
+static bool libcumc_capture_joined(const struct libcumc_capture *cap,
+				   const struct libcumc_stream *origin)
+{
+	const struct libcumc_stream *s;
+	size_t i, j;
+
+	for (s = libcumc_streams; s; s = s->next) {
+		if (s->capture != cap || s == origin)
+			continue;
+		for (i = 0; i < s->num_leaves; i++) {
+			for (j = 0; j < origin->num_leaves; j++)
+				if (libcumc_node_reaches(s->leaves[i],
+							 origin->leaves[j]))
+					break;
+			if (j == origin->num_leaves)
+				return false;
+		}
+	}
+	return true;
+}
+
+CUresult libcumc_capture_end(struct libcumc_stream *stream,
+			     struct libcumc_graph **graph)
+{
+	struct libcumc_capture *cap = stream->capture;
+	struct libcumc_stream *s;
+	CUresult res = CUDA_SUCCESS;
+
+	*graph = NULL;
+	pthread_mutex_lock(&libcumc_streams_lock);
+	cap = stream->capture;
+	if (!cap) {
+		pthread_mutex_unlock(&libcumc_streams_lock);
+		return CUDA_ERROR_ILLEGAL_STATE;
+	}
+	if (cap->origin != stream) {
+		libcumc_capture_invalidate(cap);
+		pthread_mutex_unlock(&libcumc_streams_lock);
+		return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+	}
+	libcumc_graphs_lock();
+	if (cap->invalidated)
+		res = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	else if (!libcumc_capture_joined(cap, stream))
+		res = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+	if (res == CUDA_SUCCESS) {
+		cap->graph->capturing = false;
+		*graph = cap->graph;
+		cap->graph = NULL;
+	}
+	libcumc_graphs_unlock();
+	for (s = libcumc_streams; s; s = s->next)
+		if (s != stream && s->capture == cap)
+			libcumc_capture_leave(s);
+	libcumc_capture_leave(stream);
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	return res;
+}
+
+CUresult libcumc_capture_info(struct libcumc_stream *stream,
+			      struct libcumc_capture_info *info)
+{
+	struct libcumc_capture *cap;
+	CUresult res = CUDA_SUCCESS;
+
+	*info = (struct libcumc_capture_info){ 0 };
+	pthread_mutex_lock(&libcumc_streams_lock);
+	cap = stream->capture;
+	if (!cap && stream->kind == CUMC_STREAM_LEGACY &&
+	    libcumc_capturing_blocking(stream->ctx))
+		res = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+	else if (cap) {
+		info->status = cap->invalidated ?
+			       CU_STREAM_CAPTURE_STATUS_INVALIDATED :
+			       CU_STREAM_CAPTURE_STATUS_ACTIVE;
+		info->id = cap->id;
+		info->graph = cap->graph;
+		info->deps = stream->leaves;
+		info->edges = stream->leaf_edges;
+		info->num_deps = stream->num_leaves;
+	}
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	return res;
+}
+
 bool libcumc_stream_done(struct libcumc_stream *stream, uint64_t ticket)
 {
 	bool done;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
-	done = stream->completed >= ticket;
+	done = libcumc_ticket_done(stream, ticket);
 	pthread_mutex_unlock(&libcumc_streams_lock);
 	return done;
 }
@@ -434,7 +888,8 @@ static bool libcumc_marker_done(const struct libcumc_work *marker)
 	unsigned int i;
 
 	for (i = 0; i < marker->num_deps; i++)
-		if (marker->deps[i].stream->completed < marker->deps[i].ticket)
+		if (!libcumc_ticket_done(marker->deps[i].stream,
+					 marker->deps[i].ticket))
 			return false;
 	return true;
 }
@@ -445,7 +900,9 @@ CUresult libcumc_stream_sync(struct libcumc_stream *stream)
 	CUresult res;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
-	res = libcumc_marker(stream, false, &marker);
+	res = libcumc_capture_sync_check(stream);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_marker(stream, false, &marker);
 	if (res == CUDA_SUCCESS) {
 		libcumc_wait_deps(&marker);
 		res = stream->error;
@@ -464,7 +921,9 @@ CUresult libcumc_stream_query(struct libcumc_stream *stream)
 	CUresult res;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
-	res = libcumc_marker(stream, false, &marker);
+	res = libcumc_capture_sync_check(stream);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_marker(stream, false, &marker);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_marker_done(&marker) ? stream->error :
 						     CUDA_ERROR_NOT_READY;
@@ -630,7 +1089,9 @@ CUresult libcumc_stream_run_sync(bool ptds, CUresult (*op)(void *arg),
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&libcumc_streams_lock);
-	res = libcumc_marker(stream, true, &marker);
+	res = libcumc_capture_sync_check(stream);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_marker(stream, true, &marker);
 	if (res == CUDA_SUCCESS)
 		libcumc_wait_deps(&marker);
 	libcumc_work_drop_deps(&marker);
@@ -647,6 +1108,9 @@ CUresult libcumc_streams_sync_ctx(CUcontext ctx)
 	CUresult res = CUDA_SUCCESS;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
+	for (s = libcumc_streams; s && res == CUDA_SUCCESS; s = s->next)
+		if (s->ctx == ctx && s->capture)
+			res = libcumc_capture_sync_check(s);
 	for (s = libcumc_streams; s && res == CUDA_SUCCESS; s = s->next)
 		if (s->ctx == ctx)
 			res = libcumc_work_add_dep_locked(&marker, s,
@@ -859,20 +1323,22 @@ CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 	return libcumc_stream_get_flags(hStream, flags, true);
 }
 
-/* Streams are never captured here: there are no graphs to capture into. */
 static CUresult libcumc_stream_is_capturing(CUstream hStream,
 					    CUstreamCaptureStatus *status,
 					    bool ptds)
 {
+	struct libcumc_capture_info info;
 	struct libcumc_stream *s;
 	CUresult res = libcumc_stream_lookup(hStream, ptds, &s);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (status)
-		*status = CU_STREAM_CAPTURE_STATUS_NONE;
+		res = libcumc_capture_info(s, &info);
+	if (status && res == CUDA_SUCCESS)
+		*status = info.status;
 	libcumc_stream_put(s);
-	return status ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	return status ? res : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
@@ -1067,6 +1533,8 @@ static CUresult libcumc_host_submit(struct libcumc_stream *s, CUstream handle,
 							   libcumc_host_run);
 	if (!h)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	h->work.capture_as = fn ? CUMC_CAPTURE_NODE : CUMC_CAPTURE_UNSUPPORTED;
+	h->work.node_type = CU_GRAPH_NODE_TYPE_HOST;
 	h->fn = fn;
 	h->callback = callback;
 	h->handle = handle;

@@ -37,8 +37,18 @@ struct libcumc_dep {
  * first) and hand it to libcumc_stream_submit(), which owns it from then
  * on: the worker frees it once it has run, after calling @fini.
  */
+/* What a stream capture makes of an item (stream.c). */
+enum libcumc_capture_as {
+	CUMC_CAPTURE_UNSUPPORTED = 0,	/* nothing: the capture fails */
+	CUMC_CAPTURE_NODE,		/* a node of its node_type */
+	CUMC_CAPTURE_MARKER,		/* an event record: a point to wait for */
+	CUMC_CAPTURE_JOIN,		/* a wait: its dependencies join */
+};
+
 struct libcumc_work {
 	struct libcumc_work *next;
+	enum libcumc_capture_as capture_as;
+	CUgraphNodeType node_type;
 	/* Runs on the worker; an error is latched on the stream. NULL: none. */
 	CUresult (*run)(struct libcumc_work *work);
 	/*
@@ -113,6 +123,43 @@ CUresult libcumc_stream_error(struct libcumc_stream *stream);
  */
 CUresult libcumc_stream_query(struct libcumc_stream *stream);
 
+/*
+ * Stream capture (stream.c; Documentation/api.md, "Graphs and stream
+ * capture").  Begin: @stream captures into a new graph from now on
+ * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED for the legacy stream,
+ * CUDA_ERROR_ILLEGAL_STATE when it captures already).  End: the graph
+ * (graph.h) @stream began, which the caller gets, registered; the
+ * capture ends for every stream in it, also on failure:
+ * CUDA_ERROR_ILLEGAL_STATE (not capturing),
+ * CUDA_ERROR_STREAM_CAPTURE_UNMATCHED (another stream began it; it is
+ * invalidated), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+ * CUDA_ERROR_STREAM_CAPTURE_UNJOINED (a stream forked from it has work
+ * not joined back).
+ */
+struct libcumc_graph;
+struct libcumc_graph_node;
+CUresult libcumc_capture_begin(struct libcumc_stream *stream,
+			       CUstreamCaptureMode mode);
+CUresult libcumc_capture_end(struct libcumc_stream *stream,
+			     struct libcumc_graph **graph);
+
+/*
+ * Where @stream stands: status NONE when it does not capture; the
+ * legacy stream answers CUDA_ERROR_STREAM_CAPTURE_IMPLICIT while a
+ * blocking stream of its context captures.  deps and edges stay valid
+ * until the stream's next captured item.
+ */
+struct libcumc_capture_info {
+	CUstreamCaptureStatus status;
+	unsigned long long id;
+	struct libcumc_graph *graph;
+	struct libcumc_graph_node *const *deps;
+	const CUgraphEdgeData *edges;
+	size_t num_deps;
+};
+CUresult libcumc_capture_info(struct libcumc_stream *stream,
+			      struct libcumc_capture_info *info);
+
 /* Queues @fn(@user_data) on @stream, as cuLaunchHostFunc does. */
 CUresult libcumc_stream_host_fn(struct libcumc_stream *stream, CUhostFn fn,
 				void *user_data);
@@ -143,6 +190,24 @@ CUresult libcumc_span_check(const struct libcumc_driver *drv,
 CUresult libcumc_memop_target_check(const struct libcumc_driver *drv,
 				    CUdeviceptr addr, unsigned int size,
 				    bool write, bool *multicast);
+
+/*
+ * Queue a copy of @len bytes, or a set of @count elements of @elem_size
+ * bytes, on @stream, as cuMemcpyAsync and cuMemsetD*Async do (copy.c); a
+ * host source is read now.
+ */
+CUresult libcumc_copy_on(struct libcumc_stream *stream, CUdeviceptr dst,
+			 bool dst_device, CUdeviceptr src, bool src_device,
+			 size_t len);
+CUresult libcumc_set_on(struct libcumc_stream *stream, CUdeviceptr dst,
+			__u32 pattern, unsigned int elem_size, size_t count);
+
+/* Record @event on @stream, make @stream wait for @event (event.c). */
+CUresult libcumc_event_record_on(struct libcumc_stream *stream,
+				 CUevent event);
+CUresult libcumc_event_wait_on(struct libcumc_stream *stream, CUevent event);
+/* Whether @event names a live event (event.c). */
+bool libcumc_event_live(CUevent event);
 
 /* The _ptds/_ptsz entry points, which no cuda.h declares by that name. */
 CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);

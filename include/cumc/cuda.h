@@ -121,6 +121,26 @@ typedef uint64_t cuuint64_t;
 #define cuLaunchCooperativeKernel	__CUDA_API_PTSZ(cuLaunchCooperativeKernel)
 #endif
 
+/* Graphs and stream capture (branch graphs). */
+#define cuGraphInstantiate		cuGraphInstantiateWithFlags
+#define cuGraphAddKernelNode		cuGraphAddKernelNode_v2
+#define cuGraphKernelNodeGetParams	cuGraphKernelNodeGetParams_v2
+#define cuGraphKernelNodeSetParams	cuGraphKernelNodeSetParams_v2
+#define cuGraphExecKernelNodeSetParams	cuGraphExecKernelNodeSetParams_v2
+#define cuGraphGetEdges			cuGraphGetEdges_v2
+#define cuGraphNodeGetDependencies	cuGraphNodeGetDependencies_v2
+#define cuGraphNodeGetDependentNodes	cuGraphNodeGetDependentNodes_v2
+#define cuGraphAddDependencies		cuGraphAddDependencies_v2
+#define cuGraphRemoveDependencies	cuGraphRemoveDependencies_v2
+#define cuStreamBeginCapture		__CUDA_API_PTSZ(cuStreamBeginCapture_v2)
+#define cuStreamGetCaptureInfo		__CUDA_API_PTSZ(cuStreamGetCaptureInfo_v3)
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuStreamEndCapture		__CUDA_API_PTSZ(cuStreamEndCapture)
+#define cuGraphInstantiateWithParams	__CUDA_API_PTSZ(cuGraphInstantiateWithParams)
+#define cuGraphUpload			__CUDA_API_PTSZ(cuGraphUpload)
+#define cuGraphLaunch			__CUDA_API_PTSZ(cuGraphLaunch)
+#endif
+
 /* Stream-ordered allocator: its per-thread default stream names. */
 #if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
@@ -657,7 +677,7 @@ typedef enum CUstream_flags_enum {
 	CU_STREAM_NON_BLOCKING		= 0x1	/* no implicit sync with stream 0 */
 } CUstream_flags;
 
-/* Whether a stream is being captured into a graph: never, in cumc. */
+/* Whether a stream is being captured into a graph. */
 typedef enum CUstreamCaptureStatus_enum {
 	CU_STREAM_CAPTURE_STATUS_NONE		= 0,
 	CU_STREAM_CAPTURE_STATUS_ACTIVE		= 1,
@@ -1505,6 +1525,319 @@ static inline CUresult cuGetProcAddress_v2_ptsz(const char *symbol,
 }
 #define cuGetProcAddress_v2 cuGetProcAddress_v2_ptsz
 #endif
+
+/*
+ * Graphs (branch graphs): a CUgraph is a set of nodes and the edges
+ * between them, a CUgraphExec one instantiated to be launched.
+ */
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUuserObject_st *CUuserObject;
+typedef struct CUarray_st *CUarray;
+
+typedef enum CUgraphNodeType_enum {
+	CU_GRAPH_NODE_TYPE_KERNEL		= 0,
+	CU_GRAPH_NODE_TYPE_MEMCPY		= 1,
+	CU_GRAPH_NODE_TYPE_MEMSET		= 2,
+	CU_GRAPH_NODE_TYPE_HOST			= 3,
+	CU_GRAPH_NODE_TYPE_GRAPH		= 4,	/* a child graph */
+	CU_GRAPH_NODE_TYPE_EMPTY		= 5,
+	CU_GRAPH_NODE_TYPE_WAIT_EVENT		= 6,
+	CU_GRAPH_NODE_TYPE_EVENT_RECORD		= 7,
+	CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL	= 8,
+	CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT	= 9,
+	CU_GRAPH_NODE_TYPE_MEM_ALLOC		= 10,
+	CU_GRAPH_NODE_TYPE_MEM_FREE		= 11,
+	CU_GRAPH_NODE_TYPE_BATCH_MEM_OP		= 12,
+	CU_GRAPH_NODE_TYPE_CONDITIONAL		= 13
+} CUgraphNodeType;
+
+/* Which calls a thread may make while a stream captures. */
+typedef enum CUstreamCaptureMode_enum {
+	CU_STREAM_CAPTURE_MODE_GLOBAL		= 0,
+	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL	= 1,
+	CU_STREAM_CAPTURE_MODE_RELAXED		= 2
+} CUstreamCaptureMode;
+
+typedef struct CUDA_HOST_NODE_PARAMS_st {
+	CUhostFn fn;
+	void *userData;
+} CUDA_HOST_NODE_PARAMS_v1;
+typedef CUDA_HOST_NODE_PARAMS_v1 CUDA_HOST_NODE_PARAMS;
+
+/* A 2D set: height rows of width elements, pitch bytes apart. */
+typedef struct CUDA_MEMSET_NODE_PARAMS_st {
+	CUdeviceptr dst;
+	size_t pitch;
+	unsigned int value;
+	unsigned int elementSize;	/* 1, 2 or 4 */
+	size_t width;
+	size_t height;
+} CUDA_MEMSET_NODE_PARAMS_v1;
+typedef CUDA_MEMSET_NODE_PARAMS_v1 CUDA_MEMSET_NODE_PARAMS;
+
+/* A kernel node's launch: func, or kern in the context ctx. */
+typedef struct CUDA_KERNEL_NODE_PARAMS_v2_st {
+	CUfunction func;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	CUkernel kern;
+	CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v2;
+typedef CUDA_KERNEL_NODE_PARAMS_v2 CUDA_KERNEL_NODE_PARAMS;
+
+/*
+ * A 3D copy: Depth slices of Height rows of WidthInBytes bytes, each side
+ * a pitched host or device buffer (or an array) starting at its X, Y, Z.
+ */
+typedef struct CUDA_MEMCPY3D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	size_t srcZ;
+	size_t srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	void *reserved0;
+	size_t srcPitch;
+	size_t srcHeight;
+	size_t dstXInBytes;
+	size_t dstY;
+	size_t dstZ;
+	size_t dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	void *reserved1;
+	size_t dstPitch;
+	size_t dstHeight;
+	size_t WidthInBytes;
+	size_t Height;
+	size_t Depth;
+} CUDA_MEMCPY3D_v2;
+typedef CUDA_MEMCPY3D_v2 CUDA_MEMCPY3D;
+
+/* What an edge carries: all zero is a full dependency. */
+typedef struct CUgraphEdgeData_st {
+	unsigned char from_port;
+	unsigned char to_port;
+	unsigned char type;		/* CUgraphDependencyType */
+	unsigned char reserved[5];
+} CUgraphEdgeData;
+
+typedef enum CUgraphDependencyType_enum {
+	CU_GRAPH_DEPENDENCY_TYPE_DEFAULT	= 0,
+	CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC	= 1
+} CUgraphDependencyType;
+
+typedef enum CUgraphInstantiate_flags_enum {
+	CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH	= 1,
+	CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD		= 2,
+	CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH	= 4,
+	CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY	= 8
+} CUgraphInstantiate_flags;
+
+typedef enum CUgraphInstantiateResult_enum {
+	CUDA_GRAPH_INSTANTIATE_SUCCESS				= 0,
+	CUDA_GRAPH_INSTANTIATE_ERROR				= 1,
+	CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE		= 2,
+	CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED	= 3,
+	CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED	= 4,
+	CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED	= 5
+} CUgraphInstantiateResult;
+
+typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
+	cuuint64_t flags;
+	CUstream hUploadStream;
+	CUgraphNode hErrNode_out;
+	CUgraphInstantiateResult result_out;
+} CUDA_GRAPH_INSTANTIATE_PARAMS;
+
+/* cuDeviceGetGraphMemAttribute's attributes, each a cuuint64_t. */
+typedef enum CUgraphMem_attribute_enum {
+	CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT,
+	CU_GRAPH_MEM_ATTR_USED_MEM_HIGH,	/* reset to 0 only */
+	CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT,
+	CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH	/* reset to 0 only */
+} CUgraphMem_attribute;
+
+typedef enum CUuserObject_flags_enum {
+	CU_USER_OBJECT_NO_DESTRUCTOR_SYNC	= 1
+} CUuserObject_flags;
+
+typedef enum CUuserObjectRetain_flags_enum {
+	CU_GRAPH_USER_OBJECT_MOVE		= 1
+} CUuserObjectRetain_flags;
+
+/* Graphs and stream capture */
+CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags);
+CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph);
+CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph);
+CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				     const CUgraphNode *dependencies,
+				     size_t numDependencies);
+CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				    const CUgraphNode *dependencies,
+				    size_t numDependencies,
+				    const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				      const CUgraphNode *dependencies,
+				      size_t numDependencies,
+				      const CUDA_MEMSET_NODE_PARAMS *memsetParams,
+				      CUcontext ctx);
+CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				      const CUgraphNode *dependencies,
+				      size_t numDependencies,
+				      const CUDA_MEMCPY3D *copyParams,
+				      CUcontext ctx);
+CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				      const CUgraphNode *dependencies,
+				      size_t numDependencies,
+				      const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode,
+					   CUgraph hGraph,
+					   const CUgraphNode *dependencies,
+					   size_t numDependencies,
+					   CUevent event);
+CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode,
+					 CUgraph hGraph,
+					 const CUgraphNode *dependencies,
+					 size_t numDependencies, CUevent event);
+CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode,
+					  CUgraph hGraph,
+					  const CUgraphNode *dependencies,
+					  size_t numDependencies,
+					  CUgraph childGraph);
+CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode);
+CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
+CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes,
+				 size_t *numNodes);
+CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes,
+				     size_t *numRootNodes);
+CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from,
+				 CUgraphNode *to, CUgraphEdgeData *edgeData,
+				 size_t *numEdges);
+CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode,
+					    CUgraphNode *dependencies,
+					    CUgraphEdgeData *edgeData,
+					    size_t *numDependencies);
+CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode,
+					      CUgraphNode *dependentNodes,
+					      CUgraphEdgeData *edgeData,
+					      size_t *numDependentNodes);
+CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
+					const CUgraphNode *to,
+					const CUgraphEdgeData *edgeData,
+					size_t numDependencies);
+CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph,
+					   const CUgraphNode *from,
+					   const CUgraphNode *to,
+					   const CUgraphEdgeData *edgeData,
+					   size_t numDependencies);
+CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *phNode,
+					CUgraphNode hOriginalNode,
+					CUgraph hClonedGraph);
+CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode,
+					  CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode,
+					  const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode,
+					    CUDA_MEMSET_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode,
+					const CUDA_MEMSET_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode,
+					    CUDA_MEMCPY3D *nodeParams);
+CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode,
+					    const CUDA_MEMCPY3D *nodeParams);
+CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode hNode,
+					    CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode hNode,
+					const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode,
+						CUevent *event_out);
+CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode,
+						CUevent event);
+CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode,
+					      CUevent *event_out);
+CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode,
+					      CUevent event);
+CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode,
+					       CUgraph *phGraph);
+CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
+				    unsigned long long flags);
+CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec,
+			CUgraph hGraph,
+			CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags);
+CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec);
+CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec,
+				       CUgraphNode hNode,
+				       unsigned int isEnabled);
+CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec,
+				       CUgraphNode hNode,
+				       unsigned int *isEnabled);
+CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_MEMSET_NODE_PARAMS *memsetParams,
+				CUcontext ctx);
+CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_MEMCPY3D *copyParams,
+				CUcontext ctx);
+CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec,
+						    CUgraphNode hNode,
+						    CUevent event);
+CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec,
+						  CUgraphNode hNode,
+						  CUevent event);
+CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path,
+				      unsigned int flags);
+CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr,
+				    CUhostFn destroy,
+				    unsigned int initialRefcount,
+				    unsigned int flags);
+CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count);
+CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count);
+CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object,
+					 unsigned int count,
+					 unsigned int flags);
+CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object,
+					  unsigned int count);
+CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device,
+					      CUgraphMem_attribute attr,
+					      void *value);
+CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device,
+					      CUgraphMem_attribute attr,
+					      void *value);
+CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device);
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream,
+				      CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				const CUgraphEdgeData **edgeData_out,
+				size_t *numDependencies_out);
+CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stream capture's entry points (stream.h, graph.h): what a capturing
+ * stream is given becomes nodes of a graph (stream.c), which
+ * cuStreamEndCapture hands out.
+ */
+#include "graph.h"
+#include "log.h"
+
+/*
+ * The calling thread's capture mode (cuThreadExchangeStreamCaptureMode).
+ * cumc does not refuse the calls a mode forbids to other threads and
+ * streams while a capture runs: it keeps the mode for the caller.
+ */
+static __thread CUstreamCaptureMode libcumc_capture_mode =
+	CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+static CUresult libcumc_begin_capture(CUstream hStream,
+				      CUstreamCaptureMode mode, bool ptds)
+{
+	struct libcumc_stream *stream;
+	CUresult res;
+
+	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL &&
+	    mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_capture_begin(stream, mode);
+	libcumc_stream_put(stream);
+	return res;
+}
+
+CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream,
+					 CUstreamCaptureMode mode)
+{
+	return libcumc_begin_capture(hStream, mode, false);
+}
+
+CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream,
+					      CUstreamCaptureMode mode)
+{
+	return libcumc_begin_capture(hStream, mode, true);
+}
+
+/* The CUDA 10.0 form, whose mode was always global. */
+CUresult CUDAAPI cuStreamBeginCapture_v1(CUstream hStream)
+{
+	return libcumc_begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL,
+				     false);
+}
+
+CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
+{
+	return libcumc_begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL,
+				     true);
+}
+
+static CUresult libcumc_end_capture(CUstream hStream, CUgraph *phGraph,
+				    bool ptds)
+{
+	struct libcumc_stream *stream;
+	struct libcumc_graph *graph;
+	CUresult res;
+
+	if (!phGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_capture_end(stream, &graph);
+	libcumc_stream_put(stream);
+	*phGraph = res == CUDA_SUCCESS ? (CUgraph)graph : NULL;
+	return res;
+}
+
+CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+	return libcumc_end_capture(hStream, phGraph, false);
+}
+
+CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
+{
+	return libcumc_end_capture(hStream, phGraph, true);
+}
+
+static CUresult libcumc_get_capture_info(CUstream hStream,
+					 CUstreamCaptureStatus *status,
+					 cuuint64_t *id, CUgraph *graph,
+					 const CUgraphNode **deps,
+					 const CUgraphEdgeData **edges,
+					 size_t *num_deps, bool ptds)
+{
+	struct libcumc_capture_info info;
+	struct libcumc_stream *stream;
+	CUresult res;
+
+	if (!status)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_capture_info(stream, &info);
+	libcumc_stream_put(stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	*status = info.status;
+	/* The rest is written only while the stream captures. */
+	if (info.status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+		return CUDA_SUCCESS;
+	if (id)
+		*id = info.id;
+	if (graph)
+		*graph = (CUgraph)info.graph;
+	if (deps)
+		*deps = (const CUgraphNode *)info.deps;
+	if (edges)
+		*edges = info.edges;
+	if (num_deps)
+		*num_deps = info.num_deps;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				const CUgraphEdgeData **edgeData_out,
+				size_t *numDependencies_out)
+{
+	return libcumc_get_capture_info(hStream, captureStatus_out, id_out,
+					graph_out, dependencies_out,
+					edgeData_out, numDependencies_out,
+					false);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				const CUgraphEdgeData **edgeData_out,
+				size_t *numDependencies_out)
+{
+	return libcumc_get_capture_info(hStream, captureStatus_out, id_out,
+					graph_out, dependencies_out,
+					edgeData_out, numDependencies_out,
+					true);
+}
+
+/* The CUDA 11.3 form, without the edges' data. */
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				size_t *numDependencies_out)
+{
+	return libcumc_get_capture_info(hStream, captureStatus_out, id_out,
+					graph_out, dependencies_out, NULL,
+					numDependencies_out, false);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				size_t *numDependencies_out)
+{
+	return libcumc_get_capture_info(hStream, captureStatus_out, id_out,
+					graph_out, dependencies_out, NULL,
+					numDependencies_out, true);
+}
+
+/* The CUDA 10.1 form: the status and the id. */
+CUresult CUDAAPI cuStreamGetCaptureInfo_v1(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out)
+{
+	return libcumc_get_capture_info(hStream, captureStatus_out, id_out,
+					NULL, NULL, NULL, NULL, false);
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out)
+{
+	return libcumc_get_capture_info(hStream, captureStatus_out, id_out,
+					NULL, NULL, NULL, NULL, true);
+}
+
+CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	CUstreamCaptureMode old;
+
+	if (!mode || (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL &&
+		      *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+		      *mode != CU_STREAM_CAPTURE_MODE_RELAXED))
+		return CUDA_ERROR_INVALID_VALUE;
+	old = libcumc_capture_mode;
+	libcumc_capture_mode = *mode;
+	*mode = old;
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CUDA graphs: their definition (graph_core.c), the entry points that
+ * build and query them (graph.c), instantiation and launch
+ * (graph_exec.c), and stream capture (stream.c, whose captured items
+ * become nodes through libcumc_graph_add_captured()).
+ *
+ * A CUgraph is a pointer to a struct libcumc_graph, a CUgraphNode one to
+ * a node, a CUuserObject one to a user object; each is looked up in the
+ * registry before it is used, so garbage and destroyed handles answer
+ * CUDA_ERROR_INVALID_VALUE rather than crash.  One lock guards every
+ * graph, node and user object; stream.c calls in here with the streams'
+ * lock held, so nothing in here takes that lock.
+ */
+#ifndef _CUMC_LIB_GRAPH_H
+#define _CUMC_LIB_GRAPH_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "stream.h"
+
+struct libcumc_graph;
+
+/*
+ * A captured stream item (stream.h): run again at each launch of a graph
+ * that holds it, by the graphs and executables that share it; its fini is
+ * called with the last reference.
+ */
+struct libcumc_captured {
+	atomic_uint refs;
+	struct libcumc_work *work;
+};
+
+/* A kernel node's launch, its arguments copied. */
+struct libcumc_kernel_node {
+	CUDA_KERNEL_NODE_PARAMS params;	/* kernelParams: args, extra: NULL */
+	unsigned char *arg_buf;
+	size_t arg_size;
+	void **args;
+	unsigned int num_args;
+};
+
+/* A user object: its destructor runs when its count drops to 0. */
+struct libcumc_user_object {
+	struct libcumc_user_object *next;	/* in the registry */
+	unsigned int count;
+	void *ptr;
+	CUhostFn destroy;
+};
+
+/* References a graph holds on a user object. */
+struct libcumc_graph_ref {
+	struct libcumc_user_object *obj;
+	unsigned int count;
+};
+
+struct libcumc_graph_node {
+	struct libcumc_graph_node *next;	/* in its graph's order of adding */
+	struct libcumc_graph *graph;
+	CUgraphNodeType type;
+	/* The node it was cloned from (cuGraphNodeFindInClone), not held. */
+	struct libcumc_graph_node *origin;
+	struct libcumc_graph_node **deps;	/* its incoming edges */
+	size_t num_deps;
+	size_t max_deps;
+	bool disabled;				/* in an executable only */
+	size_t mark;				/* scratch, lock held */
+	union {
+		CUDA_HOST_NODE_PARAMS host;
+		struct {
+			CUDA_MEMSET_NODE_PARAMS params;
+			CUcontext ctx;
+		} memset;
+		struct {
+			CUDA_MEMCPY3D params;
+			CUcontext ctx;
+		} memcpy;
+		struct libcumc_kernel_node kernel;
+		CUevent event;
+		struct libcumc_graph *child;	/* owned: a clone */
+		struct libcumc_captured *captured;
+	} u;
+	bool is_captured;			/* u.captured, whatever its type */
+};
+
+struct libcumc_graph {
+	struct libcumc_graph *next;		/* in the registry */
+	struct libcumc_graph_node *nodes, *last;
+	size_t num_nodes;
+	bool registered;			/* a CUgraph handle names it */
+	bool capturing;				/* a stream capture's, ongoing */
+	bool embedded;				/* a child graph node's */
+	/* The user objects it holds: object and count, as many as added. */
+	struct libcumc_graph_ref *refs;
+	size_t num_refs;
+};
+
+/*
+ * The lock of every graph, node and user object.  Unlocking runs the
+ * destructors of the user objects released meanwhile, outside it, since
+ * they may call the driver API.
+ */
+void libcumc_graphs_lock(void);
+void libcumc_graphs_unlock(void);
+
+/* The live user object @handle names (lock held), or NULL. */
+struct libcumc_user_object *libcumc_user_object_find(CUuserObject handle);
+/* Drops @count references of @obj (lock held). */
+void libcumc_user_object_put(struct libcumc_user_object *obj,
+			     unsigned int count);
+/* Registers @obj (lock held). */
+void libcumc_user_object_add(struct libcumc_user_object *obj);
+/* @graph takes @count references of @obj, already counted (lock held). */
+CUresult libcumc_graph_hold(struct libcumc_graph *graph,
+			    struct libcumc_user_object *obj,
+			    unsigned int count);
+
+/* A new empty graph, registered when @handle (a CUgraph) is asked. */
+struct libcumc_graph *libcumc_graph_new(bool handle);
+/* Frees @node, which no longer is in a graph (lock held). */
+void libcumc_node_destroy(struct libcumc_graph_node *node);
+/* A CUgraph handle names @graph from now on (lock held). */
+void libcumc_graph_register(struct libcumc_graph *graph);
+/* Frees @graph, its nodes and its references (lock held). */
+void libcumc_graph_free(struct libcumc_graph *graph);
+/* The live graph @handle names (lock held), or NULL. */
+struct libcumc_graph *libcumc_graph_find(CUgraph handle);
+/* The live node @handle names in a registered graph (lock held), or NULL. */
+struct libcumc_graph_node *libcumc_node_find(CUgraphNode handle);
+
+/*
+ * A new node of @type in @graph after @deps (lock held; the parameters
+ * are the caller's to fill in).  CUDA_ERROR_INVALID_VALUE when a
+ * dependency is not a node of @graph or is named twice.
+ */
+CUresult libcumc_graph_add(struct libcumc_graph *graph, CUgraphNodeType type,
+			   struct libcumc_graph_node *const *deps,
+			   size_t num_deps, struct libcumc_graph_node **node);
+
+/*
+ * A captured item as a node of @type after @deps (the streams' lock and
+ * this one held): the node takes @work, which has no dependencies left.
+ */
+CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
+				    CUgraphNodeType type,
+				    struct libcumc_work *work,
+				    struct libcumc_graph_node *const *deps,
+				    size_t num_deps,
+				    struct libcumc_graph_node **node);
+
+/* Whether @to depends on @from, directly or not (lock held). */
+bool libcumc_node_reaches(const struct libcumc_graph_node *from,
+			  const struct libcumc_graph_node *to);
+
+/*
+ * A copy of @graph, unregistered, its nodes' origins set to @graph's
+ * (lock held); NULL when memory runs out.
+ */
+struct libcumc_graph *libcumc_graph_clone(const struct libcumc_graph *graph);
+
+/*
+ * @graph's nodes, each after its dependencies (lock held): *@order is
+ * malloc'd, *@count long.  CUDA_ERROR_INVALID_VALUE for a cycle.
+ */
+CUresult libcumc_graph_order(const struct libcumc_graph *graph,
+			     struct libcumc_graph_node ***order,
+			     size_t *count);
+
+/* A reference on @captured, and its release (the last frees it). */
+void libcumc_captured_get(struct libcumc_captured *captured);
+void libcumc_captured_put(struct libcumc_captured *captured);
+
+/*
+ * What a node's parameters must be (graph.c): INVALID_VALUE otherwise,
+ * NOT_SUPPORTED for a copy to or from an array.  A kernel node's are
+ * copied into @k, which libcumc_kernel_params_free() releases.
+ */
+CUresult libcumc_memset_params_check(const CUDA_MEMSET_NODE_PARAMS *p);
+CUresult libcumc_memcpy_params_check(const CUDA_MEMCPY3D *p);
+CUresult libcumc_kernel_params_copy(const CUDA_KERNEL_NODE_PARAMS *p,
+				    struct libcumc_kernel_node *k);
+void libcumc_kernel_params_free(struct libcumc_kernel_node *k);
+
+/*
+ * The entry points no cuda.h declares by these names: the per-thread
+ * default stream flavours, and the older ABIs of names today's headers
+ * map to newer functions (the older names are given their symbols here).
+ */
+CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec,
+				       CUgraph hGraph, CUgraphNode *phErrorNode,
+				       char *logBuffer, size_t bufferSize);
+CUresult CUDAAPI cuGraphInstantiate_v1(CUgraphExec *phGraphExec,
+				       CUgraph hGraph, CUgraphNode *phErrorNode,
+				       char *logBuffer, size_t bufferSize)
+	__asm__("cuGraphInstantiate");
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec,
+			CUgraph hGraph,
+			CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream,
+					      CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamBeginCapture_v1(CUstream hStream)
+	__asm__("cuStreamBeginCapture");
+CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream);
+CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				const CUgraphEdgeData **edgeData_out,
+				size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out, CUgraph *graph_out,
+				const CUgraphNode **dependencies_out,
+				size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v1(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out)
+	__asm__("cuStreamGetCaptureInfo");
+CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
+				CUstreamCaptureStatus *captureStatus_out,
+				cuuint64_t *id_out);
+
+#endif /* _CUMC_LIB_GRAPH_H */

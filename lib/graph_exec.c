@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Executable graphs (graph.h): instantiation takes a private copy of the
+ * graph and an order of its nodes, each after its dependencies; a launch
+ * queues the nodes on the stream in that order, one stream item (or
+ * several: a row of a 2D set or 3D copy each) per node, so they run one
+ * after the other after the stream's earlier work and before its later
+ * work.  A node a stream capture made runs its captured item again.
+ *
+ * A CUgraphExec is a pointer to an executable of the registry, looked up
+ * before use.  One lock guards the registry and every executable; a
+ * launch holds it while it queues, and takes the streams' lock beneath
+ * it, never the other way round.
+ */
+#include <stdlib.h>
+
+#include "graph.h"
+#include "kernel.h"
+#include "log.h"
+
+struct libcumc_graph_exec {
+	struct libcumc_graph_exec *next;
+	struct libcumc_graph *graph;		/* private copy */
+	struct libcumc_graph_node **order;
+	size_t count;
+	cuuint64_t flags;
+};
+
+static pthread_mutex_t libcumc_execs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct libcumc_graph_exec *libcumc_execs;
+
+static struct libcumc_graph_exec *libcumc_exec_find(CUgraphExec handle)
+{
+	struct libcumc_graph_exec *exec;
+
+	for (exec = libcumc_execs; exec; exec = exec->next)
+		if ((CUgraphExec)exec == handle)
+			return exec;
+	return NULL;
+}
+
+/* The flags cumc instantiates with; device launch needs device graphs. */
+#define CUMC_INSTANTIATE_FLAGS (CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | \
+				CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD | \
+				CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY)
+
+static CUresult libcumc_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
+				    cuuint64_t flags,
+				    CUgraphInstantiateResult *result)
+{
+	struct libcumc_graph_exec *exec;
+	struct libcumc_graph *graph;
+	CUresult res = CUDA_ERROR_INVALID_VALUE;
+
+	*result = CUDA_GRAPH_INSTANTIATE_ERROR;
+	if (!phGraphExec)
+		return res;
+	if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) {
+		libcumc_log_note("cumc has no device-side graph launch");
+		*result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if (flags & ~(cuuint64_t)CUMC_INSTANTIATE_FLAGS)
+		return res;
+	exec = calloc(1, sizeof(*exec));
+	if (!exec)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	exec->flags = flags;
+	libcumc_graphs_lock();
+	graph = libcumc_graph_find(hGraph);
+	if (graph && !graph->capturing) {
+		exec->graph = libcumc_graph_clone(graph);
+		res = exec->graph ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (res == CUDA_SUCCESS) {
+		res = libcumc_graph_order(exec->graph, &exec->order,
+					  &exec->count);
+		if (res == CUDA_ERROR_INVALID_VALUE)
+			*result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+	}
+	if (res != CUDA_SUCCESS && exec->graph)
+		libcumc_graph_free(exec->graph);
+	libcumc_graphs_unlock();
+	if (res != CUDA_SUCCESS) {
+		free(exec);
+		return res;
+	}
+	pthread_mutex_lock(&libcumc_execs_lock);
+	exec->next = libcumc_execs;
+	libcumc_execs = exec;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	*result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
+	*phGraphExec = (CUgraphExec)exec;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
+					     CUgraph hGraph,
+					     unsigned long long flags)
+{
+	CUgraphInstantiateResult result;
+
+	/* Uploading at instantiation needs the stream of the params form. */
+	if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_instantiate(phGraphExec, hGraph, flags, &result);
+}
+
+/* The CUDA 10 and 11 form: no log is ever written, nothing fails late. */
+CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec,
+				       CUgraph hGraph, CUgraphNode *phErrorNode,
+				       char *logBuffer, size_t bufferSize)
+{
+	CUgraphInstantiateResult result;
+
+	if (phErrorNode)
+		*phErrorNode = NULL;
+	if (logBuffer && bufferSize)
+		logBuffer[0] = '\0';
+	return libcumc_instantiate(phGraphExec, hGraph, 0, &result);
+}
+
+/* The CUDA 10.0 symbol: the same ABI. */
+CUresult CUDAAPI cuGraphInstantiate_v1(CUgraphExec *phGraphExec,
+				       CUgraph hGraph, CUgraphNode *phErrorNode,
+				       char *logBuffer, size_t bufferSize)
+	__attribute__((alias("cuGraphInstantiate_v2")));
+
+/* Uploading is nothing to do: a launch reads the nodes where they are. */
+static CUresult libcumc_instantiate_params(CUgraphExec *phGraphExec,
+					   CUgraph hGraph,
+					   CUDA_GRAPH_INSTANTIATE_PARAMS *params,
+					   bool ptds)
+{
+	struct libcumc_stream *stream;
+	CUresult res;
+
+	if (!params)
+		return CUDA_ERROR_INVALID_VALUE;
+	params->hErrNode_out = NULL;
+	if (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) {
+		res = libcumc_stream_get(params->hUploadStream, ptds, &stream);
+		if (res != CUDA_SUCCESS)
+			return res;
+		libcumc_stream_put(stream);
+	}
+	return libcumc_instantiate(phGraphExec, hGraph, params->flags,
+				   &params->result_out);
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec,
+			CUgraph hGraph,
+			CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	return libcumc_instantiate_params(phGraphExec, hGraph,
+					  instantiateParams, false);
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec,
+			CUgraph hGraph,
+			CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	return libcumc_instantiate_params(phGraphExec, hGraph,
+					  instantiateParams, true);
+}
+
+/* Queued launches still run: they hold what they need. */
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+	struct libcumc_graph_exec *exec, **link;
+
+	pthread_mutex_lock(&libcumc_execs_lock);
+	exec = libcumc_exec_find(hGraphExec);
+	if (exec) {
+		for (link = &libcumc_execs; *link != exec;
+		     link = &(*link)->next)
+			;
+		*link = exec->next;
+	}
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	if (!exec)
+		return CUDA_ERROR_INVALID_VALUE;
+	libcumc_graphs_lock();
+	libcumc_graph_free(exec->graph);
+	libcumc_graphs_unlock();
+	free(exec->order);
+	free(exec);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
+{
+	struct libcumc_graph_exec *exec;
+
+	pthread_mutex_lock(&libcumc_execs_lock);
+	exec = libcumc_exec_find(hGraphExec);
+	if (exec && flags)
+		*flags = exec->flags;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return exec && flags ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A captured item run again: the item of a launch that holds it. */
+struct libcumc_replay {
+	struct libcumc_work work;
+	struct libcumc_captured *captured;
+};
+
+static CUresult libcumc_replay_run(struct libcumc_work *work)
+{
+	struct libcumc_work *item = ((struct libcumc_replay *)work)->captured->work;
+
+	return item->run ? item->run(item) : CUDA_SUCCESS;
+}
+
+static void libcumc_replay_fini(struct libcumc_work *work)
+{
+	libcumc_captured_put(((struct libcumc_replay *)work)->captured);
+}
+
+static CUresult libcumc_replay_submit(struct libcumc_stream *stream,
+				      struct libcumc_graph_node *node)
+{
+	struct libcumc_replay *r;
+
+	r = (struct libcumc_replay *)libcumc_work_alloc(sizeof(*r),
+							libcumc_replay_run);
+	if (!r)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r->work.fini = libcumc_replay_fini;
+	r->work.capture_as = CUMC_CAPTURE_NODE;
+	r->work.node_type = node->type;
+	r->captured = node->u.captured;
+	libcumc_captured_get(r->captured);
+	return libcumc_stream_submit(stream, &r->work, NULL);
+}
+
+/* A memset node's rows. */
+static CUresult libcumc_memset_submit(struct libcumc_stream *stream,
+				      const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	CUresult res = CUDA_SUCCESS;
+	size_t row;
+
+	for (row = 0; row < p->height && res == CUDA_SUCCESS; row++)
+		res = libcumc_set_on(stream, p->dst + row * p->pitch, p->value,
+				     p->elementSize, p->width);
+	return res;
+}
+
+/* Where row @y of slice @z of one side of a 3D copy starts. */
+static CUdeviceptr libcumc_memcpy_row(CUmemorytype type, const void *host,
+				      CUdeviceptr device, size_t x, size_t y,
+				      size_t z, size_t pitch, size_t height)
+{
+	CUdeviceptr base = type == CU_MEMORYTYPE_HOST ? (uintptr_t)host :
+							device;
+
+	return base + (z * height + y) * pitch + x;
+}
+
+/*
+ * A memcpy node's rows.  Unified memory is device memory here, or host
+ * memory CUDA knows of, as the copies' checks accept it.
+ */
+static CUresult libcumc_memcpy_submit(struct libcumc_stream *stream,
+				      const CUDA_MEMCPY3D *p)
+{
+	CUresult res = CUDA_SUCCESS;
+	size_t y, z;
+
+	for (z = 0; z < p->Depth; z++)
+		for (y = 0; y < p->Height && res == CUDA_SUCCESS; y++)
+			res = libcumc_copy_on(stream,
+				libcumc_memcpy_row(p->dstMemoryType,
+						   p->dstHost, p->dstDevice,
+						   p->dstXInBytes,
+						   p->dstY + y, p->dstZ + z,
+						   p->dstPitch, p->dstHeight),
+				p->dstMemoryType != CU_MEMORYTYPE_HOST,
+				libcumc_memcpy_row(p->srcMemoryType,
+						   p->srcHost, p->srcDevice,
+						   p->srcXInBytes,
+						   p->srcY + y, p->srcZ + z,
+						   p->srcPitch, p->srcHeight),
+				p->srcMemoryType != CU_MEMORYTYPE_HOST,
+				p->WidthInBytes);
+	return res;
+}
+
+static CUresult libcumc_kernel_submit(struct libcumc_stream *stream,
+				      const struct libcumc_kernel_node *k)
+{
+	const CUDA_KERNEL_NODE_PARAMS *p = &k->params;
+	const unsigned int dims[6] = { p->gridDimX, p->gridDimY, p->gridDimZ,
+				       p->blockDimX, p->blockDimY,
+				       p->blockDimZ };
+	struct libcumc_function *fn;
+	CUresult res;
+
+	res = p->func ? libcumc_function_get(p->func, &fn) :
+			libcumc_kernel_get(p->kern, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_launch_on(stream, fn, dims, p->sharedMemBytes, false,
+				 k->args, NULL);
+}
+
+static CUresult libcumc_graph_submit(struct libcumc_stream *stream,
+				     struct libcumc_graph_node **order,
+				     size_t count);
+
+static CUresult libcumc_node_submit(struct libcumc_stream *stream,
+				    struct libcumc_graph_node *node)
+{
+	struct libcumc_graph_node **order;
+	size_t count;
+	CUresult res;
+
+	if (node->disabled)
+		return CUDA_SUCCESS;
+	if (node->is_captured)
+		return libcumc_replay_submit(stream, node);
+	switch (node->type) {
+	case CU_GRAPH_NODE_TYPE_HOST:
+		return libcumc_stream_host_fn(stream, node->u.host.fn,
+					      node->u.host.userData);
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		return libcumc_memset_submit(stream, &node->u.memset.params);
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		return libcumc_memcpy_submit(stream, &node->u.memcpy.params);
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		return libcumc_kernel_submit(stream, &node->u.kernel);
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		return libcumc_event_record_on(stream, node->u.event);
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		return libcumc_event_wait_on(stream, node->u.event);
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		res = libcumc_graph_order(node->u.child, &order, &count);
+		if (res != CUDA_SUCCESS)
+			return res;
+		res = libcumc_graph_submit(stream, order, count);
+		free(order);
+		return res;
+	default:
+		return CUDA_SUCCESS;
+	}
+}
+
+static CUresult libcumc_graph_submit(struct libcumc_stream *stream,
+				     struct libcumc_graph_node **order,
+				     size_t count)
+{
+	CUresult res = CUDA_SUCCESS;
+	size_t i;
+
+	for (i = 0; i < count && res == CUDA_SUCCESS; i++)
+		res = libcumc_node_submit(stream, order[i]);
+	return res;
+}
+
+static CUresult libcumc_graph_launch(CUgraphExec hGraphExec, CUstream hStream,
+				     bool ptds, bool upload)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_graph_exec *exec;
+	struct libcumc_stream *stream;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&libcumc_execs_lock);
+	exec = libcumc_exec_find(hGraphExec);
+	if (!exec)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else if (!upload)
+		res = libcumc_graph_submit(stream, exec->order, exec->count);
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	libcumc_stream_put(stream);
+	return res;
+}
+
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return libcumc_graph_launch(hGraphExec, hStream, false, false);
+}
+
+CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return libcumc_graph_launch(hGraphExec, hStream, true, false);
+}
+
+CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return libcumc_graph_launch(hGraphExec, hStream, false, true);
+}
+
+CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return libcumc_graph_launch(hGraphExec, hStream, true, true);
+}
+
+/*
+ * The node of @exec instantiated from @hNode, lock held on success;
+ * CUDA_ERROR_INVALID_VALUE when either is not there.
+ */
+static CUresult libcumc_exec_node(CUgraphExec hGraphExec, CUgraphNode hNode,
+				  struct libcumc_graph_node **out)
+{
+	struct libcumc_graph_exec *exec;
+	struct libcumc_graph_node *node = NULL;
+
+	pthread_mutex_lock(&libcumc_execs_lock);
+	exec = libcumc_exec_find(hGraphExec);
+	for (node = exec && hNode ? exec->graph->nodes : NULL; node;
+	     node = node->next)
+		if ((CUgraphNode)node->origin == hNode)
+			break;
+	if (!node) {
+		pthread_mutex_unlock(&libcumc_execs_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	*out = node;
+	return CUDA_SUCCESS;
+}
+
+/* Kernel, memcpy and memset nodes can be disabled: they then do nothing. */
+CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec,
+				       CUgraphNode hNode,
+				       unsigned int isEnabled)
+{
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_exec_node(hGraphExec, hNode, &node);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (node->type == CU_GRAPH_NODE_TYPE_KERNEL ||
+	    node->type == CU_GRAPH_NODE_TYPE_MEMCPY ||
+	    node->type == CU_GRAPH_NODE_TYPE_MEMSET)
+		node->disabled = !isEnabled;
+	else
+		res = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return res;
+}
+
+CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec,
+				       CUgraphNode hNode,
+				       unsigned int *isEnabled)
+{
+	struct libcumc_graph_node *node;
+	CUresult res;
+
+	if (!isEnabled)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_exec_node(hGraphExec, hNode, &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	*isEnabled = !node->disabled;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return CUDA_SUCCESS;
+}
+
+/* Later launches run the new parameters; queued ones keep theirs. */
+CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	struct libcumc_graph_node *node;
+	CUresult res;
+
+	if (!nodeParams || !nodeParams->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_exec_node(hGraphExec, hNode, &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (node->type == CU_GRAPH_NODE_TYPE_HOST && !node->is_captured)
+		node->u.host = *nodeParams;
+	else
+		res = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return res;
+}
+
+/*
+ * The executable's node of @type instantiated from @hNode, lock held on
+ * success; one a capture made has no parameters to change.
+ */
+static CUresult libcumc_exec_node_of(CUgraphExec hGraphExec, CUgraphNode hNode,
+				     CUgraphNodeType type,
+				     struct libcumc_graph_node **node)
+{
+	CUresult res = libcumc_exec_node(hGraphExec, hNode, node);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if ((*node)->type == type && !(*node)->is_captured)
+		return CUDA_SUCCESS;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_MEMSET_NODE_PARAMS *memsetParams,
+				CUcontext ctx)
+{
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_memset_params_check(memsetParams);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_exec_node_of(hGraphExec, hNode,
+					   CU_GRAPH_NODE_TYPE_MEMSET, &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	node->u.memset.params = *memsetParams;
+	node->u.memset.ctx = ctx;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_MEMCPY3D *copyParams,
+				CUcontext ctx)
+{
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_memcpy_params_check(copyParams);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_exec_node_of(hGraphExec, hNode,
+					   CU_GRAPH_NODE_TYPE_MEMCPY, &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	node->u.memcpy.params = *copyParams;
+	node->u.memcpy.ctx = ctx;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	struct libcumc_graph_node *node;
+	struct libcumc_kernel_node k;
+	CUresult res = libcumc_kernel_params_copy(nodeParams, &k);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_exec_node_of(hGraphExec, hNode, CU_GRAPH_NODE_TYPE_KERNEL,
+				   &node);
+	if (res != CUDA_SUCCESS) {
+		libcumc_kernel_params_free(&k);
+		return res;
+	}
+	libcumc_kernel_params_free(&node->u.kernel);
+	node->u.kernel = k;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_exec_event_set(CUgraphExec hGraphExec,
+				       CUgraphNode hNode, CUgraphNodeType type,
+				       CUevent event)
+{
+	struct libcumc_graph_node *node;
+	CUresult res;
+
+	if (!libcumc_event_live(event))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_exec_node_of(hGraphExec, hNode, type, &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	node->u.event = event;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec,
+						    CUgraphNode hNode,
+						    CUevent event)
+{
+	return libcumc_exec_event_set(hGraphExec, hNode,
+				      CU_GRAPH_NODE_TYPE_EVENT_RECORD, event);
+}
+
+CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec,
+						  CUgraphNode hNode,
+						  CUevent event)
+{
+	return libcumc_exec_event_set(hGraphExec, hNode,
+				      CU_GRAPH_NODE_TYPE_WAIT_EVENT, event);
+}
+
+/* Graph memory: cumc has no memory allocation nodes, so none is in use. */
+static CUresult libcumc_graph_mem_device(CUdevice device)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	return res == CUDA_SUCCESS ? libcumc_check_device(drv, device) : res;
+}
+
+CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device,
+					      CUgraphMem_attribute attr,
+					      void *value)
+{
+	CUresult res = libcumc_graph_mem_device(device);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!value || attr < CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT ||
+	    attr > CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)
+		return CUDA_ERROR_INVALID_VALUE;
+	*(cuuint64_t *)value = 0;
+	return CUDA_SUCCESS;
+}
+
+/* Only the high watermarks can be set, and only to 0. */
+CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device,
+					      CUgraphMem_attribute attr,
+					      void *value)
+{
+	CUresult res = libcumc_graph_mem_device(device);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!value || (attr != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH &&
+		       attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH) ||
+	    *(cuuint64_t *)value)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
+{
+	return libcumc_graph_mem_device(device);
+}
+
+/* A forked child forgets its parent's executables with its graphs. */
+static void libcumc_execs_forget_parent(void)
+{
+	libcumc_execs = NULL;
+	pthread_mutex_init(&libcumc_execs_lock, NULL);
+}
+
+__attribute__((constructor)) static void libcumc_execs_atfork(void)
+{
+	pthread_atfork(NULL, NULL, libcumc_execs_forget_parent);
+}
