@@ -80,6 +80,8 @@ CHECK_VM_TESTS += test_alloc test_peer
 CHECK_VM_TESTS += test_stream test_event test_stream_ptds
 # Stream-ordered allocator: memory pools
 CHECK_VM_TESTS += test_mempool
+# Graphs and stream capture.
+CHECK_VM_TESTS += test_graph
 # Device code: PTX modules and kernel launches (ptx/).
 CHECK_VM_TESTS += test_module test_ptx_multimem test_link
 # CUMC_LOG (lib/log.h): the host test loads build/cuda/libcuda.so.1 too.
@@ -235,7 +237,8 @@ $(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
 
 # Inherited by prerequisites like any target variable: only test rules use it.
 $(O)/tests/test_module $(O)/tests/test_ptx_multimem $(O)/tests/test_link \
-$(O)/tests/test_vmm_samples: TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
+$(O)/tests/test_vmm_samples $(O)/tests/test_graph: \
+	TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
 
 # A per-thread default stream program, linked against the shared library
 # as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be

@@ -1,0 +1,964 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CUDA graphs and stream capture (runs in the VM): graphs of host, set,
+ * copy, event, child graph and kernel nodes built, queried, changed,
+ * instantiated and launched, their nodes run after their dependencies
+ * and not before the launch; stream capture of copies, sets, host
+ * functions and kernels, forked to a second stream and joined back
+ * through events; the capture errors; user objects' lifetimes; garbage
+ * handles and bad arguments refused with nothing changed.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "vmm.h"
+
+#define DATA PTX_TEST_DATA
+
+static void setup(void)
+{
+	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
+	vmm_use_device(0);
+}
+
+/* Host nodes that log the order they ran in. */
+struct order_log {
+	atomic_int next;
+	int seen[64];
+};
+
+struct order_item {
+	struct order_log *log;
+	int value;
+};
+
+static void CUDA_CB log_fn(void *arg)
+{
+	struct order_item *it = arg;
+	int at = atomic_fetch_add(&it->log->next, 1);
+
+	if (at < 64)
+		it->log->seen[at] = it->value;
+}
+
+static int position(const struct order_log *log, int value, int from)
+{
+	int i;
+
+	for (i = from; i < atomic_load(&log->next); i++)
+		if (log->seen[i] == value)
+			return i;
+	return -1;
+}
+
+static CUgraphNode add_host(CUgraph g, const CUgraphNode *deps, size_t n,
+			    struct order_item *it)
+{
+	CUDA_HOST_NODE_PARAMS p = { .fn = log_fn, .userData = it };
+	CUgraphNode node;
+
+	ck_assert_int_eq(cuGraphAddHostNode(&node, g, deps, n, &p), CUDA_SUCCESS);
+	return node;
+}
+
+START_TEST(graph_calls_need_init)
+{
+	CUstreamCaptureStatus status;
+	CUgraph g;
+
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuStreamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuStreamGetCaptureInfo(NULL, &status, NULL, NULL, NULL,
+						NULL, NULL),
+			 CUDA_ERROR_NOT_INITIALIZED);
+}
+END_TEST
+
+/*
+ * A diamond a -> (b, c) -> d: a first, d last, on each of two launches;
+ * nothing runs before the launch.
+ */
+START_TEST(host_nodes_run_after_their_dependencies)
+{
+	struct order_log log = { 0 };
+	struct order_item it[4];
+	CUgraphNode a, b, c, d, deps[2], nodes[5], from[5], to[5];
+	CUgraphNodeType type;
+	CUgraphExec exec;
+	size_t n, run;
+	CUstream s;
+	CUgraph g;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		it[i] = (struct order_item){ &log, i };
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	a = add_host(g, NULL, 0, &it[0]);
+	b = add_host(g, &a, 1, &it[1]);
+	c = add_host(g, &a, 1, &it[2]);
+	deps[0] = b;
+	deps[1] = c;
+	d = add_host(g, deps, 2, &it[3]);
+
+	ck_assert_int_eq(cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	n = 5;
+	ck_assert_int_eq(cuGraphGetNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_ptr_null(nodes[4]);
+	n = 1;
+	ck_assert_int_eq(cuGraphGetRootNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_ptr_eq(nodes[0], a);
+	ck_assert_int_eq(cuGraphGetEdges(g, NULL, NULL, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	n = 5;
+	ck_assert_int_eq(cuGraphGetEdges(g, from, to, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(cuGraphNodeGetDependencies(d, NULL, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(cuGraphNodeGetDependentNodes(a, NULL, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(cuGraphNodeGetType(d, &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_HOST);
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&log.next), 0);
+	ck_assert_int_eq(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	for (run = 0; run < 2; run++)
+		ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&log.next), 8);
+	for (run = 0; run < 2; run++) {
+		int base = 4 * run;
+
+		ck_assert_int_eq(position(&log, 0, base), base);
+		ck_assert_int_eq(position(&log, 3, base), base + 3);
+	}
+	/* The executable is a copy: changing the graph leaves it alone. */
+	ck_assert_int_eq(cuGraphDestroyNode(d), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&log.next), 12);
+	ck_assert_int_eq(cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(edges_added_and_removed_with_checks)
+{
+	struct order_log log = { 0 };
+	struct order_item it = { &log, 0 };
+	CUgraphEdgeData data = { .type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC };
+	CUgraphNode a, b, other, got;
+	CUgraphExec exec;
+	CUgraph g, h;
+	size_t n;
+
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&h, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&a, g, NULL, 0), CUDA_SUCCESS);
+	b = add_host(g, NULL, 0, &it);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&other, h, NULL, 0), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphAddDependencies(g, &a, &b, NULL, 1), CUDA_SUCCESS);
+	/* Twice, to itself, across graphs, non-default data: refused. */
+	ck_assert_int_eq(cuGraphAddDependencies(g, &a, &b, NULL, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddDependencies(g, &a, &a, NULL, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddDependencies(g, &other, &b, NULL, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddDependencies(g, &b, &a, &data, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphGetEdges(g, NULL, NULL, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	/* Dependency edges under the nodes' own queries. */
+	n = 1;
+	ck_assert_int_eq(cuGraphNodeGetDependencies(b, &got, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, a);
+
+	/* A cycle cannot be instantiated. */
+	ck_assert_int_eq(cuGraphAddDependencies(g, &b, &a, NULL, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphRemoveDependencies(g, &b, &a, NULL, 1),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphRemoveDependencies(g, &b, &a, NULL, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+
+	/* Destroying a node takes its edges with it. */
+	ck_assert_int_eq(cuGraphDestroyNode(a), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphGetEdges(g, NULL, NULL, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(cuGraphNodeGetDependencies(b, NULL, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(h), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(garbage_and_destroyed_handles_refused)
+{
+	static const uintptr_t garbage[] = { 1, 0x1234, 0xdeadbeef };
+	CUDA_HOST_NODE_PARAMS hp = { 0 };
+	CUgraphNodeType type;
+	CUgraphNode node, dead;
+	CUgraphExec exec;
+	CUgraph g;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		CUgraph bad = (CUgraph)garbage[i];
+		CUgraphNode badn = (CUgraphNode)garbage[i];
+
+		ck_assert_int_eq(cuGraphDestroy(bad), CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuGraphGetNodes(bad, NULL, &n),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuGraphAddEmptyNode(&node, bad, NULL, 0),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuGraphNodeGetType(badn, &type),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuGraphDestroyNode(badn), CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuGraphInstantiate(&exec, bad, 0),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuGraphLaunch((CUgraphExec)garbage[i], NULL),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuGraphExecDestroy((CUgraphExec)garbage[i]),
+				 CUDA_ERROR_INVALID_VALUE);
+	}
+	ck_assert_int_eq(cuGraphCreate(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphCreate(&g, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddHostNode(&node, g, NULL, 0, &hp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&dead, g, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&node, g, NULL, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroyNode(dead), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&node, g, &dead, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphNodeGetType(dead, &type), CUDA_ERROR_INVALID_VALUE);
+	/* A node of one type has no parameters of another. */
+	ck_assert_int_eq(cuGraphAddEmptyNode(&node, g, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphHostNodeGetParams(node, &hp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphNodeGetType(node, &type), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+/* A 2D set, then a copy of its rows to the host; both changed and run again. */
+START_TEST(memset_and_memcpy_nodes_move_bytes)
+{
+	enum { W = 16, H = 4, PITCH = 64 };
+	unsigned char host[H * W];
+	CUDA_MEMSET_NODE_PARAMS sp = {
+		.pitch = PITCH, .value = 0x5a, .elementSize = 1,
+		.width = W, .height = H,
+	};
+	CUDA_MEMCPY3D cp = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcPitch = PITCH,
+		.dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = host,
+		.dstPitch = W, .WidthInBytes = W, .Height = H, .Depth = 1,
+	};
+	CUDA_MEMSET_NODE_PARAMS got;
+	CUgraphNode set, copy;
+	CUgraphExec exec;
+	CUdeviceptr dev;
+	CUcontext ctx;
+	CUstream s;
+	CUgraph g;
+	int i;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dev, PITCH * H), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, PITCH * H), CUDA_SUCCESS);
+	sp.dst = dev;
+	cp.srcDevice = dev;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	sp.elementSize = 3;
+	ck_assert_int_eq(cuGraphAddMemsetNode(&set, g, NULL, 0, &sp, ctx),
+			 CUDA_ERROR_INVALID_VALUE);
+	sp.elementSize = 1;
+	ck_assert_int_eq(cuGraphAddMemsetNode(&set, g, NULL, 0, &sp, ctx),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemcpyNode(&copy, g, &set, 1, &cp, ctx),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphMemsetNodeGetParams(set, &got), CUDA_SUCCESS);
+	ck_assert_uint_eq(got.value, 0x5a);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	memset(host, 0, sizeof(host));
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	for (i = 0; i < H * W; i++)
+		ck_assert_uint_eq(host[i], 0x5a);
+	/* Bytes between the rows were left alone. */
+	ck_assert_uint_eq(vmm_bytes(dev)[W], 0);
+
+	/* New parameters reach a new instantiation, not the old one. */
+	sp.value = 0x17;
+	ck_assert_int_eq(cuGraphMemsetNodeSetParams(set, &sp), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(host[0], 0x5a);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(host[H * W - 1], 0x17);
+
+	/* Disabled, the set does nothing. */
+	ck_assert_int_eq(cuMemsetD8(dev, 0, PITCH * H), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphNodeSetEnabled(exec, set, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(host[0], 0);
+
+	/* Arrays are not there: said plainly. */
+	cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+	ck_assert_int_eq(cuGraphMemcpyNodeSetParams(copy, &cp),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+/* vecAdd as a kernel node; its arguments are copied when it is added. */
+START_TEST(kernel_node_runs_ptx)
+{
+	enum { N = 300 };
+	float a[N], b[N], c[N];
+	size_t size = sizeof(a);
+	CUdeviceptr da, db, dc;
+	CUDA_KERNEL_NODE_PARAMS kp = { 0 }, got;
+	CUgraphNode node;
+	CUgraphExec exec;
+	CUfunction f;
+	CUmodule mod;
+	CUgraph g;
+	int n = N, i;
+	void *args[] = { &da, &db, &dc, &n };
+
+	ck_assert_int_eq(cuModuleLoad(&mod, DATA "/vecadd.ptx"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "vecAdd"), CUDA_SUCCESS);
+	for (i = 0; i < N; i++) {
+		a[i] = i;
+		b[i] = 2 * i;
+	}
+	ck_assert_int_eq(cuMemAlloc(&da, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&db, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dc, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(da, a, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(db, b, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dc, 0, size), CUDA_SUCCESS);
+	kp.func = f;
+	kp.gridDimX = (N + 127) / 128;
+	kp.gridDimY = kp.gridDimZ = 1;
+	kp.blockDimX = 128;
+	kp.blockDimY = kp.blockDimZ = 1;
+	kp.kernelParams = args;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	kp.blockDimY = 0;
+	ck_assert_int_eq(cuGraphAddKernelNode(&node, g, NULL, 0, &kp),
+			 CUDA_ERROR_INVALID_VALUE);
+	kp.blockDimY = 1;
+	ck_assert_int_eq(cuGraphAddKernelNode(&node, g, NULL, 0, &kp),
+			 CUDA_SUCCESS);
+	n = 0;	/* the node kept N */
+	ck_assert_int_eq(cuGraphKernelNodeGetParams(node, &got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got.func, f);
+	ck_assert_int_eq(*(int *)got.kernelParams[3], N);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(c, dc, size), CUDA_SUCCESS);
+	for (i = 0; i < N; i++)
+		ck_assert_float_eq(c[i], 3.0f * i);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(da), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(db), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dc), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(child_graphs_and_clones)
+{
+	struct order_log log = { 0 };
+	struct order_item it[2] = { { &log, 1 }, { &log, 2 } };
+	CUgraphNode first, child_node, found, inner;
+	CUgraph g, child, copy, embedded;
+	CUgraphExec exec;
+	size_t n;
+
+	ck_assert_int_eq(cuGraphCreate(&child, 0), CUDA_SUCCESS);
+	inner = add_host(child, NULL, 0, &it[1]);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	first = add_host(g, NULL, 0, &it[0]);
+	ck_assert_int_eq(cuGraphAddChildGraphNode(&child_node, g, &first, 1, g),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddChildGraphNode(&child_node, g, &first, 1,
+						  child),
+			 CUDA_SUCCESS);
+	/* The node holds a copy: the child graph may go. */
+	ck_assert_int_eq(cuGraphDestroy(child), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphChildGraphNodeGetGraph(child_node, &embedded),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphGetNodes(embedded, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(cuGraphDestroy(embedded), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuGraphClone(&copy, g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphNodeFindInClone(&found, child_node, copy),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_ne(found, child_node);
+	ck_assert_int_eq(cuGraphNodeFindInClone(&found, inner, copy),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, copy, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&log.next), 2);
+	ck_assert_int_eq(log.seen[0], 1);
+	ck_assert_int_eq(log.seen[1], 2);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(copy), CUDA_SUCCESS);
+}
+END_TEST
+
+static void CUDA_CB wait_flag_fn(void *arg)
+{
+	atomic_int *flag = arg;
+
+	while (!atomic_load(flag))
+		;
+}
+
+/*
+ * An event record node in one graph releases the wait node of another,
+ * launched on a second stream: its host node runs only after the first
+ * graph's gate opened.
+ */
+START_TEST(event_nodes_order_two_streams)
+{
+	atomic_int gate = 0;
+	struct order_log log = { 0 };
+	struct order_item it = { &log, 7 };
+	CUDA_HOST_NODE_PARAMS hp = { .fn = wait_flag_fn, .userData = &gate };
+	CUgraphNode gate_node, rec, wait, after;
+	CUgraphExec e1, e2;
+	CUstream s1, s2;
+	CUgraph g1, g2;
+	CUevent ev, got;
+
+	ck_assert_int_eq(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g1, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddHostNode(&gate_node, g1, NULL, 0, &hp),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEventRecordNode(&rec, g1, &gate_node, 1, ev),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphEventRecordNodeGetEvent(rec, &got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, ev);
+	ck_assert_int_eq(cuGraphCreate(&g2, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEventWaitNode(&wait, g2, NULL, 0,
+						 (CUevent)0x1234),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddEventWaitNode(&wait, g2, NULL, 0, ev),
+			 CUDA_SUCCESS);
+	after = add_host(g2, &wait, 1, &it);
+	(void)after;
+	ck_assert_int_eq(cuGraphInstantiate(&e1, g1, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&e2, g2, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(e1, s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(e2, s2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamQuery(s2), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(atomic_load(&log.next), 0);
+	atomic_store(&gate, 1);
+	ck_assert_int_eq(cuStreamSynchronize(s2), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&log.next), 1);
+	ck_assert_int_eq(cuGraphExecDestroy(e1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecDestroy(e2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s2), CUDA_SUCCESS);
+}
+END_TEST
+
+static void CUDA_CB count_fn(void *arg)
+{
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/*
+ * What a captured stream is given does not run: it becomes nodes, which
+ * run at each launch of the graph.
+ */
+START_TEST(capture_makes_nodes_that_run_at_launch)
+{
+	atomic_int count = 0;
+	CUstreamCaptureStatus status;
+	const CUgraphNode *deps;
+	const CUgraphEdgeData *edges;
+	CUgraphNode nodes[4];
+	CUgraphNodeType type;
+	cuuint64_t id;
+	CUdeviceptr dev;
+	CUgraphExec exec;
+	CUgraph g, live;
+	unsigned int v;
+	CUstream s;
+	size_t n;
+
+	ck_assert_int_eq(cuMemAlloc(&dev, 4096), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(dev, 0, 1024), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamIsCapturing(s, &status), CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_NONE);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_ERROR_ILLEGAL_STATE);
+	ck_assert_int_eq(cuStreamIsCapturing(s, &status), CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+	ck_assert_int_eq(cuMemsetD32Async(dev, 0xabcd, 1024, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamGetCaptureInfo(s, &status, &id, &live, &deps,
+						&edges, &n),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(cuGraphNodeGetType(deps[0], &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_HOST);
+	ck_assert_uint_eq(edges[0].type, CU_GRAPH_DEPENDENCY_TYPE_DEFAULT);
+	ck_assert_int_eq(cuMemcpyDtoHAsync(&v, dev + 40, sizeof(v), s),
+			 CUDA_SUCCESS);
+	/* Nothing ran. */
+	ck_assert_int_eq(atomic_load(&count), 0);
+	ck_assert_uint_eq(((volatile unsigned int *)vmm_ptr(dev))[0], 0);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	ck_assert_ptr_eq(g, live);
+	ck_assert_int_eq(cuStreamIsCapturing(s, &status), CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_NONE);
+
+	n = 4;
+	ck_assert_int_eq(cuGraphGetNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(cuGraphNodeGetType(nodes[0], &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_MEMSET);
+	ck_assert_int_eq(cuGraphNodeGetType(nodes[2], &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_MEMCPY);
+	ck_assert_int_eq(cuGraphNodeGetDependencies(nodes[2], NULL, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	v = 0;
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&count), 2);
+	ck_assert_uint_eq(v, 0xabcd);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+/* A second stream joins through an event and must be joined back. */
+START_TEST(capture_forks_and_joins_through_events)
+{
+	atomic_int count = 0;
+	CUgraphNode nodes[4];
+	CUevent fork, join;
+	CUstream s1, s2;
+	CUgraphExec exec;
+	CUgraph g;
+	size_t n;
+
+	ck_assert_int_eq(cuEventCreate(&fork, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&join, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s1, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(fork, s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWaitEvent(s2, fork, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s2, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s1, count_fn, &count), CUDA_SUCCESS);
+	/* s2's node not joined back: the capture fails. */
+	ck_assert_int_eq(cuStreamEndCapture(s2, &g),
+			 CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
+	ck_assert_int_eq(cuStreamEndCapture(s1, &g),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_ptr_null(g);
+
+	ck_assert_int_eq(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s1, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(fork, s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWaitEvent(s2, fork, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s2, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s1, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamEndCapture(s1, &g),
+			 CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+
+	ck_assert_int_eq(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s1, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(fork, s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWaitEvent(s2, fork, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s2, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s1, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(join, s2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWaitEvent(s1, join, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s1, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamEndCapture(s1, &g), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&count), 0);
+
+	/* a -> (b on s2, c on s1) -> d */
+	n = 4;
+	ck_assert_int_eq(cuGraphGetNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(cuGraphNodeGetDependentNodes(nodes[0], NULL, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(cuGraphNodeGetDependencies(nodes[3], NULL, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s1), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&count), 4);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(fork), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(join), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(capture_refuses_what_cannot_be_captured)
+{
+	atomic_int count = 0;
+	CUstreamCaptureStatus status;
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	CUstream s, blocking;
+	CUgraph g;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&blocking, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	ck_assert_int_eq(cuStreamBeginCapture(s, 7), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_ERROR_ILLEGAL_STATE);
+
+	/* Waiting for a captured stream invalidates the capture. */
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s),
+			 CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	ck_assert_int_eq(cuStreamIsCapturing(s, &status), CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+	ck_assert_int_eq(cuLaunchHostFunc(s, count_fn, &count),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+
+	/* The legacy stream cannot wait for a blocking stream capturing. */
+	ck_assert_int_eq(cuStreamBeginCapture(blocking,
+					      CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamIsCapturing(NULL, &status),
+			 CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+	ck_assert_int_eq(cuLaunchHostFunc(NULL, count_fn, &count),
+			 CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+	ck_assert_int_eq(cuStreamEndCapture(blocking, &g),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&count), 0);
+
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+	ck_assert_int_eq(mode, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+	ck_assert_int_eq(mode, CU_STREAM_CAPTURE_MODE_RELAXED);
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(blocking), CUDA_SUCCESS);
+}
+END_TEST
+
+typedef CUresult (CUDAAPI *instantiate_v2_fn)(CUgraphExec *, CUgraph,
+					      CUgraphNode *, char *, size_t);
+
+START_TEST(instantiate_forms_and_flags)
+{
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip = {
+		.flags = CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD,
+	};
+	instantiate_v2_fn old;
+	CUdriverProcAddressQueryResult found;
+	CUgraphNode err = (CUgraphNode)1;
+	CUgraphExec exec;
+	cuuint64_t flags;
+	char log[8] = "x";
+	CUgraph g;
+
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 1ull << 40),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g,
+					    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g,
+				CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecGetFlags(exec, &flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
+	ck_assert_int_eq(cuGraphUpload(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphInstantiateWithParams(&exec, g, &ip),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(ip.result_out, CUDA_GRAPH_INSTANTIATE_SUCCESS);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGetProcAddress("cuGraphInstantiate", (void **)&old,
+					  11000, 0, &found),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(old(&exec, g, &err, log, sizeof(log)), CUDA_SUCCESS);
+	ck_assert_ptr_null(err);
+	ck_assert_str_eq(log, "");
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * An executable's nodes take new parameters for later launches; the
+ * graph's stay as they were.
+ */
+START_TEST(executable_nodes_take_new_parameters)
+{
+	struct order_log log = { 0 };
+	struct order_item it[2] = { { &log, 1 }, { &log, 2 } };
+	CUDA_HOST_NODE_PARAMS hp = { .fn = log_fn, .userData = &it[1] }, got;
+	CUDA_MEMSET_NODE_PARAMS sp = {
+		.value = 9, .elementSize = 4, .width = 4, .height = 1,
+	};
+	CUgraphNode host, set, rec;
+	CUgraphExec exec;
+	CUdeviceptr dev;
+	CUcontext ctx;
+	CUevent ev, other;
+	CUgraph g;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dev, 16), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&ev, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&other, 0), CUDA_SUCCESS);
+	sp.dst = dev;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	host = add_host(g, NULL, 0, &it[0]);
+	ck_assert_int_eq(cuGraphAddMemsetNode(&set, g, &host, 1, &sp, ctx),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEventRecordNode(&rec, g, &set, 1, ev),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphExecHostNodeSetParams(exec, host, &hp),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecHostNodeSetParams(exec, set, &hp),
+			 CUDA_ERROR_INVALID_VALUE);
+	sp.value = 11;
+	ck_assert_int_eq(cuGraphExecMemsetNodeSetParams(exec, set, &sp, ctx),
+			 CUDA_SUCCESS);
+	sp.elementSize = 3;
+	ck_assert_int_eq(cuGraphExecMemsetNodeSetParams(exec, set, &sp, ctx),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExecEventRecordNodeSetEvent(exec, rec, other),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecEventRecordNodeSetEvent(exec, host, other),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventSynchronize(other), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&log.next), 1);
+	ck_assert_int_eq(log.seen[0], 2);
+	ck_assert_uint_eq(((volatile unsigned int *)vmm_ptr(dev))[3], 11);
+	/* The graph's node kept its function. */
+	ck_assert_int_eq(cuGraphHostNodeGetParams(host, &got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got.userData, &it[0]);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(other), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(dot_print_shows_nodes_and_edges)
+{
+	char path[] = "/tmp/test_graph_dot_XXXXXX", text[512];
+	CUgraphNode a, b;
+	CUgraph g;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&a, g, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&b, g, &a, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDebugDotPrint(g, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDebugDotPrint(g, "/nonexistent/dir/x.dot", 0),
+			 CUDA_ERROR_OPERATING_SYSTEM);
+	ck_assert_int_eq(cuGraphDebugDotPrint(g, path, 0), CUDA_SUCCESS);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	len = fread(text, 1, sizeof(text) - 1, f);
+	text[len] = '\0';
+	fclose(f);
+	unlink(path);
+	ck_assert_ptr_nonnull(strstr(text, "digraph"));
+	ck_assert_ptr_nonnull(strstr(text, "\"0\" -> \"1\""));
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+}
+END_TEST
+
+static atomic_int destroyed;
+
+static void CUDA_CB destroy_fn(void *arg)
+{
+	atomic_fetch_add(&destroyed, *(int *)arg);
+}
+
+/* The destructor runs once the last reference, the graph's, is gone. */
+START_TEST(user_objects_live_as_long_as_their_holders)
+{
+	static int one = 1;
+	CUuserObject obj;
+	CUgraphExec exec;
+	CUgraph g;
+
+	atomic_store(&destroyed, 0);
+	ck_assert_int_eq(cuUserObjectCreate(&obj, &one, destroy_fn, 1, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuUserObjectCreate(&obj, &one, destroy_fn, 1,
+					    CU_USER_OBJECT_NO_DESTRUCTOR_SYNC),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphRetainUserObject(g, obj, 1, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuUserObjectRelease(obj, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&destroyed), 0);
+	/* The executable holds the graph's references too. */
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&destroyed), 0);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&destroyed), 1);
+	ck_assert_int_eq(cuUserObjectRetain(obj, 1), CUDA_ERROR_INVALID_VALUE);
+
+	/* MOVE hands the caller's reference over. */
+	ck_assert_int_eq(cuUserObjectCreate(&obj, &one, destroy_fn, 2,
+					    CU_USER_OBJECT_NO_DESTRUCTOR_SYNC),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphRetainUserObject(g, obj, 2,
+						 CU_GRAPH_USER_OBJECT_MOVE),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphReleaseUserObject(g, obj, 3),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphReleaseUserObject(g, obj, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&destroyed), 1);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&destroyed), 2);
+}
+END_TEST
+
+START_TEST(graph_memory_is_none)
+{
+	cuuint64_t v = 5;
+
+	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(99,
+				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
+			 CUDA_SUCCESS);
+	v = 1;
+	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+}
+END_TEST
+
+static Suite *graph_suite(void)
+{
+	Suite *s = suite_create("graph");
+	TCase *build = tcase_create("build and launch");
+	TCase *capture = tcase_create("stream capture");
+
+	check_add_uninit(s, graph_calls_need_init);
+	tcase_add_checked_fixture(build, setup, NULL);
+	tcase_add_test(build, host_nodes_run_after_their_dependencies);
+	tcase_add_test(build, edges_added_and_removed_with_checks);
+	tcase_add_test(build, garbage_and_destroyed_handles_refused);
+	tcase_add_test(build, memset_and_memcpy_nodes_move_bytes);
+	tcase_add_test(build, kernel_node_runs_ptx);
+	tcase_add_test(build, child_graphs_and_clones);
+	tcase_add_test(build, event_nodes_order_two_streams);
+	tcase_add_test(build, instantiate_forms_and_flags);
+	tcase_add_test(build, executable_nodes_take_new_parameters);
+	tcase_add_test(build, dot_print_shows_nodes_and_edges);
+	tcase_add_test(build, user_objects_live_as_long_as_their_holders);
+	tcase_add_test(build, graph_memory_is_none);
+	suite_add_tcase(s, build);
+	tcase_add_checked_fixture(capture, setup, NULL);
+	tcase_add_test(capture, capture_makes_nodes_that_run_at_launch);
+	tcase_add_test(capture, capture_forks_and_joins_through_events);
+	tcase_add_test(capture, capture_refuses_what_cannot_be_captured);
+	suite_add_tcase(s, capture);
+	return s;
+}
+
+int main(void)
+{
+	return check_run_forked(graph_suite());
+}
