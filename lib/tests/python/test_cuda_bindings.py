@@ -472,6 +472,57 @@ def t_per_thread_default_stream():
     assert r.returncode == 0 and "ptds ok" in r.stdout, r.stdout + r.stderr
 
 
+def t_graph():
+    # A graph of a set and a copy into a numpy array, built node by node,
+    # then the same work captured from a stream: nothing runs before the
+    # launch, then the bytes are there.
+    size = 4096
+    dptr = call(driver.cuMemAlloc, size)
+    ctx = call(driver.cuCtxGetCurrent)
+    out = np.zeros(size, dtype=np.uint8)
+    graph = call(driver.cuGraphCreate, 0)
+    sp = driver.CUDA_MEMSET_NODE_PARAMS()
+    sp.dst = dptr
+    sp.value = 0x5A
+    sp.elementSize = 1
+    sp.width = size
+    sp.height = 1
+    set_node = call(driver.cuGraphAddMemsetNode, graph, None, 0, sp, ctx)
+    cp = driver.CUDA_MEMCPY3D()
+    cp.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    cp.srcDevice = dptr
+    cp.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_HOST
+    cp.dstHost = out.ctypes.data
+    cp.WidthInBytes = size
+    cp.Height = 1
+    cp.Depth = 1
+    call(driver.cuGraphAddMemcpyNode, graph, [set_node], 1, cp, ctx)
+    graph_exec = call(driver.cuGraphInstantiate, graph, 0)
+    stream = call(driver.cuStreamCreate, 0)
+    call(driver.cuGraphLaunch, graph_exec, stream)
+    call(driver.cuStreamSynchronize, stream)
+    assert (out == 0x5A).all(), "graph launch: %r" % out[:8]
+
+    mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
+    call(driver.cuStreamBeginCapture, stream, mode)
+    status = call(driver.cuStreamIsCapturing, stream)
+    assert status == driver.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE
+    call(driver.cuMemsetD8Async, dptr, 0x33, size, stream)
+    call(driver.cuMemcpyDtoHAsync, out.ctypes.data, dptr, size, stream)
+    captured = call(driver.cuStreamEndCapture, stream)
+    assert (out == 0x5A).all(), "ran while captured"
+    captured_exec = call(driver.cuGraphInstantiate, captured, 0)
+    call(driver.cuGraphLaunch, captured_exec, stream)
+    call(driver.cuStreamSynchronize, stream)
+    assert (out == 0x33).all(), "captured graph launch: %r" % out[:8]
+    for e in (graph_exec, captured_exec):
+        call(driver.cuGraphExecDestroy, e)
+    for g in (graph, captured):
+        call(driver.cuGraphDestroy, g)
+    call(driver.cuStreamDestroy, stream)
+    call(driver.cuMemFree, dptr)
+
+
 def t_release_context():
     call(driver.cuDevicePrimaryCtxRelease, s["devs"][0])
 
@@ -649,6 +700,8 @@ END_CHECKS = [
      t_proc_address),
     ("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1: copies and sets through the _ptds lookups",
      t_per_thread_default_stream),
+    ("a graph of a set and a copy node, and one captured from a stream, launched",
+     t_graph),
     ("cuDevicePrimaryCtxRelease", t_release_context),
 ]
 CORE_CHECKS = [
