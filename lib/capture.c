@@ -4,8 +4,9 @@
  * stream is given becomes nodes of a graph (stream.c), which
  * cuStreamEndCapture hands out.
  */
+#include <string.h>
+
 #include "graph.h"
-#include "log.h"
 
 /*
  * The calling thread's capture mode (cuThreadExchangeStreamCaptureMode).
@@ -15,22 +16,135 @@
 static __thread CUstreamCaptureMode libcumc_capture_mode =
 	CU_STREAM_CAPTURE_MODE_GLOBAL;
 
-static CUresult libcumc_begin_capture(CUstream hStream,
-				      CUstreamCaptureMode mode, bool ptds)
+static bool libcumc_capture_mode_valid(CUstreamCaptureMode mode)
+{
+	return mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
+	       mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL ||
+	       mode == CU_STREAM_CAPTURE_MODE_RELAXED;
+}
+
+/* cumc's edges carry no data: anything but the default is refused. */
+static bool libcumc_edges_default(const CUgraphEdgeData *data, size_t count)
+{
+	static const CUgraphEdgeData plain;
+	size_t i;
+
+	for (i = 0; data && i < count; i++)
+		if (memcmp(&data[i], &plain, sizeof(plain)))
+			return false;
+	return true;
+}
+
+/* Into @graph after @deps, or into a new graph when @graph is NULL. */
+static CUresult libcumc_begin_capture_to(CUstream hStream, CUgraph graph,
+					 const CUgraphNode *deps,
+					 const CUgraphEdgeData *data,
+					 size_t num_deps,
+					 CUstreamCaptureMode mode, bool ptds)
 {
 	struct libcumc_stream *stream;
 	CUresult res;
 
-	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL &&
-	    mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
-	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+	if (!libcumc_capture_mode_valid(mode) ||
+	    !libcumc_edges_default(data, num_deps))
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_stream_get(hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_capture_begin(stream, mode);
+	res = libcumc_capture_begin(stream, mode, graph, deps, num_deps);
 	libcumc_stream_put(stream);
 	return res;
+}
+
+static CUresult libcumc_begin_capture(CUstream hStream,
+				      CUstreamCaptureMode mode, bool ptds)
+{
+	return libcumc_begin_capture_to(hStream, NULL, NULL, NULL, 0, mode,
+					ptds);
+}
+
+CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+				const CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies,
+				CUstreamCaptureMode mode)
+{
+	if (!hGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_begin_capture_to(hStream, hGraph, dependencies,
+					dependencyData, numDependencies, mode,
+					false);
+}
+
+CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream,
+				CUgraph hGraph,
+				const CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies,
+				CUstreamCaptureMode mode)
+{
+	if (!hGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_begin_capture_to(hStream, hGraph, dependencies,
+					dependencyData, numDependencies, mode,
+					true);
+}
+
+static CUresult libcumc_update_capture(CUstream hStream,
+				       const CUgraphNode *deps,
+				       const CUgraphEdgeData *data,
+				       size_t num_deps, unsigned int flags,
+				       bool ptds)
+{
+	struct libcumc_stream *stream;
+	CUresult res;
+
+	if ((flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES &&
+	     flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES) ||
+	    !libcumc_edges_default(data, num_deps))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_capture_update(stream, deps, num_deps,
+				     flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+	libcumc_stream_put(stream);
+	return res;
+}
+
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream,
+				CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies, unsigned int flags)
+{
+	return libcumc_update_capture(hStream, dependencies, dependencyData,
+				      numDependencies, flags, false);
+}
+
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream,
+				CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies, unsigned int flags)
+{
+	return libcumc_update_capture(hStream, dependencies, dependencyData,
+				      numDependencies, flags, true);
+}
+
+/* The CUDA 11.3 form, without the edges' data. */
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v1(CUstream hStream,
+				CUgraphNode *dependencies,
+				size_t numDependencies, unsigned int flags)
+{
+	return libcumc_update_capture(hStream, dependencies, NULL,
+				      numDependencies, flags, false);
+}
+
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream,
+				CUgraphNode *dependencies,
+				size_t numDependencies, unsigned int flags)
+{
+	return libcumc_update_capture(hStream, dependencies, NULL,
+				      numDependencies, flags, true);
 }
 
 CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream,
@@ -193,9 +307,7 @@ CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
 	CUstreamCaptureMode old;
 
-	if (!mode || (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL &&
-		      *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
-		      *mode != CU_STREAM_CAPTURE_MODE_RELAXED))
+	if (!mode || !libcumc_capture_mode_valid(*mode))
 		return CUDA_ERROR_INVALID_VALUE;
 	old = libcumc_capture_mode;
 	libcumc_capture_mode = *mode;

@@ -131,6 +131,15 @@ struct libcumc_graph *libcumc_graph_find(CUgraph handle);
 struct libcumc_graph_node *libcumc_node_find(CUgraphNode handle);
 
 /*
+ * The nodes of @graph that @count handles name, in a malloc'd *@out
+ * (NULL for none), lock held; INVALID_VALUE for a handle that names none
+ * (a NULL array with a count too).
+ */
+CUresult libcumc_graph_nodes_of(const struct libcumc_graph *graph,
+				const CUgraphNode *handles, size_t count,
+				struct libcumc_graph_node ***out);
+
+/*
  * A new node of @type in @graph after @deps (lock held; the parameters
  * are the caller's to fill in).  CUDA_ERROR_INVALID_VALUE when a
  * dependency is not a node of @graph or is named twice.
@@ -226,6 +235,23 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_v1(CUstream hStream,
 				CUstreamCaptureStatus *captureStatus_out,
 				cuuint64_t *id_out)
 	__asm__("cuStreamGetCaptureInfo");
+CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream,
+				CUgraph hGraph,
+				const CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies,
+				CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream,
+				CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies, unsigned int flags);
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v1(CUstream hStream,
+				CUgraphNode *dependencies,
+				size_t numDependencies, unsigned int flags)
+	__asm__("cuStreamUpdateCaptureDependencies");
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream,
+				CUgraphNode *dependencies,
+				size_t numDependencies, unsigned int flags);
 CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
 				CUstreamCaptureStatus *captureStatus_out,
 				cuuint64_t *id_out);

@@ -180,6 +180,35 @@ struct libcumc_graph_node *libcumc_node_find(CUgraphNode handle)
 	return NULL;
 }
 
+CUresult libcumc_graph_nodes_of(const struct libcumc_graph *graph,
+				       const CUgraphNode *handles, size_t count,
+				       struct libcumc_graph_node ***out)
+{
+	struct libcumc_graph_node **nodes, *node;
+	size_t i;
+
+	*out = NULL;
+	if (!count)
+		return CUDA_SUCCESS;
+	if (!handles)
+		return CUDA_ERROR_INVALID_VALUE;
+	nodes = calloc(count, sizeof(*nodes));
+	if (!nodes)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	for (i = 0; i < count; i++) {
+		for (node = graph->nodes; node; node = node->next)
+			if ((CUgraphNode)node == handles[i])
+				break;
+		if (!node) {
+			free(nodes);
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+		nodes[i] = node;
+	}
+	*out = nodes;
+	return CUDA_SUCCESS;
+}
+
 static CUresult libcumc_node_add_dep(struct libcumc_graph_node *node,
 				     struct libcumc_graph_node *dep)
 {

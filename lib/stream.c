@@ -75,6 +75,7 @@ struct libcumc_capture_point {
 
 struct libcumc_capture {
 	struct libcumc_graph *graph;
+	bool own_graph;			/* made for it, not the caller's */
 	struct libcumc_stream *origin;
 	unsigned long long id;
 	CUstreamCaptureMode mode;
@@ -671,7 +672,10 @@ static void libcumc_capture_leave(struct libcumc_stream *stream)
 		return;
 	if (cap->graph) {
 		libcumc_graphs_lock();
-		libcumc_graph_free(cap->graph);
+		if (cap->own_graph)
+			libcumc_graph_free(cap->graph);
+		else
+			cap->graph->capturing = false;
 		libcumc_graphs_unlock();
 	}
 	for (i = 0; i < cap->num_points; i++)
@@ -722,10 +726,45 @@ CUresult libcumc_stream_submit(struct libcumc_stream *stream,
 	return CUDA_SUCCESS;
 }
 
-CUresult libcumc_capture_begin(struct libcumc_stream *stream,
-			       CUstreamCaptureMode mode)
+/*
+ * The graph a capture builds, marked as capturing: @graph, or a new one;
+ * the nodes of @graph the stream's first item is to depend on in *@leaves.
+ */
+static CUresult libcumc_capture_graph(struct libcumc_capture *cap,
+				      CUgraph graph, const CUgraphNode *deps,
+				      size_t num_deps,
+				      struct libcumc_graph_node ***leaves)
 {
-	struct libcumc_capture *cap;
+	CUresult res = CUDA_SUCCESS;
+
+	*leaves = NULL;
+	libcumc_graphs_lock();
+	if (graph) {
+		cap->graph = libcumc_graph_find(graph);
+		if (!cap->graph || cap->graph->capturing ||
+		    cap->graph->embedded)
+			res = CUDA_ERROR_INVALID_VALUE;
+		else
+			res = libcumc_graph_nodes_of(cap->graph, deps,
+						     num_deps, leaves);
+	} else {
+		cap->graph = libcumc_graph_new(true);
+		cap->own_graph = true;
+		if (!cap->graph)
+			res = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (res == CUDA_SUCCESS)
+		cap->graph->capturing = true;
+	libcumc_graphs_unlock();
+	return res;
+}
+
+CUresult libcumc_capture_begin(struct libcumc_stream *stream,
+			       CUstreamCaptureMode mode, CUgraph graph,
+			       const CUgraphNode *deps, size_t num_deps)
+{
+	struct libcumc_graph_node **leaves = NULL;
+	struct libcumc_capture *cap = NULL;
 	CUresult res = CUDA_SUCCESS;
 
 	pthread_mutex_lock(&libcumc_streams_lock);
@@ -733,26 +772,67 @@ CUresult libcumc_capture_begin(struct libcumc_stream *stream,
 		res = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	else if (stream->capture)
 		res = CUDA_ERROR_ILLEGAL_STATE;
-	cap = res == CUDA_SUCCESS ? calloc(1, sizeof(*cap)) : NULL;
-	if (res == CUDA_SUCCESS && cap) {
-		libcumc_graphs_lock();
-		cap->graph = libcumc_graph_new(true);
-		if (cap->graph)
-			cap->graph->capturing = true;
-		libcumc_graphs_unlock();
+	if (res == CUDA_SUCCESS) {
+		cap = calloc(1, sizeof(*cap));
+		res = cap ? libcumc_capture_graph(cap, graph, deps, num_deps,
+						  &leaves) :
+			    CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	if (res == CUDA_SUCCESS && (!cap || !cap->graph)) {
-		free(cap);
-		res = CUDA_ERROR_OUT_OF_MEMORY;
-	}
+	if (res == CUDA_SUCCESS)
+		res = libcumc_leaves_set(stream, leaves, num_deps);
 	if (res == CUDA_SUCCESS) {
 		cap->origin = stream;
 		cap->id = ++libcumc_last_capture_id;
 		cap->mode = mode;
 		cap->members = 1;
 		stream->capture = cap;
+	} else if (cap) {
+		if (cap->own_graph) {
+			libcumc_graphs_lock();
+			libcumc_graph_free(cap->graph);
+			libcumc_graphs_unlock();
+		}
+		free(cap);
 	}
 	pthread_mutex_unlock(&libcumc_streams_lock);
+	return res;
+}
+
+CUresult libcumc_capture_update(struct libcumc_stream *stream,
+				const CUgraphNode *deps, size_t num_deps,
+				bool set)
+{
+	struct libcumc_graph_node **nodes = NULL, **merged = NULL;
+	struct libcumc_capture *cap;
+	size_t count = 0;
+	CUresult res;
+
+	pthread_mutex_lock(&libcumc_streams_lock);
+	cap = stream->capture;
+	if (!cap) {
+		res = CUDA_ERROR_ILLEGAL_STATE;
+		goto out;
+	}
+	if (cap->invalidated) {
+		res = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+		goto out;
+	}
+	libcumc_graphs_lock();
+	res = libcumc_graph_nodes_of(cap->graph, deps, num_deps, &nodes);
+	libcumc_graphs_unlock();
+	if (res == CUDA_SUCCESS && !set)
+		res = libcumc_nodes_add(&merged, &count, stream->leaves,
+					stream->num_leaves);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_nodes_add(&merged, &count, nodes, num_deps);
+	if (res == CUDA_SUCCESS) {
+		res = libcumc_leaves_set(stream, merged, count);
+		merged = NULL;
+	}
+out:
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	free(nodes);
+	free(merged);
 	return res;
 }
 
@@ -805,6 +885,9 @@ CUresult libcumc_capture_end(struct libcumc_stream *stream,
 	if (res == CUDA_SUCCESS) {
 		cap->graph->capturing = false;
 		*graph = cap->graph;
+		cap->graph = NULL;
+	} else if (!cap->own_graph) {
+		cap->graph->capturing = false;
 		cap->graph = NULL;
 	}
 	libcumc_graphs_unlock();

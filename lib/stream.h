@@ -125,23 +125,32 @@ CUresult libcumc_stream_query(struct libcumc_stream *stream);
 
 /*
  * Stream capture (stream.c; Documentation/api.md, "Graphs and stream
- * capture").  Begin: @stream captures into a new graph from now on
+ * capture").  Begin: @stream captures from now on into @graph, after its
+ * nodes @deps, or when @graph is NULL into a new graph
  * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED for the legacy stream,
- * CUDA_ERROR_ILLEGAL_STATE when it captures already).  End: the graph
- * (graph.h) @stream began, which the caller gets, registered; the
- * capture ends for every stream in it, also on failure:
- * CUDA_ERROR_ILLEGAL_STATE (not capturing),
- * CUDA_ERROR_STREAM_CAPTURE_UNMATCHED (another stream began it; it is
- * invalidated), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+ * CUDA_ERROR_ILLEGAL_STATE when it captures already,
+ * CUDA_ERROR_INVALID_VALUE for a graph not live, capturing already or a
+ * child node's, or dependencies not its nodes).  End: the graph (graph.h)
+ * @stream began, which the caller gets, registered; the capture ends for
+ * every stream in it, also on failure: CUDA_ERROR_ILLEGAL_STATE (not
+ * capturing), CUDA_ERROR_STREAM_CAPTURE_UNMATCHED (another stream began
+ * it; it is invalidated), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
  * CUDA_ERROR_STREAM_CAPTURE_UNJOINED (a stream forked from it has work
- * not joined back).
+ * not joined back).  Update: the nodes @stream's next item depends on
+ * become @deps (@set) or gain them; CUDA_ERROR_ILLEGAL_STATE,
+ * CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, CUDA_ERROR_INVALID_VALUE (not
+ * nodes of the capture's graph).
  */
 struct libcumc_graph;
 struct libcumc_graph_node;
 CUresult libcumc_capture_begin(struct libcumc_stream *stream,
-			       CUstreamCaptureMode mode);
+			       CUstreamCaptureMode mode, CUgraph graph,
+			       const CUgraphNode *deps, size_t num_deps);
 CUresult libcumc_capture_end(struct libcumc_stream *stream,
 			     struct libcumc_graph **graph);
+CUresult libcumc_capture_update(struct libcumc_stream *stream,
+				const CUgraphNode *deps, size_t num_deps,
+				bool set);
 
 /*
  * Where @stream stands: status NONE when it does not capture; the

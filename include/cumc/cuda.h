@@ -134,11 +134,14 @@ typedef uint64_t cuuint64_t;
 #define cuGraphRemoveDependencies	cuGraphRemoveDependencies_v2
 #define cuStreamBeginCapture		__CUDA_API_PTSZ(cuStreamBeginCapture_v2)
 #define cuStreamGetCaptureInfo		__CUDA_API_PTSZ(cuStreamGetCaptureInfo_v3)
+#define cuStreamUpdateCaptureDependencies \
+	__CUDA_API_PTSZ(cuStreamUpdateCaptureDependencies_v2)
 #if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cuStreamEndCapture		__CUDA_API_PTSZ(cuStreamEndCapture)
 #define cuGraphInstantiateWithParams	__CUDA_API_PTSZ(cuGraphInstantiateWithParams)
 #define cuGraphUpload			__CUDA_API_PTSZ(cuGraphUpload)
 #define cuGraphLaunch			__CUDA_API_PTSZ(cuGraphLaunch)
+#define cuStreamBeginCaptureToGraph	__CUDA_API_PTSZ(cuStreamBeginCaptureToGraph)
 #endif
 
 /* Stream-ordered allocator: its per-thread default stream names. */
@@ -1679,6 +1682,12 @@ typedef enum CUuserObjectRetain_flags_enum {
 	CU_GRAPH_USER_OBJECT_MOVE		= 1
 } CUuserObjectRetain_flags;
 
+/* How cuStreamUpdateCaptureDependencies changes the dependencies. */
+typedef enum CUstreamUpdateCaptureDependencies_flags_enum {
+	CU_STREAM_ADD_CAPTURE_DEPENDENCIES	= 0x0,
+	CU_STREAM_SET_CAPTURE_DEPENDENCIES	= 0x1
+} CUstreamUpdateCaptureDependencies_flags;
+
 /* Graphs and stream capture */
 CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags);
 CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph);
@@ -1837,6 +1846,15 @@ CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
 				const CUgraphNode **dependencies_out,
 				const CUgraphEdgeData **edgeData_out,
 				size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+				const CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies,
+				CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream,
+				CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies, unsigned int flags);
 CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
 
 #ifdef __cplusplus

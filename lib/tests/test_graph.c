@@ -664,6 +664,70 @@ START_TEST(capture_forks_and_joins_through_events)
 }
 END_TEST
 
+/*
+ * A capture into a graph of the caller's, after one of its nodes; the
+ * capture's dependencies replaced and added to.
+ */
+START_TEST(capture_into_a_graph_with_dependencies_changed)
+{
+	atomic_int count = 0;
+	CUstreamCaptureStatus status;
+	const CUgraphNode *deps;
+	CUgraphNode root, nodes[4], got[2];
+	CUgraph g, ended;
+	CUstream s;
+	size_t n;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&root, g, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamUpdateCaptureDependencies(s, &root, NULL, 1, 0),
+			 CUDA_ERROR_ILLEGAL_STATE);
+	ck_assert_int_eq(cuStreamBeginCaptureToGraph(s, g, &root, NULL, 1,
+					CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	/* The graph is the capture's until it ends. */
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamGetCaptureInfo(s, &status, NULL, NULL, &deps,
+						NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_eq(deps[0], root);
+	ck_assert_int_eq(cuLaunchHostFunc(s, count_fn, &count), CUDA_SUCCESS);
+	/* Set to nothing: the next node is a root. */
+	ck_assert_int_eq(cuStreamUpdateCaptureDependencies(s, NULL, NULL, 0,
+				CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s, count_fn, &count), CUDA_SUCCESS);
+	/* Add the root back: the next node follows both. */
+	ck_assert_int_eq(cuStreamUpdateCaptureDependencies(s, &root, NULL, 1,
+				CU_STREAM_ADD_CAPTURE_DEPENDENCIES),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamUpdateCaptureDependencies(s, &root, NULL, 1, 5),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLaunchHostFunc(s, count_fn, &count), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamEndCapture(s, &ended), CUDA_SUCCESS);
+	ck_assert_ptr_eq(ended, g);
+
+	n = 4;
+	ck_assert_int_eq(cuGraphGetNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	n = 2;
+	ck_assert_int_eq(cuGraphNodeGetDependencies(nodes[1], got, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_eq(got[0], root);
+	ck_assert_int_eq(cuGraphNodeGetDependencies(nodes[2], NULL, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(cuGraphNodeGetDependencies(nodes[3], NULL, NULL, &n),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+END_TEST
+
 START_TEST(capture_refuses_what_cannot_be_captured)
 {
 	atomic_int count = 0;
@@ -953,6 +1017,7 @@ static Suite *graph_suite(void)
 	tcase_add_checked_fixture(capture, setup, NULL);
 	tcase_add_test(capture, capture_makes_nodes_that_run_at_launch);
 	tcase_add_test(capture, capture_forks_and_joins_through_events);
+	tcase_add_test(capture, capture_into_a_graph_with_dependencies_changed);
 	tcase_add_test(capture, capture_refuses_what_cannot_be_captured);
 	suite_add_tcase(s, capture);
 	return s;
