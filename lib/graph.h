@@ -159,6 +159,9 @@ CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
 				    size_t num_deps,
 				    struct libcumc_graph_node **node);
 
+/* Marks each node of @graph with its position in its list (lock held). */
+void libcumc_graph_number(const struct libcumc_graph *graph);
+
 /* Whether @to depends on @from, directly or not (lock held). */
 bool libcumc_node_reaches(const struct libcumc_graph_node *from,
 			  const struct libcumc_graph_node *to);

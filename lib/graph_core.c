@@ -353,8 +353,7 @@ static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 	return CUDA_SUCCESS;
 }
 
-/* Marks each node of @graph with its position in the graph's list. */
-static void libcumc_graph_number(const struct libcumc_graph *graph)
+void libcumc_graph_number(const struct libcumc_graph *graph)
 {
 	struct libcumc_graph_node *node;
 	size_t i = 0;

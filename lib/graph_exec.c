@@ -596,6 +596,140 @@ CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec,
 				      CU_GRAPH_NODE_TYPE_WAIT_EVENT, event);
 }
 
+/* The child graph node's graph becomes a copy of @childGraph. */
+CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec,
+						    CUgraphNode hNode,
+						    CUgraph childGraph)
+{
+	struct libcumc_graph *child, *copy = NULL;
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_exec_node_of(hGraphExec, hNode,
+					    CU_GRAPH_NODE_TYPE_GRAPH, &node);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_graphs_lock();
+	child = libcumc_graph_find(childGraph);
+	if (!child || child->capturing)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else
+		copy = libcumc_graph_clone(child);
+	if (res == CUDA_SUCCESS && !copy)
+		res = CUDA_ERROR_OUT_OF_MEMORY;
+	if (copy) {
+		libcumc_graph_free(node->u.child);
+		node->u.child = copy;
+	}
+	libcumc_graphs_unlock();
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return res;
+}
+
+/* The same dependencies, by position in their graphs (numbered). */
+static bool libcumc_same_deps(const struct libcumc_graph_node *a,
+			      const struct libcumc_graph_node *b)
+{
+	size_t i, j;
+
+	if (a->num_deps != b->num_deps)
+		return false;
+	for (i = 0; i < a->num_deps; i++) {
+		for (j = 0; j < b->num_deps; j++)
+			if (a->deps[i]->mark == b->deps[j]->mark)
+				break;
+		if (j == b->num_deps)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether @copy (of the graph the caller gave) can replace @old: as many
+ * nodes, paired in the order they were added, each pair of one type,
+ * made the same way (by a capture or not) and after the same nodes.
+ * Lock held.
+ */
+static CUgraphExecUpdateResult
+libcumc_update_check(const struct libcumc_graph *old,
+		     const struct libcumc_graph *copy, CUgraphNode *error)
+{
+	const struct libcumc_graph_node *o, *c;
+
+	*error = NULL;
+	if (old->num_nodes != copy->num_nodes)
+		return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+	libcumc_graph_number(old);
+	libcumc_graph_number(copy);
+	for (o = old->nodes, c = copy->nodes; o && c; o = o->next, c = c->next) {
+		*error = (CUgraphNode)c->origin;
+		if (o->type != c->type)
+			return CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+		if (o->is_captured != c->is_captured)
+			return CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
+		if (!libcumc_same_deps(o, c))
+			return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+	}
+	*error = NULL;
+	return CU_GRAPH_EXEC_UPDATE_SUCCESS;
+}
+
+/*
+ * The executable takes the parameters of @hGraph's nodes, paired with its
+ * own in the order they were added; its nodes keep the names they had
+ * (the nodes it was instantiated from) and whether they are enabled.
+ */
+CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+				      CUgraphExecUpdateResultInfo *resultInfo)
+{
+	struct libcumc_graph_node **order = NULL, *o, *c;
+	struct libcumc_graph *graph, *copy = NULL;
+	struct libcumc_graph_exec *exec;
+	CUgraphExecUpdateResult result = CU_GRAPH_EXEC_UPDATE_ERROR;
+	CUgraphNode error = NULL;
+	CUresult res = CUDA_ERROR_INVALID_VALUE;
+	size_t count;
+
+	if (!resultInfo)
+		return res;
+	pthread_mutex_lock(&libcumc_execs_lock);
+	libcumc_graphs_lock();
+	exec = libcumc_exec_find(hGraphExec);
+	graph = libcumc_graph_find(hGraph);
+	if (exec && graph && !graph->capturing) {
+		copy = libcumc_graph_clone(graph);
+		res = copy ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (res == CUDA_SUCCESS) {
+		result = libcumc_update_check(exec->graph, copy, &error);
+		if (result != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+			res = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+	}
+	if (res == CUDA_SUCCESS)
+		res = libcumc_graph_order(copy, &order, &count);
+	if (res == CUDA_SUCCESS) {
+		for (o = exec->graph->nodes, c = copy->nodes; o && c;
+		     o = o->next, c = c->next) {
+			c->origin = o->origin;
+			c->disabled = o->disabled;
+		}
+		libcumc_graph_free(exec->graph);
+		free(exec->order);
+		exec->graph = copy;
+		exec->order = order;
+		exec->count = count;
+		copy = NULL;
+	}
+	if (copy)
+		libcumc_graph_free(copy);
+	libcumc_graphs_unlock();
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	if (res == CUDA_SUCCESS || res == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE)
+		*resultInfo = (CUgraphExecUpdateResultInfo){
+			.result = result, .errorNode = error,
+		};
+	return res;
+}
+
 /* Graph memory: cumc has no memory allocation nodes, so none is in use. */
 static CUresult libcumc_graph_mem_device(CUdevice device)
 {

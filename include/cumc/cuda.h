@@ -127,6 +127,7 @@ typedef uint64_t cuuint64_t;
 #define cuGraphKernelNodeGetParams	cuGraphKernelNodeGetParams_v2
 #define cuGraphKernelNodeSetParams	cuGraphKernelNodeSetParams_v2
 #define cuGraphExecKernelNodeSetParams	cuGraphExecKernelNodeSetParams_v2
+#define cuGraphExecUpdate		cuGraphExecUpdate_v2
 #define cuGraphGetEdges			cuGraphGetEdges_v2
 #define cuGraphNodeGetDependencies	cuGraphNodeGetDependencies_v2
 #define cuGraphNodeGetDependentNodes	cuGraphNodeGetDependentNodes_v2
@@ -1666,6 +1667,26 @@ typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
 	CUgraphInstantiateResult result_out;
 } CUDA_GRAPH_INSTANTIATE_PARAMS;
 
+/* Why cuGraphExecUpdate could not update an executable. */
+typedef enum CUgraphExecUpdateResult_enum {
+	CU_GRAPH_EXEC_UPDATE_SUCCESS				= 0x0,
+	CU_GRAPH_EXEC_UPDATE_ERROR				= 0x1,
+	CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED		= 0x2,
+	CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED		= 0x3,
+	CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED		= 0x4,
+	CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED		= 0x5,
+	CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED		= 0x6,
+	CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE	= 0x7,
+	CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED		= 0x8
+} CUgraphExecUpdateResult;
+
+typedef struct CUgraphExecUpdateResultInfo_st {
+	CUgraphExecUpdateResult result;
+	CUgraphNode errorNode;		/* the node of the graph that failed */
+	CUgraphNode errorFromNode;	/* the edge's other end, if an edge */
+} CUgraphExecUpdateResultInfo_v1;
+typedef CUgraphExecUpdateResultInfo_v1 CUgraphExecUpdateResultInfo;
+
 /* cuDeviceGetGraphMemAttribute's attributes, each a cuuint64_t. */
 typedef enum CUgraphMem_attribute_enum {
 	CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT,
@@ -1817,6 +1838,11 @@ CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec,
 CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec,
 						  CUgraphNode hNode,
 						  CUevent event);
+CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec,
+						    CUgraphNode hNode,
+						    CUgraph childGraph);
+CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
+				   CUgraphExecUpdateResultInfo *resultInfo);
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path,
 				      unsigned int flags);
 CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr,

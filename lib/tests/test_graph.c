@@ -887,6 +887,92 @@ START_TEST(executable_nodes_take_new_parameters)
 }
 END_TEST
 
+/* A set node, then a host node after it: the shape every graph here has. */
+static CUgraph set_then_host(CUdeviceptr dev, unsigned int value,
+			     struct order_item *it, CUgraphNode *set)
+{
+	CUDA_MEMSET_NODE_PARAMS sp = {
+		.dst = dev, .value = value, .elementSize = 4, .width = 1,
+		.height = 1,
+	};
+	CUcontext ctx;
+	CUgraph g;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemsetNode(set, g, NULL, 0, &sp, ctx),
+			 CUDA_SUCCESS);
+	add_host(g, set, 1, it);
+	return g;
+}
+
+/*
+ * An executable takes the parameters of a graph of its shape; a graph of
+ * another shape or other node types is refused, naming why.
+ */
+START_TEST(executable_updated_from_a_graph_of_its_shape)
+{
+	struct order_log log = { 0 };
+	struct order_item it[2] = { { &log, 1 }, { &log, 2 } };
+	CUgraphExecUpdateResultInfo info;
+	CUgraphNode set1, set2, extra, empty;
+	CUgraph g1, g2, child;
+	CUgraphExec exec;
+	CUdeviceptr dev;
+
+	ck_assert_int_eq(cuMemAlloc(&dev, 4), CUDA_SUCCESS);
+	g1 = set_then_host(dev, 1, &it[0], &set1);
+	g2 = set_then_host(dev, 2, &it[1], &set2);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g1, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecUpdate(exec, g2, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExecUpdate(exec, g2, &info), CUDA_SUCCESS);
+	ck_assert_int_eq(info.result, CU_GRAPH_EXEC_UPDATE_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_uint_eq(*(volatile unsigned int *)vmm_ptr(dev), 2);
+	ck_assert_int_eq(log.seen[0], 2);
+	/* The executable's nodes keep the names of g1's. */
+	ck_assert_int_eq(cuGraphNodeSetEnabled(exec, set1, 0), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphAddEmptyNode(&extra, g2, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecUpdate(exec, g2, &info),
+			 CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	ck_assert_int_eq(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+	ck_assert_int_eq(cuGraphDestroyNode(extra), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroyNode(set2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&empty, g2, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecUpdate(exec, g2, &info),
+			 CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	ck_assert_int_eq(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+
+	/* A child graph node's graph replaced in an executable. */
+	ck_assert_int_eq(cuGraphCreate(&child, 0), CUDA_SUCCESS);
+	add_host(child, NULL, 0, &it[0]);
+	ck_assert_int_eq(cuGraphAddChildGraphNode(&extra, g1, NULL, 0, child),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g1, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecChildGraphNodeSetParams(exec, set1, child),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroy(child), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&child, 0), CUDA_SUCCESS);
+	add_host(child, NULL, 0, &it[1]);
+	add_host(child, NULL, 0, &it[1]);
+	ck_assert_int_eq(cuGraphExecChildGraphNodeSetParams(exec, extra, child),
+			 CUDA_SUCCESS);
+	atomic_store(&log.next, 0);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&log.next), 3);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(child), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
 START_TEST(dot_print_shows_nodes_and_edges)
 {
 	char path[] = "/tmp/test_graph_dot_XXXXXX", text[512];
@@ -1010,6 +1096,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(build, event_nodes_order_two_streams);
 	tcase_add_test(build, instantiate_forms_and_flags);
 	tcase_add_test(build, executable_nodes_take_new_parameters);
+	tcase_add_test(build, executable_updated_from_a_graph_of_its_shape);
 	tcase_add_test(build, dot_print_shows_nodes_and_edges);
 	tcase_add_test(build, user_objects_live_as_long_as_their_holders);
 	tcase_add_test(build, graph_memory_is_none);
