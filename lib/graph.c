@@ -314,6 +314,84 @@ CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode,
 	return res;
 }
 
+static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
+				    struct libcumc_graph_node **out);
+
+CUresult libcumc_batch_params_copy(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p,
+				   CUDA_BATCH_MEM_OP_NODE_PARAMS *copy)
+{
+	CUresult res;
+
+	if (!p || !p->count)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_batch_check(p->count, p->paramArray, p->flags);
+	return res == CUDA_SUCCESS ? libcumc_batch_params_dup(p, copy) : res;
+}
+
+/*
+ * The operations are copied and checked as cuStreamBatchMemOp checks
+ * them; their addresses when the graph is launched.
+ */
+CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode,
+				CUgraph hGraph, const CUgraphNode *dependencies,
+				size_t numDependencies,
+				const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	CUDA_BATCH_MEM_OP_NODE_PARAMS batch;
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_batch_params_copy(nodeParams, &batch);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_graphs_lock();
+	res = libcumc_node_begin(phGraphNode, hGraph, dependencies,
+				 numDependencies, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP,
+				 &node);
+	if (res == CUDA_SUCCESS)
+		node->u.batch = batch;
+	libcumc_graphs_unlock();
+	if (res != CUDA_SUCCESS)
+		free(batch.paramArray);
+	return res;
+}
+
+/* paramArray points at the node's own copy of the operations. */
+CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
+				CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
+{
+	struct libcumc_graph_node *node;
+	CUresult res;
+
+	if (!nodeParams_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP, &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	*nodeParams_out = node->u.batch;
+	libcumc_graphs_unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
+				const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	CUDA_BATCH_MEM_OP_NODE_PARAMS batch;
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_batch_params_copy(nodeParams, &batch);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP, &node);
+	if (res != CUDA_SUCCESS) {
+		free(batch.paramArray);
+		return res;
+	}
+	free(node->u.batch.paramArray);
+	node->u.batch = batch;
+	libcumc_graphs_unlock();
+	return CUDA_SUCCESS;
+}
+
 static CUresult libcumc_add_event_node(CUgraphNode *phGraphNode, CUgraph hGraph,
 				       const CUgraphNode *dependencies,
 				       size_t numDependencies,
@@ -713,6 +791,7 @@ static const char *const libcumc_node_type_names[] = {
 	[CU_GRAPH_NODE_TYPE_EMPTY] = "empty",
 	[CU_GRAPH_NODE_TYPE_WAIT_EVENT] = "wait_event",
 	[CU_GRAPH_NODE_TYPE_EVENT_RECORD] = "event_record",
+	[CU_GRAPH_NODE_TYPE_BATCH_MEM_OP] = "batch_mem_op",
 };
 
 static const char *libcumc_node_type_name(CUgraphNodeType type)

@@ -78,6 +78,8 @@ struct libcumc_graph_node {
 			CUcontext ctx;
 		} memcpy;
 		struct libcumc_kernel_node kernel;
+		/* paramArray: the node's own copy */
+		CUDA_BATCH_MEM_OP_NODE_PARAMS batch;
 		CUevent event;
 		struct libcumc_graph *child;	/* owned: a clone */
 		struct libcumc_captured *captured;
@@ -191,6 +193,12 @@ void libcumc_captured_put(struct libcumc_captured *captured);
  */
 CUresult libcumc_memset_params_check(const CUDA_MEMSET_NODE_PARAMS *p);
 CUresult libcumc_memcpy_params_check(const CUDA_MEMCPY3D *p);
+/* A batch node's parameters checked, with a copy of their operations. */
+CUresult libcumc_batch_params_copy(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p,
+				   CUDA_BATCH_MEM_OP_NODE_PARAMS *copy);
+/* The same copy, unchecked (graph_core.c): the parameters of a node. */
+CUresult libcumc_batch_params_dup(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p,
+				  CUDA_BATCH_MEM_OP_NODE_PARAMS *copy);
 CUresult libcumc_kernel_params_copy(const CUDA_KERNEL_NODE_PARAMS *p,
 				    struct libcumc_kernel_node *k);
 void libcumc_kernel_params_free(struct libcumc_kernel_node *k);

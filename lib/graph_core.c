@@ -84,6 +84,21 @@ CUresult libcumc_graph_hold(struct libcumc_graph *graph,
 	return CUDA_SUCCESS;
 }
 
+CUresult libcumc_batch_params_dup(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p,
+				  CUDA_BATCH_MEM_OP_NODE_PARAMS *copy)
+{
+	CUstreamBatchMemOpParams *ops;
+
+	ops = calloc(p->count ? p->count : 1, sizeof(*ops));
+	if (!ops)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (p->count)
+		memcpy(ops, p->paramArray, p->count * sizeof(*ops));
+	*copy = *p;
+	copy->paramArray = ops;
+	return CUDA_SUCCESS;
+}
+
 void libcumc_captured_get(struct libcumc_captured *captured)
 {
 	atomic_fetch_add(&captured->refs, 1);
@@ -128,6 +143,8 @@ void libcumc_node_destroy(struct libcumc_graph_node *node)
 		free(node->u.kernel.args);
 	} else if (node->type == CU_GRAPH_NODE_TYPE_GRAPH) {
 		libcumc_graph_free(node->u.child);
+	} else if (node->type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP) {
+		free(node->u.batch.paramArray);
 	}
 	free(node->deps);
 	free(node);
@@ -334,6 +351,8 @@ static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 		copy->u.child = libcumc_graph_clone(node->u.child);
 		return copy->u.child ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 	}
+	if (node->type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
+		return libcumc_batch_params_dup(&node->u.batch, &copy->u.batch);
 	if (node->type != CU_GRAPH_NODE_TYPE_KERNEL)
 		return CUDA_SUCCESS;
 	kc->arg_buf = malloc(k->arg_size ? k->arg_size : 1);

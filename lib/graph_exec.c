@@ -331,6 +331,10 @@ static CUresult libcumc_node_submit(struct libcumc_stream *stream,
 		return libcumc_memcpy_submit(stream, &node->u.memcpy.params);
 	case CU_GRAPH_NODE_TYPE_KERNEL:
 		return libcumc_kernel_submit(stream, &node->u.kernel);
+	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+		return libcumc_batch_on(stream, node->u.batch.count,
+					node->u.batch.paramArray,
+					node->u.batch.flags);
 	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
 		return libcumc_event_record_on(stream, node->u.event);
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
@@ -559,6 +563,28 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec,
 	}
 	libcumc_kernel_params_free(&node->u.kernel);
 	node->u.kernel = k;
+	pthread_mutex_unlock(&libcumc_execs_lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+	CUDA_BATCH_MEM_OP_NODE_PARAMS batch;
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_batch_params_copy(nodeParams, &batch);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_exec_node_of(hGraphExec, hNode,
+				   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP, &node);
+	if (res != CUDA_SUCCESS) {
+		free(batch.paramArray);
+		return res;
+	}
+	free(node->u.batch.paramArray);
+	node->u.batch = batch;
 	pthread_mutex_unlock(&libcumc_execs_lock);
 	return CUDA_SUCCESS;
 }

@@ -211,6 +211,17 @@ CUresult libcumc_copy_on(struct libcumc_stream *stream, CUdeviceptr dst,
 CUresult libcumc_set_on(struct libcumc_stream *stream, CUdeviceptr dst,
 			__u32 pattern, unsigned int elem_size, size_t count);
 
+/*
+ * Whether cuStreamBatchMemOp would take these operations, and queue them
+ * on @stream as it does (stream_memop.c).
+ */
+CUresult libcumc_batch_check(unsigned int count,
+			     const CUstreamBatchMemOpParams *paramArray,
+			     unsigned int flags);
+CUresult libcumc_batch_on(struct libcumc_stream *stream, unsigned int count,
+			  const CUstreamBatchMemOpParams *paramArray,
+			  unsigned int flags);
+
 /* Record @event on @stream, make @stream wait for @event (event.c). */
 CUresult libcumc_event_record_on(struct libcumc_stream *stream,
 				 CUevent event);

@@ -259,28 +259,24 @@ static CUresult libcumc_memop_run(struct libcumc_work *work)
 	return CUDA_SUCCESS;
 }
 
-/* Checks @count operations and queues them on the stream, as one item. */
-static CUresult libcumc_memops_enqueue(CUstream hStream, bool ptds,
-				       const struct libcumc_memop *ops,
-				       unsigned int count)
+/* Checks @count operations and queues them on @stream, as one item. */
+static CUresult libcumc_memops_submit(struct libcumc_stream *stream,
+				      const struct libcumc_memop *ops,
+				      unsigned int count)
 {
 	const struct libcumc_driver *drv;
 	struct libcumc_memop_work *w;
-	struct libcumc_stream *stream;
 	unsigned int i;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_stream_get(hStream, ptds, &stream);
-	if (res != CUDA_SUCCESS)
-		return res;
 	w = (struct libcumc_memop_work *)libcumc_work_alloc(
 		sizeof(*w) + count * sizeof(w->ops[0]), libcumc_memop_run);
-	if (!w) {
-		libcumc_stream_put(stream);
+	if (!w)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
+	w->work.capture_as = CUMC_CAPTURE_NODE;
+	w->work.node_type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
 	w->drv = drv;
 	w->count = count;
 	for (i = 0; i < count && res == CUDA_SUCCESS; i++) {
@@ -288,9 +284,25 @@ static CUresult libcumc_memops_enqueue(CUstream hStream, bool ptds,
 		res = libcumc_memop_check(drv, &w->ops[i]);
 	}
 	if (res == CUDA_SUCCESS && count)
-		res = libcumc_stream_submit(stream, &w->work, NULL);
-	else
-		libcumc_work_free(&w->work);
+		return libcumc_stream_submit(stream, &w->work, NULL);
+	libcumc_work_free(&w->work);
+	return res;
+}
+
+static CUresult libcumc_memops_enqueue(CUstream hStream, bool ptds,
+				       const struct libcumc_memop *ops,
+				       unsigned int count)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_stream *stream;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_memops_submit(stream, ops, count);
 	libcumc_stream_put(stream);
 	return res;
 }
@@ -391,23 +403,49 @@ static void libcumc_memop_from_params(const CUstreamBatchMemOpParams *p,
 	}
 }
 
-static CUresult libcumc_batch(CUstream stream, unsigned int count,
-			      const CUstreamBatchMemOpParams *paramArray,
-			      unsigned int flags, bool ptds)
+CUresult libcumc_batch_check(unsigned int count,
+			     const CUstreamBatchMemOpParams *paramArray,
+			     unsigned int flags)
 {
-	struct libcumc_memop ops[CUMC_BATCH_MAX];
-	const struct libcumc_driver *drv;
-	unsigned int i;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	/* flags are reserved and must be 0. */
 	if (flags || count > CUMC_BATCH_MAX || (count && !paramArray))
 		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+CUresult libcumc_batch_on(struct libcumc_stream *stream, unsigned int count,
+			  const CUstreamBatchMemOpParams *paramArray,
+			  unsigned int flags)
+{
+	struct libcumc_memop ops[CUMC_BATCH_MAX];
+	unsigned int i;
+	CUresult res = libcumc_batch_check(count, paramArray, flags);
+
+	if (res != CUDA_SUCCESS)
+		return res;
 	for (i = 0; i < count; i++)
 		libcumc_memop_from_params(&paramArray[i], &ops[i]);
-	return libcumc_memops_enqueue(stream, ptds, ops, count);
+	return libcumc_memops_submit(stream, ops, count);
+}
+
+static CUresult libcumc_batch(CUstream hStream, unsigned int count,
+			      const CUstreamBatchMemOpParams *paramArray,
+			      unsigned int flags, bool ptds)
+{
+	const struct libcumc_driver *drv;
+	struct libcumc_stream *stream;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_batch_check(count, paramArray, flags);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_get(hStream, ptds, &stream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_batch_on(stream, count, paramArray, flags);
+	libcumc_stream_put(stream);
+	return res;
 }
 
 CUresult CUDAAPI cuStreamBatchMemOp_v2(CUstream stream, unsigned int count,

@@ -1631,6 +1631,15 @@ typedef struct CUDA_MEMCPY3D_st {
 } CUDA_MEMCPY3D_v2;
 typedef CUDA_MEMCPY3D_v2 CUDA_MEMCPY3D;
 
+/* A batch of stream memory operations as a graph node. */
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+	CUcontext ctx;
+	unsigned int count;
+	CUstreamBatchMemOpParams *paramArray;
+	unsigned int flags;		/* must be 0 */
+} CUDA_BATCH_MEM_OP_NODE_PARAMS_v1;
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS;
+
 /* What an edge carries: all zero is a full dependency. */
 typedef struct CUgraphEdgeData_st {
 	unsigned char from_port;
@@ -1843,6 +1852,17 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec,
 						    CUgraph childGraph);
 CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
 				   CUgraphExecUpdateResultInfo *resultInfo);
+CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode,
+				CUgraph hGraph, const CUgraphNode *dependencies,
+				size_t numDependencies,
+				const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
+				CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
+CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
+				const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec,
+				CUgraphNode hNode,
+				const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path,
 				      unsigned int flags);
 CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr,

@@ -973,6 +973,75 @@ START_TEST(executable_updated_from_a_graph_of_its_shape)
 }
 END_TEST
 
+/*
+ * A batch of memory operations as a node, its operations copied when it is
+ * added; a captured cuStreamWriteValue32 becomes such a node too.
+ */
+START_TEST(batch_mem_op_nodes_write_at_launch)
+{
+	CUstreamBatchMemOpParams op = { 0 };
+	CUDA_BATCH_MEM_OP_NODE_PARAMS bp = { .count = 1, .paramArray = &op }, got;
+	volatile unsigned int *words;
+	CUgraphNodeType type;
+	CUgraphNode node, nodes[2];
+	CUgraphExec exec;
+	CUdeviceptr dev;
+	CUstream s;
+	CUgraph g;
+	size_t n;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&bp.ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dev, 64), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, 64), CUDA_SUCCESS);
+	words = vmm_ptr(dev);
+	op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+	op.writeValue.address = dev;
+	op.writeValue.value = 7;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	bp.flags = 1;
+	ck_assert_int_eq(cuGraphAddBatchMemOpNode(&node, g, NULL, 0, &bp),
+			 CUDA_ERROR_INVALID_VALUE);
+	bp.flags = 0;
+	ck_assert_int_eq(cuGraphAddBatchMemOpNode(&node, g, NULL, 0, &bp),
+			 CUDA_SUCCESS);
+	op.writeValue.value = 9;
+	ck_assert_int_eq(cuGraphBatchMemOpNodeGetParams(node, &got), CUDA_SUCCESS);
+	ck_assert_ptr_ne(got.paramArray, &op);
+	ck_assert_uint_eq(got.paramArray[0].writeValue.value, 7);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_uint_eq(words[0], 7);
+	ck_assert_int_eq(cuGraphExecBatchMemOpNodeSetParams(exec, node, &bp),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_uint_eq(words[0], 9);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWriteValue32(s, dev + 4, 5, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	ck_assert_uint_eq(words[1], 0);
+	n = 2;
+	ck_assert_int_eq(cuGraphGetNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(cuGraphNodeGetType(nodes[0], &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(words[1], 5);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
 START_TEST(dot_print_shows_nodes_and_edges)
 {
 	char path[] = "/tmp/test_graph_dot_XXXXXX", text[512];
@@ -1097,6 +1166,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(build, instantiate_forms_and_flags);
 	tcase_add_test(build, executable_nodes_take_new_parameters);
 	tcase_add_test(build, executable_updated_from_a_graph_of_its_shape);
+	tcase_add_test(build, batch_mem_op_nodes_write_at_launch);
 	tcase_add_test(build, dot_print_shows_nodes_and_edges);
 	tcase_add_test(build, user_objects_live_as_long_as_their_holders);
 	tcase_add_test(build, graph_memory_is_none);
