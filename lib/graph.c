@@ -266,6 +266,7 @@ CUresult libcumc_kernel_params_copy(const CUDA_KERNEL_NODE_PARAMS *p,
 	struct libcumc_function *fn;
 	CUresult res;
 
+	*k = (struct libcumc_kernel_node){ 0 };
 	if (!p || !p->gridDimX || !p->gridDimY || !p->gridDimZ ||
 	    !p->blockDimX || !p->blockDimY || !p->blockDimZ ||
 	    (p->func && p->kern) || (!p->func && !p->kern))
@@ -279,9 +280,13 @@ CUresult libcumc_kernel_params_copy(const CUDA_KERNEL_NODE_PARAMS *p,
 				       &k->arg_buf, &k->arg_size, &k->args,
 				       &k->num_args);
 	libcumc_module_put(fn->mod);
+	if (res != CUDA_SUCCESS) {
+		*k = (struct libcumc_kernel_node){ 0 };
+		return res;
+	}
 	k->params.kernelParams = k->args;
 	k->params.extra = NULL;
-	return res;
+	return CUDA_SUCCESS;
 }
 
 void libcumc_kernel_params_free(struct libcumc_kernel_node *k)
@@ -730,7 +735,10 @@ CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph hGraph,
 				    numDependencies, false);
 }
 
-/* The node goes with its edges, both ways. */
+/*
+ * The node goes with its edges, both ways.  Not while a capture builds
+ * its graph: the capturing streams' dependencies may name it.
+ */
 CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 {
 	struct libcumc_graph_node *node, *other, **link;
@@ -739,7 +747,7 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 
 	libcumc_graphs_lock();
 	node = libcumc_node_find(hNode);
-	if (!node) {
+	if (!node || node->graph->capturing) {
 		libcumc_graphs_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
@@ -1011,12 +1019,11 @@ CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
 	struct libcumc_kernel_node k;
 	CUresult res = libcumc_kernel_params_copy(nodeParams, &k);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_KERNEL,
-					  &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &node);
 	if (res != CUDA_SUCCESS) {
-		if (nodeParams)
-			libcumc_kernel_params_free(&k);
+		libcumc_kernel_params_free(&k);
 		return res;
 	}
 	libcumc_kernel_params_free(&node->u.kernel);

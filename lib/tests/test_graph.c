@@ -386,6 +386,11 @@ START_TEST(kernel_node_runs_ptx)
 	ck_assert_int_eq(cuGraphKernelNodeGetParams(node, &got), CUDA_SUCCESS);
 	ck_assert_ptr_eq(got.func, f);
 	ck_assert_int_eq(*(int *)got.kernelParams[3], N);
+	/* Refused parameters leave the node as it was. */
+	kp.gridDimX = 0;
+	ck_assert_int_eq(cuGraphKernelNodeSetParams(node, &kp),
+			 CUDA_ERROR_INVALID_VALUE);
+	kp.gridDimX = (N + 127) / 128;
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemcpyDtoH(c, dc, size), CUDA_SUCCESS);
@@ -688,6 +693,7 @@ START_TEST(capture_into_a_graph_with_dependencies_changed)
 			 CUDA_SUCCESS);
 	/* The graph is the capture's until it ends. */
 	ck_assert_int_eq(cuGraphDestroy(g), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroyNode(root), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuStreamGetCaptureInfo(s, &status, NULL, NULL, &deps,
 						NULL, &n),
 			 CUDA_SUCCESS);
