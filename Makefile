@@ -73,6 +73,8 @@ CHECK_HOST_TESTS += test_ptx_corpus test_ptx_corpus_interp
 CHECK_HOST_TESTS += test_ptx_nollvm
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
 CHECK_VM_TESTS += test_va test_pointer test_copy test_vmm_samples
+# Arrays, 2D and 3D copies, 2D sets (issue 34, family arrays).
+CHECK_VM_TESTS += test_array
 CHECK_VM_TESTS += test_multimem test_multimem_team test_faults
 # Plain and host allocation, peer access, context flags, device code (branch alloc).
 CHECK_VM_TESTS += test_alloc test_peer

@@ -26,13 +26,6 @@
 #include "stream.h"
 #include "va.h"
 
-/* What a copy or a set writes to device memory. */
-struct libcumc_store {
-	const void *src;	/* the bytes to copy, or NULL for a pattern */
-	__u32 pattern;		/* repeated every elem_size bytes */
-	unsigned int elem_size;	/* 1, 2 or 4 */
-};
-
 /* Sixteen bytes of a pattern at a time: SSE2 on x86-64. */
 typedef uint64_t libcumc_fill_vec __attribute__((vector_size(16)));
 
@@ -138,8 +131,7 @@ static bool libcumc_pattern_is_one_byte(__u32 pattern, unsigned int elem_size)
 	}
 }
 
-static void libcumc_store_plain(void *dst, size_t len,
-				const struct libcumc_store *what)
+void libcumc_store_plain(void *dst, size_t len, const struct libcumc_store *what)
 {
 	if (what->src)
 		memmove(dst, what->src, len);
@@ -170,9 +162,9 @@ static CUresult libcumc_store_multicast(CUdeviceptr dst, size_t len,
 	return CUDA_SUCCESS;
 }
 
-static CUresult libcumc_store_device(const struct libcumc_driver *drv,
-				     CUdeviceptr dst, size_t len,
-				     const struct libcumc_store *what)
+CUresult libcumc_store_device(const struct libcumc_driver *drv,
+			      CUdeviceptr dst, size_t len,
+			      const struct libcumc_store *what)
 {
 	bool multicast;
 	CUresult res;

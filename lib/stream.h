@@ -188,6 +188,24 @@ CUresult libcumc_span_check(const struct libcumc_driver *drv,
 			    CUdeviceptr addr, size_t len,
 			    enum cumc_access need, bool *multicast);
 
+/* What a copy or a set writes (copy.c). */
+struct libcumc_store {
+	const void *src;	/* the bytes to copy, or NULL for a pattern */
+	__u32 pattern;		/* repeated every elem_size bytes */
+	unsigned int elem_size;	/* 1, 2 or 4 */
+};
+
+/* @len bytes of @what at @dst, memory the CPU may write as it is. */
+void libcumc_store_plain(void *dst, size_t len, const struct libcumc_store *what);
+
+/*
+ * @len bytes of @what at the device range @dst, checked first as
+ * libcumc_span_check does; a multicast range is written in every member.
+ */
+CUresult libcumc_store_device(const struct libcumc_driver *drv,
+			      CUdeviceptr dst, size_t len,
+			      const struct libcumc_store *what);
+
 /*
  * Whether a stream memory operation may target the naturally aligned
  * word [addr, addr + size) (stream_memop.c): mapped device memory with
@@ -305,5 +323,54 @@ CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream,
 					    unsigned int count,
 					    CUstreamBatchMemOpParams *paramArray,
 					    unsigned int flags);
+
+/* The same, of the row copies and 2D sets (copy3d.c). */
+CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy);
+CUresult CUDAAPI cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy);
+CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy,
+					 CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy,
+					 CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy,
+					  CUstream hStream);
+CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray,
+				      size_t srcOffset, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset,
+				      const void *srcHost, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray,
+				      size_t srcOffset, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset,
+				      CUdeviceptr srcDevice, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset,
+				      CUarray srcArray, size_t srcOffset,
+				      size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset,
+					   const void *srcHost,
+					   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray,
+					   size_t srcOffset, size_t ByteCount,
+					   CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
+				      unsigned char uc, size_t Width,
+				      size_t Height);
+CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
+				       unsigned short us, size_t Width,
+				       size_t Height);
+CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
+				       unsigned int ui, size_t Width,
+				       size_t Height);
+CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
+					unsigned char uc, size_t Width,
+					size_t Height, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice,
+					 size_t dstPitch, unsigned short us,
+					 size_t Width, size_t Height,
+					 CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice,
+					 size_t dstPitch, unsigned int ui,
+					 size_t Width, size_t Height,
+					 CUstream hStream);
 
 #endif /* _CUMC_LIB_STREAM_H */

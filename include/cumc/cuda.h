@@ -145,6 +145,37 @@ typedef uint64_t cuuint64_t;
 #define cuStreamBeginCaptureToGraph	__CUDA_API_PTSZ(cuStreamBeginCaptureToGraph)
 #endif
 
+/*
+ * Arrays, 2D and 3D copies, 2D sets (lib/array.c, lib/copy3d.c).  The
+ * synchronous copies and sets have _ptds flavours, the Async ones _ptsz.
+ */
+#define cuArrayCreate			cuArrayCreate_v2
+#define cuArrayGetDescriptor		cuArrayGetDescriptor_v2
+#define cuArray3DCreate			cuArray3DCreate_v2
+#define cuArray3DGetDescriptor		cuArray3DGetDescriptor_v2
+#define cuMemcpyDtoA			__CUDA_API_PTDS(cuMemcpyDtoA_v2)
+#define cuMemcpyAtoD			__CUDA_API_PTDS(cuMemcpyAtoD_v2)
+#define cuMemcpyHtoA			__CUDA_API_PTDS(cuMemcpyHtoA_v2)
+#define cuMemcpyAtoH			__CUDA_API_PTDS(cuMemcpyAtoH_v2)
+#define cuMemcpyAtoA			__CUDA_API_PTDS(cuMemcpyAtoA_v2)
+#define cuMemcpyHtoAAsync		__CUDA_API_PTSZ(cuMemcpyHtoAAsync_v2)
+#define cuMemcpyAtoHAsync		__CUDA_API_PTSZ(cuMemcpyAtoHAsync_v2)
+#define cuMemcpy2D			__CUDA_API_PTDS(cuMemcpy2D_v2)
+#define cuMemcpy2DUnaligned		__CUDA_API_PTDS(cuMemcpy2DUnaligned_v2)
+#define cuMemcpy3D			__CUDA_API_PTDS(cuMemcpy3D_v2)
+#define cuMemcpy2DAsync			__CUDA_API_PTSZ(cuMemcpy2DAsync_v2)
+#define cuMemcpy3DAsync			__CUDA_API_PTSZ(cuMemcpy3DAsync_v2)
+#define cuMemsetD2D8			__CUDA_API_PTDS(cuMemsetD2D8_v2)
+#define cuMemsetD2D16			__CUDA_API_PTDS(cuMemsetD2D16_v2)
+#define cuMemsetD2D32			__CUDA_API_PTDS(cuMemsetD2D32_v2)
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemcpy3DPeer			__CUDA_API_PTDS(cuMemcpy3DPeer)
+#define cuMemcpy3DPeerAsync		__CUDA_API_PTSZ(cuMemcpy3DPeerAsync)
+#define cuMemsetD2D8Async		__CUDA_API_PTSZ(cuMemsetD2D8Async)
+#define cuMemsetD2D16Async		__CUDA_API_PTSZ(cuMemsetD2D16Async)
+#define cuMemsetD2D32Async		__CUDA_API_PTSZ(cuMemsetD2D32Async)
+#endif
+
 /* Stream-ordered allocator: its per-thread default stream names. */
 #if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
@@ -977,6 +1008,180 @@ typedef struct CUlaunchConfig_st {
 #define CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT	0x02
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT)
 
+typedef struct CUarray_st *CUarray;
+
+/* The element formats of an array. */
+typedef enum CUarray_format_enum {
+	CU_AD_FORMAT_UNSIGNED_INT8		= 0x01,
+	CU_AD_FORMAT_UNSIGNED_INT16		= 0x02,
+	CU_AD_FORMAT_UNSIGNED_INT32		= 0x03,
+	CU_AD_FORMAT_SIGNED_INT8		= 0x08,
+	CU_AD_FORMAT_SIGNED_INT16		= 0x09,
+	CU_AD_FORMAT_SIGNED_INT32		= 0x0a,
+	CU_AD_FORMAT_HALF			= 0x10,
+	CU_AD_FORMAT_FLOAT			= 0x20,
+	CU_AD_FORMAT_NV12			= 0xb0,
+	CU_AD_FORMAT_UNORM_INT8X1		= 0xc0,
+	CU_AD_FORMAT_UNORM_INT8X2		= 0xc1,
+	CU_AD_FORMAT_UNORM_INT8X4		= 0xc2,
+	CU_AD_FORMAT_UNORM_INT16X1		= 0xc3,
+	CU_AD_FORMAT_UNORM_INT16X2		= 0xc4,
+	CU_AD_FORMAT_UNORM_INT16X4		= 0xc5,
+	CU_AD_FORMAT_SNORM_INT8X1		= 0xc6,
+	CU_AD_FORMAT_SNORM_INT8X2		= 0xc7,
+	CU_AD_FORMAT_SNORM_INT8X4		= 0xc8,
+	CU_AD_FORMAT_SNORM_INT16X1		= 0xc9,
+	CU_AD_FORMAT_SNORM_INT16X2		= 0xca,
+	CU_AD_FORMAT_SNORM_INT16X4		= 0xcb,
+	CU_AD_FORMAT_BC1_UNORM			= 0x91,
+	CU_AD_FORMAT_BC1_UNORM_SRGB		= 0x92,
+	CU_AD_FORMAT_BC2_UNORM			= 0x93,
+	CU_AD_FORMAT_BC2_UNORM_SRGB		= 0x94,
+	CU_AD_FORMAT_BC3_UNORM			= 0x95,
+	CU_AD_FORMAT_BC3_UNORM_SRGB		= 0x96,
+	CU_AD_FORMAT_BC4_UNORM			= 0x97,
+	CU_AD_FORMAT_BC4_SNORM			= 0x98,
+	CU_AD_FORMAT_BC5_UNORM			= 0x99,
+	CU_AD_FORMAT_BC5_SNORM			= 0x9a,
+	CU_AD_FORMAT_BC6H_UF16			= 0x9b,
+	CU_AD_FORMAT_BC6H_SF16			= 0x9c,
+	CU_AD_FORMAT_BC7_UNORM			= 0x9d,
+	CU_AD_FORMAT_BC7_UNORM_SRGB		= 0x9e,
+	CU_AD_FORMAT_P010			= 0x9f,
+	CU_AD_FORMAT_P016			= 0xa1,
+	CU_AD_FORMAT_NV16			= 0xa2,
+	CU_AD_FORMAT_P210			= 0xa3,
+	CU_AD_FORMAT_P216			= 0xa4,
+	CU_AD_FORMAT_YUY2			= 0xa5,
+	CU_AD_FORMAT_Y210			= 0xa6,
+	CU_AD_FORMAT_Y216			= 0xa7,
+	CU_AD_FORMAT_AYUV			= 0xa8,
+	CU_AD_FORMAT_Y410			= 0xa9,
+	CU_AD_FORMAT_Y416			= 0xb1,
+	CU_AD_FORMAT_Y444_PLANAR8		= 0xb2,
+	CU_AD_FORMAT_Y444_PLANAR10		= 0xb3,
+	CU_AD_FORMAT_YUV444_8bit_SemiPlanar	= 0xb4,
+	CU_AD_FORMAT_YUV444_16bit_SemiPlanar	= 0xb5,
+	CU_AD_FORMAT_UNORM_INT_101010_2		= 0x50,
+	CU_AD_FORMAT_MAX			= 0x7FFFFFFF
+} CUarray_format;
+
+/* cuArray3DCreate's flags. */
+#define CUDA_ARRAY3D_LAYERED		0x01
+#define CUDA_ARRAY3D_2DARRAY		0x01
+#define CUDA_ARRAY3D_SURFACE_LDST	0x02
+#define CUDA_ARRAY3D_CUBEMAP		0x04
+#define CUDA_ARRAY3D_TEXTURE_GATHER	0x08
+#define CUDA_ARRAY3D_DEPTH_TEXTURE	0x10
+#define CUDA_ARRAY3D_COLOR_ATTACHMENT	0x20
+#define CUDA_ARRAY3D_SPARSE		0x40
+#define CUDA_ARRAY3D_DEFERRED_MAPPING	0x80
+#define CUDA_ARRAY3D_VIDEO_ENCODE_DECODE	0x100
+
+/* A 1D or 2D array: Height 0 is a 1D one.  Extents are in elements. */
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+	size_t Width;
+	size_t Height;
+	CUarray_format Format;
+	unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR_v2;
+typedef CUDA_ARRAY_DESCRIPTOR_v2 CUDA_ARRAY_DESCRIPTOR;
+
+/* Any array: Height and Depth 0 for the dimensions it lacks. */
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
+	size_t Width;
+	size_t Height;
+	size_t Depth;
+	CUarray_format Format;
+	unsigned int NumChannels;
+	unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR_v2;
+typedef CUDA_ARRAY3D_DESCRIPTOR_v2 CUDA_ARRAY3D_DESCRIPTOR;
+
+/*
+ * A 2D copy: each side is host, device, unified or array memory, named by
+ * the field its memory type selects; X is in bytes, Y in rows.
+ */
+typedef struct CUDA_MEMCPY2D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes;
+	size_t dstY;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes;
+	size_t Height;
+} CUDA_MEMCPY2D_v2;
+typedef CUDA_MEMCPY2D_v2 CUDA_MEMCPY2D;
+
+/* A 3D copy: srcHeight and dstHeight are the rows of a slice. */
+typedef struct CUDA_MEMCPY3D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	size_t srcZ;
+	size_t srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	void *reserved0;
+	size_t srcPitch;
+	size_t srcHeight;
+	size_t dstXInBytes;
+	size_t dstY;
+	size_t dstZ;
+	size_t dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	void *reserved1;
+	size_t dstPitch;
+	size_t dstHeight;
+	size_t WidthInBytes;
+	size_t Height;
+	size_t Depth;
+} CUDA_MEMCPY3D_v2;
+typedef CUDA_MEMCPY3D_v2 CUDA_MEMCPY3D;
+
+/* A 3D copy whose sides name their contexts. */
+typedef struct CUDA_MEMCPY3D_PEER_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	size_t srcZ;
+	size_t srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	CUcontext srcContext;
+	size_t srcPitch;
+	size_t srcHeight;
+	size_t dstXInBytes;
+	size_t dstY;
+	size_t dstZ;
+	size_t dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	CUcontext dstContext;
+	size_t dstPitch;
+	size_t dstHeight;
+	size_t WidthInBytes;
+	size_t Height;
+	size_t Depth;
+} CUDA_MEMCPY3D_PEER_v1;
+typedef CUDA_MEMCPY3D_PEER_v1 CUDA_MEMCPY3D_PEER;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -1508,6 +1713,58 @@ CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer,
 /* The toolkit declares these two in cudaProfiler.h. */
 CUresult CUDAAPI cuProfilerStart(void);
 CUresult CUDAAPI cuProfilerStop(void);
+CUresult CUDAAPI cuArrayCreate(CUarray *pHandle,
+			       const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
+CUresult CUDAAPI cuArray3DCreate(CUarray *pHandle,
+				 const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
+CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor,
+				      CUarray hArray);
+CUresult CUDAAPI cuArray3DGetDescriptor(
+		CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+CUresult CUDAAPI cuArrayDestroy(CUarray hArray);
+CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, size_t dstOffset,
+			      CUdeviceptr srcDevice, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr dstDevice, CUarray srcArray,
+			      size_t srcOffset, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, size_t dstOffset,
+			      const void *srcHost, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoH(void *dstHost, CUarray srcArray,
+			      size_t srcOffset, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, size_t dstOffset,
+			      CUarray srcArray, size_t srcOffset,
+			      size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, size_t dstOffset,
+				   const void *srcHost, size_t ByteCount,
+				   CUstream hStream);
+CUresult CUDAAPI cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray,
+				   size_t srcOffset, size_t ByteCount,
+				   CUstream hStream);
+CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D *pCopy);
+CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
+CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D *pCopy,
+				 CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D *pCopy,
+				 CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy,
+				     CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D8(CUdeviceptr dstDevice, size_t dstPitch,
+			      unsigned char uc, size_t Width, size_t Height);
+CUresult CUDAAPI cuMemsetD2D16(CUdeviceptr dstDevice, size_t dstPitch,
+			       unsigned short us, size_t Width, size_t Height);
+CUresult CUDAAPI cuMemsetD2D32(CUdeviceptr dstDevice, size_t dstPitch,
+			       unsigned int ui, size_t Width, size_t Height);
+CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch,
+				   unsigned char uc, size_t Width,
+				   size_t Height, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch,
+				    unsigned short us, size_t Width,
+				    size_t Height, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch,
+				    unsigned int ui, size_t Width,
+				    size_t Height, CUstream hStream);
+
 /* END PROTOTYPES */
 
 /*
@@ -1538,7 +1795,6 @@ typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
 typedef struct CUuserObject_st *CUuserObject;
-typedef struct CUarray_st *CUarray;
 
 typedef enum CUgraphNodeType_enum {
 	CU_GRAPH_NODE_TYPE_KERNEL		= 0,
@@ -1597,39 +1853,6 @@ typedef struct CUDA_KERNEL_NODE_PARAMS_v2_st {
 	CUcontext ctx;
 } CUDA_KERNEL_NODE_PARAMS_v2;
 typedef CUDA_KERNEL_NODE_PARAMS_v2 CUDA_KERNEL_NODE_PARAMS;
-
-/*
- * A 3D copy: Depth slices of Height rows of WidthInBytes bytes, each side
- * a pitched host or device buffer (or an array) starting at its X, Y, Z.
- */
-typedef struct CUDA_MEMCPY3D_st {
-	size_t srcXInBytes;
-	size_t srcY;
-	size_t srcZ;
-	size_t srcLOD;
-	CUmemorytype srcMemoryType;
-	const void *srcHost;
-	CUdeviceptr srcDevice;
-	CUarray srcArray;
-	void *reserved0;
-	size_t srcPitch;
-	size_t srcHeight;
-	size_t dstXInBytes;
-	size_t dstY;
-	size_t dstZ;
-	size_t dstLOD;
-	CUmemorytype dstMemoryType;
-	void *dstHost;
-	CUdeviceptr dstDevice;
-	CUarray dstArray;
-	void *reserved1;
-	size_t dstPitch;
-	size_t dstHeight;
-	size_t WidthInBytes;
-	size_t Height;
-	size_t Depth;
-} CUDA_MEMCPY3D_v2;
-typedef CUDA_MEMCPY3D_v2 CUDA_MEMCPY3D;
 
 /* A batch of stream memory operations as a graph node. */
 typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {

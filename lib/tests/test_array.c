@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Arrays, 2D and 3D copies and 2D sets against the module (runs in the
+ * VM): array creation and descriptors, copies in every direction between
+ * host, device, unified and array memory with odd pitches and offsets,
+ * the byte-offset array copies, the 2D sets, their stream forms, and the
+ * arguments they must refuse without writing anything.
+ */
+#include <stdlib.h>
+
+#include "check_run.h"
+#include "vmm.h"
+
+static size_t gran;
+
+static void setup(void)
+{
+	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
+	gran = vmm_granularity();
+	vmm_use_device(0);
+}
+
+static void fill_pattern(unsigned char *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)(i * 131 + seed);
+}
+
+static CUarray array_new(size_t w, size_t h, size_t d, CUarray_format format,
+			 unsigned int channels, unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc = {
+		.Width = w, .Height = h, .Depth = d, .Format = format,
+		.NumChannels = channels, .Flags = flags,
+	};
+	CUarray array;
+
+	ck_assert_int_eq(cuArray3DCreate(&array, &desc), CUDA_SUCCESS);
+	return array;
+}
+
+/*
+ * A 2D copy of @w bytes by @h rows from host (@src, @spitch, at @sx, @sy)
+ * to host (@dst, @dpitch, at @dx, @dy), as the reference the copies under
+ * test must match.
+ */
+static void ref_copy2d(unsigned char *dst, size_t dpitch, size_t dx, size_t dy,
+		       const unsigned char *src, size_t spitch, size_t sx,
+		       size_t sy, size_t w, size_t h)
+{
+	size_t y;
+
+	for (y = 0; y < h; y++)
+		memcpy(dst + (dy + y) * dpitch + dx,
+		       src + (sy + y) * spitch + sx, w);
+}
+
+START_TEST(everything_needs_init)
+{
+	CUDA_ARRAY_DESCRIPTOR desc = {
+		.Width = 8, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1,
+	};
+	CUDA_MEMCPY2D copy = { 0 };
+	unsigned char host[8];
+	CUarray array;
+
+	ck_assert_int_eq(cuArrayCreate(&array, &desc), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuArrayDestroy((CUarray)1), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuMemcpy2D(&copy), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuMemcpyAtoH(host, (CUarray)1, 0, 8),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuMemsetD2D8(1 << 30, 64, 0, 8, 2),
+			 CUDA_ERROR_NOT_INITIALIZED);
+}
+END_TEST
+
+START_TEST(descriptors_round_trip)
+{
+	static const CUDA_ARRAY3D_DESCRIPTOR shapes[] = {
+		{ 2048, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0 },
+		{ 64, 64, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0 },
+		{ 17, 5, 3, CU_AD_FORMAT_HALF, 2, CUDA_ARRAY3D_SURFACE_LDST },
+		{ 33, 0, 7, CU_AD_FORMAT_SIGNED_INT16, 1, CUDA_ARRAY3D_LAYERED },
+		{ 16, 16, 6, CU_AD_FORMAT_UNORM_INT8X4, 4, CUDA_ARRAY3D_CUBEMAP },
+		{ 8, 8, 12, CU_AD_FORMAT_FLOAT, 1,
+		  CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED },
+		{ 100, 50, 0, CU_AD_FORMAT_SNORM_INT16X2, 2,
+		  CUDA_ARRAY3D_TEXTURE_GATHER },
+	};
+	CUDA_ARRAY3D_DESCRIPTOR got3;
+	CUDA_ARRAY_DESCRIPTOR got2, desc2 = {
+		.Width = 300, .Height = 0, .Format = CU_AD_FORMAT_UNSIGNED_INT32,
+		.NumChannels = 2,
+	};
+	CUarray array;
+	size_t i;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		ck_assert_int_eq(cuArray3DCreate(&array, &shapes[i]), CUDA_SUCCESS);
+		ck_assert_int_eq(cuArray3DGetDescriptor(&got3, array), CUDA_SUCCESS);
+		ck_assert_mem_eq(&got3, &shapes[i], sizeof(got3));
+		ck_assert_int_eq(cuArrayGetDescriptor(&got2, array), CUDA_SUCCESS);
+		ck_assert_uint_eq(got2.Width, shapes[i].Width);
+		ck_assert_uint_eq(got2.Height, shapes[i].Height);
+		ck_assert_int_eq(got2.Format, shapes[i].Format);
+		ck_assert_uint_eq(got2.NumChannels, shapes[i].NumChannels);
+		ck_assert_int_eq(cuArrayDestroy(array), CUDA_SUCCESS);
+		ck_assert_int_eq(cuArray3DGetDescriptor(&got3, array),
+				 CUDA_ERROR_INVALID_HANDLE);
+		ck_assert_int_eq(cuArrayDestroy(array), CUDA_ERROR_INVALID_HANDLE);
+	}
+	ck_assert_int_eq(cuArrayCreate(&array, &desc2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayGetDescriptor(&got2, array), CUDA_SUCCESS);
+	ck_assert_mem_eq(&got2, &desc2, sizeof(got2));
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got3, array), CUDA_SUCCESS);
+	ck_assert_uint_eq(got3.Depth, 0);
+	ck_assert_uint_eq(got3.Flags, 0);
+	ck_assert_int_eq(cuArrayGetDescriptor(NULL, array), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArray3DGetDescriptor(NULL, array),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayDestroy(array), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(NULL), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuArrayGetDescriptor(&got2, (CUarray)0x1234),
+			 CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+START_TEST(bad_descriptors_refused)
+{
+	static const struct {
+		CUDA_ARRAY3D_DESCRIPTOR desc;
+		CUresult res;
+	} cases[] = {
+		{ { 0, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0 }, CUDA_ERROR_INVALID_VALUE },
+		{ { 4, 4, 0, CU_AD_FORMAT_FLOAT, 3, 0 }, CUDA_ERROR_INVALID_VALUE },
+		{ { 4, 4, 0, CU_AD_FORMAT_FLOAT, 0, 0 }, CUDA_ERROR_INVALID_VALUE },
+		{ { 4, 4, 0, (CUarray_format)0x42, 1, 0 }, CUDA_ERROR_INVALID_VALUE },
+		{ { 4, 4, 0, CU_AD_FORMAT_UNORM_INT8X2, 4, 0 },
+		  CUDA_ERROR_INVALID_VALUE },
+		/* A depth without a height, unless layered. */
+		{ { 4, 0, 2, CU_AD_FORMAT_FLOAT, 1, 0 }, CUDA_ERROR_INVALID_VALUE },
+		{ { 4, 4, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED },
+		  CUDA_ERROR_INVALID_VALUE },
+		{ { 8, 4, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP },
+		  CUDA_ERROR_INVALID_VALUE },
+		{ { 8, 8, 5, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP },
+		  CUDA_ERROR_INVALID_VALUE },
+		{ { 8, 8, 12, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP },
+		  CUDA_ERROR_INVALID_VALUE },
+		{ { 8, 8, 2, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_TEXTURE_GATHER },
+		  CUDA_ERROR_INVALID_VALUE },
+		{ { 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0x200 },
+		  CUDA_ERROR_INVALID_VALUE },
+		/* Past the device's limits (MAXIMUM_TEXTURE1D_WIDTH, ...). */
+		{ { 131073, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0 },
+		  CUDA_ERROR_INVALID_VALUE },
+		{ { 32769, 0, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SURFACE_LDST },
+		  CUDA_ERROR_INVALID_VALUE },
+		{ { 16385, 16385, 2, CU_AD_FORMAT_FLOAT, 1, 0 },
+		  CUDA_ERROR_INVALID_VALUE },
+		/* What cumc does not lay out or simulate. */
+		{ { 8, 8, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0 },
+		  CUDA_ERROR_NOT_SUPPORTED },
+		{ { 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SPARSE },
+		  CUDA_ERROR_NOT_SUPPORTED },
+	};
+	CUDA_ARRAY3D_DESCRIPTOR ok = { 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUarray array;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		array = (CUarray)0x5a5a;
+		ck_assert_msg(cuArray3DCreate(&array, &cases[i].desc) == cases[i].res,
+			      "case %zu", i);
+		ck_assert_ptr_eq(array, (CUarray)0x5a5a);
+	}
+	ck_assert_int_eq(cuArray3DCreate(NULL, &ok), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArray3DCreate(&array, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayCreate(&array, NULL), CUDA_ERROR_INVALID_VALUE);
+	/* Deeper than TEXTURE3D_DEPTH: the alternate 3D shape allows it. */
+	array = array_new(1, 1, 20000, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0);
+	ck_assert_int_eq(cuArrayDestroy(array), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DCreate(&array, &ok), CUDA_ERROR_INVALID_CONTEXT);
+}
+END_TEST
+
+/*
+ * Host -> device -> array -> array -> unified device -> unified host ->
+ * host, each with its own odd pitch and offsets: every byte of the
+ * rectangle arrives, and no byte around it in any pitched buffer moves.
+ */
+START_TEST(copy2d_every_direction)
+{
+	enum { W = 23, H = 9, SP = 37, DP = 41, HP = 29, BIG = 4096 };
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	unsigned char src[BIG], out[BIG], want[BIG];
+	CUarray a = array_new(64, 16, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0);
+	CUarray b = array_new(30, 12, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0);
+	CUDA_MEMCPY2D c;
+	CUdeviceptr dev2 = buf.va + 2048;
+
+	fill_pattern(src, sizeof(src), 7);
+	memset(vmm_ptr(buf.va), 0xcc, 4096);
+
+	c = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = src,
+		.srcXInBytes = 5, .srcY = 3, .srcPitch = SP,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = buf.va,
+		.dstXInBytes = 7, .dstY = 2, .dstPitch = DP,
+		.WidthInBytes = W, .Height = H,
+	};
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_SUCCESS);
+	memset(want, 0xcc, 2048);
+	ref_copy2d(want, DP, 7, 2, src, SP, 5, 3, W, H);
+	ck_assert_mem_eq(vmm_ptr(buf.va), want, 2048);
+
+	c = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = buf.va,
+		.srcXInBytes = 7, .srcY = 2, .srcPitch = DP,
+		.dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = a,
+		.dstXInBytes = 40, .dstY = 6,
+		.WidthInBytes = W, .Height = H,
+	};
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_SUCCESS);
+	c = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = a,
+		.srcXInBytes = 40, .srcY = 6,
+		.dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = b,
+		.dstXInBytes = 1, .dstY = 0,
+		.WidthInBytes = W, .Height = H,
+	};
+	ck_assert_int_eq(cuMemcpy2DUnaligned(&c), CUDA_SUCCESS);
+	c = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = b,
+		.srcXInBytes = 1,
+		.dstMemoryType = CU_MEMORYTYPE_UNIFIED, .dstDevice = dev2,
+		.dstXInBytes = 3, .dstY = 1, .dstPitch = HP,
+		.WidthInBytes = W, .Height = H,
+	};
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_SUCCESS);
+	memset(out, 0xee, sizeof(out));
+	c = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_UNIFIED, .srcDevice = dev2,
+		.srcXInBytes = 3, .srcY = 1, .srcPitch = HP,
+		.dstMemoryType = CU_MEMORYTYPE_UNIFIED,
+		.dstDevice = (CUdeviceptr)(uintptr_t)out,
+		.dstXInBytes = 0, .dstY = 4, .dstPitch = W,
+		.WidthInBytes = W, .Height = H,
+	};
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_SUCCESS);
+	memset(want, 0xee, sizeof(want));
+	ref_copy2d(want, W, 0, 4, src, SP, 5, 3, W, H);
+	ck_assert_mem_eq(out, want, sizeof(out));
+	/* The unified device buffer kept its bytes between the rows. */
+	memset(want, 0xcc, HP * (H + 1));
+	ref_copy2d(want, HP, 3, 1, src, SP, 5, 3, W, H);
+	ck_assert_mem_eq(vmm_ptr(dev2), want, HP * (H + 1));
+
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(b), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+/* Host -> 3D float array -> device (pitched, sliced) -> host, then Peer. */
+START_TEST(copy3d_round_trip)
+{
+	enum { W = 12, H = 5, D = 3, SP = 19, SH = 7, DP = 100, DH = 9 };
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	static unsigned char src[SP * SH * 5], out[W * H * D], want[W * H * D];
+	CUarray a = array_new(8, 6, 4, CU_AD_FORMAT_FLOAT, 1, 0);
+	CUDA_MEMCPY3D_PEER p;
+	CUDA_MEMCPY3D c;
+	CUcontext ctx;
+	size_t z;
+
+	fill_pattern(src, sizeof(src), 3);
+	c = (CUDA_MEMCPY3D){
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = src,
+		.srcXInBytes = 2, .srcY = 1, .srcZ = 1, .srcPitch = SP,
+		.srcHeight = SH,
+		.dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = a,
+		.dstXInBytes = 4, .dstY = 1, .dstZ = 1,
+		.WidthInBytes = W, .Height = H, .Depth = D,
+	};
+	ck_assert_int_eq(cuMemcpy3D(&c), CUDA_SUCCESS);
+	c = (CUDA_MEMCPY3D){
+		.srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = a,
+		.srcXInBytes = 4, .srcY = 1, .srcZ = 1,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = buf.va,
+		.dstXInBytes = 9, .dstY = 2, .dstZ = 1, .dstPitch = DP,
+		.dstHeight = DH,
+		.WidthInBytes = W, .Height = H, .Depth = D,
+	};
+	ck_assert_int_eq(cuMemcpy3D(&c), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	p = (CUDA_MEMCPY3D_PEER){
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = buf.va,
+		.srcXInBytes = 9, .srcY = 2, .srcZ = 1, .srcPitch = DP,
+		.srcHeight = DH, .srcContext = ctx,
+		.dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = out,
+		.dstPitch = W, .dstHeight = H, .dstContext = ctx,
+		.WidthInBytes = W, .Height = H, .Depth = D,
+	};
+	ck_assert_int_eq(cuMemcpy3DPeer(&p), CUDA_SUCCESS);
+	for (z = 0; z < D; z++)
+		ref_copy2d(want + z * W * H, W, 0, 0, src + (z + 1) * SP * SH,
+			   SP, 2, 1, W, H);
+	ck_assert_mem_eq(out, want, sizeof(out));
+	/* A context that is not live. */
+	p.srcContext = (CUcontext)0x77;
+	ck_assert_int_eq(cuMemcpy3DPeer(&p), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+START_TEST(bad_copies_refused)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUarray a = array_new(8, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+	unsigned char host[256];
+	CUDA_MEMCPY2D good = {
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host,
+		.srcPitch = 32,
+		.dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = a,
+		.WidthInBytes = 32, .Height = 4,
+	}, c;
+	CUDA_MEMCPY3D c3 = {
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host,
+		.srcPitch = 8, .srcHeight = 2,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = buf.va,
+		.dstPitch = 8, .dstHeight = 2,
+		.WidthInBytes = 8, .Height = 2, .Depth = 2,
+	};
+	float back[32];
+
+	memset(host, 0x11, sizeof(host));
+	memset(vmm_ptr(buf.va), 0, 64);
+	ck_assert_int_eq(cuMemcpy2D(NULL), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.dstXInBytes = 2;	/* not a whole element */
+	c.WidthInBytes = 28;
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.WidthInBytes = 30;	/* not whole elements */
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.dstY = 1;		/* past the last row */
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.dstXInBytes = 4;	/* past the row's end */
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.srcXInBytes = 1;	/* the pitch holds no row from there */
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.srcPitch = (size_t)1 << 31;	/* over MAX_PITCH */
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.srcMemoryType = (CUmemorytype)7;
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.srcHost = NULL;
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c = good;
+	c.dstArray = (CUarray)0x4242;
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_HANDLE);
+	c = good;
+	c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	c.dstDevice = buf.va + gran - 64;	/* runs past the mapping */
+	c.dstPitch = 32;
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c.dstDevice = (CUdeviceptr)(uintptr_t)host;	/* host, not device */
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyAtoH(back, a, 0, sizeof(back)), CUDA_SUCCESS);
+	ck_assert_float_eq(back[0], 0);
+	ck_assert_float_eq(back[31], 0);
+	/* Nothing to copy: success, nothing checked but the arguments. */
+	c = good;
+	c.Height = 0;
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuMemcpy3D(NULL), CUDA_ERROR_INVALID_VALUE);
+	c3.srcLOD = 1;
+	ck_assert_int_eq(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+	c3.srcLOD = 0;
+	c3.reserved0 = host;
+	ck_assert_int_eq(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+	c3.reserved0 = NULL;
+	c3.dstHeight = 1;	/* a slice holds fewer rows than copied */
+	ck_assert_int_eq(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+	c3.dstHeight = 2;
+	ck_assert_int_eq(cuMemcpy3D(&c3), CUDA_SUCCESS);
+	ck_assert_mem_eq(vmm_ptr(buf.va), host, 32);
+	ck_assert_int_eq(cuMemcpy3DPeer(NULL), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+/* The byte-offset copies see an array's bytes in layout order. */
+START_TEST(linear_array_copies)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUarray a = array_new(10, 3, 2, CU_AD_FORMAT_UNSIGNED_INT16, 2, 0);
+	CUarray b = array_new(50, 0, 0, CU_AD_FORMAT_UNSIGNED_INT32, 1, 0);
+	enum { SIZE = 10 * 3 * 2 * 4 };
+	unsigned char in[SIZE], out[SIZE], row[40];
+	CUDA_MEMCPY3D c;
+
+	fill_pattern(in, SIZE, 9);
+	ck_assert_int_eq(cuMemcpyHtoA(a, 0, in, SIZE), CUDA_SUCCESS);
+	/* Row 1 of slice 1 is bytes 3 * 40 + 40 = 160 on. */
+	c = (CUDA_MEMCPY3D){
+		.srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = a,
+		.srcY = 1, .srcZ = 1,
+		.dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = row,
+		.dstPitch = 40, .dstHeight = 1,
+		.WidthInBytes = 40, .Height = 1, .Depth = 1,
+	};
+	ck_assert_int_eq(cuMemcpy3D(&c), CUDA_SUCCESS);
+	ck_assert_mem_eq(row, in + 160, 40);
+
+	ck_assert_int_eq(cuMemcpyAtoD(buf.va + 3, a, 5, 101), CUDA_SUCCESS);
+	ck_assert_mem_eq(vmm_ptr(buf.va + 3), in + 5, 101);
+	ck_assert_int_eq(cuMemcpyDtoA(b, 17, buf.va + 3, 101), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyAtoA(a, 1, b, 17, 101), CUDA_SUCCESS);
+	memset(out, 0, sizeof(out));
+	ck_assert_int_eq(cuMemcpyAtoH(out, a, 0, SIZE), CUDA_SUCCESS);
+	ck_assert_uint_eq(out[0], in[0]);
+	ck_assert_mem_eq(out + 1, in + 5, 101);
+	ck_assert_mem_eq(out + 102, in + 102, SIZE - 102);
+
+	ck_assert_int_eq(cuMemcpyAtoH(out, a, 1, SIZE), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyHtoA(b, 200, in, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyHtoA(b, 199, in, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoA(b, 0, NULL, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyAtoH(out, (CUarray)3, 0, 1),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuMemcpyDtoA(b, (size_t)-1, buf.va, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyAtoD(buf.va + gran - 4, b, 0, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(b), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+/*
+ * The stream forms run in stream order: a set, then copies that read
+ * what it wrote, a host source read at the call, and an array destroyed
+ * while a copy of it is queued still copied.
+ */
+START_TEST(async_copies_in_stream_order)
+{
+	enum { W = 16, H = 4, P = 24 };
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUarray a = array_new(W, H, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0);
+	unsigned char host[W * H], out[W * H], want[W * H];
+	CUDA_MEMCPY2D c;
+	CUstream s;
+	size_t i;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD2D8Async(buf.va, P, 0x5a, W, H, s), CUDA_SUCCESS);
+	c = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = buf.va,
+		.srcPitch = P,
+		.dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = a,
+		.WidthInBytes = W, .Height = H,
+	};
+	ck_assert_int_eq(cuMemcpy2DAsync(&c, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyAtoHAsync(out, a, 0, sizeof(out), s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	memset(want, 0x5a, sizeof(want));
+	ck_assert_mem_eq(out, want, sizeof(out));
+
+	fill_pattern(host, sizeof(host), 1);
+	memcpy(want, host, sizeof(want));
+	ck_assert_int_eq(cuMemcpyHtoAAsync(a, 0, host, sizeof(host), s),
+			 CUDA_SUCCESS);
+	memset(host, 0, sizeof(host));	/* read at the call */
+	c = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_ARRAY, .srcArray = a,
+		.dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = out,
+		.dstPitch = W,
+		.WidthInBytes = W, .Height = H,
+	};
+	ck_assert_int_eq(cuMemcpy2DAsync(&c, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_mem_eq(out, want, sizeof(out));
+
+	for (i = 0; i < H; i++)
+		ck_assert_uint_eq(vmm_bytes(buf.va)[i * P + W], 0);
+	ck_assert_int_eq(cuMemcpy2DAsync(&c, s), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuMemcpy2DAsync(NULL, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemsetD2D8Async(buf.va, P, 1, W, H, (CUstream)0x99),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+/* Each 2D set writes its rectangle of elements and nothing between rows. */
+START_TEST(sets_2d_write_their_rectangle)
+{
+	enum { P = 36, H = 5 };
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	unsigned char want[P * H];
+	uint16_t half = 0x1234;
+	uint32_t word = 0xa1b2c3d4;
+	size_t y, x;
+
+	memset(vmm_ptr(buf.va), 0xee, P * H);
+	ck_assert_int_eq(cuMemsetD2D8(buf.va + 1, P, 0x42, 11, H), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD2D16(buf.va + 14, P, half, 3, H), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD2D32(buf.va + 20, P, word, 3, H), CUDA_SUCCESS);
+	memset(want, 0xee, sizeof(want));
+	for (y = 0; y < H; y++) {
+		memset(want + y * P + 1, 0x42, 11);
+		for (x = 0; x < 3; x++) {
+			memcpy(want + y * P + 14 + 2 * x, &half, 2);
+			memcpy(want + y * P + 20 + 4 * x, &word, 4);
+		}
+	}
+	ck_assert_mem_eq(vmm_ptr(buf.va), want, sizeof(want));
+
+	/* One row needs no pitch. */
+	ck_assert_int_eq(cuMemsetD2D32(buf.va + 4096, 0, word, 5, 1), CUDA_SUCCESS);
+	ck_assert_uint_eq(*(uint32_t *)vmm_ptr(buf.va + 4096 + 16), word);
+
+	ck_assert_int_eq(cuMemsetD2D16(buf.va + 1, P, 1, 2, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemsetD2D32(buf.va, 38, 1, 2, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemsetD2D8(buf.va, 10, 1, 11, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemsetD2D8(buf.va + gran - 8, 16, 1, 8, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemsetD2D8(buf.va, 16, 1, 0, 2), CUDA_SUCCESS);
+	ck_assert_mem_eq(vmm_ptr(buf.va), want, sizeof(want));
+	vmm_buf_free(&buf);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("array");
+	TCase *arrays = tcase_create("arrays");
+	TCase *copies = tcase_create("copies");
+
+	check_add_uninit(s, everything_needs_init);
+
+	tcase_add_checked_fixture(arrays, setup, NULL);
+	tcase_add_test(arrays, descriptors_round_trip);
+	tcase_add_test(arrays, bad_descriptors_refused);
+	suite_add_tcase(s, arrays);
+
+	tcase_add_checked_fixture(copies, setup, NULL);
+	tcase_add_test(copies, copy2d_every_direction);
+	tcase_add_test(copies, copy3d_round_trip);
+	tcase_add_test(copies, bad_copies_refused);
+	tcase_add_test(copies, linear_array_copies);
+	tcase_add_test(copies, async_copies_in_stream_order);
+	tcase_add_test(copies, sets_2d_write_their_rectangle);
+	suite_add_tcase(s, copies);
+
+	return check_run_forked(s);
+}
