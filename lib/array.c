@@ -24,6 +24,7 @@ struct libcumc_array {
 	atomic_uint refs;		/* the registry's and each copy's */
 	CUDA_ARRAY3D_DESCRIPTOR desc;	/* as created */
 	struct libcumc_array_layout layout;
+	bool mipmap_level;		/* destroyed with its mipmapped array */
 };
 
 /* Array handles start here, clear of the streams' and events' numbers. */
@@ -228,6 +229,19 @@ static bool libcumc_extents_valid(const CUDA_ARRAY3D_DESCRIPTOR *d)
 		libcumc_within(extent, libcumc_3d_alternate));
 }
 
+size_t libcumc_format_element_size(CUarray_format format,
+				   unsigned int channels)
+{
+	unsigned int fixed_channels;
+	int channel = libcumc_format_channel(format, &fixed_channels);
+
+	if (channel <= 0 ||
+	    (fixed_channels ? channels != fixed_channels :
+	     channels != 1 && channels != 2 && channels != 4))
+		return 0;
+	return (size_t)channel * channels;
+}
+
 /* The layout of a valid @d, its memory not yet allocated. */
 static CUresult libcumc_array_describe(const CUDA_ARRAY3D_DESCRIPTOR *d,
 				       struct libcumc_array_layout *layout)
@@ -257,8 +271,15 @@ static CUresult libcumc_array_describe(const CUDA_ARRAY3D_DESCRIPTOR *d,
 	return CUDA_SUCCESS;
 }
 
-static CUresult libcumc_array_create(CUarray *pHandle,
-				     const CUDA_ARRAY3D_DESCRIPTOR *desc)
+CUresult libcumc_array_check(const CUDA_ARRAY3D_DESCRIPTOR *desc)
+{
+	struct libcumc_array_layout layout;
+
+	return libcumc_array_describe(desc, &layout);
+}
+
+CUresult libcumc_array_make(const CUDA_ARRAY3D_DESCRIPTOR *desc,
+			    bool mipmap_level, CUarray *pHandle)
 {
 	struct libcumc_array *array;
 	size_t bytes;
@@ -274,6 +295,7 @@ static CUresult libcumc_array_create(CUarray *pHandle,
 	if (!array)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	array->desc = *desc;
+	array->mipmap_level = mipmap_level;
 	res = libcumc_array_describe(desc, &array->layout);
 	if (res != CUDA_SUCCESS)
 		goto err_free;
@@ -303,7 +325,7 @@ err_free:
 CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle,
 				    const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
-	return libcumc_array_create(pHandle, pAllocateArray);
+	return libcumc_array_make(pAllocateArray, false, pHandle);
 }
 
 CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle,
@@ -319,7 +341,7 @@ CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle,
 		.Format = pAllocateArray->Format,
 		.NumChannels = pAllocateArray->NumChannels,
 	};
-	return libcumc_array_create(pHandle, &desc);
+	return libcumc_array_make(&desc, false, pHandle);
 }
 
 /* Called with libcumc_arrays_lock held. */
@@ -359,8 +381,7 @@ void libcumc_array_put(struct libcumc_array *array)
 	free(array);
 }
 
-/* *@desc of the live array @handle. */
-static CUresult libcumc_array_desc(CUarray handle, CUDA_ARRAY3D_DESCRIPTOR *desc)
+CUresult libcumc_array_desc(CUarray handle, CUDA_ARRAY3D_DESCRIPTOR *desc)
 {
 	struct libcumc_array *array;
 
@@ -401,14 +422,18 @@ CUresult CUDAAPI cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor
 	return CUDA_SUCCESS;
 }
 
-/* A copy still running on a stream keeps the memory until it is done. */
-CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
+/*
+ * Takes @handle out of the registry and puts its reference, unless it is
+ * not live or is a mipmap level and @mipmap_level is false.
+ */
+static CUresult libcumc_array_unlink(CUarray handle, bool mipmap_level)
 {
 	struct libcumc_array **link, *array = NULL;
 
 	pthread_mutex_lock(&libcumc_arrays_lock);
 	for (link = &libcumc_arrays; *link; link = &(*link)->next)
-		if ((*link)->handle == hArray) {
+		if ((*link)->handle == handle &&
+		    (*link)->mipmap_level == mipmap_level) {
 			array = *link;
 			*link = array->next;
 			break;
@@ -418,6 +443,20 @@ CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
 		return CUDA_ERROR_INVALID_HANDLE;
 	libcumc_array_put(array);
 	return CUDA_SUCCESS;
+}
+
+void libcumc_array_drop_level(CUarray handle)
+{
+	libcumc_array_unlink(handle, true);
+}
+
+/*
+ * A copy still running on a stream keeps the memory until it is done.  A
+ * mipmap level goes only with its mipmapped array.
+ */
+CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
+{
+	return libcumc_array_unlink(hArray, false);
 }
 
 /* A forked child forgets its parent's arrays with its contexts. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CUDA arrays (array.c): what the copies (copy3d.c) need of one.
+ * CUDA arrays (array.c) and mipmapped arrays (mipmap.c): what the
+ * copies (copy3d.c) and texture objects (texobj.c) need of them.
  */
 #ifndef _CUMC_LIB_ARRAY_H
 #define _CUMC_LIB_ARRAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "internal.h"
@@ -32,5 +34,38 @@ struct libcumc_array;
 CUresult libcumc_array_get(CUarray handle, struct libcumc_array **array,
 			   struct libcumc_array_layout *layout);
 void libcumc_array_put(struct libcumc_array *array);
+
+/*
+ * The bytes of an element of @format with @channels, 0 if that is no
+ * element of an array cumc makes.
+ */
+size_t libcumc_format_element_size(CUarray_format format,
+				   unsigned int channels);
+
+/*
+ * Whether @desc describes an array cumc makes: CUDA_SUCCESS, or the error
+ * cuArray3DCreate answers for it.
+ */
+CUresult libcumc_array_check(const CUDA_ARRAY3D_DESCRIPTOR *desc);
+
+/*
+ * A new array of @desc in *@pHandle, for the current context;
+ * @mipmap_level: one level of a mipmapped array, which cuArrayDestroy
+ * refuses (libcumc_array_drop_level() destroys it).
+ */
+CUresult libcumc_array_make(const CUDA_ARRAY3D_DESCRIPTOR *desc,
+			    bool mipmap_level, CUarray *pHandle);
+void libcumc_array_drop_level(CUarray handle);
+
+/* *@desc of the live array @handle, CUDA_ERROR_INVALID_HANDLE if none. */
+CUresult libcumc_array_desc(CUarray handle, CUDA_ARRAY3D_DESCRIPTOR *desc);
+
+/*
+ * The descriptor and level count of the live mipmapped array @handle
+ * (mipmap.c), CUDA_ERROR_INVALID_HANDLE if none.
+ */
+CUresult libcumc_mipmap_desc(CUmipmappedArray handle,
+			     CUDA_ARRAY3D_DESCRIPTOR *desc,
+			     unsigned int *num_levels);
 
 #endif /* _CUMC_LIB_ARRAY_H */

@@ -1182,6 +1182,138 @@ typedef struct CUDA_MEMCPY3D_PEER_st {
 } CUDA_MEMCPY3D_PEER_v1;
 typedef CUDA_MEMCPY3D_PEER_v1 CUDA_MEMCPY3D_PEER;
 
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
+typedef unsigned long long CUtexObject_v1;
+typedef CUtexObject_v1 CUtexObject;
+typedef unsigned long long CUsurfObject_v1;
+typedef CUsurfObject_v1 CUsurfObject;
+
+/* How a texture reads coordinates outside its extent. */
+typedef enum CUaddress_mode_enum {
+	CU_TR_ADDRESS_MODE_WRAP		= 0,
+	CU_TR_ADDRESS_MODE_CLAMP	= 1,
+	CU_TR_ADDRESS_MODE_MIRROR	= 2,
+	CU_TR_ADDRESS_MODE_BORDER	= 3
+} CUaddress_mode;
+
+/* How a texture reads between elements (and between mipmap levels). */
+typedef enum CUfilter_mode_enum {
+	CU_TR_FILTER_MODE_POINT		= 0,
+	CU_TR_FILTER_MODE_LINEAR	= 1
+} CUfilter_mode;
+
+/* CUDA_TEXTURE_DESC's flags. */
+#define CU_TRSF_READ_AS_INTEGER			0x01
+#define CU_TRSF_NORMALIZED_COORDINATES		0x02
+#define CU_TRSF_SRGB				0x10
+#define CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION	0x20
+#define CU_TRSF_SEAMLESS_CUBEMAP		0x40
+
+/* What a texture or surface object reads. */
+typedef enum CUresourcetype_enum {
+	CU_RESOURCE_TYPE_ARRAY			= 0x00,
+	CU_RESOURCE_TYPE_MIPMAPPED_ARRAY	= 0x01,
+	CU_RESOURCE_TYPE_LINEAR			= 0x02,
+	CU_RESOURCE_TYPE_PITCH2D		= 0x03
+} CUresourcetype;
+
+typedef struct CUDA_RESOURCE_DESC_st {
+	CUresourcetype resType;
+	union {
+		struct {
+			CUarray hArray;
+		} array;
+		struct {
+			CUmipmappedArray hMipmappedArray;
+		} mipmap;
+		struct {
+			CUdeviceptr devPtr;
+			CUarray_format format;
+			unsigned int numChannels;
+			size_t sizeInBytes;
+		} linear;
+		struct {
+			CUdeviceptr devPtr;
+			CUarray_format format;
+			unsigned int numChannels;
+			size_t width;
+			size_t height;
+			size_t pitchInBytes;
+		} pitch2D;
+		struct {
+			int reserved[32];
+		} reserved;
+	} res;
+	unsigned int flags;
+} CUDA_RESOURCE_DESC_v1;
+typedef CUDA_RESOURCE_DESC_v1 CUDA_RESOURCE_DESC;
+
+typedef struct CUDA_TEXTURE_DESC_st {
+	CUaddress_mode addressMode[3];
+	CUfilter_mode filterMode;
+	unsigned int flags;
+	unsigned int maxAnisotropy;
+	CUfilter_mode mipmapFilterMode;
+	float mipmapLevelBias;
+	float minMipmapLevelClamp;
+	float maxMipmapLevelClamp;
+	float borderColor[4];
+	int reserved[12];
+} CUDA_TEXTURE_DESC_v1;
+typedef CUDA_TEXTURE_DESC_v1 CUDA_TEXTURE_DESC;
+
+/* How a texture object sees its array: element format, extent, levels, layers. */
+typedef enum CUresourceViewFormat_enum {
+	CU_RES_VIEW_FORMAT_NONE			= 0x00,
+	CU_RES_VIEW_FORMAT_UINT_1X8		= 0x01,
+	CU_RES_VIEW_FORMAT_UINT_2X8		= 0x02,
+	CU_RES_VIEW_FORMAT_UINT_4X8		= 0x03,
+	CU_RES_VIEW_FORMAT_SINT_1X8		= 0x04,
+	CU_RES_VIEW_FORMAT_SINT_2X8		= 0x05,
+	CU_RES_VIEW_FORMAT_SINT_4X8		= 0x06,
+	CU_RES_VIEW_FORMAT_UINT_1X16		= 0x07,
+	CU_RES_VIEW_FORMAT_UINT_2X16		= 0x08,
+	CU_RES_VIEW_FORMAT_UINT_4X16		= 0x09,
+	CU_RES_VIEW_FORMAT_SINT_1X16		= 0x0a,
+	CU_RES_VIEW_FORMAT_SINT_2X16		= 0x0b,
+	CU_RES_VIEW_FORMAT_SINT_4X16		= 0x0c,
+	CU_RES_VIEW_FORMAT_UINT_1X32		= 0x0d,
+	CU_RES_VIEW_FORMAT_UINT_2X32		= 0x0e,
+	CU_RES_VIEW_FORMAT_UINT_4X32		= 0x0f,
+	CU_RES_VIEW_FORMAT_SINT_1X32		= 0x10,
+	CU_RES_VIEW_FORMAT_SINT_2X32		= 0x11,
+	CU_RES_VIEW_FORMAT_SINT_4X32		= 0x12,
+	CU_RES_VIEW_FORMAT_FLOAT_1X16		= 0x13,
+	CU_RES_VIEW_FORMAT_FLOAT_2X16		= 0x14,
+	CU_RES_VIEW_FORMAT_FLOAT_4X16		= 0x15,
+	CU_RES_VIEW_FORMAT_FLOAT_1X32		= 0x16,
+	CU_RES_VIEW_FORMAT_FLOAT_2X32		= 0x17,
+	CU_RES_VIEW_FORMAT_FLOAT_4X32		= 0x18,
+	CU_RES_VIEW_FORMAT_UNSIGNED_BC1		= 0x19,
+	CU_RES_VIEW_FORMAT_UNSIGNED_BC2		= 0x1a,
+	CU_RES_VIEW_FORMAT_UNSIGNED_BC3		= 0x1b,
+	CU_RES_VIEW_FORMAT_UNSIGNED_BC4		= 0x1c,
+	CU_RES_VIEW_FORMAT_SIGNED_BC4		= 0x1d,
+	CU_RES_VIEW_FORMAT_UNSIGNED_BC5		= 0x1e,
+	CU_RES_VIEW_FORMAT_SIGNED_BC5		= 0x1f,
+	CU_RES_VIEW_FORMAT_UNSIGNED_BC6H	= 0x20,
+	CU_RES_VIEW_FORMAT_SIGNED_BC6H		= 0x21,
+	CU_RES_VIEW_FORMAT_UNSIGNED_BC7		= 0x22
+} CUresourceViewFormat;
+
+typedef struct CUDA_RESOURCE_VIEW_DESC_st {
+	CUresourceViewFormat format;
+	size_t width;
+	size_t height;
+	size_t depth;
+	unsigned int firstMipmapLevel;
+	unsigned int lastMipmapLevel;
+	unsigned int firstLayer;
+	unsigned int lastLayer;
+	unsigned int reserved[16];
+} CUDA_RESOURCE_VIEW_DESC_v1;
+typedef CUDA_RESOURCE_VIEW_DESC_v1 CUDA_RESOURCE_VIEW_DESC;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -1764,6 +1896,30 @@ CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch,
 CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch,
 				    unsigned int ui, size_t Width,
 				    size_t Height, CUstream hStream);
+
+CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+		const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
+		unsigned int numMipmapLevels);
+CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray,
+					  CUmipmappedArray hMipmappedArray,
+					  unsigned int level);
+CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
+CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
+				   const CUDA_RESOURCE_DESC *pResDesc,
+				   const CUDA_TEXTURE_DESC *pTexDesc,
+				   const CUDA_RESOURCE_VIEW_DESC *pResViewDesc);
+CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject);
+CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc,
+					    CUtexObject texObject);
+CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc,
+					   CUtexObject texObject);
+CUresult CUDAAPI cuTexObjectGetResourceViewDesc(
+		CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject);
+CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject,
+				    const CUDA_RESOURCE_DESC *pResDesc);
+CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject);
+CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc,
+					     CUsurfObject surfObject);
 
 /* END PROTOTYPES */
 

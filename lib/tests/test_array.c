@@ -551,6 +551,168 @@ START_TEST(sets_2d_write_their_rectangle)
 }
 END_TEST
 
+/* Each level halves what shrinks, down to 1; the levels are the mipmap's. */
+START_TEST(mipmap_levels)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d = { 64, 32, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUDA_ARRAY3D_DESCRIPTOR layered = {
+		16, 16, 5, CU_AD_FORMAT_UNSIGNED_INT8, 1, CUDA_ARRAY3D_LAYERED,
+	};
+	CUDA_ARRAY3D_DESCRIPTOR got;
+	CUmipmappedArray m, ml;
+	float in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8] = { 0 };
+	CUarray level;
+
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 8), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayCreate(NULL, &d, 1), CUDA_ERROR_INVALID_VALUE);
+	d.NumChannels = 3;
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 1), CUDA_ERROR_INVALID_VALUE);
+	d.NumChannels = 1;
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 7), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 7), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(NULL, m, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got, level), CUDA_SUCCESS);
+	ck_assert_uint_eq(got.Width, 16);
+	ck_assert_uint_eq(got.Height, 8);
+	ck_assert_int_eq(cuMemcpyHtoA(level, 4, in, sizeof(in)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyAtoH(out, level, 4, sizeof(out)), CUDA_SUCCESS);
+	ck_assert_mem_eq(out, in, sizeof(in));
+	ck_assert_int_eq(cuArrayDestroy(level), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 6), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got, level), CUDA_SUCCESS);
+	ck_assert_uint_eq(got.Width, 1);
+	ck_assert_uint_eq(got.Height, 1);
+
+	ck_assert_int_eq(cuMipmappedArrayCreate(&ml, &layered, 5), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, ml, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got, level), CUDA_SUCCESS);
+	ck_assert_uint_eq(got.Width, 1);
+	ck_assert_uint_eq(got.Depth, 5);	/* layers do not shrink */
+
+	ck_assert_int_eq(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got, level), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayDestroy(ml), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got, level), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuMipmappedArrayDestroy(m), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 0), CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+static CUresult tex_create(CUtexObject *o, const CUDA_RESOURCE_DESC *r,
+			   const CUDA_TEXTURE_DESC *t,
+			   const CUDA_RESOURCE_VIEW_DESC *v)
+{
+	return cuTexObjectCreate(o, r, t, v);
+}
+
+START_TEST(texture_objects)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUarray a = array_new(8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+	CUDA_RESOURCE_DESC r = { .resType = CU_RESOURCE_TYPE_ARRAY }, rb, bad;
+	CUDA_TEXTURE_DESC t = {
+		.addressMode = { CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_WRAP },
+		.filterMode = CU_TR_FILTER_MODE_LINEAR,
+		.flags = CU_TRSF_NORMALIZED_COORDINATES,
+		.borderColor = { 0.5f },
+	}, tb, tbad;
+	CUDA_RESOURCE_VIEW_DESC v = {
+		.format = CU_RES_VIEW_FORMAT_FLOAT_1X32, .width = 8, .height = 8,
+	}, vb;
+	CUtexObject o, ov;
+	CUsurfObject so;
+
+	r.res.array.hArray = a;
+	ck_assert_int_eq(tex_create(&o, &r, &t, NULL), CUDA_SUCCESS);
+	ck_assert_uint_ne(o, 0);
+	ck_assert_int_eq(cuTexObjectGetResourceDesc(&rb, o), CUDA_SUCCESS);
+	ck_assert_mem_eq(&rb, &r, sizeof(r));
+	ck_assert_int_eq(cuTexObjectGetTextureDesc(&tb, o), CUDA_SUCCESS);
+	ck_assert_mem_eq(&tb, &t, sizeof(t));
+	ck_assert_int_eq(cuTexObjectGetResourceViewDesc(&vb, o),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tex_create(&ov, &r, &t, &v), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexObjectGetResourceViewDesc(&vb, ov), CUDA_SUCCESS);
+	ck_assert_mem_eq(&vb, &v, sizeof(v));
+	/* A texture is no surface. */
+	ck_assert_int_eq(cuSurfObjectDestroy(o), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuSurfObjectGetResourceDesc(&rb, o), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexObjectDestroy(o), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexObjectDestroy(o), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexObjectGetTextureDesc(&tb, o), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexObjectDestroy(ov), CUDA_SUCCESS);
+
+	ck_assert_int_eq(tex_create(NULL, &r, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tex_create(&o, NULL, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tex_create(&o, &r, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+	bad = r;
+	bad.flags = 1;
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	bad = r;
+	bad.resType = (CUresourcetype)9;
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	bad.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;	/* an array's handle */
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	tbad = t;
+	tbad.filterMode = (CUfilter_mode)2;
+	ck_assert_int_eq(tex_create(&o, &r, &tbad, NULL), CUDA_ERROR_INVALID_VALUE);
+	tbad = t;
+	tbad.addressMode[2] = (CUaddress_mode)4;
+	ck_assert_int_eq(tex_create(&o, &r, &tbad, NULL), CUDA_ERROR_INVALID_VALUE);
+	tbad = t;
+	tbad.flags = 0x80;
+	ck_assert_int_eq(tex_create(&o, &r, &tbad, NULL), CUDA_ERROR_INVALID_VALUE);
+
+	/* Linear memory: aligned to TEXTURE_ALIGNMENT, mapped. */
+	bad = (CUDA_RESOURCE_DESC){ .resType = CU_RESOURCE_TYPE_LINEAR };
+	bad.res.linear.devPtr = buf.va;
+	bad.res.linear.format = CU_AD_FORMAT_FLOAT;
+	bad.res.linear.numChannels = 1;
+	bad.res.linear.sizeInBytes = 4096;
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexObjectDestroy(o), CUDA_SUCCESS);
+	ck_assert_int_eq(tex_create(&o, &bad, &t, &v), CUDA_ERROR_INVALID_VALUE);
+	bad.res.linear.devPtr = buf.va + 4;
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	bad.res.linear.devPtr = buf.va + gran - 512;
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+
+	/* Pitched memory: the pitch a multiple of TEXTURE_PITCH_ALIGNMENT. */
+	bad = (CUDA_RESOURCE_DESC){ .resType = CU_RESOURCE_TYPE_PITCH2D };
+	bad.res.pitch2D.devPtr = buf.va;
+	bad.res.pitch2D.format = CU_AD_FORMAT_UNSIGNED_INT8;
+	bad.res.pitch2D.numChannels = 4;
+	bad.res.pitch2D.width = 10;
+	bad.res.pitch2D.height = 10;
+	bad.res.pitch2D.pitchInBytes = 64;
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexObjectDestroy(o), CUDA_SUCCESS);
+	bad.res.pitch2D.pitchInBytes = 48;
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	bad.res.pitch2D.pitchInBytes = 32;	/* less than a row */
+	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+
+	/* Surfaces: arrays made for them only. */
+	ck_assert_int_eq(cuSurfObjectCreate(&so, &r), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	a = array_new(8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SURFACE_LDST);
+	r.res.array.hArray = a;
+	ck_assert_int_eq(cuSurfObjectCreate(&so, &r), CUDA_SUCCESS);
+	ck_assert_int_eq(cuSurfObjectGetResourceDesc(&rb, so), CUDA_SUCCESS);
+	ck_assert_mem_eq(&rb, &r, sizeof(r));
+	ck_assert_int_eq(cuTexObjectDestroy(so), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuSurfObjectDestroy(so), CUDA_SUCCESS);
+	ck_assert_int_eq(cuSurfObjectCreate(&so, &bad), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuSurfObjectCreate(NULL, &r), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	/* A destroyed array is no resource. */
+	ck_assert_int_eq(tex_create(&o, &r, &t, NULL), CUDA_ERROR_INVALID_VALUE);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("array");
@@ -562,6 +724,8 @@ int main(void)
 	tcase_add_checked_fixture(arrays, setup, NULL);
 	tcase_add_test(arrays, descriptors_round_trip);
 	tcase_add_test(arrays, bad_descriptors_refused);
+	tcase_add_test(arrays, mipmap_levels);
+	tcase_add_test(arrays, texture_objects);
 	suite_add_tcase(s, arrays);
 
 	tcase_add_checked_fixture(copies, setup, NULL);
