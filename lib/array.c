@@ -459,6 +459,44 @@ CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
 	return libcumc_array_unlink(hArray, false);
 }
 
+/*
+ * The queries of layouts cumc never makes: planar (multi-planar formats
+ * answer NOT_SUPPORTED at creation), sparse and deferred-mapping arrays
+ * (the device attributes say unsupported).  For any live array they
+ * answer INVALID_VALUE, as cuda.h documents for an array not of that kind.
+ */
+static CUresult libcumc_array_not_of_kind(const void *out, CUarray handle)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc;
+
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (libcumc_array_desc(handle, &desc) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray,
+				 unsigned int planeIdx)
+{
+	(void)planeIdx;
+	return libcumc_array_not_of_kind(pPlaneArray, hArray);
+}
+
+CUresult CUDAAPI cuArrayGetSparseProperties(
+		CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
+{
+	return libcumc_array_not_of_kind(sparseProperties, array);
+}
+
+CUresult CUDAAPI cuArrayGetMemoryRequirements(
+		CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements,
+		CUarray array, CUdevice device)
+{
+	(void)device;
+	return libcumc_array_not_of_kind(memoryRequirements, array);
+}
+
 /* A forked child forgets its parent's arrays with its contexts. */
 static void libcumc_arrays_forget_parent(void)
 {

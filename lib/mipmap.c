@@ -181,6 +181,35 @@ CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 	return CUDA_SUCCESS;
 }
 
+/* No mipmapped array of cumc is sparse or deferred-mapping (array.c). */
+static CUresult libcumc_mipmap_not_of_kind(const void *out,
+					   CUmipmappedArray handle)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc;
+	unsigned int levels;
+
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (libcumc_mipmap_desc(handle, &desc, &levels) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(
+		CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties,
+		CUmipmappedArray mipmap)
+{
+	return libcumc_mipmap_not_of_kind(sparseProperties, mipmap);
+}
+
+CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(
+		CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements,
+		CUmipmappedArray mipmap, CUdevice device)
+{
+	(void)device;
+	return libcumc_mipmap_not_of_kind(memoryRequirements, mipmap);
+}
+
 /* A forked child forgets its parent's mipmapped arrays with its arrays. */
 static void libcumc_mipmaps_forget_parent(void)
 {

@@ -372,5 +372,11 @@ CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice,
 					 size_t dstPitch, unsigned int ui,
 					 size_t Width, size_t Height,
 					 CUstream hStream);
+CUresult CUDAAPI cuGraphicsMapResources_ptsz(unsigned int count,
+					     CUgraphicsResource *resources,
+					     CUstream hStream);
+CUresult CUDAAPI cuGraphicsUnmapResources_ptsz(unsigned int count,
+					       CUgraphicsResource *resources,
+					       CUstream hStream);
 
 #endif /* _CUMC_LIB_STREAM_H */

@@ -311,6 +311,30 @@ CUresult CUDAAPI cuTexObjectGetResourceViewDesc(
 	return res;
 }
 
+/*
+ * Every device answers MAXIMUM_TEXTURE1D_LINEAR_WIDTH elements, whatever
+ * their size, for a format and channel count an array could have.
+ */
+CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
+						    CUarray_format format,
+						    unsigned int numChannels,
+						    CUdevice dev)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_check_device(drv, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!maxWidthInElements ||
+	    !libcumc_format_element_size(format, numChannels))
+		return CUDA_ERROR_INVALID_VALUE;
+	*maxWidthInElements =
+		libcumc_attr(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH);
+	return CUDA_SUCCESS;
+}
+
 /* A forked child forgets its parent's objects with its contexts. */
 static void libcumc_texobjs_forget_parent(void)
 {

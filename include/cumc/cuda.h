@@ -153,6 +153,11 @@ typedef uint64_t cuuint64_t;
 #define cuArrayGetDescriptor		cuArrayGetDescriptor_v2
 #define cuArray3DCreate			cuArray3DCreate_v2
 #define cuArray3DGetDescriptor		cuArray3DGetDescriptor_v2
+#define cuTexRefSetAddress		cuTexRefSetAddress_v2
+#define cuTexRefGetAddress		cuTexRefGetAddress_v2
+#define cuTexRefSetAddress2D		cuTexRefSetAddress2D_v3
+#define cuGraphicsResourceGetMappedPointer	cuGraphicsResourceGetMappedPointer_v2
+#define cuGraphicsResourceSetMapFlags	cuGraphicsResourceSetMapFlags_v2
 #define cuMemcpyDtoA			__CUDA_API_PTDS(cuMemcpyDtoA_v2)
 #define cuMemcpyAtoD			__CUDA_API_PTDS(cuMemcpyAtoD_v2)
 #define cuMemcpyHtoA			__CUDA_API_PTDS(cuMemcpyHtoA_v2)
@@ -174,6 +179,8 @@ typedef uint64_t cuuint64_t;
 #define cuMemsetD2D8Async		__CUDA_API_PTSZ(cuMemsetD2D8Async)
 #define cuMemsetD2D16Async		__CUDA_API_PTSZ(cuMemsetD2D16Async)
 #define cuMemsetD2D32Async		__CUDA_API_PTSZ(cuMemsetD2D32Async)
+#define cuGraphicsMapResources		__CUDA_API_PTSZ(cuGraphicsMapResources)
+#define cuGraphicsUnmapResources	__CUDA_API_PTSZ(cuGraphicsUnmapResources)
 #endif
 
 /* Stream-ordered allocator: its per-thread default stream names. */
@@ -1314,6 +1321,44 @@ typedef struct CUDA_RESOURCE_VIEW_DESC_st {
 } CUDA_RESOURCE_VIEW_DESC_v1;
 typedef CUDA_RESOURCE_VIEW_DESC_v1 CUDA_RESOURCE_VIEW_DESC;
 
+typedef struct CUtexref_st *CUtexref;
+typedef struct CUsurfref_st *CUsurfref;
+typedef struct CUgraphicsResource_st *CUgraphicsResource;
+
+/* cuTexRefSetArray's flag, cuParamSetTexRef's texture unit. */
+#define CU_TRSA_OVERRIDE_FORMAT		0x01
+#define CU_PARAM_TR_DEFAULT		-1
+
+/* cuGraphicsResourceSetMapFlags' flags. */
+typedef enum CUgraphicsMapResourceFlags_enum {
+	CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE		= 0x00,
+	CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY	= 0x01,
+	CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD	= 0x02
+} CUgraphicsMapResourceFlags;
+
+/* The tiles and mip tail of a sparse array (cuArrayGetSparseProperties). */
+#define CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL	0x1
+typedef struct CUDA_ARRAY_SPARSE_PROPERTIES_st {
+	struct {
+		unsigned int width;
+		unsigned int height;
+		unsigned int depth;
+	} tileExtent;
+	unsigned int miptailFirstLevel;
+	unsigned long long miptailSize;
+	unsigned int flags;
+	unsigned int reserved[4];
+} CUDA_ARRAY_SPARSE_PROPERTIES_v1;
+typedef CUDA_ARRAY_SPARSE_PROPERTIES_v1 CUDA_ARRAY_SPARSE_PROPERTIES;
+
+/* The memory a deferred-mapping array needs (cuArrayGetMemoryRequirements). */
+typedef struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
+	size_t size;
+	size_t alignment;
+	unsigned int reserved[4];
+} CUDA_ARRAY_MEMORY_REQUIREMENTS_v1;
+typedef CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 CUDA_ARRAY_MEMORY_REQUIREMENTS;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -1920,6 +1965,92 @@ CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject,
 CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject);
 CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc,
 					     CUsurfObject surfObject);
+
+CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray,
+				 unsigned int planeIdx);
+CUresult CUDAAPI cuArrayGetSparseProperties(
+		CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array);
+CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(
+		CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties,
+		CUmipmappedArray mipmap);
+CUresult CUDAAPI cuArrayGetMemoryRequirements(
+		CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements,
+		CUarray array, CUdevice device);
+CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(
+		CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements,
+		CUmipmappedArray mipmap, CUdevice device);
+CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
+						    CUarray_format format,
+						    unsigned int numChannels,
+						    CUdevice dev);
+/* Graphics interop: no resource can be registered in cumc (graphics.c). */
+CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource);
+CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray,
+		CUgraphicsResource resource, unsigned int arrayIndex,
+		unsigned int mipLevel);
+CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(
+		CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource);
+CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr *pDevPtr,
+		size_t *pSize, CUgraphicsResource resource);
+CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource resource,
+					       unsigned int flags);
+CUresult CUDAAPI cuGraphicsMapResources(unsigned int count,
+					CUgraphicsResource *resources,
+					CUstream hStream);
+CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count,
+					  CUgraphicsResource *resources,
+					  CUstream hStream);
+/* Texture and surface references: deprecated; cumc has none (texref.c). */
+CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod,
+		const char *name);
+CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod,
+		const char *name);
+CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit,
+		CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray,
+		unsigned int Flags);
+CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef,
+		CUmipmappedArray hMipmappedArray, unsigned int Flags);
+CUresult CUDAAPI cuTexRefSetAddress(size_t *ByteOffset, CUtexref hTexRef,
+		CUdeviceptr dptr, size_t bytes);
+CUresult CUDAAPI cuTexRefSetAddress2D(CUtexref hTexRef,
+		const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch);
+CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt,
+		int NumPackedComponents);
+CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim,
+		CUaddress_mode am);
+CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm);
+CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef,
+		CUfilter_mode fm);
+CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias);
+CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef,
+		float minMipmapLevelClamp, float maxMipmapLevelClamp);
+CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef,
+		unsigned int maxAniso);
+CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor);
+CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags);
+CUresult CUDAAPI cuTexRefGetAddress(CUdeviceptr *pdptr, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray,
+		CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef,
+		int dim);
+CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels,
+		CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm,
+		CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp,
+		float *pmaxMipmapLevelClamp, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef);
+CUresult CUDAAPI cuTexRefCreate(CUtexref *pTexRef);
+CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef);
+CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray,
+		unsigned int Flags);
+CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef);
 
 /* END PROTOTYPES */
 

@@ -713,6 +713,70 @@ START_TEST(texture_objects)
 }
 END_TEST
 
+/*
+ * What cumc never makes answers as documented for its absence: texture
+ * and surface references NOT_SUPPORTED, graphics resources
+ * INVALID_HANDLE, planar, sparse and deferred-mapping queries of a
+ * plain array INVALID_VALUE.
+ */
+START_TEST(what_cumc_never_makes)
+{
+	CUarray a = array_new(8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0), plane = NULL;
+	CUDA_ARRAY3D_DESCRIPTOR d = { 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUDA_ARRAY_SPARSE_PROPERTIES sparse;
+	CUDA_ARRAY_MEMORY_REQUIREMENTS req;
+	CUgraphicsResource res = (CUgraphicsResource)0x10;
+	CUmipmappedArray m;
+	CUdeviceptr dptr = 0;
+	CUtexref ref = NULL;
+	size_t width = 0, size;
+
+	ck_assert_int_eq(cuTexRefCreate(&ref), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_ptr_null(ref);
+	ck_assert_int_eq(cuTexRefSetArray(ref, a, CU_TRSA_OVERRIDE_FORMAT),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuTexRefGetAddress(&dptr, ref), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuSurfRefGetArray(&plane, NULL), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_ptr_null(plane);
+
+	ck_assert_int_eq(cuGraphicsUnregisterResource(res), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGraphicsResourceGetMappedPointer(&dptr, &size, res),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_uint_eq(dptr, 0);
+	ck_assert_int_eq(cuGraphicsMapResources(1, &res, NULL),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGraphicsMapResources(0, &res, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuArrayGetPlane(&plane, a, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayGetPlane(&plane, (CUarray)0x99, 0),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuArrayGetSparseProperties(&sparse, a),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayGetMemoryRequirements(&req, a, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayGetMemoryRequirements(NULL, a, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetSparseProperties(&sparse, m),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayGetMemoryRequirements(&req, m, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetSparseProperties(&sparse, m),
+			 CUDA_ERROR_INVALID_HANDLE);
+
+	ck_assert_int_eq(cuDeviceGetTexture1DLinearMaxWidth(&width,
+			 CU_AD_FORMAT_FLOAT, 4, 0), CUDA_SUCCESS);
+	ck_assert_uint_eq(width, 1 << 28);
+	ck_assert_int_eq(cuDeviceGetTexture1DLinearMaxWidth(&width,
+			 CU_AD_FORMAT_FLOAT, 3, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetTexture1DLinearMaxWidth(&width,
+			 CU_AD_FORMAT_FLOAT, 1, 999), CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("array");
@@ -726,6 +790,7 @@ int main(void)
 	tcase_add_test(arrays, bad_descriptors_refused);
 	tcase_add_test(arrays, mipmap_levels);
 	tcase_add_test(arrays, texture_objects);
+	tcase_add_test(arrays, what_cumc_never_makes);
 	suite_add_tcase(s, arrays);
 
 	tcase_add_checked_fixture(copies, setup, NULL);
