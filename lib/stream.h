@@ -378,5 +378,13 @@ CUresult CUDAAPI cuGraphicsMapResources_ptsz(unsigned int count,
 CUresult CUDAAPI cuGraphicsUnmapResources_ptsz(unsigned int count,
 					       CUgraphicsResource *resources,
 					       CUstream hStream);
+CUresult CUDAAPI cuSignalExternalSemaphoresAsync_ptsz(
+		const CUexternalSemaphore *extSemArray,
+		const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray,
+		unsigned int numExtSems, CUstream stream);
+CUresult CUDAAPI cuWaitExternalSemaphoresAsync_ptsz(
+		const CUexternalSemaphore *extSemArray,
+		const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray,
+		unsigned int numExtSems, CUstream stream);
 
 #endif /* _CUMC_LIB_STREAM_H */

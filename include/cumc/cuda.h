@@ -179,6 +179,8 @@ typedef uint64_t cuuint64_t;
 #define cuMemsetD2D8Async		__CUDA_API_PTSZ(cuMemsetD2D8Async)
 #define cuMemsetD2D16Async		__CUDA_API_PTSZ(cuMemsetD2D16Async)
 #define cuMemsetD2D32Async		__CUDA_API_PTSZ(cuMemsetD2D32Async)
+#define cuSignalExternalSemaphoresAsync	__CUDA_API_PTSZ(cuSignalExternalSemaphoresAsync)
+#define cuWaitExternalSemaphoresAsync	__CUDA_API_PTSZ(cuWaitExternalSemaphoresAsync)
 #define cuGraphicsMapResources		__CUDA_API_PTSZ(cuGraphicsMapResources)
 #define cuGraphicsUnmapResources	__CUDA_API_PTSZ(cuGraphicsUnmapResources)
 #endif
@@ -1359,6 +1361,129 @@ typedef struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
 } CUDA_ARRAY_MEMORY_REQUIREMENTS_v1;
 typedef CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 CUDA_ARRAY_MEMORY_REQUIREMENTS;
 
+/* Memory and semaphores of other APIs (Vulkan, Direct3D, NvSci). */
+typedef struct CUextMemory_st *CUexternalMemory;
+typedef struct CUextSemaphore_st *CUexternalSemaphore;
+
+typedef enum CUexternalMemoryHandleType_enum {
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD		= 1,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32		= 2,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT		= 3,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP		= 4,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE		= 5,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE		= 6,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT	= 7,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF			= 8,
+	CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD		= 9
+} CUexternalMemoryHandleType;
+
+#define CUDA_EXTERNAL_MEMORY_DEDICATED				0x1
+#define CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC	0x01
+#define CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC	0x02
+#define CUDA_NVSCISYNC_ATTR_SIGNAL				0x1
+#define CUDA_NVSCISYNC_ATTR_WAIT				0x2
+
+typedef struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
+	CUexternalMemoryHandleType type;
+	union {
+		int fd;
+		struct {
+			void *handle;
+			const void *name;
+		} win32;
+		const void *nvSciBufObject;
+	} handle;
+	unsigned long long size;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1;
+typedef CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 CUDA_EXTERNAL_MEMORY_HANDLE_DESC;
+
+typedef struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
+	unsigned long long offset;
+	unsigned long long size;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1;
+typedef CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 CUDA_EXTERNAL_MEMORY_BUFFER_DESC;
+
+typedef struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
+	unsigned long long offset;
+	CUDA_ARRAY3D_DESCRIPTOR arrayDesc;
+	unsigned int numLevels;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1;
+typedef CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1
+	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC;
+
+typedef enum CUexternalSemaphoreHandleType_enum {
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD			= 1,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32			= 2,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT		= 3,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE			= 4,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE			= 5,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC			= 6,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX		= 7,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT		= 8,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD		= 9,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32	= 10
+} CUexternalSemaphoreHandleType;
+
+typedef struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st {
+	CUexternalSemaphoreHandleType type;
+	union {
+		int fd;
+		struct {
+			void *handle;
+			const void *name;
+		} win32;
+		const void *nvSciSyncObj;
+	} handle;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1;
+typedef CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC;
+
+typedef struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st {
+	struct {
+		struct {
+			unsigned long long value;
+		} fence;
+		union {
+			void *fence;
+			unsigned long long reserved;
+		} nvSciSync;
+		struct {
+			unsigned long long key;
+		} keyedMutex;
+		unsigned int reserved[12];
+	} params;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1;
+typedef CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS;
+
+typedef struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
+	struct {
+		struct {
+			unsigned long long value;
+		} fence;
+		union {
+			void *fence;
+			unsigned long long reserved;
+		} nvSciSync;
+		struct {
+			unsigned long long key;
+			unsigned int timeoutMs;
+		} keyedMutex;
+		unsigned int reserved[10];
+	} params;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1;
+typedef CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -2052,6 +2177,27 @@ CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray,
 		unsigned int Flags);
 CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef);
 
+/* External memory and semaphores: none can be imported (external.c). */
+CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out,
+		const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
+CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr,
+		CUexternalMemory extMem,
+		const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc);
+CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(
+		CUmipmappedArray *mipmap, CUexternalMemory extMem,
+		const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc);
+CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem);
+CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem_out,
+		const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc);
+CUresult CUDAAPI cuSignalExternalSemaphoresAsync(
+		const CUexternalSemaphore *extSemArray,
+		const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray,
+		unsigned int numExtSems, CUstream stream);
+CUresult CUDAAPI cuWaitExternalSemaphoresAsync(
+		const CUexternalSemaphore *extSemArray,
+		const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray,
+		unsigned int numExtSems, CUstream stream);
+CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem);
 /* END PROTOTYPES */
 
 /*

@@ -715,8 +715,9 @@ END_TEST
 
 /*
  * What cumc never makes answers as documented for its absence: texture
- * and surface references NOT_SUPPORTED, graphics resources
- * INVALID_HANDLE, planar, sparse and deferred-mapping queries of a
+ * and surface references and imports of external memory and semaphores
+ * NOT_SUPPORTED, graphics resources and external handles INVALID_HANDLE,
+ * planar, sparse and deferred-mapping queries of a
  * plain array INVALID_VALUE.
  */
 START_TEST(what_cumc_never_makes)
@@ -730,6 +731,16 @@ START_TEST(what_cumc_never_makes)
 	CUdeviceptr dptr = 0;
 	CUtexref ref = NULL;
 	size_t width = 0, size;
+	CUDA_EXTERNAL_MEMORY_HANDLE_DESC ext_desc = {
+		.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 4096,
+	};
+	CUDA_EXTERNAL_MEMORY_BUFFER_DESC buf_desc = { .size = 4096 };
+	CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC sem_desc = {
+		.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD,
+	};
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS signal = { 0 };
+	CUexternalMemory ext = (CUexternalMemory)0x5a;
+	CUexternalSemaphore sem = (CUexternalSemaphore)0x5b;
 
 	ck_assert_int_eq(cuTexRefCreate(&ref), CUDA_ERROR_NOT_SUPPORTED);
 	ck_assert_ptr_null(ref);
@@ -765,6 +776,21 @@ START_TEST(what_cumc_never_makes)
 	ck_assert_int_eq(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMipmappedArrayGetSparseProperties(&sparse, m),
 			 CUDA_ERROR_INVALID_HANDLE);
+
+	ck_assert_int_eq(cuImportExternalMemory(&ext, &ext_desc),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_ptr_eq(ext, (CUexternalMemory)0x5a);
+	ck_assert_int_eq(cuImportExternalMemory(&ext, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuExternalMemoryGetMappedBuffer(&dptr, ext, &buf_desc),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuDestroyExternalMemory(ext), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuImportExternalSemaphore(&sem, &sem_desc),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuSignalExternalSemaphoresAsync(&sem, &signal, 1, NULL),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuSignalExternalSemaphoresAsync(NULL, NULL, 0, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuDestroyExternalSemaphore(sem), CUDA_ERROR_INVALID_HANDLE);
 
 	ck_assert_int_eq(cuDeviceGetTexture1DLinearMaxWidth(&width,
 			 CU_AD_FORMAT_FLOAT, 4, 0), CUDA_SUCCESS);
