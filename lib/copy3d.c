@@ -887,3 +887,274 @@ CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice,
 	CUMC_ASYNC3D_ENTRY(libcumc_set2d_desc, hStream, true, dstDevice,
 			   dstPitch, ui, 4, Width, Height);
 }
+
+/*
+ * Batches: each copy of the batch is described and checked before any is
+ * queued, so that a bad one queues none; then each is an item of the
+ * stream, in the batch's order (the real driver leaves their order open).
+ * @ops' references go with them.
+ */
+static CUresult libcumc_batch_submit(struct libcumc_copy3d *ops, size_t n,
+				     CUstream hStream, bool ptds)
+{
+	CUresult res = CUDA_SUCCESS, queued;
+	size_t i;
+
+	for (i = 0; i < n && res == CUDA_SUCCESS; i++)
+		res = libcumc_copy3d_check(&ops[i]);
+	for (i = 0; i < n; i++) {
+		if (res != CUDA_SUCCESS) {
+			libcumc_copy3d_release(&ops[i]);
+			continue;
+		}
+		queued = libcumc_copy3d_async(&ops[i], hStream, ptds);
+		if (queued != CUDA_SUCCESS)
+			res = queued;
+	}
+	return res;
+}
+
+/* Batches refuse the legacy default stream (cuda.h); a per-thread one is fine. */
+static bool libcumc_batch_stream_valid(CUstream hStream, bool ptds)
+{
+	return hStream != CU_STREAM_LEGACY && (hStream || ptds);
+}
+
+static bool libcumc_access_order_valid(CUmemcpySrcAccessOrder order,
+				       unsigned int flags)
+{
+	return order >= CU_MEMCPY_SRC_ACCESS_ORDER_STREAM &&
+	       order <= CU_MEMCPY_SRC_ACCESS_ORDER_ANY &&
+	       !(flags & ~(unsigned int)CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE);
+}
+
+/* Attribute runs: starting at 0, increasing, inside the batch. */
+static bool libcumc_attrs_valid(const CUmemcpyAttributes *attrs,
+				const size_t *idxs, size_t num_attrs,
+				size_t count)
+{
+	size_t j;
+
+	if (!attrs || !idxs || !num_attrs || num_attrs > count || idxs[0])
+		return false;
+	for (j = 0; j < num_attrs; j++) {
+		if ((j && idxs[j] <= idxs[j - 1]) || idxs[j] >= count)
+			return false;
+		if (!libcumc_access_order_valid(attrs[j].srcAccessOrder,
+						attrs[j].flags))
+			return false;
+	}
+	return true;
+}
+
+static CUresult libcumc_batch(const struct libcumc_driver *drv,
+			      CUdeviceptr *dsts, CUdeviceptr *srcs,
+			      size_t *sizes, size_t count,
+			      CUmemcpyAttributes *attrs, size_t *attrsIdxs,
+			      size_t numAttrs, CUstream hStream, bool ptds)
+{
+	struct libcumc_copy3d *ops;
+	CUDA_MEMCPY3D_PEER p;
+	CUresult res = CUDA_SUCCESS;
+	size_t i, done;
+
+	if (!count || !dsts || !srcs || !sizes ||
+	    !libcumc_attrs_valid(attrs, attrsIdxs, numAttrs, count) ||
+	    !libcumc_batch_stream_valid(hStream, ptds))
+		return CUDA_ERROR_INVALID_VALUE;
+	ops = calloc(count, sizeof(*ops));
+	if (!ops)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	for (done = 0; done < count && res == CUDA_SUCCESS; done++) {
+		p = (CUDA_MEMCPY3D_PEER){
+			.srcMemoryType = CU_MEMORYTYPE_UNIFIED,
+			.srcDevice = srcs[done],
+			.dstMemoryType = CU_MEMORYTYPE_UNIFIED,
+			.dstDevice = dsts[done],
+			.WidthInBytes = sizes[done], .Height = 1, .Depth = 1,
+		};
+		ops[done].drv = drv;
+		res = libcumc_copy3d_from_peer(&p, false, &ops[done]);
+	}
+	if (res == CUDA_SUCCESS)
+		res = libcumc_batch_submit(ops, count, hStream, ptds);
+	else
+		for (i = 0; i + 1 < done; i++)
+			libcumc_copy3d_release(&ops[i]);
+	free(ops);
+	return res;
+}
+
+/* The element size an operand sets: 1 for a pointer, an array's own. */
+static CUresult libcumc_operand_elem(const CUmemcpy3DOperand *o, size_t *elem)
+{
+	struct libcumc_array_layout layout;
+	struct libcumc_array *array;
+
+	switch (o->type) {
+	case CU_MEMCPY_OPERAND_TYPE_POINTER:
+		*elem = 1;
+		return CUDA_SUCCESS;
+	case CU_MEMCPY_OPERAND_TYPE_ARRAY:
+		if (libcumc_array_get(o->op.array.array, &array, &layout))
+			return CUDA_ERROR_INVALID_VALUE;
+		*elem = layout.elem_size;
+		libcumc_array_put(array);
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/*
+ * One side of a 3D batch operation: a pointer's rows are rowLength
+ * elements (0: the copy's width) and its layers layerHeight rows (0: the
+ * copy's height); an array's offset is in elements.
+ */
+static void libcumc_operand_desc(const CUmemcpy3DOperand *o,
+				 const CUextent3D *extent, size_t elem,
+				 struct libcumc_copy_desc *d)
+{
+	if (o->type == CU_MEMCPY_OPERAND_TYPE_ARRAY) {
+		*d = (struct libcumc_copy_desc){
+			.type = CU_MEMORYTYPE_ARRAY, .array = o->op.array.array,
+			.x = o->op.array.offset.x * elem,
+			.y = o->op.array.offset.y, .z = o->op.array.offset.z,
+		};
+		return;
+	}
+	*d = (struct libcumc_copy_desc){
+		.type = CU_MEMORYTYPE_UNIFIED, .device = o->op.ptr.ptr,
+		.pitch = (o->op.ptr.rowLength ? o->op.ptr.rowLength :
+			  extent->width) * elem,
+		.height = o->op.ptr.layerHeight ? o->op.ptr.layerHeight :
+						  extent->height,
+	};
+}
+
+static CUresult libcumc_batch_op(const CUDA_MEMCPY3D_BATCH_OP *b,
+				 struct libcumc_copy3d *op)
+{
+	struct libcumc_copy_desc src, dst;
+	size_t src_elem, dst_elem, elem;
+	const CUextent3D *e = &b->extent;
+	CUresult res;
+
+	if (!libcumc_access_order_valid(b->srcAccessOrder, b->flags) ||
+	    !e->width || !e->height || !e->depth)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_operand_elem(&b->src, &src_elem);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_operand_elem(&b->dst, &dst_elem);
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* Two arrays must agree; a pointer takes the array's elements. */
+	if (b->src.type == CU_MEMCPY_OPERAND_TYPE_ARRAY &&
+	    b->dst.type == CU_MEMCPY_OPERAND_TYPE_ARRAY && src_elem != dst_elem)
+		return CUDA_ERROR_INVALID_VALUE;
+	elem = src_elem > dst_elem ? src_elem : dst_elem;
+	if ((b->src.type == CU_MEMCPY_OPERAND_TYPE_POINTER &&
+	     ((b->src.op.ptr.rowLength && b->src.op.ptr.rowLength < e->width) ||
+	      (b->src.op.ptr.layerHeight && b->src.op.ptr.layerHeight < e->height))) ||
+	    (b->dst.type == CU_MEMCPY_OPERAND_TYPE_POINTER &&
+	     ((b->dst.op.ptr.rowLength && b->dst.op.ptr.rowLength < e->width) ||
+	      (b->dst.op.ptr.layerHeight && b->dst.op.ptr.layerHeight < e->height))))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (__builtin_mul_overflow(e->width, elem, &op->width))
+		return CUDA_ERROR_INVALID_VALUE;
+	op->height = e->height;
+	op->depth = e->depth;
+	libcumc_operand_desc(&b->src, e, elem, &src);
+	libcumc_operand_desc(&b->dst, e, elem, &dst);
+	res = libcumc_side_describe(op, &src, &op->src);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_side_describe(op, &dst, &op->dst);
+	if (res != CUDA_SUCCESS)
+		libcumc_copy3d_release(op);
+	return res;
+}
+
+static CUresult libcumc_batch3d(const struct libcumc_driver *drv,
+				size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList,
+				unsigned long long flags, CUstream hStream,
+				bool ptds)
+{
+	struct libcumc_copy3d *ops;
+	CUresult res = CUDA_SUCCESS;
+	size_t i, done;
+
+	if (!numOps || !opList || flags ||
+	    !libcumc_batch_stream_valid(hStream, ptds))
+		return CUDA_ERROR_INVALID_VALUE;
+	ops = calloc(numOps, sizeof(*ops));
+	if (!ops)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	for (done = 0; done < numOps && res == CUDA_SUCCESS; done++) {
+		ops[done].drv = drv;
+		res = libcumc_batch_op(&opList[done], &ops[done]);
+	}
+	if (res == CUDA_SUCCESS)
+		res = libcumc_batch_submit(ops, numOps, hStream, ptds);
+	else
+		for (i = 0; i + 1 < done; i++)
+			libcumc_copy3d_release(&ops[i]);
+	free(ops);
+	return res;
+}
+
+CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs,
+				       size_t *sizes, size_t count,
+				       CUmemcpyAttributes *attrs,
+				       size_t *attrsIdxs, size_t numAttrs,
+				       CUstream hStream)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_batch(drv, dsts, srcs, sizes, count, attrs, attrsIdxs,
+			     numAttrs, hStream, false);
+}
+
+CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts,
+					    CUdeviceptr *srcs, size_t *sizes,
+					    size_t count,
+					    CUmemcpyAttributes *attrs,
+					    size_t *attrsIdxs, size_t numAttrs,
+					    CUstream hStream)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_batch(drv, dsts, srcs, sizes, count, attrs, attrsIdxs,
+			     numAttrs, hStream, true);
+}
+
+CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps,
+					 CUDA_MEMCPY3D_BATCH_OP *opList,
+					 unsigned long long flags,
+					 CUstream hStream)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_batch3d(drv, numOps, opList, flags, hStream, false);
+}
+
+CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps,
+					      CUDA_MEMCPY3D_BATCH_OP *opList,
+					      unsigned long long flags,
+					      CUstream hStream)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_batch3d(drv, numOps, opList, flags, hStream, true);
+}

@@ -386,5 +386,14 @@ CUresult CUDAAPI cuWaitExternalSemaphoresAsync_ptsz(
 		const CUexternalSemaphore *extSemArray,
 		const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray,
 		unsigned int numExtSems, CUstream stream);
+CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs,
+					    size_t *sizes, size_t count,
+					    CUmemcpyAttributes *attrs,
+					    size_t *attrsIdxs, size_t numAttrs,
+					    CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps,
+					      CUDA_MEMCPY3D_BATCH_OP *opList,
+					      unsigned long long flags,
+					      CUstream hStream);
 
 #endif /* _CUMC_LIB_STREAM_H */

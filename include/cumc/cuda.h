@@ -173,6 +173,8 @@ typedef uint64_t cuuint64_t;
 #define cuMemsetD2D8			__CUDA_API_PTDS(cuMemsetD2D8_v2)
 #define cuMemsetD2D16			__CUDA_API_PTDS(cuMemsetD2D16_v2)
 #define cuMemsetD2D32			__CUDA_API_PTDS(cuMemsetD2D32_v2)
+#define cuMemcpyBatchAsync		__CUDA_API_PTSZ(cuMemcpyBatchAsync_v2)
+#define cuMemcpy3DBatchAsync		__CUDA_API_PTSZ(cuMemcpy3DBatchAsync_v2)
 #if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cuMemcpy3DPeer			__CUDA_API_PTDS(cuMemcpy3DPeer)
 #define cuMemcpy3DPeerAsync		__CUDA_API_PTSZ(cuMemcpy3DPeerAsync)
@@ -1484,6 +1486,74 @@ typedef struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
 } CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1;
 typedef CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS;
 
+/* Batches of copies (cuMemcpyBatchAsync, cuMemcpy3DBatchAsync). */
+typedef enum CUmemcpyFlags_enum {
+	CU_MEMCPY_FLAG_DEFAULT				= 0x0,
+	CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE	= 0x1
+} CUmemcpyFlags;
+
+typedef enum CUmemcpySrcAccessOrder_enum {
+	CU_MEMCPY_SRC_ACCESS_ORDER_INVALID		= 0x0,
+	CU_MEMCPY_SRC_ACCESS_ORDER_STREAM		= 0x1,
+	CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL	= 0x2,
+	CU_MEMCPY_SRC_ACCESS_ORDER_ANY			= 0x3,
+	CU_MEMCPY_SRC_ACCESS_ORDER_MAX			= 0x7FFFFFFF
+} CUmemcpySrcAccessOrder;
+
+typedef struct CUmemcpyAttributes_st {
+	CUmemcpySrcAccessOrder srcAccessOrder;
+	CUmemLocation srcLocHint;
+	CUmemLocation dstLocHint;
+	unsigned int flags;
+} CUmemcpyAttributes_v1;
+typedef CUmemcpyAttributes_v1 CUmemcpyAttributes;
+
+typedef enum CUmemcpy3DOperandType_enum {
+	CU_MEMCPY_OPERAND_TYPE_POINTER	= 0x1,
+	CU_MEMCPY_OPERAND_TYPE_ARRAY	= 0x2,
+	CU_MEMCPY_OPERAND_TYPE_MAX	= 0x7FFFFFFF
+} CUmemcpy3DOperandType;
+
+typedef struct CUoffset3D_st {
+	size_t x;
+	size_t y;
+	size_t z;
+} CUoffset3D_v1;
+typedef CUoffset3D_v1 CUoffset3D;
+
+typedef struct CUextent3D_st {
+	size_t width;
+	size_t height;
+	size_t depth;
+} CUextent3D_v1;
+typedef CUextent3D_v1 CUextent3D;
+
+typedef struct CUmemcpy3DOperand_st {
+	CUmemcpy3DOperandType type;
+	union {
+		struct {
+			CUdeviceptr ptr;
+			size_t rowLength;
+			size_t layerHeight;
+			CUmemLocation locHint;
+		} ptr;
+		struct {
+			CUarray array;
+			CUoffset3D offset;
+		} array;
+	} op;
+} CUmemcpy3DOperand_v1;
+typedef CUmemcpy3DOperand_v1 CUmemcpy3DOperand;
+
+typedef struct CUDA_MEMCPY3D_BATCH_OP_st {
+	CUmemcpy3DOperand src;
+	CUmemcpy3DOperand dst;
+	CUextent3D extent;
+	CUmemcpySrcAccessOrder srcAccessOrder;
+	unsigned int flags;
+} CUDA_MEMCPY3D_BATCH_OP_v1;
+typedef CUDA_MEMCPY3D_BATCH_OP_v1 CUDA_MEMCPY3D_BATCH_OP;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -2198,6 +2268,15 @@ CUresult CUDAAPI cuWaitExternalSemaphoresAsync(
 		const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray,
 		unsigned int numExtSems, CUstream stream);
 CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem);
+CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
+				    size_t *sizes, size_t count,
+				    CUmemcpyAttributes *attrs,
+				    size_t *attrsIdxs, size_t numAttrs,
+				    CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps,
+				      CUDA_MEMCPY3D_BATCH_OP *opList,
+				      unsigned long long flags,
+				      CUstream hStream);
 /* END PROTOTYPES */
 
 /*

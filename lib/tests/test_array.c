@@ -803,6 +803,83 @@ START_TEST(what_cumc_never_makes)
 }
 END_TEST
 
+/* A batch queues all its copies or, with one bad, none. */
+START_TEST(batches_copy_all_or_nothing)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUarray a = array_new(4, 3, 2, CU_AD_FORMAT_UNSIGNED_INT16, 1, 0);
+	unsigned char host[64], out[64], back[48];
+	CUdeviceptr dsts[2] = { buf.va + 100, (CUdeviceptr)(uintptr_t)out };
+	CUdeviceptr srcs[2] = { (CUdeviceptr)(uintptr_t)host, buf.va + 100 };
+	size_t sizes[2] = { 40, 40 }, idxs[1] = { 0 };
+	CUmemcpyAttributes attr = {
+		.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+	};
+	CUDA_MEMCPY3D_BATCH_OP op3 = {
+		.src = { .type = CU_MEMCPY_OPERAND_TYPE_POINTER },
+		.dst = { .type = CU_MEMCPY_OPERAND_TYPE_ARRAY },
+		.extent = { 3, 2, 2 },
+		.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL,
+	};
+	CUstream s;
+	int i;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	fill_pattern(host, sizeof(host), 5);
+	memset(out, 0, sizeof(out));
+	/* Two copies in a row of one batch; they run in batch order here. */
+	ck_assert_int_eq(cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idxs,
+					    1, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyBatchAsync(dsts + 1, srcs + 1, sizes + 1, 1,
+					    &attr, idxs, 1, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_mem_eq(out, host, 40);
+
+	/* One bad copy: none is queued. */
+	memset(out, 0, sizeof(out));
+	srcs[1] = buf.va + gran - 8;
+	ck_assert_int_eq(cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, idxs,
+					    1, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(out[0], 0);
+	attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_INVALID;
+	ck_assert_int_eq(cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idxs,
+					    1, s), CUDA_ERROR_INVALID_VALUE);
+	attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_ANY;
+	idxs[0] = 1;
+	ck_assert_int_eq(cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idxs,
+					    1, s), CUDA_ERROR_INVALID_VALUE);
+	idxs[0] = 0;
+	ck_assert_int_eq(cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idxs,
+					    1, NULL), CUDA_ERROR_INVALID_VALUE);
+
+	/* 3D: host rows of 5 elements, layers of 3 rows, into the array at (1, 1, 0). */
+	op3.src.op.ptr.ptr = (CUdeviceptr)(uintptr_t)host;
+	op3.src.op.ptr.rowLength = 5;
+	op3.src.op.ptr.layerHeight = 3;
+	op3.dst.op.array.array = a;
+	op3.dst.op.array.offset = (CUoffset3D){ 1, 1, 0 };
+	ck_assert_int_eq(cuMemcpy3DBatchAsync(1, &op3, 0, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyAtoH(back, a, 0, sizeof(back)), CUDA_SUCCESS);
+	for (i = 0; i < 2; i++) {
+		/* Layer i, rows 1 and 2, from element 1 (2 bytes each). */
+		ck_assert_mem_eq(back + i * 24 + 1 * 8 + 2, host + i * 30, 6);
+		ck_assert_mem_eq(back + i * 24 + 2 * 8 + 2, host + i * 30 + 10, 6);
+		ck_assert_uint_eq(back[i * 24 + 8], 0);
+	}
+	op3.src.op.ptr.rowLength = 2;	/* shorter than the copy's width */
+	ck_assert_int_eq(cuMemcpy3DBatchAsync(1, &op3, 0, s), CUDA_ERROR_INVALID_VALUE);
+	op3.src.op.ptr.rowLength = 0;
+	ck_assert_int_eq(cuMemcpy3DBatchAsync(1, &op3, 1, s), CUDA_ERROR_INVALID_VALUE);
+	op3.extent.depth = 0;
+	ck_assert_int_eq(cuMemcpy3DBatchAsync(1, &op3, 0, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("array");
@@ -826,6 +903,7 @@ int main(void)
 	tcase_add_test(copies, linear_array_copies);
 	tcase_add_test(copies, async_copies_in_stream_order);
 	tcase_add_test(copies, sets_2d_write_their_rectangle);
+	tcase_add_test(copies, batches_copy_all_or_nothing);
 	suite_add_tcase(s, copies);
 
 	return check_run_forked(s);
