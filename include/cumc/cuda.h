@@ -1554,6 +1554,70 @@ typedef struct CUDA_MEMCPY3D_BATCH_OP_st {
 } CUDA_MEMCPY3D_BATCH_OP_v1;
 typedef CUDA_MEMCPY3D_BATCH_OP_v1 CUDA_MEMCPY3D_BATCH_OP;
 
+/* Tensor maps: the 128-byte descriptors of the tensor memory accelerator. */
+#define CU_TENSOR_MAP_NUM_QWORDS 16
+
+typedef struct CUtensorMap_st {
+#if defined(__cplusplus) && (__cplusplus >= 201103L)
+	alignas(128)
+#elif __STDC_VERSION__ >= 201112L
+	_Alignas(128)
+#endif
+	cuuint64_t opaque[CU_TENSOR_MAP_NUM_QWORDS];
+} CUtensorMap;
+
+typedef enum CUtensorMapDataType_enum {
+	CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+	CU_TENSOR_MAP_DATA_TYPE_UINT16,
+	CU_TENSOR_MAP_DATA_TYPE_UINT32,
+	CU_TENSOR_MAP_DATA_TYPE_INT32,
+	CU_TENSOR_MAP_DATA_TYPE_UINT64,
+	CU_TENSOR_MAP_DATA_TYPE_INT64,
+	CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+	CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+	CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+	CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+	CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ,
+	CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
+	CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ,
+	CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,
+	CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B,
+	CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B
+} CUtensorMapDataType;
+
+typedef enum CUtensorMapInterleave_enum {
+	CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+	CU_TENSOR_MAP_INTERLEAVE_16B,
+	CU_TENSOR_MAP_INTERLEAVE_32B
+} CUtensorMapInterleave;
+
+typedef enum CUtensorMapSwizzle_enum {
+	CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+	CU_TENSOR_MAP_SWIZZLE_32B,
+	CU_TENSOR_MAP_SWIZZLE_64B,
+	CU_TENSOR_MAP_SWIZZLE_128B,
+	CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B,
+	CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B,
+	CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B
+} CUtensorMapSwizzle;
+
+typedef enum CUtensorMapL2promotion_enum {
+	CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+	CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+	CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+	CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+} CUtensorMapL2promotion;
+
+typedef enum CUtensorMapFloatOOBfill_enum {
+	CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+	CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+} CUtensorMapFloatOOBfill;
+
+typedef enum CUtensorMapIm2ColWideMode_enum {
+	CU_TENSOR_MAP_IM2COL_WIDE_MODE_W = 0,
+	CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128
+} CUtensorMapIm2ColWideMode;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -2277,6 +2341,36 @@ CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps,
 				      CUDA_MEMCPY3D_BATCH_OP *opList,
 				      unsigned long long flags,
 				      CUstream hStream);
+/* Tensor maps (tensormap.c). */
+CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap,
+		CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+		void *globalAddress, const cuuint64_t *globalDim,
+		const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
+		const cuuint32_t *elementStrides,
+		CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+		CUtensorMapL2promotion l2Promotion,
+		CUtensorMapFloatOOBfill oobFill);
+CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
+		CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+		void *globalAddress, const cuuint64_t *globalDim,
+		const cuuint64_t *globalStrides,
+		const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner,
+		cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+		const cuuint32_t *elementStrides,
+		CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+		CUtensorMapL2promotion l2Promotion,
+		CUtensorMapFloatOOBfill oobFill);
+CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap,
+		CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+		void *globalAddress, const cuuint64_t *globalDim,
+		const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth,
+		int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel,
+		cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides,
+		CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode,
+		CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+		CUtensorMapFloatOOBfill oobFill);
+CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap,
+					   void *globalAddress);
 /* END PROTOTYPES */
 
 /*

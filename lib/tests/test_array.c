@@ -880,6 +880,138 @@ START_TEST(batches_copy_all_or_nothing)
 }
 END_TEST
 
+static CUresult tiled(CUtensorMap *map, CUtensorMapDataType type,
+		      cuuint32_t rank, void *addr, const cuuint64_t *dims,
+		      const cuuint64_t *strides, const cuuint32_t *box,
+		      const cuuint32_t *elem, CUtensorMapInterleave interleave,
+		      CUtensorMapSwizzle swizzle)
+{
+	return cuTensorMapEncodeTiled(map, type, rank, addr, dims, strides,
+				      box, elem, interleave, swizzle,
+				      CU_TENSOR_MAP_L2_PROMOTION_NONE,
+				      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/* Each requirement cuda.h lists, one argument at a time off a good map. */
+START_TEST(tensor_maps)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	void *addr = (void *)(uintptr_t)buf.va;
+	cuuint64_t dims[5] = { 64, 64, 8, 4, 2 };
+	cuuint64_t strides[4] = { 256, 256 * 64, 256 * 64 * 8, 256 * 64 * 32 };
+	cuuint32_t box[5] = { 16, 16, 1, 1, 1 }, elem[5] = { 1, 1, 1, 1, 1 };
+	cuuint64_t bad_strides[4] = { 264, 256 * 64, 0, 0 };
+	cuuint32_t bad_box[2] = { 2, 16 };	/* 8 bytes: not 16 */
+	int lower[3] = { -1, -1, -1 }, upper[3] = { 1, 1, 1 };
+	CUtensorMap map, copy;
+
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr,
+			       dims, strides, box, elem,
+			       CU_TENSOR_MAP_INTERLEAVE_NONE,
+			       CU_TENSOR_MAP_SWIZZLE_64B), CUDA_SUCCESS);
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, addr,
+			       dims, strides, box, elem,
+			       CU_TENSOR_MAP_INTERLEAVE_32B,
+			       CU_TENSOR_MAP_SWIZZLE_32B), CUDA_SUCCESS);
+	copy = map;
+	ck_assert_int_eq(cuTensorMapReplaceAddress(&map, (char *)addr + 4096),
+			 CUDA_SUCCESS);
+	ck_assert_mem_ne(&map, &copy, sizeof(map));
+	/* Interleaved 32B: the new address must keep 32-byte alignment. */
+	ck_assert_int_eq(cuTensorMapReplaceAddress(&map, (char *)addr + 16),
+			 CUDA_ERROR_INVALID_VALUE);
+	memset(&copy, 0, sizeof(copy));
+	ck_assert_int_eq(cuTensorMapReplaceAddress(&copy, addr),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	/* Rank, address, dims, strides, box, element strides, modes. */
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 0, addr,
+			       dims, strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 6, addr,
+			       dims, strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+			       (char *)addr + 8, dims, strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr,
+			       dims, bad_strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr,
+			       dims, strides, bad_box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	box[0] = 257;
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, addr,
+			       dims, strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	box[0] = 16;
+	elem[1] = 9;
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr,
+			       dims, strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	elem[1] = 1;
+	dims[1] = 0;
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr,
+			       dims, strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	dims[1] = 64;
+	/* 16 floats are 64 bytes: more than a 32-byte swizzle span. */
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr,
+			       dims, strides, box, elem, 0,
+			       CU_TENSOR_MAP_SWIZZLE_32B),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, addr,
+			       dims, strides, box, elem,
+			       CU_TENSOR_MAP_INTERLEAVE_32B,
+			       CU_TENSOR_MAP_SWIZZLE_64B),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr,
+			       dims, strides, box, elem,
+			       CU_TENSOR_MAP_INTERLEAVE_16B, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled(&map, (CUtensorMapDataType)16, 2, addr, dims,
+			       strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(tiled((CUtensorMap *)((char *)&map + 8),
+			       CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, addr, dims,
+			       strides, box, elem, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuTensorMapEncodeIm2col(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, addr, dims, strides,
+			 lower, upper, 32, 64, elem, 0, 0, 0, 0), CUDA_SUCCESS);
+	lower[0] = -129;
+	ck_assert_int_eq(cuTensorMapEncodeIm2col(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, addr, dims, strides,
+			 lower, upper, 32, 64, elem, 0, 0, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTensorMapEncodeIm2col(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, addr, dims, strides,
+			 lower, upper, 32, 64, elem, 0, 0, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTensorMapEncodeIm2col(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, addr, dims, strides,
+			 lower, upper, 32, 64, elem, 0, 0, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTensorMapEncodeIm2col(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, addr, dims, strides,
+			 lower, upper, 32, 1025, elem, 0, 0, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTensorMapEncodeIm2colWide(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, addr, dims, strides,
+			 -1, 1, 64, 0, elem, 0, CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128,
+			 0, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTensorMapEncodeIm2colWide(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, addr, dims, strides,
+			 -1, 1, 64, 0, elem, 0, CU_TENSOR_MAP_IM2COL_WIDE_MODE_W,
+			 0, 0, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTensorMapEncodeIm2colWide(&map,
+			 CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, addr, dims, strides,
+			 -40000, 1, 64, 8, elem, 0, CU_TENSOR_MAP_IM2COL_WIDE_MODE_W,
+			 0, 0, 0), CUDA_ERROR_INVALID_VALUE);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("array");
@@ -894,6 +1026,7 @@ int main(void)
 	tcase_add_test(arrays, mipmap_levels);
 	tcase_add_test(arrays, texture_objects);
 	tcase_add_test(arrays, what_cumc_never_makes);
+	tcase_add_test(arrays, tensor_maps);
 	suite_add_tcase(s, arrays);
 
 	tcase_add_checked_fixture(copies, setup, NULL);
