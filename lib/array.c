@@ -17,6 +17,7 @@
 #include "array.h"
 #include "device_attr.h"
 #include "log.h"
+#include "stream.h"
 
 struct libcumc_array {
 	struct libcumc_array *next;	/* in libcumc_arrays, while live */
@@ -495,6 +496,30 @@ CUresult CUDAAPI cuArrayGetMemoryRequirements(
 {
 	(void)device;
 	return libcumc_array_not_of_kind(memoryRequirements, array);
+}
+
+/* No sparse array exists to map memory into (the device attribute says so). */
+static CUresult libcumc_map_array(const CUarrayMapInfo *list,
+				  unsigned int count)
+{
+	if (!list || !count)
+		return CUDA_ERROR_INVALID_VALUE;
+	libcumc_log_note("cumc has no sparse arrays (SPARSE_CUDA_ARRAY_SUPPORTED is 0)");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList,
+				    unsigned int count, CUstream hStream)
+{
+	(void)hStream;
+	return libcumc_map_array(mapInfoList, count);
+}
+
+CUresult CUDAAPI cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList,
+					 unsigned int count, CUstream hStream)
+{
+	(void)hStream;
+	return libcumc_map_array(mapInfoList, count);
 }
 
 /* A forked child forgets its parent's arrays with its contexts. */

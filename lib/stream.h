@@ -395,5 +395,7 @@ CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps,
 					      CUDA_MEMCPY3D_BATCH_OP *opList,
 					      unsigned long long flags,
 					      CUstream hStream);
+CUresult CUDAAPI cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList,
+					 unsigned int count, CUstream hStream);
 
 #endif /* _CUMC_LIB_STREAM_H */

@@ -185,6 +185,7 @@ typedef uint64_t cuuint64_t;
 #define cuWaitExternalSemaphoresAsync	__CUDA_API_PTSZ(cuWaitExternalSemaphoresAsync)
 #define cuGraphicsMapResources		__CUDA_API_PTSZ(cuGraphicsMapResources)
 #define cuGraphicsUnmapResources	__CUDA_API_PTSZ(cuGraphicsUnmapResources)
+#define cuMemMapArrayAsync		__CUDA_API_PTSZ(cuMemMapArrayAsync)
 #endif
 
 /* Stream-ordered allocator: its per-thread default stream names. */
@@ -1618,6 +1619,57 @@ typedef enum CUtensorMapIm2ColWideMode_enum {
 	CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128
 } CUtensorMapIm2ColWideMode;
 
+/* Mapping memory into sparse arrays (cuMemMapArrayAsync). */
+typedef enum CUarraySparseSubresourceType_enum {
+	CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL	= 0,
+	CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL	= 1
+} CUarraySparseSubresourceType;
+
+typedef enum CUmemOperationType_enum {
+	CU_MEM_OPERATION_TYPE_MAP	= 1,
+	CU_MEM_OPERATION_TYPE_UNMAP	= 2
+} CUmemOperationType;
+
+typedef enum CUmemHandleType_enum {
+	CU_MEM_HANDLE_TYPE_GENERIC	= 0
+} CUmemHandleType;
+
+typedef struct CUarrayMapInfo_st {
+	CUresourcetype resourceType;
+	union {
+		CUmipmappedArray mipmap;
+		CUarray array;
+	} resource;
+	CUarraySparseSubresourceType subresourceType;
+	union {
+		struct {
+			unsigned int level;
+			unsigned int layer;
+			unsigned int offsetX;
+			unsigned int offsetY;
+			unsigned int offsetZ;
+			unsigned int extentWidth;
+			unsigned int extentHeight;
+			unsigned int extentDepth;
+		} sparseLevel;
+		struct {
+			unsigned int layer;
+			unsigned long long offset;
+			unsigned long long size;
+		} miptail;
+	} subresource;
+	CUmemOperationType memOperationType;
+	CUmemHandleType memHandleType;
+	union {
+		CUmemGenericAllocationHandle memHandle;
+	} memHandle;
+	unsigned long long offset;
+	unsigned int deviceBitMask;
+	unsigned int flags;
+	unsigned int reserved[2];
+} CUarrayMapInfo_v1;
+typedef CUarrayMapInfo_v1 CUarrayMapInfo;
+
 /*
  * Entry points.  The block between the PROTOTYPES markers is also compiled
  * against the toolkit's cuda.h by tests/abi/abi_check.sh, so it must hold
@@ -2371,6 +2423,8 @@ CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap,
 		CUtensorMapFloatOOBfill oobFill);
 CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap,
 					   void *globalAddress);
+CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList,
+				    unsigned int count, CUstream hStream);
 /* END PROTOTYPES */
 
 /*

@@ -726,6 +726,7 @@ START_TEST(what_cumc_never_makes)
 	CUDA_ARRAY3D_DESCRIPTOR d = { 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
 	CUDA_ARRAY_SPARSE_PROPERTIES sparse;
 	CUDA_ARRAY_MEMORY_REQUIREMENTS req;
+	CUarrayMapInfo map_info = { .resourceType = CU_RESOURCE_TYPE_ARRAY };
 	CUgraphicsResource res = (CUgraphicsResource)0x10;
 	CUmipmappedArray m;
 	CUdeviceptr dptr = 0;
@@ -768,6 +769,9 @@ START_TEST(what_cumc_never_makes)
 			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuArrayGetMemoryRequirements(NULL, a, 0),
 			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemMapArrayAsync(&map_info, 1, NULL),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMemMapArrayAsync(NULL, 1, NULL), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 2), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMipmappedArrayGetSparseProperties(&sparse, m),
 			 CUDA_ERROR_INVALID_VALUE);
