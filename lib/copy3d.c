@@ -22,6 +22,7 @@
 
 #include "array.h"
 #include "context.h"
+#include "procaddr.h"
 #include "stream.h"
 #include "va.h"
 
@@ -895,13 +896,17 @@ CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice,
  * @ops' references go with them.
  */
 static CUresult libcumc_batch_submit(struct libcumc_copy3d *ops, size_t n,
-				     CUstream hStream, bool ptds)
+				     CUstream hStream, bool ptds,
+				     size_t *fail_idx)
 {
 	CUresult res = CUDA_SUCCESS, queued;
 	size_t i;
 
-	for (i = 0; i < n && res == CUDA_SUCCESS; i++)
+	for (i = 0; i < n && res == CUDA_SUCCESS; i++) {
 		res = libcumc_copy3d_check(&ops[i]);
+		if (res != CUDA_SUCCESS)
+			*fail_idx = i;
+	}
 	for (i = 0; i < n; i++) {
 		if (res != CUDA_SUCCESS) {
 			libcumc_copy3d_release(&ops[i]);
@@ -951,7 +956,8 @@ static CUresult libcumc_batch(const struct libcumc_driver *drv,
 			      CUdeviceptr *dsts, CUdeviceptr *srcs,
 			      size_t *sizes, size_t count,
 			      CUmemcpyAttributes *attrs, size_t *attrsIdxs,
-			      size_t numAttrs, CUstream hStream, bool ptds)
+			      size_t numAttrs, CUstream hStream, bool ptds,
+			      size_t *fail_idx)
 {
 	struct libcumc_copy3d *ops;
 	CUDA_MEMCPY3D_PEER p;
@@ -975,9 +981,11 @@ static CUresult libcumc_batch(const struct libcumc_driver *drv,
 		};
 		ops[done].drv = drv;
 		res = libcumc_copy3d_from_peer(&p, false, &ops[done]);
+		if (res != CUDA_SUCCESS)
+			*fail_idx = done;
 	}
 	if (res == CUDA_SUCCESS)
-		res = libcumc_batch_submit(ops, count, hStream, ptds);
+		res = libcumc_batch_submit(ops, count, hStream, ptds, fail_idx);
 	else
 		for (i = 0; i + 1 < done; i++)
 			libcumc_copy3d_release(&ops[i]);
@@ -1077,7 +1085,7 @@ static CUresult libcumc_batch_op(const CUDA_MEMCPY3D_BATCH_OP *b,
 static CUresult libcumc_batch3d(const struct libcumc_driver *drv,
 				size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList,
 				unsigned long long flags, CUstream hStream,
-				bool ptds)
+				bool ptds, size_t *fail_idx)
 {
 	struct libcumc_copy3d *ops;
 	CUresult res = CUDA_SUCCESS;
@@ -1092,13 +1100,57 @@ static CUresult libcumc_batch3d(const struct libcumc_driver *drv,
 	for (done = 0; done < numOps && res == CUDA_SUCCESS; done++) {
 		ops[done].drv = drv;
 		res = libcumc_batch_op(&opList[done], &ops[done]);
+		if (res != CUDA_SUCCESS)
+			*fail_idx = done;
 	}
 	if (res == CUDA_SUCCESS)
-		res = libcumc_batch_submit(ops, numOps, hStream, ptds);
+		res = libcumc_batch_submit(ops, numOps, hStream, ptds, fail_idx);
 	else
 		for (i = 0; i + 1 < done; i++)
 			libcumc_copy3d_release(&ops[i]);
 	free(ops);
+	return res;
+}
+
+/*
+ * The entry points.  CUDA 12.8's forms (unversioned, with failIdx) say
+ * which copy failed, or SIZE_MAX when the error is the batch's own; CUDA
+ * 13's (_v2) do not.
+ */
+static CUresult libcumc_batch_entry(CUdeviceptr *dsts, CUdeviceptr *srcs,
+				    size_t *sizes, size_t count,
+				    CUmemcpyAttributes *attrs,
+				    size_t *attrsIdxs, size_t numAttrs,
+				    size_t *failIdx, CUstream hStream,
+				    bool ptds)
+{
+	const struct libcumc_driver *drv;
+	size_t fail_idx = SIZE_MAX;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_batch(drv, dsts, srcs, sizes, count, attrs,
+				    attrsIdxs, numAttrs, hStream, ptds,
+				    &fail_idx);
+	if (failIdx)
+		*failIdx = res == CUDA_SUCCESS ? SIZE_MAX : fail_idx;
+	return res;
+}
+
+static CUresult libcumc_batch3d_entry(size_t numOps,
+				      CUDA_MEMCPY3D_BATCH_OP *opList,
+				      size_t *failIdx, unsigned long long flags,
+				      CUstream hStream, bool ptds)
+{
+	const struct libcumc_driver *drv;
+	size_t fail_idx = SIZE_MAX;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_batch3d(drv, numOps, opList, flags, hStream,
+				      ptds, &fail_idx);
+	if (failIdx)
+		*failIdx = res == CUDA_SUCCESS ? SIZE_MAX : fail_idx;
 	return res;
 }
 
@@ -1108,13 +1160,8 @@ CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs,
 				       size_t *attrsIdxs, size_t numAttrs,
 				       CUstream hStream)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_batch(drv, dsts, srcs, sizes, count, attrs, attrsIdxs,
-			     numAttrs, hStream, false);
+	return libcumc_batch_entry(dsts, srcs, sizes, count, attrs, attrsIdxs,
+				   numAttrs, NULL, hStream, false);
 }
 
 CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts,
@@ -1124,13 +1171,28 @@ CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts,
 					    size_t *attrsIdxs, size_t numAttrs,
 					    CUstream hStream)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	return libcumc_batch_entry(dsts, srcs, sizes, count, attrs, attrsIdxs,
+				   numAttrs, NULL, hStream, true);
+}
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_batch(drv, dsts, srcs, sizes, count, attrs, attrsIdxs,
-			     numAttrs, hStream, true);
+CUresult CUDAAPI cuMemcpyBatchAsync_v1(CUdeviceptr *dsts, CUdeviceptr *srcs,
+				       size_t *sizes, size_t count,
+				       CUmemcpyAttributes *attrs,
+				       size_t *attrsIdxs, size_t numAttrs,
+				       size_t *failIdx, CUstream hStream)
+{
+	return libcumc_batch_entry(dsts, srcs, sizes, count, attrs, attrsIdxs,
+				   numAttrs, failIdx, hStream, false);
+}
+
+CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs,
+					 size_t *sizes, size_t count,
+					 CUmemcpyAttributes *attrs,
+					 size_t *attrsIdxs, size_t numAttrs,
+					 size_t *failIdx, CUstream hStream)
+{
+	return libcumc_batch_entry(dsts, srcs, sizes, count, attrs, attrsIdxs,
+				   numAttrs, failIdx, hStream, true);
 }
 
 CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps,
@@ -1138,12 +1200,8 @@ CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps,
 					 unsigned long long flags,
 					 CUstream hStream)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_batch3d(drv, numOps, opList, flags, hStream, false);
+	return libcumc_batch3d_entry(numOps, opList, NULL, flags, hStream,
+				     false);
 }
 
 CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps,
@@ -1151,10 +1209,26 @@ CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps,
 					      unsigned long long flags,
 					      CUstream hStream)
 {
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
+	return libcumc_batch3d_entry(numOps, opList, NULL, flags, hStream,
+				     true);
+}
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	return libcumc_batch3d(drv, numOps, opList, flags, hStream, true);
+CUresult CUDAAPI cuMemcpy3DBatchAsync_v1(size_t numOps,
+					 CUDA_MEMCPY3D_BATCH_OP *opList,
+					 size_t *failIdx,
+					 unsigned long long flags,
+					 CUstream hStream)
+{
+	return libcumc_batch3d_entry(numOps, opList, failIdx, flags, hStream,
+				     false);
+}
+
+CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps,
+					   CUDA_MEMCPY3D_BATCH_OP *opList,
+					   size_t *failIdx,
+					   unsigned long long flags,
+					   CUstream hStream)
+{
+	return libcumc_batch3d_entry(numOps, opList, failIdx, flags, hStream,
+				     true);
 }

@@ -48,6 +48,41 @@ CUresult CUDAAPI cuLinkCreate_v1(unsigned int numOptions,
 	__asm__("cuLinkCreate");
 
 /*
+ * The batch copies of CUDA 12.8 (copy3d.c), with failIdx, which today's
+ * headers map to _v2, and their per-thread default stream forms.
+ */
+CUresult CUDAAPI cuMemcpyBatchAsync_v1(CUdeviceptr *dsts, CUdeviceptr *srcs,
+				       size_t *sizes, size_t count,
+				       CUmemcpyAttributes *attrs,
+				       size_t *attrsIdxs, size_t numAttrs,
+				       size_t *failIdx, CUstream hStream)
+	__asm__("cuMemcpyBatchAsync");
+CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs,
+					 size_t *sizes, size_t count,
+					 CUmemcpyAttributes *attrs,
+					 size_t *attrsIdxs, size_t numAttrs,
+					 size_t *failIdx, CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DBatchAsync_v1(size_t numOps,
+					 CUDA_MEMCPY3D_BATCH_OP *opList,
+					 size_t *failIdx,
+					 unsigned long long flags,
+					 CUstream hStream)
+	__asm__("cuMemcpy3DBatchAsync");
+CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps,
+					   CUDA_MEMCPY3D_BATCH_OP *opList,
+					   size_t *failIdx,
+					   unsigned long long flags,
+					   CUstream hStream);
+
+/*
+ * cuTexRefSetAddress2D of CUDA 3.2 to 4.0 (texref.c), which today's
+ * headers map to _v3; it reads no argument in cumc.
+ */
+CUresult CUDAAPI cuTexRefSetAddress2D_v2(CUtexref hTexRef,
+					 const CUDA_ARRAY_DESCRIPTOR *desc,
+					 CUdeviceptr dptr, size_t Pitch);
+
+/*
  * The launches of per-thread default stream builds (launch.c).
  */
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,

@@ -8,6 +8,7 @@
  * so, touching none of its arguments.
  */
 #include "log.h"
+#include "procaddr.h"
 
 static CUresult libcumc_no_references(void)
 {
@@ -270,3 +271,8 @@ CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 	(void)hSurfRef;
 	return libcumc_no_references();
 }
+
+CUresult CUDAAPI cuTexRefSetAddress2D_v2(CUtexref hTexRef,
+					 const CUDA_ARRAY_DESCRIPTOR *desc,
+					 CUdeviceptr dptr, size_t Pitch)
+	__attribute__((alias("cuTexRefSetAddress2D_v3")));

@@ -6,6 +6,7 @@
  * the byte-offset array copies, the 2D sets, their stream forms, and the
  * arguments they must refuse without writing anything.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "check_run.h"
@@ -825,6 +826,12 @@ START_TEST(batches_copy_all_or_nothing)
 		.extent = { 3, 2, 2 },
 		.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL,
 	};
+	typedef CUresult (*batch_v1_fn)(CUdeviceptr *, CUdeviceptr *, size_t *,
+					size_t, CUmemcpyAttributes *, size_t *,
+					size_t, size_t *, CUstream);
+	batch_v1_fn batch_v1;
+	size_t fail_idx;
+	void *pfn;
 	CUstream s;
 	int i;
 
@@ -846,6 +853,19 @@ START_TEST(batches_copy_all_or_nothing)
 					    1, s), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
 	ck_assert_uint_eq(out[0], 0);
+	/* CUDA 12.8's form names the copy that failed. */
+	ck_assert_int_eq(cuGetProcAddress("cuMemcpyBatchAsync", &pfn, 12080, 0,
+					  NULL), CUDA_SUCCESS);
+	batch_v1 = (batch_v1_fn)pfn;
+	ck_assert_int_eq(batch_v1(dsts, srcs, sizes, 2, &attr, idxs, 1,
+				  &fail_idx, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(fail_idx, 1);
+	ck_assert_int_eq(batch_v1(dsts, srcs, sizes, 2, &attr, idxs, 1,
+				  &fail_idx, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(fail_idx, SIZE_MAX);
+	ck_assert_int_eq(batch_v1(dsts, srcs, sizes, 1, &attr, idxs, 1,
+				  &fail_idx, s), CUDA_SUCCESS);
+	ck_assert_uint_eq(fail_idx, SIZE_MAX);
 	attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_INVALID;
 	ck_assert_int_eq(cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idxs,
 					    1, s), CUDA_ERROR_INVALID_VALUE);
