@@ -653,6 +653,56 @@ CUresult CUDAAPI cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
 	CUMC_SYNC3D_ENTRY(libcumc_copy3d_peer_desc, true, pCopy);
 }
 
+/* A peer copy of bytes is a 3D peer copy of one row of device memory. */
+static CUresult libcumc_peer_desc(CUdeviceptr dst, CUcontext dst_ctx,
+				  CUdeviceptr src, CUcontext src_ctx,
+				  size_t len, struct libcumc_copy3d *op)
+{
+	const CUDA_MEMCPY3D_PEER p = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = src,
+		.srcContext = src_ctx,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = dst,
+		.dstContext = dst_ctx,
+		.WidthInBytes = len, .Height = 1, .Depth = 1,
+	};
+
+	return libcumc_copy3d_from_peer(&p, true, op);
+}
+
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext,
+			      CUdeviceptr srcDevice, CUcontext srcContext,
+			      size_t ByteCount)
+{
+	CUMC_SYNC3D_ENTRY(libcumc_peer_desc, false, dstDevice, dstContext,
+			  srcDevice, srcContext, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
+				   CUdeviceptr srcDevice, CUcontext srcContext,
+				   size_t ByteCount)
+{
+	CUMC_SYNC3D_ENTRY(libcumc_peer_desc, true, dstDevice, dstContext,
+			  srcDevice, srcContext, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
+				   CUdeviceptr srcDevice, CUcontext srcContext,
+				   size_t ByteCount, CUstream hStream)
+{
+	CUMC_ASYNC3D_ENTRY(libcumc_peer_desc, hStream, false, dstDevice,
+			   dstContext, srcDevice, srcContext, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice,
+					CUcontext dstContext,
+					CUdeviceptr srcDevice,
+					CUcontext srcContext, size_t ByteCount,
+					CUstream hStream)
+{
+	CUMC_ASYNC3D_ENTRY(libcumc_peer_desc, hStream, true, dstDevice,
+			   dstContext, srcDevice, srcContext, ByteCount);
+}
+
 CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy,
 				    CUstream hStream)
 {

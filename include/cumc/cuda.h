@@ -177,6 +177,8 @@ typedef uint64_t cuuint64_t;
 #define cuMemcpy3DBatchAsync		__CUDA_API_PTSZ(cuMemcpy3DBatchAsync_v2)
 #if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cuMemcpy3DPeer			__CUDA_API_PTDS(cuMemcpy3DPeer)
+#define cuMemcpyPeer			__CUDA_API_PTDS(cuMemcpyPeer)
+#define cuMemcpyPeerAsync		__CUDA_API_PTSZ(cuMemcpyPeerAsync)
 #define cuMemcpy3DPeerAsync		__CUDA_API_PTSZ(cuMemcpy3DPeerAsync)
 #define cuMemsetD2D8Async		__CUDA_API_PTSZ(cuMemsetD2D8Async)
 #define cuMemsetD2D16Async		__CUDA_API_PTSZ(cuMemsetD2D16Async)
@@ -2231,6 +2233,12 @@ CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D *pCopy);
 CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *pCopy);
 CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D *pCopy);
 CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext,
+			      CUdeviceptr srcDevice, CUcontext srcContext,
+			      size_t ByteCount);
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
+				   CUdeviceptr srcDevice, CUcontext srcContext,
+				   size_t ByteCount, CUstream hStream);
 CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D *pCopy,
 				 CUstream hStream);
 CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D *pCopy,

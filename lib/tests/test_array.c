@@ -1036,6 +1036,39 @@ START_TEST(tensor_maps)
 }
 END_TEST
 
+/* A peer copy of bytes between two devices' memory, then on a stream. */
+START_TEST(peer_copies)
+{
+	CUdevice other = 1 % vmm_device_count();
+	struct vmm_buf a = vmm_buf_new(0, gran), b = vmm_buf_new(other, gran);
+	unsigned char in[100];
+	CUcontext ctx0, ctx1;
+	CUstream s;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx1, other), CUDA_SUCCESS);
+	fill_pattern(in, sizeof(in), 11);
+	memcpy(vmm_ptr(a.va + 3), in, sizeof(in));
+	ck_assert_int_eq(cuMemcpyPeer(b.va + 7, ctx1, a.va + 3, ctx0, 100),
+			 CUDA_SUCCESS);
+	ck_assert_mem_eq(vmm_ptr(b.va + 7), in, 100);
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyPeerAsync(a.va + 200, ctx0, b.va + 7, ctx1, 100,
+					   s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_mem_eq(vmm_ptr(a.va + 200), in, 100);
+	ck_assert_int_eq(cuMemcpyPeer(b.va, (CUcontext)0x77, a.va, ctx0, 8),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuMemcpyPeer(b.va + gran - 4, ctx1, a.va, ctx0, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxRelease(other), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+	vmm_buf_free(&a);
+	vmm_buf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("array");
@@ -1061,6 +1094,7 @@ int main(void)
 	tcase_add_test(copies, async_copies_in_stream_order);
 	tcase_add_test(copies, sets_2d_write_their_rectangle);
 	tcase_add_test(copies, batches_copy_all_or_nothing);
+	tcase_add_test(copies, peer_copies);
 	suite_add_tcase(s, copies);
 
 	return check_run_forked(s);
