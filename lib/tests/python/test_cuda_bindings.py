@@ -247,6 +247,40 @@ def t_copy_bytearray():
     s["bytes"] = want
 
 
+def t_array_copy():
+    # Host (pitch 64, from column 3 of row 1) -> 2D array -> device memory
+    # (pitch 48): the rectangle arrives, the bytes between rows stay.
+    va, off, w, h = s["va"], 8192, 40, 6
+    desc = driver.CUDA_ARRAY_DESCRIPTOR()
+    desc.Width, desc.Height, desc.NumChannels = w, h, 1
+    desc.Format = driver.CUarray_format.CU_AD_FORMAT_UNSIGNED_INT8
+    arr = call(driver.cuArrayCreate, desc)
+    src = pattern(64 * (h + 1), 21)
+    cp = driver.CUDA_MEMCPY2D()
+    cp.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_HOST
+    cp.srcHost = src.ctypes.data
+    cp.srcXInBytes, cp.srcY, cp.srcPitch = 3, 1, 64
+    cp.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_ARRAY
+    cp.dstArray = arr
+    cp.WidthInBytes, cp.Height = w, h
+    call(driver.cuMemcpy2D, cp)
+    cp = driver.CUDA_MEMCPY2D()
+    cp.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_ARRAY
+    cp.srcArray = arr
+    cp.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    cp.dstDevice, cp.dstPitch = va + off, 48
+    cp.WidthInBytes, cp.Height = w, h
+    call(driver.cuMemcpy2D, cp)
+    want = s["bytes"].copy()
+    for y in range(h):
+        row = src[(y + 1) * 64 + 3:(y + 1) * 64 + 3 + w]
+        want[off + y * 48:off + y * 48 + w] = row
+    same_bytes(read_back(va, s["size"]), want, "host to array to device")
+    s["bytes"] = want
+    call(driver.cuArrayDestroy, arr)
+    refused(CU.CUDA_ERROR_INVALID_HANDLE, driver.cuArrayDestroy, arr)
+
+
 def t_export_import():
     POSIX = driver.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
     fd = call(driver.cuMemExportToShareableHandle, s["h"], POSIX, 0)
@@ -676,6 +710,7 @@ CHECKS = [
      t_create_reserve_map),
     ("cuMemcpyHtoD and cuMemcpyDtoH with numpy arrays, byte by byte", t_copy_numpy),
     ("cuMemcpyHtoD and cuMemcpyDtoH with bytearrays at an offset", t_copy_bytearray),
+    ("cuArrayCreate and cuMemcpy2D: host to array to device, pitched", t_array_copy),
     ("export to a POSIX fd, import, map: the same memory both ways", t_export_import),
     ("unmap, release, free; a second release is INVALID_VALUE", t_unicast_teardown),
 ]
