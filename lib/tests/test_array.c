@@ -7,6 +7,7 @@
  * arguments they must refuse without writing anything.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check_run.h"
@@ -1069,6 +1070,37 @@ START_TEST(peer_copies)
 }
 END_TEST
 
+/*
+ * No kernel samples a texture or touches a surface in cumc: a module
+ * using tex or suld/sust fails to load with NOT_SUPPORTED
+ * (Documentation/ptx.md), rather than running without its data.
+ */
+START_TEST(texture_instructions_fail_the_load)
+{
+	static const char *const insn[] = {
+		"tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2}];",
+		"suld.b.2d.b32.trap {%r3}, [%rd1, {%r1, %r2}];",
+		"sust.b.2d.b32.trap [%rd1, {%r1, %r2}], {%r3};",
+	};
+	char ptx[1024];
+	CUmodule m;
+	size_t i;
+
+	for (i = 0; i < sizeof(insn) / sizeof(insn[0]); i++) {
+		snprintf(ptx, sizeof(ptx),
+			 ".version 8.0\n.target sm_90\n.address_size 64\n"
+			 ".visible .entry k(.param .u64 t)\n{\n"
+			 "\t.reg .b64 %%rd<2>;\n\t.reg .f32 %%f<5>;\n"
+			 "\t.reg .b32 %%r<4>;\n"
+			 "\tld.param.u64 %%rd1, [t];\n"
+			 "\tmov.b32 %%r1, 0;\n\tmov.b32 %%r2, 0;\n"
+			 "\tmov.b32 %%r3, 0;\n\t%s\n\tret;\n}\n", insn[i]);
+		ck_assert_msg(cuModuleLoadData(&m, ptx) == CUDA_ERROR_NOT_SUPPORTED,
+			      "%s", insn[i]);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("array");
@@ -1084,6 +1116,7 @@ int main(void)
 	tcase_add_test(arrays, texture_objects);
 	tcase_add_test(arrays, what_cumc_never_makes);
 	tcase_add_test(arrays, tensor_maps);
+	tcase_add_test(arrays, texture_instructions_fail_the_load);
 	suite_add_tcase(s, arrays);
 
 	tcase_add_checked_fixture(copies, setup, NULL);
