@@ -1393,6 +1393,975 @@ static void launch_null_function(void)
 	SAY(cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
 }
 
+/* --- graphs and stream capture ----------------------------------------- */
+
+static void CUDA_CB graph_nop(void *arg) { (void)arg; }
+
+static void graph_create_flags(void)
+{
+	CUgraph g;
+
+	SAY(cuGraphCreate(&g, 1));
+}
+
+/* A graph of two empty nodes a -> b. */
+static CUresult graph_pair(CUgraph *g, CUgraphNode *a, CUgraphNode *b)
+{
+	CUresult res = cuGraphCreate(g, 0);
+
+	if (!res)
+		res = cuGraphAddEmptyNode(a, *g, NULL, 0);
+	if (!res)
+		res = cuGraphAddEmptyNode(b, *g, a, 1);
+	return res;
+}
+
+static void graph_dep_twice(void)
+{
+	CUgraphNode a, b;
+	CUgraph g;
+
+	NEED(graph_pair(&g, &a, &b));
+	SAY(cuGraphAddDependencies(g, &a, &b, NULL, 1));
+}
+
+static void graph_dep_self(void)
+{
+	CUgraphNode a, b;
+	CUgraph g;
+
+	NEED(graph_pair(&g, &a, &b));
+	SAY(cuGraphAddDependencies(g, &a, &a, NULL, 1));
+}
+
+static void graph_remove_missing(void)
+{
+	CUgraphNode a, b;
+	CUgraph g;
+
+	NEED(graph_pair(&g, &a, &b));
+	SAY(cuGraphRemoveDependencies(g, &b, &a, NULL, 1));
+}
+
+static void graph_dep_other_graph(void)
+{
+	CUgraphNode a, b, other;
+	CUgraph g, h;
+
+	NEED(graph_pair(&g, &a, &b));
+	NEED(cuGraphCreate(&h, 0));
+	NEED(cuGraphAddEmptyNode(&other, h, NULL, 0));
+	SAY(cuGraphAddDependencies(g, &other, &b, NULL, 1));
+}
+
+static void graph_instantiate_cycle(void)
+{
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip = { 0 };
+	CUgraphNode a, b;
+	CUgraphExec exec;
+	CUgraph g;
+	CUresult res;
+
+	NEED(graph_pair(&g, &a, &b));
+	res = cuGraphAddDependencies(g, &b, &a, NULL, 1);
+	if (res) {
+		say(res, "adding the cycle");
+		return;
+	}
+	SAYV(cuGraphInstantiateWithParams(&exec, g, &ip), "result=%d err_node=%s",
+	     (int)ip.result_out, ip.hErrNode_out == a ? "a" :
+	     ip.hErrNode_out == b ? "b" : ip.hErrNode_out ? "other" : "NULL");
+}
+
+static void graph_instantiate_bad_flags(void)
+{
+	CUgraphExec exec;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphInstantiateWithFlags(&exec, g, 1ULL << 40));
+}
+
+static void graph_instantiate_upload_flag(void)
+{
+	CUgraphExec exec;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphInstantiateWithFlags(&exec, g,
+					CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD));
+}
+
+static void graph_instantiate_device_launch(void)
+{
+	CUgraphExec exec;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphInstantiateWithFlags(&exec, g,
+				CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH));
+}
+
+static void graph_memset_node(unsigned int elem, size_t width)
+{
+	CUDA_MEMSET_NODE_PARAMS p = {
+		.value = 1, .elementSize = elem, .width = width, .height = 1,
+	};
+	CUgraphNode node;
+	CUdeviceptr dev;
+	CUcontext ctx;
+	CUgraph g;
+
+	NEED(cuCtxGetCurrent(&ctx));
+	NEED(cuMemAlloc(&dev, 4096));
+	NEED(cuGraphCreate(&g, 0));
+	p.dst = dev;
+	SAY(cuGraphAddMemsetNode(&node, g, NULL, 0, &p, ctx));
+}
+
+static void graph_memset_elem3(void) { graph_memset_node(3, 16); }
+static void graph_memset_zero_width(void) { graph_memset_node(1, 0); }
+
+static void graph_child_self(void)
+{
+	CUgraphNode node;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddChildGraphNode(&node, g, NULL, 0, g));
+}
+
+static void graph_host_null_fn(void)
+{
+	CUDA_HOST_NODE_PARAMS p = { 0 };
+	CUgraphNode node;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddHostNode(&node, g, NULL, 0, &p));
+}
+
+static void graph_params_wrong_type(void)
+{
+	CUDA_HOST_NODE_PARAMS p;
+	CUgraphNode a, b;
+	CUgraph g;
+
+	NEED(graph_pair(&g, &a, &b));
+	SAY(cuGraphHostNodeGetParams(a, &p));
+}
+
+static void graph_edges_one_array(void)
+{
+	CUgraphNode a, b, from[2];
+	size_t n = 2;
+	CUgraph g;
+
+	NEED(graph_pair(&g, &a, &b));
+	SAYV(cuGraphGetEdges(g, from, NULL, NULL, &n), "n=%zu", n);
+}
+
+static void graph_nodes_short_array(void)
+{
+	CUgraphNode a, b, nodes[1];
+	size_t n = 1;
+	CUgraph g;
+
+	NEED(graph_pair(&g, &a, &b));
+	SAYV(cuGraphGetNodes(g, nodes, &n), "n=%zu", n);
+}
+
+static void graph_find_in_clone_missing(void)
+{
+	CUgraphNode a, b, found, other;
+	CUgraph g, h, copy;
+
+	NEED(graph_pair(&g, &a, &b));
+	NEED(cuGraphCreate(&h, 0));
+	NEED(cuGraphAddEmptyNode(&other, h, NULL, 0));
+	NEED(cuGraphClone(&copy, g));
+	SAY(cuGraphNodeFindInClone(&found, other, copy));
+}
+
+static void graph_enable_host_node(void)
+{
+	CUDA_HOST_NODE_PARAMS p = { .fn = graph_nop };
+	CUgraphNode node;
+	CUgraphExec exec;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddHostNode(&node, g, NULL, 0, &p));
+	NEED(cuGraphInstantiateWithFlags(&exec, g, 0));
+	SAY(cuGraphNodeSetEnabled(exec, node, 0));
+}
+
+static void graph_exec_host_wrong_type(void)
+{
+	CUDA_HOST_NODE_PARAMS p = { .fn = graph_nop };
+	CUgraphNode a, b;
+	CUgraphExec exec;
+	CUgraph g;
+
+	NEED(graph_pair(&g, &a, &b));
+	NEED(cuGraphInstantiateWithFlags(&exec, g, 0));
+	SAY(cuGraphExecHostNodeSetParams(exec, a, &p));
+}
+
+static void graph_user_object_flags0(void)
+{
+	CUuserObject obj;
+	static int x;
+
+	SAY(cuUserObjectCreate(&obj, &x, graph_nop, 1, 0));
+}
+
+static void graph_mem_set_current(void)
+{
+	cuuint64_t v = 0;
+
+	SAY(cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT,
+					 &v));
+}
+
+static void graph_mem_set_high_nonzero(void)
+{
+	cuuint64_t v = 1;
+
+	SAY(cuDeviceSetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH,
+					 &v));
+}
+
+static void graph_mem_get_used(void)
+{
+	cuuint64_t v = 77;
+
+	SAYV(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT,
+					  &v), "value=%llu",
+	     (unsigned long long)v);
+}
+
+static void capture_legacy(void)
+{
+	SAY(cuStreamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL));
+}
+
+static void capture_end_not_capturing(void)
+{
+	CUstream s;
+	CUgraph g;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	SAY(cuStreamEndCapture(s, &g));
+}
+
+static void capture_begin_twice(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	SAY(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+}
+
+static void capture_bad_mode(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	SAY(cuStreamBeginCapture(s, (CUstreamCaptureMode)7));
+}
+
+static const char *result_name(CUresult res)
+{
+	const char *name = NULL;
+
+	return cuGetErrorName(res, &name) || !name ? "?" : name;
+}
+
+/* @call on a capturing stream s, then what ending the capture answers. */
+#define CAPTURE_THEN_END(s, call)					\
+	do {								\
+		CUstreamCaptureStatus st = -1;				\
+		CUresult r = (call), is;				\
+		CUgraph g = NULL;					\
+									\
+		is = cuStreamIsCapturing(s, &st);			\
+		say(r, "status=%d(%s) end=%s", (int)st,			\
+		    result_name(is),					\
+		    result_name(cuStreamEndCapture(s, &g)));		\
+	} while (0)
+
+static void capture_sync(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CAPTURE_THEN_END(s, cuStreamSynchronize(s));
+}
+
+static void capture_query(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CAPTURE_THEN_END(s, cuStreamQuery(s));
+}
+
+static void capture_legacy_is_capturing(void)
+{
+	CUstreamCaptureStatus st = -1;
+	CUstream s;
+	CUgraph g;
+	CUresult r;
+
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	r = cuStreamIsCapturing(NULL, &st);
+	say(r, "status=%d end=%s", (int)st,
+	    result_name(cuStreamEndCapture(s, &g)));
+}
+
+static void capture_legacy_host_func(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, 0));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CAPTURE_THEN_END(s, cuLaunchHostFunc(NULL, graph_nop, NULL));
+}
+
+static void capture_callback(void)
+{
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CAPTURE_THEN_END(s, cuStreamAddCallback(s,
+				(CUstreamCallback)(void (*)(void))graph_nop,
+				NULL, 0));
+}
+
+static void capture_write_value(void)
+{
+	CUdeviceptr dev;
+	CUstream s;
+
+	NEED(cuMemAlloc(&dev, 64));
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CAPTURE_THEN_END(s, cuStreamWriteValue32(s, dev, 1, 0));
+}
+
+static void capture_alloc_async(void)
+{
+	CUdeviceptr dev;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CAPTURE_THEN_END(s, cuMemAllocAsync(&dev, 4096, s));
+}
+
+/* A second stream forked through an event and not joined back. */
+static void capture_unjoined(void)
+{
+	CUstream s1, s2;
+	CUevent ev;
+	CUgraph g;
+
+	NEED(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	NEED(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+	NEED(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+	NEED(cuLaunchHostFunc(s1, graph_nop, NULL));
+	NEED(cuEventRecord(ev, s1));
+	NEED(cuStreamWaitEvent(s2, ev, 0));
+	NEED(cuLaunchHostFunc(s2, graph_nop, NULL));
+	SAY(cuStreamEndCapture(s1, &g));
+}
+
+static void capture_unmatched(void)
+{
+	CUstream s1, s2;
+	CUevent ev;
+	CUgraph g;
+	CUresult r;
+
+	NEED(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	NEED(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+	NEED(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+	NEED(cuEventRecord(ev, s1));
+	NEED(cuStreamWaitEvent(s2, ev, 0));
+	r = cuStreamEndCapture(s2, &g);
+	say(r, "origin_end=%s", result_name(cuStreamEndCapture(s1, &g)));
+}
+
+/* An event recorded, and completed, before the capture began. */
+static void capture_wait_outside_event(void)
+{
+	CUstream s1, s2;
+	CUevent ev;
+
+	NEED(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	NEED(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+	NEED(cuEventRecord(ev, s2));
+	NEED(cuStreamSynchronize(s2));
+	NEED(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CAPTURE_THEN_END(s1, cuStreamWaitEvent(s1, ev, 0));
+}
+
+static void capture_event_query(void)
+{
+	CUstream s;
+	CUevent ev;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+	NEED(cuEventRecord(ev, s));
+	CAPTURE_THEN_END(s, cuEventQuery(ev));
+}
+
+static void capture_info_idle(void)
+{
+	CUstreamCaptureStatus st = -1;
+	cuuint64_t id = 77;
+	size_t n = 77;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	SAYV(cuStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL, &n),
+	     "status=%d id=%llu n=%zu", (int)st, (unsigned long long)id, n);
+}
+
+static void capture_exchange_bad_mode(void)
+{
+	CUstreamCaptureMode mode = (CUstreamCaptureMode)7;
+
+	SAYV(cuThreadExchangeStreamCaptureMode(&mode), "mode=%d", (int)mode);
+}
+
+static void capture_destroy_graph(void)
+{
+	CUstreamCaptureStatus st;
+	CUstream s;
+	CUgraph g = NULL;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+	NEED(cuStreamGetCaptureInfo(s, &st, NULL, &g, NULL, NULL, NULL));
+	CAPTURE_THEN_END(s, cuGraphDestroy(g));
+}
+
+/* --- arrays, row copies, texture and surface objects --------------- */
+
+static CUresult make_array(CUarray *a, size_t w, size_t h, size_t d,
+			   CUarray_format f, unsigned int ch, unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR desc = {
+		.Width = w, .Height = h, .Depth = d, .Format = f,
+		.NumChannels = ch, .Flags = flags,
+	};
+
+	return cuArray3DCreate(a, &desc);
+}
+
+static void array_create(size_t w, size_t h, size_t d, CUarray_format f,
+			 unsigned int ch, unsigned int flags)
+{
+	CUarray a = (CUarray)0x5a5a;
+
+	SAYV(make_array(&a, w, h, d, f, ch, flags), "handle=%s",
+	     a == (CUarray)0x5a5a ? "untouched" : a ? "set" : "NULL");
+}
+
+static void array_1d_with_depth(void)
+{
+	array_create(8, 0, 2, CU_AD_FORMAT_FLOAT, 1, 0);
+}
+
+static void array_layered_no_depth(void)
+{
+	array_create(8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED);
+}
+
+static void array_three_channels(void)
+{
+	array_create(8, 8, 0, CU_AD_FORMAT_FLOAT, 3, 0);
+}
+
+static void array_norm_channels(void)
+{
+	array_create(8, 8, 0, CU_AD_FORMAT_UNORM_INT8X2, 4, 0);
+}
+
+static void array_bc1(void)
+{
+	array_create(8, 8, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0);
+}
+
+static void array_sparse(void)
+{
+	array_create(64, 64, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SPARSE);
+}
+
+static void array_unknown_flag(void)
+{
+	array_create(8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0x200);
+}
+
+static void array_too_wide(void)
+{
+	array_create(131073, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+}
+
+static void array_desc2d_of_3d(void)
+{
+	CUDA_ARRAY_DESCRIPTOR d = { 0 };
+	CUarray a;
+
+	NEED(make_array(&a, 5, 6, 7, CU_AD_FORMAT_HALF, 2, 0));
+	SAYV(cuArrayGetDescriptor(&d, a), "w=%zu h=%zu ch=%u", d.Width,
+	     d.Height, d.NumChannels);
+}
+
+static void array_destroy_twice(void)
+{
+	CUarray a;
+
+	NEED(make_array(&a, 8, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	NEED(cuArrayDestroy(a));
+	SAY(cuArrayDestroy(a));
+}
+
+static void array_sparse_attribute(void)
+{
+	int v = -1;
+
+	SAYV(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED, 0),
+	     "value=%d", v);
+}
+
+/* A 2D host to array copy of 4 rows of 32 bytes, changed by @edit. */
+static void copy2d_case(void (*edit)(CUDA_MEMCPY2D *c))
+{
+	static unsigned char host[4096];
+	CUDA_MEMCPY2D c = {
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host,
+		.srcPitch = 32,
+		.dstMemoryType = CU_MEMORYTYPE_ARRAY,
+		.WidthInBytes = 32, .Height = 4,
+	};
+	CUarray a;
+
+	NEED(make_array(&a, 8, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	c.dstArray = a;
+	edit(&c);
+	SAY(cuMemcpy2D(&c));
+}
+
+static void edit_none(CUDA_MEMCPY2D *c) { (void)c; }
+static void edit_pitch_short(CUDA_MEMCPY2D *c) { c->srcXInBytes = 1; }
+static void edit_one_row_no_pitch(CUDA_MEMCPY2D *c)
+{
+	c->srcPitch = 0;
+	c->Height = 1;
+}
+static void edit_array_x_unaligned(CUDA_MEMCPY2D *c)
+{
+	c->dstXInBytes = 2;
+	c->WidthInBytes = 28;
+}
+static void edit_array_width_partial(CUDA_MEMCPY2D *c) { c->WidthInBytes = 30; }
+static void edit_array_past_rows(CUDA_MEMCPY2D *c) { c->dstY = 1; }
+static void edit_bad_type(CUDA_MEMCPY2D *c) { c->srcMemoryType = (CUmemorytype)7; }
+static void edit_null_host(CUDA_MEMCPY2D *c) { c->srcHost = NULL; }
+static void edit_huge_pitch(CUDA_MEMCPY2D *c) { c->srcPitch = (size_t)1 << 31; }
+static void edit_zero_height(CUDA_MEMCPY2D *c)
+{
+	c->Height = 0;
+	c->srcHost = NULL;
+}
+
+static void copy2d_ok(void) { copy2d_case(edit_none); }
+static void copy2d_pitch_short(void) { copy2d_case(edit_pitch_short); }
+static void copy2d_one_row_no_pitch(void) { copy2d_case(edit_one_row_no_pitch); }
+static void copy2d_array_x_unaligned(void) { copy2d_case(edit_array_x_unaligned); }
+static void copy2d_array_width_partial(void) { copy2d_case(edit_array_width_partial); }
+static void copy2d_array_past_rows(void) { copy2d_case(edit_array_past_rows); }
+static void copy2d_bad_type(void) { copy2d_case(edit_bad_type); }
+static void copy2d_null_host(void) { copy2d_case(edit_null_host); }
+static void copy2d_huge_pitch(void) { copy2d_case(edit_huge_pitch); }
+static void copy2d_zero_height(void) { copy2d_case(edit_zero_height); }
+
+static void copy3d_lod(void)
+{
+	static unsigned char host[64], back[64];
+	CUDA_MEMCPY3D c = {
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host,
+		.srcPitch = 8, .srcHeight = 2, .srcLOD = 1,
+		.dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = back,
+		.dstPitch = 8, .dstHeight = 2,
+		.WidthInBytes = 8, .Height = 2, .Depth = 2,
+	};
+
+	SAY(cuMemcpy3D(&c));
+}
+
+static void copy3d_short_slice(void)
+{
+	static unsigned char host[64], back[64];
+	CUDA_MEMCPY3D c = {
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host,
+		.srcPitch = 8, .srcHeight = 1,
+		.dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = back,
+		.dstPitch = 8, .dstHeight = 2,
+		.WidthInBytes = 8, .Height = 2, .Depth = 2,
+	};
+
+	SAY(cuMemcpy3D(&c));
+}
+
+static void atoh_past_end(void)
+{
+	unsigned char host[64];
+	CUarray a;
+
+	NEED(make_array(&a, 8, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	SAY(cuMemcpyAtoH(host, a, 1, 32));
+}
+
+/* The byte-offset copies on a 2D array: are they linear over its rows? */
+static void atoh_2d_linear(void)
+{
+	CUDA_MEMCPY2D c = { 0 };
+	unsigned char host[64], back[8] = { 0 };
+	CUarray a;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		host[i] = (unsigned char)i;
+	NEED(make_array(&a, 4, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	c.srcMemoryType = CU_MEMORYTYPE_HOST;
+	c.srcHost = host;
+	c.srcPitch = 16;
+	c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+	c.dstArray = a;
+	c.WidthInBytes = 16;
+	c.Height = 4;
+	NEED(cuMemcpy2D(&c));
+	SAYV(cuMemcpyAtoH(back, a, 20, 8), "bytes=%u,%u", back[0], back[7]);
+}
+
+static void memset2d_pitch_short(void)
+{
+	CUdeviceptr p;
+
+	NEED(cuMemAlloc(&p, 4096));
+	SAY(cuMemsetD2D8(p, 10, 1, 11, 2));
+}
+
+static void memset2d16_unaligned(void)
+{
+	CUdeviceptr p;
+
+	NEED(cuMemAlloc(&p, 4096));
+	SAY(cuMemsetD2D16(p + 1, 64, 1, 2, 2));
+}
+
+static void memset2d32_pitch_odd(void)
+{
+	CUdeviceptr p;
+
+	NEED(cuMemAlloc(&p, 4096));
+	SAY(cuMemsetD2D32(p, 38, 1, 2, 2));
+}
+
+/* Texture and surface references: deprecated, still declared by CUDA 13. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void texref_create(void)
+{
+	CUtexref t = NULL;
+
+	SAYV(cuTexRefCreate(&t), "ref=%s", t ? "set" : "NULL");
+}
+
+static void surfref_get_array_null(void)
+{
+	CUarray a = NULL;
+
+	SAY(cuSurfRefGetArray(&a, NULL));
+}
+#pragma GCC diagnostic pop
+
+/* A texture object over a 2D float array, its descriptors changed by @edit. */
+static void texobj_case(void (*edit)(CUDA_RESOURCE_DESC *r, CUDA_TEXTURE_DESC *t))
+{
+	CUDA_RESOURCE_DESC r = { 0 };
+	CUDA_TEXTURE_DESC t = { 0 };
+	CUtexObject o = 0;
+	CUarray a;
+
+	NEED(make_array(&a, 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	r.resType = CU_RESOURCE_TYPE_ARRAY;
+	r.res.array.hArray = a;
+	edit(&r, &t);
+	SAYV(cuTexObjectCreate(&o, &r, &t, NULL), "object=%s",
+	     o ? "nonzero" : "0");
+}
+
+static void tex_none(CUDA_RESOURCE_DESC *r, CUDA_TEXTURE_DESC *t)
+{
+	(void)r;
+	(void)t;
+}
+static void tex_bad_type(CUDA_RESOURCE_DESC *r, CUDA_TEXTURE_DESC *t)
+{
+	(void)t;
+	r->resType = (CUresourcetype)9;
+}
+static void tex_flags_nonzero(CUDA_RESOURCE_DESC *r, CUDA_TEXTURE_DESC *t)
+{
+	(void)t;
+	r->flags = 1;
+}
+static void tex_bad_filter(CUDA_RESOURCE_DESC *r, CUDA_TEXTURE_DESC *t)
+{
+	(void)r;
+	t->filterMode = (CUfilter_mode)5;
+}
+static void tex_bad_address(CUDA_RESOURCE_DESC *r, CUDA_TEXTURE_DESC *t)
+{
+	(void)r;
+	t->addressMode[0] = (CUaddress_mode)9;
+}
+static void tex_linear_unaligned(CUDA_RESOURCE_DESC *r, CUDA_TEXTURE_DESC *t)
+{
+	CUdeviceptr p;
+
+	(void)t;
+	if (cuMemAlloc(&p, 4096))
+		return;
+	r->resType = CU_RESOURCE_TYPE_LINEAR;
+	r->res.linear.devPtr = p + 4;
+	r->res.linear.format = CU_AD_FORMAT_FLOAT;
+	r->res.linear.numChannels = 1;
+	r->res.linear.sizeInBytes = 256;
+}
+
+static void texobj_ok(void) { texobj_case(tex_none); }
+static void texobj_bad_type(void) { texobj_case(tex_bad_type); }
+static void texobj_flags_nonzero(void) { texobj_case(tex_flags_nonzero); }
+static void texobj_bad_filter(void) { texobj_case(tex_bad_filter); }
+static void texobj_bad_address(void) { texobj_case(tex_bad_address); }
+static void texobj_linear_unaligned(void) { texobj_case(tex_linear_unaligned); }
+
+static void texobj_null_texdesc(void)
+{
+	CUDA_RESOURCE_DESC r = { 0 };
+	CUtexObject o = 0;
+	CUarray a;
+
+	NEED(make_array(&a, 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	r.resType = CU_RESOURCE_TYPE_ARRAY;
+	r.res.array.hArray = a;
+	SAY(cuTexObjectCreate(&o, &r, NULL, NULL));
+}
+
+static void texobj_get_desc_round_trip(void)
+{
+	CUDA_RESOURCE_DESC r = { 0 }, back;
+	CUDA_TEXTURE_DESC t = { 0 }, tback;
+	CUDA_RESOURCE_VIEW_DESC vback;
+	CUtexObject o;
+	CUresult vres;
+	CUarray a;
+
+	NEED(make_array(&a, 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	r.resType = CU_RESOURCE_TYPE_ARRAY;
+	r.res.array.hArray = a;
+	t.filterMode = CU_TR_FILTER_MODE_LINEAR;
+	t.flags = CU_TRSF_NORMALIZED_COORDINATES;
+	NEED(cuTexObjectCreate(&o, &r, &t, NULL));
+	memset(&back, 0xff, sizeof(back));
+	memset(&tback, 0xff, sizeof(tback));
+	NEED(cuTexObjectGetResourceDesc(&back, o));
+	NEED(cuTexObjectGetTextureDesc(&tback, o));
+	vres = cuTexObjectGetResourceViewDesc(&vback, o);
+	SAYV(cuTexObjectDestroy(o),
+	     "type=%d array=%d flags=%u filter=%d tflags=%u view=%d",
+	     back.resType, back.res.array.hArray == a, back.flags,
+	     tback.filterMode, tback.flags, vres);
+}
+
+static void texobj_destroy_zero(void) { SAY(cuTexObjectDestroy(0)); }
+
+static void texobj_get_unknown(void)
+{
+	CUDA_RESOURCE_DESC r;
+
+	SAY(cuTexObjectGetResourceDesc(&r, 0x12345));
+}
+
+static void surfobj_case(unsigned int flags)
+{
+	CUDA_RESOURCE_DESC r = { 0 };
+	CUsurfObject o = 0;
+	CUarray a;
+
+	NEED(make_array(&a, 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, flags));
+	r.resType = CU_RESOURCE_TYPE_ARRAY;
+	r.res.array.hArray = a;
+	SAYV(cuSurfObjectCreate(&o, &r), "object=%s", o ? "nonzero" : "0");
+}
+
+static void surfobj_ok(void) { surfobj_case(CUDA_ARRAY3D_SURFACE_LDST); }
+static void surfobj_no_ldst(void) { surfobj_case(0); }
+
+static void surfobj_linear(void)
+{
+	CUDA_RESOURCE_DESC r = { 0 };
+	CUsurfObject o = 0;
+	CUdeviceptr p;
+
+	NEED(cuMemAlloc(&p, 4096));
+	r.resType = CU_RESOURCE_TYPE_LINEAR;
+	r.res.linear.devPtr = p;
+	r.res.linear.format = CU_AD_FORMAT_FLOAT;
+	r.res.linear.numChannels = 1;
+	r.res.linear.sizeInBytes = 256;
+	SAY(cuSurfObjectCreate(&o, &r));
+}
+
+static void mipmap_levels_zero(void)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d = { 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUmipmappedArray m;
+
+	SAY(cuMipmappedArrayCreate(&m, &d, 0));
+}
+
+static void mipmap_level_past(void)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d = { 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUmipmappedArray m;
+	CUarray level;
+	CUDA_ARRAY3D_DESCRIPTOR ld = { 0 };
+	CUresult past;
+
+	NEED(cuMipmappedArrayCreate(&m, &d, 3));
+	past = cuMipmappedArrayGetLevel(&level, m, 3);
+	SAYV(cuMipmappedArrayGetLevel(&level, m, 2), "past=%d", past);
+	if (!strncmp(answer, "CUDA_SUCCESS", 12) &&
+	    !cuArray3DGetDescriptor(&ld, level))
+		SAYV(cuArrayDestroy(level), "past=%d level2=%zux%zu destroy",
+		     past, ld.Width, ld.Height);
+}
+
+static void mipmap_too_many_levels(void)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d = { 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUmipmappedArray m;
+
+	SAY(cuMipmappedArrayCreate(&m, &d, 8));
+}
+
+static void array_memory_requirements(void)
+{
+	CUDA_ARRAY_MEMORY_REQUIREMENTS req = { 0 };
+	CUarray a;
+
+	NEED(make_array(&a, 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	SAYV(cuArrayGetMemoryRequirements(&req, a, 0), "size=%zu align=%zu",
+	     req.size, req.alignment);
+}
+
+static void array_get_plane(void)
+{
+	CUarray a, p = NULL;
+
+	NEED(make_array(&a, 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	SAY(cuArrayGetPlane(&p, a, 0));
+}
+
+static void array_sparse_properties(void)
+{
+	CUDA_ARRAY_SPARSE_PROPERTIES sp;
+	CUarray a;
+
+	NEED(make_array(&a, 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	SAY(cuArrayGetSparseProperties(&sp, a));
+}
+
+static void external_memory_null(void)
+{
+	CUexternalMemory m;
+
+	SAY(cuImportExternalMemory(&m, NULL));
+}
+
+static void external_memory_bad_fd(void)
+{
+	CUDA_EXTERNAL_MEMORY_HANDLE_DESC d = { 0 };
+	CUexternalMemory m;
+
+	d.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+	d.handle.fd = -1;
+	d.size = 4096;
+	SAY(cuImportExternalMemory(&m, &d));
+}
+
+static void graphics_unregister_null(void)
+{
+	SAY(cuGraphicsUnregisterResource(NULL));
+}
+
+static void tensormap_tiled(void)
+{
+	CUtensorMap map;
+	CUdeviceptr p;
+	cuuint64_t dims[2] = { 64, 64 }, strides[1] = { 256 };
+	cuuint32_t box[2] = { 16, 16 }, elem[2] = { 1, 1 };
+
+	NEED(cuMemAlloc(&p, 64 * 256));
+	SAY(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+				   (void *)p, dims, strides, box, elem,
+				   CU_TENSOR_MAP_INTERLEAVE_NONE,
+				   CU_TENSOR_MAP_SWIZZLE_NONE,
+				   CU_TENSOR_MAP_L2_PROMOTION_NONE,
+				   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+static void tensormap_stride_unaligned(void)
+{
+	CUtensorMap map;
+	CUdeviceptr p;
+	cuuint64_t dims[2] = { 64, 64 }, strides[1] = { 260 };
+	cuuint32_t box[2] = { 16, 16 }, elem[2] = { 1, 1 };
+
+	NEED(cuMemAlloc(&p, 64 * 512));
+	SAY(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+				   (void *)p, dims, strides, box, elem,
+				   CU_TENSOR_MAP_INTERLEAVE_NONE,
+				   CU_TENSOR_MAP_SWIZZLE_NONE,
+				   CU_TENSOR_MAP_L2_PROMOTION_NONE,
+				   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+static void memcpy_batch_zero(void)
+{
+	size_t fail = 7;
+
+	SAYV(cuMemcpyBatchAsync(NULL, NULL, NULL, 0, NULL, NULL, 0, 0),
+	     "fail=%zu", fail);
+}
+
 static const struct probe probes[] = {
 	{ "init.bad_flags", init_bad_flags, NO_INIT },
 	{ "init.count_before_init", count_before_init, NO_INIT },
@@ -1535,6 +2504,102 @@ static const struct probe probes[] = {
 	{ "module.load_garbage", module_load_garbage, WITH_CONTEXT },
 	{ "module.load_missing_file", module_load_missing_file, WITH_CONTEXT },
 	{ "launch.null_function", launch_null_function, WITH_CONTEXT },
+	{ "array.create_1d_with_depth", array_1d_with_depth, WITH_CONTEXT },
+	{ "array.create_layered_no_depth", array_layered_no_depth, WITH_CONTEXT },
+	{ "array.create_three_channels", array_three_channels, WITH_CONTEXT },
+	{ "array.create_norm_channels", array_norm_channels, WITH_CONTEXT },
+	{ "array.create_bc1", array_bc1, WITH_CONTEXT },
+	{ "array.create_sparse", array_sparse, WITH_CONTEXT },
+	{ "array.create_unknown_flag", array_unknown_flag, WITH_CONTEXT },
+	{ "array.create_too_wide", array_too_wide, WITH_CONTEXT },
+	{ "array.descriptor_2d_of_3d", array_desc2d_of_3d, WITH_CONTEXT },
+	{ "array.destroy_twice", array_destroy_twice, WITH_CONTEXT },
+	{ "array.sparse_attribute", array_sparse_attribute, WITH_CONTEXT },
+	{ "array.memory_requirements", array_memory_requirements, WITH_CONTEXT },
+	{ "array.get_plane_not_planar", array_get_plane, WITH_CONTEXT },
+	{ "array.sparse_properties_dense", array_sparse_properties, WITH_CONTEXT },
+	{ "copy2d.ok", copy2d_ok, WITH_CONTEXT },
+	{ "copy2d.pitch_short", copy2d_pitch_short, WITH_CONTEXT },
+	{ "copy2d.one_row_no_pitch", copy2d_one_row_no_pitch, WITH_CONTEXT },
+	{ "copy2d.array_x_unaligned", copy2d_array_x_unaligned, WITH_CONTEXT },
+	{ "copy2d.array_width_partial", copy2d_array_width_partial, WITH_CONTEXT },
+	{ "copy2d.array_past_rows", copy2d_array_past_rows, WITH_CONTEXT },
+	{ "copy2d.bad_memory_type", copy2d_bad_type, WITH_CONTEXT },
+	{ "copy2d.null_host", copy2d_null_host, WITH_CONTEXT },
+	{ "copy2d.huge_pitch", copy2d_huge_pitch, WITH_CONTEXT },
+	{ "copy2d.zero_height", copy2d_zero_height, WITH_CONTEXT },
+	{ "copy3d.lod", copy3d_lod, WITH_CONTEXT },
+	{ "copy3d.short_slice", copy3d_short_slice, WITH_CONTEXT },
+	{ "copy.atoh_past_end", atoh_past_end, WITH_CONTEXT },
+	{ "copy.atoh_2d_linear", atoh_2d_linear, WITH_CONTEXT },
+	{ "copy.memset2d_pitch_short", memset2d_pitch_short, WITH_CONTEXT },
+	{ "copy.memset2d16_unaligned", memset2d16_unaligned, WITH_CONTEXT },
+	{ "copy.memset2d32_pitch_odd", memset2d32_pitch_odd, WITH_CONTEXT },
+	{ "texref.create", texref_create, WITH_CONTEXT },
+	{ "texref.surfref_get_array_null", surfref_get_array_null, WITH_CONTEXT },
+	{ "texobj.create", texobj_ok, WITH_CONTEXT },
+	{ "texobj.bad_resource_type", texobj_bad_type, WITH_CONTEXT },
+	{ "texobj.resource_flags", texobj_flags_nonzero, WITH_CONTEXT },
+	{ "texobj.bad_filter", texobj_bad_filter, WITH_CONTEXT },
+	{ "texobj.bad_address_mode", texobj_bad_address, WITH_CONTEXT },
+	{ "texobj.linear_unaligned", texobj_linear_unaligned, WITH_CONTEXT },
+	{ "texobj.null_texture_desc", texobj_null_texdesc, WITH_CONTEXT },
+	{ "texobj.descriptors", texobj_get_desc_round_trip, WITH_CONTEXT },
+	{ "texobj.destroy_zero", texobj_destroy_zero, WITH_CONTEXT },
+	{ "texobj.get_unknown", texobj_get_unknown, WITH_CONTEXT },
+	{ "surfobj.create", surfobj_ok, WITH_CONTEXT },
+	{ "surfobj.no_surface_flag", surfobj_no_ldst, WITH_CONTEXT },
+	{ "surfobj.linear", surfobj_linear, WITH_CONTEXT },
+	{ "mipmap.levels_zero", mipmap_levels_zero, WITH_CONTEXT },
+	{ "mipmap.levels", mipmap_level_past, WITH_CONTEXT },
+	{ "mipmap.too_many_levels", mipmap_too_many_levels, WITH_CONTEXT },
+	{ "external.import_null", external_memory_null, WITH_CONTEXT },
+	{ "external.import_bad_fd", external_memory_bad_fd, WITH_CONTEXT },
+	{ "graphics.unregister_null", graphics_unregister_null, WITH_CONTEXT },
+	{ "tensormap.tiled", tensormap_tiled, WITH_CONTEXT },
+	{ "tensormap.stride_unaligned", tensormap_stride_unaligned, WITH_CONTEXT },
+	{ "copy.batch_zero", memcpy_batch_zero, WITH_CONTEXT },
+	{ "graph.create_flags", graph_create_flags, WITH_CONTEXT },
+	{ "graph.dep_twice", graph_dep_twice, WITH_CONTEXT },
+	{ "graph.dep_self", graph_dep_self, WITH_CONTEXT },
+	{ "graph.remove_missing", graph_remove_missing, WITH_CONTEXT },
+	{ "graph.dep_other_graph", graph_dep_other_graph, WITH_CONTEXT },
+	{ "graph.instantiate_cycle", graph_instantiate_cycle, WITH_CONTEXT },
+	{ "graph.instantiate_bad_flags", graph_instantiate_bad_flags, WITH_CONTEXT },
+	{ "graph.instantiate_upload_flag", graph_instantiate_upload_flag, WITH_CONTEXT },
+	{ "graph.instantiate_device_launch", graph_instantiate_device_launch, WITH_CONTEXT },
+	{ "graph.memset_elem3", graph_memset_elem3, WITH_CONTEXT },
+	{ "graph.memset_zero_width", graph_memset_zero_width, WITH_CONTEXT },
+	{ "graph.child_self", graph_child_self, WITH_CONTEXT },
+	{ "graph.host_null_fn", graph_host_null_fn, WITH_CONTEXT },
+	{ "graph.params_wrong_type", graph_params_wrong_type, WITH_CONTEXT },
+	{ "graph.edges_one_array", graph_edges_one_array, WITH_CONTEXT },
+	{ "graph.nodes_short_array", graph_nodes_short_array, WITH_CONTEXT },
+	{ "graph.find_in_clone_missing", graph_find_in_clone_missing, WITH_CONTEXT },
+	{ "graph.enable_host_node", graph_enable_host_node, WITH_CONTEXT },
+	{ "graph.exec_host_wrong_type", graph_exec_host_wrong_type, WITH_CONTEXT },
+	{ "graph.user_object_flags0", graph_user_object_flags0, WITH_CONTEXT },
+	{ "graph.mem_set_current", graph_mem_set_current, WITH_CONTEXT },
+	{ "graph.mem_set_high_nonzero", graph_mem_set_high_nonzero, WITH_CONTEXT },
+	{ "graph.mem_get_used", graph_mem_get_used, WITH_CONTEXT },
+	{ "capture.legacy", capture_legacy, WITH_CONTEXT },
+	{ "capture.end_not_capturing", capture_end_not_capturing, WITH_CONTEXT },
+	{ "capture.begin_twice", capture_begin_twice, WITH_CONTEXT },
+	{ "capture.bad_mode", capture_bad_mode, WITH_CONTEXT },
+	{ "capture.sync", capture_sync, WITH_CONTEXT },
+	{ "capture.query", capture_query, WITH_CONTEXT },
+	{ "capture.legacy_is_capturing", capture_legacy_is_capturing, WITH_CONTEXT },
+	{ "capture.legacy_host_func", capture_legacy_host_func, WITH_CONTEXT },
+	{ "capture.callback", capture_callback, WITH_CONTEXT },
+	{ "capture.write_value", capture_write_value, WITH_CONTEXT },
+	{ "capture.alloc_async", capture_alloc_async, WITH_CONTEXT },
+	{ "capture.unjoined", capture_unjoined, WITH_CONTEXT },
+	{ "capture.unmatched", capture_unmatched, WITH_CONTEXT },
+	{ "capture.wait_outside_event", capture_wait_outside_event, WITH_CONTEXT },
+	{ "capture.event_query", capture_event_query, WITH_CONTEXT },
+	{ "capture.info_idle", capture_info_idle, WITH_CONTEXT },
+	{ "capture.exchange_bad_mode", capture_exchange_bad_mode, WITH_CONTEXT },
+	{ "capture.destroy_graph", capture_destroy_graph, WITH_CONTEXT },
 };
 
 #define NUM_PROBES (sizeof(probes) / sizeof(probes[0]))
