@@ -171,8 +171,8 @@ else
 fi
 lib=$(chroot "$root" ldd /tmp/prog 2>/dev/null | awk '$1 == "libcumc.so.1" { print $3 }')
 lib=$(chroot "$root" readlink -f "${lib:-/nonexistent}")
-tap_check "it links to libcumc1's /usr/lib/$arch/libcumc.so.1.0.0 (ldd: $lib)" \
-	test "$lib" = "/usr/lib/$arch/libcumc.so.1.0.0"
+tap_check "it links to libcumc1's /usr/lib/$arch/libcumc.so.$version (ldd: $lib)" \
+	test "$lib" = "/usr/lib/$arch/libcumc.so.$version"
 if in_root /tmp/prog && grep -qx '2 devices, granularity [0-9]*' "$log"; then
 	tap_ok "it runs against the package's module: $(<"$log")"
 else

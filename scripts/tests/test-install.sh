@@ -23,6 +23,7 @@ tap_need_vm_root
 stage=$(mktemp -d /tmp/cumc-stage.XXXXXX)
 work=$(mktemp -d /tmp/cumc-install-test.XXXXXX)
 kver=$(uname -r)
+version=$(sed -n 's/^VERSION := //p' "$top/Makefile")
 # The parameters the module was loaded with, to load it again as it was.
 params=()
 for p in /sys/module/cumc/parameters/*; do
@@ -45,7 +46,7 @@ fi
 
 # 2. Every file, the symlinks and the pkg-config prefix.
 files=(
-	"$prefix/lib/libcumc.so.1.0.0" "$prefix/lib/libcumc.a"
+	"$prefix/lib/libcumc.so.$version" "$prefix/lib/libcumc.a"
 	"$prefix/include/cumc/cuda.h" "$prefix/include/cumc/cumc.h"
 	"$prefix/include/cumc/linux/cumc.h" "$prefix/include/cumc/linux/cumc_netlink.h"
 	"$prefix/lib/pkgconfig/libcumc.pc"
@@ -66,12 +67,12 @@ for f in "${files[@]}"; do
 done
 tap_check "all ${#files[@]} files installed${missing:+ (missing: ${missing[*]})}" \
 	test ${#missing[@]} = 0
-tap_check "libcumc.so -> libcumc.so.1 -> libcumc.so.1.0.0" \
+tap_check "libcumc.so -> libcumc.so.1 -> libcumc.so.$version" \
 	test "$(readlink "$stage$prefix/lib/libcumc.so")" = libcumc.so.1 -a \
-	"$(readlink "$stage$prefix/lib/libcumc.so.1")" = libcumc.so.1.0.0 -a \
-	"$(readlink -e "$stage$prefix/lib/libcumc.so")" = "$stage$prefix/lib/libcumc.so.1.0.0"
+	"$(readlink "$stage$prefix/lib/libcumc.so.1")" = libcumc.so.$version -a \
+	"$(readlink -e "$stage$prefix/lib/libcumc.so")" = "$stage$prefix/lib/libcumc.so.$version"
 tap_check "the installed library's SONAME is libcumc.so.1" \
-	bash -c "objdump -p '$stage$prefix/lib/libcumc.so.1.0.0' | grep -qE 'SONAME +libcumc\.so\.1$'"
+	bash -c "objdump -p '$stage$prefix/lib/libcumc.so.$version' | grep -qE 'SONAME +libcumc\.so\.1$'"
 tap_check "modules-load.d/cumc.conf is the example, its cumc line commented" \
 	bash -c "cmp -s packaging/modules-load.d/cumc.conf '$stage/etc/modules-load.d/cumc.conf' &&
 		grep -qx '#cumc' '$stage/etc/modules-load.d/cumc.conf'"
@@ -128,7 +129,7 @@ pc() {
 	PKG_CONFIG_PATH="$stage$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage" \
 		pkg-config "$@" libcumc
 }
-tap_check "pkg-config --modversion libcumc is 1.0.0" test "$(pc --modversion)" = 1.0.0
+tap_check "pkg-config --modversion libcumc is $version" test "$(pc --modversion)" = "$version"
 # shellcheck disable=SC2046 # the flags are words
 if cc -std=c11 -Wall -Werror -o "$work/prog" "$work/prog.c" $(pc --cflags --libs); then
 	tap_ok "a program including cuda.h, cumc.h, linux/cumc.h, linux/cumc_netlink.h builds with pkg-config --cflags --libs libcumc"
