@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "context.h"
@@ -54,6 +55,9 @@ struct libcumc_alloc {
 	CUcontext ctx;
 	unsigned long long buffer_id;
 	unsigned int sync_memops;
+	unsigned int managed;		/* cuMemAllocManaged's flags */
+	/* One per CPU page the allocation touches; NULL until first advised. */
+	struct libcumc_page_advice *advice;
 };
 
 /* One list of chunks with free slots per device and slot size. */
@@ -255,6 +259,14 @@ static void libcumc_chunk_put(struct libcumc_chunk *chunk, CUdeviceptr base)
 	}
 }
 
+/* Ends @a, which the registry's lock protects; @a is gone after. */
+static void libcumc_alloc_remove(struct libcumc_alloc *a)
+{
+	libcumc_chunk_put(a->chunk, a->range.base);
+	free(a->advice);
+	libcumc_ranges_remove(&libcumc_allocs, a);
+}
+
 static CUresult libcumc_alloc_locked(const struct libcumc_driver *drv,
 				     CUdevice dev, size_t size,
 				     size_t granularity,
@@ -286,9 +298,10 @@ static CUresult libcumc_alloc_locked(const struct libcumc_driver *drv,
 }
 
 static CUresult libcumc_mem_alloc(const struct libcumc_driver *drv,
-				  CUdeviceptr *dptr, size_t bytesize)
+				  CUdeviceptr *dptr, size_t bytesize,
+				  unsigned int managed)
 {
-	struct libcumc_alloc a = { .ctx = NULL };
+	struct libcumc_alloc a = { .managed = managed };
 	struct cumc_device_info info;
 	CUdevice dev;
 	CUresult res;
@@ -310,7 +323,14 @@ static CUresult libcumc_mem_alloc(const struct libcumc_driver *drv,
 CUresult libcumc_impl_cuMemAlloc_v2(const struct libcumc_driver *drv,
 				    CUdeviceptr *dptr, size_t bytesize)
 {
-	return libcumc_mem_alloc(drv, dptr, bytesize);
+	return libcumc_mem_alloc(drv, dptr, bytesize, 0);
+}
+
+CUresult libcumc_alloc_managed(const struct libcumc_driver *drv,
+			       CUdeviceptr *dptr, size_t bytesize,
+			       unsigned int flags)
+{
+	return libcumc_mem_alloc(drv, dptr, bytesize, flags);
 }
 
 /*
@@ -336,7 +356,7 @@ CUresult libcumc_impl_cuMemAllocPitch_v2(const struct libcumc_driver *drv,
 	pitch -= pitch % CUMC_PITCH_ALIGN;
 	if (__builtin_mul_overflow(pitch, Height, &size))
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	res = libcumc_mem_alloc(drv, dptr, size);
+	res = libcumc_mem_alloc(drv, dptr, size, 0);
 	if (res == CUDA_SUCCESS)
 		*pPitch = pitch;
 	return res;
@@ -355,12 +375,10 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&libcumc_alloc_lock);
 	a = libcumc_ranges_find(&libcumc_allocs, dptr);
-	if (a && a->range.base == dptr) {
-		libcumc_chunk_put(a->chunk, a->range.base);
-		libcumc_ranges_remove(&libcumc_allocs, a);
-	} else {
+	if (a && a->range.base == dptr)
+		libcumc_alloc_remove(a);
+	else
 		res = CUDA_ERROR_NOT_FOUND;
-	}
 	pthread_mutex_unlock(&libcumc_alloc_lock);
 	/* Memory of the stream-ordered allocator may be freed here too. */
 	if (res == CUDA_ERROR_NOT_FOUND)
@@ -381,6 +399,7 @@ bool libcumc_alloc_lookup(CUdeviceptr addr, struct libcumc_alloc_info *info)
 		info->dev = a->chunk->dev;
 		info->buffer_id = a->buffer_id;
 		info->sync_memops = a->sync_memops;
+		info->managed = a->managed;
 	}
 	pthread_mutex_unlock(&libcumc_alloc_lock);
 	return a;
@@ -398,6 +417,49 @@ bool libcumc_alloc_set_sync_memops(CUdeviceptr addr, unsigned int value)
 	return a;
 }
 
+/* The CPU pages @base and @size touch, as numbers of pages. */
+static void libcumc_page_span(CUdeviceptr base, size_t size, size_t page,
+			      size_t *first, size_t *count)
+{
+	*first = base / page;
+	*count = (base + size - 1) / page - *first + 1;
+}
+
+bool libcumc_managed_visit(CUdeviceptr addr, size_t len,
+			   void (*fn)(struct libcumc_page_advice *pages,
+				      size_t count, void *arg),
+			   void *arg, bool *no_memory)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t first, count, alloc_first, alloc_count;
+	struct libcumc_alloc *a;
+	bool found = false;
+
+	*no_memory = false;
+	if (addr + len - 1 < addr)
+		return false;
+	pthread_mutex_lock(&libcumc_alloc_lock);
+	a = libcumc_ranges_find(&libcumc_allocs, addr);
+	if (!a || !a->managed ||
+	    addr + len > a->range.base + a->range.size)
+		goto out;
+	libcumc_page_span(a->range.base, a->range.size, page, &alloc_first,
+			  &alloc_count);
+	if (!a->advice)
+		a->advice = calloc(alloc_count, sizeof(*a->advice));
+	if (!a->advice) {
+		*no_memory = true;
+		goto out;
+	}
+	/* Inside the allocation, so inside its pages. */
+	libcumc_page_span(addr, len, page, &first, &count);
+	fn(a->advice + (first - alloc_first), count, arg);
+	found = true;
+out:
+	pthread_mutex_unlock(&libcumc_alloc_lock);
+	return found;
+}
+
 void libcumc_alloc_free_context(CUcontext ctx)
 {
 	struct libcumc_alloc *a;
@@ -406,10 +468,8 @@ void libcumc_alloc_free_context(CUcontext ctx)
 	pthread_mutex_lock(&libcumc_alloc_lock);
 	for (i = libcumc_allocs.count; i-- > 0;) {
 		a = (struct libcumc_alloc *)libcumc_allocs.items + i;
-		if (a->ctx != ctx)
-			continue;
-		libcumc_chunk_put(a->chunk, a->range.base);
-		libcumc_ranges_remove(&libcumc_allocs, a);
+		if (a->ctx == ctx)
+			libcumc_alloc_remove(a);
 	}
 	pthread_mutex_unlock(&libcumc_alloc_lock);
 }
@@ -431,6 +491,7 @@ static void libcumc_alloc_forget_parent(void)
 		/* Free each chunk once: when its last slot is met. */
 		if (chunk->slot_class == CUMC_SLOT_CLASSES || !--chunk->used)
 			free(chunk);
+		free(a->advice);
 	}
 	libcumc_ranges_clear(&libcumc_allocs);
 	free(libcumc_lists);

@@ -213,7 +213,8 @@ static CUresult libcumc_host_attribute(const struct libcumc_pointer *p,
 
 /*
  * cuMemAlloc memory answers for its allocation where VMM memory answers
- * for its reservation; the rest comes from the mapping beneath.
+ * for its reservation; the rest comes from the mapping beneath.  Managed
+ * memory (cuMemAllocManaged) is cuMemAlloc memory that says so.
  */
 static bool libcumc_alloc_attribute(const struct libcumc_pointer *p,
 				    CUpointer_attribute attr, void *data)
@@ -235,6 +236,15 @@ static bool libcumc_alloc_attribute(const struct libcumc_pointer *p,
 		return true;
 	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
 		libcumc_put_uint(data, a->sync_memops);
+		return true;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		libcumc_put_uint(data, a->managed != 0);
+		return true;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		/* Managed memory is the host's too, at the same address. */
+		if (!a->managed)
+			return false;
+		memcpy(data, &p->ptr, sizeof(void *));
 		return true;
 	default:
 		return false;

@@ -267,6 +267,9 @@ CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream);
 CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream);
 CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn,
 				       void *userData);
+CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
+					     CUdeviceptr dptr, size_t length,
+					     unsigned int flags);
 
 CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice,
 				      const void *srcHost, size_t ByteCount);

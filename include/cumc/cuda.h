@@ -197,6 +197,17 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
 #endif
 
+/* Managed memory: CUDA 12.2's location-taking forms are the default. */
+#define cuMemAdvise			cuMemAdvise_v2
+#define cuMemPrefetchAsync		__CUDA_API_PTSZ(cuMemPrefetchAsync_v2)
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemPrefetchBatchAsync		__CUDA_API_PTSZ(cuMemPrefetchBatchAsync)
+#define cuMemDiscardBatchAsync		__CUDA_API_PTSZ(cuMemDiscardBatchAsync)
+#define cuMemDiscardAndPrefetchBatchAsync \
+	__CUDA_API_PTSZ(cuMemDiscardAndPrefetchBatchAsync)
+#define cuStreamAttachMemAsync		__CUDA_API_PTSZ(cuStreamAttachMemAsync)
+#endif
+
 /* API version this header describes: 13.0. */
 #define CUDA_VERSION 13000
 
@@ -672,6 +683,39 @@ typedef struct CUmemLocation_st {
 	int id;
 } CUmemLocation_v1;
 typedef CUmemLocation_v1 CUmemLocation;
+
+/* The CPU and no processor, where a device ordinal is expected. */
+#define CU_DEVICE_CPU		((CUdevice)-1)
+#define CU_DEVICE_INVALID	((CUdevice)-2)
+
+/* Managed memory's stream association (cuMemAllocManaged). */
+typedef enum CUmemAttach_flags_enum {
+	CU_MEM_ATTACH_GLOBAL	= 0x1,	/* any stream on any device */
+	CU_MEM_ATTACH_HOST	= 0x2,	/* no stream on any device */
+	CU_MEM_ATTACH_SINGLE	= 0x4	/* one stream of its device */
+} CUmemAttach_flags;
+
+/* Advice on how managed memory is used (cuMemAdvise). */
+typedef enum CUmem_advise_enum {
+	CU_MEM_ADVISE_SET_READ_MOSTLY		= 1,
+	CU_MEM_ADVISE_UNSET_READ_MOSTLY		= 2,
+	CU_MEM_ADVISE_SET_PREFERRED_LOCATION	= 3,
+	CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION	= 4,
+	CU_MEM_ADVISE_SET_ACCESSED_BY		= 5,
+	CU_MEM_ADVISE_UNSET_ACCESSED_BY		= 6
+} CUmem_advise;
+
+/* What cuMemRangeGetAttribute reports of managed memory. */
+typedef enum CUmem_range_attribute_enum {
+	CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY			= 1,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION		= 2,
+	CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY			= 3,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION		= 4,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE		= 5,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID		= 6,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE	= 7,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID	= 8
+} CUmem_range_attribute;
 
 /* Compression request stored in CUmemAllocationProp::allocFlags. */
 typedef enum CUmemAllocationCompType_enum {
@@ -2433,6 +2477,35 @@ CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap,
 					   void *globalAddress);
 CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList,
 				    unsigned int count, CUstream hStream);
+/* Managed memory */
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
+				   unsigned int flags);
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
+			     CUmem_advise advice, CUmemLocation location);
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
+				    CUmemLocation location, unsigned int flags,
+				    CUstream hStream);
+CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes,
+			size_t count, CUmemLocation *prefetchLocs,
+			size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+			unsigned long long flags, CUstream hStream);
+CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes,
+			size_t count, unsigned long long flags,
+			CUstream hStream);
+CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs,
+			size_t *sizes, size_t count,
+			CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+			size_t numPrefetchLocs, unsigned long long flags,
+			CUstream hStream);
+CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize,
+					CUmem_range_attribute attribute,
+					CUdeviceptr devPtr, size_t count);
+CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
+					 CUmem_range_attribute *attributes,
+					 size_t numAttributes,
+					 CUdeviceptr devPtr, size_t count);
+CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr,
+					size_t length, unsigned int flags);
 /* END PROTOTYPES */
 
 /*

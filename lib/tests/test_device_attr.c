@@ -75,6 +75,15 @@ START_TEST(vmm_and_multicast_supported)
 }
 END_TEST
 
+/* Managed memory exists, and every device reaches it as the CPU does. */
+START_TEST(managed_memory_is_advertised)
+{
+	ck_assert_int_eq(DEV0(MANAGED_MEMORY), 1);
+	ck_assert_int_eq(DEV0(CONCURRENT_MANAGED_ACCESS), 1);
+	ck_assert_int_eq(DEV0(PAGEABLE_MEMORY_ACCESS), 0);
+}
+END_TEST
+
 /* What cuMemCreate and friends would refuse must not be advertised. */
 START_TEST(unimplemented_memory_features_answer_zero)
 {
@@ -82,8 +91,6 @@ START_TEST(unimplemented_memory_features_answer_zero)
 	ck_assert_int_eq(DEV0(HOST_NUMA_MEMORY_POOLS_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED), 0);
-	ck_assert_int_eq(DEV0(MANAGED_MEMORY), 0);
-	ck_assert_int_eq(DEV0(CONCURRENT_MANAGED_ACCESS), 0);
 	ck_assert_int_eq(DEV0(DMA_BUF_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(HOST_ALLOC_DMA_BUF_SUPPORTED), 0);
 	ck_assert_int_eq(DEV0(GENERIC_COMPRESSION_SUPPORTED), 0);
@@ -203,6 +210,7 @@ int main(void)
 	tcase_add_test(values, list_covers_the_13_0_header);
 	tcase_add_test(values, vmm_and_multicast_supported);
 	tcase_add_test(values, unimplemented_memory_features_answer_zero);
+	tcase_add_test(values, managed_memory_is_advertised);
 	tcase_add_test(values, memory_pools_answer_what_is_provided);
 	tcase_add_test(values, hopper_h100_sxm_figures);
 	tcase_add_test(values, deprecated_aliases_answer_like_their_successors);

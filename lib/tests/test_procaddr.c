@@ -128,7 +128,7 @@ START_TEST(unknown_symbols_are_not_found)
 {
 	static const char *const unknown[] = {
 		"cuNoSuchFunction", "", "cuinit", "cuInit ", "cuDeviceGetUuid_v2",
-		"cuMemAllocManaged", "cugraphcreate", "cuGraphLaunch ", "cuTexObjectCreate_v2",
+		"cuMemAllocManaged_v2", "cugraphcreate", "cuGraphLaunch ", "cuTexObjectCreate_v2",
 	};
 	size_t i;
 
