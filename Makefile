@@ -94,7 +94,7 @@ CHECK_VM_TESTS += test_nvml
 # Green contexts, checkpoint, coredump, cuLogs*, profiler; NVRTC on libcumc.
 CHECK_VM_TESTS += test_breadth test_nvrtc
 # Managed memory, legacy IPC and the driver API's odds and ends (issue 34).
-CHECK_VM_TESTS += test_managed
+CHECK_VM_TESTS += test_managed test_ipc
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
 CHECK_NODE_TESTS := test_multinode
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)

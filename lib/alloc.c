@@ -90,7 +90,8 @@ static CUresult libcumc_chunk_map(const struct libcumc_driver *drv,
 		descs[i].device = i;
 		descs[i].access = CUMC_ACCESS_READWRITE;
 	}
-	res = libcumc_mem_create(drv, dev, length, 0, &handle);
+	/* Exportable, for the legacy IPC of cuIpcGetMemHandle (ipc.c). */
+	res = libcumc_mem_create(drv, dev, length, CUMC_HANDLE_FD, &handle);
 	if (res == CUDA_SUCCESS) {
 		res = libcumc_va_map_handle(drv, handle, length, descs,
 					    drv->num_devices, base);
@@ -400,6 +401,8 @@ bool libcumc_alloc_lookup(CUdeviceptr addr, struct libcumc_alloc_info *info)
 		info->buffer_id = a->buffer_id;
 		info->sync_memops = a->sync_memops;
 		info->managed = a->managed;
+		info->chunk_base = a->chunk->base;
+		info->chunk_length = a->chunk->length;
 	}
 	pthread_mutex_unlock(&libcumc_alloc_lock);
 	return a;

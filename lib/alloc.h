@@ -18,6 +18,8 @@ struct libcumc_alloc_info {
 	unsigned long long buffer_id;	/* never reused in the process */
 	unsigned int sync_memops;	/* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS */
 	unsigned int managed;		/* cuMemAllocManaged's flags; 0: plain */
+	CUdeviceptr chunk_base;		/* the module's allocation beneath */
+	size_t chunk_length;
 };
 
 /*

@@ -240,6 +240,14 @@ static bool libcumc_alloc_attribute(const struct libcumc_pointer *p,
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 		libcumc_put_uint(data, a->managed != 0);
 		return true;
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+		/* cuIpcGetMemHandle takes cuMemAlloc memory (ipc.c). */
+		libcumc_put_uint(data, !a->managed);
+		return true;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+		/* Its chunk is exportable for IPC; the memory itself is not. */
+		libcumc_put_uint(data, 0);
+		return true;
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
 		/* Managed memory is the host's too, at the same address. */
 		if (!a->managed)

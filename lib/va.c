@@ -434,19 +434,31 @@ CUresult libcumc_impl_cuMemGetAccess(const struct libcumc_driver *drv,
  * A new handle to what is mapped at @addr, each to be released: the real
  * driver hands back the value used to map, which cumc cannot know.
  */
-CUresult libcumc_impl_cuMemRetainAllocationHandle(
-	const struct libcumc_driver *drv, CUmemGenericAllocationHandle *handle,
-	void *addr)
+CUresult libcumc_retain_mapped(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, __u64 *handle)
 {
 	struct cumc_va_query q;
 	CUresult res;
 
-	if (!handle)
-		return CUDA_ERROR_INVALID_VALUE;
-	libcumc_query_init(&q, (uintptr_t)addr, 0, CUMC_VA_QUERY_RETAIN);
+	libcumc_query_init(&q, addr, 0, CUMC_VA_QUERY_RETAIN);
 	res = libcumc_ioctl(drv, CUMC_VA_QUERY, &q,
 			    libcumc_bad_range_is_invalid_value);
 	if (res == CUDA_SUCCESS)
 		*handle = q.out_handle;
+	return res;
+}
+
+CUresult libcumc_impl_cuMemRetainAllocationHandle(
+	const struct libcumc_driver *drv, CUmemGenericAllocationHandle *handle,
+	void *addr)
+{
+	__u64 h;
+	CUresult res;
+
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_retain_mapped(drv, (uintptr_t)addr, &h);
+	if (res == CUDA_SUCCESS)
+		*handle = h;
 	return res;
 }

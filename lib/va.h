@@ -56,6 +56,13 @@ CUresult libcumc_va_map_handle(const struct libcumc_driver *drv,
 			       const struct cumc_access_desc *descs,
 			       __u32 num_descs, CUdeviceptr *addr);
 
+/*
+ * A new handle of the allocation mapped at @addr, to be released
+ * (cuMemRetainAllocationHandle, and ipc.c's exports of cuMemAlloc chunks).
+ */
+CUresult libcumc_retain_mapped(const struct libcumc_driver *drv,
+			       CUdeviceptr addr, __u64 *handle);
+
 /* Unmaps what libcumc_va_map_handle mapped, and frees its reservation. */
 void libcumc_va_unmap_handle(const struct libcumc_driver *drv,
 			     CUdeviceptr addr, size_t length);

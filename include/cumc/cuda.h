@@ -197,6 +197,8 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
 #endif
 
+#define cuIpcOpenMemHandle		cuIpcOpenMemHandle_v2
+
 /* Managed memory: CUDA 12.2's location-taking forms are the default. */
 #define cuMemAdvise			cuMemAdvise_v2
 #define cuMemPrefetchAsync		__CUDA_API_PTSZ(cuMemPrefetchAsync_v2)
@@ -256,6 +258,21 @@ typedef struct CUmemFabricHandle_st {
 	unsigned char data[CU_IPC_HANDLE_SIZE];
 } CUmemFabricHandle_v1;
 typedef CUmemFabricHandle_v1 CUmemFabricHandle;
+
+/* Legacy interprocess handles (cuIpcGetMemHandle, cuIpcGetEventHandle). */
+typedef struct CUipcEventHandle_st {
+	char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcEventHandle_v1;
+typedef CUipcEventHandle_v1 CUipcEventHandle;
+
+typedef struct CUipcMemHandle_st {
+	char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcMemHandle_v1;
+typedef CUipcMemHandle_v1 CUipcMemHandle;
+
+typedef enum CUipcMem_flags_enum {
+	CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1
+} CUipcMem_flags;
 
 /* Flags accepted by cuCtxCreate. */
 typedef enum CUctx_flags_enum {
@@ -2506,6 +2523,15 @@ CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
 					 CUdeviceptr devPtr, size_t count);
 CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr,
 					size_t length, unsigned int flags);
+/* Legacy interprocess memory and events */
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle,
+				    unsigned int Flags);
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle,
+				     CUevent event);
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
+				      CUipcEventHandle handle);
 /* END PROTOTYPES */
 
 /*

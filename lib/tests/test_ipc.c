@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Legacy interprocess memory (lib/ipc.c) between two processes (runs in
+ * the VM): a handle of cuMemAlloc memory, copied by value into another
+ * process, opens there onto the same bytes, counted per open; what cannot
+ * be opened (the exporter's own handles, freed memory, an exporter gone,
+ * garbage) and the event handles cumc does not share.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "child.h"
+#include "vmm.h"
+
+static void setup(void)
+{
+	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
+	vmm_use_device(0);
+}
+
+/* The handle a child opens, and the size and bytes it should find. */
+static CUipcMemHandle shared;
+static size_t shared_size;
+
+static int child_setup(void)
+{
+	CUcontext ctx;
+
+	if (cuInit(0) != CUDA_SUCCESS ||
+	    cuDevicePrimaryCtxRetain(&ctx, 1) != CUDA_SUCCESS ||
+	    cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+		return 1;
+	return 0;
+}
+
+/* Whether all @size bytes at @p are @value. */
+static bool all_bytes(const unsigned char *p, size_t size, unsigned char value)
+{
+	return size && p[0] == value && !memcmp(p, p + 1, size - 1);
+}
+
+/* Reads 0x5a throughout, writes 0xc3 back; two opens, one mapping. */
+static int child_opens_and_writes(void)
+{
+	CUdeviceptr d = 0, again = 0;
+	unsigned char *bytes = malloc(shared_size);
+
+	CHILD_EXPECT(bytes && child_setup() == 0);
+	CHILD_EXPECT(cuIpcOpenMemHandle(&d, shared,
+					CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ==
+		     CUDA_SUCCESS);
+	CHILD_EXPECT(cuMemcpyDtoH(bytes, d, shared_size) == CUDA_SUCCESS);
+	CHILD_EXPECT(all_bytes(bytes, shared_size, 0x5a));
+	CHILD_EXPECT(cuMemsetD8(d, 0xc3, shared_size) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuIpcOpenMemHandle(&again, shared,
+					CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ==
+		     CUDA_SUCCESS);
+	CHILD_EXPECT(again == d);
+	CHILD_EXPECT(cuIpcCloseMemHandle(d) == CUDA_SUCCESS);
+	/* Still open once: still mapped. */
+	CHILD_EXPECT(((volatile unsigned char *)vmm_ptr(d))[0] == 0xc3);
+	CHILD_EXPECT(cuIpcCloseMemHandle(d) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuIpcCloseMemHandle(d) == CUDA_ERROR_INVALID_VALUE);
+	free(bytes);
+	return 0;
+}
+
+static void share_with_child(size_t size)
+{
+	CUdeviceptr before, d;
+	unsigned char *bytes = malloc(size);
+
+	ck_assert_ptr_nonnull(bytes);
+	/* Another allocation first: the shared one is not its chunk's start. */
+	ck_assert_int_eq(cuMemAlloc(&before, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&d, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(d, 0x5a, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcGetMemHandle(&shared, d), CUDA_SUCCESS);
+	shared_size = size;
+	assert_child_passes(child_opens_and_writes);
+	ck_assert_int_eq(cuMemcpyDtoH(bytes, d, size), CUDA_SUCCESS);
+	ck_assert(all_bytes(bytes, size, 0xc3));
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(before), CUDA_SUCCESS);
+	free(bytes);
+}
+
+START_TEST(needs_init)
+{
+	CUipcMemHandle h = { { 0 } };
+	CUipcEventHandle eh = { { 0 } };
+	CUdeviceptr d;
+	CUevent ev;
+
+	ck_assert_int_eq(cuIpcGetMemHandle(&h, 1 << 30), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuIpcOpenMemHandle(&d, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuIpcCloseMemHandle(1 << 30), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuIpcGetEventHandle(&eh, (CUevent)&eh),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuIpcOpenEventHandle(&ev, eh), CUDA_ERROR_NOT_INITIALIZED);
+}
+END_TEST
+
+START_TEST(small_allocation_shared)
+{
+	share_with_child(3000);
+}
+END_TEST
+
+START_TEST(large_allocation_shared)
+{
+	/* Beyond sub-allocation: a chunk of its own, over two granules. */
+	share_with_child(vmm_granularity() + 12345);
+}
+END_TEST
+
+START_TEST(own_handle_is_invalid_context)
+{
+	CUipcMemHandle h;
+	CUdeviceptr d, opened = 0;
+
+	ck_assert_int_eq(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcGetMemHandle(&h, d), CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcOpenMemHandle(&opened, h,
+					    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_uint_eq(opened, 0);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+}
+END_TEST
+
+static int child_open_is_invalid_handle(void)
+{
+	CUdeviceptr d = 0;
+
+	CHILD_EXPECT(child_setup() == 0);
+	CHILD_EXPECT(cuIpcOpenMemHandle(&d, shared,
+					CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ==
+		     CUDA_ERROR_INVALID_HANDLE);
+	CHILD_EXPECT(d == 0);
+	return 0;
+}
+
+START_TEST(freed_memory_opens_nowhere)
+{
+	CUdeviceptr d;
+
+	ck_assert_int_eq(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcGetMemHandle(&shared, d), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+	assert_child_passes(child_open_is_invalid_handle);
+	/* A new allocation at the same address is not the freed one. */
+	ck_assert_int_eq(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	assert_child_passes(child_open_is_invalid_handle);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+}
+END_TEST
+
+static int child_exports_and_exits(void)
+{
+	CUdeviceptr d;
+
+	CHILD_EXPECT(child_setup() == 0);
+	CHILD_EXPECT(cuMemAlloc(&d, 64) == CUDA_SUCCESS);
+	CHILD_EXPECT(cuIpcGetMemHandle(&shared, d) == CUDA_SUCCESS);
+	return 0;
+}
+
+/* The child's handle comes back by value, through a pipe. */
+START_TEST(exporter_gone_opens_nowhere)
+{
+	CUdeviceptr d = 0;
+	int fds[2], status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int res = child_exports_and_exits();
+
+		if (write(fds[1], &shared, sizeof(shared)) != sizeof(shared))
+			res = 1;
+		_exit(res);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(read(fds[0], &shared, sizeof(shared)), sizeof(shared));
+	ck_assert_int_eq(cuIpcOpenMemHandle(&d, shared,
+					    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_uint_eq(d, 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	CUipcMemHandle h, garbage;
+	CUdeviceptr d, managed, opened = 0;
+	struct vmm_buf vmm = vmm_buf_new(0, vmm_granularity());
+	int host;
+
+	memset(&garbage, 0x77, sizeof(garbage));
+	ck_assert_int_eq(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAllocManaged(&managed, 64, CU_MEM_ATTACH_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcGetMemHandle(NULL, d), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcGetMemHandle(&h, managed), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcGetMemHandle(&h, vmm.va), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcGetMemHandle(&h, (CUdeviceptr)&host),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcGetMemHandle(&h, 0), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuIpcGetMemHandle(&h, d), CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcOpenMemHandle(NULL, h,
+					    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcOpenMemHandle(&opened, h, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcOpenMemHandle(&opened, h, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcOpenMemHandle(&opened, garbage,
+					    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_uint_eq(opened, 0);
+	ck_assert_int_eq(cuIpcCloseMemHandle(d), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcCloseMemHandle(0), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcOpenMemHandle(&opened, h,
+					    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	vmm_buf_free(&vmm);
+	ck_assert_int_eq(cuMemFree(managed), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(ipc_capable_pointer_attribute)
+{
+	CUdeviceptr d, managed;
+	unsigned int v = 7;
+
+	ck_assert_int_eq(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAllocManaged(&managed, 64, CU_MEM_ATTACH_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuPointerGetAttribute(&v,
+			 CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, d),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 1);
+	ck_assert_int_eq(cuPointerGetAttribute(&v,
+			 CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, managed),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(cuMemFree(managed), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(event_handles_are_not_supported)
+{
+	CUipcEventHandle eh;
+	CUevent ev, opened = NULL;
+	int v = -1;
+
+	ck_assert_int_eq(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED,
+					      0), CUDA_SUCCESS);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(cuEventCreate(&ev, CU_EVENT_INTERPROCESS |
+				       CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuIpcGetEventHandle(&eh, ev), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuIpcGetEventHandle(NULL, ev), CUDA_ERROR_INVALID_VALUE);
+	memset(&eh, 0, sizeof(eh));
+	ck_assert_int_eq(cuIpcOpenEventHandle(&opened, eh), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_ptr_null(opened);
+	ck_assert_int_eq(cuIpcOpenEventHandle(NULL, eh), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ipc");
+	TCase *mem = tcase_create("memory");
+	TCase *events = tcase_create("events");
+
+	check_add_uninit(s, needs_init);
+
+	tcase_add_checked_fixture(mem, setup, NULL);
+	tcase_add_test(mem, small_allocation_shared);
+	tcase_add_test(mem, large_allocation_shared);
+	tcase_add_test(mem, own_handle_is_invalid_context);
+	tcase_add_test(mem, freed_memory_opens_nowhere);
+	tcase_add_test(mem, exporter_gone_opens_nowhere);
+	tcase_add_test(mem, bad_arguments);
+	tcase_add_test(mem, ipc_capable_pointer_attribute);
+	suite_add_tcase(s, mem);
+
+	tcase_add_checked_fixture(events, setup, NULL);
+	tcase_add_test(events, event_handles_are_not_supported);
+	suite_add_tcase(s, events);
+
+	return check_run_forked(s);
+}
