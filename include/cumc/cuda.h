@@ -1042,6 +1042,19 @@ typedef enum CUoccupancy_flags_enum {
 	CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 0x1
 } CUoccupancy_flags;
 
+/* Whether a function's code is loaded (cuFuncIsLoaded). */
+typedef enum CUfunctionLoadingState_enum {
+	CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
+	CU_FUNCTION_LOADING_STATE_LOADED = 1,
+	CU_FUNCTION_LOADING_STATE_MAX
+} CUfunctionLoadingState;
+
+/* When modules' kernels are loaded (cuModuleGetLoadingMode). */
+typedef enum CUmoduleLoadingMode_enum {
+	CU_MODULE_EAGER_LOADING = 0x1,
+	CU_MODULE_LAZY_LOADING = 0x2
+} CUmoduleLoadingMode;
+
 typedef enum CUfunc_cache_enum {
 	CU_FUNC_CACHE_PREFER_NONE = 0x00,
 	CU_FUNC_CACHE_PREFER_SHARED = 0x01,
@@ -2532,6 +2545,21 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle,
 				     CUevent event);
 CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 				      CUipcEventHandle handle);
+/* What functions and kernels say of themselves */
+CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc);
+CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc);
+CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex,
+				    size_t *paramOffset, size_t *paramSize);
+CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex,
+				      size_t *paramOffset, size_t *paramSize);
+CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc);
+CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
+CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state,
+				CUfunction function);
+CUresult CUDAAPI cuFuncLoad(CUfunction function);
+CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config,
+					CUdevice dev);
+CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode);
 /* END PROTOTYPES */
 
 /*

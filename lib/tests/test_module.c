@@ -186,6 +186,71 @@ START_TEST(functions_are_enumerated)
 }
 END_TEST
 
+/* Names, parameters and owners (lib/function_info.c). */
+START_TEST(functions_describe_themselves)
+{
+	CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_MAX;
+	CUmoduleLoadingMode mode = 0;
+	size_t offset = 99, size = 99;
+	const char *name = NULL;
+	CUlibrary lib, owner = NULL;
+	CUmodule mod, fmod = NULL;
+	CUfunction f = vecadd(&mod);
+	CUkernel k;
+
+	ck_assert_int_eq(cuFuncGetName(&name, f), CUDA_SUCCESS);
+	ck_assert_str_eq(name, "vecAdd");
+	ck_assert_int_eq(cuFuncGetParamInfo(f, 2, &offset, &size), CUDA_SUCCESS);
+	ck_assert_uint_eq(offset, 16);
+	ck_assert_uint_eq(size, 8);
+	ck_assert_int_eq(cuFuncGetParamInfo(f, 3, &offset, NULL), CUDA_SUCCESS);
+	ck_assert_uint_eq(offset, 24);
+	ck_assert_int_eq(cuFuncGetParamInfo(f, 4, &offset, &size),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncGetParamInfo(f, 0, NULL, &size),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncGetModule(&fmod, f), CUDA_SUCCESS);
+	ck_assert_ptr_eq(fmod, mod);
+	ck_assert_int_eq(cuFuncIsLoaded(&state, f), CUDA_SUCCESS);
+	ck_assert_int_eq(state, CU_FUNCTION_LOADING_STATE_LOADED);
+	ck_assert_int_eq(cuFuncLoad(f), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetLoadingMode(&mode), CUDA_SUCCESS);
+	ck_assert_int_eq(mode, CU_MODULE_EAGER_LOADING);
+	ck_assert_int_eq(cuFuncGetName(NULL, f), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncIsLoaded(NULL, f), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuModuleGetLoadingMode(NULL), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuLibraryLoadFromFile(&lib, DATA "/vecadd.ptx", NULL,
+					       NULL, 0, NULL, NULL, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetKernel(&k, lib, "vecAdd"), CUDA_SUCCESS);
+	name = NULL;
+	ck_assert_int_eq(cuKernelGetName(&name, k), CUDA_SUCCESS);
+	ck_assert_str_eq(name, "vecAdd");
+	ck_assert_int_eq(cuKernelGetParamInfo(k, 1, &offset, &size), CUDA_SUCCESS);
+	ck_assert_uint_eq(offset, 8);
+	ck_assert_uint_eq(size, 8);
+	ck_assert_int_eq(cuKernelGetLibrary(&owner, k), CUDA_SUCCESS);
+	ck_assert_ptr_eq(owner, lib);
+	ck_assert_int_eq(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuKernelSetCacheConfig(k, 9, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1,
+						vmm_device_count()),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuLibraryUnload(lib), CUDA_SUCCESS);
+	ck_assert_int_eq(cuKernelGetName(&name, k), CUDA_ERROR_INVALID_HANDLE);
+
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	/* Gone with its module: refused, not a crash. */
+	ck_assert_int_eq(cuFuncGetName(&name, f), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuFuncGetModule(&fmod, f), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuFuncLoad(f), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuFuncGetName(&name, (CUfunction)&name),
+			 CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
 /* More than 48 KiB of dynamic shared memory once the function opts in. */
 START_TEST(shared_memory_opt_in)
 {
@@ -518,6 +583,7 @@ int main(void)
 	tcase_add_test(tc, fault_fails_the_context);
 	tcase_add_test(tc, sass_only_has_no_binary);
 	tcase_add_test(tc, functions_are_enumerated);
+	tcase_add_test(tc, functions_describe_themselves);
 	tcase_add_test(tc, shared_memory_opt_in);
 	tcase_add_test(tc, function_settings);
 	tcase_add_test(tc, library_kernels_run);
