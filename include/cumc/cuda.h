@@ -1042,6 +1042,43 @@ typedef enum CUoccupancy_flags_enum {
 	CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 0x1
 } CUoccupancy_flags;
 
+/* A context's resource limits (cuCtxGetLimit, cuCtxSetLimit). */
+typedef enum CUlimit_enum {
+	CU_LIMIT_STACK_SIZE			= 0x00,
+	CU_LIMIT_PRINTF_FIFO_SIZE		= 0x01,
+	CU_LIMIT_MALLOC_HEAP_SIZE		= 0x02,
+	CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH		= 0x03,
+	CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 0x04,
+	CU_LIMIT_MAX_L2_FETCH_GRANULARITY	= 0x05,
+	CU_LIMIT_PERSISTING_L2_CACHE_SIZE	= 0x06,
+	CU_LIMIT_SHMEM_SIZE			= 0x07,
+	CU_LIMIT_CIG_ENABLED			= 0x08,
+	CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED	= 0x09,
+	CU_LIMIT_MAX
+} CUlimit;
+
+/* Shared memory bank size (deprecated: Hopper's is four bytes). */
+typedef enum CUsharedconfig_enum {
+	CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE		= 0x00,
+	CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE	= 0x01,
+	CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE	= 0x02
+} CUsharedconfig;
+
+/* The deprecated cuDeviceGetProperties' answer. */
+typedef struct CUdevprop_st {
+	int maxThreadsPerBlock;
+	int maxThreadsDim[3];
+	int maxGridSize[3];
+	int sharedMemPerBlock;
+	int totalConstantMemory;
+	int SIMDWidth;
+	int memPitch;
+	int regsPerBlock;
+	int clockRate;
+	int textureAlign;
+} CUdevprop_v1;
+typedef CUdevprop_v1 CUdevprop;
+
 /* Whether a function's code is loaded (cuFuncIsLoaded). */
 typedef enum CUfunctionLoadingState_enum {
 	CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
@@ -2560,6 +2597,31 @@ CUresult CUDAAPI cuFuncLoad(CUfunction function);
 CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config,
 					CUdevice dev);
 CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode);
+/* Contexts' settings and identity */
+CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value);
+CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig);
+CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config);
+CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig);
+CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config);
+CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId);
+CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity,
+				      CUexecAffinityType type);
+CUresult CUDAAPI cuCtxResetPersistingL2Cache(void);
+/* What else a device says of itself */
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
+CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor,
+					   CUdevice dev);
+CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi,
+						CUexecAffinityType type,
+						CUdevice dev);
+CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask,
+				 CUdevice dev);
+CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList,
+						CUdevice dev, int flags);
 /* END PROTOTYPES */
 
 /*

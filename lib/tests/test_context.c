@@ -575,6 +575,83 @@ START_TEST(forked_child_starts_without_contexts)
 }
 END_TEST
 
+/* Limits and the cache preference are the context's own (ctx_config.c). */
+START_TEST(limits_and_settings_per_context)
+{
+	CUcontext primary, created;
+	CUfunc_cache cache = 9;
+	CUsharedconfig bank = 9;
+	unsigned long long id1 = 0, id2 = 0;
+	unsigned int api = 0;
+	size_t v = 0;
+	CUexecAffinityParam aff;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(primary), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE), CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 1024);
+	ck_assert_int_eq(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 4096), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE), CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(cuCtxSetLimit(CU_LIMIT_MAX_L2_FETCH_GRANULARITY, 4096),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_MAX_L2_FETCH_GRANULARITY),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 128);
+	ck_assert_int_eq(cuCtxSetLimit(CU_LIMIT_CIG_ENABLED, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH),
+			 CUDA_ERROR_UNSUPPORTED_LIMIT);
+	ck_assert_int_eq(cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, 4),
+			 CUDA_ERROR_UNSUPPORTED_LIMIT);
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_MAX), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxGetLimit(NULL, CU_LIMIT_STACK_SIZE),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_SHARED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCacheConfig(7), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxGetCacheConfig(&cache), CUDA_SUCCESS);
+	ck_assert_int_eq(cache, CU_FUNC_CACHE_PREFER_SHARED);
+	ck_assert_int_eq(cuCtxGetSharedMemConfig(&bank), CUDA_SUCCESS);
+	ck_assert_int_eq(bank, CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE);
+	ck_assert_int_eq(cuCtxSetSharedMemConfig(CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetSharedMemConfig(3), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxGetApiVersion(NULL, &api), CUDA_SUCCESS);
+	ck_assert_uint_eq(api, 3020);
+	ck_assert_int_eq(cuCtxGetId(NULL, &id1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetExecAffinity(&aff, CU_EXEC_AFFINITY_TYPE_SM_COUNT),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(aff.param.smCount.val, 132);
+	ck_assert_int_eq(cuCtxResetPersistingL2Cache(), CUDA_SUCCESS);
+
+	/* A new context starts from the defaults, with an id of its own. */
+	ck_assert_int_eq(cuCtxCreate(&created, NULL, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE), CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 1024);
+	ck_assert_int_eq(cuCtxGetCacheConfig(&cache), CUDA_SUCCESS);
+	ck_assert_int_eq(cache, CU_FUNC_CACHE_PREFER_NONE);
+	ck_assert_int_eq(cuCtxGetId(created, &id2), CUDA_SUCCESS);
+	ck_assert_uint_ne(id1, id2);
+	ck_assert_int_eq(cuCtxGetId(primary, &id2), CUDA_SUCCESS);
+	ck_assert_uint_eq(id1, id2);
+	ck_assert_int_eq(cuCtxDestroy(created), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetId(created, &id2), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxGetApiVersion(created, &api),
+			 CUDA_ERROR_INVALID_CONTEXT);
+
+	/* The primary context kept its own. */
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE), CUDA_SUCCESS);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxGetId(NULL, &id2), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxResetPersistingL2Cache(), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("context management");
@@ -606,6 +683,7 @@ int main(void)
 	tcase_add_test(ctx, get_current_and_device_bad_arguments);
 	tcase_add_test(ctx, get_device_of_a_given_context);
 	tcase_add_test(ctx, synchronize_needs_a_context);
+	tcase_add_test(ctx, limits_and_settings_per_context);
 	suite_add_tcase(s, ctx);
 
 	tcase_add_checked_fixture(threads, setup, NULL);

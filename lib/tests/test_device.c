@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <cuda.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +262,90 @@ START_TEST(forked_child_initializes_again)
 }
 END_TEST
 
+/* The bus id agrees with the PCI attributes, and names its device back. */
+START_TEST(pci_bus_ids_both_ways)
+{
+	int n = 0, i, domain, bus, device;
+	char id[32], expected[32], cut[5];
+	CUdevice back;
+
+	ck_assert_int_eq(cuDeviceGetCount(&n), CUDA_SUCCESS);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(cuDeviceGetAttribute(&domain,
+				 CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, i), CUDA_SUCCESS);
+		ck_assert_int_eq(cuDeviceGetAttribute(&bus,
+				 CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, i), CUDA_SUCCESS);
+		ck_assert_int_eq(cuDeviceGetAttribute(&device,
+				 CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, i), CUDA_SUCCESS);
+		snprintf(expected, sizeof(expected), "%04X:%02X:%02X.0",
+			 domain, bus, device);
+		ck_assert_int_eq(cuDeviceGetPCIBusId(id, sizeof(id), i),
+				 CUDA_SUCCESS);
+		ck_assert_str_eq(id, expected);
+		back = -1;
+		ck_assert_int_eq(cuDeviceGetByPCIBusId(&back, id), CUDA_SUCCESS);
+		ck_assert_int_eq(back, i);
+		/* Lower case, and without the function, name it too. */
+		snprintf(expected, sizeof(expected), "%x:%x:%x", domain, bus,
+			 device);
+		back = -1;
+		ck_assert_int_eq(cuDeviceGetByPCIBusId(&back, expected),
+				 CUDA_SUCCESS);
+		ck_assert_int_eq(back, i);
+	}
+	ck_assert_int_eq(cuDeviceGetPCIBusId(cut, sizeof(cut), 0), CUDA_SUCCESS);
+	ck_assert_int_eq(strlen(cut), sizeof(cut) - 1);
+	ck_assert_int_eq(cuDeviceGetPCIBusId(NULL, 32, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetPCIBusId(id, 0, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetPCIBusId(id, 32, n), CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuDeviceGetByPCIBusId(&back, "ffff:ff:1f.0"),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuDeviceGetByPCIBusId(&back, "not a bus id"),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetByPCIBusId(&back, "0000:01:00.1"),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetByPCIBusId(NULL, id), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetByPCIBusId(&back, NULL), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(deprecated_and_platform_queries)
+{
+	int major = 0, minor = -1, v = -1;
+	CUexecAffinityType bad = CU_EXEC_AFFINITY_TYPE_MAX;
+	unsigned int mask;
+	char luid[8];
+	CUdevprop prop;
+
+	ck_assert_int_eq(cuDeviceComputeCapability(&major, &minor, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(major, 9);
+	ck_assert_int_eq(minor, 0);
+	ck_assert_int_eq(cuDeviceComputeCapability(NULL, &minor, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceComputeCapability(&major, &minor, -1),
+			 CUDA_ERROR_INVALID_DEVICE);
+	memset(&prop, 0, sizeof(prop));
+	ck_assert_int_eq(cuDeviceGetProperties(&prop, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(prop.maxThreadsPerBlock, 1024);
+	ck_assert_int_eq(prop.maxThreadsDim[2], 64);
+	ck_assert_int_eq(prop.maxGridSize[0], 2147483647);
+	ck_assert_int_eq(prop.SIMDWidth, 32);
+	ck_assert_int_eq(prop.sharedMemPerBlock, 48 * 1024);
+	ck_assert_int_eq(cuDeviceGetProperties(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetExecAffinitySupport(&v,
+			 CU_EXEC_AFFINITY_TYPE_SM_COUNT, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(cuDeviceGetExecAffinitySupport(&v, bad, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetLuid(luid, &mask, 0), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuDeviceGetLuid(NULL, &mask, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetNvSciSyncAttributes(luid, 0, 1),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuDeviceGetNvSciSyncAttributes(NULL, 0, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("device management");
@@ -282,6 +367,8 @@ int main(void)
 	tcase_add_test(tc, pci_locations_are_distinct);
 	tcase_add_test(tc, attribute_bad_arguments_refused);
 	tcase_add_test(tc, forked_child_initializes_again);
+	tcase_add_test(tc, pci_bus_ids_both_ways);
+	tcase_add_test(tc, deprecated_and_platform_queries);
 	suite_add_tcase(s, tc);
 
 	return check_run_forked(s);
