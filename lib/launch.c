@@ -552,3 +552,20 @@ CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val,
 	libcumc_module_put(fn->mod);
 	return res;
 }
+
+/*
+ * Deprecated since CUDA 11.3 and gone from CUDA 13's runtime: the
+ * devices answer COOPERATIVE_MULTI_DEVICE_LAUNCH 0, so no such launch
+ * is made; cuLaunchCooperativeKernel on each device's stream is the way.
+ */
+CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(
+	CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices,
+	unsigned int flags)
+{
+	(void)flags;
+	if (!launchParamsList || !numDevices)
+		return CUDA_ERROR_INVALID_VALUE;
+	libcumc_log_note("multi-device cooperative launches are not "
+			 "supported: use cuLaunchCooperativeKernel per device");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}

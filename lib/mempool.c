@@ -732,3 +732,74 @@ CUresult libcumc_impl_cuDeviceSetMemPool(const struct libcumc_driver *drv,
 	pthread_mutex_unlock(&libcumc_pools_lock);
 	return res;
 }
+
+/*
+ * CUDA 13.0's pools by location and allocation type: device memory's
+ * pools are the devices' above.  cumc has no host pools
+ * (HOST_MEMORY_POOLS_SUPPORTED is 0) and no managed pools: the default
+ * pool of those is NOT_SUPPORTED, which the documentation lists for it;
+ * getting or setting the current one, whose documentation lists
+ * INVALID_VALUE only, is INVALID_VALUE.
+ */
+static CUresult libcumc_pool_location_check(const CUmemLocation *location,
+					    CUmemAllocationType type)
+{
+	if (!location)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type == CU_MEM_ALLOCATION_TYPE_PINNED) {
+		switch (location->type) {
+		case CU_MEM_LOCATION_TYPE_DEVICE:
+			return CUDA_SUCCESS;
+		case CU_MEM_LOCATION_TYPE_HOST:
+		case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+			return CUDA_ERROR_NOT_SUPPORTED;
+		default:
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	if (type == CU_MEM_ALLOCATION_TYPE_MANAGED) {
+		switch (location->type) {
+		case CU_MEM_LOCATION_TYPE_NONE:
+		case CU_MEM_LOCATION_TYPE_DEVICE:
+		case CU_MEM_LOCATION_TYPE_HOST:
+		case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+			return CUDA_ERROR_NOT_SUPPORTED;
+		default:
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult libcumc_impl_cuMemGetDefaultMemPool(const struct libcumc_driver *drv,
+					     CUmemoryPool *pool_out,
+					     CUmemLocation *location,
+					     CUmemAllocationType type)
+{
+	CUresult res = libcumc_pool_location_check(location, type);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_impl_cuDeviceGetDefaultMemPool(drv, pool_out,
+						      location->id);
+}
+
+CUresult libcumc_impl_cuMemGetMemPool(const struct libcumc_driver *drv,
+				      CUmemoryPool *pool,
+				      CUmemLocation *location,
+				      CUmemAllocationType type)
+{
+	if (libcumc_pool_location_check(location, type) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_impl_cuDeviceGetMemPool(drv, pool, location->id);
+}
+
+CUresult libcumc_impl_cuMemSetMemPool(const struct libcumc_driver *drv,
+				      CUmemLocation *location,
+				      CUmemAllocationType type,
+				      CUmemoryPool pool)
+{
+	if (libcumc_pool_location_check(location, type) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_impl_cuDeviceSetMemPool(drv, location->id, pool);
+}

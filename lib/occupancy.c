@@ -26,6 +26,7 @@
 #include "device_attr.h"
 #include "internal.h"
 #include "kernel.h"
+#include "log.h"
 #include "occupancy.h"
 
 #define CUMC_WARP_SIZE 32u
@@ -223,4 +224,38 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(
 	*dynamicSmemSize = avail;
 	libcumc_module_put(fn->mod);
 	return CUDA_SUCCESS;
+}
+
+/*
+ * Clusters: cumc launches none (CLUSTER_LAUNCH is 0), so there is no
+ * cluster occupancy to answer.  The function is checked first, as for
+ * the other occupancy queries.
+ */
+static CUresult libcumc_cluster_query(int *out, CUfunction func,
+				      const CUlaunchConfig *config)
+{
+	struct libcumc_function *fn;
+	CUresult res = libcumc_occupancy_begin(func, &fn);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_module_put(fn->mod);
+	if (!out || !config)
+		return CUDA_ERROR_INVALID_VALUE;
+	libcumc_log_note("cumc launches no thread block clusters");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters,
+					      CUfunction func,
+					      const CUlaunchConfig *config)
+{
+	return libcumc_cluster_query(numClusters, func, config);
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize,
+						    CUfunction func,
+						    const CUlaunchConfig *config)
+{
+	return libcumc_cluster_query(clusterSize, func, config);
 }

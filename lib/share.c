@@ -24,6 +24,7 @@
 
 #include "entry.h"
 #include "internal.h"
+#include "log.h"
 
 static_assert(sizeof(CUmemFabricHandle) == CUMC_FABRIC_HANDLE_SIZE,
 	      "a fabric handle is the module's 64 bytes");
@@ -188,4 +189,22 @@ CUresult libcumc_impl_cuMemImportFromShareableHandle(
 	if (shHandleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
 		return libcumc_import_fd(drv, handle, osHandle);
 	return libcumc_import_fabric(drv, handle, osHandle);
+}
+
+/*
+ * dma-buf exports of device memory: cumc's memory is not a device's BAR
+ * a NIC could reach (DMA_BUF_SUPPORTED is 0).  The arguments are checked
+ * first, as for any call.
+ */
+CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
+					       size_t size,
+					       CUmemRangeHandleType handleType,
+					       unsigned long long flags)
+{
+	if (!handle || !dptr || !size ||
+	    handleType != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD ||
+	    (flags & ~(unsigned long long)CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE))
+		return CUDA_ERROR_INVALID_VALUE;
+	libcumc_log_note("cumc memory has no dma-buf");
+	return CUDA_ERROR_NOT_SUPPORTED;
 }

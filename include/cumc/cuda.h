@@ -1079,6 +1079,31 @@ typedef struct CUdevprop_st {
 } CUdevprop_v1;
 typedef CUdevprop_v1 CUdevprop;
 
+/* cuLaunchCooperativeKernelMultiDevice's launches (deprecated). */
+typedef struct CUDA_LAUNCH_PARAMS_st {
+	CUfunction function;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+	void **kernelParams;
+} CUDA_LAUNCH_PARAMS_v1;
+typedef CUDA_LAUNCH_PARAMS_v1 CUDA_LAUNCH_PARAMS;
+
+/* cuMemGetHandleForAddressRange's handle types and flags. */
+typedef enum CUmemRangeHandleType_enum {
+	CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 0x1,
+	CU_MEM_RANGE_HANDLE_TYPE_MAX = 0x7FFFFFFF
+} CUmemRangeHandleType;
+
+typedef enum CUmemRangeFlags_enum {
+	CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 0x1
+} CUmemRangeFlags;
+
 /* Whether a function's code is loaded (cuFuncIsLoaded). */
 typedef enum CUfunctionLoadingState_enum {
 	CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
@@ -2622,6 +2647,28 @@ CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask,
 				 CUdevice dev);
 CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList,
 						CUdevice dev, int flags);
+/* Memory pools by location and allocation type (CUDA 13.0) */
+CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out,
+					CUmemLocation *location,
+					CUmemAllocationType type);
+CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location,
+				 CUmemAllocationType type);
+CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location,
+				 CUmemAllocationType type, CUmemoryPool pool);
+/* Cluster occupancy, multi-device cooperative launches, dma-buf */
+CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters,
+					      CUfunction func,
+					      const CUlaunchConfig *config);
+CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize,
+						    CUfunction func,
+						    const CUlaunchConfig *config);
+CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(
+	CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices,
+	unsigned int flags);
+CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
+					       size_t size,
+					       CUmemRangeHandleType handleType,
+					       unsigned long long flags);
 /* END PROTOTYPES */
 
 /*

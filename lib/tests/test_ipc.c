@@ -282,6 +282,33 @@ START_TEST(event_handles_are_not_supported)
 }
 END_TEST
 
+/* No dma-buf of cumc memory: NOT_SUPPORTED once the arguments are right. */
+START_TEST(no_dma_buf_handles)
+{
+	CUdeviceptr d;
+	int fd = -1;
+
+	ck_assert_int_eq(cuMemAlloc(&d, 4096), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemGetHandleForAddressRange(&fd, d, 4096,
+			 CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMemGetHandleForAddressRange(&fd, d, 4096,
+			 CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+			 CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMemGetHandleForAddressRange(NULL, d, 4096,
+			 CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemGetHandleForAddressRange(&fd, d, 4096, 2, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemGetHandleForAddressRange(&fd, d, 4096,
+			 CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ipc");
@@ -298,6 +325,7 @@ int main(void)
 	tcase_add_test(mem, exporter_gone_opens_nowhere);
 	tcase_add_test(mem, bad_arguments);
 	tcase_add_test(mem, ipc_capable_pointer_attribute);
+	tcase_add_test(mem, no_dma_buf_handles);
 	suite_add_tcase(s, mem);
 
 	tcase_add_checked_fixture(events, setup, NULL);

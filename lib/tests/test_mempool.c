@@ -929,6 +929,62 @@ START_TEST(access_bad_arguments_refused)
 }
 END_TEST
 
+/* CUDA 13.0's names: a location and an allocation type. */
+START_TEST(pools_by_location)
+{
+	CUmemLocation dev1 = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 1 };
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
+	CUmemLocation none = { .type = CU_MEM_LOCATION_TYPE_NONE, .id = 0 };
+	CUmemLocation bad = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = -1 };
+	CUmemoryPool def = NULL, by_loc = NULL, pool;
+
+	ck_assert_int_eq(cuDeviceGetDefaultMemPool(&def, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemGetDefaultMemPool(&by_loc, &dev1,
+						CU_MEM_ALLOCATION_TYPE_PINNED),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(by_loc, def);
+	ck_assert_int_eq(cuMemGetMemPool(&by_loc, &dev1,
+					 CU_MEM_ALLOCATION_TYPE_PINNED), CUDA_SUCCESS);
+	ck_assert_ptr_eq(by_loc, def);
+	pool = new_pool(1, CU_MEM_HANDLE_TYPE_NONE);
+	ck_assert_int_eq(cuMemSetMemPool(&dev1, CU_MEM_ALLOCATION_TYPE_PINNED,
+					 pool), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDeviceGetMemPool(&by_loc, 1), CUDA_SUCCESS);
+	ck_assert_ptr_eq(by_loc, pool);
+	/* A pool of another location is refused. */
+	dev1.id = 0;
+	ck_assert_int_eq(cuMemSetMemPool(&dev1, CU_MEM_ALLOCATION_TYPE_PINNED,
+					 pool), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuMemGetDefaultMemPool(&by_loc, &host,
+						CU_MEM_ALLOCATION_TYPE_PINNED),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMemGetDefaultMemPool(&by_loc, &none,
+						CU_MEM_ALLOCATION_TYPE_MANAGED),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMemGetDefaultMemPool(&by_loc, &none,
+						CU_MEM_ALLOCATION_TYPE_PINNED),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemGetDefaultMemPool(&by_loc, &bad,
+						CU_MEM_ALLOCATION_TYPE_PINNED),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuMemGetDefaultMemPool(&by_loc, NULL,
+						CU_MEM_ALLOCATION_TYPE_PINNED),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemGetMemPool(&by_loc, &host,
+					 CU_MEM_ALLOCATION_TYPE_PINNED),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemGetMemPool(&by_loc, &bad,
+					 CU_MEM_ALLOCATION_TYPE_PINNED),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemSetMemPool(&host, CU_MEM_ALLOCATION_TYPE_PINNED,
+					 pool), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemGetMemPool(&by_loc, &dev1, 7),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+}
+END_TEST
+
 START_TEST(default_and_current_pools)
 {
 	CUmemoryPool def = NULL, def2 = NULL, cur = NULL, pool, other;
@@ -1490,6 +1546,7 @@ int main(void)
 	tcase_add_test(pools, access_defaults_and_changes);
 	tcase_add_loop_test(pools, access_bad_arguments_refused, 0, NUM_BAD_ACCESS);
 	tcase_add_test(pools, default_and_current_pools);
+	tcase_add_test(pools, pools_by_location);
 	tcase_add_test(pools, alloc_async_follows_the_streams_device);
 	tcase_add_test(pools, device_pool_bad_arguments_refused);
 	suite_add_tcase(s, pools);

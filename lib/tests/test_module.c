@@ -251,6 +251,39 @@ START_TEST(functions_describe_themselves)
 }
 END_TEST
 
+/* What cumc does not launch answers NOT_SUPPORTED, after the checks. */
+START_TEST(clusters_and_multi_device_launches)
+{
+	CUlaunchConfig config = { .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1,
+				  .blockDimX = 32, .blockDimY = 1,
+				  .blockDimZ = 1 };
+	CUDA_LAUNCH_PARAMS params = { .gridDimX = 1 };
+	CUmodule mod;
+	CUfunction f = vecadd(&mod);
+	int n = -1;
+
+	ck_assert_int_eq(cuOccupancyMaxActiveClusters(&n, f, &config),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuOccupancyMaxPotentialClusterSize(&n, f, &config),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuOccupancyMaxActiveClusters(NULL, f, &config),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyMaxPotentialClusterSize(&n, f, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuOccupancyMaxActiveClusters(&n, (CUfunction)&n, &config),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(n, -1);
+	params.function = f;
+	ck_assert_int_eq(cuLaunchCooperativeKernelMultiDevice(&params, 1, 0),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuLaunchCooperativeKernelMultiDevice(NULL, 1, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLaunchCooperativeKernelMultiDevice(&params, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+}
+END_TEST
+
 /* More than 48 KiB of dynamic shared memory once the function opts in. */
 START_TEST(shared_memory_opt_in)
 {
@@ -584,6 +617,7 @@ int main(void)
 	tcase_add_test(tc, sass_only_has_no_binary);
 	tcase_add_test(tc, functions_are_enumerated);
 	tcase_add_test(tc, functions_describe_themselves);
+	tcase_add_test(tc, clusters_and_multi_device_launches);
 	tcase_add_test(tc, shared_memory_opt_in);
 	tcase_add_test(tc, function_settings);
 	tcase_add_test(tc, library_kernels_run);
