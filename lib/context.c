@@ -166,6 +166,32 @@ CUresult libcumc_impl_cuCtxCreate_v4(const struct libcumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The older ABIs of cuCtxCreate, which binaries built against headers
+ * before CUDA 12.5 (_v2) and 11.4 (_v3) link to: the same context, with
+ * no parameters or with only the execution-affinity array.
+ */
+CUresult libcumc_impl_cuCtxCreate_v2(const struct libcumc_driver *drv,
+				     CUcontext *pctx, unsigned int flags,
+				     CUdevice dev)
+{
+	return libcumc_impl_cuCtxCreate_v4(drv, pctx, NULL, flags, dev);
+}
+
+CUresult libcumc_impl_cuCtxCreate_v3(const struct libcumc_driver *drv,
+				     CUcontext *pctx,
+				     CUexecAffinityParam *paramsArray,
+				     int numParams, unsigned int flags,
+				     CUdevice dev)
+{
+	CUctxCreateParams params = {
+		.execAffinityParams = paramsArray,
+		.numExecAffinityParams = numParams,
+	};
+
+	return libcumc_impl_cuCtxCreate_v4(drv, pctx, &params, flags, dev);
+}
+
 CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 {
 	CUresult res;

@@ -652,6 +652,46 @@ START_TEST(limits_and_settings_per_context)
 }
 END_TEST
 
+/* Binaries built against older headers call cuCtxCreate_v2 and _v3. */
+START_TEST(older_create_abis)
+{
+	CUresult (*v2)(CUcontext *, unsigned int, CUdevice);
+	CUresult (*v3)(CUcontext *, CUexecAffinityParam *, int, unsigned int,
+		       CUdevice);
+	CUexecAffinityParam aff = { .type = CU_EXEC_AFFINITY_TYPE_SM_COUNT,
+				    .param.smCount.val = 8 };
+	CUdriverProcAddressQueryResult status;
+	CUcontext ctx = NULL, cur = NULL;
+	unsigned int flags = 0;
+	void *fn = NULL;
+
+	ck_assert_int_eq(cuGetProcAddress("cuCtxCreate", &fn, 3020, 0, &status),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(fn);
+	v2 = (CUresult (*)(CUcontext *, unsigned int, CUdevice))fn;
+	ck_assert_int_eq(cuGetProcAddress("cuCtxCreate", &fn, 11040, 0, &status),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(fn);
+	v3 = (CUresult (*)(CUcontext *, CUexecAffinityParam *, int,
+			   unsigned int, CUdevice))fn;
+
+	ck_assert_int_eq(v2(&ctx, CU_CTX_SCHED_YIELD, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	ck_assert_ptr_eq(cur, ctx);
+	ck_assert_int_eq(cuCtxGetFlags(&flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags & CU_CTX_SCHED_MASK, CU_CTX_SCHED_YIELD);
+	ck_assert_int_eq(cuCtxDestroy(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(v2(NULL, 0, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(v2(&ctx, 0, device_count()), CUDA_ERROR_INVALID_DEVICE);
+
+	ck_assert_int_eq(v3(&ctx, NULL, 0, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxDestroy(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(v3(&ctx, &aff, 1, 0, 0),
+			 CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
+	ck_assert_int_eq(v3(&ctx, NULL, 1, 0, 0), CUDA_ERROR_INVALID_VALUE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("context management");
@@ -684,6 +724,7 @@ int main(void)
 	tcase_add_test(ctx, get_device_of_a_given_context);
 	tcase_add_test(ctx, synchronize_needs_a_context);
 	tcase_add_test(ctx, limits_and_settings_per_context);
+	tcase_add_test(ctx, older_create_abis);
 	suite_add_tcase(s, ctx);
 
 	tcase_add_checked_fixture(threads, setup, NULL);

@@ -87,6 +87,10 @@ START_TEST(newest_fitting_version_wins)
 			 (void *)cuCtxSynchronize_v2);
 	ck_assert_ptr_eq(FOUND("cuDeviceGetUuid", 11030), (void *)cuDeviceGetUuid_v2);
 	ck_assert_ptr_eq(FOUND("cuCtxCreate", 12050), (void *)cuCtxCreate_v4);
+	/* The older ABIs are functions of their own, each at its version. */
+	ck_assert_ptr_ne(FOUND("cuCtxCreate", 3020), (void *)cuCtxCreate_v4);
+	ck_assert_ptr_ne(FOUND("cuCtxCreate", 12040), (void *)cuCtxCreate_v4);
+	ck_assert_ptr_ne(FOUND("cuCtxCreate", 3020), FOUND("cuCtxCreate", 11040));
 	ck_assert_ptr_eq(FOUND("cuMemCreate", 10020), (void *)cuMemCreate);
 	/* The binds that name their device exist for 13.1 callers only. */
 	ck_assert_ptr_eq(FOUND("cuMulticastBindMem", 13000),
@@ -117,7 +121,7 @@ START_TEST(too_old_version_is_not_sufficient)
 	lookup("cuMemCreate", 10010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	lookup("cuGetProcAddress", 11020, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	/* Left out: their ABI of that version differs from every function. */
-	lookup("cuCtxCreate", 12040, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuCtxCreate", 3010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	lookup("cuMemGetInfo", 3010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	lookup("cuInit", 0, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	lookup("cuInit", -1, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
