@@ -410,6 +410,37 @@ def t_mc_teardown():
     refused(CU.CUDA_ERROR_INVALID_VALUE, driver.cuMulticastAddDevice, s["mc"], s["devs"][0])
 
 
+def t_managed():
+    # Managed memory through cuda.bindings: allocated, advised, prefetched,
+    # its attributes read back, and the same bytes for the CPU and copies.
+    size = 2 * 4096
+    ptr = call(driver.cuMemAllocManaged, size,
+               driver.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL.value)
+    try:
+        managed = call(driver.cuPointerGetAttribute,
+                       driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr)
+        assert managed == 1, "IS_MANAGED is %r" % managed
+        src = pattern(size, 5)
+        call(driver.cuMemcpyHtoD, ptr, src, size)
+        same_bytes(read_back(ptr, size), src, "managed round trip")
+        loc = driver.CUmemLocation()
+        loc.type = driver.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+        loc.id = 0
+        call(driver.cuMemAdvise, ptr, size,
+             driver.CUmem_advise.CU_MEM_ADVISE_SET_READ_MOSTLY, loc)
+        call(driver.cuMemPrefetchAsync, ptr, size, loc, 0, driver.CUstream(0))
+        rng = driver.CUmem_range_attribute
+        mostly = call(driver.cuMemRangeGetAttribute, 4,
+                      rng.CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, ptr, size)
+        assert int(mostly) == 1, "READ_MOSTLY is %r" % mostly
+        last = call(driver.cuMemRangeGetAttribute, 4,
+                    rng.CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, ptr, size)
+        assert int(last) == 0, "LAST_PREFETCH_LOCATION is %r" % last
+        refused(CU.CUDA_ERROR_INVALID_VALUE, driver.cuMemAllocManaged, size, 0)
+    finally:
+        call(driver.cuMemFree, ptr)
+
+
 def t_garbage_handles():
     garbage = 0x7EADBEEF0000
     refused(CU.CUDA_ERROR_INVALID_VALUE, driver.cuMemRelease, garbage)
@@ -737,6 +768,8 @@ END_CHECKS = [
      t_per_thread_default_stream),
     ("a graph of a set and a copy node, and one captured from a stream, launched",
      t_graph),
+    ("cuMemAllocManaged, cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute",
+     t_managed),
     ("cuDevicePrimaryCtxRelease", t_release_context),
 ]
 CORE_CHECKS = [
