@@ -3,7 +3,8 @@
  * What else a device says of itself: its PCI bus id both ways,
  * cuDeviceComputeCapability and cuDeviceGetProperties (the deprecated
  * forms of attributes), cuDeviceGetExecAffinitySupport, and the
- * Windows- and NvSci-only queries that cumc answers NOT_SUPPORTED.
+ * Windows- and NvSci-only queries and cuFlushGPUDirectRDMAWrites, which
+ * cumc answers NOT_SUPPORTED.
  *
  * The bus id is the module's PCI location (CUMC_DEVICE_INFO), the one
  * the PCI attributes and NVML give, written as the CUDA runtime writes
@@ -203,5 +204,28 @@ CUresult libcumc_impl_cuDeviceGetNvSciSyncAttributes(
 	if (flags & ~3)
 		return CUDA_ERROR_INVALID_VALUE;
 	libcumc_log_note("cumc has no NvSciSync");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/*
+ * No third-party device writes into cumc's memory over GPUDirect RDMA:
+ * the devices answer GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS 0, which says
+ * this call is not supported.
+ */
+CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(
+	CUflushGPUDirectRDMAWritesTarget target,
+	CUflushGPUDirectRDMAWritesScope scope)
+{
+	CUdevice dev;
+	CUresult res;
+
+	if (target != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX ||
+	    (scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER &&
+	     scope != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_log_note("cumc has no GPUDirect RDMA writes to flush");
 	return CUDA_ERROR_NOT_SUPPORTED;
 }

@@ -2,8 +2,9 @@
 /*
  * What a function or kernel says of itself: cuFuncGetName, cuKernelGetName,
  * cuFuncGetParamInfo, cuKernelGetParamInfo, cuFuncGetModule,
- * cuKernelGetLibrary, cuFuncIsLoaded, cuFuncLoad, cuKernelSetCacheConfig
- * and cuModuleGetLoadingMode, over the registry of modules (kernel.h).
+ * cuKernelGetLibrary, cuFuncIsLoaded, cuFuncLoad, cuKernelSetCacheConfig,
+ * cuModuleGetLoadingMode, cuLibraryGetManaged and
+ * cuLibraryGetUnifiedFunction, over the registry of modules (kernel.h).
  *
  * cumc translates a module's every kernel when it is loaded, so a
  * function is always loaded and the loading mode is eager.
@@ -170,4 +171,36 @@ CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 		return CUDA_ERROR_INVALID_VALUE;
 	*mode = CU_MODULE_EAGER_LOADING;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * A library's names beyond its kernels and globals: cumc loads PTX, whose
+ * managed variables are globals like the others (cuLibraryGetGlobal), and
+ * which has no unified functions.  No name is found.
+ */
+static CUresult libcumc_library_name(CUlibrary library, const char *name)
+{
+	CUresult res = libcumc_library_check(library);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return name ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Either output may be NULL, as for cuLibraryGetGlobal. */
+CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes,
+				     CUlibrary library, const char *name)
+{
+	(void)dptr;
+	(void)bytes;
+	return libcumc_library_name(library, name);
+}
+
+CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library,
+					     const char *symbol)
+{
+	CUresult res = libcumc_library_name(library, symbol);
+
+	return res == CUDA_ERROR_NOT_FOUND && !fptr ?
+	       CUDA_ERROR_INVALID_VALUE : res;
 }

@@ -40,6 +40,8 @@ CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out);
 /* The same for the live kernel (a library's function) @k names. */
 CUresult libcumc_kernel_get(CUkernel k, struct libcumc_function **out);
 void libcumc_module_put(struct libcumc_module *mod);
+/* CUDA_ERROR_INVALID_HANDLE unless @library is a live library. */
+CUresult libcumc_library_check(CUlibrary library);
 /* The PTX ISA version of @fn's module, major * 10 + minor. */
 unsigned int libcumc_function_ptx_version(const struct libcumc_function *fn);
 

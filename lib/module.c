@@ -284,6 +284,19 @@ static struct libcumc_module *libcumc_module_find(const void *h, bool library)
 	return NULL;
 }
 
+CUresult libcumc_library_check(CUlibrary library)
+{
+	CUresult res = libcumc_handle_check();
+
+	if (res != CUDA_ERROR_INVALID_HANDLE)
+		return res;
+	pthread_mutex_lock(&libcumc_modules_lock);
+	if (libcumc_module_find(library, true))
+		res = CUDA_SUCCESS;
+	pthread_mutex_unlock(&libcumc_modules_lock);
+	return res;
+}
+
 void libcumc_module_put(struct libcumc_module *mod)
 {
 	bool last;

@@ -1104,6 +1104,16 @@ typedef enum CUmemRangeFlags_enum {
 	CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 0x1
 } CUmemRangeFlags;
 
+/* cuFlushGPUDirectRDMAWrites' target and scope. */
+typedef enum CUflushGPUDirectRDMAWritesTarget_enum {
+	CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX = 0
+} CUflushGPUDirectRDMAWritesTarget;
+
+typedef enum CUflushGPUDirectRDMAWritesScope_enum {
+	CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER = 100,
+	CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES = 200
+} CUflushGPUDirectRDMAWritesScope;
+
 /* Whether a function's code is loaded (cuFuncIsLoaded). */
 typedef enum CUfunctionLoadingState_enum {
 	CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
@@ -2669,6 +2679,13 @@ CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
 					       size_t size,
 					       CUmemRangeHandleType handleType,
 					       unsigned long long flags);
+CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes,
+				     CUlibrary library, const char *name);
+CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library,
+					     const char *symbol);
+CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(
+	CUflushGPUDirectRDMAWritesTarget target,
+	CUflushGPUDirectRDMAWritesScope scope);
 /* END PROTOTYPES */
 
 /*

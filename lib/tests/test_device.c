@@ -343,6 +343,23 @@ START_TEST(deprecated_and_platform_queries)
 			 CUDA_ERROR_NOT_SUPPORTED);
 	ck_assert_int_eq(cuDeviceGetNvSciSyncAttributes(NULL, 0, 1),
 			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFlushGPUDirectRDMAWrites(
+			 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+			 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuFlushGPUDirectRDMAWrites(
+			 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX, 7),
+			 CUDA_ERROR_INVALID_VALUE);
+	{
+		CUcontext ctx;
+
+		ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+		ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+		ck_assert_int_eq(cuFlushGPUDirectRDMAWrites(
+				 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+				 CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES),
+				 CUDA_ERROR_NOT_SUPPORTED);
+	}
 }
 END_TEST
 

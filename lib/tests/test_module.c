@@ -238,6 +238,21 @@ START_TEST(functions_describe_themselves)
 	ck_assert_int_eq(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1,
 						vmm_device_count()),
 			 CUDA_ERROR_INVALID_DEVICE);
+	{
+		CUdeviceptr managed = 0;
+		void *unified = NULL;
+
+		ck_assert_int_eq(cuLibraryGetManaged(&managed, NULL, lib, "vecAdd"),
+				 CUDA_ERROR_NOT_FOUND);
+		ck_assert_int_eq(cuLibraryGetManaged(&managed, NULL, lib, NULL),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuLibraryGetUnifiedFunction(&unified, lib, "vecAdd"),
+				 CUDA_ERROR_NOT_FOUND);
+		ck_assert_int_eq(cuLibraryGetUnifiedFunction(NULL, lib, "vecAdd"),
+				 CUDA_ERROR_INVALID_VALUE);
+		ck_assert_int_eq(cuLibraryGetUnifiedFunction(&unified,
+				 (CUlibrary)mod, "vecAdd"), CUDA_ERROR_INVALID_HANDLE);
+	}
 	ck_assert_int_eq(cuLibraryUnload(lib), CUDA_SUCCESS);
 	ck_assert_int_eq(cuKernelGetName(&name, k), CUDA_ERROR_INVALID_HANDLE);
 
