@@ -841,6 +841,57 @@ START_TEST(threads_and_streams_at_once)
 }
 END_TEST
 
+/* The v1 names, found at their CUDA 8.0 and 9.0 versions, are disabled. */
+START_TEST(v1_memops_are_not_supported)
+{
+	static const struct { const char *name; int version; } v1[] = {
+		{ "cuStreamWaitValue32", 8000 }, { "cuStreamWriteValue32", 8000 },
+		{ "cuStreamWaitValue64", 9000 }, { "cuStreamWriteValue64", 9000 },
+	};
+	CUresult (*memop)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+	CUresult (*batch)(CUstream, unsigned int, CUstreamBatchMemOpParams *,
+			  unsigned int);
+	CUdriverProcAddressQueryResult status;
+	CUdeviceptr d;
+	unsigned int i, flags;
+	void *fn;
+	int v = -1;
+
+	ck_assert_int_eq(cuDeviceGetAttribute(&v,
+			 CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(cuMemAlloc(&d, 64), CUDA_SUCCESS);
+	for (i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
+		for (flags = 0; flags < 2; flags++) {
+			fn = NULL;
+			ck_assert_int_eq(cuGetProcAddress(v1[i].name, &fn,
+					 v1[i].version, flags ?
+					 CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM :
+					 CU_GET_PROC_ADDRESS_DEFAULT, &status),
+					 CUDA_SUCCESS);
+			ck_assert_ptr_nonnull(fn);
+			/* The 64-bit forms take a wider value: pass 0 either way. */
+			memop = (CUresult (*)(CUstream, CUdeviceptr, cuuint32_t,
+					      unsigned int))fn;
+			if (v1[i].version == 9000)
+				ck_assert_int_eq(((CUresult (*)(CUstream, CUdeviceptr,
+						 cuuint64_t, unsigned int))fn)(NULL, d, 0, 0),
+						 CUDA_ERROR_NOT_SUPPORTED);
+			else
+				ck_assert_int_eq(memop(NULL, d, 0, 0),
+						 CUDA_ERROR_NOT_SUPPORTED);
+		}
+	ck_assert_int_eq(cuGetProcAddress("cuStreamBatchMemOp", &fn, 8000, 0,
+					  &status), CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(fn);
+	batch = (CUresult (*)(CUstream, unsigned int, CUstreamBatchMemOpParams *,
+			      unsigned int))fn;
+	ck_assert_int_eq(batch(NULL, 0, NULL, 0), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stream");
@@ -884,6 +935,7 @@ int main(void)
 			    0, sizeof(wait_cases) / sizeof(wait_cases[0]));
 	tcase_add_test(memops, wait_on_legacy_stream_released_by_a_thread);
 	tcase_add_test(memops, batch_runs_its_operations_in_order);
+	tcase_add_test(memops, v1_memops_are_not_supported);
 	tcase_add_test(memops, memop_bad_arguments_refused);
 	tcase_add_test(memops, memop_attributes_answer_supported);
 	tcase_add_test(memops, async_set_on_memory_gone_meanwhile_latches_an_error);
