@@ -33,6 +33,17 @@ struct libcumc_function {
 	 */
 	int max_dynamic_shared;	/* the most dynamic shared memory a launch has */
 	int carveout;		/* the preferred carveout, -1: the default */
+	/* The legacy launch's settings (launch.c); NULL until first set. */
+	struct libcumc_legacy_launch *legacy;
+};
+
+/* What cuFuncSetBlockShape, cuFuncSetSharedSize and cuParamSet* set. */
+#define CUMC_LEGACY_PARAM_MAX 4096	/* the legacy parameter space */
+struct libcumc_legacy_launch {
+	unsigned int block[3];
+	unsigned int shared;
+	size_t param_size;
+	unsigned char params[CUMC_LEGACY_PARAM_MAX];
 };
 
 /* The live function @f names, with a reference on its module. */

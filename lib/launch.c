@@ -16,6 +16,7 @@
  * (ptx/mem.c) rather than caught as a SIGSEGV.
  */
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -568,4 +569,191 @@ CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(
 	libcumc_log_note("multi-device cooperative launches are not "
 			 "supported: use cuLaunchCooperativeKernel per device");
 	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/*
+ * The legacy launch (before CUDA 4.0): cuFuncSetBlockShape,
+ * cuFuncSetSharedSize and cuParamSet* keep a block shape, dynamic shared
+ * memory and a parameter buffer with the function, and cuLaunch,
+ * cuLaunchGrid and cuLaunchGridAsync launch it as cuLaunchKernel does
+ * with that buffer (CU_LAUNCH_PARAM_BUFFER_POINTER).  The settings are
+ * the function's until its module goes; a launch copies them.
+ */
+static pthread_mutex_t libcumc_legacy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Runs @set on @hfunc's settings, made when first needed, under the lock. */
+static CUresult libcumc_legacy_set(CUfunction hfunc,
+				   CUresult (*set)(struct libcumc_legacy_launch *,
+						   const void *),
+				   const void *arg)
+{
+	struct libcumc_function *fn;
+	CUresult res = libcumc_function_get(hfunc, &fn);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&libcumc_legacy_lock);
+	if (!fn->legacy)
+		fn->legacy = calloc(1, sizeof(*fn->legacy));
+	res = fn->legacy ? set(fn->legacy, arg) : CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_unlock(&libcumc_legacy_lock);
+	libcumc_module_put(fn->mod);
+	return res;
+}
+
+static CUresult libcumc_legacy_block(struct libcumc_legacy_launch *l,
+				     const void *arg)
+{
+	memcpy(l->block, arg, sizeof(l->block));
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
+{
+	const unsigned int block[3] = { x, y, z };
+
+	/* The launch checks the shape against the device's limits. */
+	if (x <= 0 || y <= 0 || z <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_legacy_set(hfunc, libcumc_legacy_block, block);
+}
+
+static CUresult libcumc_legacy_shared(struct libcumc_legacy_launch *l,
+				      const void *arg)
+{
+	l->shared = *(const unsigned int *)arg;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
+{
+	return libcumc_legacy_set(hfunc, libcumc_legacy_shared, &bytes);
+}
+
+static CUresult libcumc_legacy_size(struct libcumc_legacy_launch *l,
+				    const void *arg)
+{
+	l->param_size = *(const unsigned int *)arg;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
+{
+	if (numbytes > CUMC_LEGACY_PARAM_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_legacy_set(hfunc, libcumc_legacy_size, &numbytes);
+}
+
+/* Bytes for the parameter buffer at an offset (cuParamSet{i,f,v}). */
+struct libcumc_legacy_bytes {
+	size_t offset, len;
+	const void *src;
+};
+
+static CUresult libcumc_legacy_bytes(struct libcumc_legacy_launch *l,
+				     const void *arg)
+{
+	const struct libcumc_legacy_bytes *b = arg;
+
+	memcpy(l->params + b->offset, b->src, b->len);
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_param_set(CUfunction hfunc, int offset,
+				  const void *src, size_t len)
+{
+	struct libcumc_legacy_bytes b = { .offset = offset, .len = len,
+					  .src = src };
+
+	if (offset < 0 || !src || len > CUMC_LEGACY_PARAM_MAX ||
+	    (size_t)offset > CUMC_LEGACY_PARAM_MAX - len)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_legacy_set(hfunc, libcumc_legacy_bytes, &b);
+}
+
+CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
+{
+	return libcumc_param_set(hfunc, offset, &value, sizeof(value));
+}
+
+CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value)
+{
+	return libcumc_param_set(hfunc, offset, &value, sizeof(value));
+}
+
+CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr,
+			     unsigned int numbytes)
+{
+	return libcumc_param_set(hfunc, offset, ptr, numbytes);
+}
+
+static CUresult libcumc_legacy_copy(struct libcumc_legacy_launch *l,
+				    const void *arg)
+{
+	memcpy((void *)arg, l, sizeof(*l));
+	return CUDA_SUCCESS;
+}
+
+/* A @width x @height grid of the function's settings on @hStream. */
+static CUresult libcumc_legacy_launch(CUfunction f, int width, int height,
+				      CUstream hStream)
+{
+	struct libcumc_legacy_launch *l;
+	unsigned int dims[6];
+	size_t size;
+	void *extra[5];
+	CUresult res;
+
+	if (width <= 0 || height <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	l = malloc(sizeof(*l));
+	if (!l)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	res = libcumc_legacy_set(f, libcumc_legacy_copy, l);
+	if (res == CUDA_SUCCESS) {
+		dims[0] = width;
+		dims[1] = height;
+		dims[2] = 1;
+		memcpy(dims + 3, l->block, sizeof(l->block));
+		size = l->param_size;
+		extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
+		extra[1] = l->params;
+		extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
+		extra[3] = &size;
+		extra[4] = CU_LAUNCH_PARAM_END;
+		res = libcumc_launch(f, dims, l->shared, hStream, false, false,
+				     NULL, extra);
+	}
+	free(l);
+	return res;
+}
+
+CUresult CUDAAPI cuLaunch(CUfunction f)
+{
+	return libcumc_legacy_launch(f, 1, 1, NULL);
+}
+
+CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
+{
+	return libcumc_legacy_launch(f, grid_width, grid_height, NULL);
+}
+
+CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width,
+				   int grid_height, CUstream hStream)
+{
+	return libcumc_legacy_launch(f, grid_width, grid_height, hStream);
+}
+
+/* Deprecated: Hopper's banks are four bytes; a valid setting is kept nowhere. */
+CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc,
+					  CUsharedconfig config)
+{
+	struct libcumc_function *fn;
+	CUresult res = libcumc_function_get(hfunc, &fn);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_module_put(fn->mod);
+	return (unsigned int)config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE ?
+	       CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }

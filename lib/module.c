@@ -299,6 +299,7 @@ CUresult libcumc_library_check(CUlibrary library)
 
 void libcumc_module_put(struct libcumc_module *mod)
 {
+	unsigned int i;
 	bool last;
 
 	pthread_mutex_lock(&libcumc_modules_lock);
@@ -307,6 +308,8 @@ void libcumc_module_put(struct libcumc_module *mod)
 	if (!last)
 		return;
 	cumc_ptx_unload(mod->ptx);
+	for (i = 0; i < mod->nfuncs; i++)
+		free(mod->funcs[i].legacy);
 	free(mod->funcs);
 	free(mod);
 }

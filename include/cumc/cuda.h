@@ -2686,6 +2686,20 @@ CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library,
 CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(
 	CUflushGPUDirectRDMAWritesTarget target,
 	CUflushGPUDirectRDMAWritesScope scope);
+/* The legacy launch (deprecated) */
+CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z);
+CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes);
+CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes);
+CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value);
+CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value);
+CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr,
+			     unsigned int numbytes);
+CUresult CUDAAPI cuLaunch(CUfunction f);
+CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height);
+CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width,
+				   int grid_height, CUstream hStream);
+CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc,
+					  CUsharedconfig config);
 /* END PROTOTYPES */
 
 /*

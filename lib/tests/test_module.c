@@ -76,6 +76,71 @@ START_TEST(vector_add_runs)
 }
 END_TEST
 
+/* The pre-4.0 launch: shape, shared size and parameters kept, then run. */
+START_TEST(legacy_launch_runs)
+{
+	enum { N = 300 };
+	float a[N], b[N], c[N];
+	size_t size = sizeof(a);
+	CUdeviceptr da, db, dc;
+	CUmodule mod;
+	CUfunction f = vecadd(&mod);
+	CUstream s;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		a[i] = i;
+		b[i] = 2 * i;
+	}
+	ck_assert_int_eq(cuMemAlloc(&da, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&db, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dc, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(da, a, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(db, b, size), CUDA_SUCCESS);
+	/* No block shape yet: nothing to launch. */
+	ck_assert_int_eq(cuLaunch(f), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncSetBlockShape(f, 128, 1, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncSetSharedSize(f, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuParamSetv(f, 0, &da, sizeof(da)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuParamSetv(f, 8, &db, sizeof(db)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuParamSetv(f, 16, &dc, sizeof(dc)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuParamSeti(f, 24, N), CUDA_SUCCESS);
+	ck_assert_int_eq(cuParamSetSize(f, 32), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchGrid(f, (N + 127) / 128, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(c, dc, size), CUDA_SUCCESS);
+	for (i = 0; i < N; i++)
+		ck_assert_float_eq(c[i], a[i] + b[i]);
+	/* Again, asynchronously, on a stream of its own. */
+	ck_assert_int_eq(cuMemsetD8(dc, 0, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchGridAsync(f, (N + 127) / 128, 1, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(c, dc, size), CUDA_SUCCESS);
+	ck_assert_float_eq(c[N - 1], a[N - 1] + b[N - 1]);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+
+	/* Too small a parameter buffer, and bad settings. */
+	ck_assert_int_eq(cuParamSetSize(f, 8), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunch(f), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuParamSetSize(f, 4097), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuParamSeti(f, 4094, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuParamSeti(f, -1, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuParamSetv(f, 0, NULL, 4), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuParamSetf(f, 0, 1.5f), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncSetBlockShape(f, 0, 1, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuLaunchGrid(f, 0, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuFuncSetSharedMemConfig(f,
+			 CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncSetSharedMemConfig(f, 3), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemFree(da), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(db), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dc), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuFuncSetBlockShape(f, 1, 1, 1), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuLaunch(f), CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
 /* The parameters as one buffer, through extra. */
 START_TEST(extra_parameter_buffer)
 {
@@ -633,6 +698,7 @@ int main(void)
 	tcase_add_test(tc, functions_are_enumerated);
 	tcase_add_test(tc, functions_describe_themselves);
 	tcase_add_test(tc, clusters_and_multi_device_launches);
+	tcase_add_test(tc, legacy_launch_runs);
 	tcase_add_test(tc, shared_memory_opt_in);
 	tcase_add_test(tc, function_settings);
 	tcase_add_test(tc, library_kernels_run);
