@@ -4,13 +4,15 @@
  * cuDeviceComputeCapability and cuDeviceGetProperties (the deprecated
  * forms of attributes), cuDeviceGetExecAffinitySupport, and the
  * Windows- and NvSci-only queries and cuFlushGPUDirectRDMAWrites, which
- * cumc answers NOT_SUPPORTED.
+ * cumc answers NOT_SUPPORTED, and the asynchronous notifications.
  *
  * The bus id is the module's PCI location (CUMC_DEVICE_INFO), the one
  * the PCI attributes and NVML give, written as the CUDA runtime writes
  * it: "DDDD:BB:DD.0", upper-case hexadecimal.
  */
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,4 +230,85 @@ CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(
 		return res;
 	libcumc_log_note("cumc has no GPUDirect RDMA writes to flush");
 	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/*
+ * Asynchronous notifications: the one kind there is tells a process it
+ * went over its device memory budget, and cumc gives processes no budget
+ * beyond the device's capacity (cuMemAlloc fails first).  A callback is
+ * kept until it is unregistered and never called.  Its handle is a
+ * number never reused, so a stale one is refused.
+ */
+struct libcumc_notification {
+	uintptr_t handle;
+	CUdevice device;
+};
+
+static pthread_mutex_t libcumc_notify_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct libcumc_notification *libcumc_notifications;
+static size_t libcumc_num_notifications;
+static uintptr_t libcumc_last_notification;
+
+CUresult libcumc_impl_cuDeviceRegisterAsyncNotification(
+	const struct libcumc_driver *drv, CUdevice device,
+	CUasyncCallback callbackFunc, void *userData,
+	CUasyncCallbackHandle *callback)
+{
+	struct libcumc_notification *n;
+	CUresult res = libcumc_check_device(drv, device);
+
+	(void)userData;
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!callbackFunc || !callback)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&libcumc_notify_lock);
+	n = reallocarray(libcumc_notifications, libcumc_num_notifications + 1,
+			 sizeof(*n));
+	if (n) {
+		libcumc_notifications = n;
+		n += libcumc_num_notifications++;
+		n->handle = ++libcumc_last_notification;
+		n->device = device;
+		*callback = (CUasyncCallbackHandle)n->handle;
+	}
+	pthread_mutex_unlock(&libcumc_notify_lock);
+	return n ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult libcumc_impl_cuDeviceUnregisterAsyncNotification(
+	const struct libcumc_driver *drv, CUdevice device,
+	CUasyncCallbackHandle callback)
+{
+	CUresult res = libcumc_check_device(drv, device);
+	size_t i;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&libcumc_notify_lock);
+	for (i = 0; i < libcumc_num_notifications; i++)
+		if (libcumc_notifications[i].handle == (uintptr_t)callback &&
+		    libcumc_notifications[i].device == device) {
+			libcumc_notifications[i] =
+				libcumc_notifications[--libcumc_num_notifications];
+			res = CUDA_SUCCESS;
+			break;
+		}
+	pthread_mutex_unlock(&libcumc_notify_lock);
+	return res;
+}
+
+/* A forked child starts over: its parent's registrations are not its own. */
+static void libcumc_notify_forget_parent(void)
+{
+	free(libcumc_notifications);
+	libcumc_notifications = NULL;
+	libcumc_num_notifications = 0;
+	pthread_mutex_init(&libcumc_notify_lock, NULL);
+}
+
+__attribute__((constructor)) static void libcumc_notify_atfork(void)
+{
+	pthread_atfork(NULL, NULL, libcumc_notify_forget_parent);
 }

@@ -1104,6 +1104,25 @@ typedef enum CUmemRangeFlags_enum {
 	CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 0x1
 } CUmemRangeFlags;
 
+/* Asynchronous notifications (cuDeviceRegisterAsyncNotification). */
+typedef struct CUasyncCallbackEntry_st *CUasyncCallbackHandle;
+
+typedef enum CUasyncNotificationType_enum {
+	CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET = 0x1
+} CUasyncNotificationType;
+
+typedef struct CUasyncNotificationInfo_st {
+	CUasyncNotificationType type;
+	union {
+		struct {
+			unsigned long long bytesOverBudget;
+		} overBudget;
+	} info;
+} CUasyncNotificationInfo;
+
+typedef void (*CUasyncCallback)(CUasyncNotificationInfo *info, void *userData,
+				CUasyncCallbackHandle callback);
+
 /* cuFlushGPUDirectRDMAWrites' target and scope. */
 typedef enum CUflushGPUDirectRDMAWritesTarget_enum {
 	CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX = 0
@@ -2700,6 +2719,11 @@ CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width,
 				   int grid_height, CUstream hStream);
 CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc,
 					  CUsharedconfig config);
+CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device,
+			CUasyncCallback callbackFunc, void *userData,
+			CUasyncCallbackHandle *callback);
+CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device,
+			CUasyncCallbackHandle callback);
 /* END PROTOTYPES */
 
 /*

@@ -363,6 +363,42 @@ START_TEST(deprecated_and_platform_queries)
 }
 END_TEST
 
+static void never_called(CUasyncNotificationInfo *info, void *user,
+			 CUasyncCallbackHandle h)
+{
+	(void)info;
+	(void)h;
+	*(int *)user = 1;
+}
+
+/* Kept until unregistered; cumc sets no budget to go over. */
+START_TEST(async_notifications)
+{
+	CUasyncCallbackHandle h1 = NULL, h2 = NULL;
+	int called = 0;
+
+	ck_assert_int_eq(cuDeviceRegisterAsyncNotification(0, never_called,
+			 &called, &h1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDeviceRegisterAsyncNotification(1, never_called,
+			 &called, &h2), CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(h1);
+	ck_assert_ptr_ne(h1, h2);
+	ck_assert_int_eq(cuDeviceUnregisterAsyncNotification(1, h1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceUnregisterAsyncNotification(0, h1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDeviceUnregisterAsyncNotification(0, h1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceUnregisterAsyncNotification(1, h2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDeviceRegisterAsyncNotification(0, NULL, NULL, &h1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceRegisterAsyncNotification(0, never_called,
+			 NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceRegisterAsyncNotification(-1, never_called,
+			 NULL, &h1), CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(called, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("device management");
@@ -386,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, forked_child_initializes_again);
 	tcase_add_test(tc, pci_bus_ids_both_ways);
 	tcase_add_test(tc, deprecated_and_platform_queries);
+	tcase_add_test(tc, async_notifications);
 	suite_add_tcase(s, tc);
 
 	return check_run_forked(s);
