@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "alloc.h"
 #include "context.h"
@@ -192,13 +193,11 @@ CUresult libcumc_impl_cuCtxCreate_v3(const struct libcumc_driver *drv,
 	return libcumc_impl_cuCtxCreate_v4(drv, pctx, &params, flags, dev);
 }
 
-CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+/* Ends a live created context (a primary one: INVALID_CONTEXT). */
+static CUresult libcumc_ctx_destroy(CUcontext ctx)
 {
-	CUresult res;
+	CUresult res = libcumc_context_destroy(ctx);
 
-	if (!ctx)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_context_destroy(ctx);
 	/* Its streams end before its memory goes: their work may use it. */
 	if (res == CUDA_SUCCESS) {
 		libcumc_streams_ctx_gone(ctx);
@@ -208,6 +207,101 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (res == CUDA_SUCCESS && libcumc_stack_top() == ctx)
 		libcumc_stack_pop();
 	return res;
+}
+
+CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+	if (!ctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_ctx_destroy(ctx);
+}
+
+/*
+ * The usage counts of the deprecated cuCtxAttach and cuCtxDetach: the
+ * attaches a context has beyond its creation, by handle (never reused).
+ */
+struct libcumc_attach {
+	CUcontext ctx;
+	unsigned int count;
+};
+
+static pthread_mutex_t libcumc_attach_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct libcumc_attach *libcumc_attaches;
+static size_t libcumc_num_attaches;
+
+CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int flags)
+{
+	struct libcumc_attach *a;
+	CUcontext ctx;
+	CUdevice dev;
+	CUresult res;
+	size_t i;
+
+	if (!pctx || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_device(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	ctx = libcumc_stack_top();
+	pthread_mutex_lock(&libcumc_attach_lock);
+	for (i = 0; i < libcumc_num_attaches; i++)
+		if (libcumc_attaches[i].ctx == ctx)
+			break;
+	if (i == libcumc_num_attaches) {
+		a = reallocarray(libcumc_attaches, i + 1, sizeof(*a));
+		if (!a) {
+			res = CUDA_ERROR_OUT_OF_MEMORY;
+			goto out;
+		}
+		libcumc_attaches = a;
+		a[i].ctx = ctx;
+		a[i].count = 0;
+		libcumc_num_attaches++;
+	}
+	libcumc_attaches[i].count++;
+	*pctx = ctx;
+out:
+	pthread_mutex_unlock(&libcumc_attach_lock);
+	return res;
+}
+
+/* A forked child has none of its parent's contexts. */
+static void libcumc_attach_forget_parent(void)
+{
+	free(libcumc_attaches);
+	libcumc_attaches = NULL;
+	libcumc_num_attaches = 0;
+	pthread_mutex_init(&libcumc_attach_lock, NULL);
+}
+
+__attribute__((constructor)) static void libcumc_attach_atfork(void)
+{
+	pthread_atfork(NULL, NULL, libcumc_attach_forget_parent);
+}
+
+/*
+ * One use less of the current context; the last ends it as cuCtxDestroy
+ * does (a primary context ends by release only: INVALID_CONTEXT).
+ */
+CUresult CUDAAPI cuCtxDetach(CUcontext ctx)
+{
+	CUdevice dev;
+	size_t i;
+
+	if (!ctx || ctx != libcumc_stack_top() ||
+	    libcumc_context_device(ctx, &dev) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&libcumc_attach_lock);
+	for (i = 0; i < libcumc_num_attaches; i++)
+		if (libcumc_attaches[i].ctx == ctx) {
+			if (!--libcumc_attaches[i].count)
+				libcumc_attaches[i] =
+					libcumc_attaches[--libcumc_num_attaches];
+			pthread_mutex_unlock(&libcumc_attach_lock);
+			return CUDA_SUCCESS;
+		}
+	pthread_mutex_unlock(&libcumc_attach_lock);
+	return libcumc_ctx_destroy(ctx);
 }
 
 CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)

@@ -2724,6 +2724,8 @@ CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device,
 			CUasyncCallbackHandle *callback);
 CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device,
 			CUasyncCallbackHandle callback);
+CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int flags);
+CUresult CUDAAPI cuCtxDetach(CUcontext ctx);
 /* END PROTOTYPES */
 
 /*

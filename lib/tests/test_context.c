@@ -692,6 +692,30 @@ START_TEST(older_create_abis)
 }
 END_TEST
 
+/* The deprecated usage counts: attach adds one, the last detach destroys. */
+START_TEST(attach_and_detach)
+{
+	CUcontext ctx, got = NULL, cur;
+	CUdevice dev;
+
+	ck_assert_int_eq(cuCtxAttach(&got, 0), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxCreate(&ctx, NULL, 0, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxAttach(&got, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxAttach(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxAttach(&got, 0), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, ctx);
+	ck_assert_int_eq(cuCtxDetach(ctx), CUDA_SUCCESS);
+	/* Still live: the creation's use is left. */
+	ck_assert_int_eq(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	ck_assert_ptr_eq(cur, ctx);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxDetach(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxGetDevice_v2(&dev, ctx), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxDetach(ctx), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxDetach(NULL), CUDA_ERROR_INVALID_CONTEXT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("context management");
@@ -725,6 +749,7 @@ int main(void)
 	tcase_add_test(ctx, synchronize_needs_a_context);
 	tcase_add_test(ctx, limits_and_settings_per_context);
 	tcase_add_test(ctx, older_create_abis);
+	tcase_add_test(ctx, attach_and_detach);
 	suite_add_tcase(s, ctx);
 
 	tcase_add_checked_fixture(threads, setup, NULL);
