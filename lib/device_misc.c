@@ -142,20 +142,22 @@ CUresult libcumc_impl_cuDeviceGetProperties(const struct libcumc_driver *drv,
 	res = libcumc_check_device(drv, dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	p.maxThreadsPerBlock = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-	p.maxThreadsDim[0] = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
-	p.maxThreadsDim[1] = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
-	p.maxThreadsDim[2] = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
-	p.maxGridSize[0] = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
-	p.maxGridSize[1] = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
-	p.maxGridSize[2] = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
-	p.sharedMemPerBlock = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
-	p.totalConstantMemory = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
-	p.SIMDWidth = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-	p.memPitch = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_PITCH);
-	p.regsPerBlock = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
-	p.clockRate = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-	p.textureAlign = libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
+#define ATTR(name) libcumc_fixed_attr(CU_DEVICE_ATTRIBUTE_##name)
+	p.maxThreadsPerBlock = ATTR(MAX_THREADS_PER_BLOCK);
+	p.maxThreadsDim[0] = ATTR(MAX_BLOCK_DIM_X);
+	p.maxThreadsDim[1] = ATTR(MAX_BLOCK_DIM_Y);
+	p.maxThreadsDim[2] = ATTR(MAX_BLOCK_DIM_Z);
+	p.maxGridSize[0] = ATTR(MAX_GRID_DIM_X);
+	p.maxGridSize[1] = ATTR(MAX_GRID_DIM_Y);
+	p.maxGridSize[2] = ATTR(MAX_GRID_DIM_Z);
+	p.sharedMemPerBlock = ATTR(MAX_SHARED_MEMORY_PER_BLOCK);
+	p.totalConstantMemory = ATTR(TOTAL_CONSTANT_MEMORY);
+	p.SIMDWidth = ATTR(WARP_SIZE);
+	p.memPitch = ATTR(MAX_PITCH);
+	p.regsPerBlock = ATTR(MAX_REGISTERS_PER_BLOCK);
+	p.clockRate = ATTR(CLOCK_RATE);
+	p.textureAlign = ATTR(TEXTURE_ALIGNMENT);
+#undef ATTR
 	*prop = p;
 	return CUDA_SUCCESS;
 }
@@ -287,14 +289,15 @@ CUresult libcumc_impl_cuDeviceUnregisterAsyncNotification(
 		return res;
 	res = CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&libcumc_notify_lock);
-	for (i = 0; i < libcumc_num_notifications; i++)
-		if (libcumc_notifications[i].handle == (uintptr_t)callback &&
-		    libcumc_notifications[i].device == device) {
-			libcumc_notifications[i] =
-				libcumc_notifications[--libcumc_num_notifications];
+	for (i = 0; i < libcumc_num_notifications; i++) {
+		struct libcumc_notification *n = &libcumc_notifications[i];
+
+		if (n->handle == (uintptr_t)callback && n->device == device) {
+			*n = libcumc_notifications[--libcumc_num_notifications];
 			res = CUDA_SUCCESS;
 			break;
 		}
+	}
 	pthread_mutex_unlock(&libcumc_notify_lock);
 	return res;
 }

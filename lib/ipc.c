@@ -44,8 +44,8 @@ struct libcumc_ipc_handle {
 	unsigned int magic;
 	int pid;			/* the exporter's */
 	unsigned char token[CUMC_IPC_TOKEN];
-	unsigned long long buffer_id;	/* the allocation's, never reused */
-	unsigned long long chunk_base;	/* in the exporter's address space */
+	unsigned long long buffer_id;	/* never reused */
+	unsigned long long chunk_base;	/* the exporter's address */
 	unsigned long long chunk_length;
 	unsigned long long offset;	/* of the allocation in its chunk */
 };
@@ -79,7 +79,7 @@ static void libcumc_ipc_address(struct sockaddr_un *sun, socklen_t *len,
 
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	/* Abstract: sun_path[0] stays NUL, nothing appears in the filesystem. */
+	/* Abstract: sun_path[0] stays NUL, nothing is in the filesystem. */
 	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1,
 		     "cumc-ipc-%d", pid);
 	*len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
