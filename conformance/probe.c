@@ -2362,6 +2362,180 @@ static void memcpy_batch_zero(void)
 	     "fail=%zu", fail);
 }
 
+/* --- managed memory, legacy IPC, context settings ----------------------- */
+
+static void ctx_limit(CUlimit limit)
+{
+	size_t value = 7;
+
+	SAYV(cuCtxGetLimit(&value, limit), "value=%zu", value);
+}
+
+static void ctx_limit_stack(void) { ctx_limit(CU_LIMIT_STACK_SIZE); }
+static void ctx_limit_printf(void) { ctx_limit(CU_LIMIT_PRINTF_FIFO_SIZE); }
+static void ctx_limit_heap(void) { ctx_limit(CU_LIMIT_MALLOC_HEAP_SIZE); }
+static void ctx_limit_sync_depth(void) { ctx_limit(CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH); }
+static void ctx_limit_pending(void) { ctx_limit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT); }
+static void ctx_limit_l2_fetch(void) { ctx_limit(CU_LIMIT_MAX_L2_FETCH_GRANULARITY); }
+static void ctx_limit_l2_persisting(void) { ctx_limit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE); }
+static void ctx_limit_shmem(void) { ctx_limit(CU_LIMIT_SHMEM_SIZE); }
+static void ctx_limit_cig(void) { ctx_limit(CU_LIMIT_CIG_ENABLED); }
+static void ctx_limit_cig_fallback(void) { ctx_limit(CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED); }
+
+static void ctx_api_version(void)
+{
+	unsigned int version = 7;
+	CUcontext ctx;
+
+	NEED(cuCtxGetCurrent(&ctx));
+	SAYV(cuCtxGetApiVersion(ctx, &version), "version=%u", version);
+}
+
+/* A buffer too short for the id: what is written into it, and the answer. */
+static void device_pci_bus_id_short(void)
+{
+	char id[16];
+
+	memset(id, 'x', sizeof(id));
+	SAYV(cuDeviceGetPCIBusId(id, 5, 0), "written=%zu",
+	     strnlen(id, sizeof(id)));
+}
+
+static void managed_flags_zero(void)
+{
+	CUdeviceptr p = 0;
+
+	SAYV(cuMemAllocManaged(&p, 4096, 0), "ptr=%s", p ? "set" : "untouched");
+}
+
+/* Preferred location host: the location and its id read back. */
+static void managed_preferred_host(void)
+{
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
+	int loc = 7, id = 7;
+	CUdeviceptr p;
+
+	NEED(cuMemAllocManaged(&p, 4096, CU_MEM_ATTACH_GLOBAL));
+	NEED(cuMemAdvise(p, 4096, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host));
+	NEED(cuMemRangeGetAttribute(&loc, sizeof(loc),
+				    CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+				    p, 4096));
+	SAYV(cuMemRangeGetAttribute(&id, sizeof(id),
+				    CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+				    p, 4096), "location=%d id=%d", loc, id);
+}
+
+static void managed_last_prefetch_none(void)
+{
+	CUdeviceptr p;
+	int id = 7;
+
+	NEED(cuMemAllocManaged(&p, 4096, CU_MEM_ATTACH_GLOBAL));
+	SAYV(cuMemRangeGetAttribute(&id, sizeof(id),
+				    CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+				    p, 4096), "id=%d", id);
+}
+
+static void managed_advise_sizes(void)
+{
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
+	CUresult odd, zero;
+	CUdeviceptr p;
+
+	NEED(cuMemAllocManaged(&p, 4096, CU_MEM_ATTACH_GLOBAL));
+	odd = cuMemAdvise(p, 4097, CU_MEM_ADVISE_SET_READ_MOSTLY, host);
+	zero = cuMemAdvise(p, 0, CU_MEM_ADVISE_SET_READ_MOSTLY, host);
+	SAYV(odd, "zero=%d", (int)zero);
+}
+
+static void managed_attach_bad(void)
+{
+	CUresult flags, length, interior;
+	CUdeviceptr p;
+
+	NEED(cuMemAllocManaged(&p, 4096, CU_MEM_ATTACH_GLOBAL));
+	flags = cuStreamAttachMemAsync(NULL, p, 0, 4);
+	length = cuStreamAttachMemAsync(NULL, p, 100, CU_MEM_ATTACH_GLOBAL);
+	interior = cuStreamAttachMemAsync(NULL, p + 64, 0, CU_MEM_ATTACH_GLOBAL);
+	SAYV(flags, "length=%d interior=%d", (int)length, (int)interior);
+}
+
+/* Managed-memory calls on cuMemAlloc memory. */
+static void managed_calls_on_plain(void)
+{
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
+	CUdeviceptr q;
+	CUresult advise;
+	int v = 7;
+
+	NEED(cuMemAlloc(&q, 64));
+	advise = cuMemAdvise(q, 4, CU_MEM_ADVISE_SET_READ_MOSTLY, host);
+	SAYV(cuMemRangeGetAttribute(&v, sizeof(v),
+				    CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, q, 4),
+	     "advise=%d", (int)advise);
+}
+
+static void managed_pointer_attributes(void)
+{
+	unsigned int type = 7, ipc = 7;
+	CUdeviceptr p;
+	void *host = NULL;
+
+	NEED(cuMemAllocManaged(&p, 4096, CU_MEM_ATTACH_GLOBAL));
+	NEED(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p));
+	NEED(cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, p));
+	SAYV(cuPointerGetAttribute(&ipc,
+				   CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+				   p), "type=%u host=%s ipc=%u", type,
+	     host == (void *)p ? "same" : "other", ipc);
+}
+
+static void ipc_open_own(void)
+{
+	CUipcMemHandle handle;
+	CUdeviceptr q, opened = 0;
+	unsigned int ipc = 7;
+
+	NEED(cuMemAlloc(&q, 64));
+	NEED(cuPointerGetAttribute(&ipc,
+				   CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+				   q));
+	NEED(cuIpcGetMemHandle(&handle, q));
+	SAYV(cuIpcOpenMemHandle(&opened, handle,
+				CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+	     "ipc=%u opened=%s", ipc, opened ? "set" : "untouched");
+}
+
+static void ipc_interior(void)
+{
+	CUipcMemHandle handle;
+	CUdeviceptr q;
+
+	NEED(cuMemAlloc(&q, 64));
+	SAY(cuIpcGetMemHandle(&handle, q + 8));
+}
+
+static void module_loading_mode(void)
+{
+	CUmoduleLoadingMode mode = 7;
+
+	SAYV(cuModuleGetLoadingMode(&mode), "mode=%d", (int)mode);
+}
+
+/* The shared memory bank configuration: deprecated, still declared by CUDA 13. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void ctx_shared_config(void)
+{
+	CUsharedconfig config = 7;
+	CUfunc_cache cache = 7;
+
+	NEED(cuCtxGetCacheConfig(&cache));
+	SAYV(cuCtxGetSharedMemConfig(&config), "shared=%d cache=%d",
+	     (int)config, (int)cache);
+}
+#pragma GCC diagnostic pop
+
 static const struct probe probes[] = {
 	{ "init.bad_flags", init_bad_flags, NO_INIT },
 	{ "init.count_before_init", count_before_init, NO_INIT },
@@ -2600,6 +2774,29 @@ static const struct probe probes[] = {
 	{ "capture.info_idle", capture_info_idle, WITH_CONTEXT },
 	{ "capture.exchange_bad_mode", capture_exchange_bad_mode, WITH_CONTEXT },
 	{ "capture.destroy_graph", capture_destroy_graph, WITH_CONTEXT },
+	{ "ctx.limit_stack", ctx_limit_stack, WITH_CONTEXT },
+	{ "ctx.limit_printf_fifo", ctx_limit_printf, WITH_CONTEXT },
+	{ "ctx.limit_malloc_heap", ctx_limit_heap, WITH_CONTEXT },
+	{ "ctx.limit_sync_depth", ctx_limit_sync_depth, WITH_CONTEXT },
+	{ "ctx.limit_pending_launches", ctx_limit_pending, WITH_CONTEXT },
+	{ "ctx.limit_l2_fetch", ctx_limit_l2_fetch, WITH_CONTEXT },
+	{ "ctx.limit_l2_persisting", ctx_limit_l2_persisting, WITH_CONTEXT },
+	{ "ctx.limit_shmem", ctx_limit_shmem, WITH_CONTEXT },
+	{ "ctx.limit_cig", ctx_limit_cig, WITH_CONTEXT },
+	{ "ctx.limit_cig_fallback", ctx_limit_cig_fallback, WITH_CONTEXT },
+	{ "ctx.api_version", ctx_api_version, WITH_CONTEXT },
+	{ "ctx.shared_and_cache_config", ctx_shared_config, WITH_CONTEXT },
+	{ "device.pci_bus_id_short", device_pci_bus_id_short, WITH_CONTEXT },
+	{ "managed.flags_zero", managed_flags_zero, WITH_CONTEXT },
+	{ "managed.preferred_host", managed_preferred_host, WITH_CONTEXT },
+	{ "managed.last_prefetch_none", managed_last_prefetch_none, WITH_CONTEXT },
+	{ "managed.advise_sizes", managed_advise_sizes, WITH_CONTEXT },
+	{ "managed.attach_bad", managed_attach_bad, WITH_CONTEXT },
+	{ "managed.calls_on_plain", managed_calls_on_plain, WITH_CONTEXT },
+	{ "managed.pointer_attributes", managed_pointer_attributes, WITH_CONTEXT },
+	{ "ipc.open_own", ipc_open_own, WITH_CONTEXT },
+	{ "ipc.interior", ipc_interior, WITH_CONTEXT },
+	{ "module.loading_mode", module_loading_mode, WITH_CONTEXT },
 };
 
 #define NUM_PROBES (sizeof(probes) / sizeof(probes[0]))

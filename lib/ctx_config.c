@@ -19,18 +19,17 @@
 #include "context.h"
 #include "entry.h"
 
-/* What a new context answers: an H100's defaults. */
+/* What a new context answers: driver 580's on an H200 (conformance/). */
 static const size_t libcumc_default_limits[CU_LIMIT_MAX] = {
 	[CU_LIMIT_STACK_SIZE] = 1024,
-	[CU_LIMIT_PRINTF_FIFO_SIZE] = 1 << 20,
+	[CU_LIMIT_PRINTF_FIFO_SIZE] = (8 << 20) + (256 << 10),
 	[CU_LIMIT_MALLOC_HEAP_SIZE] = 8 << 20,
 	[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048,
 	[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64,
-	[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0,
+	[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 45 * 256 * 1024,
 	/* Not a CIG context: the whole opt-in shared memory, no CIG. */
 	[CU_LIMIT_SHMEM_SIZE] = 227 * 1024,
 	[CU_LIMIT_CIG_ENABLED] = 0,
-	[CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED] = 1,
 };
 
 /* The most CU_LIMIT_PERSISTING_L2_CACHE_SIZE takes (its device attribute). */
@@ -92,12 +91,16 @@ struct libcumc_limit_op {
 	size_t value;
 };
 
-/* Compute capability 9.0 has no device-runtime synchronization depth. */
+/*
+ * Compute capability 9.0 has no device-runtime synchronization depth, and
+ * a context that is not a CIG one has no shared memory fallback to set.
+ */
 static CUresult libcumc_limit_check(CUlimit limit)
 {
 	if ((unsigned int)limit >= CU_LIMIT_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (limit == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH)
+	if (limit == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH ||
+	    limit == CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED)
 		return CUDA_ERROR_UNSUPPORTED_LIMIT;
 	return CUDA_SUCCESS;
 }
@@ -128,9 +131,6 @@ static CUresult libcumc_limit_set(struct libcumc_ctx_config *c, void *arg)
 	case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
 		if (value > CUMC_MAX_PERSISTING_L2)
 			value = CUMC_MAX_PERSISTING_L2;
-		break;
-	case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
-		value = !!value;
 		break;
 	default:
 		break;

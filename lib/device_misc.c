@@ -39,9 +39,12 @@ CUresult libcumc_impl_cuDeviceGetPCIBusId(const struct libcumc_driver *drv,
 		return res;
 	snprintf(id, sizeof(id), "%04X:%02X:%02X.0", info.pci_domain & 0xffff,
 		 info.pci_bus & 0xff, info.pci_device & 0x1f);
-	/* Cut to fit, always terminated, as cuDeviceGetName. */
+	/*
+	 * Cut to fit and terminated; too short a buffer is still an error,
+	 * as driver 580 answers (conformance/, device.pci_bus_id_short).
+	 */
 	snprintf(pciBusId, len, "%s", id);
-	return CUDA_SUCCESS;
+	return len < CUMC_BUS_ID_LEN ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 /*

@@ -485,12 +485,17 @@ static int libcumc_location_device(const struct libcumc_location *loc)
 	}
 }
 
-/* The id of a uniform device or NUMA node location, else INVALID. */
+/*
+ * The id of a uniform device or NUMA node location, CU_DEVICE_CPU for the
+ * host (as driver 580 answers), else INVALID.
+ */
 static int libcumc_location_id(const struct libcumc_location *loc)
 {
 	if (loc->type == CU_MEM_LOCATION_TYPE_DEVICE ||
 	    loc->type == CU_MEM_LOCATION_TYPE_HOST_NUMA)
 		return loc->id;
+	if (loc->type == CU_MEM_LOCATION_TYPE_HOST)
+		return CU_DEVICE_CPU;
 	return CU_DEVICE_INVALID;
 }
 

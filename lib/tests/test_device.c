@@ -293,7 +293,8 @@ START_TEST(pci_bus_ids_both_ways)
 				 CUDA_SUCCESS);
 		ck_assert_int_eq(back, i);
 	}
-	ck_assert_int_eq(cuDeviceGetPCIBusId(cut, sizeof(cut), 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuDeviceGetPCIBusId(cut, sizeof(cut), 0),
+			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(strlen(cut), sizeof(cut) - 1);
 	ck_assert_int_eq(cuDeviceGetPCIBusId(NULL, 32, 0), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuDeviceGetPCIBusId(id, 0, 0), CUDA_ERROR_INVALID_VALUE);

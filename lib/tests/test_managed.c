@@ -243,6 +243,8 @@ START_TEST(preferred_location)
 				   d + page, 1), CU_DEVICE_CPU);
 	ck_assert_int_eq(range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
 				   d + page, 1), CU_MEM_LOCATION_TYPE_HOST);
+	ck_assert_int_eq(range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+				   d + page, 1), CU_DEVICE_CPU);
 	ck_assert_int_eq(range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, d,
 				   2 * page), CU_DEVICE_INVALID);
 	ck_assert_int_eq(range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
