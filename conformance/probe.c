@@ -2536,6 +2536,80 @@ static void ctx_shared_config(void)
 }
 #pragma GCC diagnostic pop
 
+/* Every atomic operation's capabilities between the device and the host. */
+static void device_host_atomic_caps(void)
+{
+	CUatomicOperation ops[CU_ATOMIC_OPERATION_MAX];
+	unsigned int caps[CU_ATOMIC_OPERATION_MAX];
+	char text[160];
+	int i, n = 0;
+
+	for (i = 0; i < CU_ATOMIC_OPERATION_MAX; i++) {
+		ops[i] = (CUatomicOperation)i;
+		caps[i] = 0xdead;
+	}
+	SAYV(cuDeviceGetHostAtomicCapabilities(caps, ops, CU_ATOMIC_OPERATION_MAX,
+					       0), "%s", "");
+	for (i = 0; i < CU_ATOMIC_OPERATION_MAX; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s%#x", i ? "," : "",
+			      caps[i]);
+	strncat(answer, text, sizeof(answer) - strlen(answer) - 1);
+}
+
+static void device_host_atomic_caps_bad(void)
+{
+	CUatomicOperation op = CU_ATOMIC_OPERATION_MAX;
+	unsigned int cap = 0xdead;
+	CUresult zero = cuDeviceGetHostAtomicCapabilities(&cap, &op, 0, 0);
+
+	SAYV(cuDeviceGetHostAtomicCapabilities(&cap, &op, 1, 0),
+	     "zero_count=%d cap=%#x", (int)zero, cap);
+}
+
+static void device_p2p_atomic_caps_same(void)
+{
+	CUatomicOperation op = CU_ATOMIC_OPERATION_INTEGER_ADD;
+	unsigned int cap = 0xdead;
+
+	SAYV(cuDeviceGetP2PAtomicCapabilities(&cap, &op, 1, 0, 0), "cap=%#x",
+	     cap);
+}
+
+/* A new stream's attributes, and one that is not a stream attribute. */
+static void stream_attributes_default(void)
+{
+	CUstreamAttrValue sync, prio, domain, bad;
+	CUresult r_prio, r_domain, r_bad;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	memset(&sync, 0x5a, sizeof(sync));
+	memset(&prio, 0x5a, sizeof(prio));
+	memset(&domain, 0x5a, sizeof(domain));
+	r_prio = cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_PRIORITY, &prio);
+	r_domain = cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN,
+					&domain);
+	r_bad = cuStreamGetAttribute(s, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &bad);
+	SAYV(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY,
+				  &sync),
+	     "sync=%d priority=%d/%d domain=%d/%d cooperative=%d",
+	     (int)sync.syncPolicy, (int)r_prio, prio.priority, (int)r_domain,
+	     (int)domain.memSyncDomain, (int)r_bad);
+}
+
+static void stream_attribute_set_priority(void)
+{
+	CUstreamAttrValue v = { .priority = -1 }, back;
+	CUresult set;
+	CUstream s;
+
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	set = cuStreamSetAttribute(s, CU_STREAM_ATTRIBUTE_PRIORITY, &v);
+	memset(&back, 0x5a, sizeof(back));
+	SAYV(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_PRIORITY, &back),
+	     "set=%d priority=%d", (int)set, back.priority);
+}
+
 static const struct probe probes[] = {
 	{ "init.bad_flags", init_bad_flags, NO_INIT },
 	{ "init.count_before_init", count_before_init, NO_INIT },
@@ -2797,6 +2871,11 @@ static const struct probe probes[] = {
 	{ "ipc.open_own", ipc_open_own, WITH_CONTEXT },
 	{ "ipc.interior", ipc_interior, WITH_CONTEXT },
 	{ "module.loading_mode", module_loading_mode, WITH_CONTEXT },
+	{ "device.host_atomic_caps", device_host_atomic_caps, WITH_CONTEXT },
+	{ "device.host_atomic_caps_bad", device_host_atomic_caps_bad, WITH_CONTEXT },
+	{ "device.p2p_atomic_caps_same", device_p2p_atomic_caps_same, WITH_CONTEXT },
+	{ "stream.attributes_default", stream_attributes_default, WITH_CONTEXT },
+	{ "stream.attribute_set_priority", stream_attribute_set_priority, WITH_CONTEXT },
 };
 
 #define NUM_PROBES (sizeof(probes) / sizeof(probes[0]))
