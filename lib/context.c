@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Context management: primary contexts, created contexts and the calling
- * thread's current context.  Contexts carry no state besides their device
- * and their streams (stream.c): module allocations belong to no context;
- * the library's cuMemAlloc and host memory go with theirs.
+ * thread's current context.  Contexts carry no state besides their device,
+ * a green context's SMs (green.c) and their streams (stream.c): module
+ * allocations belong to no context; the library's cuMemAlloc and host
+ * memory go with theirs.
  *
  * These entry points sit above the rest of the library: destroying a
  * context calls down into its streams and memory, which learn the current
@@ -15,7 +16,6 @@
 
 #include "alloc.h"
 #include "context.h"
-#include "entry.h"
 #include "entry.h"
 #include "host_mem.h"
 #include "internal.h"
@@ -64,23 +64,25 @@ CUresult libcumc_impl_cuDevicePrimaryCtxRetain(const struct libcumc_driver *drv,
 	return libcumc_primary_retain(dev, pctx);
 }
 
-CUresult libcumc_impl_cuDevicePrimaryCtxRelease_v2(
-	const struct libcumc_driver *drv, CUdevice dev)
+CUresult libcumc_primary_put(CUdevice dev)
 {
-	CUcontext ctx;
-	CUresult res;
+	CUcontext ctx = libcumc_primary_handle(dev);
+	CUresult res = libcumc_primary_release(dev);
 
-	res = libcumc_check_device(drv, dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	ctx = libcumc_primary_handle(dev);
-	res = libcumc_primary_release(dev);
 	/* The last release destroys it, its streams and its memory with it. */
 	if (res == CUDA_SUCCESS)
 		libcumc_streams_reap();
 	if (res == CUDA_SUCCESS && libcumc_context_destroyed(ctx))
 		libcumc_context_memory_free(ctx);
 	return res;
+}
+
+CUresult libcumc_impl_cuDevicePrimaryCtxRelease_v2(
+	const struct libcumc_driver *drv, CUdevice dev)
+{
+	CUresult res = libcumc_check_device(drv, dev);
+
+	return res != CUDA_SUCCESS ? res : libcumc_primary_put(dev);
 }
 
 /*
@@ -167,6 +169,16 @@ CUresult libcumc_impl_cuCtxCreate_v4(const struct libcumc_driver *drv,
 	return CUDA_SUCCESS;
 }
 
+void libcumc_context_teardown(CUcontext ctx)
+{
+	/* Its streams end before its memory goes: their work may use it. */
+	libcumc_streams_ctx_gone(ctx);
+	libcumc_context_memory_free(ctx);
+	/* Current elsewhere, it stays there and answers CONTEXT_IS_DESTROYED. */
+	if (libcumc_stack_top() == ctx)
+		libcumc_stack_pop();
+}
+
 /*
  * The older ABIs of cuCtxCreate, which binaries built against headers
  * before CUDA 12.5 (_v2) and 11.4 (_v3) link to: the same context, with
@@ -198,14 +210,8 @@ static CUresult libcumc_ctx_destroy(CUcontext ctx)
 {
 	CUresult res = libcumc_context_destroy(ctx);
 
-	/* Its streams end before its memory goes: their work may use it. */
-	if (res == CUDA_SUCCESS) {
-		libcumc_streams_ctx_gone(ctx);
-		libcumc_context_memory_free(ctx);
-	}
-	/* Current elsewhere, it stays there and answers CONTEXT_IS_DESTROYED. */
-	if (res == CUDA_SUCCESS && libcumc_stack_top() == ctx)
-		libcumc_stack_pop();
+	if (res == CUDA_SUCCESS)
+		libcumc_context_teardown(ctx);
 	return res;
 }
 

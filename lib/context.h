@@ -15,8 +15,20 @@
 
 /* The registry of live contexts (context_registry.c), thread-safe. */
 CUresult libcumc_context_create(CUdevice dev, CUcontext *ctx);
-/* CUDA_ERROR_INVALID_CONTEXT for a primary context: only release ends it. */
+/*
+ * CUDA_ERROR_INVALID_CONTEXT for a primary context (only release ends
+ * it) and for a green context's (only cuGreenCtxDestroy does).
+ */
 CUresult libcumc_context_destroy(CUcontext ctx);
+/*
+ * Green contexts (green.c) are contexts of @sms SMs of their device, a
+ * CUgreenCtx the same number as its CUcontext; destroying one answers
+ * CUDA_ERROR_INVALID_CONTEXT unless it is a live green context.
+ */
+CUresult libcumc_green_create(CUdevice dev, unsigned int sms, CUcontext *ctx);
+CUresult libcumc_green_destroy(CUcontext ctx);
+/* A live green context's SMs; 0 for any other handle. */
+unsigned int libcumc_context_green_sms(CUcontext ctx);
 /* The device's retained primary context, or NULL (takes no retain). */
 CUcontext libcumc_primary_handle(CUdevice dev);
 /* Whether @ctx was issued and is no longer live. */
@@ -43,6 +55,15 @@ bool libcumc_ctx_flags_valid(unsigned int flags);
  */
 void libcumc_ctx_fault_set(CUcontext ctx, CUresult res);
 CUresult libcumc_ctx_fault(CUcontext ctx);
+
+/*
+ * What follows the registry's destruction of @ctx: its streams and its
+ * memory go, and the calling thread's stack drops it when on top
+ * (context.c). libcumc_primary_put: the primary context's release, its
+ * last one destroying it likewise.
+ */
+void libcumc_context_teardown(CUcontext ctx);
+CUresult libcumc_primary_put(CUdevice dev);
 
 /* The calling thread's stack of current contexts (context_stack.c). */
 CUresult libcumc_stack_push(CUcontext ctx);

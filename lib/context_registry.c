@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The live contexts of the process: those of cuCtxCreate until
- * cuCtxDestroy, and one primary context per device while it is retained.
+ * cuCtxDestroy, green contexts' until cuGreenCtxDestroy (green.c), and
+ * one primary context per device while it is retained.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -19,6 +20,8 @@ struct libcumc_context {
 	bool primary;
 	unsigned int retains;		/* of a primary context */
 	unsigned int flags;		/* CUctx_flags as created or set */
+	/* A green context's SMs, a part of its device's; 0 for the others. */
+	unsigned int green_sms;
 };
 
 static pthread_mutex_t libcumc_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,31 +78,68 @@ static void libcumc_remove(struct libcumc_context *victim)
 	free(victim);
 }
 
-CUresult libcumc_context_create(CUdevice dev, CUcontext *handle)
+static CUresult libcumc_create(CUdevice dev, unsigned int green_sms,
+			       CUcontext *handle)
 {
 	struct libcumc_context *ctx;
 
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	ctx = libcumc_add(dev, false);
-	if (ctx)
+	if (ctx) {
+		ctx->green_sms = green_sms;
 		*handle = ctx->handle;
+	}
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 	return ctx ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-CUresult libcumc_context_destroy(CUcontext handle)
+CUresult libcumc_context_create(CUdevice dev, CUcontext *handle)
+{
+	return libcumc_create(dev, 0, handle);
+}
+
+CUresult libcumc_green_create(CUdevice dev, unsigned int sms,
+			      CUcontext *handle)
+{
+	return libcumc_create(dev, sms, handle);
+}
+
+/* Ends @handle when it is live and green (@green) or neither. */
+static CUresult libcumc_destroy(CUcontext handle, bool green)
 {
 	CUresult res = CUDA_ERROR_INVALID_CONTEXT;
 	struct libcumc_context *ctx;
 
 	pthread_mutex_lock(&libcumc_contexts_lock);
 	ctx = libcumc_find(handle);
-	if (ctx && !ctx->primary) {
+	if (ctx && !ctx->primary && !ctx->green_sms == !green) {
 		libcumc_remove(ctx);
 		res = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 	return res;
+}
+
+CUresult libcumc_context_destroy(CUcontext handle)
+{
+	return libcumc_destroy(handle, false);
+}
+
+CUresult libcumc_green_destroy(CUcontext handle)
+{
+	return libcumc_destroy(handle, true);
+}
+
+unsigned int libcumc_context_green_sms(CUcontext handle)
+{
+	struct libcumc_context *ctx;
+	unsigned int sms;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	ctx = libcumc_find(handle);
+	sms = ctx ? ctx->green_sms : 0;
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return sms;
 }
 
 /* The device's primary context while retained, else NULL; no retain. */

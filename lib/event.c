@@ -390,6 +390,17 @@ bool libcumc_event_live(CUevent hEvent)
 	return live;
 }
 
+CUresult libcumc_event_ctx(CUevent hEvent, CUcontext *ctx)
+{
+	struct libcumc_event_record *rec;
+	unsigned int flags;
+	CUresult res = libcumc_event_get(hEvent, &flags, &rec, ctx);
+
+	if (res == CUDA_SUCCESS)
+		libcumc_record_put(rec);
+	return res;
+}
+
 static CUresult libcumc_stream_wait_event(CUstream hStream, CUevent hEvent,
 					  unsigned int Flags, bool ptds)
 {

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Green contexts' resources: a device's SMs (MULTIPROCESSOR_COUNT of the
- * simulated device), split into partitions by cuda.h's rules for compute
- * capability 9.0 (at least 8 SMs, a multiple of 8), and descriptors of
- * those partitions. The green contexts themselves are not made: cumc's
- * contexts run every kernel on one pool of workers that no partition
- * narrows, so cuGreenCtxCreate answers CUDA_ERROR_NOT_SUPPORTED and no
- * CUgreenCtx exists for the other entry points to take
- * (Documentation/api.md, "Green contexts").
+ * Green contexts: a device's SMs (MULTIPROCESSOR_COUNT of the simulated
+ * device) as a resource, split into partitions by cuda.h's rules for
+ * compute capability 9.0 (at least 8 SMs, a multiple of 8), descriptors
+ * of those partitions, and contexts of a descriptor's SMs. A green
+ * context is a context of the registry that knows its SMs
+ * (context_registry.c); its CUgreenCtx is its CUcontext's number, so
+ * cuCtxFromGreenCtx converts without a table and a stream knows its
+ * green context from its context (stream.c). Its kernels run on no more
+ * host workers than it has SMs (launch.c; Documentation/api.md, "Green
+ * contexts").
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,8 +19,9 @@
 
 #include "context.h"
 #include "entry.h"
-#include "log.h"
+#include "internal.h"
 #include "occupancy.h"
+#include "stream.h"
 
 /* cuda.h's guideline for compute capability 9.0 and newer. */
 #define GREEN_MIN_SMS 8
@@ -107,17 +110,30 @@ CUresult libcumc_impl_cuDeviceGetDevResource(const struct libcumc_driver *drv,
 	return res ?: green_device_resource(device, resource, type);
 }
 
-/* A context's resources are its device's: no context is narrowed. */
-CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource,
-				     CUdevResourceType type)
+/* A green context's resource is its SMs, its device's alignment kept. */
+static CUresult green_context_resource(CUcontext hCtx, CUdevResource *resource,
+				       CUdevResourceType type)
 {
+	unsigned int green_sms;
 	CUdevice dev;
 	CUresult res;
 
 	if (!hCtx)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	res = libcumc_context_device(hCtx, &dev);
-	return res ?: green_device_resource(dev, resource, type);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = green_device_resource(dev, resource, type);
+	green_sms = libcumc_context_green_sms(hCtx);
+	if (res == CUDA_SUCCESS && green_sms)
+		resource->sm.smCount = green_sms;
+	return res;
+}
+
+CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource,
+				     CUdevResourceType type)
+{
+	return green_context_resource(hCtx, resource, type);
 }
 
 static unsigned int green_round_up(unsigned int n, unsigned int to)
@@ -206,11 +222,17 @@ CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc,
 	return CUDA_SUCCESS;
 }
 
+/*
+ * A green context retains its device's primary context until destroyed,
+ * as cuda.h says; the context it is converted to is its own (Documentation/
+ * api.md says what cumc's differs in).
+ */
 CUresult libcumc_impl_cuGreenCtxCreate(const struct libcumc_driver *drv,
 				       CUgreenCtx *phCtx,
 				       CUdevResourceDesc desc, CUdevice dev,
 				       unsigned int flags)
 {
+	CUcontext primary, ctx;
 	CUresult res;
 
 	if (!phCtx || !desc || flags != CU_GREEN_CTX_DEFAULT_STREAM)
@@ -220,67 +242,165 @@ CUresult libcumc_impl_cuGreenCtxCreate(const struct libcumc_driver *drv,
 		return res;
 	if (desc->device != dev)
 		return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
-	libcumc_log_note("cumc has no green contexts: its kernels run on one "
-			 "pool of workers that SM partitions do not narrow");
-	return CUDA_ERROR_NOT_SUPPORTED;
+	res = libcumc_primary_retain(dev, &primary);
+	if (res)
+		return res;
+	res = libcumc_green_create(dev, desc->sm_count, &ctx);
+	if (res) {
+		libcumc_primary_put(dev);
+		return res;
+	}
+	*phCtx = (CUgreenCtx)ctx;
+	return CUDA_SUCCESS;
 }
 
 /*
- * No CUgreenCtx is ever made (above): every handle these take, NULL
- * included, is invalid once the other arguments are checked. A handle is
- * never dereferenced.
+ * The context of a live green context; CUDA_ERROR_CONTEXT_IS_DESTROYED
+ * for a handle no longer live, CUDA_ERROR_INVALID_CONTEXT for any other.
+ */
+static CUresult green_ctx(CUgreenCtx green, CUcontext *ctx)
+{
+	if (libcumc_context_destroyed((CUcontext)green))
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	if (!libcumc_context_green_sms((CUcontext)green))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*ctx = (CUcontext)green;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * Its streams go with it, their pending work still completing, as
+ * cuCtxDestroy's do; so does the memory allocated while it was current.
  */
 CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
-	(void)hCtx;
-	return CUDA_ERROR_INVALID_HANDLE;
+	CUcontext ctx;
+	CUdevice dev;
+	CUresult res = green_ctx(hCtx, &ctx);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_context_device(ctx, &dev);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_green_destroy(ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_context_teardown(ctx);
+	return libcumc_primary_put(dev);
 }
 
 CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
-	(void)hCtx;
-	return pContext ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+	if (!pContext)
+		return CUDA_ERROR_INVALID_VALUE;
+	return green_ctx(hCtx, pContext);
 }
 
 CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx,
 					  CUdevResource *resource,
 					  CUdevResourceType type)
 {
-	(void)hCtx;
+	CUcontext ctx;
+	CUresult res = green_ctx(hCtx, &ctx);
+
 	if (!resource)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (type != CU_DEV_RESOURCE_TYPE_SM)
 		return CUDA_ERROR_INVALID_RESOURCE_TYPE;
-	return CUDA_ERROR_INVALID_HANDLE;
+	return res ?: green_context_resource(ctx, resource, type);
 }
 
+/*
+ * Everything submitted to the green context so far: its legacy stream
+ * waits for every other stream of it, then records @hEvent. That stream's
+ * later work waits for the others' earlier work as well, an ordering
+ * stricter than the real driver's, never looser.
+ */
 CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-	(void)hCtx;
-	(void)hEvent;
-	return CUDA_ERROR_INVALID_HANDLE;
+	struct libcumc_stream *legacy;
+	CUcontext ctx, event_ctx;
+	CUresult res = green_ctx(hCtx, &ctx);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_event_ctx(hEvent, &event_ctx);
+	if (res == CUDA_SUCCESS && event_ctx != ctx)
+		res = CUDA_ERROR_INVALID_HANDLE;
+	if (res == CUDA_SUCCESS)
+		res = libcumc_stream_legacy_of(ctx, &legacy);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_join_ctx(legacy);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_event_record_on(legacy, hEvent);
+	libcumc_stream_put(legacy);
+	return res;
 }
 
+/*
+ * Every stream of the green context waits for @hEvent, its legacy stream
+ * (made if need be) included, so that blocking streams made later wait
+ * too through it; a non-blocking stream made later does not.
+ */
 CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-	(void)hCtx;
-	(void)hEvent;
-	return CUDA_ERROR_INVALID_HANDLE;
+	struct libcumc_stream **streams, *legacy;
+	CUcontext ctx, event_ctx;
+	size_t count, i;
+	CUresult res = green_ctx(hCtx, &ctx);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_event_ctx(hEvent, &event_ctx);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_stream_legacy_of(ctx, &legacy);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_stream_put(legacy);
+	res = libcumc_streams_of_ctx(ctx, &streams, &count);
+	if (res != CUDA_SUCCESS)
+		return res;
+	for (i = 0; i < count; i++) {
+		if (res == CUDA_SUCCESS)
+			res = libcumc_event_wait_on(streams[i], hEvent);
+		libcumc_stream_put(streams[i]);
+	}
+	free(streams);
+	return res;
 }
 
+/* Only CU_STREAM_NON_BLOCKING, which cuda.h requires. */
 CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream,
 					CUgreenCtx greenCtx,
 					unsigned int flags, int priority)
 {
-	(void)greenCtx;
-	(void)flags;
-	(void)priority;
-	return phStream ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+	CUcontext ctx;
+	CUdevice dev;
+	CUresult res;
+
+	if (!phStream || flags != CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = green_ctx(greenCtx, &ctx);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_context_device(ctx, &dev);
+	return res ?: libcumc_stream_create_in(ctx, dev, flags, priority,
+					       phStream);
 }
 
+/*
+ * Handles are never reused, so the number is unique for the process's
+ * life; NULL names the current context when it is green.
+ */
 CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx,
 				 unsigned long long *greenCtxId)
 {
-	(void)greenCtx;
-	return greenCtxId ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+	CUcontext ctx;
+	CUresult res;
+
+	if (!greenCtxId)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!greenCtx)
+		greenCtx = (CUgreenCtx)libcumc_stack_top();
+	res = green_ctx(greenCtx, &ctx);
+	if (res == CUDA_SUCCESS)
+		*greenCtxId = (uintptr_t)ctx;
+	return res;
 }

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "cumc_ptx.h"
@@ -180,10 +181,25 @@ static CUresult libcumc_cooperative(struct libcumc_launch *l,
 	unsigned int per_sm = libcumc_occupancy(l->fn, dims[3] * dims[4] *
 						dims[5], shared);
 
-	if (!per_sm || blocks > (uint64_t)per_sm * libcumc_sm_count())
+	if (!per_sm ||
+	    blocks > (uint64_t)per_sm * libcumc_ctx_sm_count(l->ctx))
 		return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 	l->launch.workers = (blocks + per_sm - 1) / per_sm;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * A green context's kernels run on no more workers than it has SMs, as
+ * its partition narrows the hardware's; others on one per online CPU.
+ */
+static unsigned int libcumc_green_workers(CUcontext ctx)
+{
+	unsigned int green_sms = libcumc_context_green_sms(ctx);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (green_sms && cpus > 0 && (unsigned long)cpus < green_sms)
+		return cpus;
+	return green_sms;
 }
 
 static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
@@ -218,6 +234,8 @@ static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
 		res = libcumc_cooperative(l, dims, shared);
 		if (res != CUDA_SUCCESS)
 			return res;
+	} else {
+		l->launch.workers = libcumc_green_workers(l->ctx);
 	}
 	return libcumc_launch_params(l->fn->ptx, l->params, kernelParams, extra);
 }

@@ -22,6 +22,7 @@
  */
 #include <stdint.h>
 
+#include "context.h"
 #include "cumc_ptx.h"
 #include "device_attr.h"
 #include "internal.h"
@@ -44,6 +45,13 @@ static unsigned int libcumc_device_fact(CUdevice_attribute attrib)
 unsigned int libcumc_sm_count(void)
 {
 	return libcumc_device_fact(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+}
+
+unsigned int libcumc_ctx_sm_count(CUcontext ctx)
+{
+	unsigned int green_sms = libcumc_context_green_sms(ctx);
+
+	return green_sms ? green_sms : libcumc_sm_count();
 }
 
 unsigned int libcumc_occupancy(const struct libcumc_function *fn,
@@ -162,7 +170,8 @@ static CUresult libcumc_potential(int *minGridSize, int *blockSize,
 		}
 	}
 	*blockSize = best;
-	*minGridSize = best_blocks * libcumc_sm_count();
+	*minGridSize = best_blocks *
+		       libcumc_ctx_sm_count(libcumc_stack_top());
 	libcumc_module_put(fn->mod);
 	return CUDA_SUCCESS;
 }

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include <cuda.h>
+
 #include "kernel.h"
 
 /* Blocks of @threads threads, @dynamic bytes of shared memory, an SM runs. */
@@ -16,5 +18,7 @@ unsigned int libcumc_occupancy(const struct libcumc_function *fn,
 			       unsigned int threads, size_t dynamic);
 /* The SMs of a simulated device (MULTIPROCESSOR_COUNT). */
 unsigned int libcumc_sm_count(void);
+/* A green context's SMs; the device's for any other context. */
+unsigned int libcumc_ctx_sm_count(CUcontext ctx);
 
 #endif /* _CUMC_LIB_OCCUPANCY_H */

@@ -1239,6 +1239,65 @@ void libcumc_streams_reap(void)
 	pthread_mutex_unlock(&libcumc_streams_lock);
 }
 
+CUresult libcumc_stream_legacy_of(CUcontext ctx, struct libcumc_stream **stream)
+{
+	CUdevice dev;
+	CUresult res = libcumc_context_device(ctx, &dev);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&libcumc_streams_lock);
+	res = libcumc_legacy_get(ctx, dev, stream);
+	if (res == CUDA_SUCCESS)
+		(*stream)->refs++;
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	return res;
+}
+
+CUresult libcumc_stream_join_ctx(struct libcumc_stream *stream)
+{
+	struct libcumc_work *join = libcumc_work_alloc(sizeof(*join), NULL);
+	struct libcumc_stream *s;
+	CUresult res = CUDA_SUCCESS;
+
+	if (!join)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&libcumc_streams_lock);
+	for (s = libcumc_streams; s && res == CUDA_SUCCESS; s = s->next)
+		if (s != stream && s->ctx == stream->ctx)
+			res = libcumc_work_add_dep_locked(join, s, s->enqueued);
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	if (res != CUDA_SUCCESS) {
+		libcumc_work_free(join);
+		return res;
+	}
+	return libcumc_stream_submit(stream, join, NULL);
+}
+
+CUresult libcumc_streams_of_ctx(CUcontext ctx, struct libcumc_stream ***list,
+				size_t *count)
+{
+	struct libcumc_stream *s, **found = NULL;
+	size_t live = 0, n = 0;
+
+	pthread_mutex_lock(&libcumc_streams_lock);
+	for (s = libcumc_streams; s; s = s->next)
+		live += s->ctx == ctx && !s->dead;
+	if (live)
+		found = calloc(live, sizeof(*found));
+	for (s = found ? libcumc_streams : NULL; s; s = s->next)
+		if (s->ctx == ctx && !s->dead) {
+			s->refs++;
+			found[n++] = s;
+		}
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	if (live && !found)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*list = found;
+	*count = n;
+	return CUDA_SUCCESS;
+}
+
 /*
  * A forked child has none of its parent's worker threads: it starts with
  * no streams (the parent's are leaked, as its contexts are forgotten).
@@ -1283,21 +1342,14 @@ CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
 	return CUDA_SUCCESS;
 }
 
-static CUresult libcumc_stream_create(CUstream *phStream, unsigned int flags,
-				      int priority)
+CUresult libcumc_stream_create_in(CUcontext ctx, CUdevice dev,
+				  unsigned int flags, int priority,
+				  CUstream *phStream)
 {
 	struct libcumc_stream *s;
-	CUcontext ctx;
-	CUdevice dev;
-	CUresult res = libcumc_begin();
 
-	if (res != CUDA_SUCCESS)
-		return res;
 	if (!phStream || (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING))
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_current_ctx(&ctx, &dev);
-	if (res != CUDA_SUCCESS)
-		return res;
 	/* Out of range priorities are clamped, as documented. */
 	if (priority > CUMC_PRIORITY_LEAST)
 		priority = CUMC_PRIORITY_LEAST;
@@ -1309,6 +1361,23 @@ static CUresult libcumc_stream_create(CUstream *phStream, unsigned int flags,
 		*phStream = s->handle;
 	pthread_mutex_unlock(&libcumc_streams_lock);
 	return s ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult libcumc_stream_create(CUstream *phStream, unsigned int flags,
+				      int priority)
+{
+	CUcontext ctx;
+	CUdevice dev;
+	CUresult res = libcumc_begin();
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!phStream || (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_current_ctx(&ctx, &dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_stream_create_in(ctx, dev, flags, priority, phStream);
 }
 
 CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
@@ -1485,7 +1554,7 @@ CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 	return libcumc_stream_get_device(hStream, device, true);
 }
 
-/* No green contexts: *pGreenCtx is always NULL. */
+/* A stream of a green context's CUcontext is of that green context. */
 static CUresult libcumc_stream_get_ctx(CUstream hStream, CUcontext *pCtx,
 				       CUgreenCtx *pGreenCtx, bool ptds)
 {
@@ -1497,7 +1566,8 @@ static CUresult libcumc_stream_get_ctx(CUstream hStream, CUcontext *pCtx,
 	if (pCtx)
 		*pCtx = s->ctx;
 	if (pGreenCtx)
-		*pGreenCtx = NULL;
+		*pGreenCtx = libcumc_context_green_sms(s->ctx) ?
+			     (CUgreenCtx)s->ctx : NULL;
 	libcumc_stream_put(s);
 	return pCtx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -1528,7 +1598,7 @@ CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx,
 	return libcumc_stream_get_ctx(hStream, pCtx, pGreenCtx, true);
 }
 
-/* No green context is ever made (green.c): a stream's is always NULL. */
+/* NULL for a stream of a context that is not green. */
 CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
 	CUcontext ctx;

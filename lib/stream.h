@@ -173,6 +173,28 @@ CUresult libcumc_capture_info(struct libcumc_stream *stream,
 CUresult libcumc_stream_host_fn(struct libcumc_stream *stream, CUhostFn fn,
 				void *user_data);
 
+/*
+ * A stream of @ctx as cuStreamCreateWithPriority makes one for the
+ * current context (cuGreenCtxStreamCreate's, of a context not current).
+ */
+CUresult libcumc_stream_create_in(CUcontext ctx, CUdevice dev,
+				  unsigned int flags, int priority,
+				  CUstream *phStream);
+/* The legacy default stream of the live context @ctx, with a reference. */
+CUresult libcumc_stream_legacy_of(CUcontext ctx,
+				  struct libcumc_stream **stream);
+/*
+ * Queues on @stream an item that waits for everything submitted so far
+ * to every other stream of its context, non-blocking ones included.
+ */
+CUresult libcumc_stream_join_ctx(struct libcumc_stream *stream);
+/*
+ * The live streams of @ctx, each with a reference; *@list (NULL when
+ * there are none) is the caller's to free.
+ */
+CUresult libcumc_streams_of_ctx(CUcontext ctx, struct libcumc_stream ***list,
+				size_t *count);
+
 /* cuCtxSynchronize: waits for every stream of @ctx; the first error. */
 CUresult libcumc_streams_sync_ctx(CUcontext ctx);
 /* @ctx was destroyed: its streams are, their work still completes. */
@@ -246,6 +268,8 @@ CUresult libcumc_event_record_on(struct libcumc_stream *stream,
 CUresult libcumc_event_wait_on(struct libcumc_stream *stream, CUevent event);
 /* Whether @event names a live event (event.c). */
 bool libcumc_event_live(CUevent event);
+/* The context @event was created in; CUDA_ERROR_INVALID_HANDLE. */
+CUresult libcumc_event_ctx(CUevent event, CUcontext *ctx);
 
 /* The _ptds/_ptsz entry points, which no cuda.h declares by that name. */
 CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The breadth of cuda.h: green contexts' resources and their split, the
- * green contexts cumc does not make, checkpointing it cannot do, coredump
+ * The breadth of cuda.h: green contexts' resources and their split, green
+ * contexts, their streams and events, checkpointing it cannot do, coredump
  * settings, the driver's log (cuLogs*), profiler marks, and an export
  * table's refusal as the log tells it.
  */
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "stream_gate.h"
 #include "vmm.h"
 
 static void setup(void)
@@ -145,42 +146,213 @@ START_TEST(descriptors_take_one_split)
 }
 END_TEST
 
-/* cumc makes no green context: a documented error, and no handle exists. */
-START_TEST(green_contexts_are_not_supported)
+/* A green context of the first group of @sms SMs of device 0. */
+static CUgreenCtx green_of(unsigned int sms)
 {
 	CUdevResource sm = device_sms(0), group;
 	unsigned int n = 1;
 	CUdevResourceDesc desc;
-	CUgreenCtx green = (CUgreenCtx)&n;
-	unsigned long long id;
-	CUcontext ctx;
-	CUstream stream;
-	CUevent event;
+	CUgreenCtx green;
 
-	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL, 0, 16),
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL, 0, sms),
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(cuDevResourceGenerateDesc(&desc, &group, 1), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGreenCtxCreate(&green, desc, 0, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxCreate(NULL, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxCreate(&green, desc, -1, CU_GREEN_CTX_DEFAULT_STREAM),
+			 CUDA_ERROR_INVALID_DEVICE);
 	ck_assert_int_eq(cuGreenCtxCreate(&green, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM),
-			 CUDA_ERROR_NOT_SUPPORTED);
-	ck_assert_int_eq(cuGreenCtxDestroy(NULL), CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuCtxFromGreenCtx(&ctx, NULL), CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuGreenCtxGetId(NULL, &id), CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, NULL, CU_STREAM_NON_BLOCKING, 0),
-			 CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuGreenCtxGetDevResource(NULL, &group, CU_DEV_RESOURCE_TYPE_SM),
-			 CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuEventCreate(&event, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuGreenCtxRecordEvent(NULL, event), CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuGreenCtxWaitEvent(NULL, event), CUDA_ERROR_INVALID_HANDLE);
-	ck_assert_int_eq(cuEventDestroy(event), CUDA_SUCCESS);
-	/* Every stream belongs to no green context. */
+			 CUDA_SUCCESS);
+	return green;
+}
+
+START_TEST(green_context_is_a_partition)
+{
+	CUgreenCtx green = green_of(16), other = (CUgreenCtx)&green;
+	unsigned long long id, current_id;
+	CUcontext ctx, before, got;
+	CUdevResource r;
+	CUdeviceptr ptr;
+	CUstream stream;
+	CUdevice dev;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&before), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxFromGreenCtx(&ctx, green), CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_ptr_ne(ctx, before);
+	/* Creating it does not make it current. */
+	ck_assert_int_eq(cuCtxGetCurrent(&got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, before);
+	ck_assert_int_eq(cuGreenCtxGetDevResource(green, &r, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(r.sm.smCount, 16);
+	ck_assert_int_eq(cuCtxGetDevResource(ctx, &r, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(r.sm.smCount, 16);
+	ck_assert_int_eq(cuGreenCtxGetId(green, &id), CUDA_SUCCESS);
+	/* NULL names the current context only while it is green. */
+	ck_assert_int_eq(cuGreenCtxGetId(NULL, &current_id), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxGetId(NULL, &current_id), CUDA_SUCCESS);
+	ck_assert_uint_eq(current_id, id);
+	/* The whole API takes it: memory, streams, synchronization. */
+	ck_assert_int_eq(cuCtxGetDevice(&dev), CUDA_SUCCESS);
+	ck_assert_int_eq(dev, 0);
+	ck_assert_int_eq(cuMemAlloc(&ptr, 4096), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(ptr, 7, 1024), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(ptr), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
-	green = (CUgreenCtx)&n;
-	ck_assert_int_eq(cuStreamGetGreenCtx(stream, &green), CUDA_SUCCESS);
-	ck_assert_ptr_null(green);
-	ck_assert_int_eq(cuStreamGetGreenCtx(stream, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamGetGreenCtx(stream, &other), CUDA_SUCCESS);
+	ck_assert_ptr_eq(other, green);
+	ck_assert_int_eq(cuStreamGetCtx(stream, &got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, ctx);
 	ck_assert_int_eq(cuStreamDestroy(stream), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(before), CUDA_SUCCESS);
+	/* Only cuGreenCtxDestroy ends it. */
+	ck_assert_int_eq(cuCtxDestroy(ctx), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxDestroy(green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+	ck_assert_int_eq(cuCtxFromGreenCtx(&got, green), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+	ck_assert_int_eq(cuGreenCtxGetId(green, &id), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+	ck_assert_int_eq(cuCtxGetCurrent(&got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, before);
+}
+END_TEST
+
+START_TEST(green_streams)
+{
+	CUgreenCtx green = green_of(8), other = (CUgreenCtx)&green;
+	CUstream stream, plain;
+	CUcontext ctx, got;
+	unsigned int flags;
+
+	ck_assert_int_eq(cuCtxFromGreenCtx(&ctx, green), CUDA_SUCCESS);
+	/* cuda.h makes CU_STREAM_NON_BLOCKING required. */
+	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, green, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxStreamCreate(NULL, green, CU_STREAM_NON_BLOCKING, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, NULL, CU_STREAM_NON_BLOCKING, 0),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	/* Made in the green context, not in the current one. */
+	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamGetFlags(stream, &flags), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_STREAM_NON_BLOCKING);
+	ck_assert_int_eq(cuStreamGetGreenCtx(stream, &other), CUDA_SUCCESS);
+	ck_assert_ptr_eq(other, green);
+	ck_assert_int_eq(cuStreamGetCtx(stream, &got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, ctx);
+	ck_assert_int_eq(cuStreamGetCtx_v2(stream, &got, &other), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, ctx);
+	ck_assert_ptr_eq(other, green);
+	ck_assert_int_eq(cuStreamGetGreenCtx(stream, NULL), CUDA_ERROR_INVALID_VALUE);
+	/* A stream of an ordinary context has none. */
+	ck_assert_int_eq(cuStreamCreate(&plain, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamGetGreenCtx(plain, &other), CUDA_SUCCESS);
+	ck_assert_ptr_null(other);
+	ck_assert_int_eq(cuStreamDestroy(plain), CUDA_SUCCESS);
+	/* Its streams go with it. */
+	ck_assert_int_eq(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamQuery(stream), CUDA_ERROR_INVALID_HANDLE);
+}
+END_TEST
+
+/* Recording captures every stream of it, non-blocking ones included. */
+START_TEST(green_record_event_waits_for_all_streams)
+{
+	CUgreenCtx green = green_of(8);
+	CUcontext ctx, before;
+	struct gate gate = { 0 };
+	CUevent event, foreign;
+	CUstream stream;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&before), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&foreign, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxFromGreenCtx(&ctx, green), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&event, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(stream, gate_fn, &gate), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxRecordEvent(NULL, event), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGreenCtxRecordEvent(green, NULL), CUDA_ERROR_INVALID_HANDLE);
+	/* The event and the green context must share a context. */
+	ck_assert_int_eq(cuGreenCtxRecordEvent(green, foreign), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGreenCtxRecordEvent(green, event), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventQuery(event), CUDA_ERROR_NOT_READY);
+	atomic_store(&gate.open, 1);
+	ck_assert_int_eq(cuEventSynchronize(event), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(event), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(stream), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(before), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(foreign), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+}
+END_TEST
+
+/* Waiting holds back its streams' later work, from any context's event. */
+START_TEST(green_wait_event_holds_its_streams)
+{
+	CUgreenCtx green = green_of(8);
+	struct gate gate = { 0 };
+	CUstream stream, elsewhere;
+	atomic_int ran = 0;
+	CUevent event;
+
+	ck_assert_int_eq(cuStreamCreate(&elsewhere, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&event, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(elsewhere, gate_fn, &gate), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(event, elsewhere), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxWaitEvent(NULL, event), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGreenCtxWaitEvent(green, NULL), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGreenCtxWaitEvent(green, event), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(stream, set_flag_fn, &ran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(atomic_load(&ran), 0);
+	atomic_store(&gate.open, 1);
+	ck_assert_int_eq(cuStreamSynchronize(stream), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&ran), 1);
+	ck_assert_int_eq(cuStreamDestroy(stream), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(elsewhere), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(event), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+}
+END_TEST
+
+/* Handles that are no green context's: bad input, nothing changed. */
+START_TEST(green_handles_refused)
+{
+	CUgreenCtx green = (CUgreenCtx)&green;
+	CUcontext ctx, before, got;
+	unsigned long long id;
+	CUdevResource r;
+	CUstream stream;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&before), CUDA_SUCCESS);
+	ctx = before;
+	ck_assert_int_eq(cuGreenCtxDestroy(NULL), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGreenCtxDestroy(green), CUDA_ERROR_INVALID_CONTEXT);
+	/* An ordinary context is no green context. */
+	ck_assert_int_eq(cuGreenCtxDestroy((CUgreenCtx)ctx), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxFromGreenCtx(&ctx, green), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxFromGreenCtx(NULL, green), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxGetId(green, &id), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGreenCtxGetId(green, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGreenCtxGetDevResource(green, &r, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGreenCtxGetDevResource(green, NULL, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGreenCtxGetDevResource(green, &r, CU_DEV_RESOURCE_TYPE_INVALID),
+			 CUDA_ERROR_INVALID_RESOURCE_TYPE);
+	ck_assert_int_eq(cuCtxGetCurrent(&got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, before);
 }
 END_TEST
 
@@ -424,7 +596,11 @@ int main(void)
 	tcase_add_test(green, split_rounds_to_the_alignment);
 	tcase_add_test(green, split_refuses_bad_input);
 	tcase_add_test(green, descriptors_take_one_split);
-	tcase_add_test(green, green_contexts_are_not_supported);
+	tcase_add_test(green, green_context_is_a_partition);
+	tcase_add_test(green, green_streams);
+	tcase_add_test(green, green_record_event_waits_for_all_streams);
+	tcase_add_test(green, green_wait_event_holds_its_streams);
+	tcase_add_test(green, green_handles_refused);
 	suite_add_tcase(s, green);
 	tcase_add_checked_fixture(rest, setup, NULL);
 	tcase_add_test(rest, checkpoint_is_not_supported);

@@ -684,6 +684,67 @@ START_TEST(cooperative_grids_are_resident)
 }
 END_TEST
 
+/*
+ * A green context's kernels see its SMs: its cooperative grids hold what
+ * its 16 SMs run at once, and the occupancy grid counts them.
+ */
+START_TEST(green_context_narrows_cooperative_grids)
+{
+	CUdevResource sm, group;
+	CUdevResourceDesc desc;
+	unsigned int n = 1, arrived = 0;
+	CUgreenCtx green;
+	CUmodule mod, bar;
+	CUfunction f, g;
+	CUcontext ctx;
+	CUdeviceptr d, cnt;
+	int len = 0, grid, block, whole_grid, whole_block;
+	void *args[] = { &d, &d, &d, &len }, *bargs[] = { &cnt };
+
+	ck_assert_int_eq(cuDeviceGetDevResource(0, &sm, CU_DEV_RESOURCE_TYPE_SM),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevSmResourceSplitByCount(&group, &n, &sm, NULL, 0, 16),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuDevResourceGenerateDesc(&desc, &group, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxCreate(&green, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxFromGreenCtx(&ctx, green), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxPushCurrent(ctx), CUDA_SUCCESS);
+	f = vecadd(&mod);
+	ck_assert_int_eq(cuMemAlloc(&d, 4), CUDA_SUCCESS);
+	/* 16 blocks of 32 threads an SM, as on the whole device. */
+	ck_assert_int_eq(cuLaunchCooperativeKernel(f, 16 * 16 + 1, 1, 1, 32, 1, 1,
+						   0, NULL, args),
+			 CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(f, 16 * 16, 1, 1, 32, 1, 1,
+						   0, NULL, args), CUDA_SUCCESS);
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL,
+							  0, 1024), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleLoadData(&bar, gridbar_ptx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&g, bar, "gridbar"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&cnt, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(cnt, 0, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchCooperativeKernel(g, 200, 1, 1, 32, 1, 1, 0, NULL,
+						   bargs), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(&arrived, cnt, 4), CUDA_SUCCESS);
+	ck_assert_uint_eq(arrived, 200);
+	ck_assert_int_eq(cuModuleUnload(bar), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxPopCurrent(NULL), CUDA_SUCCESS);
+	/* The same block size, over the device's 132 SMs outside it. */
+	f = vecadd(&mod);
+	ck_assert_int_eq(cuOccupancyMaxPotentialBlockSize(&whole_grid, &whole_block,
+							  f, NULL, 0, 1024),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(whole_block, block);
+	ck_assert_int_gt(grid, 0);
+	ck_assert_int_eq(whole_grid * 16, grid * 132);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("module");
@@ -704,6 +765,7 @@ int main(void)
 	tcase_add_test(tc, library_kernels_run);
 	tcase_add_test(tc, occupancy_answers);
 	tcase_add_test(tc, cooperative_grids_are_resident);
+	tcase_add_test(tc, green_context_narrows_cooperative_grids);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
 }
