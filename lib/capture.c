@@ -11,7 +11,9 @@
 /*
  * The calling thread's capture mode (cuThreadExchangeStreamCaptureMode).
  * cumc does not refuse the calls a mode forbids to other threads and
- * streams while a capture runs: it keeps the mode for the caller.
+ * streams while a capture runs: it keeps the mode for the caller.  Like
+ * NVIDIA's driver, the exchange takes any value: only a capture's own
+ * mode is checked, where it begins.
  */
 static __thread CUstreamCaptureMode libcumc_capture_mode =
 	CU_STREAM_CAPTURE_MODE_GLOBAL;
@@ -307,7 +309,7 @@ CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
 	CUstreamCaptureMode old;
 
-	if (!mode || !libcumc_capture_mode_valid(*mode))
+	if (!mode)
 		return CUDA_ERROR_INVALID_VALUE;
 	old = libcumc_capture_mode;
 	libcumc_capture_mode = *mode;

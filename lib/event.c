@@ -293,8 +293,7 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 
 	if (res != CUDA_SUCCESS || !rec)
 		return res;
-	if (!libcumc_stream_done(rec->stream, rec->ticket))
-		res = CUDA_ERROR_NOT_READY;
+	res = libcumc_ticket_status(rec->stream, rec->ticket);
 	libcumc_record_put(rec);
 	return res;
 }
@@ -368,8 +367,10 @@ CUresult libcumc_event_wait_on(struct libcumc_stream *stream, CUevent hEvent)
 		return res;
 	/* An item that runs nothing once the event's work has completed. */
 	w = libcumc_work_alloc(sizeof(struct libcumc_wait_work), NULL);
-	if (w)
+	if (w) {
 		w->capture_as = CUMC_CAPTURE_JOIN;
+		w->waits_event = true;
+	}
 	res = w ? libcumc_work_add_dep(w, rec->stream, rec->ticket) :
 		  CUDA_ERROR_OUT_OF_MEMORY;
 	if (res == CUDA_SUCCESS)

@@ -69,8 +69,10 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 
 	libcumc_graphs_lock();
 	graph = libcumc_graph_find(hGraph);
-	if (!graph || graph->capturing || graph->embedded)
+	if (!graph || graph->embedded)
 		res = CUDA_ERROR_INVALID_VALUE;
+	else if (graph->capturing)	/* NVIDIA's driver answers the same */
+		res = CUDA_ERROR_ILLEGAL_STATE;
 	else
 		libcumc_graph_free(graph);
 	libcumc_graphs_unlock();

@@ -176,11 +176,13 @@ struct libcumc_graph *libcumc_graph_clone(const struct libcumc_graph *graph);
 
 /*
  * @graph's nodes, each after its dependencies (lock held): *@order is
- * malloc'd, *@count long.  CUDA_ERROR_INVALID_VALUE for a cycle.
+ * malloc'd, *@count long.  CUDA_ERROR_INVALID_VALUE for a cycle, whose
+ * last added node *@cycle names when @cycle is not NULL.
  */
 CUresult libcumc_graph_order(const struct libcumc_graph *graph,
 			     struct libcumc_graph_node ***order,
-			     size_t *count);
+			     size_t *count,
+			     struct libcumc_graph_node **cycle);
 
 /* A reference on @captured, and its release (the last frees it). */
 void libcumc_captured_get(struct libcumc_captured *captured);

@@ -425,9 +425,38 @@ err_free:
 	return NULL;
 }
 
+/* Whether @node depends on itself: it is on a cycle (lock held). */
+static bool libcumc_node_on_cycle(const struct libcumc_graph_node *node)
+{
+	size_t i;
+
+	for (i = 0; i < node->num_deps; i++)
+		if (libcumc_node_reaches(node, node->deps[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The last added node of @graph on a cycle, which NVIDIA's driver names
+ * too (graph.instantiate_cycle in conformance/); @placed tells the nodes
+ * that are not (lock held).
+ */
+static struct libcumc_graph_node *
+libcumc_graph_cycle_node(const struct libcumc_graph *graph, const bool *placed)
+{
+	struct libcumc_graph_node *node, *found = NULL;
+	size_t i;
+
+	for (node = graph->nodes, i = 0; node; node = node->next, i++)
+		if (!placed[i] && libcumc_node_on_cycle(node))
+			found = node;
+	return found;
+}
+
 CUresult libcumc_graph_order(const struct libcumc_graph *graph,
 			     struct libcumc_graph_node ***order,
-			     size_t *count)
+			     size_t *count,
+			     struct libcumc_graph_node **cycle)
 {
 	struct libcumc_graph_node **out, *node;
 	size_t n = 0, i, placed_before;
@@ -459,6 +488,8 @@ CUresult libcumc_graph_order(const struct libcumc_graph *graph,
 			out[n++] = node;
 		}
 	} while (n < graph->num_nodes && n > placed_before);
+	if (n < graph->num_nodes && cycle)
+		*cycle = libcumc_graph_cycle_node(graph, placed);
 	free(placed);
 	if (n < graph->num_nodes) {
 		free(out);

@@ -44,8 +44,59 @@ static struct libcumc_graph_exec *libcumc_exec_find(CUgraphExec handle)
 				CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD | \
 				CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY)
 
+/*
+ * Whether @graph holds a node a device-launched graph may run: cuda.h
+ * wants a kernel, memcpy or memset node in it (lock held).
+ */
+static bool libcumc_graph_device_runnable(const struct libcumc_graph *graph)
+{
+	const struct libcumc_graph_node *node;
+
+	for (node = graph->nodes; node; node = node->next)
+		if (node->type == CU_GRAPH_NODE_TYPE_KERNEL ||
+		    node->type == CU_GRAPH_NODE_TYPE_MEMCPY ||
+		    node->type == CU_GRAPH_NODE_TYPE_MEMSET)
+			return true;
+	return false;
+}
+
+/*
+ * @graph instantiated into @exec (lock held); on a cycle, *@err_node
+ * names one of its nodes.
+ */
+static CUresult libcumc_instantiate_graph(struct libcumc_graph_exec *exec,
+					  struct libcumc_graph *graph,
+					  CUgraphNode *err_node,
+					  CUgraphInstantiateResult *result)
+{
+	struct libcumc_graph_node *cycle = NULL;
+	CUresult res;
+
+	if (exec->flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) {
+		if (!libcumc_graph_device_runnable(graph))
+			return CUDA_ERROR_INVALID_VALUE;
+		libcumc_log_note("cumc has no device-side graph launch");
+		*result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	exec->graph = libcumc_graph_clone(graph);
+	if (!exec->graph)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	res = libcumc_graph_order(exec->graph, &exec->order, &exec->count,
+				  &cycle);
+	if (res == CUDA_ERROR_INVALID_VALUE) {
+		*result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+		/* The clone's node stands for its origin, the caller's. */
+		if (err_node && cycle)
+			*err_node = (CUgraphNode)cycle->origin;
+	}
+	if (res != CUDA_SUCCESS)
+		libcumc_graph_free(exec->graph);
+	return res;
+}
+
 static CUresult libcumc_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
-				    cuuint64_t flags,
+				    cuuint64_t flags, CUgraphNode *err_node,
 				    CUgraphInstantiateResult *result)
 {
 	struct libcumc_graph_exec *exec;
@@ -53,14 +104,9 @@ static CUresult libcumc_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
 	CUresult res = CUDA_ERROR_INVALID_VALUE;
 
 	*result = CUDA_GRAPH_INSTANTIATE_ERROR;
-	if (!phGraphExec)
-		return res;
-	if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) {
-		libcumc_log_note("cumc has no device-side graph launch");
-		*result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	if (flags & ~(cuuint64_t)CUMC_INSTANTIATE_FLAGS)
+	if (!phGraphExec ||
+	    flags & ~(cuuint64_t)(CUMC_INSTANTIATE_FLAGS |
+				  CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH))
 		return res;
 	exec = calloc(1, sizeof(*exec));
 	if (!exec)
@@ -68,18 +114,8 @@ static CUresult libcumc_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
 	exec->flags = flags;
 	libcumc_graphs_lock();
 	graph = libcumc_graph_find(hGraph);
-	if (graph && !graph->capturing) {
-		exec->graph = libcumc_graph_clone(graph);
-		res = exec->graph ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	if (res == CUDA_SUCCESS) {
-		res = libcumc_graph_order(exec->graph, &exec->order,
-					  &exec->count);
-		if (res == CUDA_ERROR_INVALID_VALUE)
-			*result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
-	}
-	if (res != CUDA_SUCCESS && exec->graph)
-		libcumc_graph_free(exec->graph);
+	if (graph && !graph->capturing)
+		res = libcumc_instantiate_graph(exec, graph, err_node, result);
 	libcumc_graphs_unlock();
 	if (res != CUDA_SUCCESS) {
 		free(exec);
@@ -103,7 +139,7 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
 	/* Uploading at instantiation needs the stream of the params form. */
 	if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD)
 		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_instantiate(phGraphExec, hGraph, flags, &result);
+	return libcumc_instantiate(phGraphExec, hGraph, flags, NULL, &result);
 }
 
 /* The CUDA 10 and 11 form: no log is ever written, nothing fails late. */
@@ -117,7 +153,8 @@ CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec,
 		*phErrorNode = NULL;
 	if (logBuffer && bufferSize)
 		logBuffer[0] = '\0';
-	return libcumc_instantiate(phGraphExec, hGraph, 0, &result);
+	return libcumc_instantiate(phGraphExec, hGraph, 0, phErrorNode,
+				   &result);
 }
 
 /* The CUDA 10.0 symbol: the same ABI. */
@@ -145,7 +182,7 @@ static CUresult libcumc_instantiate_params(CUgraphExec *phGraphExec,
 		libcumc_stream_put(stream);
 	}
 	return libcumc_instantiate(phGraphExec, hGraph, params->flags,
-				   &params->result_out);
+				   &params->hErrNode_out, &params->result_out);
 }
 
 CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec,
@@ -340,7 +377,7 @@ static CUresult libcumc_node_submit(struct libcumc_stream *stream,
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 		return libcumc_event_wait_on(stream, node->u.event);
 	case CU_GRAPH_NODE_TYPE_GRAPH:
-		res = libcumc_graph_order(node->u.child, &order, &count);
+		res = libcumc_graph_order(node->u.child, &order, &count, NULL);
 		if (res != CUDA_SUCCESS)
 			return res;
 		res = libcumc_graph_submit(stream, order, count);
@@ -731,7 +768,7 @@ CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
 			res = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
 	}
 	if (res == CUDA_SUCCESS)
-		res = libcumc_graph_order(copy, &order, &count);
+		res = libcumc_graph_order(copy, &order, &count, NULL);
 	if (res == CUDA_SUCCESS) {
 		for (o = exec->graph->nodes, c = copy->nodes; o && c;
 		     o = o->next, c = c->next) {

@@ -504,7 +504,7 @@ static CUresult libcumc_leaves_set(struct libcumc_stream *stream,
 /*
  * What @work depends on in @cap: @stream's leaves and the points of the
  * events it waits for.  CUDA_ERROR_STREAM_CAPTURE_ISOLATION when it waits
- * for work outside the capture.
+ * for work outside the capture, completed or not.
  */
 static CUresult libcumc_capture_deps(struct libcumc_stream *stream,
 				     struct libcumc_capture *cap,
@@ -519,6 +519,8 @@ static CUresult libcumc_capture_deps(struct libcumc_stream *stream,
 
 	*nodes = NULL;
 	*count = 0;
+	if (work->waits_event && !work->num_deps)
+		return CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
 	if (stream->capture == cap)
 		res = libcumc_nodes_add(nodes, count, stream->leaves,
 					stream->num_leaves);
@@ -933,6 +935,23 @@ bool libcumc_stream_done(struct libcumc_stream *stream, uint64_t ticket)
 	done = libcumc_ticket_done(stream, ticket);
 	pthread_mutex_unlock(&libcumc_streams_lock);
 	return done;
+}
+
+CUresult libcumc_ticket_status(struct libcumc_stream *stream, uint64_t ticket)
+{
+	struct libcumc_capture *cap;
+	CUresult res = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&libcumc_streams_lock);
+	cap = libcumc_capture_of_ticket(stream, ticket);
+	if (cap) {
+		libcumc_capture_invalidate(cap);
+		res = CUDA_ERROR_CAPTURED_EVENT;
+	} else if (!libcumc_ticket_done(stream, ticket)) {
+		res = CUDA_ERROR_NOT_READY;
+	}
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	return res;
 }
 
 void libcumc_stream_wait(struct libcumc_stream *stream, uint64_t ticket)

@@ -48,6 +48,11 @@ enum libcumc_capture_as {
 struct libcumc_work {
 	struct libcumc_work *next;
 	enum libcumc_capture_as capture_as;
+	/*
+	 * A wait for an event (CUMC_CAPTURE_JOIN): with no dependencies left,
+	 * the event was recorded outside any capture, which a capture refuses.
+	 */
+	bool waits_event;
 	CUgraphNodeType node_type;
 	/* Runs on the worker; an error is latched on the stream. NULL: none. */
 	CUresult (*run)(struct libcumc_work *work);
@@ -66,6 +71,12 @@ struct libcumc_work *libcumc_work_alloc(size_t size,
 					CUresult (*run)(struct libcumc_work *));
 /* Frees an item never submitted, after calling its fini. */
 void libcumc_work_free(struct libcumc_work *work);
+/*
+ * Whether @ticket of @stream has completed: CUDA_SUCCESS or
+ * CUDA_ERROR_NOT_READY; CUDA_ERROR_CAPTURED_EVENT for a point of a capture
+ * still running, which that invalidates, as NVIDIA's driver does.
+ */
+CUresult libcumc_ticket_status(struct libcumc_stream *stream, uint64_t ticket);
 /* Makes @work wait for @ticket of @stream (a reference is taken). */
 CUresult libcumc_work_add_dep(struct libcumc_work *work,
 			      struct libcumc_stream *stream, uint64_t ticket);

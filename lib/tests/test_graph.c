@@ -158,6 +158,7 @@ START_TEST(edges_added_and_removed_with_checks)
 	struct order_log log = { 0 };
 	struct order_item it = { &log, 0 };
 	CUgraphEdgeData data = { .type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC };
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip = { 0 };
 	CUgraphNode a, b, other, got;
 	CUgraphExec exec;
 	CUgraph g, h;
@@ -187,9 +188,13 @@ START_TEST(edges_added_and_removed_with_checks)
 			 CUDA_SUCCESS);
 	ck_assert_ptr_eq(got, a);
 
-	/* A cycle cannot be instantiated. */
+	/* A cycle cannot be instantiated: its last added node is named. */
 	ck_assert_int_eq(cuGraphAddDependencies(g, &b, &a, NULL, 1), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphInstantiateWithParams(&exec, g, &ip),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(ip.result_out, CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE);
+	ck_assert_ptr_eq(ip.hErrNode_out, b);
 	ck_assert_int_eq(cuGraphRemoveDependencies(g, &b, &a, NULL, 1),
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphRemoveDependencies(g, &b, &a, NULL, 1),
@@ -692,7 +697,7 @@ START_TEST(capture_into_a_graph_with_dependencies_changed)
 					CU_STREAM_CAPTURE_MODE_GLOBAL),
 			 CUDA_SUCCESS);
 	/* The graph is the capture's until it ends. */
-	ck_assert_int_eq(cuGraphDestroy(g), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_ERROR_ILLEGAL_STATE);
 	ck_assert_int_eq(cuGraphDestroyNode(root), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuStreamGetCaptureInfo(s, &status, NULL, NULL, &deps,
 						NULL, &n),
@@ -740,6 +745,7 @@ START_TEST(capture_refuses_what_cannot_be_captured)
 	CUstreamCaptureStatus status;
 	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
 	CUstream s, blocking;
+	CUevent ev;
 	CUgraph g;
 
 	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
@@ -780,6 +786,48 @@ START_TEST(capture_refuses_what_cannot_be_captured)
 	ck_assert_int_eq(mode, CU_STREAM_CAPTURE_MODE_RELAXED);
 	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(NULL),
 			 CUDA_ERROR_INVALID_VALUE);
+	/* Any value is exchanged, as NVIDIA's driver does; a capture checks. */
+	mode = (CUstreamCaptureMode)7;
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+	ck_assert_int_eq(mode, CU_STREAM_CAPTURE_MODE_GLOBAL);
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+	ck_assert_int_eq(mode, 7);
+
+	/* The graph of a capture under way is not the caller's to destroy. */
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamGetCaptureInfo(s, &status, NULL, &g, NULL,
+						NULL, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_ERROR_ILLEGAL_STATE);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+
+	/* Querying an event recorded by the capture invalidates it. */
+	ck_assert_int_eq(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(ev, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventQuery(ev), CUDA_ERROR_CAPTURED_EVENT);
+	ck_assert_int_eq(cuStreamIsCapturing(s, &status), CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+
+	/* So does waiting for one recorded, and completed, before it began. */
+	ck_assert_int_eq(cuEventRecord(ev, blocking), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventSynchronize(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventQuery(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamWaitEvent(s, ev, 0),
+			 CUDA_ERROR_STREAM_CAPTURE_ISOLATION);
+	ck_assert_int_eq(cuStreamIsCapturing(s, &status), CUDA_SUCCESS);
+	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g),
+			 CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamDestroy(blocking), CUDA_SUCCESS);
 }
@@ -793,10 +841,16 @@ START_TEST(instantiate_forms_and_flags)
 	CUDA_GRAPH_INSTANTIATE_PARAMS ip = {
 		.flags = CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD,
 	};
+	CUDA_MEMSET_NODE_PARAMS set = {
+		.value = 1, .elementSize = 1, .width = 16, .height = 1,
+	};
 	instantiate_v2_fn old;
 	CUdriverProcAddressQueryResult found;
-	CUgraphNode err = (CUgraphNode)1;
+	CUgraphNode err = (CUgraphNode)1, node;
+	CUgraph device_graph;
 	CUgraphExec exec;
+	CUdeviceptr dev;
+	CUcontext ctx;
 	cuuint64_t flags;
 	char log[8] = "x";
 	CUgraph g;
@@ -804,9 +858,22 @@ START_TEST(instantiate_forms_and_flags)
 	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 1ull << 40),
 			 CUDA_ERROR_INVALID_VALUE);
+	/* Device launch wants a kernel, memcpy or memset node; cumc has none. */
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g,
 					    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dev, 16), CUDA_SUCCESS);
+	set.dst = dev;
+	ck_assert_int_eq(cuGraphCreate(&device_graph, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemsetNode(&node, device_graph, NULL, 0, &set,
+					      ctx),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, device_graph,
+					    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH),
 			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuGraphDestroy(device_graph), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g,
 				CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH),
 			 CUDA_SUCCESS);
