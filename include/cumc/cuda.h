@@ -1654,6 +1654,21 @@ typedef struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
 } CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1;
 typedef CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS;
 
+/* A graph's external semaphore signal and wait nodes. */
+typedef struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
+	CUexternalSemaphore *extSemArray;
+	const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray;
+	unsigned int numExtSems;
+} CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1;
+typedef CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 CUDA_EXT_SEM_SIGNAL_NODE_PARAMS;
+
+typedef struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
+	CUexternalSemaphore *extSemArray;
+	const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray;
+	unsigned int numExtSems;
+} CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1;
+typedef CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 CUDA_EXT_SEM_WAIT_NODE_PARAMS;
+
 /* Batches of copies (cuMemcpyBatchAsync, cuMemcpy3DBatchAsync). */
 typedef enum CUmemcpyFlags_enum {
 	CU_MEMCPY_FLAG_DEFAULT				= 0x0,
@@ -3047,6 +3062,32 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
 CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec,
 				CUgraphNode hNode,
 				const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(
+			CUgraphNode *phGraphNode, CUgraph hGraph,
+			const CUgraphNode *dependencies, size_t numDependencies,
+			const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(
+			CUgraphNode hNode,
+			CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out);
+CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(
+			CUgraphNode hNode,
+			const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(
+			CUgraphExec hGraphExec, CUgraphNode hNode,
+			const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(
+			CUgraphNode *phGraphNode, CUgraph hGraph,
+			const CUgraphNode *dependencies, size_t numDependencies,
+			const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(
+			CUgraphNode hNode,
+			CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out);
+CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(
+			CUgraphNode hNode,
+			const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(
+			CUgraphExec hGraphExec, CUgraphNode hNode,
+			const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path,
 				      unsigned int flags);
 CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr,

@@ -1221,6 +1221,72 @@ START_TEST(graph_memory_is_none)
 }
 END_TEST
 
+/* No semaphore can be imported, so no semaphore node is ever made. */
+START_TEST(semaphore_nodes_refused)
+{
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sig = { 0 };
+	CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wait = { 0 };
+	CUexternalSemaphore sem = (CUexternalSemaphore)0x1000;
+	CUDA_EXT_SEM_SIGNAL_NODE_PARAMS sp = { &sem, &sig, 1 }, sp_out;
+	CUDA_EXT_SEM_WAIT_NODE_PARAMS wp = { &sem, &wait, 1 }, wp_out;
+	CUgraphNode node = NULL, empty, garbage = (CUgraphNode)&sem;
+	CUgraphExec exec;
+	CUgraph g;
+	size_t n;
+
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddExternalSemaphoresSignalNode(&node, g, NULL,
+								0, &sp),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGraphAddExternalSemaphoresWaitNode(&node, g, NULL, 0,
+							      &wp),
+			 CUDA_ERROR_INVALID_HANDLE);
+	/* The graph, the dependencies, the output and the arrays first. */
+	ck_assert_int_eq(cuGraphAddExternalSemaphoresSignalNode(&node, NULL,
+								NULL, 0, &sp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddExternalSemaphoresWaitNode(&node, g,
+							      &garbage, 1, &wp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddExternalSemaphoresWaitNode(NULL, g, NULL, 0,
+							      &wp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddExternalSemaphoresSignalNode(&node, g, NULL,
+								0, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	sp.numExtSems = 0;
+	ck_assert_int_eq(cuGraphAddExternalSemaphoresSignalNode(&node, g, NULL,
+								0, &sp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_ptr_null(node);
+	ck_assert_int_eq(cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 0);
+
+	/* A node of another type is none of these. */
+	ck_assert_int_eq(cuGraphAddEmptyNode(&empty, g, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExternalSemaphoresSignalNodeGetParams(empty,
+								      &sp_out),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExternalSemaphoresSignalNodeSetParams(empty,
+								      &sp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExternalSemaphoresWaitNodeGetParams(empty,
+								    &wp_out),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExternalSemaphoresWaitNodeSetParams(empty, &wp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecExternalSemaphoresSignalNodeSetParams(exec,
+								empty, &sp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExecExternalSemaphoresWaitNodeSetParams(exec,
+								empty, &wp),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
 	Suite *s = suite_create("graph");
@@ -1243,6 +1309,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(build, dot_print_shows_nodes_and_edges);
 	tcase_add_test(build, user_objects_live_as_long_as_their_holders);
 	tcase_add_test(build, graph_memory_is_none);
+	tcase_add_test(build, semaphore_nodes_refused);
 	suite_add_tcase(s, build);
 	tcase_add_checked_fixture(capture, setup, NULL);
 	tcase_add_test(capture, capture_makes_nodes_that_run_at_launch);
