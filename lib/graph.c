@@ -902,20 +902,31 @@ static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
 	return CUDA_SUCCESS;
 }
 
+/*
+ * A captured host node reads as the function and data the capture was
+ * given; one whose item cumc cannot read back (a node of a graph launched
+ * into the capture) has no function: CUDA_ERROR_NOT_SUPPORTED.
+ */
 CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode,
 					  CUDA_HOST_NODE_PARAMS *nodeParams)
 {
 	struct libcumc_graph_node *node;
-	CUresult res;
+	CUresult res = CUDA_SUCCESS;
 
 	if (!nodeParams)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_HOST, &node);
-	if (res != CUDA_SUCCESS)
-		return res;
-	*nodeParams = node->u.host;
+	libcumc_graphs_lock();
+	node = libcumc_node_find(hNode);
+	if (!node || node->type != CU_GRAPH_NODE_TYPE_HOST) {
+		res = CUDA_ERROR_INVALID_VALUE;
+	} else if (!node->u.host.fn) {
+		libcumc_log_note("this captured node's parameters are not kept by cumc");
+		res = CUDA_ERROR_NOT_SUPPORTED;
+	} else {
+		*nodeParams = node->u.host;
+	}
 	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return res;
 }
 
 CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode,

@@ -82,9 +82,13 @@ struct libcumc_graph_node {
 		CUDA_BATCH_MEM_OP_NODE_PARAMS batch;
 		CUevent event;
 		struct libcumc_graph *child;	/* owned: a clone */
-		struct libcumc_captured *captured;
 	} u;
-	bool is_captured;			/* u.captured, whatever its type */
+	/*
+	 * Made by a stream capture: it runs @captured, whatever its type; u
+	 * holds what can be read of its parameters (a host node's).
+	 */
+	bool is_captured;
+	struct libcumc_captured *captured;
 };
 
 struct libcumc_graph {

@@ -137,7 +137,7 @@ struct libcumc_graph *libcumc_graph_new(bool handle)
 void libcumc_node_destroy(struct libcumc_graph_node *node)
 {
 	if (node->is_captured)
-		libcumc_captured_put(node->u.captured);
+		libcumc_captured_put(node->captured);
 	else if (node->type == CU_GRAPH_NODE_TYPE_KERNEL) {
 		free(node->u.kernel.arg_buf);
 		free(node->u.kernel.args);
@@ -304,7 +304,7 @@ CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
 	}
 	atomic_init(&captured->refs, 1);
 	captured->work = work;
-	(*node)->u.captured = captured;
+	(*node)->captured = captured;
 	(*node)->is_captured = true;
 	return CUDA_SUCCESS;
 }
@@ -342,9 +342,10 @@ static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 
 	copy->u = node->u;
 	copy->is_captured = node->is_captured;
+	copy->captured = node->captured;
 	copy->disabled = node->disabled;
 	if (node->is_captured) {
-		libcumc_captured_get(node->u.captured);
+		libcumc_captured_get(node->captured);
 		return CUDA_SUCCESS;
 	}
 	if (node->type == CU_GRAPH_NODE_TYPE_GRAPH) {

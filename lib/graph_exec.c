@@ -267,7 +267,7 @@ static CUresult libcumc_replay_submit(struct libcumc_stream *stream,
 	r->work.fini = libcumc_replay_fini;
 	r->work.capture_as = CUMC_CAPTURE_NODE;
 	r->work.node_type = node->type;
-	r->captured = node->u.captured;
+	r->captured = node->captured;
 	libcumc_captured_get(r->captured);
 	return libcumc_stream_submit(stream, &r->work, NULL);
 }

@@ -93,6 +93,12 @@ static unsigned long long libcumc_last_capture_id;
 
 static void libcumc_capture_invalidate(struct libcumc_capture *cap);
 static void libcumc_capture_leave(struct libcumc_stream *stream);
+/*
+ * What a captured host function item runs, as a host node's parameters;
+ * left as they are for an item of another kind (a graph's replayed node).
+ */
+static void libcumc_host_work_params(const struct libcumc_work *work,
+				     CUDA_HOST_NODE_PARAMS *params);
 
 /* How long a worker waits for work before it leaves. */
 #define CUMC_WORKER_IDLE_S 2
@@ -606,6 +612,8 @@ static CUresult libcumc_capture_item(struct libcumc_stream *stream,
 	libcumc_graphs_lock();
 	res = libcumc_graph_add_captured(cap->graph, work->node_type, work,
 					 nodes, count, &node);
+	if (res == CUDA_SUCCESS && work->node_type == CU_GRAPH_NODE_TYPE_HOST)
+		libcumc_host_work_params(work, &node->u.host);
 	libcumc_graphs_unlock();
 	free(nodes);
 	if (res != CUDA_SUCCESS)
@@ -1692,6 +1700,18 @@ static CUresult libcumc_host_run(struct libcumc_work *work)
 		h->callback(h->handle, libcumc_stream_error(h->stream),
 			    h->user_data);
 	return CUDA_SUCCESS;
+}
+
+static void libcumc_host_work_params(const struct libcumc_work *work,
+				     CUDA_HOST_NODE_PARAMS *params)
+{
+	const struct libcumc_host_work *h =
+		(const struct libcumc_host_work *)work;
+
+	if (work->run != libcumc_host_run || !h->fn)
+		return;
+	params->fn = h->fn;
+	params->userData = h->user_data;
 }
 
 /* @handle: the stream as the caller named it, for a callback. */

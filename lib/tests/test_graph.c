@@ -530,6 +530,8 @@ START_TEST(capture_makes_nodes_that_run_at_launch)
 {
 	atomic_int count = 0;
 	CUstreamCaptureStatus status;
+	CUDA_HOST_NODE_PARAMS host;
+	CUDA_MEMSET_NODE_PARAMS set;
 	const CUgraphNode *deps;
 	const CUgraphEdgeData *edges;
 	CUgraphNode nodes[4];
@@ -583,6 +585,15 @@ START_TEST(capture_makes_nodes_that_run_at_launch)
 	ck_assert_int_eq(cuGraphNodeGetDependencies(nodes[2], NULL, NULL, &n),
 			 CUDA_SUCCESS);
 	ck_assert_uint_eq(n, 1);
+	/* A captured host node reads back; other captured nodes do not yet. */
+	ck_assert_int_eq(cuGraphHostNodeGetParams(nodes[1], &host),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(host.fn, count_fn);
+	ck_assert_ptr_eq(host.userData, &count);
+	ck_assert_int_eq(cuGraphHostNodeSetParams(nodes[1], &host),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuGraphMemsetNodeGetParams(nodes[0], &set),
+			 CUDA_ERROR_NOT_SUPPORTED);
 
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
 	v = 0;
