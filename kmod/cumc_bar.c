@@ -122,7 +122,7 @@ static int cumk_bar_mem_alloc(struct cumk_mem *mem)
 
 	mutex_lock(&bar->alloc_lock);
 	n = cumk_bar_runs_needed(bar, mem->length);
-	mem->extents = kvcalloc(n, sizeof(*mem->extents), CUMC_GFP);
+	mem->extents = kvcalloc(n, sizeof(*mem->extents), CUMK_GFP);
 	if (!mem->extents) {
 		mutex_unlock(&bar->alloc_lock);
 		return -ENOMEM;

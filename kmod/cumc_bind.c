@@ -49,7 +49,7 @@ static struct cumk_mem *cumk_bind_source(struct cumk_client *client,
 		return cumk_va_resolve(client, cmd->mem, cmd->length,
 				       mem_offset);
 	}
-	obj = cumk_handle_get(client, cmd->mem, CUMC_OBJ_MEM);
+	obj = cumk_handle_get(client, cmd->mem, CUMK_OBJ_MEM);
 	if (IS_ERR(obj))
 		return ERR_CAST(obj);
 	*mem_offset = cmd->mem_offset;
@@ -97,7 +97,7 @@ static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 				  cmd->length, ucmd->client->usage);
 	if (ret)
 		goto out_put;
-	cumk_stat_add(dev, CUMC_STAT_BINDS, 1);
+	cumk_stat_add(dev, CUMK_STAT_BINDS, 1);
 	trace_cumc_bind(mc->id, device, cmd->mc_offset, cmd->length);
 	cumk_notify_bind(CUMC_CMD_BIND_NTF, mc->id, device, cmd->mc_offset,
 			 cmd->length);

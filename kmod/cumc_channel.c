@@ -71,7 +71,7 @@ int cumk_channel_of_file(struct file *file)
 	return iminor(file_inode(file));
 }
 
-static char *cumk_channel_devnode(CUMC_DEVNODE_CONST struct device *dev,
+static char *cumk_channel_devnode(CUMK_DEVNODE_CONST struct device *dev,
 				  umode_t *mode)
 {
 	const struct cumk_channel_names *names = dev_get_drvdata(dev);

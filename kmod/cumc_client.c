@@ -24,7 +24,7 @@ struct cumk_client *cumk_client_create(void)
 	struct cumk_client *client;
 	int ret;
 
-	client = kzalloc(sizeof(*client), CUMC_GFP);
+	client = kzalloc(sizeof(*client), CUMK_GFP);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
 	client->usage = cumk_usage_create(true);
@@ -37,10 +37,10 @@ struct cumk_client *cumk_client_create(void)
 	mutex_init(&client->arenas_lock);
 	INIT_LIST_HEAD(&client->arenas);
 	spin_lock_init(&client->pending_lock);
-	client->channel = CUMC_NO_CHANNEL;
+	client->channel = CUMK_NO_CHANNEL;
 	ret = xa_alloc_cyclic(&cumk_clients, &client->tag, client,
 			      xa_limit_32b, &cumk_next_client_tag,
-			      CUMC_GFP);
+			      CUMK_GFP);
 	if (ret < 0)
 		goto err_put_usage;
 	atomic_inc(&cumk_live_clients);
@@ -73,7 +73,7 @@ void cumk_client_destroy(struct cumk_client *client)
 	xa_for_each(&client->handles, id, h) {
 		cumk_object_put(h->obj);
 		kfree(h);
-		cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+		cumk_usage_uncharge(client->usage, CUMK_QUOTA_HANDLES, 1);
 	}
 	xa_destroy(&client->handles);
 	xa_erase(&cumk_clients, client->tag);
@@ -104,10 +104,10 @@ int cumk_handle_reserve(struct cumk_client *client, struct cumk_object *obj,
 	struct cumk_handle *h;
 	int ret;
 
-	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	ret = cumk_usage_charge(client->usage, CUMK_QUOTA_HANDLES, 1);
 	if (ret)
 		return ret;
-	h = kmalloc(sizeof(*h), CUMC_GFP);
+	h = kmalloc(sizeof(*h), CUMK_GFP);
 	if (!h) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -116,7 +116,7 @@ int cumk_handle_reserve(struct cumk_client *client, struct cumk_object *obj,
 	h->refs = 1;
 	/* A NULL entry of an ALLOC array is a reservation: lookups miss it. */
 	ret = xa_alloc_cyclic(&client->handles, &res->id, NULL, xa_limit_32b,
-			      &client->next_id, CUMC_GFP);
+			      &client->next_id, CUMK_GFP);
 	if (ret < 0)
 		goto err_free;
 	res->h = h;
@@ -128,7 +128,7 @@ int cumk_handle_reserve(struct cumk_client *client, struct cumk_object *obj,
 err_free:
 	kfree(h);
 err_uncharge:
-	cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	cumk_usage_uncharge(client->usage, CUMK_QUOTA_HANDLES, 1);
 	return ret;
 }
 
@@ -193,7 +193,7 @@ static int cumk_handle_drop(struct cumk_client *client, u32 id)
 	if (last) {
 		cumk_object_put(h->obj);
 		kfree(h);
-		cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+		cumk_usage_uncharge(client->usage, CUMK_QUOTA_HANDLES, 1);
 	}
 	return 0;
 }
@@ -214,7 +214,7 @@ void cumk_handle_finalize(struct cumk_client *client,
 	if (res->created && obj->ops->publish)
 		obj->ops->publish(obj);
 	/* Storing over a reservation allocates nothing. */
-	old = xa_store(&client->handles, res->id, res->h, CUMC_GFP);
+	old = xa_store(&client->handles, res->id, res->h, CUMK_GFP);
 	WARN_ON(old);
 }
 
@@ -233,7 +233,7 @@ void cumk_handle_abort(struct cumk_client *client,
 	}
 	xa_erase(&client->handles, res->id);
 	kfree(res->h);
-	cumk_usage_uncharge(client->usage, CUMC_QUOTA_HANDLES, 1);
+	cumk_usage_uncharge(client->usage, CUMK_QUOTA_HANDLES, 1);
 	cumk_object_put(obj);
 }
 
@@ -255,7 +255,7 @@ struct cumk_object *cumk_handle_get(struct cumk_client *client, u64 handle,
 		return ERR_PTR(-ENOENT);
 	xa_lock(&client->handles);
 	h = xa_load(&client->handles, id);
-	if (h && (type == CUMC_OBJ_ANY || h->obj->type == type)) {
+	if (h && (type == CUMK_OBJ_ANY || h->obj->type == type)) {
 		obj = h->obj;
 		kref_get(&obj->ref);
 	}
@@ -286,10 +286,10 @@ void cumk_clients_show(struct seq_file *m)
 	xa_for_each(&cumk_clients, tag, client)
 		seq_printf(m, "%lu handles %llu objects %llu ranges %llu mapped %llu bound %llu\n",
 			   tag,
-			   cumk_usage_read(client->usage, CUMC_QUOTA_HANDLES),
-			   cumk_usage_read(client->usage, CUMC_QUOTA_OBJECTS),
-			   cumk_usage_read(client->usage, CUMC_QUOTA_RANGES),
-			   cumk_usage_read(client->usage, CUMC_QUOTA_MAPPED),
-			   cumk_usage_read(client->usage, CUMC_QUOTA_BOUND));
+			   cumk_usage_read(client->usage, CUMK_QUOTA_HANDLES),
+			   cumk_usage_read(client->usage, CUMK_QUOTA_OBJECTS),
+			   cumk_usage_read(client->usage, CUMK_QUOTA_RANGES),
+			   cumk_usage_read(client->usage, CUMK_QUOTA_MAPPED),
+			   cumk_usage_read(client->usage, CUMK_QUOTA_BOUND));
 	xa_unlock(&cumk_clients);
 }

@@ -10,8 +10,8 @@
  * none. Only the branches Debian 12's 6.1 headers select are compiled
  * here; the others follow the interfaces of the releases named.
  */
-#ifndef CUMC_COMPAT_H
-#define CUMC_COMPAT_H
+#ifndef CUMK_COMPAT_H
+#define CUMK_COMPAT_H
 
 #include <linux/device.h>
 #include <linux/file.h>
@@ -37,12 +37,12 @@
 
 /*
  * struct class's devnode() callback takes a const struct device * from 6.2
- * on. CUMC_DEVNODE_CONST is the qualifier a devnode() of ours must use.
+ * on. CUMK_DEVNODE_CONST is the qualifier a devnode() of ours must use.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-#define CUMC_DEVNODE_CONST const
+#define CUMK_DEVNODE_CONST const
 #else
-#define CUMC_DEVNODE_CONST
+#define CUMK_DEVNODE_CONST
 #endif
 
 /*
@@ -142,4 +142,4 @@ static inline void cumk_genl_strict_from(struct genl_family *family, u8 op)
 #define CUMK_GENL_MCGRP_ADMIN(grp) { .name = (grp) }
 #endif
 
-#endif /* CUMC_COMPAT_H */
+#endif /* CUMK_COMPAT_H */

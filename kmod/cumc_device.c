@@ -41,7 +41,7 @@ static DEFINE_MUTEX(cumk_devices_lock); /* serializes cumk_device_add() */
  */
 DEFINE_SRCU(cumk_device_srcu);
 
-atomic64_t cumk_fabric_stats[CUMC_STAT_NR];
+atomic64_t cumk_fabric_stats[CUMK_STAT_NR];
 
 /* A size in bytes: a power of two, at least one page, at most 1 GiB. */
 static int cumk_param_set_page_pow2(const char *val,
@@ -152,7 +152,7 @@ int cumk_device_add(struct cumk_device *dev)
 	if (cumk_device_by_uuid(dev->uuid)) {
 		ret = -EEXIST;
 	} else if (dev->remote) {
-		dev->ordinal = CUMC_NO_ORDINAL;
+		dev->ordinal = CUMK_NO_ORDINAL;
 		ret = xa_alloc(&cumk_remote_devices, &index, dev, xa_limit_32b,
 			       GFP_KERNEL);
 	} else if (cumk_device_count == CUMC_MAX_DEVICES) {

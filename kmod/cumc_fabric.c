@@ -36,7 +36,7 @@ static void cumk_bind_free(struct cumk_bind *b)
 {
 	cumk_usage_uncharge_bind(b->usage, b->length);
 	cumk_usage_put(b->usage);
-	cumk_stat_add(b->mem->dev, CUMC_STAT_BOUND_BYTES, -(s64)b->length);
+	cumk_stat_add(b->mem->dev, CUMK_STAT_BOUND_BYTES, -(s64)b->length);
 	cumk_object_put(&b->mem->obj);
 	atomic_dec(&cumk_live_binds);
 	kfree(b);
@@ -111,7 +111,7 @@ int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
 	struct cumk_bind *b;
 	int ret;
 
-	b = kzalloc(sizeof(*b), CUMC_GFP);
+	b = kzalloc(sizeof(*b), CUMK_GFP);
 	if (!b) {
 		cumk_object_put(&mem->obj);
 		return -ENOMEM;
@@ -131,7 +131,7 @@ int cumk_fabric_bind(struct cumk_mc *mc, struct cumk_device *member,
 	if (cumk_fault_hit(CUMC_FAULT_BIND_NO_RESOURCES, mem->dev))
 		goto err_uncharge;
 	atomic_inc(&cumk_live_binds);
-	cumk_stat_add(mem->dev, CUMC_STAT_BOUND_BYTES, length);
+	cumk_stat_add(mem->dev, CUMK_STAT_BOUND_BYTES, length);
 	ret = cumk_fabric_insert(mc, member, b);
 	if (ret) {
 		/* b was never visible: it goes the way an unbound one does. */

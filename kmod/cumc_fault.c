@@ -32,7 +32,7 @@ struct cumk_fault {
 };
 
 /* Slot CUMC_MAX_DEVICES is the fabric-wide entry. */
-#define CUMC_FAULT_FABRIC CUMC_MAX_DEVICES
+#define CUMK_FAULT_FABRIC CUMC_MAX_DEVICES
 
 static DEFINE_SPINLOCK(cumk_fault_lock); /* protects cumk_faults; a leaf */
 static struct cumk_fault cumk_faults[CUMC_FAULT_NR][CUMC_MAX_DEVICES + 1];
@@ -56,9 +56,9 @@ int cumk_fault_set(enum cumc_fault_type type, s32 device,
 	if (delay_ms && type != CUMC_FAULT_FABRIC_STALL)
 		return -EINVAL;
 	if (type == CUMC_FAULT_FABRIC_STALL && !delay_ms)
-		delay_ms = CUMC_FAULT_STALL_DEFAULT_MS;
+		delay_ms = CUMK_FAULT_STALL_DEFAULT_MS;
 	if (device < 0)
-		slot = CUMC_FAULT_FABRIC;
+		slot = CUMK_FAULT_FABRIC;
 	else if (cumk_device_find(device))
 		slot = device;
 	else
@@ -113,8 +113,8 @@ static bool cumk_fault_hit_slot(enum cumc_fault_type type, u32 slot,
 	spin_unlock(&cumk_fault_lock);
 	if (!hit)
 		return false;
-	cumk_stat_add(dev, CUMC_STAT_FAULTS, 1);
-	trace_cumc_fault(type, slot == CUMC_FAULT_FABRIC ? -1 : (s32)slot,
+	cumk_stat_add(dev, CUMK_STAT_FAULTS, 1);
+	trace_cumc_fault(type, slot == CUMK_FAULT_FABRIC ? -1 : (s32)slot,
 			 hits);
 	return true;
 }
@@ -126,7 +126,7 @@ bool cumk_fault_hit(enum cumc_fault_type type, struct cumk_device *dev)
 	if (dev && !dev->remote &&
 	    cumk_fault_hit_slot(type, dev->ordinal, dev, NULL))
 		return true;
-	return cumk_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL, NULL);
+	return cumk_fault_hit_slot(type, CUMK_FAULT_FABRIC, NULL, NULL);
 }
 
 /*
@@ -145,7 +145,7 @@ bool cumk_fault_hit_mc_delay(enum cumc_fault_type type, struct cumk_mc *mc,
 		    cumk_fault_hit_slot(type, dev->ordinal, dev, delay_ms))
 			return true;
 	}
-	return cumk_fault_hit_slot(type, CUMC_FAULT_FABRIC, NULL, delay_ms);
+	return cumk_fault_hit_slot(type, CUMK_FAULT_FABRIC, NULL, delay_ms);
 }
 
 bool cumk_fault_hit_mc(enum cumc_fault_type type, struct cumk_mc *mc)
@@ -161,14 +161,14 @@ int cumk_fault_get(unsigned int index, struct cumk_fault_info *info)
 
 	spin_lock(&cumk_fault_lock);
 	for (type = 0; type < CUMC_FAULT_NR; type++) {
-		for (slot = 0; slot <= CUMC_FAULT_FABRIC; slot++) {
+		for (slot = 0; slot <= CUMK_FAULT_FABRIC; slot++) {
 			f = &cumk_faults[type][slot];
 			if (f->mode == CUMC_FAULT_MODE_OFF && !f->hits)
 				continue;
 			if (n++ != index)
 				continue;
 			info->type = type;
-			info->device = slot == CUMC_FAULT_FABRIC ? -1 : slot;
+			info->device = slot == CUMK_FAULT_FABRIC ? -1 : slot;
 			info->mode = f->mode;
 			info->value = f->value;
 			info->hits = f->hits;

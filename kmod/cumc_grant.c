@@ -14,7 +14,7 @@ struct cumk_grant *cumk_grant_create(int access)
 {
 	struct cumk_grant *grant;
 
-	grant = kzalloc(sizeof(*grant), CUMC_GFP);
+	grant = kzalloc(sizeof(*grant), CUMK_GFP);
 	if (!grant)
 		return NULL;
 	kref_init(&grant->ref);

@@ -55,7 +55,7 @@
  * @queued: when it was queued: a lease granted by its answer starts here
  * @sent: the daemon took it (under cumk_imex_lock)
  * @post: nobody waits for it
- * @bypass: goes to its node even when that node is lost (CUMC_REMOTE_BYE)
+ * @bypass: goes to its node even when that node is lost (CUMK_REMOTE_BYE)
  * @done: for a post, what runs with its answer; for a call, what runs with
  *        an answer that comes after its caller gave up, or NULL
  * @ctx: @done's argument
@@ -102,9 +102,9 @@ static u32 cumk_imex_next_id; /* under cumk_imex_calls' lock */
 static DEFINE_MUTEX(cumk_imex_lock);
 static bool cumk_imex_daemon;
 static u32 cumk_imex_portid;
-static struct list_head cumk_imex_queues[CUMC_MAX_NODES];
+static struct list_head cumk_imex_queues[CUMK_MAX_NODES];
 /* Nodes lost: nothing goes to them but what bypasses. */
-static DECLARE_BITMAP(cumk_imex_lost, CUMC_MAX_NODES);
+static DECLARE_BITMAP(cumk_imex_lost, CUMK_MAX_NODES);
 /* Messages that failed before being sent, finished by the work. */
 static LIST_HEAD(cumk_imex_failed);
 static unsigned int cumk_imex_backoff_ms;
@@ -244,7 +244,7 @@ static void cumk_imex_work_fn(struct work_struct *work)
 
 	mutex_lock(&cumk_imex_lock);
 	list_splice_init(&cumk_imex_failed, &failed);
-	for (node = 0; node < CUMC_MAX_NODES && cumk_imex_daemon; node++)
+	for (node = 0; node < CUMK_MAX_NODES && cumk_imex_daemon; node++)
 		if (!cumk_imex_flush_locked(node))
 			blocked = true;
 	if (blocked)
@@ -353,16 +353,16 @@ int cumk_imex_call(u32 node, u32 op, const void *args, size_t args_len,
 	*answer_len = 0;
 	if (args_len > CUMC_IMEX_PAYLOAD_MAX)
 		return -E2BIG;
-	if (node >= CUMC_MAX_NODES)
+	if (node >= CUMK_MAX_NODES)
 		return -EHOSTUNREACH;
-	call = cumk_imex_new(node, op, args, args_len, CUMC_GFP);
+	call = cumk_imex_new(node, op, args, args_len, CUMK_GFP);
 	if (!call)
 		return -ENOMEM;
 	if (queued)
 		*queued = call->queued;
 	call->done = late;
 	ret = xa_alloc_cyclic(&cumk_imex_calls, &id, call, xa_limit_32b,
-			      &cumk_imex_next_id, CUMC_GFP);
+			      &cumk_imex_next_id, CUMK_GFP);
 	if (ret < 0) {
 		cumk_imex_free(call);
 		return ret;
@@ -431,7 +431,7 @@ void cumk_imex_post(u32 node, u32 op, const void *args, size_t args_len,
 	call->ctx = ctx;
 	call->queued = ktime_get();
 	ret = -EMSGSIZE;
-	if (args_len > CUMC_IMEX_PAYLOAD_MAX || node >= CUMC_MAX_NODES)
+	if (args_len > CUMC_IMEX_PAYLOAD_MAX || node >= CUMK_MAX_NODES)
 		goto err;
 	ret = -ENOMEM;
 	call->args_len = args_len;
@@ -471,7 +471,7 @@ static void cumk_imex_fail_matching(u32 node, int result)
 	xa_lock(&cumk_imex_calls);
 	/* Read and taken under the lock: no finisher frees one meanwhile. */
 	xa_for_each(&cumk_imex_calls, id, call) {
-		if (node != CUMC_NO_NODE && call->node != node)
+		if (node != CUMK_NO_NODE && call->node != node)
 			continue;
 		__xa_erase(&cumk_imex_calls, id);
 		list_del_init(&call->link);
@@ -488,7 +488,7 @@ static void cumk_imex_fail_matching(u32 node, int result)
  */
 void cumk_imex_fail_node(u32 node)
 {
-	if (node >= CUMC_MAX_NODES)
+	if (node >= CUMK_MAX_NODES)
 		return;
 	mutex_lock(&cumk_imex_lock);
 	__set_bit(node, cumk_imex_lost);
@@ -499,7 +499,7 @@ void cumk_imex_fail_node(u32 node)
 /* Node @node, lost, is back: messages go to it again. */
 void cumk_imex_node_back(u32 node)
 {
-	if (node >= CUMC_MAX_NODES)
+	if (node >= CUMK_MAX_NODES)
 		return;
 	mutex_lock(&cumk_imex_lock);
 	__clear_bit(node, cumk_imex_lost);
@@ -565,7 +565,7 @@ bool cumk_imex_detach(u32 portid)
 		cumk_imex_daemon = false;
 	mutex_unlock(&cumk_imex_lock);
 	if (gone)
-		cumk_imex_fail_matching(CUMC_NO_NODE, -ENOTCONN);
+		cumk_imex_fail_matching(CUMK_NO_NODE, -ENOTCONN);
 	return gone;
 }
 
@@ -600,7 +600,7 @@ void cumk_imex_init(void)
 {
 	u32 node;
 
-	for (node = 0; node < CUMC_MAX_NODES; node++)
+	for (node = 0; node < CUMK_MAX_NODES; node++)
 		INIT_LIST_HEAD(&cumk_imex_queues[node]);
 }
 
@@ -627,7 +627,7 @@ void cumk_imex_exit(void)
 	mutex_lock(&cumk_imex_lock);
 	cumk_imex_daemon = false;
 	mutex_unlock(&cumk_imex_lock);
-	cumk_imex_fail_matching(CUMC_NO_NODE, -ENOTCONN);
+	cumk_imex_fail_matching(CUMK_NO_NODE, -ENOTCONN);
 	cumk_imex_drain();
 	WARN_ON(!xa_empty(&cumk_imex_calls));
 }

@@ -9,8 +9,8 @@
  * to module unload, past their loss: a lost device keeps its ordinal, and
  * its objects stay until their last holder lets go.
  */
-#ifndef _CUMC_INTERNAL_H
-#define _CUMC_INTERNAL_H
+#ifndef _CUMK_INTERNAL_H
+#define _CUMK_INTERNAL_H
 
 #include <linux/fs.h>
 #include <linux/gfp.h>
@@ -73,17 +73,17 @@ struct sk_buff;
  * Pages faulted into mappings are the exception: they are the caller's
  * memory like any other it touches (cumk_mem_page()).
  */
-#define CUMC_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+#define CUMK_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /* Counters of the control plane's STATS_GET, per device and fabric-wide. */
 enum cumk_stat {
-	CUMC_STAT_OBJECTS,
-	CUMC_STAT_BOUND_BYTES,
-	CUMC_STAT_BINDS,
-	CUMC_STAT_MAPS,
-	CUMC_STAT_WAITS,
-	CUMC_STAT_FAULTS,
-	CUMC_STAT_NR
+	CUMK_STAT_OBJECTS,
+	CUMK_STAT_BOUND_BYTES,
+	CUMK_STAT_BINDS,
+	CUMK_STAT_MAPS,
+	CUMK_STAT_WAITS,
+	CUMK_STAT_FAULTS,
+	CUMK_STAT_NR
 };
 
 struct cumk_device;
@@ -91,9 +91,9 @@ struct cumk_mem;
 struct mem_cgroup;
 
 /* As many nodes as an NVLink domain of 576 GPUs has, 4 to a node. */
-#define CUMC_MAX_NODES 144
+#define CUMK_MAX_NODES 144
 /* No node: every one is told, or none answers. */
-#define CUMC_NO_NODE U32_MAX
+#define CUMK_NO_NODE U32_MAX
 
 /**
  * struct cumk_backend_ops - where a device's memory comes from
@@ -155,12 +155,12 @@ struct cumk_cond_change {
 };
 
 /* The ordinal of a device no client names: a GPU of another node. */
-#define CUMC_NO_ORDINAL U32_MAX
+#define CUMK_NO_ORDINAL U32_MAX
 
 /**
  * struct cumk_device - one simulated GPU
  * @ordinal: its index, as userspace names it; assigned when it is added;
- *           CUMC_NO_ORDINAL for a GPU of another node
+ *           CUMK_NO_ORDINAL for a GPU of another node
  * @uuid: its identity: stable for a given GPU
  * @name: the product name it reports
  * @pci_domain: where it sits on PCI, as CUMC_DEVICE_INFO reports it
@@ -201,12 +201,12 @@ struct cumk_device {
 	u64 mem_used;
 	struct mutex mems_lock; /* protects mems, the setting of lost */
 	struct list_head mems;
-	atomic64_t stats[CUMC_STAT_NR];
+	atomic64_t stats[CUMK_STAT_NR];
 	struct cumk_cond cond;
 };
 
 /* The fabric-wide counters; each device has its own (cumc_device.c). */
-extern atomic64_t cumk_fabric_stats[CUMC_STAT_NR];
+extern atomic64_t cumk_fabric_stats[CUMK_STAT_NR];
 
 /* Count @n for @dev (may be NULL: fabric-wide only) and the fabric. */
 static inline void cumk_stat_add(struct cumk_device *dev, enum cumk_stat stat,
@@ -241,21 +241,21 @@ struct cumk_range_map {
 };
 
 enum cumk_object_type {
-	CUMC_OBJ_ANY = 0,	/* only as a lookup filter */
-	CUMC_OBJ_MEM,
-	CUMC_OBJ_MC,
+	CUMK_OBJ_ANY = 0,	/* only as a lookup filter */
+	CUMK_OBJ_MEM,
+	CUMK_OBJ_MC,
 };
 
 /* What a client's usage record counts; each has a limit (cumc_quota.c). */
 enum cumk_quota_type {
-	CUMC_QUOTA_HANDLES,	/* entries of its handle table */
-	CUMC_QUOTA_OBJECTS,	/* allocations and multicast objects it made */
-	CUMC_QUOTA_RANGES,	/* file offset slots: reservations, mc objects */
-	CUMC_QUOTA_MAPPED,	/* bytes mapped in its reservations */
-	CUMC_QUOTA_BOUND,	/* bytes it bound into multicast objects */
-	CUMC_QUOTA_MAPPINGS,	/* its mappings and member views */
-	CUMC_QUOTA_BINDINGS,	/* bindings it made */
-	CUMC_QUOTA_NR
+	CUMK_QUOTA_HANDLES,	/* entries of its handle table */
+	CUMK_QUOTA_OBJECTS,	/* allocations and multicast objects it made */
+	CUMK_QUOTA_RANGES,	/* file offset slots: reservations, mc objects */
+	CUMK_QUOTA_MAPPED,	/* bytes mapped in its reservations */
+	CUMK_QUOTA_BOUND,	/* bytes it bound into multicast objects */
+	CUMK_QUOTA_MAPPINGS,	/* its mappings and member views */
+	CUMK_QUOTA_BINDINGS,	/* bindings it made */
+	CUMK_QUOTA_NR
 };
 
 struct cumk_user;
@@ -273,13 +273,13 @@ struct cumk_user;
  */
 struct cumk_usage {
 	struct kref ref;
-	atomic64_t used[CUMC_QUOTA_NR];
+	atomic64_t used[CUMK_QUOTA_NR];
 	struct cumk_user *user;
 	bool privileged;
 };
 
-#define CUMC_FABRIC_SECRET_LEN 32
-#define CUMC_NO_CHANNEL (-1)
+#define CUMK_FABRIC_SECRET_LEN 32
+#define CUMK_NO_CHANNEL (-1)
 
 struct cumk_object;
 
@@ -315,7 +315,7 @@ struct cumk_object {
 	const struct cumk_object_ops *ops;
 	u32 fabric_id;
 	int fabric_channel;
-	u8 fabric_secret[CUMC_FABRIC_SECRET_LEN];
+	u8 fabric_secret[CUMK_FABRIC_SECRET_LEN];
 	struct cumk_usage *usage;
 };
 
@@ -336,7 +336,7 @@ struct cumk_object {
  * @spare_va: a freed struct cumk_va kept for the next reservation, or
  *            NULL; exchanged atomically, freed with the client
  * @spare_mapping: the same for struct cumk_mapping and the next map
- * @channel: the IMEX channel attached, or CUMC_NO_CHANNEL; set once
+ * @channel: the IMEX channel attached, or CUMK_NO_CHANNEL; set once
  * @usage: what is charged to this client, and may outlive it
  */
 struct cumk_client {
@@ -421,9 +421,9 @@ static inline struct cumk_mem *to_cumk_mem(struct cumk_object *obj)
 
 /* The state of a multicast team (cumc_team.c). */
 enum cumk_team_state {
-	CUMC_TEAM_FORMING,
-	CUMC_TEAM_READY,
-	CUMC_TEAM_FAILED,
+	CUMK_TEAM_FORMING,
+	CUMK_TEAM_READY,
+	CUMK_TEAM_FAILED,
 };
 
 /**
@@ -884,16 +884,16 @@ bool cumk_lease_drain(void);
  * are the module's own (the daemons carry them as they are).
  */
 enum cumk_remote_op {
-	CUMC_REMOTE_EXPORT_GET = 1,	/* describe a fabric export, hold it */
-	CUMC_REMOTE_EXPORT_PUT,		/* let go of such a hold */
-	CUMC_REMOTE_MC_JOIN,		/* a device joins a team held there */
-	CUMC_REMOTE_MC_BIND,		/* memory is bound into it */
-	CUMC_REMOTE_MC_UNBIND,		/* and unbound */
-	CUMC_REMOTE_MC_UPDATE,		/* what changed, to the replicas */
-	CUMC_REMOTE_MC_ACTIVATE,	/* a replica asks for the whole team */
-	CUMC_REMOTE_LEASE_RENEW,	/* a lease, from now on */
-	CUMC_REMOTE_MC_RELEASED,	/* every node let go of an unbinding */
-	CUMC_REMOTE_BYE,		/* the sender lost the node it tells */
+	CUMK_REMOTE_EXPORT_GET = 1,	/* describe a fabric export, hold it */
+	CUMK_REMOTE_EXPORT_PUT,		/* let go of such a hold */
+	CUMK_REMOTE_MC_JOIN,		/* a device joins a team held there */
+	CUMK_REMOTE_MC_BIND,		/* memory is bound into it */
+	CUMK_REMOTE_MC_UNBIND,		/* and unbound */
+	CUMK_REMOTE_MC_UPDATE,		/* what changed, to the replicas */
+	CUMK_REMOTE_MC_ACTIVATE,	/* a replica asks for the whole team */
+	CUMK_REMOTE_LEASE_RENEW,	/* a lease, from now on */
+	CUMK_REMOTE_MC_RELEASED,	/* every node let go of an unbinding */
+	CUMK_REMOTE_BYE,		/* the sender lost the node it tells */
 };
 
 /* A run of another node's GPU memory, as calls carry it (little-endian). */
@@ -903,10 +903,10 @@ struct cumk_remote_extent {
 	__le64 length;
 };
 
-#define CUMC_REMOTE_VERSION 2
+#define CUMK_REMOTE_VERSION 2
 
 /*
- * CUMC_REMOTE_EXPORT_GET's answer: this header, then what the object's
+ * CUMK_REMOTE_EXPORT_GET's answer: this header, then what the object's
  * kind adds (cumc_remote.c, cumc_remote_mc.c).
  */
 struct cumk_remote_export {
@@ -916,13 +916,13 @@ struct cumk_remote_export {
 	__le32 handle_types;
 };
 
-/* CUMC_REMOTE_EXPORT_PUT's arguments, and the start of every MC call's. */
+/* CUMK_REMOTE_EXPORT_PUT's arguments, and the start of every MC call's. */
 struct cumk_remote_hold_args {
 	__le32 hold;
 };
 
 /* What fits in a call beside a header of @header bytes. */
-#define CUMC_REMOTE_MAX_EXTENTS(header)					\
+#define CUMK_REMOTE_MAX_EXTENTS(header)					\
 	((CUMC_IMEX_PAYLOAD_MAX - (header)) / sizeof(struct cumk_remote_extent))
 
 int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
@@ -1032,10 +1032,10 @@ void cumk_vm_open(struct file *filp);
  * Each owner of offsets gets a slot of 2^47 bytes of them; slot 0 is unused
  * and the last ends below 2^63, as loff_t needs.
  */
-#define CUMC_VM_SLOT_SHIFT 47
-#define CUMC_VM_MAX_SLOTS ((1U << (63 - CUMC_VM_SLOT_SHIFT)) - 1)
+#define CUMK_VM_SLOT_SHIFT 47
+#define CUMK_VM_MAX_SLOTS ((1U << (63 - CUMK_VM_SLOT_SHIFT)) - 1)
 /* What one owner of file offsets may map: a reservation, all member views. */
-#define CUMC_VM_MAX_OFFSETS BIT_ULL(CUMC_VM_SLOT_SHIFT)
+#define CUMK_VM_MAX_OFFSETS BIT_ULL(CUMK_VM_SLOT_SHIFT)
 int cumk_vm_alloc_offsets(void *owner, unsigned long *pgoff);
 void cumk_vm_free_offsets(unsigned long pgoff);
 void cumk_vm_zap(unsigned long pgoff, u64 length);
@@ -1185,7 +1185,7 @@ void cumk_debugfs_exit(void);
 
 /* cumc_fault.c: fault injection; cumk_fault_lock (a leaf) guards the table */
 /* FABRIC_STALL's length when FAULT_SET gives none: torchcomms #3130's. */
-#define CUMC_FAULT_STALL_DEFAULT_MS 7000
+#define CUMK_FAULT_STALL_DEFAULT_MS 7000
 int cumk_fault_set(enum cumc_fault_type type, s32 device,
 		   enum cumc_fault_mode mode, u32 value, u32 delay_ms);
 bool cumk_fault_hit(enum cumc_fault_type type, struct cumk_device *dev);
@@ -1216,4 +1216,4 @@ void cumk_netlink_exit(void);
 /* cumc_ioctl.c: the dispatch table */
 long cumk_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
-#endif /* _CUMC_INTERNAL_H */
+#endif /* _CUMK_INTERNAL_H */

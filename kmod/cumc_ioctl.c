@@ -87,7 +87,7 @@ static int cumk_ioctl_query(struct cumk_ucmd *ucmd)
 	return 0;
 }
 
-#define CUMC_IOCTL_ENTRY(_ioctl, _fn, _struct, _last, ...)		\
+#define CUMK_IOCTL_ENTRY(_ioctl, _fn, _struct, _last, ...)		\
 	[_IOC_NR(_ioctl) - CUMC_CMD_BASE] = {				\
 		.size = sizeof(_struct) +				\
 			BUILD_BUG_ON_ZERO(sizeof(union cumk_ucmd_buffer) < \
@@ -99,57 +99,57 @@ static int cumk_ioctl_query(struct cumk_ucmd *ucmd)
 		__VA_ARGS__						\
 	}
 /* Commands that only act. */
-#define CUMC_IOCTL_OP(_ioctl, _fn, _struct, _last)			\
-	CUMC_IOCTL_ENTRY(_ioctl, _fn, _struct, _last)
+#define CUMK_IOCTL_OP(_ioctl, _fn, _struct, _last)			\
+	CUMK_IOCTL_ENTRY(_ioctl, _fn, _struct, _last)
 /* Commands that answer in their struct. */
-#define CUMC_IOCTL_OUT(_ioctl, _fn, _struct, _last)			\
-	CUMC_IOCTL_ENTRY(_ioctl, _fn, _struct, _last, .respond = true)
+#define CUMK_IOCTL_OUT(_ioctl, _fn, _struct, _last)			\
+	CUMK_IOCTL_ENTRY(_ioctl, _fn, _struct, _last, .respond = true)
 
 static const struct cumk_ioctl_op cumk_ioctl_ops[] = {
-	CUMC_IOCTL_OUT(CUMC_QUERY, cumk_ioctl_query, struct cumc_query,
+	CUMK_IOCTL_OUT(CUMC_QUERY, cumk_ioctl_query, struct cumc_query,
 		       num_devices),
-	CUMC_IOCTL_OUT(CUMC_DEVICE_INFO, cumk_device_ioctl_info,
+	CUMK_IOCTL_OUT(CUMC_DEVICE_INFO, cumk_device_ioctl_info,
 		       struct cumc_device_info, granularity),
-	CUMC_IOCTL_OUT(CUMC_MEM_CREATE, cumk_mem_ioctl_create,
+	CUMK_IOCTL_OUT(CUMC_MEM_CREATE, cumk_mem_ioctl_create,
 		       struct cumc_mem_create, out_handle),
-	CUMC_IOCTL_OUT(CUMC_MEM_INFO, cumk_mem_ioctl_info,
+	CUMK_IOCTL_OUT(CUMC_MEM_INFO, cumk_mem_ioctl_info,
 		       struct cumc_mem_info, out_length),
-	CUMC_IOCTL_OP(CUMC_RELEASE, cumk_handle_ioctl_release,
+	CUMK_IOCTL_OP(CUMC_RELEASE, cumk_handle_ioctl_release,
 		      struct cumc_release, handle),
-	CUMC_IOCTL_OUT(CUMC_VA_RESERVE, cumk_va_ioctl_reserve,
+	CUMK_IOCTL_OUT(CUMC_VA_RESERVE, cumk_va_ioctl_reserve,
 		       struct cumc_va_reserve, out_addr),
-	CUMC_IOCTL_OP(CUMC_VA_FREE, cumk_va_ioctl_free,
+	CUMK_IOCTL_OP(CUMC_VA_FREE, cumk_va_ioctl_free,
 		      struct cumc_va_free, length),
-	CUMC_IOCTL_OP(CUMC_MAP, cumk_va_ioctl_map, struct cumc_map, offset),
-	CUMC_IOCTL_OP(CUMC_UNMAP, cumk_va_ioctl_unmap, struct cumc_unmap,
+	CUMK_IOCTL_OP(CUMC_MAP, cumk_va_ioctl_map, struct cumc_map, offset),
+	CUMK_IOCTL_OP(CUMC_UNMAP, cumk_va_ioctl_unmap, struct cumc_unmap,
 		      length),
-	CUMC_IOCTL_OP(CUMC_SET_ACCESS, cumk_va_ioctl_set_access,
+	CUMK_IOCTL_OP(CUMC_SET_ACCESS, cumk_va_ioctl_set_access,
 		      struct cumc_set_access, __reserved),
-	CUMC_IOCTL_OUT(CUMC_VA_QUERY, cumk_va_ioctl_query,
+	CUMK_IOCTL_OUT(CUMC_VA_QUERY, cumk_va_ioctl_query,
 		       struct cumc_va_query, out_access_any),
-	CUMC_IOCTL_OP(CUMC_EXPORT_FD, cumk_sharing_ioctl_export_fd,
+	CUMK_IOCTL_OP(CUMC_EXPORT_FD, cumk_sharing_ioctl_export_fd,
 		      struct cumc_export_fd, __reserved),
-	CUMC_IOCTL_OUT(CUMC_IMPORT_FD, cumk_sharing_ioctl_import_fd,
+	CUMK_IOCTL_OUT(CUMC_IMPORT_FD, cumk_sharing_ioctl_import_fd,
 		       struct cumc_import_fd, out_handle),
-	CUMC_IOCTL_OUT(CUMC_ATTACH_CHANNEL, cumk_sharing_ioctl_attach_channel,
+	CUMK_IOCTL_OUT(CUMC_ATTACH_CHANNEL, cumk_sharing_ioctl_attach_channel,
 		       struct cumc_attach_channel, out_channel),
-	CUMC_IOCTL_OUT(CUMC_EXPORT_FABRIC, cumk_sharing_ioctl_export_fabric,
+	CUMK_IOCTL_OUT(CUMC_EXPORT_FABRIC, cumk_sharing_ioctl_export_fabric,
 		       struct cumc_export_fabric, out_fabric),
-	CUMC_IOCTL_OUT(CUMC_IMPORT_FABRIC, cumk_sharing_ioctl_import_fabric,
+	CUMK_IOCTL_OUT(CUMC_IMPORT_FABRIC, cumk_sharing_ioctl_import_fabric,
 		       struct cumc_import_fabric, out_handle),
-	CUMC_IOCTL_OUT(CUMC_MC_CREATE, cumk_mc_ioctl_create,
+	CUMK_IOCTL_OUT(CUMC_MC_CREATE, cumk_mc_ioctl_create,
 		       struct cumc_mc_create, out_handle),
-	CUMC_IOCTL_OP(CUMC_MC_ADD_DEVICE, cumk_bind_ioctl_add_device,
+	CUMK_IOCTL_OP(CUMC_MC_ADD_DEVICE, cumk_bind_ioctl_add_device,
 		      struct cumc_mc_add_device, __reserved),
-	CUMC_IOCTL_OP(CUMC_MC_BIND_MEM, cumk_bind_ioctl_mem,
+	CUMK_IOCTL_OP(CUMC_MC_BIND_MEM, cumk_bind_ioctl_mem,
 		      struct cumc_mc_bind, length),
-	CUMC_IOCTL_OP(CUMC_MC_BIND_ADDR, cumk_bind_ioctl_addr,
+	CUMK_IOCTL_OP(CUMC_MC_BIND_ADDR, cumk_bind_ioctl_addr,
 		      struct cumc_mc_bind, length),
-	CUMC_IOCTL_OP(CUMC_MC_UNBIND, cumk_bind_ioctl_unbind,
+	CUMK_IOCTL_OP(CUMC_MC_UNBIND, cumk_bind_ioctl_unbind,
 		      struct cumc_mc_unbind, length),
-	CUMC_IOCTL_OUT(CUMC_MC_INFO, cumk_mc_ioctl_info,
+	CUMK_IOCTL_OUT(CUMC_MC_INFO, cumk_mc_ioctl_info,
 		       struct cumc_mc_info, __reserved),
-	CUMC_IOCTL_OP(CUMC_MC_VIEW, cumk_view_ioctl, struct cumc_mc_view,
+	CUMK_IOCTL_OP(CUMC_MC_VIEW, cumk_view_ioctl, struct cumc_mc_view,
 		      out_length),
 };
 

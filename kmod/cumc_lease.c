@@ -7,7 +7,7 @@
  * node that vouches for it: the node that exported it (an import), or the
  * origin of the team it is bound in (a replica's binding), or, on the
  * origin, the node whose GPU it is. The holder asks for the lease
- * (CUMC_REMOTE_LEASE_RENEW) and counts it from when it asked; the grantor
+ * (CUMK_REMOTE_LEASE_RENEW) and counts it from when it asked; the grantor
  * counts it from when the request arrived, which is later. So the holder's
  * lease always ends first, on one clock (both are CLOCK_MONOTONIC, which
  * runs at the same rate on every node here). The holder renews every
@@ -136,7 +136,7 @@ struct cumk_lease_timer {
 };
 
 static DEFINE_SPINLOCK(cumk_lease_lock); /* protects the two below; a leaf */
-static struct cumk_lease_node cumk_lease_nodes[CUMC_MAX_NODES];
+static struct cumk_lease_node cumk_lease_nodes[CUMK_MAX_NODES];
 static LIST_HEAD(cumk_lease_timers);
 static bool cumk_lease_exiting;
 
@@ -145,7 +145,7 @@ static DECLARE_DELAYED_WORK(cumk_lease_work, cumk_lease_work_fn);
 
 /* How a node is lost (cumc_remote.c's), and the nodes it is to lose. */
 static void (*cumk_lease_lose)(u32 node);
-static DECLARE_BITMAP(cumk_lease_failing, CUMC_MAX_NODES);
+static DECLARE_BITMAP(cumk_lease_failing, CUMK_MAX_NODES);
 static DEFINE_SPINLOCK(cumk_lease_failing_lock); /* a leaf */
 static void cumk_lease_fail_fn(struct work_struct *work);
 static DECLARE_WORK(cumk_lease_fail_work, cumk_lease_fail_fn);
@@ -163,7 +163,7 @@ static void cumk_lease_kick(void)
 
 static struct cumk_lease_node *cumk_lease_node(u32 node)
 {
-	return node < CUMC_MAX_NODES ? &cumk_lease_nodes[node] : NULL;
+	return node < CUMK_MAX_NODES ? &cumk_lease_nodes[node] : NULL;
 }
 
 bool cumk_lease_lost(u32 node)
@@ -336,7 +336,7 @@ int cumk_lease_ensure(u32 node)
 		return -EHOSTDOWN;
 	if (ktime_after(READ_ONCE(n->until), ktime_add_ms(ktime_get(), ms / 2)))
 		return 0;
-	ret = cumk_imex_call(node, CUMC_REMOTE_LEASE_RENEW, NULL, 0,
+	ret = cumk_imex_call(node, CUMK_REMOTE_LEASE_RENEW, NULL, 0,
 			     msecs_to_jiffies(cumk_team_fm_timeout_ms()),
 			     &answer, &answer_len, &queued, NULL);
 	kfree(answer);
@@ -363,11 +363,11 @@ static void cumk_lease_fail_fn(struct work_struct *work)
 
 	for (;;) {
 		spin_lock(&cumk_lease_failing_lock);
-		node = find_first_bit(cumk_lease_failing, CUMC_MAX_NODES);
-		if (node < CUMC_MAX_NODES)
+		node = find_first_bit(cumk_lease_failing, CUMK_MAX_NODES);
+		if (node < CUMK_MAX_NODES)
 			__clear_bit(node, cumk_lease_failing);
 		spin_unlock(&cumk_lease_failing_lock);
-		if (node >= CUMC_MAX_NODES)
+		if (node >= CUMK_MAX_NODES)
 			return;
 		lose = READ_ONCE(cumk_lease_lose);
 		if (lose)
@@ -382,7 +382,7 @@ static void cumk_lease_fail_fn(struct work_struct *work)
  */
 void cumk_lease_fail(u32 node)
 {
-	if (node >= CUMC_MAX_NODES || cumk_lease_lost(node) ||
+	if (node >= CUMK_MAX_NODES || cumk_lease_lost(node) ||
 	    READ_ONCE(cumk_lease_exiting))
 		return;
 	spin_lock(&cumk_lease_failing_lock);
@@ -416,7 +416,7 @@ static void cumk_lease_posted(u32 node, int result, const void *answer,
 	struct cumk_lease_posted *p = ctx;
 
 	if (result && result != -EHOSTDOWN && result != -ENOTCONN &&
-	    !(p->op == CUMC_REMOTE_LEASE_RENEW && result == -EAGAIN))
+	    !(p->op == CUMK_REMOTE_LEASE_RENEW && result == -EAGAIN))
 		cumk_lease_fail(node);
 	if (p->done)
 		p->done(node, result, answer, len, p->ctx);
@@ -455,7 +455,7 @@ static void cumk_lease_renewed(u32 node, int result, const void *answer,
 }
 
 /*
- * CUMC_REMOTE_LEASE_RENEW from @node: grant it a lease of lease_ms from
+ * CUMK_REMOTE_LEASE_RENEW from @node: grant it a lease of lease_ms from
  * now, unless it is lost (-ESTALE) or has left a message of this node's
  * unanswered for a quarter of that (-EAGAIN).
  */
@@ -516,7 +516,7 @@ void cumk_lease_wait_expire(struct cumk_lease_wait *w, u32 node,
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL | __GFP_NOFAIL);
 	t->wait = w;
-	t->node = node < CUMC_MAX_NODES ? node : 0;
+	t->node = node < CUMK_MAX_NODES ? node : 0;
 	t->extra_ms = extra_ms;
 	spin_lock(&cumk_lease_lock);
 	/* Lost already: its grant is final. */
@@ -548,18 +548,18 @@ static ktime_t cumk_ktime_min(ktime_t a, ktime_t b)
  */
 static void cumk_lease_work_fn(struct work_struct *work)
 {
-	DECLARE_BITMAP(renew, CUMC_MAX_NODES);
-	DECLARE_BITMAP(expired, CUMC_MAX_NODES);
+	DECLARE_BITMAP(renew, CUMK_MAX_NODES);
+	DECLARE_BITMAP(expired, CUMK_MAX_NODES);
 	unsigned int ms = cumk_lease_ms();
 	ktime_t now = ktime_get(), next = KTIME_MAX;
 	struct cumk_lease_timer *t, *tn;
 	LIST_HEAD(due);
 	u32 node;
 
-	bitmap_zero(renew, CUMC_MAX_NODES);
-	bitmap_zero(expired, CUMC_MAX_NODES);
+	bitmap_zero(renew, CUMK_MAX_NODES);
+	bitmap_zero(expired, CUMK_MAX_NODES);
 	spin_lock(&cumk_lease_lock);
-	for (node = 0; node < CUMC_MAX_NODES && !cumk_lease_exiting; node++) {
+	for (node = 0; node < CUMK_MAX_NODES && !cumk_lease_exiting; node++) {
 		struct cumk_lease_node *n = &cumk_lease_nodes[node];
 
 		if (n->lost || (!n->deps && !n->want))
@@ -598,10 +598,10 @@ static void cumk_lease_work_fn(struct work_struct *work)
 				 nsecs_to_jiffies(ktime_to_ns(ktime_sub(next, now))) + 1);
 	spin_unlock(&cumk_lease_lock);
 
-	for_each_set_bit(node, renew, CUMC_MAX_NODES)
-		cumk_lease_post(node, CUMC_REMOTE_LEASE_RENEW, NULL, 0,
+	for_each_set_bit(node, renew, CUMK_MAX_NODES)
+		cumk_lease_post(node, CUMK_REMOTE_LEASE_RENEW, NULL, 0,
 				cumk_lease_renewed, NULL);
-	for_each_set_bit(node, expired, CUMC_MAX_NODES) {
+	for_each_set_bit(node, expired, CUMK_MAX_NODES) {
 		pr_info("cumc: node %u: the lease from it ran out: lost\n",
 			node);
 		cumk_lease_fail(node);

@@ -130,4 +130,4 @@ module_exit(cumk_exit);
 MODULE_DESCRIPTION("cumc: simulated GPUs on a software NVLink multicast fabric");
 MODULE_LICENSE("GPL");
 /* The Makefile's VERSION, through kmod/Kbuild. */
-MODULE_VERSION(CUMC_VERSION);
+MODULE_VERSION(CUMK_VERSION);

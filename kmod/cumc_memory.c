@@ -14,7 +14,7 @@
 
 #include "cumc_internal.h"
 
-#define CUMC_HANDLE_TYPES_ALL (CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC)
+#define CUMK_HANDLE_TYPES_ALL (CUMC_HANDLE_FD | CUMC_HANDLE_FABRIC)
 
 /*
  * 0 while @mem's device works and @mem has its memory, -ENOLINK once it
@@ -93,7 +93,7 @@ void cumk_mem_free(struct cumk_mem *mem)
 	if (mem->dev->remote)
 		cumk_lease_put(mem->lease_node, mem->lease_gen);
 	mem_cgroup_put(mem->memcg);
-	cumk_stat_add(mem->dev, CUMC_STAT_OBJECTS, -1);
+	cumk_stat_add(mem->dev, CUMK_STAT_OBJECTS, -1);
 	atomic_dec(&cumk_live_mems);
 	mutex_destroy(&mem->touch_lock);
 	kfree(mem);
@@ -157,7 +157,7 @@ static struct cumk_mem *cumk_mem_alloc(struct cumk_device *dev, u64 length)
 {
 	struct cumk_mem *mem;
 
-	mem = kzalloc(sizeof(*mem), CUMC_GFP);
+	mem = kzalloc(sizeof(*mem), CUMK_GFP);
 	if (!mem)
 		return NULL;
 	mem->dev = dev;
@@ -200,9 +200,9 @@ struct cumk_mem *cumk_mem_create_remote(struct cumk_usage *usage,
 		goto err_uncharge;
 	mem->lease_node = lease_node;
 	mem->lease_gen = cumk_lease_get(lease_node);
-	cumk_object_init(&mem->obj, CUMC_OBJ_MEM, handle_types, ops);
+	cumk_object_init(&mem->obj, CUMK_OBJ_MEM, handle_types, ops);
 	atomic_inc(&cumk_live_mems);
-	cumk_stat_add(dev, CUMC_STAT_OBJECTS, 1);
+	cumk_stat_add(dev, CUMK_STAT_OBJECTS, 1);
 	return mem;
 
 err_uncharge:
@@ -223,13 +223,13 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 	struct cumk_mem *mem;
 	int ret;
 
-	if (cmd->flags || cmd->handle_types & ~CUMC_HANDLE_TYPES_ALL)
+	if (cmd->flags || cmd->handle_types & ~CUMK_HANDLE_TYPES_ALL)
 		return -EOPNOTSUPP;
 	dev = cumk_device_get(cmd->device);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	if (cmd->handle_types & CUMC_HANDLE_FABRIC &&
-	    READ_ONCE(client->channel) == CUMC_NO_CHANNEL)
+	    READ_ONCE(client->channel) == CUMK_NO_CHANNEL)
 		return -EPERM;
 	if (!cmd->length || !IS_ALIGNED(cmd->length, cumk_device_granularity()))
 		return -EINVAL;
@@ -245,10 +245,10 @@ int cumk_mem_ioctl_create(struct cumk_ucmd *ucmd)
 	ret = cumk_mem_back(mem);
 	if (ret)
 		goto err_uncharge;
-	cumk_object_init(&mem->obj, CUMC_OBJ_MEM, cmd->handle_types,
+	cumk_object_init(&mem->obj, CUMK_OBJ_MEM, cmd->handle_types,
 			 &cumk_mem_ops);
 	atomic_inc(&cumk_live_mems);
-	cumk_stat_add(dev, CUMC_STAT_OBJECTS, 1);
+	cumk_stat_add(dev, CUMK_STAT_OBJECTS, 1);
 
 	ret = cumk_ucmd_new_object(ucmd, &mem->obj, &cmd->out_handle);
 	if (ret)
@@ -273,7 +273,7 @@ int cumk_mem_ioctl_info(struct cumk_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_MEM);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMK_OBJ_MEM);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	mem = to_cumk_mem(obj);
@@ -418,7 +418,7 @@ struct cumk_extent *cumk_mem_extents_import(const struct cumk_remote_extent *in,
 
 	if (!n)
 		return ERR_PTR(-EPROTO);
-	extents = kvcalloc(n, sizeof(*extents), CUMC_GFP);
+	extents = kvcalloc(n, sizeof(*extents), CUMK_GFP);
 	if (!extents)
 		return ERR_PTR(-ENOMEM);
 	for (i = 0; i < n; i++) {

@@ -33,11 +33,11 @@ void cumk_mc_free(struct cumk_mc *mc)
 	xa_erase(&cumk_mc_ids, mc->id);
 	if (mc->published)
 		cumk_mc_notify(mc, CUMC_CMD_MC_DELETE_NTF);
-	cumk_stat_add(NULL, CUMC_STAT_OBJECTS, -1);
+	cumk_stat_add(NULL, CUMK_STAT_OBJECTS, -1);
 	cumk_team_release(mc);
 	cumk_fabric_release(mc);
 	cumk_vm_free_offsets(mc->pgoff);
-	cumk_usage_uncharge(mc->obj.usage, CUMC_QUOTA_RANGES, 1);
+	cumk_usage_uncharge(mc->obj.usage, CUMK_QUOTA_RANGES, 1);
 	atomic_dec(&cumk_live_mcs);
 	kfree(mc);
 }
@@ -55,7 +55,7 @@ void cumk_mc_publish(struct cumk_object *obj)
 
 	mc->published = true;
 	/* Storing over a reservation allocates nothing. */
-	old = xa_store(&cumk_mc_ids, mc->id, mc, CUMC_GFP);
+	old = xa_store(&cumk_mc_ids, mc->id, mc, CUMK_GFP);
 	WARN_ON(old);
 	cumk_mc_notify(mc, CUMC_CMD_MC_CREATE_NTF);
 }
@@ -99,11 +99,11 @@ static int cumk_mc_check_create(struct cumk_client *client,
 	if (!cmd->num_devices ||
 	    cmd->num_devices > cumk_mc_max_devices(cmd->handle_types) ||
 	    !cmd->length ||
-	    cmd->length > CUMC_VM_MAX_OFFSETS / cmd->num_devices ||
+	    cmd->length > CUMK_VM_MAX_OFFSETS / cmd->num_devices ||
 	    !IS_ALIGNED(cmd->length, cumk_fabric_granularity()))
 		return -EINVAL;
 	if (cmd->handle_types & CUMC_HANDLE_FABRIC &&
-	    READ_ONCE(client->channel) == CUMC_NO_CHANNEL)
+	    READ_ONCE(client->channel) == CUMK_NO_CHANNEL)
 		return -EPERM;
 	return 0;
 }
@@ -120,7 +120,7 @@ struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
 	u32 i;
 	int ret;
 
-	mc = kzalloc(struct_size(mc, members, num_devices), CUMC_GFP);
+	mc = kzalloc(struct_size(mc, members, num_devices), CUMK_GFP);
 	if (!mc)
 		return ERR_PTR(-ENOMEM);
 	mc->num_devices = num_devices;
@@ -133,7 +133,7 @@ struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
 	ret = cumk_object_charge(usage, &mc->obj);
 	if (ret)
 		goto err_free_mc;
-	ret = cumk_usage_charge(usage, CUMC_QUOTA_RANGES, 1);
+	ret = cumk_usage_charge(usage, CUMK_QUOTA_RANGES, 1);
 	if (ret)
 		goto err_uncharge_object;
 	ret = cumk_vm_alloc_offsets(mc, &mc->pgoff);
@@ -144,18 +144,18 @@ struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
 	 * fabric manager answer must not reach a new object.
 	 */
 	ret = xa_alloc_cyclic(&cumk_mc_ids, &mc->id, NULL, xa_limit_31b,
-			      &cumk_mc_next_id, CUMC_GFP);
+			      &cumk_mc_next_id, CUMK_GFP);
 	if (ret < 0)
 		goto err_free_offsets;
-	cumk_object_init(&mc->obj, CUMC_OBJ_MC, handle_types, ops);
+	cumk_object_init(&mc->obj, CUMK_OBJ_MC, handle_types, ops);
 	atomic_inc(&cumk_live_mcs);
-	cumk_stat_add(NULL, CUMC_STAT_OBJECTS, 1);
+	cumk_stat_add(NULL, CUMK_STAT_OBJECTS, 1);
 	return mc;
 
 err_free_offsets:
 	cumk_vm_free_offsets(mc->pgoff);
 err_uncharge_range:
-	cumk_usage_uncharge(usage, CUMC_QUOTA_RANGES, 1);
+	cumk_usage_uncharge(usage, CUMK_QUOTA_RANGES, 1);
 err_uncharge_object:
 	cumk_object_uncharge(&mc->obj);
 err_free_mc:
@@ -249,7 +249,7 @@ void cumk_mc_lose_device(struct cumk_device *dev,
 /* The multicast object @handle names in @client, with a new reference. */
 struct cumk_mc *cumk_mc_get(struct cumk_client *client, u64 handle)
 {
-	struct cumk_object *obj = cumk_handle_get(client, handle, CUMC_OBJ_MC);
+	struct cumk_object *obj = cumk_handle_get(client, handle, CUMK_OBJ_MC);
 
 	return IS_ERR(obj) ? ERR_CAST(obj) : to_cumk_mc(obj);
 }

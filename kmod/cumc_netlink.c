@@ -339,17 +339,17 @@ static int cumk_nl_mc_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int cumk_nl_fill_stats(struct sk_buff *skb, atomic64_t *stats)
 {
-	static const u16 attrs[CUMC_STAT_NR] = {
-		[CUMC_STAT_OBJECTS] = CUMC_A_STAT_OBJECTS,
-		[CUMC_STAT_BOUND_BYTES] = CUMC_A_STAT_BOUND_BYTES,
-		[CUMC_STAT_BINDS] = CUMC_A_STAT_BINDS,
-		[CUMC_STAT_MAPS] = CUMC_A_STAT_MAPS,
-		[CUMC_STAT_WAITS] = CUMC_A_STAT_WAITS,
-		[CUMC_STAT_FAULTS] = CUMC_A_STAT_FAULTS,
+	static const u16 attrs[CUMK_STAT_NR] = {
+		[CUMK_STAT_OBJECTS] = CUMC_A_STAT_OBJECTS,
+		[CUMK_STAT_BOUND_BYTES] = CUMC_A_STAT_BOUND_BYTES,
+		[CUMK_STAT_BINDS] = CUMC_A_STAT_BINDS,
+		[CUMK_STAT_MAPS] = CUMC_A_STAT_MAPS,
+		[CUMK_STAT_WAITS] = CUMC_A_STAT_WAITS,
+		[CUMK_STAT_FAULTS] = CUMC_A_STAT_FAULTS,
 	};
 	int i;
 
-	for (i = 0; i < CUMC_STAT_NR; i++)
+	for (i = 0; i < CUMK_STAT_NR; i++)
 		if (nla_put_u64_64bit(skb, attrs[i], atomic64_read(&stats[i]),
 				      CUMC_A_PAD))
 			return -EMSGSIZE;

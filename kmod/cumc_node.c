@@ -27,7 +27,7 @@ static u32 cumk_clique_id;
  * lock, before it marks the node's GPUs): an answer of a node asked
  * before its latest loss describes what it let go of since.
  */
-static atomic_t cumk_node_losses[CUMC_MAX_NODES];
+static atomic_t cumk_node_losses[CUMK_MAX_NODES];
 
 u32 cumk_node_index(void)
 {
@@ -43,7 +43,7 @@ int cumk_node_join_cluster(const u8 *cluster_uuid, u32 clique_id)
 {
 	int ret = 0;
 
-	if (fabric_node >= CUMC_MAX_NODES)
+	if (fabric_node >= CUMK_MAX_NODES)
 		return -ERANGE;
 	mutex_lock(&cumk_node_lock);
 	if (!cumk_cluster_known) {
@@ -77,14 +77,14 @@ bool cumk_node_cluster(u8 *cluster_uuid, u32 *clique_id)
 /* Count a loss of node @node; nodes beyond the fabric are never asked. */
 void cumk_node_count_loss(u32 node)
 {
-	if (node < CUMC_MAX_NODES)
+	if (node < CUMK_MAX_NODES)
 		atomic_inc(&cumk_node_losses[node]);
 }
 
 /* How many times node @node was lost so far. */
 u32 cumk_node_loss_count(u32 node)
 {
-	return node < CUMC_MAX_NODES ? atomic_read(&cumk_node_losses[node]) : 0;
+	return node < CUMK_MAX_NODES ? atomic_read(&cumk_node_losses[node]) : 0;
 }
 
 /* Whether this node is part of a multi-node fabric: a GPU declared one. */

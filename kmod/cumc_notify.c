@@ -27,7 +27,7 @@
 #include "cumc_internal.h"
 
 enum cumk_notify_mcgrp {
-	CUMC_NOTIFY_MCGRP_MONITOR,
+	CUMK_NOTIFY_MCGRP_MONITOR,
 };
 
 /*
@@ -37,7 +37,7 @@ enum cumk_notify_mcgrp {
  * the initial user namespace, as changing state does.
  */
 static const struct genl_multicast_group cumk_notify_mcgrps[] = {
-	[CUMC_NOTIFY_MCGRP_MONITOR] =
+	[CUMK_NOTIFY_MCGRP_MONITOR] =
 		CUMK_GENL_MCGRP_ADMIN(CUMC_GENL_MCGRP_MONITOR),
 };
 
@@ -103,7 +103,7 @@ static bool cumk_notify_listened(void)
 	for_each_net_rcu(net) {
 		if (cumk_notify_net_ok(net) &&
 		    genl_has_listeners(&cumk_family, net,
-				       CUMC_NOTIFY_MCGRP_MONITOR) > 0) {
+				       CUMK_NOTIFY_MCGRP_MONITOR) > 0) {
 			listened = true;
 			break;
 		}
@@ -149,12 +149,12 @@ static void cumk_notify_send(struct sk_buff *msg, void *hdr, int err)
 	for_each_net_rcu(net) {
 		if (!cumk_notify_net_ok(net) ||
 		    genl_has_listeners(&cumk_family, net,
-				       CUMC_NOTIFY_MCGRP_MONITOR) <= 0)
+				       CUMK_NOTIFY_MCGRP_MONITOR) <= 0)
 			continue;
 		copy = skb_clone(msg, GFP_ATOMIC);
 		if (copy)
 			genlmsg_multicast_netns(&cumk_family, net, copy, 0,
-						CUMC_NOTIFY_MCGRP_MONITOR,
+						CUMK_NOTIFY_MCGRP_MONITOR,
 						GFP_ATOMIC);
 	}
 	rcu_read_unlock();

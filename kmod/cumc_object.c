@@ -13,7 +13,7 @@
 
 #include "cumc_internal.h"
 
-#define CUMC_FABRIC_MAGIC 0x464d5543 /* "CUMF" */
+#define CUMK_FABRIC_MAGIC 0x464d5543 /* "CUMF" */
 
 /*
  * The layout of the 64 bytes of a fabric handle; no kernel pointer in it.
@@ -26,7 +26,7 @@ struct cumk_fabric_handle {
 	__le32 channel;
 	__le64 instance;
 	__le64 id;
-	u8 secret[CUMC_FABRIC_SECRET_LEN];
+	u8 secret[CUMK_FABRIC_SECRET_LEN];
 	__le32 node;
 	u8 zero[4];
 };
@@ -59,7 +59,7 @@ int cumk_object_charge(struct cumk_usage *usage, struct cumk_object *obj)
 {
 	int ret;
 
-	ret = cumk_usage_charge(usage, CUMC_QUOTA_OBJECTS, 1);
+	ret = cumk_usage_charge(usage, CUMK_QUOTA_OBJECTS, 1);
 	if (ret)
 		return ret;
 	obj->usage = cumk_usage_get(usage);
@@ -69,7 +69,7 @@ int cumk_object_charge(struct cumk_usage *usage, struct cumk_object *obj)
 /* Return an object's charge to its creator, who may have closed meanwhile. */
 static void cumk_usage_return_object(struct cumk_usage *usage)
 {
-	cumk_usage_uncharge(usage, CUMC_QUOTA_OBJECTS, 1);
+	cumk_usage_uncharge(usage, CUMK_QUOTA_OBJECTS, 1);
 	cumk_usage_put(usage);
 }
 
@@ -111,7 +111,7 @@ int cumk_object_fabric_publish(struct cumk_object *obj, int channel)
 		obj->fabric_channel = channel;
 		ret = xa_alloc_cyclic(&cumk_fabric_exports, &obj->fabric_id, obj,
 				      xa_limit_32b, &cumk_next_fabric_id,
-				      CUMC_GFP);
+				      CUMK_GFP);
 		ret = ret < 0 ? ret : 0;
 	}
 	mutex_unlock(&cumk_fabric_lock);
@@ -147,7 +147,7 @@ void cumk_object_fabric_init(void)
 void cumk_object_fabric_handle(struct cumk_object *obj, u8 *out)
 {
 	struct cumk_fabric_handle fh = {
-		.magic = cpu_to_le32(CUMC_FABRIC_MAGIC),
+		.magic = cpu_to_le32(CUMK_FABRIC_MAGIC),
 		.channel = cpu_to_le32(obj->fabric_channel),
 		.instance = cpu_to_le64(cumk_fabric_instance),
 		.id = cpu_to_le64(obj->fabric_id),
@@ -169,7 +169,7 @@ bool cumk_object_fabric_origin(const u8 *handle, u32 *node, int *channel)
 
 	memcpy(&fh, handle, sizeof(fh));
 	id = le64_to_cpu(fh.id);
-	if (le32_to_cpu(fh.magic) != CUMC_FABRIC_MAGIC || !id ||
+	if (le32_to_cpu(fh.magic) != CUMK_FABRIC_MAGIC || !id ||
 	    id > U32_MAX || memchr_inv(fh.zero, 0, sizeof(fh.zero)))
 		return false;
 	*node = le32_to_cpu(fh.node);

@@ -13,18 +13,18 @@
 
 #include "cumc_internal.h"
 
-#define CUMC_PCI_VENDOR_REDHAT 0x1af4
-#define CUMC_PCI_DEVICE_IVSHMEM 0x1110
-#define CUMC_PCI_MEM_BAR 2
-#define CUMC_PCI_MAGIC "cumc-gpu"
+#define CUMK_PCI_VENDOR_REDHAT 0x1af4
+#define CUMK_PCI_DEVICE_IVSHMEM 0x1110
+#define CUMK_PCI_MEM_BAR 2
+#define CUMK_PCI_MAGIC "cumc-gpu"
 /* Version 2 adds the GPU's place in a multi-node fabric. */
-#define CUMC_PCI_VERSION_SINGLE 1
-#define CUMC_PCI_VERSION_FABRIC 2
+#define CUMK_PCI_VERSION_SINGLE 1
+#define CUMK_PCI_VERSION_FABRIC 2
 
 /**
  * struct cumk_pci_identity - the start of a cumc GPU's BAR 2, little-endian
- * @magic: CUMC_PCI_MAGIC, not NUL-terminated
- * @version: CUMC_PCI_VERSION_*
+ * @magic: CUMK_PCI_MAGIC, not NUL-terminated
+ * @version: CUMK_PCI_VERSION_*
  * @header_size: bytes the identity takes; memory starts at or after it
  * @mem_offset: where device memory starts in the BAR, page-aligned
  * @mem_size: bytes of device memory
@@ -48,7 +48,7 @@ struct cumk_pci_identity {
 };
 
 /* The bytes of a version 1 identity, which ends at the name. */
-#define CUMC_PCI_IDENTITY_V1_SIZE offsetof(struct cumk_pci_identity, node)
+#define CUMK_PCI_IDENTITY_V1_SIZE offsetof(struct cumk_pci_identity, node)
 
 /* Why the identity at the start of a BAR of @bar_len bytes is unusable. */
 static const char *cumk_pci_identity_error(const struct cumk_pci_identity *id,
@@ -63,11 +63,11 @@ static const char *cumk_pci_identity_error(const struct cumk_pci_identity *id,
 
 	u32 version = le32_to_cpu(id->version);
 
-	if (version != CUMC_PCI_VERSION_SINGLE &&
-	    version != CUMC_PCI_VERSION_FABRIC)
+	if (version != CUMK_PCI_VERSION_SINGLE &&
+	    version != CUMK_PCI_VERSION_FABRIC)
 		return "an identity of an unknown version";
-	if (header_size < (version == CUMC_PCI_VERSION_SINGLE ?
-			   CUMC_PCI_IDENTITY_V1_SIZE : sizeof(*id)) ||
+	if (header_size < (version == CUMK_PCI_VERSION_SINGLE ?
+			   CUMK_PCI_IDENTITY_V1_SIZE : sizeof(*id)) ||
 	    header_size > mem_offset)
 		return "an identity whose size overlaps device memory";
 	if (!PAGE_ALIGNED(mem_offset))
@@ -83,11 +83,11 @@ static const char *cumk_pci_identity_error(const struct cumk_pci_identity *id,
 static int cumk_pci_read_identity(struct pci_dev *pdev,
 				  struct cumk_pci_identity *id)
 {
-	resource_size_t start = pci_resource_start(pdev, CUMC_PCI_MEM_BAR);
-	resource_size_t len = pci_resource_len(pdev, CUMC_PCI_MEM_BAR);
+	resource_size_t start = pci_resource_start(pdev, CUMK_PCI_MEM_BAR);
+	resource_size_t len = pci_resource_len(pdev, CUMK_PCI_MEM_BAR);
 	void *head;
 
-	if (!(pci_resource_flags(pdev, CUMC_PCI_MEM_BAR) & IORESOURCE_MEM) ||
+	if (!(pci_resource_flags(pdev, CUMK_PCI_MEM_BAR) & IORESOURCE_MEM) ||
 	    len < PAGE_SIZE)
 		return -ENODEV;
 	head = memremap(start, PAGE_SIZE, MEMREMAP_WB);
@@ -95,7 +95,7 @@ static int cumk_pci_read_identity(struct pci_dev *pdev,
 		return -ENOMEM;
 	memcpy(id, head, sizeof(*id));
 	memunmap(head);
-	return memcmp(id->magic, CUMC_PCI_MAGIC, sizeof(id->magic)) ? -ENODEV : 0;
+	return memcmp(id->magic, CUMK_PCI_MAGIC, sizeof(id->magic)) ? -ENODEV : 0;
 }
 
 /*
@@ -109,7 +109,7 @@ static int cumk_pci_fabric_place(struct pci_dev *pdev,
 	int ret;
 
 	*remote = false;
-	if (le32_to_cpu(id->version) != CUMC_PCI_VERSION_FABRIC)
+	if (le32_to_cpu(id->version) != CUMK_PCI_VERSION_FABRIC)
 		return 0;
 	ret = cumk_node_join_cluster(id->cluster_uuid,
 				     le32_to_cpu(id->clique_id));
@@ -126,8 +126,8 @@ static struct cumk_device *cumk_pci_create(struct pci_dev *pdev,
 					   const struct cumk_pci_identity *id,
 					   bool remote)
 {
-	resource_size_t start = pci_resource_start(pdev, CUMC_PCI_MEM_BAR);
-	resource_size_t len = pci_resource_len(pdev, CUMC_PCI_MEM_BAR);
+	resource_size_t start = pci_resource_start(pdev, CUMK_PCI_MEM_BAR);
+	resource_size_t len = pci_resource_len(pdev, CUMK_PCI_MEM_BAR);
 	u64 mem_offset = le64_to_cpu(id->mem_offset);
 	struct cumk_device *dev;
 	void *bar;
@@ -140,7 +140,7 @@ static struct cumk_device *cumk_pci_create(struct pci_dev *pdev,
 			      le64_to_cpu(id->mem_size), remote);
 	if (IS_ERR(dev))
 		return dev;
-	dev->fabric = le32_to_cpu(id->version) == CUMC_PCI_VERSION_FABRIC;
+	dev->fabric = le32_to_cpu(id->version) == CUMK_PCI_VERSION_FABRIC;
 	dev->node = dev->fabric ? le32_to_cpu(id->node) : cumk_node_index();
 	dev->remote = remote;
 	memcpy(dev->uuid, id->uuid, sizeof(dev->uuid));
@@ -166,11 +166,11 @@ static int cumk_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = cumk_pci_read_identity(pdev, &id);
 	if (ret) {
 		dev_info(&pdev->dev, "no cumc identity in BAR %d: not a cumc GPU, left alone\n",
-			 CUMC_PCI_MEM_BAR);
+			 CUMK_PCI_MEM_BAR);
 		return ret;
 	}
 	error = cumk_pci_identity_error(&id,
-					pci_resource_len(pdev, CUMC_PCI_MEM_BAR));
+					pci_resource_len(pdev, CUMK_PCI_MEM_BAR));
 	if (error) {
 		dev_err(&pdev->dev, "cumc GPU with %s: ignored\n", error);
 		return -ENODEV;
@@ -179,7 +179,7 @@ static int cumk_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 	/* Managed: pcim_enable_device() has the region released with it. */
-	ret = pci_request_region(pdev, CUMC_PCI_MEM_BAR, KBUILD_MODNAME);
+	ret = pci_request_region(pdev, CUMK_PCI_MEM_BAR, KBUILD_MODNAME);
 	if (ret)
 		return ret;
 	dev = cumk_pci_create(pdev, &id, remote);
@@ -217,7 +217,7 @@ static void cumk_pci_remove(struct pci_dev *pdev)
 }
 
 static const struct pci_device_id cumk_pci_ids[] = {
-	{ PCI_DEVICE(CUMC_PCI_VENDOR_REDHAT, CUMC_PCI_DEVICE_IVSHMEM) },
+	{ PCI_DEVICE(CUMK_PCI_VENDOR_REDHAT, CUMK_PCI_DEVICE_IVSHMEM) },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, cumk_pci_ids);

@@ -61,7 +61,7 @@ struct cumk_user {
 	struct hlist_node node;
 	refcount_t ref;
 	kuid_t uid;
-	atomic64_t used[CUMC_QUOTA_NR];
+	atomic64_t used[CUMK_QUOTA_NR];
 };
 
 /*
@@ -76,14 +76,14 @@ static DEFINE_SPINLOCK(cumk_users_lock);
  * GiB mapped), low enough that one client cannot take all of the 65535
  * address ranges or an unbounded amount of kernel memory.
  */
-static struct cumk_quota cumk_quotas[CUMC_QUOTA_NR] = {
-	[CUMC_QUOTA_HANDLES] = { 1U << 18, U32_MAX },
-	[CUMC_QUOTA_OBJECTS] = { 1U << 17, U32_MAX },
-	[CUMC_QUOTA_RANGES] = { 8192, CUMC_VM_MAX_SLOTS },
-	[CUMC_QUOTA_MAPPED] = { 1ULL << 42, 1ULL << 62 },
-	[CUMC_QUOTA_BOUND] = { 1ULL << 42, 1ULL << 62 },
-	[CUMC_QUOTA_MAPPINGS] = { 1U << 19, U32_MAX },
-	[CUMC_QUOTA_BINDINGS] = { 1U << 18, U32_MAX },
+static struct cumk_quota cumk_quotas[CUMK_QUOTA_NR] = {
+	[CUMK_QUOTA_HANDLES] = { 1U << 18, U32_MAX },
+	[CUMK_QUOTA_OBJECTS] = { 1U << 17, U32_MAX },
+	[CUMK_QUOTA_RANGES] = { 8192, CUMK_VM_MAX_SLOTS },
+	[CUMK_QUOTA_MAPPED] = { 1ULL << 42, 1ULL << 62 },
+	[CUMK_QUOTA_BOUND] = { 1ULL << 42, 1ULL << 62 },
+	[CUMK_QUOTA_MAPPINGS] = { 1U << 19, U32_MAX },
+	[CUMK_QUOTA_BINDINGS] = { 1U << 18, U32_MAX },
 };
 
 /*
@@ -91,18 +91,18 @@ static struct cumk_quota cumk_quotas[CUMC_QUOTA_NR] = {
  * kernel memory footprint of tens of MiB per limit (Documentation/
  * security.md), a quarter of the address ranges.
  */
-static struct cumk_quota cumk_user_quotas[CUMC_QUOTA_NR] = {
-	[CUMC_QUOTA_HANDLES] = { 1U << 19, U32_MAX },
-	[CUMC_QUOTA_OBJECTS] = { 1U << 18, U32_MAX },
-	[CUMC_QUOTA_RANGES] = { 16384, CUMC_VM_MAX_SLOTS },
-	[CUMC_QUOTA_MAPPED] = { 1ULL << 44, 1ULL << 62 },
-	[CUMC_QUOTA_BOUND] = { 1ULL << 44, 1ULL << 62 },
-	[CUMC_QUOTA_MAPPINGS] = { 1U << 19, U32_MAX },
-	[CUMC_QUOTA_BINDINGS] = { 1U << 18, U32_MAX },
+static struct cumk_quota cumk_user_quotas[CUMK_QUOTA_NR] = {
+	[CUMK_QUOTA_HANDLES] = { 1U << 19, U32_MAX },
+	[CUMK_QUOTA_OBJECTS] = { 1U << 18, U32_MAX },
+	[CUMK_QUOTA_RANGES] = { 16384, CUMK_VM_MAX_SLOTS },
+	[CUMK_QUOTA_MAPPED] = { 1ULL << 44, 1ULL << 62 },
+	[CUMK_QUOTA_BOUND] = { 1ULL << 44, 1ULL << 62 },
+	[CUMK_QUOTA_MAPPINGS] = { 1U << 19, U32_MAX },
+	[CUMK_QUOTA_BINDINGS] = { 1U << 18, U32_MAX },
 };
 
 /* Address ranges only the privileged may take. */
-static struct cumk_quota cumk_reserved_ranges = { 1024, CUMC_VM_MAX_SLOTS - 1 };
+static struct cumk_quota cumk_reserved_ranges = { 1024, CUMK_VM_MAX_SLOTS - 1 };
 
 /* Address ranges the unprivileged hold, all users together. */
 static atomic64_t cumk_shared_ranges = ATOMIC64_INIT(0);
@@ -135,60 +135,60 @@ static const struct kernel_param_ops cumk_quota_ops = {
 };
 
 module_param_cb(max_handles, &cumk_quota_ops,
-		&cumk_quotas[CUMC_QUOTA_HANDLES], 0644);
+		&cumk_quotas[CUMK_QUOTA_HANDLES], 0644);
 MODULE_PARM_DESC(max_handles,
 		 "Handles one client may hold, imports and retains included, 1 to 2^32-1 (default 262144)");
 module_param_cb(max_objects, &cumk_quota_ops,
-		&cumk_quotas[CUMC_QUOTA_OBJECTS], 0644);
+		&cumk_quotas[CUMK_QUOTA_OBJECTS], 0644);
 MODULE_PARM_DESC(max_objects,
 		 "Allocations and multicast objects one client may have created and not yet freed, 1 to 2^32-1 (default 131072)");
 module_param_cb(max_address_ranges, &cumk_quota_ops,
-		&cumk_quotas[CUMC_QUOTA_RANGES], 0644);
+		&cumk_quotas[CUMK_QUOTA_RANGES], 0644);
 MODULE_PARM_DESC(max_address_ranges,
 		 "Reservations plus multicast objects of one client, of the module's 65535, 1 to 65535 (default 8192)");
 module_param_cb(max_mapped_bytes, &cumk_quota_ops,
-		&cumk_quotas[CUMC_QUOTA_MAPPED], 0644);
+		&cumk_quotas[CUMK_QUOTA_MAPPED], 0644);
 MODULE_PARM_DESC(max_mapped_bytes,
 		 "Bytes one client may have mapped in its reservations, 1 to 2^62 (default 4 TiB)");
 module_param_cb(max_bound_bytes, &cumk_quota_ops,
-		&cumk_quotas[CUMC_QUOTA_BOUND], 0644);
+		&cumk_quotas[CUMK_QUOTA_BOUND], 0644);
 MODULE_PARM_DESC(max_bound_bytes,
 		 "Bytes one client may have bound into multicast objects, 1 to 2^62 (default 4 TiB)");
 module_param_cb(max_mappings, &cumk_quota_ops,
-		&cumk_quotas[CUMC_QUOTA_MAPPINGS], 0644);
+		&cumk_quotas[CUMK_QUOTA_MAPPINGS], 0644);
 MODULE_PARM_DESC(max_mappings,
 		 "Mappings and member views one client may have, 1 to 2^32-1 (default 524288)");
 module_param_cb(max_bindings, &cumk_quota_ops,
-		&cumk_quotas[CUMC_QUOTA_BINDINGS], 0644);
+		&cumk_quotas[CUMK_QUOTA_BINDINGS], 0644);
 MODULE_PARM_DESC(max_bindings,
 		 "Bindings into multicast objects one client may have made, 1 to 2^32-1 (default 262144)");
 
 module_param_cb(max_user_handles, &cumk_quota_ops,
-		&cumk_user_quotas[CUMC_QUOTA_HANDLES], 0644);
+		&cumk_user_quotas[CUMK_QUOTA_HANDLES], 0644);
 MODULE_PARM_DESC(max_user_handles,
 		 "Handles all clients of one user may hold, 1 to 2^32-1 (default 524288)");
 module_param_cb(max_user_objects, &cumk_quota_ops,
-		&cumk_user_quotas[CUMC_QUOTA_OBJECTS], 0644);
+		&cumk_user_quotas[CUMK_QUOTA_OBJECTS], 0644);
 MODULE_PARM_DESC(max_user_objects,
 		 "Allocations and multicast objects all clients of one user may have, 1 to 2^32-1 (default 262144)");
 module_param_cb(max_user_address_ranges, &cumk_quota_ops,
-		&cumk_user_quotas[CUMC_QUOTA_RANGES], 0644);
+		&cumk_user_quotas[CUMK_QUOTA_RANGES], 0644);
 MODULE_PARM_DESC(max_user_address_ranges,
 		 "Reservations plus multicast objects of all clients of one user, 1 to 65535 (default 16384)");
 module_param_cb(max_user_mapped_bytes, &cumk_quota_ops,
-		&cumk_user_quotas[CUMC_QUOTA_MAPPED], 0644);
+		&cumk_user_quotas[CUMK_QUOTA_MAPPED], 0644);
 MODULE_PARM_DESC(max_user_mapped_bytes,
 		 "Bytes all clients of one user may have mapped, 1 to 2^62 (default 16 TiB)");
 module_param_cb(max_user_bound_bytes, &cumk_quota_ops,
-		&cumk_user_quotas[CUMC_QUOTA_BOUND], 0644);
+		&cumk_user_quotas[CUMK_QUOTA_BOUND], 0644);
 MODULE_PARM_DESC(max_user_bound_bytes,
 		 "Bytes all clients of one user may have bound, 1 to 2^62 (default 16 TiB)");
 module_param_cb(max_user_mappings, &cumk_quota_ops,
-		&cumk_user_quotas[CUMC_QUOTA_MAPPINGS], 0644);
+		&cumk_user_quotas[CUMK_QUOTA_MAPPINGS], 0644);
 MODULE_PARM_DESC(max_user_mappings,
 		 "Mappings and member views of all clients of one user, 1 to 2^32-1 (default 524288)");
 module_param_cb(max_user_bindings, &cumk_quota_ops,
-		&cumk_user_quotas[CUMC_QUOTA_BINDINGS], 0644);
+		&cumk_user_quotas[CUMK_QUOTA_BINDINGS], 0644);
 MODULE_PARM_DESC(max_user_bindings,
 		 "Bindings all clients of one user may have made, 1 to 2^32-1 (default 262144)");
 module_param_cb(reserved_address_ranges, &cumk_quota_ops,
@@ -208,7 +208,7 @@ static void cumk_user_put(struct cumk_user *user)
 	}
 	hash_del(&user->node);
 	spin_unlock(&cumk_users_lock);
-	for (i = 0; i < CUMC_QUOTA_NR; i++)
+	for (i = 0; i < CUMK_QUOTA_NR; i++)
 		WARN_ON_ONCE(atomic64_read(&user->used[i]));
 	kfree(user);
 }
@@ -234,7 +234,7 @@ static struct cumk_user *cumk_user_get(kuid_t uid)
 	spin_unlock(&cumk_users_lock);
 	if (found)
 		return found;
-	user = kzalloc(sizeof(*user), CUMC_GFP);
+	user = kzalloc(sizeof(*user), CUMK_GFP);
 	if (!user)
 		return NULL;
 	refcount_set(&user->ref, 1);
@@ -254,7 +254,7 @@ static struct cumk_user *cumk_user_get(kuid_t uid)
 /* Lines of debugfs's users: uid, then usage. */
 void cumk_users_show(struct seq_file *m)
 {
-	static const char *const names[CUMC_QUOTA_NR] = {
+	static const char *const names[CUMK_QUOTA_NR] = {
 		"handles", "objects", "ranges", "mapped", "bound",
 		"mappings", "bindings",
 	};
@@ -266,7 +266,7 @@ void cumk_users_show(struct seq_file *m)
 		   (long long)atomic64_read(&cumk_shared_ranges));
 	hash_for_each(cumk_users, bkt, user, node) {
 		seq_printf(m, "%u", from_kuid(&init_user_ns, user->uid));
-		for (i = 0; i < CUMC_QUOTA_NR; i++)
+		for (i = 0; i < CUMK_QUOTA_NR; i++)
 			seq_printf(m, " %s %lld", names[i],
 				   (long long)atomic64_read(&user->used[i]));
 		seq_putc(m, '\n');
@@ -282,7 +282,7 @@ struct cumk_usage *cumk_usage_create(bool opener)
 {
 	struct cumk_usage *usage;
 
-	usage = kzalloc(sizeof(*usage), CUMC_GFP);
+	usage = kzalloc(sizeof(*usage), CUMK_GFP);
 	if (!usage)
 		return NULL;
 	if (opener) {
@@ -313,7 +313,7 @@ static void cumk_usage_release(struct kref *ref)
 	int i;
 
 	/* Everything charged holds a reference: nothing may be left. */
-	for (i = 0; i < CUMC_QUOTA_NR; i++)
+	for (i = 0; i < CUMK_QUOTA_NR; i++)
 		WARN_ON_ONCE(atomic64_read(&usage->used[i]));
 	if (usage->user)
 		cumk_user_put(usage->user);
@@ -347,7 +347,7 @@ static void cumk_count_uncharge(atomic64_t *used, u64 n)
 static bool cumk_usage_shares_ranges(struct cumk_usage *usage,
 				     enum cumk_quota_type quota)
 {
-	return quota == CUMC_QUOTA_RANGES && !usage->privileged;
+	return quota == CUMK_QUOTA_RANGES && !usage->privileged;
 }
 
 /*
@@ -371,9 +371,9 @@ int cumk_usage_charge(struct cumk_usage *usage, enum cumk_quota_type quota,
 			       READ_ONCE(cumk_user_quotas[quota].limit), n))
 		goto err_client;
 	if (cumk_usage_shares_ranges(usage, quota)) {
-		pool = CUMC_VM_MAX_SLOTS -
+		pool = CUMK_VM_MAX_SLOTS -
 		       min_t(u64, READ_ONCE(cumk_reserved_ranges.limit),
-			     CUMC_VM_MAX_SLOTS);
+			     CUMK_VM_MAX_SLOTS);
 		if (!cumk_count_charge(&cumk_shared_ranges, pool, n)) {
 			cumk_count_uncharge(&user->used[quota], n);
 			cumk_count_uncharge(&usage->used[quota], n);
@@ -436,25 +436,25 @@ static int cumk_usage_charge_two(struct cumk_usage *usage,
 /* A mapping of @length bytes: one of max_mappings, @length of mapped. */
 int cumk_usage_charge_mapping(struct cumk_usage *usage, u64 length)
 {
-	return cumk_usage_charge_two(usage, CUMC_QUOTA_MAPPINGS,
-				     CUMC_QUOTA_MAPPED, length);
+	return cumk_usage_charge_two(usage, CUMK_QUOTA_MAPPINGS,
+				     CUMK_QUOTA_MAPPED, length);
 }
 
 void cumk_usage_uncharge_mapping(struct cumk_usage *usage, u64 length)
 {
-	cumk_usage_uncharge(usage, CUMC_QUOTA_MAPPED, length);
-	cumk_usage_uncharge(usage, CUMC_QUOTA_MAPPINGS, 1);
+	cumk_usage_uncharge(usage, CUMK_QUOTA_MAPPED, length);
+	cumk_usage_uncharge(usage, CUMK_QUOTA_MAPPINGS, 1);
 }
 
 /* A binding of @length bytes: one of max_bindings, @length of bound. */
 int cumk_usage_charge_bind(struct cumk_usage *usage, u64 length)
 {
-	return cumk_usage_charge_two(usage, CUMC_QUOTA_BINDINGS,
-				     CUMC_QUOTA_BOUND, length);
+	return cumk_usage_charge_two(usage, CUMK_QUOTA_BINDINGS,
+				     CUMK_QUOTA_BOUND, length);
 }
 
 void cumk_usage_uncharge_bind(struct cumk_usage *usage, u64 length)
 {
-	cumk_usage_uncharge(usage, CUMC_QUOTA_BOUND, length);
-	cumk_usage_uncharge(usage, CUMC_QUOTA_BINDINGS, 1);
+	cumk_usage_uncharge(usage, CUMK_QUOTA_BOUND, length);
+	cumk_usage_uncharge(usage, CUMK_QUOTA_BINDINGS, 1);
 }

@@ -15,11 +15,11 @@
 
 #include "cumc_internal.h"
 
-#define CUMC_RANGE_START(r) ((r)->start)
-#define CUMC_RANGE_LAST(r) ((r)->last)
+#define CUMK_RANGE_START(r) ((r)->start)
+#define CUMK_RANGE_LAST(r) ((r)->last)
 
 INTERVAL_TREE_DEFINE(struct cumk_range, rb, u64, subtree_last,
-		     CUMC_RANGE_START, CUMC_RANGE_LAST, static, cumk_range_tree)
+		     CUMK_RANGE_START, CUMK_RANGE_LAST, static, cumk_range_tree)
 
 void cumk_range_map_init(struct cumk_range_map *map)
 {

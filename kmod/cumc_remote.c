@@ -30,7 +30,7 @@
 
 #include "cumc_internal.h"
 
-/* CUMC_REMOTE_EXPORT_GET's arguments: the fabric handle. */
+/* CUMK_REMOTE_EXPORT_GET's arguments: the fabric handle. */
 struct cumk_remote_get_args {
 	u8 handle[CUMC_FABRIC_HANDLE_SIZE];
 };
@@ -44,8 +44,8 @@ struct cumk_remote_mem_export {
 	struct cumk_remote_extent extents[];
 };
 
-#define CUMC_REMOTE_MEM_MAX_EXTENTS					\
-	CUMC_REMOTE_MAX_EXTENTS(sizeof(struct cumk_remote_mem_export))
+#define CUMK_REMOTE_MEM_MAX_EXTENTS					\
+	CUMK_REMOTE_MAX_EXTENTS(sizeof(struct cumk_remote_mem_export))
 
 static unsigned int max_node_holds = 4096;
 module_param(max_node_holds, uint, 0644);
@@ -73,7 +73,7 @@ struct cumk_remote_hold {
 static DEFINE_XARRAY_ALLOC1(cumk_remote_holds);
 /* Under cumk_remote_holds' lock: */
 static u32 cumk_remote_next_hold;
-static unsigned int cumk_remote_node_holds[CUMC_MAX_NODES];
+static unsigned int cumk_remote_node_holds[CUMK_MAX_NODES];
 atomic_t cumk_live_holds = ATOMIC_INIT(0);
 
 /* Serializes losing nodes; taken before any object's lock. */
@@ -87,19 +87,19 @@ static int cumk_remote_mem_describe(struct cumk_mem *mem, u32 hold,
 	size_t len;
 	int n;
 
-	len = struct_size(ex, extents, CUMC_REMOTE_MEM_MAX_EXTENTS);
+	len = struct_size(ex, extents, CUMK_REMOTE_MEM_MAX_EXTENTS);
 	ex = kzalloc(len, GFP_KERNEL);
 	if (!ex)
 		return -ENOMEM;
 	n = cumk_mem_share_range(mem, 0, mem->length, ex->extents,
-				 CUMC_REMOTE_MEM_MAX_EXTENTS);
+				 CUMK_REMOTE_MEM_MAX_EXTENTS);
 	if (n < 0) {
 		kfree(ex);
 		return n;
 	}
-	ex->head.version = cpu_to_le32(CUMC_REMOTE_VERSION);
+	ex->head.version = cpu_to_le32(CUMK_REMOTE_VERSION);
 	ex->head.hold = cpu_to_le32(hold);
-	ex->head.type = cpu_to_le32(CUMC_OBJ_MEM);
+	ex->head.type = cpu_to_le32(CUMK_OBJ_MEM);
 	ex->head.handle_types = cpu_to_le32(mem->obj.handle_types);
 	ex->length = cpu_to_le64(mem->length);
 	memcpy(ex->dev_uuid, mem->dev->uuid, sizeof(ex->dev_uuid));
@@ -113,7 +113,7 @@ static int cumk_remote_mem_describe(struct cumk_mem *mem, u32 hold,
 static int cumk_remote_describe(struct cumk_object *obj, u32 node, u32 hold,
 				void **answer, size_t *answer_len)
 {
-	if (obj->type == CUMC_OBJ_MC)
+	if (obj->type == CUMK_OBJ_MC)
 		return cumk_remote_mc_export(to_cumk_mc(obj), node, hold,
 					     answer, answer_len);
 	return cumk_remote_mem_describe(to_cumk_mem(obj), hold, answer,
@@ -123,7 +123,7 @@ static int cumk_remote_describe(struct cumk_object *obj, u32 node, u32 hold,
 /* @h, out of the table, goes: a team held here stops telling its node. */
 static void cumk_remote_hold_free(struct cumk_remote_hold *h)
 {
-	if (h->obj->type == CUMC_OBJ_MC)
+	if (h->obj->type == CUMK_OBJ_MC)
 		cumk_remote_mc_unexport(to_cumk_mc(h->obj), h->id);
 	cumk_object_put(h->obj);
 	atomic_dec(&cumk_live_holds);
@@ -153,7 +153,7 @@ static void cumk_remote_maybe_late(void)
 }
 
 /*
- * CUMC_REMOTE_EXPORT_GET for node @caller. -EINPROGRESS: the allocation is
+ * CUMK_REMOTE_EXPORT_GET for node @caller. -EINPROGRESS: the allocation is
  * being zeroed for sharing; the caller asks again.
  */
 static int cumk_remote_export_get(u32 caller, const void *args, size_t len,
@@ -174,7 +174,7 @@ static int cumk_remote_export_get(u32 caller, const void *args, size_t len,
 	ret = -ENOENT;
 	if (!h->obj)
 		goto err_free;
-	if (h->obj->type == CUMC_OBJ_MEM) {
+	if (h->obj->type == CUMK_OBJ_MEM) {
 		ret = cumk_mem_share_start(to_cumk_mem(h->obj));
 		if (ret)
 			goto err_put;
@@ -243,7 +243,7 @@ static u32 cumk_remote_hold_id(const void *args, size_t len)
 	return len < sizeof(*h) ? 0 : le32_to_cpu(h->hold);
 }
 
-/* CUMC_REMOTE_EXPORT_PUT: only the node a hold is for lets go of it. */
+/* CUMK_REMOTE_EXPORT_PUT: only the node a hold is for lets go of it. */
 static int cumk_remote_export_put(u32 caller, const void *args, size_t len)
 {
 	u32 id = cumk_remote_hold_id(args, len);
@@ -272,7 +272,7 @@ static struct cumk_mc *cumk_remote_held_mc(u32 caller, u32 id)
 
 	xa_lock(&cumk_remote_holds);
 	h = xa_load(&cumk_remote_holds, id);
-	if (h && h->node == caller && h->obj->type == CUMC_OBJ_MC) {
+	if (h && h->node == caller && h->obj->type == CUMK_OBJ_MC) {
 		kref_get(&h->obj->ref);
 		mc = to_cumk_mc(h->obj);
 	}
@@ -290,7 +290,7 @@ static int cumk_remote_mc_call(u32 caller, u32 op, const void *args,
 	mc = cumk_remote_held_mc(caller, cumk_remote_hold_id(args, len));
 	if (!mc)
 		return -ENOENT;
-	if (op != CUMC_REMOTE_MC_UNBIND)
+	if (op != CUMK_REMOTE_MC_UNBIND)
 		cumk_remote_maybe_late();
 	ret = cumk_remote_mc_run(mc, caller, op, args, len, answer,
 				 answer_len);
@@ -311,39 +311,39 @@ int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 
 	*answer = NULL;
 	*answer_len = 0;
-	if (caller == cumk_node_index() || caller >= CUMC_MAX_NODES)
+	if (caller == cumk_node_index() || caller >= CUMK_MAX_NODES)
 		return -EINVAL;
 	/* A node lost is lost: it hears so, and loses this one too. */
 	if (cumk_lease_lost(caller))
-		return op == CUMC_REMOTE_BYE ? 0 : -ESTALE;
+		return op == CUMK_REMOTE_BYE ? 0 : -ESTALE;
 	switch (op) {
-	case CUMC_REMOTE_EXPORT_GET:
+	case CUMK_REMOTE_EXPORT_GET:
 		return cumk_remote_export_get(caller, args, args_len, answer,
 					      answer_len);
-	case CUMC_REMOTE_EXPORT_PUT:
+	case CUMK_REMOTE_EXPORT_PUT:
 		cumk_remote_export_put(caller, args, args_len);
 		return 0;
-	case CUMC_REMOTE_MC_JOIN:
-	case CUMC_REMOTE_MC_BIND:
-	case CUMC_REMOTE_MC_ACTIVATE:
+	case CUMK_REMOTE_MC_JOIN:
+	case CUMK_REMOTE_MC_BIND:
+	case CUMK_REMOTE_MC_ACTIVATE:
 		return cumk_remote_mc_call(caller, op, args, args_len, answer,
 					   answer_len);
-	case CUMC_REMOTE_MC_UNBIND:
+	case CUMK_REMOTE_MC_UNBIND:
 		mc = cumk_remote_held_mc(caller, cumk_remote_hold_id(args,
 								     args_len));
 		cumk_remote_mc_unbind_post(mc, caller, args, args_len);
 		if (mc)
 			cumk_object_put(&mc->obj);
 		return 0;
-	case CUMC_REMOTE_MC_UPDATE:
+	case CUMK_REMOTE_MC_UPDATE:
 		cumk_remote_mc_update(caller, args, args_len);
 		return 0;
-	case CUMC_REMOTE_MC_RELEASED:
+	case CUMK_REMOTE_MC_RELEASED:
 		cumk_remote_mc_released(caller, args, args_len);
 		return 0;
-	case CUMC_REMOTE_LEASE_RENEW:
+	case CUMK_REMOTE_LEASE_RENEW:
 		return cumk_lease_grant(caller);
-	case CUMC_REMOTE_BYE:
+	case CUMK_REMOTE_BYE:
 		cumk_lease_fail(caller);
 		return 0;
 	default:
@@ -363,7 +363,7 @@ void cumk_remote_run_unsent(u32 caller, u32 op, const void *answer,
 	const struct cumk_remote_export *ex = answer;
 	struct cumk_remote_hold_args put;
 
-	if (op != CUMC_REMOTE_EXPORT_GET || answer_len < sizeof(*ex))
+	if (op != CUMK_REMOTE_EXPORT_GET || answer_len < sizeof(*ex))
 		return;
 	put.hold = ex->hold;
 	cumk_remote_export_put(caller, &put, sizeof(put));
@@ -374,7 +374,7 @@ static void cumk_remote_put_hold(u32 node, u32 hold)
 {
 	struct cumk_remote_hold_args put = { .hold = cpu_to_le32(hold) };
 
-	cumk_lease_post(node, CUMC_REMOTE_EXPORT_PUT, &put, sizeof(put), NULL,
+	cumk_lease_post(node, CUMK_REMOTE_EXPORT_PUT, &put, sizeof(put), NULL,
 			NULL);
 }
 
@@ -431,7 +431,7 @@ static void cumk_remote_drop_holds(bool all, u32 node, bool now)
  */
 static void cumk_remote_lose(u32 node, bool bye)
 {
-	if (node >= CUMC_MAX_NODES || node == cumk_node_index())
+	if (node >= CUMK_MAX_NODES || node == cumk_node_index())
 		return;
 	mutex_lock(&cumk_remote_loss_lock);
 	if (!cumk_lease_mark_lost(node)) {
@@ -449,7 +449,7 @@ static void cumk_remote_lose(u32 node, bool bye)
 	cumk_remote_mc_origin_lost(false, node);
 	mutex_unlock(&cumk_remote_loss_lock);
 	if (bye)
-		cumk_imex_post(node, CUMC_REMOTE_BYE, NULL, 0, true, NULL, NULL);
+		cumk_imex_post(node, CUMK_REMOTE_BYE, NULL, 0, true, NULL, NULL);
 }
 
 /* Node @node is lost: its daemon says so (IMEX_NODE_LOST). */
@@ -481,7 +481,7 @@ static void cumk_remote_node_back(u32 node)
  */
 void cumk_remote_node_join(u32 node)
 {
-	if (node >= CUMC_MAX_NODES || node == cumk_node_index())
+	if (node >= CUMK_MAX_NODES || node == cumk_node_index())
 		return;
 	cumk_remote_node_back(node);
 }
@@ -524,7 +524,7 @@ static struct cumk_mem *cumk_remote_mem(struct cumk_usage *usage, u32 node,
 		return ERR_PTR(-EPROTO);
 	n = le32_to_cpu(ex->nr_extents);
 	length = le64_to_cpu(ex->length);
-	if (n > CUMC_REMOTE_MEM_MAX_EXTENTS || len != struct_size(ex, extents, n) ||
+	if (n > CUMK_REMOTE_MEM_MAX_EXTENTS || len != struct_size(ex, extents, n) ||
 	    !length || !IS_ALIGNED(length, cumk_device_granularity()))
 		return ERR_PTR(-EPROTO);
 	/* A GPU this node cannot reach, or no longer: as good as lost. */
@@ -554,13 +554,13 @@ static struct cumk_object *cumk_remote_object(struct cumk_usage *usage,
 	struct cumk_mc *mc;
 
 	if (len < sizeof(*ex) ||
-	    le32_to_cpu(ex->version) != CUMC_REMOTE_VERSION)
+	    le32_to_cpu(ex->version) != CUMK_REMOTE_VERSION)
 		return ERR_PTR(-EPROTO);
 	switch (le32_to_cpu(ex->type)) {
-	case CUMC_OBJ_MEM:
+	case CUMK_OBJ_MEM:
 		mem = cumk_remote_mem(usage, node, (const void *)ex, len);
 		return IS_ERR(mem) ? ERR_CAST(mem) : &mem->obj;
-	case CUMC_OBJ_MC:
+	case CUMK_OBJ_MC:
 		mc = cumk_remote_mc_replica(usage, node, handle, ex, len);
 		return IS_ERR(mc) ? ERR_CAST(mc) : &mc->obj;
 	default:
@@ -597,7 +597,7 @@ static int cumk_remote_export_call(u32 node,
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
-		ret = cumk_imex_call(node, CUMC_REMOTE_EXPORT_GET, get,
+		ret = cumk_imex_call(node, CUMK_REMOTE_EXPORT_GET, get,
 				     sizeof(*get), left, (void **)ex, len, NULL,
 				     cumk_remote_late_export);
 		if (ret != -EINPROGRESS)
@@ -647,7 +647,7 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 	 * replica's making does it itself).
 	 */
 	if (IS_ERR(obj) && len >= sizeof(*ex) &&
-	    le32_to_cpu(ex->type) != CUMC_OBJ_MC)
+	    le32_to_cpu(ex->type) != CUMK_OBJ_MC)
 		cumk_remote_put_hold(node, le32_to_cpu(ex->hold));
 	kfree(ex);
 	if (IS_ERR(obj))
@@ -690,7 +690,7 @@ static int cumk_remote_netlink_event(struct notifier_block *nb,
 	 * (none of which is owed anything) may still ask once a daemon is
 	 * back.
 	 */
-	for (node = 0; node < CUMC_MAX_NODES; node++) {
+	for (node = 0; node < CUMK_MAX_NODES; node++) {
 		if (node == cumk_node_index() ||
 		    (!cumk_lease_involved(node) &&
 		     !READ_ONCE(cumk_remote_node_holds[node])))

@@ -53,7 +53,7 @@
 
 #include "cumc_internal.h"
 
-/* CUMC_REMOTE_EXPORT_GET's answer for a multicast object. */
+/* CUMK_REMOTE_EXPORT_GET's answer for a multicast object. */
 struct cumk_mc_export {
 	struct cumk_remote_export head;
 	__le32 num_devices;
@@ -62,10 +62,10 @@ struct cumk_mc_export {
 };
 
 enum cumk_mc_record_type {
-	CUMC_MC_RECORD_MEMBER = 1,	/* slot, uuid, node */
-	CUMC_MC_RECORD_BIND,		/* slot, uuid, node, range, extents */
-	CUMC_MC_RECORD_UNBIND,		/* slot, uuid, node, range (cookie) */
-	CUMC_MC_RECORD_STATE,		/* ready (1) or failed (0) */
+	CUMK_MC_RECORD_MEMBER = 1,	/* slot, uuid, node */
+	CUMK_MC_RECORD_BIND,		/* slot, uuid, node, range, extents */
+	CUMK_MC_RECORD_UNBIND,		/* slot, uuid, node, range (cookie) */
+	CUMK_MC_RECORD_STATE,		/* ready (1) or failed (0) */
 };
 
 /*
@@ -183,7 +183,7 @@ static u32 cumk_mc_next_cookie; /* under cumk_mc_quarantines' lock */
  *        lost and its lease ran out
  * @mem: this node's memory that was unbound, kept until then, or NULL
  * @reply_node: the replica that asked for the unbind, told MC_RELEASED
- *              then; CUMC_NO_NODE when none did
+ *              then; CUMK_NO_NODE when none did
  * @reply_cookie: what its MC_UNBIND named
  */
 struct cumk_mc_revoke {
@@ -216,7 +216,7 @@ static void cumk_replica_put_hold(u32 node, u32 hold)
 {
 	struct cumk_remote_hold_args put = { .hold = cpu_to_le32(hold) };
 
-	cumk_lease_post(node, CUMC_REMOTE_EXPORT_PUT, &put, sizeof(put), NULL,
+	cumk_lease_post(node, CUMK_REMOTE_EXPORT_PUT, &put, sizeof(put), NULL,
 			NULL);
 }
 
@@ -268,7 +268,7 @@ static struct cumk_mc_record *cumk_writer_add(struct cumk_mc_writer *w,
 static void cumk_writer_member(struct cumk_mc_writer *w, u32 slot,
 			       struct cumk_device *dev)
 {
-	cumk_writer_add(w, CUMC_MC_RECORD_MEMBER, slot, dev, 0);
+	cumk_writer_add(w, CUMK_MC_RECORD_MEMBER, slot, dev, 0);
 }
 
 /* A binding's record: where [@mem_offset, +@length) of @mem lies. */
@@ -293,7 +293,7 @@ static void cumk_writer_bind(struct cumk_mc_writer *w, u32 slot,
 		w->error = n;
 		return;
 	}
-	r = cumk_writer_add(w, CUMC_MC_RECORD_BIND, slot, mem->dev, n);
+	r = cumk_writer_add(w, CUMK_MC_RECORD_BIND, slot, mem->dev, n);
 	r->mc_offset = cpu_to_le64(mc_offset);
 	r->length = cpu_to_le64(length);
 }
@@ -304,7 +304,7 @@ static void cumk_writer_unbind(struct cumk_mc_writer *w, u32 slot,
 {
 	struct cumk_mc_record *r;
 
-	r = cumk_writer_add(w, CUMC_MC_RECORD_UNBIND, slot, dev, 0);
+	r = cumk_writer_add(w, CUMK_MC_RECORD_UNBIND, slot, dev, 0);
 	if (r) {
 		r->mc_offset = cpu_to_le64(mc_offset);
 		r->length = cpu_to_le64(length);
@@ -320,7 +320,7 @@ static void cumk_writer_state(struct cumk_mc_writer *w, struct cumk_mc *mc)
 
 	if (state == CUMC_TEAM_STATE_FORMING)
 		return;
-	r = cumk_writer_add(w, CUMC_MC_RECORD_STATE, 0, NULL, 0);
+	r = cumk_writer_add(w, CUMK_MC_RECORD_STATE, 0, NULL, 0);
 	if (r)
 		r->ready = cpu_to_le32(state == CUMC_TEAM_STATE_READY);
 }
@@ -379,7 +379,7 @@ static void cumk_mc_push(struct cumk_mc *mc, struct cumk_mc_writer *w,
 		w->call->hold.hold = cpu_to_le32(h->hold);
 		if (rv)
 			cumk_lease_wait_add(&rv->wait);
-		cumk_lease_post(h->node, CUMC_REMOTE_MC_UPDATE, w->call,
+		cumk_lease_post(h->node, CUMK_REMOTE_MC_UPDATE, w->call,
 				w->len, rv ? cumk_mc_revoked : NULL, rv);
 	}
 }
@@ -394,8 +394,8 @@ static void cumk_mc_revoke_release(struct cumk_lease_wait *w)
 
 	if (rv->mem)
 		cumk_object_put(&rv->mem->obj);
-	if (rv->reply_node != CUMC_NO_NODE)
-		cumk_lease_post(rv->reply_node, CUMC_REMOTE_MC_RELEASED,
+	if (rv->reply_node != CUMK_NO_NODE)
+		cumk_lease_post(rv->reply_node, CUMK_REMOTE_MC_RELEASED,
 				&done, sizeof(done), NULL, NULL);
 	kfree(rv);
 }
@@ -480,7 +480,7 @@ static int cumk_mc_apply_bind(struct cumk_mc *mc, u32 slot,
 
 /*
  * The first binding in @mc of a member of this node (@remote false) or of
- * another node (@remote true; of node @node only, unless CUMC_NO_NODE):
+ * another node (@remote true; of node @node only, unless CUMK_NO_NODE):
  * its device and range, read under @mc's lock, or false when none is left.
  */
 static bool cumk_mc_first_bind_of(struct cumk_mc *mc, bool remote, u32 node,
@@ -496,7 +496,7 @@ static bool cumk_mc_first_bind_of(struct cumk_mc *mc, bool remote, u32 node,
 		struct cumk_device *member = mc->members[i].dev;
 
 		if (member->remote != remote ||
-		    (node != CUMC_NO_NODE && member->node != node))
+		    (node != CUMK_NO_NODE && member->node != node))
 			continue;
 		b = cumk_fabric_first_bind(mc, i);
 		if (b) {
@@ -529,7 +529,7 @@ static void cumk_mc_unbind_remote(struct cumk_mc *mc, u32 node)
 static void cumk_replica_fail(struct cumk_mc *mc)
 {
 	cumk_team_settle_remote(mc, false);
-	cumk_mc_unbind_remote(mc, CUMC_NO_NODE);
+	cumk_mc_unbind_remote(mc, CUMK_NO_NODE);
 }
 
 /*
@@ -545,13 +545,13 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
 	int ret;
 
 	switch (le32_to_cpu(r->type)) {
-	case CUMC_MC_RECORD_STATE:
+	case CUMK_MC_RECORD_STATE:
 		if (le32_to_cpu(r->ready))
 			cumk_team_settle_remote(mc, true);
 		else
 			cumk_replica_fail(mc);
 		return 0;
-	case CUMC_MC_RECORD_UNBIND:
+	case CUMK_MC_RECORD_UNBIND:
 		dev = cumk_mc_member(mc, slot, r->uuid);
 		if (!dev)
 			return 0;
@@ -560,8 +560,8 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
 		cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
 				   le64_to_cpu(r->length), NULL);
 		return 0;
-	case CUMC_MC_RECORD_MEMBER:
-	case CUMC_MC_RECORD_BIND:
+	case CUMK_MC_RECORD_MEMBER:
+	case CUMK_MC_RECORD_BIND:
 		break;
 	default:
 		return -EPROTO;
@@ -571,7 +571,7 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
 	if (!dev || dev->node != le32_to_cpu(r->node))
 		return -EHOSTDOWN;
 	ret = cumk_team_place(mc, slot, dev);
-	if (ret || le32_to_cpu(r->type) == CUMC_MC_RECORD_MEMBER)
+	if (ret || le32_to_cpu(r->type) == CUMK_MC_RECORD_MEMBER)
 		return ret;
 	/* This node's own bindings it made, and undoes, itself. */
 	if (!dev->remote)
@@ -600,7 +600,7 @@ static int cumk_mc_apply(struct cumk_mc *mc, const struct cumk_mc_call *call,
 			break;
 		}
 		n = le32_to_cpu(r->nr_extents);
-		if (n > CUMC_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
+		if (n > CUMK_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
 		    len - at < struct_size(r, extents, n)) {
 			ret = -EPROTO;
 			break;
@@ -635,9 +635,9 @@ int cumk_remote_mc_export(struct cumk_mc *mc, u32 node, u32 hold,
 	down_write(&mc->lock);
 	list_add_tail(&h->link, &mc->holders);
 	up_write(&mc->lock);
-	ex->head.version = cpu_to_le32(CUMC_REMOTE_VERSION);
+	ex->head.version = cpu_to_le32(CUMK_REMOTE_VERSION);
 	ex->head.hold = cpu_to_le32(hold);
-	ex->head.type = cpu_to_le32(CUMC_OBJ_MC);
+	ex->head.type = cpu_to_le32(CUMK_OBJ_MC);
 	ex->head.handle_types = cpu_to_le32(mc->obj.handle_types);
 	ex->num_devices = cpu_to_le32(mc->num_devices);
 	ex->length = cpu_to_le64(mc->length);
@@ -742,7 +742,7 @@ static int cumk_replica_defer(struct cumk_mc_replica *rep,
 	 */
 	if (!READ_ONCE(rep->activating))
 		return 0;
-	d = kmalloc(struct_size(d, call, len), CUMC_GFP);
+	d = kmalloc(struct_size(d, call, len), CUMK_GFP);
 	if (!d)
 		return -ENOMEM;
 	d->len = len;
@@ -866,7 +866,7 @@ static void cumk_mc_quarantine(struct cumk_mc *mc, u32 slot,
 	cumk_writer_init(&w, CUMK_WRITER_SMALL);
 	w.call->hold.hold = cpu_to_le32(mc->origin_hold);
 	cumk_writer_unbind(&w, slot, dev, mc_offset, length, cookie);
-	cumk_lease_post(origin, CUMC_REMOTE_MC_UNBIND, w.call, w.len, NULL,
+	cumk_lease_post(origin, CUMK_REMOTE_MC_UNBIND, w.call, w.len, NULL,
 			NULL);
 	cumk_writer_free(&w);
 	/*
@@ -938,7 +938,7 @@ static void cumk_replica_let_go(struct cumk_mc *mc)
 	struct cumk_device *dev;
 	u64 offset, length;
 
-	while (cumk_mc_first_bind_of(mc, false, CUMC_NO_NODE, &dev, &offset,
+	while (cumk_mc_first_bind_of(mc, false, CUMK_NO_NODE, &dev, &offset,
 				     &length))
 		if (cumk_replica_unbind(mc, dev, offset, length, NULL))
 			return;
@@ -963,7 +963,7 @@ static void cumk_replica_destroy(struct cumk_object *obj)
 	/* One never registered is its creator's to let go of. */
 	if (rep) {
 		cumk_replica_let_go(mc);
-		cumk_lease_post(mc->origin_node, CUMC_REMOTE_EXPORT_PUT, &put,
+		cumk_lease_post(mc->origin_node, CUMK_REMOTE_EXPORT_PUT, &put,
 				sizeof(put), NULL, NULL);
 		cumk_lease_put(mc->origin_node, mc->origin_lease_gen);
 	}
@@ -1053,7 +1053,7 @@ static int cumk_replica_activate(struct cumk_mc *mc)
 	int ret;
 
 	cumk_writer_init(&w, CUMK_WRITER_SMALL);
-	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_ACTIVATE, &w,
+	ret = cumk_replica_call(mc, CUMK_REMOTE_MC_ACTIVATE, &w,
 				cumk_replica_timeout(), &answer, &answer_len);
 	cumk_writer_free(&w);
 	if (ret)
@@ -1077,7 +1077,7 @@ static struct cumk_mc *cumk_replica_new(struct cumk_usage *usage, u32 node,
 	struct cumk_mc *mc;
 
 	if (!num_devices || num_devices > CUMC_MAX_DEVICES || !length ||
-	    length > CUMC_VM_MAX_OFFSETS / num_devices ||
+	    length > CUMK_VM_MAX_OFFSETS / num_devices ||
 	    !IS_ALIGNED(length, cumk_fabric_granularity()))
 		return ERR_PTR(-EPROTO);
 	fabric_usage = cumk_usage_create(false);
@@ -1196,7 +1196,7 @@ cumk_mc_call_record(const void *args, size_t len, u32 caller,
 	    le32_to_cpu(call->nr_records) != 1)
 		return ERR_PTR(-EPROTO);
 	n = le32_to_cpu(r->nr_extents);
-	if (n > CUMC_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
+	if (n > CUMK_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
 	    len != sizeof(*call) + struct_size(r, extents, n))
 		return ERR_PTR(-EPROTO);
 	*dev = cumk_device_find_remote(r->uuid);
@@ -1325,7 +1325,7 @@ void cumk_remote_mc_unbind_post(struct cumk_mc *mc, u32 caller,
 
 	r = cumk_mc_call_record(args, len, caller, &dev);
 	/* What cannot be read cannot be answered: the caller is at fault. */
-	if (IS_ERR(r) || le32_to_cpu(r->type) != CUMC_MC_RECORD_UNBIND)
+	if (IS_ERR(r) || le32_to_cpu(r->type) != CUMK_MC_RECORD_UNBIND)
 		return;
 	rv = cumk_mc_revoke_new(NULL, caller, le32_to_cpu(r->cookie));
 	if (mc && !mc->replica &&
@@ -1385,7 +1385,7 @@ int cumk_remote_mc_run(struct cumk_mc *mc, u32 caller, u32 op,
 
 	if (mc->replica)
 		return -EPROTO;
-	if (op == CUMC_REMOTE_MC_ACTIVATE)
+	if (op == CUMK_REMOTE_MC_ACTIVATE)
 		return cumk_mc_run_activate(mc, caller,
 					    le32_to_cpu(call->hold.hold),
 					    answer, answer_len);
@@ -1393,9 +1393,9 @@ int cumk_remote_mc_run(struct cumk_mc *mc, u32 caller, u32 op,
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	switch (op) {
-	case CUMC_REMOTE_MC_JOIN:
+	case CUMK_REMOTE_MC_JOIN:
 		return cumk_mc_run_join(mc, dev, answer, answer_len);
-	case CUMC_REMOTE_MC_BIND:
+	case CUMK_REMOTE_MC_BIND:
 		return cumk_mc_run_bind(mc, caller, dev, r);
 	default:
 		return -EOPNOTSUPP;
@@ -1410,7 +1410,7 @@ static void cumk_mc_push_state(struct cumk_mc *mc)
 	cumk_writer_init(&w, CUMK_WRITER_SMALL);
 	down_read(&mc->lock);
 	cumk_writer_state(&w, mc);
-	cumk_mc_push(mc, &w, CUMC_NO_NODE, NULL);
+	cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
 	up_read(&mc->lock);
 	cumk_writer_free(&w);
 }
@@ -1458,7 +1458,7 @@ int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev)
 			down_read(&mc->lock);
 			cumk_writer_member(&w, slot, dev);
 			cumk_writer_state(&w, mc);
-			cumk_mc_push(mc, &w, CUMC_NO_NODE, NULL);
+			cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
 			up_read(&mc->lock);
 		}
 		goto out_free;
@@ -1469,9 +1469,9 @@ int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev)
 	up_read(&mc->lock);
 	if (ret)
 		goto out_free;
-	cumk_writer_add(&w, CUMC_MC_RECORD_MEMBER, 0, dev, 0);
+	cumk_writer_add(&w, CUMK_MC_RECORD_MEMBER, 0, dev, 0);
 	/* A join cannot be undone: its outcome is waited for. */
-	ret = cumk_replica_call(mc, CUMC_REMOTE_MC_JOIN, &w,
+	ret = cumk_replica_call(mc, CUMK_REMOTE_MC_JOIN, &w,
 				MAX_SCHEDULE_TIMEOUT, &answer, &answer_len);
 	if (ret)
 		goto out_free;
@@ -1500,7 +1500,7 @@ static int cumk_replica_bind_call(struct cumk_mc *mc, struct cumk_mc_writer *w)
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
-		ret = cumk_replica_call(mc, CUMC_REMOTE_MC_BIND, w, left,
+		ret = cumk_replica_call(mc, CUMK_REMOTE_MC_BIND, w, left,
 					&answer, &answer_len);
 		kfree(answer);
 		if (ret != -EAGAIN)
@@ -1608,7 +1608,7 @@ int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
 			       usage);
 	if (!ret) {
 		down_read(&mc->lock);
-		cumk_mc_push(mc, &w, CUMC_NO_NODE, NULL);
+		cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
 		up_read(&mc->lock);
 	}
 	cumk_writer_free(&w);
@@ -1642,12 +1642,12 @@ int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
 	ret = cumk_fabric_unbind_keep(mc, member, mc_offset, length, who, &mem);
 	if (ret)
 		return ret;
-	rv = cumk_mc_revoke_new(mem, CUMC_NO_NODE, 0);
+	rv = cumk_mc_revoke_new(mem, CUMK_NO_NODE, 0);
 	cumk_writer_init(&w, CUMK_WRITER_SMALL);
 	down_read(&mc->lock);
 	cumk_writer_unbind(&w, cumk_team_slot_of(mc, member), member,
 			   mc_offset, length, 0);
-	cumk_mc_push(mc, &w, CUMC_NO_NODE, rv);
+	cumk_mc_push(mc, &w, CUMK_NO_NODE, rv);
 	up_read(&mc->lock);
 	cumk_writer_free(&w);
 	cumk_lease_wait_done(&rv->wait);

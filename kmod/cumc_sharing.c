@@ -29,7 +29,7 @@ static const struct file_operations cumk_export_fops = {
 /* Memory of a lost device is shared no further (-ENOLINK). */
 static int cumk_sharing_check(struct cumk_object *obj)
 {
-	return obj->type == CUMC_OBJ_MEM ? cumk_mem_check(to_cumk_mem(obj)) : 0;
+	return obj->type == CUMK_OBJ_MEM ? cumk_mem_check(to_cumk_mem(obj)) : 0;
 }
 
 /* The descriptor becomes visible only once the caller has its number. */
@@ -42,7 +42,7 @@ int cumk_sharing_ioctl_export_fd(struct cumk_ucmd *ucmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMC_OBJ_ANY);
+	obj = cumk_handle_get(ucmd->client, cmd->handle, CUMK_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ret = -EPERM;
@@ -84,7 +84,7 @@ static bool cumk_import_fault(struct cumk_object *obj)
 {
 	struct cumk_device *dev = NULL;
 
-	if (obj->type == CUMC_OBJ_MEM)
+	if (obj->type == CUMK_OBJ_MEM)
 		dev = to_cumk_mem(obj)->dev;
 	return cumk_fault_hit(CUMC_FAULT_IMPORT_NOT_PERMITTED, dev);
 }
@@ -134,8 +134,8 @@ int cumk_sharing_ioctl_attach_channel(struct cumk_ucmd *ucmd)
 	fdput(f);
 	if (channel < 0)
 		return channel;
-	if (cmpxchg(&client->channel, CUMC_NO_CHANNEL, channel) !=
-	    CUMC_NO_CHANNEL)
+	if (cmpxchg(&client->channel, CUMK_NO_CHANNEL, channel) !=
+	    CUMK_NO_CHANNEL)
 		return -EBUSY;
 	cmd->out_channel = channel;
 	return 0;
@@ -151,12 +151,12 @@ int cumk_sharing_ioctl_export_fabric(struct cumk_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	obj = cumk_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
+	obj = cumk_handle_get(client, cmd->handle, CUMK_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ret = -EPERM;
 	if (!(obj->handle_types & CUMC_HANDLE_FABRIC) ||
-	    channel == CUMC_NO_CHANNEL)
+	    channel == CUMK_NO_CHANNEL)
 		goto out_put;
 	ret = cumk_sharing_check(obj);
 	if (ret)
@@ -180,7 +180,7 @@ int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	if (channel == CUMC_NO_CHANNEL)
+	if (channel == CUMK_NO_CHANNEL)
 		return -EPERM;
 	if (!cumk_object_fabric_origin(cmd->fabric, &node, &handle_channel))
 		return -ENOENT;

@@ -14,10 +14,10 @@
 
 #include "cumc_internal.h"
 
-#define CUMC_SYSMEM_DEFAULT_DEVICES 8
+#define CUMK_SYSMEM_DEFAULT_DEVICES 8
 
 /*
- * -1 until load: CUMC_SYSMEM_DEFAULT_DEVICES when no PCI device was found,
+ * -1 until load: CUMK_SYSMEM_DEFAULT_DEVICES when no PCI device was found,
  * else none. Once loaded, the number of system-memory devices made.
  */
 static int num_devices = -1;
@@ -167,7 +167,7 @@ int cumk_sysmem_init(bool pci_devices_found)
 	int i, ret;
 
 	if (count < 0)
-		count = pci_devices_found ? 0 : CUMC_SYSMEM_DEFAULT_DEVICES;
+		count = pci_devices_found ? 0 : CUMK_SYSMEM_DEFAULT_DEVICES;
 	for (i = 0; i < count; i++) {
 		ret = cumk_sysmem_add(i);
 		if (ret)

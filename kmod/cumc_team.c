@@ -118,7 +118,7 @@ static void cumk_team_stall_end(struct work_struct *work);
 
 void cumk_team_init(struct cumk_mc *mc)
 {
-	mc->team.state = CUMC_TEAM_FORMING;
+	mc->team.state = CUMK_TEAM_FORMING;
 	init_waitqueue_head(&mc->team.wq);
 	INIT_DELAYED_WORK(&mc->team.stall, cumk_team_stall_end);
 }
@@ -155,7 +155,7 @@ static void cumk_team_settle(struct cumk_mc *mc, int err)
 	mc->team.error = err;
 	/* Pairs with cumk_team_result(): a failed team's error is seen. */
 	smp_store_release(&mc->team.state,
-			  err ? CUMC_TEAM_FAILED : CUMC_TEAM_READY);
+			  err ? CUMK_TEAM_FAILED : CUMK_TEAM_READY);
 	trace_cumc_team_state(mc->id, old, cumk_team_uapi_state(mc));
 	wake_up_all(&mc->team.wq);
 	cumk_team_notify(mc, err ? CUMC_CMD_TEAM_FAILED_NTF :
@@ -209,9 +209,9 @@ static void cumk_team_stall_end(struct work_struct *work)
 	bool settled = false;
 
 	down_write(&mc->lock);
-	if (mc->team.state == CUMC_TEAM_FORMING) {
+	if (mc->team.state == CUMK_TEAM_FORMING) {
 		cumk_team_answer(mc);
-		settled = mc->team.state != CUMC_TEAM_FORMING;
+		settled = mc->team.state != CUMK_TEAM_FORMING;
 	}
 	up_write(&mc->lock);
 	if (settled && cumk_team_settled_hook)
@@ -376,8 +376,8 @@ out_unlock:
 void cumk_team_settle_remote(struct cumk_mc *mc, bool ok)
 {
 	down_write(&mc->lock);
-	if (mc->team.state == CUMC_TEAM_FORMING ||
-	    (!ok && mc->team.state == CUMC_TEAM_READY))
+	if (mc->team.state == CUMK_TEAM_FORMING ||
+	    (!ok && mc->team.state == CUMK_TEAM_READY))
 		cumk_team_settle(mc, ok ? 0 : -EIO);
 	up_write(&mc->lock);
 }
@@ -396,9 +396,9 @@ int cumk_team_respond(struct cumk_mc *mc, bool ok)
 		ret = team->setup_requested ? -EALREADY : -ENOENT;
 	} else {
 		team->fm_pending = false;
-		if (team->state == CUMC_TEAM_FORMING && ok)
+		if (team->state == CUMK_TEAM_FORMING && ok)
 			cumk_team_set_up(mc);
-		else if (team->state == CUMC_TEAM_FORMING)
+		else if (team->state == CUMK_TEAM_FORMING)
 			cumk_team_settle(mc, -EIO);
 	}
 	up_write(&mc->lock);
@@ -412,7 +412,7 @@ bool cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
 
 	down_write(&mc->lock);
 	if (cumk_team_slot_of(mc, dev) >= 0 &&
-	    mc->team.state != CUMC_TEAM_FAILED) {
+	    mc->team.state != CUMK_TEAM_FAILED) {
 		/* No answer is awaited from a manager any more. */
 		mc->team.fm_pending = false;
 		cumk_team_settle(mc, -EIO);
@@ -425,7 +425,7 @@ bool cumk_team_lose_device(struct cumk_mc *mc, struct cumk_device *dev)
 static int cumk_team_result(struct cumk_team *team)
 {
 	/* Pairs with cumk_team_settle(): the error is set before the state. */
-	if (smp_load_acquire(&team->state) == CUMC_TEAM_READY)
+	if (smp_load_acquire(&team->state) == CUMK_TEAM_READY)
 		return 0;
 	return team->error;
 }
@@ -438,7 +438,7 @@ static bool cumk_team_setup_requested(struct cumk_team *team)
 
 static bool cumk_team_formed(struct cumk_team *team)
 {
-	return READ_ONCE(team->state) != CUMC_TEAM_FORMING;
+	return READ_ONCE(team->state) != CUMK_TEAM_FORMING;
 }
 
 /*
@@ -454,7 +454,7 @@ int cumk_team_wait_ready(struct cumk_mc *mc)
 
 	if (cumk_team_formed(team))
 		return cumk_team_result(team);
-	cumk_stat_add(NULL, CUMC_STAT_WAITS, 1);
+	cumk_stat_add(NULL, CUMK_STAT_WAITS, 1);
 	ret = wait_event_interruptible(team->wq, cumk_team_formed(team) ||
 				       cumk_team_setup_requested(team));
 	if (ret)
@@ -476,9 +476,9 @@ int cumk_team_wait_ready(struct cumk_mc *mc)
 enum cumc_team_state_uapi cumk_team_uapi_state(struct cumk_mc *mc)
 {
 	switch (READ_ONCE(mc->team.state)) {
-	case CUMC_TEAM_READY:
+	case CUMK_TEAM_READY:
 		return CUMC_TEAM_STATE_READY;
-	case CUMC_TEAM_FAILED:
+	case CUMK_TEAM_FAILED:
 		return CUMC_TEAM_STATE_FAILED;
 	default:
 		return CUMC_TEAM_STATE_FORMING;

@@ -8,7 +8,7 @@
  * CUMC_VA_RESERVE_SHARED (API version 2's callers) a reservation is a
  * single arena of its own, which freeing, or the process's munmap of it,
  * unmaps. With it, a client's first reservation in a process maps a shared
- * arena of CUMC_VA_ARENA_LENGTH bytes (or a power of two that holds the
+ * arena of CUMK_VA_ARENA_LENGTH bytes (or a power of two that holds the
  * reservation, when larger); from then on reserving and freeing are an
  * insert and a remove in that map under the arena's lock, with no mmap or
  * munmap. When no arena of the client in the
@@ -48,15 +48,15 @@
 #include "cumc_internal.h"
 
 /* Bounds that keep every sum of an address and a length far from overflow. */
-#define CUMC_VA_MAX_LENGTH CUMC_VM_MAX_OFFSETS
-#define CUMC_VA_MAX_ALIGNMENT BIT_ULL(40)
+#define CUMK_VA_MAX_LENGTH CUMK_VM_MAX_OFFSETS
+#define CUMK_VA_MAX_ALIGNMENT BIT_ULL(40)
 /*
  * A shared arena: 4 TiB of the 128 TiB of x86-64 user space, which costs
  * nothing until touched (no page tables, no commit charge: VM_NORESERVE).
  */
-#define CUMC_VA_ARENA_LENGTH BIT_ULL(42)
+#define CUMK_VA_ARENA_LENGTH BIT_ULL(42)
 /* Attempts to place a reservation in arenas that others may fill meanwhile. */
-#define CUMC_VA_PLACE_TRIES 3
+#define CUMK_VA_PLACE_TRIES 3
 
 static const struct vm_operations_struct cumk_arena_vm_ops;
 
@@ -84,7 +84,7 @@ static void cumk_mapping_free(struct cumk_client *client,
 			      struct cumk_mapping *m)
 {
 	cumk_usage_uncharge_mapping(client->usage, m->length);
-	if (m->obj->type == CUMC_OBJ_MC && m->grant)
+	if (m->obj->type == CUMK_OBJ_MC && m->grant)
 		cumk_grant_put(m->grant);
 	cumk_object_put(m->obj);
 	atomic_dec(&cumk_live_mappings);
@@ -119,16 +119,16 @@ static struct cumk_va *cumk_va_create(struct cumk_client *client, u64 length)
 	struct cumk_va *va;
 	int ret;
 
-	ret = cumk_usage_charge(client->usage, CUMC_QUOTA_RANGES, 1);
+	ret = cumk_usage_charge(client->usage, CUMK_QUOTA_RANGES, 1);
 	if (ret)
 		return ERR_PTR(ret);
 	va = xchg(&client->spare_va, NULL);
 	if (va)
 		memset(va, 0, sizeof(*va));
 	else
-		va = kzalloc(sizeof(*va), CUMC_GFP);
+		va = kzalloc(sizeof(*va), CUMK_GFP);
 	if (!va) {
-		cumk_usage_uncharge(client->usage, CUMC_QUOTA_RANGES, 1);
+		cumk_usage_uncharge(client->usage, CUMK_QUOTA_RANGES, 1);
 		return ERR_PTR(-ENOMEM);
 	}
 	va->client = client;
@@ -143,7 +143,7 @@ static void cumk_va_destroy(struct cumk_va *va)
 {
 	cumk_range_map_destroy(&va->mappings, cumk_mapping_release,
 			       va->client);
-	cumk_usage_uncharge(va->client->usage, CUMC_QUOTA_RANGES, 1);
+	cumk_usage_uncharge(va->client->usage, CUMK_QUOTA_RANGES, 1);
 	atomic_dec(&cumk_live_vas);
 	/* Kept for the client's next reservation, unless one is kept. */
 	if (cmpxchg(&va->client->spare_va, NULL, va))
@@ -244,7 +244,7 @@ static struct cumk_arena *cumk_arena_alloc(struct cumk_client *client,
 	struct cumk_arena *arena;
 	int ret;
 
-	arena = kzalloc(sizeof(*arena), CUMC_GFP);
+	arena = kzalloc(sizeof(*arena), CUMK_GFP);
 	if (!arena)
 		return ERR_PTR(-ENOMEM);
 	arena->client = client;
@@ -309,7 +309,7 @@ static void cumk_arena_vm_close(struct vm_area_struct *vma)
 static int cumk_arena_create(struct file *filp, u64 length, u64 align)
 {
 	struct cumk_client *client = filp->private_data;
-	u64 arena_length = max_t(u64, CUMC_VA_ARENA_LENGTH,
+	u64 arena_length = max_t(u64, CUMK_VA_ARENA_LENGTH,
 				 roundup_pow_of_two(length));
 	struct cumk_vm_request req = {
 		.length = arena_length,
@@ -321,7 +321,7 @@ static int cumk_arena_create(struct file *filp, u64 length, u64 align)
 	struct cumk_arena *arena;
 	unsigned long addr;
 
-	if (arena_length > CUMC_VA_MAX_LENGTH)
+	if (arena_length > CUMK_VA_MAX_LENGTH)
 		return -ENOMEM;
 	arena = cumk_arena_alloc(client, arena_length, false);
 	if (IS_ERR(arena))
@@ -483,7 +483,7 @@ static vm_fault_t cumk_arena_fault(struct vm_fault *vmf)
 	if (va)
 		m = cumk_mapping_find(va, addr);
 	/* Multicast addresses take multimem operations only (the views). */
-	access = m && m->obj->type == CUMC_OBJ_MEM ?
+	access = m && m->obj->type == CUMK_OBJ_MEM ?
 		 cumk_mapping_cpu_access(m) : CUMC_ACCESS_NONE;
 	if (access == CUMC_ACCESS_NONE ||
 	    (vmf->flags & FAULT_FLAG_WRITE && access != CUMC_ACCESS_READWRITE)) {
@@ -524,7 +524,7 @@ static vm_fault_t cumk_arena_pfn_mkwrite(struct vm_fault *vmf)
 	va = cumk_arena_va(arena, addr);
 	if (va)
 		m = cumk_mapping_find(va, addr);
-	writable = m && m->obj->type == CUMC_OBJ_MEM &&
+	writable = m && m->obj->type == CUMK_OBJ_MEM &&
 		   cumk_mapping_cpu_access(m) == CUMC_ACCESS_READWRITE;
 	up_read(&arena->lock);
 	return writable ? 0 : VM_FAULT_SIGSEGV;
@@ -552,7 +552,7 @@ static long cumk_va_reserve(struct file *filp, struct cumk_va *va, u64 hint,
 	int tries, ret;
 	u64 addr;
 
-	for (tries = 0; tries < CUMC_VA_PLACE_TRIES; tries++) {
+	for (tries = 0; tries < CUMK_VA_PLACE_TRIES; tries++) {
 		ret = cumk_va_place(client, va, tries ? 0 : hint, align, &addr);
 		if (!ret)
 			return addr;
@@ -577,10 +577,10 @@ int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd)
 
 	if (cmd->flags & ~CUMC_VA_RESERVE_SHARED)
 		return -EOPNOTSUPP;
-	if (!cmd->length || cmd->length > CUMC_VA_MAX_LENGTH ||
+	if (!cmd->length || cmd->length > CUMK_VA_MAX_LENGTH ||
 	    !IS_ALIGNED(cmd->length, granularity) ||
 	    (cmd->alignment && !is_power_of_2(cmd->alignment)) ||
-	    align > CUMC_VA_MAX_ALIGNMENT ||
+	    align > CUMK_VA_MAX_ALIGNMENT ||
 	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
 		return -EINVAL;
 
@@ -609,7 +609,7 @@ static unsigned long cumk_arena_pgoff(struct cumk_arena *arena, u64 addr)
 /* Zap what was ever inserted for @m: nothing when it was never touched. */
 static void cumk_mapping_zap(struct cumk_arena *arena, struct cumk_mapping *m)
 {
-	if (m->obj->type == CUMC_OBJ_MEM && READ_ONCE(m->populated))
+	if (m->obj->type == CUMK_OBJ_MEM && READ_ONCE(m->populated))
 		cumk_vm_zap(cumk_arena_pgoff(arena, m->addr), m->length);
 }
 
@@ -728,7 +728,7 @@ static int cumk_va_check_range(u64 addr, u64 length)
 {
 	u64 granularity = cumk_device_granularity();
 
-	if (!length || length > CUMC_VA_MAX_LENGTH ||
+	if (!length || length > CUMK_VA_MAX_LENGTH ||
 	    !IS_ALIGNED(addr, granularity) || !IS_ALIGNED(length, granularity))
 		return -EINVAL;
 	return 0;
@@ -767,7 +767,7 @@ static int cumk_map_check_object(struct cumk_object *obj, u64 length)
 {
 	struct cumk_mc *mc;
 
-	if (obj->type == CUMC_OBJ_MEM) {
+	if (obj->type == CUMK_OBJ_MEM) {
 		if (length != to_cumk_mem(obj)->length)
 			return -EINVAL;
 		return cumk_mem_check(to_cumk_mem(obj));
@@ -792,7 +792,7 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 	ret = cumk_va_check_range(cmd->addr, cmd->length);
 	if (ret || cmd->offset)
 		return -EINVAL;
-	obj = cumk_handle_get(client, cmd->handle, CUMC_OBJ_ANY);
+	obj = cumk_handle_get(client, cmd->handle, CUMK_OBJ_ANY);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ret = cumk_map_check_object(obj, cmd->length);
@@ -805,7 +805,7 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 	if (m)
 		memset(m, 0, sizeof(*m));
 	else
-		m = kzalloc(sizeof(*m), CUMC_GFP);
+		m = kzalloc(sizeof(*m), CUMK_GFP);
 	if (!m) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -814,13 +814,13 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd)
 	m->addr = cmd->addr;
 	m->length = cmd->length;
 	/* Read now: once inserted, an unmap may free what m holds. */
-	dev = obj->type == CUMC_OBJ_MEM ? to_cumk_mem(obj)->dev : NULL;
+	dev = obj->type == CUMK_OBJ_MEM ? to_cumk_mem(obj)->dev : NULL;
 
 	mmap_read_lock(current->mm);
 	ret = cumk_va_insert(client, m);
 	if (ret)
 		goto err_unlock_mm;
-	cumk_stat_add(dev, CUMC_STAT_MAPS, 1);
+	cumk_stat_add(dev, CUMK_STAT_MAPS, 1);
 	mmap_read_unlock(current->mm);
 	return 0;
 
@@ -987,7 +987,7 @@ int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd)
 		if (cumk_mapping_set_access(m, descs, cmd->num_descs))
 			cumk_mapping_zap(va->arena, m);
 		/* The views made from it can do what it can, no more. */
-		if (m->obj->type == CUMC_OBJ_MC && m->grant)
+		if (m->obj->type == CUMK_OBJ_MC && m->grant)
 			cumk_grant_set(m->grant, to_cumk_mc(m->obj),
 				       cumk_mapping_cpu_access(m));
 	}
@@ -1015,8 +1015,8 @@ static void cumk_va_query_fill(struct cumk_va *va, struct cumk_mapping *m,
 		return;
 	cmd->out_map_addr = m->addr;
 	cmd->out_map_length = m->length;
-	cmd->out_type = m->obj->type == CUMC_OBJ_MEM ? CUMC_VA_MEM : CUMC_VA_MULTICAST;
-	if (m->obj->type == CUMC_OBJ_MEM)
+	cmd->out_type = m->obj->type == CUMK_OBJ_MEM ? CUMC_VA_MEM : CUMC_VA_MULTICAST;
+	if (m->obj->type == CUMK_OBJ_MEM)
 		cmd->out_mem_device = to_cumk_mem(m->obj)->dev->ordinal;
 	cmd->out_handle_types = m->obj->handle_types;
 	cmd->out_access = cumk_mapping_device_access(m, cmd->device);
@@ -1105,7 +1105,7 @@ struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 	if (!va)
 		return ERR_PTR(-ENXIO);
 	m = cumk_mapping_find(va, addr);
-	if (!m || m->obj->type != CUMC_OBJ_MEM) {
+	if (!m || m->obj->type != CUMK_OBJ_MEM) {
 		mem = ERR_PTR(-ENXIO);
 	} else if (length > m->addr + m->length - addr) {
 		mem = ERR_PTR(-EINVAL);
@@ -1156,7 +1156,7 @@ struct cumk_mc *cumk_va_mc_mapping(struct cumk_client *client, u64 addr,
 	if (!va)
 		return mc;
 	m = cumk_mapping_find(va, addr);
-	if (m && m->obj->type == CUMC_OBJ_MC) {
+	if (m && m->obj->type == CUMK_OBJ_MC) {
 		access = cumk_mapping_cpu_access(m);
 		if (access == CUMC_ACCESS_NONE) {
 			mc = ERR_PTR(-EACCES);

@@ -125,7 +125,7 @@ static long cumk_view_map(struct file *filp, struct cumk_mc *mc, u32 slot,
 	unsigned long addr;
 	int ret;
 
-	view = kzalloc(sizeof(*view), CUMC_GFP);
+	view = kzalloc(sizeof(*view), CUMK_GFP);
 	if (!view)
 		return -ENOMEM;
 	ret = cumk_usage_charge_mapping(client->usage, length);
@@ -181,7 +181,7 @@ static int cumk_view_all(struct cumk_ucmd *ucmd, struct cumk_mc *mc,
 
 	if (cmd->num_views < n)
 		return -EINVAL;
-	addrs = kcalloc(n, sizeof(*addrs), CUMC_GFP);
+	addrs = kcalloc(n, sizeof(*addrs), CUMK_GFP);
 	if (!addrs)
 		return -ENOMEM;
 	for (slot = 0; slot < n; slot++) {

@@ -23,7 +23,7 @@
 #include "cumc_compat.h"
 #include "cumc_internal.h"
 
-#define CUMC_FS_MAGIC 0x63756d63
+#define CUMK_FS_MAGIC 0x63756d63
 
 static struct vfsmount *cumk_vm_mnt;
 static struct inode *cumk_vm_inode;
@@ -36,7 +36,7 @@ static DEFINE_XARRAY_FLAGS(cumk_vm_slots, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 
 static int cumk_vm_init_fs_context(struct fs_context *fc)
 {
-	return init_pseudo(fc, CUMC_FS_MAGIC) ? 0 : -ENOMEM;
+	return init_pseudo(fc, CUMK_FS_MAGIC) ? 0 : -ENOMEM;
 }
 
 /*
@@ -81,23 +81,23 @@ void cumk_vm_open(struct file *filp)
 	filp->f_mapping = cumk_vm_inode->i_mapping;
 }
 
-/* Offsets for up to CUMC_VM_MAX_OFFSETS bytes; ENOSPC when all are taken. */
+/* Offsets for up to CUMK_VM_MAX_OFFSETS bytes; ENOSPC when all are taken. */
 int cumk_vm_alloc_offsets(void *owner, unsigned long *pgoff)
 {
 	u32 slot;
 	int ret;
 
 	ret = xa_alloc(&cumk_vm_slots, &slot, owner,
-		       XA_LIMIT(1, CUMC_VM_MAX_SLOTS), CUMC_GFP);
+		       XA_LIMIT(1, CUMK_VM_MAX_SLOTS), CUMK_GFP);
 	if (ret)
 		return ret == -EBUSY ? -ENOSPC : ret;
-	*pgoff = (unsigned long)slot << (CUMC_VM_SLOT_SHIFT - PAGE_SHIFT);
+	*pgoff = (unsigned long)slot << (CUMK_VM_SLOT_SHIFT - PAGE_SHIFT);
 	return 0;
 }
 
 void cumk_vm_free_offsets(unsigned long pgoff)
 {
-	xa_erase(&cumk_vm_slots, pgoff >> (CUMC_VM_SLOT_SHIFT - PAGE_SHIFT));
+	xa_erase(&cumk_vm_slots, pgoff >> (CUMK_VM_SLOT_SHIFT - PAGE_SHIFT));
 }
 
 /* Zap the PTEs of [pgoff, pgoff + length) in every process. */
