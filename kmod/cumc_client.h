@@ -84,12 +84,10 @@ struct cumk_handle_reservation {
  * @user_size: its size as the caller gave it
  * @cmd: the kernel's copy, the command's struct
  * @new_handle: the handle the command answers, if any
- * @new_map_addr: a mapping the command made and answers, 0 if none: undone
- *                with @new_map_length if the answer cannot be written
- * @new_map_length: its length
- * @new_va_addr: a reservation the command made and answers, 0 if none:
- *               freed with @new_va_length if the answer cannot be written
- * @new_va_length: its length
+ * @undo: set by a command that made something other than a handle and
+ *        answers it (a reservation): called when the answer cannot be
+ *        written, to take it away again; it finds what the command made
+ *        in @cmd, which still holds the answer. NULL: nothing to undo.
  */
 struct cumk_ucmd {
 	struct file *filp;
@@ -98,10 +96,7 @@ struct cumk_ucmd {
 	u32 user_size;
 	void *cmd;
 	struct cumk_handle_reservation new_handle;
-	u64 new_map_addr;
-	u64 new_map_length;
-	u64 new_va_addr;
-	u64 new_va_length;
+	void (*undo)(struct cumk_ucmd *ucmd);
 };
 
 /* cumc_ucmd.c: the command's struct, in; and back, no more than the caller has */

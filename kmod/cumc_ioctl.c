@@ -43,9 +43,9 @@ union cumk_ucmd_buffer {
 /*
  * After a command succeeded the dispatcher writes its struct back
  * (@respond) and then finalizes the handle it answers, if any; when the
- * answer cannot be written it aborts the handle and unmaps the mapping or
- * frees the reservation it answers, if any. Commands that need more (a
- * descriptor, several mappings) answer by themselves.
+ * answer cannot be written it aborts the handle and calls the command's
+ * undo, if it set one. Commands that need more (a descriptor, several
+ * mappings) answer by themselves.
  */
 struct cumk_ioctl_op {
 	unsigned int size;
@@ -65,11 +65,8 @@ static int cumk_ioctl_finish(const struct cumk_ioctl_op *op,
 		return 0;
 	}
 	cumk_handle_abort(ucmd->client, &ucmd->new_handle);
-	if (ucmd->new_map_addr)
-		cumk_vm_unmap(ucmd->new_map_addr, ucmd->new_map_length);
-	if (ucmd->new_va_addr)
-		cumk_va_unreserve(ucmd->client, ucmd->new_va_addr,
-				  ucmd->new_va_length);
+	if (ucmd->undo)
+		ucmd->undo(ucmd);
 	return ret;
 }
 

@@ -567,39 +567,6 @@ static long cumk_va_reserve(struct file *filp, struct cumk_va *va, u64 hint,
 	return cumk_arena_create_single(filp, va, hint, align);
 }
 
-int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd)
-{
-	struct cumc_va_reserve *cmd = ucmd->cmd;
-	u64 granularity = cumk_device_granularity();
-	u64 align = max(cmd->alignment, granularity);
-	struct cumk_va *va;
-	long addr;
-
-	if (cmd->flags & ~CUMC_VA_RESERVE_SHARED)
-		return -EOPNOTSUPP;
-	if (!cmd->length || cmd->length > CUMK_VA_MAX_LENGTH ||
-	    !IS_ALIGNED(cmd->length, granularity) ||
-	    (cmd->alignment && !is_power_of_2(cmd->alignment)) ||
-	    align > CUMK_VA_MAX_ALIGNMENT ||
-	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
-		return -EINVAL;
-
-	va = cumk_va_create(ucmd->client, cmd->length);
-	if (IS_ERR(va))
-		return PTR_ERR(va);
-	if (cmd->flags & CUMC_VA_RESERVE_SHARED)
-		addr = cumk_va_reserve(ucmd->filp, va, cmd->addr, align);
-	else
-		addr = cumk_arena_create_single(ucmd->filp, va, cmd->addr,
-						align);
-	if (IS_ERR_VALUE(addr))
-		return addr;
-	cmd->out_addr = addr;
-	ucmd->new_va_addr = addr;
-	ucmd->new_va_length = cmd->length;
-	return 0;
-}
-
 /* The file offset of @addr in @arena, for cumk_vm_zap(). */
 static unsigned long cumk_arena_pgoff(struct cumk_arena *arena, u64 addr)
 {
@@ -708,6 +675,46 @@ static int cumk_va_free(struct cumk_client *client, u64 addr, u64 length)
 	return 0;
 }
 
+/* A reservation whose answer could not be written: the caller never knew it. */
+static void cumk_va_undo_reserve(struct cumk_ucmd *ucmd)
+{
+	struct cumc_va_reserve *cmd = ucmd->cmd;
+
+	cumk_va_free(ucmd->client, cmd->out_addr, cmd->length);
+}
+
+int cumk_va_ioctl_reserve(struct cumk_ucmd *ucmd)
+{
+	struct cumc_va_reserve *cmd = ucmd->cmd;
+	u64 granularity = cumk_device_granularity();
+	u64 align = max(cmd->alignment, granularity);
+	struct cumk_va *va;
+	long addr;
+
+	if (cmd->flags & ~CUMC_VA_RESERVE_SHARED)
+		return -EOPNOTSUPP;
+	if (!cmd->length || cmd->length > CUMK_VA_MAX_LENGTH ||
+	    !IS_ALIGNED(cmd->length, granularity) ||
+	    (cmd->alignment && !is_power_of_2(cmd->alignment)) ||
+	    align > CUMK_VA_MAX_ALIGNMENT ||
+	    !IS_ALIGNED(cmd->addr, granularity) || cmd->addr >= TASK_SIZE)
+		return -EINVAL;
+
+	va = cumk_va_create(ucmd->client, cmd->length);
+	if (IS_ERR(va))
+		return PTR_ERR(va);
+	if (cmd->flags & CUMC_VA_RESERVE_SHARED)
+		addr = cumk_va_reserve(ucmd->filp, va, cmd->addr, align);
+	else
+		addr = cumk_arena_create_single(ucmd->filp, va, cmd->addr,
+						align);
+	if (IS_ERR_VALUE(addr))
+		return addr;
+	cmd->out_addr = addr;
+	ucmd->undo = cumk_va_undo_reserve;
+	return 0;
+}
+
 int cumk_va_ioctl_free(struct cumk_ucmd *ucmd)
 {
 	struct cumc_va_free *cmd = ucmd->cmd;
@@ -715,12 +722,6 @@ int cumk_va_ioctl_free(struct cumk_ucmd *ucmd)
 	if (cmd->flags)
 		return -EOPNOTSUPP;
 	return cumk_va_free(ucmd->client, cmd->addr, cmd->length);
-}
-
-/* Undo a CUMC_VA_RESERVE whose answer could not be written. */
-void cumk_va_unreserve(struct cumk_client *client, u64 addr, u64 length)
-{
-	cumk_va_free(client, addr, length);
 }
 
 /* Range checks shared by MAP, UNMAP and SET_ACCESS. */

@@ -175,7 +175,6 @@ int cumk_va_ioctl_map(struct cumk_ucmd *ucmd);
 int cumk_va_ioctl_unmap(struct cumk_ucmd *ucmd);
 int cumk_va_ioctl_set_access(struct cumk_ucmd *ucmd);
 int cumk_va_ioctl_query(struct cumk_ucmd *ucmd);
-void cumk_va_unreserve(struct cumk_client *client, u64 addr, u64 length);
 void cumk_va_flush(struct cumk_client *client);
 struct cumk_mem *cumk_va_resolve(struct cumk_client *client, u64 addr,
 				 u64 length, u64 *mem_offset);
