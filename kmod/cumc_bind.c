@@ -4,8 +4,10 @@
  * CUMC_MC_UNBIND: a client adds devices to a multicast team and binds its
  * memory into the object for one member, once the team is ready. The
  * memory is named by a handle or by an address in one of the client's
- * reservations; the fabric page table (cumc_fabric.c) keeps the binding.
- * A team that spans nodes has the other nodes told (cumc_remote_mc.c).
+ * reservations; the object's kind (struct cumk_mc_kind) does the rest:
+ * for one of this node's alone, the fabric page table (cumc_fabric.c)
+ * keeps the binding; a team that spans nodes has the other nodes told
+ * (cumc_remote_mc.c).
  */
 #include "cumc_internal.h"
 #include "cumc_trace.h"
@@ -31,7 +33,7 @@ int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd)
 	else if (cumk_fault_hit(CUMC_FAULT_ADD_DEVICE, dev))
 		ret = -EIO;
 	else
-		ret = cumk_remote_mc_join(mc, dev);
+		ret = mc->kind->join(mc, dev);
 	cumk_object_put(&mc->obj);
 	return ret;
 }
@@ -93,8 +95,8 @@ static int cumk_bind(struct cumk_ucmd *ucmd, bool by_addr)
 		ret = -EINVAL;
 		goto out_put;
 	}
-	ret = cumk_remote_mc_bind(mc, member, mem, mem_offset, cmd->mc_offset,
-				  cmd->length, ucmd->client->usage);
+	ret = mc->kind->bind(mc, member, mem, mem_offset, cmd->mc_offset,
+			     cmd->length, ucmd->client->usage);
 	if (ret)
 		goto out_put;
 	cumk_stat_add(dev, CUMK_STAT_BINDS, 1);
@@ -135,8 +137,8 @@ int cumk_bind_ioctl_unbind(struct cumk_ucmd *ucmd)
 	if (cumk_fault_hit(CUMC_FAULT_UNBIND_INVALID, member))
 		ret = -EINVAL;
 	else
-		ret = cumk_remote_mc_unbind(mc, member, cmd->mc_offset,
-					    cmd->length, ucmd->client->usage);
+		ret = mc->kind->unbind(mc, member, cmd->mc_offset,
+				       cmd->length, ucmd->client->usage);
 	if (!ret) {
 		trace_cumc_unbind(mc->id, cmd->device, cmd->mc_offset,
 				  cmd->length);

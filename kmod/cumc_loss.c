@@ -42,7 +42,7 @@ static void cumk_loss_handle_locked(struct cumk_device *dev)
 	if (!dev->remote)
 		cumk_notify_device_lost(dev->ordinal);
 	/* The replicas of a team held here let go of what they map of it. */
-	cumk_mc_lose_device(dev, cumk_remote_mc_state_changed);
+	cumk_mc_lose_device(dev);
 }
 
 /* @dev fell off the bus: lost for good. */

@@ -72,8 +72,8 @@ static int __init cumk_init(void)
 	ret = cumk_remote_init();
 	if (ret)
 		goto err_debugfs;
-	/* A team set up late by a stall: other nodes' replicas hear of it. */
-	cumk_team_set_settled_hook(cumk_remote_mc_state_changed);
+	/* Objects shareable across nodes are the multi-node code's kind. */
+	cumk_mc_set_origin_kind(&cumk_remote_mc_origin);
 	/* Before the device: every object's events need the family. */
 	ret = cumk_netlink_init();
 	if (ret)

@@ -108,13 +108,41 @@ static int cumk_mc_check_create(struct cumk_client *client,
 	return 0;
 }
 
+static int cumk_mc_local_join(struct cumk_mc *mc, struct cumk_device *dev)
+{
+	u32 slot;
+
+	return cumk_team_join(mc, dev, &slot);
+}
+
+/* An object only this node's devices join: its team is all here. */
+static const struct cumk_mc_kind cumk_mc_local = {
+	.join = cumk_mc_local_join,
+	.bind = cumk_fabric_bind,
+	.unbind = cumk_fabric_unbind,
+};
+
+/*
+ * The kind of an object made here and shareable by fabric handle, which
+ * other nodes may hold replicas of: cumc_remote_mc.c's, set once at load
+ * before any object exists (that file is above this one).
+ */
+static const struct cumk_mc_kind *cumk_mc_origin;
+
+void cumk_mc_set_origin_kind(const struct cumk_mc_kind *kind)
+{
+	cumk_mc_origin = kind;
+}
+
 /*
  * A new multicast object of @num_devices devices and @length bytes each,
- * charged to @usage, its end left to @ops; the caller checked the sizes.
+ * charged to @usage, its end left to @ops, of kind @kind; the caller
+ * checked the sizes.
  */
 struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
 			      u64 length, u32 handle_types,
-			      const struct cumk_object_ops *ops)
+			      const struct cumk_object_ops *ops,
+			      const struct cumk_mc_kind *kind)
 {
 	struct cumk_mc *mc;
 	u32 i;
@@ -123,6 +151,7 @@ struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
 	mc = kzalloc(struct_size(mc, members, num_devices), CUMK_GFP);
 	if (!mc)
 		return ERR_PTR(-ENOMEM);
+	mc->kind = kind;
 	mc->num_devices = num_devices;
 	mc->length = length;
 	init_rwsem(&mc->lock);
@@ -173,7 +202,9 @@ int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd)
 	if (ret)
 		return ret;
 	mc = cumk_mc_alloc(ucmd->client->usage, cmd->num_devices, cmd->length,
-			   cmd->handle_types, &cumk_mc_ops);
+			   cmd->handle_types, &cumk_mc_ops,
+			   cmd->handle_types & CUMC_HANDLE_FABRIC ?
+			   cumk_mc_origin : &cumk_mc_local);
 	if (IS_ERR(mc))
 		return PTR_ERR(mc);
 	ret = cumk_ucmd_new_object(ucmd, &mc->obj, &cmd->out_handle);
@@ -210,6 +241,9 @@ int cumk_mc_fm_respond(u32 req_id, bool ok)
 		return ret;
 	if (id == req_id)
 		ret = cumk_team_respond(mc, ok);
+	/* Other nodes holding the team hear how its setup went. */
+	if (!ret && mc->kind->settled)
+		mc->kind->settled(mc);
 	cumk_object_put(&mc->obj);
 	return ret;
 }
@@ -230,18 +264,17 @@ void cumk_mc_exit(void)
 }
 
 /*
- * Every team with a member on the lost @dev fails; @failed, if not NULL,
- * runs for each (other nodes' replicas hear of it).
+ * Every team with a member on the lost @dev fails, and its kind is told
+ * (other nodes' replicas hear of it).
  */
-void cumk_mc_lose_device(struct cumk_device *dev,
-			 void (*failed)(struct cumk_mc *mc))
+void cumk_mc_lose_device(struct cumk_device *dev)
 {
 	unsigned long id = 0;
 	struct cumk_mc *mc;
 
 	for (; (mc = cumk_mc_get_next(&id)); id++) {
-		if (cumk_team_lose_device(mc, dev) && failed)
-			failed(mc);
+		if (cumk_team_lose_device(mc, dev) && mc->kind->settled)
+			mc->kind->settled(mc);
 		cumk_object_put(&mc->obj);
 	}
 }

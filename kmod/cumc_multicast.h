@@ -91,9 +91,37 @@ struct cumk_mc_member {
 	struct cumk_range_map binds;
 };
 
+struct cumk_mc;
+
+/**
+ * struct cumk_mc_kind - what differs between the kinds of multicast object:
+ *                       one of this node's alone (local, cumc_multicast.c),
+ *                       one of this node's shared by fabric handle with
+ *                       other nodes (origin), another node's (replica,
+ *                       both cumc_remote_mc.c)
+ * @join: @dev joins the team
+ * @bind: bind [@mem_offset, +@length) of @mem at @mc_offset for @member,
+ *        charged to @usage; takes over the caller's reference on @mem
+ * @unbind: unbind @member's binding [@mc_offset, +@length), which @who made
+ *          (NULL: whoever made it)
+ * @settled: the team left FORMING, or failed, outside a join (a stall's
+ *           end, a fabric manager's answer, a member lost); called without
+ *           the object's lock; NULL when nobody else needs to know
+ */
+struct cumk_mc_kind {
+	int (*join)(struct cumk_mc *mc, struct cumk_device *dev);
+	int (*bind)(struct cumk_mc *mc, struct cumk_device *member,
+		    struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
+		    u64 length, struct cumk_usage *usage);
+	int (*unbind)(struct cumk_mc *mc, struct cumk_device *member,
+		      u64 mc_offset, u64 length, struct cumk_usage *who);
+	void (*settled)(struct cumk_mc *mc);
+};
+
 /**
  * struct cumk_mc - a multicast object (cuMulticastCreate)
  * @obj: its handle-table identity
+ * @kind: its kind's operations, fixed at creation
  * @id: its entry in cumk_mc_ids, the control plane's name for it and the
  *      request id of its team setup; reserved at creation, published when
  *      the creation can no longer fail
@@ -118,6 +146,7 @@ struct cumk_mc_member {
  */
 struct cumk_mc {
 	struct cumk_object obj;
+	const struct cumk_mc_kind *kind;
 	u32 id;
 	bool published;
 	u32 num_devices;
@@ -175,7 +204,6 @@ void cumk_team_release(struct cumk_mc *mc);
 void cumk_team_stop(struct cumk_mc *mc);
 int cumk_team_wq_init(void);
 void cumk_team_wq_exit(void);
-void cumk_team_set_settled_hook(void (*hook)(struct cumk_mc *mc));
 
 /* cumc_fabric.c: the fabric page table, under each object's lock */
 u64 cumk_fabric_granularity(void);
@@ -201,7 +229,9 @@ struct cumk_bind *cumk_fabric_next_bind(struct cumk_bind *b);
 struct cumk_mc *cumk_mc_get(struct cumk_client *client, u64 handle);
 struct cumk_mc *cumk_mc_alloc(struct cumk_usage *usage, u32 num_devices,
 			      u64 length, u32 handle_types,
-			      const struct cumk_object_ops *ops);
+			      const struct cumk_object_ops *ops,
+			      const struct cumk_mc_kind *kind);
+void cumk_mc_set_origin_kind(const struct cumk_mc_kind *kind);
 void cumk_mc_publish(struct cumk_object *obj);
 void cumk_mc_free(struct cumk_mc *mc);
 int cumk_mc_ioctl_create(struct cumk_ucmd *ucmd);
@@ -209,8 +239,7 @@ int cumk_mc_ioctl_info(struct cumk_ucmd *ucmd);
 struct cumk_mc *cumk_mc_get_next(unsigned long *id);
 int cumk_mc_fm_respond(u32 req_id, bool ok);
 void cumk_mc_exit(void);
-void cumk_mc_lose_device(struct cumk_device *dev,
-			 void (*failed)(struct cumk_mc *mc));
+void cumk_mc_lose_device(struct cumk_device *dev);
 
 /* cumc_bind.c: devices joining multicast teams, memory bound into them */
 int cumk_bind_ioctl_add_device(struct cumk_ucmd *ucmd);

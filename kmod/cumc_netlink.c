@@ -544,10 +544,6 @@ static int cumk_nl_fm_respond(struct sk_buff *skb, struct genl_info *info)
 	ret = cumk_mc_fm_respond(id, nla_get_u32(tb[CUMC_A_FM_RESULT]) ==
 				 CUMC_FM_RESULT_OK);
 	switch (ret) {
-	case 0:
-		/* Other nodes holding the team hear how its setup went. */
-		cumk_remote_mc_push_state(id);
-		break;
 	case -ENOENT:
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUMC_A_FM_REQ_ID],
 				    "no team setup request of that id is waiting");

@@ -138,6 +138,7 @@ void cumk_remote_exit(void);
  * cumc_remote_mc.c: multicast teams across nodes. The node that created a
  * shared object holds its team; the others keep replicas in step.
  */
+extern const struct cumk_mc_kind cumk_remote_mc_origin;
 int cumk_remote_mc_export(struct cumk_mc *mc, u32 node, u32 hold,
 			  void **answer, size_t *answer_len);
 void cumk_remote_mc_unexport(struct cumk_mc *mc, u32 hold);
@@ -153,14 +154,6 @@ void cumk_remote_mc_unbind_post(struct cumk_mc *mc, u32 caller,
 				const void *args, size_t len);
 void cumk_remote_mc_released(u32 caller, const void *args, size_t len);
 void cumk_remote_mc_origin_lost(bool all, u32 node);
-void cumk_remote_mc_state_changed(struct cumk_mc *mc);
 void cumk_remote_mc_exit(void);
-int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev);
-int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
-			struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
-			u64 length, struct cumk_usage *usage);
-int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
-			  u64 mc_offset, u64 length, struct cumk_usage *who);
-void cumk_remote_mc_push_state(u32 id);
 
 #endif /* _CUMK_REMOTE_H */

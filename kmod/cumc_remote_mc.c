@@ -205,6 +205,7 @@ struct cumk_mc_writer {
 #define CUMK_WRITER_SMALL 256
 
 static const struct cumk_object_ops cumk_replica_ops;
+static const struct cumk_mc_kind cumk_replica_kind;
 
 static unsigned long cumk_replica_key(u32 node, u32 hold)
 {
@@ -1084,7 +1085,8 @@ static struct cumk_mc *cumk_replica_new(struct cumk_usage *usage, u32 node,
 	if (!fabric_usage)
 		return ERR_PTR(-ENOMEM);
 	mc = cumk_mc_alloc(usage, num_devices, length,
-			   le32_to_cpu(ex->head.handle_types), &cumk_replica_ops);
+			   le32_to_cpu(ex->head.handle_types), &cumk_replica_ops,
+			   &cumk_replica_kind);
 	if (IS_ERR(mc)) {
 		cumk_usage_put(fabric_usage);
 		return mc;
@@ -1219,7 +1221,7 @@ static int cumk_mc_run_join(struct cumk_mc *mc, struct cumk_device *dev,
 	slot_answer = kmalloc(sizeof(*slot_answer), GFP_KERNEL);
 	if (!slot_answer)
 		return -ENOMEM;
-	ret = cumk_remote_mc_join(mc, dev);
+	ret = mc->kind->join(mc, dev);
 	if (!ret || ret == -EEXIST) {
 		down_read(&mc->lock);
 		slot = cumk_team_slot_of(mc, dev);
@@ -1415,54 +1417,38 @@ static void cumk_mc_push_state(struct cumk_mc *mc)
 	cumk_writer_free(&w);
 }
 
-/* The team @mc holds was set up, or failed: the replicas hear of it. */
-void cumk_remote_mc_state_changed(struct cumk_mc *mc)
-{
-	if (!mc->replica && mc->obj.handle_types & CUMC_HANDLE_FABRIC)
-		cumk_mc_push_state(mc);
-}
-
-/* An external fabric manager answered for the team of object @id. */
-void cumk_remote_mc_push_state(u32 id)
-{
-	unsigned long next = id;
-	struct cumk_mc *mc = cumk_mc_get_next(&next);
-
-	if (!mc)
-		return;
-	if (next == id)
-		cumk_remote_mc_state_changed(mc);
-	cumk_object_put(&mc->obj);
-}
-
 /*
- * @dev joins the team of @mc. On a replica, the origin places it, however
- * late it answers; on the origin, the replicas hear of it, and of the
+ * On the origin, @dev joins the team: the replicas hear of it, and of the
  * team's setup if it completed the team.
  */
-int cumk_remote_mc_join(struct cumk_mc *mc, struct cumk_device *dev)
+static int cumk_origin_join(struct cumk_mc *mc, struct cumk_device *dev)
+{
+	struct cumk_mc_writer w;
+	u32 slot;
+	int ret;
+
+	ret = cumk_team_join(mc, dev, &slot);
+	if (ret)
+		return ret;
+	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	down_read(&mc->lock);
+	cumk_writer_member(&w, slot, dev);
+	cumk_writer_state(&w, mc);
+	cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
+	up_read(&mc->lock);
+	cumk_writer_free(&w);
+	return 0;
+}
+
+/* On a replica, @dev joins: the origin places it, however late it answers. */
+static int cumk_replica_join(struct cumk_mc *mc, struct cumk_device *dev)
 {
 	struct cumk_mc_writer w;
 	size_t answer_len;
 	void *answer;
-	u32 slot;
 	int ret;
 
-	/* Only a team shared by fabric handle has other nodes to tell. */
-	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
-		return cumk_team_join(mc, dev, &slot);
 	cumk_writer_init(&w, CUMK_WRITER_SMALL);
-	if (!mc->replica) {
-		ret = cumk_team_join(mc, dev, &slot);
-		if (!ret) {
-			down_read(&mc->lock);
-			cumk_writer_member(&w, slot, dev);
-			cumk_writer_state(&w, mc);
-			cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
-			up_read(&mc->lock);
-		}
-		goto out_free;
-	}
 	/* Joined already here: the origin would say so, as one node does. */
 	down_read(&mc->lock);
 	ret = cumk_team_slot_of(mc, dev) >= 0 ? -EEXIST : 0;
@@ -1560,24 +1546,18 @@ out_put:
 }
 
 /*
- * Bind [@mem_offset, +@length) of @mem at @mc_offset for @member, as
- * cumk_fabric_bind() does, and tell the other nodes where the memory is:
- * the origin after this node, from a replica; every replica, from the
- * origin. Takes over the caller's reference on @mem.
+ * On the origin, bind [@mem_offset, +@length) of @mem at @mc_offset for
+ * @member, as cumk_fabric_bind() does, and tell every replica where the
+ * memory is. Takes over the caller's reference on @mem.
  */
-int cumk_remote_mc_bind(struct cumk_mc *mc, struct cumk_device *member,
-			struct cumk_mem *mem, u64 mem_offset, u64 mc_offset,
-			u64 length, struct cumk_usage *usage)
+static int cumk_origin_bind(struct cumk_mc *mc, struct cumk_device *member,
+			    struct cumk_mem *mem, u64 mem_offset,
+			    u64 mc_offset, u64 length,
+			    struct cumk_usage *usage)
 {
 	struct cumk_mc_writer w;
 	int slot, ret;
 
-	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
-		return cumk_fabric_bind(mc, member, mem, mem_offset, mc_offset,
-					length, usage);
-	if (mc->replica)
-		return cumk_replica_bind(mc, member, mem, mem_offset, mc_offset,
-					 length, usage);
 	/*
 	 * Where the memory lies is written before it is bound: a replica
 	 * that asks for the team after the bind sees it in its copy, one
@@ -1622,23 +1602,21 @@ err_put:
 }
 
 /*
- * Unbind @member's binding [@mc_offset, +@length), which @who made. From a
- * replica: undone here, the origin told, the memory kept until every node
- * let go of it. On the origin: the replicas told, the memory kept until
- * every one let go of it, or is lost and its lease ran out.
+ * On the origin, unbind @member's binding [@mc_offset, +@length), which
+ * @who made: the replicas told, the memory kept until every one let go of
+ * it, or is lost and its lease ran out. (From a replica: undone there, the
+ * origin told, the memory kept until every node let go of it:
+ * cumk_replica_unbind().)
  */
-int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
-			  u64 mc_offset, u64 length, struct cumk_usage *who)
+static int cumk_origin_unbind(struct cumk_mc *mc, struct cumk_device *member,
+			      u64 mc_offset, u64 length,
+			      struct cumk_usage *who)
 {
 	struct cumk_mc_revoke *rv;
 	struct cumk_mc_writer w;
 	struct cumk_mem *mem;
 	int ret;
 
-	if (!(mc->obj.handle_types & CUMC_HANDLE_FABRIC))
-		return cumk_fabric_unbind(mc, member, mc_offset, length, who);
-	if (mc->replica)
-		return cumk_replica_unbind(mc, member, mc_offset, length, who);
 	ret = cumk_fabric_unbind_keep(mc, member, mc_offset, length, who, &mem);
 	if (ret)
 		return ret;
@@ -1653,6 +1631,21 @@ int cumk_remote_mc_unbind(struct cumk_mc *mc, struct cumk_device *member,
 	cumk_lease_wait_done(&rv->wait);
 	return 0;
 }
+
+/* A team made here and shared by fabric handle: the replicas hear of all. */
+const struct cumk_mc_kind cumk_remote_mc_origin = {
+	.join = cumk_origin_join,
+	.bind = cumk_origin_bind,
+	.unbind = cumk_origin_unbind,
+	.settled = cumk_mc_push_state,
+};
+
+/* Another node's team: this node's changes go through that node. */
+static const struct cumk_mc_kind cumk_replica_kind = {
+	.join = cumk_replica_join,
+	.bind = cumk_replica_bind,
+	.unbind = cumk_replica_unbind,
+};
 
 /*
  * Node @node is lost (or, @all, this node is cut off from every other):

@@ -67,17 +67,6 @@ void cumk_team_wq_exit(void)
 	destroy_workqueue(cumk_team_wq);
 }
 
-/*
- * Told when a stall's end settled a team (cumc_remote_mc.c's replicas
- * hear of it); set once at load, before any team exists.
- */
-static void (*cumk_team_settled_hook)(struct cumk_mc *mc);
-
-void cumk_team_set_settled_hook(void (*hook)(struct cumk_mc *mc))
-{
-	cumk_team_settled_hook = hook;
-}
-
 enum cumc_fm_mode cumk_team_fm_mode(void)
 {
 	return READ_ONCE(cumc_fm_mode);
@@ -214,8 +203,8 @@ static void cumk_team_stall_end(struct work_struct *work)
 		settled = mc->team.state != CUMK_TEAM_FORMING;
 	}
 	up_write(&mc->lock);
-	if (settled && cumk_team_settled_hook)
-		cumk_team_settled_hook(mc);
+	if (settled && mc->kind->settled)
+		mc->kind->settled(mc);
 	cumk_object_put(&mc->obj);
 }
 
