@@ -610,14 +610,14 @@ static int cumk_remote_export_call(u32 node,
 }
 
 /*
- * CUMC_IMPORT_FABRIC of a handle node @node exported. A multicast object
- * this node has a replica of already is that replica, as a local import
- * is the object itself.
+ * The object of a fabric handle node @node exported, with a reference, for
+ * an importer charged to @usage. A multicast object this node has a
+ * replica of already is that replica, as a local import is the object
+ * itself.
  */
-int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
-		       u32 node)
+struct cumk_object *cumk_remote_import(struct cumk_usage *usage,
+				       const u8 *fabric_handle, u32 node)
 {
-	struct cumc_import_fabric *cmd = ucmd->cmd;
 	struct cumk_remote_get_args get;
 	struct cumk_remote_export *ex;
 	struct cumk_object *obj;
@@ -627,21 +627,18 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 	int ret;
 
 	mc = cumk_remote_mc_find(node, fabric_handle);
-	if (mc) {
-		obj = &mc->obj;
-		goto out_handle;
-	}
+	if (mc)
+		return &mc->obj;
 	losses = cumk_node_loss_count(node);
 	/* What it answers is mapped under its lease: have one first. */
 	ret = cumk_lease_ensure(node);
 	if (ret)
-		return cumk_remote_import_error(node, ret);
+		return ERR_PTR(cumk_remote_import_error(node, ret));
 	memcpy(get.handle, fabric_handle, sizeof(get.handle));
 	ret = cumk_remote_export_call(node, &get, &ex, &len);
 	if (ret)
-		return cumk_remote_import_error(node, ret);
-	obj = cumk_remote_object(ucmd->client->usage, node, fabric_handle, ex,
-				 len);
+		return ERR_PTR(cumk_remote_import_error(node, ret));
+	obj = cumk_remote_object(usage, node, fabric_handle, ex, len);
 	/*
 	 * The object lets go of the hold; until there is one, this does (a
 	 * replica's making does it itself).
@@ -651,7 +648,7 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 		cumk_remote_put_hold(node, le32_to_cpu(ex->hold));
 	kfree(ex);
 	if (IS_ERR(obj))
-		return PTR_ERR(obj);
+		return obj;
 	/*
 	 * The node was lost since it answered, and may be back: what it
 	 * described, it let go of. Made after the loss marked its GPUs, the
@@ -659,13 +656,9 @@ int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
 	 */
 	if (cumk_node_loss_count(node) != losses) {
 		cumk_object_put(obj);
-		return -EHOSTDOWN;
+		return ERR_PTR(-EHOSTDOWN);
 	}
-out_handle:
-	ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
-	if (ret)
-		cumk_object_put(obj);
-	return ret;
+	return obj;
 }
 
 /*

@@ -15,7 +15,7 @@
 struct cumk_device;
 struct cumk_mc;
 struct cumk_mem;
-struct cumk_ucmd;
+struct cumk_object;
 struct cumk_usage;
 
 /* cumc_imex.c: the node's IMEX daemon and the calls it carries to other nodes */
@@ -123,8 +123,8 @@ struct cumk_remote_hold_args {
 #define CUMK_REMOTE_MAX_EXTENTS(header)					\
 	((CUMC_IMEX_PAYLOAD_MAX - (header)) / sizeof(struct cumk_remote_extent))
 
-int cumk_remote_import(struct cumk_ucmd *ucmd, const u8 *fabric_handle,
-		       u32 node);
+struct cumk_object *cumk_remote_import(struct cumk_usage *usage,
+				       const u8 *fabric_handle, u32 node);
 int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,
 		    void **answer, size_t *answer_len);
 void cumk_remote_run_unsent(u32 caller, u32 op, const void *answer,

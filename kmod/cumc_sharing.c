@@ -170,6 +170,30 @@ out_put:
 	return ret;
 }
 
+/* The object of a fabric handle this node exported on @channel. */
+static struct cumk_object *cumk_sharing_fabric_local(const u8 *fabric_handle,
+						     int channel)
+{
+	struct cumk_object *obj;
+	int ret;
+
+	obj = cumk_object_fabric_lookup(fabric_handle);
+	if (!obj)
+		return ERR_PTR(-ENOENT);
+	if (obj->fabric_channel != channel || cumk_import_fault(obj)) {
+		ret = -EPERM;
+		goto err_put;
+	}
+	ret = cumk_sharing_check(obj);
+	if (ret)
+		goto err_put;
+	return obj;
+
+err_put:
+	cumk_object_put(obj);
+	return ERR_PTR(ret);
+}
+
 int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd)
 {
 	struct cumc_import_fabric *cmd = ucmd->cmd;
@@ -184,32 +208,23 @@ int cumk_sharing_ioctl_import_fabric(struct cumk_ucmd *ucmd)
 		return -EPERM;
 	if (!cumk_object_fabric_origin(cmd->fabric, &node, &handle_channel))
 		return -ENOENT;
-	if (node != cumk_node_index()) {
+	if (node == cumk_node_index()) {
+		obj = cumk_sharing_fabric_local(cmd->fabric, channel);
+	} else {
 		/* A node outside any fabric has no other node to ask. */
 		if (!cumk_node_in_fabric())
 			return -ENOENT;
 		/* Exported on another channel: refused as a local one is. */
 		if (handle_channel != channel)
 			return -EPERM;
-		return cumk_remote_import(ucmd, cmd->fabric, node);
+		obj = cumk_remote_import(ucmd->client->usage, cmd->fabric,
+					 node);
 	}
-	obj = cumk_object_fabric_lookup(cmd->fabric);
-	if (!obj)
-		return -ENOENT;
-	if (obj->fabric_channel != channel || cumk_import_fault(obj)) {
-		ret = -EPERM;
-		goto err_put;
-	}
-	ret = cumk_sharing_check(obj);
-	if (ret)
-		goto err_put;
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
 	ret = cumk_ucmd_new_handle(ucmd, obj, &cmd->out_handle);
 	if (ret)
-		goto err_put;
-	return 0;
-
-err_put:
-	cumk_object_put(obj);
+		cumk_object_put(obj);
 	return ret;
 }
 
