@@ -122,6 +122,7 @@ deps:
 kmod:
 	@test -e $(KDIR)/Makefile || { echo "no kernel headers at KDIR=$(KDIR) (run scripts/deps)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) CUMC_WERROR=y modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/kmod CUMC_WERROR=y modules
 
 lib: $(LIB_SO) $(O)/cuda/libcuda.so.1 $(LIB_A) $(O)/libcumc.pc
 
@@ -347,7 +348,7 @@ check:
 			tools/tests/test-allreduce.sh tools/tests/test-bench-json.sh \
 			selftests/cumcctl.sh \
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
-			selftests/ynl.sh selftests/cumc_trace.sh \
+			selftests/ynl.sh selftests/cumc_trace.sh selftests/cumc_wire.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH) \
@@ -363,7 +364,7 @@ check-host: $(CHECK_HOST_TESTS:%=$(O)/tests/%)
 # kernel): the Debian package's autopkgtest (debian/tests/vm-suite).
 CHECK_VM_SMALL = $(VM_TESTS) selftests/cumcctl.sh selftests/cumcctl-batch.sh \
 	scripts/tests/test-install.sh scripts/tests/test-modprobe-conf.sh \
-	$(UNPLUG_TESTS)
+	selftests/cumc_wire.sh $(UNPLUG_TESTS)
 check-vm:
 	@scripts/deps
 	@$(MAKE) --no-print-directory all
@@ -683,7 +684,7 @@ check-kcsan:
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,MACRO_ARG_REUSE
-LINT_FILES = $(filter-out %.mod.c kmod/cumc_compat.h kmod/cumc_trace.h,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c))
+LINT_FILES = $(filter-out %.mod.c kmod/cumc_compat.h kmod/cumc_trace.h,$(wildcard kmod/*.[ch] uapi/linux/*.h selftests/vm-run/*.c selftests/kmod/*.c))
 $(CHECKPATCH):
 	@test -n "$(LINUX_SOURCE)" || { echo "no linux-source tarball (run scripts/deps)"; exit 1; }
 	mkdir -p $(O)/checkpatch
@@ -704,11 +705,13 @@ lint: deps $(CHECKPATCH)
 		--ignore $(CHECKPATCH_IGNORE),OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
 		-f kmod/cumc_trace.h
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CUMC_VERSION=$(VERSION) CUMC_WERROR=y C=2 modules 2>&1 | tee $(O)/sparse.log
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/kmod CUMC_WERROR=y C=2 modules 2>&1 | tee -a $(O)/sparse.log
 	@! grep -E 'warning|error' $(O)/sparse.log
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/vm-run clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/kmod clean
 	rm -rf $(O)
 
 .PHONY: all deps kmod lib tests vm-run-test-module check lint clean

@@ -74,6 +74,7 @@ struct sk_buff;
 #include "cumc_multicast.h"
 #include "cumc_va.h"
 #include "cumc_client.h"
+#include "cumc_wire.h"
 #include "cumc_remote.h"
 #include "cumc_sharing.h"
 #include "cumc_control.h"

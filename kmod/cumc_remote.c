@@ -30,23 +30,6 @@
 
 #include "cumc_internal.h"
 
-/* CUMK_REMOTE_EXPORT_GET's arguments: the fabric handle. */
-struct cumk_remote_get_args {
-	u8 handle[CUMC_FABRIC_HANDLE_SIZE];
-};
-
-struct cumk_remote_mem_export {
-	struct cumk_remote_export head;
-	__le64 length;
-	u8 dev_uuid[16];
-	__le32 nr_extents;
-	__le32 pad;
-	struct cumk_remote_extent extents[];
-};
-
-#define CUMK_REMOTE_MEM_MAX_EXTENTS					\
-	CUMK_REMOTE_MAX_EXTENTS(sizeof(struct cumk_remote_mem_export))
-
 static unsigned int max_node_holds = 4096;
 module_param(max_node_holds, uint, 0644);
 MODULE_PARM_DESC(max_node_holds,

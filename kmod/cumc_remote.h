@@ -10,7 +10,6 @@
 #include <linux/atomic.h>
 #include <linux/ktime.h>
 #include <linux/types.h>
-#include <linux/cumc_netlink.h>
 
 struct cumk_device;
 struct cumk_mc;
@@ -77,52 +76,9 @@ void cumk_lease_exit(void);
 bool cumk_lease_drain(void);
 
 /*
- * cumc_remote.c: memory shared across nodes. The calls one node's kernel
- * makes on another's, through the daemons; their numbers and arguments
- * are the module's own (the daemons carry them as they are).
+ * cumc_remote.c: memory shared across nodes, through the calls one node's
+ * kernel makes on another's (their format: cumc_wire.h).
  */
-enum cumk_remote_op {
-	CUMK_REMOTE_EXPORT_GET = 1,	/* describe a fabric export, hold it */
-	CUMK_REMOTE_EXPORT_PUT,		/* let go of such a hold */
-	CUMK_REMOTE_MC_JOIN,		/* a device joins a team held there */
-	CUMK_REMOTE_MC_BIND,		/* memory is bound into it */
-	CUMK_REMOTE_MC_UNBIND,		/* and unbound */
-	CUMK_REMOTE_MC_UPDATE,		/* what changed, to the replicas */
-	CUMK_REMOTE_MC_ACTIVATE,	/* a replica asks for the whole team */
-	CUMK_REMOTE_LEASE_RENEW,	/* a lease, from now on */
-	CUMK_REMOTE_MC_RELEASED,	/* every node let go of an unbinding */
-	CUMK_REMOTE_BYE,		/* the sender lost the node it tells */
-};
-
-/* A run of another node's GPU memory, as calls carry it (little-endian). */
-struct cumk_remote_extent {
-	__le64 mem_offset;
-	__le64 dev_offset;
-	__le64 length;
-};
-
-#define CUMK_REMOTE_VERSION 2
-
-/*
- * CUMK_REMOTE_EXPORT_GET's answer: this header, then what the object's
- * kind adds (cumc_remote.c, cumc_remote_mc.c).
- */
-struct cumk_remote_export {
-	__le32 version;
-	__le32 hold;
-	__le32 type;
-	__le32 handle_types;
-};
-
-/* CUMK_REMOTE_EXPORT_PUT's arguments, and the start of every MC call's. */
-struct cumk_remote_hold_args {
-	__le32 hold;
-};
-
-/* What fits in a call beside a header of @header bytes. */
-#define CUMK_REMOTE_MAX_EXTENTS(header)					\
-	((CUMC_IMEX_PAYLOAD_MAX - (header)) / sizeof(struct cumk_remote_extent))
-
 struct cumk_object *cumk_remote_import(struct cumk_usage *usage,
 				       const u8 *fabric_handle, u32 node);
 int cumk_remote_run(u32 caller, u32 op, const void *args, size_t args_len,

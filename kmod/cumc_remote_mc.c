@@ -53,53 +53,6 @@
 
 #include "cumc_internal.h"
 
-/* CUMK_REMOTE_EXPORT_GET's answer for a multicast object. */
-struct cumk_mc_export {
-	struct cumk_remote_export head;
-	__le32 num_devices;
-	__le32 pad;
-	__le64 length;
-};
-
-enum cumk_mc_record_type {
-	CUMK_MC_RECORD_MEMBER = 1,	/* slot, uuid, node */
-	CUMK_MC_RECORD_BIND,		/* slot, uuid, node, range, extents */
-	CUMK_MC_RECORD_UNBIND,		/* slot, uuid, node, range (cookie) */
-	CUMK_MC_RECORD_STATE,		/* ready (1) or failed (0) */
-};
-
-/*
- * One change of a team, as calls carry it; little-endian. @cookie: in a
- * replica's MC_UNBIND, what the origin's MC_RELEASED names.
- */
-struct cumk_mc_record {
-	__le32 type;
-	__le32 slot;
-	__le64 mc_offset;
-	__le64 length;
-	u8 uuid[16];
-	__le32 node;
-	__le32 ready;
-	__le32 nr_extents;
-	__le32 cookie;
-	struct cumk_remote_extent extents[];
-};
-
-/*
- * The arguments of MC_JOIN, MC_BIND and MC_UNBIND (one record), and of
- * MC_UPDATE and the answer of MC_ACTIVATE (records one after the other).
- */
-struct cumk_mc_call {
-	struct cumk_remote_hold_args hold;
-	__le32 nr_records;
-	u8 records[];
-};
-
-/* MC_RELEASED's arguments: what the replica's MC_UNBIND named. */
-struct cumk_mc_released {
-	__le32 cookie;
-};
-
 /**
  * struct cumk_mc_holder - another node holding a replica of a team held here
  * @link: in the object's @holders
@@ -193,17 +146,6 @@ struct cumk_mc_revoke {
 	u32 reply_cookie;
 };
 
-/* A buffer of records being written for one call. */
-struct cumk_mc_writer {
-	struct cumk_mc_call *call;
-	size_t len;
-	size_t cap;
-	int error;
-};
-
-/* Room for a record or two without runs: a member, a state, an unbind. */
-#define CUMK_WRITER_SMALL 256
-
 static const struct cumk_object_ops cumk_replica_ops;
 static const struct cumk_mc_kind cumk_replica_kind;
 
@@ -221,113 +163,52 @@ static void cumk_replica_put_hold(u32 node, u32 hold)
 			NULL);
 }
 
-/* A writer of @cap bytes; a small one (CUMK_WRITER_SMALL) never fails. */
-static int cumk_writer_init(struct cumk_mc_writer *w, size_t cap)
-{
-	w->call = cap <= CUMK_WRITER_SMALL ?
-		  kzalloc(cap, GFP_KERNEL | __GFP_NOFAIL) :
-		  kvzalloc(cap, GFP_KERNEL);
-	w->len = sizeof(*w->call);
-	w->cap = cap;
-	w->error = w->call ? 0 : -ENOMEM;
-	return w->error;
-}
-
-static void cumk_writer_free(struct cumk_mc_writer *w)
-{
-	kvfree(w->call);
-}
-
-/* Room for a record with @nr_extents runs, or NULL (the writer failed). */
-static struct cumk_mc_record *cumk_writer_add(struct cumk_mc_writer *w,
-					      enum cumk_mc_record_type type,
-					      u32 slot, struct cumk_device *dev,
-					      unsigned int nr_extents)
-{
-	struct cumk_mc_record *r;
-	size_t len = struct_size(r, extents, nr_extents);
-
-	if (w->error)
-		return NULL;
-	if (len > w->cap - w->len) {
-		w->error = -E2BIG;
-		return NULL;
-	}
-	r = (void *)w->call + w->len;
-	w->len += len;
-	le32_add_cpu(&w->call->nr_records, 1);
-	r->type = cpu_to_le32(type);
-	r->slot = cpu_to_le32(slot);
-	r->nr_extents = cpu_to_le32(nr_extents);
-	if (dev) {
-		memcpy(r->uuid, dev->uuid, sizeof(r->uuid));
-		r->node = cpu_to_le32(dev->node);
-	}
-	return r;
-}
-
-static void cumk_writer_member(struct cumk_mc_writer *w, u32 slot,
+static void cumk_writer_member(struct cumk_wire_writer *w, u32 slot,
 			       struct cumk_device *dev)
 {
-	cumk_writer_add(w, CUMK_MC_RECORD_MEMBER, slot, dev, 0);
+	cumk_wire_member(w, slot, dev->uuid, dev->node);
 }
 
 /* A binding's record: where [@mem_offset, +@length) of @mem lies. */
-static void cumk_writer_bind(struct cumk_mc_writer *w, u32 slot,
+static void cumk_writer_bind(struct cumk_wire_writer *w, u32 slot,
 			     struct cumk_mem *mem, u64 mem_offset,
 			     u64 mc_offset, u64 length)
 {
-	size_t room = w->cap - w->len;
-	struct cumk_mc_record *r;
+	struct cumk_remote_extent *room;
+	unsigned int max;
 	int n;
 
-	if (w->error)
+	room = cumk_wire_bind_room(w, &max);
+	if (!room)
 		return;
-	if (room < sizeof(*r)) {
-		w->error = -E2BIG;
-		return;
-	}
-	r = (void *)w->call + w->len;
-	n = cumk_mem_share_range(mem, mem_offset, length, r->extents,
-				 (room - sizeof(*r)) / sizeof(r->extents[0]));
+	n = cumk_mem_share_range(mem, mem_offset, length, room, max);
 	if (n < 0) {
 		w->error = n;
 		return;
 	}
-	r = cumk_writer_add(w, CUMK_MC_RECORD_BIND, slot, mem->dev, n);
-	r->mc_offset = cpu_to_le64(mc_offset);
-	r->length = cpu_to_le64(length);
+	cumk_wire_bind(w, slot, mem->dev->uuid, mem->dev->node, mc_offset,
+		       length, n);
 }
 
-static void cumk_writer_unbind(struct cumk_mc_writer *w, u32 slot,
+static void cumk_writer_unbind(struct cumk_wire_writer *w, u32 slot,
 			       struct cumk_device *dev, u64 mc_offset,
 			       u64 length, u32 cookie)
 {
-	struct cumk_mc_record *r;
-
-	r = cumk_writer_add(w, CUMK_MC_RECORD_UNBIND, slot, dev, 0);
-	if (r) {
-		r->mc_offset = cpu_to_le64(mc_offset);
-		r->length = cpu_to_le64(length);
-		r->cookie = cpu_to_le32(cookie);
-	}
+	cumk_wire_unbind(w, slot, dev->uuid, dev->node, mc_offset, length,
+			 cookie);
 }
 
 /* The team's state, once it left FORMING. */
-static void cumk_writer_state(struct cumk_mc_writer *w, struct cumk_mc *mc)
+static void cumk_writer_state(struct cumk_wire_writer *w, struct cumk_mc *mc)
 {
 	enum cumc_team_state_uapi state = cumk_team_uapi_state(mc);
-	struct cumk_mc_record *r;
 
-	if (state == CUMC_TEAM_STATE_FORMING)
-		return;
-	r = cumk_writer_add(w, CUMK_MC_RECORD_STATE, 0, NULL, 0);
-	if (r)
-		r->ready = cpu_to_le32(state == CUMC_TEAM_STATE_READY);
+	if (state != CUMC_TEAM_STATE_FORMING)
+		cumk_wire_state(w, state == CUMC_TEAM_STATE_READY);
 }
 
 /* The whole team: members, their bindings, its state. */
-static void cumk_writer_team(struct cumk_mc_writer *w, struct cumk_mc *mc)
+static void cumk_writer_team(struct cumk_wire_writer *w, struct cumk_mc *mc)
 {
 	struct cumk_bind *b;
 	u32 i;
@@ -362,7 +243,7 @@ static void cumk_mc_revoked(u32 node, int result, const void *answer,
  * each holder's answer is one part of @rv's wait. A holder that cannot be
  * told (the changes could not be written) fails.
  */
-static void cumk_mc_push(struct cumk_mc *mc, struct cumk_mc_writer *w,
+static void cumk_mc_push(struct cumk_mc *mc, struct cumk_wire_writer *w,
 			 u32 except, struct cumk_mc_revoke *rv)
 {
 	struct cumk_mc_holder *h;
@@ -588,26 +469,18 @@ static int cumk_mc_apply_one(struct cumk_mc *mc,
 static int cumk_mc_apply(struct cumk_mc *mc, const struct cumk_mc_call *call,
 			 size_t len, struct cumk_usage *usage, bool update)
 {
-	size_t at = sizeof(*call);
-	u32 i, nr = le32_to_cpu(call->nr_records);
-	int ret = 0;
+	const struct cumk_mc_record *r;
+	struct cumk_wire_reader rd;
+	int ret;
 
-	for (i = 0; i < nr && !ret; i++) {
-		const struct cumk_mc_record *r = (const void *)call + at;
-		u32 n;
-
-		if (len - at < sizeof(*r)) {
-			ret = -EPROTO;
-			break;
-		}
-		n = le32_to_cpu(r->nr_extents);
-		if (n > CUMK_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
-		    len - at < struct_size(r, extents, n)) {
-			ret = -EPROTO;
-			break;
-		}
-		at += struct_size(r, extents, n);
-		ret = cumk_mc_apply_one(mc, r, n, usage, update);
+	ret = cumk_wire_read_init(&rd, call, len);
+	while (!ret && (r = cumk_wire_read(&rd))) {
+		if (IS_ERR(r))
+			ret = PTR_ERR(r);
+		else
+			ret = cumk_mc_apply_one(mc, r,
+						le32_to_cpu(r->nr_extents),
+						usage, update);
 	}
 	if (ret)
 		cumk_replica_fail(mc);
@@ -659,12 +532,12 @@ err_free:
 static void cumk_mc_unbind_node(struct cumk_mc *mc, u32 node)
 {
 	const size_t per = sizeof(struct cumk_mc_record);
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	struct cumk_bind *b;
 	u32 i;
 
 	do {
-		if (cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX)) {
+		if (cumk_wire_init(&w, CUMC_IMEX_PAYLOAD_MAX)) {
 			/* Not written down: who cannot hear of it fails. */
 			down_read(&mc->lock);
 			cumk_mc_push(mc, &w, node, NULL);
@@ -691,7 +564,7 @@ static void cumk_mc_unbind_node(struct cumk_mc *mc, u32 node)
 		cumk_mc_push(mc, &w, node, NULL);
 		up_read(&mc->lock);
 		i = le32_to_cpu(w.call->nr_records);
-		cumk_writer_free(&w);
+		cumk_wire_free(&w);
 	} while (i);
 }
 
@@ -846,7 +719,7 @@ static void cumk_mc_quarantine(struct cumk_mc *mc, u32 slot,
 {
 	u32 origin = mc->origin_node, cookie;
 	struct cumk_mc_quarantine *q;
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	int ret;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL | __GFP_NOFAIL);
@@ -864,12 +737,12 @@ static void cumk_mc_quarantine(struct cumk_mc *mc, u32 slot,
 		return;
 	}
 	cookie = q->cookie;
-	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	cumk_wire_init(&w, CUMK_WIRE_SMALL);
 	w.call->hold.hold = cpu_to_le32(mc->origin_hold);
 	cumk_writer_unbind(&w, slot, dev, mc_offset, length, cookie);
 	cumk_lease_post(origin, CUMK_REMOTE_MC_UNBIND, w.call, w.len, NULL,
 			NULL);
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	/*
 	 * The origin lost meanwhile: whoever takes it out of the table
 	 * waits for the origin's leases instead (cumk_remote_mc_origin_lost()
@@ -1018,7 +891,7 @@ struct cumk_mc *cumk_remote_mc_find(u32 node, const u8 *fabric_handle)
  * most; the answer in *@answer.
  */
 static int cumk_replica_call(struct cumk_mc *mc, u32 op,
-			     struct cumk_mc_writer *w, long timeout,
+			     struct cumk_wire_writer *w, long timeout,
 			     void **answer, size_t *answer_len)
 {
 	int ret;
@@ -1048,15 +921,15 @@ static long cumk_replica_timeout(void)
 /* Ask the origin for the whole team and apply it: the replica is live. */
 static int cumk_replica_activate(struct cumk_mc *mc)
 {
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	size_t answer_len;
 	void *answer;
 	int ret;
 
-	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	cumk_wire_init(&w, CUMK_WIRE_SMALL);
 	ret = cumk_replica_call(mc, CUMK_REMOTE_MC_ACTIVATE, &w,
 				cumk_replica_timeout(), &answer, &answer_len);
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	if (ret)
 		return ret;
 	ret = -EPROTO;
@@ -1190,17 +1063,10 @@ static const struct cumk_mc_record *
 cumk_mc_call_record(const void *args, size_t len, u32 caller,
 		    struct cumk_device **dev)
 {
-	const struct cumk_mc_call *call = args;
-	const struct cumk_mc_record *r = (const void *)(call + 1);
-	u32 n;
+	const struct cumk_mc_record *r = cumk_wire_only(args, len);
 
-	if (len < sizeof(*call) + sizeof(*r) ||
-	    le32_to_cpu(call->nr_records) != 1)
-		return ERR_PTR(-EPROTO);
-	n = le32_to_cpu(r->nr_extents);
-	if (n > CUMK_REMOTE_MAX_EXTENTS(sizeof(*call) + sizeof(*r)) ||
-	    len != sizeof(*call) + struct_size(r, extents, n))
-		return ERR_PTR(-EPROTO);
+	if (IS_ERR(r))
+		return r;
 	*dev = cumk_device_find_remote(r->uuid);
 	if (!*dev || (*dev)->node != caller)
 		return ERR_PTR(-ENODEV);
@@ -1275,19 +1141,17 @@ static int cumk_mc_run_bind(struct cumk_mc *mc, u32 caller,
 {
 	u32 n = le32_to_cpu(r->nr_extents);
 	struct cumk_usage *usage;
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	int ret;
 
 	usage = cumk_mc_caller_usage(mc, caller, dev, le32_to_cpu(r->slot));
 	if (!usage)
 		return -EPROTO;
 	/* Written before: nothing changes here unless the others hear of it. */
-	ret = cumk_writer_init(&w, sizeof(*w.call) + struct_size(r, extents, n));
+	ret = cumk_wire_init(&w, sizeof(*w.call) + struct_size(r, extents, n));
 	if (ret)
 		goto out_put;
-	memcpy((void *)w.call + w.len, r, struct_size(r, extents, n));
-	w.len += struct_size(r, extents, n);
-	w.call->nr_records = cpu_to_le32(1);
+	cumk_wire_copy(&w, r);
 	if (cumk_team_uapi_state(mc) != CUMC_TEAM_STATE_READY) {
 		ret = -EIO;
 	} else if (!cumk_lease_valid(caller)) {
@@ -1303,7 +1167,7 @@ static int cumk_mc_run_bind(struct cumk_mc *mc, u32 caller,
 		cumk_mc_push(mc, &w, caller, NULL);
 		up_read(&mc->lock);
 	}
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 out_put:
 	cumk_usage_put(usage);
 	return ret;
@@ -1323,7 +1187,7 @@ void cumk_remote_mc_unbind_post(struct cumk_mc *mc, u32 caller,
 	const struct cumk_mc_record *r;
 	struct cumk_mc_revoke *rv;
 	struct cumk_device *dev;
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 
 	r = cumk_mc_call_record(args, len, caller, &dev);
 	/* What cannot be read cannot be answered: the caller is at fault. */
@@ -1333,14 +1197,14 @@ void cumk_remote_mc_unbind_post(struct cumk_mc *mc, u32 caller,
 	if (mc && !mc->replica &&
 	    !cumk_fabric_unbind(mc, dev, le64_to_cpu(r->mc_offset),
 				le64_to_cpu(r->length), NULL)) {
-		cumk_writer_init(&w, CUMK_WRITER_SMALL);
+		cumk_wire_init(&w, CUMK_WIRE_SMALL);
 		cumk_writer_unbind(&w, le32_to_cpu(r->slot), dev,
 				   le64_to_cpu(r->mc_offset),
 				   le64_to_cpu(r->length), 0);
 		down_read(&mc->lock);
 		cumk_mc_push(mc, &w, caller, rv);
 		up_read(&mc->lock);
-		cumk_writer_free(&w);
+		cumk_wire_free(&w);
 	}
 	cumk_lease_wait_done(&rv->wait);
 }
@@ -1350,10 +1214,10 @@ static int cumk_mc_run_activate(struct cumk_mc *mc, u32 caller, u32 hold,
 				void **answer, size_t *answer_len)
 {
 	struct cumk_mc_holder *h;
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	int ret;
 
-	ret = cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX);
+	ret = cumk_wire_init(&w, CUMC_IMEX_PAYLOAD_MAX);
 	if (ret)
 		return ret;
 	w.call->hold.hold = cpu_to_le32(hold);
@@ -1367,12 +1231,12 @@ static int cumk_mc_run_activate(struct cumk_mc *mc, u32 caller, u32 hold,
 	up_write(&mc->lock);
 	ret = !h || h->node != caller ? -ENOENT : w.error;
 	if (ret) {
-		cumk_writer_free(&w);
+		cumk_wire_free(&w);
 		return ret;
 	}
 	*answer = kmemdup(w.call, w.len, GFP_KERNEL);
 	*answer_len = w.len;
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	return *answer ? 0 : -ENOMEM;
 }
 
@@ -1407,14 +1271,14 @@ int cumk_remote_mc_run(struct cumk_mc *mc, u32 caller, u32 op,
 /* The team's state, once set up or failed, to every replica. */
 static void cumk_mc_push_state(struct cumk_mc *mc)
 {
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 
-	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	cumk_wire_init(&w, CUMK_WIRE_SMALL);
 	down_read(&mc->lock);
 	cumk_writer_state(&w, mc);
 	cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
 	up_read(&mc->lock);
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 }
 
 /*
@@ -1423,39 +1287,39 @@ static void cumk_mc_push_state(struct cumk_mc *mc)
  */
 static int cumk_origin_join(struct cumk_mc *mc, struct cumk_device *dev)
 {
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	u32 slot;
 	int ret;
 
 	ret = cumk_team_join(mc, dev, &slot);
 	if (ret)
 		return ret;
-	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	cumk_wire_init(&w, CUMK_WIRE_SMALL);
 	down_read(&mc->lock);
 	cumk_writer_member(&w, slot, dev);
 	cumk_writer_state(&w, mc);
 	cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
 	up_read(&mc->lock);
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	return 0;
 }
 
 /* On a replica, @dev joins: the origin places it, however late it answers. */
 static int cumk_replica_join(struct cumk_mc *mc, struct cumk_device *dev)
 {
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	size_t answer_len;
 	void *answer;
 	int ret;
 
-	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	cumk_wire_init(&w, CUMK_WIRE_SMALL);
 	/* Joined already here: the origin would say so, as one node does. */
 	down_read(&mc->lock);
 	ret = cumk_team_slot_of(mc, dev) >= 0 ? -EEXIST : 0;
 	up_read(&mc->lock);
 	if (ret)
 		goto out_free;
-	cumk_writer_add(&w, CUMK_MC_RECORD_MEMBER, 0, dev, 0);
+	cumk_writer_member(&w, 0, dev);
 	/* A join cannot be undone: its outcome is waited for. */
 	ret = cumk_replica_call(mc, CUMK_REMOTE_MC_JOIN, &w,
 				MAX_SCHEDULE_TIMEOUT, &answer, &answer_len);
@@ -1465,7 +1329,7 @@ static int cumk_replica_join(struct cumk_mc *mc, struct cumk_device *dev)
 	      cumk_team_place(mc, le32_to_cpu(*(__le32 *)answer), dev) : -EPROTO;
 	kfree(answer);
 out_free:
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	return ret;
 }
 
@@ -1474,7 +1338,7 @@ out_free:
  * while the origin waits for a lease from this node, until the fabric
  * manager's timeout.
  */
-static int cumk_replica_bind_call(struct cumk_mc *mc, struct cumk_mc_writer *w)
+static int cumk_replica_bind_call(struct cumk_mc *mc, struct cumk_wire_writer *w)
 {
 	unsigned long deadline = jiffies + cumk_replica_timeout();
 	long left, pause = msecs_to_jiffies(10) ?: 1;
@@ -1507,7 +1371,7 @@ static int cumk_replica_bind(struct cumk_mc *mc, struct cumk_device *member,
 			     u64 mc_offset, u64 length,
 			     struct cumk_usage *usage)
 {
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	int slot, ret;
 
 	/* The binding takes the caller's reference; this one is the call's. */
@@ -1519,19 +1383,19 @@ static int cumk_replica_bind(struct cumk_mc *mc, struct cumk_device *member,
 	down_read(&mc->lock);
 	slot = cumk_team_slot_of(mc, member);
 	up_read(&mc->lock);
-	ret = cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX);
+	ret = cumk_wire_init(&w, CUMC_IMEX_PAYLOAD_MAX);
 	if (!ret) {
 		cumk_writer_bind(&w, slot, mem, mem_offset, mc_offset, length);
 		ret = w.error;
 	}
 	if (ret) {
 		/* The origin never heard of it: undone here alone. */
-		cumk_writer_free(&w);
+		cumk_wire_free(&w);
 		cumk_fabric_unbind(mc, member, mc_offset, length, NULL);
 		goto out_put;
 	}
 	ret = cumk_replica_bind_call(mc, &w);
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	/*
 	 * Refused, or no answer in time: the origin may have bound it, or
 	 * may yet. Undone here, and there after the bind (the same queue);
@@ -1555,7 +1419,7 @@ static int cumk_origin_bind(struct cumk_mc *mc, struct cumk_device *member,
 			    u64 mc_offset, u64 length,
 			    struct cumk_usage *usage)
 {
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	int slot, ret;
 
 	/*
@@ -1565,7 +1429,7 @@ static int cumk_origin_bind(struct cumk_mc *mc, struct cumk_device *member,
 	 * across nodes zeroes what was never touched now, in the binder's
 	 * context, not later in the daemon's.
 	 */
-	ret = cumk_writer_init(&w, CUMC_IMEX_PAYLOAD_MAX);
+	ret = cumk_wire_init(&w, CUMC_IMEX_PAYLOAD_MAX);
 	if (ret)
 		goto err_put;
 	down_read(&mc->lock);
@@ -1576,9 +1440,7 @@ static int cumk_origin_bind(struct cumk_mc *mc, struct cumk_device *member,
 		ret = w.error;
 		/* Memory that cannot leave its node binds for this node only. */
 		if (ret == -EOPNOTSUPP) {
-			w.error = 0;
-			w.call->nr_records = 0;
-			w.len = sizeof(*w.call);
+			cumk_wire_clear(&w);
 			ret = 0;
 		}
 		if (ret)
@@ -1591,11 +1453,11 @@ static int cumk_origin_bind(struct cumk_mc *mc, struct cumk_device *member,
 		cumk_mc_push(mc, &w, CUMK_NO_NODE, NULL);
 		up_read(&mc->lock);
 	}
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	return ret;
 
 err_free:
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 err_put:
 	cumk_object_put(&mem->obj);
 	return ret;
@@ -1613,7 +1475,7 @@ static int cumk_origin_unbind(struct cumk_mc *mc, struct cumk_device *member,
 			      struct cumk_usage *who)
 {
 	struct cumk_mc_revoke *rv;
-	struct cumk_mc_writer w;
+	struct cumk_wire_writer w;
 	struct cumk_mem *mem;
 	int ret;
 
@@ -1621,13 +1483,13 @@ static int cumk_origin_unbind(struct cumk_mc *mc, struct cumk_device *member,
 	if (ret)
 		return ret;
 	rv = cumk_mc_revoke_new(mem, CUMK_NO_NODE, 0);
-	cumk_writer_init(&w, CUMK_WRITER_SMALL);
+	cumk_wire_init(&w, CUMK_WIRE_SMALL);
 	down_read(&mc->lock);
 	cumk_writer_unbind(&w, cumk_team_slot_of(mc, member), member,
 			   mc_offset, length, 0);
 	cumk_mc_push(mc, &w, CUMK_NO_NODE, rv);
 	up_read(&mc->lock);
-	cumk_writer_free(&w);
+	cumk_wire_free(&w);
 	cumk_lease_wait_done(&rv->wait);
 	return 0;
 }
