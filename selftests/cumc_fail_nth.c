@@ -437,7 +437,7 @@ static int imex_call(struct seq_state *s, uint32_t op, const void *args,
 				    reply, reply_len));
 }
 
-/* kmod/cumc_remote.h's CUMK_REMOTE_EXPORT_GET and _PUT. */
+/* kmod/cumc_wire.h's CUMK_REMOTE_EXPORT_GET and _PUT. */
 #define REMOTE_EXPORT_GET 1
 #define REMOTE_EXPORT_PUT 2
 
