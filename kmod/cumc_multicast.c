@@ -4,6 +4,11 @@
  * and, for each member, the memory bound into it (the fabric page table,
  * cumc_fabric.c), both under the object's lock.
  *
+ * Joins, binds and unbinds go through the object's kind (struct
+ * cumk_mc_kind): an object of this node's alone is the local kind here,
+ * straight to the team and the fabric page table; one shared across nodes
+ * is cumc_remote_mc.c's origin or replica kind.
+ *
  * An object is published to the control plane (its id resolves, its
  * creation is announced) only once its creation can no longer fail; until
  * then its id is reserved and dumps do not see it.
