@@ -532,7 +532,7 @@ static int __attribute__((format(printf, 1, 2))) run(const char *fmt, ...)
 /*
  * uid 65534 on node 0 connects to node 1's daemon from node 0's address:
  * a silent connection, then HELLO as node 0 and a CALL asking for node
- * 1's export (CUMC_REMOTE_EXPORT_GET, op 1), in the protocol before
+ * 1's export (CUMK_REMOTE_EXPORT_GET, op 1), in the protocol before
  * authentication and in the current one. Nothing comes back, node 1's
  * kernel runs nothing, node 0 stays connected: node 1 still imports its
  * memory. The domain's key file is not that user's to read.
