@@ -61,7 +61,7 @@ struct libcumc_copy3d {
 
 /* Both sides of a copy as CUDA_MEMCPY3D_PEER describes them. */
 struct libcumc_copy_desc {
-	size_t x, y, z, lod;
+	size_t x, y, z;
 	CUmemorytype type;
 	CUdeviceptr host;		/* the host pointer */
 	CUdeviceptr device;
@@ -83,10 +83,11 @@ static void libcumc_copy3d_release(struct libcumc_copy3d *op)
 }
 
 /*
- * The array @handle as a side; @linear: as one row of all its bytes (the
- * byte-offset copies), else as its rows and slices, with @x and the
- * width whole elements (cuda.h).  Every byte the copy touches must lie
- * inside the array.
+ * The array @handle as a side; @linear: as its first row only (the
+ * byte-offset copies: NVIDIA's driver refuses bytes past it), else as
+ * its rows and slices.  @x and the width may split an element, as the
+ * driver allows (the copy is of bytes).  Every byte the copy touches
+ * must lie inside the array.
  */
 static CUresult libcumc_array_side(CUarray handle, bool linear,
 				   const struct libcumc_copy3d *op,
@@ -103,12 +104,9 @@ static CUresult libcumc_array_side(CUarray handle, bool linear,
 	side->pitch = layout.row_bytes;
 	side->rows = layout.rows;
 	if (linear) {
-		side->pitch = layout.row_bytes * layout.rows * layout.slices;
 		side->rows = 1;
 		layout.rows = 1;
 		layout.slices = 1;
-	} else if (side->x % layout.elem_size || op->width % layout.elem_size) {
-		return CUDA_ERROR_INVALID_VALUE;
 	}
 	slice = side->z;
 	if (__builtin_add_overflow(side->x, op->width, &end) ||
@@ -151,7 +149,8 @@ static CUresult libcumc_pitched_side(const struct libcumc_copy3d *op,
 		side->base = d->device;
 		break;
 	}
-	if (side->kind == CUMC_SIDE_HOST && !side->base)
+	/* An empty copy reads no host memory: the driver lets it be NULL. */
+	if (side->kind == CUMC_SIDE_HOST && !side->base && !libcumc_is_empty(op))
 		return CUDA_ERROR_INVALID_VALUE;
 	side->pitch = d->pitch;
 	side->rows = d->height;
@@ -170,9 +169,8 @@ static CUresult libcumc_side_describe(const struct libcumc_copy3d *op,
 				      const struct libcumc_copy_desc *d,
 				      struct libcumc_side *side)
 {
+	/* cuda.h wants the LODs 0; NVIDIA's driver ignores them. */
 	*side = (struct libcumc_side){ .x = d->x, .y = d->y, .z = d->z };
-	if (d->lod)
-		return CUDA_ERROR_INVALID_VALUE;
 	switch (d->type) {
 	case CU_MEMORYTYPE_HOST:
 	case CU_MEMORYTYPE_DEVICE:
@@ -380,14 +378,14 @@ static CUresult libcumc_copy3d_from_peer(const CUDA_MEMCPY3D_PEER *p,
 {
 	const struct libcumc_copy_desc src = {
 		.x = p->srcXInBytes, .y = p->srcY, .z = p->srcZ,
-		.lod = p->srcLOD, .type = p->srcMemoryType,
+		.type = p->srcMemoryType,
 		.host = (uintptr_t)p->srcHost, .device = p->srcDevice,
 		.array = p->srcArray, .pitch = p->srcPitch,
 		.height = p->srcHeight,
 	};
 	const struct libcumc_copy_desc dst = {
 		.x = p->dstXInBytes, .y = p->dstY, .z = p->dstZ,
-		.lod = p->dstLOD, .type = p->dstMemoryType,
+		.type = p->dstMemoryType,
 		.host = (uintptr_t)p->dstHost, .device = p->dstDevice,
 		.array = p->dstArray, .pitch = p->dstPitch,
 		.height = p->dstHeight,
