@@ -52,8 +52,9 @@ static uintptr_t libcumc_last_array;
 
 /*
  * The bytes of one channel of @format and the channels it fixes (0: any
- * of 1, 2 or 4).  0 bytes: a format cumc does not lay out (block
- * compressed, YUV, packed 10-bit); -1: no format at all.
+ * of 1, 2 or 4).  0 bytes: a format with no element of its own (block
+ * compressed: libcumc_format_block()) or that cumc does not lay out (YUV,
+ * packed 10-bit); -1: no format at all.
  */
 static int libcumc_format_channel(CUarray_format format,
 				  unsigned int *fixed_channels)
@@ -96,7 +97,7 @@ static int libcumc_format_channel(CUarray_format format,
 		*fixed_channels = 4;
 		return 2;
 	case CU_AD_FORMAT_NV12:
-	case CU_AD_FORMAT_BC1_UNORM ... CU_AD_FORMAT_P010:
+	case CU_AD_FORMAT_BC1_UNORM ... CU_AD_FORMAT_P010:	/* BC* and P010 */
 	case CU_AD_FORMAT_P016 ... CU_AD_FORMAT_Y410:
 	case CU_AD_FORMAT_Y416 ... CU_AD_FORMAT_YUV444_16bit_SemiPlanar:
 	case CU_AD_FORMAT_UNORM_INT_101010_2:
@@ -104,6 +105,46 @@ static int libcumc_format_channel(CUarray_format format,
 	default:
 		return -1;
 	}
+}
+
+/*
+ * The bytes of a 4x4 block of the block-compressed @format and its
+ * channels (cuda.h); 0 for any other format.
+ */
+static size_t libcumc_format_block(CUarray_format format,
+				   unsigned int *channels)
+{
+	switch (format) {
+	case CU_AD_FORMAT_BC1_UNORM:
+	case CU_AD_FORMAT_BC1_UNORM_SRGB:
+		*channels = 4;
+		return 8;
+	case CU_AD_FORMAT_BC2_UNORM ... CU_AD_FORMAT_BC3_UNORM_SRGB:
+	case CU_AD_FORMAT_BC7_UNORM:
+	case CU_AD_FORMAT_BC7_UNORM_SRGB:
+		*channels = 4;
+		return 16;
+	case CU_AD_FORMAT_BC4_UNORM:
+	case CU_AD_FORMAT_BC4_SNORM:
+		*channels = 1;
+		return 8;
+	case CU_AD_FORMAT_BC5_UNORM:
+	case CU_AD_FORMAT_BC5_SNORM:
+		*channels = 2;
+		return 16;
+	case CU_AD_FORMAT_BC6H_UF16:
+	case CU_AD_FORMAT_BC6H_SF16:
+		*channels = 3;
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+/* The 4x4 blocks that cover @extent texels. */
+static size_t libcumc_blocks(size_t extent)
+{
+	return extent / 4 + (extent % 4 != 0);
 }
 
 /* The kinds of array of cuArray3DCreate's table of extents. */
@@ -243,12 +284,17 @@ size_t libcumc_format_element_size(CUarray_format format,
 	return (size_t)channel * channels;
 }
 
-/* The layout of a valid @d, its memory not yet allocated. */
+/*
+ * The layout of a valid @d, its memory not yet allocated.  A
+ * block-compressed array is laid out as its 4x4 blocks: an element is a
+ * block, a row a row of blocks (the copies move those bytes as they are).
+ */
 static CUresult libcumc_array_describe(const CUDA_ARRAY3D_DESCRIPTOR *d,
 				       struct libcumc_array_layout *layout)
 {
 	unsigned int fixed_channels;
 	int channel = libcumc_format_channel(d->Format, &fixed_channels);
+	size_t block = libcumc_format_block(d->Format, &fixed_channels);
 
 	if (d->Flags & ~(unsigned int)CUMC_ARRAY_FLAGS || channel < 0)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -257,18 +303,24 @@ static CUresult libcumc_array_describe(const CUDA_ARRAY3D_DESCRIPTOR *d,
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!libcumc_extents_valid(d))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (!channel) {
-		libcumc_log_note("cumc lays out no block-compressed, YUV or packed 10-bit array format");
+	if (!channel && !block) {
+		libcumc_log_note("cumc lays out no YUV or packed 10-bit array format");
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	if (d->Flags & CUMC_ARRAY_HARDWARE_FLAGS) {
 		libcumc_log_note("cumc has no sparse, deferred-mapping, depth, color-attachment or video arrays");
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
-	layout->elem_size = (size_t)channel * d->NumChannels;
-	layout->row_bytes = d->Width * layout->elem_size;
 	layout->rows = d->Height ? d->Height : 1;
 	layout->slices = d->Depth ? d->Depth : 1;
+	if (block) {
+		layout->elem_size = block;
+		layout->row_bytes = libcumc_blocks(d->Width) * block;
+		layout->rows = libcumc_blocks(layout->rows);
+	} else {
+		layout->elem_size = (size_t)channel * d->NumChannels;
+		layout->row_bytes = d->Width * layout->elem_size;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -451,13 +503,30 @@ void libcumc_array_drop_level(CUarray handle)
 	libcumc_array_unlink(handle, true);
 }
 
+static bool libcumc_array_is_level(CUarray handle)
+{
+	struct libcumc_array *array;
+	bool level;
+
+	pthread_mutex_lock(&libcumc_arrays_lock);
+	array = libcumc_array_find(handle);
+	level = array && array->mipmap_level;
+	pthread_mutex_unlock(&libcumc_arrays_lock);
+	return level;
+}
+
 /*
  * A copy still running on a stream keeps the memory until it is done.  A
- * mipmap level goes only with its mipmapped array.
+ * mipmap level goes only with its mipmapped array: destroying it alone
+ * answers success, as NVIDIA's driver does, and leaves it.
  */
 CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
 {
-	return libcumc_array_unlink(hArray, false);
+	CUresult res = libcumc_array_unlink(hArray, false);
+
+	if (res == CUDA_ERROR_INVALID_HANDLE && libcumc_array_is_level(hArray))
+		return CUDA_SUCCESS;
+	return res;
 }
 
 /*

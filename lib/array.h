@@ -14,12 +14,13 @@
 /*
  * An array's elements, packed in host memory of the library: element x of
  * row y of layer (or slice) z is at data + (z * rows + y) * row_bytes +
- * x * elem_size.  The layout never changes while the array lives.
+ * x * elem_size.  A block-compressed array's elements are its 4x4 blocks,
+ * its rows rows of blocks.  The layout never changes while the array lives.
  */
 struct libcumc_array_layout {
 	unsigned char *data;
-	size_t row_bytes;	/* Width * element size */
-	size_t rows;		/* Height, 1 for a 1D array */
+	size_t row_bytes;	/* Width (in blocks) * element size */
+	size_t rows;		/* Height (in blocks), 1 for a 1D array */
 	size_t slices;		/* Depth or layers, 1 for a 1D or 2D array */
 	size_t elem_size;	/* bytes of one element, all channels */
 };

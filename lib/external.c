@@ -4,10 +4,14 @@
  * cuImportExternalSemaphore and what uses their handles): memory and
  * synchronization objects of Vulkan, Direct3D, NvSci or dma-buf
  * exporters, which cumc's simulated devices cannot reach.  An import
- * answers CUDA_ERROR_NOT_SUPPORTED with a CUMC_LOG note, so no external
+ * answers CUDA_ERROR_NOT_SUPPORTED with a CUMC_LOG note (an OPAQUE_FD memory
+ * import of a closed fd: CUDA_ERROR_UNKNOWN, as NVIDIA's), so no external
  * memory or semaphore ever exists: every call on one answers
  * CUDA_ERROR_INVALID_HANDLE.  Nothing is written.
  */
+#include <fcntl.h>
+#include <stdbool.h>
+
 #include "log.h"
 #include "stream.h"
 
@@ -17,11 +21,23 @@ static CUresult libcumc_no_import(void)
 	return CUDA_ERROR_NOT_SUPPORTED;
 }
 
+/*
+ * A file descriptor that is not open is what NVIDIA's driver answers
+ * CUDA_ERROR_UNKNOWN for, before looking at what it exports.
+ */
+static bool libcumc_fd_closed(int fd)
+{
+	return fcntl(fd, F_GETFD) < 0;
+}
+
 CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out,
 		const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
 	if (!extMem_out || !memHandleDesc)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (memHandleDesc->type == CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD &&
+	    libcumc_fd_closed(memHandleDesc->handle.fd))
+		return CUDA_ERROR_UNKNOWN;
 	return libcumc_no_import();
 }
 

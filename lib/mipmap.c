@@ -4,8 +4,11 @@
  * mipmapped array is its levels, each an array of its own (array.c),
  * level l halving each extent the mipmap shrinks (width, height, and a 3D
  * array's depth; not the layers of a layered array or cubemap), down to 1.
- * The levels belong to the mipmapped array: cuArrayDestroy refuses them,
- * cuMipmappedArrayDestroy destroys them.
+ * The levels belong to the mipmapped array: cuMipmappedArrayDestroy
+ * destroys them, cuArrayDestroy answers success and leaves them (NVIDIA's
+ * driver answers success too).  A level count past the chain's (down to
+ * 1 by 1) makes the whole chain and 0 makes the base level alone: the
+ * driver accepts both.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -83,8 +86,10 @@ CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 	res = libcumc_array_check(d);
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!numMipmapLevels || numMipmapLevels > libcumc_max_levels(d))
-		return CUDA_ERROR_INVALID_VALUE;
+	if (!numMipmapLevels)
+		numMipmapLevels = 1;
+	if (numMipmapLevels > libcumc_max_levels(d))
+		numMipmapLevels = libcumc_max_levels(d);
 	mipmap = calloc(1, sizeof(*mipmap) +
 			   numMipmapLevels * sizeof(mipmap->levels[0]));
 	if (!mipmap)

@@ -20,10 +20,9 @@ struct libcumc_texobj {
 	struct libcumc_texobj *next;
 	unsigned long long handle;
 	bool surface;
-	bool has_view;
 	CUDA_RESOURCE_DESC res;
 	CUDA_TEXTURE_DESC tex;		/* a texture's */
-	CUDA_RESOURCE_VIEW_DESC view;	/* a texture's, when has_view */
+	CUDA_RESOURCE_VIEW_DESC view;	/* a texture's; all zero: none given */
 };
 
 /* Guards libcumc_texobjs and libcumc_last_texobj. */
@@ -180,14 +179,15 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 		return res;
 	obj.res = *pResDesc;
 	obj.tex = *pTexDesc;
-	if (pResViewDesc) {
+	if (pResViewDesc)
 		obj.view = *pResViewDesc;
-		obj.has_view = true;
-	}
 	return libcumc_texobj_add(&obj, pTexObject);
 }
 
-/* A surface reads and writes the elements of an array made for it. */
+/*
+ * A surface reads and writes the elements of an array.  NVIDIA's driver
+ * makes one over an array without CUDA_ARRAY3D_SURFACE_LDST too.
+ */
 CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject,
 				    const CUDA_RESOURCE_DESC *pResDesc)
 {
@@ -200,8 +200,7 @@ CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject,
 		return res;
 	if (!pSurfObject || !pResDesc || pResDesc->flags ||
 	    pResDesc->resType != CU_RESOURCE_TYPE_ARRAY ||
-	    libcumc_array_desc(pResDesc->res.array.hArray, &desc) ||
-	    !(desc.Flags & CUDA_ARRAY3D_SURFACE_LDST))
+	    libcumc_array_desc(pResDesc->res.array.hArray, &desc))
 		return CUDA_ERROR_INVALID_VALUE;
 	obj.res = *pResDesc;
 	return libcumc_texobj_add(&obj, pSurfObject);
@@ -226,10 +225,13 @@ static CUresult libcumc_texobj_get(unsigned long long handle, bool surface,
 	return obj ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* The null object 0 is nothing to destroy: success, as NVIDIA's driver says. */
 static CUresult libcumc_texobj_destroy(unsigned long long handle, bool surface)
 {
 	struct libcumc_texobj **link, *obj = NULL;
 
+	if (!handle)
+		return CUDA_SUCCESS;
 	pthread_mutex_lock(&libcumc_texobjs_lock);
 	for (link = &libcumc_texobjs; *link; link = &(*link)->next)
 		if ((*link)->handle == handle && (*link)->surface == surface) {
@@ -294,7 +296,10 @@ CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc,
 	return res;
 }
 
-/* An object made without a view has none to give (cuda.h). */
+/*
+ * An object made without a view answers one of zeros (format NONE): NVIDIA's
+ * driver answers success for it too.
+ */
 CUresult CUDAAPI cuTexObjectGetResourceViewDesc(
 		CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
@@ -304,8 +309,6 @@ CUresult CUDAAPI cuTexObjectGetResourceViewDesc(
 	if (!pResViewDesc)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_texobj_get(texObject, false, &obj);
-	if (res == CUDA_SUCCESS && !obj.has_view)
-		res = CUDA_ERROR_INVALID_VALUE;
 	if (res == CUDA_SUCCESS)
 		*pResViewDesc = obj.view;
 	return res;

@@ -6,9 +6,11 @@
  * the byte-offset array copies, the 2D sets, their stream forms, and the
  * arguments they must refuse without writing anything.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check_run.h"
 #include "vmm.h"
@@ -176,8 +178,11 @@ START_TEST(bad_descriptors_refused)
 		  CUDA_ERROR_INVALID_VALUE },
 		{ { 16385, 16385, 2, CU_AD_FORMAT_FLOAT, 1, 0 },
 		  CUDA_ERROR_INVALID_VALUE },
+		/* A block-compressed format's channels are its own. */
+		{ { 8, 8, 0, CU_AD_FORMAT_BC1_UNORM, 1, 0 },
+		  CUDA_ERROR_INVALID_VALUE },
 		/* What cumc does not lay out or simulate. */
-		{ { 8, 8, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0 },
+		{ { 8, 8, 0, CU_AD_FORMAT_NV12, 1, 0 },
 		  CUDA_ERROR_NOT_SUPPORTED },
 		{ { 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SPARSE },
 		  CUDA_ERROR_NOT_SUPPORTED },
@@ -200,6 +205,44 @@ START_TEST(bad_descriptors_refused)
 	ck_assert_int_eq(cuArrayDestroy(array), CUDA_SUCCESS);
 	ck_assert_int_eq(cuCtxSetCurrent(NULL), CUDA_SUCCESS);
 	ck_assert_int_eq(cuArray3DCreate(&array, &ok), CUDA_ERROR_INVALID_CONTEXT);
+}
+END_TEST
+
+/*
+ * A block-compressed array is rows of 4x4 blocks (8 bytes each for BC1,
+ * 16 for BC6H) that the copies move as bytes.
+ */
+START_TEST(block_compressed_arrays)
+{
+	CUarray bc1 = array_new(10, 6, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0);
+	CUarray bc6 = array_new(4, 4, 0, CU_AD_FORMAT_BC6H_UF16, 3, 0);
+	unsigned char in[48], out[48];
+	CUDA_MEMCPY2D c = {
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = in,
+		.srcPitch = 24,
+		.dstMemoryType = CU_MEMORYTYPE_ARRAY, .dstArray = bc1,
+		.WidthInBytes = 24, .Height = 2,
+	};
+	CUDA_ARRAY3D_DESCRIPTOR got;
+
+	fill_pattern(in, sizeof(in), 3);
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_SUCCESS);
+	c.Height = 3;		/* 6 texels are 2 rows of blocks */
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	c.Height = 2;
+	c.WidthInBytes = 32;	/* 10 texels are 3 blocks, 24 bytes */
+	c.srcPitch = 32;
+	ck_assert_int_eq(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+	array_read_all(bc1, out, 24, 2, 1);
+	ck_assert_mem_eq(out, in, sizeof(in));
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got, bc1), CUDA_SUCCESS);
+	ck_assert_uint_eq(got.Width, 10);
+	ck_assert_int_eq(got.Format, CU_AD_FORMAT_BC1_UNORM);
+
+	ck_assert_int_eq(cuMemcpyHtoA(bc6, 0, in, 16), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoA(bc6, 0, in, 17), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuArrayDestroy(bc1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(bc6), CUDA_SUCCESS);
 }
 END_TEST
 
@@ -594,8 +637,15 @@ START_TEST(mipmap_levels)
 	float in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8] = { 0 };
 	CUarray level;
 
-	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 0), CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 8), CUDA_ERROR_INVALID_VALUE);
+	/* 0 levels makes the base alone, too many the whole chain (as NVIDIA's). */
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 8), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 6), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 7), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMipmappedArrayCreate(NULL, &d, 1), CUDA_ERROR_INVALID_VALUE);
 	d.NumChannels = 3;
 	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 1), CUDA_ERROR_INVALID_VALUE);
@@ -610,7 +660,9 @@ START_TEST(mipmap_levels)
 	ck_assert_int_eq(cuMemcpyHtoA(level, 4, in, sizeof(in)), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemcpyAtoH(out, level, 4, sizeof(out)), CUDA_SUCCESS);
 	ck_assert_mem_eq(out, in, sizeof(in));
-	ck_assert_int_eq(cuArrayDestroy(level), CUDA_ERROR_INVALID_HANDLE);
+	/* Success, and the level stays the mipmap's (as NVIDIA's answers). */
+	ck_assert_int_eq(cuArrayDestroy(level), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DGetDescriptor(&got, level), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMipmappedArrayGetLevel(&level, m, 6), CUDA_SUCCESS);
 	ck_assert_int_eq(cuArray3DGetDescriptor(&got, level), CUDA_SUCCESS);
 	ck_assert_uint_eq(got.Width, 1);
@@ -662,8 +714,11 @@ START_TEST(texture_objects)
 	ck_assert_mem_eq(&rb, &r, sizeof(r));
 	ck_assert_int_eq(cuTexObjectGetTextureDesc(&tb, o), CUDA_SUCCESS);
 	ck_assert_mem_eq(&tb, &t, sizeof(t));
-	ck_assert_int_eq(cuTexObjectGetResourceViewDesc(&vb, o),
-			 CUDA_ERROR_INVALID_VALUE);
+	/* No view given: one of zeros, as NVIDIA's driver answers success. */
+	memset(&vb, 0xff, sizeof(vb));
+	ck_assert_int_eq(cuTexObjectGetResourceViewDesc(&vb, o), CUDA_SUCCESS);
+	ck_assert_int_eq(vb.format, CU_RES_VIEW_FORMAT_NONE);
+	ck_assert_uint_eq(vb.width, 0);
 	ck_assert_int_eq(tex_create(&ov, &r, &t, &v), CUDA_SUCCESS);
 	ck_assert_int_eq(cuTexObjectGetResourceViewDesc(&vb, ov), CUDA_SUCCESS);
 	ck_assert_mem_eq(&vb, &v, sizeof(v));
@@ -674,6 +729,8 @@ START_TEST(texture_objects)
 	ck_assert_int_eq(cuTexObjectDestroy(o), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuTexObjectGetTextureDesc(&tb, o), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuTexObjectDestroy(ov), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexObjectDestroy(0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuSurfObjectDestroy(0), CUDA_SUCCESS);
 
 	ck_assert_int_eq(tex_create(NULL, &r, &t, NULL), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(tex_create(&o, NULL, &t, NULL), CUDA_ERROR_INVALID_VALUE);
@@ -725,8 +782,12 @@ START_TEST(texture_objects)
 	bad.res.pitch2D.pitchInBytes = 32;	/* less than a row */
 	ck_assert_int_eq(tex_create(&o, &bad, &t, NULL), CUDA_ERROR_INVALID_VALUE);
 
-	/* Surfaces: arrays made for them only. */
-	ck_assert_int_eq(cuSurfObjectCreate(&so, &r), CUDA_ERROR_INVALID_VALUE);
+	/*
+	 * Surfaces: over an array made without CUDA_ARRAY3D_SURFACE_LDST too,
+	 * as NVIDIA's driver makes them.
+	 */
+	ck_assert_int_eq(cuSurfObjectCreate(&so, &r), CUDA_SUCCESS);
+	ck_assert_int_eq(cuSurfObjectDestroy(so), CUDA_SUCCESS);
 	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
 	a = array_new(8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SURFACE_LDST);
 	r.res.array.hArray = a;
@@ -744,12 +805,136 @@ START_TEST(texture_objects)
 }
 END_TEST
 
+/* A texture reference is its state: what it is bound to, and its settings. */
+START_TEST(texture_references)
+{
+	struct vmm_buf buf = vmm_buf_new(0, gran);
+	CUarray a = array_new(8, 8, 0, CU_AD_FORMAT_HALF, 2, 0), got;
+	CUDA_ARRAY3D_DESCRIPTOR d = { 16, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUDA_ARRAY_DESCRIPTOR d2 = {
+		.Width = 8, .Height = 4, .Format = CU_AD_FORMAT_FLOAT,
+		.NumChannels = 1,
+	};
+	float border[4] = { 1, 2, 3, 4 }, border_back[4], bias, lo, hi;
+	CUmipmappedArray m, m_back;
+	CUarray_format format;
+	CUaddress_mode am;
+	CUfilter_mode fm;
+	CUdeviceptr dptr;
+	unsigned int flags;
+	size_t offset = 1;
+	int channels, aniso;
+	CUtexref ref;
+
+	ck_assert_int_eq(cuTexRefCreate(NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefCreate(&ref), CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(ref);
+	ck_assert_int_eq(cuTexRefGetArray(&got, ref), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefGetAddress(&dptr, ref), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuTexRefSetArray(ref, a, 2), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetArray(ref, (CUarray)0x99, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetArray(ref, a, CU_TRSA_OVERRIDE_FORMAT),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetArray(&got, ref), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got, a);
+	ck_assert_int_eq(cuTexRefGetFormat(&format, &channels, ref), CUDA_SUCCESS);
+	ck_assert_int_eq(format, CU_AD_FORMAT_HALF);
+	ck_assert_int_eq(channels, 2);
+
+	/* Each binding supersedes the one before. */
+	ck_assert_int_eq(cuMipmappedArrayCreate(&m, &d, 2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefSetMipmappedArray(ref, m, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetMipmappedArray(&m_back, ref), CUDA_SUCCESS);
+	ck_assert_ptr_eq(m_back, m);
+	ck_assert_int_eq(cuTexRefGetArray(&got, ref), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetAddress(&offset, ref, buf.va, 256), CUDA_SUCCESS);
+	ck_assert_uint_eq(offset, 0);
+	ck_assert_int_eq(cuTexRefGetAddress(&dptr, ref), CUDA_SUCCESS);
+	ck_assert_uint_eq(dptr, buf.va);
+	ck_assert_int_eq(cuTexRefGetMipmappedArray(&m_back, ref),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetAddress2D(ref, &d2, buf.va, 16),
+			 CUDA_ERROR_INVALID_VALUE);	/* a row is 32 bytes */
+	ck_assert_int_eq(cuTexRefSetAddress2D(ref, &d2, buf.va + 64, 32),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetAddress(&dptr, ref), CUDA_SUCCESS);
+	ck_assert_uint_eq(dptr, buf.va + 64);
+	ck_assert_int_eq(cuTexRefGetFormat(&format, &channels, ref), CUDA_SUCCESS);
+	ck_assert_int_eq(format, CU_AD_FORMAT_FLOAT);
+	ck_assert_int_eq(channels, 1);
+
+	ck_assert_int_eq(cuTexRefSetFormat(ref, CU_AD_FORMAT_FLOAT, 3),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetFormat(ref, CU_AD_FORMAT_UNSIGNED_INT8, 4),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetFormat(&format, NULL, ref), CUDA_SUCCESS);
+	ck_assert_int_eq(format, CU_AD_FORMAT_UNSIGNED_INT8);
+	ck_assert_int_eq(cuTexRefGetFormat(NULL, NULL, ref), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuTexRefSetAddressMode(ref, 3, CU_TR_ADDRESS_MODE_WRAP),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetAddressMode(ref, 1, CU_TR_ADDRESS_MODE_MIRROR),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetAddressMode(&am, ref, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(am, CU_TR_ADDRESS_MODE_MIRROR);
+	ck_assert_int_eq(cuTexRefSetFilterMode(ref, (CUfilter_mode)2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetFilterMode(ref, CU_TR_FILTER_MODE_LINEAR),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetFilterMode(&fm, ref), CUDA_SUCCESS);
+	ck_assert_int_eq(fm, CU_TR_FILTER_MODE_LINEAR);
+	ck_assert_int_eq(cuTexRefSetMipmapFilterMode(ref, CU_TR_FILTER_MODE_LINEAR),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetMipmapFilterMode(&fm, ref), CUDA_SUCCESS);
+	ck_assert_int_eq(fm, CU_TR_FILTER_MODE_LINEAR);
+	ck_assert_int_eq(cuTexRefSetMipmapLevelBias(ref, 0.5f), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetMipmapLevelBias(&bias, ref), CUDA_SUCCESS);
+	ck_assert_float_eq(bias, 0.5f);
+	ck_assert_int_eq(cuTexRefSetMipmapLevelClamp(ref, 2, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetMipmapLevelClamp(ref, 1, 2), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetMipmapLevelClamp(&lo, &hi, ref), CUDA_SUCCESS);
+	ck_assert_float_eq(lo, 1);
+	ck_assert_float_eq(hi, 2);
+	ck_assert_int_eq(cuTexRefSetMaxAnisotropy(ref, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetMaxAnisotropy(&aniso, ref), CUDA_SUCCESS);
+	ck_assert_int_eq(aniso, 4);
+	ck_assert_int_eq(cuTexRefSetBorderColor(ref, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetBorderColor(ref, border), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetBorderColor(border_back, ref), CUDA_SUCCESS);
+	ck_assert_mem_eq(border_back, border, sizeof(border));
+	ck_assert_int_eq(cuTexRefSetFlags(ref, 0x80), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuTexRefSetFlags(ref, CU_TRSF_READ_AS_INTEGER |
+					  CU_TRSF_SRGB), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefGetFlags(&flags, ref), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_TRSF_READ_AS_INTEGER | CU_TRSF_SRGB);
+	ck_assert_int_eq(cuTexRefGetFlags(NULL, ref), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuTexRefDestroy(ref), CUDA_SUCCESS);
+	ck_assert_int_eq(cuTexRefDestroy(ref), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuTexRefSetFlags(ref, 0), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuTexRefGetFlags(&flags, ref), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuTexRefGetArray(&got, NULL), CUDA_ERROR_INVALID_HANDLE);
+
+	/* Surface references come from modules only: none exists. */
+	ck_assert_int_eq(cuSurfRefGetArray(&got, NULL), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuSurfRefGetArray(NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuSurfRefSetArray(NULL, a, 0), CUDA_ERROR_INVALID_HANDLE);
+
+	ck_assert_int_eq(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(a), CUDA_SUCCESS);
+	vmm_buf_free(&buf);
+}
+END_TEST
+
 /*
- * What cumc never makes answers as documented for its absence: texture
- * and surface references and imports of external memory and semaphores
- * NOT_SUPPORTED, graphics resources and external handles INVALID_HANDLE,
- * planar, sparse and deferred-mapping queries of a
- * plain array INVALID_VALUE.
+ * What cumc never makes answers as documented for its absence: imports of
+ * external memory and semaphores NOT_SUPPORTED (a closed fd UNKNOWN, as
+ * NVIDIA's driver answers), graphics resources and external handles
+ * INVALID_HANDLE, planar, sparse and deferred-mapping queries of a plain
+ * array INVALID_VALUE.
  */
 START_TEST(what_cumc_never_makes)
 {
@@ -761,7 +946,6 @@ START_TEST(what_cumc_never_makes)
 	CUgraphicsResource res = (CUgraphicsResource)0x10;
 	CUmipmappedArray m;
 	CUdeviceptr dptr = 0;
-	CUtexref ref = NULL;
 	size_t width = 0, size;
 	CUDA_EXTERNAL_MEMORY_HANDLE_DESC ext_desc = {
 		.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 4096,
@@ -773,14 +957,6 @@ START_TEST(what_cumc_never_makes)
 	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS signal = { 0 };
 	CUexternalMemory ext = (CUexternalMemory)0x5a;
 	CUexternalSemaphore sem = (CUexternalSemaphore)0x5b;
-
-	ck_assert_int_eq(cuTexRefCreate(&ref), CUDA_ERROR_NOT_SUPPORTED);
-	ck_assert_ptr_null(ref);
-	ck_assert_int_eq(cuTexRefSetArray(ref, a, CU_TRSA_OVERRIDE_FORMAT),
-			 CUDA_ERROR_NOT_SUPPORTED);
-	ck_assert_int_eq(cuTexRefGetAddress(&dptr, ref), CUDA_ERROR_NOT_SUPPORTED);
-	ck_assert_int_eq(cuSurfRefGetArray(&plane, NULL), CUDA_ERROR_NOT_SUPPORTED);
-	ck_assert_ptr_null(plane);
 
 	ck_assert_int_eq(cuGraphicsUnregisterResource(res), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuGraphicsResourceGetMappedPointer(&dptr, &size, res),
@@ -812,8 +988,13 @@ START_TEST(what_cumc_never_makes)
 	ck_assert_int_eq(cuMipmappedArrayGetSparseProperties(&sparse, m),
 			 CUDA_ERROR_INVALID_HANDLE);
 
+	ext_desc.handle.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(ext_desc.handle.fd, 0);
 	ck_assert_int_eq(cuImportExternalMemory(&ext, &ext_desc),
 			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(close(ext_desc.handle.fd), 0);
+	ck_assert_int_eq(cuImportExternalMemory(&ext, &ext_desc),
+			 CUDA_ERROR_UNKNOWN);
 	ck_assert_ptr_eq(ext, (CUexternalMemory)0x5a);
 	ck_assert_int_eq(cuImportExternalMemory(&ext, NULL), CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuExternalMemoryGetMappedBuffer(&dptr, ext, &buf_desc),
@@ -1141,8 +1322,10 @@ int main(void)
 	tcase_add_checked_fixture(arrays, setup, NULL);
 	tcase_add_test(arrays, descriptors_round_trip);
 	tcase_add_test(arrays, bad_descriptors_refused);
+	tcase_add_test(arrays, block_compressed_arrays);
 	tcase_add_test(arrays, mipmap_levels);
 	tcase_add_test(arrays, texture_objects);
+	tcase_add_test(arrays, texture_references);
 	tcase_add_test(arrays, what_cumc_never_makes);
 	tcase_add_test(arrays, tensor_maps);
 	tcase_add_test(arrays, texture_instructions_fail_the_load);
