@@ -65,6 +65,14 @@ CUresult libcumc_ctx_fault(CUcontext ctx);
 void libcumc_context_teardown(CUcontext ctx);
 CUresult libcumc_primary_put(CUdevice dev);
 
+/*
+ * An event of everything submitted to the live context @ctx so far, and
+ * a wait of all its streams for an event (ctx_event.c): cuCtxRecordEvent
+ * and cuCtxWaitEvent, green contexts' included.
+ */
+CUresult libcumc_ctx_record_event(CUcontext ctx, CUevent event);
+CUresult libcumc_ctx_wait_event(CUcontext ctx, CUevent event);
+
 /* The calling thread's stack of current contexts (context_stack.c). */
 CUresult libcumc_stack_push(CUcontext ctx);
 CUcontext libcumc_stack_pop(void);

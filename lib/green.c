@@ -309,62 +309,21 @@ CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx,
 	return res ?: green_context_resource(ctx, resource, type);
 }
 
-/*
- * Everything submitted to the green context so far: its legacy stream
- * waits for every other stream of it, then records @hEvent. That stream's
- * later work waits for the others' earlier work as well, an ordering
- * stricter than the real driver's, never looser.
- */
+/* Both go through the context's own (ctx_event.c). */
 CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-	struct libcumc_stream *legacy;
-	CUcontext ctx, event_ctx;
+	CUcontext ctx;
 	CUresult res = green_ctx(hCtx, &ctx);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_event_ctx(hEvent, &event_ctx);
-	if (res == CUDA_SUCCESS && event_ctx != ctx)
-		res = CUDA_ERROR_INVALID_HANDLE;
-	if (res == CUDA_SUCCESS)
-		res = libcumc_stream_legacy_of(ctx, &legacy);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = libcumc_stream_join_ctx(legacy);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_event_record_on(legacy, hEvent);
-	libcumc_stream_put(legacy);
-	return res;
+	return res ?: libcumc_ctx_record_event(ctx, hEvent);
 }
 
-/*
- * Every stream of the green context waits for @hEvent, its legacy stream
- * (made if need be) included, so that blocking streams made later wait
- * too through it; a non-blocking stream made later does not.
- */
 CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-	struct libcumc_stream **streams, *legacy;
-	CUcontext ctx, event_ctx;
-	size_t count, i;
+	CUcontext ctx;
 	CUresult res = green_ctx(hCtx, &ctx);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_event_ctx(hEvent, &event_ctx);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_stream_legacy_of(ctx, &legacy);
-	if (res != CUDA_SUCCESS)
-		return res;
-	libcumc_stream_put(legacy);
-	res = libcumc_streams_of_ctx(ctx, &streams, &count);
-	if (res != CUDA_SUCCESS)
-		return res;
-	for (i = 0; i < count; i++) {
-		if (res == CUDA_SUCCESS)
-			res = libcumc_event_wait_on(streams[i], hEvent);
-		libcumc_stream_put(streams[i]);
-	}
-	free(streams);
-	return res;
+	return res ?: libcumc_ctx_wait_event(ctx, hEvent);
 }
 
 /* Only CU_STREAM_NON_BLOCKING, which cuda.h requires. */

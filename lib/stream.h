@@ -305,6 +305,9 @@ CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn,
 CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
 					     CUdeviceptr dptr, size_t length,
 					     unsigned int flags);
+CUresult CUDAAPI cuMemBatchDecompressAsync_ptsz(
+	CUmemDecompressParams *paramsArray, size_t count, unsigned int flags,
+	size_t *errorIndex, CUstream stream);
 
 CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice,
 				      const void *srcHost, size_t ByteCount);

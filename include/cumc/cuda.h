@@ -143,6 +143,7 @@ typedef uint64_t cuuint64_t;
 #define cuGraphUpload			__CUDA_API_PTSZ(cuGraphUpload)
 #define cuGraphLaunch			__CUDA_API_PTSZ(cuGraphLaunch)
 #define cuStreamBeginCaptureToGraph	__CUDA_API_PTSZ(cuStreamBeginCaptureToGraph)
+#define cuMemBatchDecompressAsync	__CUDA_API_PTSZ(cuMemBatchDecompressAsync)
 #endif
 
 /*
@@ -951,6 +952,35 @@ typedef enum CUdevice_P2PAttribute_enum {
 	CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED	= 0x05
 } CUdevice_P2PAttribute;
 
+/* The atomic operations cuDevice*AtomicCapabilities answer for. */
+typedef enum CUatomicOperation_enum {
+	CU_ATOMIC_OPERATION_INTEGER_ADD		= 0,
+	CU_ATOMIC_OPERATION_INTEGER_MIN		= 1,
+	CU_ATOMIC_OPERATION_INTEGER_MAX		= 2,
+	CU_ATOMIC_OPERATION_INTEGER_INCREMENT	= 3,
+	CU_ATOMIC_OPERATION_INTEGER_DECREMENT	= 4,
+	CU_ATOMIC_OPERATION_AND			= 5,
+	CU_ATOMIC_OPERATION_OR			= 6,
+	CU_ATOMIC_OPERATION_XOR			= 7,
+	CU_ATOMIC_OPERATION_EXCHANGE		= 8,
+	CU_ATOMIC_OPERATION_CAS			= 9,
+	CU_ATOMIC_OPERATION_FLOAT_ADD		= 10,
+	CU_ATOMIC_OPERATION_FLOAT_MIN		= 11,
+	CU_ATOMIC_OPERATION_FLOAT_MAX		= 12,
+	CU_ATOMIC_OPERATION_MAX
+} CUatomicOperation;
+
+/* Bits of an answer: what a link does natively for one operation. */
+typedef enum CUatomicOperationCapability_enum {
+	CU_ATOMIC_CAPABILITY_SIGNED		= 1u << 0,
+	CU_ATOMIC_CAPABILITY_UNSIGNED		= 1u << 1,
+	CU_ATOMIC_CAPABILITY_REDUCTION		= 1u << 2,
+	CU_ATOMIC_CAPABILITY_SCALAR_32		= 1u << 3,
+	CU_ATOMIC_CAPABILITY_SCALAR_64		= 1u << 4,
+	CU_ATOMIC_CAPABILITY_SCALAR_128		= 1u << 5,
+	CU_ATOMIC_CAPABILITY_VECTOR_32x4	= 1u << 6
+} CUatomicOperationCapability;
+
 /* Device code: declared so that programs link; none of it runs here. */
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
@@ -1103,6 +1133,27 @@ typedef enum CUmemRangeHandleType_enum {
 typedef enum CUmemRangeFlags_enum {
 	CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 0x1
 } CUmemRangeFlags;
+
+/*
+ * cuMemBatchDecompressAsync's operations, and the algorithms of
+ * CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK (none in cumc).
+ */
+typedef enum CUmemDecompressAlgorithm_enum {
+	CU_MEM_DECOMPRESS_UNSUPPORTED		= 0,
+	CU_MEM_DECOMPRESS_ALGORITHM_DEFLATE	= 1 << 0,
+	CU_MEM_DECOMPRESS_ALGORITHM_SNAPPY	= 1 << 1,
+	CU_MEM_DECOMPRESS_ALGORITHM_LZ4		= 1 << 2
+} CUmemDecompressAlgorithm;
+
+typedef struct CUmemDecompressParams_st {
+	size_t srcNumBytes;
+	size_t dstNumBytes;
+	cuuint32_t *dstActBytes;
+	const void *src;
+	void *dst;
+	CUmemDecompressAlgorithm algo;
+	unsigned char padding[20];	/* must be zero */
+} CUmemDecompressParams;
 
 /* Asynchronous notifications (cuDeviceRegisterAsyncNotification). */
 typedef struct CUasyncCallbackEntry_st *CUasyncCallbackHandle;
@@ -2122,6 +2173,13 @@ CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value,
 					 CUdevice_P2PAttribute attrib,
 					 CUdevice srcDevice,
 					 CUdevice dstDevice);
+CUresult CUDAAPI cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities,
+			const CUatomicOperation *operations,
+			unsigned int count, CUdevice srcDevice,
+			CUdevice dstDevice);
+CUresult CUDAAPI cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities,
+			const CUatomicOperation *operations,
+			unsigned int count, CUdevice dev);
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,
 				       unsigned int Flags);
 CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
@@ -2345,6 +2403,8 @@ CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc,
 				  CUdevice dev, unsigned int flags);
 CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx);
 CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx);
+CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent);
+CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent);
 CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent);
 CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent);
 CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream,
@@ -2713,6 +2773,9 @@ CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
 					       size_t size,
 					       CUmemRangeHandleType handleType,
 					       unsigned long long flags);
+CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray,
+					   size_t count, unsigned int flags,
+					   size_t *errorIndex, CUstream stream);
 CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes,
 				     CUlibrary library, const char *name);
 CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library,

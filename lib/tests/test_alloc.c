@@ -7,7 +7,9 @@
  * behind, threads, and every bad argument.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -571,6 +573,57 @@ START_TEST(host_register_and_unregister)
 }
 END_TEST
 
+/* No decompression engine: a valid batch is refused, after the checks. */
+START_TEST(batch_decompress_refused_after_its_checks)
+{
+	CUmemDecompressParams p[2];
+	CUdeviceptr src, dst, actual;
+	size_t failed = 7;
+	int i;
+
+	ck_assert_int_eq(cuMemAlloc(&src, 4096), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dst, 4096), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&actual, 4096), CUDA_SUCCESS);
+	memset(p, 0, sizeof(p));
+	for (i = 0; i < 2; i++) {
+		p[i].srcNumBytes = 64;
+		p[i].dstNumBytes = 4096;
+		p[i].dstActBytes = (cuuint32_t *)(uintptr_t)actual;
+		p[i].src = (const void *)(uintptr_t)src;
+		p[i].dst = (void *)(uintptr_t)dst;
+		p[i].algo = CU_MEM_DECOMPRESS_ALGORITHM_LZ4;
+	}
+	ck_assert_int_eq(cuMemBatchDecompressAsync(p, 2, 0, &failed, NULL),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_uint_eq(failed, SIZE_MAX);
+	ck_assert_int_eq(cuMemBatchDecompressAsync(NULL, 2, 0, &failed, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemBatchDecompressAsync(p, 0, 0, NULL, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemBatchDecompressAsync(p, 2, 1, NULL, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemBatchDecompressAsync(p, 2, 0, NULL, (CUstream)&p),
+			 CUDA_ERROR_INVALID_HANDLE);
+	/* The failing operation is named. */
+	p[1].padding[3] = 1;
+	ck_assert_int_eq(cuMemBatchDecompressAsync(p, 2, 0, &failed, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(failed, 1);
+	p[1].padding[3] = 0;
+	p[1].algo = CU_MEM_DECOMPRESS_ALGORITHM_LZ4 | CU_MEM_DECOMPRESS_ALGORITHM_SNAPPY;
+	ck_assert_int_eq(cuMemBatchDecompressAsync(p, 2, 0, &failed, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(failed, 1);
+	p[0].src = NULL;
+	ck_assert_int_eq(cuMemBatchDecompressAsync(p, 2, 0, &failed, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(failed, 0);
+	ck_assert_int_eq(cuMemFree(src), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dst), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(actual), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("alloc");
@@ -589,6 +642,7 @@ int main(void)
 	tcase_add_test(plain, context_end_frees_its_memory);
 	tcase_add_test(plain, pitch_rows_are_512_aligned);
 	tcase_add_test(plain, threads_leave_nothing_behind);
+	tcase_add_test(plain, batch_decompress_refused_after_its_checks);
 	tcase_add_test(plain, sync_memops_is_the_only_settable_attribute);
 	suite_add_tcase(s, plain);
 

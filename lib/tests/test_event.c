@@ -47,6 +47,8 @@ START_TEST(event_calls_need_init)
 	ck_assert_int_eq(cuEventElapsedTime(&ms, (CUevent)1, (CUevent)1),
 			 CUDA_ERROR_NOT_INITIALIZED);
 	ck_assert_int_eq(cuEventDestroy((CUevent)1), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuCtxRecordEvent((CUcontext)1, (CUevent)1), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuCtxWaitEvent((CUcontext)1, (CUevent)1), CUDA_ERROR_NOT_INITIALIZED);
 }
 END_TEST
 
@@ -257,6 +259,74 @@ START_TEST(event_and_stream_of_different_contexts)
 }
 END_TEST
 
+/* A context's event covers every stream of it, non-blocking ones too. */
+START_TEST(context_event_waits_for_all_streams)
+{
+	CUstream s = stream_new(CU_STREAM_NON_BLOCKING);
+	CUevent ev = event_new(0), foreign;
+	struct gate g = { 0 };
+	CUcontext ctx, other;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxCreate(&other, NULL, 0, 0), CUDA_SUCCESS);
+	foreign = event_new(0);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s, gate_fn, &g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxRecordEvent(NULL, ev), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxRecordEvent((CUcontext)&g, ev), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxRecordEvent(ctx, NULL), CUDA_ERROR_INVALID_HANDLE);
+	/* The event and the context must be one context's. */
+	ck_assert_int_eq(cuCtxRecordEvent(ctx, foreign), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuEventQuery(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxRecordEvent(ctx, ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventQuery(ev), CUDA_ERROR_NOT_READY);
+	atomic_store(&g.open, 1);
+	ck_assert_int_eq(cuEventSynchronize(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(foreign), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxDestroy(other), CUDA_SUCCESS);
+	/* cuda.h lists no CONTEXT_IS_DESTROYED for it. */
+	ck_assert_int_eq(cuCtxRecordEvent(other, ev), CUDA_ERROR_INVALID_CONTEXT);
+}
+END_TEST
+
+/* A context's wait holds back its streams, for another context's event. */
+START_TEST(context_waits_for_event_of_another_context)
+{
+	CUstream s = stream_new(CU_STREAM_NON_BLOCKING), elsewhere;
+	CUevent ev = event_new(0);
+	struct gate g = { 0 };
+	CUcontext ctx, other;
+	atomic_int ran = 0;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxCreate(&other, NULL, 0, 0), CUDA_SUCCESS);
+	elsewhere = stream_new(CU_STREAM_NON_BLOCKING);
+	ck_assert_int_eq(cuLaunchHostFunc(elsewhere, gate_fn, &g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(ev, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxRecordEvent(other, ev), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuCtxWaitEvent(NULL, ev), CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuCtxWaitEvent(ctx, NULL), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(other), CUDA_SUCCESS);
+	ev = event_new(0);
+	ck_assert_int_eq(cuEventRecord(ev, elsewhere), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxWaitEvent(ctx, ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchHostFunc(s, set_flag_fn, &ran), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(atomic_load(&ran), 0);
+	atomic_store(&g.open, 1);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&ran), 1);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxDestroy(other), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("event");
@@ -276,6 +346,8 @@ int main(void)
 	tcase_add_test(tc, records_on_the_default_streams);
 	tcase_add_test(tc, destroy_with_pending_record);
 	tcase_add_test(tc, event_and_stream_of_different_contexts);
+	tcase_add_test(tc, context_event_waits_for_all_streams);
+	tcase_add_test(tc, context_waits_for_event_of_another_context);
 	suite_add_tcase(s, tc);
 
 	return check_run_forked(s);

@@ -48,6 +48,88 @@ START_TEST(needs_init)
 			 CUDA_ERROR_NOT_INITIALIZED);
 	ck_assert_int_eq(cuLinkCreate(0, NULL, NULL, NULL), CUDA_ERROR_NOT_INITIALIZED);
 	ck_assert_int_eq(cuLinkDestroy(NULL), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuDeviceGetHostAtomicCapabilities(NULL, NULL, 0, 0),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuDeviceGetP2PAtomicCapabilities(NULL, NULL, 0, 0, 1),
+			 CUDA_ERROR_NOT_INITIALIZED);
+}
+END_TEST
+
+/* Atomic capabilities */
+
+static CUatomicOperation every_op[CU_ATOMIC_OPERATION_MAX];
+
+static void every_op_fill(unsigned int *caps)
+{
+	int i;
+
+	for (i = 0; i < CU_ATOMIC_OPERATION_MAX; i++) {
+		every_op[i] = (CUatomicOperation)i;
+		caps[i] = 0xdead;
+	}
+}
+
+/* None natively to the host, as driver 580 answers on an H200. */
+START_TEST(host_atomic_capabilities_are_none)
+{
+	unsigned int caps[CU_ATOMIC_OPERATION_MAX], cap = 0xdead;
+	CUatomicOperation bad = CU_ATOMIC_OPERATION_MAX;
+	int i;
+
+	every_op_fill(caps);
+	ck_assert_int_eq(cuDeviceGetHostAtomicCapabilities(caps, every_op,
+							   CU_ATOMIC_OPERATION_MAX, 0),
+			 CUDA_SUCCESS);
+	for (i = 0; i < CU_ATOMIC_OPERATION_MAX; i++)
+		ck_assert_uint_eq(caps[i], 0);
+	ck_assert_int_eq(cuDeviceGetHostAtomicCapabilities(&cap, every_op, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetHostAtomicCapabilities(NULL, every_op, 1, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetHostAtomicCapabilities(&cap, NULL, 1, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetHostAtomicCapabilities(&cap, &bad, 1, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetHostAtomicCapabilities(&cap, every_op, 1,
+							   vmm_device_count()),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_uint_eq(cap, 0xdead);
+}
+END_TEST
+
+/* An NVLink pair of compute capability 9.0; no link of a device and itself. */
+START_TEST(p2p_atomic_capabilities_of_nvlink_peers)
+{
+	const unsigned int integer = CU_ATOMIC_CAPABILITY_SIGNED |
+		CU_ATOMIC_CAPABILITY_UNSIGNED | CU_ATOMIC_CAPABILITY_SCALAR_32 |
+		CU_ATOMIC_CAPABILITY_SCALAR_64;
+	unsigned int caps[CU_ATOMIC_OPERATION_MAX], cap = 0xdead;
+	CUatomicOperation bad = (CUatomicOperation)-1;
+	int n = vmm_device_count();
+
+	every_op_fill(caps);
+	ck_assert_int_eq(cuDeviceGetP2PAtomicCapabilities(caps, every_op,
+							  CU_ATOMIC_OPERATION_MAX, 0, n - 1),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(caps[CU_ATOMIC_OPERATION_INTEGER_ADD],
+			  integer | CU_ATOMIC_CAPABILITY_REDUCTION);
+	ck_assert_uint_eq(caps[CU_ATOMIC_OPERATION_CAS],
+			  integer | CU_ATOMIC_CAPABILITY_SCALAR_128);
+	ck_assert_uint_eq(caps[CU_ATOMIC_OPERATION_INTEGER_INCREMENT],
+			  CU_ATOMIC_CAPABILITY_UNSIGNED | CU_ATOMIC_CAPABILITY_REDUCTION |
+			  CU_ATOMIC_CAPABILITY_SCALAR_32);
+	ck_assert_uint_eq(caps[CU_ATOMIC_OPERATION_FLOAT_MAX],
+			  CU_ATOMIC_CAPABILITY_SIGNED | CU_ATOMIC_CAPABILITY_REDUCTION |
+			  CU_ATOMIC_CAPABILITY_SCALAR_32 | CU_ATOMIC_CAPABILITY_VECTOR_32x4);
+	ck_assert_int_eq(cuDeviceGetP2PAtomicCapabilities(&cap, every_op, 1, 0, 0),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuDeviceGetP2PAtomicCapabilities(&cap, every_op, 1, 0, n),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuDeviceGetP2PAtomicCapabilities(&cap, every_op, 0, 0, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGetP2PAtomicCapabilities(&cap, &bad, 1, 0, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(cap, 0xdead);
 }
 END_TEST
 
@@ -417,6 +499,8 @@ int main(void)
 	tcase_add_checked_fixture(peer, setup, NULL);
 	tcase_add_test(peer, every_distinct_pair_can_access);
 	tcase_add_test(peer, p2p_attributes_of_nvswitch_peers);
+	tcase_add_test(peer, host_atomic_capabilities_are_none);
+	tcase_add_test(peer, p2p_atomic_capabilities_of_nvlink_peers);
 	tcase_add_test(peer, enable_and_disable_peer_access);
 	suite_add_tcase(s, peer);
 
