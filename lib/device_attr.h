@@ -8,6 +8,13 @@
 
 #include <cuda.h>
 
+/*
+ * H100's L2 access policy window and memory synchronization domains,
+ * device attributes that bound the stream attributes of the same name.
+ */
+#define CUMC_ACCESS_POLICY_WINDOW_MAX	134213632
+#define CUMC_MEM_SYNC_DOMAINS		4
+
 /* The facts that differ between the simulated devices of one machine. */
 struct libcumc_device_attr_dev {
 	int ordinal;

@@ -19,9 +19,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "context.h"
+#include "device_attr.h"
 #include "graph.h"
 #include "stream.h"
 
@@ -39,7 +41,12 @@ struct libcumc_stream {
 	CUcontext ctx;
 	CUdevice dev;
 	unsigned int flags;
+	/*
+	 * The attributes cuStreamSetAttribute changes, priority among them:
+	 * under libcumc_streams_lock once the stream is registered.
+	 */
 	int priority;
+	CUstreamAttrValue window, sync_policy, domain, domain_map;
 	unsigned int refs;		/* holders besides the registry */
 	bool dead;			/* destroyed: no new work */
 	bool worker_running;
@@ -265,6 +272,10 @@ static struct libcumc_stream *libcumc_stream_new(enum libcumc_stream_kind kind,
 	stream->dev = dev;
 	stream->flags = flags;
 	stream->priority = priority;
+	/* A new stream's, as driver 580 answers them (sync policy -1). */
+	stream->sync_policy.syncPolicy = (CUsynchronizationPolicy)-1;
+	stream->domain.memSyncDomain = CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT;
+	stream->domain_map.memSyncDomainMap.remote = 1;
 	pthread_cond_init(&stream->wake, &libcumc_wake_attr);
 	stream->next = libcumc_streams;
 	libcumc_streams = stream;
@@ -1462,8 +1473,10 @@ static CUresult libcumc_stream_get_priority(CUstream hStream, int *priority,
 
 	if (res != CUDA_SUCCESS)
 		return res;
+	pthread_mutex_lock(&libcumc_streams_lock);
 	if (priority)
 		*priority = s->priority;
+	pthread_mutex_unlock(&libcumc_streams_lock);
 	libcumc_stream_put(s);
 	return priority ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -1476,6 +1489,196 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
 	return libcumc_stream_get_priority(hStream, priority, true);
+}
+
+/*
+ * A stream attribute's value in @s, NULL for a launch attribute that is
+ * no stream attribute; priority is kept apart (s->priority). Called with
+ * libcumc_streams_lock held.
+ */
+static CUstreamAttrValue *libcumc_stream_attr(struct libcumc_stream *s,
+					      CUstreamAttrID attr)
+{
+	switch (attr) {
+	case CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+		return &s->window;
+	case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+		return &s->sync_policy;
+	case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		return &s->domain;
+	case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		return &s->domain_map;
+	default:
+		return NULL;
+	}
+}
+
+static bool libcumc_stream_attr_known(CUstreamAttrID attr)
+{
+	return attr == CU_STREAM_ATTRIBUTE_PRIORITY ||
+	       attr == CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW ||
+	       attr == CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY ||
+	       attr == CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN ||
+	       attr == CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP;
+}
+
+static bool libcumc_access_property_valid(CUaccessProperty prop)
+{
+	return prop == CU_ACCESS_PROPERTY_NORMAL ||
+	       prop == CU_ACCESS_PROPERTY_STREAMING ||
+	       prop == CU_ACCESS_PROPERTY_PERSISTING;
+}
+
+/*
+ * Whether @v is a value @attr takes: the window no larger than
+ * MAX_ACCESS_POLICY_WINDOW_SIZE, its ratio in [0, 1]; the domains below
+ * MEM_SYNC_DOMAIN_COUNT (device_attr.c). L2 residency and domains have
+ * no effect in cumc: the values are kept and read back.
+ */
+static bool libcumc_stream_attr_valid(CUstreamAttrID attr,
+				      const CUstreamAttrValue *v)
+{
+	const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
+
+	switch (attr) {
+	case CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+		return w->num_bytes <= CUMC_ACCESS_POLICY_WINDOW_MAX &&
+		       w->hitRatio >= 0.0f && w->hitRatio <= 1.0f &&
+		       libcumc_access_property_valid(w->hitProp) &&
+		       libcumc_access_property_valid(w->missProp);
+	case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+		return v->syncPolicy >= CU_SYNC_POLICY_AUTO &&
+		       v->syncPolicy <= CU_SYNC_POLICY_BLOCKING_SYNC;
+	case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		return v->memSyncDomain == CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT ||
+		       v->memSyncDomain == CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE;
+	case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		return v->memSyncDomainMap.default_ < CUMC_MEM_SYNC_DOMAINS &&
+		       v->memSyncDomainMap.remote < CUMC_MEM_SYNC_DOMAINS;
+	default:
+		return true;
+	}
+}
+
+static CUresult libcumc_stream_get_attribute(CUstream hStream,
+					     CUstreamAttrID attr,
+					     CUstreamAttrValue *value,
+					     bool ptds)
+{
+	struct libcumc_stream *s;
+	CUresult res = libcumc_stream_lookup(hStream, ptds, &s);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!value || !libcumc_stream_attr_known(attr)) {
+		libcumc_stream_put(s);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&libcumc_streams_lock);
+	if (attr == CU_STREAM_ATTRIBUTE_PRIORITY) {
+		memset(value, 0, sizeof(*value));
+		value->priority = s->priority;
+	} else {
+		*value = *libcumc_stream_attr(s, attr);
+	}
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	libcumc_stream_put(s);
+	return CUDA_SUCCESS;
+}
+
+/* A priority out of range is clamped, as cuStreamCreateWithPriority's. */
+static CUresult libcumc_stream_set_attribute(CUstream hStream,
+					     CUstreamAttrID attr,
+					     const CUstreamAttrValue *value,
+					     bool ptds)
+{
+	struct libcumc_stream *s;
+	CUresult res = libcumc_stream_lookup(hStream, ptds, &s);
+	int priority;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!value || !libcumc_stream_attr_known(attr) ||
+	    !libcumc_stream_attr_valid(attr, value)) {
+		libcumc_stream_put(s);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&libcumc_streams_lock);
+	if (attr == CU_STREAM_ATTRIBUTE_PRIORITY) {
+		priority = value->priority;
+		if (priority > CUMC_PRIORITY_LEAST)
+			priority = CUMC_PRIORITY_LEAST;
+		if (priority < CUMC_PRIORITY_GREATEST)
+			priority = CUMC_PRIORITY_GREATEST;
+		s->priority = priority;
+	} else {
+		*libcumc_stream_attr(s, attr) = *value;
+	}
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	libcumc_stream_put(s);
+	return CUDA_SUCCESS;
+}
+
+/* Every stream attribute, priority included, as cuda.h says. */
+static CUresult libcumc_stream_copy_attributes(CUstream hDst, CUstream hSrc,
+					       bool ptds)
+{
+	struct libcumc_stream *dst, *src;
+	CUresult res = libcumc_stream_lookup(hDst, ptds, &dst);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_stream_lookup(hSrc, ptds, &src);
+	if (res != CUDA_SUCCESS) {
+		libcumc_stream_put(dst);
+		return res;
+	}
+	pthread_mutex_lock(&libcumc_streams_lock);
+	dst->priority = src->priority;
+	dst->window = src->window;
+	dst->sync_policy = src->sync_policy;
+	dst->domain = src->domain;
+	dst->domain_map = src->domain_map;
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	libcumc_stream_put(src);
+	libcumc_stream_put(dst);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr,
+				      CUstreamAttrValue *value_out)
+{
+	return libcumc_stream_get_attribute(hStream, attr, value_out, false);
+}
+
+CUresult CUDAAPI cuStreamGetAttribute_ptsz(CUstream hStream,
+					   CUstreamAttrID attr,
+					   CUstreamAttrValue *value_out)
+{
+	return libcumc_stream_get_attribute(hStream, attr, value_out, true);
+}
+
+CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
+				      const CUstreamAttrValue *value)
+{
+	return libcumc_stream_set_attribute(hStream, attr, value, false);
+}
+
+CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream hStream,
+					   CUstreamAttrID attr,
+					   const CUstreamAttrValue *value)
+{
+	return libcumc_stream_set_attribute(hStream, attr, value, true);
+}
+
+CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src)
+{
+	return libcumc_stream_copy_attributes(dst, src, false);
+}
+
+CUresult CUDAAPI cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
+{
+	return libcumc_stream_copy_attributes(dst, src, true);
 }
 
 static CUresult libcumc_stream_get_flags(CUstream hStream, unsigned int *flags,

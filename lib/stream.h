@@ -305,6 +305,13 @@ CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn,
 CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
 					     CUdeviceptr dptr, size_t length,
 					     unsigned int flags);
+CUresult CUDAAPI cuStreamGetAttribute_ptsz(CUstream hStream,
+					   CUstreamAttrID attr,
+					   CUstreamAttrValue *value_out);
+CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream hStream,
+					   CUstreamAttrID attr,
+					   const CUstreamAttrValue *value);
+CUresult CUDAAPI cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src);
 CUresult CUDAAPI cuMemBatchDecompressAsync_ptsz(
 	CUmemDecompressParams *paramsArray, size_t count, unsigned int flags,
 	size_t *errorIndex, CUstream stream);

@@ -144,6 +144,9 @@ typedef uint64_t cuuint64_t;
 #define cuGraphLaunch			__CUDA_API_PTSZ(cuGraphLaunch)
 #define cuStreamBeginCaptureToGraph	__CUDA_API_PTSZ(cuStreamBeginCaptureToGraph)
 #define cuMemBatchDecompressAsync	__CUDA_API_PTSZ(cuMemBatchDecompressAsync)
+#define cuStreamGetAttribute		__CUDA_API_PTSZ(cuStreamGetAttribute)
+#define cuStreamSetAttribute		__CUDA_API_PTSZ(cuStreamSetAttribute)
+#define cuStreamCopyAttributes		__CUDA_API_PTSZ(cuStreamCopyAttributes)
 #endif
 
 /*
@@ -1210,11 +1213,122 @@ typedef enum CUshared_carveout_enum {
 	CU_SHAREDMEM_CARVEOUT_MAX_L1 = 0
 } CUshared_carveout;
 
+/* A stream's or a launch's window of persisting L2 accesses. */
+typedef enum CUaccessProperty_enum {
+	CU_ACCESS_PROPERTY_NORMAL	= 0,
+	CU_ACCESS_PROPERTY_STREAMING	= 1,
+	CU_ACCESS_PROPERTY_PERSISTING	= 2
+} CUaccessProperty;
+
+typedef struct CUaccessPolicyWindow_st {
+	void *base_ptr;
+	size_t num_bytes;
+	float hitRatio;
+	CUaccessProperty hitProp;
+	CUaccessProperty missProp;
+} CUaccessPolicyWindow_v1;
+typedef CUaccessPolicyWindow_v1 CUaccessPolicyWindow;
+
+typedef enum CUsynchronizationPolicy_enum {
+	CU_SYNC_POLICY_AUTO		= 1,
+	CU_SYNC_POLICY_SPIN		= 2,
+	CU_SYNC_POLICY_YIELD		= 3,
+	CU_SYNC_POLICY_BLOCKING_SYNC	= 4
+} CUsynchronizationPolicy;
+
+typedef enum CUclusterSchedulingPolicy_enum {
+	CU_CLUSTER_SCHEDULING_POLICY_DEFAULT		= 0,
+	CU_CLUSTER_SCHEDULING_POLICY_SPREAD		= 1,
+	CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING	= 2
+} CUclusterSchedulingPolicy;
+
+typedef struct CUlaunchMemSyncDomainMap_st {
+	unsigned char default_;
+	unsigned char remote;
+} CUlaunchMemSyncDomainMap;
+
+typedef enum CUlaunchMemSyncDomain_enum {
+	CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT	= 0,
+	CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE	= 1
+} CUlaunchMemSyncDomain;
+
 /*
- * Launch attributes are left incomplete: no launch runs in cumc, so
- * their layout is never read; a pointer to them is all a config holds.
+ * Launch attributes, and the stream attributes that are a subset of
+ * them (cuStreamGetAttribute): one union of values, 64 bytes.
  */
-typedef struct CUlaunchAttribute_st CUlaunchAttribute;
+typedef enum CUlaunchAttributeID_enum {
+	CU_LAUNCH_ATTRIBUTE_IGNORE				= 0,
+	CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW		= 1,
+	CU_LAUNCH_ATTRIBUTE_COOPERATIVE				= 2,
+	CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY		= 3,
+	CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION			= 4,
+	CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+	CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION	= 6,
+	CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT			= 7,
+	CU_LAUNCH_ATTRIBUTE_PRIORITY				= 8,
+	CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP			= 9,
+	CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN			= 10,
+	CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION		= 11,
+	CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT		= 12,
+	CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE	= 13,
+	CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT	= 14,
+	CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING	= 16
+} CUlaunchAttributeID;
+
+typedef union CUlaunchAttributeValue_union {
+	char pad[64];
+	CUaccessPolicyWindow accessPolicyWindow;
+	int cooperative;
+	CUsynchronizationPolicy syncPolicy;
+	struct {
+		unsigned int x;
+		unsigned int y;
+		unsigned int z;
+	} clusterDim;
+	CUclusterSchedulingPolicy clusterSchedulingPolicyPreference;
+	int programmaticStreamSerializationAllowed;
+	struct {
+		CUevent event;
+		int flags;
+		int triggerAtBlockStart;
+	} programmaticEvent;
+	struct {
+		CUevent event;
+		int flags;
+	} launchCompletionEvent;
+	int priority;
+	CUlaunchMemSyncDomainMap memSyncDomainMap;
+	CUlaunchMemSyncDomain memSyncDomain;
+	struct {
+		unsigned int x;
+		unsigned int y;
+		unsigned int z;
+	} preferredClusterDim;
+	struct {
+		int deviceUpdatable;
+		struct CUgraphDeviceUpdatableNode_st *devNode;
+	} deviceUpdatableKernelNode;
+	unsigned int sharedMemCarveout;
+	unsigned int nvlinkUtilCentricScheduling;
+} CUlaunchAttributeValue;
+
+typedef struct CUlaunchAttribute_st {
+	CUlaunchAttributeID id;
+	char pad[8 - sizeof(CUlaunchAttributeID)];
+	CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+
+typedef CUlaunchAttributeID CUstreamAttrID;
+#define CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW \
+	CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
+#define CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY \
+	CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY
+#define CU_STREAM_ATTRIBUTE_PRIORITY	CU_LAUNCH_ATTRIBUTE_PRIORITY
+#define CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP \
+	CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP
+#define CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN
+typedef CUlaunchAttributeValue CUstreamAttrValue_v1;
+typedef CUstreamAttrValue_v1 CUstreamAttrValue;
 
 typedef struct CUlaunchConfig_st {
 	unsigned int gridDimX;
@@ -2297,6 +2411,11 @@ CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
 CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx,
 				   CUgreenCtx *pGreenCtx);
+CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr,
+				      CUstreamAttrValue *value_out);
+CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr,
+				      const CUstreamAttrValue *value);
+CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src);
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
 				   unsigned int Flags);
 CUresult CUDAAPI cuStreamAddCallback(CUstream hStream,

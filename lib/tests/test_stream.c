@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check_run.h"
@@ -63,6 +64,11 @@ START_TEST(stream_calls_need_init)
 	ck_assert_int_eq(cuStreamCreate(&s, 0), CUDA_ERROR_NOT_INITIALIZED);
 	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_ERROR_NOT_INITIALIZED);
 	ck_assert_int_eq(cuStreamQuery(NULL), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuStreamGetAttribute(NULL, CU_STREAM_ATTRIBUTE_PRIORITY, NULL),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuStreamSetAttribute(NULL, CU_STREAM_ATTRIBUTE_PRIORITY, NULL),
+			 CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(cuStreamCopyAttributes(NULL, NULL), CUDA_ERROR_NOT_INITIALIZED);
 	ck_assert_int_eq(cuLaunchHostFunc(NULL, set_flag_fn, NULL),
 			 CUDA_ERROR_NOT_INITIALIZED);
 }
@@ -892,6 +898,71 @@ START_TEST(v1_memops_are_not_supported)
 }
 END_TEST
 
+/* A new stream's attributes read as driver 580's; what is set reads back. */
+START_TEST(attributes_read_back_and_copy)
+{
+	CUstreamAttrValue v, back;
+	CUstream s, t;
+
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&t, 0), CUDA_SUCCESS);
+	memset(&v, 0x5a, sizeof(v));
+	ck_assert_int_eq(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq((int)v.syncPolicy, -1);
+	ck_assert_int_eq(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_PRIORITY, &v), CUDA_SUCCESS);
+	ck_assert_int_eq(v.priority, 0);
+	ck_assert_int_eq(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN, &v),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(v.memSyncDomain, CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT);
+	/* A launch attribute that is no stream attribute. */
+	ck_assert_int_eq(cuStreamGetAttribute(s, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_PRIORITY, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamGetAttribute((CUstream)&v, CU_STREAM_ATTRIBUTE_PRIORITY, &v),
+			 CUDA_ERROR_INVALID_HANDLE);
+
+	memset(&v, 0, sizeof(v));
+	v.priority = -1;
+	ck_assert_int_eq(cuStreamSetAttribute(s, CU_STREAM_ATTRIBUTE_PRIORITY, &v), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_PRIORITY, &back),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(back.priority, -1);
+	v.syncPolicy = CU_SYNC_POLICY_YIELD;
+	ck_assert_int_eq(cuStreamSetAttribute(s, CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+			 CUDA_SUCCESS);
+	/* Bad values change nothing. */
+	v.syncPolicy = (CUsynchronizationPolicy)9;
+	ck_assert_int_eq(cuStreamSetAttribute(s, CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	memset(&v, 0, sizeof(v));
+	v.accessPolicyWindow.hitRatio = 2.0f;
+	ck_assert_int_eq(cuStreamSetAttribute(s, CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	v.memSyncDomain = (CUlaunchMemSyncDomain)2;
+	ck_assert_int_eq(cuStreamSetAttribute(s, CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamGetAttribute(s, CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY,
+					      &back), CUDA_SUCCESS);
+	ck_assert_int_eq(back.syncPolicy, CU_SYNC_POLICY_YIELD);
+
+	/* Copied whole, priority included. */
+	ck_assert_int_eq(cuStreamCopyAttributes(t, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamGetAttribute(t, CU_STREAM_ATTRIBUTE_PRIORITY, &back),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(back.priority, -1);
+	ck_assert_int_eq(cuStreamGetAttribute(t, CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY,
+					      &back), CUDA_SUCCESS);
+	ck_assert_int_eq(back.syncPolicy, CU_SYNC_POLICY_YIELD);
+	ck_assert_int_eq(cuStreamCopyAttributes(t, (CUstream)&v), CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(t), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stream");
@@ -902,6 +973,7 @@ int main(void)
 	check_add_uninit(s, stream_calls_need_init);
 
 	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, attributes_read_back_and_copy);
 	/* Thread hand-offs under TCG on a loaded machine: not 4 s. */
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, garbage_and_destroyed_handles_refused);
