@@ -52,8 +52,11 @@ static const unsigned int peer_caps[CU_ATOMIC_OPERATION_MAX] = {
 	[CU_ATOMIC_OPERATION_FLOAT_MAX] = CAP_FLOAT_32,
 };
 
-/* The arrays and their operations, checked before anything is written. */
-static CUresult atomic_caps_check(const unsigned int *capabilities,
+/*
+ * The arrays and their operations. Driver 580 zeroes the answers before
+ * it looks at the operations: an unknown one leaves them 0.
+ */
+static CUresult atomic_caps_check(unsigned int *capabilities,
 				  const CUatomicOperation *operations,
 				  unsigned int count)
 {
@@ -61,6 +64,8 @@ static CUresult atomic_caps_check(const unsigned int *capabilities,
 
 	if (!capabilities || !operations || !count)
 		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < count; i++)
+		capabilities[i] = 0;
 	for (i = 0; i < count; i++)
 		if ((unsigned int)operations[i] >= CU_ATOMIC_OPERATION_MAX)
 			return CUDA_ERROR_INVALID_VALUE;
@@ -72,15 +77,10 @@ CUresult libcumc_impl_cuDeviceGetHostAtomicCapabilities(
 	const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
 	CUresult res = libcumc_check_device(drv, dev);
-	unsigned int i;
 
 	if (res == CUDA_SUCCESS)
 		res = atomic_caps_check(capabilities, operations, count);
-	if (res != CUDA_SUCCESS)
-		return res;
-	for (i = 0; i < count; i++)
-		capabilities[i] = 0;
-	return CUDA_SUCCESS;
+	return res;
 }
 
 CUresult libcumc_impl_cuDeviceGetP2PAtomicCapabilities(

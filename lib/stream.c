@@ -273,7 +273,7 @@ static struct libcumc_stream *libcumc_stream_new(enum libcumc_stream_kind kind,
 	stream->flags = flags;
 	stream->priority = priority;
 	/* A new stream's, as driver 580 answers them (sync policy -1). */
-	stream->sync_policy.syncPolicy = (CUsynchronizationPolicy)-1;
+	stream->sync_policy.syncPolicy = (CUsynchronizationPolicy)(-1);
 	stream->domain.memSyncDomain = CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT;
 	stream->domain_map.memSyncDomainMap.remote = 1;
 	pthread_cond_init(&stream->wake, &libcumc_wake_attr);
