@@ -7,6 +7,7 @@
  * driver does for a NULL one, and changes nothing.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,9 @@ CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode,
 
 static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
 				    struct libcumc_graph_node **out);
+static CUresult libcumc_node_params_read(CUgraphNode hNode,
+					 CUgraphNodeType type, void *dst,
+					 size_t offset, size_t size);
 
 CUresult libcumc_batch_params_copy(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p,
 				   CUDA_BATCH_MEM_OP_NODE_PARAMS *copy)
@@ -366,17 +370,10 @@ CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode,
 CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
 				CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
-	struct libcumc_graph_node *node;
-	CUresult res;
-
-	if (!nodeParams_out)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP, &node);
-	if (res != CUDA_SUCCESS)
-		return res;
-	*nodeParams_out = node->u.batch;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_read(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP,
+			nodeParams_out,
+			offsetof(struct libcumc_graph_node, u.batch),
+			sizeof(*nodeParams_out));
 }
 
 CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
@@ -903,6 +900,43 @@ static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
 }
 
 /*
+ * Copies @size bytes at @offset in the node @hNode names, of @type, to
+ * @dst: the getters of parameters a node keeps by value.
+ */
+static CUresult libcumc_node_params_read(CUgraphNode hNode,
+					 CUgraphNodeType type, void *dst,
+					 size_t offset, size_t size)
+{
+	struct libcumc_graph_node *node;
+	CUresult res;
+
+	if (!dst)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_node_params(hNode, type, &node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	memcpy(dst, (const char *)node + offset, size);
+	libcumc_graphs_unlock();
+	return CUDA_SUCCESS;
+}
+
+/* The setters' counterpart; @src is already checked. */
+static CUresult libcumc_node_params_write(CUgraphNode hNode,
+					  CUgraphNodeType type,
+					  const void *src, size_t offset,
+					  size_t size)
+{
+	struct libcumc_graph_node *node;
+	CUresult res = libcumc_node_params(hNode, type, &node);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	memcpy((char *)node + offset, src, size);
+	libcumc_graphs_unlock();
+	return CUDA_SUCCESS;
+}
+
+/*
  * A captured host node reads as the function and data the capture was
  * given; one whose item cumc cannot read back (a node of a graph launched
  * into the capture) has no function: CUDA_ERROR_NOT_SUPPORTED.
@@ -932,97 +966,62 @@ CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode,
 CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode,
 					  const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-	struct libcumc_graph_node *node;
 	CUresult res = libcumc_host_params_check(nodeParams);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_HOST, &node);
 	if (res != CUDA_SUCCESS)
 		return res;
-	node->u.host = *nodeParams;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_write(hNode, CU_GRAPH_NODE_TYPE_HOST, nodeParams,
+			offsetof(struct libcumc_graph_node, u.host),
+			sizeof(*nodeParams));
 }
 
 CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode,
 					    CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-	struct libcumc_graph_node *node;
-	CUresult res;
-
-	if (!nodeParams)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_MEMSET, &node);
-	if (res != CUDA_SUCCESS)
-		return res;
-	*nodeParams = node->u.memset.params;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_read(hNode, CU_GRAPH_NODE_TYPE_MEMSET, nodeParams,
+			offsetof(struct libcumc_graph_node, u.memset.params),
+			sizeof(*nodeParams));
 }
 
 CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode,
 					const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-	struct libcumc_graph_node *node;
 	CUresult res = libcumc_memset_params_check(nodeParams);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_MEMSET,
-					  &node);
 	if (res != CUDA_SUCCESS)
 		return res;
-	node->u.memset.params = *nodeParams;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_write(hNode, CU_GRAPH_NODE_TYPE_MEMSET, nodeParams,
+			offsetof(struct libcumc_graph_node, u.memset.params),
+			sizeof(*nodeParams));
 }
 
 CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode,
 					    CUDA_MEMCPY3D *nodeParams)
 {
-	struct libcumc_graph_node *node;
-	CUresult res;
-
-	if (!nodeParams)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, &node);
-	if (res != CUDA_SUCCESS)
-		return res;
-	*nodeParams = node->u.memcpy.params;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_read(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, nodeParams,
+			offsetof(struct libcumc_graph_node, u.memcpy.params),
+			sizeof(*nodeParams));
 }
 
 CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode,
 					    const CUDA_MEMCPY3D *nodeParams)
 {
-	struct libcumc_graph_node *node;
 	CUresult res = libcumc_memcpy_params_check(nodeParams);
 
-	if (res == CUDA_SUCCESS)
-		res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_MEMCPY,
-					  &node);
 	if (res != CUDA_SUCCESS)
 		return res;
-	node->u.memcpy.params = *nodeParams;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_write(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, nodeParams,
+			offsetof(struct libcumc_graph_node, u.memcpy.params),
+			sizeof(*nodeParams));
 }
 
 /* kernelParams points at the node's copies of the arguments. */
 CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode,
 					CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-	struct libcumc_graph_node *node;
-	CUresult res;
-
-	if (!nodeParams)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &node);
-	if (res != CUDA_SUCCESS)
-		return res;
-	*nodeParams = node->u.kernel.params;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_read(hNode, CU_GRAPH_NODE_TYPE_KERNEL, nodeParams,
+			offsetof(struct libcumc_graph_node, u.kernel.params),
+			sizeof(*nodeParams));
 }
 
 CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
@@ -1048,33 +1047,19 @@ CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
 static CUresult libcumc_event_node_get(CUgraphNode hNode, CUgraphNodeType type,
 				       CUevent *event_out)
 {
-	struct libcumc_graph_node *node;
-	CUresult res;
-
-	if (!event_out)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, type, &node);
-	if (res != CUDA_SUCCESS)
-		return res;
-	*event_out = node->u.event;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_read(hNode, type, event_out,
+			offsetof(struct libcumc_graph_node, u.event),
+			sizeof(*event_out));
 }
 
 static CUresult libcumc_event_node_set(CUgraphNode hNode, CUgraphNodeType type,
 				       CUevent event)
 {
-	struct libcumc_graph_node *node;
-	CUresult res;
-
 	if (!libcumc_event_live(event))
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, type, &node);
-	if (res != CUDA_SUCCESS)
-		return res;
-	node->u.event = event;
-	libcumc_graphs_unlock();
-	return CUDA_SUCCESS;
+	return libcumc_node_params_write(hNode, type, &event,
+			offsetof(struct libcumc_graph_node, u.event),
+			sizeof(event));
 }
 
 CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode,
