@@ -405,13 +405,9 @@ CUresult libcumc_event_ctx(CUevent hEvent, CUcontext *ctx)
 static CUresult libcumc_stream_wait_event(CUstream hStream, CUevent hEvent,
 					  unsigned int Flags, bool ptds)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_stream *stream;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = libcumc_stream_get_initialized(hStream, ptds, &stream);
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = libcumc_stream_get(hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* CU_EVENT_WAIT_EXTERNAL is for stream capture only. */

@@ -403,14 +403,10 @@ static CUresult libcumc_graph_submit(struct libcumc_stream *stream,
 static CUresult libcumc_graph_launch(CUgraphExec hGraphExec, CUstream hStream,
 				     bool ptds, bool upload)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_graph_exec *exec;
 	struct libcumc_stream *stream;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = libcumc_stream_get_initialized(hStream, ptds, &stream);
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = libcumc_stream_get(hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&libcumc_execs_lock);

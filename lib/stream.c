@@ -1200,6 +1200,17 @@ CUresult libcumc_stream_get(CUstream handle, bool ptds,
 	return res;
 }
 
+CUresult libcumc_stream_get_initialized(CUstream handle, bool ptds,
+					struct libcumc_stream **stream)
+{
+	const struct libcumc_driver *drv;
+	CUresult res = libcumc_driver(&drv);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_stream_get(handle, ptds, stream);
+}
+
 CUresult libcumc_stream_run_sync(bool ptds, CUresult (*op)(void *arg),
 				 void *arg)
 {

@@ -93,6 +93,12 @@ CUresult libcumc_work_add_dep(struct libcumc_work *work,
  */
 CUresult libcumc_stream_get(CUstream handle, bool ptds,
 			    struct libcumc_stream **stream);
+/*
+ * libcumc_stream_get() for the entry points that answer
+ * CUDA_ERROR_NOT_INITIALIZED before cuInit whatever stream they name.
+ */
+CUresult libcumc_stream_get_initialized(CUstream handle, bool ptds,
+					struct libcumc_stream **stream);
 void libcumc_stream_put(struct libcumc_stream *stream);
 void libcumc_stream_ref(struct libcumc_stream *stream);
 

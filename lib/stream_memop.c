@@ -293,13 +293,9 @@ static CUresult libcumc_memops_enqueue(CUstream hStream, bool ptds,
 				       const struct libcumc_memop *ops,
 				       unsigned int count)
 {
-	const struct libcumc_driver *drv;
 	struct libcumc_stream *stream;
-	CUresult res = libcumc_driver(&drv);
+	CUresult res = libcumc_stream_get_initialized(hStream, ptds, &stream);
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = libcumc_stream_get(hStream, ptds, &stream);
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = libcumc_memops_submit(stream, ops, count);
