@@ -12,6 +12,7 @@
  * Surface references come only from modules, so none ever exists.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +265,39 @@ static CUresult libcumc_texref_open(CUtexref handle, bool valid,
 	return *ref ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/*
+ * Copies @size bytes at @offset in the reference's sampling description
+ * to @dst, if the arguments are @valid.
+ */
+static CUresult libcumc_texref_sampling_get(CUtexref handle, bool valid,
+					    void *dst, size_t offset,
+					    size_t size)
+{
+	struct libcumc_texref *ref;
+	CUresult res = libcumc_texref_open(handle, valid, &ref);
+
+	if (res == CUDA_SUCCESS) {
+		memcpy(dst, (const char *)&ref->sampling + offset, size);
+		libcumc_texref_unlock();
+	}
+	return res;
+}
+
+/* The setters' counterpart: @src replaces those bytes. */
+static CUresult libcumc_texref_sampling_set(CUtexref handle, bool valid,
+					    const void *src, size_t offset,
+					    size_t size)
+{
+	struct libcumc_texref *ref;
+	CUresult res = libcumc_texref_open(handle, valid, &ref);
+
+	if (res == CUDA_SUCCESS) {
+		memcpy((char *)&ref->sampling + offset, src, size);
+		libcumc_texref_unlock();
+	}
+	return res;
+}
+
 static bool libcumc_filter_valid(CUfilter_mode fm)
 {
 	return fm == CU_TR_FILTER_MODE_POINT || fm == CU_TR_FILTER_MODE_LINEAR;
@@ -291,41 +325,23 @@ CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim,
 
 CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, libcumc_filter_valid(fm),
-					   &ref);
-
-	if (res == CUDA_SUCCESS) {
-		ref->sampling.filterMode = fm;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_set(hTexRef, libcumc_filter_valid(fm),
+			&fm, offsetof(CUDA_TEXTURE_DESC, filterMode), sizeof(fm));
 }
 
 CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef,
 		CUfilter_mode fm)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, libcumc_filter_valid(fm),
-					   &ref);
-
-	if (res == CUDA_SUCCESS) {
-		ref->sampling.mipmapFilterMode = fm;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_set(hTexRef, libcumc_filter_valid(fm),
+			&fm, offsetof(CUDA_TEXTURE_DESC, mipmapFilterMode),
+			sizeof(fm));
 }
 
 CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, true, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		ref->sampling.mipmapLevelBias = bias;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_set(hTexRef, true, &bias,
+			offsetof(CUDA_TEXTURE_DESC, mipmapLevelBias),
+			sizeof(bias));
 }
 
 CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef,
@@ -347,27 +363,16 @@ CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef,
 CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef,
 		unsigned int maxAniso)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, true, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		ref->sampling.maxAnisotropy = maxAniso;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_set(hTexRef, true, &maxAniso,
+			offsetof(CUDA_TEXTURE_DESC, maxAnisotropy),
+			sizeof(maxAniso));
 }
 
 CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, !!pBorderColor, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		memcpy(ref->sampling.borderColor, pBorderColor,
-		       sizeof(ref->sampling.borderColor));
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_set(hTexRef, !!pBorderColor,
+			pBorderColor, offsetof(CUDA_TEXTURE_DESC, borderColor),
+			sizeof(float[4]));
 }
 
 #define CUMC_TEXREF_FLAGS (CU_TRSF_READ_AS_INTEGER |			\
@@ -378,16 +383,9 @@ CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 
 CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef,
-			!(Flags & ~CUMC_TEXREF_FLAGS),
-			&ref);
-
-	if (res == CUDA_SUCCESS) {
-		ref->sampling.flags = Flags;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_set(hTexRef,
+			!(Flags & ~CUMC_TEXREF_FLAGS), &Flags,
+			offsetof(CUDA_TEXTURE_DESC, flags), sizeof(Flags));
 }
 
 /* Not bound to memory of that kind: CUDA_ERROR_INVALID_VALUE (cuda.h). */
@@ -470,14 +468,8 @@ CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef,
 
 CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, !!pfm, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		*pfm = ref->sampling.filterMode;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_get(hTexRef, !!pfm, pfm,
+			offsetof(CUDA_TEXTURE_DESC, filterMode), sizeof(*pfm));
 }
 
 /* Either output may be NULL, not both. */
@@ -501,26 +493,16 @@ CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels,
 CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm,
 		CUtexref hTexRef)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, !!pfm, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		*pfm = ref->sampling.mipmapFilterMode;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_get(hTexRef, !!pfm, pfm,
+			offsetof(CUDA_TEXTURE_DESC, mipmapFilterMode),
+			sizeof(*pfm));
 }
 
 CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, !!pbias, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		*pbias = ref->sampling.mipmapLevelBias;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_get(hTexRef, !!pbias, pbias,
+			offsetof(CUDA_TEXTURE_DESC, mipmapLevelBias),
+			sizeof(*pbias));
 }
 
 CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp,
@@ -553,27 +535,15 @@ CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 
 CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, !!pBorderColor, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		memcpy(pBorderColor, ref->sampling.borderColor,
-		       sizeof(ref->sampling.borderColor));
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_get(hTexRef, !!pBorderColor,
+			pBorderColor, offsetof(CUDA_TEXTURE_DESC, borderColor),
+			sizeof(float[4]));
 }
 
 CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
-	struct libcumc_texref *ref;
-	CUresult res = libcumc_texref_open(hTexRef, !!pFlags, &ref);
-
-	if (res == CUDA_SUCCESS) {
-		*pFlags = ref->sampling.flags;
-		libcumc_texref_unlock();
-	}
-	return res;
+	return libcumc_texref_sampling_get(hTexRef, !!pFlags, pFlags,
+			offsetof(CUDA_TEXTURE_DESC, flags), sizeof(*pFlags));
 }
 
 /* No surface reference ever exists (none comes from a module). */
