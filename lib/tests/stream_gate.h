@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host functions the stream and event tests queue: a gate that holds its
- * stream until the test opens it, so work behind it stays pending for as
- * long as a check needs, and a flag that says a function ran.
+ * Host functions the stream, event and graph tests queue: a gate that
+ * holds its stream until the test opens it, so work behind it stays
+ * pending for as long as a check needs, a flag that says a function ran,
+ * and a log of the order functions ran in.
  */
 #ifndef _CUMC_TESTS_STREAM_GATE_H
 #define _CUMC_TESTS_STREAM_GATE_H
@@ -34,6 +35,39 @@ static inline void gate_wait_reached(struct gate *g)
 static inline void CUDA_CB set_flag_fn(void *arg)
 {
 	atomic_store((atomic_int *)arg, 1);
+}
+
+#define ORDER_LOG_LEN 256
+
+struct order_log {
+	atomic_int next;
+	int seen[ORDER_LOG_LEN];
+};
+
+struct order_item {
+	struct order_log *log;
+	int value;
+};
+
+static inline void CUDA_CB log_fn(void *arg)
+{
+	struct order_item *it = arg;
+	int at = atomic_fetch_add(&it->log->next, 1);
+
+	if (at < ORDER_LOG_LEN)
+		it->log->seen[at] = it->value;
+}
+
+/* Where @value was logged first, from entry @from on; -1: not yet. */
+static inline int order_position(const struct order_log *log, int value,
+				 int from)
+{
+	int i;
+
+	for (i = from; i < atomic_load(&log->next); i++)
+		if (log->seen[i] == value)
+			return i;
+	return -1;
 }
 
 #endif /* _CUMC_TESTS_STREAM_GATE_H */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "stream_gate.h"
 #include "vmm.h"
 
 #define DATA PTX_TEST_DATA
@@ -23,36 +24,6 @@ static void setup(void)
 {
 	ck_assert_int_eq(cuInit(0), CUDA_SUCCESS);
 	vmm_use_device(0);
-}
-
-/* Host nodes that log the order they ran in. */
-struct order_log {
-	atomic_int next;
-	int seen[64];
-};
-
-struct order_item {
-	struct order_log *log;
-	int value;
-};
-
-static void CUDA_CB log_fn(void *arg)
-{
-	struct order_item *it = arg;
-	int at = atomic_fetch_add(&it->log->next, 1);
-
-	if (at < 64)
-		it->log->seen[at] = it->value;
-}
-
-static int position(const struct order_log *log, int value, int from)
-{
-	int i;
-
-	for (i = from; i < atomic_load(&log->next); i++)
-		if (log->seen[i] == value)
-			return i;
-	return -1;
 }
 
 static CUgraphNode add_host(CUgraph g, const CUgraphNode *deps, size_t n,
@@ -137,8 +108,8 @@ START_TEST(host_nodes_run_after_their_dependencies)
 	for (run = 0; run < 2; run++) {
 		int base = 4 * run;
 
-		ck_assert_int_eq(position(&log, 0, base), base);
-		ck_assert_int_eq(position(&log, 3, base), base + 3);
+		ck_assert_int_eq(order_position(&log, 0, base), base);
+		ck_assert_int_eq(order_position(&log, 3, base), base + 3);
 	}
 	/* The executable is a copy: changing the graph leaves it alone. */
 	ck_assert_int_eq(cuGraphDestroyNode(d), CUDA_SUCCESS);

@@ -31,26 +31,6 @@ static void setup(void)
 	vmm_use_device(0);
 }
 
-/* Host functions that log the order they ran in. */
-struct order_log {
-	atomic_int next;
-	int seen[256];
-};
-
-struct order_item {
-	struct order_log *log;
-	int value;
-};
-
-static void CUDA_CB log_fn(void *arg)
-{
-	struct order_item *it = arg;
-	int at = atomic_fetch_add(&it->log->next, 1);
-
-	if (at < 256)
-		it->log->seen[at] = it->value;
-}
-
 /* Whether a host function ran yet: it sets the flag. */
 static void sleep_ms(int ms)
 {
