@@ -3,11 +3,13 @@
  * Host functions the stream, event and graph tests queue: a gate that
  * holds its stream until the test opens it, so work behind it stays
  * pending for as long as a check needs, a flag that says a function ran,
- * and a log of the order functions ran in.
+ * and a log of the order functions ran in; and the streams and events
+ * they are queued on, made or the test fails.
  */
 #ifndef _CUMC_TESTS_STREAM_GATE_H
 #define _CUMC_TESTS_STREAM_GATE_H
 
+#include <check.h>
 #include <cuda.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -68,6 +70,22 @@ static inline int order_position(const struct order_log *log, int value,
 		if (log->seen[i] == value)
 			return i;
 	return -1;
+}
+
+static inline CUevent event_new(unsigned int flags)
+{
+	CUevent ev;
+
+	ck_assert_int_eq(cuEventCreate(&ev, flags), CUDA_SUCCESS);
+	return ev;
+}
+
+static inline CUstream stream_new(unsigned int flags)
+{
+	CUstream s;
+
+	ck_assert_int_eq(cuStreamCreate(&s, flags), CUDA_SUCCESS);
+	return s;
 }
 
 #endif /* _CUMC_TESTS_STREAM_GATE_H */

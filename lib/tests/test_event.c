@@ -19,22 +19,6 @@ static void setup(void)
 	vmm_use_device(0);
 }
 
-static CUevent event_new(unsigned int flags)
-{
-	CUevent ev;
-
-	ck_assert_int_eq(cuEventCreate(&ev, flags), CUDA_SUCCESS);
-	return ev;
-}
-
-static CUstream stream_new(unsigned int flags)
-{
-	CUstream s;
-
-	ck_assert_int_eq(cuStreamCreate(&s, flags), CUDA_SUCCESS);
-	return s;
-}
-
 START_TEST(event_calls_need_init)
 {
 	CUevent ev;

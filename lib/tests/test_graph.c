@@ -100,7 +100,7 @@ START_TEST(host_nodes_run_after_their_dependencies)
 
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(atomic_load(&log.next), 0);
-	ck_assert_int_eq(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	s = stream_new(0);
 	for (run = 0; run < 2; run++)
 		ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
@@ -278,7 +278,7 @@ START_TEST(memset_and_memcpy_nodes_move_bytes)
 	ck_assert_int_eq(cuGraphMemsetNodeGetParams(set, &got), CUDA_SUCCESS);
 	ck_assert_uint_eq(got.value, 0x5a);
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
 	memset(host, 0, sizeof(host));
 	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
@@ -451,9 +451,9 @@ START_TEST(event_nodes_order_two_streams)
 	CUgraph g1, g2;
 	CUevent ev, got;
 
-	ck_assert_int_eq(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
-	ck_assert_int_eq(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-	ck_assert_int_eq(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ev = event_new(CU_EVENT_DISABLE_TIMING);
+	s1 = stream_new(CU_STREAM_NON_BLOCKING);
+	s2 = stream_new(CU_STREAM_NON_BLOCKING);
 	ck_assert_int_eq(cuGraphCreate(&g1, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphAddHostNode(&gate_node, g1, NULL, 0, &hp),
 			 CUDA_SUCCESS);
@@ -517,7 +517,7 @@ START_TEST(capture_makes_nodes_that_run_at_launch)
 
 	ck_assert_int_eq(cuMemAlloc(&dev, 4096), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemsetD32(dev, 0, 1024), CUDA_SUCCESS);
-	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
 	ck_assert_int_eq(cuStreamIsCapturing(s, &status), CUDA_SUCCESS);
 	ck_assert_int_eq(status, CU_STREAM_CAPTURE_STATUS_NONE);
 	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
@@ -591,10 +591,10 @@ START_TEST(capture_forks_and_joins_through_events)
 	CUgraph g;
 	size_t n;
 
-	ck_assert_int_eq(cuEventCreate(&fork, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
-	ck_assert_int_eq(cuEventCreate(&join, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
-	ck_assert_int_eq(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-	ck_assert_int_eq(cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	fork = event_new(CU_EVENT_DISABLE_TIMING);
+	join = event_new(CU_EVENT_DISABLE_TIMING);
+	s1 = stream_new(CU_STREAM_NON_BLOCKING);
+	s2 = stream_new(CU_STREAM_NON_BLOCKING);
 
 	ck_assert_int_eq(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED),
 			 CUDA_SUCCESS);
@@ -670,7 +670,7 @@ START_TEST(capture_into_a_graph_with_dependencies_changed)
 	CUstream s;
 	size_t n;
 
-	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
 	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphAddEmptyNode(&root, g, NULL, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamUpdateCaptureDependencies(s, &root, NULL, 1, 0),
@@ -730,8 +730,8 @@ START_TEST(capture_refuses_what_cannot_be_captured)
 	CUevent ev;
 	CUgraph g;
 
-	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-	ck_assert_int_eq(cuStreamCreate(&blocking, 0), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	blocking = stream_new(0);
 	ck_assert_int_eq(cuStreamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL),
 			 CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	ck_assert_int_eq(cuStreamBeginCapture(s, 7), CUDA_ERROR_INVALID_VALUE);
@@ -901,8 +901,8 @@ START_TEST(executable_nodes_take_new_parameters)
 
 	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemAlloc(&dev, 16), CUDA_SUCCESS);
-	ck_assert_int_eq(cuEventCreate(&ev, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuEventCreate(&other, 0), CUDA_SUCCESS);
+	ev = event_new(0);
+	other = event_new(0);
 	sp.dst = dev;
 	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	host = add_host(g, NULL, 0, &it[0]);
@@ -1075,7 +1075,7 @@ START_TEST(batch_mem_op_nodes_write_at_launch)
 	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
 
-	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
 	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamWriteValue32(s, dev + 4, 5, 0), CUDA_SUCCESS);
