@@ -18,7 +18,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 CC=${CC:-cc}
-CFLAGS="-std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE"
+CFLAGS="-std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread"
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"

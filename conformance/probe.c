@@ -18,6 +18,7 @@
  * documentation (lib/tests, selftests).
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1858,6 +1859,982 @@ static void capture_destroy_graph(void)
 	CAPTURE_THEN_END(s, cuGraphDestroy(g));
 }
 
+/* --- graph memory nodes ------------------------------------------------ */
+
+static CUDA_MEM_ALLOC_NODE_PARAMS mem_node_params(size_t size)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = {
+		.poolProps = {
+			.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+			.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+		},
+		.bytesize = size,
+	};
+	return p;
+}
+
+static void graphmem_alloc(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAYV(cuGraphAddMemAllocNode(&n, g, NULL, 0, &p), "dptr=%s",
+	     p.dptr ? "set" : "0");
+}
+
+static void graphmem_alloc_zero(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(0);
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddMemAllocNode(&n, g, NULL, 0, &p));
+}
+
+static void graphmem_alloc_host(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode n;
+	CUgraph g;
+
+	p.poolProps.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddMemAllocNode(&n, g, NULL, 0, &p));
+}
+
+static void graphmem_alloc_bad_device(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode n;
+	CUgraph g;
+
+	p.poolProps.location.id = 999;
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddMemAllocNode(&n, g, NULL, 0, &p));
+}
+
+static void graphmem_get_params(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB + 1), q;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&q, 0, sizeof(q));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&n, g, NULL, 0, &p));
+	SAYV(cuGraphMemAllocNodeGetParams(n, &q),
+	     "bytesize=%zu same_dptr=%d loc=%d/%d access=%zu",
+	     q.bytesize, q.dptr == p.dptr, (int)q.poolProps.location.type,
+	     q.poolProps.location.id, q.accessDescCount);
+}
+
+static void graphmem_free_unknown(void)
+{
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddMemFreeNode(&n, g, NULL, 0, (CUdeviceptr)0x1234000));
+}
+
+static void graphmem_free_no_dependency(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode a, f;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	SAY(cuGraphAddMemFreeNode(&f, g, NULL, 0, p.dptr));
+}
+
+static void graphmem_free_twice(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode a, f1, f2;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(cuGraphAddMemFreeNode(&f1, g, &a, 1, p.dptr));
+	SAY(cuGraphAddMemFreeNode(&f2, g, &f1, 1, p.dptr));
+}
+
+static void graphmem_free_params(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUdeviceptr back = 0;
+	CUgraphNode a, f;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(cuGraphAddMemFreeNode(&f, g, &a, 1, p.dptr));
+	SAYV(cuGraphMemFreeNodeGetParams(f, &back), "same=%d", back == p.dptr);
+}
+
+/* A graph allocating @size bytes, not freeing them, instantiated. */
+static CUresult graphmem_exec(CUgraphExec *exec, CUdeviceptr *dptr,
+			      unsigned long long flags)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode a;
+	CUgraph g;
+	CUresult r;
+
+	r = cuGraphCreate(&g, 0);
+	if (!r)
+		r = cuGraphAddMemAllocNode(&a, g, NULL, 0, &p);
+	if (!r)
+		r = cuGraphInstantiateWithFlags(exec, g, flags);
+	*dptr = p.dptr;
+	return r;
+}
+
+static void graphmem_relaunch_live(void)
+{
+	CUgraphExec exec;
+	CUdeviceptr d;
+	CUresult r;
+
+	NEED(graphmem_exec(&exec, &d, 0));
+	NEED(cuGraphLaunch(exec, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	r = cuGraphLaunch(exec, NULL);
+	say(r, "sync=%s", result_name(cuStreamSynchronize(NULL)));
+}
+
+static void graphmem_relaunch_after_free(void)
+{
+	CUgraphExec exec;
+	CUdeviceptr d;
+
+	NEED(graphmem_exec(&exec, &d, 0));
+	NEED(cuGraphLaunch(exec, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	NEED(cuMemFreeAsync(d, NULL));
+	SAY(cuGraphLaunch(exec, NULL));
+}
+
+static void graphmem_free_sync(void)
+{
+	CUgraphExec exec;
+	CUdeviceptr d;
+
+	NEED(graphmem_exec(&exec, &d, 0));
+	NEED(cuGraphLaunch(exec, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	SAY(cuMemFree(d));
+}
+
+static void graphmem_auto_free(void)
+{
+	CUgraphExec exec;
+	CUdeviceptr d;
+
+	NEED(graphmem_exec(&exec, &d,
+			  CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH));
+	NEED(cuGraphLaunch(exec, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	SAY(cuGraphLaunch(exec, NULL));
+}
+
+static void graphmem_used_after_launch(void)
+{
+	cuuint64_t used = 77, reserved = 77, high = 77;
+	CUgraphExec exec;
+	CUdeviceptr d;
+
+	NEED(graphmem_exec(&exec, &d, 0));
+	NEED(cuGraphLaunch(exec, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	NEED(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT,
+					  &reserved));
+	NEED(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH,
+					  &high));
+	SAYV(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT,
+					  &used), "used=%llu reserved=%llu high=%llu",
+	     (unsigned long long)used, (unsigned long long)reserved,
+	     (unsigned long long)high);
+}
+
+static void graphmem_used_after_free(void)
+{
+	cuuint64_t used = 77, reserved = 77;
+	CUgraphExec exec;
+	CUdeviceptr d;
+
+	NEED(graphmem_exec(&exec, &d, 0));
+	NEED(cuGraphLaunch(exec, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	NEED(cuMemFreeAsync(d, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	NEED(cuDeviceGraphMemTrim(0));
+	NEED(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT,
+					  &reserved));
+	SAYV(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT,
+					  &used), "used=%llu reserved=%llu",
+	     (unsigned long long)used, (unsigned long long)reserved);
+}
+
+static void graphmem_instantiate_twice(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphExec e1, e2;
+	CUgraphNode a, f;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(cuGraphAddMemFreeNode(&f, g, &a, 1, p.dptr));
+	NEED(cuGraphInstantiateWithFlags(&e1, g, 0));
+	SAY(cuGraphInstantiateWithFlags(&e2, g, 0));
+}
+
+static void graphmem_in_child(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode a, c;
+	CUgraph g, child;
+
+	NEED(cuGraphCreate(&child, 0));
+	NEED(cuGraphAddMemAllocNode(&a, child, NULL, 0, &p));
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddChildGraphNode(&c, g, NULL, 0, child));
+}
+
+static void graphmem_clone(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode a;
+	CUgraph g, copy;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	SAY(cuGraphClone(&copy, g));
+}
+
+static void graphmem_destroy_node(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode a;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	SAY(cuGraphDestroyNode(a));
+}
+
+static void graphmem_captured(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS q;
+	CUgraphNodeType type = -1;
+	CUgraphNode nodes[4];
+	size_t n = 4;
+	CUdeviceptr d;
+	CUstream s;
+	CUgraph g;
+
+	memset(&q, 0, sizeof(q));
+	NEED(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	NEED(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	NEED(cuMemAllocAsync(&d, 4096, s));
+	NEED(cuMemFreeAsync(d, s));
+	NEED(cuStreamEndCapture(s, &g));
+	NEED(cuGraphGetNodes(g, nodes, &n));
+	NEED(cuGraphNodeGetType(nodes[0], &type));
+	SAYV(cuGraphMemAllocNodeGetParams(nodes[0], &q),
+	     "n=%zu type=%d bytesize=%zu same_dptr=%d", n, (int)type,
+	     q.bytesize, q.dptr == d);
+}
+
+/* --- the generic builder, conditional nodes ---------------------------- */
+
+static void gnode_empty(void)
+{
+	CUgraphNodeParams np;
+	CUgraphNodeType type = -1;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	np.type = CU_GRAPH_NODE_TYPE_EMPTY;
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddNode(&n, g, NULL, NULL, 0, &np));
+	SAYV(cuGraphNodeGetType(n, &type), "type=%d", (int)type);
+}
+
+static void gnode_bad_type(void)
+{
+	CUgraphNodeParams np;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	np.type = (CUgraphNodeType)99;
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddNode(&n, g, NULL, NULL, 0, &np));
+}
+
+static void gnode_reserved(void)
+{
+	CUgraphNodeParams np;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	np.type = CU_GRAPH_NODE_TYPE_EMPTY;
+	np.reserved0[0] = 1;
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphAddNode(&n, g, NULL, NULL, 0, &np));
+}
+
+static void gnode_memset(void)
+{
+	CUDA_MEMSET_NODE_PARAMS q;
+	CUgraphNodeParams np;
+	CUdeviceptr d;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	memset(&q, 0, sizeof(q));
+	NEED(cuMemAlloc(&d, 4096));
+	np.type = CU_GRAPH_NODE_TYPE_MEMSET;
+	np.memset.dst = d;
+	np.memset.elementSize = 4;
+	np.memset.width = 16;
+	np.memset.height = 1;
+	np.memset.value = 7;
+	np.memset.ctx = NULL;
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddNode(&n, g, NULL, NULL, 0, &np));
+	SAYV(cuGraphMemsetNodeGetParams(n, &q), "width=%zu value=%u",
+	     q.width, q.value);
+}
+
+static void gnode_set_wrong_type(void)
+{
+	CUgraphNodeParams np;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddEmptyNode(&n, g, NULL, 0));
+	np.type = CU_GRAPH_NODE_TYPE_HOST;
+	np.host.fn = graph_nop;
+	SAY(cuGraphNodeSetParams(n, &np));
+}
+
+static void gnode_set_host(void)
+{
+	CUDA_HOST_NODE_PARAMS p = { .fn = graph_nop };
+	CUgraphNodeParams np;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddHostNode(&n, g, NULL, 0, &p));
+	np.type = CU_GRAPH_NODE_TYPE_HOST;
+	np.host.fn = graph_nop;
+	np.host.userData = &np;
+	SAY(cuGraphNodeSetParams(n, &np));
+}
+
+static void gnode_set_empty(void)
+{
+	CUgraphNodeParams np;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddEmptyNode(&n, g, NULL, 0));
+	np.type = CU_GRAPH_NODE_TYPE_EMPTY;
+	SAY(cuGraphNodeSetParams(n, &np));
+}
+
+static void gnode_exec_set_host(void)
+{
+	CUDA_HOST_NODE_PARAMS p = { .fn = graph_nop };
+	CUgraphNodeParams np;
+	CUgraphExec exec;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&np, 0, sizeof(np));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddHostNode(&n, g, NULL, 0, &p));
+	NEED(cuGraphInstantiateWithFlags(&exec, g, 0));
+	np.type = CU_GRAPH_NODE_TYPE_HOST;
+	np.host.fn = graph_nop;
+	SAY(cuGraphExecNodeSetParams(exec, n, &np));
+}
+
+static CUresult cond_node(CUgraph g, CUgraphConditionalHandle h,
+			  CUgraphConditionalNodeType type, unsigned int size,
+			  CUgraphNode *n, CUgraph **bodies)
+{
+	CUgraphNodeParams np;
+	CUcontext ctx;
+	CUresult r;
+
+	r = cuCtxGetCurrent(&ctx);
+	if (r)
+		return r;
+	memset(&np, 0, sizeof(np));
+	np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+	np.conditional.handle = h;
+	np.conditional.type = type;
+	np.conditional.size = size;
+	np.conditional.ctx = ctx;
+	r = cuGraphAddNode(n, g, NULL, NULL, 0, &np);
+	if (bodies)
+		*bodies = np.conditional.phGraph_out;
+	return r;
+}
+
+static CUresult cond_handle(CUgraph g, unsigned int dflt, unsigned int flags,
+			    CUgraphConditionalHandle *h)
+{
+	CUcontext ctx;
+	CUresult r;
+
+	r = cuCtxGetCurrent(&ctx);
+	return r ? r : cuGraphConditionalHandleCreate(h, g, ctx, dflt, flags);
+}
+
+static void cond_handle_bad_flags(void)
+{
+	CUgraphConditionalHandle h;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cond_handle(g, 0, 6, &h));
+}
+
+static void cond_handle_null_ctx(void)
+{
+	CUgraphConditionalHandle h;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	SAY(cuGraphConditionalHandleCreate(&h, g, NULL, 0, 0));
+}
+
+static void cond_if(void)
+{
+	CUgraphConditionalHandle h;
+	CUgraph g, *bodies = NULL;
+	CUgraphNode n;
+	size_t count = 77;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cond_handle(g, 0, 0, &h));
+	NEED(cond_node(g, h, CU_GRAPH_COND_TYPE_IF, 1, &n, &bodies));
+	SAYV(cuGraphGetNodes(bodies ? bodies[0] : NULL, NULL, &count),
+	     "bodies=%s nodes=%zu", bodies ? "set" : "none", count);
+}
+
+static void cond_if_size3(void)
+{
+	CUgraphConditionalHandle h;
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cond_handle(g, 0, 0, &h));
+	SAY(cond_node(g, h, CU_GRAPH_COND_TYPE_IF, 3, &n, NULL));
+}
+
+static void cond_while_size2(void)
+{
+	CUgraphConditionalHandle h;
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cond_handle(g, 0, 0, &h));
+	SAY(cond_node(g, h, CU_GRAPH_COND_TYPE_WHILE, 2, &n, NULL));
+}
+
+static void cond_switch_size0(void)
+{
+	CUgraphConditionalHandle h;
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cond_handle(g, 0, 0, &h));
+	SAY(cond_node(g, h, CU_GRAPH_COND_TYPE_SWITCH, 0, &n, NULL));
+}
+
+static void cond_handle_other_graph(void)
+{
+	CUgraphConditionalHandle h;
+	CUgraphNode n;
+	CUgraph g, other;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphCreate(&other, 0));
+	NEED(cond_handle(other, 0, 0, &h));
+	SAY(cond_node(g, h, CU_GRAPH_COND_TYPE_IF, 1, &n, NULL));
+}
+
+static void cond_body_host_node(void)
+{
+	CUDA_HOST_NODE_PARAMS p = { .fn = graph_nop };
+	CUgraphConditionalHandle h;
+	CUgraph g, *bodies = NULL;
+	CUgraphNode n, hn;
+	CUgraphExec exec;
+	CUresult r;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cond_handle(g, 0, 0, &h));
+	NEED(cond_node(g, h, CU_GRAPH_COND_TYPE_IF, 1, &n, &bodies));
+	r = cuGraphAddHostNode(&hn, bodies[0], NULL, 0, &p);
+	say(r, "instantiate=%s",
+	    result_name(cuGraphInstantiateWithFlags(&exec, g, 0)));
+}
+
+/*
+ * A conditional node whose body sets a word: what the word holds after
+ * one launch says whether the body ran.
+ */
+static void cond_run(CUgraphConditionalNodeType type, unsigned int size,
+		     unsigned int dflt, unsigned int flags, unsigned int body)
+{
+	CUDA_MEMSET_NODE_PARAMS ms = {
+		.elementSize = 4, .width = 1, .height = 1, .value = 5,
+	};
+	CUgraphConditionalHandle h;
+	CUgraph g, *bodies = NULL;
+	CUgraphNode n, m;
+	CUgraphExec exec;
+	unsigned int word = 77;
+	CUcontext ctx;
+	CUdeviceptr d;
+
+	NEED(cuCtxGetCurrent(&ctx));
+	NEED(cuMemAlloc(&d, 4));
+	NEED(cuMemsetD32(d, 0, 1));
+	ms.dst = d;
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cond_handle(g, dflt, flags, &h));
+	NEED(cond_node(g, h, type, size, &n, &bodies));
+	NEED(cuGraphAddMemsetNode(&m, bodies[body], NULL, 0, &ms, ctx));
+	NEED(cuGraphInstantiateWithFlags(&exec, g, 0));
+	NEED(cuGraphLaunch(exec, NULL));
+	NEED(cuStreamSynchronize(NULL));
+	SAYV(cuMemcpyDtoH(&word, d, 4), "word=%u", word);
+}
+
+static void cond_if_default1(void)
+{
+	cond_run(CU_GRAPH_COND_TYPE_IF, 1, 1, CU_GRAPH_COND_ASSIGN_DEFAULT, 0);
+}
+
+static void cond_if_default0(void)
+{
+	cond_run(CU_GRAPH_COND_TYPE_IF, 1, 0, CU_GRAPH_COND_ASSIGN_DEFAULT, 0);
+}
+
+static void cond_if_else_default0(void)
+{
+	cond_run(CU_GRAPH_COND_TYPE_IF, 2, 0, CU_GRAPH_COND_ASSIGN_DEFAULT, 1);
+}
+
+static void cond_if_default1_no_assign(void)
+{
+	cond_run(CU_GRAPH_COND_TYPE_IF, 1, 1, 0, 0);
+}
+
+static void cond_while_default0(void)
+{
+	cond_run(CU_GRAPH_COND_TYPE_WHILE, 1, 0, CU_GRAPH_COND_ASSIGN_DEFAULT, 0);
+}
+
+static void cond_switch_default2(void)
+{
+	cond_run(CU_GRAPH_COND_TYPE_SWITCH, 3, 2, CU_GRAPH_COND_ASSIGN_DEFAULT, 2);
+}
+
+static void cond_switch_default_out(void)
+{
+	cond_run(CU_GRAPH_COND_TYPE_SWITCH, 3, 5, CU_GRAPH_COND_ASSIGN_DEFAULT, 2);
+}
+
+/* --- kernel node attributes -------------------------------------------- */
+
+static const char empty_kernel_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry nothing()\n{\n\tret;\n}\n";
+
+static CUresult kernel_node(CUgraph g, CUgraphNode *n)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUmodule mod;
+	CUfunction f;
+	CUresult r;
+
+	memset(&p, 0, sizeof(p));
+	r = cuModuleLoadData(&mod, empty_kernel_ptx);
+	if (!r)
+		r = cuModuleGetFunction(&f, mod, "nothing");
+	if (r)
+		return r;
+	p.func = f;
+	p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+	p.blockDimX = p.blockDimY = p.blockDimZ = 1;
+	return cuGraphAddKernelNode(n, g, NULL, 0, &p);
+}
+
+static void kattr_priority(void)
+{
+	CUkernelNodeAttrValue v;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&v, 0x5a, sizeof(v));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(kernel_node(g, &n));
+	SAYV(cuGraphKernelNodeGetAttribute(n, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v),
+	     "priority=%d", v.priority);
+}
+
+static void kattr_cooperative(void)
+{
+	CUkernelNodeAttrValue v;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&v, 0x5a, sizeof(v));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(kernel_node(g, &n));
+	SAYV(cuGraphKernelNodeGetAttribute(n, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v),
+	     "cooperative=%d", v.cooperative);
+}
+
+static void kattr_cluster(void)
+{
+	CUkernelNodeAttrValue v;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&v, 0x5a, sizeof(v));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(kernel_node(g, &n));
+	SAYV(cuGraphKernelNodeGetAttribute(n, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+					   &v), "cluster=%u,%u,%u",
+	     v.clusterDim.x, v.clusterDim.y, v.clusterDim.z);
+}
+
+static void kattr_set_priority(void)
+{
+	CUkernelNodeAttrValue v, back;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&v, 0, sizeof(v));
+	memset(&back, 0x5a, sizeof(back));
+	v.priority = -3;
+	NEED(cuGraphCreate(&g, 0));
+	NEED(kernel_node(g, &n));
+	NEED(cuGraphKernelNodeSetAttribute(n, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+	SAYV(cuGraphKernelNodeGetAttribute(n, CU_LAUNCH_ATTRIBUTE_PRIORITY, &back),
+	     "priority=%d", back.priority);
+}
+
+static void kattr_bad_id(void)
+{
+	CUkernelNodeAttrValue v;
+	CUgraphNode n;
+	CUgraph g;
+
+	memset(&v, 0, sizeof(v));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(kernel_node(g, &n));
+	SAY(cuGraphKernelNodeGetAttribute(n, (CUkernelNodeAttrID)999, &v));
+}
+
+static void kattr_on_host_node(void)
+{
+	CUDA_HOST_NODE_PARAMS p = { .fn = graph_nop };
+	CUkernelNodeAttrValue v;
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddHostNode(&n, g, NULL, 0, &p));
+	SAY(cuGraphKernelNodeGetAttribute(n, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+}
+
+static void kattr_copy(void)
+{
+	CUkernelNodeAttrValue v, back;
+	CUgraphNode a, b;
+	CUgraph g;
+
+	memset(&v, 0, sizeof(v));
+	memset(&back, 0x5a, sizeof(back));
+	v.priority = -2;
+	NEED(cuGraphCreate(&g, 0));
+	NEED(kernel_node(g, &a));
+	NEED(kernel_node(g, &b));
+	NEED(cuGraphKernelNodeSetAttribute(a, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+	NEED(cuGraphKernelNodeCopyAttributes(b, a));
+	SAYV(cuGraphKernelNodeGetAttribute(b, CU_LAUNCH_ATTRIBUTE_PRIORITY, &back),
+	     "priority=%d", back.priority);
+}
+
+/* --- what a capture forbids elsewhere, by mode ------------------------- */
+
+/* Begin capturing a new stream in @mode; @s receives it. */
+static CUresult capture_in_mode(CUstream *s, CUstreamCaptureMode mode)
+{
+	CUresult r = cuStreamCreate(s, CU_STREAM_NON_BLOCKING);
+
+	return r ? r : cuStreamBeginCapture(*s, mode);
+}
+
+#define CAPMODE_CALL(mode, call)					\
+	do {								\
+		CUstream s;						\
+									\
+		NEED(capture_in_mode(&s, mode));			\
+		CAPTURE_THEN_END(s, call);				\
+	} while (0)
+
+static void capmode_global_malloc(void)
+{
+	CUdeviceptr d;
+
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL, cuMemAlloc(&d, 64));
+}
+
+static void capmode_thread_local_malloc(void)
+{
+	CUdeviceptr d;
+
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, cuMemAlloc(&d, 64));
+}
+
+static void capmode_relaxed_malloc(void)
+{
+	CUdeviceptr d;
+
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_RELAXED, cuMemAlloc(&d, 64));
+}
+
+static void capmode_global_free(void)
+{
+	CUdeviceptr d;
+
+	NEED(cuMemAlloc(&d, 64));
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL, cuMemFree(d));
+}
+
+static void capmode_relaxed_free(void)
+{
+	CUdeviceptr d;
+
+	NEED(cuMemAlloc(&d, 64));
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_RELAXED, cuMemFree(d));
+}
+
+static void capmode_global_malloc_host(void)
+{
+	void *p;
+
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL, cuMemAllocHost(&p, 64));
+}
+
+static void capmode_global_memcpy(void)
+{
+	char buf[64] = { 0 };
+	CUdeviceptr d;
+
+	NEED(cuMemAlloc(&d, 64));
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL, cuMemcpyHtoD(d, buf, 64));
+}
+
+static void capmode_relaxed_memcpy(void)
+{
+	char buf[64] = { 0 };
+	CUdeviceptr d;
+
+	NEED(cuMemAlloc(&d, 64));
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_RELAXED, cuMemcpyHtoD(d, buf, 64));
+}
+
+static void capmode_global_ctx_sync(void)
+{
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL, cuCtxSynchronize());
+}
+
+static void capmode_relaxed_ctx_sync(void)
+{
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_RELAXED, cuCtxSynchronize());
+}
+
+static void capmode_global_event_sync(void)
+{
+	CUevent ev;
+
+	NEED(cuEventCreate(&ev, 0));
+	NEED(cuEventRecord(ev, NULL));
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL, cuEventSynchronize(ev));
+}
+
+static void capmode_global_vmm_reserve(void)
+{
+	CUdeviceptr va;
+
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL,
+		     cuMemAddressReserve(&va, granularity(), 0, 0, 0));
+}
+
+static void capmode_global_stream_create(void)
+{
+	CUstream other;
+
+	CAPMODE_CALL(CU_STREAM_CAPTURE_MODE_GLOBAL,
+		     cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+}
+
+static void capmode_exchange_relaxed(void)
+{
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	CUdeviceptr d;
+	CUstream s;
+
+	NEED(capture_in_mode(&s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	NEED(cuThreadExchangeStreamCaptureMode(&mode));
+	CAPTURE_THEN_END(s, cuMemAlloc(&d, 64));
+}
+
+struct capmode_thread {
+	CUcontext ctx;
+	CUresult res;
+};
+
+static void *capmode_other_thread(void *arg)
+{
+	struct capmode_thread *t = arg;
+	CUdeviceptr d;
+
+	t->res = cuCtxSetCurrent(t->ctx);
+	if (!t->res)
+		t->res = cuMemAlloc(&d, 64);
+	return NULL;
+}
+
+/* cuMemAlloc in another thread while this one captures in @mode. */
+static void capmode_threaded(CUstreamCaptureMode mode)
+{
+	struct capmode_thread t = { .res = CUDA_ERROR_UNKNOWN };
+	pthread_t thread;
+	CUstream s;
+
+	NEED(cuCtxGetCurrent(&t.ctx));
+	NEED(capture_in_mode(&s, mode));
+	if (pthread_create(&thread, NULL, capmode_other_thread, &t)) {
+		say(CUDA_ERROR_UNKNOWN, "in setup: pthread_create");
+		return;
+	}
+	pthread_join(thread, NULL);
+	CAPTURE_THEN_END(s, t.res);
+}
+
+static void capmode_global_other_thread(void)
+{
+	capmode_threaded(CU_STREAM_CAPTURE_MODE_GLOBAL);
+}
+
+static void capmode_thread_local_other_thread(void)
+{
+	capmode_threaded(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+}
+
+static void capmode_captured_memset_params(void)
+{
+	CUDA_MEMSET_NODE_PARAMS q;
+	CUgraphNodeType type = -1;
+	CUgraphNode nodes[2];
+	size_t n = 2;
+	CUdeviceptr d;
+	CUstream s;
+	CUgraph g;
+
+	memset(&q, 0, sizeof(q));
+	NEED(cuMemAlloc(&d, 4096));
+	NEED(capture_in_mode(&s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	NEED(cuMemsetD32Async(d, 9, 16, s));
+	NEED(cuStreamEndCapture(s, &g));
+	NEED(cuGraphGetNodes(g, nodes, &n));
+	NEED(cuGraphNodeGetType(nodes[0], &type));
+	SAYV(cuGraphMemsetNodeGetParams(nodes[0], &q),
+	     "n=%zu type=%d dst=%d elem=%u width=%zu height=%zu value=%u",
+	     n, (int)type, q.dst == d, q.elementSize, q.width, q.height,
+	     q.value);
+}
+
+static void capmode_captured_memcpy_params(void)
+{
+	CUDA_MEMCPY3D q;
+	CUgraphNodeType type = -1;
+	CUgraphNode nodes[2];
+	char buf[256];
+	size_t n = 2;
+	CUdeviceptr d;
+	CUstream s;
+	CUgraph g;
+
+	memset(&q, 0, sizeof(q));
+	NEED(cuMemAlloc(&d, 4096));
+	NEED(capture_in_mode(&s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	NEED(cuMemcpyHtoDAsync(d, buf, sizeof(buf), s));
+	NEED(cuStreamEndCapture(s, &g));
+	NEED(cuGraphGetNodes(g, nodes, &n));
+	NEED(cuGraphNodeGetType(nodes[0], &type));
+	SAYV(cuGraphMemcpyNodeGetParams(nodes[0], &q),
+	     "n=%zu type=%d src=%d/%d dst=%d/%d width=%zu height=%zu depth=%zu",
+	     n, (int)type, (int)q.srcMemoryType, q.srcHost == buf,
+	     (int)q.dstMemoryType, q.dstDevice == d, q.WidthInBytes,
+	     q.Height, q.Depth);
+}
+
+static void capmode_captured_kernel_params(void)
+{
+	CUDA_KERNEL_NODE_PARAMS q;
+	CUgraphNodeType type = -1;
+	CUgraphNode nodes[2];
+	size_t n = 2;
+	CUmodule mod;
+	CUfunction f;
+	CUstream s;
+	CUgraph g;
+
+	memset(&q, 0, sizeof(q));
+	NEED(cuModuleLoadData(&mod, empty_kernel_ptx));
+	NEED(cuModuleGetFunction(&f, mod, "nothing"));
+	NEED(capture_in_mode(&s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	NEED(cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+	NEED(cuStreamEndCapture(s, &g));
+	NEED(cuGraphGetNodes(g, nodes, &n));
+	NEED(cuGraphNodeGetType(nodes[0], &type));
+	SAYV(cuGraphKernelNodeGetParams(nodes[0], &q),
+	     "n=%zu type=%d func=%d grid=%u block=%u shmem=%u",
+	     n, (int)type, q.func == f, q.gridDimX, q.blockDimX,
+	     q.sharedMemBytes);
+}
+
 /* --- arrays, row copies, texture and surface objects --------------- */
 
 static CUresult make_array(CUarray *a, size_t w, size_t h, size_t d,
@@ -2848,6 +3825,75 @@ static const struct probe probes[] = {
 	{ "capture.info_idle", capture_info_idle, WITH_CONTEXT },
 	{ "capture.exchange_bad_mode", capture_exchange_bad_mode, WITH_CONTEXT },
 	{ "capture.destroy_graph", capture_destroy_graph, WITH_CONTEXT },
+	{ "graphmem.alloc", graphmem_alloc, WITH_CONTEXT },
+	{ "graphmem.alloc_zero", graphmem_alloc_zero, WITH_CONTEXT },
+	{ "graphmem.alloc_host", graphmem_alloc_host, WITH_CONTEXT },
+	{ "graphmem.alloc_bad_device", graphmem_alloc_bad_device, WITH_CONTEXT },
+	{ "graphmem.get_params", graphmem_get_params, WITH_CONTEXT },
+	{ "graphmem.free_unknown", graphmem_free_unknown, WITH_CONTEXT },
+	{ "graphmem.free_no_dependency", graphmem_free_no_dependency, WITH_CONTEXT },
+	{ "graphmem.free_twice", graphmem_free_twice, WITH_CONTEXT },
+	{ "graphmem.free_params", graphmem_free_params, WITH_CONTEXT },
+	{ "graphmem.relaunch_live", graphmem_relaunch_live, WITH_CONTEXT },
+	{ "graphmem.relaunch_after_free", graphmem_relaunch_after_free, WITH_CONTEXT },
+	{ "graphmem.free_sync", graphmem_free_sync, WITH_CONTEXT },
+	{ "graphmem.auto_free", graphmem_auto_free, WITH_CONTEXT },
+	{ "graphmem.used_after_launch", graphmem_used_after_launch, WITH_CONTEXT },
+	{ "graphmem.used_after_free", graphmem_used_after_free, WITH_CONTEXT },
+	{ "graphmem.instantiate_twice", graphmem_instantiate_twice, WITH_CONTEXT },
+	{ "graphmem.in_child", graphmem_in_child, WITH_CONTEXT },
+	{ "graphmem.clone", graphmem_clone, WITH_CONTEXT },
+	{ "graphmem.destroy_node", graphmem_destroy_node, WITH_CONTEXT },
+	{ "graphmem.captured", graphmem_captured, WITH_CONTEXT },
+	{ "graph.node.empty", gnode_empty, WITH_CONTEXT },
+	{ "graph.node.bad_type", gnode_bad_type, WITH_CONTEXT },
+	{ "graph.node.reserved", gnode_reserved, WITH_CONTEXT },
+	{ "graph.node.memset", gnode_memset, WITH_CONTEXT },
+	{ "graph.node.set_wrong_type", gnode_set_wrong_type, WITH_CONTEXT },
+	{ "graph.node.set_host", gnode_set_host, WITH_CONTEXT },
+	{ "graph.node.set_empty", gnode_set_empty, WITH_CONTEXT },
+	{ "graph.node.exec_set_host", gnode_exec_set_host, WITH_CONTEXT },
+	{ "graph.cond.handle_bad_flags", cond_handle_bad_flags, WITH_CONTEXT },
+	{ "graph.cond.handle_null_ctx", cond_handle_null_ctx, WITH_CONTEXT },
+	{ "graph.cond.if", cond_if, WITH_CONTEXT },
+	{ "graph.cond.if_size3", cond_if_size3, WITH_CONTEXT },
+	{ "graph.cond.while_size2", cond_while_size2, WITH_CONTEXT },
+	{ "graph.cond.switch_size0", cond_switch_size0, WITH_CONTEXT },
+	{ "graph.cond.handle_other_graph", cond_handle_other_graph, WITH_CONTEXT },
+	{ "graph.cond.body_host_node", cond_body_host_node, WITH_CONTEXT },
+	{ "graph.cond.if_default1", cond_if_default1, WITH_CONTEXT },
+	{ "graph.cond.if_default0", cond_if_default0, WITH_CONTEXT },
+	{ "graph.cond.if_else_default0", cond_if_else_default0, WITH_CONTEXT },
+	{ "graph.cond.if_default1_no_assign", cond_if_default1_no_assign, WITH_CONTEXT },
+	{ "graph.cond.while_default0", cond_while_default0, WITH_CONTEXT },
+	{ "graph.cond.switch_default2", cond_switch_default2, WITH_CONTEXT },
+	{ "graph.cond.switch_default_out", cond_switch_default_out, WITH_CONTEXT },
+	{ "graph.kernel_attr.priority", kattr_priority, WITH_CONTEXT },
+	{ "graph.kernel_attr.cooperative", kattr_cooperative, WITH_CONTEXT },
+	{ "graph.kernel_attr.cluster", kattr_cluster, WITH_CONTEXT },
+	{ "graph.kernel_attr.set_priority", kattr_set_priority, WITH_CONTEXT },
+	{ "graph.kernel_attr.bad_id", kattr_bad_id, WITH_CONTEXT },
+	{ "graph.kernel_attr.on_host_node", kattr_on_host_node, WITH_CONTEXT },
+	{ "graph.kernel_attr.copy", kattr_copy, WITH_CONTEXT },
+	{ "capture.mode.global_malloc", capmode_global_malloc, WITH_CONTEXT },
+	{ "capture.mode.thread_local_malloc", capmode_thread_local_malloc, WITH_CONTEXT },
+	{ "capture.mode.relaxed_malloc", capmode_relaxed_malloc, WITH_CONTEXT },
+	{ "capture.mode.global_free", capmode_global_free, WITH_CONTEXT },
+	{ "capture.mode.relaxed_free", capmode_relaxed_free, WITH_CONTEXT },
+	{ "capture.mode.global_malloc_host", capmode_global_malloc_host, WITH_CONTEXT },
+	{ "capture.mode.global_memcpy", capmode_global_memcpy, WITH_CONTEXT },
+	{ "capture.mode.relaxed_memcpy", capmode_relaxed_memcpy, WITH_CONTEXT },
+	{ "capture.mode.global_ctx_sync", capmode_global_ctx_sync, WITH_CONTEXT },
+	{ "capture.mode.relaxed_ctx_sync", capmode_relaxed_ctx_sync, WITH_CONTEXT },
+	{ "capture.mode.global_event_sync", capmode_global_event_sync, WITH_CONTEXT },
+	{ "capture.mode.global_vmm_reserve", capmode_global_vmm_reserve, WITH_CONTEXT },
+	{ "capture.mode.global_stream_create", capmode_global_stream_create, WITH_CONTEXT },
+	{ "capture.mode.exchange_relaxed", capmode_exchange_relaxed, WITH_CONTEXT },
+	{ "capture.mode.global_other_thread", capmode_global_other_thread, WITH_CONTEXT },
+	{ "capture.mode.thread_local_other_thread", capmode_thread_local_other_thread, WITH_CONTEXT },
+	{ "capture.mode.captured_memset_params", capmode_captured_memset_params, WITH_CONTEXT },
+	{ "capture.mode.captured_memcpy_params", capmode_captured_memcpy_params, WITH_CONTEXT },
+	{ "capture.mode.captured_kernel_params", capmode_captured_kernel_params, WITH_CONTEXT },
 	{ "ctx.limit_stack", ctx_limit_stack, WITH_CONTEXT },
 	{ "ctx.limit_printf_fifo", ctx_limit_printf, WITH_CONTEXT },
 	{ "ctx.limit_malloc_heap", ctx_limit_heap, WITH_CONTEXT },

@@ -24,7 +24,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Entry points this driver lacks stay unresolved: their probes say so.
-cc -std=gnu11 -D_GNU_SOURCE -I"$include" -o "$work/probe" "$here/probe.c" \
+cc -std=gnu11 -D_GNU_SOURCE -pthread -I"$include" -o "$work/probe" "$here/probe.c" \
 	-Wl,--unresolved-symbols=ignore-all -L"$(dirname "$libcuda")" -l:libcuda.so.1
 
 out="$here/answers/$driver.txt"
