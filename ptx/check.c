@@ -415,6 +415,65 @@ static int check_multimem(struct check *c)
 	return in->mmpack == 2 ? 0 : sources(c, 1, in->type);
 }
 
+/* An immediate barrier number or thread count, where one is given. */
+static int barrier_operands(struct check *c, unsigned int first,
+			    unsigned int n)
+{
+	static const struct ptx_type u32 = { PC_U, 4 };
+	const struct ptx_operand *id = &c->in->o[first];
+	const struct ptx_operand *count = &c->in->o[first + 1];
+
+	if (sources(c, first, u32) ||
+	    (n > 1 && sources(c, first + 1, u32)))
+		return -1;
+	if (id->kind == PO_IMM && id->imm >= PTX_BARRIERS)
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+				"barrier %llu: barriers are 0 to %u",
+				(unsigned long long)id->imm, PTX_BARRIERS - 1);
+	if (n > 1 && count->kind == PO_IMM &&
+	    (!count->imm || count->imm % 32 || count->imm > 1024))
+		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+				"a barrier's thread count is a multiple of 32, at most 1024");
+	return 0;
+}
+
+/*
+ * bar{.cta}.sync a{, b}, barrier{.cta}{.sync}{.aligned} a{, b};
+ * .arrive a, b; .red.popc.u32 d, a{, b}, {!}c; .red.{and,or}.pred p,
+ * a{, b}, {!}c.
+ */
+static int check_barrier(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	unsigned int n = in->nopnd;
+	const struct ptx_operand *pred = &in->o[n ? n - 1 : 0];
+
+	if (in->flags & ~PF_SYNC)
+		return bad(c, "modifier");
+	switch (in->wmode) {
+	case BAR_SYNC:
+		if (in->aop || in->type.size || n < 1 || n > 2)
+			return bad(c, "form");
+		return barrier_operands(c, 0, n);
+	case BAR_ARRIVE:
+		if (in->aop || in->type.size || n != 2)
+			return bad(c, "form");
+		return barrier_operands(c, 0, n);
+	default:	/* red */
+		if (!((in->aop == AOP_POPC && in->type.cls == PC_U &&
+		       in->type.size == 4) ||
+		      ((in->aop == AOP_AND || in->aop == AOP_OR) &&
+		       in->type.cls == PC_PRED)))
+			return bad(c, "reduction");
+		if (n < 3 || n > 4)
+			return bad(c, "form");
+		if (pred->kind != PO_REG)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+					"bar.red's last operand is a predicate");
+		return dest_reg(c, 0) || barrier_operands(c, 1, n - 2);
+	}
+}
+
 static int check_control(struct check *c)
 {
 	struct ptx_insn *in = c->in;
@@ -423,9 +482,7 @@ static int check_control(struct check *c)
 	case OP_BRA:
 		return in->o[0].kind != PO_LABEL ? bad(c, "indirect") : 0;
 	case OP_BAR:
-		if (in->o[0].kind != PO_IMM || in->o[0].imm != 0)
-			return bad(c, "named barriers");
-		return 0;
+		return check_barrier(c);
 	default:
 		return 0;
 	}
@@ -488,6 +545,9 @@ static int check_warp(struct check *c)
 	case OP_WARPSYNC:	/* bar.warp.sync membermask */
 		if (t.size)
 			return bad(c, "type");
+		if (in->nopnd != 1)
+			return ptx_fail(c->ps, CUMC_PTX_ESYNTAX,
+					"bar.warp.sync takes 1 operand");
 		return sources(c, 0, b32);
 	default:	/* activemask */
 		if (t.size != 4 || t.cls != PC_B)

@@ -28,7 +28,7 @@ static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
 	{ "selp", OP_SELP, 4 }, { "mov", OP_MOV, 2 }, { "cvt", OP_CVT, 0 },
 	{ "cvta", OP_CVTA, 2 }, { "ld", OP_LD, 2 }, { "ldu", OP_LD, 2 },
 	{ "st", OP_ST, 2 }, { "bra", OP_BRA, 1 }, { "ret", OP_RET, 0 },
-	{ "exit", OP_EXIT, 0 }, { "bar", OP_BAR, 1 }, { "barrier", OP_BAR, 1 },
+	{ "exit", OP_EXIT, 0 }, { "bar", OP_BAR, 0 }, { "barrier", OP_BAR, 0 },
 	{ "membar", OP_MEMBAR, 0 }, { "fence", OP_MEMBAR, 0 },
 	{ "trap", OP_TRAP, 0 }, { "atom", OP_ATOM, 0 }, { "red", OP_RED, 2 },
 	{ "shfl", OP_SHFL, 6 }, { "vote", OP_VOTE, 3 }, { "match", OP_MATCH, 4 },
@@ -212,6 +212,15 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		in->op = OP_WARPSYNC;
 		return 0;
 	}
+	if (in->op == OP_BAR && !in->wmode &&
+	    (word_is("arrive", w, len) || word_is("red", w, len))) {
+		in->wmode = w[0] == 'a' ? BAR_ARRIVE : BAR_RED;
+		return 0;
+	}
+	if (in->op == OP_BAR && word_is("popc", w, len)) {
+		in->aop = AOP_POPC;
+		return 0;
+	}
 	if ((in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_MATCH) &&
 	    (i = word_in(wmodes, N(wmodes), w, len)) > 0) {
 		in->wmode = i;
@@ -228,7 +237,7 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		return 0;
 	}
 	if ((in->op == OP_ATOM || in->op == OP_RED || in->op == OP_SETP ||
-	     in->op == OP_REDUX || in->op == OP_MULTIMEM) &&
+	     in->op == OP_REDUX || in->op == OP_MULTIMEM || in->op == OP_BAR) &&
 	    (i = word_in(aops, N(aops), w, len)) > 0) {
 		in->aop = i;
 		return 0;

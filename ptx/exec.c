@@ -241,8 +241,7 @@ static enum ptx_slice step(struct ptx_exec *x, const struct ptx_insn *in)
 	case OP_CALL:
 		return call(x, in) ? SL_FAULT : SL_BUDGET;
 	case OP_BAR:
-		x->t->pc++;
-		return SL_BARRIER;
+		return ptx_bar_arrive(x, in);
 	case OP_TRAP:
 		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_ETRAP, 0, in->line);
 		return SL_FAULT;

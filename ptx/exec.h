@@ -47,10 +47,23 @@ struct ptx_thread {
 	uint32_t depth;
 	uint32_t pc;
 	uint8_t state;		/* enum ptx_thread_state */
+	uint8_t bar;		/* TS_BARRIER: the barrier it waits at */
 	uint16_t tid[3];
 	uint32_t index;		/* in the CTA: x + y * ntid.x + ... */
 	uint32_t wmask;		/* TS_WARP: the membermask */
 	uint64_t wv[3];		/* TS_WARP: the source operands */
+};
+
+/*
+ * One of a CTA's barriers, since it last completed: the threads that
+ * arrived, the count they wait for (0: every thread not exited), and
+ * bar.red's reductions of their predicates.
+ */
+struct ptx_barrier {
+	unsigned int arrived;
+	unsigned int expected;
+	unsigned int popc;
+	bool all, any;
 };
 
 struct ptx_cta {
@@ -58,7 +71,8 @@ struct ptx_cta {
 	struct ptx_thread *threads;
 	unsigned int nthreads;
 	unsigned int live;	/* threads not exited */
-	unsigned int arrived;	/* at bar.sync 0 */
+	struct ptx_barrier bars[PTX_BARRIERS];
+	uint16_t bars_pending;	/* the barriers some thread arrived at */
 	uint64_t *regs;		/* nregs per thread */
 	unsigned char *shared;
 	size_t shared_size;
@@ -111,6 +125,19 @@ enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,
  * have all arrived; 1 when a lane was let go.
  */
 int ptx_warp_check(struct ptx_cta *cta, unsigned int warp);
+
+struct ptx_exec;
+
+/*
+ * barrier.c: thread x->t reaches bar/barrier @in: counts it at its
+ * barrier and, for .sync and .red, makes it wait (TS_BARRIER) unless that
+ * completes the barrier.  SL_BUDGET: it goes on; SL_BARRIER: it waits (or
+ * was let go at once); SL_FAULT: a barrier number or count out of range.
+ */
+enum ptx_slice ptx_bar_arrive(struct ptx_exec *x, const struct ptx_insn *in);
+
+/* Completes the barriers of @cta whose threads are all there. */
+void ptx_bar_check(struct ptx_cta *cta);
 
 /* exec.c: frees the frames of calls @t had not returned from. */
 void ptx_thread_unwind(struct ptx_thread *t);

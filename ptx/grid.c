@@ -100,7 +100,8 @@ static int cta_init(struct ptx_worker *w, struct ptx_cta *cta, uint64_t n)
 	cta->ctaid[1] = n / gd[0] % gd[1];
 	cta->ctaid[2] = n / gd[0] / gd[1];
 	cta->live = cta->nthreads;
-	cta->arrived = 0;
+	memset(cta->bars, 0, sizeof(cta->bars));
+	cta->bars_pending = 0;
 	cta->shared_size = g->shared_size;
 	if (g->fn->jit)
 		return cta_init_jit(w, cta);
@@ -152,19 +153,6 @@ static void cta_end(struct ptx_worker *w, struct ptx_cta *cta)
 	cta_free(cta);
 }
 
-/* bar.sync 0 completes once every thread not exited has arrived. */
-static void barrier_check(struct ptx_cta *cta)
-{
-	unsigned int i;
-
-	if (!cta->arrived || cta->arrived < cta->live)
-		return;
-	for (i = 0; i < cta->nthreads; i++)
-		if (cta->threads[i].state == TS_BARRIER)
-			cta->threads[i].state = TS_RUN;
-	cta->arrived = 0;
-}
-
 /*
  * Nothing of @cta can run: every thread not exited waits at a barrier or
  * a warp operation that cannot complete (a lane it names waits elsewhere).
@@ -207,12 +195,13 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 	if (g->fn->jit(&r))
 		return 0;	/* a fault: the grid stops */
 	cta->live -= r.exited;
-	cta->arrived += r.arrived;
-	if (cta->arrived && cta->arrived >= cta->live) {
+	/* compiled kernels have bar.sync 0 only (jit.c) */
+	cta->bars[0].arrived += r.arrived;
+	if (cta->bars[0].arrived && cta->bars[0].arrived >= cta->live) {
 		for (i = 0; i < cta->nthreads; i++)
 			if (cta->jthreads[i].state == TS_BARRIER)
 				cta->jthreads[i].state = TS_RUN;
-		cta->arrived = 0;
+		cta->bars[0].arrived = 0;
 	}
 	return cta->live == 0;
 }
@@ -235,13 +224,10 @@ static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 		case SL_EXIT:
 			t->state = TS_EXITED;
 			cta->live--;
-			barrier_check(cta);
+			ptx_bar_check(cta);
 			ptx_warp_check(cta, i / PTX_WARP_SIZE);
 			break;
-		case SL_BARRIER:
-			t->state = TS_BARRIER;
-			cta->arrived++;
-			barrier_check(cta);
+		case SL_BARRIER:	/* barrier.c set its state */
 			ptx_warp_check(cta, i / PTX_WARP_SIZE);
 			break;
 		case SL_WARP:

@@ -86,7 +86,13 @@ enum ptx_prmt { PRMT_DEFAULT, PRMT_F4E, PRMT_B4E, PRMT_RC8, PRMT_ECL,
 enum ptx_testp { TESTP_FINITE = 1, TESTP_INFINITE, TESTP_NUMBER,
 		 TESTP_NOTANUMBER, TESTP_NORMAL, TESTP_SUBNORMAL };
 enum ptx_aop { AOP_NONE, AOP_ADD, AOP_CAS, AOP_EXCH, AOP_MIN, AOP_MAX,
-	       AOP_INC, AOP_DEC, AOP_AND, AOP_OR, AOP_XOR };
+	       AOP_INC, AOP_DEC, AOP_AND, AOP_OR, AOP_XOR, AOP_POPC };
+
+/* What bar and barrier do, in the wmode of the instruction. */
+enum ptx_bar_kind { BAR_SYNC, BAR_ARRIVE, BAR_RED };
+
+/* A CTA's barriers, numbered 0 to 15 as in the ISA. */
+#define PTX_BARRIERS 16
 
 /* Flags of an instruction. */
 #define PF_FTZ		0x0001u
@@ -162,7 +168,7 @@ struct ptx_insn {
 	uint8_t aop;		/* enum ptx_aop */
 	uint8_t nopnd;
 	uint8_t guard_neg;
-	uint8_t wmode;		/* enum ptx_wmode; multimem: its kind */
+	uint8_t wmode;		/* enum ptx_wmode; multimem: its kind; bar: enum ptx_bar_kind */
 	uint8_t mmtype;		/* multimem: enum cumc_ptx_mm_type */
 	uint8_t mmpack;		/* multimem: elements per register (x2: 2) */
 	uint16_t flags;

@@ -523,16 +523,25 @@ static bool native(const struct ptx_insn *in)
 	}
 }
 
-/* Kernels with calls or warp operations stay with the interpreter. */
+/*
+ * Kernels with calls, warp operations or barriers other than bar.sync 0
+ * (named, counted, arrive, red) stay with the interpreter.
+ */
 static const struct ptx_insn *uncompiled(const struct cumc_ptx_function *fn)
 {
+	const struct ptx_insn *in;
 	uint32_t pc;
 
 	for (pc = 0; pc < fn->ninsns; pc++)
-		switch (fn->insns[pc].op) {
+		switch ((in = &fn->insns[pc])->op) {
 		case OP_CALL: case OP_SHFL: case OP_VOTE: case OP_MATCH:
 		case OP_REDUX: case OP_ACTIVEMASK: case OP_WARPSYNC:
-			return &fn->insns[pc];
+			return in;
+		case OP_BAR:
+			if (in->wmode != BAR_SYNC || in->nopnd != 1 ||
+			    in->o[0].kind != PO_IMM || in->o[0].imm)
+				return in;
+			break;
 		default:
 			break;
 		}
@@ -1650,7 +1659,7 @@ static void log_interpreted(const struct cumc_ptx_module *m)
 		const struct ptx_insn *in = fn->entry ? uncompiled(fn) : NULL;
 
 		if (in)
-			ptx_log("JIT: kernel %s runs on the interpreter: a call or a warp operation at line %u",
+			ptx_log("JIT: kernel %s runs on the interpreter: a call, a warp operation or a named barrier at line %u",
 				fn->name, in->line);
 	}
 }

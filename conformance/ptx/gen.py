@@ -715,6 +715,14 @@ HAND = [
      64 * 8, 4),
     ('warp_redux', 'warp.ptx', 'warp_redux', 'i32', '1x1x1', '64x1x1', 64,
      64 * 12, 4),
+    ('bar_red', 'sync.ptx', 'bar_red', 'i32', '2x1x1', '128x1x1', 256,
+     256 * 4, 4),
+    ('bar_named', 'sync.ptx', 'named', 'i32', '1x1x1', '128x1x1', 128, 128,
+     4),
+    ('bar_arrive', 'sync.ptx', 'arrive', 'i32', '1x1x1', '64x1x1', 64, 64, 4),
+    ('bar_diverge', 'sync.ptx', 'diverge', 'i32', '1x1x1', '64x1x1', 64, 64,
+     4),
+    ('msgpass', 'sync.ptx', 'msgpass', 'i32', '2x1x1', '32x1x1', 64, 16, 4),
 ]
 
 

@@ -1015,6 +1015,76 @@ START_TEST(test_warp_deadlock)
 }
 END_TEST
 
+/* Barrier forms the ISA does not allow fail to load, naming why. */
+START_TEST(test_barrier_bad_forms)
+{
+	static const struct {
+		const char *insn;
+		enum cumc_ptx_status want;
+	} bad[] = {
+		{ "bar.sync 16;", CUMC_PTX_ESYNTAX },
+		{ "bar.sync 1, 48;", CUMC_PTX_ESYNTAX },	/* not 32n */
+		{ "bar.sync 1, 0;", CUMC_PTX_ESYNTAX },
+		{ "bar.sync 1, 2048;", CUMC_PTX_ESYNTAX },
+		{ "bar.arrive 1;", CUMC_PTX_EUNSUPPORTED },	/* needs b */
+		{ "bar.red.popc.u32 %r1, 0;", CUMC_PTX_EUNSUPPORTED },
+		{ "bar.red.popc.u32 %r1, 0, 5;", CUMC_PTX_ESYNTAX },
+		{ "bar.red.add.u32 %r1, 0, %p1;", CUMC_PTX_EUNSUPPORTED },
+		{ "bar.red.and.u32 %r1, 0, %p1;", CUMC_PTX_EUNSUPPORTED },
+		{ "bar.red.popc.pred %p1, 0, %p1;", CUMC_PTX_EUNSUPPORTED },
+		{ "bar.sync.u32 0;", CUMC_PTX_EUNSUPPORTED },
+		{ "bar.sync 0, 32, 1;", CUMC_PTX_EUNSUPPORTED },
+		{ "bar.warp.sync -1, 1;", CUMC_PTX_ESYNTAX },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cumc_ptx_module *m = NULL;
+		char text[512], log[256];
+
+		snprintf(text, sizeof(text), ".version 8.0\n.target sm_90\n"
+			 ".visible .entry k()\n{\n\t.reg .b32 %%r<2>;\n"
+			 "\t.reg .pred %%p<2>;\n\t%s\n\tret;\n}\n",
+			 bad[i].insn);
+		ck_assert_msg(cumc_ptx_load(text, 0, 90, &m, log,
+					    sizeof(log)) == bad[i].want,
+			      "%s: %s", bad[i].insn, log);
+	}
+}
+END_TEST
+
+/*
+ * A barrier number or count from a register out of range traps; so does
+ * a counted barrier that not enough threads reach (64 wanted, 32 there).
+ */
+START_TEST(test_barrier_traps)
+{
+	static const char *const bodies[] = {
+		"mov.u32 %r1, 16;\n\tbar.sync %r1;",
+		"mov.u32 %r1, 40;\n\tbar.sync 1, %r1;",
+		"bar.sync 1, 64;",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		struct cumc_ptx_module *m = NULL;
+		struct cumc_ptx_fault fault;
+		struct buffers bufs = { 0 };
+		char text[512], log[256];
+
+		snprintf(text, sizeof(text), ".version 8.0\n.target sm_90\n"
+			 ".visible .entry k()\n{\n\t.reg .b32 %%r<2>;\n"
+			 "\t%s\n\tret;\n}\n", bodies[i]);
+		ck_assert_msg(cumc_ptx_load(text, 0, 90, &m, log,
+					    sizeof(log)) == CUMC_PTX_OK,
+			      "%s: %s", bodies[i], log);
+		ck_assert_int_eq(launch(cumc_ptx_function_find(m, "k"), &bufs,
+					1, 32, NULL, &fault), CUMC_PTX_ETRAP);
+		cumc_ptx_unload(m);
+	}
+}
+END_TEST
+
 /* A multicast range of two members, f32 add and u32 add only. */
 struct fake_mc {
 	uint64_t base;
@@ -1170,6 +1240,8 @@ static Suite *ptx_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_vecadd_layout);
+	tcase_add_test(tc, test_barrier_bad_forms);
+	tcase_add_test(tc, test_barrier_traps);
 	tcase_add_test(tc, test_vecadd_ptx);
 	tcase_add_test(tc, test_vecadd_fatbin);
 	tcase_add_test(tc, test_fatbin_wrapper);
