@@ -404,6 +404,9 @@ BENCHES += bench_fabric
 BENCHES += bench_stream
 # Device code: compiled and interpreted kernels against C (bench_ptx).
 BENCHES += bench_ptx
+# Launching a kernel, in null system calls (bench_launch; also built
+# against NVIDIA's driver: Documentation/performance.md says how).
+BENCHES += bench_launch
 # Built with everything else: make check runs them short, for their JSON
 # (tools/tests/test-bench-json.sh).
 bench-progs: $(BENCHES:%=$(O)/bench/%)
@@ -424,6 +427,7 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 		$(O)/bench/bench_control --json $(O)/bench/bench_control.json && \
 		$(O)/bench/bench_scaling --json $(O)/bench/bench_scaling.json && \
 		$(O)/bench/bench_stream --json $(O)/bench/bench_stream.json && \
+		$(O)/bench/bench_launch --json $(O)/bench/bench_launch.json && \
 		env $(TCG_MEMCPY) $(O)/bench/bench_multimem --device-only \
 			--quick --max-bytes 4194304 \
 			--json $(O)/bench/bench_multimem-vm.json && \

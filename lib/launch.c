@@ -195,9 +195,13 @@ static CUresult libcumc_cooperative(struct libcumc_launch *l,
 static unsigned int libcumc_green_workers(CUcontext ctx)
 {
 	unsigned int green_sms = libcumc_context_green_sms(ctx);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus;
 
-	if (green_sms && cpus > 0 && (unsigned long)cpus < green_sms)
+	/* sysconf reads sysfs (three system calls): only when it matters */
+	if (!green_sms)
+		return 0;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus > 0 && (unsigned long)cpus < green_sms)
 		return cpus;
 	return green_sms;
 }

@@ -329,9 +329,16 @@ enum cumc_ptx_status cumc_ptx_launch_check(const struct cumc_ptx_function *fn,
 static unsigned int worker_count(const struct cumc_ptx_launch *l,
 				 uint64_t nctas)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int n = l->workers ? l->workers : (cpus > 0 ? cpus : 1);
+	long cpus;
+	unsigned int n = l->workers;
 
+	/* sysconf reads sysfs (three system calls): not for one block */
+	if (nctas <= 1)
+		return 1;
+	if (!n) {
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cpus > 0 ? cpus : 1;
+	}
 	return nctas < n ? (unsigned int)nctas : n;
 }
 

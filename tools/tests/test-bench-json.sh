@@ -57,6 +57,11 @@ parses bench_stream "$tmp/stream.json"
 py "bench_stream: rounds, null_syscall, a result per op" "$tmp/stream.json" \
 	'j["rounds"] == 50 and j["null_syscall"]["call"] == "getppid" and j["results"] and all(type(r["op"]) is str and type(r["median_ns"]) is float for r in j["results"])'
 
+run "bench_launch --reps 20" "$bench/bench_launch" --reps 20 --json "$tmp/launch.json"
+parses bench_launch "$tmp/launch.json"
+py "bench_launch: rounds, the device, null_syscall, the three launches" "$tmp/launch.json" \
+	'j["rounds"] == 20 and type(j["device"]) is str and j["null_syscall"]["call"] == "getppid" and len(j["results"]) == 3 and all(type(r["x_null_syscall"]) is float for r in j["results"])'
+
 run "bench_va" "$bench/bench_va" "$tmp/va.json"
 parses bench_va "$tmp/va.json"
 py "bench_va: operations with their sizes" "$tmp/va.json" \
