@@ -40,6 +40,26 @@ CUresult libcumc_primary_retain(CUdevice dev, CUcontext *ctx);
 CUresult libcumc_primary_release(CUdevice dev);
 void libcumc_registry_forget(void);
 
+/*
+ * A context's limits and cache preference (ctx_config.c), kept in its
+ * registry entry so that they end with it; @set: they have been given
+ * their defaults.
+ */
+struct libcumc_ctx_settings {
+	bool set;
+	size_t limits[CU_LIMIT_MAX];
+	CUfunc_cache cache;
+};
+
+/*
+ * Runs @fn on the live context @ctx's settings under the registry's lock;
+ * CUDA_ERROR_INVALID_CONTEXT when @ctx is not live.
+ */
+CUresult libcumc_context_settings_do(CUcontext ctx,
+				     CUresult (*fn)(struct libcumc_ctx_settings *s,
+						    void *arg),
+				     void *arg);
+
 /* Context flags (context_registry.c); @dev checked by the caller. */
 CUresult libcumc_context_flags(CUcontext ctx, unsigned int *flags);
 CUresult libcumc_context_set_flags(CUcontext ctx, unsigned int flags);

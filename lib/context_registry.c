@@ -22,6 +22,7 @@ struct libcumc_context {
 	unsigned int flags;		/* CUctx_flags as created or set */
 	/* A green context's SMs, a part of its device's; 0 for the others. */
 	unsigned int green_sms;
+	struct libcumc_ctx_settings settings;
 };
 
 static pthread_mutex_t libcumc_contexts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -140,6 +141,21 @@ unsigned int libcumc_context_green_sms(CUcontext handle)
 	sms = ctx ? ctx->green_sms : 0;
 	pthread_mutex_unlock(&libcumc_contexts_lock);
 	return sms;
+}
+
+CUresult libcumc_context_settings_do(CUcontext handle,
+				     CUresult (*fn)(struct libcumc_ctx_settings *s,
+						    void *arg),
+				     void *arg)
+{
+	struct libcumc_context *ctx;
+	CUresult res;
+
+	pthread_mutex_lock(&libcumc_contexts_lock);
+	ctx = libcumc_find(handle);
+	res = ctx ? fn(&ctx->settings, arg) : CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_unlock(&libcumc_contexts_lock);
+	return res;
 }
 
 /* The device's primary context while retained, else NULL; no retain. */

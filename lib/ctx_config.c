@@ -5,15 +5,12 @@
  * cuCtxSetSharedMemConfig, cuCtxGetApiVersion, cuCtxGetId,
  * cuCtxGetExecAffinity and cuCtxResetPersistingL2Cache.
  *
- * Limits and the cache preference are kept per context and answered; none
- * changes what cumc runs (kernels' stacks, printf and malloc are the
- * host's, and no cache is simulated).  They are kept by context handle,
- * which is never reused (context.h), so a destroyed context's settings
- * cannot reach a newer one.
+ * Limits and the cache preference are kept in the context's registry
+ * entry (context.h), so they go with it, and answered; none changes what
+ * cumc runs (kernels' stacks, printf and malloc are the host's, and no
+ * cache is simulated).
  */
-#include <pthread.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
@@ -35,55 +32,38 @@ static const size_t libcumc_default_limits[CU_LIMIT_MAX] = {
 /* The most CU_LIMIT_PERSISTING_L2_CACHE_SIZE takes (its device attribute). */
 #define CUMC_MAX_PERSISTING_L2 (75 * 512 * 1024)
 
-struct libcumc_ctx_config {
-	CUcontext ctx;
-	size_t limits[CU_LIMIT_MAX];
-	CUfunc_cache cache;
+typedef CUresult (*libcumc_settings_fn)(struct libcumc_ctx_settings *c,
+					void *arg);
+
+struct libcumc_config_call {
+	libcumc_settings_fn fn;
+	void *arg;
 };
 
-static pthread_mutex_t libcumc_configs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct libcumc_ctx_config *libcumc_configs;
-static size_t libcumc_num_configs;
-
-/*
- * The current context's settings, made with the defaults when first
- * asked for; call with the lock held.  NULL: no memory.
- */
-static struct libcumc_ctx_config *libcumc_config_of(CUcontext ctx)
+/* The call on settings a new context has not had yet: the defaults. */
+static CUresult libcumc_config_call(struct libcumc_ctx_settings *c, void *arg)
 {
-	struct libcumc_ctx_config *c;
-	size_t i;
+	struct libcumc_config_call *call = arg;
 
-	for (i = 0; i < libcumc_num_configs; i++)
-		if (libcumc_configs[i].ctx == ctx)
-			return &libcumc_configs[i];
-	c = reallocarray(libcumc_configs, libcumc_num_configs + 1, sizeof(*c));
-	if (!c)
-		return NULL;
-	libcumc_configs = c;
-	c = &libcumc_configs[libcumc_num_configs++];
-	c->ctx = ctx;
-	memcpy(c->limits, libcumc_default_limits, sizeof(c->limits));
-	c->cache = CU_FUNC_CACHE_PREFER_NONE;
-	return c;
+	if (!c->set) {
+		memcpy(c->limits, libcumc_default_limits, sizeof(c->limits));
+		c->cache = CU_FUNC_CACHE_PREFER_NONE;
+		c->set = true;
+	}
+	return call->fn(c, call->arg);
 }
 
-/* Runs @fn on the current context's settings, under the lock. */
-static CUresult libcumc_config_do(CUresult (*fn)(struct libcumc_ctx_config *c,
-						 void *arg),
-				  void *arg)
+/* Runs @fn on the current context's settings, under the registry's lock. */
+static CUresult libcumc_config_do(libcumc_settings_fn fn, void *arg)
 {
-	struct libcumc_ctx_config *c;
+	struct libcumc_config_call call = { fn, arg };
 	CUdevice dev;
 	CUresult res = libcumc_current_device(&dev);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_mutex_lock(&libcumc_configs_lock);
-	c = libcumc_config_of(libcumc_stack_top());
-	res = c ? fn(c, arg) : CUDA_ERROR_OUT_OF_MEMORY;
-	pthread_mutex_unlock(&libcumc_configs_lock);
-	return res;
+	return libcumc_context_settings_do(libcumc_stack_top(),
+					   libcumc_config_call, &call);
 }
 
 struct libcumc_limit_op {
@@ -105,7 +85,7 @@ static CUresult libcumc_limit_check(CUlimit limit)
 	return CUDA_SUCCESS;
 }
 
-static CUresult libcumc_limit_get(struct libcumc_ctx_config *c, void *arg)
+static CUresult libcumc_limit_get(struct libcumc_ctx_settings *c, void *arg)
 {
 	struct libcumc_limit_op *op = arg;
 
@@ -114,7 +94,7 @@ static CUresult libcumc_limit_get(struct libcumc_ctx_config *c, void *arg)
 }
 
 /* The hints are clamped to their ranges, as the documentation allows. */
-static CUresult libcumc_limit_set(struct libcumc_ctx_config *c, void *arg)
+static CUresult libcumc_limit_set(struct libcumc_ctx_settings *c, void *arg)
 {
 	struct libcumc_limit_op *op = arg;
 	size_t value = op->value;
@@ -164,13 +144,13 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 	return res;
 }
 
-static CUresult libcumc_cache_get(struct libcumc_ctx_config *c, void *arg)
+static CUresult libcumc_cache_get(struct libcumc_ctx_settings *c, void *arg)
 {
 	*(CUfunc_cache *)arg = c->cache;
 	return CUDA_SUCCESS;
 }
 
-static CUresult libcumc_cache_set(struct libcumc_ctx_config *c, void *arg)
+static CUresult libcumc_cache_set(struct libcumc_ctx_settings *c, void *arg)
 {
 	c->cache = *(CUfunc_cache *)arg;
 	return CUDA_SUCCESS;
@@ -285,18 +265,4 @@ CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
 	CUdevice dev;
 
 	return libcumc_current_device(&dev);
-}
-
-/* A forked child starts without contexts, so without their settings. */
-static void libcumc_configs_forget_parent(void)
-{
-	free(libcumc_configs);
-	libcumc_configs = NULL;
-	libcumc_num_configs = 0;
-	pthread_mutex_init(&libcumc_configs_lock, NULL);
-}
-
-__attribute__((constructor)) static void libcumc_configs_atfork(void)
-{
-	pthread_atfork(NULL, NULL, libcumc_configs_forget_parent);
 }
