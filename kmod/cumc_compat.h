@@ -46,6 +46,18 @@
 #endif
 
 /*
+ * A bus attribute's show() and store() are handed a const struct bus_type
+ * from 6.4 on (commit "driver core: bus: mark the struct bus_type for
+ * sysfs callbacks as constant"). CUMK_BUS_ATTR_CONST is the qualifier a
+ * bus attribute of ours must use.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define CUMK_BUS_ATTR_CONST const
+#else
+#define CUMK_BUS_ATTR_CONST
+#endif
+
+/*
  * vma->vm_flags became read-only in 6.3: changes go through
  * vm_flags_set()/vm_flags_clear(), which also assert the mmap write lock.
  * Before, the field was written directly (under the same lock).

@@ -17,6 +17,7 @@
 #include <linux/cumc.h>
 
 struct cumk_ucmd;
+struct device;
 
 /* Counters of the control plane's STATS_GET, per device and fabric-wide. */
 enum cumk_stat {
@@ -197,8 +198,9 @@ int cumk_node_join_cluster(const u8 *cluster_uuid, u32 clique_id);
 bool cumk_node_cluster(u8 *cluster_uuid, u32 *clique_id);
 bool cumk_node_in_fabric(void);
 
-/* cumc_sysmem.c: devices backed by system memory, when there is no PCI one */
-int cumk_sysmem_init(bool pci_devices_found);
+/* cumc_sysmem.c: devices backed by system memory, made by cumc's bus */
+struct cumk_device *cumk_sysmem_add(u32 index);
+u32 cumk_sysmem_load_count(bool pci_devices_found);
 
 /* cumc_bar.c: device memory in a PCI BAR, and its allocator */
 struct cumk_device *cumk_bar_create(phys_addr_t phys, void *vaddr,
@@ -209,7 +211,7 @@ int cumk_pci_init(void);
 void cumk_pci_exit(void);
 
 /* cumc_loss.c: a device falling off the bus */
-void cumk_loss_handle(struct cumk_device *dev);
+void cumk_loss_remove(struct device *bus_dev, struct cumk_device *dev);
 void cumk_loss_node(u32 node);
 void cumk_loss_node_back(u32 node);
 void cumk_loss_remote_all(void);

@@ -39,6 +39,8 @@ struct sk_buff;
 
 /*
  * Lock order, outermost first (see also each lock where declared):
+ *   cumk_bus_lock (new_device, del_device: a probe or a loss runs under
+ *   it) > the driver core's device lock > everything below
  *   mmap_lock > cumk_client.arenas_lock > cumk_arena.lock > cumk_mc.lock
  *   > i_mmap_rwsem
  *   The netlink family runs its commands in parallel (no genl_mutex):
@@ -70,6 +72,7 @@ struct sk_buff;
 #include "cumc_quota.h"
 #include "cumc_object.h"
 #include "cumc_device.h"
+#include "cumc_bus.h"
 #include "cumc_memory.h"
 #include "cumc_multicast.h"
 #include "cumc_va.h"

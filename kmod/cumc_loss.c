@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A device falling off the bus (its PCI device removed: QEMU's device_del,
- * a sysfs remove or unbind), in the order that keeps every holder safe:
+ * a sysfs remove or unbind; a system-memory device deleted from cumc's
+ * bus or unbound), in the order that keeps every holder safe:
  *
  * 1. The device is marked lost: calls naming it fail with ENOLINK, and no
  *    fault of its memory is still inserting a PTE.
@@ -26,6 +27,7 @@
  * before stay without memory, their mappings with SIGBUS, and teams that
  * failed stay failed.
  */
+#include <linux/device.h>
 #include <linux/mutex.h>
 
 #include "cumc_internal.h"
@@ -45,9 +47,19 @@ static void cumk_loss_handle_locked(struct cumk_device *dev)
 	cumk_mc_lose_device(dev);
 }
 
-/* @dev fell off the bus: lost for good. */
-void cumk_loss_handle(struct cumk_device *dev)
+/*
+ * @dev fell off the bus: lost for good. @bus_dev is the device that was
+ * removed from its bus, PCI (cumc_pci.c) or cumc's own (cumc_bus.c), in
+ * its driver's remove().
+ */
+void cumk_loss_remove(struct device *bus_dev, struct cumk_device *dev)
 {
+	if (dev->remote)
+		dev_info(bus_dev, "cumc GPU %pUb of node %u removed\n",
+			 dev->uuid, dev->node);
+	else
+		dev_info(bus_dev, "cumc device %u removed: lost to its users\n",
+			 dev->ordinal);
 	mutex_lock(&cumk_loss_lock);
 	dev->removed = true;
 	cumk_loss_handle_locked(dev);

@@ -78,18 +78,23 @@ static int __init cumk_init(void)
 	ret = cumk_netlink_init();
 	if (ret)
 		goto err_remote;
-	/* PCI devices first: system-memory ones stand in when there are none. */
+	/*
+	 * PCI devices first: system-memory ones, on cumc's bus, stand in when
+	 * there are none.
+	 */
 	ret = cumk_pci_init();
 	if (ret)
 		goto err_netlink;
-	ret = cumk_sysmem_init(cumk_num_devices() > 0);
+	ret = cumk_bus_init(cumk_num_devices() > 0);
 	if (ret)
 		goto err_pci;
 	ret = misc_register(&cumk_miscdev);
 	if (ret)
-		goto err_pci;
+		goto err_bus;
 	return 0;
 
+err_bus:
+	cumk_bus_exit();
 err_pci:
 	cumk_pci_exit();
 err_netlink:
@@ -114,6 +119,7 @@ static void __exit cumk_exit(void)
 	/* Before the devices and the family: a freed object uses both. */
 	cumk_mc_exit();
 	cumk_team_wq_exit();
+	cumk_bus_exit();
 	cumk_pci_exit();
 	cumk_netlink_exit();
 	cumk_imex_exit();

@@ -205,15 +205,7 @@ static int cumk_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 static void cumk_pci_remove(struct pci_dev *pdev)
 {
-	struct cumk_device *dev = pci_get_drvdata(pdev);
-
-	if (dev->remote)
-		dev_info(&pdev->dev, "cumc GPU %pUb of node %u removed\n",
-			 dev->uuid, dev->node);
-	else
-		dev_info(&pdev->dev, "cumc device %u removed: lost to its users\n",
-			 dev->ordinal);
-	cumk_loss_handle(dev);
+	cumk_loss_remove(&pdev->dev, pci_get_drvdata(pdev));
 }
 
 static const struct pci_device_id cumk_pci_ids[] = {

@@ -4,7 +4,8 @@
  * PCI device exists (insmod on a real host, a VM without them), and beside
  * PCI devices when asked. Pages come on first touch, zeroed, charged to the
  * toucher's memory cgroup, so that untouched memory costs nothing and the
- * device can be as large as a real part.
+ * device can be as large as a real part. Each is a device on cumc's bus
+ * (cumc_bus.c), which adds them at load and on request.
  */
 #include <linux/gfp.h>
 #include <linux/jhash.h>
@@ -18,7 +19,8 @@
 
 /*
  * -1 until load: CUMK_SYSMEM_DEFAULT_DEVICES when no PCI device was found,
- * else none. Once loaded, the number of system-memory devices made.
+ * else none. Once loaded, the number of system-memory devices the load
+ * made; those added and deleted on cumc's bus later do not change it.
  */
 static int num_devices = -1;
 static unsigned long mem_size_mib = 81920;
@@ -139,14 +141,18 @@ static void cumk_sysmem_make_uuid(u8 *uuid, u32 index)
 	uuid[8] = (uuid[8] & 0x3f) | 0x80;
 }
 
-static int cumk_sysmem_add(u32 index)
+/*
+ * Make and add the device of bus index @index (cumc_bus.c): it gets the
+ * next ordinal, whatever its index.
+ */
+struct cumk_device *cumk_sysmem_add(u32 index)
 {
 	struct cumk_device *dev;
 	int ret;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	cumk_device_init(dev, &cumk_sysmem_ops);
 	cumk_sysmem_make_uuid(dev->uuid, index);
 	strscpy(dev->name, "cumc H100 SXM (simulated)", sizeof(dev->name));
@@ -155,24 +161,21 @@ static int cumk_sysmem_add(u32 index)
 	dev->mem_total = round_down((u64)mem_size_mib << 20,
 				    cumk_device_granularity());
 	ret = cumk_device_add(dev);
-	if (ret)
+	if (ret) {
 		kfree(dev);
-	return ret;
+		return ERR_PTR(ret);
+	}
+	return dev;
 }
 
-/* Called once PCI devices, if any, have been probed. */
-int cumk_sysmem_init(bool pci_devices_found)
+/*
+ * How many devices the load makes (bus indexes 0 to the count - 1), once
+ * PCI devices, if any, have been probed.
+ */
+u32 cumk_sysmem_load_count(bool pci_devices_found)
 {
-	int count = num_devices;
-	int i, ret;
-
-	if (count < 0)
-		count = pci_devices_found ? 0 : CUMK_SYSMEM_DEFAULT_DEVICES;
-	for (i = 0; i < count; i++) {
-		ret = cumk_sysmem_add(i);
-		if (ret)
-			return ret;
-	}
-	num_devices = count;
-	return 0;
+	if (num_devices < 0)
+		num_devices = pci_devices_found ? 0 :
+			      CUMK_SYSMEM_DEFAULT_DEVICES;
+	return num_devices;
 }
