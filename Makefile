@@ -539,7 +539,7 @@ tests: $(O)/tests/cumc-imex-fake
 $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug \
 		$(O)/selftests/cumc_fail_nth: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
-		$(SELFTEST_HEADERS) \
+		selftests/cumc_lost.h $(SELFTEST_HEADERS) \
 		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
 		uapi/linux/cumc_netlink.h | $(O)/selftests
 	$(CC) $(SELFTEST_CFLAGS) $(NL_CFLAGS) $(CFLAGS) -I$(KSFT_DIR) -Itools -o $@ \
