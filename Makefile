@@ -105,9 +105,11 @@ JSON_CFLAGS = $(shell pkg-config --cflags json-c 2>/dev/null)
 JSON_LIBS = $(shell pkg-config --libs json-c 2>/dev/null)
 
 # The GPU-loss tests lose GPUs for good: they run last in their VM.
-SELFTESTS := $(filter-out cumc_unplug,$(patsubst selftests/%.c,%,$(wildcard selftests/*.c)))
+# cumc_bus loses system-memory GPUs it adds itself: it runs last in the
+# system-memory VM too.
+SELFTESTS := $(filter-out cumc_unplug cumc_bus,$(patsubst selftests/%.c,%,$(wildcard selftests/*.c)))
 UNPLUG_TESTS := $(O)/selftests/cumc_unplug $(O)/tests/test_unplug \
-	$(O)/tests/test_nvml_unplug
+	$(O)/tests/test_nvml_unplug $(O)/selftests/cumc_bus
 KSFT_DIR := $(O)/kselftest
 KSFT_HEADERS := $(KSFT_DIR)/kselftest_harness.h $(KSFT_DIR)/kselftest.h
 # 6.1's, the kernel the VM boots (scripts/deps installs it; 6.12's is for ynl).
@@ -350,7 +352,8 @@ check:
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
 			selftests/ynl.sh selftests/cumc_trace.sh selftests/cumc_wire.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
-		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS)" \
+		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS) \
+			$(O)/selftests/cumc_bus" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH) \
 			--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)")
 
@@ -537,7 +540,7 @@ $(O)/tests/cumc-imex-fake: $(IMEX_SRCS) $(IMEX_HDRS) \
 tests: $(O)/tests/cumc-imex-fake
 
 $(O)/selftests/cumc_netlink $(O)/selftests/cumc_unplug \
-		$(O)/selftests/cumc_fail_nth: \
+		$(O)/selftests/cumc_fail_nth $(O)/selftests/cumc_bus: \
 		$(O)/selftests/%: selftests/%.c selftests/nl_monitor.h \
 		selftests/cumc_lost.h $(SELFTEST_HEADERS) \
 		tools/cumc_nl.c tools/cumc_nl.h $(KSFT_HEADERS) uapi/linux/cumc.h \
