@@ -277,6 +277,41 @@ static void libcumc_copy_work_fini(struct libcumc_work *work)
 	free(((struct libcumc_copy_work *)work)->op.staging);
 }
 
+/* The node a capture makes of the item: one row set or copied. */
+static void libcumc_copy_describe(const struct libcumc_work *work,
+				  union libcumc_node_params *params)
+{
+	const struct libcumc_copy *op =
+		&((const struct libcumc_copy_work *)work)->op;
+	CUDA_MEMCPY3D *p = &params->memcpy;
+
+	if (op->is_set) {
+		params->memset = (CUDA_MEMSET_NODE_PARAMS){
+			.dst = op->dst, .pitch = op->len,
+			.value = op->pattern, .elementSize = op->elem_size,
+			.width = op->len / op->elem_size, .height = 1,
+		};
+		return;
+	}
+	*p = (CUDA_MEMCPY3D){
+		.srcMemoryType = op->src_device ? CU_MEMORYTYPE_DEVICE :
+						  CU_MEMORYTYPE_HOST,
+		.srcPitch = op->len, .srcHeight = 1,
+		.dstMemoryType = op->dst_device ? CU_MEMORYTYPE_DEVICE :
+						  CU_MEMORYTYPE_HOST,
+		.dstPitch = op->len, .dstHeight = 1,
+		.WidthInBytes = op->len, .Height = 1, .Depth = 1,
+	};
+	if (op->src_device)
+		p->srcDevice = op->src;
+	else
+		p->srcHost = libcumc_host_ptr(op->src);
+	if (op->dst_device)
+		p->dstDevice = op->dst;
+	else
+		p->dstHost = libcumc_host_ptr(op->dst);
+}
+
 /*
  * The Async form.  A host source is read now, into a staging buffer: the
  * caller may reuse it once the call returns, as with pageable memory on
@@ -298,6 +333,7 @@ static CUresult libcumc_copy_submit(struct libcumc_copy *op,
 	w->work.capture_as = CUMC_CAPTURE_NODE;
 	w->work.node_type = op->is_set ? CU_GRAPH_NODE_TYPE_MEMSET :
 					 CU_GRAPH_NODE_TYPE_MEMCPY;
+	w->work.describe = libcumc_copy_describe;
 	w->op = *op;
 	if (!op->is_set && !op->src_device) {
 		w->op.staging = malloc(op->len);
@@ -368,23 +404,6 @@ static CUresult libcumc_set(CUdeviceptr dst, __u32 pattern,
 						      &op->len))
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
-}
-
-CUresult libcumc_copy_on(struct libcumc_stream *stream, CUdeviceptr dst,
-			 bool dst_device, CUdeviceptr src, bool src_device,
-			 size_t len)
-{
-	const struct libcumc_driver *drv;
-	struct libcumc_copy op = {
-		.dst = dst, .src = src, .len = len,
-		.dst_device = dst_device, .src_device = src_device,
-	};
-	CUresult res = libcumc_driver(&drv);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	op.drv = drv;
-	return libcumc_copy_submit(&op, stream);
 }
 
 CUresult libcumc_set_on(struct libcumc_stream *stream, CUdeviceptr dst,

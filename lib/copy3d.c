@@ -13,7 +13,9 @@
  * All of them are one description (struct libcumc_copy3d), run as
  * copy.c's are: synchronous forms after the default stream's work, on
  * the calling thread; Async forms as an item of the stream, which checks
- * the device extents again when it runs.
+ * the device extents again when it runs.  A graph's memcpy nodes are
+ * checked and run by the same code (libcumc_copy3d_params_check(),
+ * libcumc_copy3d_on()), and a captured copy or set becomes such a node.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +40,8 @@ enum libcumc_side_kind {
  */
 struct libcumc_side {
 	enum libcumc_side_kind kind;
+	CUmemorytype type;		/* as the caller named it */
+	CUarray handle;			/* an array's */
 	CUdeviceptr base;
 	size_t pitch;			/* bytes from a row to the next */
 	size_t rows;			/* rows from a slice to the next */
@@ -56,7 +60,8 @@ struct libcumc_copy3d {
 	__u32 pattern;			/* of a set */
 	unsigned int elem_size;		/* of a set */
 	bool dst_multicast;		/* found by the last check */
-	void *staging;			/* an Async copy's snapshot of a host source */
+	/* An Async copy's snapshot of a host source, its rows packed. */
+	unsigned char *staging;
 };
 
 /* Both sides of a copy as CUDA_MEMCPY3D_PEER describes them. */
@@ -100,6 +105,8 @@ static CUresult libcumc_array_side(CUarray handle, bool linear,
 	if (res != CUDA_SUCCESS)
 		return res;
 	side->kind = CUMC_SIDE_ARRAY;
+	side->type = CU_MEMORYTYPE_ARRAY;
+	side->handle = handle;
 	side->base = (uintptr_t)layout.data;
 	side->pitch = layout.row_bytes;
 	side->rows = layout.rows;
@@ -170,7 +177,9 @@ static CUresult libcumc_side_describe(const struct libcumc_copy3d *op,
 				      struct libcumc_side *side)
 {
 	/* cuda.h wants the LODs 0; NVIDIA's driver ignores them. */
-	*side = (struct libcumc_side){ .x = d->x, .y = d->y, .z = d->z };
+	*side = (struct libcumc_side){
+		.type = d->type, .x = d->x, .y = d->y, .z = d->z,
+	};
 	switch (d->type) {
 	case CU_MEMORYTYPE_HOST:
 	case CU_MEMORYTYPE_DEVICE:
@@ -258,7 +267,10 @@ static CUresult libcumc_copy3d_exec(void *arg)
 		return res;
 	for (z = 0; z < op->depth; z++)
 		for (y = 0; y < op->height; y++) {
-			if (!op->is_set)
+			if (op->staging)
+				what.src = op->staging +
+					   (z * op->height + y) * op->width;
+			else if (!op->is_set)
 				what.src = (const void *)(uintptr_t)
 					   libcumc_row(&op->src, y, z);
 			dst = libcumc_row(&op->dst, y, z);
@@ -303,7 +315,8 @@ static void libcumc_copy3d_work_fini(struct libcumc_work *work)
 
 /*
  * A host source read now, packed, so that the caller may reuse it once
- * the call returns (copy.c does the same).
+ * the call returns (copy.c does the same); the source stays described as
+ * the caller gave it, for a capture.
  */
 static CUresult libcumc_copy3d_stage(struct libcumc_copy3d *op)
 {
@@ -322,48 +335,109 @@ static CUresult libcumc_copy3d_stage(struct libcumc_copy3d *op)
 			       (const void *)(uintptr_t)libcumc_row(&op->src, y, z),
 			       op->width);
 	op->staging = staging;
-	op->src = (struct libcumc_side){
-		.kind = CUMC_SIDE_HOST,
-		.base = (uintptr_t)staging,
-		.pitch = op->width,
-		.rows = op->height,
-	};
 	return CUDA_SUCCESS;
+}
+
+/* One side as a memcpy node's parameters hold it. */
+static void libcumc_side_params(const struct libcumc_side *side,
+				CUmemorytype *type, const void **host,
+				CUdeviceptr *device, CUarray *array,
+				size_t *pitch, size_t *height)
+{
+	*type = side->type;
+	*pitch = side->pitch;
+	*height = side->rows;
+	if (side->kind == CUMC_SIDE_ARRAY)
+		*array = side->handle;
+	else if (side->type == CU_MEMORYTYPE_HOST)
+		*host = (const void *)(uintptr_t)side->base;
+	else
+		*device = side->base;
+}
+
+/* What a capture makes of the item: a memcpy node, or a memset node. */
+static void libcumc_copy3d_describe(const struct libcumc_work *work,
+				    union libcumc_node_params *params)
+{
+	const struct libcumc_copy3d *op =
+		&((const struct libcumc_copy3d_work *)work)->op;
+	CUDA_MEMCPY3D *p = &params->memcpy;
+	const void *dst_host = NULL;
+
+	if (op->is_set) {
+		params->memset = (CUDA_MEMSET_NODE_PARAMS){
+			.dst = op->dst.base, .pitch = op->dst.pitch,
+			.value = op->pattern, .elementSize = op->elem_size,
+			.width = op->width / op->elem_size,
+			.height = op->height,
+		};
+		return;
+	}
+	*p = (CUDA_MEMCPY3D){
+		.srcXInBytes = op->src.x, .srcY = op->src.y, .srcZ = op->src.z,
+		.dstXInBytes = op->dst.x, .dstY = op->dst.y, .dstZ = op->dst.z,
+		.WidthInBytes = op->width, .Height = op->height,
+		.Depth = op->depth,
+	};
+	libcumc_side_params(&op->src, &p->srcMemoryType, &p->srcHost,
+			    &p->srcDevice, &p->srcArray, &p->srcPitch,
+			    &p->srcHeight);
+	libcumc_side_params(&op->dst, &p->dstMemoryType, &dst_host,
+			    &p->dstDevice, &p->dstArray, &p->dstPitch,
+			    &p->dstHeight);
+	p->dstHost = (void *)dst_host;
+}
+
+/*
+ * @op, checked, queued on @stream; its references go with it.  @stage:
+ * a host source is read now (the Async entry points), else when the item
+ * runs (a graph's memcpy node).
+ */
+static CUresult libcumc_copy3d_submit(struct libcumc_copy3d *op,
+				      struct libcumc_stream *stream,
+				      bool stage)
+{
+	struct libcumc_copy3d_work *w;
+	CUresult res = libcumc_copy3d_check(op);
+
+	if (res != CUDA_SUCCESS || libcumc_is_empty(op))
+		goto err_release;
+	if (stage && !op->is_set && op->src.kind == CUMC_SIDE_HOST) {
+		res = libcumc_copy3d_stage(op);
+		if (res != CUDA_SUCCESS)
+			goto err_release;
+	}
+	res = CUDA_ERROR_OUT_OF_MEMORY;
+	w = (struct libcumc_copy3d_work *)libcumc_work_alloc(sizeof(*w),
+						libcumc_copy3d_work_run);
+	if (!w)
+		goto err_release;
+	w->work.fini = libcumc_copy3d_work_fini;
+	w->work.capture_as = CUMC_CAPTURE_NODE;
+	w->work.node_type = op->is_set ? CU_GRAPH_NODE_TYPE_MEMSET :
+					 CU_GRAPH_NODE_TYPE_MEMCPY;
+	w->work.describe = libcumc_copy3d_describe;
+	w->op = *op;
+	return libcumc_stream_submit(stream, &w->work, NULL);
+
+err_release:
+	libcumc_copy3d_release(op);
+	return res;
 }
 
 /* The Async form; @op's references go with it to the stream. */
 static CUresult libcumc_copy3d_async(struct libcumc_copy3d *op,
 				     CUstream hStream, bool ptds)
 {
-	struct libcumc_copy3d_work *w = NULL;
 	struct libcumc_stream *stream;
 	CUresult res = libcumc_stream_get(hStream, ptds, &stream);
 
-	if (res != CUDA_SUCCESS)
-		goto err_release;
-	res = libcumc_copy3d_check(op);
-	if (res != CUDA_SUCCESS || libcumc_is_empty(op))
-		goto err_put;
-	if (!op->is_set && op->src.kind == CUMC_SIDE_HOST) {
-		res = libcumc_copy3d_stage(op);
-		if (res != CUDA_SUCCESS)
-			goto err_put;
+	if (res != CUDA_SUCCESS) {
+		libcumc_copy3d_release(op);
+		return res;
 	}
-	res = CUDA_ERROR_OUT_OF_MEMORY;
-	w = (struct libcumc_copy3d_work *)libcumc_work_alloc(sizeof(*w),
-						libcumc_copy3d_work_run);
-	if (!w)
-		goto err_put;
-	w->work.fini = libcumc_copy3d_work_fini;
-	w->op = *op;
-	res = libcumc_stream_submit(stream, &w->work, NULL);
+	res = libcumc_copy3d_submit(op, stream, true);
 	libcumc_stream_put(stream);
-	return res;
-
-err_put:
-	libcumc_stream_put(stream);
-err_release:
-	libcumc_copy3d_release(op);
 	return res;
 }
 
@@ -436,6 +510,31 @@ static CUresult libcumc_copy3d_desc(const CUDA_MEMCPY3D *p,
 	return libcumc_copy3d_from_peer(&peer, false, op);
 }
 
+CUresult libcumc_copy3d_params_check(const CUDA_MEMCPY3D *p)
+{
+	struct libcumc_copy3d op = { 0 };
+	CUresult res = libcumc_driver(&op.drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_copy3d_desc(p, &op);
+	if (res == CUDA_SUCCESS)
+		libcumc_copy3d_release(&op);
+	return res;
+}
+
+CUresult libcumc_copy3d_on(struct libcumc_stream *stream,
+			   const CUDA_MEMCPY3D *p)
+{
+	struct libcumc_copy3d op = { 0 };
+	CUresult res = libcumc_driver(&op.drv);
+
+	if (res == CUDA_SUCCESS)
+		res = libcumc_copy3d_desc(p, &op);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_copy3d_submit(&op, stream, false);
+}
+
 static CUresult libcumc_copy3d_peer_desc(const CUDA_MEMCPY3D_PEER *p,
 					 struct libcumc_copy3d *op)
 {
@@ -482,7 +581,10 @@ static CUresult libcumc_linear_side(CUarray array, size_t offset,
 	if (kind == CUMC_SIDE_ARRAY)
 		return libcumc_array_side(array, true, op, side);
 	*side = (struct libcumc_side){
-		.kind = kind, .base = addr, .pitch = op->width, .rows = 1,
+		.kind = kind,
+		.type = kind == CUMC_SIDE_HOST ? CU_MEMORYTYPE_HOST :
+						 CU_MEMORYTYPE_DEVICE,
+		.base = addr, .pitch = op->width, .rows = 1,
 	};
 	return kind == CUMC_SIDE_HOST && !addr && op->width ?
 	       CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;

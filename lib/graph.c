@@ -194,45 +194,12 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
 	return res;
 }
 
-/* One side of a 3D copy: host, device or unified memory, not arrays. */
-static CUresult libcumc_memcpy_side_check(CUmemorytype type, size_t lod,
-					  const void *reserved, size_t pitch,
-					  size_t width, size_t height,
-					  size_t depth, size_t rows)
-{
-	if (lod || reserved)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (type == CU_MEMORYTYPE_ARRAY) {
-		libcumc_log_note("CUDA arrays are not supported by cumc");
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	if (type != CU_MEMORYTYPE_HOST && type != CU_MEMORYTYPE_DEVICE &&
-	    type != CU_MEMORYTYPE_UNIFIED)
-		return CUDA_ERROR_INVALID_VALUE;
-	if ((height > 1 || depth > 1) && pitch < width)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (depth > 1 && rows < height)
-		return CUDA_ERROR_INVALID_VALUE;
-	return CUDA_SUCCESS;
-}
-
+/* A copy cuMemcpy3D would take, of at least one byte. */
 CUresult libcumc_memcpy_params_check(const CUDA_MEMCPY3D *p)
 {
-	CUresult res;
-
 	if (!p || !p->WidthInBytes || !p->Height || !p->Depth)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_memcpy_side_check(p->srcMemoryType, p->srcLOD,
-					p->reserved0, p->srcPitch,
-					p->srcXInBytes + p->WidthInBytes,
-					p->Height, p->Depth, p->srcHeight);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_memcpy_side_check(p->dstMemoryType, p->dstLOD,
-						p->reserved1, p->dstPitch,
-						p->dstXInBytes + p->WidthInBytes,
-						p->Height, p->Depth,
-						p->dstHeight);
-	return res;
+	return libcumc_copy3d_params_check(p);
 }
 
 CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,

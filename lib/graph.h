@@ -84,8 +84,9 @@ struct libcumc_graph_node {
 		struct libcumc_graph *child;	/* owned: a clone */
 	} u;
 	/*
-	 * Made by a stream capture: it runs @captured, whatever its type; u
-	 * holds what can be read of its parameters (a host node's).
+	 * Made by a stream capture from an item that cannot be a node of its
+	 * own parameters: it runs @captured, whatever its type; u holds what
+	 * can be read of its parameters (a host node's).
 	 */
 	bool is_captured;
 	struct libcumc_captured *captured;
@@ -155,12 +156,15 @@ CUresult libcumc_graph_add(struct libcumc_graph *graph, CUgraphNodeType type,
 			   size_t num_deps, struct libcumc_graph_node **node);
 
 /*
- * A captured item as a node of @type after @deps (the streams' lock and
- * this one held): the node takes @work, which has no dependencies left.
+ * A captured item as a node after @deps (the streams' lock and this one
+ * held).  A memset or memcpy item that describes itself becomes a node
+ * like cuGraphAddMemsetNode's and cuGraphAddMemcpyNode's, for @ctx, and
+ * @work stays the caller's; any other becomes a node that takes @work
+ * (is_captured), which has no dependencies left, a host node with the
+ * function and data it describes.
  */
 CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
-				    CUgraphNodeType type,
-				    struct libcumc_work *work,
+				    struct libcumc_work *work, CUcontext ctx,
 				    struct libcumc_graph_node *const *deps,
 				    size_t num_deps,
 				    struct libcumc_graph_node **node);
@@ -193,8 +197,8 @@ void libcumc_captured_get(struct libcumc_captured *captured);
 void libcumc_captured_put(struct libcumc_captured *captured);
 
 /*
- * What a node's parameters must be (graph.c): INVALID_VALUE otherwise,
- * NOT_SUPPORTED for a copy to or from an array.  A kernel node's are
+ * What a node's parameters must be (graph.c): INVALID_VALUE otherwise
+ * (a memcpy node's, cuMemcpy3D's errors).  A kernel node's are
  * copied into @k, which libcumc_kernel_params_free() releases.
  */
 CUresult libcumc_memset_params_check(const CUDA_MEMSET_NODE_PARAMS *p);

@@ -285,19 +285,49 @@ CUresult libcumc_graph_add(struct libcumc_graph *graph, CUgraphNodeType type,
 	return CUDA_SUCCESS;
 }
 
+/* A described memset or memcpy item as a node of its own parameters. */
+static CUresult libcumc_graph_add_described(struct libcumc_graph *graph,
+					    const struct libcumc_work *work,
+					    CUcontext ctx,
+					    struct libcumc_graph_node *const *deps,
+					    size_t num_deps,
+					    struct libcumc_graph_node **node)
+{
+	union libcumc_node_params params = { 0 };
+	CUresult res;
+
+	work->describe(work, &params);
+	res = libcumc_graph_add(graph, work->node_type, deps, num_deps, node);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (work->node_type == CU_GRAPH_NODE_TYPE_MEMSET) {
+		(*node)->u.memset.params = params.memset;
+		(*node)->u.memset.ctx = ctx;
+	} else {
+		(*node)->u.memcpy.params = params.memcpy;
+		(*node)->u.memcpy.ctx = ctx;
+	}
+	return CUDA_SUCCESS;
+}
+
 CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
-				    CUgraphNodeType type,
-				    struct libcumc_work *work,
+				    struct libcumc_work *work, CUcontext ctx,
 				    struct libcumc_graph_node *const *deps,
 				    size_t num_deps,
 				    struct libcumc_graph_node **node)
 {
-	struct libcumc_captured *captured = calloc(1, sizeof(*captured));
+	struct libcumc_captured *captured;
+	union libcumc_node_params params = { 0 };
 	CUresult res;
 
+	if (work->describe && (work->node_type == CU_GRAPH_NODE_TYPE_MEMSET ||
+			       work->node_type == CU_GRAPH_NODE_TYPE_MEMCPY))
+		return libcumc_graph_add_described(graph, work, ctx, deps,
+						   num_deps, node);
+	captured = calloc(1, sizeof(*captured));
 	if (!captured)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	res = libcumc_graph_add(graph, type, deps, num_deps, node);
+	res = libcumc_graph_add(graph, work->node_type, deps, num_deps, node);
 	if (res != CUDA_SUCCESS) {
 		free(captured);
 		return res;
@@ -306,6 +336,10 @@ CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
 	captured->work = work;
 	(*node)->captured = captured;
 	(*node)->is_captured = true;
+	if (work->describe && work->node_type == CU_GRAPH_NODE_TYPE_HOST) {
+		work->describe(work, &params);
+		(*node)->u.host = params.host;
+	}
 	return CUDA_SUCCESS;
 }
 

@@ -3,9 +3,10 @@
  * Executable graphs (graph.h): instantiation takes a private copy of the
  * graph and an order of its nodes, each after its dependencies; a launch
  * queues the nodes on the stream in that order, one stream item (or
- * several: a row of a 2D set or 3D copy each) per node, so they run one
- * after the other after the stream's earlier work and before its later
- * work.  A node a stream capture made runs its captured item again.
+ * several: a row of a 2D set each) per node, so they run one after the
+ * other after the stream's earlier work and before its later work.  A
+ * memcpy node is copy3d.c's copy; a node a stream capture made holding
+ * an item runs that item again.
  *
  * A CUgraphExec is a pointer to an executable of the registry, looked up
  * before use.  One lock guards the registry and every executable; a
@@ -250,6 +251,16 @@ static CUresult libcumc_replay_run(struct libcumc_work *work)
 	return item->run ? item->run(item) : CUDA_SUCCESS;
 }
 
+/* A host node launched into a capture reads as the item it runs. */
+static void libcumc_replay_describe(const struct libcumc_work *work,
+				    union libcumc_node_params *params)
+{
+	const struct libcumc_work *item =
+		((const struct libcumc_replay *)work)->captured->work;
+
+	item->describe(item, params);
+}
+
 static void libcumc_replay_fini(struct libcumc_work *work)
 {
 	libcumc_captured_put(((struct libcumc_replay *)work)->captured);
@@ -267,6 +278,8 @@ static CUresult libcumc_replay_submit(struct libcumc_stream *stream,
 	r->work.fini = libcumc_replay_fini;
 	r->work.capture_as = CUMC_CAPTURE_NODE;
 	r->work.node_type = node->type;
+	if (node->captured->work->describe)
+		r->work.describe = libcumc_replay_describe;
 	r->captured = node->captured;
 	libcumc_captured_get(r->captured);
 	return libcumc_stream_submit(stream, &r->work, NULL);
@@ -282,46 +295,6 @@ static CUresult libcumc_memset_submit(struct libcumc_stream *stream,
 	for (row = 0; row < p->height && res == CUDA_SUCCESS; row++)
 		res = libcumc_set_on(stream, p->dst + row * p->pitch, p->value,
 				     p->elementSize, p->width);
-	return res;
-}
-
-/* Where row @y of slice @z of one side of a 3D copy starts. */
-static CUdeviceptr libcumc_memcpy_row(CUmemorytype type, const void *host,
-				      CUdeviceptr device, size_t x, size_t y,
-				      size_t z, size_t pitch, size_t height)
-{
-	CUdeviceptr base = type == CU_MEMORYTYPE_HOST ? (uintptr_t)host :
-							device;
-
-	return base + (z * height + y) * pitch + x;
-}
-
-/*
- * A memcpy node's rows.  Unified memory is device memory here, or host
- * memory CUDA knows of, as the copies' checks accept it.
- */
-static CUresult libcumc_memcpy_submit(struct libcumc_stream *stream,
-				      const CUDA_MEMCPY3D *p)
-{
-	CUresult res = CUDA_SUCCESS;
-	size_t y, z;
-
-	for (z = 0; z < p->Depth; z++)
-		for (y = 0; y < p->Height && res == CUDA_SUCCESS; y++)
-			res = libcumc_copy_on(stream,
-				libcumc_memcpy_row(p->dstMemoryType,
-						   p->dstHost, p->dstDevice,
-						   p->dstXInBytes,
-						   p->dstY + y, p->dstZ + z,
-						   p->dstPitch, p->dstHeight),
-				p->dstMemoryType != CU_MEMORYTYPE_HOST,
-				libcumc_memcpy_row(p->srcMemoryType,
-						   p->srcHost, p->srcDevice,
-						   p->srcXInBytes,
-						   p->srcY + y, p->srcZ + z,
-						   p->srcPitch, p->srcHeight),
-				p->srcMemoryType != CU_MEMORYTYPE_HOST,
-				p->WidthInBytes);
 	return res;
 }
 
@@ -365,7 +338,7 @@ static CUresult libcumc_node_submit(struct libcumc_stream *stream,
 	case CU_GRAPH_NODE_TYPE_MEMSET:
 		return libcumc_memset_submit(stream, &node->u.memset.params);
 	case CU_GRAPH_NODE_TYPE_MEMCPY:
-		return libcumc_memcpy_submit(stream, &node->u.memcpy.params);
+		return libcumc_copy3d_on(stream, &node->u.memcpy.params);
 	case CU_GRAPH_NODE_TYPE_KERNEL:
 		return libcumc_kernel_submit(stream, &node->u.kernel);
 	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:

@@ -100,12 +100,6 @@ static unsigned long long libcumc_last_capture_id;
 
 static void libcumc_capture_invalidate(struct libcumc_capture *cap);
 static void libcumc_capture_leave(struct libcumc_stream *stream);
-/*
- * What a captured host function item runs, as a host node's parameters;
- * left as they are for an item of another kind (a graph's replayed node).
- */
-static void libcumc_host_work_params(const struct libcumc_work *work,
-				     CUDA_HOST_NODE_PARAMS *params);
 
 /* How long a worker waits for work before it leaves. */
 #define CUMC_WORKER_IDLE_S 2
@@ -621,15 +615,13 @@ static CUresult libcumc_capture_item(struct libcumc_stream *stream,
 	}
 	libcumc_work_drop_deps(work);
 	libcumc_graphs_lock();
-	res = libcumc_graph_add_captured(cap->graph, work->node_type, work,
-					 nodes, count, &node);
-	if (res == CUDA_SUCCESS && work->node_type == CU_GRAPH_NODE_TYPE_HOST)
-		libcumc_host_work_params(work, &node->u.host);
+	res = libcumc_graph_add_captured(cap->graph, work, stream->ctx, nodes,
+					 count, &node);
 	libcumc_graphs_unlock();
 	free(nodes);
 	if (res != CUDA_SUCCESS)
 		return res;
-	*discard = false;
+	*discard = !node->is_captured;
 	nodes = malloc(sizeof(*nodes));
 	if (!nodes)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1916,16 +1908,15 @@ static CUresult libcumc_host_run(struct libcumc_work *work)
 	return CUDA_SUCCESS;
 }
 
-static void libcumc_host_work_params(const struct libcumc_work *work,
-				     CUDA_HOST_NODE_PARAMS *params)
+/* What a capture makes of a host function: a host node. */
+static void libcumc_host_describe(const struct libcumc_work *work,
+				  union libcumc_node_params *params)
 {
 	const struct libcumc_host_work *h =
 		(const struct libcumc_host_work *)work;
 
-	if (work->run != libcumc_host_run || !h->fn)
-		return;
-	params->fn = h->fn;
-	params->userData = h->user_data;
+	params->host.fn = h->fn;
+	params->host.userData = h->user_data;
 }
 
 /* @handle: the stream as the caller named it, for a callback. */
@@ -1941,6 +1932,7 @@ static CUresult libcumc_host_submit(struct libcumc_stream *s, CUstream handle,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	h->work.capture_as = fn ? CUMC_CAPTURE_NODE : CUMC_CAPTURE_UNSUPPORTED;
 	h->work.node_type = CU_GRAPH_NODE_TYPE_HOST;
+	h->work.describe = libcumc_host_describe;
 	h->fn = fn;
 	h->callback = callback;
 	h->handle = handle;

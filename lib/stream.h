@@ -45,6 +45,13 @@ enum libcumc_capture_as {
 	CUMC_CAPTURE_JOIN,		/* a wait: its dependencies join */
 };
 
+/* A node's parameters, by its type, as a captured item tells them. */
+union libcumc_node_params {
+	CUDA_HOST_NODE_PARAMS host;
+	CUDA_MEMSET_NODE_PARAMS memset;
+	CUDA_MEMCPY3D memcpy;
+};
+
 struct libcumc_work {
 	struct libcumc_work *next;
 	enum libcumc_capture_as capture_as;
@@ -54,6 +61,16 @@ struct libcumc_work {
 	 */
 	bool waits_event;
 	CUgraphNodeType node_type;
+	/*
+	 * The parameters of the node a capture makes of the item (of
+	 * node_type), or NULL when they cannot be told: the node then runs
+	 * the item again.  A memset or memcpy node described holds them as
+	 * cuGraphAddMemsetNode's and cuGraphAddMemcpyNode's do and lets the
+	 * item go; a host node keeps running the item, the parameters there
+	 * to be read.
+	 */
+	void (*describe)(const struct libcumc_work *work,
+			 union libcumc_node_params *params);
 	/* Runs on the worker; an error is latched on the stream. NULL: none. */
 	CUresult (*run)(struct libcumc_work *work);
 	/*
@@ -258,15 +275,21 @@ CUresult libcumc_memop_target_check(const struct libcumc_driver *drv,
 				    bool write, bool *multicast);
 
 /*
- * Queue a copy of @len bytes, or a set of @count elements of @elem_size
- * bytes, on @stream, as cuMemcpyAsync and cuMemsetD*Async do (copy.c); a
- * host source is read now.
+ * Queue a set of @count elements of @elem_size bytes on @stream, as
+ * cuMemsetD*Async does (copy.c).
  */
-CUresult libcumc_copy_on(struct libcumc_stream *stream, CUdeviceptr dst,
-			 bool dst_device, CUdeviceptr src, bool src_device,
-			 size_t len);
 CUresult libcumc_set_on(struct libcumc_stream *stream, CUdeviceptr dst,
 			__u32 pattern, unsigned int elem_size, size_t count);
+
+/*
+ * What a memcpy node's parameters must be (copy3d.c): cuMemcpy3D's
+ * checks, device memory aside (it may be mapped later); and the node's
+ * copy queued on @stream, as cuMemcpy3DAsync queues one but reading a
+ * host source only when the item runs.
+ */
+CUresult libcumc_copy3d_params_check(const CUDA_MEMCPY3D *p);
+CUresult libcumc_copy3d_on(struct libcumc_stream *stream,
+			   const CUDA_MEMCPY3D *p);
 
 /*
  * Whether cuStreamBatchMemOp would take these operations, and queue them

@@ -5,7 +5,8 @@
  * instantiated and launched, their nodes run after their dependencies
  * and not before the launch; stream capture of copies, sets, host
  * functions and kernels, forked to a second stream and joined back
- * through events; the capture errors; user objects' lifetimes; garbage
+ * through events, its nodes read back as the calls that made them; the
+ * capture errors; user objects' lifetimes; garbage
  * handles and bad arguments refused with nothing changed.
  */
 #include <stdatomic.h>
@@ -306,13 +307,92 @@ START_TEST(memset_and_memcpy_nodes_move_bytes)
 	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
 	ck_assert_uint_eq(host[0], 0);
 
-	/* Arrays are not there: said plainly. */
+	/* Checked as cuMemcpy3D checks: no array, a pitch short of a row. */
 	cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
 	ck_assert_int_eq(cuGraphMemcpyNodeSetParams(copy, &cp),
-			 CUDA_ERROR_NOT_SUPPORTED);
+			 CUDA_ERROR_INVALID_HANDLE);
+	cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	cp.srcPitch = W - 1;
+	ck_assert_int_eq(cuGraphMemcpyNodeSetParams(copy, &cp),
+			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * Memcpy nodes copy what cuMemcpy3D copies, arrays included, and read a
+ * host source when they run, not when they are added.
+ */
+START_TEST(memcpy_nodes_copy_arrays_and_read_the_host_at_launch)
+{
+	enum { W = 32, H = 8, PITCH = 64 };
+	CUDA_ARRAY3D_DESCRIPTOR desc = {
+		.Width = W, .Height = H, .Format = CU_AD_FORMAT_UNSIGNED_INT8,
+		.NumChannels = 1,
+	};
+	unsigned char host[H][W];
+	CUDA_MEMCPY3D in = {
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host,
+		.srcPitch = W, .dstMemoryType = CU_MEMORYTYPE_ARRAY,
+		.WidthInBytes = W, .Height = H, .Depth = 1,
+	};
+	CUDA_MEMCPY3D out = {
+		.srcMemoryType = CU_MEMORYTYPE_ARRAY,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstPitch = PITCH,
+		.WidthInBytes = W, .Height = H, .Depth = 1,
+	};
+	CUDA_MEMCPY3D got;
+	CUgraphNode to_array, from_array;
+	CUgraphExec exec;
+	CUdeviceptr dev;
+	CUcontext ctx;
+	CUarray array;
+	CUstream s;
+	CUgraph g;
+	int x, y;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArray3DCreate(&array, &desc), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dev, PITCH * H), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, PITCH * H), CUDA_SUCCESS);
+	in.dstArray = array;
+	out.srcArray = array;
+	out.dstDevice = dev;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemcpyNode(&to_array, g, NULL, 0, &in, ctx),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemcpyNode(&from_array, g, &to_array, 1,
+					      &out, ctx),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphMemcpyNodeGetParams(from_array, &got),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(got.srcArray, array);
+	/* A row past the array's. */
+	out.Height = H + 1;
+	ck_assert_int_eq(cuGraphMemcpyNodeSetParams(from_array, &out),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	memset(host, 0x21, sizeof(host));
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	memset(host, 0x42, sizeof(host));
+	host[H - 1][W - 1] = 0x43;
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	for (y = 0; y < H; y++)
+		for (x = 0; x < W; x++)
+			ck_assert_uint_eq(vmm_bytes(dev)[y * PITCH + x],
+					  host[y][x]);
+	/* The pitch's padding is left alone. */
+	ck_assert_uint_eq(vmm_bytes(dev)[W], 0);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuArrayDestroy(array), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
 }
 END_TEST
@@ -503,6 +583,7 @@ START_TEST(capture_makes_nodes_that_run_at_launch)
 	CUstreamCaptureStatus status;
 	CUDA_HOST_NODE_PARAMS host;
 	CUDA_MEMSET_NODE_PARAMS set;
+	CUDA_MEMCPY3D copy;
 	const CUgraphNode *deps;
 	const CUgraphEdgeData *edges;
 	CUgraphNode nodes[4];
@@ -556,7 +637,7 @@ START_TEST(capture_makes_nodes_that_run_at_launch)
 	ck_assert_int_eq(cuGraphNodeGetDependencies(nodes[2], NULL, NULL, &n),
 			 CUDA_SUCCESS);
 	ck_assert_uint_eq(n, 1);
-	/* A captured host node reads back; other captured nodes do not yet. */
+	/* Captured nodes read back as the calls that made them. */
 	ck_assert_int_eq(cuGraphHostNodeGetParams(nodes[1], &host),
 			 CUDA_SUCCESS);
 	ck_assert_ptr_eq(host.fn, count_fn);
@@ -564,7 +645,21 @@ START_TEST(capture_makes_nodes_that_run_at_launch)
 	ck_assert_int_eq(cuGraphHostNodeSetParams(nodes[1], &host),
 			 CUDA_ERROR_NOT_SUPPORTED);
 	ck_assert_int_eq(cuGraphMemsetNodeGetParams(nodes[0], &set),
-			 CUDA_ERROR_NOT_SUPPORTED);
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(set.dst, dev);
+	ck_assert_uint_eq(set.value, 0xabcd);
+	ck_assert_uint_eq(set.elementSize, 4);
+	ck_assert_uint_eq(set.width, 1024);
+	ck_assert_uint_eq(set.height, 1);
+	ck_assert_int_eq(cuGraphMemcpyNodeGetParams(nodes[2], &copy),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(copy.srcMemoryType, CU_MEMORYTYPE_DEVICE);
+	ck_assert_uint_eq(copy.srcDevice, dev + 40);
+	ck_assert_int_eq(copy.dstMemoryType, CU_MEMORYTYPE_HOST);
+	ck_assert_ptr_eq(copy.dstHost, &v);
+	ck_assert_uint_eq(copy.WidthInBytes, sizeof(v));
+	ck_assert_uint_eq(copy.Height, 1);
+	ck_assert_uint_eq(copy.Depth, 1);
 
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
 	v = 0;
@@ -812,6 +907,92 @@ START_TEST(capture_refuses_what_cannot_be_captured)
 	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamDestroy(blocking), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * Captured copies and sets are nodes of their own parameters, 2D ones
+ * included; a host source is read at each launch, not at the capture.
+ */
+START_TEST(captured_copies_read_the_host_at_launch)
+{
+	unsigned char src[16];
+	CUDA_MEMCPY2D rows = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcPitch = 8,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstPitch = 64,
+		.WidthInBytes = 8, .Height = 2,
+	};
+	CUDA_MEMSET_NODE_PARAMS set;
+	CUDA_MEMCPY3D copy;
+	CUgraphNode nodes[4];
+	CUgraphNodeType type;
+	CUgraphExec exec;
+	CUdeviceptr dev;
+	CUstream s;
+	CUgraph g;
+	size_t n = 4;
+	int i;
+
+	ck_assert_int_eq(cuMemAlloc(&dev, 4096), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, 4096), CUDA_SUCCESS);
+	rows.srcDevice = dev;
+	rows.dstDevice = dev + 1024;
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	memset(src, 0x11, sizeof(src));
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoDAsync(dev, src, sizeof(src), s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpy2DAsync(&rows, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD2D8Async(dev + 2048, 64, 0x7, 16, 2, s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	ck_assert_uint_eq(vmm_bytes(dev)[0], 0);
+
+	ck_assert_int_eq(cuGraphGetNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(cuGraphMemcpyNodeGetParams(nodes[0], &copy),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(copy.srcMemoryType, CU_MEMORYTYPE_HOST);
+	ck_assert_ptr_eq(copy.srcHost, src);
+	ck_assert_uint_eq(copy.dstDevice, dev);
+	ck_assert_uint_eq(copy.WidthInBytes, sizeof(src));
+	ck_assert_int_eq(cuGraphMemcpyNodeGetParams(nodes[1], &copy),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(copy.srcDevice, dev);
+	ck_assert_uint_eq(copy.srcPitch, 8);
+	ck_assert_uint_eq(copy.dstDevice, dev + 1024);
+	ck_assert_uint_eq(copy.dstPitch, 64);
+	ck_assert_uint_eq(copy.WidthInBytes, 8);
+	ck_assert_uint_eq(copy.Height, 2);
+	ck_assert_int_eq(cuGraphNodeGetType(nodes[2], &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_MEMSET);
+	ck_assert_int_eq(cuGraphMemsetNodeGetParams(nodes[2], &set),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(set.dst, dev + 2048);
+	ck_assert_uint_eq(set.pitch, 64);
+	ck_assert_uint_eq(set.value, 0x7);
+	ck_assert_uint_eq(set.elementSize, 1);
+	ck_assert_uint_eq(set.width, 16);
+	ck_assert_uint_eq(set.height, 2);
+
+	for (i = 0; i < 16; i++)
+		src[i] = i + 1;
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	for (i = 0; i < 16; i++) {
+		ck_assert_uint_eq(vmm_bytes(dev)[i], i + 1);
+		ck_assert_uint_eq(vmm_bytes(dev + 1024)[i / 8 * 64 + i % 8],
+				  i + 1);
+		ck_assert_uint_eq(vmm_bytes(dev + 2048)[i], 0x7);
+		ck_assert_uint_eq(vmm_bytes(dev + 2048 + 64)[i], 0x7);
+	}
+	ck_assert_uint_eq(vmm_bytes(dev + 2048)[16], 0);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
 }
 END_TEST
 
@@ -1281,6 +1462,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(build, edges_added_and_removed_with_checks);
 	tcase_add_test(build, garbage_and_destroyed_handles_refused);
 	tcase_add_test(build, memset_and_memcpy_nodes_move_bytes);
+	tcase_add_test(build, memcpy_nodes_copy_arrays_and_read_the_host_at_launch);
 	tcase_add_test(build, kernel_node_runs_ptx);
 	tcase_add_test(build, child_graphs_and_clones);
 	tcase_add_test(build, event_nodes_order_two_streams);
@@ -1298,6 +1480,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(capture, capture_forks_and_joins_through_events);
 	tcase_add_test(capture, capture_into_a_graph_with_dependencies_changed);
 	tcase_add_test(capture, capture_refuses_what_cannot_be_captured);
+	tcase_add_test(capture, captured_copies_read_the_host_at_launch);
 	suite_add_tcase(s, capture);
 	return s;
 }
