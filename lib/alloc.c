@@ -34,6 +34,7 @@
 #include "memory.h"
 #include "mempool.h"
 #include "ranges.h"
+#include "stream.h"
 #include "va.h"
 
 #define CUMC_SLOT_MIN 512u
@@ -324,6 +325,10 @@ static CUresult libcumc_mem_alloc(const struct libcumc_driver *drv,
 CUresult libcumc_impl_cuMemAlloc_v2(const struct libcumc_driver *drv,
 				    CUdeviceptr *dptr, size_t bytesize)
 {
+	CUresult res = libcumc_capture_unsafe_check();
+
+	if (res != CUDA_SUCCESS)
+		return res;
 	return libcumc_mem_alloc(drv, dptr, bytesize, 0);
 }
 
@@ -352,6 +357,9 @@ CUresult libcumc_impl_cuMemAllocPitch_v2(const struct libcumc_driver *drv,
 	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 &&
 	     ElementSizeBytes != 16))
 		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_capture_unsafe_check();
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (__builtin_add_overflow(WidthInBytes, CUMC_PITCH_ALIGN - 1, &pitch))
 		return CUDA_ERROR_INVALID_VALUE;
 	pitch -= pitch % CUMC_PITCH_ALIGN;
@@ -370,10 +378,10 @@ CUresult libcumc_impl_cuMemAllocPitch_v2(const struct libcumc_driver *drv,
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
 	struct libcumc_alloc *a;
-	CUresult res = CUDA_SUCCESS;
+	CUresult res = libcumc_capture_unsafe_check();
 
-	if (!dptr)
-		return CUDA_SUCCESS;
+	if (res != CUDA_SUCCESS || !dptr)
+		return res;
 	pthread_mutex_lock(&libcumc_alloc_lock);
 	a = libcumc_ranges_find(&libcumc_allocs, dptr);
 	if (a && a->range.base == dptr)

@@ -8,16 +8,6 @@
 
 #include "graph.h"
 
-/*
- * The calling thread's capture mode (cuThreadExchangeStreamCaptureMode).
- * cumc does not refuse the calls a mode forbids to other threads and
- * streams while a capture runs: it keeps the mode for the caller.  Like
- * NVIDIA's driver, the exchange takes any value: only a capture's own
- * mode is checked, where it begins.
- */
-static __thread CUstreamCaptureMode libcumc_capture_mode =
-	CU_STREAM_CAPTURE_MODE_GLOBAL;
-
 static bool libcumc_capture_mode_valid(CUstreamCaptureMode mode)
 {
 	return mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
@@ -305,14 +295,14 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
 					NULL, NULL, NULL, NULL, true);
 }
 
+/*
+ * Like NVIDIA's driver, the exchange takes any value: only a capture's
+ * own mode is checked, where it begins.
+ */
 CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
-	CUstreamCaptureMode old;
-
 	if (!mode)
 		return CUDA_ERROR_INVALID_VALUE;
-	old = libcumc_capture_mode;
-	libcumc_capture_mode = *mode;
-	*mode = old;
+	*mode = libcumc_capture_mode_exchange(*mode);
 	return CUDA_SUCCESS;
 }

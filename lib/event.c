@@ -306,9 +306,14 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 
 	if (res != CUDA_SUCCESS || !rec)
 		return res;
-	libcumc_stream_wait(rec->stream, rec->ticket);
+	/* As cuEventQuery, an event a capture under way recorded is refused. */
+	res = libcumc_ticket_status(rec->stream, rec->ticket);
+	if (res != CUDA_ERROR_CAPTURED_EVENT) {
+		libcumc_stream_wait(rec->stream, rec->ticket);
+		res = CUDA_SUCCESS;
+	}
 	libcumc_record_put(rec);
-	return CUDA_SUCCESS;
+	return res;
 }
 
 static float libcumc_ms_between(const struct timespec *a,

@@ -18,6 +18,7 @@
 #include "host_mem.h"
 #include "log.h"
 #include "ranges.h"
+#include "stream.h"
 
 #define CUMC_HOSTALLOC_FLAGS \
 	(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | \
@@ -151,6 +152,8 @@ static CUresult libcumc_host_alloc(void **pp, size_t bytesize,
 	void *p;
 	CUresult res = libcumc_host_begin(&h);
 
+	if (res == CUDA_SUCCESS)
+		res = libcumc_capture_unsafe_check();
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!pp || Flags & ~CUMC_HOSTALLOC_FLAGS)
@@ -200,9 +203,10 @@ CUresult CUDAAPI cuMemFreeHost(void *p)
 	struct libcumc_host *h;
 	void *base = NULL;
 	size_t mapped = 0;
+	CUresult res = libcumc_capture_unsafe_check();
 
-	if (!p)
-		return CUDA_SUCCESS;
+	if (res != CUDA_SUCCESS || !p)
+		return res;
 	pthread_mutex_lock(&libcumc_host_lock);
 	h = libcumc_ranges_find(&libcumc_hosts, (uintptr_t)p);
 	if (h && h->mapped && h->range.base == (uintptr_t)p) {

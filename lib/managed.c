@@ -90,9 +90,14 @@ CUresult libcumc_impl_cuMemAllocManaged(const struct libcumc_driver *drv,
 					CUdeviceptr *dptr, size_t bytesize,
 					unsigned int flags)
 {
+	CUresult res;
+
 	if (!dptr || !bytesize ||
 	    (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
 		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_capture_unsafe_check();
+	if (res != CUDA_SUCCESS)
+		return res;
 	return libcumc_alloc_managed(drv, dptr, bytesize, flags);
 }
 

@@ -84,6 +84,7 @@ struct libcumc_capture {
 	struct libcumc_graph *graph;
 	bool own_graph;			/* made for it, not the caller's */
 	struct libcumc_stream *origin;
+	pthread_t thread;		/* that began it */
 	unsigned long long id;
 	CUstreamCaptureMode mode;
 	bool invalidated;
@@ -97,6 +98,10 @@ struct libcumc_capture {
 #define CUMC_CAPTURE_ID_MASK 0x7fffffffull
 
 static unsigned long long libcumc_last_capture_id;
+
+/* The calling thread's capture mode (cuThreadExchangeStreamCaptureMode). */
+static __thread CUstreamCaptureMode libcumc_thread_capture_mode =
+	CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 static void libcumc_capture_invalidate(struct libcumc_capture *cap);
 static void libcumc_capture_leave(struct libcumc_stream *stream);
@@ -665,6 +670,57 @@ static CUresult libcumc_capture_sync_check(struct libcumc_stream *stream)
 	return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
 }
 
+/*
+ * Whether @cap forbids the calling thread, in @mode, the potentially
+ * unsafe calls: a capture it began not RELAXED, or, in GLOBAL mode,
+ * another thread's GLOBAL capture (cuThreadExchangeStreamCaptureMode).
+ */
+static bool libcumc_capture_forbids(const struct libcumc_capture *cap,
+				    CUstreamCaptureMode mode)
+{
+	if (mode == CU_STREAM_CAPTURE_MODE_RELAXED ||
+	    cap->mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+		return false;
+	if (pthread_equal(cap->thread, pthread_self()))
+		return true;
+	return mode == CU_STREAM_CAPTURE_MODE_GLOBAL &&
+	       cap->mode == CU_STREAM_CAPTURE_MODE_GLOBAL;
+}
+
+/* libcumc_capture_unsafe_check(), the streams' lock held. */
+static CUresult libcumc_capture_unsafe_locked(void)
+{
+	CUresult res = CUDA_SUCCESS;
+	struct libcumc_stream *s;
+
+	for (s = libcumc_streams; s; s = s->next)
+		if (s->capture &&
+		    libcumc_capture_forbids(s->capture,
+					    libcumc_thread_capture_mode)) {
+			libcumc_capture_invalidate(s->capture);
+			res = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+		}
+	return res;
+}
+
+CUresult libcumc_capture_unsafe_check(void)
+{
+	CUresult res;
+
+	pthread_mutex_lock(&libcumc_streams_lock);
+	res = libcumc_capture_unsafe_locked();
+	pthread_mutex_unlock(&libcumc_streams_lock);
+	return res;
+}
+
+CUstreamCaptureMode libcumc_capture_mode_exchange(CUstreamCaptureMode mode)
+{
+	CUstreamCaptureMode old = libcumc_thread_capture_mode;
+
+	libcumc_thread_capture_mode = mode;
+	return old;
+}
+
 /* @stream leaves its capture, which goes with its last stream. */
 static void libcumc_capture_leave(struct libcumc_stream *stream)
 {
@@ -795,6 +851,7 @@ CUresult libcumc_capture_begin(struct libcumc_stream *stream,
 		res = libcumc_leaves_set(stream, leaves, num_deps);
 	if (res == CUDA_SUCCESS) {
 		cap->origin = stream;
+		cap->thread = pthread_self();
 		cap->id = ++libcumc_last_capture_id;
 		cap->mode = mode;
 		cap->members = 1;
@@ -889,6 +946,12 @@ CUresult libcumc_capture_end(struct libcumc_stream *stream,
 		libcumc_capture_invalidate(cap);
 		pthread_mutex_unlock(&libcumc_streams_lock);
 		return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+	}
+	if (cap->mode != CU_STREAM_CAPTURE_MODE_RELAXED &&
+	    !pthread_equal(cap->thread, pthread_self())) {
+		libcumc_capture_invalidate(cap);
+		pthread_mutex_unlock(&libcumc_streams_lock);
+		return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
 	}
 	libcumc_graphs_lock();
 	if (cap->invalidated)
@@ -1215,6 +1278,8 @@ CUresult libcumc_stream_run_sync(bool ptds, CUresult (*op)(void *arg),
 	pthread_mutex_lock(&libcumc_streams_lock);
 	res = libcumc_capture_sync_check(stream);
 	if (res == CUDA_SUCCESS)
+		res = libcumc_capture_unsafe_locked();
+	if (res == CUDA_SUCCESS)
 		res = libcumc_marker(stream, true, &marker);
 	if (res == CUDA_SUCCESS)
 		libcumc_wait_deps(&marker);
@@ -1235,6 +1300,8 @@ CUresult libcumc_streams_sync_ctx(CUcontext ctx)
 	for (s = libcumc_streams; s && res == CUDA_SUCCESS; s = s->next)
 		if (s->ctx == ctx && s->capture)
 			res = libcumc_capture_sync_check(s);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_capture_unsafe_locked();
 	for (s = libcumc_streams; s && res == CUDA_SUCCESS; s = s->next)
 		if (s->ctx == ctx)
 			res = libcumc_work_add_dep_locked(&marker, s,

@@ -168,7 +168,8 @@ CUresult libcumc_stream_query(struct libcumc_stream *stream);
  * @stream began, which the caller gets, registered; the capture ends for
  * every stream in it, also on failure: CUDA_ERROR_ILLEGAL_STATE (not
  * capturing), CUDA_ERROR_STREAM_CAPTURE_UNMATCHED (another stream began
- * it; it is invalidated), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+ * it) or CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD (another thread began it,
+ * not RELAXED): it is invalidated; CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
  * CUDA_ERROR_STREAM_CAPTURE_UNJOINED (a stream forked from it has work
  * not joined back).  Update: the nodes @stream's next item depends on
  * become @deps (@set) or gain them; CUDA_ERROR_ILLEGAL_STATE,
@@ -202,6 +203,21 @@ struct libcumc_capture_info {
 };
 CUresult libcumc_capture_info(struct libcumc_stream *stream,
 			      struct libcumc_capture_info *info);
+
+/*
+ * The calling thread's capture mode becomes @mode; the one it had is
+ * returned (cuThreadExchangeStreamCaptureMode).
+ */
+CUstreamCaptureMode libcumc_capture_mode_exchange(CUstreamCaptureMode mode);
+/*
+ * What a potentially unsafe call answers first (cuMemAlloc, cuMemFree,
+ * the synchronous copies and sets, cuCtxSynchronize: see "Graphs and
+ * stream capture" in Documentation/api.md):
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while a capture the calling
+ * thread's mode heeds is under way, which that invalidates; else
+ * CUDA_SUCCESS.
+ */
+CUresult libcumc_capture_unsafe_check(void);
 
 /* Queues @fn(@user_data) on @stream, as cuLaunchHostFunc does. */
 CUresult libcumc_stream_host_fn(struct libcumc_stream *stream, CUhostFn fn,

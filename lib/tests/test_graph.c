@@ -6,9 +6,10 @@
  * and not before the launch; stream capture of copies, sets, host
  * functions and kernels, forked to a second stream and joined back
  * through events, its nodes read back as the calls that made them; the
- * capture errors; user objects' lifetimes; garbage
+ * capture errors and modes; user objects' lifetimes; garbage
  * handles and bad arguments refused with nothing changed.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -996,6 +997,155 @@ START_TEST(captured_copies_read_the_host_at_launch)
 }
 END_TEST
 
+/* What another thread does, in its capture mode, during a capture. */
+struct other_thread {
+	CUcontext ctx;
+	CUstreamCaptureMode mode;
+	CUstream end;			/* the capture it ends, if any */
+	CUresult alloc_res, end_res;
+	CUgraph graph;
+};
+
+static void *other_thread_fn(void *arg)
+{
+	struct other_thread *o = arg;
+	CUdeviceptr dev;
+
+	ck_assert_int_eq(cuCtxSetCurrent(o->ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(&o->mode),
+			 CUDA_SUCCESS);
+	o->alloc_res = cuMemAlloc(&dev, 4096);
+	if (o->alloc_res == CUDA_SUCCESS)
+		ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+	if (o->end)
+		o->end_res = cuStreamEndCapture(o->end, &o->graph);
+	return NULL;
+}
+
+static struct other_thread other_thread_run(CUstreamCaptureMode mode,
+					    CUstream end)
+{
+	struct other_thread o = { .mode = mode, .end = end };
+	pthread_t thread;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&o.ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(pthread_create(&thread, NULL, other_thread_fn, &o), 0);
+	ck_assert_int_eq(pthread_join(thread, NULL), 0);
+	return o;
+}
+
+/* The capture's status and the end's answer, then no capture left. */
+static void end_capture_expect(CUstream s, CUstreamCaptureStatus status,
+			       CUresult end)
+{
+	CUstreamCaptureStatus now;
+	CUgraph g;
+
+	ck_assert_int_eq(cuStreamIsCapturing(s, &now), CUDA_SUCCESS);
+	ck_assert_int_eq(now, status);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), end);
+	if (end == CUDA_SUCCESS)
+		ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+}
+
+/*
+ * The potentially unsafe calls (cuThreadExchangeStreamCaptureMode):
+ * refused, and the capture invalidated, while a capture the calling
+ * thread's mode heeds runs; a capture not RELAXED ends on its thread.
+ */
+START_TEST(capture_modes_refuse_unsafe_calls)
+{
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	unsigned int word = 0;
+	struct other_thread o;
+	CUdeviceptr dev;
+	CUstream s;
+	CUevent ev;
+
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	ck_assert_int_eq(cuMemAlloc(&dev, 4096), CUDA_SUCCESS);
+
+	/* This thread's GLOBAL capture. */
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dev, 4096),
+			 CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+			   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(dev, &word, sizeof(word)),
+			 CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+			   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(cuStreamBeginCapture(s,
+					CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+			   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+
+	/* This thread RELAXED, or the capture RELAXED: allowed. */
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(dev, &word, sizeof(word)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+	ck_assert_int_eq(mode, CU_STREAM_CAPTURE_MODE_RELAXED);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_ACTIVE, CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(dev, &word, sizeof(word)), CUDA_SUCCESS);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_ACTIVE, CUDA_SUCCESS);
+
+	/* Another thread heeds a GLOBAL capture in GLOBAL mode only. */
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	o = other_thread_run(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, NULL);
+	ck_assert_int_eq(o.alloc_res, CUDA_SUCCESS);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_ACTIVE, CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s,
+					CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+			 CUDA_SUCCESS);
+	o = other_thread_run(CU_STREAM_CAPTURE_MODE_GLOBAL, NULL);
+	ck_assert_int_eq(o.alloc_res, CUDA_SUCCESS);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_ACTIVE, CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	o = other_thread_run(CU_STREAM_CAPTURE_MODE_GLOBAL, NULL);
+	ck_assert_int_eq(o.alloc_res, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+			   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+
+	/* Ended on another thread: only a RELAXED capture. */
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	o = other_thread_run(CU_STREAM_CAPTURE_MODE_RELAXED, s);
+	ck_assert_int_eq(o.end_res, CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+	ck_assert_ptr_null(o.graph);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+			   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	o = other_thread_run(CU_STREAM_CAPTURE_MODE_RELAXED, s);
+	ck_assert_int_eq(o.end_res, CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(o.graph), CUDA_SUCCESS);
+
+	/* Waiting for an event the capture recorded conflicts in any mode. */
+	ev = event_new(CU_EVENT_DISABLE_TIMING);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventRecord(ev, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventSynchronize(ev), CUDA_ERROR_CAPTURED_EVENT);
+	end_capture_expect(s, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+			   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+END_TEST
+
 typedef CUresult (CUDAAPI *instantiate_v2_fn)(CUgraphExec *, CUgraph,
 					      CUgraphNode *, char *, size_t);
 
@@ -1481,6 +1631,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(capture, capture_into_a_graph_with_dependencies_changed);
 	tcase_add_test(capture, capture_refuses_what_cannot_be_captured);
 	tcase_add_test(capture, captured_copies_read_the_host_at_launch);
+	tcase_add_test(capture, capture_modes_refuse_unsafe_calls);
 	suite_add_tcase(s, capture);
 	return s;
 }
