@@ -290,7 +290,7 @@ CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode,
 }
 
 static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
-				    struct libcumc_graph_node **out);
+				    bool read, struct libcumc_graph_node **out);
 static CUresult libcumc_node_params_read(CUgraphNode hNode,
 					 CUgraphNodeType type, void *dst,
 					 size_t offset, size_t size);
@@ -352,7 +352,8 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP, &node);
+	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP, false,
+				  &node);
 	if (res != CUDA_SUCCESS) {
 		free(batch.paramArray);
 		return res;
@@ -840,12 +841,12 @@ CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path,
 /* Parameters */
 
 /*
- * The node @hNode names, of @type, lock held on success.  A node made by
- * a stream capture holds the captured work, not parameters one can read
- * or change: CUDA_ERROR_NOT_SUPPORTED.
+ * The node @hNode names, of @type, lock held on success.  A node that
+ * holds captured work (graph.h) has no parameters to change, and to
+ * @read only those its item described: CUDA_ERROR_NOT_SUPPORTED.
  */
 static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
-				    struct libcumc_graph_node **out)
+				    bool read, struct libcumc_graph_node **out)
 {
 	struct libcumc_graph_node *node;
 	CUresult res = CUDA_SUCCESS;
@@ -854,8 +855,8 @@ static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
 	node = libcumc_node_find(hNode);
 	if (!node || node->type != type) {
 		res = CUDA_ERROR_INVALID_VALUE;
-	} else if (node->is_captured) {
-		libcumc_log_note("a captured node's parameters are not kept by cumc");
+	} else if (node->is_captured && !(read && node->described)) {
+		libcumc_log_note("this captured node's parameters cannot be read or changed in cumc");
 		res = CUDA_ERROR_NOT_SUPPORTED;
 	}
 	if (res != CUDA_SUCCESS) {
@@ -879,7 +880,7 @@ static CUresult libcumc_node_params_read(CUgraphNode hNode,
 
 	if (!dst)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, type, &node);
+	res = libcumc_node_params(hNode, type, true, &node);
 	if (res != CUDA_SUCCESS)
 		return res;
 	memcpy(dst, (const char *)node + offset, size);
@@ -894,7 +895,7 @@ static CUresult libcumc_node_params_write(CUgraphNode hNode,
 					  size_t size)
 {
 	struct libcumc_graph_node *node;
-	CUresult res = libcumc_node_params(hNode, type, &node);
+	CUresult res = libcumc_node_params(hNode, type, false, &node);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -903,31 +904,12 @@ static CUresult libcumc_node_params_write(CUgraphNode hNode,
 	return CUDA_SUCCESS;
 }
 
-/*
- * A captured host node reads as the function and data the capture was
- * given; one whose item cumc cannot read back (a node of a graph launched
- * into the capture) has no function: CUDA_ERROR_NOT_SUPPORTED.
- */
 CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode,
 					  CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-	struct libcumc_graph_node *node;
-	CUresult res = CUDA_SUCCESS;
-
-	if (!nodeParams)
-		return CUDA_ERROR_INVALID_VALUE;
-	libcumc_graphs_lock();
-	node = libcumc_node_find(hNode);
-	if (!node || node->type != CU_GRAPH_NODE_TYPE_HOST) {
-		res = CUDA_ERROR_INVALID_VALUE;
-	} else if (!node->u.host.fn) {
-		libcumc_log_note("this captured node's parameters are not kept by cumc");
-		res = CUDA_ERROR_NOT_SUPPORTED;
-	} else {
-		*nodeParams = node->u.host;
-	}
-	libcumc_graphs_unlock();
-	return res;
+	return libcumc_node_params_read(hNode, CU_GRAPH_NODE_TYPE_HOST, nodeParams,
+			offsetof(struct libcumc_graph_node, u.host),
+			sizeof(*nodeParams));
 }
 
 CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode,
@@ -982,7 +964,10 @@ CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode,
 			sizeof(*nodeParams));
 }
 
-/* kernelParams points at the node's copies of the arguments. */
+/*
+ * kernelParams points at the node's copies of the arguments (a captured
+ * node's, at its launch's).
+ */
 CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode,
 					CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -1000,7 +985,7 @@ CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &node);
+	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_KERNEL, false, &node);
 	if (res != CUDA_SUCCESS) {
 		libcumc_kernel_params_free(&k);
 		return res;
@@ -1069,7 +1054,7 @@ CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode,
 
 	if (!phGraph)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_GRAPH, &node);
+	res = libcumc_node_params(hNode, CU_GRAPH_NODE_TYPE_GRAPH, true, &node);
 	if (res != CUDA_SUCCESS)
 		return res;
 	child = node->u.child;

@@ -85,10 +85,12 @@ struct libcumc_graph_node {
 	} u;
 	/*
 	 * Made by a stream capture from an item that cannot be a node of its
-	 * own parameters: it runs @captured, whatever its type; u holds what
-	 * can be read of its parameters (a host node's).
+	 * own parameters: it runs @captured, whatever its type; u holds its
+	 * parameters, to be read only, when @described (a host node's, a
+	 * kernel node's, its kernelParams pointing into the item).
 	 */
 	bool is_captured;
+	bool described;
 	struct libcumc_captured *captured;
 };
 
@@ -160,8 +162,8 @@ CUresult libcumc_graph_add(struct libcumc_graph *graph, CUgraphNodeType type,
  * held).  A memset or memcpy item that describes itself becomes a node
  * like cuGraphAddMemsetNode's and cuGraphAddMemcpyNode's, for @ctx, and
  * @work stays the caller's; any other becomes a node that takes @work
- * (is_captured), which has no dependencies left, a host node with the
- * function and data it describes.
+ * (is_captured), which has no dependencies left, with the parameters it
+ * describes.
  */
 CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
 				    struct libcumc_work *work, CUcontext ctx,

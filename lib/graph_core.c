@@ -336,10 +336,16 @@ CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
 	captured->work = work;
 	(*node)->captured = captured;
 	(*node)->is_captured = true;
-	if (work->describe && work->node_type == CU_GRAPH_NODE_TYPE_HOST) {
-		work->describe(work, &params);
+	if (!work->describe)
+		return CUDA_SUCCESS;
+	work->describe(work, &params);
+	if (work->node_type == CU_GRAPH_NODE_TYPE_HOST)
 		(*node)->u.host = params.host;
-	}
+	else if (work->node_type == CU_GRAPH_NODE_TYPE_KERNEL)
+		(*node)->u.kernel.params = params.kernel;
+	else
+		return CUDA_SUCCESS;
+	(*node)->described = true;
 	return CUDA_SUCCESS;
 }
 
@@ -377,6 +383,7 @@ static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 	copy->u = node->u;
 	copy->is_captured = node->is_captured;
 	copy->captured = node->captured;
+	copy->described = node->described;
 	copy->disabled = node->disabled;
 	if (node->is_captured) {
 		libcumc_captured_get(node->captured);

@@ -251,7 +251,7 @@ static CUresult libcumc_replay_run(struct libcumc_work *work)
 	return item->run ? item->run(item) : CUDA_SUCCESS;
 }
 
-/* A host node launched into a capture reads as the item it runs. */
+/* A node launched into a capture reads as the item it runs. */
 static void libcumc_replay_describe(const struct libcumc_work *work,
 				    union libcumc_node_params *params)
 {

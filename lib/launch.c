@@ -42,6 +42,7 @@ struct libcumc_launch {
 	struct cumc_ptx_memory memory;
 	struct cumc_ptx_multicast multicast;
 	struct cumc_ptx_launch launch;
+	void **args;			/* into params, one a parameter */
 	unsigned char params[];
 };
 
@@ -123,6 +124,26 @@ static CUresult libcumc_launch_run(struct libcumc_work *work)
 				      CUDA_ERROR_LAUNCH_FAILED;
 	libcumc_ctx_fault_set(l->ctx, res);
 	return res;
+}
+
+/* What a capture makes of a launch: a kernel node of its arguments. */
+static void libcumc_launch_describe(const struct libcumc_work *work,
+				    union libcumc_node_params *params)
+{
+	const struct libcumc_launch *l = (const struct libcumc_launch *)work;
+
+	params->kernel = (CUDA_KERNEL_NODE_PARAMS){
+		.func = (CUfunction)l->fn,
+		.gridDimX = l->launch.grid[0],
+		.gridDimY = l->launch.grid[1],
+		.gridDimZ = l->launch.grid[2],
+		.blockDimX = l->launch.block[0],
+		.blockDimY = l->launch.block[1],
+		.blockDimZ = l->launch.block[2],
+		.sharedMemBytes = l->launch.dynamic_shared,
+		.kernelParams = l->args,
+		.ctx = l->ctx,
+	};
 }
 
 static void libcumc_launch_fini(struct libcumc_work *work)
@@ -249,7 +270,9 @@ CUresult libcumc_launch_on(struct libcumc_stream *stream,
 			   const unsigned int dims[6], unsigned int shared,
 			   bool cooperative, void **kernelParams, void **extra)
 {
+	unsigned int i, count = cumc_ptx_param_count(fn->ptx);
 	const struct libcumc_driver *drv;
+	size_t args_at, off, psize;
 	struct libcumc_launch *l;
 	CUresult res = libcumc_driver(&drv);
 
@@ -257,8 +280,11 @@ CUresult libcumc_launch_on(struct libcumc_stream *stream,
 		libcumc_module_put(fn->mod);
 		return res;
 	}
+	/* The parameters, then a pointer at each, in one allocation. */
+	args_at = sizeof(*l) + cumc_ptx_param_size(fn->ptx);
+	args_at += -args_at & (_Alignof(void *) - 1);
 	l = (struct libcumc_launch *)libcumc_work_alloc(
-		sizeof(*l) + cumc_ptx_param_size(fn->ptx), libcumc_launch_run);
+		args_at + count * sizeof(void *), libcumc_launch_run);
 	if (!l) {
 		libcumc_module_put(fn->mod);
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -266,6 +292,12 @@ CUresult libcumc_launch_on(struct libcumc_stream *stream,
 	l->work.fini = libcumc_launch_fini;
 	l->work.capture_as = CUMC_CAPTURE_NODE;
 	l->work.node_type = CU_GRAPH_NODE_TYPE_KERNEL;
+	l->work.describe = libcumc_launch_describe;
+	l->args = (void **)((unsigned char *)l + args_at);
+	for (i = 0; i < count; i++) {
+		cumc_ptx_param_layout(fn->ptx, i, &off, &psize);
+		l->args[i] = l->params + off;
+	}
 	l->drv = drv;
 	l->fn = fn;
 	l->ctx = libcumc_stream_ctx(stream);

@@ -50,6 +50,7 @@ union libcumc_node_params {
 	CUDA_HOST_NODE_PARAMS host;
 	CUDA_MEMSET_NODE_PARAMS memset;
 	CUDA_MEMCPY3D memcpy;
+	CUDA_KERNEL_NODE_PARAMS kernel;
 };
 
 struct libcumc_work {
@@ -66,8 +67,8 @@ struct libcumc_work {
 	 * node_type), or NULL when they cannot be told: the node then runs
 	 * the item again.  A memset or memcpy node described holds them as
 	 * cuGraphAddMemsetNode's and cuGraphAddMemcpyNode's do and lets the
-	 * item go; a host node keeps running the item, the parameters there
-	 * to be read.
+	 * item go; a host or kernel node keeps running the item, the
+	 * parameters there to be read (a kernel's arguments are the item's).
 	 */
 	void (*describe)(const struct libcumc_work *work,
 			 union libcumc_node_params *params);

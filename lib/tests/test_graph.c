@@ -997,6 +997,77 @@ START_TEST(captured_copies_read_the_host_at_launch)
 }
 END_TEST
 
+/*
+ * A captured launch reads back as the launch: its function, grid and
+ * the arguments it was given, which later changes to the caller's do not
+ * reach; the node runs the launch at each graph launch.
+ */
+START_TEST(captured_kernel_reads_back_its_launch)
+{
+	enum { N = 32 };
+	float a[N], b[N], c[N];
+	CUDA_KERNEL_NODE_PARAMS got;
+	CUdeviceptr da, db, dc;
+	CUgraphExec exec;
+	CUgraphNode node;
+	CUfunction f;
+	CUmodule mod;
+	CUstream s;
+	CUgraph g;
+	size_t size = sizeof(a), one = 1;
+	int n = N, i;
+	void *args[] = { &da, &db, &dc, &n };
+
+	ck_assert_int_eq(cuModuleLoad(&mod, DATA "/vecadd.ptx"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "vecAdd"), CUDA_SUCCESS);
+	for (i = 0; i < N; i++) {
+		a[i] = i;
+		b[i] = 10 * i;
+	}
+	ck_assert_int_eq(cuMemAlloc(&da, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&db, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dc, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(da, a, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(db, b, size), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dc, 0, size), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, N, 1, 1, 0, s, args, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+	n = 0;
+	ck_assert_int_eq(cuGraphGetNodes(g, &node, &one), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphKernelNodeGetParams(node, &got), CUDA_SUCCESS);
+	ck_assert_ptr_eq(got.func, f);
+	ck_assert_uint_eq(got.gridDimX, 1);
+	ck_assert_uint_eq(got.blockDimX, N);
+	ck_assert_uint_eq(got.blockDimY, 1);
+	ck_assert_uint_eq(got.sharedMemBytes, 0);
+	ck_assert_ptr_null(got.extra);
+	ck_assert_uint_eq(*(CUdeviceptr *)got.kernelParams[0], da);
+	ck_assert_uint_eq(*(CUdeviceptr *)got.kernelParams[2], dc);
+	ck_assert_int_eq(*(int *)got.kernelParams[3], N);
+	/* It runs the captured launch: its parameters stay as they are. */
+	ck_assert_int_eq(cuGraphKernelNodeSetParams(node, &got),
+			 CUDA_ERROR_NOT_SUPPORTED);
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(c, dc, size), CUDA_SUCCESS);
+	for (i = 0; i < N; i++)
+		ck_assert_float_eq(c[i], 11.0f * i);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(da), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(db), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dc), CUDA_SUCCESS);
+}
+END_TEST
+
 /* What another thread does, in its capture mode, during a capture. */
 struct other_thread {
 	CUcontext ctx;
@@ -1631,6 +1702,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(capture, capture_into_a_graph_with_dependencies_changed);
 	tcase_add_test(capture, capture_refuses_what_cannot_be_captured);
 	tcase_add_test(capture, captured_copies_read_the_host_at_launch);
+	tcase_add_test(capture, captured_kernel_reads_back_its_launch);
 	tcase_add_test(capture, capture_modes_refuse_unsafe_calls);
 	suite_add_tcase(s, capture);
 	return s;
