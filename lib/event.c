@@ -308,10 +308,10 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 		return res;
 	/* As cuEventQuery, an event a capture under way recorded is refused. */
 	res = libcumc_ticket_status(rec->stream, rec->ticket);
-	if (res != CUDA_ERROR_CAPTURED_EVENT) {
+	if (res != CUDA_ERROR_CAPTURED_EVENT)
+		res = libcumc_capture_unsafe_check();
+	if (res == CUDA_SUCCESS)
 		libcumc_stream_wait(rec->stream, rec->ticket);
-		res = CUDA_SUCCESS;
-	}
 	libcumc_record_put(rec);
 	return res;
 }

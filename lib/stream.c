@@ -1278,8 +1278,6 @@ CUresult libcumc_stream_run_sync(bool ptds, CUresult (*op)(void *arg),
 	pthread_mutex_lock(&libcumc_streams_lock);
 	res = libcumc_capture_sync_check(stream);
 	if (res == CUDA_SUCCESS)
-		res = libcumc_capture_unsafe_locked();
-	if (res == CUDA_SUCCESS)
 		res = libcumc_marker(stream, true, &marker);
 	if (res == CUDA_SUCCESS)
 		libcumc_wait_deps(&marker);

@@ -212,8 +212,8 @@ CUresult libcumc_capture_info(struct libcumc_stream *stream,
 CUstreamCaptureMode libcumc_capture_mode_exchange(CUstreamCaptureMode mode);
 /*
  * What a potentially unsafe call answers first (cuMemAlloc, cuMemFree,
- * the synchronous copies and sets, cuCtxSynchronize: see "Graphs and
- * stream capture" in Documentation/api.md):
+ * cuCtxSynchronize, cuEventSynchronize: see "Graphs and stream capture"
+ * in Documentation/api.md):
  * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while a capture the calling
  * thread's mode heeds is under way, which that invalidates; else
  * CUDA_SUCCESS.
