@@ -15,8 +15,7 @@ static bool libcumc_capture_mode_valid(CUstreamCaptureMode mode)
 	       mode == CU_STREAM_CAPTURE_MODE_RELAXED;
 }
 
-/* cumc's edges carry no data: anything but the default is refused. */
-static bool libcumc_edges_default(const CUgraphEdgeData *data, size_t count)
+bool libcumc_edges_default(const CUgraphEdgeData *data, size_t count)
 {
 	static const CUgraphEdgeData plain;
 	size_t i;

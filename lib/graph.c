@@ -16,15 +16,10 @@
 #include "kernel.h"
 #include "log.h"
 
-/*
- * The first steps of every cuGraphAdd*Node, lock held: the graph, the
- * output and the dependencies, then a new node of @type.
- */
-static CUresult libcumc_node_begin(CUgraphNode *phGraphNode, CUgraph hGraph,
-				   const CUgraphNode *dependencies,
-				   size_t numDependencies,
-				   CUgraphNodeType type,
-				   struct libcumc_graph_node **node)
+CUresult libcumc_node_begin(CUgraphNode *phGraphNode, CUgraph hGraph,
+			    const CUgraphNode *dependencies,
+			    size_t numDependencies, CUgraphNodeType type,
+			    struct libcumc_graph_node **node)
 {
 	struct libcumc_graph_node **deps;
 	struct libcumc_graph *graph = libcumc_graph_find(hGraph);
@@ -289,8 +284,6 @@ CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode,
 	return res;
 }
 
-static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
-				    bool read, struct libcumc_graph_node **out);
 static CUresult libcumc_node_params_read(CUgraphNode hNode,
 					 CUgraphNodeType type, void *dst,
 					 size_t offset, size_t size);
@@ -845,8 +838,8 @@ CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path,
  * holds captured work (graph.h) has no parameters to change, and to
  * @read only those its item described: CUDA_ERROR_NOT_SUPPORTED.
  */
-static CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
-				    bool read, struct libcumc_graph_node **out)
+CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
+			     bool read, struct libcumc_graph_node **out)
 {
 	struct libcumc_graph_node *node;
 	CUresult res = CUDA_SUCCESS;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CUDA graphs: their definition (graph_core.c), the entry points that
- * build and query them (graph.c), instantiation and launch
- * (graph_exec.c), and stream capture (stream.c, whose captured items
- * become nodes through libcumc_graph_add_captured()).
+ * build and query them (graph.c; the generic builder in graph_params.c,
+ * conditional nodes in graph_cond.c, kernel node attributes in
+ * graph_attr.c), instantiation and launch (graph_exec.c), and stream
+ * capture (stream.c, whose captured items become nodes through
+ * libcumc_graph_add_captured()).
  *
  * A CUgraph is a pointer to a struct libcumc_graph, a CUgraphNode one to
  * a node, a CUuserObject one to a user object; each is looked up in the
@@ -56,6 +58,33 @@ struct libcumc_graph_ref {
 	unsigned int count;
 };
 
+/*
+ * A conditional node: its bodies, graphs of its own (CUgraph handles to
+ * registered, embedded graphs), and its condition's value.  Device code
+ * never sets a condition in cumc, so the value is the handle's default
+ * at every launch.
+ */
+struct libcumc_cond_node {
+	CUgraphConditionalHandle handle;
+	CUgraphConditionalNodeType type;
+	unsigned int size;
+	unsigned int value;
+	CUcontext ctx;
+	CUgraph *bodies;		/* size of them, owned */
+};
+
+/* A conditional handle of a graph (cuGraphConditionalHandleCreate). */
+struct libcumc_cond_handle {
+	CUgraphConditionalHandle id;
+	CUcontext ctx;
+	unsigned int value;		/* the default */
+	unsigned int flags;
+};
+
+/* The kernel node attributes are indexed by their CUlaunchAttributeID. */
+#define CUMC_KERNEL_NODE_ATTRS \
+	(CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT + 1)
+
 struct libcumc_graph_node {
 	struct libcumc_graph_node *next;	/* in its graph's order of adding */
 	struct libcumc_graph *graph;
@@ -67,7 +96,7 @@ struct libcumc_graph_node {
 	size_t max_deps;
 	bool disabled;				/* in an executable only */
 	size_t mark;				/* scratch, lock held */
-	union {
+	union libcumc_node_params {
 		CUDA_HOST_NODE_PARAMS host;
 		struct {
 			CUDA_MEMSET_NODE_PARAMS params;
@@ -82,7 +111,10 @@ struct libcumc_graph_node {
 		CUDA_BATCH_MEM_OP_NODE_PARAMS batch;
 		CUevent event;
 		struct libcumc_graph *child;	/* owned: a clone */
+		struct libcumc_cond_node cond;
 	} u;
+	/* A kernel node's attributes (graph_attr.c), all zero at first. */
+	CUlaunchAttributeValue kernel_attrs[CUMC_KERNEL_NODE_ATTRS];
 	/*
 	 * Made by a stream capture from an item that cannot be a node of its
 	 * own parameters: it runs @captured, whatever its type; u holds its
@@ -101,6 +133,11 @@ struct libcumc_graph {
 	bool registered;			/* a CUgraph handle names it */
 	bool capturing;				/* a stream capture's, ongoing */
 	bool embedded;				/* a child graph node's */
+	/* A conditional node's body: that node, not held; else NULL. */
+	const struct libcumc_graph_node *owner;
+	/* Its conditional handles, as many as created. */
+	struct libcumc_cond_handle *handles;
+	size_t num_handles;
 	/* The user objects it holds: object and count, as many as added. */
 	struct libcumc_graph_ref *refs;
 	size_t num_refs;
@@ -130,6 +167,21 @@ CUresult libcumc_graph_hold(struct libcumc_graph *graph,
 struct libcumc_graph *libcumc_graph_new(bool handle);
 /* Frees @node, which no longer is in a graph (lock held). */
 void libcumc_node_destroy(struct libcumc_graph_node *node);
+/*
+ * Releases what parameters @u of a node of @type hold (kernel arguments,
+ * operations, graphs), lock held.
+ */
+void libcumc_node_params_free(CUgraphNodeType type,
+			      union libcumc_node_params *u);
+/* The bodies of @node, a conditional node, name it their owner. */
+void libcumc_node_adopt(struct libcumc_graph_node *node);
+/*
+ * Whether a node of @type may be in @graph: a conditional node's body,
+ * or a graph in one, holds kernel, empty, memset, memcpy, child graph
+ * and conditional nodes only, as cuda.h says (lock held).
+ */
+bool libcumc_graph_may_hold(const struct libcumc_graph *graph,
+			    CUgraphNodeType type);
 /* A CUgraph handle names @graph from now on (lock held). */
 void libcumc_graph_register(struct libcumc_graph *graph);
 /* Frees @graph, its nodes and its references (lock held). */
@@ -194,6 +246,65 @@ CUresult libcumc_graph_order(const struct libcumc_graph *graph,
 			     size_t *count,
 			     struct libcumc_graph_node **cycle);
 
+/*
+ * Whether the @count edges' data @data (NULL: all default) is the default
+ * (capture.c): cumc's edges carry no data, anything else is refused.
+ */
+bool libcumc_edges_default(const CUgraphEdgeData *data, size_t count);
+/*
+ * The first steps of every cuGraphAdd*Node (graph.c), lock held: the
+ * graph, the output and the dependencies, then a new node of @type.
+ */
+CUresult libcumc_node_begin(CUgraphNode *phGraphNode, CUgraph hGraph,
+			    const CUgraphNode *dependencies,
+			    size_t numDependencies, CUgraphNodeType type,
+			    struct libcumc_graph_node **node);
+/*
+ * The node @hNode names, of @type, lock held on success (graph.c); a
+ * node holding captured work answers CUDA_ERROR_NOT_SUPPORTED, unless it
+ * is to be @read and its item described its parameters.
+ */
+CUresult libcumc_node_params(CUgraphNode hNode, CUgraphNodeType type,
+			     bool read, struct libcumc_graph_node **out);
+/*
+ * The node of an executable instantiated from @hNode, of @type and not
+ * made by a capture, the executables' lock held on success (graph_exec.c),
+ * and that lock's release.
+ */
+CUresult libcumc_exec_node_get(CUgraphExec hGraphExec, CUgraphNode hNode,
+			       CUgraphNodeType type,
+			       struct libcumc_graph_node **node);
+void libcumc_exec_node_put(void);
+/*
+ * What adding an external semaphore node answers (graph_extsem.c): such
+ * nodes are never made.
+ */
+CUresult libcumc_semaphore_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				    const CUgraphNode *dependencies,
+				    size_t numDependencies,
+				    const CUexternalSemaphore *sems,
+				    const void *params, unsigned int count);
+/*
+ * A conditional node's parameters checked against @hGraph's handles and
+ * its bodies made (graph_cond.c), the lock not held.
+ */
+CUresult libcumc_cond_params_make(CUgraph hGraph,
+				  const CUDA_CONDITIONAL_NODE_PARAMS *p,
+				  union libcumc_node_params *u);
+/*
+ * The body a launch of @cond runs, NULL for none (graph_cond.c); a
+ * WHILE node with a non-zero condition never stops, which
+ * libcumc_cond_check() refuses at instantiation.
+ */
+struct libcumc_graph *libcumc_cond_body(const struct libcumc_cond_node *cond);
+/*
+ * Whether cumc can run @graph's conditional nodes, nested ones included
+ * (lock held): CUDA_ERROR_NOT_SUPPORTED for a WHILE node whose condition
+ * starts non-zero, *@err_node naming it.
+ */
+CUresult libcumc_cond_check(const struct libcumc_graph *graph,
+			    struct libcumc_graph_node **err_node);
+
 /* A reference on @captured, and its release (the last frees it). */
 void libcumc_captured_get(struct libcumc_captured *captured);
 void libcumc_captured_put(struct libcumc_captured *captured);
@@ -220,6 +331,11 @@ void libcumc_kernel_params_free(struct libcumc_kernel_node *k);
  * default stream flavours, and the older ABIs of names today's headers
  * map to newer functions (the older names are given their symbols here).
  */
+CUresult CUDAAPI cuGraphAddNode_v1(CUgraphNode *phGraphNode, CUgraph hGraph,
+				   const CUgraphNode *dependencies,
+				   size_t numDependencies,
+				   CUgraphNodeParams *nodeParams)
+	__asm__("cuGraphAddNode");
 CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec,
 				       CUgraph hGraph, CUgraphNode *phErrorNode,
 				       char *logBuffer, size_t bufferSize);

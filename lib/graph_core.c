@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "log.h"
 
 static pthread_mutex_t libcumc_graphs_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct libcumc_graph *libcumc_graphs;
@@ -134,20 +135,54 @@ struct libcumc_graph *libcumc_graph_new(bool handle)
 	return graph;
 }
 
+void libcumc_node_params_free(CUgraphNodeType type,
+			      union libcumc_node_params *u)
+{
+	unsigned int i;
+
+	if (type == CU_GRAPH_NODE_TYPE_KERNEL) {
+		free(u->kernel.arg_buf);
+		free(u->kernel.args);
+	} else if (type == CU_GRAPH_NODE_TYPE_GRAPH) {
+		libcumc_graph_free(u->child);
+	} else if (type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP) {
+		free(u->batch.paramArray);
+	} else if (type == CU_GRAPH_NODE_TYPE_CONDITIONAL && u->cond.bodies) {
+		for (i = 0; i < u->cond.size; i++)
+			if (u->cond.bodies[i])
+				libcumc_graph_free((struct libcumc_graph *)
+						   u->cond.bodies[i]);
+		free(u->cond.bodies);
+	}
+}
+
 void libcumc_node_destroy(struct libcumc_graph_node *node)
 {
 	if (node->is_captured)
 		libcumc_captured_put(node->captured);
-	else if (node->type == CU_GRAPH_NODE_TYPE_KERNEL) {
-		free(node->u.kernel.arg_buf);
-		free(node->u.kernel.args);
-	} else if (node->type == CU_GRAPH_NODE_TYPE_GRAPH) {
-		libcumc_graph_free(node->u.child);
-	} else if (node->type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP) {
-		free(node->u.batch.paramArray);
-	}
+	else
+		libcumc_node_params_free(node->type, &node->u);
 	free(node->deps);
 	free(node);
+}
+
+void libcumc_node_adopt(struct libcumc_graph_node *node)
+{
+	unsigned int i;
+
+	for (i = 0; i < node->u.cond.size; i++)
+		((struct libcumc_graph *)node->u.cond.bodies[i])->owner = node;
+}
+
+bool libcumc_graph_may_hold(const struct libcumc_graph *graph,
+			    CUgraphNodeType type)
+{
+	return !graph->owner || type == CU_GRAPH_NODE_TYPE_KERNEL ||
+	       type == CU_GRAPH_NODE_TYPE_EMPTY ||
+	       type == CU_GRAPH_NODE_TYPE_MEMSET ||
+	       type == CU_GRAPH_NODE_TYPE_MEMCPY ||
+	       type == CU_GRAPH_NODE_TYPE_GRAPH ||
+	       type == CU_GRAPH_NODE_TYPE_CONDITIONAL;
 }
 
 void libcumc_graph_free(struct libcumc_graph *graph)
@@ -170,6 +205,7 @@ void libcumc_graph_free(struct libcumc_graph *graph)
 		libcumc_user_object_put(graph->refs[i].obj,
 					graph->refs[i].count);
 	free(graph->refs);
+	free(graph->handles);
 	free(graph);
 }
 
@@ -269,6 +305,10 @@ CUresult libcumc_graph_add(struct libcumc_graph *graph, CUgraphNodeType type,
 		for (j = 0; j < i; j++)
 			if (deps[j] == deps[i])
 				return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (!libcumc_graph_may_hold(graph, type)) {
+		libcumc_log_note("a conditional node's body holds no node of this type");
+		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	node = calloc(1, sizeof(*node));
 	if (!node)
@@ -372,7 +412,32 @@ bool libcumc_node_reaches(const struct libcumc_graph_node *from,
 	return libcumc_node_reaches_depth(from, to, to->graph->num_nodes);
 }
 
-/* The node's parameters, copied (the kernel's arguments, a child graph). */
+/* A conditional node's bodies, copied; nothing is left on failure. */
+static CUresult libcumc_cond_copy(struct libcumc_graph_node *copy,
+				  const struct libcumc_graph_node *node)
+{
+	const struct libcumc_cond_node *cond = &node->u.cond;
+	unsigned int i;
+
+	copy->u.cond.bodies = calloc(cond->size, sizeof(CUgraph));
+	if (!copy->u.cond.bodies)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	for (i = 0; i < cond->size; i++) {
+		copy->u.cond.bodies[i] = (CUgraph)libcumc_graph_clone(
+				(const struct libcumc_graph *)cond->bodies[i]);
+		if (!copy->u.cond.bodies[i]) {
+			libcumc_node_params_free(node->type, &copy->u);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	libcumc_node_adopt(copy);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The node's parameters, copied (the kernel's arguments, a child graph,
+ * conditional bodies), and its kernel attributes.
+ */
 static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 					 const struct libcumc_graph_node *node)
 {
@@ -385,6 +450,8 @@ static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 	copy->captured = node->captured;
 	copy->described = node->described;
 	copy->disabled = node->disabled;
+	memcpy(copy->kernel_attrs, node->kernel_attrs,
+	       sizeof(copy->kernel_attrs));
 	if (node->is_captured) {
 		libcumc_captured_get(node->captured);
 		return CUDA_SUCCESS;
@@ -395,6 +462,8 @@ static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 	}
 	if (node->type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP)
 		return libcumc_batch_params_dup(&node->u.batch, &copy->u.batch);
+	if (node->type == CU_GRAPH_NODE_TYPE_CONDITIONAL)
+		return libcumc_cond_copy(copy, node);
 	if (node->type != CU_GRAPH_NODE_TYPE_KERNEL)
 		return CUDA_SUCCESS;
 	kc->arg_buf = malloc(k->arg_size ? k->arg_size : 1);
@@ -453,6 +522,15 @@ struct libcumc_graph *libcumc_graph_clone(const struct libcumc_graph *graph)
 			if (libcumc_node_add_dep(map[n],
 				map[node->deps[i]->mark]))
 				goto err_free;
+	if (graph->num_handles) {
+		copy->handles = calloc(graph->num_handles,
+				       sizeof(*copy->handles));
+		if (!copy->handles)
+			goto err_free;
+		memcpy(copy->handles, graph->handles,
+		       graph->num_handles * sizeof(*copy->handles));
+		copy->num_handles = graph->num_handles;
+	}
 	for (i = 0; i < graph->num_refs; i++) {
 		if (libcumc_graph_hold(copy, graph->refs[i].obj,
 				       graph->refs[i].count) != CUDA_SUCCESS)

@@ -62,15 +62,15 @@ static bool libcumc_graph_device_runnable(const struct libcumc_graph *graph)
 }
 
 /*
- * @graph instantiated into @exec (lock held); on a cycle, *@err_node
- * names one of its nodes.
+ * @graph instantiated into @exec (lock held); on a cycle, or a
+ * conditional node cumc cannot run, *@err_node names one of its nodes.
  */
 static CUresult libcumc_instantiate_graph(struct libcumc_graph_exec *exec,
 					  struct libcumc_graph *graph,
 					  CUgraphNode *err_node,
 					  CUgraphInstantiateResult *result)
 {
-	struct libcumc_graph_node *cycle = NULL;
+	struct libcumc_graph_node *cycle = NULL, *stuck;
 	CUresult res;
 
 	if (exec->flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) {
@@ -83,6 +83,14 @@ static CUresult libcumc_instantiate_graph(struct libcumc_graph_exec *exec,
 	exec->graph = libcumc_graph_clone(graph);
 	if (!exec->graph)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	res = libcumc_cond_check(exec->graph, &stuck);
+	if (res != CUDA_SUCCESS) {
+		*result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
+		if (err_node)
+			*err_node = (CUgraphNode)stuck->origin;
+		libcumc_graph_free(exec->graph);
+		return res;
+	}
 	res = libcumc_graph_order(exec->graph, &exec->order, &exec->count,
 				  &cycle);
 	if (res == CUDA_ERROR_INVALID_VALUE) {
@@ -298,10 +306,14 @@ static CUresult libcumc_memset_submit(struct libcumc_stream *stream,
 	return res;
 }
 
+/* The node's cooperative attribute makes a cooperative launch. */
 static CUresult libcumc_kernel_submit(struct libcumc_stream *stream,
-				      const struct libcumc_kernel_node *k)
+				      const struct libcumc_graph_node *node)
 {
+	const struct libcumc_kernel_node *k = &node->u.kernel;
 	const CUDA_KERNEL_NODE_PARAMS *p = &k->params;
+	bool cooperative =
+		node->kernel_attrs[CU_LAUNCH_ATTRIBUTE_COOPERATIVE].cooperative;
 	const unsigned int dims[6] = { p->gridDimX, p->gridDimY, p->gridDimZ,
 				       p->blockDimX, p->blockDimY,
 				       p->blockDimZ };
@@ -312,21 +324,35 @@ static CUresult libcumc_kernel_submit(struct libcumc_stream *stream,
 			libcumc_kernel_get(p->kern, &fn);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_launch_on(stream, fn, dims, p->sharedMemBytes, false,
-				 k->args, NULL);
+	return libcumc_launch_on(stream, fn, dims, p->sharedMemBytes,
+				 cooperative, k->args, NULL);
 }
 
 static CUresult libcumc_graph_submit(struct libcumc_stream *stream,
 				     struct libcumc_graph_node **order,
 				     size_t count);
 
-static CUresult libcumc_node_submit(struct libcumc_stream *stream,
-				    struct libcumc_graph_node *node)
+/* A child graph's or a conditional body's nodes, in an order of theirs. */
+static CUresult libcumc_subgraph_submit(struct libcumc_stream *stream,
+					const struct libcumc_graph *graph)
 {
 	struct libcumc_graph_node **order;
 	size_t count;
 	CUresult res;
 
+	if (!graph)
+		return CUDA_SUCCESS;
+	res = libcumc_graph_order(graph, &order, &count, NULL);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_graph_submit(stream, order, count);
+	free(order);
+	return res;
+}
+
+static CUresult libcumc_node_submit(struct libcumc_stream *stream,
+				    struct libcumc_graph_node *node)
+{
 	if (node->disabled)
 		return CUDA_SUCCESS;
 	if (node->is_captured)
@@ -340,7 +366,7 @@ static CUresult libcumc_node_submit(struct libcumc_stream *stream,
 	case CU_GRAPH_NODE_TYPE_MEMCPY:
 		return libcumc_copy3d_on(stream, &node->u.memcpy.params);
 	case CU_GRAPH_NODE_TYPE_KERNEL:
-		return libcumc_kernel_submit(stream, &node->u.kernel);
+		return libcumc_kernel_submit(stream, node);
 	case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
 		return libcumc_batch_on(stream, node->u.batch.count,
 					node->u.batch.paramArray,
@@ -350,12 +376,10 @@ static CUresult libcumc_node_submit(struct libcumc_stream *stream,
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 		return libcumc_event_wait_on(stream, node->u.event);
 	case CU_GRAPH_NODE_TYPE_GRAPH:
-		res = libcumc_graph_order(node->u.child, &order, &count, NULL);
-		if (res != CUDA_SUCCESS)
-			return res;
-		res = libcumc_graph_submit(stream, order, count);
-		free(order);
-		return res;
+		return libcumc_subgraph_submit(stream, node->u.child);
+	case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+		return libcumc_subgraph_submit(stream,
+					       libcumc_cond_body(&node->u.cond));
 	default:
 		return CUDA_SUCCESS;
 	}
@@ -511,6 +535,18 @@ static CUresult libcumc_exec_node_of(CUgraphExec hGraphExec, CUgraphNode hNode,
 		return CUDA_SUCCESS;
 	pthread_mutex_unlock(&libcumc_execs_lock);
 	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult libcumc_exec_node_get(CUgraphExec hGraphExec, CUgraphNode hNode,
+			       CUgraphNodeType type,
+			       struct libcumc_graph_node **node)
+{
+	return libcumc_exec_node_of(hGraphExec, hNode, type, node);
+}
+
+void libcumc_exec_node_put(void)
+{
+	pthread_mutex_unlock(&libcumc_execs_lock);
 }
 
 CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec,
@@ -678,14 +714,15 @@ static bool libcumc_same_deps(const struct libcumc_graph_node *a,
 /*
  * Whether @copy (of the graph the caller gave) can replace @old: as many
  * nodes, paired in the order they were added, each pair of one type,
- * made the same way (by a capture or not) and after the same nodes.
- * Lock held.
+ * made the same way (by a capture or not) and after the same nodes, and
+ * its conditional nodes ones cumc runs.  Lock held.
  */
 static CUgraphExecUpdateResult
 libcumc_update_check(const struct libcumc_graph *old,
 		     const struct libcumc_graph *copy, CUgraphNode *error)
 {
 	const struct libcumc_graph_node *o, *c;
+	struct libcumc_graph_node *stuck;
 
 	*error = NULL;
 	if (old->num_nodes != copy->num_nodes)
@@ -700,6 +737,11 @@ libcumc_update_check(const struct libcumc_graph *old,
 			return CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
 		if (!libcumc_same_deps(o, c))
 			return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+	}
+	/* What instantiation refuses of conditional nodes. */
+	if (libcumc_cond_check(copy, &stuck) != CUDA_SUCCESS) {
+		*error = (CUgraphNode)stuck->origin;
+		return CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
 	}
 	*error = NULL;
 	return CU_GRAPH_EXEC_UPDATE_SUCCESS;

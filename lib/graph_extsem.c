@@ -13,13 +13,11 @@
 
 #include "graph.h"
 
-static CUresult libcumc_semaphore_node_add(CUgraphNode *phGraphNode,
-					   CUgraph hGraph,
-					   const CUgraphNode *dependencies,
-					   size_t numDependencies,
-					   const CUexternalSemaphore *sems,
-					   const void *params,
-					   unsigned int count)
+CUresult libcumc_semaphore_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				    const CUgraphNode *dependencies,
+				    size_t numDependencies,
+				    const CUexternalSemaphore *sems,
+				    const void *params, unsigned int count)
 {
 	struct libcumc_graph_node **deps = NULL;
 	struct libcumc_graph *graph;

@@ -1603,8 +1603,8 @@ static bool libcumc_access_property_valid(CUaccessProperty prop)
  * MEM_SYNC_DOMAIN_COUNT (device_attr.c). L2 residency and domains have
  * no effect in cumc: the values are kept and read back.
  */
-static bool libcumc_stream_attr_valid(CUstreamAttrID attr,
-				      const CUstreamAttrValue *v)
+bool libcumc_stream_attr_valid(CUstreamAttrID attr,
+			       const CUstreamAttrValue *v)
 {
 	const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
 

@@ -319,6 +319,13 @@ CUresult libcumc_batch_on(struct libcumc_stream *stream, unsigned int count,
 			  const CUstreamBatchMemOpParams *paramArray,
 			  unsigned int flags);
 
+/*
+ * Whether @v is a value the launch attribute @attr takes on a stream, or
+ * a kernel node (stream.c): the L2 window and the memory domains checked.
+ */
+bool libcumc_stream_attr_valid(CUstreamAttrID attr,
+			       const CUstreamAttrValue *v);
+
 /* Record @event on @stream, make @stream wait for @event (event.c). */
 CUresult libcumc_event_record_on(struct libcumc_stream *stream,
 				 CUevent event);

@@ -133,6 +133,7 @@ typedef uint64_t cuuint64_t;
 #define cuGraphNodeGetDependentNodes	cuGraphNodeGetDependentNodes_v2
 #define cuGraphAddDependencies		cuGraphAddDependencies_v2
 #define cuGraphRemoveDependencies	cuGraphRemoveDependencies_v2
+#define cuGraphAddNode			cuGraphAddNode_v2
 #define cuStreamBeginCapture		__CUDA_API_PTSZ(cuStreamBeginCapture_v2)
 #define cuStreamGetCaptureInfo		__CUDA_API_PTSZ(cuStreamGetCaptureInfo_v3)
 #define cuStreamUpdateCaptureDependencies \
@@ -1329,6 +1330,29 @@ typedef CUlaunchAttributeID CUstreamAttrID;
 #define CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN
 typedef CUlaunchAttributeValue CUstreamAttrValue_v1;
 typedef CUstreamAttrValue_v1 CUstreamAttrValue;
+
+/* The launch attributes a kernel node takes (cuGraphKernelNodeSetAttribute). */
+typedef CUlaunchAttributeID CUkernelNodeAttrID;
+#define CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW \
+	CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
+#define CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE	CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+#define CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_DIMENSION \
+	CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+#define CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE \
+	CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
+#define CU_KERNEL_NODE_ATTRIBUTE_PRIORITY	CU_LAUNCH_ATTRIBUTE_PRIORITY
+#define CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP \
+	CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP
+#define CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN \
+	CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN
+#define CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION \
+	CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION
+#define CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE \
+	CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE
+#define CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT \
+	CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+typedef CUlaunchAttributeValue CUkernelNodeAttrValue_v1;
+typedef CUkernelNodeAttrValue_v1 CUkernelNodeAttrValue;
 
 typedef struct CUlaunchConfig_st {
 	unsigned int gridDimX;
@@ -3021,6 +3045,139 @@ typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
 } CUDA_BATCH_MEM_OP_NODE_PARAMS_v1;
 typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS;
 
+/*
+ * The generic builder's parameters (cuGraphAddNode): a node type and the
+ * matching member of a union of 232 bytes, the unused bytes zero.
+ */
+typedef struct CUDA_KERNEL_NODE_PARAMS_v3_st {
+	CUfunction func;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	CUkernel kern;
+	CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v3;
+
+typedef struct CUDA_MEMCPY_NODE_PARAMS_st {
+	int flags;			/* must be 0 */
+	int reserved;			/* must be 0 */
+	CUcontext copyCtx;
+	CUDA_MEMCPY3D copyParams;
+} CUDA_MEMCPY_NODE_PARAMS;
+
+typedef struct CUDA_MEMSET_NODE_PARAMS_v2_st {
+	CUdeviceptr dst;
+	size_t pitch;
+	unsigned int value;
+	unsigned int elementSize;
+	size_t width;
+	size_t height;
+	CUcontext ctx;
+} CUDA_MEMSET_NODE_PARAMS_v2;
+
+typedef struct CUDA_HOST_NODE_PARAMS_v2_st {
+	CUhostFn fn;
+	void *userData;
+} CUDA_HOST_NODE_PARAMS_v2;
+
+/* A condition's value, set by device code (cudaGraphSetConditional). */
+typedef cuuint64_t CUgraphConditionalHandle;
+
+/* cuGraphConditionalHandleCreate's flag: the default at each launch. */
+#define CU_GRAPH_COND_ASSIGN_DEFAULT	0x1
+
+typedef enum CUgraphConditionalNodeType_enum {
+	CU_GRAPH_COND_TYPE_IF		= 0,	/* body 0 if non-zero, else 1 */
+	CU_GRAPH_COND_TYPE_WHILE	= 1,	/* body 0 while non-zero */
+	CU_GRAPH_COND_TYPE_SWITCH	= 2	/* body n for the value n */
+} CUgraphConditionalNodeType;
+
+typedef struct CUDA_CONDITIONAL_NODE_PARAMS {
+	CUgraphConditionalHandle handle;
+	CUgraphConditionalNodeType type;
+	unsigned int size;		/* the number of bodies */
+	CUgraph *phGraph_out;		/* out: the bodies, the node's */
+	CUcontext ctx;
+} CUDA_CONDITIONAL_NODE_PARAMS;
+
+typedef enum CUgraphChildGraphNodeOwnership_enum {
+	CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE	= 0,
+	CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE	= 1
+} CUgraphChildGraphNodeOwnership;
+
+typedef struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
+	CUgraph graph;
+	CUgraphChildGraphNodeOwnership ownership;
+} CUDA_CHILD_GRAPH_NODE_PARAMS;
+
+typedef struct CUDA_EVENT_RECORD_NODE_PARAMS_st {
+	CUevent event;
+} CUDA_EVENT_RECORD_NODE_PARAMS;
+
+typedef struct CUDA_EVENT_WAIT_NODE_PARAMS_st {
+	CUevent event;
+} CUDA_EVENT_WAIT_NODE_PARAMS;
+
+typedef struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
+	CUexternalSemaphore *extSemArray;
+	const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray;
+	unsigned int numExtSems;
+} CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2;
+
+typedef struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
+	CUexternalSemaphore *extSemArray;
+	const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray;
+	unsigned int numExtSems;
+} CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2;
+
+/* Memory allocation and free nodes' parameters (dptr: out, in). */
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
+	CUmemPoolProps poolProps;
+	const CUmemAccessDesc *accessDescs;
+	size_t accessDescCount;
+	size_t bytesize;
+	CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+
+typedef struct CUDA_MEM_FREE_NODE_PARAMS_st {
+	CUdeviceptr dptr;
+} CUDA_MEM_FREE_NODE_PARAMS;
+
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st {
+	CUcontext ctx;
+	unsigned int count;
+	CUstreamBatchMemOpParams *paramArray;
+	unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS_v2;
+
+typedef struct CUgraphNodeParams_st {
+	CUgraphNodeType type;
+	int reserved0[3];		/* must be 0 */
+	union {
+		long long reserved1[29];
+		CUDA_KERNEL_NODE_PARAMS_v3 kernel;
+		CUDA_MEMCPY_NODE_PARAMS memcpy;
+		CUDA_MEMSET_NODE_PARAMS_v2 memset;
+		CUDA_HOST_NODE_PARAMS_v2 host;
+		CUDA_CHILD_GRAPH_NODE_PARAMS graph;
+		CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
+		CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
+		CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2 extSemSignal;
+		CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2 extSemWait;
+		CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+		CUDA_MEM_FREE_NODE_PARAMS free;
+		CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 memOp;
+		CUDA_CONDITIONAL_NODE_PARAMS conditional;
+	};
+	long long reserved2;		/* must be 0 */
+} CUgraphNodeParams;
+
 /* What an edge carries: all zero is a full dependency. */
 typedef struct CUgraphEdgeData_st {
 	unsigned char from_port;
@@ -3309,6 +3466,28 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream,
 				const CUgraphEdgeData *dependencyData,
 				size_t numDependencies, unsigned int flags);
 CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
+CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				const CUgraphNode *dependencies,
+				const CUgraphEdgeData *dependencyData,
+				size_t numDependencies,
+				CUgraphNodeParams *nodeParams);
+CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode,
+				      CUgraphNodeParams *nodeParams);
+CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec,
+					  CUgraphNode hNode,
+					  CUgraphNodeParams *nodeParams);
+CUresult CUDAAPI cuGraphConditionalHandleCreate(
+			CUgraphConditionalHandle *pHandle_out, CUgraph hGraph,
+			CUcontext ctx, unsigned int defaultLaunchValue,
+			unsigned int flags);
+CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst,
+						 CUgraphNode src);
+CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode,
+					CUkernelNodeAttrID attr,
+					CUkernelNodeAttrValue *value_out);
+CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode,
+					CUkernelNodeAttrID attr,
+					const CUkernelNodeAttrValue *value);
 
 #ifdef __cplusplus
 }

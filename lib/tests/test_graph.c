@@ -6,8 +6,10 @@
  * and not before the launch; stream capture of copies, sets, host
  * functions and kernels, forked to a second stream and joined back
  * through events, its nodes read back as the calls that made them; the
- * capture errors and modes; user objects' lifetimes; garbage
- * handles and bad arguments refused with nothing changed.
+ * capture errors and modes; user objects' lifetimes; the generic builder
+ * (cuGraphAddNode and its setters), conditional nodes (IF, WHILE, SWITCH
+ * on their default values) and kernel node attributes; garbage handles
+ * and bad arguments refused with nothing changed.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -1677,6 +1679,545 @@ START_TEST(semaphore_nodes_refused)
 }
 END_TEST
 
+/* A 1-byte set of @dev to @value as the generic builder's parameters. */
+static CUgraphNodeParams memset_params(CUdeviceptr dev, unsigned int value)
+{
+	CUgraphNodeParams p = { .type = CU_GRAPH_NODE_TYPE_MEMSET };
+	CUcontext ctx;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	p.memset = (CUDA_MEMSET_NODE_PARAMS_v2){
+		.dst = dev, .value = value, .elementSize = 1, .width = 1,
+		.height = 1, .ctx = ctx,
+	};
+	return p;
+}
+
+static void launch_once(CUgraph g)
+{
+	CUgraphExec exec;
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+}
+
+typedef CUresult (CUDAAPI *add_node_v1_fn)(CUgraphNode *phGraphNode,
+					   CUgraph hGraph,
+					   const CUgraphNode *dependencies,
+					   size_t numDependencies,
+					   CUgraphNodeParams *nodeParams);
+
+/*
+ * cuGraphAddNode makes each node type its own cuGraphAdd*Node makes, in
+ * order; what it refuses leaves the graph as it was.
+ */
+START_TEST(generic_builder_adds_each_type)
+{
+	struct order_log log = { 0 };
+	struct order_item it = { &log, 7 };
+	CUgraphNodeParams p = { .type = CU_GRAPH_NODE_TYPE_HOST };
+	CUexternalSemaphore sem = (CUexternalSemaphore)0x1000;
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sig = { 0 };
+	CUstreamBatchMemOpParams op = { 0 };
+	CUgraphEdgeData edge = { .type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC };
+	CUgraphNode host, set, empty, rec, child_node, batch, node = NULL;
+	CUgraph g, child, embedded;
+	CUgraphNodeType type;
+	add_node_v1_fn add_v1;
+	CUdeviceptr dev;
+	CUevent ev;
+	size_t n;
+
+	ck_assert_int_eq(cuMemAlloc(&dev, 16), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, 16), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&ev, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	p.host = (CUDA_HOST_NODE_PARAMS_v2){ .fn = log_fn, .userData = &it };
+	ck_assert_int_eq(cuGraphAddNode(&host, g, NULL, NULL, 0, &p),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphNodeGetType(host, &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_HOST);
+	p = memset_params(dev, 0x33);
+	ck_assert_int_eq(cuGraphAddNode(&set, g, &host, NULL, 1, &p),
+			 CUDA_SUCCESS);
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_EMPTY };
+	ck_assert_int_eq(cuGetProcAddress("cuGraphAddNode", (void **)&add_v1,
+					  12020, 0, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(add_v1(&empty, g, &set, 1, &p), CUDA_SUCCESS);
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_EVENT_RECORD };
+	p.eventRecord.event = ev;
+	ck_assert_int_eq(cuGraphAddNode(&rec, g, &empty, NULL, 1, &p),
+			 CUDA_SUCCESS);
+	op.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+	op.writeValue.address = dev + 4;
+	op.writeValue.value = 0x44;
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP };
+	p.memOp = (CUDA_BATCH_MEM_OP_NODE_PARAMS_v2){
+		.count = 1, .paramArray = &op,
+	};
+	ck_assert_int_eq(cuGraphAddNode(&batch, g, &rec, NULL, 1, &p),
+			 CUDA_SUCCESS);
+
+	/* A child graph moved into the node goes with it. */
+	ck_assert_int_eq(cuGraphCreate(&child, 0), CUDA_SUCCESS);
+	p = memset_params(dev + 8, 0x55);
+	ck_assert_int_eq(cuGraphAddNode(&node, child, NULL, NULL, 0, &p),
+			 CUDA_SUCCESS);
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_GRAPH };
+	p.graph = (CUDA_CHILD_GRAPH_NODE_PARAMS){
+		.graph = child, .ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE,
+	};
+	ck_assert_int_eq(cuGraphAddNode(&child_node, g, &batch, NULL, 1, &p),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphChildGraphNodeGetGraph(child_node, &embedded),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(embedded, child);
+	ck_assert_int_eq(cuGraphDestroy(child), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	/* Refused, with nothing added. */
+	node = NULL;
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_EMPTY };
+	ck_assert_int_eq(cuGraphAddNode(&node, g, &host, &edge, 1, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.reserved0[1] = 1;
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_HOST };
+	p.host.fn = log_fn;
+	p.reserved1[2] = 1;	/* past the host member */
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_MEM_ALLOC };
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = (CUgraphNodeParams){ .type = (CUgraphNodeType)99 };
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = memset_params(dev, 0x33);
+	p.memset.elementSize = 3;
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL };
+	p.extSemSignal = (CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2){
+		.extSemArray = &sem, .paramsArray = &sig, .numExtSems = 1,
+	};
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(cuGraphAddNode(&node, NULL, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_ptr_null(node);
+	ck_assert_int_eq(cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 6);
+
+	launch_once(g);
+	ck_assert_int_eq(atomic_load(&log.next), 1);
+	ck_assert_int_eq(log.seen[0], 7);
+	ck_assert_uint_eq(vmm_bytes(dev)[0], 0x33);
+	ck_assert_uint_eq(vmm_bytes(dev)[4], 0x44);
+	ck_assert_uint_eq(vmm_bytes(dev)[8], 0x55);
+	ck_assert_int_eq(cuEventQuery(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * cuGraphNodeSetParams changes a graph's node, cuGraphExecNodeSetParams
+ * an executable's copy; refused parameters change neither.
+ */
+START_TEST(generic_setters_change_nodes)
+{
+	CUgraphNodeParams p = memset_params(0, 0x11), host = {
+		.type = CU_GRAPH_NODE_TYPE_HOST,
+	};
+	CUgraphNode set;
+	CUgraphExec exec;
+	CUdeviceptr dev;
+	CUgraph g;
+
+	ck_assert_int_eq(cuMemAlloc(&dev, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, 4), CUDA_SUCCESS);
+	p.memset.dst = dev;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddNode(&set, g, NULL, NULL, 0, &p),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+
+	p.memset.value = 0x22;
+	ck_assert_int_eq(cuGraphNodeSetParams(set, &p), CUDA_SUCCESS);
+	host.host.fn = count_fn;
+	ck_assert_int_eq(cuGraphNodeSetParams(set, &host),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExecNodeSetParams(exec, set, &host),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.memset.width = 0;
+	ck_assert_int_eq(cuGraphNodeSetParams(set, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphExecNodeSetParams(exec, set, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphNodeSetParams(NULL, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	/* The executable still sets 0x11; a new one 0x22. */
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_uint_eq(vmm_bytes(dev)[0], 0x11);
+	launch_once(g);
+	ck_assert_uint_eq(vmm_bytes(dev)[0], 0x22);
+
+	p.memset.width = 1;
+	p.memset.value = 0x33;
+	p.memset.dst = dev + 1;
+	ck_assert_int_eq(cuGraphExecNodeSetParams(exec, set, &p), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_uint_eq(vmm_bytes(dev)[1], 0x33);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+/* A conditional node of @type after @deps, with @size bodies. */
+static CUgraphNode add_cond(CUgraph g, const CUgraphNode *deps, size_t n,
+			    CUgraphConditionalHandle handle,
+			    CUgraphConditionalNodeType type, unsigned int size,
+			    CUgraph **bodies)
+{
+	CUgraphNodeParams p = { .type = CU_GRAPH_NODE_TYPE_CONDITIONAL };
+	CUgraphNode node;
+
+	p.conditional = (CUDA_CONDITIONAL_NODE_PARAMS){
+		.handle = handle, .type = type, .size = size,
+	};
+	ck_assert_int_eq(cuGraphAddNode(&node, g, deps, NULL, n, &p),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_nonnull(p.conditional.phGraph_out);
+	*bodies = p.conditional.phGraph_out;
+	return node;
+}
+
+/* A body of one 1-byte set of @dev to @value. */
+static void body_sets(CUgraph body, CUdeviceptr dev, unsigned int value)
+{
+	CUgraphNodeParams p = memset_params(dev, value);
+	CUgraphNode node;
+
+	ck_assert_int_eq(cuGraphAddNode(&node, body, NULL, NULL, 0, &p),
+			 CUDA_SUCCESS);
+}
+
+/*
+ * A WHILE node whose condition is 0 after a host node that counts the
+ * launches: the host node runs at each launch, the body never.  A body
+ * holds no host node.
+ */
+START_TEST(conditional_while_of_zero_never_runs)
+{
+	CUDA_HOST_NODE_PARAMS hp = { .fn = count_fn };
+	CUgraphConditionalHandle handle;
+	CUgraphNode counter, node;
+	CUgraph g, *bodies;
+	CUgraphExec exec;
+	CUdeviceptr dev;
+	atomic_int count = 0;
+	int run;
+
+	hp.userData = &count;
+	ck_assert_int_eq(cuMemAlloc(&dev, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddHostNode(&counter, g, NULL, 0, &hp),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, NULL, 0,
+					CU_GRAPH_COND_ASSIGN_DEFAULT),
+			 CUDA_SUCCESS);
+	add_cond(g, &counter, 1, handle, CU_GRAPH_COND_TYPE_WHILE, 1, &bodies);
+	body_sets(bodies[0], dev, 0xee);
+	ck_assert_int_eq(cuGraphAddHostNode(&node, bodies[0], NULL, 0, &hp),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuGraphDestroy(bodies[0]), CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	for (run = 0; run < 3; run++)
+		ck_assert_int_eq(cuGraphLaunch(exec, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(atomic_load(&count), 3);
+	ck_assert_uint_eq(vmm_bytes(dev)[0], 0);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * IF runs its first body for a non-zero default, its second (else) for
+ * 0; SWITCH the body of its default, none past the last; nested in a
+ * body, a node takes a handle of the enclosing graph.
+ */
+START_TEST(conditional_if_and_switch_pick_by_default)
+{
+	CUgraphConditionalHandle one, zero, two, nine;
+	CUgraph g, *if_one, *if_zero, *sw, *sw_none, *nested;
+	CUdeviceptr dev;
+	CUgraph copy;
+	int i;
+
+	ck_assert_int_eq(cuMemAlloc(&dev, 16), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8(dev, 0, 16), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&one, g, NULL, 1,
+					CU_GRAPH_COND_ASSIGN_DEFAULT),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&zero, g, NULL, 0, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&two, g, NULL, 2,
+					CU_GRAPH_COND_ASSIGN_DEFAULT),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&nine, g, NULL, 9,
+					CU_GRAPH_COND_ASSIGN_DEFAULT),
+			 CUDA_SUCCESS);
+	ck_assert_uint_ne(one, zero);
+
+	add_cond(g, NULL, 0, one, CU_GRAPH_COND_TYPE_IF, 2, &if_one);
+	body_sets(if_one[0], dev + 0, 1);
+	body_sets(if_one[1], dev + 1, 1);
+	add_cond(g, NULL, 0, zero, CU_GRAPH_COND_TYPE_IF, 2, &if_zero);
+	body_sets(if_zero[0], dev + 2, 1);
+	body_sets(if_zero[1], dev + 3, 1);
+	add_cond(g, NULL, 0, two, CU_GRAPH_COND_TYPE_SWITCH, 3, &sw);
+	for (i = 0; i < 3; i++)
+		body_sets(sw[i], dev + 4 + i, 1);
+	add_cond(g, NULL, 0, nine, CU_GRAPH_COND_TYPE_SWITCH, 2, &sw_none);
+	body_sets(sw_none[0], dev + 7, 1);
+	body_sets(sw_none[1], dev + 8, 1);
+	/* A conditional node in a body, on a handle of the outer graph. */
+	add_cond(if_one[0], NULL, 0, one, CU_GRAPH_COND_TYPE_IF, 1, &nested);
+	body_sets(nested[0], dev + 9, 1);
+
+	/* A clone carries the bodies. */
+	ck_assert_int_eq(cuGraphClone(&copy, g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	launch_once(copy);
+	ck_assert_uint_eq(vmm_bytes(dev)[0], 1);
+	ck_assert_uint_eq(vmm_bytes(dev)[1], 0);
+	ck_assert_uint_eq(vmm_bytes(dev)[2], 0);
+	ck_assert_uint_eq(vmm_bytes(dev)[3], 1);
+	ck_assert_uint_eq(vmm_bytes(dev)[4], 0);
+	ck_assert_uint_eq(vmm_bytes(dev)[5], 0);
+	ck_assert_uint_eq(vmm_bytes(dev)[6], 1);
+	ck_assert_uint_eq(vmm_bytes(dev)[7], 0);
+	ck_assert_uint_eq(vmm_bytes(dev)[8], 0);
+	ck_assert_uint_eq(vmm_bytes(dev)[9], 1);
+	ck_assert_int_eq(cuGraphDestroy(copy), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dev), CUDA_SUCCESS);
+}
+END_TEST
+
+/* What conditional handles and nodes refuse; nothing is added. */
+START_TEST(conditional_refusals)
+{
+	CUgraphNodeParams p = { .type = CU_GRAPH_NODE_TYPE_CONDITIONAL };
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip = { 0 };
+	CUgraphExecUpdateResultInfo info;
+	CUgraphConditionalHandle handle, other, forever;
+	CUgraph g, h, *bodies;
+	CUgraphNode node = NULL, loop;
+	CUgraphExec exec;
+	size_t n;
+
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&h, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(NULL, g, NULL, 0, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, NULL, 0, 2),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, NULL, NULL, 0,
+							0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, NULL, 0, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&other, h, NULL, 0, 0),
+			 CUDA_SUCCESS);
+
+	p.conditional = (CUDA_CONDITIONAL_NODE_PARAMS){
+		.handle = other, .type = CU_GRAPH_COND_TYPE_IF, .size = 1,
+	};
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.conditional.handle = handle;
+	p.conditional.size = 3;
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.conditional.type = CU_GRAPH_COND_TYPE_WHILE;
+	p.conditional.size = 2;
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.conditional.type = CU_GRAPH_COND_TYPE_SWITCH;
+	p.conditional.size = 0;
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.conditional.type = (CUgraphConditionalNodeType)7;
+	p.conditional.size = 1;
+	ck_assert_int_eq(cuGraphAddNode(&node, g, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_ptr_null(node);
+	ck_assert_ptr_null(p.conditional.phGraph_out);
+	ck_assert_int_eq(cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 0);
+
+	/* Its parameters do not change. */
+	node = add_cond(g, NULL, 0, handle, CU_GRAPH_COND_TYPE_IF, 1, &bodies);
+	p.conditional.type = CU_GRAPH_COND_TYPE_IF;
+	ck_assert_int_eq(cuGraphNodeSetParams(node, &p),
+			 CUDA_ERROR_NOT_SUPPORTED);
+
+	/* A child graph holds no conditional node. */
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_GRAPH };
+	p.graph.graph = g;
+	ck_assert_int_eq(cuGraphAddNode(&node, h, NULL, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	/* A WHILE whose condition starts non-zero would never end. */
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&forever, g, NULL, 1,
+					CU_GRAPH_COND_ASSIGN_DEFAULT),
+			 CUDA_SUCCESS);
+	loop = add_cond(g, NULL, 0, forever, CU_GRAPH_COND_TYPE_WHILE, 1,
+			&bodies);
+	ck_assert_int_eq(cuGraphInstantiateWithParams(&exec, g, &ip),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(ip.result_out,
+			 CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED);
+	ck_assert_ptr_eq(ip.hErrNode_out, loop);
+
+	/* Nor can an update bring one in. */
+	ck_assert_int_eq(cuGraphDestroy(h), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&h, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&other, h, NULL, 0, 0),
+			 CUDA_SUCCESS);
+	add_cond(h, NULL, 0, other, CU_GRAPH_COND_TYPE_IF, 1, &bodies);
+	add_cond(h, NULL, 0, other, CU_GRAPH_COND_TYPE_WHILE, 1, &bodies);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, h, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecUpdate(exec, g, &info),
+			 CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	ck_assert_int_eq(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED);
+	ck_assert_ptr_eq(info.errorNode, loop);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(h), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * Kernel node attributes are kept, read back, copied and cloned;
+ * COOPERATIVE launches vecAdd cooperatively.
+ */
+START_TEST(kernel_node_attributes_kept)
+{
+	enum { N = 64 };
+	CUDA_KERNEL_NODE_PARAMS kp = {
+		.gridDimX = 1, .gridDimY = 1, .gridDimZ = 1,
+		.blockDimX = N, .blockDimY = 1, .blockDimZ = 1,
+	};
+	CUkernelNodeAttrValue v = { 0 }, got;
+	CUgraphNode k1, k2, empty, found;
+	CUdeviceptr da, db, dc;
+	CUgraph g, copy;
+	CUfunction f;
+	CUmodule mod;
+	float c[N];
+	int n = N, i;
+	void *args[] = { &da, &db, &dc, &n };
+
+	ck_assert_int_eq(cuModuleLoad(&mod, DATA "/vecadd.ptx"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "vecAdd"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&da, sizeof(c)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&db, sizeof(c)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dc, sizeof(c)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(da, 0x3f800000, N), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(db, 0x40000000, N), CUDA_SUCCESS);
+	kp.func = f;
+	kp.kernelParams = args;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddKernelNode(&k1, g, NULL, 0, &kp),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddKernelNode(&k2, g, &k1, 1, &kp),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddEmptyNode(&empty, g, NULL, 0), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphKernelNodeGetAttribute(k1,
+				CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &got),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(got.priority, 0);
+	v.priority = -3;
+	ck_assert_int_eq(cuGraphKernelNodeSetAttribute(k1,
+				CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &v),
+			 CUDA_SUCCESS);
+	v.cooperative = 1;
+	ck_assert_int_eq(cuGraphKernelNodeSetAttribute(k1,
+				CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE, &v),
+			 CUDA_SUCCESS);
+	memset(&v, 0, sizeof(v));
+	v.accessPolicyWindow.hitRatio = 2.0f;
+	ck_assert_int_eq(cuGraphKernelNodeSetAttribute(k1,
+				CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW,
+				&v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphKernelNodeSetAttribute(k1,
+			CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+			&v),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphKernelNodeGetAttribute(empty,
+				CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &got),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphKernelNodeGetAttribute(k1,
+				CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	memset(&v, 0, sizeof(v));
+	v.deviceUpdatableKernelNode.deviceUpdatable = 1;
+	ck_assert_int_eq(cuGraphKernelNodeSetAttribute(k1,
+			CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE,
+			&v),
+			 CUDA_ERROR_NOT_SUPPORTED);
+
+	ck_assert_int_eq(cuGraphKernelNodeCopyAttributes(k2, k1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphKernelNodeCopyAttributes(empty, k1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphKernelNodeGetAttribute(k2,
+				CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &got),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(got.priority, -3);
+	/* New parameters leave the attributes. */
+	ck_assert_int_eq(cuGraphKernelNodeSetParams(k2, &kp), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphClone(&copy, g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphNodeFindInClone(&found, k2, copy),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphKernelNodeGetAttribute(found,
+				CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE, &got),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(got.cooperative, 1);
+
+	launch_once(copy);
+	ck_assert_int_eq(cuMemcpyDtoH(c, dc, sizeof(c)), CUDA_SUCCESS);
+	for (i = 0; i < N; i++)
+		ck_assert_float_eq(c[i], 3.0f);
+	ck_assert_int_eq(cuGraphDestroy(copy), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(da), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(db), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dc), CUDA_SUCCESS);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
 	Suite *s = suite_create("graph");
@@ -1701,6 +2242,12 @@ static Suite *graph_suite(void)
 	tcase_add_test(build, user_objects_live_as_long_as_their_holders);
 	tcase_add_test(build, graph_memory_is_none);
 	tcase_add_test(build, semaphore_nodes_refused);
+	tcase_add_test(build, generic_builder_adds_each_type);
+	tcase_add_test(build, generic_setters_change_nodes);
+	tcase_add_test(build, conditional_while_of_zero_never_runs);
+	tcase_add_test(build, conditional_if_and_switch_pick_by_default);
+	tcase_add_test(build, conditional_refusals);
+	tcase_add_test(build, kernel_node_attributes_kept);
 	suite_add_tcase(s, build);
 	tcase_add_checked_fixture(capture, setup, NULL);
 	tcase_add_test(capture, capture_makes_nodes_that_run_at_launch);
