@@ -588,6 +588,52 @@ def t_graph():
     call(driver.cuMemFree, dptr)
 
 
+def t_graph_conditional():
+    # cuGraphAddNode: an IF node whose handle defaults to 1 runs its body,
+    # where cuGraphAddNode put a set; a SWITCH past its bodies runs none.
+    size = 256
+    dptr = call(driver.cuMemAlloc, size)
+    call(driver.cuMemsetD8, dptr, 0, size)
+    ctx = call(driver.cuCtxGetCurrent)
+    graph = call(driver.cuGraphCreate, 0)
+    bodies = []
+    for kind, value, count in (
+            (driver.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_IF, 1, 1),
+            (driver.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_SWITCH, 5, 2)):
+        handle = call(driver.cuGraphConditionalHandleCreate, graph, ctx, value,
+                      driver.CU_GRAPH_COND_ASSIGN_DEFAULT)
+        cp = driver.CUgraphNodeParams()
+        cp.type = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_CONDITIONAL
+        cp.conditional.handle = handle
+        cp.conditional.type = kind
+        cp.conditional.size = count
+        cp.conditional.ctx = ctx
+        call(driver.cuGraphAddNode, graph, None, None, 0, cp)
+        bodies.extend(cp.conditional.phGraph_out)
+    assert len(bodies) == 3, bodies
+    for i, body in enumerate(bodies):
+        sp = driver.CUgraphNodeParams()
+        sp.type = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEMSET
+        sp.memset.dst = int(dptr) + i
+        sp.memset.value = 0x7E
+        sp.memset.elementSize = 1
+        sp.memset.width = 1
+        sp.memset.height = 1
+        sp.memset.ctx = ctx
+        call(driver.cuGraphAddNode, body, None, None, 0, sp)
+    graph_exec = call(driver.cuGraphInstantiate, graph, 0)
+    stream = call(driver.cuStreamCreate, 0)
+    call(driver.cuGraphLaunch, graph_exec, stream)
+    call(driver.cuStreamSynchronize, stream)
+    out = np.zeros(4, dtype=np.uint8)
+    call(driver.cuMemcpyDtoH, out.ctypes.data, dptr, 4)
+    assert list(out) == [0x7E, 0, 0, 0], "conditional bodies ran: %r" % out
+    call(driver.cuGraphExecDestroy, graph_exec)
+    call(driver.cuGraphDestroy, graph)
+    call(driver.cuStreamDestroy, stream)
+    call(driver.cuMemFree, dptr)
+
+
 def t_release_context():
     call(driver.cuDevicePrimaryCtxRelease, s["devs"][0])
 
@@ -768,6 +814,8 @@ END_CHECKS = [
      t_per_thread_default_stream),
     ("a graph of a set and a copy node, and one captured from a stream, launched",
      t_graph),
+    ("cuGraphAddNode: IF and SWITCH nodes on their handles' defaults run the body picked",
+     t_graph_conditional),
     ("cuMemAllocManaged, cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute",
      t_managed),
     ("cuDevicePrimaryCtxRelease", t_release_context),
