@@ -96,7 +96,7 @@ struct libcumc_graph_node {
 	size_t max_deps;
 	bool disabled;				/* in an executable only */
 	size_t mark;				/* scratch, lock held */
-	union libcumc_node_params {
+	union libcumc_node_data {
 		CUDA_HOST_NODE_PARAMS host;
 		struct {
 			CUDA_MEMSET_NODE_PARAMS params;
@@ -172,16 +172,9 @@ void libcumc_node_destroy(struct libcumc_graph_node *node);
  * operations, graphs), lock held.
  */
 void libcumc_node_params_free(CUgraphNodeType type,
-			      union libcumc_node_params *u);
+			      union libcumc_node_data *u);
 /* The bodies of @node, a conditional node, name it their owner. */
 void libcumc_node_adopt(struct libcumc_graph_node *node);
-/*
- * Whether a node of @type may be in @graph: a conditional node's body,
- * or a graph in one, holds kernel, empty, memset, memcpy, child graph
- * and conditional nodes only, as cuda.h says (lock held).
- */
-bool libcumc_graph_may_hold(const struct libcumc_graph *graph,
-			    CUgraphNodeType type);
 /* A CUgraph handle names @graph from now on (lock held). */
 void libcumc_graph_register(struct libcumc_graph *graph);
 /* Frees @graph, its nodes and its references (lock held). */
@@ -290,7 +283,7 @@ CUresult libcumc_semaphore_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
  */
 CUresult libcumc_cond_params_make(CUgraph hGraph,
 				  const CUDA_CONDITIONAL_NODE_PARAMS *p,
-				  union libcumc_node_params *u);
+				  union libcumc_node_data *u);
 /*
  * The body a launch of @cond runs, NULL for none (graph_cond.c); a
  * WHILE node with a non-zero condition never stops, which

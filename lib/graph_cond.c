@@ -5,8 +5,9 @@
  *
  * Device code sets a condition through the device runtime
  * (cudaGraphSetConditional), which cumc's PTX path does not reach, so a
- * condition always holds its handle's default value: at each launch with
- * CU_GRAPH_COND_ASSIGN_DEFAULT, from the start without.  IF and SWITCH
+ * condition holds its handle's default value at each launch with
+ * CU_GRAPH_COND_ASSIGN_DEFAULT, and 0 without, as driver 580's starts
+ * (probe graph.cond.if_default1_no_assign).  IF and SWITCH
  * nodes run the body that value picks; a WHILE node whose condition
  * starts non-zero would never stop, and is refused at instantiation.
  */
@@ -39,13 +40,12 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(
 {
 	struct libcumc_cond_handle *handles;
 	struct libcumc_graph *graph;
-	CUresult res;
 
 	if (!pHandle_out || (flags & ~(unsigned int)CU_GRAPH_COND_ASSIGN_DEFAULT))
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_cond_ctx(ctx, &ctx);
-	if (res != CUDA_SUCCESS)
-		return res;
+	/* No current-context fallback here, as driver 580 answers. */
+	if (!ctx || libcumc_cond_ctx(ctx, &ctx) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_CONTEXT;
 	libcumc_graphs_lock();
 	graph = libcumc_graph_find(hGraph);
 	if (!graph) {
@@ -61,7 +61,9 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(
 	graph->handles = handles;
 	handles[graph->num_handles++] = (struct libcumc_cond_handle){
 		.id = ++libcumc_cond_last_id, .ctx = ctx,
-		.value = defaultLaunchValue, .flags = flags,
+		.value = flags & CU_GRAPH_COND_ASSIGN_DEFAULT ?
+			 defaultLaunchValue : 0,
+		.flags = flags,
 	};
 	*pHandle_out = libcumc_cond_last_id;
 	libcumc_graphs_unlock();
@@ -102,7 +104,7 @@ static bool libcumc_cond_size_valid(CUgraphConditionalNodeType type,
 }
 
 /* New empty bodies, CUgraph handles that cuGraphDestroy refuses. */
-static CUresult libcumc_cond_bodies_make(union libcumc_node_params *u)
+static CUresult libcumc_cond_bodies_make(union libcumc_node_data *u)
 {
 	struct libcumc_cond_node *cond = &u->cond;
 	struct libcumc_graph *body;
@@ -126,7 +128,7 @@ static CUresult libcumc_cond_bodies_make(union libcumc_node_params *u)
 
 CUresult libcumc_cond_params_make(CUgraph hGraph,
 				  const CUDA_CONDITIONAL_NODE_PARAMS *p,
-				  union libcumc_node_params *u)
+				  union libcumc_node_data *u)
 {
 	const struct libcumc_cond_handle *handle;
 	struct libcumc_graph *graph;
@@ -177,6 +179,24 @@ struct libcumc_graph *libcumc_cond_body(const struct libcumc_cond_node *cond)
 }
 
 /*
+ * Whether a node of @type may run in @graph: a conditional node's body,
+ * or a graph in one, holds kernel, empty, memset, memcpy, child graph
+ * and conditional nodes only, as cuda.h says.  Driver 580 takes any node
+ * into a body and refuses the graph's instantiation (probe
+ * graph.cond.body_host_node), so the check is here.
+ */
+static bool libcumc_graph_may_hold(const struct libcumc_graph *graph,
+				   CUgraphNodeType type)
+{
+	return !graph->owner || type == CU_GRAPH_NODE_TYPE_KERNEL ||
+	       type == CU_GRAPH_NODE_TYPE_EMPTY ||
+	       type == CU_GRAPH_NODE_TYPE_MEMSET ||
+	       type == CU_GRAPH_NODE_TYPE_MEMCPY ||
+	       type == CU_GRAPH_NODE_TYPE_GRAPH ||
+	       type == CU_GRAPH_NODE_TYPE_CONDITIONAL;
+}
+
+/*
  * @graph's conditional nodes, and those of its child graphs and bodies;
  * @rules is the body whose restrictions @graph's nodes follow, NULL for
  * none (a body's child graph follows its body's).
@@ -195,7 +215,7 @@ static CUresult libcumc_cond_walk(const struct libcumc_graph *graph,
 		*err_node = node;
 		if (rules && !libcumc_graph_may_hold(rules, node->type)) {
 			libcumc_log_note("a conditional node's body holds no node of this type");
-			return CUDA_ERROR_NOT_SUPPORTED;
+			return CUDA_ERROR_INVALID_VALUE;
 		}
 		if (node->is_captured)
 			continue;

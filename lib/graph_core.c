@@ -136,7 +136,7 @@ struct libcumc_graph *libcumc_graph_new(bool handle)
 }
 
 void libcumc_node_params_free(CUgraphNodeType type,
-			      union libcumc_node_params *u)
+			      union libcumc_node_data *u)
 {
 	unsigned int i;
 
@@ -172,17 +172,6 @@ void libcumc_node_adopt(struct libcumc_graph_node *node)
 
 	for (i = 0; i < node->u.cond.size; i++)
 		((struct libcumc_graph *)node->u.cond.bodies[i])->owner = node;
-}
-
-bool libcumc_graph_may_hold(const struct libcumc_graph *graph,
-			    CUgraphNodeType type)
-{
-	return !graph->owner || type == CU_GRAPH_NODE_TYPE_KERNEL ||
-	       type == CU_GRAPH_NODE_TYPE_EMPTY ||
-	       type == CU_GRAPH_NODE_TYPE_MEMSET ||
-	       type == CU_GRAPH_NODE_TYPE_MEMCPY ||
-	       type == CU_GRAPH_NODE_TYPE_GRAPH ||
-	       type == CU_GRAPH_NODE_TYPE_CONDITIONAL;
 }
 
 void libcumc_graph_free(struct libcumc_graph *graph)
@@ -305,10 +294,6 @@ CUresult libcumc_graph_add(struct libcumc_graph *graph, CUgraphNodeType type,
 		for (j = 0; j < i; j++)
 			if (deps[j] == deps[i])
 				return CUDA_ERROR_INVALID_VALUE;
-	}
-	if (!libcumc_graph_may_hold(graph, type)) {
-		libcumc_log_note("a conditional node's body holds no node of this type");
-		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	node = calloc(1, sizeof(*node));
 	if (!node)

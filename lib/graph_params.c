@@ -22,10 +22,10 @@ struct libcumc_node_kind {
 	 * is changed.
 	 */
 	CUresult (*make)(CUgraph hGraph, CUgraphNodeParams *p,
-			 union libcumc_node_params *u);
+			 union libcumc_node_data *u);
 	/* What make made, released when no node takes it (lock held). */
 	void (*release)(const CUgraphNodeParams *p,
-			union libcumc_node_params *u);
+			union libcumc_node_data *u);
 	/* The node added with @p is in its graph (lock held). */
 	void (*made)(struct libcumc_graph_node *node, CUgraphNodeParams *p);
 	/*
@@ -41,7 +41,7 @@ struct libcumc_node_kind {
 };
 
 static CUresult libcumc_kernel_make(CUgraph hGraph, CUgraphNodeParams *p,
-				    union libcumc_node_params *u)
+				    union libcumc_node_data *u)
 {
 	const CUDA_KERNEL_NODE_PARAMS_v3 *k = &p->kernel;
 	const CUDA_KERNEL_NODE_PARAMS params = {
@@ -61,7 +61,7 @@ static CUresult libcumc_kernel_make(CUgraph hGraph, CUgraphNodeParams *p,
 
 /* flags and reserved must be 0. */
 static CUresult libcumc_memcpy_make(CUgraph hGraph, CUgraphNodeParams *p,
-				    union libcumc_node_params *u)
+				    union libcumc_node_data *u)
 {
 	const CUDA_MEMCPY_NODE_PARAMS *m = &p->memcpy;
 	CUresult res;
@@ -78,7 +78,7 @@ static CUresult libcumc_memcpy_make(CUgraph hGraph, CUgraphNodeParams *p,
 }
 
 static CUresult libcumc_memset_make(CUgraph hGraph, CUgraphNodeParams *p,
-				    union libcumc_node_params *u)
+				    union libcumc_node_data *u)
 {
 	const CUDA_MEMSET_NODE_PARAMS_v2 *m = &p->memset;
 	const CUDA_MEMSET_NODE_PARAMS params = {
@@ -97,7 +97,7 @@ static CUresult libcumc_memset_make(CUgraph hGraph, CUgraphNodeParams *p,
 }
 
 static CUresult libcumc_host_make(CUgraph hGraph, CUgraphNodeParams *p,
-				  union libcumc_node_params *u)
+				  union libcumc_node_data *u)
 {
 	(void)hGraph;
 	if (!p->host.fn)
@@ -150,7 +150,7 @@ static bool libcumc_graph_has_cond(const struct libcumc_graph *graph)
  * one that holds the graph the node is added to.
  */
 static CUresult libcumc_child_make(CUgraph hGraph, CUgraphNodeParams *p,
-				   union libcumc_node_params *u)
+				   union libcumc_node_data *u)
 {
 	const CUDA_CHILD_GRAPH_NODE_PARAMS *c = &p->graph;
 	struct libcumc_graph *child, *graph = NULL;
@@ -177,7 +177,7 @@ static CUresult libcumc_child_make(CUgraph hGraph, CUgraphNodeParams *p,
 
 /* A graph to be moved stays the caller's until the node takes it. */
 static void libcumc_child_release(const CUgraphNodeParams *p,
-				  union libcumc_node_params *u)
+				  union libcumc_node_data *u)
 {
 	if (p->graph.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
 		libcumc_graph_free(u->child);
@@ -191,7 +191,7 @@ static void libcumc_child_made(struct libcumc_graph_node *node,
 }
 
 static CUresult libcumc_empty_make(CUgraph hGraph, CUgraphNodeParams *p,
-				   union libcumc_node_params *u)
+				   union libcumc_node_data *u)
 {
 	(void)hGraph;
 	(void)p;
@@ -200,7 +200,7 @@ static CUresult libcumc_empty_make(CUgraph hGraph, CUgraphNodeParams *p,
 }
 
 static CUresult libcumc_event_make(CUevent event,
-				   union libcumc_node_params *u)
+				   union libcumc_node_data *u)
 {
 	if (!libcumc_event_live(event))
 		return CUDA_ERROR_INVALID_VALUE;
@@ -209,14 +209,14 @@ static CUresult libcumc_event_make(CUevent event,
 }
 
 static CUresult libcumc_wait_make(CUgraph hGraph, CUgraphNodeParams *p,
-				  union libcumc_node_params *u)
+				  union libcumc_node_data *u)
 {
 	(void)hGraph;
 	return libcumc_event_make(p->eventWait.event, u);
 }
 
 static CUresult libcumc_record_make(CUgraph hGraph, CUgraphNodeParams *p,
-				    union libcumc_node_params *u)
+				    union libcumc_node_data *u)
 {
 	(void)hGraph;
 	return libcumc_event_make(p->eventRecord.event, u);
@@ -248,7 +248,7 @@ static CUresult libcumc_sem_wait_refuse(CUgraphNode *phGraphNode,
 }
 
 static CUresult libcumc_batch_make(CUgraph hGraph, CUgraphNodeParams *p,
-				   union libcumc_node_params *u)
+				   union libcumc_node_data *u)
 {
 	const CUDA_BATCH_MEM_OP_NODE_PARAMS params = {
 		.ctx = p->memOp.ctx, .count = p->memOp.count,
@@ -260,7 +260,7 @@ static CUresult libcumc_batch_make(CUgraph hGraph, CUgraphNodeParams *p,
 }
 
 static CUresult libcumc_cond_make(CUgraph hGraph, CUgraphNodeParams *p,
-				  union libcumc_node_params *u)
+				  union libcumc_node_data *u)
 {
 	return libcumc_cond_params_make(hGraph, &p->conditional, u);
 }
@@ -361,7 +361,7 @@ libcumc_node_kind(const CUgraphNodeParams *p)
 
 static void libcumc_node_kind_release(const struct libcumc_node_kind *kind,
 				      const CUgraphNodeParams *p,
-				      union libcumc_node_params *u)
+				      union libcumc_node_data *u)
 {
 	libcumc_graphs_lock();
 	if (kind->release)
@@ -379,7 +379,7 @@ static CUresult libcumc_graph_add_node(CUgraphNode *phGraphNode,
 				       CUgraphNodeParams *nodeParams)
 {
 	const struct libcumc_node_kind *kind = libcumc_node_kind(nodeParams);
-	union libcumc_node_params u = { 0 };
+	union libcumc_node_data u = { 0 };
 	struct libcumc_graph_node *node;
 	CUresult res;
 
@@ -435,7 +435,7 @@ CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode,
 				      CUgraphNodeParams *nodeParams)
 {
 	const struct libcumc_node_kind *kind = libcumc_node_kind(nodeParams);
-	union libcumc_node_params u = { 0 };
+	union libcumc_node_data u = { 0 };
 	struct libcumc_graph_node *node;
 	CUresult res;
 
@@ -474,7 +474,7 @@ CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec,
 					  CUgraphNodeParams *nodeParams)
 {
 	const struct libcumc_node_kind *kind = libcumc_node_kind(nodeParams);
-	union libcumc_node_params u = { 0 };
+	union libcumc_node_data u = { 0 };
 	struct libcumc_graph_node *node;
 	CUresult res;
 

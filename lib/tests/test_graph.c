@@ -1915,10 +1915,19 @@ static void body_sets(CUgraph body, CUdeviceptr dev, unsigned int value)
 			 CUDA_SUCCESS);
 }
 
+/* The calling thread's current context, which handles are made for. */
+static CUcontext current_ctx(void)
+{
+	CUcontext ctx = NULL;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	return ctx;
+}
+
 /*
  * A WHILE node whose condition is 0 after a host node that counts the
  * launches: the host node runs at each launch, the body never.  A body
- * holds no host node.
+ * runs no host node.
  */
 START_TEST(conditional_while_of_zero_never_runs)
 {
@@ -1937,13 +1946,17 @@ START_TEST(conditional_while_of_zero_never_runs)
 	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphAddHostNode(&counter, g, NULL, 0, &hp),
 			 CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, NULL, 0,
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, current_ctx(), 0,
 					CU_GRAPH_COND_ASSIGN_DEFAULT),
 			 CUDA_SUCCESS);
 	add_cond(g, &counter, 1, handle, CU_GRAPH_COND_TYPE_WHILE, 1, &bodies);
 	body_sets(bodies[0], dev, 0xee);
+	/* A body takes a host node, as driver 580; instantiation does not. */
 	ck_assert_int_eq(cuGraphAddHostNode(&node, bodies[0], NULL, 0, &hp),
-			 CUDA_ERROR_NOT_SUPPORTED);
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroyNode(node), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphDestroy(bodies[0]), CUDA_ERROR_INVALID_VALUE);
 
 	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
@@ -1974,15 +1987,15 @@ START_TEST(conditional_if_and_switch_pick_by_default)
 	ck_assert_int_eq(cuMemAlloc(&dev, 16), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemsetD8(dev, 0, 16), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&one, g, NULL, 1,
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&one, g, current_ctx(), 1,
 					CU_GRAPH_COND_ASSIGN_DEFAULT),
 			 CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&zero, g, NULL, 0, 0),
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&zero, g, current_ctx(), 0, 0),
 			 CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&two, g, NULL, 2,
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&two, g, current_ctx(), 2,
 					CU_GRAPH_COND_ASSIGN_DEFAULT),
 			 CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&nine, g, NULL, 9,
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&nine, g, current_ctx(), 9,
 					CU_GRAPH_COND_ASSIGN_DEFAULT),
 			 CUDA_SUCCESS);
 	ck_assert_uint_ne(one, zero);
@@ -2036,16 +2049,19 @@ START_TEST(conditional_refusals)
 
 	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphCreate(&h, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(NULL, g, NULL, 0, 0),
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(NULL, g, current_ctx(), 0, 0),
 			 CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, NULL, 0, 2),
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, current_ctx(), 0, 2),
 			 CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, NULL, NULL, 0,
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, NULL, current_ctx(), 0,
 							0),
 			 CUDA_ERROR_INVALID_VALUE);
+	/* No current-context fallback, as driver 580 answers. */
 	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, NULL, 0, 0),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&handle, g, current_ctx(), 0, 0),
 			 CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&other, h, NULL, 0, 0),
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&other, h, current_ctx(), 0, 0),
 			 CUDA_SUCCESS);
 
 	p.conditional = (CUDA_CONDITIONAL_NODE_PARAMS){
@@ -2087,7 +2103,7 @@ START_TEST(conditional_refusals)
 			 CUDA_ERROR_INVALID_VALUE);
 
 	/* A WHILE whose condition starts non-zero would never end. */
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&forever, g, NULL, 1,
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&forever, g, current_ctx(), 1,
 					CU_GRAPH_COND_ASSIGN_DEFAULT),
 			 CUDA_SUCCESS);
 	loop = add_cond(g, NULL, 0, forever, CU_GRAPH_COND_TYPE_WHILE, 1,
@@ -2101,7 +2117,7 @@ START_TEST(conditional_refusals)
 	/* Nor can an update bring one in. */
 	ck_assert_int_eq(cuGraphDestroy(h), CUDA_SUCCESS);
 	ck_assert_int_eq(cuGraphCreate(&h, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuGraphConditionalHandleCreate(&other, h, NULL, 0, 0),
+	ck_assert_int_eq(cuGraphConditionalHandleCreate(&other, h, current_ctx(), 0, 0),
 			 CUDA_SUCCESS);
 	add_cond(h, NULL, 0, other, CU_GRAPH_COND_TYPE_IF, 1, &bodies);
 	add_cond(h, NULL, 0, other, CU_GRAPH_COND_TYPE_WHILE, 1, &bodies);
