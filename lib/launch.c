@@ -16,6 +16,7 @@
  * (ptx/mem.c) rather than caught as a SIGSEGV.
  */
 #include <assert.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,28 +397,168 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX,
 			      kernelParams, extra);
 }
 
-/* Launch attributes are not there yet: said plainly. */
+/*
+ * cuLaunchKernelEx's attributes.  COOPERATIVE makes the launch
+ * cuLaunchCooperativeKernel's.  CLUSTER_DIMENSION is checked as the driver
+ * checks it (every dimension at least 1 and dividing the grid's, at most 8
+ * blocks: the portable size, since NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+ * cannot be set) and the grid then runs as any other: cumc refuses at load
+ * the PTX that could tell a cluster's blocks apart (the %cluster_*
+ * registers, barrier.cluster, distributed shared memory), so no kernel it
+ * runs can.  PREFERRED_CLUSTER_DIMENSION is a best-effort regrouping of
+ * those clusters, checked and not made.  The hints (ACCESS_POLICY_WINDOW,
+ * SYNCHRONIZATION_POLICY, CLUSTER_SCHEDULING_POLICY_PREFERENCE, PRIORITY,
+ * MEM_SYNC_DOMAIN, MEM_SYNC_DOMAIN_MAP, PREFERRED_SHARED_MEMORY_CARVEOUT,
+ * NVLINK_UTIL_CENTRIC_SCHEDULING) and PROGRAMMATIC_STREAM_SERIALIZATION
+ * (cumc always serializes, which that allows) have no effect.  The
+ * programmatic and launch-completion events and device-updatable kernel
+ * nodes are not built: CUDA_ERROR_NOT_SUPPORTED with a CUMC_LOG note.
+ */
+#define LIBCUMC_CLUSTER_PORTABLE	8u
+
+struct libcumc_launch_attrs {
+	bool cooperative;
+	unsigned int cluster[3];	/* all 0: no cluster dimension */
+	unsigned int preferred[3];
+};
+
+static CUresult libcumc_cluster_check(const unsigned int grid[3],
+				      const unsigned int cluster[3],
+				      unsigned int portable)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		if (!cluster[i] || grid[i] % cluster[i])
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	if ((uint64_t)cluster[0] * cluster[1] * cluster[2] > portable)
+		return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_launch_attr(const CUlaunchAttribute *a,
+				    struct libcumc_launch_attrs *out)
+{
+	const CUlaunchAttributeValue *v = &a->value;
+
+	switch (a->id) {
+	case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+		out->cooperative = v->cooperative != 0;
+		return CUDA_SUCCESS;
+	case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+		out->cluster[0] = v->clusterDim.x;
+		out->cluster[1] = v->clusterDim.y;
+		out->cluster[2] = v->clusterDim.z;
+		return CUDA_SUCCESS;
+	case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
+		out->preferred[0] = v->preferredClusterDim.x;
+		out->preferred[1] = v->preferredClusterDim.y;
+		out->preferred[2] = v->preferredClusterDim.z;
+		return CUDA_SUCCESS;
+	case CU_LAUNCH_ATTRIBUTE_IGNORE:
+	case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+	case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+	case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+	case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+		return CUDA_SUCCESS;
+	case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+		return (unsigned int)v->syncPolicy - CU_SYNC_POLICY_AUTO <=
+		       CU_SYNC_POLICY_BLOCKING_SYNC - CU_SYNC_POLICY_AUTO ?
+		       CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		return (unsigned int)v->clusterSchedulingPolicyPreference <=
+		       CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING ?
+		       CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		return (unsigned int)v->memSyncDomain <=
+		       CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE ?
+		       CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		return CUDA_SUCCESS;
+	case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+		return (int)v->sharedMemCarveout >= CU_SHAREDMEM_CARVEOUT_DEFAULT &&
+		       (int)v->sharedMemCarveout <=
+		       CU_SHAREDMEM_CARVEOUT_MAX_SHARED ?
+		       CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+	case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
+	case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
+		libcumc_log_note("cuLaunchKernelEx: the programmatic and "
+				 "launch-completion events and device-updatable "
+				 "kernel nodes are not supported");
+		return CUDA_ERROR_NOT_SUPPORTED;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/* Every attribute of @config read, and the cluster dimensions checked. */
+static CUresult libcumc_launch_attrs(const CUlaunchConfig *config,
+				     struct libcumc_launch_attrs *out)
+{
+	const unsigned int grid[3] = { config->gridDimX, config->gridDimY,
+				       config->gridDimZ };
+	unsigned int i;
+	CUresult res;
+
+	memset(out, 0, sizeof(*out));
+	if (config->numAttrs && !config->attrs)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < config->numAttrs; i++) {
+		res = libcumc_launch_attr(&config->attrs[i], out);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	if (!out->cluster[0] && !out->cluster[1] && !out->cluster[2])
+		return CUDA_SUCCESS;
+	/* Grid dimensions of 0 are the launch's own error, found later. */
+	if (!grid[0] || !grid[1] || !grid[2])
+		return CUDA_SUCCESS;
+	res = libcumc_cluster_check(grid, out->cluster,
+				    LIBCUMC_CLUSTER_PORTABLE);
+	if (res != CUDA_SUCCESS || (!out->preferred[0] && !out->preferred[1] &&
+				    !out->preferred[2]))
+		return res;
+	for (i = 0; i < 3; i++)
+		if (!out->preferred[i] || out->preferred[i] % out->cluster[i])
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	return libcumc_cluster_check(grid, out->preferred, UINT_MAX);
+}
+
+static CUresult libcumc_launch_ex(const CUlaunchConfig *config, CUfunction f,
+				  bool ptds, void **kernelParams, void **extra)
+{
+	struct libcumc_launch_attrs attrs;
+	unsigned int dims[6];
+	CUresult res;
+
+	if (!config)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = libcumc_launch_attrs(config, &attrs);
+	if (res != CUDA_SUCCESS)
+		return res;
+	dims[0] = config->gridDimX;
+	dims[1] = config->gridDimY;
+	dims[2] = config->gridDimZ;
+	dims[3] = config->blockDimX;
+	dims[4] = config->blockDimY;
+	dims[5] = config->blockDimZ;
+	return libcumc_launch(f, dims, config->sharedMemBytes, config->hStream,
+			      ptds, attrs.cooperative, kernelParams, extra);
+}
+
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
 				  void **kernelParams, void **extra)
 {
-	struct libcumc_function *fn;
-	CUresult res;
-
-	(void)kernelParams; (void)extra;
-	if (!config)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_function_get(f, &fn);
-	if (res != CUDA_SUCCESS)
-		return res;
-	libcumc_module_put(fn->mod);
-	return CUDA_ERROR_NOT_SUPPORTED;
+	return libcumc_launch_ex(config, f, false, kernelParams, extra);
 }
 
-/* It reaches no stream: the per-thread flavour answers the same. */
 CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config,
 				       CUfunction f, void **kernelParams,
 				       void **extra)
-	__attribute__((alias("cuLaunchKernelEx")));
+{
+	return libcumc_launch_ex(config, f, true, kernelParams, extra);
+}
 
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f,
 				unsigned int gridDimX, unsigned int gridDimY,

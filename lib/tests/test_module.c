@@ -684,6 +684,153 @@ START_TEST(cooperative_grids_are_resident)
 }
 END_TEST
 
+/* A launch config of @attrs over @grid blocks of 32 threads. */
+static CUlaunchConfig ex_config(unsigned int grid, CUlaunchAttribute *attrs,
+				unsigned int n)
+{
+	CUlaunchConfig c = { .gridDimX = grid, .gridDimY = 1, .gridDimZ = 1,
+			     .blockDimX = 32, .blockDimY = 1, .blockDimZ = 1,
+			     .attrs = attrs, .numAttrs = n };
+
+	return c;
+}
+
+static CUlaunchAttribute cluster_attr(unsigned int x, unsigned int y,
+				      unsigned int z)
+{
+	CUlaunchAttribute a = { .id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION };
+
+	a.value.clusterDim.x = x;
+	a.value.clusterDim.y = y;
+	a.value.clusterDim.z = z;
+	return a;
+}
+
+/*
+ * cuLaunchKernelEx runs the grid as cuLaunchKernel (a CUkernel cast to a
+ * CUfunction too), cluster dimensions checked, COOPERATIVE as
+ * cuLaunchCooperativeKernel; hints have no effect; the events refused.
+ */
+START_TEST(launch_kernel_ex_attributes)
+{
+	enum { N = 64 * 32 };
+	float in[N], out[N];
+	CUmodule mod, bar;
+	CUlibrary lib;
+	CUkernel k;
+	CUfunction f = vecadd(&mod), g;
+	CUdeviceptr d, cnt;
+	CUevent ev;
+	int n = N, i;
+	unsigned int arrived = 0;
+	void *args[] = { &d, &d, &d, &n }, *bargs[] = { &cnt };
+	CUlaunchAttribute attrs[4] = { cluster_attr(4, 1, 1) }, hint;
+	CUlaunchConfig c = ex_config(64, attrs, 1);
+
+	for (i = 0; i < N; i++)
+		in[i] = i;
+	ck_assert_int_eq(cuMemAlloc(&d, sizeof(in)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(d, in, sizeof(in)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL), CUDA_SUCCESS);
+	/* Hints, one of each, change nothing. */
+	memset(&hint, 0, sizeof(hint));
+	hint.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+	hint.value.priority = -5;
+	attrs[1] = hint;
+	hint.id = CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY;
+	hint.value.syncPolicy = CU_SYNC_POLICY_SPIN;
+	attrs[2] = hint;
+	hint.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+	hint.value.programmaticStreamSerializationAllowed = 1;
+	attrs[3] = hint;
+	c = ex_config(64, attrs, 4);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(out, d, sizeof(out)), CUDA_SUCCESS);
+	for (i = 0; i < N; i++)
+		ck_assert_float_eq(out[i], 4.0f * i);
+
+	/* Clusters must divide the grid and hold at most 8 blocks. */
+	c = ex_config(64, attrs, 1);
+	attrs[0] = cluster_attr(3, 1, 1);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_INVALID_CLUSTER_SIZE);
+	attrs[0] = cluster_attr(16, 1, 1);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_INVALID_CLUSTER_SIZE);
+	attrs[0] = cluster_attr(2, 0, 1);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_INVALID_CLUSTER_SIZE);
+	attrs[0] = cluster_attr(8, 1, 1);
+	attrs[1] = cluster_attr(12, 1, 1);
+	attrs[1].id = CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION;
+	c = ex_config(64, attrs, 2);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_INVALID_CLUSTER_SIZE);
+	attrs[1].value.preferredClusterDim.x = 16;
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL), CUDA_SUCCESS);
+
+	/* Bad values, unknown attributes, the events: nothing is launched. */
+	c = ex_config(64, attrs, 1);
+	attrs[0].id = (CUlaunchAttributeID)15;
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	attrs[0].id = CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY;
+	attrs[0].value.syncPolicy = (CUsynchronizationPolicy)9;
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING),
+			 CUDA_SUCCESS);
+	attrs[0].id = CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;
+	attrs[0].value.launchCompletionEvent.event = ev;
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	c.attrs = NULL;
+	ck_assert_int_eq(cuLaunchKernelEx(&c, f, args, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(out, d, sizeof(out)), CUDA_SUCCESS);
+	for (i = 0; i < N; i++)
+		ck_assert_float_eq(out[i], 8.0f * i);
+
+	/* COOPERATIVE: co-resident, and refused when too large. */
+	ck_assert_int_eq(cuModuleLoadData(&bar, gridbar_ptx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&g, bar, "gridbar"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&cnt, 4), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(cnt, 0, 1), CUDA_SUCCESS);
+	memset(attrs, 0, sizeof(attrs));
+	attrs[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+	attrs[0].value.cooperative = 1;
+	c = ex_config(16 * 132 + 1, attrs, 1);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, g, bargs, NULL),
+			 CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+	c = ex_config(200, attrs, 1);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, g, bargs, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(&arrived, cnt, 4), CUDA_SUCCESS);
+	ck_assert_uint_eq(arrived, 200);
+
+	/* A library's CUkernel, cast, launches as its function. */
+	ck_assert_int_eq(cuLibraryLoadFromFile(&lib, DATA "/vecadd.ptx", NULL,
+					       NULL, 0, NULL, NULL, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetKernel(&k, lib, "vecAdd"), CUDA_SUCCESS);
+	c = ex_config(64, NULL, 0);
+	ck_assert_int_eq(cuLaunchKernelEx(&c, (CUfunction)k, args, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(out, d, sizeof(out)), CUDA_SUCCESS);
+	for (i = 0; i < N; i++)
+		ck_assert_float_eq(out[i], 16.0f * i);
+	ck_assert_int_eq(cuLibraryUnload(lib), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(cnt), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(d), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(bar), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+}
+END_TEST
+
 /*
  * A green context's kernels see its SMs: its cooperative grids hold what
  * its 16 SMs run at once, and the occupancy grid counts them.
@@ -765,6 +912,7 @@ int main(void)
 	tcase_add_test(tc, library_kernels_run);
 	tcase_add_test(tc, occupancy_answers);
 	tcase_add_test(tc, cooperative_grids_are_resident);
+	tcase_add_test(tc, launch_kernel_ex_attributes);
 	tcase_add_test(tc, green_context_narrows_cooperative_grids);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
