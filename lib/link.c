@@ -3,15 +3,17 @@
  * The JIT linker (cuLink*): device code in, an image cuModuleLoadData and
  * cuLibraryLoadData accept out.
  *
- * cumc runs PTX as it is, so there is no machine code to link: the image
- * a link completes is its input, checked by loading it through
- * libcumc-ptx when it is added: PTX text (made NUL-terminated: an image has
- * no size of its own), or a fatbin (nvcc's, with PTX) as given.  One
- * input is linked: resolving .extern functions and variables across PTX
- * files is not done, so a second input answers CUDA_ERROR_NOT_SUPPORTED
- * and the error log says why.  Cubins are device code cumc cannot run
+ * cumc runs PTX as it is, so there is no machine code to link: an input
+ * is PTX text, or the PTX of a fatbin (nvcc's), checked by libcumc-ptx
+ * when it is added (cumc_ptx_link_input: a call or an .extern variable
+ * another input may define is allowed there), and cuLinkComplete joins
+ * the inputs' PTX into one text (cumc_ptx_link), .extern functions and
+ * variables resolved across them.  A symbol defined twice is
+ * CUDA_ERROR_INVALID_PTX, one defined nowhere CUDA_ERROR_NOT_FOUND, with
+ * the error log naming it.  Cubins are device code cumc cannot run
  * (CUDA_ERROR_NO_BINARY_FOR_GPU, as a module load); host objects,
- * archives and NVVM IR are CUDA_ERROR_NOT_SUPPORTED.
+ * archives and NVVM IR are CUDA_ERROR_NOT_SUPPORTED.  Once complete, a
+ * link takes no more input: its image is made once.
  *
  * The logs: CU_JIT_INFO_LOG_BUFFER and CU_JIT_ERROR_LOG_BUFFER given to
  * cuLinkCreate gather what every later call of the link writes, and
@@ -47,7 +49,10 @@ struct libcumc_link {
 	struct libcumc_link *next;
 	struct libcumc_log info, error;
 	bool verbose;
-	unsigned char *image;	/* the input, once added */
+	char **texts;		/* the inputs' PTX, NUL-terminated */
+	size_t *lens;		/* their lengths, without the NUL */
+	unsigned int count;
+	char *image;		/* made by cuLinkComplete */
 	size_t image_size;
 };
 
@@ -184,17 +189,14 @@ static const char *libcumc_input_name(const char *name)
 	return name ? name : "(unnamed)";
 }
 
-/* Keeps @data as the link's input once libcumc-ptx has loaded it. */
+/* Keeps @data's PTX as the link's next input once libcumc-ptx checked it. */
 static CUresult libcumc_link_input(struct libcumc_link *link,
 				   CUjitInputType type, const void *data,
 				   size_t size, const char *name)
 {
-	struct cumc_ptx_module *ptx;
 	enum cumc_ptx_status st;
-	char log[256] = "";
-	unsigned char *copy;
-	bool text = type == CU_JIT_INPUT_PTX;
-	size_t len = text ? strnlen(data, size) : size;
+	char log[256] = "", *text, **texts;
+	size_t text_len, *lens;
 
 	switch (type) {
 	case CU_JIT_INPUT_PTX:
@@ -213,34 +215,34 @@ static CUresult libcumc_link_input(struct libcumc_link *link,
 	}
 	if (link->image) {
 		libcumc_link_log(&link->error,
-				 "error   : %s: cumc links one input; .extern "
-				 "symbols across inputs are not resolved\n",
+				 "error   : %s: the link is complete\n",
 				 libcumc_input_name(name));
-		return CUDA_ERROR_NOT_SUPPORTED;
+		return CUDA_ERROR_INVALID_VALUE;
 	}
-	copy = malloc(len + 1);
-	if (!copy)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	memcpy(copy, data, len);
-	copy[len] = '\0';
-	st = cumc_ptx_load(copy, len, CUMC_PTX_ARCH, &ptx, log, sizeof(log));
+	/* PTX text may come without its NUL: its size says where it ends. */
+	st = cumc_ptx_link_input(data, size, CUMC_PTX_ARCH, &text, &text_len,
+				 log, sizeof(log));
 	if (st != CUMC_PTX_OK) {
-		free(copy);
 		libcumc_link_log(&link->error, "error   : %s: %s\n",
 				 libcumc_input_name(name), log);
 		libcumc_log_note(log);
 		return libcumc_ptx_result(st);
 	}
+	texts = realloc(link->texts, (link->count + 1) * sizeof(*texts));
+	if (texts)
+		link->texts = texts;
+	lens = texts ? realloc(link->lens, (link->count + 1) * sizeof(*lens)) :
+		       NULL;
+	if (!lens) {
+		free(text);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	link->lens = lens;
+	link->texts[link->count] = text;
+	link->lens[link->count++] = text_len;
 	if (link->verbose)
-		libcumc_link_log(&link->info,
-				 "info    : %s: %u kernels, PTX ISA %u.%u\n",
-				 libcumc_input_name(name),
-				 cumc_ptx_function_count(ptx),
-				 cumc_ptx_version(ptx) / 10,
-				 cumc_ptx_version(ptx) % 10);
-	cumc_ptx_unload(ptx);
-	link->image = copy;
-	link->image_size = text ? len + 1 : len;
+		libcumc_link_log(&link->info, "info    : %s: %zu bytes of PTX\n",
+				 libcumc_input_name(name), text_len);
 	return CUDA_SUCCESS;
 }
 
@@ -291,9 +293,32 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type,
 	return res;
 }
 
+/* The inputs joined, or the answer of what could not be. */
+static CUresult libcumc_link_join(struct libcumc_link *link)
+{
+	enum cumc_ptx_status st;
+	char log[256] = "";
+
+	if (!link->count) {
+		libcumc_link_log(&link->error, "error   : no input to link\n");
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	st = cumc_ptx_link(link->texts, link->lens, link->count, &link->image,
+			   &link->image_size, log, sizeof(log));
+	if (st == CUMC_PTX_OK) {
+		link->image_size++;	/* the NUL, as a PTX image counts it */
+		return CUDA_SUCCESS;
+	}
+	libcumc_link_log(&link->error, "error   : %s\n", log);
+	libcumc_log_note(log);
+	return st == CUMC_PTX_EUNDEFINED ? CUDA_ERROR_NOT_FOUND :
+					   libcumc_ptx_result(st);
+}
+
 /*
- * The image stays the link's, valid until cuLinkDestroy.  A link of no
- * input has nothing to give: CUDA_ERROR_INVALID_VALUE.
+ * The image stays the link's, valid until cuLinkDestroy; a second call
+ * gives it again.  A link of no input has nothing to give:
+ * CUDA_ERROR_INVALID_VALUE.
  */
 CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut,
 				size_t *sizeOut)
@@ -305,15 +330,15 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut,
 		return res;
 	if (!cubinOut || !sizeOut)
 		res = CUDA_ERROR_INVALID_VALUE;
-	else if (!link->image) {
-		libcumc_link_log(&link->error, "error   : no input to link\n");
-		res = CUDA_ERROR_INVALID_VALUE;
-	} else {
+	else if (!link->image)
+		res = libcumc_link_join(link);
+	if (res == CUDA_SUCCESS) {
 		*cubinOut = link->image;
 		*sizeOut = link->image_size;
 		if (link->verbose)
 			libcumc_link_log(&link->info,
-					 "info    : linked an image of %zu bytes\n",
+					 "info    : linked %u inputs into an "
+					 "image of %zu bytes\n", link->count,
 					 link->image_size);
 	}
 	pthread_mutex_unlock(&libcumc_links_lock);
@@ -331,6 +356,10 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
 		;
 	*pp = link->next;
 	pthread_mutex_unlock(&libcumc_links_lock);
+	while (link->count)
+		free(link->texts[--link->count]);
+	free(link->texts);
+	free(link->lens);
 	free(link->image);
 	free(link);
 	return CUDA_SUCCESS;

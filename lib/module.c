@@ -112,6 +112,8 @@ CUresult libcumc_ptx_result(enum cumc_ptx_status st)
 	case CUMC_PTX_ENOPTX: return CUDA_ERROR_NO_BINARY_FOR_GPU;
 	case CUMC_PTX_ESYNTAX: return CUDA_ERROR_INVALID_PTX;
 	case CUMC_PTX_EUNSUPPORTED: return CUDA_ERROR_NOT_SUPPORTED;
+	/* vprintf, malloc, the device runtime: cumc has none of them. */
+	case CUMC_PTX_EUNDEFINED: return CUDA_ERROR_NOT_SUPPORTED;
 	default: return CUDA_ERROR_INVALID_IMAGE;
 	}
 }

@@ -28,6 +28,8 @@ enum cumc_ptx_status {
 	CUMC_PTX_ESHARED,	/* more shared memory than a block has */
 	CUMC_PTX_EFAULT,	/* the kernel touched memory it may not */
 	CUMC_PTX_ETRAP,		/* the kernel trapped (trap, a bad operation) */
+	CUMC_PTX_EUNDEFINED,	/* a function called or an .extern variable
+				 * that no input defines */
 };
 
 /* What limits a launch: those of the simulated device (an H100's). */
@@ -57,6 +59,27 @@ enum cumc_ptx_status cumc_ptx_load(const void *image, size_t len,
 				   struct cumc_ptx_module **module,
 				   char *log, size_t log_size);
 void cumc_ptx_unload(struct cumc_ptx_module *module);
+
+/*
+ * The JIT linker.  cumc_ptx_link_input() gives the PTX text of one input
+ * (@image as cumc_ptx_load takes it) in *@text (malloc'ed, NUL-terminated,
+ * *@text_len bytes without the NUL), checked as cumc_ptx_load checks it
+ * but for the functions it calls and the .extern variables it uses,
+ * which another input may define.  cumc_ptx_link() joins @count such
+ * texts into one PTX image (*@image, malloc'ed, NUL-terminated), which
+ * cumc_ptx_load takes: .extern functions and variables resolved across
+ * the inputs.  A function, kernel or variable defined by two inputs is
+ * CUMC_PTX_ESYNTAX; a call or an .extern variable that no input defines
+ * CUMC_PTX_EUNDEFINED; @log names it, and the input (counted from 1)
+ * and line where the parser met it.
+ */
+enum cumc_ptx_status cumc_ptx_link_input(const void *image, size_t len,
+					 unsigned int max_arch, char **text,
+					 size_t *text_len, char *log,
+					 size_t log_size);
+enum cumc_ptx_status cumc_ptx_link(char *const *texts, const size_t *lens,
+				   unsigned int count, char **image,
+				   size_t *len, char *log, size_t log_size);
 
 /* The PTX ISA version of @module's text: major * 10 + minor. */
 unsigned int cumc_ptx_version(const struct cumc_ptx_module *module);

@@ -80,8 +80,8 @@ int ptx_check_calls(struct ptx_parser *ps)
 			const struct cumc_ptx_function *f = &m->funcs[c->callee];
 
 			ps->lx.tok_line = c->line;
-			if (!f->defined)
-				return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
+			if (!f->defined && !ps->link_input)
+				return ptx_fail(ps, CUMC_PTX_EUNDEFINED,
 						"call to '%s', which has no body (.extern)",
 						f->name);
 			if (c->nargs != f->nparams - f->nrets ||
@@ -449,6 +449,19 @@ static int merge_func(struct ptx_parser *ps)
 	return 0;
 }
 
+/* Kernels have no prototypes: a name given twice is two definitions. */
+static int check_entry_name(struct ptx_parser *ps)
+{
+	const struct cumc_ptx_module *m = ps->mod;
+	unsigned int i;
+
+	for (i = 0; i + 1 < m->nfuncs; i++)
+		if (m->funcs[i].entry && !strcmp(m->funcs[i].name, ps->fn->name))
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+					"kernel '%s' defined twice", ps->fn->name);
+	return 0;
+}
+
 int ptx_parse_function(struct ptx_parser *ps, bool entry)
 {
 	struct cumc_ptx_module *m = ps->mod;
@@ -472,6 +485,8 @@ int ptx_parse_function(struct ptx_parser *ps, bool entry)
 	ps->fn->name = strndup(ps->lx.text, ps->lx.len);
 	if (!ps->fn->name)
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	if (entry && check_entry_name(ps))
+		return -1;
 	ptx_lex_next(&ps->lx);
 	if (parse_params(ps))
 		return -1;

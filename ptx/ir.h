@@ -228,6 +228,7 @@ struct cumc_ptx_function {
 struct ptx_global {
 	char *name;
 	uint8_t space;
+	bool declared_only;	/* .extern, its definition not met yet */
 	size_t size;
 	unsigned char *data;
 };

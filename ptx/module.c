@@ -21,7 +21,7 @@ enum cumc_ptx_status cumc_ptx_load(const void *image, size_t len,
 			    log_size);
 	if (st != CUMC_PTX_OK)
 		return st;
-	st = ptx_parse(text, text_len, module, log, log_size);
+	st = ptx_parse(text, text_len, false, module, log, log_size);
 	if (st == CUMC_PTX_OK) {
 		for (i = 0; i < (*module)->nfuncs; i++)
 			(*module)->funcs[i].module = *module;
@@ -155,6 +155,7 @@ const char *cumc_ptx_strerror(enum cumc_ptx_status status)
 		[CUMC_PTX_ESHARED] = "too much shared memory",
 		[CUMC_PTX_EFAULT] = "illegal address",
 		[CUMC_PTX_ETRAP] = "the kernel trapped",
+		[CUMC_PTX_EUNDEFINED] = "a function or variable defined nowhere",
 	};
 
 	return (unsigned int)status < sizeof(msgs) / sizeof(msgs[0]) ?

@@ -252,6 +252,38 @@ static int parse_var_head(struct ptx_parser *ps, struct var_decl *v)
 	return 0;
 }
 
+/*
+ * A module variable named before: an .extern declaration of it (its
+ * definition may come before or after, from another input of a link)
+ * or its one definition, which fills the declaration's storage.
+ */
+static int module_storage_again(struct ptx_parser *ps,
+				const struct ptx_sym *sym, enum ptx_space space,
+				const struct var_decl *v)
+{
+	struct ptx_global *g;
+
+	if (!sym->global)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "'%.*s' declared twice",
+				(int)v->len, v->name);
+	g = &ps->mod->globals[sym->global - 1];
+	if (g->space != space || g->size != v->size)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"variable '%s' declared unlike its definition",
+				g->name);
+	if (ps->extern_decl)
+		return 0;
+	if (!g->declared_only)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"variable '%s' defined twice", g->name);
+	g->declared_only = false;
+	if (ptx_lex_is(&ps->lx, "=")) {
+		ptx_lex_next(&ps->lx);
+		return parse_init(ps, v->type, g->data, g->size);
+	}
+	return 0;
+}
+
 /* A .global or .const variable: storage the module owns. */
 static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 			  const struct var_decl *v)
@@ -260,10 +292,14 @@ static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 	struct ptx_global *g;
 	struct ptx_sym sym = { .space = space };
 	size_t align = v->align < 16 ? 16 : v->align;
+	uint32_t known;
 
 	if (v->unsized)
 		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
 				"external variable '%.*s'", (int)v->len, v->name);
+	if (strmap_get(&ps->gsyms.names, v->name, v->len, &known))
+		return module_storage_again(ps, &ps->gsyms.syms[known], space,
+					    v);
 	if (ptx_grow(ps, (void **)&m->globals, &ps->globals_cap,
 		     m->nglobals + 1, sizeof(*g)))
 		return -1;
@@ -278,6 +314,7 @@ static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 	memset(g->data, 0, v->size);
 	g->space = space;
 	g->size = v->size;
+	g->declared_only = ps->extern_decl;
 	m->nglobals++;
 	sym.value = (uintptr_t)g->data;
 	sym.global = m->nglobals;
@@ -361,7 +398,9 @@ static int parse_version(struct ptx_parser *ps)
 	if (ps->lx.tok != T_NUMBER ||
 	    sscanf(ps->lx.text, "%u.%u", &major, &minor) != 2)
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad .version");
-	ps->mod->version = major * 10 + minor;
+	/* Inputs joined by a link each have theirs: the highest holds. */
+	if (major * 10 + minor > ps->mod->version)
+		ps->mod->version = major * 10 + minor;
 	ptx_lex_next(&ps->lx);
 	return 0;
 }
@@ -380,7 +419,8 @@ static int parse_target(struct ptx_parser *ps)
 				return ptx_fail(ps, CUMC_PTX_ENOPTX,
 						".target sm_%u: cumc simulates sm_90 GPUs",
 						sm);
-			ps->mod->target = sm;
+			if (sm > ps->mod->target)
+				ps->mod->target = sm;
 		}
 		ptx_lex_next(&ps->lx);
 	} while (ptx_lex_is(&ps->lx, ","));
@@ -400,7 +440,7 @@ static int parse_address_size(struct ptx_parser *ps)
 	return 0;
 }
 
-static int parse_directive(struct ptx_parser *ps)
+static int parse_directive_one(struct ptx_parser *ps)
 {
 	struct ptx_lexer *lx = &ps->lx;
 
@@ -412,6 +452,7 @@ static int parse_directive(struct ptx_parser *ps)
 		return parse_address_size(ps);
 	if (ptx_lex_is(lx, ".visible") || ptx_lex_is(lx, ".extern") ||
 	    ptx_lex_is(lx, ".weak")) {
+		ps->extern_decl = ptx_lex_is(lx, ".extern");
 		ptx_lex_next(lx);
 		return 0;
 	}
@@ -428,6 +469,34 @@ static int parse_directive(struct ptx_parser *ps)
 				(int)lx->len, lx->text);
 	return ptx_fail(ps, CUMC_PTX_ESYNTAX, "unexpected '%.*s'",
 			(int)lx->len, lx->text);
+}
+
+/* A linkage directive holds for the one directive after it. */
+static int parse_directive(struct ptx_parser *ps)
+{
+	bool linkage = ptx_lex_is(&ps->lx, ".visible") ||
+		       ptx_lex_is(&ps->lx, ".extern") ||
+		       ptx_lex_is(&ps->lx, ".weak");
+	int res = parse_directive_one(ps);
+
+	if (!linkage)
+		ps->extern_decl = false;
+	return res;
+}
+
+/* Module variables declared .extern and defined nowhere. */
+static void check_variables(struct ptx_parser *ps)
+{
+	const struct cumc_ptx_module *m = ps->mod;
+	unsigned int i;
+
+	for (i = 0; i < m->nglobals; i++)
+		if (m->globals[i].declared_only) {
+			ptx_fail(ps, CUMC_PTX_EUNDEFINED,
+				 "variable '%s' is declared .extern and "
+				 "defined nowhere", m->globals[i].name);
+			return;
+		}
 }
 
 void ptx_module_free(struct cumc_ptx_module *m)
@@ -455,11 +524,12 @@ void ptx_symtab_clear(struct ptx_symtab *tab)
 	memset(tab, 0, sizeof(*tab));
 }
 
-enum cumc_ptx_status ptx_parse(const char *text, size_t len,
+enum cumc_ptx_status ptx_parse(const char *text, size_t len, bool link_input,
 			       struct cumc_ptx_module **module,
 			       char *log, size_t log_size)
 {
-	struct ptx_parser ps = { .log = log, .log_size = log_size };
+	struct ptx_parser ps = { .log = log, .log_size = log_size,
+				 .link_input = link_input };
 
 	if (log_size)
 		log[0] = '\0';
@@ -473,6 +543,8 @@ enum cumc_ptx_status ptx_parse(const char *text, size_t len,
 		ptx_fail(&ps, CUMC_PTX_ESYNTAX, "no .version directive");
 	if (ps.err == CUMC_PTX_OK)
 		ptx_check_calls(&ps);
+	if (ps.err == CUMC_PTX_OK && !link_input)
+		check_variables(&ps);
 	ptx_symtab_clear(&ps.gsyms);
 	ptx_function_state_clear(&ps);
 	if (ps.err != CUMC_PTX_OK) {

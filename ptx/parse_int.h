@@ -33,6 +33,8 @@ struct ptx_parser {
 	size_t globals_cap;
 	struct ptx_symtab gsyms;
 	size_t mod_shared;
+	bool link_input;	/* ptx_parse()'s: definitions may be elsewhere */
+	bool extern_decl;	/* the directive follows .extern */
 	/* The function being parsed. */
 	struct cumc_ptx_function *fn;
 	struct ptx_symtab lsyms;

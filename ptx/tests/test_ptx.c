@@ -984,9 +984,56 @@ START_TEST(test_call_extern)
 	char log[256];
 
 	ck_assert_int_eq(cumc_ptx_load(extern_call_ptx, 0, 90, &m, log,
-				       sizeof(log)), CUMC_PTX_EUNSUPPORTED);
+				       sizeof(log)), CUMC_PTX_EUNDEFINED);
 	ck_assert_ptr_nonnull(strstr(log, "line 12"));
 	ck_assert_ptr_nonnull(strstr(log, "vprintf"));
+}
+END_TEST
+
+/*
+ * The linker's half: an input that calls and reads what it does not
+ * define is one, not a module; joined with its definitions, it loads.
+ */
+START_TEST(test_link_inputs)
+{
+	struct cumc_ptx_module *m = NULL;
+	char log[256], *texts[3], *image = NULL;
+	size_t lens[3], len, image_len;
+	char *main_ptx = slurp("link_main.ptx", &len);
+	char *lib_ptx;
+
+	ck_assert_int_eq(cumc_ptx_load(main_ptx, len, 90, &m, log,
+				       sizeof(log)), CUMC_PTX_EUNDEFINED);
+	ck_assert_int_eq(cumc_ptx_link_input(main_ptx, len, 90, &texts[0],
+					     &lens[0], log, sizeof(log)),
+			 CUMC_PTX_OK);
+	free(main_ptx);
+	lib_ptx = slurp("link_lib.ptx", &len);
+	ck_assert_int_eq(cumc_ptx_link_input(lib_ptx, len, 90, &texts[1],
+					     &lens[1], log, sizeof(log)),
+			 CUMC_PTX_OK);
+	free(lib_ptx);
+	ck_assert_int_eq(cumc_ptx_link(texts, lens, 1, &image, &image_len, log,
+				       sizeof(log)), CUMC_PTX_EUNDEFINED);
+	ck_assert_ptr_nonnull(strstr(log, "input 1, line "));
+	ck_assert_ptr_null(image);
+	ck_assert_int_eq(cumc_ptx_link(texts, lens, 2, &image, &image_len, log,
+				       sizeof(log)), CUMC_PTX_OK);
+	ck_assert_uint_eq(image_len, strlen(image));
+	ck_assert_int_eq(cumc_ptx_load(image, 0, 90, &m, log, sizeof(log)),
+			 CUMC_PTX_OK);
+	ck_assert_uint_eq(cumc_ptx_function_count(m), 1);
+	ck_assert_uint_eq(cumc_ptx_version(m), 90);
+	cumc_ptx_unload(m);
+	free(image);
+	texts[2] = texts[1];
+	lens[2] = lens[1];
+	ck_assert_int_eq(cumc_ptx_link(texts, lens, 3, &image, &image_len, log,
+				       sizeof(log)), CUMC_PTX_ESYNTAX);
+	ck_assert_ptr_nonnull(strstr(log, "input 3, line 14: variable "
+					  "'scale_by' defined twice"));
+	free(texts[0]);
+	free(texts[1]);
 }
 END_TEST
 
@@ -1264,6 +1311,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_warp_deadlock);
 	tcase_add_test(tc, test_calls);
 	tcase_add_test(tc, test_call_extern);
+	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_unsupported);
 	suite_add_tcase(s, tc);
