@@ -12,6 +12,7 @@ one fails, those that depend on it fail too (with the traceback as TAP
 diagnostics) rather than being skipped.
 """
 
+import ctypes
 import os
 import sys
 import traceback
@@ -639,8 +640,7 @@ def t_release_context():
 
 
 # cuda.core: what of it reaches cumc (Documentation/testing.md says what
-# does not: cuda.core.system and Device.sync go through libcudart, Program
-# and Linker through NVRTC and nvJitLink).
+# does not: cuda.core.system and Device.sync go through libcudart).
 
 
 def t_core_version():
@@ -735,12 +735,13 @@ def nvrtc_missing():
     return None
 
 
-def t_nvrtc():
+def nvrtc_ptx(source, name, options):
+    """The PTX NVRTC makes of source."""
     from cuda.bindings import nvrtc
     ok = nvrtc.nvrtcResult.NVRTC_SUCCESS
-    err, prog = nvrtc.nvrtcCreateProgram(NVRTC_SOURCE, b"twice.cu", 0, [], [])
+    err, prog = nvrtc.nvrtcCreateProgram(source, name, 0, [], [])
     assert err == ok, err
-    err, = nvrtc.nvrtcCompileProgram(prog, 1, [b"-arch=compute_90"])
+    err, = nvrtc.nvrtcCompileProgram(prog, len(options), options)
     if err != ok:
         _, size = nvrtc.nvrtcGetProgramLogSize(prog)
         log = b" " * size
@@ -752,6 +753,11 @@ def t_nvrtc():
     err, = nvrtc.nvrtcGetPTX(prog, ptx)
     assert err == ok, err
     nvrtc.nvrtcDestroyProgram(prog)
+    return ptx
+
+
+def t_nvrtc():
+    ptx = nvrtc_ptx(NVRTC_SOURCE, b"twice.cu", [b"-arch=compute_90"])
     module = call(driver.cuModuleLoadData, ptx)
     fn = call(driver.cuModuleGetFunction, module, b"twice")
     n = 256
@@ -767,6 +773,143 @@ def t_nvrtc():
     assert np.array_equal(out, 2 * host + 0.5), out[:8]
     call(driver.cuMemFree, dptr)
     call(driver.cuModuleUnload, module)
+
+
+# Two inputs of a link: a kernel calling a device function and reading a
+# variable that the other defines (nvcc -rdc, NVRTC -rdc=true, Numba).
+LINK_MAIN = b"""
+extern __device__ float offset;
+extern __device__ float scaled(float v);
+
+extern "C" __global__ void scale_all(float *x)
+{
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+    x[i] = scaled(x[i]) + offset;
+}
+"""
+LINK_LIB = b"""
+__device__ float offset = 0.25f;
+
+__device__ __noinline__ float scaled(float v)
+{
+    return 3.0f * v;
+}
+"""
+
+
+def link_ptx(inputs):
+    """cuLinkCreate, a cuLinkAddData per (name, ptx), cuLinkComplete: its
+    CUresult, the image's bytes and the error log."""
+    log = bytearray(1024)
+    opts = [driver.CUjit_option.CU_JIT_ERROR_LOG_BUFFER,
+            driver.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
+    state = call(driver.cuLinkCreate, len(opts), opts, [log, len(log)])
+    for name, ptx in inputs:
+        call(driver.cuLinkAddData, state, driver.CUjitInputType.CU_JIT_INPUT_PTX,
+             ptx, len(ptx), name, 0, None, None)
+    err, image, size = driver.cuLinkComplete(state)
+    data = None
+    if err == CU.CUDA_SUCCESS:
+        data = (ctypes.c_char * size).from_address(int(image)).raw
+    call(driver.cuLinkDestroy, state)
+    return err, data, bytes(log).split(b"\0")[0].decode()
+
+
+def t_driver_link():
+    rdc = [b"-arch=compute_90", b"-rdc=true"]
+    main = nvrtc_ptx(LINK_MAIN, b"main.cu", rdc)
+    lib = nvrtc_ptx(LINK_LIB, b"lib.cu", rdc)
+    err, image, log = link_ptx([(b"main", main), (b"lib", lib)])
+    assert err == CU.CUDA_SUCCESS, (err, log)
+    library = call(driver.cuLibraryLoadData, image, None, None, 0, None, None, 0)
+    kernel = call(driver.cuLibraryGetKernel, library, b"scale_all")
+    fn = call(driver.cuKernelGetFunction, kernel)
+    n = 128
+    host = np.arange(n, dtype=np.float32) - 7.5
+    dptr = call(driver.cuMemAlloc, host.nbytes)
+    call(driver.cuMemcpyHtoD, dptr, host, host.nbytes)
+    x = np.array([int(dptr)], dtype=np.uint64)
+    params = np.array([x.ctypes.data], dtype=np.uint64)
+    call(driver.cuLaunchKernel, fn, n // 32, 1, 1, 32, 1, 1, 0, 0, params.ctypes.data, 0)
+    out = np.zeros(n, dtype=np.float32)
+    call(driver.cuMemcpyDtoH, out, dptr, out.nbytes)
+    assert np.array_equal(out, 3 * host + 0.25), out[:8]
+    call(driver.cuMemFree, dptr)
+    call(driver.cuLibraryUnload, library)
+    # Without the definitions: NOT_FOUND, the log naming what is missing.
+    err, _, log = link_ptx([(b"main", main)])
+    assert err == CU.CUDA_ERROR_NOT_FOUND, (err, log)
+    assert "no body" in log, log
+    # Defined twice: INVALID_PTX.
+    err, _, log = link_ptx([(b"main", main), (b"lib", lib), (b"again", lib)])
+    assert err == CU.CUDA_ERROR_INVALID_PTX, (err, log)
+    assert "defined twice" in log, log
+
+
+def core_run_scale(kernel, configs, scale, add):
+    """Launches kernel(x, ...) with cuda.core, once per LaunchConfig, on
+    x = 0, 1, ... 255; each launch makes x scale * x + add."""
+    core, d = s["core"], s["core_dev"]
+    stream = d.create_stream()
+    n = 256
+    buf = d.memory_resource.allocate(n * 4, stream=stream)
+    host = np.arange(n, dtype=np.float32)
+    call(driver.cuMemcpyHtoDAsync, int(buf.handle), host, host.nbytes, stream.handle)
+    want = host.copy()
+    for config, args in configs:
+        core.launch(stream, config, kernel, buf, *args)
+        want = scale * want + add
+    out = np.zeros(n, dtype=np.float32)
+    call(driver.cuMemcpyDtoHAsync, out, int(buf.handle), out.nbytes, stream.handle)
+    stream.sync()
+    assert np.array_equal(out, want), (out[:8], want[:8])
+    buf.close(stream)
+    stream.sync()
+    stream.close()
+
+
+def t_core_program():
+    core = s["core"]
+    prog = core.Program(NVRTC_SOURCE.decode(), "c++", core.ProgramOptions(arch="sm_90"))
+    obj = prog.compile("ptx")
+    prog.close()
+    kernel = obj.get_kernel("twice")
+    assert kernel.num_arguments == 2, kernel.num_arguments
+    add = np.float32(0.5)
+    # Plain, in clusters of 2 blocks (cuda.core's grid counts clusters
+    # then), cooperative: cuLaunchKernelEx with its attributes.
+    core_run_scale(kernel, [
+        (core.LaunchConfig(grid=4, block=64), (add,)),
+        (core.LaunchConfig(grid=2, cluster=2, block=64), (add,)),
+        (core.LaunchConfig(grid=4, block=64, is_cooperative=True), (add,)),
+    ], 2, 0.5)
+
+
+def t_core_linker():
+    core = s["core"]
+    # nvJitLink links LTO IR into PTX, which cumc runs (into a cubin it
+    # would be SASS, which cumc cannot: Documentation/testing.md).
+    opts = core.ProgramOptions(arch="sm_90", relocatable_device_code=True,
+                               link_time_optimization=True)
+    objs = [core.Program(src.decode(), "c++", opts).compile("ltoir")
+            for src in (LINK_MAIN, LINK_LIB)]
+    linker = core.Linker(*objs, options=core.LinkerOptions(
+        arch="sm_90", link_time_optimization=True, ptx=True))
+    linked = linker.link("ptx")
+    linker.close()
+    core_run_scale(linked.get_kernel("scale_all"),
+                   [(core.LaunchConfig(grid=8, block=32), ())], 3, 0.25)
+
+
+def nvjitlink_missing():
+    """Why cuda.bindings.nvjitlink cannot load nvJitLink here, or None."""
+    try:
+        from cuda.bindings import nvjitlink
+        nvjitlink.version()
+    except Exception as e:
+        return "no nvJitLink for cuda.bindings.nvjitlink: %s" % str(e).splitlines()[0]
+    return None
 
 
 CHECKS = [
@@ -843,12 +986,31 @@ def main():
             skip(name, "multicast needs 2 devices, there are %d" % s.get("count", 0))
     nvrtc_name = ("cuda.bindings.nvrtc compiles a kernel on libcumc; "
                   "cuModuleLoadData and cuLaunchKernel run it")
+    link_name = ("cuLinkAddData of two NVRTC -rdc=true inputs, one calling and reading "
+                 "the other's, cuLinkComplete, run; symbols missing or defined twice refused")
     why = nvrtc_missing()
     if why:
         skip(nvrtc_name, why)
+        skip(link_name, why)
     else:
         check(nvrtc_name, t_nvrtc)
-    for name, fn in END_CHECKS + CORE_CHECKS + test_pynvml.CHECKS:
+        check(link_name, t_driver_link)
+    for name, fn in END_CHECKS + CORE_CHECKS:
+        check(name, fn)
+    program_name = ("cuda.core Program (NVRTC, PTX) and launch: plain, clusters, "
+                    "cooperative (cuLaunchKernelEx)")
+    linker_name = ("cuda.core Linker (nvJitLink, LTO IR to PTX) of two programs, "
+                   "one calling the other's function, launched")
+    if why:
+        skip(program_name, why)
+    else:
+        check(program_name, t_core_program)
+    why = why or nvjitlink_missing()
+    if why:
+        skip(linker_name, why)
+    else:
+        check(linker_name, t_core_linker)
+    for name, fn in test_pynvml.CHECKS:
         check(name, fn)
     print("1..%d" % tap_n)
     return 1 if tap_failed else 0
