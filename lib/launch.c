@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Kernel launches: cuLaunchKernel puts the grid on its stream as one work
+ * Kernel launches: cuLaunchKernel (and cuLaunchKernelEx, whose attributes
+ * are read below) puts the grid on its stream as one work
  * item (stream.c), which the stream's worker runs through libcumc-ptx,
  * so kernels are ordered with copies, events and host functions as on
  * hardware.  The launch is checked when it is made (the handle, then the
@@ -529,11 +530,17 @@ static CUresult libcumc_launch_ex(const CUlaunchConfig *config, CUfunction f,
 				  bool ptds, void **kernelParams, void **extra)
 {
 	struct libcumc_launch_attrs attrs;
+	struct libcumc_function *fn;
 	unsigned int dims[6];
 	CUresult res;
 
 	if (!config)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* The handle before the attributes, as for the other launches. */
+	res = libcumc_function_get(f, &fn);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_module_put(fn->mod);
 	res = libcumc_launch_attrs(config, &attrs);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -642,8 +649,8 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
  * The settable attributes, as cuda.h lists them: dynamic shared memory up
  * to the opt-in maximum with the static share (227 KiB), the carveout as
  * a percentage or -1, a hint with no effect here.  The cluster attributes
- * answer CUDA_ERROR_NOT_SUPPORTED: cumc launches no clusters (the device
- * answers CLUSTER_LAUNCH 0).  The rest are read-only: a bad value, as on
+ * answer CUDA_ERROR_NOT_SUPPORTED: the device answers CLUSTER_LAUNCH 0, and
+ * a cluster launch (cuLaunchKernelEx) runs as a plain grid.  The rest are read-only: a bad value, as on
  * driver 580.
  */
 static CUresult libcumc_func_set(struct libcumc_function *fn,

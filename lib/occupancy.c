@@ -236,7 +236,8 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(
 }
 
 /*
- * Clusters: cumc launches none (CLUSTER_LAUNCH is 0), so there is no
+ * Clusters: the device answers CLUSTER_LAUNCH 0 and a grid launched with a
+ * cluster dimension runs as a plain one (launch.c), so there is no
  * cluster occupancy to answer.  The function is checked first, as for
  * the other occupancy queries.
  */
@@ -251,7 +252,7 @@ static CUresult libcumc_cluster_query(int *out, CUfunction func,
 	libcumc_module_put(fn->mod);
 	if (!out || !config)
 		return CUDA_ERROR_INVALID_VALUE;
-	libcumc_log_note("cumc launches no thread block clusters");
+	libcumc_log_note("cumc has no thread block clusters to count");
 	return CUDA_ERROR_NOT_SUPPORTED;
 }
 
