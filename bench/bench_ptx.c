@@ -94,6 +94,12 @@ static bool allow(void *arg, uint64_t addr, size_t len, bool write,
 	return false;
 }
 
+/* libcumc-ptx's lines (the JIT's, among them), as CUMC_LOG shows them. */
+static void log_line(const char *line)
+{
+	fprintf(stderr, "cumc: %s\n", line);
+}
+
 static struct cumc_ptx_module *load(const char *text, bool jit)
 {
 	struct cumc_ptx_module *m;
@@ -321,6 +327,8 @@ int main(int argc, char **argv)
 	int reps = 5;
 
 	control_args(argc, argv, &json, &reps);
+	if (getenv("CUMC_LOG"))
+		cumc_ptx_set_log(log_line);
 	loads(reps, &cold, &cached, &plain);
 	setenv("CUDA_CACHE_DISABLE", "1", 1);
 	jit = load(kernels_ptx, true);

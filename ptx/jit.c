@@ -13,6 +13,13 @@
  * of its end.  Every register holds its value zero-extended from the
  * instruction's size, as in exec.c, so the two agree bit for bit.
  *
+ * Threads that have not run yet run PTX_JIT_LANES at a time first, as
+ * the lanes of vectors ("warp code", below): guards and branches the
+ * lanes agree on are the group's, one check of a group's addresses
+ * serves its lanes' accesses, and consecutive elements are one vector
+ * access; anything else hands the lanes to the per-thread code, each
+ * thread from its own pc with its registers in its slots.
+ *
  * Compiled natively: integer add sub mul (.lo .hi .wide) mad div rem min
  * max abs neg, bit logic, shifts, setp (integer and float, with its
  * predicate operation), selp, mov, cvt between integers, cvta, f32 and
@@ -46,12 +53,15 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-2"
+#define PTX_JIT_VERSION "cumc-jit-3-lanes"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
 #endif
 #define PTX_JIT_SLICE 4096
+/* The lanes of warp code: the threads of a warp, one vector. */
+#define PTX_JIT_LANES 16
+#define PTX_JIT_PREFETCH 16384
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
 #define LLVM_FUNCTIONS(X)						\
@@ -97,7 +107,11 @@
 	X(LLVMOrcCreateLLJITBuilder) X(LLVMOrcCreateLLJIT)		\
 	X(LLVMOrcLLJITGetMainJITDylib) X(LLVMOrcLLJITAddObjectFile)	\
 	X(LLVMOrcLLJITLookup) X(LLVMGetErrorMessage)			\
-	X(LLVMDisposeErrorMessage) X(LLVMConsumeError) X(LLVMVerifyModule)
+	X(LLVMDisposeErrorMessage) X(LLVMConsumeError) X(LLVMVerifyModule) \
+	X(LLVMGetTypeKind) X(LLVMVectorType) X(LLVMGetElementType)	\
+	X(LLVMGetVectorSize) X(LLVMConstVector) X(LLVMGetUndef)		\
+	X(LLVMBuildExtractElement) X(LLVMBuildInsertElement)		\
+	X(LLVMBuildShuffleVector) X(LLVMSetVolatile) X(LLVMTypeOf)
 
 #define LLVM_POINTER(name) __typeof__(&name) name;
 static struct {
@@ -215,15 +229,62 @@ struct tr {
 	LLVMBasicBlockRef *starts;	/* per instruction; NULL inside a block */
 	uint32_t *seglen;		/* instructions from a start to the next */
 	LLVMBasicBlockRef next, suspend, barrier, exited, fault;
-	LLVMTypeRef i1, i8, i32, i64, i128, f32, f64, p8, step_ty, mem_ty;
+	/* values' types: vectors of PTX_JIT_LANES while warp code is made */
+	LLVMTypeRef i1, i32, i64, i128, f32, f64;
+	/* scalars: the run's fields, addresses, indices */
+	LLVMTypeRef s1, i8, s32, s64, s128, sf32, sf64, p8, step_ty, mem_ty;
 	uint32_t sites;
+	/* warp code (see warp_code()) */
+	bool warp;
+	LLVMValueRef *vregs, vti, vpc, lane;
+	LLVMBasicBlockRef *vstarts, handoff, warp_exited, per_thread;
+	uint32_t *site_of;		/* a memory instruction's site */
 };
 
 #define RUN_FIELD(f) offsetof(struct ptx_jit_run, f)
 
+/* @v in an integer type, or in each lane of an integer vector type. */
 static LLVMValueRef cint(LLVMTypeRef ty, uint64_t v)
 {
-	return L.LLVMConstInt(ty, v, false);
+	LLVMValueRef lanes[PTX_JIT_LANES];
+	unsigned int i, n;
+
+	if (L.LLVMGetTypeKind(ty) != LLVMVectorTypeKind)
+		return L.LLVMConstInt(ty, v, false);
+	n = L.LLVMGetVectorSize(ty);
+	for (i = 0; i < n; i++)
+		lanes[i] = L.LLVMConstInt(L.LLVMGetElementType(ty), v, false);
+	return L.LLVMConstVector(lanes, n);
+}
+
+/* Value types: scalars, or PTX_JIT_LANES lanes of them in warp code. */
+static void set_warp(struct tr *t, bool warp)
+{
+	LLVMTypeRef *value[] = { &t->i1, &t->i32, &t->i64, &t->i128,
+				 &t->f32, &t->f64 };
+	LLVMTypeRef scalar[] = { t->s1, t->s32, t->s64, t->s128, t->sf32,
+				 t->sf64 };
+	unsigned int i;
+
+	t->warp = warp;
+	for (i = 0; i < sizeof(scalar) / sizeof(scalar[0]); i++)
+		*value[i] = warp ? L.LLVMVectorType(scalar[i], PTX_JIT_LANES) :
+				   scalar[i];
+}
+
+/* A scalar as a value: the same in every lane of warp code. */
+static LLVMValueRef uniform(struct tr *t, LLVMValueRef v)
+{
+	LLVMTypeRef vt;
+	LLVMValueRef one;
+
+	if (!t->warp)
+		return v;
+	vt = L.LLVMVectorType(L.LLVMTypeOf(v), PTX_JIT_LANES);
+	one = L.LLVMBuildInsertElement(t->b, L.LLVMGetUndef(vt), v,
+				       cint(t->s32, 0), "");
+	return L.LLVMBuildShuffleVector(t->b, one, L.LLVMGetUndef(vt),
+		L.LLVMConstNull(L.LLVMVectorType(t->s32, PTX_JIT_LANES)), "");
 }
 
 static LLVMBasicBlockRef new_block(struct tr *t)
@@ -250,7 +311,7 @@ static LLVMValueRef typed_ptr(struct tr *t, LLVMValueRef p, LLVMTypeRef ty)
 static LLVMValueRef field_ptr(struct tr *t, LLVMValueRef base, size_t off,
 			      LLVMTypeRef ty)
 {
-	return typed_ptr(t, byte_ptr(t, base, i64c(t, off)), ty);
+	return typed_ptr(t, byte_ptr(t, base, cint(t->s64, off)), ty);
 }
 
 static LLVMValueRef load_field(struct tr *t, LLVMValueRef base, size_t off,
@@ -265,12 +326,13 @@ static void store_field(struct tr *t, LLVMValueRef base, size_t off,
 	L.LLVMBuildStore(t->b, v, field_ptr(t, base, off, ty));
 }
 
-static void add_field(struct tr *t, LLVMValueRef base, size_t off)
+static void add_field(struct tr *t, LLVMValueRef base, size_t off,
+		      uint32_t n)
 {
-	LLVMValueRef v = load_field(t, base, off, t->i32);
+	LLVMValueRef v = load_field(t, base, off, t->s32);
 
-	store_field(t, base, off, t->i32,
-		    L.LLVMBuildAdd(t->b, v, cint(t->i32, 1), ""));
+	store_field(t, base, off, t->s32,
+		    L.LLVMBuildAdd(t->b, v, cint(t->s32, n), ""));
 }
 
 static LLVMValueRef intrinsic(struct tr *t, const char *name,
@@ -291,6 +353,14 @@ static LLVMValueRef mask(struct tr *t, LLVMValueRef v, unsigned int size)
 	return L.LLVMBuildAnd(t->b, v, i64c(t, (1ull << (size * 8)) - 1), "");
 }
 
+/* An integer value type of @size bytes. */
+static LLVMTypeRef value_int(struct tr *t, unsigned int size)
+{
+	LLVMTypeRef ty = L.LLVMIntTypeInContext(t->c, size * 8);
+
+	return t->warp ? L.LLVMVectorType(ty, PTX_JIT_LANES) : ty;
+}
+
 /* Sign- or zero-extends the low @size bytes of @v to 64 bits. */
 static LLVMValueRef extend(struct tr *t, LLVMValueRef v, unsigned int size,
 			   bool sign)
@@ -299,7 +369,7 @@ static LLVMValueRef extend(struct tr *t, LLVMValueRef v, unsigned int size,
 
 	if (size >= 8)
 		return v;
-	n = L.LLVMBuildTrunc(t->b, v, L.LLVMIntTypeInContext(t->c, size * 8), "");
+	n = L.LLVMBuildTrunc(t->b, v, value_int(t, size), "");
 	return sign ? L.LLVMBuildSExt(t->b, n, t->i64, "") :
 		      L.LLVMBuildZExt(t->b, n, t->i64, "");
 }
@@ -319,11 +389,11 @@ static bool sreg_clock(unsigned int sr)
 	return sr == SR_CLOCK || sr == SR_CLOCK64 || sr == SR_GLOBALTIMER;
 }
 
-/* A u32 of the run, as i64. */
+/* A u32 of the run, as an i64 value. */
 static LLVMValueRef run_u32(struct tr *t, size_t off)
 {
-	return L.LLVMBuildZExt(t->b, load_field(t, t->run, off, t->i32),
-			       t->i64, "");
+	return uniform(t, L.LLVMBuildZExt(t->b, load_field(t, t->run, off,
+					  t->s32), t->s64, ""));
 }
 
 /* tid.x/.y/.z from the thread's index in the CTA. */
@@ -348,7 +418,8 @@ static LLVMValueRef tid_x(struct tr *t, LLVMValueRef i)
 {
 	LLVMBasicBlockRef div = new_block(t), join = new_block(t);
 	LLVMValueRef flat = L.LLVMBuildICmp(t->b, LLVMIntEQ,
-		run_u32(t, RUN_FIELD(ntid[0])), run_u32(t, RUN_FIELD(nthreads)), "");
+		load_field(t, t->run, RUN_FIELD(ntid[0]), t->s32),
+		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), "");
 
 	L.LLVMBuildStore(t->b, i, t->ti);
 	L.LLVMBuildCondBr(t->b, flat, join, div);
@@ -421,9 +492,9 @@ static LLVMValueRef imm(struct tr *t, const struct ptx_operand *o)
 		return i64c(t, o->imm);
 	g = &t->fn->module->globals[o->global - 1];
 	base = load_field(t, t->run, RUN_FIELD(globals), t->p8);
-	base = load_field(t, base, (o->global - 1) * sizeof(uint64_t), t->i64);
-	return L.LLVMBuildAdd(t->b, base,
-			      i64c(t, o->imm - (uintptr_t)g->data), "");
+	base = load_field(t, base, (o->global - 1) * sizeof(uint64_t), t->s64);
+	return uniform(t, L.LLVMBuildAdd(t->b, base,
+			cint(t->s64, o->imm - (uintptr_t)g->data), ""));
 }
 
 /* ptx_src: a register (negated for !p), a special register, a constant. */
@@ -853,7 +924,7 @@ static void cvta(struct tr *t, const struct ptx_insn *in)
 	else if (in->space == PS_LOCAL)
 		base = local_base(t);
 	if (base) {
-		base = L.LLVMBuildPtrToInt(t->b, base, t->i64, "");
+		base = uniform(t, L.LLVMBuildPtrToInt(t->b, base, t->s64, ""));
 		v = in->flags & PF_TO ? L.LLVMBuildSub(t->b, v, base, "") :
 					L.LLVMBuildAdd(t->b, v, base, "");
 	}
@@ -869,7 +940,7 @@ static LLVMValueRef within(struct tr *t, LLVMValueRef addr, unsigned int size,
 		L.LLVMBuildICmp(t->b, LLVMIntULE, addr, hi, ""), "");
 
 	return L.LLVMBuildAnd(t->b, ok, L.LLVMBuildICmp(t->b, LLVMIntULE,
-			      i64c(t, size), L.LLVMBuildSub(t->b, hi, addr, ""),
+			      cint(t->s64, size), L.LLVMBuildSub(t->b, hi, addr, ""),
 			      ""), "");
 }
 
@@ -951,6 +1022,18 @@ static LLVMTypeRef int_type(struct tr *t, unsigned int size)
 	return L.LLVMIntTypeInContext(t->c, size * 8);
 }
 
+/* Register @r takes @x, which ld read, as exec_mem.c extends it. */
+static void set_loaded(struct tr *t, const struct ptx_insn *in, uint32_t r,
+		       LLVMValueRef x)
+{
+	if (in->type.cls == PC_S)
+		x = mask(t, L.LLVMBuildSExt(t->b, x, t->i64, ""),
+			 t->fn->reg_types[r].size);
+	else
+		x = L.LLVMBuildZExt(t->b, x, t->i64, "");
+	set_reg(t, r, x);
+}
+
 /* ld and st: each element a relaxed atomic of its size, as exec_mem.c. */
 static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
@@ -982,14 +1065,8 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		}
 		L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
 		L.LLVMSetAlignment(x, size);
-		if (st)
-			continue;
-		if (in->type.cls == PC_S)
-			x = mask(t, L.LLVMBuildSExt(t->b, x, t->i64, ""),
-				 t->fn->reg_types[r].size);
-		else
-			x = L.LLVMBuildZExt(t->b, x, t->i64, "");
-		set_reg(t, r, x);
+		if (!st)
+			set_loaded(t, in, r, x);
 	}
 }
 
@@ -1015,15 +1092,21 @@ static void operand_regs(const struct ptx_insn *in,
 	}
 }
 
-static LLVMValueRef slot_ptr(struct tr *t, uint32_t r)
+/* Where thread @index (an i32) keeps register @r while it is stopped. */
+static LLVMValueRef slot_ptr_at(struct tr *t, LLVMValueRef index, uint32_t r)
 {
 	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(regs), t->p8);
 	LLVMValueRef off = L.LLVMBuildMul(t->b,
-		L.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
-		i64c(t, (uint64_t)t->fn->nregs * 8), "");
+		L.LLVMBuildZExt(t->b, index, t->s64, ""),
+		cint(t->s64, (uint64_t)t->fn->nregs * 8), "");
 
-	off = L.LLVMBuildAdd(t->b, off, i64c(t, (uint64_t)r * 8), "");
-	return typed_ptr(t, byte_ptr(t, base, off), t->i64);
+	off = L.LLVMBuildAdd(t->b, off, cint(t->s64, (uint64_t)r * 8), "");
+	return typed_ptr(t, byte_ptr(t, base, off), t->s64);
+}
+
+static LLVMValueRef slot_ptr(struct tr *t, uint32_t r)
+{
+	return slot_ptr_at(t, t->idx, r);
 }
 
 static void spill(struct tr *t, uint32_t r)
@@ -1072,6 +1155,27 @@ static void enter(struct tr *t, uint32_t pc)
 			 cint(t->i32, t->seglen[pc]), ""), t->budget);
 }
 
+/* A native instruction with registers for operands and result only. */
+static void compute(struct tr *t, const struct ptx_insn *in)
+{
+	if (in->op == OP_CVTA)
+		cvta(t, in);
+	else if (in->op == OP_SETP)
+		setp(t, in);
+	else if (in->op == OP_CVT)
+		cvt(t, in);
+	else if (in->op == OP_MOV)
+		dst(t, &in->o[0], srcx(t, &in->o[1], in->type), in->type.size);
+	else if (in->op == OP_SELP)
+		dst(t, &in->o[0], L.LLVMBuildSelect(t->b,
+			truthy(t, src(t, &in->o[3])), src(t, &in->o[1]),
+			src(t, &in->o[2]), ""), in->type.size);
+	else if (in->type.cls == PC_F)
+		float_op(t, in);
+	else
+		int_op(t, in);
+}
+
 static void emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
 	LLVMBasicBlockRef skip = NULL, body;
@@ -1111,29 +1215,488 @@ static void emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 			step(t, in, pc);
 		else if (in->op == OP_LD || in->op == OP_ST)
 			load_store(t, in, pc);
-		else if (in->op == OP_CVTA)
-			cvta(t, in);
-		else if (in->op == OP_SETP)
-			setp(t, in);
-		else if (in->op == OP_CVT)
-			cvt(t, in);
-		else if (in->op == OP_MOV)
-			dst(t, &in->o[0], srcx(t, &in->o[1], in->type),
-			    in->type.size);
-		else if (in->op == OP_SELP)
-			dst(t, &in->o[0], L.LLVMBuildSelect(t->b,
-				truthy(t, src(t, &in->o[3])), src(t, &in->o[1]),
-				src(t, &in->o[2]), ""), in->type.size);
-		else if (in->type.cls == PC_F)
-			float_op(t, in);
 		else
-			int_op(t, in);
+			compute(t, in);
 	}
 	if (skip) {
 		if (!terminated(t))
 			L.LLVMBuildBr(t->b, skip);
 		L.LLVMPositionBuilderAtEnd(t->b, skip);
 	}
+}
+
+/* ---- Warp code ---- */
+
+/*
+ * Whether warp code runs @in for the lanes of a warp at once.  At any
+ * other instruction the warp's threads go on one by one from there
+ * (hand_off()), as they do where the lanes of a guard or a branch
+ * disagree or an access leaves the ranges checked inline.
+ */
+static bool warp_native(const struct cumc_ptx_function *fn,
+			const struct ptx_insn *in)
+{
+	const struct ptx_operand *a = &in->o[in->op == OP_ST ? 0 : 1];
+	unsigned int n = 1;
+
+	if (!native(in) || in->op == OP_BAR)
+		return false;
+	if (in->op == OP_CVTA)
+		return in->space != PS_LOCAL;
+	if (in->op != OP_LD && in->op != OP_ST)
+		return true;
+	if (in->space == PS_LOCAL)
+		return false;
+	if (in->space != PS_PARAM)
+		return true;
+	/* a parameter at a fixed offset: the same load for every lane */
+	if (in->o[0].kind == PO_VEC)
+		n = in->o[0].nvec;
+	return a->reg == PTX_NO_REG && !a->global &&
+	       !(a->imm & (in->type.size * n - 1)) &&
+	       a->imm <= fn->param_size &&
+	       in->type.size * n <= fn->param_size - a->imm;
+}
+
+/* The warp's threads go on one by one, each from its pc in @pcs. */
+static void hand_off(struct tr *t, LLVMValueRef pcs)
+{
+	L.LLVMBuildStore(t->b, pcs, t->vpc);
+	L.LLVMBuildBr(t->b, t->handoff);
+}
+
+static LLVMValueRef reduce(struct tr *t, const char *op, LLVMValueRef v)
+{
+	return intrinsic(t, op, L.LLVMTypeOf(v), &v, 1);
+}
+
+/* Lane @l's address @x in @in's space, as a host pointer. */
+static LLVMValueRef lane_ptr(struct tr *t, const struct ptx_insn *in,
+			     LLVMValueRef shared, LLVMValueRef x)
+{
+	if (in->space == PS_SHARED)
+		return byte_ptr(t, shared, x);
+	return L.LLVMBuildIntToPtr(t->b, x, t->p8, "");
+}
+
+/*
+ * The memory the next warps will reach if they go on as this one: the
+ * loop of a warp's code is too long for the processor to have many
+ * misses in flight, as a plain loop has.
+ */
+static void prefetch(struct tr *t, LLVMValueRef p, bool write)
+{
+	LLVMValueRef args[4] = {
+		byte_ptr(t, p, cint(t->s64, PTX_JIT_PREFETCH)),
+		cint(t->s32, write), cint(t->s32, 3), cint(t->s32, 1)
+	};
+
+	intrinsic(t, "llvm.prefetch", t->p8, args, 4);
+}
+
+/* A parameter at a fixed offset (warp_native()), read once for the warp. */
+static void warp_param_load(struct tr *t, const struct ptx_insn *in)
+{
+	const struct ptx_operand *v = &in->o[0];
+	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
+	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(params), t->p8);
+	LLVMTypeRef ety = int_type(t, size);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] : v->reg;
+		LLVMValueRef ep;
+
+		if (r == PTX_NO_REG)
+			continue;
+		ep = typed_ptr(t, byte_ptr(t, base, cint(t->s64,
+				in->o[1].imm + i * size)), ety);
+		set_loaded(t, in, r, uniform(t, L.LLVMBuildLoad2(t->b, ety,
+								   ep, "")));
+	}
+}
+
+/*
+ * ld and st for the lanes of a warp.  Where the lanes' elements are
+ * consecutive (lane l at the first lane's address + l * size), the check
+ * of the whole span against the window or the device range the
+ * instruction reached before is the per-thread code's check, once, and
+ * the access is one vector access; else the lowest and the highest
+ * lane's addresses are checked and each lane makes its access.  An
+ * access outside goes to the per-thread code, which makes it through
+ * mem.c (faulting as the interpreter does).
+ */
+struct warp_access {
+	const struct ptx_insn *in;
+	const struct ptx_operand *v;	/* the value(s) */
+	LLVMValueRef addr, shared, lim_lo, lim_hi;
+	unsigned int size, n;
+	LLVMTypeRef ety, vty;
+	LLVMBasicBlockRef outside;	/* to the per-thread code */
+};
+
+/* Goes on where @ok holds, else to the per-thread code. */
+static void warp_check(struct tr *t, const struct warp_access *w,
+		       LLVMValueRef ok)
+{
+	LLVMBasicBlockRef in = new_block(t);
+
+	L.LLVMBuildCondBr(t->b, ok, in, w->outside);
+	L.LLVMPositionBuilderAtEnd(t->b, in);
+}
+
+/* Whether [@lo, @hi + @size) is in the access's window or range. */
+static LLVMValueRef warp_within(struct tr *t, const struct warp_access *w,
+				LLVMValueRef lo, LLVMValueRef hi,
+				unsigned int size)
+{
+	return L.LLVMBuildAnd(t->b, within(t, lo, size, w->lim_lo, w->lim_hi),
+			      within(t, hi, size, w->lim_lo, w->lim_hi), "");
+}
+
+/* Consecutive lanes: the whole warp's elements in one vector access. */
+static void warp_whole(struct tr *t, const struct warp_access *w,
+		       LLVMValueRef first)
+{
+	const struct ptx_operand *v = w->v;
+	bool st = w->in->op == OP_ST;
+	LLVMValueRef p, x;
+
+	warp_check(t, w, L.LLVMBuildAnd(t->b,
+		within(t, first, w->size * PTX_JIT_LANES, w->lim_lo, w->lim_hi),
+		L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, first,
+			cint(t->s64, w->size - 1), ""), cint(t->s64, 0), ""), ""));
+	p = lane_ptr(t, w->in, w->shared, first);
+	if (w->in->space != PS_SHARED)
+		prefetch(t, p, st);
+	p = typed_ptr(t, p, w->vty);
+	if (st)
+		x = L.LLVMBuildStore(t->b, L.LLVMBuildTrunc(t->b,
+			v->kind == PO_REG ? reg(t, v->reg) : imm(t, v),
+			w->vty, ""), p);
+	else
+		x = L.LLVMBuildLoad2(t->b, w->vty, p, "");
+	/* volatile: a spin-wait's load is made each time round */
+	L.LLVMSetVolatile(x, true);
+	L.LLVMSetAlignment(x, w->size);
+	if (!st && v->kind == PO_REG && v->reg != PTX_NO_REG)
+		set_loaded(t, w->in, v->reg, x);
+}
+
+/* Any lanes' addresses: each lane's elements, lane after lane. */
+static void warp_each(struct tr *t, const struct warp_access *w)
+{
+	const struct ptx_operand *v = w->v;
+	bool st = w->in->op == OP_ST;
+	unsigned int size = w->size, i, l;
+	LLVMValueRef vals[4], x;
+
+	warp_check(t, w, L.LLVMBuildAnd(t->b, warp_within(t, w,
+		reduce(t, "llvm.vector.reduce.umin", w->addr),
+		reduce(t, "llvm.vector.reduce.umax", w->addr), size * w->n),
+		L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b,
+			reduce(t, "llvm.vector.reduce.or", w->addr),
+			cint(t->s64, size * w->n - 1), ""), cint(t->s64, 0), ""),
+		""));
+	for (i = 0; i < w->n; i++)
+		vals[i] = L.LLVMGetUndef(w->vty);
+	for (l = 0; l < PTX_JIT_LANES; l++) {
+		LLVMValueRef lane = cint(t->s32, l);
+		LLVMValueRef p = lane_ptr(t, w->in, w->shared,
+			L.LLVMBuildExtractElement(t->b, w->addr, lane, ""));
+
+		for (i = 0; i < w->n; i++) {
+			uint32_t r = v->kind == PO_VEC ? v->vec[i] :
+				     v->kind == PO_REG ? v->reg : PTX_NO_REG;
+			LLVMValueRef ep = typed_ptr(t, byte_ptr(t, p,
+					cint(t->s64, i * size)), w->ety);
+
+			if (st) {
+				x = r != PTX_NO_REG ? reg(t, r) : imm(t, v);
+				x = L.LLVMBuildExtractElement(t->b,
+					L.LLVMBuildTrunc(t->b, x, w->vty, ""),
+					lane, "");
+				x = L.LLVMBuildStore(t->b, x, ep);
+			} else {
+				if (r == PTX_NO_REG)
+					continue;
+				x = L.LLVMBuildLoad2(t->b, w->ety, ep, "");
+				vals[i] = L.LLVMBuildInsertElement(t->b, vals[i],
+								   x, lane, "");
+			}
+			L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
+			L.LLVMSetAlignment(x, size);
+		}
+	}
+	for (i = 0; i < w->n && !st; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] : v->reg;
+
+		if (r != PTX_NO_REG)
+			set_loaded(t, w->in, r, vals[i]);
+	}
+}
+
+static void warp_load_store(struct tr *t, const struct ptx_insn *in,
+			    uint32_t pc)
+{
+	bool st = in->op == OP_ST;
+	const struct ptx_operand *a = &in->o[st ? 0 : 1];
+	struct warp_access w = { .in = in, .v = &in->o[st ? 1 : 0],
+				 .size = in->type.size, .n = 1 };
+	LLVMValueRef offs[PTX_JIT_LANES], first, whole;
+	LLVMBasicBlockRef one, each, join;
+	unsigned int l;
+
+	if (in->space == PS_PARAM) {
+		warp_param_load(t, in);
+		return;
+	}
+	if (w.v->kind == PO_VEC)
+		w.n = w.v->nvec;
+	w.ety = int_type(t, w.size);
+	w.vty = value_int(t, w.size);
+	w.addr = imm(t, a);
+	if (a->reg != PTX_NO_REG)
+		w.addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), w.addr, "");
+	if (in->space == PS_SHARED) {
+		w.shared = load_field(t, t->run, RUN_FIELD(shared), t->p8);
+		w.lim_lo = cint(t->s64, 0);
+		w.lim_hi = load_field(t, t->run, RUN_FIELD(shared_size), t->s64);
+	} else {
+		LLVMValueRef sites = load_field(t, t->run, RUN_FIELD(sites), t->p8);
+		size_t off = (size_t)t->site_of[pc] * sizeof(struct ptx_jit_site);
+
+		w.lim_lo = load_field(t, sites, off +
+				      offsetof(struct ptx_jit_site, lo), t->s64);
+		w.lim_hi = load_field(t, sites, off +
+				      offsetof(struct ptx_jit_site, hi), t->s64);
+	}
+	w.outside = new_block(t);
+	each = new_block(t);
+	join = new_block(t);
+	if (w.n == 1) {
+		one = new_block(t);
+		first = L.LLVMBuildExtractElement(t->b, w.addr, cint(t->s32, 0), "");
+		for (l = 0; l < PTX_JIT_LANES; l++)
+			offs[l] = cint(t->s64, (uint64_t)l * w.size);
+		whole = L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t,
+			"llvm.vector.reduce.or", L.LLVMBuildXor(t->b, w.addr,
+				L.LLVMBuildAdd(t->b, uniform(t, first),
+				L.LLVMConstVector(offs, PTX_JIT_LANES), ""), "")),
+			cint(t->s64, 0), "");
+		L.LLVMBuildCondBr(t->b, whole, one, each);
+		L.LLVMPositionBuilderAtEnd(t->b, one);
+		warp_whole(t, &w, first);
+	}
+	L.LLVMBuildBr(t->b, w.n == 1 ? join : each);
+	L.LLVMPositionBuilderAtEnd(t->b, each);
+	warp_each(t, &w);
+	L.LLVMBuildBr(t->b, join);
+	L.LLVMPositionBuilderAtEnd(t->b, w.outside);
+	hand_off(t, cint(t->i32, pc));
+	L.LLVMPositionBuilderAtEnd(t->b, join);
+}
+
+/*
+ * An instruction for the lanes of a warp.  A guard or a branch the lanes
+ * agree on is taken by the warp; where they disagree, the threads go on
+ * one by one (at the branch's two ways, or at the guarded instruction).
+ */
+static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+{
+	LLVMBasicBlockRef skip = NULL, mixed, some;
+	LLVMValueRef g;
+
+	if (!warp_native(t->fn, in)) {
+		hand_off(t, cint(t->i32, pc));
+		return;
+	}
+	if (in->guard != PTX_NO_REG) {
+		LLVMBasicBlockRef all = in->op == OP_BRA ?
+					t->vstarts[in->o[0].imm] : new_block(t);
+
+		g = truthy(t, reg(t, in->guard));
+		if (in->guard_neg)
+			g = L.LLVMBuildNot(t->b, g, "");
+		skip = new_block(t);
+		mixed = new_block(t);
+		some = new_block(t);
+		L.LLVMBuildCondBr(t->b, reduce(t, "llvm.vector.reduce.and", g),
+				  all, some);
+		L.LLVMPositionBuilderAtEnd(t->b, some);
+		L.LLVMBuildCondBr(t->b, reduce(t, "llvm.vector.reduce.or", g),
+				  mixed, skip);
+		L.LLVMPositionBuilderAtEnd(t->b, mixed);
+		if (in->op == OP_BRA) {
+			hand_off(t, L.LLVMBuildSelect(t->b, g,
+				 cint(t->i32, in->o[0].imm), cint(t->i32, pc + 1), ""));
+			L.LLVMPositionBuilderAtEnd(t->b, skip);
+			return;
+		}
+		hand_off(t, cint(t->i32, pc));
+		L.LLVMPositionBuilderAtEnd(t->b, all);
+	}
+	switch (in->op) {
+	case OP_BRA:
+		L.LLVMBuildBr(t->b, t->vstarts[in->o[0].imm]);
+		break;
+	case OP_RET: case OP_EXIT:
+		L.LLVMBuildBr(t->b, t->warp_exited);
+		break;
+	case OP_MEMBAR:
+		L.LLVMBuildFence(t->b, LLVMAtomicOrderingSequentiallyConsistent,
+				 false, "");
+		break;
+	case OP_LD: case OP_ST:
+		warp_load_store(t, in, pc);
+		break;
+	default:
+		compute(t, in);
+	}
+	if (skip) {
+		if (!terminated(t))
+			L.LLVMBuildBr(t->b, skip);
+		L.LLVMPositionBuilderAtEnd(t->b, skip);
+	}
+}
+
+/* enter() for warp code: a spent slice hands the threads on. */
+static void warp_enter(struct tr *t, uint32_t pc)
+{
+	LLVMValueRef left = L.LLVMBuildLoad2(t->b, t->s32, t->budget, "");
+	LLVMBasicBlockRef go = new_block(t), out = new_block(t);
+
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntSLE, left,
+			  cint(t->s32, 0), ""), out, go);
+	L.LLVMPositionBuilderAtEnd(t->b, out);
+	hand_off(t, cint(t->i32, pc));
+	L.LLVMPositionBuilderAtEnd(t->b, go);
+	L.LLVMBuildStore(t->b, L.LLVMBuildSub(t->b, left,
+			 cint(t->s32, t->seglen[pc]), ""), t->budget);
+}
+
+/* The thread records of a warp as one vector of i64 (8 bytes each). */
+_Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
+	       offsetof(struct ptx_jit_thread, resumed) ==
+	       offsetof(struct ptx_jit_thread, state) + 1,
+	       "warp code reads a warp's thread records as 64-bit lanes");
+#define THREAD_STATE_SHIFT (offsetof(struct ptx_jit_thread, state) * 8)
+
+/*
+ * In the block the round has reached thread @t->idx in (its record at
+ * @tp): the first thread of a whole warp whose threads are all fresh
+ * (none ran yet) runs the warp code, the others the per-thread code.
+ */
+static void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
+{
+	LLVMBasicBlockRef check = new_block(t);
+	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMValueRef whole, v;
+
+	whole = L.LLVMBuildAnd(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ,
+		L.LLVMBuildAnd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES - 1), ""),
+		cint(t->s32, 0), ""), L.LLVMBuildICmp(t->b, LLVMIntULE,
+		L.LLVMBuildAdd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES), ""),
+		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), ""), "");
+	L.LLVMBuildCondBr(t->b, whole, check, t->per_thread);
+	L.LLVMPositionBuilderAtEnd(t->b, check);
+	v = L.LLVMBuildLoad2(t->b, recs, typed_ptr(t, tp, recs), "");
+	L.LLVMSetAlignment(v, 8);
+	v = L.LLVMBuildAnd(t->b, v, cint(recs, 0xffffull << THREAD_STATE_SHIFT), "");
+	v = L.LLVMBuildXor(t->b, v, cint(recs, (uint64_t)TS_RUN << THREAD_STATE_SHIFT), "");
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ,
+			  reduce(t, "llvm.vector.reduce.or", v), cint(t->s64, 0), ""),
+			  warp, t->per_thread);
+}
+
+/*
+ * The warp code: the kernel's instructions over vectors of the warp's
+ * lanes, from its first instruction, in the block @warp; its ways out
+ * are the warp's end (each thread exited) and the hand-off to the
+ * per-thread code.  @tp is the warp's first thread record, @counter the
+ * round's thread counter, @head the round's next step.
+ */
+static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
+		      LLVMValueRef counter, LLVMBasicBlockRef head)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	LLVMValueRef *regs = t->regs, ti = t->ti, idx = t->idx;
+	LLVMValueRef lanes[PTX_JIT_LANES], lane, thread, x;
+	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMBasicBlockRef each;
+	uint32_t k, r;
+
+	for (k = 0; k < fn->ninsns; k++)
+		if (t->starts[k])
+			t->vstarts[k] = new_block(t);
+	t->handoff = new_block(t);
+	t->warp_exited = new_block(t);
+	set_warp(t, true);
+	t->regs = t->vregs;
+	t->ti = t->vti;
+
+	L.LLVMPositionBuilderAtEnd(t->b, warp);
+	for (k = 0; k < PTX_JIT_LANES; k++)
+		lanes[k] = cint(t->s32, k);
+	t->idx = L.LLVMBuildAdd(t->b, uniform(t, idx),
+				L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+	for (r = 0; r < fn->nregs; r++)
+		set_reg(t, r, i64c(t, 0));
+	L.LLVMBuildBr(t->b, t->vstarts[0]);
+	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+	for (k = 0; k < fn->ninsns; k++) {
+		if (t->vstarts[k]) {
+			if (!terminated(t))
+				L.LLVMBuildBr(t->b, t->vstarts[k]);
+			L.LLVMPositionBuilderAtEnd(t->b, t->vstarts[k]);
+			warp_enter(t, k);
+		} else if (terminated(t)) {
+			L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+		}
+		warp_emit(t, &fn->insns[k], k);
+	}
+	if (!terminated(t))
+		L.LLVMBuildBr(t->b, t->warp_exited);
+
+	/* each thread's registers and pc to its slots: it resumes alone */
+	L.LLVMPositionBuilderAtEnd(t->b, t->handoff);
+	L.LLVMBuildStore(t->b, cint(t->s32, 0), t->lane);
+	each = new_block(t);
+	L.LLVMBuildBr(t->b, each);
+	L.LLVMPositionBuilderAtEnd(t->b, each);
+	lane = L.LLVMBuildLoad2(t->b, t->s32, t->lane, "");
+	thread = L.LLVMBuildAdd(t->b, idx, lane, "");
+	for (r = 0; r < fn->nregs; r++)
+		L.LLVMBuildStore(t->b, L.LLVMBuildExtractElement(t->b,
+				 reg(t, r), lane, ""), slot_ptr_at(t, thread, r));
+	x = byte_ptr(t, load_field(t, t->run, RUN_FIELD(threads), t->p8),
+		     L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, thread, t->s64, ""),
+				    cint(t->s64, sizeof(struct ptx_jit_thread)), ""));
+	store_field(t, x, offsetof(struct ptx_jit_thread, pc), t->s32,
+		    L.LLVMBuildExtractElement(t->b, L.LLVMBuildLoad2(t->b,
+			t->i32, t->vpc, ""), lane, ""));
+	store_field(t, x, offsetof(struct ptx_jit_thread, resumed), t->i8,
+		    cint(t->i8, 1));
+	lane = L.LLVMBuildAdd(t->b, lane, cint(t->s32, 1), "");
+	L.LLVMBuildStore(t->b, lane, t->lane);
+	L.LLVMBuildStore(t->b, cint(t->s32, PTX_JIT_SLICE), t->budget);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntULT, lane,
+			  cint(t->s32, PTX_JIT_LANES), ""), each, t->per_thread);
+
+	/* every lane exited: the records say so in one store */
+	L.LLVMPositionBuilderAtEnd(t->b, t->warp_exited);
+	x = L.LLVMBuildStore(t->b, cint(recs, (uint64_t)TS_EXITED <<
+					THREAD_STATE_SHIFT), typed_ptr(t, tp, recs));
+	L.LLVMSetAlignment(x, 8);
+	add_field(t, t->run, RUN_FIELD(exited), PTX_JIT_LANES);
+	L.LLVMBuildStore(t->b, L.LLVMBuildAdd(t->b, idx,
+			 cint(t->s32, PTX_JIT_LANES), ""), counter);
+	L.LLVMBuildBr(t->b, head);
+
+	set_warp(t, false);
+	t->regs = regs;
+	t->ti = ti;
+	t->idx = idx;
 }
 
 /* Resume points: the IR's blocks and the instructions after bar.sync. */
@@ -1150,6 +1713,20 @@ static void mark_starts(struct tr *t)
 	for (pc = 0; pc + 1 < fn->ninsns; pc++)
 		if (fn->insns[pc].op == OP_BAR && !t->starts[pc + 1])
 			t->starts[pc + 1] = new_block(t);
+	/* where warp code may hand its threads on */
+	for (pc = 0; pc < fn->ninsns; pc++) {
+		const struct ptx_insn *in = &fn->insns[pc];
+
+		bool access = (in->op == OP_LD || in->op == OP_ST) &&
+			      in->space != PS_PARAM;
+
+		if ((in->guard != PTX_NO_REG || access ||
+		     !warp_native(fn, in)) && !t->starts[pc])
+			t->starts[pc] = new_block(t);
+		if (in->guard != PTX_NO_REG && in->op == OP_BRA &&
+		    pc + 1 < fn->ninsns && !t->starts[pc + 1])
+			t->starts[pc + 1] = new_block(t);
+	}
 	for (pc = 1; pc <= fn->ninsns; pc++)
 		if (pc == fn->ninsns || t->starts[pc]) {
 			t->seglen[last] = pc - last;
@@ -1172,8 +1749,9 @@ static void save_regs(struct tr *t)
 static void translate(struct tr *t, LLVMValueRef f)
 {
 	const struct cumc_ptx_function *fn = t->fn;
-	LLVMBasicBlockRef entry, head, body, resume, fresh, done, sw;
+	LLVMBasicBlockRef entry, head, body, resume, fresh, done, sw, warp;
 	LLVMValueRef i, st, tp, pc, sv;
+	LLVMTypeRef lanes64 = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	uint32_t r, k;
 
 	t->f = f;
@@ -1191,10 +1769,18 @@ static void translate(struct tr *t, LLVMValueRef f)
 	t->barrier = new_block(t);
 	t->exited = new_block(t);
 	t->fault = new_block(t);
+	t->per_thread = new_block(t);
+	warp = new_block(t);
 
 	L.LLVMPositionBuilderAtEnd(t->b, entry);
-	for (r = 0; r < fn->nregs; r++)
+	for (r = 0; r < fn->nregs; r++) {
 		t->regs[r] = L.LLVMBuildAlloca(t->b, t->i64, "");
+		t->vregs[r] = L.LLVMBuildAlloca(t->b, lanes64, "");
+	}
+	t->vti = L.LLVMBuildAlloca(t->b, lanes64, "");
+	t->vpc = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s32,
+				   PTX_JIT_LANES), "");
+	t->lane = L.LLVMBuildAlloca(t->b, t->s32, "");
 	t->budget = L.LLVMBuildAlloca(t->b, t->i32, "");
 	t->resume_pc = L.LLVMBuildAlloca(t->b, t->i32, "");
 	t->ti = L.LLVMBuildAlloca(t->b, t->i64, "");
@@ -1224,8 +1810,10 @@ static void translate(struct tr *t, LLVMValueRef f)
 		      L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
 				     i64c(t, sizeof(struct ptx_jit_thread)), ""));
 	t->tp = tp;
-	st = load_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8);
 	L.LLVMBuildStore(t->b, cint(t->i32, PTX_JIT_SLICE), t->budget);
+	warp_entry(t, tp, warp);
+	L.LLVMPositionBuilderAtEnd(t->b, t->per_thread);
+	st = load_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8);
 	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, st,
 			  cint(t->i8, TS_RUN), ""), sw, t->next);
 
@@ -1273,7 +1861,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 	L.LLVMPositionBuilderAtEnd(t->b, t->barrier);
 	store_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8,
 		    cint(t->i8, TS_BARRIER));
-	add_field(t, t->run, RUN_FIELD(arrived));
+	add_field(t, t->run, RUN_FIELD(arrived), 1);
 	L.LLVMBuildBr(t->b, t->suspend);
 
 	L.LLVMPositionBuilderAtEnd(t->b, t->suspend);
@@ -1287,13 +1875,15 @@ static void translate(struct tr *t, LLVMValueRef f)
 	L.LLVMPositionBuilderAtEnd(t->b, t->exited);
 	store_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8,
 		    cint(t->i8, TS_EXITED));
-	add_field(t, t->run, RUN_FIELD(exited));
+	add_field(t, t->run, RUN_FIELD(exited), 1);
 	L.LLVMBuildBr(t->b, t->next);
 
 	L.LLVMPositionBuilderAtEnd(t->b, t->next);
 	L.LLVMBuildStore(t->b, L.LLVMBuildAdd(t->b, t->idx, cint(t->i32, 1), ""),
 			 i);
 	L.LLVMBuildBr(t->b, head);
+
+	warp_code(t, warp, tp, i, head);
 
 	L.LLVMPositionBuilderAtEnd(t->b, t->fault);
 	L.LLVMBuildRet(t->b, cint(t->i32, 1));
@@ -1486,19 +2076,21 @@ static bool compilable(const struct cumc_ptx_function *fn)
 	return fn->entry && fn->ninsns && !uncompiled(fn);
 }
 
-/* Memory instructions with a device range of their own (access()). */
+/* Whether @in is a memory instruction with a device range of its own. */
+static bool has_site(const struct ptx_insn *in)
+{
+	return (in->op == OP_LD || in->op == OP_ST) && native(in) &&
+	       in->space != PS_PARAM && in->space != PS_SHARED &&
+	       in->space != PS_LOCAL;
+}
+
+/* Memory instructions with a device range of their own (mem_access()). */
 uint32_t ptx_jit_sites(const struct cumc_ptx_function *fn)
 {
 	uint32_t pc, n = 0;
 
-	for (pc = 0; pc < fn->ninsns; pc++) {
-		const struct ptx_insn *in = &fn->insns[pc];
-
-		if ((in->op == OP_LD || in->op == OP_ST) && native(in) &&
-		    in->space != PS_PARAM && in->space != PS_SHARED &&
-		    in->space != PS_LOCAL)
-			n++;
-	}
+	for (pc = 0; pc < fn->ninsns; pc++)
+		n += has_site(&fn->insns[pc]);
 	return n;
 }
 
@@ -1517,7 +2109,9 @@ static bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 				   t->i32, t->i32 };
 	LLVMTypeRef step_args[] = { run_p, t->i32, t->i32 };
 	char name[80];
+	uint32_t pc, site;
 	unsigned int i;
+	bool ok;
 
 	t->mem_ty = L.LLVMFunctionType(t->p8, mem_args, 7, false);
 	t->step_ty = L.LLVMFunctionType(t->i32, step_args, 3, false);
@@ -1529,19 +2123,28 @@ static bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		t->fn = fn;
 		t->sites = 0;
 		t->regs = calloc(fn->nregs + 1, sizeof(*t->regs));
+		t->vregs = calloc(fn->nregs + 1, sizeof(*t->vregs));
 		t->starts = calloc(fn->ninsns, sizeof(*t->starts));
+		t->vstarts = calloc(fn->ninsns, sizeof(*t->vstarts));
 		t->seglen = calloc(fn->ninsns, sizeof(*t->seglen));
-		if (!t->regs || !t->starts || !t->seglen) {
-			free(t->regs);
-			free(t->starts);
-			free(t->seglen);
-			return false;
+		t->site_of = calloc(fn->ninsns, sizeof(*t->site_of));
+		ok = t->regs && t->vregs && t->starts && t->vstarts &&
+		     t->seglen && t->site_of;
+		for (pc = 0, site = 0; ok && pc < fn->ninsns; pc++)
+			if (has_site(&fn->insns[pc]))
+				t->site_of[pc] = site++;
+		if (ok) {
+			symbol_name(name, sizeof(name), key, i);
+			translate(t, L.LLVMAddFunction(t->m, name, ty));
 		}
-		symbol_name(name, sizeof(name), key, i);
-		translate(t, L.LLVMAddFunction(t->m, name, ty));
 		free(t->regs);
+		free(t->vregs);
 		free(t->starts);
+		free(t->vstarts);
 		free(t->seglen);
+		free(t->site_of);
+		if (!ok)
+			return false;
 	}
 	return true;
 }
@@ -1561,14 +2164,15 @@ static LLVMMemoryBufferRef compile(const struct cumc_ptx_module *m,
 	t.c = L.LLVMContextCreate();
 	t.m = L.LLVMModuleCreateWithNameInContext("cumc", t.c);
 	t.b = L.LLVMCreateBuilderInContext(t.c);
-	t.i1 = L.LLVMInt1TypeInContext(t.c);
+	t.s1 = L.LLVMInt1TypeInContext(t.c);
 	t.i8 = L.LLVMInt8TypeInContext(t.c);
-	t.i32 = L.LLVMInt32TypeInContext(t.c);
-	t.i64 = L.LLVMInt64TypeInContext(t.c);
-	t.i128 = L.LLVMIntTypeInContext(t.c, 128);
-	t.f32 = L.LLVMFloatTypeInContext(t.c);
-	t.f64 = L.LLVMDoubleTypeInContext(t.c);
+	t.s32 = L.LLVMInt32TypeInContext(t.c);
+	t.s64 = L.LLVMInt64TypeInContext(t.c);
+	t.s128 = L.LLVMIntTypeInContext(t.c, 128);
+	t.sf32 = L.LLVMFloatTypeInContext(t.c);
+	t.sf64 = L.LLVMDoubleTypeInContext(t.c);
 	t.p8 = L.LLVMPointerType(t.i8, 0);
+	set_warp(&t, false);
 	triple = L.LLVMGetDefaultTargetTriple();
 	if (L.LLVMGetTargetFromTriple(triple, &target, &msg)) {
 		ptx_log("JIT: %s: %s", triple, msg);

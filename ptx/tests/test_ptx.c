@@ -610,6 +610,101 @@ START_TEST(test_jit_matches_interpreter)
 }
 END_TEST
 
+/*
+ * A kernel for the lanes of warp code (jit.c): a gathered load, a guard
+ * and a branch the lanes of a group disagree on, a permuted store to
+ * shared memory, bar.sync, a vector store; blocks of 72 threads, so
+ * that the last group of each block is short.
+ */
+static const char lanes_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry lanes(.param .u64 in, .param .u64 out, .param .u32 n)\n{\n"
+	"	.reg .pred %p<3>;\n	.reg .b32 %r<16>;\n	.reg .b64 %rd<12>;\n"
+	"	.shared .align 4 .b32 sh[72];\n"
+	"	ld.param.u64 %rd1, [in];\n	ld.param.u64 %rd2, [out];\n"
+	"	ld.param.u32 %r1, [n];\n	mov.u32 %r2, %tid.x;\n"
+	"	mov.u32 %r3, %ctaid.x;\n	mov.u32 %r4, %ntid.x;\n"
+	"	mad.lo.s32 %r5, %r3, %r4, %r2;\n"
+	"	mul.lo.u32 %r6, %r5, 7;\n	rem.u32 %r6, %r6, %r1;\n"
+	"	mul.wide.u32 %rd3, %r6, 4;\n	add.s64 %rd4, %rd1, %rd3;\n"
+	"	ld.global.u32 %r7, [%rd4];\n"
+	"	and.b32 %r8, %r2, 1;\n	setp.eq.u32 %p1, %r8, 1;\n"
+	"	@%p1 add.u32 %r7, %r7, 100;\n"
+	"	rem.u32 %r9, %r2, 3;\n	setp.ne.u32 %p2, %r9, 0;\n"
+	"	@%p2 bra SKIP;\n	shl.b32 %r7, %r7, 1;\n"
+	"SKIP:\n	mov.u64 %rd5, sh;\n"
+	"	mul.lo.u32 %r10, %r2, 5;\n	rem.u32 %r10, %r10, %r4;\n"
+	"	mul.wide.u32 %rd6, %r10, 4;\n	add.s64 %rd7, %rd5, %rd6;\n"
+	"	st.shared.u32 [%rd7], %r7;\n	bar.sync 0;\n"
+	"	mul.wide.u32 %rd8, %r2, 4;\n	add.s64 %rd9, %rd5, %rd8;\n"
+	"	ld.shared.u32 %r11, [%rd9];\n"
+	"	mul.wide.u32 %rd10, %r5, 8;\n	add.s64 %rd11, %rd2, %rd10;\n"
+	"	st.global.v2.u32 [%rd11], {%r7, %r11};\n	ret;\n}\n";
+
+/* What lanes gives thread @i of a block of @block (its value, before sh). */
+static uint32_t lanes_value(const uint32_t *in, uint32_t n, uint32_t block,
+			    uint32_t i)
+{
+	uint32_t tid = i % block, v = in[(uint64_t)i * 7 % n];
+
+	if (tid & 1)
+		v += 100;
+	if (tid % 3 == 0)
+		v <<= 1;
+	return v;
+}
+
+/*
+ * The lanes kernel compiled (warp code where a group of 16 allows it) and
+ * interpreted: the results C computes, bit for bit; with n larger than
+ * the input (lanes of a group reach past it), the same fault.
+ */
+START_TEST(test_jit_warp_lanes)
+{
+	enum { BLOCK = 72, GRID = 4, N = BLOCK * GRID };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct cumc_ptx_fault fault[2];
+	struct buffers bufs = { 0 };
+	struct { uint32_t *in, *out; uint32_t n; } __attribute__((aligned(8))) p;
+	uint32_t *in = dev_alloc(&bufs, N * 4), *out[2], i, t, k;
+
+	out[0] = dev_alloc(&bufs, N * 8);
+	out[1] = dev_alloc(&bufs, N * 8);
+	for (i = 0; i < N; i++)
+		in[i] = i * 3 + 1;
+	ck_assert_int_eq(cumc_ptx_load(lanes_ptx, 0, 90, &m[0], NULL, 0),
+			 CUMC_PTX_OK);
+	setenv("CUMC_PTX_JIT", "0", 1);
+	ck_assert_int_eq(cumc_ptx_load(lanes_ptx, 0, 90, &m[1], NULL, 0),
+			 CUMC_PTX_OK);
+	unsetenv("CUMC_PTX_JIT");
+	for (k = 0; k < 2; k++) {
+		f[k] = cumc_ptx_function_find(m[k], "lanes");
+		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
+		p.in = in, p.out = out[k], p.n = N;
+		ck_assert_int_eq(launch(f[k], &bufs, GRID, BLOCK, &p, NULL),
+				 CUMC_PTX_OK);
+		for (i = 0; i < N; i++) {
+			t = i % BLOCK;
+			ck_assert_uint_eq(out[k][2 * i], lanes_value(in, N, BLOCK, i));
+			/* sh[t] holds the value of the thread u with 5u % 72 = t */
+			ck_assert_uint_eq(out[k][2 * i + 1], lanes_value(in, N,
+				BLOCK, i - t + t * 29 % BLOCK));
+		}
+		p.n = N + 40;
+		ck_assert_int_eq(launch(f[k], &bufs, GRID, BLOCK, &p, &fault[k]),
+				 CUMC_PTX_EFAULT);
+	}
+	ck_assert_uint_eq(fault[0].line, fault[1].line);
+	for (k = 0; k < 2; k++)
+		ck_assert_uint_ge(fault[k].addr, (uintptr_t)(in + N));
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
 /* Warp operations keep a kernel on the interpreter. */
 START_TEST(test_jit_warp_interpreted)
 {
@@ -1304,6 +1399,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_launch_errors);
 	tcase_add_test(tc, test_jit_matches_interpreter);
 	tcase_add_test(tc, test_jit_warp_interpreted);
+	tcase_add_test(tc, test_jit_warp_lanes);
 	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_jit_cache_damaged);
 	tcase_add_test(tc, test_warp_ops);
