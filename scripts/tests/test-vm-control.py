@@ -28,7 +28,9 @@ import traceback
 import unittest
 
 sys.dont_write_bytecode = True
-_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm-control")
+_scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, _scripts)
+_path = os.path.join(_scripts, "vm-control")
 _loader = importlib.machinery.SourceFileLoader("vm_control", _path)
 _spec = importlib.util.spec_from_loader("vm_control", _loader)
 vm_control = importlib.util.module_from_spec(_spec)
