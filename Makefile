@@ -338,6 +338,7 @@ check:
 			scripts/tests/test-lib-calls.sh scripts/tests/test-entry-table.sh \
 			scripts/tests/test-pci-probe.sh scripts/tests/test-fabric-run.sh \
 			scripts/tests/test-fabric-ranks.sh scripts/tests/test-vm-control.py \
+			scripts/tests/test-fabric-supervise.py \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \
 			tools/tests/test-cumcctl-schema.sh" \

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -B
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/tests/test-vm-control.py: scripts/vm-control's relay against a
@@ -13,8 +13,6 @@
 # a stand-in QEMU process, and its refusals. Host only; prints TAP.
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -24,17 +22,11 @@ import signal
 import sys
 import tempfile
 import threading
-import traceback
 import unittest
 
-sys.dont_write_bytecode = True
-_scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-sys.path.insert(0, _scripts)
-_path = os.path.join(_scripts, "vm-control")
-_loader = importlib.machinery.SourceFileLoader("vm_control", _path)
-_spec = importlib.util.spec_from_loader("vm_control", _loader)
-vm_control = importlib.util.module_from_spec(_spec)
-_loader.exec_module(vm_control)
+from tap_unittest import load_script, run_tap
+
+vm_control = load_script("vm-control")
 
 GPUS = {
     "0000:00:10.0": ("cumc-gpu0", True),
@@ -307,41 +299,5 @@ class StopNode(RelayTest):
         self.assertEqual(self.ask("stop-node 1\n"), ["error not a node of scripts/fabric-run"])
 
 
-class TapResult(unittest.TestResult):
-    """Each test a TAP line, its docstring's first line the name."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def line(self, status, test, detail=None):
-        self.count += 1
-        print("%s %d %s" % (status, self.count, test.shortDescription() or test.id()))
-        for text in (detail or "").splitlines():
-            print("# " + text)
-        sys.stdout.flush()
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.line("ok", test)
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self.line("not ok", test, "".join(traceback.format_exception(*err)))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self.line("not ok", test, "".join(traceback.format_exception(*err)))
-
-
-def main():
-    print("TAP version 13")
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    result = TapResult()
-    suite.run(result)
-    print("1..%d" % result.count)
-    return 0 if result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tap(__name__))
