@@ -16,6 +16,7 @@ import contextlib
 import io
 import os
 import shutil
+import signal
 import sys
 import unittest
 
@@ -46,7 +47,12 @@ class Supervision(unittest.TestCase):
         self.addCleanup(self.end_nodes)
 
     def end_nodes(self):
+        """What a failed test left running: stand-ins for QEMU (whose
+        vm-run's end would orphan them), then for vm-run."""
         for node in self.fabric.nodes:
+            with contextlib.suppress(OSError, ValueError):
+                with open(node.pid_file) as f:
+                    os.kill(int(f.read()), signal.SIGKILL)
             if node.running():
                 node.process.kill()
                 node.process.wait()
