@@ -102,14 +102,14 @@ class RelayTest(unittest.TestCase):
             self.fds.extend(ends)
             return ends
 
-        command_read, command_write = pipe()
+        command_read, self.command_write = pipe()
         reply_read, reply_write = pipe()
         self.request_read, self.request_write = pipe()
         self.answer_read, answer_write = pipe()
         self.log = io.BytesIO()
         self.qemu = FakeQemu(command_read, reply_write, respond, **fake)
         self.qemu.start()
-        qmp = vm_control.Qmp(command_write, reply_read, self.log)
+        qmp = vm_control.Qmp(self.command_write, reply_read, self.log)
         self.relay = vm_control.Relay(qmp, GPUS, fabric, answer_secs=answer_secs,
                                       connect_secs=connect_secs)
         self.serving = threading.Thread(target=self.relay.serve,
@@ -119,12 +119,15 @@ class RelayTest(unittest.TestCase):
         self.addCleanup(self.stop)
 
     def stop(self):
-        if self.request_write is not None:
-            os.close(self.request_write)
-            self.request_write = None
+        """The relay sees the guest's end of file, the fake QEMU the
+        relay's: both threads end before their descriptors are closed,
+        whose numbers the next test's pipes may reuse."""
+        os.close(self.request_write)
         self.serving.join(HANG_SECS)
+        os.close(self.command_write)
+        self.qemu.join(HANG_SECS)
         for fd in self.fds:
-            with contextlib.suppress(OSError):
+            if fd not in (self.request_write, self.command_write):
                 os.close(fd)
 
     def ask(self, *lines):
