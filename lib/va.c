@@ -371,6 +371,39 @@ CUresult libcumc_impl_cuMemSetAccess(const struct libcumc_driver *drv,
 	return res;
 }
 
+CUresult libcumc_va_reserve_own(const struct libcumc_driver *drv,
+				size_t length, CUdeviceptr *addr)
+{
+	return libcumc_va_reserve(drv, length, 0, 0, addr);
+}
+
+void libcumc_va_free_own(const struct libcumc_driver *drv, CUdeviceptr addr,
+			 size_t length)
+{
+	libcumc_va_free(drv, addr, length);
+}
+
+CUresult libcumc_va_map_at(const struct libcumc_driver *drv, CUdeviceptr addr,
+			   CUmemGenericAllocationHandle handle, size_t length,
+			   const struct cumc_access_desc *descs,
+			   __u32 num_descs)
+{
+	CUresult res = libcumc_va_map(drv, addr, length, handle);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_va_set_access(drv, addr, length, descs, num_descs);
+	if (res != CUDA_SUCCESS)
+		libcumc_va_unmap(drv, addr, length, NULL);
+	return res;
+}
+
+void libcumc_va_unmap_at(const struct libcumc_driver *drv, CUdeviceptr addr,
+			 size_t length)
+{
+	libcumc_va_unmap(drv, addr, length, NULL);
+}
+
 CUresult libcumc_va_map_handle(const struct libcumc_driver *drv,
 			       CUmemGenericAllocationHandle handle,
 			       size_t length,
@@ -382,12 +415,7 @@ CUresult libcumc_va_map_handle(const struct libcumc_driver *drv,
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_va_map(drv, va, length, handle);
-	if (res == CUDA_SUCCESS) {
-		res = libcumc_va_set_access(drv, va, length, descs, num_descs);
-		if (res != CUDA_SUCCESS)
-			libcumc_va_unmap(drv, va, length, NULL);
-	}
+	res = libcumc_va_map_at(drv, va, handle, length, descs, num_descs);
 	if (res != CUDA_SUCCESS) {
 		libcumc_va_free(drv, va, length);
 		return res;

@@ -63,6 +63,24 @@ CUresult libcumc_va_map_handle(const struct libcumc_driver *drv,
 CUresult libcumc_retain_mapped(const struct libcumc_driver *drv,
 			       CUdeviceptr addr, __u64 *handle);
 
+/*
+ * The same in steps, for memory whose addresses outlive its mappings
+ * (graph_mem.c's allocations): a reservation of @length bytes of the
+ * library's own at *@addr; @handle mapped over all of it with the access
+ * of @descs (nothing left mapped on failure); the mapping undone; the
+ * reservation freed.
+ */
+CUresult libcumc_va_reserve_own(const struct libcumc_driver *drv,
+				size_t length, CUdeviceptr *addr);
+CUresult libcumc_va_map_at(const struct libcumc_driver *drv, CUdeviceptr addr,
+			   CUmemGenericAllocationHandle handle, size_t length,
+			   const struct cumc_access_desc *descs,
+			   __u32 num_descs);
+void libcumc_va_unmap_at(const struct libcumc_driver *drv, CUdeviceptr addr,
+			 size_t length);
+void libcumc_va_free_own(const struct libcumc_driver *drv, CUdeviceptr addr,
+			 size_t length);
+
 /* Unmaps what libcumc_va_map_handle mapped, and frees its reservation. */
 void libcumc_va_unmap_handle(const struct libcumc_driver *drv,
 			     CUdeviceptr addr, size_t length);
