@@ -31,6 +31,7 @@
 #include "alloc.h"
 #include "context.h"
 #include "entry.h"
+#include "graph.h"
 #include "memory.h"
 #include "mempool.h"
 #include "ranges.h"
@@ -392,6 +393,9 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	/* Memory of the stream-ordered allocator may be freed here too. */
 	if (res == CUDA_ERROR_NOT_FOUND)
 		res = libcumc_pool_free_now(dptr);
+	/* And graph memory, once its allocation has run. */
+	if (res == CUDA_ERROR_NOT_FOUND)
+		res = libcumc_graph_mem_free_now(dptr);
 	return res == CUDA_ERROR_NOT_FOUND ? CUDA_ERROR_INVALID_VALUE : res;
 }
 

@@ -82,7 +82,10 @@ CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 
 	libcumc_graphs_lock();
 	graph = libcumc_graph_find(originalGraph);
-	if (phGraphClone && graph) {
+	/* Graphs with memory nodes cannot be cloned (cuda.h). */
+	if (graph && libcumc_graph_has_mem(graph)) {
+		res = CUDA_ERROR_NOT_SUPPORTED;
+	} else if (phGraphClone && graph) {
 		copy = libcumc_graph_clone(graph);
 		res = copy ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 		if (copy) {
@@ -403,7 +406,8 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode,
 
 	libcumc_graphs_lock();
 	child = libcumc_graph_find(childGraph);
-	if (child && childGraph != hGraph) {
+	/* A graph with memory nodes is not copied into a child (cuda.h). */
+	if (child && childGraph != hGraph && !libcumc_graph_has_mem(child)) {
 		copy = libcumc_graph_clone(child);
 		res = copy ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -630,7 +634,8 @@ static CUresult libcumc_edges_change(CUgraph hGraph, const CUgraphNode *from,
 
 	libcumc_graphs_lock();
 	graph = libcumc_graph_find(hGraph);
-	if (!graph)
+	/* Nor edges of a graph with memory nodes removed (cuda.h). */
+	if (!graph || (!add && libcumc_graph_has_mem(graph)))
 		goto out;
 	res = libcumc_graph_nodes_of(graph, from, count, &f);
 	if (res == CUDA_SUCCESS)
@@ -707,7 +712,9 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 
 	libcumc_graphs_lock();
 	node = libcumc_node_find(hNode);
-	if (!node || node->graph->capturing) {
+	/* Nor can nodes of a graph with memory nodes be destroyed. */
+	if (!node || node->graph->capturing ||
+	    libcumc_graph_has_mem(node->graph)) {
 		libcumc_graphs_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
@@ -759,6 +766,8 @@ static const char *const libcumc_node_type_names[] = {
 	[CU_GRAPH_NODE_TYPE_EMPTY] = "empty",
 	[CU_GRAPH_NODE_TYPE_WAIT_EVENT] = "wait_event",
 	[CU_GRAPH_NODE_TYPE_EVENT_RECORD] = "event_record",
+	[CU_GRAPH_NODE_TYPE_MEM_ALLOC] = "mem_alloc",
+	[CU_GRAPH_NODE_TYPE_MEM_FREE] = "mem_free",
 	[CU_GRAPH_NODE_TYPE_BATCH_MEM_OP] = "batch_mem_op",
 };
 

@@ -3,8 +3,9 @@
  * CUDA graphs: their definition (graph_core.c), the entry points that
  * build and query them (graph.c; the generic builder in graph_params.c,
  * conditional nodes in graph_cond.c, kernel node attributes in
- * graph_attr.c), instantiation and launch (graph_exec.c), and stream
- * capture (stream.c, whose captured items become nodes through
+ * graph_attr.c), instantiation and launch (graph_exec.c), graph memory
+ * (graph_mem.c), and stream capture (stream.c, whose captured items
+ * become nodes through
  * libcumc_graph_add_captured()).
  *
  * A CUgraph is a pointer to a struct libcumc_graph, a CUgraphNode one to
@@ -85,6 +86,22 @@ struct libcumc_cond_handle {
 #define CUMC_KERNEL_NODE_ATTRS \
 	(CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT + 1)
 
+/*
+ * An allocation or free node's part: the graph allocation it names
+ * (graph_mem.c), which it holds a reference on.  The node's copies and
+ * its end reach graph_mem.c through @ops, so that graph_core.c, which
+ * graph_mem.c calls, calls nothing there.
+ */
+struct libcumc_graph_alloc;
+struct libcumc_mem_node_ops {
+	void (*copied)(struct libcumc_graph_node *copy);	/* lock held */
+	void (*destroyed)(struct libcumc_graph_node *node);	/* lock held */
+};
+struct libcumc_mem_node {
+	struct libcumc_graph_alloc *alloc;
+	const struct libcumc_mem_node_ops *ops;
+};
+
 struct libcumc_graph_node {
 	struct libcumc_graph_node *next;	/* in its graph's order of adding */
 	struct libcumc_graph *graph;
@@ -112,6 +129,7 @@ struct libcumc_graph_node {
 		CUevent event;
 		struct libcumc_graph *child;	/* owned: a clone */
 		struct libcumc_cond_node cond;
+		struct libcumc_mem_node mem;
 	} u;
 	/* A kernel node's attributes (graph_attr.c), all zero at first. */
 	CUlaunchAttributeValue kernel_attrs[CUMC_KERNEL_NODE_ATTRS];
@@ -297,6 +315,62 @@ struct libcumc_graph *libcumc_cond_body(const struct libcumc_cond_node *cond);
  */
 CUresult libcumc_cond_check(const struct libcumc_graph *graph,
 			    struct libcumc_graph_node **err_node);
+/* Whether @graph holds an allocation or a free node (lock held). */
+bool libcumc_graph_has_mem(const struct libcumc_graph *graph);
+
+/*
+ * Graph memory (graph_mem.c; Documentation/api.md, "Graphs and stream
+ * capture").  Its own lock comes after the streams' and this one.
+ *
+ * An allocation node of @params after @deps in @graph, or a free node of
+ * the allocation at @dptr, as cuGraphAddMemAllocNode and
+ * cuGraphAddMemFreeNode add them (lock held; @deps are not checked
+ * here); params->dptr is set.  The generic builder adds them through
+ * these too.
+ */
+CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
+				     struct libcumc_graph_node *const *deps,
+				     size_t num_deps,
+				     CUDA_MEM_ALLOC_NODE_PARAMS *params,
+				     struct libcumc_graph_node **node);
+CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
+				    struct libcumc_graph_node *const *deps,
+				    size_t num_deps, CUdeviceptr dptr,
+				    struct libcumc_graph_node **node);
+/*
+ * @exec (graph_exec.c's, a token here) is instantiated from @graph, or
+ * its copy @graph goes: one executable at a time may hold the memory
+ * nodes of a graph (INVALID_VALUE).  Lock held.
+ */
+CUresult libcumc_graph_mem_instantiate(const struct libcumc_graph *graph,
+				       const void *exec);
+void libcumc_graph_mem_uninstantiate(const struct libcumc_graph *graph,
+				     const void *exec);
+/*
+ * Before a launch of @graph (an executable's) on @stream: INVALID_VALUE
+ * for an allocation of a previous launch not freed, which @auto_free
+ * frees first instead, or for a free of an allocation not made.
+ */
+CUresult libcumc_graph_mem_launch(struct libcumc_stream *stream,
+				  const struct libcumc_graph *graph,
+				  bool auto_free);
+/* An allocation or free node's turn in a launch on @stream. */
+CUresult libcumc_graph_mem_submit(struct libcumc_stream *stream,
+				  const struct libcumc_graph_node *node);
+/*
+ * The stream-ordered allocator's calls on graph allocations, and while
+ * @stream captures (mempool_alloc.c, alloc.c): an allocation node whose
+ * address is *@dptr, a free node; a free queued on @stream, or made once
+ * the allocation has run (cuMemFree).  CUDA_ERROR_NOT_FOUND for an
+ * address that is no graph allocation's, outside a capture.
+ */
+CUresult libcumc_graph_mem_capture_alloc(struct libcumc_stream *stream,
+					 size_t bytesize, CUdeviceptr *dptr);
+CUresult libcumc_graph_mem_capture_free(struct libcumc_stream *stream,
+					CUdeviceptr dptr);
+CUresult libcumc_graph_mem_free_on(struct libcumc_stream *stream,
+				   CUdeviceptr dptr);
+CUresult libcumc_graph_mem_free_now(CUdeviceptr dptr);
 
 /* A reference on @captured, and its release (the last frees it). */
 void libcumc_captured_get(struct libcumc_captured *captured);

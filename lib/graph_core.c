@@ -160,6 +160,9 @@ void libcumc_node_destroy(struct libcumc_graph_node *node)
 {
 	if (node->is_captured)
 		libcumc_captured_put(node->captured);
+	else if (node->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+		 node->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+		node->u.mem.ops->destroyed(node);
 	else
 		libcumc_node_params_free(node->type, &node->u);
 	free(node->deps);
@@ -335,6 +338,17 @@ static CUresult libcumc_graph_add_described(struct libcumc_graph *graph,
 	return CUDA_SUCCESS;
 }
 
+bool libcumc_graph_has_mem(const struct libcumc_graph *graph)
+{
+	const struct libcumc_graph_node *node;
+
+	for (node = graph->nodes; node; node = node->next)
+		if (node->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+		    node->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+			return true;
+	return false;
+}
+
 CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
 				    struct libcumc_work *work, CUcontext ctx,
 				    struct libcumc_graph_node *const *deps,
@@ -345,6 +359,8 @@ CUresult libcumc_graph_add_captured(struct libcumc_graph *graph,
 	union libcumc_node_params params = { 0 };
 	CUresult res;
 
+	if (work->capture_node)
+		return work->capture_node(work, graph, deps, num_deps, node);
 	if (work->describe && (work->node_type == CU_GRAPH_NODE_TYPE_MEMSET ||
 			       work->node_type == CU_GRAPH_NODE_TYPE_MEMCPY))
 		return libcumc_graph_add_described(graph, work, ctx, deps,
@@ -449,6 +465,11 @@ static CUresult libcumc_node_copy_params(struct libcumc_graph_node *copy,
 		return libcumc_batch_params_dup(&node->u.batch, &copy->u.batch);
 	if (node->type == CU_GRAPH_NODE_TYPE_CONDITIONAL)
 		return libcumc_cond_copy(copy, node);
+	if (node->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+	    node->type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+		node->u.mem.ops->copied(copy);
+		return CUDA_SUCCESS;
+	}
 	if (node->type != CU_GRAPH_NODE_TYPE_KERNEL)
 		return CUDA_SUCCESS;
 	kc->arg_buf = malloc(k->arg_size ? k->arg_size : 1);

@@ -80,15 +80,21 @@ static CUresult libcumc_instantiate_graph(struct libcumc_graph_exec *exec,
 		*result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
+	res = libcumc_graph_mem_instantiate(graph, exec);
+	if (res != CUDA_SUCCESS)
+		return res;
 	exec->graph = libcumc_graph_clone(graph);
-	if (!exec->graph)
+	if (!exec->graph) {
+		libcumc_graph_mem_uninstantiate(graph, exec);
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	res = libcumc_cond_check(exec->graph, &stuck);
 	if (res != CUDA_SUCCESS) {
 		*result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED;
 		if (err_node)
 			*err_node = (CUgraphNode)stuck->origin;
 		libcumc_graph_free(exec->graph);
+		libcumc_graph_mem_uninstantiate(graph, exec);
 		return res;
 	}
 	res = libcumc_graph_order(exec->graph, &exec->order, &exec->count,
@@ -99,8 +105,10 @@ static CUresult libcumc_instantiate_graph(struct libcumc_graph_exec *exec,
 		if (err_node && cycle)
 			*err_node = (CUgraphNode)cycle->origin;
 	}
-	if (res != CUDA_SUCCESS)
+	if (res != CUDA_SUCCESS) {
+		libcumc_graph_mem_uninstantiate(exec->graph, exec);
 		libcumc_graph_free(exec->graph);
+	}
 	return res;
 }
 
@@ -116,6 +124,10 @@ static CUresult libcumc_instantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
 	if (!phGraphExec ||
 	    flags & ~(cuuint64_t)(CUMC_INSTANTIATE_FLAGS |
 				  CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH))
+		return res;
+	/* A device launch frees nothing on its own (cuda.h). */
+	if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) &&
+	    (flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH))
 		return res;
 	exec = calloc(1, sizeof(*exec));
 	if (!exec)
@@ -227,6 +239,7 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 	if (!exec)
 		return CUDA_ERROR_INVALID_VALUE;
 	libcumc_graphs_lock();
+	libcumc_graph_mem_uninstantiate(exec->graph, exec);
 	libcumc_graph_free(exec->graph);
 	libcumc_graphs_unlock();
 	free(exec->order);
@@ -375,6 +388,9 @@ static CUresult libcumc_node_submit(struct libcumc_stream *stream,
 		return libcumc_event_record_on(stream, node->u.event);
 	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 		return libcumc_event_wait_on(stream, node->u.event);
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		return libcumc_graph_mem_submit(stream, node);
 	case CU_GRAPH_NODE_TYPE_GRAPH:
 		return libcumc_subgraph_submit(stream, node->u.child);
 	case CU_GRAPH_NODE_TYPE_CONDITIONAL:
@@ -411,6 +427,10 @@ static CUresult libcumc_graph_launch(CUgraphExec hGraphExec, CUstream hStream,
 	if (!exec)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else if (!upload)
+		res = libcumc_graph_mem_launch(stream, exec->graph,
+				exec->flags &
+				CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
+	if (res == CUDA_SUCCESS && !upload)
 		res = libcumc_graph_submit(stream, exec->order, exec->count);
 	pthread_mutex_unlock(&libcumc_execs_lock);
 	libcumc_stream_put(stream);
@@ -678,7 +698,7 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec,
 		return res;
 	libcumc_graphs_lock();
 	child = libcumc_graph_find(childGraph);
-	if (!child || child->capturing)
+	if (!child || child->capturing || libcumc_graph_has_mem(child))
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
 		copy = libcumc_graph_clone(child);
@@ -735,6 +755,11 @@ libcumc_update_check(const struct libcumc_graph *old,
 			return CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
 		if (o->is_captured != c->is_captured)
 			return CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
+		/* A memory node's parameters cannot change (cuda.h). */
+		if ((o->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+		     o->type == CU_GRAPH_NODE_TYPE_MEM_FREE) &&
+		    o->u.mem.alloc != c->u.mem.alloc)
+			return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
 		if (!libcumc_same_deps(o, c))
 			return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
 	}
@@ -802,51 +827,6 @@ CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
 			.result = result, .errorNode = error,
 		};
 	return res;
-}
-
-/* Graph memory: cumc has no memory allocation nodes, so none is in use. */
-static CUresult libcumc_graph_mem_device(CUdevice device)
-{
-	const struct libcumc_driver *drv;
-	CUresult res = libcumc_driver(&drv);
-
-	return res == CUDA_SUCCESS ? libcumc_check_device(drv, device) : res;
-}
-
-CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device,
-					      CUgraphMem_attribute attr,
-					      void *value)
-{
-	CUresult res = libcumc_graph_mem_device(device);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (!value || attr < CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT ||
-	    attr > CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)
-		return CUDA_ERROR_INVALID_VALUE;
-	*(cuuint64_t *)value = 0;
-	return CUDA_SUCCESS;
-}
-
-/* Only the high watermarks can be set, and only to 0. */
-CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device,
-					      CUgraphMem_attribute attr,
-					      void *value)
-{
-	CUresult res = libcumc_graph_mem_device(device);
-
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (!value || (attr != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH &&
-		       attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH) ||
-	    *(cuuint64_t *)value)
-		return CUDA_ERROR_INVALID_VALUE;
-	return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
-{
-	return libcumc_graph_mem_device(device);
 }
 
 /* A forked child forgets its parent's executables with its graphs. */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "mempool.h"
 #include "procaddr.h"
 #include "stream.h"
@@ -306,17 +307,37 @@ void libcumc_pool_drop_import(const struct libcumc_driver *drv,
 }
 
 /*
+ * Whether @stream captures, its capture active or invalidated: the
+ * allocator's calls then make graph memory nodes (graph.h).
+ */
+static bool libcumc_stream_captures(struct libcumc_stream *stream)
+{
+	struct libcumc_capture_info info;
+
+	return libcumc_capture_info(stream, &info) == CUDA_SUCCESS &&
+	       info.status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/*
  * The stream @handle names, with a reference, when valid by what
  * cuStreamQuery answers: NOT_READY is a stream with work pending. The
  * NULL stream needs a current context; @ptds as for libcumc_stream_get.
+ * With @captures, a capturing stream is taken as it is (*@captures set),
+ * where querying it would end its capture.
  */
 static CUresult libcumc_stream_checked(CUstream handle, bool ptds,
-				       struct libcumc_stream **stream)
+				       struct libcumc_stream **stream,
+				       bool *captures)
 {
 	CUresult res = libcumc_stream_get(handle, ptds, stream);
 
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (captures) {
+		*captures = libcumc_stream_captures(*stream);
+		if (*captures)
+			return CUDA_SUCCESS;
+	}
 	res = libcumc_stream_query(*stream);
 	if (res == CUDA_SUCCESS || res == CUDA_ERROR_NOT_READY)
 		return CUDA_SUCCESS;
@@ -326,11 +347,12 @@ static CUresult libcumc_stream_checked(CUstream handle, bool ptds,
 
 /* Checks common to both allocating entry points. */
 static CUresult libcumc_alloc_check(CUdeviceptr *dptr, CUstream handle,
-				    bool ptds, struct libcumc_stream **stream)
+				    bool ptds, struct libcumc_stream **stream,
+				    bool *captures)
 {
 	if (!dptr)
 		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_stream_checked(handle, ptds, stream);
+	return libcumc_stream_checked(handle, ptds, stream, captures);
 }
 
 /*
@@ -354,14 +376,20 @@ static CUresult libcumc_alloc_async(CUdeviceptr *dptr, size_t bytesize,
 	const struct libcumc_driver *drv;
 	struct libcumc_stream *stream;
 	struct libcumc_pool *pool;
+	bool captures;
 	CUdevice dev;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_alloc_check(dptr, hStream, ptds, &stream);
+	res = libcumc_alloc_check(dptr, hStream, ptds, &stream, &captures);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (captures) {
+		res = libcumc_graph_mem_capture_alloc(stream, bytesize, dptr);
+		libcumc_stream_put(stream);
+		return res;
+	}
 	/* The stream's device (the NULL stream's: the current context's). */
 	dev = libcumc_stream_dev(stream);
 	libcumc_stream_put(stream);
@@ -385,7 +413,7 @@ static CUresult libcumc_alloc_from_pool(CUdeviceptr *dptr, size_t bytesize,
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_alloc_check(dptr, hStream, ptds, &stream);
+	res = libcumc_alloc_check(dptr, hStream, ptds, &stream, NULL);
 	if (res != CUDA_SUCCESS)
 		return res;
 	libcumc_stream_put(stream);
@@ -514,14 +542,19 @@ static CUresult libcumc_free_async(CUdeviceptr dptr, CUstream hStream,
 {
 	const struct libcumc_driver *drv;
 	struct libcumc_stream *stream;
+	bool captures;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_stream_checked(hStream, ptds, &stream);
+	res = libcumc_stream_checked(hStream, ptds, &stream, &captures);
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (dptr)
+	if (dptr && captures)
+		res = libcumc_graph_mem_capture_free(stream, dptr);
+	else if (dptr)
+		res = libcumc_graph_mem_free_on(stream, dptr);
+	if (res == CUDA_ERROR_NOT_FOUND)
 		res = libcumc_free_queue(dptr, stream);
 	libcumc_stream_put(stream);
 	return res;

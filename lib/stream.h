@@ -24,6 +24,8 @@
 #include "internal.h"
 
 struct libcumc_stream;
+struct libcumc_graph;
+struct libcumc_graph_node;
 
 /* A dependency: @stream must have completed @ticket. */
 struct libcumc_dep {
@@ -72,6 +74,17 @@ struct libcumc_work {
 	 */
 	void (*describe)(const struct libcumc_work *work,
 			 union libcumc_node_params *params);
+	/*
+	 * Makes the node a capture makes of the item itself, instead of
+	 * describe's way (graph_mem.c's allocations and frees: nodes of
+	 * their own parameters, which let the item go), the graphs' lock
+	 * held.  NULL: describe's way.
+	 */
+	CUresult (*capture_node)(struct libcumc_work *work,
+				 struct libcumc_graph *graph,
+				 struct libcumc_graph_node *const *deps,
+				 size_t num_deps,
+				 struct libcumc_graph_node **node);
 	/* Runs on the worker; an error is latched on the stream. NULL: none. */
 	CUresult (*run)(struct libcumc_work *work);
 	/*
@@ -177,8 +190,6 @@ CUresult libcumc_stream_query(struct libcumc_stream *stream);
  * CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, CUDA_ERROR_INVALID_VALUE (not
  * nodes of the capture's graph).
  */
-struct libcumc_graph;
-struct libcumc_graph_node;
 CUresult libcumc_capture_begin(struct libcumc_stream *stream,
 			       CUstreamCaptureMode mode, CUgraph graph,
 			       const CUgraphNode *deps, size_t num_deps);

@@ -3046,6 +3046,19 @@ typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
 typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS;
 
 /*
+ * A graph allocation: device memory of the pool kind (handleTypes NONE),
+ * the peers' access, its size in; its address out.
+ */
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
+	CUmemPoolProps poolProps;
+	const CUmemAccessDesc *accessDescs;
+	size_t accessDescCount;		/* at most one a device */
+	size_t bytesize;
+	CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS_v1;
+typedef CUDA_MEM_ALLOC_NODE_PARAMS_v1 CUDA_MEM_ALLOC_NODE_PARAMS;
+
+/*
  * The generic builder's parameters (cuGraphAddNode): a node type and the
  * matching member of a union of 232 bytes, the unused bytes zero.
  */
@@ -3390,6 +3403,19 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec,
 						    CUgraph childGraph);
 CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
 				   CUgraphExecUpdateResultInfo *resultInfo);
+CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode,
+					CUgraph hGraph,
+					const CUgraphNode *dependencies,
+					size_t numDependencies,
+					CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode,
+				CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
+CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode,
+				       CUgraph hGraph,
+				       const CUgraphNode *dependencies,
+				       size_t numDependencies, CUdeviceptr dptr);
+CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode,
+					     CUdeviceptr *dptr_out);
 CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode,
 				CUgraph hGraph, const CUgraphNode *dependencies,
 				size_t numDependencies,

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * CUDA graphs and stream capture (runs in the VM): graphs of host, set,
- * copy, event, child graph and kernel nodes built, queried, changed,
- * instantiated and launched, their nodes run after their dependencies
- * and not before the launch; stream capture of copies, sets, host
- * functions and kernels, forked to a second stream and joined back
- * through events, its nodes read back as the calls that made them; the
- * capture errors and modes; user objects' lifetimes; the generic builder
- * (cuGraphAddNode and its setters), conditional nodes (IF, WHILE, SWITCH
- * on their default values) and kernel node attributes; garbage handles
- * and bad arguments refused with nothing changed.
+ * copy, event, child graph, kernel and memory nodes built, queried,
+ * changed, instantiated and launched, their nodes run after their
+ * dependencies and not before the launch; graph memory's lifetime and
+ * accounting; stream capture of copies, sets, host functions, kernels
+ * and stream-ordered allocations, forked to a second stream and joined
+ * back through events, its nodes read back as the calls that made them;
+ * the capture errors and modes; user objects' lifetimes; the generic
+ * builder (cuGraphAddNode and its setters), conditional nodes (IF,
+ * WHILE, SWITCH on their default values) and kernel node attributes;
+ * garbage handles and bad arguments refused with nothing changed.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -38,6 +39,28 @@ static CUgraphNode add_host(CUgraph g, const CUgraphNode *deps, size_t n,
 
 	ck_assert_int_eq(cuGraphAddHostNode(&node, g, deps, n, &p), CUDA_SUCCESS);
 	return node;
+}
+
+static cuuint64_t graph_mem(CUgraphMem_attribute attr)
+{
+	cuuint64_t v = ~0ULL;
+
+	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(0, attr, &v),
+			 CUDA_SUCCESS);
+	return v;
+}
+
+static CUDA_MEM_ALLOC_NODE_PARAMS alloc_params(size_t bytesize)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = {
+		.poolProps = {
+			.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+			.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		},
+		.bytesize = bytesize,
+	};
+
+	return p;
 }
 
 START_TEST(graph_calls_need_init)
@@ -1225,6 +1248,66 @@ START_TEST(capture_modes_refuse_unsafe_calls)
 }
 END_TEST
 
+/*
+ * cuMemAllocAsync and cuMemFreeAsync on a capturing stream become an
+ * allocation and a free node; the address is the node's.
+ */
+START_TEST(capture_makes_memory_nodes)
+{
+	enum { N = 4096 };
+	unsigned int host[N / 4];
+	CUDA_MEM_ALLOC_NODE_PARAMS got;
+	CUgraphNode nodes[4];
+	CUgraphNodeType type;
+	CUdeviceptr dev, plain, freed;
+	CUgraphExec exec;
+	CUstream s;
+	CUgraph g;
+	size_t n = 4;
+	int i;
+
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	ck_assert_int_eq(cuMemAllocAsync(&plain, 64, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAllocAsync(&dev, N, s), CUDA_SUCCESS);
+	ck_assert_uint_ne(dev, 0);
+	ck_assert_int_eq(cuMemsetD32Async(dev, 0x5eed, N / 4, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoHAsync(host, dev, N, s), CUDA_SUCCESS);
+	/* Only graph memory is freed by a capture. */
+	ck_assert_int_eq(cuMemFreeAsync(plain, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemFreeAsync(dev, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamEndCapture(s, &g), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphGetNodes(g, nodes, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(cuGraphNodeGetType(nodes[0], &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+	ck_assert_int_eq(cuGraphMemAllocNodeGetParams(nodes[0], &got),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(got.dptr, dev);
+	ck_assert_uint_eq(got.bytesize, N);
+	ck_assert_int_eq(got.poolProps.location.id, 0);
+	ck_assert_int_eq(cuGraphMemFreeNodeGetParams(nodes[3], &freed),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(freed, dev);
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	memset(host, 0, sizeof(host));
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	for (i = 0; i < N / 4; i++)
+		ck_assert_uint_eq(host[i], 0x5eed);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_HIGH), N);
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFreeAsync(plain, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+END_TEST
+
 typedef CUresult (CUDAAPI *instantiate_v2_fn)(CUgraphExec *, CUgraph,
 					      CUgraphNode *, char *, size_t);
 
@@ -1588,28 +1671,316 @@ START_TEST(user_objects_live_as_long_as_their_holders)
 }
 END_TEST
 
-START_TEST(graph_memory_is_none)
+/* alloc -> set -> copy to the host -> free, run twice. */
+START_TEST(memory_nodes_allocate_and_free_in_the_graph)
 {
-	cuuint64_t v = 5;
+	enum { N = 1000 };
+	CUDA_MEM_ALLOC_NODE_PARAMS p = alloc_params(N), got;
+	CUDA_MEMSET_NODE_PARAMS sp = {
+		.value = 7, .elementSize = 1, .width = N, .height = 1,
+	};
+	CUDA_MEMCPY3D cp = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE,
+		.dstMemoryType = CU_MEMORYTYPE_HOST,
+		.WidthInBytes = N, .Height = 1, .Depth = 1,
+	};
+	unsigned char host[N];
+	CUgraphNode alloc, set, copy, release, other;
+	CUgraphExec exec, second;
+	CUgraphNodeType type;
+	CUdeviceptr freed;
+	CUcontext ctx;
+	CUstream s;
+	CUgraph g, c;
+	int i, run;
 
-	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(0,
-				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&alloc, g, NULL, 0, &p),
 			 CUDA_SUCCESS);
-	ck_assert_uint_eq(v, 0);
-	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(99,
-				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
-			 CUDA_ERROR_INVALID_DEVICE);
-	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
-				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
+	ck_assert_uint_ne(p.dptr, 0);
+	ck_assert_int_eq(cuGraphNodeGetType(alloc, &type), CUDA_SUCCESS);
+	ck_assert_int_eq(type, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+	ck_assert_int_eq(cuGraphMemAllocNodeGetParams(alloc, &got), CUDA_SUCCESS);
+	ck_assert_uint_eq(got.dptr, p.dptr);
+	ck_assert_uint_eq(got.bytesize, N);
+	ck_assert_int_eq(got.poolProps.location.id, 0);
+	ck_assert_uint_eq(got.accessDescCount, 0);
+	sp.dst = p.dptr;
+	cp.srcDevice = p.dptr;
+	cp.dstHost = host;
+	ck_assert_int_eq(cuGraphAddMemsetNode(&set, g, &alloc, 1, &sp, ctx),
 			 CUDA_SUCCESS);
-	v = 1;
-	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
-				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &v),
+	ck_assert_int_eq(cuGraphAddMemcpyNode(&copy, g, &set, 1, &cp, ctx),
+			 CUDA_SUCCESS);
+	/* A free in the allocation's graph comes after its allocation. */
+	ck_assert_int_eq(cuGraphAddMemFreeNode(&release, g, NULL, 0, p.dptr),
 			 CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
-				CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &v),
+	ck_assert_int_eq(cuGraphAddMemFreeNode(&release, g, &copy, 1, p.dptr),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphMemFreeNodeGetParams(release, &freed),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(freed, p.dptr);
+	ck_assert_int_eq(cuGraphMemFreeNodeGetParams(alloc, &freed),
 			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphMemAllocNodeGetParams(release, &got),
+			 CUDA_ERROR_INVALID_VALUE);
+	/* Freed once, by one graph; only an allocation node's address. */
+	ck_assert_int_eq(cuGraphAddMemFreeNode(&other, g, &release, 1, p.dptr),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphCreate(&c, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemFreeNode(&other, c, NULL, 0, p.dptr),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddMemFreeNode(&other, c, NULL, 0, p.dptr + 8),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	/* What graphs with memory nodes cannot do (cuda.h). */
+	ck_assert_int_eq(cuGraphClone(&c, g), CUDA_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(cuGraphAddChildGraphNode(&other, c, NULL, 0, g),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroyNode(copy), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphRemoveDependencies_v2(g, &set, &copy, NULL, 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroy(c), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&second, g, 0),
+			 CUDA_ERROR_INVALID_VALUE);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	for (run = 0; run < 2; run++) {
+		memset(host, 0, sizeof(host));
+		ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+		ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+		for (i = 0; i < N; i++)
+			ck_assert_uint_eq(host[i], 7);
+	}
+	/* Freed in its graph: neither used nor the program's to free. */
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_HIGH), N);
+	ck_assert_uint_ge(graph_mem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), N);
+	ck_assert_int_eq(cuMemFreeAsync(p.dptr, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemFree(p.dptr), CUDA_ERROR_INVALID_VALUE);
+
+	/* Trimmed, the memory goes; a launch maps it again. */
 	ck_assert_int_eq(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), 0);
+	memset(host, 0, sizeof(host));
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(host[N - 1], 7);
+	ck_assert_uint_ge(graph_mem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), N);
+
+	/* One executable at a time. */
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&second, g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecDestroy(second), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	/* Its memory went with its last node. */
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), 0);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * Not freed in its graph, the allocation outlives the launch until the
+ * program frees it, and the graph cannot run again meanwhile.
+ */
+START_TEST(unfreed_graph_memory_outlives_its_launch)
+{
+	enum { N = 4096 };
+	CUDA_MEM_ALLOC_NODE_PARAMS p = alloc_params(N);
+	CUDA_MEMSET_NODE_PARAMS sp = {
+		.value = 0x3c, .elementSize = 1, .width = N, .height = 1,
+	};
+	CUgraphNode alloc, set, release;
+	CUgraphExec exec, frees, autofree;
+	cuuint64_t zero = 0;
+	CUcontext ctx;
+	CUstream s;
+	CUgraph g, f;
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&alloc, g, NULL, 0, &p),
+			 CUDA_SUCCESS);
+	sp.dst = p.dptr;
+	ck_assert_int_eq(cuGraphAddMemsetNode(&set, g, &alloc, 1, &sp, ctx),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiate(&exec, g, 0), CUDA_SUCCESS);
+	s = stream_new(CU_STREAM_NON_BLOCKING);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	/* Stream work after the launch may use it. */
+	ck_assert_int_eq(cuMemsetD8Async(p.dptr + N - 1, 0x11, 1, s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(vmm_bytes(p.dptr)[0], 0x3c);
+	ck_assert_uint_eq(vmm_bytes(p.dptr)[N - 1], 0x11);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), N);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_ERROR_INVALID_VALUE);
+
+	/* cuMemFreeAsync frees it, once; the graph may run again. */
+	ck_assert_int_eq(cuMemFreeAsync(p.dptr, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFreeAsync(p.dptr, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+
+	/* So does another graph's free node, which runs after it only. */
+	ck_assert_int_eq(cuGraphCreate(&f, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemFreeNode(&release, f, NULL, 0, p.dptr),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemFreeNode(&release, g, &set, 1, p.dptr),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphInstantiate(&frees, f, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(frees, s), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(frees, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+
+	/* And cuMemFree, which waits for the allocation to have run. */
+	ck_assert_int_eq(cuGraphLaunch(exec, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(p.dptr), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(p.dptr), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_HIGH), N);
+	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_HIGH), 0);
+
+	/* AUTO_FREE_ON_LAUNCH frees what the last launch left. */
+	ck_assert_int_eq(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphInstantiateWithFlags(&autofree, g,
+			CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
+			CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphInstantiateWithFlags(&autofree, g,
+			CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(autofree, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphLaunch(autofree, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), N);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_HIGH), N);
+
+	/* Its graph and executables gone, the memory is still the program's. */
+	ck_assert_int_eq(cuGraphExecDestroy(autofree), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphExecDestroy(frees), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(f), CUDA_SUCCESS);
+	ck_assert_uint_eq(vmm_bytes(p.dptr)[1], 0x3c);
+	ck_assert_int_eq(cuMemFree(p.dptr), CUDA_SUCCESS);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0);
+	ck_assert_uint_eq(graph_mem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT), 0);
+	ck_assert_uint_ge(graph_mem(CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH), N);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+}
+END_TEST
+
+START_TEST(memory_node_parameters_checked)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = alloc_params(64);
+	CUmemAccessDesc desc = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READ,
+	};
+	CUgraphNode node, child;
+	CUgraph g, embedded;
+	size_t n;
+
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, NULL),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphAddMemAllocNode(NULL, g, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.bytesize = 0;
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = alloc_params(64);
+	p.poolProps.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = alloc_params(64);
+	p.poolProps.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = alloc_params(64);
+	p.poolProps.location.id = 99;
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p = alloc_params(64);
+	p.accessDescs = &desc;
+	p.accessDescCount = vmm_device_count() + 1;
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	/* The owner keeps read-write access. */
+	p.accessDescCount = 1;
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphGetNodes(g, NULL, &n), CUDA_SUCCESS);
+	ck_assert_uint_eq(n, 0);
+
+	/* No memory nodes in a child graph node's graph. */
+	ck_assert_int_eq(cuGraphCreate(&embedded, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddChildGraphNode(&child, g, NULL, 0, embedded),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphDestroy(embedded), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphChildGraphNodeGetGraph(child, &embedded),
+			 CUDA_SUCCESS);
+	p = alloc_params(64);
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, embedded, NULL, 0, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+
+	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(99,
+				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH,
+				&(cuuint64_t){ 0 }),
+			 CUDA_ERROR_INVALID_DEVICE);
+	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(0, 9, &(cuuint64_t){ 0 }),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_HIGH,
+				&(cuuint64_t){ 1 }),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceSetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT,
+				&(cuuint64_t){ 0 }),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuDeviceGraphMemTrim(99), CUDA_ERROR_INVALID_DEVICE);
+}
+END_TEST
+
+/* A peer named by the node's access descriptors may use the memory. */
+START_TEST(memory_node_grants_peer_access)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = alloc_params(64);
+	CUmemAccessDesc desc = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 1 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	CUmemLocation peer = { CU_MEM_LOCATION_TYPE_DEVICE, 1 };
+	CUmemLocation third = { CU_MEM_LOCATION_TYPE_DEVICE, 2 };
+	unsigned long long flags;
+	CUDA_MEM_ALLOC_NODE_PARAMS got;
+	CUgraphNode node;
+	CUgraph g;
+
+	ck_assert_int_ge(vmm_device_count(), 3);
+	p.accessDescs = &desc;
+	p.accessDescCount = 1;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddMemAllocNode(&node, g, NULL, 0, &p),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphMemAllocNodeGetParams(node, &got), CUDA_SUCCESS);
+	ck_assert_uint_eq(got.accessDescCount, 1);
+	ck_assert_ptr_ne(got.accessDescs, &desc);
+	ck_assert_int_eq(got.accessDescs[0].location.id, 1);
+	ck_assert_int_eq(cuMemGetAccess(&flags, &peer, p.dptr), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	ck_assert_int_eq(cuMemGetAccess(&flags, &third, p.dptr), CUDA_SUCCESS);
+	ck_assert_uint_eq(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
 }
 END_TEST
 
@@ -2256,7 +2627,10 @@ static Suite *graph_suite(void)
 	tcase_add_test(build, batch_mem_op_nodes_write_at_launch);
 	tcase_add_test(build, dot_print_shows_nodes_and_edges);
 	tcase_add_test(build, user_objects_live_as_long_as_their_holders);
-	tcase_add_test(build, graph_memory_is_none);
+	tcase_add_test(build, memory_nodes_allocate_and_free_in_the_graph);
+	tcase_add_test(build, unfreed_graph_memory_outlives_its_launch);
+	tcase_add_test(build, memory_node_parameters_checked);
+	tcase_add_test(build, memory_node_grants_peer_access);
 	tcase_add_test(build, semaphore_nodes_refused);
 	tcase_add_test(build, generic_builder_adds_each_type);
 	tcase_add_test(build, generic_setters_change_nodes);
@@ -2273,6 +2647,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(capture, captured_copies_read_the_host_at_launch);
 	tcase_add_test(capture, captured_kernel_reads_back_its_launch);
 	tcase_add_test(capture, capture_modes_refuse_unsafe_calls);
+	tcase_add_test(capture, capture_makes_memory_nodes);
 	suite_add_tcase(s, capture);
 	return s;
 }
