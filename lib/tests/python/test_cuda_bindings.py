@@ -635,6 +635,38 @@ def t_graph_conditional():
     call(driver.cuMemFree, dptr)
 
 
+def t_graph_memory():
+    # cuMemAllocAsync and cuMemFreeAsync captured from a stream become an
+    # allocation and a free node; the launch sets the graph's memory and
+    # copies it out, and the device's graph memory counts it.
+    size = 4096
+    out = np.zeros(size, dtype=np.uint8)
+    stream = call(driver.cuStreamCreate, 0)
+    mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
+    call(driver.cuStreamBeginCapture, stream, mode)
+    dptr = call(driver.cuMemAllocAsync, size, stream)
+    call(driver.cuMemsetD8Async, dptr, 0x6B, size, stream)
+    call(driver.cuMemcpyDtoHAsync, out.ctypes.data, dptr, size, stream)
+    call(driver.cuMemFreeAsync, dptr, stream)
+    graph = call(driver.cuStreamEndCapture, stream)
+    nodes, count = call(driver.cuGraphGetNodes, graph, 4)
+    assert count == 4, "captured nodes: %d" % count
+    kind = call(driver.cuGraphNodeGetType, nodes[0])
+    assert kind == driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEM_ALLOC, kind
+    params = call(driver.cuGraphMemAllocNodeGetParams, nodes[0])
+    assert int(params.dptr) == int(dptr) and params.bytesize == size
+    graph_exec = call(driver.cuGraphInstantiate, graph, 0)
+    call(driver.cuGraphLaunch, graph_exec, stream)
+    call(driver.cuStreamSynchronize, stream)
+    assert (out == 0x6B).all(), "graph memory launch: %r" % out[:8]
+    attr = driver.CUgraphMem_attribute.CU_GRAPH_MEM_ATTR_USED_MEM_HIGH
+    high = call(driver.cuDeviceGetGraphMemAttribute, s["devs"][0], attr)
+    assert int(high) >= size, "used high: %r" % high
+    call(driver.cuGraphExecDestroy, graph_exec)
+    call(driver.cuGraphDestroy, graph)
+    call(driver.cuStreamDestroy, stream)
+
+
 def t_release_context():
     call(driver.cuDevicePrimaryCtxRelease, s["devs"][0])
 
@@ -959,6 +991,8 @@ END_CHECKS = [
      t_graph),
     ("cuGraphAddNode: IF and SWITCH nodes on their handles' defaults run the body picked",
      t_graph_conditional),
+    ("cuMemAllocAsync and cuMemFreeAsync captured as memory nodes, launched",
+     t_graph_memory),
     ("cuMemAllocManaged, cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute",
      t_managed),
     ("cuDevicePrimaryCtxRelease", t_release_context),
