@@ -407,7 +407,9 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode,
 	libcumc_graphs_lock();
 	child = libcumc_graph_find(childGraph);
 	/* A graph with memory nodes is not copied into a child (cuda.h). */
-	if (child && childGraph != hGraph && !libcumc_graph_has_mem(child)) {
+	if (child && libcumc_graph_has_mem(child)) {
+		res = CUDA_ERROR_NOT_SUPPORTED;
+	} else if (child && childGraph != hGraph) {
 		copy = libcumc_graph_clone(child);
 		res = copy ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 	}
@@ -634,9 +636,13 @@ static CUresult libcumc_edges_change(CUgraph hGraph, const CUgraphNode *from,
 
 	libcumc_graphs_lock();
 	graph = libcumc_graph_find(hGraph);
-	/* Nor edges of a graph with memory nodes removed (cuda.h). */
-	if (!graph || (!add && libcumc_graph_has_mem(graph)))
+	if (!graph)
 		goto out;
+	/* Nor edges of a graph with memory nodes removed (cuda.h). */
+	if (!add && libcumc_graph_has_mem(graph)) {
+		res = CUDA_ERROR_NOT_SUPPORTED;
+		goto out;
+	}
 	res = libcumc_graph_nodes_of(graph, from, count, &f);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_graph_nodes_of(graph, to, count, &t);
@@ -712,11 +718,14 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 
 	libcumc_graphs_lock();
 	node = libcumc_node_find(hNode);
-	/* Nor can nodes of a graph with memory nodes be destroyed. */
-	if (!node || node->graph->capturing ||
-	    libcumc_graph_has_mem(node->graph)) {
+	if (!node || node->graph->capturing) {
 		libcumc_graphs_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
+	}
+	/* Nor can nodes of a graph with memory nodes (cuda.h, driver 580). */
+	if (libcumc_graph_has_mem(node->graph)) {
+		libcumc_graphs_unlock();
+		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	graph = node->graph;
 	for (other = graph->nodes; other; other = other->next)

@@ -340,7 +340,7 @@ CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
 /*
  * @exec (graph_exec.c's, a token here) is instantiated from @graph, or
  * its copy @graph goes: one executable at a time may hold the memory
- * nodes of a graph (INVALID_VALUE).  Lock held.
+ * nodes of a graph (NOT_SUPPORTED).  Lock held.
  */
 CUresult libcumc_graph_mem_instantiate(const struct libcumc_graph *graph,
 				       const void *exec);

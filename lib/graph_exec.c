@@ -698,8 +698,10 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec,
 		return res;
 	libcumc_graphs_lock();
 	child = libcumc_graph_find(childGraph);
-	if (!child || child->capturing || libcumc_graph_has_mem(child))
+	if (!child || child->capturing)
 		res = CUDA_ERROR_INVALID_VALUE;
+	else if (libcumc_graph_has_mem(child))	/* as cuGraphAddChildGraphNode */
+		res = CUDA_ERROR_NOT_SUPPORTED;
 	else
 		copy = libcumc_graph_clone(child);
 	if (res == CUDA_SUCCESS && !copy)

@@ -29,6 +29,14 @@
 #include "memory.h"
 #include "va.h"
 
+/*
+ * Graph memory is reserved, and counted as used, in units of 32 MiB, as
+ * NVIDIA's driver 580 counts a 1 MiB allocation on an H200
+ * (graphmem.used_after_launch), or of the device's granularity where
+ * that is larger.
+ */
+#define CUMC_GRAPH_MEM_UNIT (32UL << 20)
+
 struct libcumc_graph_alloc {
 	struct libcumc_graph_alloc *next;	/* in the registry */
 	/* Nodes, and items queued, that name it. */
@@ -39,7 +47,7 @@ struct libcumc_graph_alloc {
 	/* Every device's access, as the module takes it. */
 	struct cumc_access_desc descs[CUMC_MAX_DEVICES];
 	__u32 num_descs;
-	size_t length;				/* reserved: rounded up */
+	size_t length;				/* reserved: whole units */
 	/* Its nodes in graphs (not executables'), NULL once destroyed. */
 	struct libcumc_graph_node *alloc_node, *free_node;
 	/* The executable instantiated from each of those nodes' graphs. */
@@ -117,7 +125,7 @@ static void libcumc_graph_alloc_unlive(struct libcumc_graph_alloc *a)
 	if (!a->live)
 		return;
 	a->live = false;
-	libcumc_use_of(a)->used -= a->params.bytesize;
+	libcumc_use_of(a)->used -= a->length;
 }
 
 /* Ends @a once nothing names it and its memory is not the program's. */
@@ -192,6 +200,13 @@ static CUresult libcumc_alloc_params_check(const struct libcumc_driver *drv,
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
 	props = &p->poolProps;
+	/* Host graph memory: driver 580 answers so (graphmem.alloc_host). */
+	if (props->location.type == CU_MEM_LOCATION_TYPE_HOST ||
+	    props->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+	    props->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT) {
+		libcumc_log_note("graph memory is device memory in cumc");
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
 	    props->handleTypes != CU_MEM_HANDLE_TYPE_NONE ||
 	    props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
@@ -234,7 +249,7 @@ static CUresult libcumc_graph_alloc_new(const struct libcumc_driver *drv,
 {
 	struct libcumc_graph_alloc *a;
 	struct cumc_device_info info;
-	size_t count = p->accessDescCount;
+	size_t count = p->accessDescCount, unit;
 	CUresult res;
 
 	res = libcumc_device_info(drv, p->poolProps.location.id, &info);
@@ -244,8 +259,9 @@ static CUresult libcumc_graph_alloc_new(const struct libcumc_driver *drv,
 	if (!a)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	a->access = calloc(count ? count : 1, sizeof(*a->access));
-	a->length = (p->bytesize + info.granularity - 1) / info.granularity *
-		    info.granularity;
+	unit = CUMC_GRAPH_MEM_UNIT > info.granularity ? CUMC_GRAPH_MEM_UNIT :
+						       info.granularity;
+	a->length = (p->bytesize + unit - 1) / unit * unit;
 	res = a->access ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 	if (res == CUDA_SUCCESS && a->length < p->bytesize)
 		res = CUDA_ERROR_OUT_OF_MEMORY;
@@ -304,7 +320,8 @@ static const struct libcumc_mem_node_ops libcumc_mem_node_ops = {
 
 /*
  * Memory nodes go into graphs a program builds, not into a child graph
- * node's (cuGraphChildGraphNodeGetGraph's), as cuda.h says.
+ * node's (cuGraphChildGraphNodeGetGraph's), as cuda.h says: NOT_SUPPORTED,
+ * what driver 580 answers for the graphs' other such rules.
  */
 CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
 				     struct libcumc_graph_node *const *deps,
@@ -319,7 +336,7 @@ CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
 	if (res == CUDA_SUCCESS)
 		res = libcumc_alloc_params_check(drv, params);
 	if (res == CUDA_SUCCESS && graph->embedded)
-		res = CUDA_ERROR_INVALID_VALUE;
+		res = CUDA_ERROR_NOT_SUPPORTED;
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&libcumc_graph_mem_lock);
@@ -340,26 +357,11 @@ CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
 	return res;
 }
 
-/* In its allocation node's graph, a free comes after that node. */
-static bool libcumc_free_ordered(const struct libcumc_graph_alloc *a,
-				 const struct libcumc_graph *graph,
-				 struct libcumc_graph_node *const *deps,
-				 size_t num_deps)
-{
-	size_t i;
-
-	if (!a->alloc_node || a->alloc_node->graph != graph)
-		return true;
-	for (i = 0; i < num_deps; i++)
-		if (deps[i] && deps[i]->graph == graph &&
-		    libcumc_node_reaches(a->alloc_node, deps[i]))
-			return true;
-	return false;
-}
-
 /*
  * Only an allocation node's address, freed by one graph at most: its own
- * or another, as cuda.h says.
+ * or another, as cuda.h says.  In its own graph, NVIDIA's driver does not
+ * require the free to come after the allocation (conformance probe
+ * graphmem.free_no_dependency), nor does cumc.
  */
 CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
 				    struct libcumc_graph_node *const *deps,
@@ -370,11 +372,10 @@ CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
 	CUresult res = CUDA_ERROR_INVALID_VALUE;
 
 	if (graph->embedded)
-		return res;
+		return CUDA_ERROR_NOT_SUPPORTED;
 	pthread_mutex_lock(&libcumc_graph_mem_lock);
 	a = libcumc_graph_alloc_find(dptr);
-	if (a && !a->free_node &&
-	    libcumc_free_ordered(a, graph, deps, num_deps))
+	if (a && !a->free_node)
 		res = libcumc_graph_add(graph, CU_GRAPH_NODE_TYPE_MEM_FREE, deps,
 					num_deps, node);
 	if (res == CUDA_SUCCESS) {
@@ -489,7 +490,10 @@ CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode,
 	return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/* Whether @node is a memory node, and the executable its graph's has. */
+/*
+ * Where the allocation of @node, a memory node, keeps the executable of
+ * the node's graph; NULL for a node of another type.
+ */
 static const void **libcumc_mem_node_exec(const struct libcumc_graph_node *node)
 {
 	struct libcumc_graph_alloc *a = node->u.mem.alloc;
@@ -512,8 +516,8 @@ CUresult libcumc_graph_mem_instantiate(const struct libcumc_graph *graph,
 	for (node = graph->nodes; node && res == CUDA_SUCCESS;
 	     node = node->next) {
 		owner = libcumc_mem_node_exec(node);
-		if (owner && *owner)
-			res = CUDA_ERROR_INVALID_VALUE;
+		if (owner && *owner)	/* graphmem.instantiate_twice */
+			res = CUDA_ERROR_NOT_SUPPORTED;
 	}
 	for (node = graph->nodes; node && res == CUDA_SUCCESS;
 	     node = node->next) {
@@ -557,8 +561,7 @@ static CUresult libcumc_graph_alloc_run(struct libcumc_work *work)
 	if (!a->live) {
 		a->live = true;
 		libcumc_use_add(&libcumc_use_of(a)->used,
-				&libcumc_use_of(a)->used_high,
-				a->params.bytesize);
+				&libcumc_use_of(a)->used_high, a->length);
 	}
 	a->queued--;
 	item->ran = true;
