@@ -322,21 +322,16 @@ bool libcumc_graph_has_mem(const struct libcumc_graph *graph);
  * Graph memory (graph_mem.c; Documentation/api.md, "Graphs and stream
  * capture").  Its own lock comes after the streams' and this one.
  *
- * An allocation node of @params after @deps in @graph, or a free node of
- * the allocation at @dptr, as cuGraphAddMemAllocNode and
- * cuGraphAddMemFreeNode add them (lock held; @deps are not checked
- * here); params->dptr is set.  The generic builder adds them through
- * these too.
+ * cuGraphAddMemAllocNode and cuGraphAddMemFreeNode, which the generic
+ * builder calls too (lock not held).
  */
-CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
-				     struct libcumc_graph_node *const *deps,
-				     size_t num_deps,
-				     CUDA_MEM_ALLOC_NODE_PARAMS *params,
-				     struct libcumc_graph_node **node);
-CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
-				    struct libcumc_graph_node *const *deps,
-				    size_t num_deps, CUdeviceptr dptr,
-				    struct libcumc_graph_node **node);
+CUresult libcumc_mem_alloc_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				    const CUgraphNode *dependencies,
+				    size_t numDependencies,
+				    CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
+CUresult libcumc_mem_free_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				   const CUgraphNode *dependencies,
+				   size_t numDependencies, CUdeviceptr dptr);
 /*
  * @exec (graph_exec.c's, a token here) is instantiated from @graph, or
  * its copy @graph goes: one executable at a time may hold the memory

@@ -323,11 +323,11 @@ static const struct libcumc_mem_node_ops libcumc_mem_node_ops = {
  * node's (cuGraphChildGraphNodeGetGraph's), as cuda.h says: NOT_SUPPORTED,
  * what driver 580 answers for the graphs' other such rules.
  */
-CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
-				     struct libcumc_graph_node *const *deps,
-				     size_t num_deps,
-				     CUDA_MEM_ALLOC_NODE_PARAMS *params,
-				     struct libcumc_graph_node **node)
+static CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
+					    struct libcumc_graph_node *const *deps,
+					    size_t num_deps,
+					    CUDA_MEM_ALLOC_NODE_PARAMS *params,
+					    struct libcumc_graph_node **node)
 {
 	struct libcumc_graph_alloc *a = NULL;
 	const struct libcumc_driver *drv;
@@ -363,10 +363,10 @@ CUresult libcumc_graph_add_mem_alloc(struct libcumc_graph *graph,
  * require the free to come after the allocation (conformance probe
  * graphmem.free_no_dependency), nor does cumc.
  */
-CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
-				    struct libcumc_graph_node *const *deps,
-				    size_t num_deps, CUdeviceptr dptr,
-				    struct libcumc_graph_node **node)
+static CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
+					   struct libcumc_graph_node *const *deps,
+					   size_t num_deps, CUdeviceptr dptr,
+					   struct libcumc_graph_node **node)
 {
 	struct libcumc_graph_alloc *a;
 	CUresult res = CUDA_ERROR_INVALID_VALUE;
@@ -403,11 +403,10 @@ static CUresult libcumc_mem_node_begin(CUgraphNode *phGraphNode,
 				      deps);
 }
 
-CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode,
-					CUgraph hGraph,
-					const CUgraphNode *dependencies,
-					size_t numDependencies,
-					CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+CUresult libcumc_mem_alloc_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				    const CUgraphNode *dependencies,
+				    size_t numDependencies,
+				    CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
 	struct libcumc_graph_node **deps, *node;
 	struct libcumc_graph *graph;
@@ -427,10 +426,9 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode,
 	return res;
 }
 
-CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode,
-				       CUgraph hGraph,
-				       const CUgraphNode *dependencies,
-				       size_t numDependencies, CUdeviceptr dptr)
+CUresult libcumc_mem_free_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				   const CUgraphNode *dependencies,
+				   size_t numDependencies, CUdeviceptr dptr)
 {
 	struct libcumc_graph_node **deps, *node;
 	struct libcumc_graph *graph;
@@ -448,6 +446,25 @@ CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode,
 		*phGraphNode = (CUgraphNode)node;
 	libcumc_graphs_unlock();
 	return res;
+}
+
+CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode,
+					CUgraph hGraph,
+					const CUgraphNode *dependencies,
+					size_t numDependencies,
+					CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+	return libcumc_mem_alloc_node_add(phGraphNode, hGraph, dependencies,
+					  numDependencies, nodeParams);
+}
+
+CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode,
+				       CUgraph hGraph,
+				       const CUgraphNode *dependencies,
+				       size_t numDependencies, CUdeviceptr dptr)
+{
+	return libcumc_mem_free_node_add(phGraphNode, hGraph, dependencies,
+					 numDependencies, dptr);
 }
 
 /* The allocation a memory node of @type names, lock held; NULL: none. */

@@ -29,13 +29,13 @@ struct libcumc_node_kind {
 	/* The node added with @p is in its graph (lock held). */
 	void (*made)(struct libcumc_graph_node *node, CUgraphNodeParams *p);
 	/*
-	 * For a type no node is ever made of, what adding one answers, in
-	 * place of make.
+	 * For a type whose own cuGraphAdd*Node adds its nodes whole, in place
+	 * of make: memory nodes, and external semaphore nodes, which that
+	 * refuses.  Their parameters are not set through the builder.
 	 */
-	CUresult (*refuse)(CUgraphNode *phGraphNode, CUgraph hGraph,
-			   const CUgraphNode *dependencies,
-			   size_t numDependencies,
-			   const CUgraphNodeParams *p);
+	CUresult (*add_whole)(CUgraphNode *phGraphNode, CUgraph hGraph,
+			      const CUgraphNode *dependencies,
+			      size_t numDependencies, CUgraphNodeParams *p);
 	/* Why a node's parameters cannot change, NULL when they can. */
 	const char *fixed;
 };
@@ -222,10 +222,9 @@ static CUresult libcumc_record_make(CUgraph hGraph, CUgraphNodeParams *p,
 	return libcumc_event_make(p->eventRecord.event, u);
 }
 
-static CUresult libcumc_signal_refuse(CUgraphNode *phGraphNode, CUgraph hGraph,
-				      const CUgraphNode *dependencies,
-				      size_t numDependencies,
-				      const CUgraphNodeParams *p)
+static CUresult libcumc_signal_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				   const CUgraphNode *dependencies,
+				   size_t numDependencies, CUgraphNodeParams *p)
 {
 	return libcumc_semaphore_node_add(phGraphNode, hGraph, dependencies,
 					  numDependencies,
@@ -234,17 +233,46 @@ static CUresult libcumc_signal_refuse(CUgraphNode *phGraphNode, CUgraph hGraph,
 					  p->extSemSignal.numExtSems);
 }
 
-static CUresult libcumc_sem_wait_refuse(CUgraphNode *phGraphNode,
-					CUgraph hGraph,
-					const CUgraphNode *dependencies,
-					size_t numDependencies,
-					const CUgraphNodeParams *p)
+static CUresult libcumc_sem_wait_add(CUgraphNode *phGraphNode,
+				     CUgraph hGraph,
+				     const CUgraphNode *dependencies,
+				     size_t numDependencies, CUgraphNodeParams *p)
 {
 	return libcumc_semaphore_node_add(phGraphNode, hGraph, dependencies,
 					  numDependencies,
 					  p->extSemWait.extSemArray,
 					  p->extSemWait.paramsArray,
 					  p->extSemWait.numExtSems);
+}
+
+/* The allocation's address is written back to the caller's parameters. */
+static CUresult libcumc_mem_alloc_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				      const CUgraphNode *dependencies,
+				      size_t numDependencies,
+				      CUgraphNodeParams *p)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS params = {
+		.poolProps = p->alloc.poolProps,
+		.accessDescs = p->alloc.accessDescs,
+		.accessDescCount = p->alloc.accessDescCount,
+		.bytesize = p->alloc.bytesize,
+	};
+	CUresult res = libcumc_mem_alloc_node_add(phGraphNode, hGraph,
+						  dependencies, numDependencies,
+						  &params);
+
+	if (res == CUDA_SUCCESS)
+		p->alloc.dptr = params.dptr;
+	return res;
+}
+
+static CUresult libcumc_mem_free_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				     const CUgraphNode *dependencies,
+				     size_t numDependencies,
+				     CUgraphNodeParams *p)
+{
+	return libcumc_mem_free_node_add(phGraphNode, hGraph, dependencies,
+					 numDependencies, p->free.dptr);
 }
 
 static CUresult libcumc_batch_make(CUgraph hGraph, CUgraphNodeParams *p,
@@ -273,10 +301,6 @@ static void libcumc_cond_made(struct libcumc_graph_node *node,
 	p->conditional.phGraph_out = node->u.cond.bodies;
 }
 
-/*
- * CU_GRAPH_NODE_TYPE_MEM_ALLOC and MEM_FREE have no row until graph
- * memory nodes are there.
- */
 static const struct libcumc_node_kind libcumc_node_kinds[] = {
 	[CU_GRAPH_NODE_TYPE_KERNEL] = {
 		.size = sizeof(CUDA_KERNEL_NODE_PARAMS_v3),
@@ -314,11 +338,21 @@ static const struct libcumc_node_kind libcumc_node_kinds[] = {
 	},
 	[CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL] = {
 		.size = sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2),
-		.refuse = libcumc_signal_refuse,
+		.add_whole = libcumc_signal_add,
 	},
 	[CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT] = {
 		.size = sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2),
-		.refuse = libcumc_sem_wait_refuse,
+		.add_whole = libcumc_sem_wait_add,
+	},
+	[CU_GRAPH_NODE_TYPE_MEM_ALLOC] = {
+		.size = sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2),
+		.add_whole = libcumc_mem_alloc_add,
+		.fixed = "a memory allocation node's parameters cannot change",
+	},
+	[CU_GRAPH_NODE_TYPE_MEM_FREE] = {
+		.size = sizeof(CUDA_MEM_FREE_NODE_PARAMS),
+		.add_whole = libcumc_mem_free_add,
+		.fixed = "a memory free node's parameters cannot change",
 	},
 	[CU_GRAPH_NODE_TYPE_BATCH_MEM_OP] = {
 		.size = sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS_v2),
@@ -346,7 +380,7 @@ libcumc_node_kind(const CUgraphNodeParams *p)
 				     sizeof(libcumc_node_kinds[0]))
 		return NULL;
 	kind = &libcumc_node_kinds[p->type];
-	if (!kind->make && !kind->refuse)
+	if (!kind->make && !kind->add_whole)
 		return NULL;
 	if (p->reserved0[0] || p->reserved0[1] || p->reserved0[2] ||
 	    p->reserved2)
@@ -385,8 +419,8 @@ static CUresult libcumc_graph_add_node(CUgraphNode *phGraphNode,
 
 	if (!kind || !libcumc_edges_default(dependencyData, numDependencies))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (kind->refuse)
-		return kind->refuse(phGraphNode, hGraph, dependencies,
+	if (kind->add_whole)
+		return kind->add_whole(phGraphNode, hGraph, dependencies,
 				    numDependencies, nodeParams);
 	res = kind->make(hGraph, nodeParams, &u);
 	if (res != CUDA_SUCCESS)
@@ -439,8 +473,8 @@ CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode,
 	struct libcumc_graph_node *node;
 	CUresult res;
 
-	/* No node is ever made of a type refused. */
-	if (!kind || kind->refuse)
+	/* No external semaphore node is ever made. */
+	if (!kind || (kind->add_whole && !kind->fixed))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (kind->fixed) {
 		res = libcumc_node_params(hNode, nodeParams->type, false, &node);
@@ -478,7 +512,7 @@ CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec,
 	struct libcumc_graph_node *node;
 	CUresult res;
 
-	if (!kind || kind->refuse)
+	if (!kind || (kind->add_whole && !kind->fixed))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (kind->fixed) {
 		res = libcumc_exec_node_get(hGraphExec, hNode, nodeParams->type,

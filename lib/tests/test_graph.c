@@ -2202,6 +2202,53 @@ START_TEST(generic_builder_adds_each_type)
 END_TEST
 
 /*
+ * Memory nodes through the builder: the allocation's address written back
+ * to the caller's parameters, the free of it after it, launched; their
+ * parameters do not change (NOT_SUPPORTED), as their own calls have none.
+ */
+START_TEST(generic_builder_memory_nodes)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS own = alloc_params(4096), got;
+	CUgraphNodeParams p = { .type = CU_GRAPH_NODE_TYPE_MEM_ALLOC };
+	CUgraphNode alloc, freed;
+	cuuint64_t used = 1;
+	CUdeviceptr back = 0;
+	CUgraph g;
+
+	p.alloc.poolProps = own.poolProps;
+	p.alloc.bytesize = own.bytesize;
+	ck_assert_int_eq(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphAddNode(&alloc, g, NULL, NULL, 0, &p),
+			 CUDA_SUCCESS);
+	ck_assert_uint_ne(p.alloc.dptr, 0);
+	ck_assert_int_eq(cuGraphMemAllocNodeGetParams(alloc, &got),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(got.dptr, p.alloc.dptr);
+	ck_assert_uint_eq(got.bytesize, 4096);
+	ck_assert_int_eq(cuGraphNodeSetParams(alloc, &p),
+			 CUDA_ERROR_NOT_SUPPORTED);
+
+	p = (CUgraphNodeParams){ .type = CU_GRAPH_NODE_TYPE_MEM_FREE };
+	p.free.dptr = got.dptr + 64;	/* not the allocation's start */
+	ck_assert_int_eq(cuGraphAddNode(&freed, g, &alloc, NULL, 1, &p),
+			 CUDA_ERROR_INVALID_VALUE);
+	p.free.dptr = got.dptr;
+	ck_assert_int_eq(cuGraphAddNode(&freed, g, &alloc, NULL, 1, &p),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuGraphMemFreeNodeGetParams(freed, &back),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(back, got.dptr);
+
+	launch_once(g);
+	ck_assert_int_eq(cuDeviceGetGraphMemAttribute(0,
+				CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &used),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(used, 0);
+	ck_assert_int_eq(cuGraphDestroy(g), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
  * cuGraphNodeSetParams changes a graph's node, cuGraphExecNodeSetParams
  * an executable's copy; refused parameters change neither.
  */
@@ -2634,6 +2681,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(build, memory_node_grants_peer_access);
 	tcase_add_test(build, semaphore_nodes_refused);
 	tcase_add_test(build, generic_builder_adds_each_type);
+	tcase_add_test(build, generic_builder_memory_nodes);
 	tcase_add_test(build, generic_setters_change_nodes);
 	tcase_add_test(build, conditional_while_of_zero_never_runs);
 	tcase_add_test(build, conditional_if_and_switch_pick_by_default);

@@ -16,11 +16,6 @@
  * and so is a name not exported or not resolved. The primary context of
  * device 0 is current in the child, so that calls get past the context
  * checks.
- *
- * A line "NAME SYMBOL unbuilt" names a function listed in
- * not_yet_exported.txt: its absence is a skip, saying so, and its
- * presence a failure until it is taken off that list, so the list cannot
- * outlive what it excuses.
  */
 #include <dlfcn.h>
 #include <signal.h>
@@ -169,8 +164,7 @@ static const char *result_name(CUresult res)
 
 int main(void)
 {
-	char line[384], name[128], symbol[128], mark[16], base[128], why[128];
-	int fields;
+	char line[384], name[128], symbol[128], base[128], why[128];
 	unsigned int test = 0, failed = 0;
 	CUdriverProcAddressQueryResult status;
 	CUresult zero, garbage;
@@ -193,25 +187,10 @@ int main(void)
 		return 1;
 	}
 	while (fgets(line, sizeof(line), stdin)) {
-		bool unbuilt;
-
-		fields = sscanf(line, "%127s %127s %15s", name, symbol, mark);
-		if (fields < 2)
+		if (sscanf(line, "%127s %127s", name, symbol) != 2)
 			continue;
-		unbuilt = fields == 3 && !strcmp(mark, "unbuilt");
 		test++;
 		base_name(name, base, sizeof(base));
-		if (unbuilt) {
-			if (dlsym(libcuda, symbol)) {
-				printf("not ok %u %s: exported, but listed in not_yet_exported.txt\n",
-				       test, name);
-				failed++;
-			} else {
-				printf("ok %u %s # SKIP not built yet (not_yet_exported.txt)\n",
-				       test, name);
-			}
-			continue;
-		}
 		if (!dlsym(libcuda, symbol)) {
 			printf("not ok %u %s: not exported as %s\n", test, name, symbol);
 			note_missing(name);

@@ -6,10 +6,8 @@
 # without crashing or hanging (every_entry_point.c; one TAP line a
 # function). The list is made from the installed toolkit's cuda.h at run
 # time: the declarations outside its __CUDA_API_VERSION_INTERNAL block of
-# old ABIs, each with the symbol cuda.h's macros link it to. The names in
-# not_yet_exported.txt are marked, to be skipped while absent and failed
-# once exported. Needs /dev/cumc, so it runs in the VM; skips without a
-# toolkit.
+# old ABIs, each with the symbol cuda.h's macros link it to. Needs
+# /dev/cumc, so it runs in the VM; skips without a toolkit.
 
 # $CC and $CFLAGS are option lists, split into words on purpose.
 # shellcheck disable=SC2086
@@ -52,9 +50,4 @@ if ! $CC $CFLAGS -I"$toolkit_include" -o "$work/every_entry_point" \
 	exit 1
 fi
 echo "# $(wc -l <"$work/list") functions of $toolkit_include/cuda.h"
-grep -v '^#' "$here/not_yet_exported.txt" | awk 'NF { print $1 }' |
-	sort -u >"$work/unbuilt"
-awk 'NR == FNR { unbuilt[$1] = 1; next }
-     { print $0 ($1 in unbuilt ? " unbuilt" : "") }' \
-	"$work/unbuilt" "$work/list" >"$work/marked"
-"$work/every_entry_point" <"$work/marked"
+"$work/every_entry_point" <"$work/list"
