@@ -76,7 +76,10 @@ static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
 /*
  * ptx/'s multimem callback: the multicast data path of cumcMultimem*
  * (lib/multimem.c over lib/mc_views.c), with its checks, so that a kernel's
- * multimem gives what the entry points give.  The types and operators of
+ * multimem gives what the entry points give.  The worker's *held is the
+ * mapping its last instruction found, kept held (mc_views.h) until the
+ * executor lets go of it, so that an instruction inside the same mapping
+ * is a bounds check and the element loop.  The types and operators of
  * cumc_ptx.h are numbered as cumcDataType and cumcReduceOp.
  */
 static_assert(CUMC_PTX_MM_BF16 == (int)CUMC_BF16 &&
@@ -85,28 +88,41 @@ static_assert(CUMC_PTX_MM_BF16 == (int)CUMC_BF16 &&
 	      CUMC_PTX_MM_XOR == (int)CUMC_OP_XOR &&
 	      CUMC_PTX_MM_MAX == (int)CUMC_OP_MAX, "multimem numbering");
 
-static bool libcumc_kernel_multimem(void *arg, enum cumc_ptx_mm_kind kind,
-				    uint64_t addr, void *buf, size_t count,
+static bool libcumc_kernel_multimem(void *arg, void **held,
+				    enum cumc_ptx_mm_kind kind, uint64_t addr,
+				    void *buf, size_t count,
 				    enum cumc_ptx_mm_type type,
 				    enum cumc_ptx_mm_op op)
 {
+	struct libcumc_mc_hold hold = { .map = *held };
 	cumcDataType t = (cumcDataType)type;
 	cumcReduceOp o = (cumcReduceOp)op;
+	CUresult res = CUDA_ERROR_INVALID_VALUE;
 
 	(void)arg;
 	switch (kind) {
 	case CUMC_PTX_MM_LD_REDUCE:
-		return libcumc_multimem_ld_reduce(buf, addr, count, t, o) ==
-		       CUDA_SUCCESS;
+		res = libcumc_multimem_ld_reduce(&hold, buf, addr, count, t, o);
+		break;
 	case CUMC_PTX_MM_ST:
-		return libcumc_multimem_st(addr, buf,
-					   count * libcumc_type_size(t)) ==
-		       CUDA_SUCCESS;
+		res = libcumc_multimem_st(&hold, addr, buf,
+					  count * libcumc_type_size(t));
+		break;
 	case CUMC_PTX_MM_RED:
-		return libcumc_multimem_red(addr, buf, count, t, o) ==
-		       CUDA_SUCCESS;
+		res = libcumc_multimem_red(&hold, addr, buf, count, t, o);
+		break;
 	}
-	return false;
+	*held = hold.map;
+	return res == CUDA_SUCCESS;
+}
+
+static void libcumc_kernel_multimem_release(void *arg, void **held)
+{
+	struct libcumc_mc_hold hold = { .map = *held };
+
+	(void)arg;
+	libcumc_mc_unhold(&hold);
+	*held = NULL;
 }
 
 static CUresult libcumc_launch_run(struct libcumc_work *work)
@@ -254,6 +270,7 @@ static CUresult libcumc_launch_prepare(struct libcumc_launch *l,
 	l->memory.arg = l;
 	l->launch.multicast = &l->multicast;
 	l->multicast.access = libcumc_kernel_multimem;
+	l->multicast.release = libcumc_kernel_multimem_release;
 	l->multicast.arg = l;
 	if (cumc_ptx_launch_check(l->fn->ptx, &l->launch) != CUMC_PTX_OK)
 		return CUDA_ERROR_INVALID_VALUE;

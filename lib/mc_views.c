@@ -7,7 +7,11 @@
  * keeps them here, sorted by address; later operations find them with a
  * binary search and no system call. Operations hold the table's read lock
  * while they run, so forgetting a mapping (cuMemUnmap, cuMemSetAccess,
- * fork) waits for them to finish.
+ * fork) waits for them to finish. A kernel's worker keeps a mapping held
+ * from one multimem instruction to the next (libcumc_mc_acquire_held()),
+ * for a bounded time: the lock prefers writers, so that the workers of a
+ * long kernel, taking it in turns, never keep a writer out for longer
+ * than that, and no thread takes it twice.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,7 +21,8 @@
 
 #include "mc_views.h"
 
-static pthread_rwlock_t libcumc_views_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t libcumc_views_lock =
+	PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 /* The known mappings, sorted by address; under libcumc_views_lock. */
 static struct libcumc_mc_mapping **libcumc_views;
 static size_t libcumc_views_count;
@@ -144,8 +149,12 @@ static CUresult libcumc_views_learn(const struct libcumc_driver *drv,
 	return res;
 }
 
-CUresult libcumc_mc_acquire(CUdeviceptr addr, size_t bytes,
-			    struct libcumc_mc_span *span)
+/*
+ * The mapping holding [addr, addr + bytes), found with the read lock taken
+ * and left taken; errors leave it free.
+ */
+static CUresult libcumc_mc_lock_find(CUdeviceptr addr, size_t bytes,
+				     struct libcumc_mc_mapping **mapp)
 {
 	const struct libcumc_driver *drv;
 	struct libcumc_mc_mapping *map;
@@ -167,9 +176,51 @@ CUresult libcumc_mc_acquire(CUdeviceptr addr, size_t bytes,
 		pthread_rwlock_unlock(&libcumc_views_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
+	*mapp = map;
+	return CUDA_SUCCESS;
+}
+
+CUresult libcumc_mc_acquire(CUdeviceptr addr, size_t bytes,
+			    struct libcumc_mc_span *span)
+{
+	struct libcumc_mc_mapping *map;
+	CUresult res = libcumc_mc_lock_find(addr, bytes, &map);
+
+	if (res != CUDA_SUCCESS)
+		return res;
 	span->map = map;
 	span->offset = addr - map->addr;
 	return CUDA_SUCCESS;
+}
+
+CUresult libcumc_mc_acquire_held(struct libcumc_mc_hold *hold,
+				 CUdeviceptr addr, size_t bytes,
+				 struct libcumc_mc_span *span)
+{
+	const struct libcumc_mc_mapping *map = hold->map;
+	CUresult res;
+
+	if (!map || addr < map->addr || addr - map->addr >= map->length) {
+		/* Learning another mapping may take the write lock. */
+		libcumc_mc_unhold(hold);
+		res = libcumc_mc_lock_find(addr, bytes, &hold->map);
+		if (res != CUDA_SUCCESS)
+			return res;
+		map = hold->map;
+	} else if (bytes > map->addr + map->length - addr) {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	span->map = map;
+	span->offset = addr - map->addr;
+	return CUDA_SUCCESS;
+}
+
+void libcumc_mc_unhold(struct libcumc_mc_hold *hold)
+{
+	if (!hold->map)
+		return;
+	hold->map = NULL;
+	pthread_rwlock_unlock(&libcumc_views_lock);
 }
 
 void libcumc_mc_release(void)
@@ -204,7 +255,8 @@ static void libcumc_mc_forget_parent(void)
 	free(libcumc_views);
 	libcumc_views = NULL;
 	libcumc_views_count = 0;
-	pthread_rwlock_init(&libcumc_views_lock, NULL);
+	libcumc_views_lock = (pthread_rwlock_t)
+		PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 }
 
 __attribute__((constructor)) static void libcumc_mc_atfork(void)

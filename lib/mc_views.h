@@ -40,6 +40,26 @@ CUresult libcumc_mc_acquire(CUdeviceptr addr, size_t bytes,
 			    struct libcumc_mc_span *span);
 void libcumc_mc_release(void);
 
+/*
+ * A mapping one thread keeps held across operations (a kernel's worker,
+ * between its multimem instructions), so that an operation inside it
+ * takes no lock and searches nothing. NULL: none held.
+ */
+struct libcumc_mc_hold {
+	struct libcumc_mc_mapping *map;
+};
+
+/*
+ * libcumc_mc_acquire() through @hold: a range inside the mapping held
+ * needs nothing more; another lets go of it first and holds the new one.
+ * The span stays valid until libcumc_mc_unhold(), which the thread must
+ * call before it waits for anything, and soon (mc_views.c says why).
+ */
+CUresult libcumc_mc_acquire_held(struct libcumc_mc_hold *hold,
+				 CUdeviceptr addr, size_t bytes,
+				 struct libcumc_mc_span *span);
+void libcumc_mc_unhold(struct libcumc_mc_hold *hold);
+
 /* Drop what is known of multicast mappings overlapping [addr, addr + bytes). */
 void libcumc_mc_forget(CUdeviceptr addr, size_t bytes);
 

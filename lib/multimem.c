@@ -21,16 +21,29 @@
  */
 #define CUMC_STORE_CHUNK (1024 * 1024)
 
-static CUresult libcumc_mc_acquire_writable(CUdeviceptr addr, size_t bytes,
-					    struct libcumc_mc_span *span)
+/*
+ * The span of one operation: acquired for it alone (@hold NULL), or through
+ * the caller's hold (a kernel's worker); @write: stores into the members.
+ */
+static CUresult libcumc_span_get(struct libcumc_mc_hold *hold,
+				 CUdeviceptr addr, size_t bytes, bool write,
+				 struct libcumc_mc_span *span)
 {
-	CUresult res = libcumc_mc_acquire(addr, bytes, span);
+	CUresult res = hold ? libcumc_mc_acquire_held(hold, addr, bytes, span) :
+			      libcumc_mc_acquire(addr, bytes, span);
 
-	if (res == CUDA_SUCCESS && !span->map->writable) {
-		libcumc_mc_release();
+	if (res == CUDA_SUCCESS && write && !span->map->writable) {
+		if (!hold)
+			libcumc_mc_release();
 		res = CUDA_ERROR_ILLEGAL_ADDRESS;
 	}
 	return res;
+}
+
+static void libcumc_span_put(struct libcumc_mc_hold *hold)
+{
+	if (!hold)
+		libcumc_mc_release();
 }
 
 /* A store larger than a chunk, chunk by chunk, each to every member. */
@@ -74,19 +87,20 @@ void libcumc_mc_broadcast(const struct libcumc_mc_span *span, const void *src,
 		memcpy(map->views[m] + span->offset, src, bytes);
 }
 
-CUresult libcumc_multimem_st(CUdeviceptr mcDst, const void *src, size_t bytes)
+CUresult libcumc_multimem_st(struct libcumc_mc_hold *hold, CUdeviceptr mcDst,
+			     const void *src, size_t bytes)
 {
 	struct libcumc_mc_span span;
 	CUresult res;
 
 	if (!src && bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_mc_acquire_writable(mcDst, bytes, &span);
+	res = libcumc_span_get(hold, mcDst, bytes, true, &span);
 	if (res != CUDA_SUCCESS)
 		return res;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	libcumc_mc_broadcast(&span, src, bytes);
-	libcumc_mc_release();
+	libcumc_span_put(hold);
 	return CUDA_SUCCESS;
 }
 
@@ -170,9 +184,9 @@ void libcumc_mc_ld_reduce(void *dst, const struct libcumc_mc_span *span,
 	}
 }
 
-CUresult libcumc_multimem_ld_reduce(void *dst, CUdeviceptr mcSrc,
-				    size_t count, cumcDataType type,
-				    cumcReduceOp op)
+CUresult libcumc_multimem_ld_reduce(struct libcumc_mc_hold *hold, void *dst,
+				    CUdeviceptr mcSrc, size_t count,
+				    cumcDataType type, cumcReduceOp op)
 {
 	struct libcumc_mc_span span;
 	size_t bytes;
@@ -180,11 +194,11 @@ CUresult libcumc_multimem_ld_reduce(void *dst, CUdeviceptr mcSrc,
 
 	res = libcumc_multimem_check(mcSrc, dst, count, type, op, &bytes);
 	if (res == CUDA_SUCCESS)
-		res = libcumc_mc_acquire(mcSrc, bytes, &span);
+		res = libcumc_span_get(hold, mcSrc, bytes, false, &span);
 	if (res != CUDA_SUCCESS)
 		return res;
 	libcumc_mc_ld_reduce(dst, &span, count, type, op);
-	libcumc_mc_release();
+	libcumc_span_put(hold);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return CUDA_SUCCESS;
 }
@@ -347,8 +361,9 @@ void libcumc_mc_red(const struct libcumc_mc_span *span, const void *src,
 					(const char *)src + i, type, op);
 }
 
-CUresult libcumc_multimem_red(CUdeviceptr mcDst, const void *src,
-			      size_t count, cumcDataType type, cumcReduceOp op)
+CUresult libcumc_multimem_red(struct libcumc_mc_hold *hold, CUdeviceptr mcDst,
+			      const void *src, size_t count, cumcDataType type,
+			      cumcReduceOp op)
 {
 	struct libcumc_mc_span span;
 	size_t bytes;
@@ -360,12 +375,12 @@ CUresult libcumc_multimem_red(CUdeviceptr mcDst, const void *src,
 	/* The hardware reduces floats into memory by adding only. */
 	if (libcumc_is_float(type) && op != CUMC_OP_ADD)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_mc_acquire_writable(mcDst, bytes, &span);
+	res = libcumc_span_get(hold, mcDst, bytes, true, &span);
 	if (res != CUDA_SUCCESS)
 		return res;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	libcumc_mc_red(&span, src, count, type, op);
-	libcumc_mc_release();
+	libcumc_span_put(hold);
 	return CUDA_SUCCESS;
 }
 
@@ -373,19 +388,19 @@ CUresult libcumc_multimem_red(CUdeviceptr mcDst, const void *src,
 CUresult CUDAAPI cumcMultimemSt(CUdeviceptr mcDst, const void *src,
 				size_t bytes)
 {
-	return libcumc_multimem_st(mcDst, src, bytes);
+	return libcumc_multimem_st(NULL, mcDst, src, bytes);
 }
 
 CUresult CUDAAPI cumcMultimemLdReduce(void *dst, CUdeviceptr mcSrc,
 				      size_t count, cumcDataType type,
 				      cumcReduceOp op)
 {
-	return libcumc_multimem_ld_reduce(dst, mcSrc, count, type, op);
+	return libcumc_multimem_ld_reduce(NULL, dst, mcSrc, count, type, op);
 }
 
 CUresult CUDAAPI cumcMultimemRed(CUdeviceptr mcDst, const void *src,
 				 size_t count, cumcDataType type,
 				 cumcReduceOp op)
 {
-	return libcumc_multimem_red(mcDst, src, count, type, op);
+	return libcumc_multimem_red(NULL, mcDst, src, count, type, op);
 }

@@ -28,13 +28,17 @@ void libcumc_mc_red(const struct libcumc_mc_span *span, const void *src,
 
 /*
  * What cumcMultimemSt, cumcMultimemLdReduce and cumcMultimemRed do (cumc.h
- * documents them), for them and for kernels' multimem instructions.
+ * documents them), for them (@hold NULL: the mapping acquired and released
+ * by the call) and for kernels' multimem instructions (@hold: the worker's,
+ * kept held between instructions; mc_views.h).
  */
-CUresult libcumc_multimem_st(CUdeviceptr mcDst, const void *src, size_t bytes);
-CUresult libcumc_multimem_ld_reduce(void *dst, CUdeviceptr mcSrc,
-				    size_t count, cumcDataType type,
-				    cumcReduceOp op);
-CUresult libcumc_multimem_red(CUdeviceptr mcDst, const void *src,
-			      size_t count, cumcDataType type, cumcReduceOp op);
+CUresult libcumc_multimem_st(struct libcumc_mc_hold *hold, CUdeviceptr mcDst,
+			     const void *src, size_t bytes);
+CUresult libcumc_multimem_ld_reduce(struct libcumc_mc_hold *hold, void *dst,
+				    CUdeviceptr mcSrc, size_t count,
+				    cumcDataType type, cumcReduceOp op);
+CUresult libcumc_multimem_red(struct libcumc_mc_hold *hold, CUdeviceptr mcDst,
+			      const void *src, size_t count, cumcDataType type,
+			      cumcReduceOp op);
 
 #endif /* _CUMC_LIB_MULTIMEM_H */

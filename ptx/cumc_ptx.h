@@ -135,6 +135,12 @@ struct cumc_ptx_memory {
  * @op into @buf; st stores @buf into every member; red combines @buf into
  * every member's elements with @op.  It answers false when the range is not
  * multicast memory the kernel may access that way (the kernel faults).
+ * *@held is the worker's, NULL at its start: what @access keeps from one
+ * instruction to the next (the mapping it found), until @release lets go
+ * of it and sets it back to NULL.  The executor calls @release when *@held
+ * is set, after each round over one CTA's threads (a bounded time: each
+ * thread runs to a barrier, its end or its slice), so nothing is held
+ * when the launch returns.
  */
 enum cumc_ptx_mm_type {
 	CUMC_PTX_MM_F16, CUMC_PTX_MM_BF16, CUMC_PTX_MM_F32, CUMC_PTX_MM_F64,
@@ -148,9 +154,10 @@ enum cumc_ptx_mm_kind { CUMC_PTX_MM_LD_REDUCE = 1, CUMC_PTX_MM_ST,
 			CUMC_PTX_MM_RED };
 
 struct cumc_ptx_multicast {
-	bool (*access)(void *arg, enum cumc_ptx_mm_kind kind, uint64_t addr,
-		       void *buf, size_t count, enum cumc_ptx_mm_type type,
-		       enum cumc_ptx_mm_op op);
+	bool (*access)(void *arg, void **held, enum cumc_ptx_mm_kind kind,
+		       uint64_t addr, void *buf, size_t count,
+		       enum cumc_ptx_mm_type type, enum cumc_ptx_mm_op op);
+	void (*release)(void *arg, void **held);
 	void *arg;
 };
 

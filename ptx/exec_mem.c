@@ -242,8 +242,8 @@ static int multimem(struct ptx_exec *x, const struct ptx_insn *in)
 			memcpy(buf + i * rsize, &v, rsize);
 		}
 	if (!mc || addr % rsize ||
-	    !mc->access(mc->arg, in->wmode, addr, buf, n * in->mmpack,
-			in->mmtype, ops[in->aop])) {
+	    !mc->access(mc->arg, &x->w->mc_held, in->wmode, addr, buf,
+			n * in->mmpack, in->mmtype, ops[in->aop])) {
 		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
 			       in->line);
 		return -1;

@@ -247,12 +247,25 @@ static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 	return cta->live == 0;
 }
 
+/*
+ * Lets go of what the multicast path kept for the worker (cumc_ptx.h):
+ * after each CTA's round, so that it is held for a bounded time.
+ */
+static void worker_let_go(struct ptx_worker *w)
+{
+	const struct cumc_ptx_multicast *mc = w->grid->launch->multicast;
+
+	if (w->mc_held)
+		mc->release(mc->arg, &w->mc_held);
+}
+
 static void *worker_main(void *arg)
 {
 	struct ptx_worker *w = arg;
 	struct ptx_grid *g = w->grid;
 	struct ptx_cta ctas[PTX_RESIDENT];
 	unsigned int nres = 0, i;
+	int done;
 	struct ptx_thread none = { 0 };
 
 	memset(ctas, 0, sizeof(ctas));
@@ -279,7 +292,9 @@ static void *worker_main(void *arg)
 		if (!nres || atomic_load(&g->stop))
 			break;
 		for (i = 0; i < nres; i++) {
-			if (!cta_round(w, &ctas[i]))
+			done = cta_round(w, &ctas[i]);
+			worker_let_go(w);
+			if (!done)
 				continue;
 			cta_end(w, &ctas[i]);
 			ctas[i] = ctas[--nres];

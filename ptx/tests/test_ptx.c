@@ -1227,17 +1227,21 @@ START_TEST(test_barrier_traps)
 }
 END_TEST
 
-/* A multicast range of two members, f32 add and u32 add only. */
+/*
+ * A multicast range of two members, f32 add and u32 add only; what a
+ * worker holds is the range itself, counted when taken and let go of.
+ */
 struct fake_mc {
 	uint64_t base;
 	size_t len;
 	unsigned char *m[2];
 	unsigned int calls;
+	unsigned int held, released;
 };
 
-static bool fake_access(void *arg, enum cumc_ptx_mm_kind kind, uint64_t addr,
-			void *buf, size_t count, enum cumc_ptx_mm_type type,
-			enum cumc_ptx_mm_op op)
+static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
+			uint64_t addr, void *buf, size_t count,
+			enum cumc_ptx_mm_type type, enum cumc_ptx_mm_op op)
 {
 	struct fake_mc *mc = arg;
 	size_t off = addr - mc->base, i;
@@ -1246,6 +1250,11 @@ static bool fake_access(void *arg, enum cumc_ptx_mm_kind kind, uint64_t addr,
 	if (addr < mc->base || off + count * 4 > mc->len || op != CUMC_PTX_MM_ADD ||
 	    (type != CUMC_PTX_MM_F32 && type != CUMC_PTX_MM_U32))
 		return false;
+	if (!*held) {
+		*held = mc;
+		__atomic_fetch_add(&mc->held, 1, __ATOMIC_RELAXED);
+	}
+	ck_assert_ptr_eq(*held, mc);
 	__atomic_fetch_add(&mc->calls, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < count; i++) {
 		float f0, f1, f;
@@ -1273,7 +1282,19 @@ static bool fake_access(void *arg, enum cumc_ptx_mm_kind kind, uint64_t addr,
 	return true;
 }
 
-/* multimem reaches the launch's multicast path; without one it faults. */
+static void fake_release(void *arg, void **held)
+{
+	struct fake_mc *mc = arg;
+
+	ck_assert_ptr_eq(*held, mc);
+	*held = NULL;
+	__atomic_fetch_add(&mc->released, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * multimem reaches the launch's multicast path, and what a worker kept is
+ * let go of by the launch's end; without a path it faults.
+ */
 START_TEST(test_multimem)
 {
 	struct cumc_ptx_module *m = load_file("multimem.ptx");
@@ -1281,8 +1302,8 @@ START_TEST(test_multimem)
 	const struct cumc_ptx_function *sig = cumc_ptx_function_find(m, "signal");
 	float m0[64], m1[64];
 	struct fake_mc mc = { 0x7f0000000000ull, sizeof(m0),
-			      { (unsigned char *)m0, (unsigned char *)m1 }, 0 };
-	struct cumc_ptx_multicast cb = { fake_access, &mc };
+			      { (unsigned char *)m0, (unsigned char *)m1 }, 0, 0, 0 };
+	struct cumc_ptx_multicast cb = { fake_access, fake_release, &mc };
 	struct buffers bufs = { 0 };
 	struct cumc_ptx_memory mem = { check_mem, &bufs };
 	struct { uint64_t mc; uint32_t n; } p = { mc.base, 64 };
@@ -1306,6 +1327,8 @@ START_TEST(test_multimem)
 		ck_assert_float_eq(m1[i], 1.5f * i);
 	}
 	ck_assert_uint_eq(mc.calls, 128);
+	ck_assert_uint_ge(mc.held, 1);
+	ck_assert_uint_eq(mc.released, mc.held);
 
 	/* Two red.add.u32 of 1 per thread, into every member. */
 	memset(m0, 0, sizeof(m0));
@@ -1322,6 +1345,7 @@ START_TEST(test_multimem)
 	l.grid[0] = 1;
 	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_EFAULT);
 	ck_assert_uint_eq(fault.addr, 0x1000);
+	ck_assert_uint_eq(mc.released, mc.held);
 	p.mc = mc.base;
 	l.multicast = NULL;
 	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_EFAULT);
