@@ -104,6 +104,7 @@ struct ptx_worker {
 	struct ptx_range ranges[PTX_RANGES];
 	unsigned int next_range;
 	void *mc_held;		/* the multicast callback's (cumc_ptx.h) */
+	bool slice_spent;	/* this round, a thread used up its slice */
 	struct ptx_jit_site *jit_sites;	/* a compiled kernel's, per worker */
 	/* Memory of a compiled kernel's ended CTAs, for the next ones. */
 	struct ptx_cta_mem {

@@ -14,6 +14,7 @@
  * more stops the grid with a trap rather than hang.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -197,6 +198,9 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 	cta->live -= r.exited;
 	/* compiled kernels have bar.sync 0 only (jit.c) */
 	cta->bars[0].arrived += r.arrived;
+	/* a thread neither ended nor waiting used up its slice */
+	if (cta->bars[0].arrived < cta->live)
+		w->slice_spent = true;
 	if (cta->bars[0].arrived && cta->bars[0].arrived >= cta->live) {
 		for (i = 0; i < cta->nthreads; i++)
 			if (cta->jthreads[i].state == TS_BARRIER)
@@ -233,6 +237,9 @@ static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 		case SL_WARP:
 			t->state = TS_WARP;
 			ptx_warp_check(cta, i / PTX_WARP_SIZE);
+			break;
+		case SL_BUDGET:
+			w->slice_spent = true;
 			break;
 		default:
 			break;
@@ -300,6 +307,17 @@ static void *worker_main(void *arg)
 			ctas[i] = ctas[--nres];
 			memset(&ctas[nres], 0, sizeof(ctas[nres]));
 			i--;
+		}
+		/*
+		 * A thread that used up its slice may be spinning on a flag
+		 * that a thread of another worker, launch or process is to
+		 * write: when they outnumber the CPUs (8 ranks' launches on
+		 * 2), that writer gets the CPU now rather than at the end of
+		 * this worker's time slice.
+		 */
+		if (w->slice_spent) {
+			w->slice_spent = false;
+			sched_yield();
 		}
 	}
 	for (i = 0; i < nres; i++)
