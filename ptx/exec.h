@@ -86,6 +86,7 @@ struct ptx_grid {
 	size_t shared_size;	/* static + dynamic, per CTA */
 	size_t local_size;	/* per thread: the kernel's and the stack */
 	uint64_t nctas;
+	atomic_uint resident;	/* CTAs a worker keeps at once (grid.c) */
 	atomic_uint_fast64_t next_cta;
 	atomic_bool stop;
 	atomic_flag fault_taken;

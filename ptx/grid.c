@@ -8,10 +8,11 @@
  * on a flag that another thread, CTA, or the host writes lets the writer
  * run: the grid makes progress whenever the hardware's would, as long as
  * the CTAs that wait on each other are resident together (the device's
- * occupancy, CUMC_PTX_RESIDENT per worker here).  Threads are kept in
- * warps of 32 (consecutive indexes); a warp operation waits for the
- * lanes it names (warp.c), and a CTA none of whose threads can run any
- * more stops the grid with a trap rather than hang.
+ * occupancy, CUMC_PTX_RESIDENT per worker here; a worker takes its share
+ * of a smaller grid, so that the workers run it together).  Threads are
+ * kept in warps of 32 (consecutive indexes); a warp operation waits for
+ * the lanes it names (warp.c), and a CTA none of whose threads can run
+ * any more stops the grid with a trap rather than hang.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -284,7 +285,8 @@ static void *worker_main(void *arg)
 		}
 	}
 	for (;;) {
-		while (nres < PTX_RESIDENT && !atomic_load(&g->stop)) {
+		while (nres < atomic_load(&g->resident) &&
+		       !atomic_load(&g->stop)) {
 			uint64_t n = atomic_fetch_add(&g->next_cta, 1);
 
 			if (n >= g->nctas)
@@ -359,6 +361,20 @@ enum cumc_ptx_status cumc_ptx_launch_check(const struct cumc_ptx_function *fn,
 	return CUMC_PTX_OK;
 }
 
+/*
+ * CTAs a worker keeps resident: its share of the grid among @workers, at
+ * most PTX_RESIDENT.  Taking all it may hold, the first worker would run
+ * a small grid alone (a grid of 8 CTAs went to the launching thread while
+ * the pool found none); a share still leaves every CTA of the grid
+ * resident at once, as before, when the grid fits.
+ */
+static unsigned int resident_share(uint64_t nctas, unsigned int workers)
+{
+	uint64_t share = (nctas + workers - 1) / workers;
+
+	return share < PTX_RESIDENT ? (unsigned int)share : PTX_RESIDENT;
+}
+
 static unsigned int worker_count(const struct cumc_ptx_launch *l,
 				 uint64_t nctas)
 {
@@ -403,10 +419,16 @@ enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *fn,
 	}
 	for (i = 0; i < n; i++)
 		w[i].grid = &g;
-	/* Worker 0 is the caller; fewer helpers is slower, never wrong. */
+	atomic_init(&g.resident, resident_share(g.nctas, n));
+	/*
+	 * Worker 0 is the caller; fewer helpers is slower, never wrong: the
+	 * shares grow to cover the grid with the workers there are.
+	 */
 	for (i = 1; i < n; i++)
 		if (!pthread_create(&tids[started + 1], NULL, worker_main, &w[i]))
 			started++;
+	if (started + 1 < n)
+		atomic_store(&g.resident, resident_share(g.nctas, started + 1));
 	worker_main(&w[0]);
 	for (i = 1; i <= started; i++)
 		pthread_join(tids[i], NULL);
