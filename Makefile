@@ -411,6 +411,8 @@ BENCHES += bench_ptx
 # Launching a kernel, in null system calls (bench_launch; also built
 # against NVIDIA's driver: Documentation/performance.md says how).
 BENCHES += bench_launch
+# The multimem all-reduce kernel against the cumcMultimem* calls (the VM).
+BENCHES += bench_mm_kernel
 # Built with everything else: make check runs them short, for their JSON
 # (tools/tests/test-bench-json.sh).
 bench-progs: $(BENCHES:%=$(O)/bench/%)
@@ -437,6 +439,8 @@ bench: $(BENCHES:%=$(O)/bench/%) $(O)/tools/cumc-imex $(O)/tools/cumc-allreduce
 			--json $(O)/bench/bench_multimem-vm.json && \
 		env $(TCG_MEMCPY) $(O)/bench/bench_backend \
 			--json $(O)/bench/bench_backend.json && \
+		env $(TCG_MEMCPY) $(O)/bench/bench_mm_kernel \
+			--json $(O)/bench/bench_mm_kernel.json && \
 		env $(TCG_MEMCPY) $(O)/tools/cumc-allreduce $(BENCH_ALLREDUCE) \
 			-n 8 --json $(O)/bench/allreduce-1node.json'
 	scripts/fabric-run --nodes 2 --procs-per-node 1 -- sh -c 'env $(TCG_MEMCPY) \
@@ -454,6 +458,13 @@ $(O)/bench/%: bench/%.c bench/bench.h bench/bench_json.h lib/tests/unplug.h $(LI
 		$(LIB_A) -lpthread -lm -ldl $(JSON_LIBS)
 
 $(O)/bench/bench_ptx: private BASE_CFLAGS += -Iptx
+
+# The kernel of cumc-allreduce --kernel, built in as the tool has it.
+$(O)/bench/bench_mm_kernel: bench/bench_mm_kernel.c bench/bench.h \
+		bench/bench_json.h $(O)/tools/allreduce_kernel_ptx.c $(LIB_A) | $(O)/bench
+	$(CC) $(BASE_CFLAGS) $(JSON_CFLAGS) $(CFLAGS) -O3 -Ilib -o $@ $< \
+		$(O)/tools/allreduce_kernel_ptx.c $(LIB_A) -lpthread -lm -ldl \
+		$(JSON_LIBS)
 
 $(O)/bench:
 	mkdir -p $@
