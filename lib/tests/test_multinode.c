@@ -1429,15 +1429,18 @@ int main(void)
 	srunner_free(sr);
 	/* Node 1 stops this node's VM: its results are out, wait for it. */
 	if (node == 0 && nodes > 1) {
-		char path[512];
+		char path[512], tmp[600];
 		FILE *f;
 
 		fflush(NULL);
+		/* Whole or not at all, as xchg_put() leaves its files. */
 		snprintf(path, sizeof(path), "%s/node0.finished", xchg);
-		f = fopen(path, "w");
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		f = fopen(tmp, "w");
 		if (f) {
 			fputc('1', f);
-			fclose(f);
+			if (!fclose(f))
+				rename(tmp, path);
 		}
 		sleep(xchg_wait_secs);
 		printf("# node 0 was not stopped\n");
