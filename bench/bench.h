@@ -44,6 +44,18 @@ static inline void bench_check(CUresult res, const char *what)
 
 #define CHECK(call) bench_check((call), #call)
 
+/* The null system call every figure is divided by, as "null_syscall". */
+static inline void bench_doc_null_syscall(struct json_object *doc,
+					  struct stats null)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "call", json_object_new_string("getppid"));
+	json_object_object_add(o, "median_ns", bench_num("%.1f", null.median_ns));
+	json_object_object_add(o, "p95_ns", bench_num("%.1f", null.p95_ns));
+	json_object_object_add(doc, "null_syscall", o);
+}
+
 static inline int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

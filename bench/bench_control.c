@@ -198,11 +198,7 @@ static int write_json(const char *path, int reps,
 	int op, ret;
 
 	json_object_object_add(doc, "rounds", json_object_new_int(reps));
-	o = json_object_new_object();
-	json_object_object_add(o, "call", json_object_new_string("getppid"));
-	json_object_object_add(o, "median_ns", bench_num("%.1f", null.median_ns));
-	json_object_object_add(o, "p95_ns", bench_num("%.1f", null.p95_ns));
-	json_object_object_add(doc, "null_syscall", o);
+	bench_doc_null_syscall(doc, null);
 	json_object_object_add(doc, "results", bench_rows);
 	for (op = 0; op < NUM_OPS; op++) {
 		for (s = 0; s < NUM_CONTROL_SIZES; s++) {

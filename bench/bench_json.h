@@ -145,4 +145,20 @@ static inline int bench_json_write(const char *path, struct json_object *doc)
 	return fclose(f);
 }
 
+/*
+ * A benchmark's last step: @doc written to @path and freed, the file named
+ * on stdout; 1 (and why on stderr) when it could not be written.
+ */
+static inline int bench_doc_end(const char *path, struct json_object *doc)
+{
+	int ret = bench_json_write(path, doc);
+
+	if (ret)
+		perror(path);
+	else
+		printf("\nJSON: %s\n", path);
+	json_object_put(doc);
+	return ret ? 1 : 0;
+}
+
 #endif /* CUMC_BENCH_JSON_H */

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 {
 	const char *json = "build/bench/bench_launch.json";
 	struct stats res[NUM_OPS], null;
-	struct json_object *doc, *o;
+	struct json_object *doc;
 	char driver[96] = "?";
 	int reps = 2000, version = 0, op;
 	CUdevice dev;
@@ -127,21 +127,11 @@ int main(int argc, char **argv)
 	json_object_object_add(doc, "device", json_object_new_string(driver));
 	json_object_object_add(doc, "driver_version",
 			       json_object_new_int(version));
-	o = json_object_new_object();
-	json_object_object_add(o, "call", json_object_new_string("getppid"));
-	json_object_object_add(o, "median_ns", bench_num("%.1f", null.median_ns));
-	json_object_object_add(o, "p95_ns", bench_num("%.1f", null.p95_ns));
-	json_object_object_add(doc, "null_syscall", o);
+	bench_doc_null_syscall(doc, null);
 	json_object_object_add(doc, "results", bench_rows);
 	for (op = 0; op < NUM_OPS; op++)
 		JSON("\"op\": \"%s\", \"median_ns\": %.1f, \"p95_ns\": %.1f, "
 		     "\"x_null_syscall\": %.2f", op_names[op], res[op].median_ns,
 		     res[op].p95_ns, res[op].median_ns / null.median_ns);
-	if (bench_json_write(json, doc)) {
-		perror(json);
-		return 1;
-	}
-	json_object_put(doc);
-	printf("\nJSON: %s\n", json);
-	return 0;
+	return bench_doc_end(json, doc);
 }

@@ -317,11 +317,5 @@ int main(int argc, char **argv)
 	JSON("\"members\": %d, \"bytes\": %zu, \"calls_ns\": %.0f, "
 	     "\"kernel_ns\": %.0f, \"kernel_x_calls\": %.4f", team.n,
 	     team.bytes, c, k, c / k);
-	if (bench_json_write(json, doc)) {
-		perror(json);
-		return 1;
-	}
-	json_object_put(doc);
-	printf("\nJSON: %s\n", json);
-	return 0;
+	return bench_doc_end(json, doc);
 }

@@ -578,11 +578,5 @@ int main(int argc, char **argv)
 		part_procs();
 	if (wanted(argc, argv, "memory"))
 		part_memory();
-	if (bench_json_write(path, doc)) {
-		perror(path);
-		return 1;
-	}
-	json_object_put(doc);
-	printf("\nJSON: %s\n", path);
-	return 0;
+	return bench_doc_end(path, doc);
 }

@@ -179,8 +179,8 @@ static void cumk_bus_del_all(void)
 		cumk_bus_del(id);
 }
 
-static ssize_t new_device_store(CUMK_BUS_ATTR_CONST struct bus_type *bus,
-				const char *buf, size_t count)
+/* new_device and del_device: @op on the index written, under the lock. */
+static ssize_t cumk_bus_store(const char *buf, size_t count, int (*op)(u32 id))
 {
 	u32 id;
 	int ret;
@@ -189,25 +189,22 @@ static ssize_t new_device_store(CUMK_BUS_ATTR_CONST struct bus_type *bus,
 	if (ret)
 		return ret;
 	mutex_lock(&cumk_bus_lock);
-	ret = cumk_bus_open ? cumk_bus_add(id) : -ENODEV;
+	ret = cumk_bus_open ? op(id) : -ENODEV;
 	mutex_unlock(&cumk_bus_lock);
 	return ret ? ret : count;
+}
+
+static ssize_t new_device_store(CUMK_BUS_ATTR_CONST struct bus_type *bus,
+				const char *buf, size_t count)
+{
+	return cumk_bus_store(buf, count, cumk_bus_add);
 }
 static BUS_ATTR_WO(new_device);
 
 static ssize_t del_device_store(CUMK_BUS_ATTR_CONST struct bus_type *bus,
 				const char *buf, size_t count)
 {
-	u32 id;
-	int ret;
-
-	ret = cumk_bus_parse_id(buf, &id);
-	if (ret)
-		return ret;
-	mutex_lock(&cumk_bus_lock);
-	ret = cumk_bus_open ? cumk_bus_del(id) : -ENODEV;
-	mutex_unlock(&cumk_bus_lock);
-	return ret ? ret : count;
+	return cumk_bus_store(buf, count, cumk_bus_del);
 }
 static BUS_ATTR_WO(del_device);
 

@@ -388,19 +388,38 @@ static CUresult libcumc_graph_add_mem_free(struct libcumc_graph *graph,
 	return res;
 }
 
-/* The graph and the dependencies of a cuGraphAddMem*Node (lock held). */
-static CUresult libcumc_mem_node_begin(CUgraphNode *phGraphNode,
-				       CUgraph hGraph,
-				       const CUgraphNode *dependencies,
-				       size_t numDependencies,
-				       struct libcumc_graph **graph,
-				       struct libcumc_graph_node ***deps)
+/*
+ * An allocation node of @params (@alloc) or a free node of the allocation
+ * at @dptr, as cuGraphAddMemAllocNode and cuGraphAddMemFreeNode add them.
+ */
+static CUresult libcumc_mem_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
+				     const CUgraphNode *dependencies,
+				     size_t numDependencies, bool alloc,
+				     CUDA_MEM_ALLOC_NODE_PARAMS *params,
+				     CUdeviceptr dptr)
 {
-	*graph = libcumc_graph_find(hGraph);
-	if (!phGraphNode || !*graph)
-		return CUDA_ERROR_INVALID_VALUE;
-	return libcumc_graph_nodes_of(*graph, dependencies, numDependencies,
-				      deps);
+	struct libcumc_graph_node **deps, *node;
+	struct libcumc_graph *graph;
+	CUresult res = CUDA_ERROR_INVALID_VALUE;
+
+	libcumc_graphs_lock();
+	graph = libcumc_graph_find(hGraph);
+	if (phGraphNode && graph)
+		res = libcumc_graph_nodes_of(graph, dependencies,
+					     numDependencies, &deps);
+	if (res == CUDA_SUCCESS) {
+		res = alloc ? libcumc_graph_add_mem_alloc(graph, deps,
+							  numDependencies,
+							  params, &node) :
+			      libcumc_graph_add_mem_free(graph, deps,
+							 numDependencies, dptr,
+							 &node);
+		free(deps);
+	}
+	if (res == CUDA_SUCCESS)
+		*phGraphNode = (CUgraphNode)node;
+	libcumc_graphs_unlock();
+	return res;
 }
 
 CUresult libcumc_mem_alloc_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
@@ -408,44 +427,16 @@ CUresult libcumc_mem_alloc_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
 				    size_t numDependencies,
 				    CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-	struct libcumc_graph_node **deps, *node;
-	struct libcumc_graph *graph;
-	CUresult res;
-
-	libcumc_graphs_lock();
-	res = libcumc_mem_node_begin(phGraphNode, hGraph, dependencies,
-				     numDependencies, &graph, &deps);
-	if (res == CUDA_SUCCESS) {
-		res = libcumc_graph_add_mem_alloc(graph, deps, numDependencies,
-						  nodeParams, &node);
-		free(deps);
-	}
-	if (res == CUDA_SUCCESS)
-		*phGraphNode = (CUgraphNode)node;
-	libcumc_graphs_unlock();
-	return res;
+	return libcumc_mem_node_add(phGraphNode, hGraph, dependencies,
+				    numDependencies, true, nodeParams, 0);
 }
 
 CUresult libcumc_mem_free_node_add(CUgraphNode *phGraphNode, CUgraph hGraph,
 				   const CUgraphNode *dependencies,
 				   size_t numDependencies, CUdeviceptr dptr)
 {
-	struct libcumc_graph_node **deps, *node;
-	struct libcumc_graph *graph;
-	CUresult res;
-
-	libcumc_graphs_lock();
-	res = libcumc_mem_node_begin(phGraphNode, hGraph, dependencies,
-				     numDependencies, &graph, &deps);
-	if (res == CUDA_SUCCESS) {
-		res = libcumc_graph_add_mem_free(graph, deps, numDependencies,
-						 dptr, &node);
-		free(deps);
-	}
-	if (res == CUDA_SUCCESS)
-		*phGraphNode = (CUgraphNode)node;
-	libcumc_graphs_unlock();
-	return res;
+	return libcumc_mem_node_add(phGraphNode, hGraph, dependencies,
+				    numDependencies, false, NULL, dptr);
 }
 
 CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode,
