@@ -93,6 +93,8 @@ CHECK_VM_TESTS += test_log_vm
 CHECK_VM_TESTS += test_nvml
 # Green contexts, checkpoint, coredump, cuLogs*, profiler; NVRTC on libcumc.
 CHECK_VM_TESTS += test_breadth test_nvrtc
+# The hash of the CUDA runtime's integrity check (lib/integrity.c).
+CHECK_HOST_TESTS += test_integrity
 # Managed memory, legacy IPC and the driver API's odds and ends (issue 34).
 CHECK_VM_TESTS += test_managed test_ipc
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
