@@ -93,8 +93,10 @@ CHECK_VM_TESTS += test_log_vm
 CHECK_VM_TESTS += test_nvml
 # Green contexts, checkpoint, coredump, cuLogs*, profiler; NVRTC on libcumc.
 CHECK_VM_TESTS += test_breadth test_nvrtc
-# The hash of the CUDA runtime's integrity check (lib/integrity.c).
+# The CUDA runtime's export tables (Documentation/runtime.md): the hash of
+# its integrity check on the host, the tables in the VM.
 CHECK_HOST_TESTS += test_integrity
+CHECK_VM_TESTS += test_export_tables
 # Managed memory, legacy IPC and the driver API's odds and ends (issue 34).
 CHECK_VM_TESTS += test_managed test_ipc
 # Run on every node of a multi-node fabric (scripts/tests/test-multinode.sh).
@@ -246,7 +248,7 @@ $(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
 
 # Inherited by prerequisites like any target variable: only test rules use it.
 $(O)/tests/test_module $(O)/tests/test_ptx_multimem $(O)/tests/test_link \
-$(O)/tests/test_vmm_samples $(O)/tests/test_graph: \
+$(O)/tests/test_vmm_samples $(O)/tests/test_graph $(O)/tests/test_export_tables: \
 	TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
 
 # A per-thread default stream program, linked against the shared library
@@ -349,6 +351,7 @@ check:
 			lib/tests/abi/nvrtc.sh lib/tests/abi/every_entry_point.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
 			lib/tests/abi/samples.sh \
+			lib/tests/abi/runtime.sh \
 			scripts/tests/test-install.sh \
 			tools/tests/test-allreduce.sh tools/tests/test-bench-json.sh \
 			selftests/cumcctl.sh \

@@ -2,18 +2,19 @@
 /*
  * cuGetExportTable: the driver's private, undocumented interface to the
  * CUDA runtime and NVRTC, tables of functions named by a UUID. libcumc
- * has none of them yet, so it refuses every request with
- * CUDA_ERROR_NOT_SUPPORTED, naming the UUID in its CUMC_LOG line
- * (Documentation/api.md, "Export tables"). Exporting the name matters in
- * itself: NVRTC looks it up in libcuda.so.1 after a successful cuInit and
- * called the NULL a missing symbol gave it, killing every compile; with
- * this answer it compiles.
+ * has the seven the CUDA runtime asks for (runtime_tables.c); any other
+ * request, NVRTC's among them, is refused with CUDA_ERROR_NOT_SUPPORTED,
+ * naming the UUID in its CUMC_LOG line (Documentation/runtime.md).
+ * Exporting the name matters in itself: NVRTC looks it up in
+ * libcuda.so.1 after a successful cuInit and called the NULL a missing
+ * symbol gave it, killing every compile; with this answer it compiles.
  */
 #include <stddef.h>
 #include <stdio.h>
 
 #include "internal.h"
 #include "log.h"
+#include "runtime_tables.h"
 
 CUresult CUDAAPI cuGetExportTable(const void **ppExportTable,
 				  const CUuuid *pExportTableId)
@@ -23,7 +24,9 @@ CUresult CUDAAPI cuGetExportTable(const void **ppExportTable,
 
 	if (!ppExportTable || !pExportTableId)
 		return CUDA_ERROR_INVALID_VALUE;
-	*ppExportTable = NULL;
+	*ppExportTable = libcumc_runtime_table(pExportTableId);
+	if (*ppExportTable)
+		return CUDA_SUCCESS;
 	b = (const unsigned char *)pExportTableId->bytes;
 	snprintf(note, sizeof(note),
 		 "no table %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"

@@ -51,6 +51,11 @@ CUresult libcumc_function_get(CUfunction f, struct libcumc_function **out);
 /* The same for the live kernel (a library's function) @k names. */
 CUresult libcumc_kernel_get(CUkernel k, struct libcumc_function **out);
 void libcumc_module_put(struct libcumc_module *mod);
+/*
+ * cuModuleLoadData for callers inside the library: the CUDA runtime's
+ * fat binaries (runtime_tables.c) load as any image.
+ */
+CUresult libcumc_module_load_data(CUmodule *module, const void *image);
 /* CUDA_ERROR_INVALID_HANDLE unless @library is a live library. */
 CUresult libcumc_library_check(CUlibrary library);
 /* The PTX ISA version of @fn's module, major * 10 + minor. */

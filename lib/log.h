@@ -61,6 +61,22 @@ void libcumc_log_enter(void);
 CUresult libcumc_log_exit(const char *entry_point, CUresult res);
 
 /*
+ * The same pair for a function a program calls other than through an
+ * entry point (a slot of the CUDA runtime's export tables): its line is
+ * named @name.
+ */
+static inline void libcumc_log_slot_enter(void)
+{
+	if (libcumc_log_lines)
+		libcumc_log_enter();
+}
+
+static inline CUresult libcumc_log_slot_exit(const char *name, CUresult res)
+{
+	return libcumc_log_lines ? libcumc_log_exit(name, res) : res;
+}
+
+/*
  * The exported function @symbol, with the parameters @params of its
  * implementation libcumc_impl_<symbol>, to which it passes @args.
  */

@@ -222,7 +222,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 	return res;
 }
 
-CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+CUresult libcumc_module_load_data(CUmodule *module, const void *image)
 {
 	CUresult res = libcumc_module_begin();
 	char log[256];
@@ -232,6 +232,11 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 	if (!module || !image)
 		return CUDA_ERROR_INVALID_VALUE;
 	return libcumc_module_load(module, image, 0, log, sizeof(log));
+}
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+	return libcumc_module_load_data(module, image);
 }
 
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
