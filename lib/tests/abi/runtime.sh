@@ -9,8 +9,11 @@
 # libcudart.so.13) and once with the static one (nvcc's default), run
 # unchanged on libcumc as libcuda.so.1 (scripts/vm-run's library path).
 # Each checks its 1024 sums and says "vector add: right (no error)", or
-# fails. Needs /dev/cumc, so it runs in the VM; skips without a toolkit
-# or its nvcc.
+# fails; one object, compiled once, is linked both ways. Then
+# runtime_peers.cu, built with plain nvcc: peers, streams,
+# events, a captured graph, a driver entry point and cudaDeviceReset on
+# two GPUs, every result checked ("runtime peers: right"). Needs
+# /dev/cumc, so it runs in the VM; skips without a toolkit or its nvcc.
 
 set -u
 
@@ -30,18 +33,39 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-for mode in shared static; do
-	name="vector_add.cu, $mode runtime"
-	if ! "$toolkit/bin/nvcc" -gencode arch=compute_90,code=compute_90 \
-		-cudart "$mode" -o "$work/$mode" "$program" >"$work/build.err" 2>&1; then
-		tap_not_ok "$name: nvcc builds it"
+nvcc=("$toolkit/bin/nvcc" -gencode "arch=compute_90,code=compute_90")
+
+# compile NAME SOURCE: SOURCE into $work/NAME.o, or a not-ok line.
+compile() {
+	"${nvcc[@]}" -c -o "$work/$1.o" "$2" >"$work/build.err" 2>&1 && return
+	tap_not_ok "$1.cu: nvcc compiles it"
+	sed 's/^/# /' "$work/build.err"
+	return 1
+}
+
+# run NAME MODE LAST: link $work/NAME.o with the MODE runtime, run it,
+# and pass when it exits 0 with LAST as its last line.
+run() {
+	local name="$1.cu, $2 runtime" rc
+
+	if ! "${nvcc[@]}" -cudart "$2" -o "$work/prog" "$work/$1.o" \
+		>"$work/build.err" 2>&1; then
+		tap_not_ok "$name: nvcc links it"
 		sed 's/^/# /' "$work/build.err"
-		continue
+		return
 	fi
 	LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$toolkit/lib64 \
-		"$work/$mode" >"$work/out" 2>&1
+		"$work/prog" >"$work/out" 2>&1
 	rc=$?
-	[ "$rc" = 0 ] && grep -qx 'vector add: right (no error)' "$work/out"
+	[ "$rc" = 0 ] && [ "$(tail -1 "$work/out")" = "$3" ]
 	tap_result $? "$name: $(tail -1 "$work/out")" || sed 's/^/# /' "$work/out"
-done
+}
+
+# The vector add's object once, linked with each runtime.
+if compile vector_add "$program"; then
+	run vector_add shared 'vector add: right (no error)'
+	run vector_add static 'vector add: right (no error)'
+fi
+compile runtime_peers "$here/runtime_peers.cu" &&
+	run runtime_peers static 'runtime peers: right'
 tap_end
