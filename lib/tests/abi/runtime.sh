@@ -12,7 +12,10 @@
 # fails; one object, compiled once, is linked both ways. Then
 # runtime_peers.cu, built with plain nvcc: peers, streams,
 # events, a captured graph, a driver entry point and cudaDeviceReset on
-# two GPUs, every result checked ("runtime peers: right"). Needs
+# two GPUs, every result checked ("runtime peers: right"); and
+# runtime_ipc.cu, plain nvcc too: device memory shared with an exec'd
+# child through cudaIpcGetMemHandle and cudaIpcOpenMemHandle, written by
+# both ("runtime ipc: right"). Needs
 # /dev/cumc, so it runs in the VM; skips without a toolkit or its nvcc.
 
 set -u
@@ -68,4 +71,6 @@ if compile vector_add "$program"; then
 fi
 compile runtime_peers "$here/runtime_peers.cu" &&
 	run runtime_peers static 'runtime peers: right'
+compile runtime_ipc "$here/runtime_ipc.cu" &&
+	run runtime_ipc static 'runtime ipc: right'
 tap_end
