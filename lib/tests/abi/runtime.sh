@@ -9,13 +9,15 @@
 # libcudart.so.13) and once with the static one (nvcc's default), run
 # unchanged on libcumc as libcuda.so.1 (scripts/vm-run's library path).
 # Each checks its 1024 sums and says "vector add: right (no error)", or
-# fails; one object, compiled once, is linked both ways. Then
-# runtime_peers.cu, built with plain nvcc: peers, streams,
-# events, a captured graph, a driver entry point and cudaDeviceReset on
-# two GPUs, every result checked ("runtime peers: right"); and
-# runtime_ipc.cu, plain nvcc too: device memory shared with an exec'd
-# child through cudaIpcGetMemHandle and cudaIpcOpenMemHandle, written by
-# both ("runtime ipc: right"). Needs
+# fails; one object, compiled once, is linked both ways. Then, built
+# with plain nvcc (the static runtime), each checking every result:
+# runtime_peers.cu (peers, streams, events, a captured graph, a driver
+# entry point and cudaDeviceReset on two GPUs), runtime_ipc.cu (device
+# memory shared with an exec'd child through cudaIpcGetMemHandle and
+# cudaIpcOpenMemHandle, written by both) and runtime_multicast.cu (a
+# multicast team of two devices set up through the driver functions
+# cudaGetDriverEntryPointByVersion hands out, all-reduced by a kernel of
+# multimem instructions in inline PTX); each ends "...: right". Needs
 # /dev/cumc, so it runs in the VM; skips without a toolkit or its nvcc.
 
 set -u
@@ -73,4 +75,6 @@ compile runtime_peers "$here/runtime_peers.cu" &&
 	run runtime_peers static 'runtime peers: right'
 compile runtime_ipc "$here/runtime_ipc.cu" &&
 	run runtime_ipc static 'runtime ipc: right'
+compile runtime_multicast "$here/runtime_multicast.cu" &&
+	run runtime_multicast static 'runtime multicast: right'
 tap_end
