@@ -68,19 +68,53 @@ static enum node_part part(void)
 	return node < 4 ? parts[node] : OUTSIDER;
 }
 
-/* Leave @len bytes under @name for the other nodes, whole or not at all. */
-static void xchg_put(const char *name, const void *buf, size_t len)
+/*
+ * Another node that failed a test, or -1: that node may never leave what
+ * this one waits for, so a wait ends at once instead of at its limit.
+ */
+static int failed_node(void)
+{
+	char path[512];
+	int k;
+
+	for (k = 0; k < nodes; k++) {
+		snprintf(path, sizeof(path), "%s/failed.%d", xchg, k);
+		if (k != node && !access(path, F_OK))
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * Leave @len bytes under @name for the other nodes, whole or not at all:
+ * 0, or why not (an errno). Also outside a test, where nothing may assert.
+ */
+static int xchg_leave(const char *name, const void *buf, size_t len)
 {
 	char path[512], tmp[600];
+	int err = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", xchg, name);
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, node);
 	f = fopen(tmp, "w");
-	ck_assert_msg(f, "cannot write %s: %s", tmp, strerror(errno));
-	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(rename(tmp, path), 0);
+	if (!f)
+		return errno;
+	if (fwrite(buf, 1, len, f) != len)
+		err = EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	return err;
+}
+
+static void xchg_put(const char *name, const void *buf, size_t len)
+{
+	int err = xchg_leave(name, buf, len);
+
+	ck_assert_msg(!err, "node %d: cannot leave %s: %s", node, name,
+		      strerror(err));
 }
 
 /* Wait, bounded, for what another node left under @name. */
@@ -93,6 +127,7 @@ static void xchg_get(const char *name, void *buf, size_t len)
 	snprintf(path, sizeof(path), "%s/%s", xchg, name);
 	for (tries = 0; tries < xchg_wait_secs * 10; tries++) {
 		FILE *f = fopen(path, "r");
+		int failed;
 
 		if (f) {
 			size_t n = fread(buf, 1, len, f);
@@ -101,6 +136,10 @@ static void xchg_get(const char *name, void *buf, size_t len)
 			ck_assert_uint_eq(n, len);
 			return;
 		}
+		failed = failed_node();
+		ck_assert_msg(failed < 0,
+			      "node %d: node %d failed a test, so nothing comes under %s",
+			      node, failed, path);
 		nanosleep(&pause, NULL);
 	}
 	ck_abort_msg("node %d: nothing under %s after %d s", node, path,
@@ -1380,13 +1419,63 @@ START_TEST(import_with_the_daemon_stopped_is_invalid_handle)
 }
 END_TEST
 
-int main(void)
+/*
+ * One test in a runner of its own, so that this node knows at once that it
+ * failed and says so to the others (failed_node()); prints its result as
+ * Check's verbose mode does. Whether it passed.
+ */
+static bool run_test(const TTest *test)
 {
 	Suite *s = suite_create("multinode");
 	TCase *tc = tcase_create("multinode");
-	const char *env = getenv("CUMC_NODE");
 	SRunner *sr;
-	int status;
+	bool passed;
+
+	/*
+	 * Each test waits for the other nodes, boots and daemons included
+	 * (Check applies the multiplier itself).
+	 */
+	tcase_set_timeout(tc, 2 * XCHG_WAIT_SECS);
+	tcase_add_test(tc, test);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_VERBOSE);
+	passed = !srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (!passed) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "failed.%d", node);
+		xchg_leave(name, "1", 1);
+	}
+	return passed;
+}
+
+int main(void)
+{
+	static const TTest *const *tests[] = {
+		&each_node_owns_its_gpus,
+		&nvml_fabric_info_is_the_fabric_s,
+		&memory_written_on_one_node_is_read_on_another,
+		&import_from_another_imex_domain_is_invalid_handle,
+		&import_without_an_imex_channel_is_not_permitted,
+		&multicast_team_spans_nodes,
+		&rogue_peer_neither_cuts_off_nor_calls,
+		&a_restarted_daemon_rejoins,
+		&lease_runs_out_with_the_importer_daemon_stopped,
+		&late_join_takes_effect_on_every_node,
+		&bind_timed_out_on_a_replica_is_undone_on_the_origin,
+		&dropped_messages_to_the_daemon_leak_no_hold,
+		&holds_per_node_are_limited,
+		&zeroing_for_export_holds_back_no_other_command,
+		&late_import_answer_releases_its_hold,
+		&node_lost_mid_use_raises_sigbus,
+		&import_with_the_daemon_stopped_is_invalid_handle,
+	};
+	const char *env = getenv("CUMC_NODE");
+	int status = EXIT_SUCCESS;
+	size_t i;
 
 	xchg = getenv("CUMC_FABRIC_XCHG");
 	if (!env || !xchg) {
@@ -1398,50 +1487,17 @@ int main(void)
 	env = getenv("CK_TIMEOUT_MULTIPLIER");
 	if (env && atoi(env) > 1)
 		xchg_wait_secs *= atoi(env);
-	/*
-	 * Each test waits for the other nodes, boots and daemons included
-	 * (Check applies the multiplier itself).
-	 */
-	tcase_set_timeout(tc, 2 * XCHG_WAIT_SECS);
-	tcase_add_test(tc, each_node_owns_its_gpus);
-	tcase_add_test(tc, nvml_fabric_info_is_the_fabric_s);
-	tcase_add_test(tc, memory_written_on_one_node_is_read_on_another);
-	tcase_add_test(tc, import_from_another_imex_domain_is_invalid_handle);
-	tcase_add_test(tc, import_without_an_imex_channel_is_not_permitted);
-	tcase_add_test(tc, multicast_team_spans_nodes);
-	tcase_add_test(tc, rogue_peer_neither_cuts_off_nor_calls);
-	tcase_add_test(tc, a_restarted_daemon_rejoins);
-	tcase_add_test(tc, lease_runs_out_with_the_importer_daemon_stopped);
-	tcase_add_test(tc, late_join_takes_effect_on_every_node);
-	tcase_add_test(tc, bind_timed_out_on_a_replica_is_undone_on_the_origin);
-	tcase_add_test(tc, dropped_messages_to_the_daemon_leak_no_hold);
-	tcase_add_test(tc, holds_per_node_are_limited);
-	tcase_add_test(tc, zeroing_for_export_holds_back_no_other_command);
-	tcase_add_test(tc, late_import_answer_releases_its_hold);
-	tcase_add_test(tc, node_lost_mid_use_raises_sigbus);
-	tcase_add_test(tc, import_with_the_daemon_stopped_is_invalid_handle);
-	suite_add_tcase(s, tc);
 	/* Each test's result as it ends: a node may be stopped before the end. */
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_VERBOSE);
-	status = srunner_ntests_failed(sr) ? EXIT_FAILURE : EXIT_SUCCESS;
-	srunner_free(sr);
-	/* Node 1 stops this node's VM: its results are out, wait for it. */
-	if (node == 0 && nodes > 1) {
-		char path[512], tmp[600];
-		FILE *f;
-
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!run_test(*tests[i]))
+			status = EXIT_FAILURE;
+	/*
+	 * Node 1 stops this node's VM: its results are out, wait for it. Not
+	 * after a failure: node 1 gives up its part then (failed_node()).
+	 */
+	if (node == 0 && nodes > 1 && status == EXIT_SUCCESS) {
 		fflush(NULL);
-		/* Whole or not at all, as xchg_put() leaves its files. */
-		snprintf(path, sizeof(path), "%s/node0.finished", xchg);
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		f = fopen(tmp, "w");
-		if (f) {
-			fputc('1', f);
-			if (!fclose(f))
-				rename(tmp, path);
-		}
+		xchg_leave("node0.finished", "1", 1);
 		sleep(xchg_wait_secs);
 		printf("# node 0 was not stopped\n");
 		return EXIT_FAILURE;
