@@ -29,8 +29,11 @@
 /*
  * Serializes new_device, del_device, the load's devices and the unload:
  * protects cumk_bus_devs and cumk_bus_open. The outermost lock of the
- * module: a device's registration, probe and remove (its loss) run under
- * it, and nothing takes it under another lock.
+ * module: a registration or deletion through it probes or removes (loses)
+ * the device under it, and nothing takes it under another lock. A bind or
+ * unbind through the driver's own files probes or removes under the
+ * device's lock alone, which the driver core takes for every probe and
+ * remove: that lock, not this one, keeps the two apart.
  */
 static DEFINE_MUTEX(cumk_bus_lock);
 /* The devices registered on the bus, by index: each entry owns one. */
