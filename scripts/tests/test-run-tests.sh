@@ -152,43 +152,9 @@ tap_result $((status != 1)) "a failure beside the VMs fails the run (status $sta
 tap_result $? "programs beside the VMs are in the summary line" ||
 	echo "# got '$(tail -n 1 <<<"$out")'"
 order=$(grep -E '^=== |^ok 1' <<<"$out" | tr '\n' '|')
-[ "$order" = "=== on the host, while the VMs ran|=== $dir/tap_pass|ok 1 alone|=== beside the VMs: $dir/crash $dir/tap_skip_unnamed|=== $dir/crash|ok 1 before the crash|=== $dir/tap_skip_unnamed|ok 1 # SKIP no fail-nth|=== JUnit XML: $junit|=== summary|" ]
+[ "$order" = "=== $dir/tap_pass|ok 1 alone|=== beside the VMs: $dir/crash $dir/tap_skip_unnamed|=== $dir/crash|ok 1 before the crash|=== $dir/tap_skip_unnamed|ok 1 # SKIP no fail-nth|=== JUnit XML: $junit|=== summary|" ]
 tap_result $? "their output comes in one block, each program's whole" ||
 	echo "# got: $order"
 python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "4" and r.get("failures") == "1"))' "$junit"
 tap_result $? "and in the JUnit file"
-
-# The streams run at once: a host program waits (10 s at most) for a file
-# that a VM's program writes, and one beside them for a file the host's
-# writes; one stream after the other, one of them would give up. The VM is
-# a stand-in for scripts/vm-run that runs its command here.
-waits_for() {
-	cat >"$dir/$2" <<T
-#!/bin/sh
-for i in \$(seq 100); do
-	[ -e "$dir/$1" ] && { touch "$dir/$3"; echo "ok 1 $2"; exit 0; }
-	sleep 0.1
-done
-echo "not ok 1 $2"
-T
-	chmod +x "$dir/$2"
-}
-waits_for from-vm host-waits from-host
-waits_for from-host beside-waits unused
-cat >"$dir/vm-run" <<'T'
-#!/bin/sh
-while [ "$1" != -- ]; do shift; done
-shift
-exec "$@"
-T
-cat >"$dir/vm-writes" <<T
-#!/bin/sh
-touch "$dir/from-vm"
-echo "ok 1 vm-writes"
-T
-chmod +x "$dir/vm-run" "$dir/vm-writes"
-out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" \
-	--host "$dir/host-waits" --beside "$dir/beside-waits" --vm "$dir/vm-writes" 2>&1)
-tap_result $? "the host's programs, a VM's and those beside them run at the same time" ||
-	echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
 tap_end
