@@ -157,4 +157,41 @@ tap_result $? "their output comes in one block, each program's whole" ||
 	echo "# got: $order"
 python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "4" and r.get("failures") == "1"))' "$junit"
 tap_result $? "and in the JUnit file"
+
+# --vm-jobs 2: the first VM's program waits (10 s at most) for a file the
+# second VM's writes, so it passes only when both VMs run at once; the
+# output still comes in the VMs' order, each VM's whole, though the second
+# ends first. The VM is a stand-in for scripts/vm-run that runs the command
+# here.
+cat >"$dir/vm-run" <<'T'
+#!/bin/sh
+echo "stand-in VM: $1"
+while [ "$1" != -- ]; do shift; done
+shift
+exec "$@"
+T
+cat >"$dir/waits" <<T
+#!/bin/sh
+for i in \$(seq 100); do
+	[ -e "$dir/written" ] && { echo "ok 1 met"; exit 0; }
+	sleep 0.1
+done
+echo "not ok 1 met"
+T
+cat >"$dir/writes" <<T
+#!/bin/sh
+touch "$dir/written"
+echo "ok 1 wrote"
+T
+chmod +x "$dir/vm-run" "$dir/waits" "$dir/writes"
+out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" --vm-jobs 2 \
+	--vm-args first --vm "$dir/waits" --vm-args second --vm "$dir/writes" 2>&1)
+status=$?
+[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
+tap_result $? "--vm-jobs 2: two VMs at once (status $status)" ||
+	echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
+order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
+[ "$order" = "=== scripts/vm-run first|stand-in VM: first|=== $dir/waits|ok 1 met|=== scripts/vm-run second|stand-in VM: second|=== $dir/writes|ok 1 wrote|" ]
+tap_result $? "--vm-jobs 2: each VM's output whole, in the VMs' order" ||
+	echo "# got: $order"
 tap_end
