@@ -20,7 +20,7 @@ check() {
 }
 
 echo "TAP version 13"
-tap_plan 18
+tap_plan 19
 
 out=$("$vm_run" -- cat /proc/modules 2>&1)
 check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
@@ -41,6 +41,12 @@ rm -rf "$dir"
 
 "$vm_run" -- sh -c 'exit 7' >/dev/null 2>&1
 check "the command's exit status is the runner's" 7 $?
+
+# A boot that stalls before the command (here the first, on purpose, for
+# 15 s) is stopped and tried once more, which runs the command.
+out=$("$vm_run" --no-module --gpus 0 --stall-first-boot 15 -- echo second boot 2>&1)
+check "a stalled boot is tried again, saying so, and the command runs" \
+	"0 1 second boot" "$? $(grep -c '^vm-run: the guest had not started its command 15 s after QEMU started: booting it again$' <<<"$out") $(grep -x 'second boot' <<<"$out")"
 
 # --user: the command as nobody, not root, with /dev/cumc (mode 0666, as
 # the module asks) opened read-write and a libcumc test passing; the
