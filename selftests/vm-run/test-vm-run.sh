@@ -22,25 +22,25 @@ check() {
 echo "TAP version 13"
 tap_plan 19
 
-out=$("$vm_run" -- cat /proc/modules 2>&1)
-check "cumc is loaded while the command runs" 1 "$(grep -c '^cumc ' <<<"$out")"
+# One boot for the first four: the module while the command runs, the
+# first line, the current directory, the exit status.
+dir=$(mktemp -d)
+out=$(cd "$dir" && "$vm_run" -- sh -c 'pwd; echo written >result
+echo "modules $(grep -c "^cumc " /proc/modules)"; exit 7' 2>&1)
+status=$?
+check "cumc is loaded while the command runs" "modules 1" "$(grep '^modules ' <<<"$out")"
 # KVM where it can boot the kernel, TCG otherwise (these test machines:
 # their /dev/kvm opens but cannot boot it); the first line says which.
 first=$(head -n 1 <<<"$out")
 accel=$(sed -nE '1s/^vm-run: accelerator (kvm|tcg)( \(.+\))?$/\1/p' <<<"$out")
 [ -n "$accel" ]
 tap_result $? "the first line names the accelerator ($first)"
-
-dir=$(mktemp -d)
-out=$(cd "$dir" && "$vm_run" -- sh -c 'pwd; echo written >result' 2>&1)
 # The console may carry kernel messages (a loaded host makes the boot's
 # timer checks complain); the command's own first line is what counts.
 check "the command runs in the current directory, writable" \
 	"$dir written" "$(grep -v -e '^\[ *[0-9.]*\]' -e '^vm-run: ' <<<"$out" | head -n 1) $(cat "$dir/result" 2>/dev/null)"
 rm -rf "$dir"
-
-"$vm_run" -- sh -c 'exit 7' >/dev/null 2>&1
-check "the command's exit status is the runner's" 7 $?
+check "the command's exit status is the runner's" 7 "$status"
 
 # A boot that stalls before the command (here the first, on purpose, for
 # 15 s) is stopped and tried once more, which runs the command.
@@ -140,13 +140,14 @@ debug_cumc=$repo/build/kmod-debug/kmod/cumc.ko
 if [ -n "$debug_dir" ] && [ -e "$debug_ko/cumc_kasan.ko" ] &&
    [ -e "$debug_ko/cumc_leak.ko" ] && [ -e "$debug_cumc" ]; then
 	debug_kernel=$(ls "$debug_dir"/vmlinuz-*)
+	# 512 MiB: kmemleak's two scans after the command read all of it.
 	(cd "$repo" && "$vm_run" --kernel "$debug_kernel" --module "$debug_cumc" \
-		--gpus 0 -- build/tests/test_init) >/dev/null 2>&1
+		--mem 512 --gpus 0 -- build/tests/test_init) >/dev/null 2>&1
 	check "without a planted fault the debug kernel's run passes" 0 $?
-	"$vm_run" --kernel "$debug_kernel" --no-module --gpus 0 -- \
+	"$vm_run" --kernel "$debug_kernel" --no-module --mem 512 --gpus 0 -- \
 		insmod "$debug_ko/cumc_kasan.ko" >/dev/null 2>&1
 	check "a KASAN report on the debug kernel fails the run" 120 $?
-	"$vm_run" --kernel "$debug_kernel" --no-module --gpus 0 -- \
+	"$vm_run" --kernel "$debug_kernel" --no-module --mem 512 --gpus 0 -- \
 		insmod "$debug_ko/cumc_leak.ko" >/dev/null 2>&1
 	check "a kmemleak report on the debug kernel fails the run" 120 $?
 else
