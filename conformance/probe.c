@@ -141,6 +141,245 @@ static CUresult vmm_mapped(struct vmm *v)
 	return res;
 }
 
+/*
+ * The graphics interoperability functions of cudaGL.h, cudaEGL.h and
+ * cudaVDPAU.h, and cudaProfiler.h's cuProfilerInitialize: cuda.h does not
+ * declare them, and the runtime asks cuGetProcAddress for them at start,
+ * so the probes find them as it does (version 13000) and call them through
+ * their PFN types' parameters, spelled here without the graphics headers.
+ * The machine that records has no X server, EGL display or VDPAU device.
+ */
+typedef unsigned int probe_gluint;
+/* CUeglFrame: three plane pointers, eight 32-bit fields, the format. */
+struct probe_egl_frame {
+	void *planes[3];
+	unsigned int fields[9];
+};
+
+static void *interop_fn(const char *name)
+{
+	CUdriverProcAddressQueryResult found;
+	void *fn = NULL;
+
+	if (cuGetProcAddress_v2(name, &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT,
+				&found) != CUDA_SUCCESS ||
+	    found != CU_GET_PROC_ADDRESS_SUCCESS)
+		return NULL;
+	return fn;
+}
+
+/* @fn's address, or the probe answers that cuGetProcAddress has none. */
+#define INTEROP(type, fn, name)						\
+	__typeof__(type) fn = (__typeof__(type))interop_fn(name);	\
+	do {								\
+		if (!fn) {						\
+			say(CUDA_ERROR_NOT_FOUND, "%s not found", name); \
+			return;						\
+		}							\
+	} while (0)
+
+static void interop_gl_init(void)
+{
+	INTEROP(CUresult (*)(void), fn, "cuGLInit");
+
+	SAY(fn());
+}
+
+static void interop_gl_get_devices(void)
+{
+	INTEROP(CUresult (*)(unsigned int *, CUdevice *, unsigned int, int),
+		fn, "cuGLGetDevices");
+	unsigned int count = 77;
+	CUdevice devs[8];
+
+	SAYV(fn(&count, devs, 8, 1 /* CU_GL_DEVICE_LIST_ALL */),
+	     "count=%u", count);
+}
+
+static void interop_gl_ctx_create(void)
+{
+	INTEROP(CUresult (*)(CUcontext *, unsigned int, CUdevice), fn,
+		"cuGLCtxCreate");
+	CUcontext ctx = NULL;
+
+	SAYV(fn(&ctx, 0, 0), "ctx=%s", ctx ? "set" : "NULL");
+}
+
+static void interop_gl_buffer_objects(void)
+{
+	INTEROP(CUresult (*)(probe_gluint), reg, "cuGLRegisterBufferObject");
+	INTEROP(CUresult (*)(probe_gluint), unreg,
+		"cuGLUnregisterBufferObject");
+	INTEROP(CUresult (*)(probe_gluint), unmap, "cuGLUnmapBufferObject");
+	INTEROP(CUresult (*)(probe_gluint, CUstream), unmap_async,
+		"cuGLUnmapBufferObjectAsync");
+	INTEROP(CUresult (*)(probe_gluint, unsigned int), flags,
+		"cuGLSetBufferObjectMapFlags");
+	CUresult res = reg(1);
+
+	SAYV(res, "unregister=%d unmap=%d unmap_async=%d map_flags=%d",
+	     (int)unreg(1), (int)unmap(1), (int)unmap_async(1, NULL),
+	     (int)flags(1, 0));
+}
+
+static void interop_gl_map(void)
+{
+	INTEROP(CUresult (*)(CUdeviceptr *, size_t *, probe_gluint), map,
+		"cuGLMapBufferObject");
+	INTEROP(CUresult (*)(CUdeviceptr *, size_t *, probe_gluint, CUstream),
+		map_async, "cuGLMapBufferObjectAsync");
+	CUdeviceptr dptr = 0;
+	size_t size = 0;
+	CUresult res = map(&dptr, &size, 1);
+
+	SAYV(res, "async=%d dptr=%s", (int)map_async(&dptr, &size, 1, NULL),
+	     dptr ? "set" : "0");
+}
+
+static void interop_graphics_gl_register(void)
+{
+	INTEROP(CUresult (*)(CUgraphicsResource *, probe_gluint, unsigned int),
+		buffer, "cuGraphicsGLRegisterBuffer");
+	INTEROP(CUresult (*)(CUgraphicsResource *, probe_gluint, unsigned int,
+			     unsigned int),
+		image, "cuGraphicsGLRegisterImage");
+	CUgraphicsResource resource = NULL;
+	CUresult res = buffer(&resource, 1, 0);
+
+	SAYV(res, "image=%d resource=%s",
+	     (int)image(&resource, 1, 0x0de1 /* GL_TEXTURE_2D */, 0),
+	     resource ? "set" : "NULL");
+}
+
+static void interop_graphics_egl(void)
+{
+	INTEROP(CUresult (*)(CUgraphicsResource *, void *, unsigned int),
+		image, "cuGraphicsEGLRegisterImage");
+	INTEROP(CUresult (*)(struct probe_egl_frame *, CUgraphicsResource,
+			     unsigned int, unsigned int),
+		frame, "cuGraphicsResourceGetMappedEglFrame");
+	CUgraphicsResource resource = NULL;
+	struct probe_egl_frame f;
+	CUresult res;
+
+	memset(&f, 0, sizeof(f));
+	res = image(&resource, (void *)0x10, 0);
+
+	SAYV(res, "mapped_frame=%d", (int)frame(&f, NULL, 0, 0));
+}
+
+/* Connecting to a stream that is not an EGLStream, and with no connection. */
+static void interop_egl_connect(void)
+{
+	INTEROP(CUresult (*)(void **, void *), consumer,
+		"cuEGLStreamConsumerConnect");
+	INTEROP(CUresult (*)(void **, void *, unsigned int), consumer_flags,
+		"cuEGLStreamConsumerConnectWithFlags");
+	INTEROP(CUresult (*)(void **, void *, int, int), producer,
+		"cuEGLStreamProducerConnect");
+	void *conn = NULL;
+	CUresult res = consumer(&conn, (void *)0x10);
+
+	SAYV(res, "flags=%d producer=%d null_conn=%d/%d/%d",
+	     (int)consumer_flags(&conn, (void *)0x10, 0),
+	     (int)producer(&conn, (void *)0x10, 64, 64),
+	     (int)consumer(NULL, NULL), (int)consumer_flags(NULL, NULL, 0),
+	     (int)producer(NULL, NULL, 0, 0));
+}
+
+/* The calls on a connection that was never made. */
+static void interop_egl_frames(void)
+{
+	INTEROP(CUresult (*)(void **), consumer_disconnect,
+		"cuEGLStreamConsumerDisconnect");
+	INTEROP(CUresult (*)(void **), producer_disconnect,
+		"cuEGLStreamProducerDisconnect");
+	INTEROP(CUresult (*)(void **, CUgraphicsResource *, CUstream *,
+			     unsigned int),
+		acquire, "cuEGLStreamConsumerAcquireFrame");
+	INTEROP(CUresult (*)(void **, CUgraphicsResource, CUstream *), release,
+		"cuEGLStreamConsumerReleaseFrame");
+	INTEROP(CUresult (*)(void **, struct probe_egl_frame, CUstream *),
+		present, "cuEGLStreamProducerPresentFrame");
+	INTEROP(CUresult (*)(void **, struct probe_egl_frame *, CUstream *),
+		give_back, "cuEGLStreamProducerReturnFrame");
+	CUgraphicsResource resource = NULL;
+	struct probe_egl_frame f;
+	CUstream stream = NULL;
+	void *conn = NULL;
+	CUresult res;
+
+	memset(&f, 0, sizeof(f));
+	res = consumer_disconnect(&conn);
+
+	SAYV(res, "producer_disconnect=%d acquire=%d release=%d present=%d return=%d",
+	     (int)producer_disconnect(&conn),
+	     (int)acquire(&conn, &resource, &stream, 0),
+	     (int)release(&conn, NULL, &stream),
+	     (int)present(&conn, f, &stream),
+	     (int)give_back(&conn, &f, &stream));
+}
+
+/*
+ * Without VDPAU's function to find its others: the driver calls the one it
+ * is given (0x10 crashes it), so the probe gives none.
+ */
+static void interop_vdpau(void)
+{
+	INTEROP(CUresult (*)(CUdevice *, uint32_t, void *), get_device,
+		"cuVDPAUGetDevice");
+	INTEROP(CUresult (*)(CUcontext *, unsigned int, CUdevice, uint32_t,
+			     void *),
+		ctx_create, "cuVDPAUCtxCreate");
+	CUcontext ctx = NULL;
+	CUdevice dev = -1;
+	CUresult res = get_device(&dev, 1, NULL);
+
+	SAYV(res, "dev=%d ctx_create=%d", (int)dev,
+	     (int)ctx_create(&ctx, 0, 0, 1, NULL));
+}
+
+/* Surfaces of a VDPAU device there is none of. */
+static void interop_vdpau_surfaces(void)
+{
+	INTEROP(CUresult (*)(CUgraphicsResource *, uint32_t, unsigned int),
+		video, "cuGraphicsVDPAURegisterVideoSurface");
+	INTEROP(CUresult (*)(CUgraphicsResource *, uint32_t, unsigned int),
+		output, "cuGraphicsVDPAURegisterOutputSurface");
+	CUgraphicsResource resource = NULL;
+	CUresult res = video(&resource, 1, 0);
+
+	SAYV(res, "output=%d resource=%s", (int)output(&resource, 1, 0),
+	     resource ? "set" : "NULL");
+}
+
+static void interop_profiler_initialize(void)
+{
+	INTEROP(CUresult (*)(const char *, const char *, int), fn,
+		"cuProfilerInitialize");
+	CUresult res = fn(NULL, NULL, 0);
+
+	SAYV(res, "with_files=%d", (int)fn("/nonexistent", "/tmp/profile", 0));
+}
+
+/* cuGLGetDevices's oldest ABI, 4.1's, and what older versions find. */
+static void interop_gl_versions(void)
+{
+	static const int versions[] = { 4000, 4010, 6050, 13000 };
+	CUdriverProcAddressQueryResult found[4];
+	void *fn;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		fn = NULL;
+		if (cuGetProcAddress_v2("cuGLGetDevices", &fn, versions[i],
+					CU_GET_PROC_ADDRESS_DEFAULT, &found[i]))
+			found[i] = -1;
+	}
+	say(CUDA_SUCCESS, "found=%d/%d/%d/%d", found[0], found[1], found[2],
+	    found[3]);
+}
+
 /* Probes marked NO_CONTEXT run with cuInit done and no current context. */
 enum probe_setup { WITH_CONTEXT, NO_CONTEXT, NO_INIT };
 
@@ -3922,6 +4161,21 @@ static const struct probe probes[] = {
 	{ "device.p2p_atomic_caps_same", device_p2p_atomic_caps_same, WITH_CONTEXT },
 	{ "stream.attributes_default", stream_attributes_default, WITH_CONTEXT },
 	{ "stream.attribute_set_priority", stream_attribute_set_priority, WITH_CONTEXT },
+	{ "interop.gl_init", interop_gl_init, WITH_CONTEXT },
+	{ "interop.gl_get_devices", interop_gl_get_devices, WITH_CONTEXT },
+	{ "interop.gl_get_devices_no_ctx", interop_gl_get_devices, NO_CONTEXT },
+	{ "interop.gl_ctx_create", interop_gl_ctx_create, WITH_CONTEXT },
+	{ "interop.gl_buffer_objects", interop_gl_buffer_objects, WITH_CONTEXT },
+	{ "interop.gl_map", interop_gl_map, WITH_CONTEXT },
+	{ "interop.graphics_gl_register", interop_graphics_gl_register, WITH_CONTEXT },
+	{ "interop.graphics_egl", interop_graphics_egl, WITH_CONTEXT },
+	{ "interop.egl_connect", interop_egl_connect, WITH_CONTEXT },
+	{ "interop.egl_connect_no_ctx", interop_egl_connect, NO_CONTEXT },
+	{ "interop.egl_frames", interop_egl_frames, WITH_CONTEXT },
+	{ "interop.vdpau", interop_vdpau, WITH_CONTEXT },
+	{ "interop.vdpau_surfaces", interop_vdpau_surfaces, WITH_CONTEXT },
+	{ "interop.profiler_initialize", interop_profiler_initialize, WITH_CONTEXT },
+	{ "interop.gl_versions", interop_gl_versions, WITH_CONTEXT },
 };
 
 #define NUM_PROBES (sizeof(probes) / sizeof(probes[0]))
