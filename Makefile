@@ -250,6 +250,9 @@ $(O)/tests/test_log $(O)/tests/test_log_vm: $(O)/cuda/libcuda.so.1
 $(O)/tests/test_module $(O)/tests/test_ptx_multimem $(O)/tests/test_link \
 $(O)/tests/test_vmm_samples $(O)/tests/test_graph $(O)/tests/test_export_tables: \
 	TEST_DEFS := -DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"'
+# The names the CUDA runtime asked NVIDIA's driver for (Documentation/runtime.md).
+$(O)/tests/test_procaddr: TEST_DEFS := \
+	-DRUNTIME_LOG='"$(CURDIR)/conformance/export_tables/580.159.04-runtime-shared.log"'
 
 # A per-thread default stream program, linked against the shared library
 # as a toolkit-built one is against libcuda: the _ptds/_ptsz names must be

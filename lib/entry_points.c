@@ -12,6 +12,7 @@
  * CUMC_LOG's line included.
  */
 #include "internal.h"
+#include "interop.h"
 #include "log.h"
 #include "procaddr.h"
 

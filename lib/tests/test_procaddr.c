@@ -5,16 +5,19 @@
  * entry not newer than the version asked for wins, and unknown symbols,
  * too-old versions and bad arguments answer as cuda.h documents; lookups
  * with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM find the _ptds/_ptsz
- * flavours.  Needs
- * neither cuInit nor a device.
+ * flavours.  Every name the CUDA 13.0 runtime asks for (as recorded on
+ * NVIDIA's driver, RUNTIME_LOG) is found.  Needs neither cuInit nor a
+ * device.
  */
 #include <check.h>
 #include <cuda.h>
 #include <cumc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_run.h"
+#include "interop.h"
 #include "procaddr.h"
 #include "stream.h"
 
@@ -101,6 +104,76 @@ START_TEST(newest_fitting_version_wins)
 			 (void *)cuMulticastBindAddr);
 	ck_assert_ptr_eq(FOUND("cuMulticastBindAddr", 13010),
 			 (void *)cuMulticastBindAddr_v2);
+	/* CUDA 4.1's cuGLGetDevices has 6.5's ABI. */
+	ck_assert_ptr_eq(FOUND("cuGLGetDevices", 4010), (void *)cuGLGetDevices_v2);
+	ck_assert_ptr_eq(FOUND("cuGLMapBufferObject", 6050),
+			 (void *)cuGLMapBufferObject_v2);
+}
+END_TEST
+
+/*
+ * The distinct names of RUNTIME_LOG's "cuGetProcAddress(NAME) ..." lines
+ * into @names, as many as fit; answers how many there are.
+ */
+static size_t runtime_names(char names[][64], size_t max)
+{
+	FILE *log = fopen(RUNTIME_LOG, "r");
+	char line[256], name[64];
+	size_t n = 0, i;
+
+	ck_assert_msg(log, "cannot open %s", RUNTIME_LOG);
+	while (fgets(line, sizeof(line), log)) {
+		if (sscanf(line, "cuGetProcAddress(%63[^)])", name) != 1)
+			continue;
+		for (i = 0; i < n && strcmp(names[i], name); i++)
+			;
+		if (i == n && n < max)
+			strcpy(names[n++], name);
+	}
+	fclose(log);
+	return n;
+}
+
+/*
+ * The CUDA 13.0 runtime asks for these as it starts, with the version it
+ * was built for: each must be a function, none missing (issue 35).  The
+ * empty name it also asks for has no line of this form.
+ */
+START_TEST(every_name_the_runtime_asks_for_is_found)
+{
+	static char names[512][64];
+	size_t n = runtime_names(names, 512), i;
+
+	ck_assert_uint_eq(n, 345);
+	for (i = 0; i < n; i++) {
+		CUdriverProcAddressQueryResult status = 77;
+		void *pfn = NULL;
+
+		ck_assert_int_eq(cuGetProcAddress(names[i], &pfn, 13000,
+						  CU_GET_PROC_ADDRESS_DEFAULT,
+						  &status), CUDA_SUCCESS);
+		ck_assert_msg(status == CU_GET_PROC_ADDRESS_SUCCESS && pfn,
+			      "%s: status %d", names[i], (int)status);
+	}
+}
+END_TEST
+
+/* The interop functions, found as the runtime finds them, need cuInit. */
+START_TEST(interop_functions_need_cuinit)
+{
+	CUresult (*gl_init)(void) = lookup("cuGLInit", 13000,
+					   CU_GET_PROC_ADDRESS_SUCCESS);
+	CUresult (*vdpau_device)(CUdevice *, VdpDevice, VdpGetProcAddress *) =
+		lookup("cuVDPAUGetDevice", 13000, CU_GET_PROC_ADDRESS_SUCCESS);
+	CUresult (*egl_disconnect)(CUeglStreamConnection *) =
+		lookup("cuEGLStreamConsumerDisconnect", 13000,
+		       CU_GET_PROC_ADDRESS_SUCCESS);
+	CUdevice dev = -1;
+
+	ck_assert_int_eq(gl_init(), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(vdpau_device(&dev, 1, NULL), CUDA_ERROR_NOT_INITIALIZED);
+	ck_assert_int_eq(dev, -1);
+	ck_assert_int_eq(egl_disconnect(NULL), CUDA_ERROR_NOT_INITIALIZED);
 }
 END_TEST
 
@@ -123,6 +196,15 @@ START_TEST(too_old_version_is_not_sufficient)
 	/* Left out: their ABI of that version differs from every function. */
 	lookup("cuCtxCreate", 3010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	lookup("cuMemGetInfo", 3010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuGLMapBufferObject", 2000,
+	       CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuGLMapBufferObjectAsync", 3010,
+	       CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuGLCtxCreate", 3010, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	lookup("cuVDPAUCtxCreate", 3010,
+	       CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	/* As driver 580 answers (conformance/, interop.gl_versions). */
+	lookup("cuGLGetDevices", 4000, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	lookup("cuInit", 0, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 	lookup("cuInit", -1, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 }
@@ -328,6 +410,8 @@ int main(void)
 			    0, sizeof(ptds_table) / sizeof(ptds_table[0]));
 	tcase_add_test(table_tc, per_thread_flavour_where_one_exists);
 	tcase_add_test(table_tc, resolved_function_is_callable);
+	tcase_add_test(table_tc, every_name_the_runtime_asks_for_is_found);
+	tcase_add_test(table_tc, interop_functions_need_cuinit);
 	suite_add_tcase(s, table_tc);
 
 	tcase_add_test(args, symbol_status_is_optional);

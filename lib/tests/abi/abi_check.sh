@@ -10,7 +10,10 @@
 #   3. our prototypes compile next to the toolkit's (C and C++);
 #   4. every cuGetProcAddress entry of the table hands out a function with
 #      the parameters the toolkit's cudaTypedefs.h gives that symbol and
-#      version.
+#      version (cudaGLTypedefs.h, cudaEGLTypedefs.h, cudaVDPAUTypedefs.h
+#      and cudaProfilerTypedefs.h for the names outside cuda.h);
+#   5. the types lib/interop.h declares for those have the toolkit's
+#      layout.
 #
 # The toolkit is found through $CUDA_HOME, else through nvcc on PATH.
 # Prints one TAP result; exit status 0 pass or skipped (no toolkit), 1 fail.
@@ -125,17 +128,30 @@ fi
 # the parameters the table gives it.  Entries without a public typedef (the
 # pre-4.0 versions kept under __CUDA_API_VERSION_INTERNAL, versions newer
 # than the toolkit) cannot be checked; any other missing typedef means a
-# wrong symbol or version. cuProfilerStart/Stop's are in
-# cudaProfilerTypedefs.h, as their prototypes are in cudaProfiler.h.
+# wrong symbol or version. The profiler's and the graphics interop
+# functions' are in headers of their own, as their prototypes are
+# (lib/interop.h). The toolkit's VDPAU header needs VDPAU's: where the
+# machine has none, the four facts it is needed for stand in for it.
 typedefs="$toolkit_include/cudaTypedefs.h"
-profiler_typedefs="$toolkit_include/cudaProfilerTypedefs.h"
+other_typedefs="cudaProfilerTypedefs.h cudaGLTypedefs.h cudaEGLTypedefs.h cudaVDPAUTypedefs.h"
 toolkit_version=$(sed -nE 's/^#define CUDA_VERSION ([0-9]+).*/\1/p' \
 	"$toolkit_include/cuda.h")
-{
-	awk '/__CUDA_API_VERSION_INTERNAL/ { exit } { print }' "$typedefs"
-	cat "$profiler_typedefs"
-} | grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/public_pfns"
-cat "$typedefs" "$profiler_typedefs" |
+if ! echo '#include <vdpau/vdpau.h>' | $CC -E -x c - >/dev/null 2>&1; then
+	mkdir -p "$work/vdpau"
+	cat >"$work/vdpau/vdpau.h" <<-'EOF'
+	#include <stdint.h>
+	typedef uint32_t VdpDevice;
+	typedef uint32_t VdpVideoSurface;
+	typedef uint32_t VdpOutputSurface;
+	typedef int VdpGetProcAddress(VdpDevice device, uint32_t function_id,
+				      void **function_pointer);
+	EOF
+fi
+for header in cudaTypedefs.h $other_typedefs; do
+	awk '/__CUDA_API_VERSION_INTERNAL/ { exit } { print }' \
+		"$toolkit_include/$header"
+done | grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/public_pfns"
+(cd "$toolkit_include" && cat cudaTypedefs.h $other_typedefs) |
 	grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+\b' | sort -u >"$work/all_pfns"
 sed -nE 's/^CUMC_PROC\("([^"]+)", ([0-9]+), ([A-Za-z0-9_]+)\)$/\1 \2 \3/p' \
 	"$entries" >"$work/procs"
@@ -143,12 +159,14 @@ sed -nE 's/^CUMC_PROC\("([^"]+)", ([0-9]+), ([A-Za-z0-9_]+)\)$/\1 \2 \3/p' \
 # The per-thread default stream entries: PFN_<symbol>_v<version>_ptds/_ptsz.
 sed -nE 's/^CUMC_PROC_PTDS\("([^"]+)", ([0-9]+), ([A-Za-z0-9_]+)\)$/\1 \2 \3/p' \
 	"$entries" >"$work/procs_ptds"
-grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+_pt(ds|sz)\b' "$typedefs" | sort -u \
+(cd "$toolkit_include" && cat cudaTypedefs.h $other_typedefs) |
+	grep -oE 'PFN_[A-Za-z0-9_]+_v[0-9]+_pt(ds|sz)\b' | sort -u \
 	>"$work/ptds_pfns"
 unchecked=
 {
-	echo "#include <cudaTypedefs.h>"
-	echo "#include <cudaProfilerTypedefs.h>"
+	for header in cudaTypedefs.h $other_typedefs; do
+		echo "#include <$header>"
+	done
 	echo "#include <cumc.h>"
 	# By their symbols: a name of the table may be a macro of cuda.h's.
 	echo "#define CUMC_ENTRY(symbol, params, args) \\"
@@ -186,11 +204,35 @@ if ! $CC $CFLAGS -I"$toolkit_include" -I"$top/include/cumc" -I"$work" \
 	fail "a function of the table does not match its PFN typedef"
 fi
 
+# 5. What lib/interop.h declares, against the toolkit's headers.
+for side in toolkit cumc; do
+	if [ $side = toolkit ]; then
+		flags="-I$toolkit_include"
+	else
+		flags="-DCUMC_INTEROP -I$top/include/cumc -I$top/lib"
+	fi
+	if ! $CC $CFLAGS $flags "$here/interop_layout.c" \
+			-o "$work/interop_layout_$side" 2>"$work/interop_$side.log"; then
+		cat "$work/interop_$side.log"
+		fail "interop_layout does not build against the $side headers"
+		continue
+	fi
+	"$work/interop_layout_$side" >"$work/interop_$side.txt"
+done
+if [ -s "$work/interop_toolkit.txt" ] && [ -s "$work/interop_cumc.txt" ]; then
+	if ! diff -u --label "toolkit cudaGL.h, cudaEGL.h, cudaProfiler.h" \
+			--label "cumc lib/interop.h" "$work/interop_toolkit.txt" \
+			"$work/interop_cumc.txt"; then
+		fail "lib/interop.h's layout differs (lines: - toolkit, + cumc)"
+	fi
+fi
+
 if [ $failed -ne 0 ]; then
 	echo "not ok 1 cuda.h matches the CUDA toolkit's ABI"
 	exit 1
 fi
 echo "ok 1 cuda.h matches the CUDA toolkit's ABI: $(wc -l <"$work/cumc.txt") facts," \
 	"$(wc -l <"$work/functions") prototypes and" \
-	"$(wc -l <"$work/procs") + $(wc -l <"$work/procs_ptds") proc entries match $toolkit_include"
+	"$(wc -l <"$work/procs") + $(wc -l <"$work/procs_ptds") proc entries and" \
+	"$(wc -l <"$work/interop_cumc.txt") interop facts match $toolkit_include"
 exit 0
