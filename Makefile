@@ -29,7 +29,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
 O := build
 
-VERSION := 1.1.0
+VERSION := 1.2.0
 SOVERSION := 1
 
 CC ?= cc
