@@ -8,6 +8,12 @@
  * the item, so that recording again or destroying the event while the
  * item is pending leaves the item and earlier cuStreamWaitEvent calls
  * alone.  An event never recorded stands for no work: it has completed.
+ *
+ * An interprocess event (CU_EVENT_INTERPROCESS, which comes with
+ * CU_EVENT_DISABLE_TIMING) keeps no records of its own: its state is a
+ * page other processes map (event_shared.c), recorded, queried and
+ * waited on by any of them; ipc.c hands the page out and opens other
+ * processes' as events of this kind.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,6 +21,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "event_shared.h"
 #include "procaddr.h"
 #include "stream.h"
 
@@ -32,6 +39,7 @@ struct libcumc_event {
 	unsigned int flags;
 	CUcontext ctx;
 	struct libcumc_event_record *record;	/* NULL: never recorded */
+	struct libcumc_shared_event *shared;	/* interprocess: the page */
 };
 
 /* Event handles start here, clear of the streams' numbers. */
@@ -64,11 +72,14 @@ static struct libcumc_event *libcumc_event_find(CUevent handle)
 
 /*
  * The state of @handle: its flags, latest record (with a reference,
- * NULL when never recorded) and context.  CUDA_ERROR_INVALID_HANDLE unless it is live.
+ * NULL when never recorded) and context; with @shared (may be NULL) its
+ * page, with a reference, NULL unless it is an interprocess event.
+ * CUDA_ERROR_INVALID_HANDLE unless it is live.
  */
 static CUresult libcumc_event_get(CUevent handle, unsigned int *flags,
 				  struct libcumc_event_record **rec,
-				  CUcontext *ctx)
+				  CUcontext *ctx,
+				  struct libcumc_shared_event **shared)
 {
 	struct libcumc_event *ev;
 
@@ -81,6 +92,10 @@ static CUresult libcumc_event_get(CUevent handle, unsigned int *flags,
 		*rec = ev->record;
 		if (*rec)
 			atomic_fetch_add(&(*rec)->refs, 1);
+		if (shared && ev->shared)
+			libcumc_shared_event_ref(ev->shared);
+		if (shared)
+			*shared = ev->shared;
 	}
 	pthread_mutex_unlock(&libcumc_events_lock);
 	return ev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
@@ -98,9 +113,44 @@ __attribute__((constructor)) static void libcumc_events_atfork(void)
 	pthread_atfork(NULL, NULL, libcumc_events_forget_parent);
 }
 
-CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+/*
+ * A new event of the current context, of @flags, with @shared (taken
+ * over, also on failure) as its page when it is interprocess.
+ */
+static CUresult libcumc_event_add(unsigned int flags,
+				  struct libcumc_shared_event *shared,
+				  CUevent *phEvent)
 {
 	struct libcumc_event *ev;
+	CUdevice dev;
+	CUresult res;
+
+	res = libcumc_current_device(&dev);
+	if (res != CUDA_SUCCESS)
+		goto err_put;
+	ev = calloc(1, sizeof(*ev));
+	if (!ev) {
+		res = CUDA_ERROR_OUT_OF_MEMORY;
+		goto err_put;
+	}
+	ev->flags = flags;
+	ev->ctx = libcumc_stack_top();
+	ev->shared = shared;
+	pthread_mutex_lock(&libcumc_events_lock);
+	ev->handle = (CUevent)(CUMC_EVENT_HANDLE_BASE + ++libcumc_last_event);
+	ev->next = libcumc_events;
+	libcumc_events = ev;
+	*phEvent = ev->handle;
+	pthread_mutex_unlock(&libcumc_events_lock);
+	return CUDA_SUCCESS;
+err_put:
+	libcumc_shared_event_put(shared);
+	return res;
+}
+
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+	struct libcumc_shared_event *shared = NULL;
 	CUdevice dev;
 	CUresult res;
 
@@ -112,18 +162,49 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 	res = libcumc_current_device(&dev);
 	if (res != CUDA_SUCCESS)
 		return res;
-	ev = calloc(1, sizeof(*ev));
-	if (!ev)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	ev->flags = Flags;
-	ev->ctx = libcumc_stack_top();
+	if (Flags & CU_EVENT_INTERPROCESS) {
+		res = libcumc_shared_event_new(&shared);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	return libcumc_event_add(Flags, shared, phEvent);
+}
+
+CUresult libcumc_event_open_shared(struct libcumc_shared_event *shared,
+				   CUevent *phEvent)
+{
+	return libcumc_event_add(CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS,
+				 shared, phEvent);
+}
+
+CUresult libcumc_event_export(CUevent hEvent, unsigned long long *id)
+{
+	struct libcumc_event *ev;
+	CUresult res = CUDA_SUCCESS;
+
 	pthread_mutex_lock(&libcumc_events_lock);
-	ev->handle = (CUevent)(CUMC_EVENT_HANDLE_BASE + ++libcumc_last_event);
-	ev->next = libcumc_events;
-	libcumc_events = ev;
-	*phEvent = ev->handle;
+	ev = libcumc_event_find(hEvent);
+	if (!ev)
+		res = CUDA_ERROR_INVALID_HANDLE;
+	else if (!ev->shared)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else
+		*id = (uintptr_t)hEvent;
 	pthread_mutex_unlock(&libcumc_events_lock);
-	return CUDA_SUCCESS;
+	return res;
+}
+
+int libcumc_event_shared_fd(unsigned long long id)
+{
+	struct libcumc_event *ev;
+	int fd = -1;
+
+	pthread_mutex_lock(&libcumc_events_lock);
+	ev = libcumc_event_find((CUevent)(uintptr_t)id);
+	if (ev && ev->shared)
+		fd = libcumc_shared_event_dup_fd(ev->shared);
+	pthread_mutex_unlock(&libcumc_events_lock);
+	return fd;
 }
 
 /* A pending record still completes; the handle is refused from now on. */
@@ -142,6 +223,7 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 	if (!ev)
 		return CUDA_ERROR_INVALID_HANDLE;
 	libcumc_record_put(ev->record);
+	libcumc_shared_event_put(ev->shared);
 	free(ev);
 	return CUDA_SUCCESS;
 }
@@ -187,21 +269,95 @@ static CUresult libcumc_event_set_record(CUevent hEvent,
 	return ev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/*
+ * An item of an interprocess event: it completes a record, or waits for
+ * one, of a page no capture can make a node of (capture_as UNSUPPORTED).
+ */
+struct libcumc_shared_work {
+	struct libcumc_work work;
+	struct libcumc_shared_event *shared;	/* holds a reference */
+	uint64_t record;
+};
+
+static CUresult libcumc_shared_complete_run(struct libcumc_work *work)
+{
+	struct libcumc_shared_work *w = (struct libcumc_shared_work *)work;
+
+	libcumc_shared_event_complete(w->shared, w->record);
+	return CUDA_SUCCESS;
+}
+
+static CUresult libcumc_shared_wait_run(struct libcumc_work *work)
+{
+	struct libcumc_shared_work *w = (struct libcumc_shared_work *)work;
+
+	libcumc_shared_event_wait(w->shared, w->record);
+	return CUDA_SUCCESS;
+}
+
+static void libcumc_shared_work_fini(struct libcumc_work *work)
+{
+	libcumc_shared_event_put(((struct libcumc_shared_work *)work)->shared);
+}
+
+/* Queues on @stream an item that @run's with @record of @shared. */
+static CUresult libcumc_shared_work_on(struct libcumc_stream *stream,
+				       struct libcumc_shared_event *shared,
+				       CUresult (*run)(struct libcumc_work *),
+				       uint64_t record)
+{
+	struct libcumc_shared_work *w;
+
+	w = (struct libcumc_shared_work *)libcumc_work_alloc(sizeof(*w), run);
+	if (!w)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	libcumc_shared_event_ref(shared);
+	w->shared = shared;
+	w->record = record;
+	w->work.fini = libcumc_shared_work_fini;
+	return libcumc_stream_submit(stream, &w->work, NULL);
+}
+
+/*
+ * A record that could not be queued completes at once, so that no query
+ * or wait of any process waits for it.
+ */
+static CUresult libcumc_shared_record_on(struct libcumc_stream *stream,
+					 struct libcumc_shared_event *shared)
+{
+	uint64_t record = libcumc_shared_event_record(shared);
+	CUresult res = libcumc_shared_work_on(stream, shared,
+					      libcumc_shared_complete_run,
+					      record);
+
+	if (res != CUDA_SUCCESS)
+		libcumc_shared_event_complete(shared, record);
+	return res;
+}
+
 CUresult libcumc_event_record_on(struct libcumc_stream *stream,
 				 CUevent hEvent)
 {
 	struct libcumc_event_record *rec, *old;
+	struct libcumc_shared_event *shared;
 	struct libcumc_record_work *w;
 	unsigned int ev_flags;
 	CUcontext ctx = NULL;
-	CUresult res = libcumc_event_get(hEvent, &ev_flags, &old, &ctx);
+	CUresult res = libcumc_event_get(hEvent, &ev_flags, &old, &ctx,
+					 &shared);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	libcumc_record_put(old);
 	/* The event and the stream must share a context. */
 	if (ctx != libcumc_stream_ctx(stream))
-		return CUDA_ERROR_INVALID_HANDLE;
+		res = CUDA_ERROR_INVALID_HANDLE;
+	else if (shared)
+		res = libcumc_shared_record_on(stream, shared);
+	if (res != CUDA_SUCCESS || shared) {
+		libcumc_shared_event_put(shared);
+		return res;
+	}
 	rec = calloc(1, sizeof(*rec));
 	w = (struct libcumc_record_work *)libcumc_work_alloc(sizeof(*w),
 							     libcumc_record_run);
@@ -236,7 +392,7 @@ static CUresult libcumc_event_record(CUevent hEvent, CUstream hStream,
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = libcumc_event_get(hEvent, &ev_flags, &old, NULL);
+	res = libcumc_event_get(hEvent, &ev_flags, &old, NULL, NULL);
 	if (res != CUDA_SUCCESS)
 		return res;
 	libcumc_record_put(old);
@@ -273,25 +429,39 @@ CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
 	return libcumc_event_record(hEvent, hStream, flags, true);
 }
 
-/* The latest record of @hEvent, after cuInit; *rec NULL if none. */
+/*
+ * The latest record of @hEvent, after cuInit; *rec NULL if none; with
+ * @shared as libcumc_event_get() has it.
+ */
 static CUresult libcumc_event_lookup(CUevent hEvent, unsigned int *flags,
-				     struct libcumc_event_record **rec)
+				     struct libcumc_event_record **rec,
+				     struct libcumc_shared_event **shared)
 {
 	const struct libcumc_driver *drv;
 	CUresult res = libcumc_driver(&drv);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	return libcumc_event_get(hEvent, flags, rec, NULL);
+	return libcumc_event_get(hEvent, flags, rec, NULL, shared);
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
 	struct libcumc_event_record *rec;
+	struct libcumc_shared_event *shared;
 	unsigned int flags;
-	CUresult res = libcumc_event_lookup(hEvent, &flags, &rec);
+	CUresult res = libcumc_event_lookup(hEvent, &flags, &rec, &shared);
 
-	if (res != CUDA_SUCCESS || !rec)
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (shared) {
+		if (!libcumc_shared_event_done(shared,
+					       libcumc_shared_event_latest(shared)))
+			res = CUDA_ERROR_NOT_READY;
+		libcumc_shared_event_put(shared);
+		return res;
+	}
+	if (!rec)
 		return res;
 	res = libcumc_ticket_status(rec->stream, rec->ticket);
 	libcumc_record_put(rec);
@@ -301,10 +471,21 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
 	struct libcumc_event_record *rec;
+	struct libcumc_shared_event *shared;
 	unsigned int flags;
-	CUresult res = libcumc_event_lookup(hEvent, &flags, &rec);
+	CUresult res = libcumc_event_lookup(hEvent, &flags, &rec, &shared);
 
-	if (res != CUDA_SUCCESS || !rec)
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (shared) {
+		res = libcumc_capture_unsafe_check();
+		if (res == CUDA_SUCCESS)
+			libcumc_shared_event_wait(shared,
+					libcumc_shared_event_latest(shared));
+		libcumc_shared_event_put(shared);
+		return res;
+	}
+	if (!rec)
 		return res;
 	/* As cuEventQuery, an event a capture under way recorded is refused. */
 	res = libcumc_ticket_status(rec->stream, rec->ticket);
@@ -330,10 +511,10 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
 {
 	struct libcumc_event_record *start = NULL, *end = NULL;
 	unsigned int start_flags, end_flags;
-	CUresult res = libcumc_event_lookup(hStart, &start_flags, &start);
+	CUresult res = libcumc_event_lookup(hStart, &start_flags, &start, NULL);
 
 	if (res == CUDA_SUCCESS)
-		res = libcumc_event_get(hEnd, &end_flags, &end, NULL);
+		res = libcumc_event_get(hEnd, &end_flags, &end, NULL, NULL);
 	/* Driver 580 answers INVALID_HANDLE for a NULL result (measured). */
 	if (res == CUDA_SUCCESS && !pMilliseconds)
 		res = CUDA_ERROR_INVALID_HANDLE;
@@ -364,11 +545,25 @@ struct libcumc_wait_work {
 CUresult libcumc_event_wait_on(struct libcumc_stream *stream, CUevent hEvent)
 {
 	struct libcumc_event_record *rec = NULL;
+	struct libcumc_shared_event *shared;
 	struct libcumc_work *w;
 	unsigned int flags;
-	CUresult res = libcumc_event_get(hEvent, &flags, &rec, NULL);
+	uint64_t latest;
+	CUresult res = libcumc_event_get(hEvent, &flags, &rec, NULL, &shared);
 
-	if (res != CUDA_SUCCESS || !rec)
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (shared) {
+		/* Never recorded, it stands for no work, as a local one. */
+		latest = libcumc_shared_event_latest(shared);
+		if (latest)
+			res = libcumc_shared_work_on(stream, shared,
+						     libcumc_shared_wait_run,
+						     latest);
+		libcumc_shared_event_put(shared);
+		return res;
+	}
+	if (!rec)
 		return res;
 	/* An item that runs nothing once the event's work has completed. */
 	w = libcumc_work_alloc(sizeof(struct libcumc_wait_work), NULL);
@@ -400,7 +595,7 @@ CUresult libcumc_event_ctx(CUevent hEvent, CUcontext *ctx)
 {
 	struct libcumc_event_record *rec;
 	unsigned int flags;
-	CUresult res = libcumc_event_get(hEvent, &flags, &rec, ctx);
+	CUresult res = libcumc_event_get(hEvent, &flags, &rec, ctx, NULL);
 
 	if (res == CUDA_SUCCESS)
 		libcumc_record_put(rec);

@@ -1,24 +1,28 @@
 // SPDX-License-Identifier: MIT
 /*
- * Legacy interprocess memory: cuIpcGetMemHandle, cuIpcOpenMemHandle and
- * cuIpcCloseMemHandle, on top of the module's POSIX file descriptors
- * (share.c's CUMC_EXPORT_FD and CUMC_IMPORT_FD).
+ * Legacy interprocess memory and events: cuIpcGetMemHandle,
+ * cuIpcOpenMemHandle and cuIpcCloseMemHandle, on top of the module's
+ * POSIX file descriptors (share.c's CUMC_EXPORT_FD and CUMC_IMPORT_FD);
+ * cuIpcGetEventHandle and cuIpcOpenEventHandle, on top of the memfd page
+ * an interprocess event keeps its state in (event_shared.c).
  *
- * A CUipcMemHandle is 64 bytes a program copies anywhere (a file, a pipe,
- * an MPI message), while a descriptor travels only over a Unix socket.
- * So the exporting process serves its descriptors itself: the first
- * cuIpcGetMemHandle starts a thread listening on an abstract Unix socket
- * named after the process, and the handle carries that name's pid, a
- * random token drawn for the process (without which the thread hands out
- * nothing), and the cuMemAlloc chunk (alloc.c) holding the allocation.
- * The opener asks that thread for the chunk's descriptor, imports and
- * maps it, and answers the allocation's address inside the mapping.
+ * A CUipcMemHandle or CUipcEventHandle is 64 bytes a program copies
+ * anywhere (a file, a pipe, an MPI message), while a descriptor travels
+ * only over a Unix socket.  So the exporting process serves its
+ * descriptors itself: the first cuIpcGet*Handle starts a thread
+ * listening on an abstract Unix socket named after the process, and the
+ * handle carries that name's pid, a random token drawn for the process
+ * (without which the thread hands out nothing), and what it names: the
+ * cuMemAlloc chunk (alloc.c) holding the allocation, or the event's id.
+ * A request is the handle itself.  The opener asks that thread for the
+ * chunk's descriptor, imports and maps it, and answers the allocation's
+ * address inside the mapping; or for the event's page, which it maps
+ * into an event of its own.
  *
  * A handle opens only while its exporting process lives and the
- * allocation it names was not freed (the buffer id is never reused);
- * otherwise INVALID_HANDLE.  Events are not shared across processes:
- * cuIpcGetEventHandle and cuIpcOpenEventHandle answer NOT_SUPPORTED, as
- * IPC_EVENT_SUPPORTED (0) announces.
+ * allocation or event it names was not freed (neither id is ever
+ * reused); otherwise INVALID_HANDLE.  An opened event outlives both:
+ * its page stays mapped until the opener destroys it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,26 +36,49 @@
 
 #include "alloc.h"
 #include "entry.h"
+#include "event_shared.h"
 #include "log.h"
 #include "memory.h"
 #include "va.h"
 
 #define CUMC_IPC_MAGIC 0x494d5543	/* "CUMI" */
+#define CUMC_IPC_EVENT_MAGIC 0x454d5543	/* "CUME" */
 #define CUMC_IPC_TOKEN 16
 
-/* What a CUipcMemHandle holds; the rest of its 64 bytes is zero. */
-struct libcumc_ipc_handle {
+/* How every handle starts: what it is, and whose. */
+struct libcumc_ipc_name {
 	unsigned int magic;
 	int pid;			/* the exporter's */
 	unsigned char token[CUMC_IPC_TOKEN];
+};
+
+/* What a CUipcMemHandle holds; the rest of its 64 bytes is zero. */
+struct libcumc_ipc_handle {
+	struct libcumc_ipc_name name;	/* CUMC_IPC_MAGIC */
 	unsigned long long buffer_id;	/* never reused */
 	unsigned long long chunk_base;	/* the exporter's address */
 	unsigned long long chunk_length;
 	unsigned long long offset;	/* of the allocation in its chunk */
 };
 
+/* What a CUipcEventHandle holds; the rest of its 64 bytes is zero. */
+struct libcumc_ipc_event_handle {
+	struct libcumc_ipc_name name;	/* CUMC_IPC_EVENT_MAGIC */
+	unsigned long long event_id;	/* never reused */
+};
+
+/* A request to the serving thread: one of the handles. */
+union libcumc_ipc_request {
+	struct libcumc_ipc_name name;
+	struct libcumc_ipc_handle mem;
+	struct libcumc_ipc_event_handle event;
+};
+
 _Static_assert(sizeof(struct libcumc_ipc_handle) <= sizeof(CUipcMemHandle),
 	       "the IPC handle fits CUipcMemHandle");
+_Static_assert(sizeof(struct libcumc_ipc_event_handle) <=
+	       sizeof(CUipcEventHandle),
+	       "the IPC event handle fits CUipcEventHandle");
 
 /* The exporter's side: the serving thread and its socket. */
 static pthread_mutex_t libcumc_ipc_server_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -110,8 +137,8 @@ static void libcumc_ipc_reply(int conn, int fd, CUresult res)
 }
 
 /*
- * The descriptor of the chunk a request names, if the token is this
- * process's and the allocation it names is still there.
+ * The descriptor of the chunk a request names, if the allocation it
+ * names is still there.
  */
 static CUresult libcumc_ipc_export(const struct libcumc_ipc_handle *req,
 				   int *fd)
@@ -122,8 +149,7 @@ static CUresult libcumc_ipc_export(const struct libcumc_ipc_handle *req,
 	__u64 handle;
 	CUresult res;
 
-	if (memcmp(req->token, libcumc_ipc_token, CUMC_IPC_TOKEN) ||
-	    !libcumc_alloc_lookup(req->chunk_base + req->offset, &info) ||
+	if (!libcumc_alloc_lookup(req->chunk_base + req->offset, &info) ||
 	    info.buffer_id != req->buffer_id || info.managed)
 		return CUDA_ERROR_INVALID_HANDLE;
 	res = libcumc_driver(&drv);
@@ -139,10 +165,30 @@ static CUresult libcumc_ipc_export(const struct libcumc_ipc_handle *req,
 	return res;
 }
 
+/*
+ * The descriptor a request of @len bytes asks for, if its token is this
+ * process's: a chunk's, or an event's page.
+ */
+static CUresult libcumc_ipc_answer(const union libcumc_ipc_request *req,
+				   ssize_t len, int *fd)
+{
+	if (len < (ssize_t)sizeof(req->name) ||
+	    memcmp(req->name.token, libcumc_ipc_token, CUMC_IPC_TOKEN))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (req->name.magic == CUMC_IPC_MAGIC && len == sizeof(req->mem))
+		return libcumc_ipc_export(&req->mem, fd);
+	if (req->name.magic == CUMC_IPC_EVENT_MAGIC &&
+	    len == sizeof(req->event)) {
+		*fd = libcumc_event_shared_fd(req->event.event_id);
+		return *fd >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+	}
+	return CUDA_ERROR_INVALID_HANDLE;
+}
+
 static void *libcumc_ipc_serve(void *arg)
 {
 	int listener = (int)(intptr_t)arg, conn, fd;
-	struct libcumc_ipc_handle req;
+	union libcumc_ipc_request req;
 	CUresult res;
 
 	for (;;) {
@@ -153,10 +199,8 @@ static void *libcumc_ipc_serve(void *arg)
 			return NULL;
 		}
 		fd = -1;
-		if (recv(conn, &req, sizeof(req), 0) == sizeof(req))
-			res = libcumc_ipc_export(&req, &fd);
-		else
-			res = CUDA_ERROR_INVALID_HANDLE;
+		res = libcumc_ipc_answer(&req, recv(conn, &req, sizeof(req), 0),
+					 &fd);
 		libcumc_ipc_reply(conn, fd, res);
 		if (fd >= 0)
 			close(fd);
@@ -216,9 +260,23 @@ out:
  * Any address inside a cuMemAlloc allocation names the allocation;
  * managed memory, pool memory and VMM memory have no legacy handle.
  */
+/* @name of this process, of @magic, its serving thread started. */
+static CUresult libcumc_ipc_name_self(struct libcumc_ipc_name *name,
+				      unsigned int magic)
+{
+	CUresult res = libcumc_ipc_server_start();
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	name->magic = magic;
+	name->pid = getpid();
+	memcpy(name->token, libcumc_ipc_token, sizeof(name->token));
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
-	struct libcumc_ipc_handle h = { .magic = CUMC_IPC_MAGIC };
+	struct libcumc_ipc_handle h = { .buffer_id = 0 };
 	struct libcumc_alloc_info info;
 	CUresult res;
 
@@ -226,11 +284,9 @@ CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!libcumc_alloc_lookup(dptr, &info) || info.managed)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = libcumc_ipc_server_start();
+	res = libcumc_ipc_name_self(&h.name, CUMC_IPC_MAGIC);
 	if (res != CUDA_SUCCESS)
 		return res;
-	h.pid = getpid();
-	memcpy(h.token, libcumc_ipc_token, sizeof(h.token));
 	h.buffer_id = info.buffer_id;
 	h.chunk_base = info.chunk_base;
 	h.chunk_length = info.chunk_length;
@@ -240,8 +296,12 @@ CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 	return CUDA_SUCCESS;
 }
 
-/* Asks the exporter of @h for its chunk's descriptor. */
-static CUresult libcumc_ipc_fetch(const struct libcumc_ipc_handle *h, int *fd)
+/*
+ * Asks the exporter named by the handle @h (@len bytes) for the
+ * descriptor it names.
+ */
+static CUresult libcumc_ipc_fetch(const struct libcumc_ipc_name *h, size_t len,
+				  int *fd)
 {
 	union {
 		struct cmsghdr hdr;
@@ -256,7 +316,7 @@ static CUresult libcumc_ipc_fetch(const struct libcumc_ipc_handle *h, int *fd)
 	};
 	struct sockaddr_un sun;
 	struct cmsghdr *cmsg;
-	socklen_t len;
+	socklen_t addr_len;
 	int conn;
 
 	conn = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -264,10 +324,10 @@ static CUresult libcumc_ipc_fetch(const struct libcumc_ipc_handle *h, int *fd)
 		libcumc_log_errno("socket", NULL, errno);
 		return CUDA_ERROR_OPERATING_SYSTEM;
 	}
-	libcumc_ipc_address(&sun, &len, h->pid);
+	libcumc_ipc_address(&sun, &addr_len, h->pid);
 	/* No such process, or it never exported: the handle names nothing. */
-	if (connect(conn, (struct sockaddr *)&sun, len) ||
-	    send(conn, h, sizeof(*h), MSG_NOSIGNAL) != sizeof(*h) ||
+	if (connect(conn, (struct sockaddr *)&sun, addr_len) ||
+	    send(conn, h, len, MSG_NOSIGNAL) != (ssize_t)len ||
 	    recvmsg(conn, &msg, MSG_CMSG_CLOEXEC) != sizeof(res)) {
 		close(conn);
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -292,7 +352,7 @@ static CUresult libcumc_ipc_map(const struct libcumc_driver *drv,
 	CUresult res;
 	int fd;
 
-	res = libcumc_ipc_fetch(h, &fd);
+	res = libcumc_ipc_fetch(&h->name, sizeof(*h), &fd);
 	if (res != CUDA_SUCCESS)
 		return res;
 	cmd.fd = fd;
@@ -349,14 +409,14 @@ CUresult libcumc_impl_cuIpcOpenMemHandle_v2(const struct libcumc_driver *drv,
 	if (res != CUDA_SUCCESS)
 		return res;
 	memcpy(&h, &handle, sizeof(h));
-	if (h.magic != CUMC_IPC_MAGIC || !h.chunk_length ||
+	if (h.name.magic != CUMC_IPC_MAGIC || !h.chunk_length ||
 	    h.offset >= h.chunk_length)
 		return CUDA_ERROR_INVALID_HANDLE;
 	/* As the real driver: a process does not open its own handles. */
-	if (h.pid == getpid())
+	if (h.name.pid == getpid())
 		return CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_lock(&libcumc_ipc_open_lock);
-	open = libcumc_ipc_find(h.pid, h.buffer_id);
+	open = libcumc_ipc_find(h.name.pid, h.buffer_id);
 	if (open) {
 		open->refs++;
 		*pdptr = open->addr;
@@ -373,7 +433,7 @@ CUresult libcumc_impl_cuIpcOpenMemHandle_v2(const struct libcumc_driver *drv,
 	if (res != CUDA_SUCCESS)
 		goto out;
 	open = &libcumc_ipc_opens[libcumc_ipc_num_opens++];
-	open->pid = h.pid;
+	open->pid = h.name.pid;
 	open->buffer_id = h.buffer_id;
 	open->map_base = base;
 	open->map_length = h.chunk_length;
@@ -412,21 +472,55 @@ CUresult libcumc_impl_cuIpcCloseMemHandle(const struct libcumc_driver *drv,
 	return res;
 }
 
+/*
+ * An opened event may be exported again: the handle then names the
+ * opener, which serves the same page.
+ */
 CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
-	if (!pHandle || !event)
+	struct libcumc_ipc_event_handle h = { .event_id = 0 };
+	CUresult res;
+
+	if (!pHandle)
 		return CUDA_ERROR_INVALID_VALUE;
-	libcumc_log_note("events are not shared across processes in cumc");
-	return CUDA_ERROR_NOT_SUPPORTED;
+	res = libcumc_event_export(event, &h.event_id);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_ipc_name_self(&h.name, CUMC_IPC_EVENT_MAGIC);
+	if (res != CUDA_SUCCESS)
+		return res;
+	memset(pHandle, 0, sizeof(*pHandle));
+	memcpy(pHandle, &h, sizeof(h));
+	return CUDA_SUCCESS;
 }
 
+/* Each open is an event of its own, with a mapping of its own. */
 CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
-	(void)handle;
+	struct libcumc_ipc_event_handle h;
+	struct libcumc_shared_event *shared;
+	CUdevice dev;
+	CUresult res;
+	int fd;
+
 	if (!phEvent)
 		return CUDA_ERROR_INVALID_VALUE;
-	libcumc_log_note("events are not shared across processes in cumc");
-	return CUDA_ERROR_NOT_SUPPORTED;
+	res = libcumc_current_device(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	memcpy(&h, &handle, sizeof(h));
+	if (h.name.magic != CUMC_IPC_EVENT_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* As cuIpcOpenMemHandle: a process does not open its own handles. */
+	if (h.name.pid == getpid())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	res = libcumc_ipc_fetch(&h.name, sizeof(h), &fd);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = libcumc_shared_event_map(fd, &shared);
+	close(fd);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_event_open_shared(shared, phEvent);
 }
 
 /*
