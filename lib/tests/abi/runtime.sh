@@ -14,11 +14,13 @@
 # runtime_peers.cu (peers, streams, events, a captured graph, a driver
 # entry point and cudaDeviceReset on two GPUs), runtime_ipc.cu (device
 # memory shared with an exec'd child through cudaIpcGetMemHandle and
-# cudaIpcOpenMemHandle, written by both) and runtime_multicast.cu (a
-# multicast team of two devices set up through the driver functions
-# cudaGetDriverEntryPointByVersion hands out, all-reduced by a kernel of
-# multimem instructions in inline PTX); each ends "...: right". Needs
-# /dev/cumc, so it runs in the VM; skips without a toolkit or its nvcc.
+# cudaIpcOpenMemHandle, written by both, each waiting for the other's
+# kernel through an event shared with cudaIpcGetEventHandle) and
+# runtime_multicast.cu (a multicast team of two devices set up through
+# the driver functions cudaGetDriverEntryPointByVersion hands out,
+# all-reduced by a kernel of multimem instructions in inline PTX); each
+# ends "...: right". Needs /dev/cumc, so it runs in the VM; skips
+# without a toolkit or its nvcc.
 
 set -u
 
