@@ -11,16 +11,18 @@
 # Each checks its 1024 sums and says "vector add: right (no error)", or
 # fails; one object, compiled once, is linked both ways. Then, built
 # with plain nvcc (the static runtime), each checking every result:
-# runtime_peers.cu (peers, streams, events, a captured graph, a driver
-# entry point and cudaDeviceReset on two GPUs), runtime_ipc.cu (device
+# runtime_peers.cu (on every GPU the runtime reports, at least two; the VM
+# has 8: peer access between every pair, cudaMemcpyPeer round the ring of
+# devices, streams and events across all, a captured graph on each, a
+# driver entry point and cudaDeviceReset of each), runtime_ipc.cu (device
 # memory shared with an exec'd child through cudaIpcGetMemHandle and
 # cudaIpcOpenMemHandle, written by both, each waiting for the other's
 # kernel through an event shared with cudaIpcGetEventHandle) and
-# runtime_multicast.cu (a multicast team of two devices set up through
+# runtime_multicast.cu (a multicast team of every device set up through
 # the driver functions cudaGetDriverEntryPointByVersion hands out,
-# all-reduced by a kernel of multimem instructions in inline PTX); each
-# ends "...: right". Needs /dev/cumc, so it runs in the VM; skips
-# without a toolkit or its nvcc.
+# all-reduced by a kernel of multimem instructions in inline PTX on each
+# device); each ends "...: right". Needs /dev/cumc, so it runs in the VM;
+# skips without a toolkit or its nvcc.
 
 set -u
 
