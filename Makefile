@@ -299,8 +299,10 @@ vm-run-test-module:
 $(O) $(O)/lib $(O)/ptx $(O)/tests $(O)/selftests:
 	mkdir -p $@
 
-# make check's VMs, two at a time (scripts/run-tests --vm-jobs 2): the
-# suite on PCI devices (scripts/vm-run's default),
+# make check's VMs, one after the other (two at a time, with
+# scripts/run-tests --vm-jobs 2, are slower on 2 cores: see
+# Documentation/testing.md): the suite on PCI devices (scripts/vm-run's
+# default),
 # ending with the GPU-loss tests, which lose GPUs for the rest of the boot;
 # the suite again on the system-memory backend (--gpus 0), with the compat
 # lane; and the debug lanes (see check-debug and check-kcsan) unless
@@ -335,7 +337,7 @@ check:
 	@scripts/python-env >/dev/null || \
 		echo "make check: no cuda-python environment: lib/tests/python/cuda_python.sh will fail" >&2
 	@$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_BUILDS)) \
-	$(CHECK_TIMEOUTS) scripts/run-tests --vm-jobs 2 \
+	$(CHECK_TIMEOUTS) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/nvml_abi.sh \
 			lib/tests/abi/api_doc.sh \
