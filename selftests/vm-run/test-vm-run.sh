@@ -20,7 +20,7 @@ check() {
 }
 
 echo "TAP version 13"
-tap_plan 19
+tap_plan 20
 
 # One boot for the first four: the module while the command runs, the
 # first line, the current directory, the exit status.
@@ -43,10 +43,20 @@ rm -rf "$dir"
 check "the command's exit status is the runner's" 7 "$status"
 
 # A boot that stalls before the command (here the first, on purpose, for
-# 15 s) is stopped and tried once more, which runs the command.
-out=$("$vm_run" --no-module --gpus 0 --stall-first-boot 15 -- echo second boot 2>&1)
+# 15 s) is stopped and tried once more, which runs the command. The same
+# boot: with a launcher of python3 first in PATH (as pyenv's shim), python3
+# in the guest is the interpreter it launches.
+dir=$(mktemp -d)
+interpreter=$(python3 -c 'import sys; print(sys.executable)')
+printf '#!/bin/sh\nexec %s "$@"\n' "$interpreter" >"$dir/python3"
+chmod +x "$dir/python3"
+out=$(PATH=$dir:$PATH "$vm_run" --no-module --gpus 0 --stall-first-boot 15 -- \
+	sh -c 'echo second boot; echo "python3 is $(command -v python3)"' 2>&1)
 check "a stalled boot is tried again, saying so, and the command runs" \
 	"0 1 second boot" "$? $(grep -c '^vm-run: the guest had not started its command 15 s after QEMU started: booting it again$' <<<"$out") $(grep -x 'second boot' <<<"$out")"
+check "behind a launcher of python3, the guest runs the interpreter" \
+	"python3 is $interpreter" "$(grep '^python3 is ' <<<"$out")"
+rm -rf "$dir"
 
 # --user: the command as nobody, not root, with /dev/cumc (mode 0666, as
 # the module asks) opened read-write and a libcumc test passing; the
