@@ -122,3 +122,11 @@ need_cuda_toolkit_stubs() {
 	[ -n "$stubs" ] ||
 		tap_skip_all "the toolkit at $toolkit_include/.. has no stubs/libcuda.so"
 }
+
+# need_nvcc: need_cuda_toolkit_stubs, and toolkit, its directory, when it
+# has nvcc; or skip all: the preamble of the tests that build CUDA programs.
+need_nvcc() {
+	need_cuda_toolkit_stubs
+	toolkit=$(cd "$toolkit_include/.." && pwd)
+	[ -x "$toolkit/bin/nvcc" ] || tap_skip_all "no nvcc in $toolkit/bin"
+}

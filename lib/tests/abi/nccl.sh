@@ -20,12 +20,8 @@ top=$(cd "$here/../../.." && pwd)
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
-need_cuda_toolkit_stubs
+need_nvcc
 tap_need_vm_root
-toolkit=$(cd "$toolkit_include/.." && pwd)
-if [ ! -x "$toolkit/bin/nvcc" ]; then
-	tap_skip_all "no nvcc in $toolkit/bin"
-fi
 nccl_lib=
 for dir in "$toolkit/lib64" "$toolkit/lib"; do
 	if [ -e "$dir/libnccl.so" ]; then

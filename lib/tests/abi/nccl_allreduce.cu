@@ -12,18 +12,9 @@
 
 #include <nccl.h>
 
+#include "runtime_check.h"
+
 static const size_t n = 4096;
-static int failures;
-
-static void check(cudaError_t err, const char *what)
-{
-	if (err != cudaSuccess) {
-		printf("%s: %s\n", what, cudaGetErrorString(err));
-		failures++;
-	}
-}
-
-#define CHECK(call) check((call), #call)
 
 // NCCL's answer to @what: false, with the last line said, when it failed.
 static bool nccl_ok(ncclResult_t result, const char *what)

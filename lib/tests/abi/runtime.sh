@@ -32,12 +32,8 @@ program=$top/conformance/export_tables/vector_add.cu
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
-need_cuda_toolkit_stubs
+need_nvcc
 tap_need_vm_root
-toolkit=$(cd "$toolkit_include/.." && pwd)
-if [ ! -x "$toolkit/bin/nvcc" ]; then
-	tap_skip_all "no nvcc in $toolkit/bin"
-fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

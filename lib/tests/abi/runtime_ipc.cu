@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime_check.h"
+
 __global__ void fill(int *p, int base, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -33,17 +35,6 @@ __global__ void add_one(int *p, int n)
 }
 
 static const int n = 256;
-static int failures;
-
-static void check(cudaError_t err, const char *what)
-{
-	if (err != cudaSuccess) {
-		printf("%s: %s\n", what, cudaGetErrorString(err));
-		failures++;
-	}
-}
-
-#define CHECK(call) check((call), #call)
 
 static void expect(const int *h, int base, const char *what)
 {

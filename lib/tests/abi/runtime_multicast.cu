@@ -13,6 +13,8 @@
 
 #include <cuda.h>
 
+#include "runtime_check.h"
+
 // The all-reduce of the elements [begin, end) through the multicast
 // address @mc.
 __global__ void allreduce(unsigned int *mc, unsigned int begin,
@@ -30,17 +32,6 @@ __global__ void allreduce(unsigned int *mc, unsigned int begin,
 }
 
 static const unsigned int n = 1024;
-static int failures;
-
-static void check(int err, const char *what)
-{
-	if (err) {
-		printf("%s: error %d\n", what, err);
-		failures++;
-	}
-}
-
-#define CHECK(call) check((int)(call), #call)
 
 // The driver function @name of CUDA @version, as the runtime hands it out.
 template <typename F> static F driver(const char *name, int version)

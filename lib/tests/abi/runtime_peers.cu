@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "runtime_check.h"
+
 __global__ void fill(int *p, int base, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,17 +33,6 @@ __global__ void copy(int *dst, const int *src, int n)
 
 static const int n = 256;
 static const size_t bytes = n * sizeof(int);
-static int failures;
-
-static void check(cudaError_t err, const char *what)
-{
-	if (err != cudaSuccess) {
-		printf("%s: %s\n", what, cudaGetErrorString(err));
-		failures++;
-	}
-}
-
-#define CHECK(call) check((call), #call)
 
 // Each element of the @n ints at @h must be @base plus its index.
 static void expect(const int *h, int base, const char *what, int device)
