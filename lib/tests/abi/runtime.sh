@@ -23,58 +23,93 @@
 # all-reduced by a kernel of multimem instructions in inline PTX on each
 # device); each ends "...: right". Needs /dev/cumc, so it runs in the VM;
 # skips without a toolkit or its nvcc.
+#
+# With --build (make check's host lane, before its VMs), it only builds the
+# programs, here, into build/runtime-progs, saying which built: nvcc takes
+# more than ten times as long in the VM. The run in the VM takes each from
+# there when it is newer than its source and runtime_check.h; otherwise it
+# builds it itself.
 
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
-program=$top/conformance/export_tables/vector_add.cu
+vector_add=$top/conformance/export_tables/vector_add.cu
+built=$top/build/runtime-progs
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
 need_nvcc
-tap_need_vm_root
+[ "${1:-}" = --build ] || tap_need_vm_root
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 nvcc=("$toolkit/bin/nvcc" -gencode "arch=compute_90,code=compute_90")
 
-# compile NAME SOURCE: SOURCE into $work/NAME.o, or a not-ok line.
-compile() {
-	"${nvcc[@]}" -c -o "$work/$1.o" "$2" >"$work/build.err" 2>&1 && return
-	tap_not_ok "$1.cu: nvcc compiles it"
-	sed 's/^/# /' "$work/build.err"
-	return 1
+# Each program: its source, the runtime it links (nvcc's -cudart) and the
+# last line it says when all was right. The vector add's object is
+# compiled once and linked both ways.
+programs="vector_add_shared vector_add_static runtime_peers runtime_ipc runtime_multicast"
+declare -A source=(
+	[vector_add_shared]=$vector_add [vector_add_static]=$vector_add
+	[runtime_peers]=$here/runtime_peers.cu [runtime_ipc]=$here/runtime_ipc.cu
+	[runtime_multicast]=$here/runtime_multicast.cu
+)
+declare -A cudart=(
+	[vector_add_shared]=shared [vector_add_static]=static
+	[runtime_peers]=static [runtime_ipc]=static [runtime_multicast]=static
+)
+declare -A last=(
+	[vector_add_shared]='vector add: right (no error)'
+	[vector_add_static]='vector add: right (no error)'
+	[runtime_peers]='runtime peers: right' [runtime_ipc]='runtime ipc: right'
+	[runtime_multicast]='runtime multicast: right'
+)
+
+# build DIR NAME: NAME's program into DIR/NAME, or a not-ok line.
+build() {
+	local object
+	object=$1/$(basename "${source[$2]}" .cu).o
+
+	if [ ! -f "$object" ] &&
+	   ! "${nvcc[@]}" -c -o "$object" "${source[$2]}" >"$work/build.err" 2>&1; then
+		tap_not_ok "$2: nvcc compiles $(basename "${source[$2]}")"
+		sed 's/^/# /' "$work/build.err"
+		return 1
+	fi
+	if ! "${nvcc[@]}" -cudart "${cudart[$2]}" -o "$1/$2" "$object" \
+		>"$work/build.err" 2>&1; then
+		tap_not_ok "$2: nvcc links it with the ${cudart[$2]} runtime"
+		sed 's/^/# /' "$work/build.err"
+		return 1
+	fi
 }
 
-# run NAME MODE LAST: link $work/NAME.o with the MODE runtime, run it,
-# and pass when it exits 0 with LAST as its last line.
-run() {
-	local name="$1.cu, $2 runtime" rc
+if [ "${1:-}" = --build ]; then
+	rm -rf "$built"
+	mkdir -p "$built"
+	for name in $programs; do
+		build "$built" "$name" &&
+			tap_ok "$name: nvcc builds it with the ${cudart[$name]} runtime"
+	done
+	tap_end
+	exit
+fi
 
-	if ! "${nvcc[@]}" -cudart "$2" -o "$work/prog" "$work/$1.o" \
-		>"$work/build.err" 2>&1; then
-		tap_not_ok "$name: nvcc links it"
-		sed 's/^/# /' "$work/build.err"
-		return
+for name in $programs; do
+	# The host's build, when it is newer than the sources; else our own.
+	program=$built/$name
+	if ! [ "$program" -nt "${source[$name]}" ] ||
+	   ! [ "$program" -nt "$here/runtime_check.h" ]; then
+		build "$work" "$name" || continue
+		program=$work/$name
 	fi
 	LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$toolkit/lib64 \
-		"$work/prog" >"$work/out" 2>&1
+		"$program" >"$work/out" 2>&1
 	rc=$?
-	[ "$rc" = 0 ] && [ "$(tail -1 "$work/out")" = "$3" ]
-	tap_result $? "$name: $(tail -1 "$work/out")" || sed 's/^/# /' "$work/out"
-}
-
-# The vector add's object once, linked with each runtime.
-if compile vector_add "$program"; then
-	run vector_add shared 'vector add: right (no error)'
-	run vector_add static 'vector add: right (no error)'
-fi
-compile runtime_peers "$here/runtime_peers.cu" &&
-	run runtime_peers static 'runtime peers: right'
-compile runtime_ipc "$here/runtime_ipc.cu" &&
-	run runtime_ipc static 'runtime ipc: right'
-compile runtime_multicast "$here/runtime_multicast.cu" &&
-	run runtime_multicast static 'runtime multicast: right'
+	[ "$rc" = 0 ] && [ "$(tail -1 "$work/out")" = "${last[$name]}" ]
+	tap_result $? "$name, ${cudart[$name]} runtime: $(tail -1 "$work/out")" ||
+		sed 's/^/# /' "$work/out"
+done
 tap_end
