@@ -7,7 +7,8 @@
  * move the bytes at memory speed.  Host buffers are the caller's, as with
  * the real driver.  A device address may also be host memory CUDA knows of
  * (cuMemHostAlloc, cuMemHostRegister): with unified addressing, its
- * device pointer is its host address.
+ * device pointer is its host address; or a variable of a loaded module
+ * (cuModuleGetGlobal), whose storage is in the process too.
  *
  * One description of the operation (struct libcumc_copy) serves both
  * forms: its arguments are checked when it is called, then it runs after
@@ -23,6 +24,7 @@
 
 #include "host_mem.h"
 #include "mc_views.h"
+#include "module_globals.h"
 #include "stream.h"
 #include "va.h"
 
@@ -55,6 +57,9 @@ CUresult libcumc_span_check(const struct libcumc_driver *drv,
 	if (need == CUMC_ACCESS_READWRITE ?
 	    libcumc_host_range_writable(addr, len) :
 	    libcumc_host_range(addr, len))
+		return CUDA_SUCCESS;
+	/* A module's variable, `.const` ones too: the host writes those. */
+	if (libcumc_global_range(addr, len))
 		return CUDA_SUCCESS;
 	while (addr < end) {
 		res = libcumc_mapping_query(drv, addr, 0, &q);
@@ -421,29 +426,33 @@ CUresult libcumc_set_on(struct libcumc_stream *stream, CUdeviceptr dst,
 	return libcumc_copy_submit(&op, stream);
 }
 
-/*
- * cuMemcpy's unified addresses: an address in one of this client's
- * reservations is device memory (and must be mapped), any other one host
- * memory.
- */
+CUresult libcumc_unified_is_device(const struct libcumc_driver *drv,
+				   CUdeviceptr addr, bool *device)
+{
+	struct cumc_va_query q;
+	CUresult res = libcumc_address_query(drv, addr, 0, &q);
+
+	if (res != CUDA_SUCCESS && res != CUDA_ERROR_NOT_FOUND)
+		return res;
+	*device = res == CUDA_SUCCESS || libcumc_global_range(addr, 0);
+	return CUDA_SUCCESS;
+}
+
+/* cuMemcpy's unified addresses, classified as libcumc_unified_is_device. */
 static CUresult libcumc_unified(const struct libcumc_driver *drv,
 				CUdeviceptr dst, CUdeviceptr src, size_t len,
 				struct libcumc_copy *op)
 {
-	struct cumc_va_query q;
 	CUresult res;
 
 	*op = (struct libcumc_copy){ .dst = dst, .src = src, .len = len };
 	if (!len)
 		return CUDA_SUCCESS;
-	res = libcumc_address_query(drv, dst, 0, &q);
-	if (res != CUDA_SUCCESS && res != CUDA_ERROR_NOT_FOUND)
+	res = libcumc_unified_is_device(drv, dst, &op->dst_device);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_unified_is_device(drv, src, &op->src_device);
+	if (res != CUDA_SUCCESS)
 		return res;
-	op->dst_device = res == CUDA_SUCCESS;
-	res = libcumc_address_query(drv, src, 0, &q);
-	if (res != CUDA_SUCCESS && res != CUDA_ERROR_NOT_FOUND)
-		return res;
-	op->src_device = res == CUDA_SUCCESS;
 	if ((!op->dst_device && !dst) || (!op->src_device && !src))
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;

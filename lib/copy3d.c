@@ -26,7 +26,6 @@
 #include "context.h"
 #include "procaddr.h"
 #include "stream.h"
-#include "va.h"
 
 enum libcumc_side_kind {
 	CUMC_SIDE_HOST,
@@ -133,7 +132,7 @@ static CUresult libcumc_pitched_side(const struct libcumc_copy3d *op,
 				     const struct libcumc_copy_desc *d,
 				     struct libcumc_side *side)
 {
-	struct cumc_va_query q;
+	bool device;
 	CUresult res;
 	size_t end;
 
@@ -147,12 +146,10 @@ static CUresult libcumc_pitched_side(const struct libcumc_copy3d *op,
 		side->base = d->device;
 		break;
 	default:
-		/* Unified: device memory inside a reservation, else host. */
-		res = libcumc_address_query(op->drv, d->device, 0, &q);
-		if (res != CUDA_SUCCESS && res != CUDA_ERROR_NOT_FOUND)
+		res = libcumc_unified_is_device(op->drv, d->device, &device);
+		if (res != CUDA_SUCCESS)
 			return res;
-		side->kind = res == CUDA_SUCCESS ? CUMC_SIDE_DEVICE :
-						   CUMC_SIDE_HOST;
+		side->kind = device ? CUMC_SIDE_DEVICE : CUMC_SIDE_HOST;
 		side->base = d->device;
 		break;
 	}

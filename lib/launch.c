@@ -28,6 +28,7 @@
 #include "host_mem.h"
 #include "kernel.h"
 #include "log.h"
+#include "module_globals.h"
 #include "multimem.h"
 #include "multimem_ops.h"
 #include "occupancy.h"
@@ -48,7 +49,11 @@ struct libcumc_launch {
 	unsigned char params[];
 };
 
-/* ptx/'s memory callback: device memory of the context's device. */
+/*
+ * ptx/'s memory callback: device memory of the context's device, host
+ * memory CUDA knows of, and the variables of other modules (ptx/ checks
+ * the kernel's own module's).
+ */
 static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
 				  bool write, uint64_t *lo, uint64_t *hi)
 {
@@ -61,6 +66,11 @@ static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
 		if (write ? !libcumc_host_range_writable(addr, len) :
 			    !libcumc_host_range(addr, len))
 			return false;
+		*lo = addr;
+		*hi = addr + len;
+		return true;
+	}
+	if (libcumc_global_range(addr, len)) {
 		*lo = addr;
 		*hi = addr + len;
 		return true;

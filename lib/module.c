@@ -18,7 +18,9 @@
  *   module's CUfunction handles, and cuLibraryGetModule hands out the
  *   module itself;
  * - a handle not of a live module or function is CUDA_ERROR_INVALID_HANDLE,
- *   before the other arguments, as driver 580 answers for a NULL handle.
+ *   before the other arguments, as driver 580 answers for a NULL handle;
+ * - a module's `.global` and `.const` variables are device memory for the
+ *   rest of the library from its load to its unload (module_globals.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,10 +31,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "cumc_ptx.h"
 #include "internal.h"
 #include "kernel.h"
 #include "log.h"
+#include "module_globals.h"
 #include "procaddr.h"
 
 struct libcumc_module {
@@ -136,18 +140,42 @@ static void libcumc_jit_log(const char *log, unsigned int num,
 		snprintf(buf, size, "%s", log);
 }
 
+/*
+ * The module's variables answer as device memory of the context current
+ * at its load; a library's, loaded for every context, of the context
+ * current when they are asked about (pointer.c).
+ */
+static CUresult libcumc_module_globals_add(const struct cumc_ptx_module *ptx,
+					   bool library)
+{
+	CUdevice dev = 0;
+	CUresult res;
+
+	if (library)
+		return libcumc_globals_add(ptx, NULL, 0);
+	res = libcumc_current_device(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return libcumc_globals_add(ptx, libcumc_stack_top(), dev);
+}
+
 static CUresult libcumc_module_new(struct cumc_ptx_module *ptx, bool library,
 				   struct libcumc_module **out)
 {
 	struct libcumc_module *mod = calloc(1, sizeof(*mod));
 	unsigned int i, n = cumc_ptx_function_count(ptx);
+	CUresult res = CUDA_ERROR_OUT_OF_MEMORY;
 
 	if (mod)
 		mod->funcs = calloc(n ? n : 1, sizeof(*mod->funcs));
-	if (!mod || !mod->funcs) {
+	if (mod && mod->funcs)
+		res = libcumc_module_globals_add(ptx, library);
+	if (res != CUDA_SUCCESS) {
+		if (mod)
+			free(mod->funcs);
 		free(mod);
 		cumc_ptx_unload(ptx);
-		return CUDA_ERROR_OUT_OF_MEMORY;
+		return res;
 	}
 	mod->ptx = ptx;
 	mod->nfuncs = n;
@@ -388,6 +416,8 @@ static CUresult libcumc_unload(const void *h, bool library)
 	pthread_mutex_unlock(&libcumc_modules_lock);
 	if (!mod)
 		return CUDA_ERROR_INVALID_HANDLE;
+	/* Its variables' addresses are no one's now, whoever still runs it. */
+	libcumc_globals_remove(mod->ptx);
 	libcumc_module_put(mod);
 	return CUDA_SUCCESS;
 }

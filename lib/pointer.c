@@ -2,17 +2,20 @@
 /*
  * cuPointerGetAttribute(s) and cuMemGetAddressRange: what a device address
  * is, answered from one CUMC_VA_QUERY.  CUDA pointers are the addresses in the caller's
- * reservations (cuMemAlloc memory among them, alloc.c), and host memory of
- * cuMemHostAlloc and cuMemHostRegister (host_mem.c).
+ * reservations (cuMemAlloc memory among them, alloc.c), host memory of
+ * cuMemHostAlloc and cuMemHostRegister (host_mem.c), and the variables of
+ * loaded modules (module_globals.c).
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "context.h"
 #include "entry.h"
 #include "host_mem.h"
 #include "mem_prop.h"
 #include "mempool.h"
+#include "module_globals.h"
 #include "va.h"
 
 /* What the module said about a pointer. */
@@ -24,6 +27,8 @@ struct libcumc_pointer {
 	struct libcumc_alloc_info a;
 	bool host;		/* in host memory CUDA knows of */
 	struct libcumc_host_info h;
+	bool global;		/* in a variable of a loaded module */
+	struct libcumc_global_info g;
 };
 
 static bool libcumc_attribute_known(CUpointer_attribute attr)
@@ -81,7 +86,8 @@ static CUresult libcumc_pointer_lookup(const struct libcumc_driver *drv,
 	p->ptr = ptr;
 	p->alloc = libcumc_alloc_lookup(ptr, &p->a);
 	p->host = !p->alloc && libcumc_host_lookup(ptr, &p->h);
-	if (p->host) {
+	p->global = !p->alloc && !p->host && libcumc_global_lookup(ptr, &p->g);
+	if (p->host || p->global) {
 		p->reserved = false;
 		return CUDA_SUCCESS;
 	}
@@ -212,6 +218,66 @@ static CUresult libcumc_host_attribute(const struct libcumc_pointer *p,
 }
 
 /*
+ * A module's variable is device memory of its module's context, the one
+ * current at the load; a library's variable, the library being every
+ * context's, answers for the calling thread's current context (none: no
+ * CONTEXT or DEVICE_ORDINAL).  Its range is the variable; it is no
+ * mapping of the caller's (no MAPPING_*), nor a pool's.
+ */
+static CUresult libcumc_global_attribute(const struct libcumc_pointer *p,
+					 CUpointer_attribute attr, void *data)
+{
+	const struct libcumc_global_info *g = &p->g;
+	CUcontext ctx = g->ctx;
+	CUdevice dev = g->dev;
+
+	if (!ctx && (attr == CU_POINTER_ATTRIBUTE_CONTEXT ||
+		     attr == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)) {
+		if (libcumc_current_device(&dev) != CUDA_SUCCESS)
+			return CUDA_ERROR_INVALID_VALUE;
+		ctx = libcumc_stack_top();
+	}
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		memcpy(data, &ctx, sizeof(ctx));
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		libcumc_put_uint(data, CU_MEMORYTYPE_DEVICE);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		libcumc_put_u64(data, p->ptr);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+		libcumc_put_u64(data, g->buffer_id);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		libcumc_put_uint(data, dev);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		libcumc_put_u64(data, g->base);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		libcumc_put_u64(data, g->size);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+		libcumc_put_uint(data, 1);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		libcumc_put_uint(data, CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+		libcumc_put_uint(data, 0);
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/*
  * cuMemAlloc memory answers for its allocation where VMM memory answers
  * for its reservation; the rest comes from the mapping beneath.  Managed
  * memory (cuMemAllocManaged) is cuMemAlloc memory that says so.
@@ -267,6 +333,8 @@ static CUresult libcumc_pointer_attribute(const struct libcumc_pointer *p,
 
 	if (p->host)
 		return libcumc_host_attribute(p, attr, data);
+	if (p->global)
+		return libcumc_global_attribute(p, attr, data);
 	if (!p->reserved)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (p->alloc && libcumc_alloc_attribute(p, attr, data))
@@ -344,7 +412,7 @@ CUresult libcumc_impl_cuPointerGetAttributes(const struct libcumc_driver *drv,
  * Only SYNC_MEMOPS may be set, as documented.  Every memory operation of
  * cumc is synchronous already; the value is kept for cuMemAlloc memory
  * (and read back by cuPointerGetAttribute) and accepted without state for
- * host memory.  As NVIDIA's driver 580 answers (measured), mapped VMM
+ * host memory and modules' variables.  As NVIDIA's driver 580 answers (measured), mapped VMM
  * memory is CUDA_ERROR_NOT_SUPPORTED and anything else a bad value.
  */
 CUresult libcumc_impl_cuPointerSetAttribute(const struct libcumc_driver *drv,
@@ -361,7 +429,8 @@ CUresult libcumc_impl_cuPointerSetAttribute(const struct libcumc_driver *drv,
 	memcpy(&v, value, sizeof(v));
 	/* A boolean. */
 	v = !!v;
-	if (libcumc_alloc_set_sync_memops(ptr, v) || libcumc_host_range(ptr, 0))
+	if (libcumc_alloc_set_sync_memops(ptr, v) || libcumc_host_range(ptr, 0) ||
+	    libcumc_global_range(ptr, 0))
 		return CUDA_SUCCESS;
 	res = libcumc_mapping_query(drv, ptr, 0, &q);
 	if (res == CUDA_SUCCESS)
@@ -370,15 +439,16 @@ CUresult libcumc_impl_cuPointerSetAttribute(const struct libcumc_driver *drv,
 }
 
 /*
- * The allocation of cuMemAlloc or cuMemHostAlloc/cuMemHostRegister
- * holding @dptr, else the mapping holding it, as the real driver answers
- * for VMM memory.
+ * The allocation of cuMemAlloc or cuMemHostAlloc/cuMemHostRegister, or the
+ * module's variable, holding @dptr, else the mapping holding it, as the
+ * real driver answers for VMM memory.
  */
 CUresult libcumc_impl_cuMemGetAddressRange_v2(const struct libcumc_driver *drv,
 					      CUdeviceptr *pbase, size_t *psize,
 					      CUdeviceptr dptr)
 {
 	struct libcumc_alloc_info a;
+	struct libcumc_global_info g;
 	struct libcumc_host_info h;
 	struct cumc_va_query q;
 	CUdevice dev;
@@ -392,6 +462,9 @@ CUresult libcumc_impl_cuMemGetAddressRange_v2(const struct libcumc_driver *drv,
 	} else if (libcumc_host_lookup(dptr, &h)) {
 		q.out_map_addr = h.base;
 		q.out_map_length = h.size;
+	} else if (libcumc_global_lookup(dptr, &g)) {
+		q.out_map_addr = g.base;
+		q.out_map_length = g.size;
 	} else {
 		res = libcumc_mapping_query(drv, dptr, dev, &q);
 		if (res != CUDA_SUCCESS)

@@ -266,11 +266,20 @@ void libcumc_streams_reap(void);
 
 /*
  * Whether [addr, addr + len) is mapped throughout with @need access, or
- * is host memory CUDA knows of (copy.c); *@multicast as below.
+ * is host memory CUDA knows of, or lies in a variable of a loaded module
+ * (copy.c); *@multicast as below.
  */
 CUresult libcumc_span_check(const struct libcumc_driver *drv,
 			    CUdeviceptr addr, size_t len,
 			    enum cumc_access need, bool *multicast);
+
+/*
+ * A CU_MEMORYTYPE_UNIFIED address of a copy (copy.c): *@device when it is
+ * in one of this client's reservations (mapped or not: the copy's checks
+ * say) or in a module's variable; any other address is host memory.
+ */
+CUresult libcumc_unified_is_device(const struct libcumc_driver *drv,
+				   CUdeviceptr addr, bool *device);
 
 /* What a copy or a set writes (copy.c). */
 struct libcumc_store {

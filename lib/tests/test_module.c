@@ -4,7 +4,8 @@
  * cuModuleLoad of nvcc's PTX (ptx/tests/data), cuModuleGetFunction,
  * cuLaunchKernel on a stream over cuMemAlloc memory, results checked;
  * then the errors: a bad launch, a fault that leaves the context failed,
- * an image with SASS only.
+ * an image with SASS only; and module variables written and read from
+ * the host as cudaMemcpyToSymbol does.
  */
 #include <check.h>
 #include <cuda.h>
@@ -892,6 +893,247 @@ START_TEST(green_context_narrows_cooperative_grids)
 }
 END_TEST
 
+/*
+ * A `.global` and a `.const` table of 16 words: each thread multiplies
+ * its word of both into out[], then adds one to its word of table[].
+ */
+static const char tables_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .global .align 4 .u32 table[16];\n"
+	".visible .const .align 4 .u32 coeff[16];\n"
+	".visible .entry scale(.param .u64 out)\n{\n"
+	"\t.reg .u64 %rd<6>;\n\t.reg .u32 %r<5>;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tmul.wide.u32 %rd1, %r1, 4;\n"
+	"\tmov.u64 %rd2, table;\n"
+	"\tadd.u64 %rd2, %rd2, %rd1;\n"
+	"\tmov.u64 %rd3, coeff;\n"
+	"\tadd.u64 %rd3, %rd3, %rd1;\n"
+	"\tld.global.u32 %r2, [%rd2];\n"
+	"\tld.const.u32 %r3, [%rd3];\n"
+	"\tmul.lo.u32 %r4, %r2, %r3;\n"
+	"\tadd.u32 %r2, %r2, 1;\n"
+	"\tst.global.u32 [%rd2], %r2;\n"
+	"\tld.param.u64 %rd4, [out];\n"
+	"\tadd.u64 %rd4, %rd4, %rd1;\n"
+	"\tst.global.u32 [%rd4], %r4;\n"
+	"\tret;\n}\n";
+
+enum { TABLE_WORDS = 16, TABLE_BYTES = TABLE_WORDS * 4 };
+
+static void fill_words(unsigned int *w, unsigned int first, unsigned int step)
+{
+	int i;
+
+	for (i = 0; i < TABLE_WORDS; i++)
+		w[i] = first + i * step;
+}
+
+/*
+ * cudaMemcpyToSymbol and cudaMemcpyFromSymbol: the copies and sets on a
+ * module's variables, within their bounds, in stream order with kernels.
+ */
+START_TEST(globals_from_the_host)
+{
+	unsigned int in[TABLE_WORDS], k[TABLE_WORDS], got[TABLE_WORDS];
+	unsigned int out[TABLE_WORDS];
+	CUdeviceptr table, coeff, dout;
+	CUDA_MEMCPY2D rect;
+	size_t bytes;
+	CUmodule mod;
+	CUfunction f;
+	CUstream s;
+	void *args[] = { &dout };
+	int i;
+
+	ck_assert_int_eq(cuModuleLoadData(&mod, tables_ptx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "scale"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetGlobal(&table, &bytes, mod, "table"),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(bytes, TABLE_BYTES);
+	ck_assert_int_eq(cuModuleGetGlobal(&coeff, &bytes, mod, "coeff"),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(bytes, TABLE_BYTES);
+	ck_assert_int_eq(cuMemAlloc(&dout, TABLE_BYTES), CUDA_SUCCESS);
+
+	fill_words(in, 1, 1);
+	fill_words(k, 3, 2);
+	ck_assert_int_eq(cuMemcpyHtoD(table, in, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(coeff, k, TABLE_BYTES), CUDA_SUCCESS);
+	/* Off the end of a variable: refused, nothing written. */
+	fill_words(got, 1000, 0);
+	ck_assert_int_eq(cuMemcpyHtoD(table + 4, got, TABLE_BYTES),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyDtoD(coeff, table + 8, TABLE_BYTES),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemsetD32(coeff + 4, 0, TABLE_WORDS),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyDtoH(got, table, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_mem_eq(got, in, TABLE_BYTES);
+	ck_assert_int_eq(cuMemcpyDtoH(got, coeff, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_mem_eq(got, k, TABLE_BYTES);
+	/* cuMemcpy classifies it as device memory, bounds and all. */
+	ck_assert_int_eq(cuMemcpy(table + TABLE_BYTES - 4, (CUdeviceptr)got, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpy((CUdeviceptr)got, coeff, TABLE_BYTES),
+			 CUDA_SUCCESS);
+	ck_assert_mem_eq(got, k, TABLE_BYTES);
+
+	/* A set inside one: the last half of coeff[] becomes 7s. */
+	ck_assert_int_eq(cuMemsetD32(coeff + TABLE_BYTES / 2, 7, TABLE_WORDS / 2),
+			 CUDA_SUCCESS);
+	for (i = TABLE_WORDS / 2; i < TABLE_WORDS; i++)
+		k[i] = 7;
+
+	/* Copy in, run, copy out: one stream's order. */
+	fill_words(in, 10, 3);
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoDAsync(table, in, TABLE_BYTES, s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, TABLE_WORDS, 1, 1, 0, s, args,
+					NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoHAsync(got, table, TABLE_BYTES, s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoHAsync(out, dout, TABLE_BYTES, s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	for (i = 0; i < TABLE_WORDS; i++) {
+		ck_assert_uint_eq(out[i], in[i] * k[i]);
+		ck_assert_uint_eq(got[i], in[i] + 1);
+	}
+	/* Device to device, both ways, and a set on a stream. */
+	ck_assert_int_eq(cuMemcpyDtoDAsync(dout, table, TABLE_BYTES, s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD8Async(table, 0xab, TABLE_BYTES, s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoDAsync(coeff, dout, TABLE_BYTES, s),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(out, coeff, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_mem_eq(out, got, TABLE_BYTES);
+	ck_assert_int_eq(cuMemcpyDtoH(got, table, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_uint_eq(got[TABLE_WORDS - 1], 0xababababu);
+
+	/* A 2D copy to a unified address: two words of every four. */
+	ck_assert_int_eq(cuMemsetD32(coeff, 0, TABLE_WORDS), CUDA_SUCCESS);
+	rect = (CUDA_MEMCPY2D){
+		.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = in,
+		.srcPitch = 16, .dstMemoryType = CU_MEMORYTYPE_UNIFIED,
+		.dstDevice = coeff, .dstPitch = 16, .WidthInBytes = 8,
+		.Height = TABLE_BYTES / 16,
+	};
+	ck_assert_int_eq(cuMemcpy2D(&rect), CUDA_SUCCESS);
+	rect.Height++;
+	ck_assert_int_eq(cuMemcpy2D(&rect), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyDtoH(got, coeff, TABLE_BYTES), CUDA_SUCCESS);
+	for (i = 0; i < TABLE_WORDS; i++)
+		ck_assert_uint_eq(got[i], i % 4 < 2 ? in[i] : 0);
+
+	/* Unloaded, the addresses are no one's. */
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(table, in, 4), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyDtoH(got, coeff, 4), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemsetD8(table, 0, 1), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemcpyHtoDAsync(table, in, 4, s),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dout), CUDA_SUCCESS);
+}
+END_TEST
+
+/*
+ * What the pointer entry points say of a variable: device memory of the
+ * context current at the load (of the calling thread's, for a library),
+ * the variable its range.
+ */
+START_TEST(globals_are_device_pointers)
+{
+	CUpointer_attribute attrs[] = {
+		CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_CONTEXT,
+		CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+		CU_POINTER_ATTRIBUTE_HOST_POINTER,
+	};
+	unsigned int type = 0, ordinal = 9, words[TABLE_WORDS];
+	CUdeviceptr table, coeff, start, base, other;
+	CUcontext ctx, owner, ctx1;
+	void *host = &type;
+	void *data[] = { &type, &owner, &start, &host };
+	size_t size, range;
+	CUlibrary lib;
+	CUmodule mod;
+	CUfunction f;
+	void *args[] = { &other };
+
+	ck_assert_int_eq(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleLoadData(&mod, tables_ptx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetGlobal(&table, &size, mod, "table"),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetGlobal(&coeff, NULL, mod, "coeff"),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuPointerGetAttribute(&type,
+			 CU_POINTER_ATTRIBUTE_MEMORY_TYPE, table + 8), CUDA_SUCCESS);
+	ck_assert_uint_eq(type, CU_MEMORYTYPE_DEVICE);
+	ck_assert_int_eq(cuPointerGetAttribute(&ordinal,
+			 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, coeff), CUDA_SUCCESS);
+	ck_assert_uint_eq(ordinal, 0);
+	ck_assert_int_eq(cuPointerGetAttribute(&range,
+			 CU_POINTER_ATTRIBUTE_RANGE_SIZE, table + 8), CUDA_SUCCESS);
+	ck_assert_uint_eq(range, TABLE_BYTES);
+	ck_assert_int_eq(cuPointerGetAttribute(&host,
+			 CU_POINTER_ATTRIBUTE_HOST_POINTER, table),
+			 CUDA_ERROR_INVALID_VALUE);
+	/* Asked from another context, still the loading context's. */
+	ck_assert_int_eq(cuCtxCreate(&ctx1, NULL, 0, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuPointerGetAttributes(4, attrs, data, table + 8),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(type, CU_MEMORYTYPE_DEVICE);
+	ck_assert_ptr_eq(owner, ctx);
+	ck_assert_uint_eq(start, table);
+	ck_assert_ptr_null(host);
+	ck_assert_int_eq(cuMemGetAddressRange(&base, &range, coeff + 63),
+			 CUDA_SUCCESS);
+	ck_assert_uint_eq(base, coeff);
+	ck_assert_uint_eq(range, TABLE_BYTES);
+
+	/* A library's variable: the calling thread's context. */
+	ck_assert_int_eq(cuLibraryLoadData(&lib, tables_ptx, NULL, NULL, 0,
+					   NULL, NULL, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLibraryGetGlobal(&other, &size, lib, "table"),
+			 CUDA_SUCCESS);
+	ck_assert_uint_ne(other, table);
+	ck_assert_int_eq(cuPointerGetAttributes(4, attrs, data, other),
+			 CUDA_SUCCESS);
+	ck_assert_ptr_eq(owner, ctx1);
+	ck_assert_uint_eq(start, other);
+	ck_assert_int_eq(cuPointerGetAttribute(&ordinal,
+			 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, other), CUDA_SUCCESS);
+	ck_assert_uint_eq(ordinal, 1);
+	/* The module's kernel writes into the library's table. */
+	fill_words(words, 2, 0);
+	ck_assert_int_eq(cuMemcpyHtoD(table, words, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyHtoD(coeff, words, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "scale"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, TABLE_WORDS, 1, 1, 0, NULL,
+					args, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(words, other, TABLE_BYTES), CUDA_SUCCESS);
+	ck_assert_uint_eq(words[0], 4);
+	ck_assert_uint_eq(words[TABLE_WORDS - 1], 4);
+	ck_assert_int_eq(cuLibraryUnload(lib), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemcpyDtoH(words, other, 4), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuPointerGetAttribute(&type,
+			 CU_POINTER_ATTRIBUTE_MEMORY_TYPE, other),
+			 CUDA_ERROR_INVALID_VALUE);
+
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+	ck_assert_int_eq(cuPointerGetAttribute(&type,
+			 CU_POINTER_ATTRIBUTE_MEMORY_TYPE, table),
+			 CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuMemGetAddressRange(&base, &range, coeff),
+			 CUDA_ERROR_NOT_FOUND);
+	ck_assert_int_eq(cuCtxDestroy(ctx1), CUDA_SUCCESS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("module");
@@ -914,6 +1156,8 @@ int main(void)
 	tcase_add_test(tc, cooperative_grids_are_resident);
 	tcase_add_test(tc, launch_kernel_ex_attributes);
 	tcase_add_test(tc, green_context_narrows_cooperative_grids);
+	tcase_add_test(tc, globals_from_the_host);
+	tcase_add_test(tc, globals_are_device_pointers);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
 }
