@@ -21,7 +21,10 @@
 # runtime_multicast.cu (a multicast team of every device set up through
 # the driver functions cudaGetDriverEntryPointByVersion hands out,
 # all-reduced by a kernel of multimem instructions in inline PTX on each
-# device); each ends "...: right". Needs /dev/cumc, so it runs in the VM;
+# device) and runtime_symbols.cu (__constant__ and __device__ tables
+# written and read with cudaMemcpyToSymbol and cudaMemcpyFromSymbol around
+# a kernel, and through cudaGetSymbolAddress); each ends "...: right".
+# Needs /dev/cumc, so it runs in the VM;
 # skips without a toolkit or its nvcc.
 #
 # With --build (make check's host lane, before its VMs), it only builds the
@@ -50,21 +53,25 @@ nvcc=("$toolkit/bin/nvcc" -gencode "arch=compute_90,code=compute_90")
 # Each program: its source, the runtime it links (nvcc's -cudart) and the
 # last line it says when all was right. The vector add's object is
 # compiled once and linked both ways.
-programs="vector_add_shared vector_add_static runtime_peers runtime_ipc runtime_multicast"
+programs="vector_add_shared vector_add_static runtime_peers runtime_ipc runtime_multicast
+	runtime_symbols"
 declare -A source=(
 	[vector_add_shared]=$vector_add [vector_add_static]=$vector_add
 	[runtime_peers]=$here/runtime_peers.cu [runtime_ipc]=$here/runtime_ipc.cu
 	[runtime_multicast]=$here/runtime_multicast.cu
+	[runtime_symbols]=$here/runtime_symbols.cu
 )
 declare -A cudart=(
 	[vector_add_shared]=shared [vector_add_static]=static
 	[runtime_peers]=static [runtime_ipc]=static [runtime_multicast]=static
+	[runtime_symbols]=static
 )
 declare -A last=(
 	[vector_add_shared]='vector add: right (no error)'
 	[vector_add_static]='vector add: right (no error)'
 	[runtime_peers]='runtime peers: right' [runtime_ipc]='runtime ipc: right'
 	[runtime_multicast]='runtime multicast: right'
+	[runtime_symbols]='runtime symbols: right'
 )
 
 # build DIR NAME: NAME's program into DIR/NAME, or a not-ok line.
