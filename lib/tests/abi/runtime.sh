@@ -24,6 +24,10 @@
 # device) and runtime_symbols.cu (__constant__ and __device__ tables
 # written and read with cudaMemcpyToSymbol and cudaMemcpyFromSymbol around
 # a kernel, and through cudaGetSymbolAddress); each ends "...: right".
+# The shared-runtime vector add runs a second time on libcudart.so.13 from
+# PyPI's nvidia-cuda-runtime wheel (in the environment of
+# scripts/python-env, which make check makes on the host; without it that
+# run fails).
 # Needs /dev/cumc, so it runs in the VM;
 # skips without a toolkit or its nvcc.
 #
@@ -53,21 +57,23 @@ nvcc=("$toolkit/bin/nvcc" -gencode "arch=compute_90,code=compute_90")
 # Each program: its source, the runtime it links (nvcc's -cudart) and the
 # last line it says when all was right. The vector add's object is
 # compiled once and linked both ways.
-programs="vector_add_shared vector_add_static runtime_peers runtime_ipc runtime_multicast
-	runtime_symbols"
+programs="vector_add_shared vector_add_pypi vector_add_static runtime_peers runtime_ipc
+	runtime_multicast runtime_symbols"
 declare -A source=(
-	[vector_add_shared]=$vector_add [vector_add_static]=$vector_add
+	[vector_add_shared]=$vector_add [vector_add_pypi]=$vector_add
+	[vector_add_static]=$vector_add
 	[runtime_peers]=$here/runtime_peers.cu [runtime_ipc]=$here/runtime_ipc.cu
 	[runtime_multicast]=$here/runtime_multicast.cu
 	[runtime_symbols]=$here/runtime_symbols.cu
 )
 declare -A cudart=(
-	[vector_add_shared]=shared [vector_add_static]=static
+	[vector_add_shared]=shared [vector_add_pypi]=shared [vector_add_static]=static
 	[runtime_peers]=static [runtime_ipc]=static [runtime_multicast]=static
 	[runtime_symbols]=static
 )
 declare -A last=(
 	[vector_add_shared]='vector add: right (no error)'
+	[vector_add_pypi]='vector add: right (no error)'
 	[vector_add_static]='vector add: right (no error)'
 	[runtime_peers]='runtime peers: right' [runtime_ipc]='runtime ipc: right'
 	[runtime_multicast]='runtime multicast: right'
@@ -104,6 +110,26 @@ if [ "${1:-}" = --build ]; then
 	exit
 fi
 
+# runtime_dir NAME: libdir, where NAME finds libcudart.so.13 (the shared
+# runtime), and whose it is: the toolkit's, or for vector_add_pypi the
+# wheel's; or a not-ok line.
+runtime_dir() {
+	local venv
+
+	libdir=$toolkit/lib64 whose="the toolkit's"
+	[ "$1" = vector_add_pypi ] || return 0
+	whose="PyPI's nvidia-cuda-runtime"
+	if ! venv=$("$top/scripts/python-env" --check 2>&1); then
+		tap_not_ok "$1: the environment of scripts/python-env exists"
+		echo "# $venv"
+		return 1
+	fi
+	libdir=$(echo "$venv"/lib/python3*/site-packages/nvidia/cu13/lib)
+	[ -f "$libdir/libcudart.so.13" ] && return
+	tap_not_ok "$1: nvidia-cuda-runtime's libcudart.so.13 in $venv"
+	return 1
+}
+
 for name in $programs; do
 	# The host's build, when it is newer than the sources; else our own.
 	program=$built/$name
@@ -112,11 +138,21 @@ for name in $programs; do
 		build "$work" "$name" || continue
 		program=$work/$name
 	fi
-	LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$toolkit/lib64 \
-		"$program" >"$work/out" 2>&1
+	runtime_dir "$name" || continue
+	# libdir first: the shared runtime is its own, not another on the path
+	# (it holds no libcuda.so.1 to come before libcumc's).
+	path=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	if [ "${cudart[$name]}" = shared ] &&
+	   ! LD_LIBRARY_PATH=$path ldd "$program" | grep -q "libcudart.so.13 => $libdir/"; then
+		tap_not_ok "$name: runs on $libdir/libcudart.so.13"
+		continue
+	fi
+	LD_LIBRARY_PATH=$path "$program" >"$work/out" 2>&1
 	rc=$?
 	[ "$rc" = 0 ] && [ "$(tail -1 "$work/out")" = "${last[$name]}" ]
-	tap_result $? "$name, ${cudart[$name]} runtime: $(tail -1 "$work/out")" ||
+	runtime="${cudart[$name]} runtime"
+	[ "${cudart[$name]}" = static ] || runtime="shared runtime, $whose"
+	tap_result $? "$name, $runtime: $(tail -1 "$work/out")" ||
 		sed 's/^/# /' "$work/out"
 done
 tap_end
