@@ -162,49 +162,63 @@ static CUresult libcumc_mapping_attribute(const struct libcumc_pointer *p,
 }
 
 /*
- * Host memory: its own address on every device (unified addressing);
- * DEVICE_ORDINAL is the device of the context it was made in, as driver
- * 580 answers.
+ * What host memory and a module's variable answer alike: one range of one
+ * context's, mapped for every device at its own address, in no pool.
  */
-static CUresult libcumc_host_attribute(const struct libcumc_pointer *p,
-				       CUpointer_attribute attr, void *data)
-{
-	const struct libcumc_host_info *h = &p->h;
-	bool read_only = h->registered &&
-			 (h->flags & CU_MEMHOSTREGISTER_READ_ONLY);
+struct libcumc_whole_range {
+	CUcontext ctx;
+	CUdevice dev;
+	CUmemorytype type;
+	CUdeviceptr base;
+	size_t size;
+	unsigned long long buffer_id;
+	unsigned int access;	/* CU_POINTER_ATTRIBUTE_ACCESS_FLAG_* */
+	bool host_pointer;	/* HOST_POINTER: the address itself */
+	bool handle_types;	/* ALLOWED_HANDLE_TYPES: none */
+};
 
+static CUresult libcumc_whole_range_attribute(const struct libcumc_pointer *p,
+					      const struct libcumc_whole_range *r,
+					      CUpointer_attribute attr,
+					      void *data)
+{
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
-		memcpy(data, &h->ctx, sizeof(h->ctx));
+		memcpy(data, &r->ctx, sizeof(r->ctx));
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-		libcumc_put_uint(data, CU_MEMORYTYPE_HOST);
+		libcumc_put_uint(data, r->type);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
 		libcumc_put_u64(data, p->ptr);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		if (!r->host_pointer)
+			return CUDA_ERROR_INVALID_VALUE;
 		memcpy(data, &p->ptr, sizeof(void *));
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
-		libcumc_put_u64(data, h->buffer_id);
+		libcumc_put_u64(data, r->buffer_id);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-		libcumc_put_uint(data, h->dev);
+		libcumc_put_uint(data, r->dev);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-		libcumc_put_u64(data, h->base);
+		libcumc_put_u64(data, r->base);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-		libcumc_put_u64(data, h->size);
+		libcumc_put_u64(data, r->size);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MAPPED:
 		libcumc_put_uint(data, 1);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
-		libcumc_put_uint(data, read_only ?
-				 CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ :
-				 CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
+		libcumc_put_uint(data, r->access);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+		if (!r->handle_types)
+			return CUDA_ERROR_INVALID_VALUE;
+		libcumc_put_uint(data, 0);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
@@ -218,6 +232,28 @@ static CUresult libcumc_host_attribute(const struct libcumc_pointer *p,
 }
 
 /*
+ * Host memory: its own address on every device (unified addressing);
+ * DEVICE_ORDINAL is the device of the context it was made in, as driver
+ * 580 answers.
+ */
+static CUresult libcumc_host_attribute(const struct libcumc_pointer *p,
+				       CUpointer_attribute attr, void *data)
+{
+	const struct libcumc_host_info *h = &p->h;
+	bool read_only = h->registered &&
+			 (h->flags & CU_MEMHOSTREGISTER_READ_ONLY);
+	struct libcumc_whole_range r = {
+		.ctx = h->ctx, .dev = h->dev, .type = CU_MEMORYTYPE_HOST,
+		.base = h->base, .size = h->size, .buffer_id = h->buffer_id,
+		.access = read_only ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ :
+				      CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE,
+		.host_pointer = true,
+	};
+
+	return libcumc_whole_range_attribute(p, &r, attr, data);
+}
+
+/*
  * A module's variable is device memory of its module's context, the one
  * current at the load; a library's variable, the library being every
  * context's, answers for the calling thread's current context (none: no
@@ -228,53 +264,20 @@ static CUresult libcumc_global_attribute(const struct libcumc_pointer *p,
 					 CUpointer_attribute attr, void *data)
 {
 	const struct libcumc_global_info *g = &p->g;
-	CUcontext ctx = g->ctx;
-	CUdevice dev = g->dev;
+	struct libcumc_whole_range r = {
+		.ctx = g->ctx, .dev = g->dev, .type = CU_MEMORYTYPE_DEVICE,
+		.base = g->base, .size = g->size, .buffer_id = g->buffer_id,
+		.access = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE,
+		.handle_types = true,
+	};
 
-	if (!ctx && (attr == CU_POINTER_ATTRIBUTE_CONTEXT ||
-		     attr == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)) {
-		if (libcumc_current_device(&dev) != CUDA_SUCCESS)
+	if (!r.ctx && (attr == CU_POINTER_ATTRIBUTE_CONTEXT ||
+		       attr == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)) {
+		if (libcumc_current_device(&r.dev) != CUDA_SUCCESS)
 			return CUDA_ERROR_INVALID_VALUE;
-		ctx = libcumc_stack_top();
+		r.ctx = libcumc_stack_top();
 	}
-	switch (attr) {
-	case CU_POINTER_ATTRIBUTE_CONTEXT:
-		memcpy(data, &ctx, sizeof(ctx));
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-		libcumc_put_uint(data, CU_MEMORYTYPE_DEVICE);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-		libcumc_put_u64(data, p->ptr);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
-		libcumc_put_u64(data, g->buffer_id);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-		libcumc_put_uint(data, dev);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-		libcumc_put_u64(data, g->base);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-		libcumc_put_u64(data, g->size);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_MAPPED:
-		libcumc_put_uint(data, 1);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
-		libcumc_put_uint(data, CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
-		return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
-	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
-	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
-		libcumc_put_uint(data, 0);
-		return CUDA_SUCCESS;
-	default:
-		return CUDA_ERROR_INVALID_VALUE;
-	}
+	return libcumc_whole_range_attribute(p, &r, attr, data);
 }
 
 /*
