@@ -46,8 +46,12 @@ vm=()
 [ -z "${CUMC_FABRIC_MODULE:-}" ] || vm+=(--module "$CUMC_FABRIC_MODULE")
 # The nodes' waits for each other scale as Check's limits do (the debug
 # kernel's nodes are slower); fabric-run gives the nodes a clean environment.
+# So does the lease a node maps another's memory under (the module's
+# lease_ms, 10 s): a debug node whose daemon got no CPU for 10 s while
+# four nodes booted lost its peer by design, and a test its memory.
 [ -z "${CK_TIMEOUT_MULTIPLIER:-}" ] ||
-	vm+=(--env "CK_TIMEOUT_MULTIPLIER=$CK_TIMEOUT_MULTIPLIER")
+	vm+=(--env "CK_TIMEOUT_MULTIPLIER=$CK_TIMEOUT_MULTIPLIER"
+	     "lease_ms=$((10000 * CK_TIMEOUT_MULTIPLIER))")
 
 echo "TAP version 13"
 (cd "$top" && scripts/fabric-run --nodes 4 --procs-per-node 1 --domain 0,1,3 --domain 2 \
