@@ -59,6 +59,7 @@ static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
 {
 	const struct libcumc_launch *l = arg;
 	enum cumc_access need = write ? CUMC_ACCESS_READWRITE : CUMC_ACCESS_READ;
+	struct libcumc_global_info var;
 	struct libcumc_host_info info;
 	struct cumc_va_query q;
 
@@ -70,9 +71,11 @@ static bool libcumc_kernel_access(void *arg, uint64_t addr, size_t len,
 		*hi = addr + len;
 		return true;
 	}
-	if (libcumc_global_range(addr, len)) {
-		*lo = addr;
-		*hi = addr + len;
+	/* The whole variable, so that the executor asks once for it. */
+	if (libcumc_global_lookup(addr, &var) &&
+	    len <= var.base + var.size - addr) {
+		*lo = var.base;
+		*hi = var.base + var.size;
 		return true;
 	}
 	if (libcumc_mapping_query(l->drv, addr, l->dev, &q) != CUDA_SUCCESS ||
