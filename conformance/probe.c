@@ -2345,6 +2345,33 @@ static void graphmem_in_child(void)
 	SAY(cuGraphAddChildGraphNode(&c, g, NULL, 0, child));
 }
 
+static void graphmem_remove_edge(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraphNode a, f;
+	CUgraph g;
+
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(cuGraphAddMemFreeNode(&f, g, &a, 1, p.dptr));
+	SAY(cuGraphRemoveDependencies(g, &a, &f, NULL, 1));
+}
+
+/* A memory node added to the graph a child node already holds. */
+static void graphmem_add_to_child(void)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
+	CUgraph g, child, held;
+	CUgraphNode e, c, a;
+
+	NEED(cuGraphCreate(&child, 0));
+	NEED(cuGraphAddEmptyNode(&e, child, NULL, 0));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cuGraphAddChildGraphNode(&c, g, NULL, 0, child));
+	NEED(cuGraphChildGraphNodeGetGraph(c, &held));
+	SAY(cuGraphAddMemAllocNode(&a, held, NULL, 0, &p));
+}
+
 static void graphmem_clone(void)
 {
 	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
@@ -2703,6 +2730,37 @@ static void cond_switch_default2(void)
 {
 	cond_run(CU_GRAPH_COND_TYPE_SWITCH, 3, 2, CU_GRAPH_COND_ASSIGN_DEFAULT, 2);
 }
+
+/* New parameters for a conditional node: in its graph, then in an exec. */
+static void cond_set_params(int in_exec)
+{
+	CUgraphConditionalHandle h;
+	CUgraphNodeParams np;
+	CUgraphExec exec;
+	CUcontext ctx;
+	CUgraphNode n;
+	CUgraph g;
+
+	NEED(cuCtxGetCurrent(&ctx));
+	NEED(cuGraphCreate(&g, 0));
+	NEED(cond_handle(g, 0, 0, &h));
+	NEED(cond_node(g, h, CU_GRAPH_COND_TYPE_IF, 1, &n, NULL));
+	memset(&np, 0, sizeof(np));
+	np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+	np.conditional.handle = h;
+	np.conditional.type = CU_GRAPH_COND_TYPE_IF;
+	np.conditional.size = 1;
+	np.conditional.ctx = ctx;
+	if (!in_exec) {
+		SAY(cuGraphNodeSetParams(n, &np));
+		return;
+	}
+	NEED(cuGraphInstantiate(&exec, g, 0));
+	SAY(cuGraphExecNodeSetParams(exec, n, &np));
+}
+
+static void cond_set_params_graph(void) { cond_set_params(0); }
+static void cond_set_params_exec(void) { cond_set_params(1); }
 
 static void cond_switch_default_out(void)
 {
@@ -3252,8 +3310,8 @@ static void atoh_past_end(void)
 	SAY(cuMemcpyAtoH(host, a, 1, 32));
 }
 
-/* The byte-offset copies on a 2D array: are they linear over its rows? */
-static void atoh_2d_linear(void)
+/* A byte-offset copy from a 4x4 FLOAT array holding bytes 0..63 by rows. */
+static void atoh_2d(size_t offset)
 {
 	CUDA_MEMCPY2D c = { 0 };
 	unsigned char host[64], back[8] = { 0 };
@@ -3271,8 +3329,38 @@ static void atoh_2d_linear(void)
 	c.WidthInBytes = 16;
 	c.Height = 4;
 	NEED(cuMemcpy2D(&c));
-	SAYV(cuMemcpyAtoH(back, a, 20, 8), "bytes=%u,%u", back[0], back[7]);
+	SAYV(cuMemcpyAtoH(back, a, offset, 8), "bytes=%u,%u", back[0], back[7]);
 }
+
+/* Are the byte-offset copies on a 2D array linear over its rows? */
+static void atoh_2d_linear(void) { atoh_2d(20); }
+/* Inside the first row of a 2D array. */
+static void atoh_2d_first_row(void) { atoh_2d(4); }
+
+/*
+ * The unit of a copy's width on a block-compressed array: a BC1 array of
+ * 8x8 texels is 2x2 blocks of 8 bytes, so a row of blocks is 16 bytes.
+ */
+static void bc1_copy(size_t width_bytes, size_t height)
+{
+	unsigned char host[256] = { 0 };
+	CUDA_MEMCPY2D c = { 0 };
+	CUarray a;
+
+	NEED(make_array(&a, 8, 8, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0));
+	c.srcMemoryType = CU_MEMORYTYPE_HOST;
+	c.srcHost = host;
+	c.srcPitch = width_bytes;
+	c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+	c.dstArray = a;
+	c.WidthInBytes = width_bytes;
+	c.Height = height;
+	SAY(cuMemcpy2D(&c));
+}
+
+static void bc1_copy_block_rows(void) { bc1_copy(16, 2); }
+static void bc1_copy_texel_rows(void) { bc1_copy(16, 8); }
+static void bc1_copy_texel_width(void) { bc1_copy(32, 2); }
 
 static void memset2d_pitch_short(void)
 {
@@ -3417,6 +3505,27 @@ static void texobj_get_desc_round_trip(void)
 }
 
 static void texobj_destroy_zero(void) { SAY(cuTexObjectDestroy(0)); }
+static void surfobj_destroy_zero(void) { SAY(cuSurfObjectDestroy(0)); }
+
+/* The view a texture object made without one answers. */
+static void texobj_view_unset(void)
+{
+	CUDA_RESOURCE_DESC r = { 0 };
+	CUDA_TEXTURE_DESC t = { 0 };
+	CUDA_RESOURCE_VIEW_DESC v;
+	CUtexObject o;
+	CUarray a;
+
+	NEED(make_array(&a, 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0));
+	r.resType = CU_RESOURCE_TYPE_ARRAY;
+	r.res.array.hArray = a;
+	NEED(cuTexObjectCreate(&o, &r, &t, NULL));
+	memset(&v, 0xff, sizeof(v));
+	SAYV(cuTexObjectGetResourceViewDesc(&v, o),
+	     "format=%d size=%zux%zux%zu levels=%u-%u layers=%u-%u",
+	     (int)v.format, v.width, v.height, v.depth, v.firstMipmapLevel,
+	     v.lastMipmapLevel, v.firstLayer, v.lastLayer);
+}
 
 static void texobj_get_unknown(void)
 {
@@ -3487,6 +3596,23 @@ static void mipmap_too_many_levels(void)
 
 	SAY(cuMipmappedArrayCreate(&m, &d, 8));
 }
+
+/* How many levels a chain of a 64x64 array asked for @asked has. */
+static void mipmap_count_levels(unsigned int asked)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d = { 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0 };
+	CUmipmappedArray m;
+	CUarray level;
+	unsigned int n = 0;
+
+	NEED(cuMipmappedArrayCreate(&m, &d, asked));
+	while (n < 16 && !cuMipmappedArrayGetLevel(&level, m, n))
+		n++;
+	SAYV(cuMipmappedArrayDestroy(m), "levels=%u", n);
+}
+
+static void mipmap_levels_made_zero(void) { mipmap_count_levels(0); }
+static void mipmap_levels_made_past(void) { mipmap_count_levels(8); }
 
 static void array_memory_requirements(void)
 {
@@ -3729,6 +3855,66 @@ static void ipc_interior(void)
 
 	NEED(cuMemAlloc(&q, 64));
 	SAY(cuIpcGetMemHandle(&handle, q + 8));
+}
+
+static void ipc_event_not_interprocess(void)
+{
+	CUipcEventHandle h;
+	CUevent e;
+
+	NEED(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	SAY(cuIpcGetEventHandle(&h, e));
+}
+
+static void ipc_event_open_own(void)
+{
+	CUipcEventHandle h;
+	CUevent e, opened = NULL;
+
+	NEED(cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+	NEED(cuIpcGetEventHandle(&h, e));
+	SAYV(cuIpcOpenEventHandle(&opened, h), "event=%s",
+	     opened ? "set" : "untouched");
+}
+
+static const char module_variable_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .global .align 4 .u32 counter[16];\n"
+	".visible .global .align 4 .u32 other[16];\n";
+
+/* What the pointer queries say of an address inside a module's variable. */
+static void module_variable_pointer(void)
+{
+	CUdeviceptr p, start = 0, base = 0;
+	size_t bytes, size = 0, range = 0;
+	unsigned int type = 7, ipc = 7;
+	CUmodule mod;
+
+	NEED(cuModuleLoadData(&mod, module_variable_ptx));
+	NEED(cuModuleGetGlobal(&p, &bytes, mod, "counter"));
+	NEED(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p + 4));
+	NEED(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+				   p + 4));
+	NEED(cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, p + 4));
+	NEED(cuMemGetAddressRange(&base, &range, p + 4));
+	SAYV(cuPointerGetAttribute(&ipc,
+				   CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+				   p + 4),
+	     "type=%u bytes=%zu start=var%+lld size=%zu range=var%+lld,%zu ipc=%u",
+	     type, bytes, (long long)(start - p), size,
+	     (long long)(base - p), range, ipc);
+}
+
+static void module_variable_ipc(void)
+{
+	CUipcMemHandle h;
+	CUdeviceptr p;
+	size_t bytes;
+	CUmodule mod;
+
+	NEED(cuModuleLoadData(&mod, module_variable_ptx));
+	NEED(cuModuleGetGlobal(&p, &bytes, mod, "counter"));
+	SAY(cuIpcGetMemHandle(&h, p));
 }
 
 static void module_loading_mode(void)
@@ -3996,6 +4182,10 @@ static const struct probe probes[] = {
 	{ "copy3d.short_slice", copy3d_short_slice, WITH_CONTEXT },
 	{ "copy.atoh_past_end", atoh_past_end, WITH_CONTEXT },
 	{ "copy.atoh_2d_linear", atoh_2d_linear, WITH_CONTEXT },
+	{ "copy.atoh_2d_first_row", atoh_2d_first_row, WITH_CONTEXT },
+	{ "copy.bc1_block_rows", bc1_copy_block_rows, WITH_CONTEXT },
+	{ "copy.bc1_texel_rows", bc1_copy_texel_rows, WITH_CONTEXT },
+	{ "copy.bc1_texel_width", bc1_copy_texel_width, WITH_CONTEXT },
 	{ "copy.memset2d_pitch_short", memset2d_pitch_short, WITH_CONTEXT },
 	{ "copy.memset2d16_unaligned", memset2d16_unaligned, WITH_CONTEXT },
 	{ "copy.memset2d32_pitch_odd", memset2d32_pitch_odd, WITH_CONTEXT },
@@ -4010,6 +4200,8 @@ static const struct probe probes[] = {
 	{ "texobj.null_texture_desc", texobj_null_texdesc, WITH_CONTEXT },
 	{ "texobj.descriptors", texobj_get_desc_round_trip, WITH_CONTEXT },
 	{ "texobj.destroy_zero", texobj_destroy_zero, WITH_CONTEXT },
+	{ "texobj.view_unset", texobj_view_unset, WITH_CONTEXT },
+	{ "surfobj.destroy_zero", surfobj_destroy_zero, WITH_CONTEXT },
 	{ "texobj.get_unknown", texobj_get_unknown, WITH_CONTEXT },
 	{ "surfobj.create", surfobj_ok, WITH_CONTEXT },
 	{ "surfobj.no_surface_flag", surfobj_no_ldst, WITH_CONTEXT },
@@ -4017,6 +4209,8 @@ static const struct probe probes[] = {
 	{ "mipmap.levels_zero", mipmap_levels_zero, WITH_CONTEXT },
 	{ "mipmap.levels", mipmap_level_past, WITH_CONTEXT },
 	{ "mipmap.too_many_levels", mipmap_too_many_levels, WITH_CONTEXT },
+	{ "mipmap.levels_made_zero", mipmap_levels_made_zero, WITH_CONTEXT },
+	{ "mipmap.levels_made_past", mipmap_levels_made_past, WITH_CONTEXT },
 	{ "external.import_null", external_memory_null, WITH_CONTEXT },
 	{ "external.import_bad_fd", external_memory_bad_fd, WITH_CONTEXT },
 	{ "graphics.unregister_null", graphics_unregister_null, WITH_CONTEXT },
@@ -4081,6 +4275,8 @@ static const struct probe probes[] = {
 	{ "graphmem.used_after_free", graphmem_used_after_free, WITH_CONTEXT },
 	{ "graphmem.instantiate_twice", graphmem_instantiate_twice, WITH_CONTEXT },
 	{ "graphmem.in_child", graphmem_in_child, WITH_CONTEXT },
+	{ "graphmem.remove_edge", graphmem_remove_edge, WITH_CONTEXT },
+	{ "graphmem.add_to_child", graphmem_add_to_child, WITH_CONTEXT },
 	{ "graphmem.clone", graphmem_clone, WITH_CONTEXT },
 	{ "graphmem.destroy_node", graphmem_destroy_node, WITH_CONTEXT },
 	{ "graphmem.captured", graphmem_captured, WITH_CONTEXT },
@@ -4107,6 +4303,8 @@ static const struct probe probes[] = {
 	{ "graph.cond.while_default0", cond_while_default0, WITH_CONTEXT },
 	{ "graph.cond.switch_default2", cond_switch_default2, WITH_CONTEXT },
 	{ "graph.cond.switch_default_out", cond_switch_default_out, WITH_CONTEXT },
+	{ "graph.cond.set_params_graph", cond_set_params_graph, WITH_CONTEXT },
+	{ "graph.cond.set_params_exec", cond_set_params_exec, WITH_CONTEXT },
 	{ "graph.kernel_attr.priority", kattr_priority, WITH_CONTEXT },
 	{ "graph.kernel_attr.cooperative", kattr_cooperative, WITH_CONTEXT },
 	{ "graph.kernel_attr.cluster", kattr_cluster, WITH_CONTEXT },
@@ -4155,6 +4353,10 @@ static const struct probe probes[] = {
 	{ "managed.pointer_attributes", managed_pointer_attributes, WITH_CONTEXT },
 	{ "ipc.open_own", ipc_open_own, WITH_CONTEXT },
 	{ "ipc.interior", ipc_interior, WITH_CONTEXT },
+	{ "ipc.event_not_interprocess", ipc_event_not_interprocess, WITH_CONTEXT },
+	{ "ipc.event_open_own", ipc_event_open_own, WITH_CONTEXT },
+	{ "module.variable_pointer", module_variable_pointer, WITH_CONTEXT },
+	{ "module.variable_ipc", module_variable_ipc, WITH_CONTEXT },
 	{ "module.loading_mode", module_loading_mode, WITH_CONTEXT },
 	{ "device.host_atomic_caps", device_host_atomic_caps, WITH_CONTEXT },
 	{ "device.host_atomic_caps_bad", device_host_atomic_caps_bad, WITH_CONTEXT },

@@ -187,7 +187,8 @@ CUresult libcumc_event_export(CUevent hEvent, unsigned long long *id)
 	if (!ev)
 		res = CUDA_ERROR_INVALID_HANDLE;
 	else if (!ev->shared)
-		res = CUDA_ERROR_INVALID_VALUE;
+		/* As NVIDIA's driver: not a handle this call can export. */
+		res = CUDA_ERROR_INVALID_HANDLE;
 	else
 		*id = (uintptr_t)hEvent;
 	pthread_mutex_unlock(&libcumc_events_lock);

@@ -22,7 +22,8 @@ struct libcumc_texobj {
 	bool surface;
 	CUDA_RESOURCE_DESC res;
 	CUDA_TEXTURE_DESC tex;		/* a texture's */
-	CUDA_RESOURCE_VIEW_DESC view;	/* a texture's; all zero: none given */
+	bool has_view;			/* a texture made with a view */
+	CUDA_RESOURCE_VIEW_DESC view;
 };
 
 /* Guards libcumc_texobjs and libcumc_last_texobj. */
@@ -179,8 +180,10 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
 		return res;
 	obj.res = *pResDesc;
 	obj.tex = *pTexDesc;
-	if (pResViewDesc)
+	if (pResViewDesc) {
+		obj.has_view = true;
 		obj.view = *pResViewDesc;
+	}
 	return libcumc_texobj_add(&obj, pTexObject);
 }
 
@@ -297,8 +300,8 @@ CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc,
 }
 
 /*
- * An object made without a view answers one of zeros (format NONE): NVIDIA's
- * driver answers success for it too.
+ * An object made without a view has none to write: NVIDIA's driver answers
+ * success and leaves *pResViewDesc as it was.
  */
 CUresult CUDAAPI cuTexObjectGetResourceViewDesc(
 		CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
@@ -309,7 +312,7 @@ CUresult CUDAAPI cuTexObjectGetResourceViewDesc(
 	if (!pResViewDesc)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = libcumc_texobj_get(texObject, false, &obj);
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS && obj.has_view)
 		*pResViewDesc = obj.view;
 	return res;
 }

@@ -568,7 +568,7 @@ START_TEST(event_handle_errors)
 	ck_assert_int_eq(cuEventCreate(&timed, CU_EVENT_DISABLE_TIMING),
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(cuIpcGetEventHandle(NULL, ev), CUDA_ERROR_INVALID_VALUE);
-	ck_assert_int_eq(cuIpcGetEventHandle(&h, timed), CUDA_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(cuIpcGetEventHandle(&h, timed), CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuIpcGetEventHandle(&h, (CUevent)&h),
 			 CUDA_ERROR_INVALID_HANDLE);
 	ck_assert_int_eq(cuIpcGetEventHandle(&h, ev), CUDA_SUCCESS);
