@@ -156,10 +156,16 @@ START_TEST(stream_knows_its_context_and_device)
 }
 END_TEST
 
+static void CUDA_CB note_thread_fn(void *arg)
+{
+	*(pthread_t *)arg = pthread_self();
+}
+
 START_TEST(host_functions_run_in_order_off_the_caller)
 {
 	static struct order_log log;
 	static struct order_item items[200];
+	pthread_t ran_on = pthread_self();
 	CUstream s;
 	int i;
 
@@ -168,7 +174,10 @@ START_TEST(host_functions_run_in_order_off_the_caller)
 		items[i] = (struct order_item){ &log, i };
 		ck_assert_int_eq(cuLaunchHostFunc(s, log_fn, &items[i]), CUDA_SUCCESS);
 	}
+	/* Not on a thread that synchronizes while it is due either. */
+	ck_assert_int_eq(cuLaunchHostFunc(s, note_thread_fn, &ran_on), CUDA_SUCCESS);
 	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	ck_assert(!pthread_equal(ran_on, pthread_self()));
 	ck_assert_int_eq(atomic_load(&log.next), 200);
 	for (i = 0; i < 200; i++)
 		ck_assert_int_eq(log.seen[i], i);
@@ -827,6 +836,93 @@ START_TEST(threads_and_streams_at_once)
 }
 END_TEST
 
+/* Appends its value to a log: count, then the values in the order run. */
+static const char append_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry append(.param .u64 log, .param .u32 value)\n{\n"
+	"\t.reg .u32 %r<3>;\n\t.reg .u64 %rd<4>;\n"
+	"\tld.param.u64 %rd1, [log];\n\tld.param.u32 %r1, [value];\n"
+	"\tld.global.u32 %r2, [%rd1];\n\tmul.wide.u32 %rd2, %r2, 4;\n"
+	"\tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3+4], %r1;\n"
+	"\tadd.u32 %r2, %r2, 1;\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+
+struct syncer {
+	CUstream stream;
+	CUevent event;
+	atomic_int *done;
+	int how;
+};
+
+/* Synchronizes with the stream, its event or the context until told. */
+static void *syncer_thread(void *arg)
+{
+	struct syncer *sy = arg;
+	CUcontext ctx;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	while (!atomic_load(sy->done)) {
+		if (sy->how == 0)
+			ck_assert_int_eq(cuStreamSynchronize(sy->stream), CUDA_SUCCESS);
+		else if (sy->how == 1)
+			ck_assert_int_eq(cuEventSynchronize(sy->event), CUDA_SUCCESS);
+		else
+			ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
+	}
+	return NULL;
+}
+
+/*
+ * Kernels run once each, alone, in stream order, while other threads
+ * synchronize with the stream, with an event of it and with the context
+ * all along.
+ */
+START_TEST(synchronizing_threads_run_items_once_in_order)
+{
+	enum { ITEMS = 300, SYNCERS = 3 };
+	struct syncer sy[SYNCERS];
+	pthread_t t[SYNCERS];
+	atomic_int done = 0;
+	cuuint32_t log[ITEMS + 1];
+	CUdeviceptr dlog;
+	CUfunction f;
+	CUmodule mod;
+	CUstream s;
+	CUevent ev;
+	cuuint32_t i;
+	void *args[2] = { &dlog, &i };
+
+	ck_assert_int_eq(cuModuleLoadData(&mod, append_ptx), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, mod, "append"), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemAlloc(&dlog, sizeof(log)), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemsetD32(dlog, 0, ITEMS + 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+	ck_assert_int_eq(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+	for (i = 0; i < SYNCERS; i++) {
+		sy[i] = (struct syncer){ s, ev, &done, (int)i };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, syncer_thread, &sy[i]), 0);
+	}
+	for (i = 0; i < ITEMS; i++) {
+		ck_assert_int_eq(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, args, NULL),
+				 CUDA_SUCCESS);
+		if (i % 8 == 0)
+			ck_assert_int_eq(cuEventRecord(ev, s), CUDA_SUCCESS);
+	}
+	ck_assert_int_eq(cuStreamSynchronize(s), CUDA_SUCCESS);
+	atomic_store(&done, 1);
+	for (i = 0; i < SYNCERS; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(cuMemcpyDtoH(log, dlog, sizeof(log)), CUDA_SUCCESS);
+	ck_assert_uint_eq(log[0], ITEMS);
+	for (i = 0; i < ITEMS; i++)
+		ck_assert_uint_eq(log[1 + i], i);
+	ck_assert_int_eq(cuEventDestroy(ev), CUDA_SUCCESS);
+	ck_assert_int_eq(cuStreamDestroy(s), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemFree(dlog), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleUnload(mod), CUDA_SUCCESS);
+}
+END_TEST
+
 /* The v1 names, found at their CUDA 8.0 and 9.0 versions, are disabled. */
 START_TEST(v1_memops_are_not_supported)
 {
@@ -971,6 +1067,7 @@ int main(void)
 	tcase_add_test(tc, destroy_with_pending_work_returns_at_once);
 	tcase_add_test(tc, ctx_synchronize_waits_for_every_stream);
 	tcase_add_test(tc, destroying_a_context_destroys_its_streams);
+	tcase_add_test(tc, synchronizing_threads_run_items_once_in_order);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(copies, setup, NULL);
