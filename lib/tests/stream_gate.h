@@ -72,6 +72,15 @@ static inline int order_position(const struct order_log *log, int value,
 	return -1;
 }
 
+/* For a thread of the test's own: device 0's primary context, current. */
+static inline void primary_ctx_make_current(void)
+{
+	CUcontext ctx;
+
+	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+}
+
 static inline CUevent event_new(unsigned int flags)
 {
 	CUevent ev;

@@ -358,10 +358,8 @@ struct ptds_probe {
 static void *other_thread_ptds_id(void *arg)
 {
 	struct ptds_probe *p = arg;
-	CUcontext ctx;
 
-	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	primary_ctx_make_current();
 	ck_assert_int_eq(cuStreamGetId(CU_STREAM_PER_THREAD, &p->id), CUDA_SUCCESS);
 	ck_assert_int_eq(cuLaunchHostFunc(CU_STREAM_PER_THREAD, set_flag_fn, &p->ran),
 			 CUDA_SUCCESS);
@@ -790,12 +788,10 @@ static void CUDA_CB count_fn(void *arg)
 static void *storm_thread(void *arg)
 {
 	struct storm *st = arg;
-	CUcontext ctx;
 	CUstream s;
 	cuuint32_t i;
 
-	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	primary_ctx_make_current();
 	ck_assert_int_eq(cuStreamCreate(&s, 0), CUDA_SUCCESS);
 	for (i = 1; i <= 200; i++) {
 		ck_assert_int_eq(cuStreamWriteValue32(s, st->word, i, 0), CUDA_SUCCESS);
@@ -857,10 +853,8 @@ struct syncer {
 static void *syncer_thread(void *arg)
 {
 	struct syncer *sy = arg;
-	CUcontext ctx;
 
-	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	primary_ctx_make_current();
 	while (!atomic_load(sy->done)) {
 		if (sy->how == 0)
 			ck_assert_int_eq(cuStreamSynchronize(sy->stream), CUDA_SUCCESS);

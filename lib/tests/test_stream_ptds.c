@@ -70,10 +70,8 @@ struct other {
 static void *other_thread(void *arg)
 {
 	struct other *o = arg;
-	CUcontext ctx;
 
-	ck_assert_int_eq(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
-	ck_assert_int_eq(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+	primary_ctx_make_current();
 	ck_assert_int_eq(cuLaunchHostFunc(NULL, set_flag_fn, &o->ran), CUDA_SUCCESS);
 	o->sync = cuStreamSynchronize(NULL);
 	return NULL;
