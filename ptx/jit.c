@@ -53,7 +53,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-3-lanes"
+#define PTX_JIT_VERSION "cumc-jit-4-large-model"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -2178,9 +2178,16 @@ static LLVMMemoryBufferRef compile(const struct cumc_ptx_module *m,
 		ptx_log("JIT: %s: %s", triple, msg);
 		goto out;
 	}
+	/*
+	 * The large code model: the JIT places the code and its data
+	 * (jump tables, constants) where it finds room, further apart than
+	 * the default model's 32-bit displacements reach once a process has
+	 * mapped its GPUs' address space in between, and cuts a displacement
+	 * that does not fit short, silently.
+	 */
 	tm = L.LLVMCreateTargetMachine(target, triple, host_cpu, host_features,
-				       LLVMCodeGenLevelAggressive, LLVMRelocPIC,
-				       LLVMCodeModelDefault);
+				       LLVMCodeGenLevelAggressive, LLVMRelocStatic,
+				       LLVMCodeModelLarge);
 	L.LLVMSetTarget(t.m, triple);
 	layout = L.LLVMCreateTargetDataLayout(tm);
 	L.LLVMSetModuleDataLayout(t.m, layout);

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <fenv.h>
 #include <limits.h>
@@ -23,15 +24,13 @@
 #define PTX_TEST_DATA "ptx/tests/data"
 #endif
 
-static char *slurp(const char *name, size_t *len)
+/* The file at @path, NUL-terminated. */
+static char *slurp_path(const char *path, size_t *len)
 {
-	char path[512];
-	FILE *f;
+	FILE *f = fopen(path, "rb");
 	char *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/%s", PTX_TEST_DATA, name);
-	f = fopen(path, "rb");
 	ck_assert_msg(f, "%s", path);
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
@@ -41,6 +40,14 @@ static char *slurp(const char *name, size_t *len)
 	fclose(f);
 	*len = n;
 	return buf;
+}
+
+static char *slurp(const char *name, size_t *len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", PTX_TEST_DATA, name);
+	return slurp_path(path, len);
 }
 
 static struct cumc_ptx_module *load_file(const char *name)
@@ -881,6 +888,71 @@ START_TEST(test_jit_cache)
 }
 END_TEST
 
+/* Every relocation the code sections of ELF object @obj ask for. */
+static void code_relocations(const unsigned char *obj, size_t len,
+			     unsigned int *absolute, unsigned int *other)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)obj;
+	const Elf64_Shdr *sh;
+	const Elf64_Rela *r;
+	size_t i, k;
+
+	ck_assert(len >= sizeof(*eh) && !memcmp(eh->e_ident, ELFMAG, SELFMAG));
+	ck_assert(eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) <= len);
+	sh = (const Elf64_Shdr *)(obj + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_RELA || sh[i].sh_info >= eh->e_shnum ||
+		    !(sh[sh[i].sh_info].sh_flags & SHF_EXECINSTR))
+			continue;
+		ck_assert(sh[i].sh_offset + sh[i].sh_size <= len);
+		r = (const Elf64_Rela *)(obj + sh[i].sh_offset);
+		for (k = 0; k < sh[i].sh_size / sizeof(*r); k++) {
+			if (ELF64_R_TYPE(r[k].r_info) == R_X86_64_64)
+				++*absolute;
+			else
+				++*other;
+		}
+	}
+}
+
+/*
+ * The JIT puts a kernel's code and its data (jump tables, constants) where
+ * it finds room, which may be further apart than a 32-bit displacement
+ * reaches: a process of several GPUs maps terabytes of address space in
+ * between.  The code must name its data by absolute address, or a
+ * displacement that does not fit is cut short and the kernel jumps into
+ * the middle of nowhere.
+ */
+START_TEST(test_jit_code_placed_anywhere)
+{
+	char dir[] = "/tmp/test_ptx_jit.XXXXXX", path[512];
+	unsigned int absolute = 0, other = 0;
+	struct cumc_ptx_module *m;
+	struct dirent *e;
+	unsigned char *obj;
+	size_t len;
+	DIR *d;
+
+	ck_assert(mkdtemp(dir));
+	setenv("CUDA_CACHE_PATH", dir, 1);
+	m = load_unique("anywhere");
+	d = opendir(dir);
+	ck_assert(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			obj = (unsigned char *)slurp_path(path, &len);
+			code_relocations(obj, len, &absolute, &other);
+			free(obj);
+		}
+	closedir(d);
+	ck_assert_uint_gt(absolute, 0);
+	ck_assert_uint_eq(other, 0);
+	cumc_ptx_unload(m);
+	remove_dir(dir);
+}
+END_TEST
+
 START_TEST(test_launch_errors)
 {
 	struct cumc_ptx_module *m = load_file("vecadd.ptx");
@@ -1426,6 +1498,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_jit_warp_lanes);
 	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_jit_cache_damaged);
+	tcase_add_test(tc, test_jit_code_placed_anywhere);
 	tcase_add_test(tc, test_warp_ops);
 	tcase_add_test(tc, test_warp_sync);
 	tcase_add_test(tc, test_warp_deadlock);
