@@ -2112,6 +2112,15 @@ static CUDA_MEM_ALLOC_NODE_PARAMS mem_node_params(size_t size)
 	return p;
 }
 
+/* A new graph holding one allocation node of @p, its dptr filled in. */
+static CUresult graph_with_alloc(CUgraph *g, CUgraphNode *a,
+				 CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	CUresult r = cuGraphCreate(g, 0);
+
+	return r ? r : cuGraphAddMemAllocNode(a, *g, NULL, 0, p);
+}
+
 static void graphmem_alloc(void)
 {
 	CUDA_MEM_ALLOC_NODE_PARAMS p = mem_node_params(MIB);
@@ -2185,8 +2194,7 @@ static void graphmem_free_no_dependency(void)
 	CUgraphNode a, f;
 	CUgraph g;
 
-	NEED(cuGraphCreate(&g, 0));
-	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(graph_with_alloc(&g, &a, &p));
 	SAY(cuGraphAddMemFreeNode(&f, g, NULL, 0, p.dptr));
 }
 
@@ -2196,8 +2204,7 @@ static void graphmem_free_twice(void)
 	CUgraphNode a, f1, f2;
 	CUgraph g;
 
-	NEED(cuGraphCreate(&g, 0));
-	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(graph_with_alloc(&g, &a, &p));
 	NEED(cuGraphAddMemFreeNode(&f1, g, &a, 1, p.dptr));
 	SAY(cuGraphAddMemFreeNode(&f2, g, &f1, 1, p.dptr));
 }
@@ -2209,8 +2216,7 @@ static void graphmem_free_params(void)
 	CUgraphNode a, f;
 	CUgraph g;
 
-	NEED(cuGraphCreate(&g, 0));
-	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(graph_with_alloc(&g, &a, &p));
 	NEED(cuGraphAddMemFreeNode(&f, g, &a, 1, p.dptr));
 	SAYV(cuGraphMemFreeNodeGetParams(f, &back), "same=%d", back == p.dptr);
 }
@@ -2326,8 +2332,7 @@ static void graphmem_instantiate_twice(void)
 	CUgraphNode a, f;
 	CUgraph g;
 
-	NEED(cuGraphCreate(&g, 0));
-	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(graph_with_alloc(&g, &a, &p));
 	NEED(cuGraphAddMemFreeNode(&f, g, &a, 1, p.dptr));
 	NEED(cuGraphInstantiateWithFlags(&e1, g, 0));
 	SAY(cuGraphInstantiateWithFlags(&e2, g, 0));
@@ -2351,8 +2356,7 @@ static void graphmem_remove_edge(void)
 	CUgraphNode a, f;
 	CUgraph g;
 
-	NEED(cuGraphCreate(&g, 0));
-	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(graph_with_alloc(&g, &a, &p));
 	NEED(cuGraphAddMemFreeNode(&f, g, &a, 1, p.dptr));
 	SAY(cuGraphRemoveDependencies(g, &a, &f, NULL, 1));
 }
@@ -2378,8 +2382,7 @@ static void graphmem_clone(void)
 	CUgraphNode a;
 	CUgraph g, copy;
 
-	NEED(cuGraphCreate(&g, 0));
-	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(graph_with_alloc(&g, &a, &p));
 	SAY(cuGraphClone(&copy, g));
 }
 
@@ -2389,8 +2392,7 @@ static void graphmem_destroy_node(void)
 	CUgraphNode a;
 	CUgraph g;
 
-	NEED(cuGraphCreate(&g, 0));
-	NEED(cuGraphAddMemAllocNode(&a, g, NULL, 0, &p));
+	NEED(graph_with_alloc(&g, &a, &p));
 	SAY(cuGraphDestroyNode(a));
 }
 
@@ -2542,23 +2544,31 @@ static void gnode_exec_set_host(void)
 	SAY(cuGraphExecNodeSetParams(exec, n, &np));
 }
 
+/* A conditional node's parameters, in the current context. */
+static CUresult cond_params(CUgraphNodeParams *np, CUgraphConditionalHandle h,
+			    CUgraphConditionalNodeType type, unsigned int size)
+{
+	CUcontext ctx;
+	CUresult r = cuCtxGetCurrent(&ctx);
+
+	memset(np, 0, sizeof(*np));
+	np->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+	np->conditional.handle = h;
+	np->conditional.type = type;
+	np->conditional.size = size;
+	np->conditional.ctx = ctx;
+	return r;
+}
+
 static CUresult cond_node(CUgraph g, CUgraphConditionalHandle h,
 			  CUgraphConditionalNodeType type, unsigned int size,
 			  CUgraphNode *n, CUgraph **bodies)
 {
 	CUgraphNodeParams np;
-	CUcontext ctx;
-	CUresult r;
+	CUresult r = cond_params(&np, h, type, size);
 
-	r = cuCtxGetCurrent(&ctx);
 	if (r)
 		return r;
-	memset(&np, 0, sizeof(np));
-	np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-	np.conditional.handle = h;
-	np.conditional.type = type;
-	np.conditional.size = size;
-	np.conditional.ctx = ctx;
 	r = cuGraphAddNode(n, g, NULL, NULL, 0, &np);
 	if (bodies)
 		*bodies = np.conditional.phGraph_out;
@@ -2737,20 +2747,13 @@ static void cond_set_params(int in_exec)
 	CUgraphConditionalHandle h;
 	CUgraphNodeParams np;
 	CUgraphExec exec;
-	CUcontext ctx;
 	CUgraphNode n;
 	CUgraph g;
 
-	NEED(cuCtxGetCurrent(&ctx));
 	NEED(cuGraphCreate(&g, 0));
 	NEED(cond_handle(g, 0, 0, &h));
 	NEED(cond_node(g, h, CU_GRAPH_COND_TYPE_IF, 1, &n, NULL));
-	memset(&np, 0, sizeof(np));
-	np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-	np.conditional.handle = h;
-	np.conditional.type = CU_GRAPH_COND_TYPE_IF;
-	np.conditional.size = 1;
-	np.conditional.ctx = ctx;
+	NEED(cond_params(&np, h, CU_GRAPH_COND_TYPE_IF, 1));
 	if (!in_exec) {
 		SAY(cuGraphNodeSetParams(n, &np));
 		return;

@@ -842,11 +842,14 @@ static const char append_ptx[] =
 	"\tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3+4], %r1;\n"
 	"\tadd.u32 %r2, %r2, 1;\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
 
+/* What a synchronizing thread waits for. */
+enum sync_with { SYNC_STREAM, SYNC_EVENT, SYNC_CONTEXT, SYNC_KINDS };
+
 struct syncer {
 	CUstream stream;
 	CUevent event;
 	atomic_int *done;
-	int how;
+	enum sync_with with;
 };
 
 /* Synchronizes with the stream, its event or the context until told. */
@@ -856,9 +859,9 @@ static void *syncer_thread(void *arg)
 
 	primary_ctx_make_current();
 	while (!atomic_load(sy->done)) {
-		if (sy->how == 0)
+		if (sy->with == SYNC_STREAM)
 			ck_assert_int_eq(cuStreamSynchronize(sy->stream), CUDA_SUCCESS);
-		else if (sy->how == 1)
+		else if (sy->with == SYNC_EVENT)
 			ck_assert_int_eq(cuEventSynchronize(sy->event), CUDA_SUCCESS);
 		else
 			ck_assert_int_eq(cuCtxSynchronize(), CUDA_SUCCESS);
@@ -873,7 +876,7 @@ static void *syncer_thread(void *arg)
  */
 START_TEST(synchronizing_threads_run_items_once_in_order)
 {
-	enum { ITEMS = 300, SYNCERS = 3 };
+	enum { ITEMS = 300, SYNCERS = SYNC_KINDS };
 	struct syncer sy[SYNCERS];
 	pthread_t t[SYNCERS];
 	atomic_int done = 0;
@@ -893,7 +896,7 @@ START_TEST(synchronizing_threads_run_items_once_in_order)
 	ck_assert_int_eq(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
 	ck_assert_int_eq(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
 	for (i = 0; i < SYNCERS; i++) {
-		sy[i] = (struct syncer){ s, ev, &done, (int)i };
+		sy[i] = (struct syncer){ s, ev, &done, (enum sync_with)i };
 		ck_assert_int_eq(pthread_create(&t[i], NULL, syncer_thread, &sy[i]), 0);
 	}
 	for (i = 0; i < ITEMS; i++) {

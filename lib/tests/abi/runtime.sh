@@ -82,7 +82,7 @@ declare -A last=(
 
 # build DIR NAME: NAME's program into DIR/NAME, or a not-ok line.
 build() {
-	local object
+	local object linked
 	object=$1/$(basename "${source[$2]}" .cu).o
 
 	if [ ! -f "$object" ] &&
@@ -91,15 +91,17 @@ build() {
 		sed 's/^/# /' "$work/build.err"
 		return 1
 	fi
-	# The same object and runtime already linked (vector_add_pypi's is
-	# vector_add_shared's program): the same file.
-	[ ! -f "$object.${cudart[$2]}" ] || { ln -f "$object.${cudart[$2]}" "$1/$2"; return; }
-	if ! "${nvcc[@]}" -cudart "${cudart[$2]}" -o "$1/$2" "$object" \
-		>"$work/build.err" 2>&1 || ! ln -f "$1/$2" "$object.${cudart[$2]}"; then
+	# Linked once per object and runtime, as compiled once per source:
+	# vector_add_pypi's program is vector_add_shared's, the same file.
+	linked=$object.${cudart[$2]}
+	if [ ! -f "$linked" ] &&
+	   ! "${nvcc[@]}" -cudart "${cudart[$2]}" -o "$linked" "$object" \
+		>"$work/build.err" 2>&1; then
 		tap_not_ok "$2: nvcc links it with the ${cudart[$2]} runtime"
 		sed 's/^/# /' "$work/build.err"
 		return 1
 	fi
+	ln -f "$linked" "$1/$2"
 }
 
 if [ "${1:-}" = --build ]; then
