@@ -326,17 +326,19 @@ COMPAT_REV := 96f91fe58ccedc6a27024ab3b3561ff578b91dc8
 COMPAT_VM_TESTS = $$(cat $(O)/compat/vm-tests)
 DEBUG_VM_ARGS = --kernel $$(ls $$dir/vmlinuz-*) --module $(DEBUG_KMOD)/kmod/cumc.ko
 KCSAN_VM_ARGS = --kernel $$(ls $$kcsan/vmlinuz-*) --module $(KCSAN_KMOD)/kmod/cumc.ko
-# Both debug kernels, and the module and planted-fault modules for each.
-DEBUG_BUILDS = dir=$$(scripts/debug-kernel) && kcsan=$$(scripts/debug-kernel --kcsan) && \
-	$(MAKE) --no-print-directory kmod-debug $(FAIL_NTH_GPU) DEBUG_KDIR=$$dir/build && \
-	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$kcsan/build DEBUG_KMOD=$(KCSAN_KMOD) &&
+# Both debug kernels' directories (built by check-builds: here, the cache's).
+DEBUG_DIRS = dir=$$(scripts/debug-kernel) && kcsan=$$(scripts/debug-kernel --kcsan) &&
+# make check's builds, as one make of as many jobs as cores unless given -j:
+# the tree, the compat lane's, the cuda-python environment and both debug
+# kernels with their modules. A kernel's build leaves a core idle while it
+# unpacks, configures and links; the other builds fill it.
+CHECK_BUILDS = all compat-build check-python-env \
+	$(if $(filter-out 0,$(CHECK_DEBUG)),debug-kmod kcsan-kmod)
+BUILD_JOBS = $(if $(findstring --jobserver,$(MAKEFLAGS)),,-j$(shell nproc))
 check:
 	@scripts/deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory compat-build
-	@scripts/python-env >/dev/null || \
-		echo "make check: no cuda-python environment: lib/tests/python/cuda_python.sh will fail" >&2
-	@$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_BUILDS)) \
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) $(CHECK_BUILDS)
+	@$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_DIRS)) \
 	$(CHECK_TIMEOUTS) scripts/run-tests \
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/nvml_abi.sh \
@@ -392,7 +394,11 @@ check-vm:
 python-env:
 	@scripts/python-env
 
-.PHONY: python-env
+check-python-env:
+	@scripts/python-env >/dev/null || \
+		echo "make check: no cuda-python environment: lib/tests/python/cuda_python.sh will fail" >&2
+
+.PHONY: python-env check-python-env
 
 # The compat lane alone: its build, then one VM running only its programs.
 compat-build: lib $(KSFT_HEADERS)
@@ -692,9 +698,8 @@ $(FAIL_NTH_GPU): scripts/gpu-image | $(O)
 # alone.
 check-debug check-fail-nth:
 	@scripts/deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all debug-kmod
 	@dir=$$(scripts/debug-kernel) && \
-	$(MAKE) --no-print-directory kmod-debug $(FAIL_NTH_GPU) DEBUG_KDIR=$$dir/build && \
 	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
 		$(if $(filter check-fail-nth,$@),$(DEBUG_FAIL_NTH), \
 		$(if $(DEBUG_TESTS),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_TESTS)", \
@@ -703,13 +708,21 @@ check-debug check-fail-nth:
 
 check-kcsan:
 	@scripts/deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all kcsan-kmod
 	@kcsan=$$(scripts/debug-kernel --kcsan) && \
-	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$kcsan/build DEBUG_KMOD=$(KCSAN_KMOD) && \
 	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
 		--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)"
 
-.PHONY: fuzz check-debug check-fail-nth check-kcsan kmod-debug
+# A debug kernel (built once, cached) and the module and the VM runner's
+# planted-fault modules built for it, for the lanes that boot it.
+debug-kmod:
+	@dir=$$(scripts/debug-kernel) && \
+	$(MAKE) --no-print-directory kmod-debug $(FAIL_NTH_GPU) DEBUG_KDIR=$$dir/build
+kcsan-kmod:
+	@kcsan=$$(scripts/debug-kernel --kcsan) && \
+	$(MAKE) --no-print-directory kmod-debug DEBUG_KDIR=$$kcsan/build DEBUG_KMOD=$(KCSAN_KMOD)
+
+.PHONY: fuzz check-debug check-fail-nth check-kcsan kmod-debug debug-kmod kcsan-kmod
 
 CHECKPATCH := $(O)/checkpatch/scripts/checkpatch.pl
 # MACRO_ARG_REUSE: the ioctl table macro takes constants only.
