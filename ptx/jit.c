@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -2056,10 +2057,14 @@ static void cache_write(const char *dir, const char *path,
 	size_t n = L.LLVMGetBufferSize(buf);
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	/*
+	 * A name no other writer has: processes of other hosts (VMs sharing
+	 * the directory) can have the same pid.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	snprintf(parents, sizeof(parents), "%s", dir);
 	make_dirs(parents);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		ptx_log("JIT: cannot write the cache %s: %s", tmp, strerror(errno));
 		return;
@@ -2276,6 +2281,28 @@ static void log_interpreted(const struct cumc_ptx_module *m)
 }
 
 /*
+ * The cache directory's lock, held while an object missing from it is
+ * compiled: the processes that load one module at once (the ranks of a
+ * job) compile it once, the others waiting and then reading what the
+ * first wrote. -1 when it cannot be taken: then each compiles, as
+ * without it.
+ */
+static int cache_lock(const char *dir)
+{
+	char parents[4096];
+	int fd;
+
+	snprintf(parents, sizeof(parents), "%s", dir);
+	make_dirs(parents);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * Adds the object for @key to the JIT: the cache's, else (or when the
  * cached one does not load: cut short, damaged) compiled and cached.
  */
@@ -2284,18 +2311,28 @@ static bool load_object(const struct cumc_ptx_module *m, const char *key)
 	LLVMMemoryBufferRef obj = NULL;
 	char dir[4096], path[4200];
 	bool cache = cache_dir(dir, sizeof(dir));
+	int lock = -1;
 
 	if (cache) {
 		snprintf(path, sizeof(path), "%s/%s.o", dir, key);
 		obj = cache_read(path);
-		if (obj && add_object(key, obj))
+		if (!obj) {
+			lock = cache_lock(dir);
+			obj = cache_read(path);
+		}
+		if (obj && add_object(key, obj)) {
+			if (lock >= 0)
+				close(lock);
 			return true;
+		}
 		if (obj)
 			ptx_log("JIT: %s does not load; compiling again", path);
 	}
 	obj = compile(m, key);
 	if (obj && cache)
 		cache_write(dir, path, obj);
+	if (lock >= 0)
+		close(lock);
 	return obj && add_object(key, obj);
 }
 

@@ -859,6 +859,77 @@ START_TEST(test_jit_cache_damaged)
 }
 END_TEST
 
+/* The inode of the one file of @dir; 0 when there is none. */
+static ino_t cached_inode(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat sb;
+	ino_t ino = 0;
+
+	ck_assert(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' &&
+		    !fstatat(dirfd(d), e->d_name, &sb, 0))
+			ino = sb.st_ino;
+	closedir(d);
+	return ino;
+}
+
+/*
+ * Processes that load one module at once into an empty cache (the ranks
+ * of a job) compile it once: the others wait for the first and load what
+ * it wrote. Each child reports the inode of the cache's file after its
+ * load; one written by each would have been replaced as each renamed its
+ * own into place.
+ */
+START_TEST(test_jit_cache_compiled_once)
+{
+	enum { CHILDREN = 4 };
+	char dir[] = "/tmp/test_ptx_jit.XXXXXX";
+	char *text = unique_text("once");
+	int start[2], report[2], status;
+	ino_t seen[CHILDREN];
+	unsigned int i;
+	pid_t pid;
+
+	ck_assert(mkdtemp(dir));
+	setenv("CUDA_CACHE_PATH", dir, 1);
+	ck_assert_int_eq(pipe(start), 0);
+	ck_assert_int_eq(pipe(report), 0);
+	for (i = 0; i < CHILDREN; i++) {
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (!pid) {
+			char go;
+			ino_t ino;
+
+			close(start[1]);
+			if (read(start[0], &go, 1) != 0 || !load_compiled(text))
+				_exit(1);
+			ino = cached_inode(dir);
+			_exit(write(report[1], &ino, sizeof(ino)) ==
+			      sizeof(ino) ? 0 : 1);
+		}
+	}
+	/* Every child waits for the end of this pipe, then loads at once. */
+	close(start[0]);
+	close(start[1]);
+	close(report[1]);
+	for (i = 0; i < CHILDREN; i++)
+		ck_assert_int_eq(read(report[0], &seen[i], sizeof(seen[i])),
+				 sizeof(seen[i]));
+	close(report[0]);
+	while ((pid = wait(&status)) > 0)
+		ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_uint_eq(files_in(dir), 1);
+	for (i = 0; i < CHILDREN; i++)
+		ck_assert_uint_eq(seen[i], cached_inode(dir));
+	free(text);
+	remove_dir(dir);
+}
+END_TEST
+
 /*
  * The code is cached in CUDA_CACHE_PATH, a file per PTX text; not under
  * CUDA_CACHE_DISABLE=1 nor CUMC_JIT_CACHE=0.
@@ -1498,6 +1569,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_jit_warp_lanes);
 	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_jit_cache_damaged);
+	tcase_add_test(tc, test_jit_cache_compiled_once);
 	tcase_add_test(tc, test_jit_code_placed_anywhere);
 	tcase_add_test(tc, test_warp_ops);
 	tcase_add_test(tc, test_warp_sync);
