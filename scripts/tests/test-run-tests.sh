@@ -5,7 +5,9 @@
 # tiny fake test set (TAP passes, failures and skips, a Check summary with a
 # failure, a crash after a pass), parsed with python3's xml.etree: counts
 # and names per <testsuite>, as the summary line counts them; the summary
-# line and the exit status as they always were. Host only; prints TAP.
+# line and the exit status as they always were; VMs (a stand-in) N at a
+# time and beside the host tests, their output after the host tests'. Host
+# only; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -193,5 +195,20 @@ tap_result $? "--vm-jobs 2: two VMs at once (status $status)" ||
 order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
 [ "$order" = "=== scripts/vm-run first|stand-in VM: first|=== $dir/waits|ok 1 met|=== scripts/vm-run second|stand-in VM: second|=== $dir/writes|ok 1 wrote|" ]
 tap_result $? "--vm-jobs 2: each VM's output whole, in the VMs' order" ||
+	echo "# got: $order"
+
+# The VMs start with the host tests: the host's program waits for the file
+# the VM's writes, and passes only when both run at once; the host tests'
+# output still comes first, then the VM's.
+rm -f "$dir/written"
+out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" \
+	--host "$dir/waits" --vm-args lane --vm "$dir/writes" 2>&1)
+status=$?
+[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
+tap_result $? "the VMs run beside the host tests (status $status)" ||
+	echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
+order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
+[ "$order" = "=== $dir/waits|ok 1 met|=== scripts/vm-run lane|stand-in VM: lane|=== $dir/writes|ok 1 wrote|" ]
+tap_result $? "the host tests' output first, then the VM's" ||
 	echo "# got: $order"
 tap_end
