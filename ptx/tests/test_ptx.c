@@ -803,7 +803,11 @@ static void damage_cache(const char *dir)
 	closedir(d);
 }
 
-static off_t cache_size(const char *dir)
+/*
+ * The total size of the files of @dir and, through @ino when not NULL, the
+ * inode of the last one read (of the one file, where the cache holds one).
+ */
+static off_t cache_stat(const char *dir, ino_t *ino)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -813,10 +817,18 @@ static off_t cache_size(const char *dir)
 	ck_assert(d);
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.' &&
-		    !fstatat(dirfd(d), e->d_name, &sb, 0))
+		    !fstatat(dirfd(d), e->d_name, &sb, 0)) {
 			n += sb.st_size;
+			if (ino)
+				*ino = sb.st_ino;
+		}
 	closedir(d);
 	return n;
+}
+
+static off_t cache_size(const char *dir)
+{
+	return cache_stat(dir, NULL);
 }
 
 /*
@@ -862,17 +874,9 @@ END_TEST
 /* The inode of the one file of @dir; 0 when there is none. */
 static ino_t cached_inode(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	struct stat sb;
 	ino_t ino = 0;
 
-	ck_assert(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' &&
-		    !fstatat(dirfd(d), e->d_name, &sb, 0))
-			ino = sb.st_ino;
-	closedir(d);
+	cache_stat(dir, &ino);
 	return ino;
 }
 

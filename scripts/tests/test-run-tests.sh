@@ -160,11 +160,9 @@ tap_result $? "their output comes in one block, each program's whole" ||
 python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "4" and r.get("failures") == "1"))' "$junit"
 tap_result $? "and in the JUnit file"
 
-# --vm-jobs 2: the first VM's program waits (10 s at most) for a file the
-# second VM's writes, so it passes only when both VMs run at once; the
-# output still comes in the VMs' order, each VM's whole, though the second
-# ends first. The VM is a stand-in for scripts/vm-run that runs the command
-# here.
+# Programs that run at once: one waits (10 s at most) for a file the
+# other writes, so it passes only when both run together. The VM is a
+# stand-in for scripts/vm-run that runs the command here.
 cat >"$dir/vm-run" <<'T'
 #!/bin/sh
 echo "stand-in VM: $1"
@@ -186,29 +184,30 @@ touch "$dir/written"
 echo "ok 1 wrote"
 T
 chmod +x "$dir/vm-run" "$dir/waits" "$dir/writes"
-out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" --vm-jobs 2 \
-	--vm-args first --vm "$dir/waits" --vm-args second --vm "$dir/writes" 2>&1)
-status=$?
-[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
-tap_result $? "--vm-jobs 2: two VMs at once (status $status)" ||
-	echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
-order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
-[ "$order" = "=== scripts/vm-run first|stand-in VM: first|=== $dir/waits|ok 1 met|=== scripts/vm-run second|stand-in VM: second|=== $dir/writes|ok 1 wrote|" ]
-tap_result $? "--vm-jobs 2: each VM's output whole, in the VMs' order" ||
-	echo "# got: $order"
-
-# The VMs start with the host tests: the host's program waits for the file
-# the VM's writes, and passes only when both run at once; the host tests'
-# output still comes first, then the VM's.
-rm -f "$dir/written"
-out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" \
-	--host "$dir/waits" --vm-args lane --vm "$dir/writes" 2>&1)
-status=$?
-[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
-tap_result $? "the VMs run beside the host tests (status $status)" ||
-	echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
-order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
-[ "$order" = "=== $dir/waits|ok 1 met|=== scripts/vm-run lane|stand-in VM: lane|=== $dir/writes|ok 1 wrote|" ]
-tap_result $? "the host tests' output first, then the VM's" ||
-	echo "# got: $order"
+# met NAME ORDER ARGS...: run-tests with ARGS, where $dir/waits passes
+# only when $dir/writes runs at the same time: both passed, and the output
+# of the VMs and programs came in ORDER.
+met() {
+	local name=$1 want=$2 out status order
+	shift 2
+	rm -f "$dir/written"
+	out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" "$@" 2>&1)
+	status=$?
+	[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
+	tap_result $? "$name: at once (status $status)" ||
+		echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
+	order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
+	[ "$order" = "$want" ]
+	tap_result $? "$name: each one's output whole, in order" ||
+		echo "# got: $order"
+}
+# --vm-jobs 2: the VMs' output in the VMs' order, though the second ends
+# first.
+met "--vm-jobs 2, two VMs" \
+	"=== scripts/vm-run first|stand-in VM: first|=== $dir/waits|ok 1 met|=== scripts/vm-run second|stand-in VM: second|=== $dir/writes|ok 1 wrote|" \
+	--vm-jobs 2 --vm-args first --vm "$dir/waits" --vm-args second --vm "$dir/writes"
+# The VMs start with the host tests; the host tests' output comes first.
+met "a VM beside the host tests" \
+	"=== $dir/waits|ok 1 met|=== scripts/vm-run lane|stand-in VM: lane|=== $dir/writes|ok 1 wrote|" \
+	--host "$dir/waits" --vm-args lane --vm "$dir/writes"
 tap_end
