@@ -2018,10 +2018,12 @@ static bool cache_dir(char *dir, size_t size)
 	return false;
 }
 
-static void make_dirs(char *path)
+/* @dir and the directories above it that are missing. */
+static void make_dirs(const char *dir)
 {
-	char *s;
+	char path[4096], *s;
 
+	snprintf(path, sizeof(path), "%s", dir);
 	for (s = path + 1; *s; s++)
 		if (*s == '/') {
 			*s = 0;
@@ -2049,11 +2051,13 @@ static LLVMMemoryBufferRef cache_read(const char *path)
 	return buf;
 }
 
-/* Written under a temporary name and renamed: readers see all or none. */
-static void cache_write(const char *dir, const char *path,
-			LLVMMemoryBufferRef buf)
+/*
+ * Written under a temporary name and renamed: readers see all or none.
+ * The directory exists: cache_lock() made it, or the object was there.
+ */
+static void cache_write(const char *path, LLVMMemoryBufferRef buf)
 {
-	char tmp[4300], parents[4096];
+	char tmp[4300];
 	size_t n = L.LLVMGetBufferSize(buf);
 	int fd;
 
@@ -2062,8 +2066,6 @@ static void cache_write(const char *dir, const char *path,
 	 * the directory) can have the same pid.
 	 */
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	snprintf(parents, sizeof(parents), "%s", dir);
-	make_dirs(parents);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		ptx_log("JIT: cannot write the cache %s: %s", tmp, strerror(errno));
@@ -2289,11 +2291,9 @@ static void log_interpreted(const struct cumc_ptx_module *m)
  */
 static int cache_lock(const char *dir)
 {
-	char parents[4096];
 	int fd;
 
-	snprintf(parents, sizeof(parents), "%s", dir);
-	make_dirs(parents);
+	make_dirs(dir);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0 && flock(fd, LOCK_EX)) {
 		close(fd);
@@ -2310,7 +2310,7 @@ static bool load_object(const struct cumc_ptx_module *m, const char *key)
 {
 	LLVMMemoryBufferRef obj = NULL;
 	char dir[4096], path[4200];
-	bool cache = cache_dir(dir, sizeof(dir));
+	bool cache = cache_dir(dir, sizeof(dir)), added = false;
 	int lock = -1;
 
 	if (cache) {
@@ -2320,20 +2320,19 @@ static bool load_object(const struct cumc_ptx_module *m, const char *key)
 			lock = cache_lock(dir);
 			obj = cache_read(path);
 		}
-		if (obj && add_object(key, obj)) {
-			if (lock >= 0)
-				close(lock);
-			return true;
-		}
-		if (obj)
+		added = obj && add_object(key, obj);
+		if (obj && !added)
 			ptx_log("JIT: %s does not load; compiling again", path);
 	}
-	obj = compile(m, key);
-	if (obj && cache)
-		cache_write(dir, path, obj);
+	if (!added) {
+		obj = compile(m, key);
+		if (obj && cache)
+			cache_write(path, obj);
+		added = obj && add_object(key, obj);
+	}
 	if (lock >= 0)
 		close(lock);
-	return obj && add_object(key, obj);
+	return added;
 }
 
 void ptx_jit_module(struct cumc_ptx_module *m, const char *text, size_t len)
