@@ -281,14 +281,14 @@ END_TEST
 static void assert_set(CUdeviceptr at, unsigned int pattern, size_t elem_size,
 		       size_t n, unsigned char before, unsigned char after)
 {
+	unsigned int v = pattern;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		unsigned int v = 0;
-
+	for (i = 0; i < n && v == pattern; i++) {
+		v = 0;
 		memcpy(&v, vmm_ptr(at + i * elem_size), elem_size);
-		ck_assert_msg(v == pattern, "element %zu is 0x%x", i, v);
 	}
+	ck_assert_msg(v == pattern, "element %zu is 0x%x", i - 1, v);
 	ck_assert_uint_eq(vmm_bytes(at - 1)[0], before);
 	ck_assert_uint_eq(vmm_bytes(at + n * elem_size)[0], after);
 }
