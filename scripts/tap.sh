@@ -67,6 +67,57 @@ tap_need_vm_root() {
 	fi
 }
 
+# tap_json NAME FILE EXPR: a test that FILE holds JSON that makes the
+# Python EXPR true, with the document as j and the file's text as text.
+# FILE is kept as it is now; tap_json_results judges every one kept, in one
+# python3: Python takes seconds to start under TCG.
+tap_json_names=()
+tap_json_specs=()
+tap_json() {
+	local keep
+
+	[ -n "${tap_json_dir:-}" ] || tap_json_dir=$(mktemp -d)
+	keep=$tap_json_dir/${#tap_json_names[@]}
+	cp "$2" "$keep" 2>/dev/null || : >"$keep"
+	tap_json_names+=("$1")
+	tap_json_specs+=("$keep" "$3")
+}
+
+# tap_json_results: the results of tap_json, a test each in their order;
+# a failure shows why and the document.
+tap_json_results() {
+	local i=0 verdict
+
+	[ "${#tap_json_names[@]}" != 0 ] || return 0
+	while IFS= read -r verdict; do
+		if [ "$verdict" = ok ]; then
+			tap_ok "${tap_json_names[i]}"
+		else
+			tap_not_ok "${tap_json_names[i]}"
+			echo "# $verdict"
+			sed 's/^/# /' "${tap_json_specs[2 * i]}"
+		fi
+		i=$((i + 1))
+	done < <(python3 - "${tap_json_specs[@]}" <<'PY'
+import json, sys
+specs = sys.argv[1:]
+for path, expr in zip(specs[::2], specs[1::2]):
+    try:
+        text = open(path).read()
+        j = json.loads(text)
+        print("ok" if eval(expr) else "false: %s" % expr)
+    except Exception as e:
+        print(("%s: %s" % (type(e).__name__, e)).replace("\n", " "))
+PY
+	)
+	[ "$i" = "${#tap_json_names[@]}" ] ||
+		tap_not_ok "python3 judged $i of the ${#tap_json_names[@]} JSON documents"
+	rm -rf "$tap_json_dir"
+	tap_json_dir=
+	tap_json_names=()
+	tap_json_specs=()
+}
+
 # tap_plan N: the plan, 1..N.
 tap_plan() {
 	echo "1..$1"

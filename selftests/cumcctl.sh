@@ -63,15 +63,6 @@ schema_results() {
 	tap_result $? "the validator answered for each of the $i documents"
 }
 
-valid_json() {
-	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
-}
-
-# json_true FILE EXPR: the JSON in FILE, as j, makes the Python EXPR true.
-json_true() {
-	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' "$1" "$2"
-}
-
 # One team's life: created, ready, memory bound and unbound, freed.
 make_team() {
 	"$repo/build/selftests/helpers/cumc_team"
@@ -144,14 +135,13 @@ head -n 1 "$tmp/out" | grep -q ' STATE FABRIC$'; tap_result $? "dev has the FABR
 [ "$(grep -c ' \(ok\|lost\) *not-supported$' "$tmp/out")" = "$num_devices" ]
 tap_result $? "dev: every device's fabric state is not-supported"
 check "dev -j" 0 "$ctl" -j dev
-valid_json "$tmp/out"; tap_result $? "dev -j is JSON"
-json_true "$tmp/out" 'len(j) > 0 and all(d["fabric_state"] == "not-supported" and not {"node", "cluster_uuid", "clique_id"} & d.keys() for d in j)'
-tap_result $? "dev -j: fabric_state not-supported, no node, cluster_uuid or clique_id"
+tap_json "dev -j is JSON" "$tmp/out" True
+tap_json "dev -j: fabric_state not-supported, no node, cluster_uuid or clique_id" "$tmp/out" 'len(j) > 0 and all(d["fabric_state"] == "not-supported" and not {"node", "cluster_uuid", "clique_id"} & d.keys() for d in j)'
 check "stats -j" 0 "$ctl" -j stats
-valid_json "$tmp/out"; tap_result $? "stats -j is JSON"
-json_true "$tmp/out" 'any(r["scope"] == "fabric" for r in j)'; tap_result $? "stats has the fabric-wide row"
+tap_json "stats -j is JSON" "$tmp/out" True
+tap_json "stats has the fabric-wide row" "$tmp/out" 'any(r["scope"] == "fabric" for r in j)'
 check "obj -j" 0 "$ctl" -j obj
-valid_json "$tmp/out"; tap_result $? "obj -j is JSON"
+tap_json "obj -j is JSON" "$tmp/out" True
 
 # The object-verb grammar says what the older forms say.
 for obj in dev obj stats fault fabric fm; do
@@ -171,8 +161,7 @@ check "dev show 0" 0 "$ctl" dev show 0
 [ "$(wc -l <"$tmp/out")" = 2 ] && sed -n 2p "$tmp/out" | grep -q '^0 '
 tap_result $? "dev show 0: the header and device 0 alone"
 schema_check "dev show 1 -j" dev "$ctl" dev show 1 -j
-json_true "$tmp/out" 'len(j) == 1 and j[0]["device"] == 1'
-tap_result $? "dev show 1 -j: device 1 alone"
+tap_json "dev show 1 -j: device 1 alone" "$tmp/out" 'len(j) == 1 and j[0]["device"] == 1'
 check "dev show of no such device refused" 2 "$ctl" dev show 4096
 grep -q 'device 4096: No such device' "$tmp/err"; tap_result $? "dev show 4096 says no such device"
 check "dev show with a word for an ID is a usage error" 1 "$ctl" dev show zero
@@ -182,22 +171,19 @@ check "-p dev" 0 "$ctl" -p dev
 	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' "$tmp/pretty" "$tmp/old"
 tap_result $? "-p dev: the JSON of -j dev, pretty-printed"
 check "stats show -jp" 0 "$ctl" stats show -jp
-valid_json "$tmp/out"; tap_result $? "stats show -jp is JSON"
+tap_json "stats show -jp is JSON" "$tmp/out" True
 
 # Every JSON output against the schema: one type per key.
 schema_check "-j dev" dev "$ctl" -j dev
 schema_check "-j obj (none)" obj "$ctl" -j obj
 schema_check "-j stats" stats "$ctl" -j stats
-json_true "$tmp/out" 'sum(r["scope"] == "fabric" and "device" not in r for r in j) == 1 and sum(r["scope"] == "device" for r in j) == '"$num_devices"
-tap_result $? "stats -j: one fabric row without device, a device row each"
+tap_json "stats -j: one fabric row without device, a device row each" "$tmp/out" 'sum(r["scope"] == "fabric" and "device" not in r for r in j) == 1 and sum(r["scope"] == "device" for r in j) == '"$num_devices"
 schema_check "-j fabric" fabric "$ctl" -j fabric
 schema_check "-j fm" fm "$ctl" -j fm show
 "$ctl" fault set mem-exhausted every 3 --device 1 >/dev/null &&
 	"$ctl" fault set import-eperm once >/dev/null
 schema_check "-j fault show (device and fabric-wide)" fault "$ctl" -j fault show
-json_true "$tmp/out" 'any(r["scope"] == "device" and r["device"] == 1 and r["type"] == "mem-exhausted" and r["mode"] == "every" and r["value"] == 3 for r in j) and any(r["scope"] == "fabric" and "device" not in r and r["type"] == "import-eperm" and r["mode"] == "once" for r in j)'
-tap_result $? "fault show -j: the device fault with its device, the fabric-wide one without" ||
-	sed 's/^/# /' "$tmp/out"
+tap_json "fault show -j: the device fault with its device, the fabric-wide one without" "$tmp/out" 'any(r["scope"] == "device" and r["device"] == 1 and r["type"] == "mem-exhausted" and r["mode"] == "every" and r["value"] == 3 for r in j) and any(r["scope"] == "fabric" and "device" not in r and r["type"] == "import-eperm" and r["mode"] == "once" for r in j)'
 "$ctl" fault clear mem-exhausted --device 1 >/dev/null
 "$ctl" fault clear import-eperm >/dev/null
 # A schema that cannot fail proves nothing: the old stats row is refused.
@@ -225,8 +211,7 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 schema_check "-j obj (a team bound)" obj "$ctl" -j obj show
-json_true "$tmp/out" 'any(o["state"] == "ready" and o["team_size"] == 2 and sorted(m["device"] for m in o["members"]) == [0, 1] and all(len(m["binds"]) == 1 and m["binds"][0]["length"] == 2 << 20 for m in o["members"]) for o in j)'
-tap_result $? "obj -j: the team, ready, both members bound"
+tap_json "obj -j: the team, ready, both members bound" "$tmp/out" 'any(o["state"] == "ready" and o["team_size"] == 2 and sorted(m["device"] for m in o["members"]) == [0, 1] and all(len(m["binds"]) == 1 and m["binds"][0]["length"] == 2 << 20 for m in o["members"]) for o in j)'
 cat >&3 <<'SCRIPT'
 unbind $mc 0 0 2M
 unbind $mc 1 0 2M
@@ -246,9 +231,8 @@ head -n 1 "$tmp/out" | grep -qE '^NODE +STATE +CLUSTER +CLIQUE +IMEX +TEAMS/LIMI
 	sed -n 2p "$tmp/out" | grep -qE '^0 +not-supported +- +- +no +0/1024$'
 tap_result $? "fabric: node 0, not-supported, no cluster or clique, no IMEX daemon, no team of 1024"
 check "fabric -j" 0 "$ctl" -j fabric
-valid_json "$tmp/out"; tap_result $? "fabric -j is JSON"
-json_true "$tmp/out" 'j == {"node": 0, "state": "not-supported", "cluster_uuid": None, "clique_id": None, "imex_attached": False, "mc_limit": 1024, "mc_teams": 0}'
-tap_result $? "fabric -j: node, state, cluster_uuid, clique_id, imex_attached, mc_limit, mc_teams"
+tap_json "fabric -j is JSON" "$tmp/out" True
+tap_json "fabric -j: node, state, cluster_uuid, clique_id, imex_attached, mc_limit, mc_teams" "$tmp/out" 'j == {"node": 0, "state": "not-supported", "cluster_uuid": None, "clique_id": None, "imex_attached": False, "mc_limit": 1024, "mc_teams": 0}'
 check "fabric with an argument is a usage error" 1 "$ctl" fabric 0
 
 check "fault set" 0 "$ctl" fault set mem-exhausted every 3 --device 1
@@ -278,15 +262,13 @@ check "fault set fabric-stall --delay" 0 "$ctl" fault set fabric-stall once --de
 check "fault set add-device on a device" 0 "$ctl" fault set add-device every 1 --device 1
 check "fault set unbind-invalid" 0 "$ctl" fault set unbind-invalid percent 50
 schema_check "-j fault show (the new faults)" fault "$ctl" -j fault show
-json_true "$tmp/out" 'any(r["type"] == "fabric-stall" and r["delay_ms"] == 3000 for r in j) and any(r["type"] == "add-device" and r["device"] == 1 for r in j) and any(r["type"] == "unbind-invalid" and r["mode"] == "percent" for r in j)'
-tap_result $? "fault show -j: fabric-stall with its delay, add-device on device 1, unbind-invalid" ||
-	sed 's/^/# /' "$tmp/out"
+tap_json "fault show -j: fabric-stall with its delay, add-device on device 1, unbind-invalid" "$tmp/out" 'any(r["type"] == "fabric-stall" and r["delay_ms"] == 3000 for r in j) and any(r["type"] == "add-device" and r["device"] == 1 for r in j) and any(r["type"] == "unbind-invalid" and r["mode"] == "percent" for r in j)'
 check "fault show (text)" 0 "$ctl" fault show
 grep -q '^fabric-stall .*delay 3000ms$' "$tmp/out"; tap_result $? "fault show prints the stall's delay"
 check "fault set --delay 0 is a usage error" 1 "$ctl" fault set fabric-stall once --delay 0
 check "fault clear all" 0 "$ctl" fault clear all
 check "-j fault show (none)" 0 "$ctl" -j fault show
-json_true "$tmp/out" 'j == []'; tap_result $? "fault clear all leaves no fault armed"
+tap_json "fault clear all leaves no fault armed" "$tmp/out" 'j == []'
 
 # dev set: a sick fabric's conditions, shown by dev; reset drops them.
 check "dev set 1 (all three)" 0 "$ctl" dev set 1 state in-progress multicast off health-mask 0xa9
@@ -294,25 +276,22 @@ check "dev show 1 (conditions)" 0 "$ctl" dev show 1
 sed -n 2p "$tmp/out" | grep -q ' ok *in-progress,held,multicast-off,health=0xa9$'
 tap_result $? "dev show 1: in-progress,held,multicast-off,health=0xa9" || sed 's/^/# /' "$tmp/out"
 schema_check "dev show 1 -j (conditions)" dev "$ctl" -j dev show 1
-json_true "$tmp/out" 'j[0]["fabric_state"] == "in-progress" and j[0]["fabric_state_held"] and not j[0]["multicast"] and j[0]["health_mask"] == 0xa9'
-tap_result $? "dev -j: fabric_state_held, multicast false, health_mask"
+tap_json "dev -j: fabric_state_held, multicast false, health_mask" "$tmp/out" 'j[0]["fabric_state"] == "in-progress" and j[0]["fabric_state_held"] and not j[0]["multicast"] and j[0]["health_mask"] == 0xa9'
 check "dev set 1 state completed" 0 "$ctl" dev set 1 state completed
 check "-j dev show 1" 0 "$ctl" -j dev show 1
-json_true "$tmp/out" 'j[0]["fabric_state"] == "not-supported" and not j[0]["fabric_state_held"]'
-tap_result $? "dev set state completed lets the state go"
+tap_json "dev set state completed lets the state go" "$tmp/out" 'j[0]["fabric_state"] == "not-supported" and not j[0]["fabric_state_held"]'
 check "dev set state not-supported refused by the kernel" 2 "$ctl" dev set 1 state not-supported
 check "dev set with a bad state is a usage error" 1 "$ctl" dev set 1 state broken
 check "dev set without a condition is a usage error" 1 "$ctl" dev set 1
 check "dev set of no such device refused" 2 "$ctl" dev set 4096 multicast off
 check "dev set reset (every device)" 0 "$ctl" dev set reset
 check "-j dev (reset)" 0 "$ctl" -j dev
-json_true "$tmp/out" 'all(not d["fabric_state_held"] and d["multicast"] and "health_mask" not in d for d in j)'
-tap_result $? "dev set reset: no condition left on any device"
+tap_json "dev set reset: no condition left on any device" "$tmp/out" 'all(not d["fabric_state_held"] and d["multicast"] and "health_mask" not in d for d in j)'
 
 # fabric set mc-limit: shown by fabric; out of its range refused.
 check "fabric set mc-limit 5" 0 "$ctl" fabric set mc-limit 5
 check "-j fabric (limit 5)" 0 "$ctl" -j fabric
-json_true "$tmp/out" 'j["mc_limit"] == 5'; tap_result $? "fabric -j: mc_limit 5"
+tap_json "fabric -j: mc_limit 5" "$tmp/out" 'j["mc_limit"] == 5'
 check "fabric set mc-limit 0 refused by the kernel" 2 "$ctl" fabric set mc-limit 0
 check "fabric set without a limit is a usage error" 1 "$ctl" fabric set mc-limit
 check "fabric set mc-limit 1024" 0 "$ctl" fabric set mc-limit 1024
@@ -322,27 +301,25 @@ check "scenario list" 0 "$ctl" scenario list
 [ "$(wc -l <"$tmp/out")" -ge 11 ] && grep -q '^nccl-2077 ' "$tmp/out"
 tap_result $? "scenario list: a header and every scenario"
 schema_check "-j scenario list" scenario "$ctl" -j scenario list
-json_true "$tmp/out" 'len(j) >= 10 and all(r["reports"] and r["symptom"] and r["fallback"] for r in j)'
-tap_result $? "scenario list -j: each with its reports, symptom, fallback"
+tap_json "scenario list -j: each with its reports, symptom, fallback" "$tmp/out" 'len(j) >= 10 and all(r["reports"] and r["symptom"] and r["fallback"] for r in j)'
 check "scenario nccl-2077" 0 "$ctl" scenario nccl-2077
 grep -q '^  cumcctl fabric set mc-limit 1$' "$tmp/out" && grep -q '^symptom: ' "$tmp/out" &&
 	grep -q '^fallback: ' "$tmp/out"
 tap_result $? "scenario nccl-2077 prints its commands, symptom, fallback"
 check "-j fabric (nccl-2077)" 0 "$ctl" -j fabric
-json_true "$tmp/out" 'j["mc_limit"] == 1'; tap_result $? "scenario nccl-2077 sets the limit to 1"
+tap_json "scenario nccl-2077 sets the limit to 1" "$tmp/out" 'j["mc_limit"] == 1'
 check "scenario torchcomms-3130" 0 "$ctl" scenario torchcomms-3130
 check "-j fabric (torchcomms-3130)" 0 "$ctl" -j fabric
-json_true "$tmp/out" 'j["mc_limit"] == 1024'; tap_result $? "a scenario clears the one before"
+tap_json "a scenario clears the one before" "$tmp/out" 'j["mc_limit"] == 1024'
 check "-j fault show (torchcomms-3130)" 0 "$ctl" -j fault show
-json_true "$tmp/out" 'len(j) == 1 and j[0]["type"] == "fabric-stall" and j[0]["delay_ms"] == 7000'
-tap_result $? "scenario torchcomms-3130 arms a 7 s fabric-stall"
+tap_json "scenario torchcomms-3130 arms a 7 s fabric-stall" "$tmp/out" 'len(j) == 1 and j[0]["type"] == "fabric-stall" and j[0]["delay_ms"] == 7000'
 check "scenario gpu-operator-2781" 0 "$ctl" scenario gpu-operator-2781
 check "dev (gpu-operator-2781)" 0 "$ctl" dev
 [ "$(grep -c ' in-progress,held$' "$tmp/out")" = "$num_devices" ]
 tap_result $? "scenario gpu-operator-2781 holds every device in progress"
 check "scenario clear" 0 "$ctl" scenario clear
 check "-j fault show (cleared)" 0 "$ctl" -j fault show
-json_true "$tmp/out" 'j == []'; tap_result $? "scenario clear: no fault"
+tap_json "scenario clear: no fault" "$tmp/out" 'j == []'
 check "dev (cleared)" 0 "$ctl" dev
 [ "$(grep -c ' ok *not-supported$' "$tmp/out")" = "$num_devices" ]
 tap_result $? "scenario clear: every device as it was"
@@ -428,11 +405,11 @@ wait_listening "$tmp/mon.err"
 check "IMEX_NODE_LOST of node 6" 0 "$node_lost" 6
 wait $mon; tap_result $? "monitor -j exits after the node-lost event"
 sed 's/^/# /' "$tmp/mon"
-json_true "$tmp/mon" 'j["event"] == "node-lost" and j["node"] == 6'
-tap_result $? "monitor -j prints node-lost with \"node\": 6"
+tap_json "monitor -j prints node-lost with \"node\": 6" "$tmp/mon" 'j["event"] == "node-lost" and j["node"] == 6'
 valid_schema "monitor -j node-lost valid (schema)" event "$tmp/mon" --lines
 
 "$ctl" fm mode kernel --timeout 5000 >/dev/null
+tap_json_results
 schema_results
 rm -rf "$tmp"
 tap_end
