@@ -343,6 +343,7 @@ check:
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/nvml_abi.sh \
 			lib/tests/abi/api_doc.sh lib/tests/abi/runtime_build.sh \
+			lib/tests/abi/samples_build.sh \
 			conformance/errors/check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
 			scripts/tests/test-imex-channel-names.sh scripts/tests/test-dkms.sh \

@@ -29,7 +29,7 @@ samples="vector_add_drv vector_add_mmap mem_map_ipc"
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
 need_cuda_toolkit_stubs
-tap_need_vm_root
+[ "${1:-}" = --build ] || tap_need_vm_root
 bin=$(cd "$toolkit_include/../bin" && pwd)
 if [ ! -x "$bin/nvcc" ] || [ ! -x "$bin/bin2c" ]; then
 	for sample in $samples; do
@@ -41,8 +41,10 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+built=$top/build/samples
 
-# build NAME CMD...: run CMD, a failure a not-ok line with its output.
+# build NAME CMD...: run the build step CMD, or a not-ok line with its
+# output; with --build, an ok line too.
 build() {
 	local name=$1
 
@@ -52,38 +54,59 @@ build() {
 		sed 's/^/# /' "$work/build.err"
 		return 1
 	fi
+	[ "$mode" != --build ] || tap_ok "$name"
 }
 
-# The kernels: a fatbin of compute_90 PTX (nvcc compresses it, as by
-# default), the same as a C array, and PTX text.
-nvcc_90="$bin/nvcc -gencode arch=compute_90,code=compute_90"
-if ! build "nvcc builds sample_vector_add.cu into a fatbin" \
-	$nvcc_90 -fatbin -o "$work/vector_add.fatbin" "$here/sample_vector_add.cu" ||
-   ! build "bin2c makes it a C array" \
-	sh -c "'$bin/bin2c' -c --name vector_add_fatbin --type longlong \
-		'$work/vector_add.fatbin' >'$work/vector_add_fatbin.c'" ||
-   ! build "nvcc builds sample_mem_map_ipc.cu into PTX" \
-	$nvcc_90 -ptx -o "$work/mem_map_ipc.ptx" "$here/sample_mem_map_ipc.cu"; then
+# build_all DIR: every kernel and program into DIR. The kernels: a fatbin
+# of compute_90 PTX (nvcc compresses it, as by default), the same as a C
+# array, and PTX text.
+build_all() {
+	local nvcc_90="$bin/nvcc -gencode arch=compute_90,code=compute_90" sample
+
+	build "nvcc builds sample_vector_add.cu into a fatbin" \
+		$nvcc_90 -fatbin -o "$1/vector_add.fatbin" "$here/sample_vector_add.cu" &&
+	build "bin2c makes it a C array" \
+		sh -c "'$bin/bin2c' -c --name vector_add_fatbin --type longlong \
+			'$1/vector_add.fatbin' >'$1/vector_add_fatbin.c'" &&
+	build "nvcc builds sample_mem_map_ipc.cu into PTX" \
+		$nvcc_90 -ptx -o "$1/mem_map_ipc.ptx" "$here/sample_mem_map_ipc.cu" ||
+		return 1
+	local -A sources=([vector_add_mmap]="$1/vector_add_fatbin.c")
+	for sample in $samples; do
+		build "$sample builds against the toolkit alone, with its -lcuda" \
+			$CC $CFLAGS -I"$toolkit_include" -o "$1/$sample" \
+			"$here/sample_$sample.c" ${sources[$sample]-} -L"$stubs" -lcuda ||
+			rm -f "$1/$sample"
+	done
+}
+
+# make check's host lane (samples_build.sh) builds them into build/samples
+# before its VMs boot: nvcc takes ten times as long under TCG. The run in
+# the VM takes them from there when they are newer than every source, and
+# otherwise builds them itself.
+mode=${1:-}
+if [ "$mode" = --build ]; then
+	rm -rf "$built"
+	mkdir -p "$built"
+	build_all "$built" && touch "$built/done"
 	tap_end
 	exit
 fi
+out=$built
+if [ ! -e "$built/done" ] ||
+   [ -n "$(find "$here" -maxdepth 1 -name 'sample_*' -newer "$built/done")" ]; then
+	out=$work
+	build_all "$out" || { tap_end; exit; }
+fi
 
-declare -A sources=(
-	[vector_add_drv]=""
-	[vector_add_mmap]="$work/vector_add_fatbin.c"
-	[mem_map_ipc]=""
-)
 declare -A kernels=(
-	[vector_add_drv]="$work/vector_add.fatbin"
+	[vector_add_drv]="$out/vector_add.fatbin"
 	[vector_add_mmap]=""
-	[mem_map_ipc]="$work/mem_map_ipc.ptx"
+	[mem_map_ipc]="$out/mem_map_ipc.ptx"
 )
 for sample in $samples; do
-	build "$sample builds against the toolkit alone, with its -lcuda" \
-		$CC $CFLAGS -I"$toolkit_include" -o "$work/$sample" \
-		"$here/sample_$sample.c" ${sources[$sample]} -L"$stubs" -lcuda ||
-		continue
-	"$work/$sample" ${kernels[$sample]} >"$work/out" 2>&1
+	[ -x "$out/$sample" ] || continue
+	"$out/$sample" ${kernels[$sample]} >"$work/out" 2>&1
 	tap_result $? "$sample: $(tail -1 "$work/out")" || sed 's/^/# /' "$work/out"
 done
 tap_end
