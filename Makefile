@@ -299,11 +299,10 @@ vm-run-test-module:
 $(O) $(O)/lib $(O)/ptx $(O)/tests $(O)/selftests:
 	mkdir -p $@
 
-# make check's VMs, one after the other (two at a time, with
-# scripts/run-tests --vm-jobs 2, are slower on 2 cores: see
+# make check's VMs, one after the other, beside the host tests (two VMs at
+# a time, with scripts/run-tests --vm-jobs 2, are slower on 2 cores: see
 # Documentation/testing.md): the suite on PCI devices (scripts/vm-run's
-# default),
-# ending with the GPU-loss tests, which lose GPUs for the rest of the boot;
+# default), ending with the GPU-loss tests, which lose GPUs for the rest of the boot;
 # the suite again on the system-memory backend (--gpus 0), with the compat
 # lane; and the debug lanes (see check-debug and check-kcsan) unless
 # CHECK_DEBUG=0: they add 4-14 minutes, and about 12 more the first time,
@@ -354,8 +353,8 @@ check:
 			scripts/tests/test-fabric-supervise.py \
 			scripts/tests/test-multinode.sh scripts/tests/test-run-tests.sh \
 			tools/tests/test-imex-mesh.sh tools/tests/test-allreduce-nodes.sh \
-			tools/tests/test-cumcctl-schema.sh" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--beside "$(DEBUG_HOST_TESTS)") \
+			tools/tests/test-cumcctl-schema.sh \
+			$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_HOST_TESTS))" \
 		--vm "$(VM_TESTS) lib/tests/abi/conformance.sh lib/tests/abi/libcuda.sh \
 			lib/tests/abi/nvrtc.sh lib/tests/abi/every_entry_point.sh \
 			lib/tests/python/cuda_python.sh conformance/check.sh \
@@ -679,9 +678,9 @@ kmod-debug:
 
 # The multi-node test again, every node on the debug kernel: a host test,
 # which boots the nodes itself (scripts/tests/test-multinode-debug.sh). It
-# takes about 12 minutes of slow KASAN nodes waiting on each other, with
-# part of the cores to spare, so it runs beside the other tests (from the
-# start of the host tests) rather than before the lanes.
+# takes about 4 minutes of slow KASAN nodes waiting on each other (the
+# leases' 40 s among them), so it is the last of the host tests, which run
+# beside the VMs.
 DEBUG_HOST_TESTS = scripts/tests/test-multinode-debug.sh
 # The lane: the VM suite on the PCI GPUs, then cumc_fail_nth in a VM of its
 # own whose first GPU is a fabric's (node 0 of a cluster) beside 2 PCI ones,
@@ -704,7 +703,7 @@ check-debug check-fail-nth:
 	CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 scripts/run-tests \
 		$(if $(filter check-fail-nth,$@),$(DEBUG_FAIL_NTH), \
 		$(if $(DEBUG_TESTS),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_TESTS)", \
-		--beside "$(DEBUG_HOST_TESTS)" \
+		--host "$(DEBUG_HOST_TESTS)" \
 		--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH)))
 
 check-kcsan:

@@ -5,7 +5,9 @@
 # tiny fake test set (TAP passes, failures and skips, a Check summary with a
 # failure, a crash after a pass), parsed with python3's xml.etree: counts
 # and names per <testsuite>, as the summary line counts them; the summary
-# line and the exit status as they always were. Host only; prints TAP.
+# line and the exit status as they always were; VMs (a stand-in) N at a
+# time and beside the host tests, their output after the host tests'. Host
+# only; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -143,26 +145,9 @@ tap_result "$status" "run-tests succeeds when everything passed"
 	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "1" and r.get("failures") == "0"))' "$junit"
 tap_result $? "a passing run's summary and JUnit file"
 
-# --beside: counted with the rest, its output after the lanes' in one block.
-out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/tap_pass" \
-	--beside "$dir/crash $dir/tap_skip_unnamed" 2>&1)
-status=$?
-tap_result $((status != 1)) "a failure beside the VMs fails the run (status $status)"
-[ "$(tail -n 1 <<<"$out")" = "2 passed, 1 failed, 1 skipped" ]
-tap_result $? "programs beside the VMs are in the summary line" ||
-	echo "# got '$(tail -n 1 <<<"$out")'"
-order=$(grep -E '^=== |^ok 1' <<<"$out" | tr '\n' '|')
-[ "$order" = "=== $dir/tap_pass|ok 1 alone|=== beside the VMs: $dir/crash $dir/tap_skip_unnamed|=== $dir/crash|ok 1 before the crash|=== $dir/tap_skip_unnamed|ok 1 # SKIP no fail-nth|=== JUnit XML: $junit|=== summary|" ]
-tap_result $? "their output comes in one block, each program's whole" ||
-	echo "# got: $order"
-python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "4" and r.get("failures") == "1"))' "$junit"
-tap_result $? "and in the JUnit file"
-
-# --vm-jobs 2: the first VM's program waits (10 s at most) for a file the
-# second VM's writes, so it passes only when both VMs run at once; the
-# output still comes in the VMs' order, each VM's whole, though the second
-# ends first. The VM is a stand-in for scripts/vm-run that runs the command
-# here.
+# Programs that run at once: one waits (10 s at most) for a file the
+# other writes, so it passes only when both run together. The VM is a
+# stand-in for scripts/vm-run that runs the command here.
 cat >"$dir/vm-run" <<'T'
 #!/bin/sh
 echo "stand-in VM: $1"
@@ -184,14 +169,30 @@ touch "$dir/written"
 echo "ok 1 wrote"
 T
 chmod +x "$dir/vm-run" "$dir/waits" "$dir/writes"
-out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" --vm-jobs 2 \
-	--vm-args first --vm "$dir/waits" --vm-args second --vm "$dir/writes" 2>&1)
-status=$?
-[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
-tap_result $? "--vm-jobs 2: two VMs at once (status $status)" ||
-	echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
-order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
-[ "$order" = "=== scripts/vm-run first|stand-in VM: first|=== $dir/waits|ok 1 met|=== scripts/vm-run second|stand-in VM: second|=== $dir/writes|ok 1 wrote|" ]
-tap_result $? "--vm-jobs 2: each VM's output whole, in the VMs' order" ||
-	echo "# got: $order"
+# met NAME ORDER ARGS...: run-tests with ARGS, where $dir/waits passes
+# only when $dir/writes runs at the same time: both passed, and the output
+# of the VMs and programs came in ORDER.
+met() {
+	local name=$1 want=$2 out status order
+	shift 2
+	rm -f "$dir/written"
+	out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" "$@" 2>&1)
+	status=$?
+	[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
+	tap_result $? "$name: at once (status $status)" ||
+		echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
+	order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
+	[ "$order" = "$want" ]
+	tap_result $? "$name: each one's output whole, in order" ||
+		echo "# got: $order"
+}
+# --vm-jobs 2: the VMs' output in the VMs' order, though the second ends
+# first.
+met "--vm-jobs 2, two VMs" \
+	"=== scripts/vm-run first|stand-in VM: first|=== $dir/waits|ok 1 met|=== scripts/vm-run second|stand-in VM: second|=== $dir/writes|ok 1 wrote|" \
+	--vm-jobs 2 --vm-args first --vm "$dir/waits" --vm-args second --vm "$dir/writes"
+# The VMs start with the host tests; the host tests' output comes first.
+met "a VM beside the host tests" \
+	"=== $dir/waits|ok 1 met|=== scripts/vm-run lane|stand-in VM: lane|=== $dir/writes|ok 1 wrote|" \
+	--host "$dir/waits" --vm-args lane --vm "$dir/writes"
 tap_end
