@@ -299,9 +299,9 @@ vm-run-test-module:
 $(O) $(O)/lib $(O)/ptx $(O)/tests $(O)/selftests:
 	mkdir -p $@
 
-# make check's VMs, one after the other, beside the host tests (two VMs at
-# a time, with scripts/run-tests --vm-jobs 2, are slower on 2 cores: see
-# Documentation/testing.md): the suite on PCI devices (scripts/vm-run's
+# make check's VMs, one after the other beside the host tests, two at a
+# time once they have ended (--vm-jobs 2 from the start is slower on 2
+# cores: see Documentation/testing.md): the suite on PCI devices (vm-run's
 # default), ending with the GPU-loss tests, which lose GPUs for the rest of the boot;
 # the suite again on the system-memory backend (--gpus 0), with the compat
 # lane; and the debug lanes (see check-debug and check-kcsan) unless

@@ -6,8 +6,8 @@
 # failure, a crash after a pass), parsed with python3's xml.etree: counts
 # and names per <testsuite>, as the summary line counts them; the summary
 # line and the exit status as they always were; VMs (a stand-in) N at a
-# time and beside the host tests, their output after the host tests'. Host
-# only; prints TAP.
+# time and beside the host tests, one more at a time once the host tests
+# have ended, their output after the host tests'. Host only; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -173,12 +173,12 @@ chmod +x "$dir/vm-run" "$dir/waits" "$dir/writes"
 # only when $dir/writes runs at the same time: both passed, and the output
 # of the VMs and programs came in ORDER.
 met() {
-	local name=$1 want=$2 out status order
+	local name=$1 want=$2 summary=${summary:-2 passed, 0 failed} out status order
 	shift 2
 	rm -f "$dir/written"
 	out=$(CUMC_JUNIT=$junit CUMC_RUN_TESTS_VM_RUN=$dir/vm-run "$top/scripts/run-tests" "$@" 2>&1)
 	status=$?
-	[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ]
+	[ "$status" = 0 ] && [ "$(tail -n 1 <<<"$out")" = "$summary" ]
 	tap_result $? "$name: at once (status $status)" ||
 		echo "# got: $(grep -E '^(not )?ok' <<<"$out" | tr '\n' '|')"
 	order=$(grep -E '^(=== scripts|stand-in|=== /|ok 1)' <<<"$out" | tr '\n' '|')
@@ -195,4 +195,9 @@ met "--vm-jobs 2, two VMs" \
 met "a VM beside the host tests" \
 	"=== $dir/waits|ok 1 met|=== scripts/vm-run lane|stand-in VM: lane|=== $dir/writes|ok 1 wrote|" \
 	--host "$dir/waits" --vm-args lane --vm "$dir/writes"
+# Once the host tests have ended, one VM more at a time: the second VM
+# starts while the first still waits for it.
+summary="3 passed, 0 failed" met "one VM more once the host tests end" \
+	"=== $dir/tap_pass|ok 1 alone|=== scripts/vm-run first|stand-in VM: first|=== $dir/waits|ok 1 met|=== scripts/vm-run second|stand-in VM: second|=== $dir/writes|ok 1 wrote|" \
+	--host "$dir/tap_pass" --vm-args first --vm "$dir/waits" --vm-args second --vm "$dir/writes"
 tap_end
