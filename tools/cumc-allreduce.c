@@ -230,7 +230,7 @@ static void no_delay(int sock)
 /* Rank 0 across nodes: every other rank connects and says which it is. */
 static void accept_ranks(struct rank *r, const struct addrinfo *ai)
 {
-	struct timeval wait = { .tv_sec = CONNECT_WAIT_SECS };
+	struct timeval wait = { .tv_sec = CONNECT_WAIT_SECS }, forever = { 0 };
 	int one = 1, ls, sock, id, k;
 
 	ls = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
@@ -247,6 +247,15 @@ static void accept_ranks(struct rank *r, const struct addrinfo *ai)
 		recv_msg(sock, &id, sizeof(id));
 		if (id < 1 || id >= r->n || r->socks[id])
 			die("a peer at %s says it is rank %d", opt.root, id);
+		/*
+		 * The limit on meeting came with the socket from the listening
+		 * one; the all-reduce waits on its peers as long as they work
+		 * (a peer that dies closes its socket, and the caller bounds
+		 * the run): a slow peer must not read as a lost one.
+		 */
+		if (setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &forever,
+			       sizeof(forever)))
+			die("SO_RCVTIMEO: %s", strerror(errno));
 		no_delay(sock);
 		r->socks[id] = sock;
 	}
