@@ -130,11 +130,14 @@ struct cumc_ptx_memory {
 /*
  * multimem.ld_reduce, multimem.st and multimem.red on multicast addresses.
  * Types and operators are numbered as libcumc's cumcDataType and
- * cumcReduceOp.  @access performs one instruction's access of @count
- * elements of @type at @addr: ld_reduce reduces the members' elements with
- * @op into @buf; st stores @buf into every member; red combines @buf into
- * every member's elements with @op.  It answers false when the range is not
- * multicast memory the kernel may access that way (the kernel faults).
+ * cumcReduceOp.  @access performs the access of @count elements of @type
+ * at @addr of one instruction, for one thread or for the lanes of a warp
+ * whose elements follow each other: ld_reduce reduces the members'
+ * elements with @op into @buf; st stores @buf into every member; red
+ * combines @buf into every member's elements with @op.  It answers false,
+ * having changed nothing, when the range is not multicast memory the
+ * kernel may access that way (the executor then makes the lanes' accesses
+ * one by one, and the first that is refused faults the kernel).
  * *@held is the worker's, NULL at its start: what @access keeps from one
  * instruction to the next (the mapping it found), until @release lets go
  * of it and sets it back to NULL.  The executor calls @release when *@held

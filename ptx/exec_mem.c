@@ -215,23 +215,31 @@ static void cvta(struct ptx_exec *x, const struct ptx_insn *in)
 	ptx_dst(x, &in->o[0], in->flags & PF_TO ? v - base : v + base, 8);
 }
 
+bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
+			 uint64_t addr, void *buf, size_t count)
+{
+	const struct cumc_ptx_multicast *mc = w->grid->launch->multicast;
+	static const uint8_t ops[] = {
+		[AOP_ADD] = CUMC_PTX_MM_ADD, [AOP_MIN] = CUMC_PTX_MM_MIN,
+		[AOP_MAX] = CUMC_PTX_MM_MAX, [AOP_AND] = CUMC_PTX_MM_AND,
+		[AOP_OR] = CUMC_PTX_MM_OR, [AOP_XOR] = CUMC_PTX_MM_XOR,
+	};
+
+	return mc && mc->access(mc->arg, &w->mc_held, in->wmode, addr, buf,
+				count, in->mmtype, ops[in->aop]);
+}
+
 /*
  * multimem: the launcher's multicast path does the access, with the
  * instruction's values gathered from and scattered into its registers.
  */
 static int multimem(struct ptx_exec *x, const struct ptx_insn *in)
 {
-	const struct cumc_ptx_multicast *mc = x->w->grid->launch->multicast;
 	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
 	unsigned int rsize = in->type.size * in->mmpack, i, n;
 	uint64_t addr = address(x, &in->o[ld ? 1 : 0]);
 	unsigned char buf[4 * 8];
 	uint32_t regs[4];
-	static const uint8_t ops[] = {
-		[AOP_ADD] = CUMC_PTX_MM_ADD, [AOP_MIN] = CUMC_PTX_MM_MIN,
-		[AOP_MAX] = CUMC_PTX_MM_MAX, [AOP_AND] = CUMC_PTX_MM_AND,
-		[AOP_OR] = CUMC_PTX_MM_OR, [AOP_XOR] = CUMC_PTX_MM_XOR,
-	};
 
 	n = value_regs(in, ld ? 0 : 1, regs);
 	if (!ld)
@@ -241,9 +249,8 @@ static int multimem(struct ptx_exec *x, const struct ptx_insn *in)
 
 			memcpy(buf + i * rsize, &v, rsize);
 		}
-	if (!mc || addr % rsize ||
-	    !mc->access(mc->arg, &x->w->mc_held, in->wmode, addr, buf,
-			n * in->mmpack, in->mmtype, ops[in->aop])) {
+	if (addr % rsize ||
+	    !ptx_multimem_access(x->w, in, addr, buf, n * in->mmpack)) {
 		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
 			       in->line);
 		return -1;
