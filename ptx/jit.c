@@ -13,12 +13,13 @@
  * of its end.  Every register holds its value zero-extended from the
  * instruction's size, as in exec.c, so the two agree bit for bit.
  *
- * Threads that have not run yet run PTX_JIT_LANES at a time first, as
- * the lanes of vectors ("warp code", below): guards and branches the
- * lanes agree on are the group's, one check of a group's addresses
- * serves its lanes' accesses, and consecutive elements are one vector
- * access; anything else hands the lanes to the per-thread code, each
- * thread from its own pc with its registers in its slots.
+ * Threads that have not run yet, and threads that bar.sync let go of
+ * together, run PTX_JIT_LANES at a time first, as the lanes of vectors
+ * ("warp code", below): guards and branches the lanes agree on are the
+ * group's, one check of a group's addresses serves its lanes' accesses,
+ * and consecutive elements are one vector access; anything else hands
+ * the lanes to the per-thread code, each thread from its own pc with its
+ * registers in its slots.
  *
  * Compiled natively: integer add sub mul (.lo .hi .wide) mad div rem min
  * max abs neg, bit logic, shifts, setp (integer and float, with its
@@ -54,7 +55,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-4-large-model"
+#define PTX_JIT_VERSION "cumc-jit-5-warp-resume"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -273,19 +274,21 @@ static void set_warp(struct tr *t, bool warp)
 				   scalar[i];
 }
 
+/* A vector of PTX_JIT_LANES lanes holding the scalar @v. */
+static LLVMValueRef splat(struct tr *t, LLVMValueRef v)
+{
+	LLVMTypeRef vt = L.LLVMVectorType(L.LLVMTypeOf(v), PTX_JIT_LANES);
+	LLVMValueRef one = L.LLVMBuildInsertElement(t->b, L.LLVMGetUndef(vt),
+						    v, cint(t->s32, 0), "");
+
+	return L.LLVMBuildShuffleVector(t->b, one, L.LLVMGetUndef(vt),
+		L.LLVMConstNull(L.LLVMVectorType(t->s32, PTX_JIT_LANES)), "");
+}
+
 /* A scalar as a value: the same in every lane of warp code. */
 static LLVMValueRef uniform(struct tr *t, LLVMValueRef v)
 {
-	LLVMTypeRef vt;
-	LLVMValueRef one;
-
-	if (!t->warp)
-		return v;
-	vt = L.LLVMVectorType(L.LLVMTypeOf(v), PTX_JIT_LANES);
-	one = L.LLVMBuildInsertElement(t->b, L.LLVMGetUndef(vt), v,
-				       cint(t->s32, 0), "");
-	return L.LLVMBuildShuffleVector(t->b, one, L.LLVMGetUndef(vt),
-		L.LLVMConstNull(L.LLVMVectorType(t->s32, PTX_JIT_LANES)), "");
+	return t->warp ? splat(t, v) : v;
 }
 
 static LLVMBasicBlockRef new_block(struct tr *t)
@@ -1578,21 +1581,25 @@ static void warp_enter(struct tr *t, uint32_t pc)
 
 /* The thread records of a warp as one vector of i64 (8 bytes each). */
 _Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
+	       offsetof(struct ptx_jit_thread, pc) == 0 &&
 	       offsetof(struct ptx_jit_thread, resumed) ==
 	       offsetof(struct ptx_jit_thread, state) + 1,
 	       "warp code reads a warp's thread records as 64-bit lanes");
 #define THREAD_STATE_SHIFT (offsetof(struct ptx_jit_thread, state) * 8)
+/* pc, state and resumed: what threads standing together have the same */
+#define THREAD_RECORD_MASK (0xffffffffull | 0xffffull << THREAD_STATE_SHIFT)
 
 /*
  * In the block the round has reached thread @t->idx in (its record at
- * @tp): the first thread of a whole warp whose threads are all fresh
- * (none ran yet) runs the warp code, the others the per-thread code.
+ * @tp): the first thread of a whole warp whose threads stand together
+ * (the same record: runnable, none ran yet or all at one pc with their
+ * registers saved) runs the warp code, the others the per-thread code.
  */
 static void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 {
 	LLVMBasicBlockRef check = new_block(t);
 	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMValueRef whole, v;
+	LLVMValueRef whole, v, first, runnable;
 
 	whole = L.LLVMBuildAnd(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ,
 		L.LLVMBuildAnd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES - 1), ""),
@@ -1603,19 +1610,72 @@ static void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 	L.LLVMPositionBuilderAtEnd(t->b, check);
 	v = L.LLVMBuildLoad2(t->b, recs, typed_ptr(t, tp, recs), "");
 	L.LLVMSetAlignment(v, 8);
-	v = L.LLVMBuildAnd(t->b, v, cint(recs, 0xffffull << THREAD_STATE_SHIFT), "");
-	v = L.LLVMBuildXor(t->b, v, cint(recs, (uint64_t)TS_RUN << THREAD_STATE_SHIFT), "");
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ,
-			  reduce(t, "llvm.vector.reduce.or", v), cint(t->s64, 0), ""),
-			  warp, t->per_thread);
+	v = L.LLVMBuildAnd(t->b, v, cint(recs, THREAD_RECORD_MASK), "");
+	first = L.LLVMBuildExtractElement(t->b, v, cint(t->s32, 0), "");
+	runnable = L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, first,
+		cint(t->s64, 0xffull << THREAD_STATE_SHIFT), ""),
+		cint(t->s64, (uint64_t)TS_RUN << THREAD_STATE_SHIFT), "");
+	v = L.LLVMBuildXor(t->b, v, splat(t, first), "");
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildAnd(t->b, runnable,
+		L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t, "llvm.vector.reduce.or",
+				v), cint(t->s64, 0), ""), ""), warp, t->per_thread);
+}
+
+/* Whether @pc is where bar.sync lets its threads go. */
+static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
+{
+	return pc > 0 && pc < fn->ninsns && fn->insns[pc - 1].op == OP_BAR;
+}
+
+/*
+ * A warp whose threads bar.sync let go of, all at the instruction after
+ * it: their registers from their slots into the lanes, and the warp code
+ * from there.  Threads that stand together anywhere else (their slices
+ * spent at one pc) go on one by one, as they stopped.
+ */
+static void warp_resume(struct tr *t, LLVMValueRef tp, LLVMValueRef idx)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	LLVMBasicBlockRef fill = new_block(t), each = new_block(t);
+	LLVMBasicBlockRef go = new_block(t);
+	LLVMValueRef pc, lane, thread, to, x;
+	uint32_t k, r;
+
+	pc = load_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->s32);
+	x = L.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
+	for (k = 0; k < fn->ninsns; k++)
+		if (after_barrier(fn, k))
+			L.LLVMAddCase(x, cint(t->s32, k), fill);
+	L.LLVMPositionBuilderAtEnd(t->b, fill);
+	L.LLVMBuildStore(t->b, cint(t->s32, 0), t->lane);
+	L.LLVMBuildBr(t->b, each);
+
+	L.LLVMPositionBuilderAtEnd(t->b, each);
+	lane = L.LLVMBuildLoad2(t->b, t->s32, t->lane, "");
+	thread = L.LLVMBuildAdd(t->b, idx, lane, "");
+	for (r = 0; r < fn->nregs; r++)
+		set_reg(t, r, L.LLVMBuildInsertElement(t->b, reg(t, r),
+			L.LLVMBuildLoad2(t->b, t->s64, slot_ptr_at(t, thread, r), ""),
+			lane, ""));
+	lane = L.LLVMBuildAdd(t->b, lane, cint(t->s32, 1), "");
+	L.LLVMBuildStore(t->b, lane, t->lane);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntULT, lane,
+			  cint(t->s32, PTX_JIT_LANES), ""), each, go);
+
+	L.LLVMPositionBuilderAtEnd(t->b, go);
+	to = L.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
+	for (k = 0; k < fn->ninsns; k++)
+		if (after_barrier(fn, k))
+			L.LLVMAddCase(to, cint(t->s32, k), t->vstarts[k]);
 }
 
 /*
  * The warp code: the kernel's instructions over vectors of the warp's
- * lanes, from its first instruction, in the block @warp; its ways out
- * are the warp's end (each thread exited) and the hand-off to the
- * per-thread code.  @tp is the warp's first thread record, @counter the
- * round's thread counter, @head the round's next step.
+ * lanes, from its first instruction or where bar.sync let the threads go
+ * (warp_resume()), in the block @warp; its ways out are the warp's end
+ * (each thread exited) and the hand-off to the per-thread code.  @tp is
+ * the warp's first thread record, @counter the round's thread counter,
+ * @head the round's next step.
  */
 static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		      LLVMValueRef counter, LLVMBasicBlockRef head)
@@ -1624,7 +1684,7 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMValueRef *regs = t->regs, ti = t->ti, idx = t->idx;
 	LLVMValueRef lanes[PTX_JIT_LANES], lane, thread, x;
 	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMBasicBlockRef each;
+	LLVMBasicBlockRef each, fresh = new_block(t), resume = new_block(t);
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
@@ -1641,9 +1701,15 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		lanes[k] = cint(t->s32, k);
 	t->idx = L.LLVMBuildAdd(t->b, uniform(t, idx),
 				L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+	x = load_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
+			  cint(t->i8, 0), ""), fresh, resume);
+	L.LLVMPositionBuilderAtEnd(t->b, fresh);
 	for (r = 0; r < fn->nregs; r++)
 		set_reg(t, r, i64c(t, 0));
 	L.LLVMBuildBr(t->b, t->vstarts[0]);
+	L.LLVMPositionBuilderAtEnd(t->b, resume);
+	warp_resume(t, tp, idx);
 	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
 	for (k = 0; k < fn->ninsns; k++) {
 		if (t->vstarts[k]) {

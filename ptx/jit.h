@@ -4,7 +4,8 @@
  * LLVM, loaded at run time.  A compiled kernel runs one round over the
  * threads of a CTA itself, each thread until it exits, reaches bar.sync
  * or has spent its time slice, so that a thread costs a few instructions
- * and no call (and threads not run yet 16 at a time, as vector lanes);
+ * and no call (and groups of 16 threads that stand together, not run yet
+ * or let go by bar.sync, at a time, as vector lanes);
  * grid.c keeps the barrier's and the CTA's bookkeeping.
  */
 #ifndef _CUMC_PTX_JIT_H
