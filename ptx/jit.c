@@ -17,9 +17,10 @@
  * together, run PTX_JIT_LANES at a time first, as the lanes of vectors
  * ("warp code", below): guards and branches the lanes agree on are the
  * group's, one check of a group's addresses serves its lanes' accesses,
- * and consecutive elements are one vector access; anything else hands
- * the lanes to the per-thread code, each thread from its own pc with its
- * registers in its slots.
+ * consecutive elements are one vector access, and a multimem of
+ * consecutive elements one call of the multicast path; anything else
+ * hands the lanes to the per-thread code, each thread from its own pc
+ * with its registers in its slots.
  *
  * Compiled natively: integer add sub mul (.lo .hi .wide) mad div rem min
  * max abs neg, bit logic, shifts, setp (integer and float, with its
@@ -55,7 +56,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-5-warp-resume"
+#define PTX_JIT_VERSION "cumc-jit-6-warp-multimem"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -235,10 +236,11 @@ struct tr {
 	LLVMTypeRef i1, i32, i64, i128, f32, f64;
 	/* scalars: the run's fields, addresses, indices */
 	LLVMTypeRef s1, i8, s32, s64, s128, sf32, sf64, p8, step_ty, mem_ty;
+	LLVMTypeRef mm_ty;
 	uint32_t sites;
 	/* warp code (see warp_code()) */
 	bool warp;
-	LLVMValueRef *vregs, vti, vpc, lane;
+	LLVMValueRef *vregs, vti, vpc, lane, mmbuf;
 	LLVMBasicBlockRef *vstarts, handoff, warp_exited, per_thread;
 	uint32_t *site_of;		/* a memory instruction's site */
 };
@@ -1243,6 +1245,9 @@ static bool warp_native(const struct cumc_ptx_function *fn,
 	const struct ptx_operand *a = &in->o[in->op == OP_ST ? 0 : 1];
 	unsigned int n = 1;
 
+	/* warp_multimem(), or the lanes one by one from there */
+	if (in->op == OP_MULTIMEM)
+		return true;
 	if (!native(in) || in->op == OP_BAR)
 		return false;
 	if (in->op == OP_CVTA)
@@ -1358,6 +1363,32 @@ static LLVMValueRef warp_within(struct tr *t, const struct warp_access *w,
 			      within(t, hi, size, w->lim_lo, w->lim_hi), "");
 }
 
+/* Whether the address @x (a scalar) is a multiple of @size. */
+static LLVMValueRef aligned(struct tr *t, LLVMValueRef x, unsigned int size)
+{
+	return L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, x,
+			       cint(t->s64, size - 1), ""), cint(t->s64, 0), "");
+}
+
+/*
+ * Whether the lanes' addresses @addr follow each other: lane l's is lane
+ * 0's (@first) plus l * @stride.
+ */
+static LLVMValueRef consecutive(struct tr *t, LLVMValueRef addr,
+				LLVMValueRef first, unsigned int stride)
+{
+	LLVMValueRef offs[PTX_JIT_LANES];
+	unsigned int l;
+
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		offs[l] = cint(t->s64, (uint64_t)l * stride);
+	return L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t,
+		"llvm.vector.reduce.or", L.LLVMBuildXor(t->b, addr,
+			L.LLVMBuildAdd(t->b, uniform(t, first),
+				L.LLVMConstVector(offs, PTX_JIT_LANES), ""), "")),
+		cint(t->s64, 0), "");
+}
+
 /* Consecutive lanes: the whole warp's elements in one vector access. */
 static void warp_whole(struct tr *t, const struct warp_access *w,
 		       LLVMValueRef first)
@@ -1368,8 +1399,7 @@ static void warp_whole(struct tr *t, const struct warp_access *w,
 
 	warp_check(t, w, L.LLVMBuildAnd(t->b,
 		within(t, first, w->size * PTX_JIT_LANES, w->lim_lo, w->lim_hi),
-		L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, first,
-			cint(t->s64, w->size - 1), ""), cint(t->s64, 0), ""), ""));
+		aligned(t, first, w->size), ""));
 	p = lane_ptr(t, w->in, w->shared, first);
 	if (w->in->space != PS_SHARED)
 		prefetch(t, p, st);
@@ -1447,9 +1477,8 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	const struct ptx_operand *a = &in->o[st ? 0 : 1];
 	struct warp_access w = { .in = in, .v = &in->o[st ? 1 : 0],
 				 .size = in->type.size, .n = 1 };
-	LLVMValueRef offs[PTX_JIT_LANES], first, whole;
+	LLVMValueRef first;
 	LLVMBasicBlockRef one, each, join;
-	unsigned int l;
 
 	if (in->space == PS_PARAM) {
 		warp_param_load(t, in);
@@ -1481,14 +1510,8 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	if (w.n == 1) {
 		one = new_block(t);
 		first = L.LLVMBuildExtractElement(t->b, w.addr, cint(t->s32, 0), "");
-		for (l = 0; l < PTX_JIT_LANES; l++)
-			offs[l] = cint(t->s64, (uint64_t)l * w.size);
-		whole = L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t,
-			"llvm.vector.reduce.or", L.LLVMBuildXor(t->b, w.addr,
-				L.LLVMBuildAdd(t->b, uniform(t, first),
-				L.LLVMConstVector(offs, PTX_JIT_LANES), ""), "")),
-			cint(t->s64, 0), "");
-		L.LLVMBuildCondBr(t->b, whole, one, each);
+		L.LLVMBuildCondBr(t->b, consecutive(t, w.addr, first, w.size),
+				  one, each);
 		L.LLVMPositionBuilderAtEnd(t->b, one);
 		warp_whole(t, &w, first);
 	}
@@ -1499,6 +1522,126 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	L.LLVMPositionBuilderAtEnd(t->b, w.outside);
 	hand_off(t, cint(t->i32, pc));
 	L.LLVMPositionBuilderAtEnd(t->b, join);
+}
+
+/* The vectors @a and @b as one vector of their lanes, @a's first. */
+static LLVMValueRef join_lanes(struct tr *t, LLVMValueRef a, LLVMValueRef b,
+			       unsigned int lanes)
+{
+	LLVMValueRef idx[PTX_JIT_LANES * 4];
+	unsigned int i;
+
+	for (i = 0; i < 2 * lanes; i++)
+		idx[i] = cint(t->s32, i);
+	return L.LLVMBuildShuffleVector(t->b, a, b,
+					L.LLVMConstVector(idx, 2 * lanes), "");
+}
+
+/*
+ * The lanes' @n values (1, 2 or 4 vectors, the decoder allows no other
+ * count) as one vector, lane after lane: a warp's buffer for multimem,
+ * each lane's part laid out as exec_mem.c lays out one thread's.
+ */
+static LLVMValueRef interleave(struct tr *t, LLVMValueRef *vals,
+			       unsigned int n)
+{
+	LLVMValueRef idx[PTX_JIT_LANES * 4];
+	unsigned int i, l;
+
+	if (n == 1)
+		return vals[0];
+	if (n == 4) {	/* a shuffle takes two vectors: two pairs joined */
+		vals[0] = join_lanes(t, vals[0], vals[1], PTX_JIT_LANES);
+		vals[1] = join_lanes(t, vals[2], vals[3], PTX_JIT_LANES);
+	}
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		for (i = 0; i < n; i++)
+			idx[l * n + i] = cint(t->s32, i * PTX_JIT_LANES + l);
+	return L.LLVMBuildShuffleVector(t->b, vals[0], vals[1],
+		L.LLVMConstVector(idx, PTX_JIT_LANES * n), "");
+}
+
+/* Value @i of each lane of @v, which interleave() laid out. */
+static LLVMValueRef deinterleave(struct tr *t, LLVMValueRef v, unsigned int n,
+				 unsigned int i)
+{
+	LLVMValueRef idx[PTX_JIT_LANES];
+	unsigned int l;
+
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		idx[l] = cint(t->s32, l * n + i);
+	return L.LLVMBuildShuffleVector(t->b, v, L.LLVMGetUndef(L.LLVMTypeOf(v)),
+		L.LLVMConstVector(idx, PTX_JIT_LANES), "");
+}
+
+/*
+ * multimem for the lanes of a warp.  Where lane l's elements follow lane
+ * 0's (its address lane 0's plus l times its values' size) and are
+ * aligned, the multicast path makes the access for all of them in one
+ * call, their values lane after lane, as the hardware makes a warp's;
+ * else, or where the path refuses the whole (having changed nothing),
+ * the threads go on one by one from the instruction, each making its own
+ * access through the interpreter, the first refused one faulting.
+ */
+static void warp_multimem(struct tr *t, const struct ptx_insn *in,
+			  uint32_t pc)
+{
+	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
+	const struct ptx_operand *a = &in->o[ld ? 1 : 0];
+	const struct ptx_operand *v = &in->o[ld ? 0 : 1];
+	unsigned int n = v->kind == PO_VEC ? v->nvec : 1, i;
+	unsigned int rsize = in->type.size * in->mmpack;
+	LLVMTypeRef bty = L.LLVMVectorType(int_type(t, rsize), PTX_JIT_LANES * n);
+	LLVMBasicBlockRef call = new_block(t), done = new_block(t);
+	LLVMBasicBlockRef outside = new_block(t);
+	LLVMValueRef addr = imm(t, a), first, buf, vals[4], args[5], fn, x;
+
+	if (a->reg != PTX_NO_REG)
+		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
+	first = L.LLVMBuildExtractElement(t->b, addr, cint(t->s32, 0), "");
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildAnd(t->b,
+		consecutive(t, addr, first, n * rsize),
+		aligned(t, first, rsize), ""), call, outside);
+
+	L.LLVMPositionBuilderAtEnd(t->b, call);
+	buf = typed_ptr(t, t->mmbuf, bty);
+	for (i = 0; i < n && !ld; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
+			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
+
+		vals[i] = L.LLVMBuildTrunc(t->b, r != PTX_NO_REG ? reg(t, r) :
+					   imm(t, v), value_int(t, rsize), "");
+	}
+	if (!ld)
+		L.LLVMSetAlignment(L.LLVMBuildStore(t->b,
+				   interleave(t, vals, n), buf), rsize);
+	args[0] = t->run;
+	args[1] = cint(t->s32, pc);
+	args[2] = first;
+	args[3] = typed_ptr(t, t->mmbuf, t->i8);
+	args[4] = cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
+	fn = load_field(t, t->run, RUN_FIELD(multimem),
+			L.LLVMPointerType(t->mm_ty, 0));
+	x = L.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 5, "");
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
+			  cint(t->s32, 0), ""), outside, done);
+
+	L.LLVMPositionBuilderAtEnd(t->b, outside);
+	hand_off(t, cint(t->i32, pc));
+
+	L.LLVMPositionBuilderAtEnd(t->b, done);
+	if (!ld)
+		return;
+	x = L.LLVMBuildLoad2(t->b, bty, buf, "");
+	L.LLVMSetAlignment(x, rsize);
+	for (i = 0; i < n; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
+			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
+
+		if (r != PTX_NO_REG)
+			set_reg(t, r, L.LLVMBuildZExt(t->b,
+				deinterleave(t, x, n, i), t->i64, ""));
+	}
 }
 
 /*
@@ -1553,6 +1696,9 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		break;
 	case OP_LD: case OP_ST:
 		warp_load_store(t, in, pc);
+		break;
+	case OP_MULTIMEM:
+		warp_multimem(t, in, pc);
 		break;
 	default:
 		compute(t, in);
@@ -1784,8 +1930,8 @@ static void mark_starts(struct tr *t)
 	for (pc = 0; pc < fn->ninsns; pc++) {
 		const struct ptx_insn *in = &fn->insns[pc];
 
-		bool access = (in->op == OP_LD || in->op == OP_ST) &&
-			      in->space != PS_PARAM;
+		bool access = ((in->op == OP_LD || in->op == OP_ST) &&
+			       in->space != PS_PARAM) || in->op == OP_MULTIMEM;
 
 		if ((in->guard != PTX_NO_REG || access ||
 		     !warp_native(fn, in)) && !t->starts[pc])
@@ -1848,6 +1994,10 @@ static void translate(struct tr *t, LLVMValueRef f)
 	t->vpc = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s32,
 				   PTX_JIT_LANES), "");
 	t->lane = L.LLVMBuildAlloca(t->b, t->s32, "");
+	/* a warp's multimem values: up to 4 of 8 bytes a lane */
+	t->mmbuf = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s64,
+				     PTX_JIT_LANES * 4), "");
+	L.LLVMSetAlignment(t->mmbuf, 16);
 	t->budget = L.LLVMBuildAlloca(t->b, t->i32, "");
 	t->resume_pc = L.LLVMBuildAlloca(t->b, t->i32, "");
 	t->ti = L.LLVMBuildAlloca(t->b, t->i64, "");
@@ -2016,10 +2166,18 @@ static uint32_t jit_step(struct ptx_jit_run *r, uint32_t index, uint32_t pc)
 	return ptx_run(r->w, r->cta, &t, 1) == SL_FAULT;
 }
 
+static uint32_t jit_multimem(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,
+			     void *buf, uint32_t count)
+{
+	return ptx_multimem_access(r->w, &r->w->grid->fn->insns[pc], addr, buf,
+				   count);
+}
+
 void ptx_jit_prepare(struct ptx_jit_run *r)
 {
 	r->mem = jit_mem;
 	r->step = jit_step;
+	r->multimem = jit_multimem;
 }
 
 /* ---- Compiling, caching ---- */
@@ -2048,6 +2206,7 @@ static void cache_key(const char *text, size_t len, char *key, size_t size)
 	static const size_t layout[] = {
 		sizeof(struct ptx_jit_run), RUN_FIELD(globals), RUN_FIELD(sites),
 		RUN_FIELD(stop), RUN_FIELD(mem), RUN_FIELD(step),
+		RUN_FIELD(multimem),
 		RUN_FIELD(nthreads), RUN_FIELD(exited),
 		sizeof(struct ptx_jit_thread), sizeof(struct ptx_jit_site),
 	};
@@ -2181,6 +2340,7 @@ static bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 	LLVMTypeRef mem_args[] = { run_p, t->i32, t->i32, t->i64, t->i32,
 				   t->i32, t->i32 };
 	LLVMTypeRef step_args[] = { run_p, t->i32, t->i32 };
+	LLVMTypeRef mm_args[] = { run_p, t->i32, t->i64, t->p8, t->i32 };
 	char name[80];
 	uint32_t pc, site;
 	unsigned int i;
@@ -2188,6 +2348,7 @@ static bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 
 	t->mem_ty = L.LLVMFunctionType(t->p8, mem_args, 7, false);
 	t->step_ty = L.LLVMFunctionType(t->i32, step_args, 3, false);
+	t->mm_ty = L.LLVMFunctionType(t->i32, mm_args, 5, false);
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct cumc_ptx_function *fn = &m->funcs[i];
 

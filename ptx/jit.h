@@ -48,6 +48,13 @@ struct ptx_jit_run {
 		     uint32_t site);
 	/* The interpreter runs instruction @pc for a thread; 1: a fault. */
 	uint32_t (*step)(struct ptx_jit_run *r, uint32_t index, uint32_t pc);
+	/*
+	 * The multicast path makes multimem @pc's access of @count elements
+	 * at @addr for the lanes of a warp, their values in @buf lane after
+	 * lane; 0: refused, nothing changed (the lanes go on one by one).
+	 */
+	uint32_t (*multimem)(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,
+			     void *buf, uint32_t count);
 	uint32_t nthreads;
 	uint32_t ntid[3], ctaid[3], nctaid[3];
 	uint32_t exited, arrived;	/* in this round */

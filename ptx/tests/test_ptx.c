@@ -1377,12 +1377,14 @@ END_TEST
 /*
  * A multicast range of two members, f32 add and u32 add only; what a
  * worker holds is the range itself, counted when taken and let go of.
+ * The calls it answered and their elements are counted.
  */
 struct fake_mc {
 	uint64_t base;
 	size_t len;
 	unsigned char *m[2];
 	unsigned int calls;
+	size_t elements;
 	unsigned int held, released;
 };
 
@@ -1403,6 +1405,7 @@ static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
 	}
 	ck_assert_ptr_eq(*held, mc);
 	__atomic_fetch_add(&mc->calls, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&mc->elements, count, __ATOMIC_RELAXED);
 	for (i = 0; i < count; i++) {
 		float f0, f1, f;
 		uint32_t u;
@@ -1439,7 +1442,8 @@ static void fake_release(void *arg, void **held)
 }
 
 /*
- * multimem reaches the launch's multicast path, and what a worker kept is
+ * multimem reaches the launch's multicast path (compiled, one call per
+ * instruction for each group of 16 threads), and what a worker kept is
  * let go of by the launch's end; without a path it faults.
  */
 START_TEST(test_multimem)
@@ -1448,8 +1452,8 @@ START_TEST(test_multimem)
 	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, "allreduce_f32");
 	const struct cumc_ptx_function *sig = cumc_ptx_function_find(m, "signal");
 	float m0[64], m1[64];
-	struct fake_mc mc = { 0x7f0000000000ull, sizeof(m0),
-			      { (unsigned char *)m0, (unsigned char *)m1 }, 0, 0, 0 };
+	struct fake_mc mc = { .base = 0x7f0000000000ull, .len = sizeof(m0),
+			      .m = { (unsigned char *)m0, (unsigned char *)m1 } };
 	struct cumc_ptx_multicast cb = { fake_access, fake_release, &mc };
 	struct buffers bufs = { 0 };
 	struct cumc_ptx_memory mem = { check_mem, &bufs };
@@ -1473,7 +1477,8 @@ START_TEST(test_multimem)
 		ck_assert_float_eq(m0[i], 1.5f * i);
 		ck_assert_float_eq(m1[i], 1.5f * i);
 	}
-	ck_assert_uint_eq(mc.calls, 128);
+	ck_assert_uint_eq(mc.calls, (cumc_ptx_compiled(f) ? 2 * 64 / 16 : 2 * 64));
+	ck_assert_uint_eq(mc.elements, 2 * 64);
 	ck_assert_uint_ge(mc.held, 1);
 	ck_assert_uint_eq(mc.released, mc.held);
 
@@ -1497,6 +1502,147 @@ START_TEST(test_multimem)
 	l.multicast = NULL;
 	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_EFAULT);
 	cumc_ptx_unload(m);
+}
+END_TEST
+
+/*
+ * multimem after bar.sync, the warp code's resume point: ld_reduce of a
+ * 16-byte vector a thread, a st of it permuted (the sum of two elements
+ * first, so that every element read shows) and a red of a u32, at
+ * element @swap ^ i for thread i of the grid (0: each group's elements
+ * follow each other; 1: lanes swapped in pairs).  The index is computed
+ * before the barrier, so the lanes take it from the threads' registers.
+ * No plain global access: its first one would send a group to the
+ * per-thread code (jit.c's ranges).
+ */
+static const char mm_after_bar_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry mm_after_bar(.param .u64 pad, .param .u64 vec,\n"
+	"	.param .u32 swap)\n{\n"
+	"	.reg .b32 %r<8>;\n	.reg .b64 %rd<10>;\n	.reg .f32 %f<6>;\n"
+	"	ld.param.u64 %rd1, [pad];\n	ld.param.u64 %rd2, [vec];\n"
+	"	ld.param.u32 %r1, [swap];\n"
+	"	mov.u32 %r2, %tid.x;\n	mov.u32 %r3, %ctaid.x;\n"
+	"	mov.u32 %r4, %ntid.x;\n	mad.lo.s32 %r5, %r3, %r4, %r2;\n"
+	"	bar.sync 0;\n"
+	"	xor.b32 %r6, %r5, %r1;\n	mul.wide.u32 %rd4, %r6, 16;\n"
+	"	add.s64 %rd5, %rd2, %rd4;\n"
+	"	multimem.ld_reduce.relaxed.sys.global.add.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];\n"
+	"	add.f32 %f5, %f1, %f4;\n"
+	"	multimem.st.relaxed.sys.global.v4.f32 [%rd5], {%f5, %f3, %f2, %f1};\n"
+	"	mul.wide.u32 %rd8, %r6, 4;\n	add.s64 %rd9, %rd1, %rd8;\n"
+	"	add.u32 %r7, %r5, 1;\n"
+	"	multimem.red.relaxed.sys.global.add.u32 [%rd9], %r7;\n"
+	"	ret;\n}\n";
+
+enum {
+	MM_BLOCK = 64, MM_GRID = 2, MM_THREADS = MM_BLOCK * MM_GRID,
+	MM_PAD = MM_THREADS,			/* a u32 a thread */
+	MM_WORDS = MM_PAD + 4 * MM_THREADS,	/* then a vector a thread */
+};
+
+/* One launch of mm_after_bar: the members after it, how it ended. */
+struct mm_after_bar {
+	uint32_t m[2][MM_WORDS];
+	struct fake_mc mc;
+	struct cumc_ptx_fault fault;
+	enum cumc_ptx_status st;
+};
+
+/* mm_after_bar on @grid blocks, the multicast range @len bytes long. */
+static void mm_after_bar_run(const struct cumc_ptx_function *f,
+			     struct mm_after_bar *r, uint32_t swap, size_t len,
+			     unsigned int grid)
+{
+	const uint64_t base = 0x7f0000000000ull;
+	struct buffers bufs = { 0 };
+	struct cumc_ptx_multicast cb = { fake_access, fake_release, &r->mc };
+	struct cumc_ptx_memory mem = { check_mem, &bufs };
+	struct { uint64_t pad, vec; uint32_t swap; }
+		__attribute__((aligned(8))) p = { base, base + MM_PAD * 4, swap };
+	struct cumc_ptx_launch l = {
+		.grid = { grid, 1, 1 }, .block = { MM_BLOCK, 1, 1 },
+		.params = &p, .memory = &mem, .multicast = &cb,
+	};
+	unsigned int i;
+	float v;
+
+	memset(r, 0, sizeof(*r));
+	for (i = MM_PAD; i < MM_WORDS; i++) {
+		v = i;
+		memcpy(&r->m[0][i], &v, 4);
+		v = 0.5f * i;
+		memcpy(&r->m[1][i], &v, 4);
+	}
+	r->mc = (struct fake_mc){ .base = base, .len = len,
+		.m = { (unsigned char *)r->m[0], (unsigned char *)r->m[1] } };
+	r->st = cumc_ptx_launch(f, &l, &r->fault);
+	ck_assert_uint_eq(r->mc.released, r->mc.held);
+}
+
+/*
+ * Compiled, each group of 16 threads goes on from bar.sync as warp code,
+ * which makes each multimem of its consecutive elements one call of the
+ * multicast path; interpreted, one call a thread: the same results, bit
+ * for bit.  Lanes swapped in pairs go thread by thread, a call each; a
+ * range ending at the middle lane of a group faults at that lane's
+ * address, as interpreted.
+ */
+START_TEST(test_multimem_warp)
+{
+	static struct mm_after_bar r[2];
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	unsigned int i, e, k;
+	float sum[4], got[4];
+
+	ck_assert_int_eq(cumc_ptx_load(mm_after_bar_ptx, 0, 90, &m[0], NULL, 0),
+			 CUMC_PTX_OK);
+	setenv("CUMC_PTX_JIT", "0", 1);
+	ck_assert_int_eq(cumc_ptx_load(mm_after_bar_ptx, 0, 90, &m[1], NULL, 0),
+			 CUMC_PTX_OK);
+	unsetenv("CUMC_PTX_JIT");
+	for (k = 0; k < 2; k++) {
+		f[k] = cumc_ptx_function_find(m[k], "mm_after_bar");
+		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
+		mm_after_bar_run(f[k], &r[k], 0, MM_WORDS * 4, MM_GRID);
+		ck_assert_int_eq(r[k].st, CUMC_PTX_OK);
+	}
+	ck_assert_uint_eq(r[0].mc.calls, 3 * MM_THREADS / 16);
+	ck_assert_uint_eq(r[1].mc.calls, 3 * MM_THREADS);
+	ck_assert_uint_eq(r[0].mc.elements, 9 * MM_THREADS);
+	ck_assert_uint_eq(r[1].mc.elements, 9 * MM_THREADS);
+	ck_assert_mem_eq(r[0].m, r[1].m, sizeof(r[0].m));
+	for (i = 0; i < MM_THREADS; i++) {
+		ck_assert_uint_eq(r[0].m[0][i], i + 1);
+		for (e = 0; e < 4; e++)
+			sum[e] = 1.5f * (MM_PAD + 4 * i + e);
+		memcpy(got, &r[0].m[1][MM_PAD + 4 * i], sizeof(got));
+		ck_assert_float_eq(got[0], sum[0] + sum[3]);
+		ck_assert_float_eq(got[1], sum[2]);
+		ck_assert_float_eq(got[2], sum[1]);
+		ck_assert_float_eq(got[3], sum[0]);
+	}
+
+	for (k = 0; k < 2; k++) {
+		mm_after_bar_run(f[k], &r[k], 1, MM_WORDS * 4, MM_GRID);
+		ck_assert_int_eq(r[k].st, CUMC_PTX_OK);
+		ck_assert_uint_eq(r[k].mc.calls, 3 * MM_THREADS);
+	}
+	ck_assert_mem_eq(r[0].m, r[1].m, sizeof(r[0].m));
+	ck_assert_uint_eq(r[0].m[1][0], 2);
+
+	for (k = 0; k < 2; k++) {
+		mm_after_bar_run(f[k], &r[k], 0, (MM_PAD + 4 * 24) * 4, 1);
+		ck_assert_int_eq(r[k].st, CUMC_PTX_EFAULT);
+		ck_assert_uint_eq(r[k].fault.addr, r[k].mc.base +
+				  (MM_PAD + 4 * 24) * 4);
+		ck_assert_uint_eq(r[k].fault.thread[0], 24);
+	}
+	ck_assert_uint_eq(r[0].fault.line, r[1].fault.line);
+	ck_assert_mem_eq(r[0].m, r[1].m, sizeof(r[0].m));
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
 }
 END_TEST
 
@@ -1582,6 +1728,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_call_extern);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_multimem);
+	tcase_add_test(tc, test_multimem_warp);
 	tcase_add_test(tc, test_multimem_unsupported);
 	suite_add_tcase(s, tc);
 	return s;
