@@ -56,7 +56,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-6-warp-multimem"
+#define PTX_JIT_VERSION "cumc-jit-7-warp-slots-gathered"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -240,7 +240,7 @@ struct tr {
 	uint32_t sites;
 	/* warp code (see warp_code()) */
 	bool warp;
-	LLVMValueRef *vregs, vti, vpc, lane, mmbuf;
+	LLVMValueRef *vregs, vti, vpc, rows, mmbuf;
 	LLVMBasicBlockRef *vstarts, handoff, warp_exited, per_thread;
 	uint32_t *site_of;		/* a memory instruction's site */
 };
@@ -341,15 +341,23 @@ static void add_field(struct tr *t, LLVMValueRef base, size_t off,
 		    L.LLVMBuildAdd(t->b, v, cint(t->s32, n), ""));
 }
 
+/* A call of the intrinsic @name overloaded on the @ntys types @tys. */
+static LLVMValueRef intrinsic_of(struct tr *t, const char *name,
+				 LLVMTypeRef *tys, unsigned int ntys,
+				 LLVMValueRef *args, unsigned int n)
+{
+	unsigned int id = L.LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef f = L.LLVMGetIntrinsicDeclaration(t->m, id, tys, ntys);
+
+	return L.LLVMBuildCall2(t->b, L.LLVMIntrinsicGetType(t->c, id, tys, ntys),
+				f, args, n, "");
+}
+
 static LLVMValueRef intrinsic(struct tr *t, const char *name,
 			      LLVMTypeRef ty, LLVMValueRef *args,
 			      unsigned int n)
 {
-	unsigned int id = L.LLVMLookupIntrinsicID(name, strlen(name));
-	LLVMValueRef f = L.LLVMGetIntrinsicDeclaration(t->m, id, &ty, 1);
-
-	return L.LLVMBuildCall2(t->b, L.LLVMIntrinsicGetType(t->c, id, &ty, 1),
-				f, args, n, "");
+	return intrinsic_of(t, name, &ty, 1, args, n);
 }
 
 static LLVMValueRef mask(struct tr *t, LLVMValueRef v, unsigned int size)
@@ -1725,6 +1733,41 @@ static void warp_enter(struct tr *t, uint32_t pc)
 			 cint(t->s32, t->seglen[pc]), ""), t->budget);
 }
 
+/*
+ * The addresses of register @r's slots of the warp's threads, lane l's
+ * of thread idx + l (t->rows: each lane's first slot, in registers).
+ */
+static LLVMValueRef slot_ptrs(struct tr *t, uint32_t r)
+{
+	LLVMValueRef base = typed_ptr(t, load_field(t, t->run, RUN_FIELD(regs),
+						    t->p8), t->s64);
+	LLVMValueRef i = L.LLVMBuildAdd(t->b, t->rows, i64c(t, r), "");
+
+	return L.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
+}
+
+/* The lanes of register @r from the warp's threads' slots. */
+static void gather_reg(struct tr *t, uint32_t r)
+{
+	LLVMValueRef ptrs = slot_ptrs(t, r);
+	LLVMTypeRef tys[2] = { t->i64, L.LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { ptrs, cint(t->s32, 8), cint(t->i1, 1),
+				 L.LLVMGetUndef(t->i64) };
+
+	set_reg(t, r, intrinsic_of(t, "llvm.masked.gather", tys, 2, args, 4));
+}
+
+/* Register @r's lanes to the warp's threads' slots. */
+static void scatter_reg(struct tr *t, uint32_t r)
+{
+	LLVMValueRef ptrs = slot_ptrs(t, r);
+	LLVMTypeRef tys[2] = { t->i64, L.LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { reg(t, r), ptrs, cint(t->s32, 8),
+				 cint(t->i1, 1) };
+
+	intrinsic_of(t, "llvm.masked.scatter", tys, 2, args, 4);
+}
+
 /* The thread records of a warp as one vector of i64 (8 bytes each). */
 _Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
 	       offsetof(struct ptx_jit_thread, pc) == 0 &&
@@ -1732,6 +1775,7 @@ _Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
 	       offsetof(struct ptx_jit_thread, state) + 1,
 	       "warp code reads a warp's thread records as 64-bit lanes");
 #define THREAD_STATE_SHIFT (offsetof(struct ptx_jit_thread, state) * 8)
+#define THREAD_RESUMED_SHIFT (offsetof(struct ptx_jit_thread, resumed) * 8)
 /* pc, state and resumed: what threads standing together have the same */
 #define THREAD_RECORD_MASK (0xffffffffull | 0xffffull << THREAD_STATE_SHIFT)
 
@@ -1779,12 +1823,11 @@ static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
  * from there.  Threads that stand together anywhere else (their slices
  * spent at one pc) go on one by one, as they stopped.
  */
-static void warp_resume(struct tr *t, LLVMValueRef tp, LLVMValueRef idx)
+static void warp_resume(struct tr *t, LLVMValueRef tp)
 {
 	const struct cumc_ptx_function *fn = t->fn;
-	LLVMBasicBlockRef fill = new_block(t), each = new_block(t);
-	LLVMBasicBlockRef go = new_block(t);
-	LLVMValueRef pc, lane, thread, to, x;
+	LLVMBasicBlockRef fill = new_block(t);
+	LLVMValueRef pc, to, x;
 	uint32_t k, r;
 
 	pc = load_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->s32);
@@ -1793,22 +1836,8 @@ static void warp_resume(struct tr *t, LLVMValueRef tp, LLVMValueRef idx)
 		if (after_barrier(fn, k))
 			L.LLVMAddCase(x, cint(t->s32, k), fill);
 	L.LLVMPositionBuilderAtEnd(t->b, fill);
-	L.LLVMBuildStore(t->b, cint(t->s32, 0), t->lane);
-	L.LLVMBuildBr(t->b, each);
-
-	L.LLVMPositionBuilderAtEnd(t->b, each);
-	lane = L.LLVMBuildLoad2(t->b, t->s32, t->lane, "");
-	thread = L.LLVMBuildAdd(t->b, idx, lane, "");
 	for (r = 0; r < fn->nregs; r++)
-		set_reg(t, r, L.LLVMBuildInsertElement(t->b, reg(t, r),
-			L.LLVMBuildLoad2(t->b, t->s64, slot_ptr_at(t, thread, r), ""),
-			lane, ""));
-	lane = L.LLVMBuildAdd(t->b, lane, cint(t->s32, 1), "");
-	L.LLVMBuildStore(t->b, lane, t->lane);
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntULT, lane,
-			  cint(t->s32, PTX_JIT_LANES), ""), each, go);
-
-	L.LLVMPositionBuilderAtEnd(t->b, go);
+		gather_reg(t, r);
 	to = L.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
 	for (k = 0; k < fn->ninsns; k++)
 		if (after_barrier(fn, k))
@@ -1828,9 +1857,9 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 {
 	const struct cumc_ptx_function *fn = t->fn;
 	LLVMValueRef *regs = t->regs, ti = t->ti, idx = t->idx;
-	LLVMValueRef lanes[PTX_JIT_LANES], lane, thread, x;
+	LLVMValueRef lanes[PTX_JIT_LANES], x;
 	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMBasicBlockRef each, fresh = new_block(t), resume = new_block(t);
+	LLVMBasicBlockRef fresh = new_block(t), resume = new_block(t);
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
@@ -1847,6 +1876,8 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		lanes[k] = cint(t->s32, k);
 	t->idx = L.LLVMBuildAdd(t->b, uniform(t, idx),
 				L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+	t->rows = L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
+				 i64c(t, fn->nregs), "");
 	x = load_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8);
 	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
 			  cint(t->i8, 0), ""), fresh, resume);
@@ -1855,7 +1886,7 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		set_reg(t, r, i64c(t, 0));
 	L.LLVMBuildBr(t->b, t->vstarts[0]);
 	L.LLVMPositionBuilderAtEnd(t->b, resume);
-	warp_resume(t, tp, idx);
+	warp_resume(t, tp);
 	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
 	for (k = 0; k < fn->ninsns; k++) {
 		if (t->vstarts[k]) {
@@ -1871,30 +1902,21 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	if (!terminated(t))
 		L.LLVMBuildBr(t->b, t->warp_exited);
 
-	/* each thread's registers and pc to its slots: it resumes alone */
+	/*
+	 * each thread's registers and pc to its slots, its record in one
+	 * store (runnable: warp code runs runnable threads only): it
+	 * resumes alone
+	 */
 	L.LLVMPositionBuilderAtEnd(t->b, t->handoff);
-	L.LLVMBuildStore(t->b, cint(t->s32, 0), t->lane);
-	each = new_block(t);
-	L.LLVMBuildBr(t->b, each);
-	L.LLVMPositionBuilderAtEnd(t->b, each);
-	lane = L.LLVMBuildLoad2(t->b, t->s32, t->lane, "");
-	thread = L.LLVMBuildAdd(t->b, idx, lane, "");
 	for (r = 0; r < fn->nregs; r++)
-		L.LLVMBuildStore(t->b, L.LLVMBuildExtractElement(t->b,
-				 reg(t, r), lane, ""), slot_ptr_at(t, thread, r));
-	x = byte_ptr(t, load_field(t, t->run, RUN_FIELD(threads), t->p8),
-		     L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, thread, t->s64, ""),
-				    cint(t->s64, sizeof(struct ptx_jit_thread)), ""));
-	store_field(t, x, offsetof(struct ptx_jit_thread, pc), t->s32,
-		    L.LLVMBuildExtractElement(t->b, L.LLVMBuildLoad2(t->b,
-			t->i32, t->vpc, ""), lane, ""));
-	store_field(t, x, offsetof(struct ptx_jit_thread, resumed), t->i8,
-		    cint(t->i8, 1));
-	lane = L.LLVMBuildAdd(t->b, lane, cint(t->s32, 1), "");
-	L.LLVMBuildStore(t->b, lane, t->lane);
+		scatter_reg(t, r);
+	x = L.LLVMBuildOr(t->b, L.LLVMBuildZExt(t->b, L.LLVMBuildLoad2(t->b,
+		t->i32, t->vpc, ""), t->i64, ""), i64c(t, (uint64_t)TS_RUN <<
+		THREAD_STATE_SHIFT | 1ull << THREAD_RESUMED_SHIFT), "");
+	x = L.LLVMBuildStore(t->b, x, typed_ptr(t, tp, recs));
+	L.LLVMSetAlignment(x, 8);
 	L.LLVMBuildStore(t->b, cint(t->s32, PTX_JIT_SLICE), t->budget);
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntULT, lane,
-			  cint(t->s32, PTX_JIT_LANES), ""), each, t->per_thread);
+	L.LLVMBuildBr(t->b, t->per_thread);
 
 	/* every lane exited: the records say so in one store */
 	L.LLVMPositionBuilderAtEnd(t->b, t->warp_exited);
@@ -1993,7 +2015,6 @@ static void translate(struct tr *t, LLVMValueRef f)
 	t->vti = L.LLVMBuildAlloca(t->b, lanes64, "");
 	t->vpc = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s32,
 				   PTX_JIT_LANES), "");
-	t->lane = L.LLVMBuildAlloca(t->b, t->s32, "");
 	/* a warp's multimem values: up to 4 of 8 bytes a lane */
 	t->mmbuf = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s64,
 				     PTX_JIT_LANES * 4), "");
