@@ -28,8 +28,9 @@ samples="vector_add_drv vector_add_mmap mem_map_ipc"
 
 # shellcheck source=scripts/tap.sh
 . "$top/scripts/tap.sh"
+mode=${1:-}
 need_cuda_toolkit_stubs
-[ "${1:-}" = --build ] || tap_need_vm_root
+[ "$mode" = --build ] || tap_need_vm_root
 bin=$(cd "$toolkit_include/../bin" && pwd)
 if [ ! -x "$bin/nvcc" ] || [ ! -x "$bin/bin2c" ]; then
 	for sample in $samples; do
@@ -84,7 +85,6 @@ build_all() {
 # before its VMs boot: nvcc takes ten times as long under TCG. The run in
 # the VM takes them from there when they are newer than every source, and
 # otherwise builds them itself.
-mode=${1:-}
 if [ "$mode" = --build ]; then
 	rm -rf "$built"
 	mkdir -p "$built"
