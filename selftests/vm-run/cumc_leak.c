@@ -24,7 +24,8 @@ static int __init cumc_leak_init(void)
 		p = kmalloc(64, GFP_KERNEL);
 		/* Kept from the compiler, which would drop an allocation never used. */
 		OPTIMIZER_HIDE_VAR(p);
-		leaked += p != NULL;
+		if (p)
+			leaked++;
 	}
 	pr_info("cumc_leak: leaking %u objects of 64 bytes on purpose\n", leaked);
 	return 0;
