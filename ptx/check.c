@@ -149,6 +149,21 @@ static int check_bitfield(struct check *c)
 	}
 }
 
+/* shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: one direction and one mode. */
+static int check_funnel(struct check *c)
+{
+	struct ptx_insn *in = c->in;
+	unsigned int dir = in->wmode & (SHF_LEFT | SHF_RIGHT);
+	unsigned int mode = in->wmode & (SHF_WRAP | SHF_CLAMP);
+
+	if (in->type.cls != PC_B || in->type.size != 4)
+		return bad(c, "type");
+	if ((dir != SHF_LEFT && dir != SHF_RIGHT) ||
+	    (mode != SHF_WRAP && mode != SHF_CLAMP))
+		return bad(c, "needs .l or .r and .wrap or .clamp");
+	return dest_reg(c, 0) || sources(c, 1, in->type);
+}
+
 /* mul24.{lo,hi}.{u32,s32} d, a, b; mad24 the same with c; sad d, a, b, c. */
 static int check_int24(struct check *c)
 {
@@ -193,6 +208,11 @@ static int check_unary(struct check *c)
 		if (!(in->type.cls == PC_B && in->type.size >= 4))
 			return bad(c, "type");
 		break;
+	case OP_BFIND:	/* bfind{.shiftamt}.{u32,s32,u64,s64}: d is .u32 */
+		if ((in->type.cls != PC_U && in->type.cls != PC_S) ||
+		    in->type.size < 4)
+			return bad(c, "type");
+		return dest_reg(c, 0) || sources(c, 1, in->type);
 	case OP_SQRT:
 	case OP_RCP:
 		if (!f || (!in->rnd && !(in->flags & PF_APPROX)))
@@ -695,7 +715,8 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 	    in->op != OP_LD && in->op != OP_ST && in->op != OP_MOV &&
 	    in->op != OP_SELP)
 		return check_half(&c);
-	if ((in->flags & (PF_RELU | PF_SATFINITE)))
+	if ((in->flags & (PF_RELU | PF_SATFINITE)) ||
+	    ((in->flags & PF_SHIFTAMT) && in->op != OP_BFIND))
 		return bad(&c, "modifier");
 	switch (in->op) {
 	case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_FMA:
@@ -705,11 +726,14 @@ static int check_insn(struct ptx_parser *ps, struct ptx_insn *in,
 	case OP_SHL: case OP_SHR:
 		return check_bits(&c);
 	case OP_ABS: case OP_NEG: case OP_POPC: case OP_CLZ: case OP_BREV:
+	case OP_BFIND:
 	case OP_SQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN:
 	case OP_COS: case OP_RSQRT: case OP_TANH:
 		return check_unary(&c);
 	case OP_BFE: case OP_BFI: case OP_PRMT: case OP_LOP3:
 		return check_bitfield(&c);
+	case OP_SHF:
+		return check_funnel(&c);
 	case OP_TESTP: case OP_COPYSIGN:
 		return check_fbits(&c);
 	case OP_MUL24: case OP_MAD24: case OP_SAD:

@@ -18,8 +18,9 @@ static const struct { const char *name; uint8_t op; uint8_t nopnd; } ops[] = {
 	{ "or", OP_OR, 3 }, { "xor", OP_XOR, 3 }, { "not", OP_NOT, 2 },
 	{ "cnot", OP_CNOT, 2 }, { "shl", OP_SHL, 3 }, { "shr", OP_SHR, 3 },
 	{ "popc", OP_POPC, 2 }, { "clz", OP_CLZ, 2 }, { "brev", OP_BREV, 2 },
+	{ "bfind", OP_BFIND, 2 },
 	{ "bfe", OP_BFE, 4 }, { "bfi", OP_BFI, 5 }, { "prmt", OP_PRMT, 4 },
-	{ "lop3", OP_LOP3, 5 }, { "testp", OP_TESTP, 2 },
+	{ "lop3", OP_LOP3, 5 }, { "shf", OP_SHF, 4 }, { "testp", OP_TESTP, 2 },
 	{ "copysign", OP_COPYSIGN, 3 }, { "mul24", OP_MUL24, 3 },
 	{ "mad24", OP_MAD24, 4 }, { "sad", OP_SAD, 4 },
 	{ "sqrt", OP_SQRT, 2 }, { "rcp", OP_RCP, 2 }, { "ex2", OP_EX2, 2 },
@@ -44,6 +45,9 @@ static const char *const wmodes[] = {
 static const char *const prmt_modes[] = {
 	"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16",
 };
+
+/* shf's words, bit i of its wmode each (SHF_LEFT, ...). */
+static const char *const shf_modes[] = { "l", "r", "wrap", "clamp" };
 
 /* testp's classes, numbered as enum ptx_testp. */
 static const char *const testp_classes[] = {
@@ -70,6 +74,7 @@ static const struct { const char *name; uint16_t flag; } flags[] = {
 	{ "full", PF_APPROX | PF_FULL }, { "uni", PF_UNI },
 	{ "volatile", PF_VOLATILE }, { "sync", PF_SYNC }, { "NaN", PF_NAN },
 	{ "relu", PF_RELU }, { "satfinite", PF_SATFINITE },
+	{ "shiftamt", PF_SHIFTAMT },
 };
 
 /* Orders, scopes, caching: the host's memory is coherent, all are met. */
@@ -229,6 +234,11 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 	if (in->op == OP_PRMT &&
 	    (i = word_in(prmt_modes, N(prmt_modes), w, len)) > 0) {
 		in->wmode = i;
+		return 0;
+	}
+	if (in->op == OP_SHF &&
+	    (i = word_in(shf_modes, N(shf_modes), w, len)) >= 0) {
+		in->wmode |= 1u << i;
 		return 0;
 	}
 	if (in->op == OP_TESTP &&
@@ -409,6 +419,25 @@ int ptx_imm_convert(struct ptx_parser *ps, struct ptx_operand *o,
 	return 0;
 }
 
+/*
+ * Whether the current word names a register.  nvcc's registers start with
+ * '%', but any identifier may be one: inline PTX declares its own in a
+ * nested block ({ .reg .pred p; setp.ne.s32 p, ...; }), and a register
+ * declared there hides a variable of the same name.
+ */
+static bool at_reg(const struct ptx_parser *ps)
+{
+	uint32_t reg;
+
+	if (ps->lx.tok != T_WORD)
+		return false;
+	if (ps->lx.text[0] == '%')
+		return true;
+	/* One whose block has closed no longer hides the variable. */
+	return strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &reg) &&
+	       ps->reg_depth[reg] != 0xff;
+}
+
 /* A variable's name: its address in its state space. */
 static int symbol_operand(struct ptx_parser *ps, struct ptx_operand *o,
 			  uint8_t *space)
@@ -439,7 +468,7 @@ static int address_operand(struct ptx_parser *ps, struct ptx_insn *in,
 	ptx_lex_next(&ps->lx);
 	o->kind = PO_ADDR;
 	o->reg = PTX_NO_REG;
-	if (ps->lx.tok == T_WORD && ps->lx.text[0] == '%') {
+	if (at_reg(ps)) {
 		if (!strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &o->reg))
 			return ptx_fail(ps, CUMC_PTX_ESYNTAX,
 					"unknown register '%.*s'",
@@ -489,6 +518,12 @@ static int vector_operand(struct ptx_parser *ps, struct ptx_operand *o)
 			ptx_lex_next(&ps->lx);
 	}
 	ptx_lex_next(&ps->lx);
+	/* {%r}: the register itself, as inline PTX often writes "{%0}". */
+	if (o->nvec == 1 && o->vec[0] != PTX_NO_REG) {
+		o->kind = PO_REG;
+		o->reg = o->vec[0];
+		o->nvec = 0;
+	}
 	return 0;
 }
 
@@ -511,9 +546,7 @@ static int operand(struct ptx_parser *ps, struct ptx_insn *in,
 		ptx_lex_next(lx);
 		return 0;
 	}
-	if (lx->tok == T_WORD && lx->text[0] == '%')
-		return reg_operand(ps, o);
-	if (lx->tok == T_WORD && in->op == OP_BRA) {
+	if (lx->tok == T_WORD && in->op == OP_BRA && lx->text[0] != '%') {
 		if (ptx_label(ps, lx->text, lx->len, &label))
 			return -1;
 		o->kind = PO_LABEL;
@@ -521,6 +554,8 @@ static int operand(struct ptx_parser *ps, struct ptx_insn *in,
 		ptx_lex_next(lx);
 		return 0;
 	}
+	if (at_reg(ps))
+		return reg_operand(ps, o);
 	if (lx->tok == T_WORD) {
 		uint8_t space;
 
@@ -636,7 +671,7 @@ static int parse_call(struct ptx_parser *ps, struct ptx_insn *in)
 		    ptx_expect(ps, ","))
 			return -1;
 	}
-	if (ps->lx.tok != T_WORD || ps->lx.text[0] == '%')
+	if (ps->lx.tok != T_WORD || at_reg(ps))
 		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
 				"indirect call (through a register)");
 	callee = ptx_find_func(ps, ps->lx.text, ps->lx.len);

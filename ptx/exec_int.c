@@ -160,6 +160,38 @@ static uint64_t lop3(uint64_t a, uint64_t b, uint64_t c, uint64_t lut)
 	return d;
 }
 
+/*
+ * bfind: the position of the most significant bit that differs from the
+ * sign (a signed value's highest 0 when negative), or with .shiftamt the
+ * left shift that brings it to the top; 0xffffffff when there is none.
+ */
+static uint64_t bfind(const struct ptx_insn *in, uint64_t a)
+{
+	unsigned int bits = in->type.size * 8;
+	unsigned int pos;
+
+	if (in->type.cls == PC_S && (int64_t)ptx_sext(a, in->type.size) < 0)
+		a = ~a;
+	a = ptx_zext(a, in->type.size);
+	if (!a)
+		return 0xffffffff;
+	pos = 63 - __builtin_clzll(a);
+	return in->flags & PF_SHIFTAMT ? bits - 1 - pos : pos;
+}
+
+/*
+ * shf: b:a as one 64-bit value (b high) shifted by n, the upper half for
+ * .l, the lower for .r; n is c & 31 (.wrap) or c up to 32 (.clamp).
+ */
+static uint64_t funnel(unsigned int mode, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t v = (b & 0xffffffff) << 32 | (a & 0xffffffff);
+	unsigned int n = mode & SHF_CLAMP ? ((uint32_t)c > 32 ? 32 : c) :
+			 c & 31;
+
+	return mode & SHF_LEFT ? (uint32_t)(v << n >> 32) : (uint32_t)(v >> n);
+}
+
 static bool compare(enum ptx_cmp cmp, struct ptx_type t, uint64_t a,
 		    uint64_t b)
 {
@@ -258,6 +290,7 @@ static uint64_t arith(struct ptx_exec *x, const struct ptx_insn *in,
 	case OP_SHL: case OP_SHR:
 		return shift(in, a, ptx_src(x, &in->o[2]));
 	case OP_POPC: return __builtin_popcountll(a);
+	case OP_BFIND: return bfind(in, a);
 	case OP_CLZ:
 		return a ? __builtin_clzll(a) - (64 - st.size * 8) : st.size * 8;
 	case OP_BREV: return brev(a, st.size * 8);
@@ -268,6 +301,8 @@ static uint64_t arith(struct ptx_exec *x, const struct ptx_insn *in,
 			   ptx_src(x, &in->o[4]));
 	case OP_PRMT:
 		return prmt(in->wmode, a, b, ptx_src(x, &in->o[3]));
+	case OP_SHF:
+		return funnel(in->wmode, a, b, ptx_src(x, &in->o[3]));
 	case OP_LOP3:
 		return lop3(a, b, ptx_src(x, &in->o[3]), ptx_src(x, &in->o[4]));
 	case OP_MUL24:
@@ -341,7 +376,7 @@ void ptx_exec_int(struct ptx_exec *x, const struct ptx_insn *in)
 		ptx_dst_cvt(x, in, convert(in, ptx_srcx(x, &in->o[1],
 							 in->type2)));
 		return;
-	case OP_POPC: case OP_CLZ:
+	case OP_POPC: case OP_CLZ: case OP_BFIND:
 		v = arith(x, in, in->type);
 		dt.size = 4;
 		break;

@@ -51,8 +51,9 @@ enum ptx_op {
 	OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV, OP_REM,
 	OP_MIN, OP_MAX, OP_ABS, OP_NEG,
 	OP_AND, OP_OR, OP_XOR, OP_NOT, OP_SHL, OP_SHR, OP_CNOT,
-	OP_POPC, OP_CLZ, OP_BREV,
+	OP_POPC, OP_CLZ, OP_BREV, OP_BFIND,
 	OP_BFE, OP_BFI, OP_PRMT, OP_LOP3,	/* prmt's mode: wmode */
+	OP_SHF,				/* wmode: SHF_* */
 	OP_TESTP, OP_COPYSIGN,			/* testp's class: wmode */
 	OP_MUL24, OP_MAD24, OP_SAD,
 	OP_SQRT, OP_RCP,
@@ -88,6 +89,12 @@ enum ptx_testp { TESTP_FINITE = 1, TESTP_INFINITE, TESTP_NUMBER,
 enum ptx_aop { AOP_NONE, AOP_ADD, AOP_CAS, AOP_EXCH, AOP_MIN, AOP_MAX,
 	       AOP_INC, AOP_DEC, AOP_AND, AOP_OR, AOP_XOR, AOP_POPC };
 
+/* shf's direction and mode, in its wmode: one of each. */
+#define SHF_LEFT	0x1u
+#define SHF_RIGHT	0x2u
+#define SHF_WRAP	0x4u
+#define SHF_CLAMP	0x8u
+
 /* What bar and barrier do, in the wmode of the instruction. */
 enum ptx_bar_kind { BAR_SYNC, BAR_ARRIVE, BAR_RED };
 
@@ -109,6 +116,7 @@ enum ptx_bar_kind { BAR_SYNC, BAR_ARRIVE, BAR_RED };
 #define PF_NAN		0x0800u		/* min.NaN, max.NaN */
 #define PF_RELU		0x1000u		/* fma.relu, cvt.relu */
 #define PF_SATFINITE	0x2000u		/* cvt.satfinite */
+#define PF_SHIFTAMT	0x4000u		/* bfind.shiftamt */
 
 /* The mode of a warp operation: shfl, vote, match. */
 enum ptx_wmode { WM_NONE, WM_UP, WM_DOWN, WM_BFLY, WM_IDX,

@@ -217,6 +217,9 @@ for t, s in (('b32', 'i32'), ('b64', 'i64'), ('b16', 'i16')):
             op1('int.ptx', cname(o + '.' + t), t, o + '.' + t, s,
                 dtype='u32')
         op1('int.ptx', cname('brev.' + t), t, 'brev.' + t, s)
+for t, s in (('u32', 'i32'), ('s32', 'i32'), ('u64', 'i64'), ('s64', 'i64')):
+    for insn in ('bfind.' + t, 'bfind.shiftamt.' + t):
+        op1('int.ptx', cname(insn), t, insn, s, dtype='u32')
 # mad: a * b + c over a smaller set (the cube of it).
 SETS['i32s'] = (4, [0, 1, 2, 0x7fffffff, 0x80000000, 0x80000001, 0xffffffff,
                     0xfffffff9, 0x12345678, 0x89abcdef, 0x00010000])
@@ -388,6 +391,11 @@ add(U, 'prmt_b32', 3, 'b32', 'b32', ['prmt.b32 %d, %a, %b, %c;'], 'bits')
 for m in ('f4e', 'b4e', 'rc8', 'ecl', 'ecr', 'rc16'):
     add(U, 'prmt_b32_' + m, 3, 'b32', 'b32',
         ['prmt.b32.%s %%d, %%a, %%b, %%c;' % m], 'bits')
+for d in ('l', 'r'):
+    for m in ('wrap', 'clamp'):
+        insn = 'shf.%s.%s.b32' % (d, m)
+        add(U, cname(insn), 3, 'b32', 'b32', [insn + ' %d, %a, %b, %c;'],
+            'bits', ctype='u32')
 for lut in (0x96, 0xe8, 0xca, 0x1e, 0x00, 0xff):
     add(U, 'lop3_b32_%02x' % lut, 3, 'b32', 'b32',
         ['lop3.b32 %%d, %%a, %%b, %%c, 0x%02x;' % lut], 'bits')

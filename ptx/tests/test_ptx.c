@@ -1212,6 +1212,69 @@ START_TEST(test_calls)
 }
 END_TEST
 
+/*
+ * What inline PTX writes: registers without '%' declared in a nested
+ * block (one hiding a module variable of the same name, readable again
+ * after the block), "{%r}" for a register, and funnel shifts and bfind.
+ */
+static const char inline_forms_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".global .u32 q = 7;\n"
+	".visible .entry k(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, 5;\n"
+	"\t{ .reg .pred q; .reg .b32 t; .reg .b64 a;\n"
+	"\tsetp.ne.s32 q, %r1, 0; selp.u32 t, 3, 4, q;\n"
+	"\tadd.s64 a, %rd1, 4; st.global.u32 [a], t;\n"
+	"\t@q st.global.u32 [a+4], %r1; }\n"
+	"\tld.global.u32 {%r2}, [q];\n\tst.global.u32 [%rd1], %r2;\n"
+	"\tmov.u32 %r3, 0x80000001;\n"
+	"\tshf.l.wrap.b32 %r2, %r3, %r1, 33;\n\tst.global.u32 [%rd1+12], %r2;\n"
+	"\tshf.r.clamp.b32 %r2, %r3, %r1, 33;\n\tst.global.u32 [%rd1+16], %r2;\n"
+	"\tbfind.u32 %r2, %r3;\n\tst.global.u32 [%rd1+20], %r2;\n"
+	"\tbfind.shiftamt.s32 %r2, %r3;\n\tst.global.u32 [%rd1+24], %r2;\n"
+	"\tret;\n}\n";
+
+START_TEST(test_inline_forms)
+{
+	static const char *const refused[] = {
+		"shf.l.b32 %r1, %r1, %r1, %r1;",
+		"shf.l.r.wrap.b32 %r1, %r1, %r1, %r1;",
+		"shf.r.clamp.u64 %r1, %r1, %r1, %r1;",
+		"bfind.f32 %r1, %r1;",
+		"popc.shiftamt.b32 %r1, %r1;",
+	};
+	const uint32_t want[] = { 7, 3, 5, 0xb, 5, 31, 1 };
+	struct cumc_ptx_fault fault = { 0 };
+	struct cumc_ptx_module *m = NULL;
+	const struct cumc_ptx_function *f;
+	struct buffers bufs = { 0 };
+	uint32_t *out = dev_alloc(&bufs, sizeof(want));
+	char text[512], log[256];
+	size_t i;
+
+	ck_assert_msg(cumc_ptx_load(inline_forms_ptx, 0, 90, &m, log,
+				    sizeof(log)) == CUMC_PTX_OK, "%s", log);
+	f = cumc_ptx_function_find(m, "k");
+	ck_assert_msg(launch(f, &bufs, 1, 1, &out, &fault) == CUMC_PTX_OK,
+		      "fault at line %u, address %#llx", fault.line,
+		      (unsigned long long)fault.addr);
+	ck_assert_mem_eq(out, want, sizeof(want));
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(text, sizeof(text),
+			 ".version 9.0\n.target sm_90\n.visible .entry k()\n"
+			 "{\n\t.reg .b32 %%r<2>;\n\t%s\n}\n", refused[i]);
+		m = NULL;
+		ck_assert_int_eq(cumc_ptx_load(text, 0, 90, &m, log,
+					       sizeof(log)),
+				 CUMC_PTX_EUNSUPPORTED);
+		ck_assert_ptr_nonnull(strstr(log, "line 6"));
+	}
+}
+END_TEST
+
 /* A call to a function without a body (vprintf) fails the load. */
 static const char extern_call_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -1726,6 +1789,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_warp_deadlock);
 	tcase_add_test(tc, test_calls);
 	tcase_add_test(tc, test_call_extern);
+	tcase_add_test(tc, test_inline_forms);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
