@@ -457,6 +457,20 @@ static int symbol_operand(struct ptx_parser *ps, struct ptx_operand *o,
 	return 0;
 }
 
+/* mov's source naming a device function: its address, for calls. */
+static int function_operand(struct ptx_parser *ps, struct ptx_operand *o)
+{
+	int f = ptx_find_func(ps, ps->lx.text, ps->lx.len);
+
+	if (f < 0)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "unknown symbol '%.*s'",
+				(int)ps->lx.len, ps->lx.text);
+	o->kind = PO_IMM;
+	o->imm = ptx_func_addr(ps->mod, f);
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
 /* [reg], [reg+imm], [sym], [sym+imm], [imm] */
 static int address_operand(struct ptx_parser *ps, struct ptx_insn *in,
 			   struct ptx_operand *o)
@@ -556,6 +570,9 @@ static int operand(struct ptx_parser *ps, struct ptx_insn *in,
 	}
 	if (at_reg(ps))
 		return reg_operand(ps, o);
+	if (lx->tok == T_WORD && in->op == OP_MOV &&
+	    !ptx_find_sym(ps, lx->text, lx->len))
+		return function_operand(ps, o);
 	if (lx->tok == T_WORD) {
 		uint8_t space;
 
@@ -650,7 +667,43 @@ static int call_list(struct ptx_parser *ps, uint64_t **list, uint32_t *n)
 	return 0;
 }
 
-/* call[.uni] [(results),] func [, (arguments)]; direct calls only. */
+/*
+ * An indirect call's callee: a register and, after the arguments, a
+ * .callprototype (or .calltargets) label the operands must agree with.
+ * Which function it reaches is known when it runs (exec.c).
+ */
+static int indirect_callee(struct ptx_parser *ps, struct ptx_call *c)
+{
+	struct ptx_operand o = { 0 };
+	uint32_t proto;
+
+	if (reg_operand(ps, &o))
+		return -1;
+	if (o.kind != PO_REG)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad call target");
+	c->target = o.reg;
+	if (ptx_expect(ps, ",") ||
+	    (ptx_lex_is(&ps->lx, "(") && (call_list(ps, &c->args, &c->nargs) ||
+					  ptx_expect(ps, ","))))
+		return -1;
+	if (ps->lx.tok != T_WORD ||
+	    !strmap_get(&ps->protos, ps->lx.text, ps->lx.len, &proto))
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"indirect call without a .callprototype or .calltargets");
+	if (proto != PTX_PROTO_ANY &&
+	    (c->nrets != PTX_PROTO_RETS(proto) ||
+	     c->nargs != PTX_PROTO_ARGS(proto)))
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"indirect call: operands do not match '%.*s'",
+				(int)ps->lx.len, ps->lx.text);
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+/*
+ * call[.uni] [(results),] func [, (arguments)];
+ * call[.uni] [(results),] reg, [(arguments),] prototype;
+ */
 static int parse_call(struct ptx_parser *ps, struct ptx_insn *in)
 {
 	struct cumc_ptx_function *fn = ps->fn;
@@ -666,14 +719,19 @@ static int parse_call(struct ptx_parser *ps, struct ptx_insn *in)
 	c = &fn->calls[fn->ncalls++];
 	memset(c, 0, sizeof(*c));
 	c->line = in->line;
+	c->target = PTX_NO_REG;
+	in->nopnd = 1;
+	in->o[0].kind = PO_IMM;
+	in->o[0].imm = fn->ncalls - 1;
 	if (ptx_lex_is(&ps->lx, "(")) {
 		if (call_list(ps, &c->rets, &c->nrets) ||
 		    ptx_expect(ps, ","))
 			return -1;
 	}
-	if (ps->lx.tok != T_WORD || at_reg(ps))
-		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
-				"indirect call (through a register)");
+	if (at_reg(ps))
+		return indirect_callee(ps, c) || ptx_expect(ps, ";");
+	if (ps->lx.tok != T_WORD)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad call target");
 	callee = ptx_find_func(ps, ps->lx.text, ps->lx.len);
 	if (callee < 0)
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
@@ -685,16 +743,13 @@ static int parse_call(struct ptx_parser *ps, struct ptx_insn *in)
 		ptx_lex_next(&ps->lx);
 		if (!ptx_lex_is(&ps->lx, "("))
 			return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
-					"call with a prototype (indirect)");
+					"direct call with a prototype");
 		if (call_list(ps, &c->args, &c->nargs))
 			return -1;
 	}
 	if (ptx_lex_is(&ps->lx, ","))
 		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
-				"call with a prototype (indirect)");
-	in->nopnd = 1;
-	in->o[0].kind = PO_IMM;
-	in->o[0].imm = fn->ncalls - 1;
+				"direct call with a prototype");
 	return ptx_expect(ps, ";");
 }
 

@@ -131,6 +131,37 @@ static size_t align16(size_t v)
 }
 
 /*
+ * An indirect call's callee: the function whose address the register
+ * holds, a device function of this module with a body, taking what the
+ * call passes.  NULL after a fault: a call through anything else stops
+ * the grid, as on a GPU (an address that is no function's faults, a
+ * function of another shape traps).
+ */
+static const struct cumc_ptx_function *
+indirect_callee(struct ptx_exec *x, const struct ptx_insn *in,
+		const struct ptx_call *c)
+{
+	const struct cumc_ptx_module *m = x->t->fn->module;
+	uint64_t addr = x->regs[c->target];
+	const struct cumc_ptx_function *f;
+	uint32_t index;
+
+	if (!ptx_func_index(m, addr, &index) || m->funcs[index].entry ||
+	    !m->funcs[index].defined) {
+		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
+			       in->line);
+		return NULL;
+	}
+	f = &m->funcs[index];
+	if (c->nargs != f->nparams - f->nrets || c->nrets > f->nrets) {
+		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_ETRAP, addr,
+			       in->line);
+		return NULL;
+	}
+	return f;
+}
+
+/*
  * call: a frame for the callee, with registers and a parameter buffer of
  * its own (results first, then arguments, as its .param list declares
  * them), its local variables on the thread's stack above the caller's;
@@ -148,6 +179,11 @@ static int call(struct ptx_exec *x, const struct ptx_insn *in)
 	uint64_t *regs;
 	uint32_t i;
 
+	if (c->target != PTX_NO_REG) {
+		callee = indirect_callee(x, in, c);
+		if (!callee)
+			return -1;
+	}
 	if (t->depth >= PTX_MAX_DEPTH || base > t->local_size ||
 	    callee->local_size > t->local_size - base) {
 		ptx_grid_fault(x->w, x->cta, t, CUMC_PTX_ETRAP, 0, in->line);

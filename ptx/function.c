@@ -22,6 +22,7 @@ void ptx_function_state_clear(struct ptx_parser *ps)
 	ptx_symtab_clear(&ps->lsyms);
 	strmap_clear(&ps->regs);
 	strmap_clear(&ps->labels);
+	strmap_clear(&ps->protos);
 	free(ps->label_at);
 	ps->label_at = NULL;
 	ps->labels_cap = ps->nlabels = 0;
@@ -79,6 +80,9 @@ int ptx_check_calls(struct ptx_parser *ps)
 			const struct ptx_call *c = &m->funcs[i].calls[j];
 			const struct cumc_ptx_function *f = &m->funcs[c->callee];
 
+			/* An indirect call's callee is checked as it runs. */
+			if (c->target != PTX_NO_REG)
+				continue;
 			ps->lx.tok_line = c->line;
 			if (!f->defined && !ps->link_input)
 				return ptx_fail(ps, CUMC_PTX_EUNDEFINED,
@@ -262,25 +266,79 @@ static int parse_reg(struct ptx_parser *ps)
 	return ptx_expect(ps, ";");
 }
 
-/* Whether the current word is directly followed by a colon: a label. */
+/* Whether the current word is followed by a colon: a label. */
 static bool at_label(const struct ptx_parser *ps)
 {
-	return ps->lx.tok == T_WORD && ps->lx.text[0] != '.' &&
-	       ps->lx.p < ps->lx.end && *ps->lx.p == ':';
+	const char *p = ps->lx.p;
+
+	if (ps->lx.tok != T_WORD || ps->lx.text[0] == '.')
+		return false;
+	while (p < ps->lx.end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p < ps->lx.end && *p == ':';
+}
+
+/* ( .param .type _, ... ): how many. */
+static int prototype_params(struct ptx_parser *ps, uint32_t *n)
+{
+	*n = 0;
+	if (!ptx_lex_is(&ps->lx, "("))
+		return 0;
+	for (ptx_lex_next(&ps->lx); !ptx_lex_is(&ps->lx, ")");
+	     ptx_lex_next(&ps->lx)) {
+		if (ps->lx.tok == T_EOF)
+			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad prototype");
+		if (ptx_lex_is(&ps->lx, ".param"))
+			++*n;
+	}
+	ptx_lex_next(&ps->lx);
+	return 0;
+}
+
+/*
+ * label: .callprototype [(results)] _ [(arguments)];
+ * label: .calltargets func, ...;
+ * What an indirect call names to say what it calls.
+ */
+static int define_prototype(struct ptx_parser *ps, const char *name,
+			    size_t len)
+{
+	uint32_t proto = PTX_PROTO_ANY, rets, args;
+
+	if (ptx_lex_is(&ps->lx, ".calltargets")) {
+		while (ps->lx.tok != T_EOF && !ptx_lex_is(&ps->lx, ";"))
+			ptx_lex_next(&ps->lx);
+	} else {
+		ptx_lex_next(&ps->lx);
+		if (prototype_params(ps, &rets) || ptx_expect(ps, "_") ||
+		    prototype_params(ps, &args))
+			return -1;
+		proto = PTX_PROTO(rets, args);
+	}
+	if (strmap_set(&ps->protos, name, len, proto))
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	return ptx_expect(ps, ";");
 }
 
 static int define_label(struct ptx_parser *ps)
 {
+	const char *name = ps->lx.text;
+	size_t len = ps->lx.len;
 	uint32_t label;
 
-	if (ptx_label(ps, ps->lx.text, ps->lx.len, &label))
+	ptx_lex_next(&ps->lx);
+	if (ptx_expect(ps, ":"))
+		return -1;
+	if (ptx_lex_is(&ps->lx, ".callprototype") ||
+	    ptx_lex_is(&ps->lx, ".calltargets"))
+		return define_prototype(ps, name, len);
+	if (ptx_label(ps, name, len, &label))
 		return -1;
 	if (ps->label_at[label] != UINT32_MAX)
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "label '%.*s' defined twice",
-				(int)ps->lx.len, ps->lx.text);
+				(int)len, name);
 	ps->label_at[label] = ps->fn->ninsns;
-	ptx_lex_next(&ps->lx);
-	return ptx_expect(ps, ":");
+	return 0;
 }
 
 static int parse_statement(struct ptx_parser *ps)

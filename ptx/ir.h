@@ -196,12 +196,14 @@ struct ptx_param {
 };
 
 /*
- * A call: the callee (an index in the module's functions), and where the
+ * A call: the callee (an index in the module's functions), or for an
+ * indirect call the register holding its address, and where the
  * arguments and the results lie: .param variables of the caller, which
  * live in its local memory (their addresses there).
  */
 struct ptx_call {
 	uint32_t callee;
+	uint32_t target;	/* indirect: the address's register; else PTX_NO_REG */
 	uint32_t nargs, nrets;
 	uint32_t line;
 	uint64_t *args;
@@ -250,7 +252,32 @@ struct cumc_ptx_module {
 	uint64_t *global_addrs;
 	unsigned int version;	/* .version major * 10 + minor */
 	unsigned int target;	/* .target sm_XX */
+	uint32_t tag;		/* its functions' addresses (PTX_FUNC_ADDR) */
 };
+
+/*
+ * A device function's address, as mov, an initializer and an indirect
+ * call see it: its module's tag and its index, in a range no memory has
+ * (a load or store through one faults), and another module's functions
+ * not mistaken for this one's.
+ */
+#define PTX_FUNC_ADDR_MARK	0xfffe000000000000ull
+#define PTX_FUNC_ADDR_TAGS	0xffffffu
+
+static inline uint64_t ptx_func_addr(const struct cumc_ptx_module *m,
+				     uint32_t index)
+{
+	return PTX_FUNC_ADDR_MARK | (uint64_t)m->tag << 24 | index;
+}
+
+/* Whether @addr is one of @m's function addresses; its index if so. */
+static inline bool ptx_func_index(const struct cumc_ptx_module *m,
+				  uint64_t addr, uint32_t *index)
+{
+	*index = addr & 0xffffff;
+	return (addr & ~0xffffffull) == ptx_func_addr(m, 0) &&
+	       *index < m->nfuncs;
+}
 
 static inline bool ptx_type_float(struct ptx_type t)
 {

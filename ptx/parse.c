@@ -159,6 +159,48 @@ static int init_elem(struct ptx_parser *ps, struct ptx_type t,
 	return 0;
 }
 
+/*
+ * An address as an initializer: a device function's (for a table of
+ * them), or a module variable's, plain or generic(), plus an offset.
+ * Both are known as the module is parsed: variables have their storage.
+ */
+static int init_address(struct ptx_parser *ps, struct ptx_type t,
+			unsigned char *dst)
+{
+	bool generic = ptx_lex_is(&ps->lx, "generic");
+	const struct ptx_sym *sym = NULL;
+	uint64_t addr, off = 0;
+	int f = -1;
+
+	if (t.size != 8)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"initializer '%.*s': an address needs 64 bits",
+				(int)ps->lx.len, ps->lx.text);
+	if (generic && (ptx_lex_next(&ps->lx), ptx_expect(ps, "(")))
+		return -1;
+	if (ps->lx.tok == T_WORD) {
+		sym = ptx_find_sym(ps, ps->lx.text, ps->lx.len);
+		if (!sym)
+			f = ptx_find_func(ps, ps->lx.text, ps->lx.len);
+	}
+	if (sym ? !sym->global : f < 0)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"initializer '%.*s' is no function or module variable",
+				(int)ps->lx.len, ps->lx.text);
+	addr = sym ? sym->value : ptx_func_addr(ps->mod, f);
+	ptx_lex_next(&ps->lx);
+	if (generic && ptx_expect(ps, ")"))
+		return -1;
+	if (ptx_lex_is(&ps->lx, "+")) {
+		ptx_lex_next(&ps->lx);
+		if (ptx_number(ps, &off))
+			return -1;
+	}
+	addr += off;
+	memcpy(dst, &addr, 8);
+	return 0;
+}
+
 /* = value, or = { values, ... } (nested braces of arrays flattened). */
 static int parse_init(struct ptx_parser *ps, struct ptx_type t,
 		      unsigned char *data, size_t size)
@@ -178,14 +220,11 @@ static int parse_init(struct ptx_parser *ps, struct ptx_type t,
 		} else if (ptx_lex_is(&ps->lx, ",")) {
 			ptx_lex_next(&ps->lx);
 		} else {
-			if (ps->lx.tok == T_WORD)
-				return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
-						"initializer '%.*s' (addresses as initializers are not supported)",
-						(int)ps->lx.len, ps->lx.text);
 			if (at + t.size > size)
 				return ptx_fail(ps, CUMC_PTX_ESYNTAX,
 						"too many initializers");
-			if (init_elem(ps, t, data + at))
+			if (ps->lx.tok == T_WORD ? init_address(ps, t, data + at) :
+			    init_elem(ps, t, data + at))
 				return -1;
 			at += t.size;
 		}
@@ -267,7 +306,7 @@ static int module_storage_again(struct ptx_parser *ps,
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "'%.*s' declared twice",
 				(int)v->len, v->name);
 	g = &ps->mod->globals[sym->global - 1];
-	if (g->space != space || g->size != v->size)
+	if (g->space != space || (g->size != v->size && !v->unsized))
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
 				"variable '%s' declared unlike its definition",
 				g->name);
@@ -284,6 +323,55 @@ static int module_storage_again(struct ptx_parser *ps,
 	return 0;
 }
 
+/*
+ * The size of @v, an .extern array of unknown size (name[]): its
+ * definition's, which may come later in the text (another input of a
+ * link), found by reading ahead to it; 0 when there is none.
+ */
+static size_t definition_size(struct ptx_parser *ps, enum ptx_space space,
+			      const struct var_decl *v)
+{
+	struct ptx_lexer saved = ps->lx;
+	bool start = true, declaration = false;
+	struct var_decl d;
+	size_t size = 0;
+	int depth = 0;
+
+	while (ps->lx.tok != T_EOF) {
+		struct ptx_lexer *lx = &ps->lx;
+
+		if (ptx_lex_is(lx, "{") || ptx_lex_is(lx, "}")) {
+			depth += ptx_lex_is(lx, "{") ? 1 : -1;
+			start = !depth;
+		} else if (depth) {
+			/* a function's body */
+		} else if (ptx_lex_is(lx, ";")) {
+			start = true;
+			declaration = false;
+		} else if (start && ptx_lex_is(lx, ".extern")) {
+			declaration = true;
+		} else if (start && !declaration &&
+			   ptx_lex_is(lx, space == PS_CONST ? ".const" :
+					  ".global")) {
+			ptx_lex_next(lx);
+			if (parse_var_head(ps, &d))
+				break;
+			if (d.len == v->len && !memcmp(d.name, v->name, v->len) &&
+			    !d.unsized) {
+				size = d.size;
+				break;
+			}
+			continue;
+		} else if (!ptx_lex_is(lx, ".visible") &&
+			   !ptx_lex_is(lx, ".weak")) {
+			start = false;
+		}
+		ptx_lex_next(lx);
+	}
+	ps->lx = saved;
+	return size;
+}
+
 /* A .global or .const variable: storage the module owns. */
 static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 			  const struct var_decl *v)
@@ -292,28 +380,32 @@ static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 	struct ptx_global *g;
 	struct ptx_sym sym = { .space = space };
 	size_t align = v->align < 16 ? 16 : v->align;
+	size_t size = v->size;
 	uint32_t known;
 
-	if (v->unsized)
-		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
-				"external variable '%.*s'", (int)v->len, v->name);
+	if (v->unsized && !ps->extern_decl)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"variable '%.*s' defined without a size",
+				(int)v->len, v->name);
 	if (strmap_get(&ps->gsyms.names, v->name, v->len, &known))
 		return module_storage_again(ps, &ps->gsyms.syms[known], space,
 					    v);
+	if (v->unsized)
+		size = definition_size(ps, space, v);
 	if (ptx_grow(ps, (void **)&m->globals, &ps->globals_cap,
 		     m->nglobals + 1, sizeof(*g)))
 		return -1;
 	g = &m->globals[m->nglobals];
 	g->name = strndup(v->name, v->len);
-	g->data = aligned_alloc(align, align_up(v->size ? v->size : 1, align));
+	g->data = aligned_alloc(align, align_up(size ? size : 1, align));
 	if (!g->name || !g->data) {
 		free(g->name);
 		free(g->data);
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
 	}
-	memset(g->data, 0, v->size);
+	memset(g->data, 0, size);
 	g->space = space;
-	g->size = v->size;
+	g->size = size;
 	g->declared_only = ps->extern_decl;
 	m->nglobals++;
 	sym.value = (uintptr_t)g->data;
@@ -524,6 +616,9 @@ void ptx_symtab_clear(struct ptx_symtab *tab)
 	memset(tab, 0, sizeof(*tab));
 }
 
+/* Tags of the modules loaded: a function address names its module. */
+static uint32_t module_tags;
+
 enum cumc_ptx_status ptx_parse(const char *text, size_t len, bool link_input,
 			       struct cumc_ptx_module **module,
 			       char *log, size_t log_size)
@@ -536,6 +631,8 @@ enum cumc_ptx_status ptx_parse(const char *text, size_t len, bool link_input,
 	ps.mod = calloc(1, sizeof(*ps.mod));
 	if (!ps.mod)
 		return CUMC_PTX_ENOMEM;
+	ps.mod->tag = __atomic_add_fetch(&module_tags, 1, __ATOMIC_RELAXED) &
+		      PTX_FUNC_ADDR_TAGS;
 	ptx_lex_init(&ps.lx, text, len);
 	while (ps.lx.tok != T_EOF && !parse_directive(&ps))
 		;

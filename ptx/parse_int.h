@@ -52,7 +52,14 @@ struct ptx_parser {
 	int depth;		/* of nested blocks */
 	uint8_t *reg_depth;	/* each register's block depth; 0xff: closed */
 	size_t reg_depth_cap;
+	struct strmap protos;	/* .callprototype labels: PTX_PROTO() */
 };
+
+/* A .callprototype's results and arguments; a .calltargets' any. */
+#define PTX_PROTO(rets, args)	((rets) << 16 | (args))
+#define PTX_PROTO_RETS(p)	((p) >> 16)
+#define PTX_PROTO_ARGS(p)	((p) & 0xffff)
+#define PTX_PROTO_ANY		UINT32_MAX
 
 int ptx_fail(struct ptx_parser *ps, enum cumc_ptx_status st,
 	     const char *fmt, ...) __attribute__((format(printf, 3, 4)));

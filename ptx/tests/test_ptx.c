@@ -1275,6 +1275,142 @@ START_TEST(test_inline_forms)
 }
 END_TEST
 
+/*
+ * Function pointers as NCCL's device code uses them: a table of device
+ * functions' addresses (and a variable's) initialized in PTX, read by the
+ * kernel and called through .callprototype, a function's address taken
+ * with mov, and an .extern array of unknown size defined further on.
+ */
+static const char indirect_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".func (.param .b32 r) twice(.param .b32 a)\n{\n"
+	"\t.reg .b32 %r<3>;\n\tld.param.b32 %r1, [a];\n"
+	"\tadd.s32 %r2, %r1, %r1;\n\tst.param.b32 [r], %r2;\n\tret;\n}\n"
+	".func (.param .b32 r) square(.param .b32 a)\n{\n"
+	"\t.reg .b32 %r<3>;\n\tld.param.b32 %r1, [a];\n"
+	"\tmul.lo.s32 %r2, %r1, %r1;\n\tst.param.b32 [r], %r2;\n\tret;\n}\n"
+	".func nothing()\n{\n\tret;\n}\n"
+	".global .u32 counter = 5;\n"
+	".global .u64 table[3] = {twice, square, generic(counter)+4};\n"
+	".extern .global .align 4 .b8 later[];\n"
+	".visible .entry k(.param .u64 out, .param .u64 bad, .param .u32 shape)\n{\n"
+	"\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.reg .pred %p<2>;\n"
+	"\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n"
+	"\tand.b32 %r2, %r1, 1;\n\tmul.wide.u32 %rd2, %r2, 8;\n"
+	"\tmov.u64 %rd3, table;\n\tadd.s64 %rd3, %rd3, %rd2;\n"
+	"\tld.global.u64 %rd4, [%rd3];\n"
+	"\tld.param.u32 %r7, [shape];\n\tsetp.ne.u32 %p1, %r7, 0;\n"
+	"\t@%p1 mov.u64 %rd4, nothing;\n"
+	"\tld.param.u64 %rd5, [bad];\n\tsetp.ne.u64 %p1, %rd5, 0;\n"
+	"\t@%p1 mov.u64 %rd4, %rd5;\n"
+	"\t{\n\t.param .b32 a0;\n\t.param .b32 r0;\n"
+	"\tst.param.b32 [a0], %r1;\n"
+	"\tproto : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+	"\tcall (r0), %rd4, (a0), proto;\n"
+	"\tld.param.b32 %r3, [r0];\n\t}\n"
+	"\tmul.wide.u32 %rd6, %r1, 4;\n\tadd.s64 %rd6, %rd1, %rd6;\n"
+	"\tst.global.u32 [%rd6], %r3;\n"
+	"\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 ret;\n"
+	"\tmov.u64 %rd7, square;\n\tst.global.u64 [%rd1+256], %rd7;\n"
+	"\tld.global.u64 %rd7, [table+16];\n\tld.u32 %r4, [%rd7+-4];\n"
+	"\tst.global.u32 [%rd1+264], %r4;\n"
+	"\tld.global.u32 %r5, [later+4];\n\tst.global.u32 [%rd1+268], %r5;\n"
+	"\tret;\n}\n"
+	".visible .global .align 4 .u32 later[2] = {11, 22};\n";
+
+START_TEST(test_indirect_calls)
+{
+	struct cumc_ptx_fault fault = { 0 };
+	struct cumc_ptx_module *m = NULL;
+	const struct cumc_ptx_function *f;
+	struct buffers bufs = { 0 };
+	struct { uint32_t *out; uint64_t bad; uint32_t shape; } p = { 0 };
+	uint32_t want[64];
+	uint64_t square;
+	char log[256];
+	unsigned int i;
+
+	ck_assert_msg(cumc_ptx_load(indirect_ptx, 0, 90, &m, log,
+				    sizeof(log)) == CUMC_PTX_OK, "%s", log);
+	f = cumc_ptx_function_find(m, "k");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_null(cumc_ptx_function_find(m, "twice"));
+	p.out = dev_alloc(&bufs, 272);
+	ck_assert_msg(launch(f, &bufs, 1, 64, &p, &fault) == CUMC_PTX_OK,
+		      "fault at line %u", fault.line);
+	for (i = 0; i < 64; i++)
+		want[i] = i & 1 ? i * i : 2 * i;
+	ck_assert_mem_eq(p.out, want, sizeof(want));
+	memcpy(&square, (char *)p.out + 256, 8);
+	ck_assert_uint_eq(square >> 48, 0xfffe);
+	ck_assert_uint_eq(p.out[66], 5);
+	ck_assert_uint_eq(p.out[67], 22);
+
+	/* Through a data address, or to a function of another shape. */
+	p.bad = (uintptr_t)p.out;
+	ck_assert_int_eq(launch(f, &bufs, 1, 32, &p, &fault), CUMC_PTX_EFAULT);
+	ck_assert_uint_eq(fault.addr, p.bad);
+	ck_assert_uint_eq(fault.line, 50);
+	p.bad = square + 100;
+	ck_assert_int_eq(launch(f, &bufs, 1, 32, &p, &fault), CUMC_PTX_EFAULT);
+	p.bad = 0;
+	p.shape = 1;
+	ck_assert_int_eq(launch(f, &bufs, 1, 32, &p, &fault), CUMC_PTX_ETRAP);
+	ck_assert_uint_eq(fault.line, 50);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+/* What an indirect call, a table and an unsized array may not be. */
+START_TEST(test_indirect_refused)
+{
+	static const struct {
+		const char *text;
+		enum cumc_ptx_status st;
+	} cases[] = {
+		{ "\t.reg .b64 %rd<2>;\n\tcall %rd1, ();\n", CUMC_PTX_ESYNTAX },
+		{ "\t.reg .b64 %rd<2>;\n"
+		  "\tp : .callprototype _ (.param .b32 _);\n"
+		  "\tcall %rd1, (), p;\n", CUMC_PTX_ESYNTAX },
+		{ "\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, nowhere;\n",
+		  CUMC_PTX_ESYNTAX },
+	};
+	static const struct {
+		const char *text;
+		enum cumc_ptx_status st;
+	} globals[] = {
+		{ ".global .u32 t[] = {1};\n", CUMC_PTX_ESYNTAX },
+		{ ".func f()\n{\n\tret;\n}\n.global .u32 t[1] = {f};\n",
+		  CUMC_PTX_ESYNTAX },
+		{ ".global .u64 t[1] = {nowhere};\n", CUMC_PTX_ESYNTAX },
+		{ ".extern .global .b8 t[];\n", CUMC_PTX_EUNDEFINED },
+	};
+	struct cumc_ptx_module *m;
+	char text[512], log[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text),
+			 ".version 9.0\n.target sm_90\n.visible .entry k()\n"
+			 "{\n%s}\n", cases[i].text);
+		m = NULL;
+		ck_assert_int_eq(cumc_ptx_load(text, 0, 90, &m, log,
+					       sizeof(log)), cases[i].st);
+		ck_assert_ptr_null(m);
+	}
+	for (i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
+		snprintf(text, sizeof(text),
+			 ".version 9.0\n.target sm_90\n%s", globals[i].text);
+		m = NULL;
+		ck_assert_msg(cumc_ptx_load(text, 0, 90, &m, log,
+					    sizeof(log)) == globals[i].st,
+			      "%zu: %s", i, log);
+		ck_assert_ptr_null(m);
+	}
+}
+END_TEST
+
 /* A call to a function without a body (vprintf) fails the load. */
 static const char extern_call_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -1790,6 +1926,8 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_calls);
 	tcase_add_test(tc, test_call_extern);
 	tcase_add_test(tc, test_inline_forms);
+	tcase_add_test(tc, test_indirect_calls);
+	tcase_add_test(tc, test_indirect_refused);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
