@@ -207,10 +207,16 @@ $(PTX_A): $(PTX_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(O)/tests/test_ptx: ptx/tests/test_ptx.c $(PTX_A) | $(O)/tests
+$(O)/tests/test_ptx: ptx/tests/test_ptx.c $(PTX_A) \
+		$(O)/tests/librelfatbin.so | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Iptx \
-		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' -o $@ $< \
-		$(PTX_A) $(CHECK_LIBS) -lpthread -lm -ldl
+		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' \
+		-DRELFATBIN_LIB='"$(CURDIR)/$(O)/tests/librelfatbin.so"' \
+		-o $@ $< $(PTX_A) $(CHECK_LIBS) -lpthread -lm -ldl
+
+# A library with relocatable device code as nvcc -rdc leaves one.
+$(O)/tests/librelfatbin.so: ptx/tests/relfatbin.c | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
 
 # libcumc-ptx's sources built in, with an LLVM library name no machine has.
 $(O)/tests/test_ptx_nollvm: ptx/tests/test_ptx_nollvm.c $(PTX_SRCS) \

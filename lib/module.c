@@ -4,8 +4,9 @@
  * parses the PTX of an image (PTX text, a fatbin's PTX for compute_90 or
  * lower, a host object's fatbin wrapper) and runs its kernels (launch.c).
  *
- * - an image with machine code (SASS) only answers
- *   CUDA_ERROR_NO_BINARY_FOR_GPU, the real driver's "no kernel image is
+ * - an image with machine code (SASS) only, unless it lies in a loaded
+ *   object whose relocatable device code has PTX (ptx/relocatable.c),
+ *   answers CUDA_ERROR_NO_BINARY_FOR_GPU, the real driver's "no kernel image is
  *   available for execution on the device", and CUMC_LOG says how to
  *   build with PTX; anything else that is not device code is
  *   CUDA_ERROR_INVALID_IMAGE and a file that cannot be opened

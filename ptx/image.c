@@ -8,9 +8,12 @@
  * kind (1: PTX, 2: ELF), header size, payload size, the architecture
  * (90 for sm_90/compute_90), flags, and the uncompressed size.  Payloads
  * whose flags have bit 0x8000 are zstd frames (nvcc 13 compresses by
- * default); libzstd.so.1 decompresses them, loaded when one is met, so
- * that cumc needs no zstd at build time.  Those offsets were read from
- * fatbins nvcc 13.0 wrote, for which ptx/tests/data has examples.
+ * default), those with bit 0x2000 LZ4 blocks of the compressed size (what
+ * nvcc 12 wrote); libzstd.so.1 and liblz4.so.1 decompress them, loaded
+ * when one is met, so that cumc needs neither at build time.  Those
+ * offsets were read from fatbins nvcc 13.0 wrote, for which ptx/tests/data
+ * has examples, and from PyPI's nvidia-nccl-cu12 2.21.5 (built by nvcc
+ * 12.4) for LZ4.
  *
  * A host object's wrapper is { magic 0x466243b1, version, fatbin
  * pointer, ... }: what cudart registers and cuModuleLoadFatBinary gets.
@@ -27,6 +30,7 @@
 #define ELF_MAGIC	0x464c457fu
 
 #define ENTRY_PTX	1
+#define ENTRY_LZ4	0x2000u
 #define ENTRY_ZSTD	0x8000u
 
 struct fatbin_header {
@@ -78,35 +82,67 @@ static enum cumc_ptx_status copy_text(const char *src, size_t len,
 	return CUMC_PTX_OK;
 }
 
-static enum cumc_ptx_status unzstd(const unsigned char *src, size_t len,
-				   size_t out_len, char **text,
-				   size_t *text_len, char *log,
-				   size_t log_size)
+/* A zstd frame's content: its size, or -1. */
+static long long zstd_frame(void *lib, char *dst, size_t dst_len,
+			    const unsigned char *src, size_t len)
 {
 	size_t (*decompress)(void *, size_t, const void *, size_t);
 	unsigned (*is_error)(size_t);
-	void *lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
 	size_t n;
 
-	if (!lib)
-		return fail(log, log_size, CUMC_PTX_ENOPTX,
-			    "a compressed fatbin entry needs libzstd.so.1 (or build with -Xfatbin -compress=false)");
 	*(void **)&decompress = dlsym(lib, "ZSTD_decompress");
 	*(void **)&is_error = dlsym(lib, "ZSTD_isError");
-	*text = malloc(out_len + 1);
-	if (!decompress || !is_error || !*text) {
-		free(*text);
+	if (!decompress || !is_error)
+		return -1;
+	n = decompress(dst, dst_len, src, len);
+	return is_error(n) ? -1 : (long long)n;
+}
+
+/* An LZ4 block's content: its size, or -1. */
+static long long lz4_block(void *lib, char *dst, size_t dst_len,
+			   const unsigned char *src, size_t len)
+{
+	int (*decompress)(const char *, char *, int, int);
+
+	*(void **)&decompress = dlsym(lib, "LZ4_decompress_safe");
+	if (!decompress || len > INT32_MAX || dst_len > INT32_MAX)
+		return -1;
+	return decompress((const char *)src, dst, (int)len, (int)dst_len);
+}
+
+/* A compressed entry's PTX, through the library that decompresses it. */
+static enum cumc_ptx_status decompressed(const struct fatbin_entry *e,
+					 const unsigned char *src,
+					 char **text, size_t *text_len,
+					 char *log, size_t log_size)
+{
+	bool lz4 = !(e->flags & ENTRY_ZSTD);
+	void *lib = dlopen(lz4 ? "liblz4.so.1" : "libzstd.so.1",
+			   RTLD_NOW | RTLD_LOCAL);
+	size_t len = e->compressed_size ? e->compressed_size : e->size;
+	long long n;
+
+	if (!lib)
+		return fail(log, log_size, CUMC_PTX_ENOPTX, lz4 ?
+			    "a compressed fatbin entry needs liblz4.so.1 (or build with -Xfatbin -compress=false)" :
+			    "a compressed fatbin entry needs libzstd.so.1 (or build with -Xfatbin -compress=false)");
+	*text = malloc(e->uncompressed_size + 1);
+	if (!*text) {
 		dlclose(lib);
 		return CUMC_PTX_ENOMEM;
 	}
-	n = decompress(*text, out_len, src, len);
-	if (is_error(n)) {
+	if (len > e->size)
+		n = -1;
+	else if (lz4)
+		n = lz4_block(lib, *text, e->uncompressed_size, src, len);
+	else
+		n = zstd_frame(lib, *text, e->uncompressed_size, src, len);
+	dlclose(lib);
+	if (n < 0) {
 		free(*text);
-		dlclose(lib);
 		return fail(log, log_size, CUMC_PTX_EIMAGE,
 			    "a compressed fatbin entry does not decompress");
 	}
-	dlclose(lib);
 	(*text)[n] = '\0';
 	*text_len = strnlen(*text, n);
 	return CUMC_PTX_OK;
@@ -135,11 +171,20 @@ static const struct fatbin_entry *pick(const unsigned char *p, size_t size,
 	return best;
 }
 
-static enum cumc_ptx_status fatbin_text(const unsigned char *p, size_t len,
-					unsigned int max_arch, char **text,
-					size_t *text_len, char *log,
-					size_t log_size)
+size_t ptx_fatbin_size(const void *fatbin)
 {
+	struct fatbin_header h;
+
+	memcpy(&h, fatbin, sizeof(h));
+	return h.magic == FATBIN_MAGIC ? h.header_size + h.size : 0;
+}
+
+enum cumc_ptx_status ptx_fatbin_ptx(const void *fatbin, size_t len,
+				    unsigned int max_arch, char **text,
+				    size_t *text_len, char *log,
+				    size_t log_size)
+{
+	const unsigned char *p = fatbin;
 	struct fatbin_header h;
 	const struct fatbin_entry *e;
 	const unsigned char *payload;
@@ -149,16 +194,32 @@ static enum cumc_ptx_status fatbin_text(const unsigned char *p, size_t len,
 	if (len && (h.header_size > len || h.size > len - h.header_size))
 		return fail(log, log_size, CUMC_PTX_EIMAGE, "truncated fatbin");
 	e = pick(p + h.header_size, h.size, max_arch, &any);
-	/* Device code, if none cumc can run: what the driver says of SASS. */
 	if (!e)
 		return fail(log, log_size, CUMC_PTX_ENOPTX,
 			    any ? "no PTX for compute_90 or lower in the fatbin: build with PTX (-gencode arch=compute_90,code=compute_90)" :
 				  "a fatbin without entries");
 	payload = (const unsigned char *)e + e->header_size;
-	if (e->flags & ENTRY_ZSTD)
-		return unzstd(payload, e->compressed_size, e->uncompressed_size,
-			      text, text_len, log, log_size);
+	if (e->flags & (ENTRY_ZSTD | ENTRY_LZ4))
+		return decompressed(e, payload, text, text_len, log, log_size);
 	return copy_text((const char *)payload, e->size, text, text_len);
+}
+
+/*
+ * Device code, if none cumc can run: what the driver says of SASS, unless
+ * the program or library it lies in has relocatable PTX to link instead.
+ */
+static enum cumc_ptx_status fatbin_text(const unsigned char *p, size_t len,
+					unsigned int max_arch, char **text,
+					size_t *text_len, char *log,
+					size_t log_size)
+{
+	enum cumc_ptx_status st = ptx_fatbin_ptx(p, len, max_arch, text,
+						 text_len, log, log_size);
+
+	if (st == CUMC_PTX_ENOPTX &&
+	    ptx_relocatable_text(p, max_arch, text, text_len) == CUMC_PTX_OK)
+		return CUMC_PTX_OK;
+	return st;
 }
 
 enum cumc_ptx_status ptx_image_text(const void *image, size_t len,

@@ -64,12 +64,10 @@ static void log_input_line(char *log, size_t log_size, char *const *texts,
 	free(msg);
 }
 
-enum cumc_ptx_status cumc_ptx_link(char *const *texts, const size_t *lens,
+enum cumc_ptx_status ptx_link_join(char *const *texts, const size_t *lens,
 				   unsigned int count, char **image,
-				   size_t *len, char *log, size_t log_size)
+				   size_t *len)
 {
-	struct cumc_ptx_module *module;
-	enum cumc_ptx_status st;
 	size_t total = 0, at = 0;
 	unsigned int i;
 	char *out;
@@ -86,6 +84,23 @@ enum cumc_ptx_status cumc_ptx_link(char *const *texts, const size_t *lens,
 		at += lens[i];
 	}
 	out[at] = '\0';
+	*image = out;
+	*len = at;
+	return CUMC_PTX_OK;
+}
+
+enum cumc_ptx_status cumc_ptx_link(char *const *texts, const size_t *lens,
+				   unsigned int count, char **image,
+				   size_t *len, char *log, size_t log_size)
+{
+	struct cumc_ptx_module *module;
+	enum cumc_ptx_status st;
+	size_t at;
+	char *out;
+
+	st = ptx_link_join(texts, lens, count, &out, &at);
+	if (st != CUMC_PTX_OK)
+		return st;
 	st = ptx_parse(out, at, false, &module, log, log_size);
 	if (st != CUMC_PTX_OK) {
 		log_input_line(log, log_size, texts, lens, count);

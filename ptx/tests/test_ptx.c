@@ -11,6 +11,7 @@
 #include <fenv.h>
 #include <limits.h>
 #include <math.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1411,6 +1412,50 @@ START_TEST(test_indirect_refused)
 }
 END_TEST
 
+/*
+ * A library with relocatable device code (relfatbin.c): its linked image
+ * has machine code only, so the load links its objects' PTX, one of them
+ * LZ4-compressed, and the kernel calls from one object into the other.
+ * The same bytes outside any loaded object are machine code only.
+ */
+START_TEST(test_relocatable_code)
+{
+	void *lib = dlopen(RELFATBIN_LIB, RTLD_NOW | RTLD_LOCAL);
+	struct cumc_ptx_module *m = NULL;
+	const struct cumc_ptx_function *f;
+	struct buffers bufs = { 0 };
+	const size_t image_size = 16 + 64 + 8;
+	const void *image;
+	uint32_t *value;
+	char log[256];
+	void *copy;
+
+	ck_assert_msg(lib, "%s", dlerror());
+	image = dlsym(lib, "relfatbin_linked_image");
+	ck_assert_ptr_nonnull(image);
+	ck_assert_msg(cumc_ptx_load(image, 0, 90, &m, log, sizeof(log)) ==
+		      CUMC_PTX_OK, "%s", log);
+	f = cumc_ptx_function_find(m, "bump");
+	ck_assert_ptr_nonnull(f);
+	value = dev_alloc(&bufs, 4);
+	*value = 41;
+	ck_assert_int_eq(launch(f, &bufs, 1, 1, &value, NULL), CUMC_PTX_OK);
+	ck_assert_uint_eq(*value, 42);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+
+	copy = malloc(image_size);
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, image, image_size);
+	m = NULL;
+	ck_assert_int_eq(cumc_ptx_load(copy, image_size, 90, &m, log,
+				       sizeof(log)), CUMC_PTX_ENOPTX);
+	ck_assert_ptr_nonnull(strstr(log, "no PTX for compute_90"));
+	free(copy);
+	dlclose(lib);
+}
+END_TEST
+
 /* A call to a function without a body (vprintf) fails the load. */
 static const char extern_call_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -1928,6 +1973,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_inline_forms);
 	tcase_add_test(tc, test_indirect_calls);
 	tcase_add_test(tc, test_indirect_refused);
+	tcase_add_test(tc, test_relocatable_code);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
