@@ -420,11 +420,38 @@ static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 }
 
 /* .shared: an offset in the block's shared memory; [] is the dynamic part. */
+/*
+ * A module .shared variable named again: each input of a link declares
+ * .extern the one another defines (NCCL's ncclShmem), all one variable.
+ */
+static int shared_again(struct ptx_parser *ps, struct ptx_sym *sym,
+			const struct var_decl *v)
+{
+	if (sym->space != PS_SHARED || sym->dyn != v->unsized ||
+	    (!v->unsized && sym->size != v->size))
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"variable '%.*s' declared unlike its definition",
+				(int)v->len, v->name);
+	if (ps->extern_decl)
+		return 0;
+	if (!sym->declared_only)
+		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
+				"variable '%.*s' defined twice",
+				(int)v->len, v->name);
+	sym->declared_only = false;
+	return 0;
+}
+
 static int shared_var(struct ptx_parser *ps, bool local,
 		      const struct var_decl *v)
 {
-	struct ptx_sym sym = { .space = PS_SHARED };
+	struct ptx_sym sym = { .space = PS_SHARED, .size = v->size,
+			       .declared_only = !local && ps->extern_decl };
 	size_t *end = local ? &ps->fn_shared : &ps->mod_shared;
+	uint32_t known;
+
+	if (!local && strmap_get(&ps->gsyms.names, v->name, v->len, &known))
+		return shared_again(ps, &ps->gsyms.syms[known], v);
 
 	if (v->unsized) {
 		sym.dyn = true;

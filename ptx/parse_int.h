@@ -13,7 +13,9 @@ struct ptx_sym {
 	uint8_t space;
 	bool dyn;		/* the dynamic shared memory */
 	uint16_t global;	/* a module variable: its index + 1 */
+	bool declared_only;	/* module .shared: .extern, not defined yet */
 	uint64_t value;
+	uint64_t size;		/* module .shared */
 };
 
 struct ptx_symtab {

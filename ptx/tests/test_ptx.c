@@ -1456,6 +1456,68 @@ START_TEST(test_relocatable_code)
 }
 END_TEST
 
+/*
+ * A module .shared variable that one input defines and the others
+ * declare .extern (NCCL's ncclShmem): one variable once linked; a second
+ * definition, or a declaration of another size, is refused.
+ */
+static const char shared_def_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".visible .shared .align 4 .b8 buf[8];\n"
+	".extern .func (.param .b32 r) peek();\n"
+	".visible .entry k(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n"
+	"\tmov.u32 %r1, 77;\n\tst.shared.u32 [buf+4], %r1;\n\tbar.sync 0;\n"
+	"\t{\n\t.param .b32 r0;\n\tcall (r0), peek, ();\n"
+	"\tld.param.b32 %r2, [r0];\n\t}\n"
+	"\tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], %r2;\n"
+	"\tret;\n}\n";
+static const char shared_use_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".extern .shared .align 4 .b8 buf[8];\n"
+	".visible .func (.param .b32 r) peek()\n{\n"
+	"\t.reg .b32 %r<2>;\n\tld.shared.u32 %r1, [buf+4];\n"
+	"\tst.param.b32 [r], %r1;\n\tret;\n}\n";
+
+START_TEST(test_link_shared)
+{
+	const char *inputs[] = { shared_use_ptx, shared_def_ptx,
+				 shared_def_ptx };
+	struct cumc_ptx_module *m = NULL;
+	struct buffers bufs = { 0 };
+	char log[256], *texts[3], *image, *wrong;
+	size_t lens[3], image_len;
+	uint32_t *out;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(cumc_ptx_link_input(inputs[i], 0, 90,
+						     &texts[i], &lens[i], log,
+						     sizeof(log)), CUMC_PTX_OK);
+	ck_assert_msg(cumc_ptx_link(texts, lens, 2, &image, &image_len, log,
+				    sizeof(log)) == CUMC_PTX_OK, "%s", log);
+	ck_assert_int_eq(cumc_ptx_load(image, 0, 90, &m, log, sizeof(log)),
+			 CUMC_PTX_OK);
+	out = dev_alloc(&bufs, 4);
+	ck_assert_int_eq(launch(cumc_ptx_function_find(m, "k"), &bufs, 1, 1,
+				&out, NULL), CUMC_PTX_OK);
+	ck_assert_uint_eq(*out, 77);
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
+	free(image);
+	ck_assert_int_eq(cumc_ptx_link(texts, lens, 3, &image, &image_len, log,
+				       sizeof(log)), CUMC_PTX_ESYNTAX);
+	ck_assert_ptr_nonnull(strstr(log, "'buf' defined twice"));
+	wrong = strstr(texts[0], "buf[8]");
+	wrong[4] = '9';
+	ck_assert_int_eq(cumc_ptx_link(texts, lens, 2, &image, &image_len, log,
+				       sizeof(log)), CUMC_PTX_ESYNTAX);
+	ck_assert_ptr_nonnull(strstr(log, "declared unlike its definition"));
+	for (i = 0; i < 3; i++)
+		free(texts[i]);
+}
+END_TEST
+
 /* A call to a function without a body (vprintf) fails the load. */
 static const char extern_call_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -1975,6 +2037,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_indirect_refused);
 	tcase_add_test(tc, test_relocatable_code);
 	tcase_add_test(tc, test_link_inputs);
+	tcase_add_test(tc, test_link_shared);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
 	tcase_add_test(tc, test_multimem_unsupported);
