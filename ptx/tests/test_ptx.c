@@ -849,6 +849,17 @@ static bool compiled_in_child(const char *text)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/*
+ * The JIT's cache in @dir, whatever the environment the tests run in says
+ * (CUDA_CACHE_DISABLE=1 or CUMC_JIT_CACHE=0 would leave it empty).
+ */
+static void use_cache(const char *dir)
+{
+	setenv("CUDA_CACHE_PATH", dir, 1);
+	unsetenv("CUDA_CACHE_DISABLE");
+	unsetenv("CUMC_JIT_CACHE");
+}
+
 /* A cached object that does not load is compiled again and replaced. */
 START_TEST(test_jit_cache_damaged)
 {
@@ -857,7 +868,7 @@ START_TEST(test_jit_cache_damaged)
 	off_t good;
 
 	ck_assert(mkdtemp(dir));
-	setenv("CUDA_CACHE_PATH", dir, 1);
+	use_cache(dir);
 	ck_assert(compiled_in_child(text));
 	ck_assert_uint_eq(files_in(dir), 1);
 	good = cache_size(dir);
@@ -899,7 +910,7 @@ START_TEST(test_jit_cache_compiled_once)
 	pid_t pid;
 
 	ck_assert(mkdtemp(dir));
-	setenv("CUDA_CACHE_PATH", dir, 1);
+	use_cache(dir);
 	ck_assert_int_eq(pipe(start), 0);
 	ck_assert_int_eq(pipe(report), 0);
 	for (i = 0; i < CHILDREN; i++) {
@@ -946,7 +957,7 @@ START_TEST(test_jit_cache)
 	unsigned int i;
 
 	ck_assert(mkdtemp(dir));
-	setenv("CUDA_CACHE_PATH", dir, 1);
+	use_cache(dir);
 	m[0] = load_unique("first");
 	ck_assert_uint_eq(files_in(dir), 1);
 	m[1] = load_unique("second");
@@ -1010,7 +1021,7 @@ START_TEST(test_jit_code_placed_anywhere)
 	DIR *d;
 
 	ck_assert(mkdtemp(dir));
-	setenv("CUDA_CACHE_PATH", dir, 1);
+	use_cache(dir);
 	m = load_unique("anywhere");
 	d = opendir(dir);
 	ck_assert(d);
