@@ -20,7 +20,7 @@
  * calls' (calls time / kernel time, medians).  Inside the VM (multicast
  * needs /dev/cumc).  Never fails on speed.
  *
- * bench_mm_kernel [--json FILE] [--reps N] [--members N] [--bytes N]
+ * bench_mm_kernel [--json FILE] [--reps N] [--members N] [--bytes N[K|M|G]]
  *                 [--only calls|kernel]
  * --only times one side alone (for a profiler); it prints no ratio.
  */
@@ -223,6 +223,19 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
+/* N, NK, NM or NG (powers of 1024); 0 for anything else. */
+static size_t size_arg(const char *s)
+{
+	const char *units = "KMG";
+	char *end;
+	unsigned long long n = strtoull(s, &end, 0);
+	const char *u = *end ? strchr(units, *end) : NULL;
+
+	if (end == s || (*end && (!u || end[1])))
+		return 0;
+	return u ? n << (10 * (u - units + 1)) : n;
+}
+
 /* --only: 1 the calls, 2 the kernel; 0 both. */
 static int only;
 
@@ -238,7 +251,7 @@ static void args(int argc, char **argv, const char **json, int *reps)
 		else if (!strcmp(argv[i], "--members"))
 			team.n = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--bytes"))
-			team.bytes = strtoull(argv[i + 1], NULL, 0);
+			team.bytes = size_arg(argv[i + 1]);
 		else if (!strcmp(argv[i], "--only"))
 			only = !strcmp(argv[i + 1], "calls") ? 1 :
 			       !strcmp(argv[i + 1], "kernel") ? 2 : -1;
@@ -248,7 +261,7 @@ static void args(int argc, char **argv, const char **json, int *reps)
 	if (i != argc || *reps < 1 || team.n < 1 || team.n > MAX_MEMBERS ||
 	    !team.bytes || team.bytes % 16 || only < 0) {
 		fprintf(stderr, "usage: bench_mm_kernel [--json FILE] [--reps N] "
-			"[--members 1..%d] [--bytes N, a multiple of 16] "
+			"[--members 1..%d] [--bytes N[K|M|G], a multiple of 16] "
 			"[--only calls|kernel]\n", MAX_MEMBERS);
 		exit(2);
 	}
