@@ -152,6 +152,7 @@ static CUresult libcumc_launch_run(struct libcumc_work *work)
 		return CUDA_SUCCESS;
 	res = st == CUMC_PTX_EFAULT ? CUDA_ERROR_ILLEGAL_ADDRESS :
 	      st == CUMC_PTX_ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY :
+	      st == CUMC_PTX_EASSERT ? CUDA_ERROR_ASSERT :
 				      CUDA_ERROR_LAUNCH_FAILED;
 	libcumc_ctx_fault_set(l->ctx, res);
 	return res;

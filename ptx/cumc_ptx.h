@@ -30,6 +30,7 @@ enum cumc_ptx_status {
 	CUMC_PTX_ETRAP,		/* the kernel trapped (trap, a bad operation) */
 	CUMC_PTX_EUNDEFINED,	/* a function called or an .extern variable
 				 * that no input defines */
+	CUMC_PTX_EASSERT,	/* a device-side assert failed (__assertfail) */
 };
 
 /* What limits a launch: those of the simulated device (an H100's). */

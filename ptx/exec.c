@@ -10,6 +10,7 @@
  * gives.  Integer corner cases the ISA leaves to the hardware (division
  * by zero) answer what exec_int.c documents.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -147,7 +148,7 @@ indirect_callee(struct ptx_exec *x, const struct ptx_insn *in,
 	uint32_t index;
 
 	if (!ptx_func_index(m, addr, &index) || m->funcs[index].entry ||
-	    !m->funcs[index].defined) {
+	    (!m->funcs[index].defined && !m->funcs[index].builtin)) {
 		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
 			       in->line);
 		return NULL;
@@ -159,6 +160,53 @@ indirect_callee(struct ptx_exec *x, const struct ptx_insn *in,
 		return NULL;
 	}
 	return f;
+}
+
+/* A string of the device at @addr, as much of it as may be read. */
+static void device_string(struct ptx_exec *x, uint64_t addr, char *buf,
+			  size_t size)
+{
+	const char *p;
+	size_t i;
+
+	for (i = 0; i + 1 < size; i++) {
+		p = ptx_mem(x->w, x->cta, x->t, PS_GENERIC, addr + i, 1, false);
+		if (!p || !*p)
+			break;
+		buf[i] = *p;
+	}
+	buf[i] = '\0';
+}
+
+/*
+ * __assertfail: the message CUDA's device runtime prints for a failed
+ * assert(), and the grid stops (CUDA_ERROR_ASSERT, sticky as on a GPU).
+ */
+static int assertfail(struct ptx_exec *x, const struct ptx_insn *in,
+		      const struct ptx_call *c,
+		      const struct cumc_ptx_function *callee)
+{
+	const struct ptx_thread *t = x->t;
+	char text[3][256];
+	uint64_t arg[5] = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < c->nargs && i < 5; i++) {
+		size_t at = t->frame_base + c->args[i];
+
+		if (at + callee->params[i].size <= t->local_size)
+			memcpy(&arg[i], t->local + at, callee->params[i].size);
+	}
+	device_string(x, arg[0], text[0], sizeof(text[0]));
+	device_string(x, arg[1], text[1], sizeof(text[1]));
+	device_string(x, arg[3], text[2], sizeof(text[2]));
+	fprintf(stderr,
+		"%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+		text[1], (uint32_t)arg[2], text[2], x->cta->ctaid[0],
+		x->cta->ctaid[1], x->cta->ctaid[2], t->tid[0], t->tid[1],
+		t->tid[2], text[0]);
+	ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EASSERT, 0, in->line);
+	return -1;
 }
 
 /*
@@ -184,6 +232,8 @@ static int call(struct ptx_exec *x, const struct ptx_insn *in)
 		if (!callee)
 			return -1;
 	}
+	if (callee->builtin == PTX_BUILTIN_ASSERTFAIL)
+		return assertfail(x, in, c, callee);
 	if (t->depth >= PTX_MAX_DEPTH || base > t->local_size ||
 	    callee->local_size > t->local_size - base) {
 		ptx_grid_fault(x->w, x->cta, t, CUMC_PTX_ETRAP, 0, in->line);

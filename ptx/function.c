@@ -70,11 +70,32 @@ int ptx_find_func(const struct ptx_parser *ps, const char *name, size_t len)
 	return -1;
 }
 
+/*
+ * __assertfail(message, file, line, function, char size), what assert()
+ * in device code calls: the driver's, as cumc's (exec.c).
+ */
+static void find_builtin(struct cumc_ptx_function *f)
+{
+	static const uint8_t assertfail[] = { 8, 8, 4, 8, 8 };
+	unsigned int i;
+
+	if (strcmp(f->name, "__assertfail") || f->nrets ||
+	    f->nparams != sizeof(assertfail))
+		return;
+	for (i = 0; i < f->nparams; i++)
+		if (f->params[i].size != assertfail[i])
+			return;
+	f->builtin = PTX_BUILTIN_ASSERTFAIL;
+}
+
 int ptx_check_calls(struct ptx_parser *ps)
 {
-	const struct cumc_ptx_module *m = ps->mod;
+	struct cumc_ptx_module *m = ps->mod;
 	unsigned int i, j;
 
+	for (i = 0; i < m->nfuncs; i++)
+		if (!m->funcs[i].entry && !m->funcs[i].defined)
+			find_builtin(&m->funcs[i]);
 	for (i = 0; i < m->nfuncs; i++)
 		for (j = 0; j < m->funcs[i].ncalls; j++) {
 			const struct ptx_call *c = &m->funcs[i].calls[j];
@@ -84,7 +105,7 @@ int ptx_check_calls(struct ptx_parser *ps)
 			if (c->target != PTX_NO_REG)
 				continue;
 			ps->lx.tok_line = c->line;
-			if (!f->defined && !ps->link_input)
+			if (!f->defined && !f->builtin && !ps->link_input)
 				return ptx_fail(ps, CUMC_PTX_EUNDEFINED,
 						"call to '%s', which has no body (.extern)",
 						f->name);

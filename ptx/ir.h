@@ -210,10 +210,14 @@ struct ptx_call {
 	uint64_t *rets;
 };
 
+/* Device functions the driver provides: declared .extern, no body. */
+enum ptx_builtin { PTX_BUILTIN_NONE, PTX_BUILTIN_ASSERTFAIL };
+
 struct cumc_ptx_function {
 	char *name;
 	bool entry;		/* a kernel; else a device function (.func) */
 	bool defined;		/* a .func with a body, not a prototype */
+	uint8_t builtin;	/* enum ptx_builtin, for one not defined */
 	unsigned int nrets;	/* .func: its first nrets params are results */
 	struct ptx_call *calls;
 	uint32_t ncalls;

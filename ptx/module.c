@@ -156,6 +156,7 @@ const char *cumc_ptx_strerror(enum cumc_ptx_status status)
 		[CUMC_PTX_EFAULT] = "illegal address",
 		[CUMC_PTX_ETRAP] = "the kernel trapped",
 		[CUMC_PTX_EUNDEFINED] = "a function or variable defined nowhere",
+		[CUMC_PTX_EASSERT] = "a device-side assert failed",
 	};
 
 	return (unsigned int)status < sizeof(msgs) / sizeof(msgs[0]) ?

@@ -1529,6 +1529,63 @@ START_TEST(test_link_shared)
 }
 END_TEST
 
+/*
+ * assert() in device code: nvcc's call of the driver's __assertfail, with
+ * the message, file, line and function.  The grid stops with
+ * CUMC_PTX_EASSERT and stderr has CUDA's line for it.
+ */
+static const char assert_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".global .align 1 .b8 msg[6] = {120, 32, 62, 32, 48, 0};\n"
+	".global .align 1 .b8 file[5] = {97, 46, 99, 117, 0};\n"
+	".global .align 1 .b8 func[2] = {107, 0};\n"
+	".extern .func __assertfail\n(\n.param .b64 p0,\n.param .b64 p1,\n"
+	".param .b32 p2,\n.param .b64 p3,\n.param .b64 p4\n)\n;\n"
+	".visible .entry k()\n{\n"
+	"\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<2>;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tsetp.ne.u32 %p1, %r1, 3;\n\t@%p1 ret;\n"
+	"\tmov.u64 %rd1, msg;\n\tmov.u64 %rd2, file;\n\tmov.u64 %rd3, func;\n"
+	"\t{\n\t.param .b64 a0;\n\t.param .b64 a1;\n\t.param .b32 a2;\n"
+	"\t.param .b64 a3;\n\t.param .b64 a4;\n"
+	"\tst.param.b64 [a0], %rd1;\n\tst.param.b64 [a1], %rd2;\n"
+	"\tst.param.b32 [a2], 7;\n\tst.param.b64 [a3], %rd3;\n"
+	"\tst.param.b64 [a4], 1;\n"
+	"\tcall.uni __assertfail, (a0, a1, a2, a3, a4);\n\t}\n"
+	"\tret;\n}\n";
+
+START_TEST(test_assertfail)
+{
+	struct cumc_ptx_fault fault = { 0 };
+	struct cumc_ptx_module *m = NULL;
+	struct buffers bufs = { 0 };
+	char log[256], out[256] = "";
+	FILE *err = tmpfile();
+	int saved = dup(2);
+	size_t n;
+
+	ck_assert_msg(cumc_ptx_load(assert_ptx, 0, 90, &m, log,
+				    sizeof(log)) == CUMC_PTX_OK, "%s", log);
+	ck_assert(err && saved >= 0);
+	fflush(stderr);
+	dup2(fileno(err), 2);
+	ck_assert_int_eq(launch(cumc_ptx_function_find(m, "k"), &bufs, 2, 32,
+				NULL, &fault), CUMC_PTX_EASSERT);
+	fflush(stderr);
+	dup2(saved, 2);
+	rewind(err);
+	n = fread(out, 1, sizeof(out) - 1, err);
+	out[n] = '\0';
+	ck_assert_msg(strstr(out, "a.cu:7: k: block: [") &&
+		      strstr(out, "thread: [3,0,0] Assertion `x > 0` failed."),
+		      "%s", out);
+	ck_assert_str_eq(cumc_ptx_strerror(CUMC_PTX_EASSERT),
+			 "a device-side assert failed");
+	fclose(err);
+	close(saved);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
 /* A call to a function without a body (vprintf) fails the load. */
 static const char extern_call_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -2047,6 +2104,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_indirect_calls);
 	tcase_add_test(tc, test_indirect_refused);
 	tcase_add_test(tc, test_relocatable_code);
+	tcase_add_test(tc, test_assertfail);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_link_shared);
 	tcase_add_test(tc, test_multimem);
