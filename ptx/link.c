@@ -13,8 +13,10 @@
  * each input finds, and the joining rewrites: a module-scope function or
  * variable declared without .visible, .extern or .weak is its input's
  * own, which another input may declare again, so the names that another
- * input declares too are renamed in each input that has one of its own.
- * That adds or removes no newline: the parser's lines stay the inputs'.
+ * input declares too are renamed in each input that has one of its own;
+ * and a .weak definition that several inputs give (a template's
+ * instance) is kept once, the others made .extern declarations of it.
+ * Neither adds or removes a newline: the parser's lines stay the inputs'.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -81,8 +83,21 @@ enum link_linkage { LINK_PRIVATE, LINK_VISIBLE, LINK_EXTERN, LINK_WEAK };
 struct link_decl {
 	enum link_linkage linkage;
 	bool entry;
+	bool func;		/* .func or .entry */
+	bool storage;		/* .global or .const, not .shared */
+	bool body;		/* a function's, not a prototype */
 	const char *name;
 	size_t len;
+	size_t at;		/* the linkage directive */
+	size_t init;		/* '=' or '{', else the ';' that ends it */
+	size_t end;		/* past the ';' or '}' */
+};
+
+/* A .weak definition; dropped, it is made a declaration of the one kept. */
+struct link_weak {
+	unsigned int input;
+	bool dropped;
+	size_t at, init, end;
 };
 
 /* Where an input names one of its private functions or variables. */
@@ -102,6 +117,7 @@ struct link_input {
 
 #define LINK_SHARED	0x80000000u	/* names: declared by two inputs */
 #define LINK_KEEP	UINT32_MAX	/* privs: not renamed */
+#define LINK_STRONG	UINT32_MAX	/* defs: a .visible definition */
 
 struct link {
 	char *const *texts;
@@ -110,6 +126,10 @@ struct link {
 	struct link_input *in;
 	/* Each module-scope name: the first input to declare it, from 1. */
 	struct strmap names;
+	/* Each .visible or .weak definition: LINK_STRONG or a weak[] index. */
+	struct strmap defs;
+	struct link_weak *weak;
+	size_t nweak, weak_cap;
 	char *out;		/* the joined text */
 	size_t len, cap;
 };
@@ -175,6 +195,15 @@ static void scan_next(struct link_scan *sc)
 	ptx_lex_next(&sc->lx);
 }
 
+/* The offset past the token the lexer is at, which it leaves. */
+static size_t scan_past(struct link_scan *sc)
+{
+	size_t end = sc->lx.text - sc->text + sc->lx.len;
+
+	scan_next(sc);
+	return end;
+}
+
 static bool scan_is(const struct link_scan *sc, const char *s)
 {
 	return ptx_lex_is(&sc->lx, s);
@@ -191,8 +220,8 @@ static bool scan_end(const struct link_scan *sc)
 	return sc->lx.tok == T_EOF;
 }
 
-/* From an @open token past its matching @close. */
-static void skip_group(struct link_scan *sc, char open, char close)
+/* From an @open token past its matching @close; the offset past it. */
+static size_t skip_group(struct link_scan *sc, char open, char close)
 {
 	unsigned int depth = 0;
 
@@ -200,10 +229,10 @@ static void skip_group(struct link_scan *sc, char open, char close)
 		if (scan_punct(sc, open))
 			depth++;
 		else if (scan_punct(sc, close) && !--depth)
-			break;
+			return scan_past(sc);
 		scan_next(sc);
 	}
-	scan_next(sc);
+	return sc->lx.text - sc->text;
 }
 
 static void skip_to(struct link_scan *sc, char c, char or)
@@ -241,8 +270,10 @@ static void scan_var(struct link_scan *sc, struct link_decl *d)
 	       (sc->lx.tok != T_WORD || sc->lx.text[0] == '.'))
 		scan_next(sc);
 	scan_name(sc, d);
+	skip_to(sc, '=', ';');
+	d->init = sc->lx.text - sc->text;
 	skip_to(sc, ';', ';');
-	scan_next(sc);
+	d->end = scan_past(sc);
 }
 
 /* [(results)] name(params) [directives] ; or { body }, after .func/.entry */
@@ -252,21 +283,21 @@ static void scan_func(struct link_scan *sc, struct link_decl *d)
 		skip_group(sc, '(', ')');
 	scan_name(sc, d);
 	skip_to(sc, '{', ';');
-	if (scan_punct(sc, '{'))
-		skip_group(sc, '{', '}');
-	else
-		scan_next(sc);
+	d->init = sc->lx.text - sc->text;
+	d->body = scan_punct(sc, '{');
+	d->end = d->body ? skip_group(sc, '{', '}') : scan_past(sc);
 }
 
 /* Reads the directive the lexer is at; whether it declared a name. */
 static bool scan_directive(struct link_scan *sc, struct link_decl *d)
 {
 	d->entry = scan_is(sc, ".entry");
-	if (d->entry || scan_is(sc, ".func")) {
+	d->func = d->entry || scan_is(sc, ".func");
+	d->storage = scan_is(sc, ".global") || scan_is(sc, ".const");
+	if (d->func) {
 		scan_next(sc);
 		scan_func(sc, d);
-	} else if (scan_is(sc, ".global") || scan_is(sc, ".const") ||
-		   scan_is(sc, ".shared")) {
+	} else if (d->storage || scan_is(sc, ".shared")) {
 		scan_next(sc);
 		scan_var(sc, d);
 	} else if (scan_punct(sc, '{')) {	/* a .section's */
@@ -290,6 +321,36 @@ static bool scan_linkage(const struct link_scan *sc, enum link_linkage *l)
 	return true;
 }
 
+/*
+ * A .visible or .weak definition: the first .weak one of a name is kept
+ * unless a .visible one comes, and the others are dropped.  Two .visible
+ * ones are left for the parser to refuse.
+ */
+static int note_definition(struct link *lk, unsigned int input,
+			   const struct link_decl *d)
+{
+	bool weak = d->linkage == LINK_WEAK;
+	uint32_t kept, me = weak ? lk->nweak : LINK_STRONG;
+
+	if (weak) {
+		if (grow((void **)&lk->weak, &lk->weak_cap, lk->nweak + 1,
+			 sizeof(*lk->weak)))
+			return -1;
+		lk->weak[lk->nweak++] = (struct link_weak) {
+			.input = input, .at = d->at, .init = d->init,
+			.end = d->end };
+	}
+	if (!strmap_get(&lk->defs, d->name, d->len, &kept))
+		return strmap_put(&lk->defs, d->name, d->len, me);
+	if (weak) {
+		lk->weak[me].dropped = true;
+	} else if (kept != LINK_STRONG) {
+		lk->weak[kept].dropped = true;
+		return strmap_set(&lk->defs, d->name, d->len, LINK_STRONG);
+	}
+	return 0;
+}
+
 static int note_decl(struct link *lk, unsigned int input,
 		     const struct link_decl *d)
 {
@@ -303,12 +364,16 @@ static int note_decl(struct link *lk, unsigned int input,
 			      first | LINK_SHARED)) {
 		return -1;
 	}
+	/* A kernel is found by its name, whatever its linkage. */
+	if (!d->entry && (d->linkage == LINK_VISIBLE ||
+			  d->linkage == LINK_WEAK) && (d->body || d->storage))
+		return note_definition(lk, input, d);
 	return 0;
 }
 
 /*
- * The first pass: an input's module-scope names and where it uses its
- * private ones.
+ * The first pass: an input's module-scope names, where it uses its
+ * private ones and its .weak definitions.
  */
 static int scan_input(struct link *lk, unsigned int input)
 {
@@ -319,6 +384,7 @@ static int scan_input(struct link *lk, unsigned int input)
 	ptx_lex_init(&sc.lx, sc.text, lk->lens[input]);
 	while (!scan_end(&sc) && !sc.err) {
 		if (scan_linkage(&sc, &d.linkage)) {
+			d.at = sc.lx.text - sc.text;
 			scan_next(&sc);
 			continue;
 		}
@@ -397,6 +463,20 @@ static int emit(struct link *lk, const char *s, size_t n)
 	return 0;
 }
 
+/* The newlines of dropped text, so that the lines after it keep theirs. */
+static int emit_lines(struct link *lk, const char *s, size_t n)
+{
+	const char *nl;
+
+	while ((nl = memchr(s, '\n', n))) {
+		if (emit(lk, "\n", 1))
+			return -1;
+		n -= nl + 1 - s;
+		s = nl + 1;
+	}
+	return 0;
+}
+
 static int emit_private(struct link *lk, const char *name, size_t len,
 			unsigned int input, uint32_t dollars)
 {
@@ -428,7 +508,9 @@ static int join_until(struct link *lk, struct link_join *j, size_t to)
 
 	for (; j->use < in->nuses && in->uses[j->use].at < to; j->use++) {
 		u = &in->uses[j->use];
-		if (!strmap_get(&in->privs, j->text + u->at, u->len,
+		/* Before done: in a dropped definition. */
+		if (u->at < j->done ||
+		    !strmap_get(&in->privs, j->text + u->at, u->len,
 				&dollars) || dollars == LINK_KEEP)
 			continue;
 		if (emit(lk, j->text + j->done, u->at - j->done) ||
@@ -443,17 +525,41 @@ static int join_until(struct link *lk, struct link_join *j, size_t to)
 	return 0;
 }
 
+/*
+ * A dropped .weak definition becomes the declaration its header makes
+ * with .extern, without its initializer or body but for their newlines.
+ */
+static int join_drop(struct link *lk, struct link_join *j,
+		     const struct link_weak *w)
+{
+	if (join_until(lk, j, w->at) || emit(lk, ".extern", 7))
+		return -1;
+	j->done = w->at + strlen(".weak");
+	if (join_until(lk, j, w->init) || emit(lk, ";", 1) ||
+	    emit_lines(lk, j->text + w->init, w->end - w->init))
+		return -1;
+	j->done = w->end;
+	return 0;
+}
+
 /* The second pass: an input's text, rewritten where the first said. */
-static int join_input(struct link *lk, unsigned int input)
+static int join_input(struct link *lk, unsigned int input, size_t *weak)
 {
 	struct link_join j = { .input = input, .text = lk->texts[input] };
+	const struct link_weak *w;
 
+	for (; *weak < lk->nweak && lk->weak[*weak].input == input; ++*weak) {
+		w = &lk->weak[*weak];
+		if (w->dropped && join_drop(lk, &j, w))
+			return -1;
+	}
 	return join_until(lk, &j, lk->lens[input]);
 }
 
 static int link_join(struct link *lk)
 {
 	unsigned int i;
+	size_t weak = 0;
 
 	lk->in = calloc(lk->count ? lk->count : 1, sizeof(*lk->in));
 	if (!lk->in)
@@ -470,7 +576,7 @@ static int link_join(struct link *lk)
 	if (!lk->out)
 		return -1;
 	for (i = 0; i < lk->count; i++)
-		if ((i && emit(lk, "\n", 1)) || join_input(lk, i))
+		if ((i && emit(lk, "\n", 1)) || join_input(lk, i, &weak))
 			return -1;
 	return 0;
 }
@@ -485,6 +591,8 @@ static void link_free(struct link *lk)
 	}
 	free(lk->in);
 	strmap_clear(&lk->names);
+	strmap_clear(&lk->defs);
+	free(lk->weak);
 }
 
 enum cumc_ptx_status cumc_ptx_link(char *const *texts, const size_t *lens,

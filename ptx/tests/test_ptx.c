@@ -1452,6 +1452,73 @@ START_TEST(test_link_private)
 END_TEST
 
 /*
+ * .weak definitions in two inputs are one: the first, or the .visible
+ * one where there is one, whichever comes first.
+ */
+START_TEST(test_link_weak)
+{
+	static const struct {
+		const char *first, *second;
+		uint32_t val, helper;
+	} cases[] = {
+		{ ".weak ", ".weak ", 11, 101 },
+		{ ".weak ", ".visible ", 22, 201 },
+		{ ".visible ", ".weak ", 11, 101 },
+	};
+	struct cumc_ptx_module *m;
+	char *ptx[2], log[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ptx[0] = link_ptx(cases[i].first, "k1", 11, 100);
+		ptx[1] = link_ptx(cases[i].second, "k2", 22, 200);
+		m = NULL;
+		ck_assert_msg(link_load(ptx, 2, &m, log, sizeof(log)) ==
+			      CUMC_PTX_OK, "%u: %s", i, log);
+		link_run(m, "k1", cases[i].val, cases[i].helper);
+		link_run(m, "k2", cases[i].val, cases[i].helper);
+		cumc_ptx_unload(m);
+		free(ptx[0]);
+		free(ptx[1]);
+	}
+}
+END_TEST
+
+/*
+ * Two .visible definitions of a name are refused, at the input and line
+ * of the second, lines that a dropped .weak definition before it kept.
+ */
+START_TEST(test_link_visible_twice)
+{
+	struct cumc_ptx_module *m = NULL;
+	char *ptx[2], *weak, log[256], want[64];
+	unsigned int i, line = 1;
+
+	ptx[0] = link_ptx(".visible ", "k1", 11, 100);
+	ptx[1] = link_ptx(".visible ", "k2", 22, 200);
+	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
+			 CUMC_PTX_ESYNTAX);
+	ck_assert_str_eq(log, "input 2, line 4: variable 'val' defined twice");
+	for (i = 0; i < 2; i++) {
+		free(ptx[i]);
+		weak = link_ptx(".weak ", i ? "k2" : "k1", 11, 100);
+		ck_assert_int_gt(asprintf(&ptx[i], "%s.visible .global .u32 "
+					  "dup = %u;\n", weak, i), 0);
+		free(weak);
+	}
+	for (weak = ptx[1]; (weak = strchr(weak, '\n')); weak++)
+		line++;
+	snprintf(want, sizeof(want),
+		 "input 2, line %u: variable 'dup' defined twice", line - 1);
+	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
+			 CUMC_PTX_ESYNTAX);
+	ck_assert_str_eq(log, want);
+	free(ptx[0]);
+	free(ptx[1]);
+}
+END_TEST
+
+/*
  * Another input's .extern does not reach a variable or a function
  * declared without .visible: it is undefined there.
  */
@@ -1939,6 +2006,8 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_inline_forms);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_link_private);
+	tcase_add_test(tc, test_link_weak);
+	tcase_add_test(tc, test_link_visible_twice);
 	tcase_add_test(tc, test_link_private_unreachable);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
