@@ -76,7 +76,6 @@ static void log_input_line(char *log, size_t log_size, char *const *texts,
 	free(msg);
 }
 
-
 enum link_linkage { LINK_PRIVATE, LINK_VISIBLE, LINK_EXTERN, LINK_WEAK };
 
 /* A module-scope declaration, as the first pass reads it. */
@@ -305,7 +304,7 @@ static bool scan_directive(struct link_scan *sc, struct link_decl *d)
 	} else {
 		scan_next(sc);
 	}
-	return d->name != NULL;
+	return d->name;
 }
 
 static bool scan_linkage(const struct link_scan *sc, enum link_linkage *l)

@@ -1344,30 +1344,33 @@ END_TEST
 
 /*
  * An input of the linker's tests, its variable and function declared
- * with @linkage ("", ".weak ", ".visible "): kernel @k stores val at
- * out[0] and helper(1), which is 1 + @add, at out[1].
+ * with a linkage ("", ".weak ", ".visible "): the kernel stores val at
+ * out[0] and helper(1) at out[1].
  */
+static const char link_fmt[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	"%s.global .align 4 .u32 val = %u;\n"
+	"%s.func (.param .b32 r) helper(.param .b32 x)\n{\n"
+	"\t.reg .b32 %%r<3>;\n\tld.param.u32 %%r1, [x];\n"
+	"\tadd.u32 %%r2, %%r1, %u;\n\tst.param.b32 [r], %%r2;\n"
+	"\tret;\n}\n"
+	".visible .entry %s(.param .u64 out)\n{\n"
+	"\t.reg .b32 %%r<3>;\n\t.reg .b64 %%rd<2>;\n"
+	"\tld.param.u64 %%rd1, [out];\n\tld.global.u32 %%r1, [val];\n"
+	"\tst.global.u32 [%%rd1], %%r1;\n"
+	"\t{\n\t.param .b32 p0;\n\t.param .b32 r0;\n"
+	"\tst.param.b32 [p0], 1;\n\tcall.uni (r0), helper, (p0);\n"
+	"\tld.param.b32 %%r2, [r0];\n\t}\n"
+	"\tst.global.u32 [%%rd1+4], %%r2;\n\tret;\n}\n";
+
+/* link_fmt for kernel @k, helper(1) being 1 + @add. */
 static char *link_ptx(const char *linkage, const char *k, unsigned int val,
 		      unsigned int add)
 {
 	char *ptx;
 
-	ck_assert_int_gt(asprintf(&ptx,
-		".version 8.0\n.target sm_90\n.address_size 64\n"
-		"%s.global .align 4 .u32 val = %u;\n"
-		"%s.func (.param .b32 r) helper(.param .b32 x)\n{\n"
-		"\t.reg .b32 %%r<3>;\n\tld.param.u32 %%r1, [x];\n"
-		"\tadd.u32 %%r2, %%r1, %u;\n\tst.param.b32 [r], %%r2;\n"
-		"\tret;\n}\n"
-		".visible .entry %s(.param .u64 out)\n{\n"
-		"\t.reg .b32 %%r<3>;\n\t.reg .b64 %%rd<2>;\n"
-		"\tld.param.u64 %%rd1, [out];\n\tld.global.u32 %%r1, [val];\n"
-		"\tst.global.u32 [%%rd1], %%r1;\n"
-		"\t{\n\t.param .b32 p0;\n\t.param .b32 r0;\n"
-		"\tst.param.b32 [p0], 1;\n\tcall.uni (r0), helper, (p0);\n"
-		"\tld.param.b32 %%r2, [r0];\n\t}\n"
-		"\tst.global.u32 [%%rd1+4], %%r2;\n\tret;\n}\n",
-		linkage, val, linkage, add, k), 0);
+	ck_assert_int_gt(asprintf(&ptx, link_fmt, linkage, val, linkage, add,
+				  k), 0);
 	return ptx;
 }
 
@@ -1421,10 +1424,10 @@ static void count_global(void *arg, void *addr, size_t size)
  */
 START_TEST(test_link_private)
 {
-	static char lone[] = ".version 8.0\n.target sm_90\n"
+	static const char lone[] = ".version 8.0\n.target sm_90\n"
 			     ".global .align 4 .u32 lone = 5;\n";
 	char *ptx[3] = { link_ptx("", "k1", 11, 100),
-			 link_ptx("", "k2", 22, 200), lone };
+			 link_ptx("", "k2", 22, 200), (char *)lone };
 	struct cumc_ptx_module *m = NULL;
 	unsigned int globals = 0;
 	char log[256];
@@ -1524,14 +1527,14 @@ END_TEST
  */
 START_TEST(test_link_private_unreachable)
 {
-	static char use_val[] =
+	static const char use_val[] =
 		".version 8.0\n.target sm_90\n.address_size 64\n"
 		".extern .global .align 4 .u32 val;\n"
 		".visible .entry k2(.param .u64 out)\n{\n"
 		"\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n"
 		"\tld.param.u64 %rd1, [out];\n\tld.global.u32 %r1, [val];\n"
 		"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
-	static char call_helper[] =
+	static const char call_helper[] =
 		".version 8.0\n.target sm_90\n.address_size 64\n"
 		".extern .func (.param .b32 r) helper(.param .b32 x);\n"
 		".visible .entry k2()\n{\n\t.reg .b32 %r<2>;\n"
@@ -1542,12 +1545,12 @@ START_TEST(test_link_private_unreachable)
 	char *ptx[2], log[256];
 
 	ptx[0] = link_ptx("", "k1", 11, 100);
-	ptx[1] = use_val;
+	ptx[1] = (char *)use_val;
 	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
 			 CUMC_PTX_EUNDEFINED);
 	ck_assert_msg(strstr(log, "variable 'val' is declared .extern and "
 			     "defined nowhere"), "%s", log);
-	ptx[1] = call_helper;
+	ptx[1] = (char *)call_helper;
 	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
 			 CUMC_PTX_EUNDEFINED);
 	ck_assert_msg(strstr(log, "input 2, line 12: call to 'helper', "),
