@@ -69,10 +69,14 @@ void cumc_ptx_unload(struct cumc_ptx_module *module);
  * which another input may define.  cumc_ptx_link() joins @count such
  * texts into one PTX image (*@image, malloc'ed, NUL-terminated), which
  * cumc_ptx_load takes: .extern functions and variables resolved across
- * the inputs.  A function, kernel or variable defined by two inputs is
- * CUMC_PTX_ESYNTAX; a call or an .extern variable that no input defines
- * CUMC_PTX_EUNDEFINED; @log names it, and the input (counted from 1)
- * and line where the parser met it.
+ * the inputs.  A function or variable without .visible, .extern or .weak
+ * is its input's own: where another input declares its name, it is
+ * name$cumcN in the image (N its input, from 1).  A .weak definition
+ * that several inputs give is kept once: the first, or a .visible one.
+ * A kernel, or a function or variable defined .visible, by two inputs
+ * is CUMC_PTX_ESYNTAX; a call or an .extern variable that no input
+ * defines CUMC_PTX_EUNDEFINED; @log names it, and the input (counted
+ * from 1) and line where the parser met it.
  */
 enum cumc_ptx_status cumc_ptx_link_input(const void *image, size_t len,
 					 unsigned int max_arch, char **text,

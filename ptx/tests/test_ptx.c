@@ -1653,6 +1653,223 @@ START_TEST(test_link_inputs)
 }
 END_TEST
 
+/*
+ * An input of the linker's tests, its variable and function declared
+ * with a linkage ("", ".weak ", ".visible "): the kernel stores val at
+ * out[0] and helper(1) at out[1].
+ */
+static const char link_fmt[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	"%s.global .align 4 .u32 val = %u;\n"
+	"%s.func (.param .b32 r) helper(.param .b32 x)\n{\n"
+	"\t.reg .b32 %%r<3>;\n\tld.param.u32 %%r1, [x];\n"
+	"\tadd.u32 %%r2, %%r1, %u;\n\tst.param.b32 [r], %%r2;\n"
+	"\tret;\n}\n"
+	".visible .entry %s(.param .u64 out)\n{\n"
+	"\t.reg .b32 %%r<3>;\n\t.reg .b64 %%rd<2>;\n"
+	"\tld.param.u64 %%rd1, [out];\n\tld.global.u32 %%r1, [val];\n"
+	"\tst.global.u32 [%%rd1], %%r1;\n"
+	"\t{\n\t.param .b32 p0;\n\t.param .b32 r0;\n"
+	"\tst.param.b32 [p0], 1;\n\tcall.uni (r0), helper, (p0);\n"
+	"\tld.param.b32 %%r2, [r0];\n\t}\n"
+	"\tst.global.u32 [%%rd1+4], %%r2;\n\tret;\n}\n";
+
+/* link_fmt for kernel @k, helper(1) being 1 + @add. */
+static char *link_ptx(const char *linkage, const char *k, unsigned int val,
+		      unsigned int add)
+{
+	char *ptx;
+
+	ck_assert_int_gt(asprintf(&ptx, link_fmt, linkage, val, linkage, add,
+				  k), 0);
+	return ptx;
+}
+
+/* Links @n texts and loads the image; the link's status. */
+static enum cumc_ptx_status link_load(char **ptx, unsigned int n,
+				      struct cumc_ptx_module **m, char *log,
+				      size_t log_size)
+{
+	enum cumc_ptx_status st;
+	char *image = NULL;
+	size_t lens[4], len;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		lens[i] = strlen(ptx[i]);
+	st = cumc_ptx_link(ptx, lens, n, &image, &len, log, log_size);
+	if (st != CUMC_PTX_OK)
+		return st;
+	ck_assert_msg(cumc_ptx_load(image, len, 90, m, log, log_size) ==
+		      CUMC_PTX_OK, "%s", log);
+	free(image);
+	return st;
+}
+
+/* Runs kernel @k: the val and helper(1) it reads. */
+static void link_run(struct cumc_ptx_module *m, const char *k, uint32_t val,
+		     uint32_t helper)
+{
+	const struct cumc_ptx_function *f = cumc_ptx_function_find(m, k);
+	struct buffers bufs = { 0 };
+	uint32_t *out = dev_alloc(&bufs, 8);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(launch(f, &bufs, 1, 1, &out, NULL), CUMC_PTX_OK);
+	ck_assert_uint_eq(out[0], val);
+	ck_assert_uint_eq(out[1], helper);
+	dev_free(&bufs);
+}
+
+static void count_global(void *arg, void *addr, size_t size)
+{
+	(void)addr;
+	(void)size;
+	++*(unsigned int *)arg;
+}
+
+/*
+ * Without .visible, a variable and a function are their input's own: two
+ * inputs each have theirs, renamed in the image; one that no other input
+ * declares keeps its name.
+ */
+START_TEST(test_link_private)
+{
+	static const char lone[] = ".version 8.0\n.target sm_90\n"
+			     ".global .align 4 .u32 lone = 5;\n";
+	char *ptx[3] = { link_ptx("", "k1", 11, 100),
+			 link_ptx("", "k2", 22, 200), (char *)lone };
+	struct cumc_ptx_module *m = NULL;
+	unsigned int globals = 0;
+	char log[256];
+	uint32_t *val;
+	size_t size;
+
+	ck_assert_msg(link_load(ptx, 3, &m, log, sizeof(log)) == CUMC_PTX_OK,
+		      "%s", log);
+	link_run(m, "k1", 11, 101);
+	link_run(m, "k2", 22, 201);
+	ck_assert_int_eq(cumc_ptx_global_find(m, "val", (void **)&val, &size),
+			 CUMC_PTX_ENOTFOUND);
+	ck_assert_int_eq(cumc_ptx_global_find(m, "val$cumc2", (void **)&val,
+					      &size), CUMC_PTX_OK);
+	ck_assert_uint_eq(*val, 22);
+	ck_assert_int_eq(cumc_ptx_global_find(m, "lone", (void **)&val,
+					      &size), CUMC_PTX_OK);
+	ck_assert_uint_eq(*val, 5);
+	cumc_ptx_globals_each(m, count_global, &globals);
+	ck_assert_uint_eq(globals, 3);
+	cumc_ptx_unload(m);
+	free(ptx[0]);
+	free(ptx[1]);
+}
+END_TEST
+
+/*
+ * .weak definitions in two inputs are one: the first, or the .visible
+ * one where there is one, whichever comes first.
+ */
+START_TEST(test_link_weak)
+{
+	static const struct {
+		const char *first, *second;
+		uint32_t val, helper;
+	} cases[] = {
+		{ ".weak ", ".weak ", 11, 101 },
+		{ ".weak ", ".visible ", 22, 201 },
+		{ ".visible ", ".weak ", 11, 101 },
+	};
+	struct cumc_ptx_module *m;
+	char *ptx[2], log[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ptx[0] = link_ptx(cases[i].first, "k1", 11, 100);
+		ptx[1] = link_ptx(cases[i].second, "k2", 22, 200);
+		m = NULL;
+		ck_assert_msg(link_load(ptx, 2, &m, log, sizeof(log)) ==
+			      CUMC_PTX_OK, "%u: %s", i, log);
+		link_run(m, "k1", cases[i].val, cases[i].helper);
+		link_run(m, "k2", cases[i].val, cases[i].helper);
+		cumc_ptx_unload(m);
+		free(ptx[0]);
+		free(ptx[1]);
+	}
+}
+END_TEST
+
+/*
+ * Two .visible definitions of a name are refused, at the input and line
+ * of the second, lines that a dropped .weak definition before it kept.
+ */
+START_TEST(test_link_visible_twice)
+{
+	struct cumc_ptx_module *m = NULL;
+	char *ptx[2], *weak, log[256], want[64];
+	unsigned int i, line = 1;
+
+	ptx[0] = link_ptx(".visible ", "k1", 11, 100);
+	ptx[1] = link_ptx(".visible ", "k2", 22, 200);
+	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
+			 CUMC_PTX_ESYNTAX);
+	ck_assert_str_eq(log, "input 2, line 4: variable 'val' defined twice");
+	for (i = 0; i < 2; i++) {
+		free(ptx[i]);
+		weak = link_ptx(".weak ", i ? "k2" : "k1", 11, 100);
+		ck_assert_int_gt(asprintf(&ptx[i], "%s.visible .global .u32 "
+					  "dup = %u;\n", weak, i), 0);
+		free(weak);
+	}
+	for (weak = ptx[1]; (weak = strchr(weak, '\n')); weak++)
+		line++;
+	snprintf(want, sizeof(want),
+		 "input 2, line %u: variable 'dup' defined twice", line - 1);
+	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
+			 CUMC_PTX_ESYNTAX);
+	ck_assert_str_eq(log, want);
+	free(ptx[0]);
+	free(ptx[1]);
+}
+END_TEST
+
+/*
+ * Another input's .extern does not reach a variable or a function
+ * declared without .visible: it is undefined there.
+ */
+START_TEST(test_link_private_unreachable)
+{
+	static const char use_val[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".extern .global .align 4 .u32 val;\n"
+		".visible .entry k2(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n"
+		"\tld.param.u64 %rd1, [out];\n\tld.global.u32 %r1, [val];\n"
+		"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+	static const char call_helper[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".extern .func (.param .b32 r) helper(.param .b32 x);\n"
+		".visible .entry k2()\n{\n\t.reg .b32 %r<2>;\n"
+		"\t{\n\t.param .b32 p0;\n\t.param .b32 r0;\n"
+		"\tst.param.b32 [p0], 1;\n\tcall.uni (r0), helper, (p0);\n"
+		"\tld.param.b32 %r1, [r0];\n\t}\n\tret;\n}\n";
+	struct cumc_ptx_module *m = NULL;
+	char *ptx[2], log[256];
+
+	ptx[0] = link_ptx("", "k1", 11, 100);
+	ptx[1] = (char *)use_val;
+	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
+			 CUMC_PTX_EUNDEFINED);
+	ck_assert_msg(strstr(log, "variable 'val' is declared .extern and "
+			     "defined nowhere"), "%s", log);
+	ptx[1] = (char *)call_helper;
+	ck_assert_int_eq(link_load(ptx, 2, &m, log, sizeof(log)),
+			 CUMC_PTX_EUNDEFINED);
+	ck_assert_msg(strstr(log, "input 2, line 12: call to 'helper', "),
+		      "%s", log);
+	free(ptx[0]);
+}
+END_TEST
+
 /* Lane 0 waits at a shfl for lane 1, which waits at bar.sync: a trap. */
 static const char warp_deadlock_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -2107,6 +2324,10 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_assertfail);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_link_shared);
+	tcase_add_test(tc, test_link_private);
+	tcase_add_test(tc, test_link_weak);
+	tcase_add_test(tc, test_link_visible_twice);
+	tcase_add_test(tc, test_link_private_unreachable);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
 	tcase_add_test(tc, test_multimem_unsupported);
