@@ -654,6 +654,19 @@ static CUresult libcumc_func_attribute(const struct libcumc_function *fn,
 	case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
 		*pi = __atomic_load_n(&fn->carveout, __ATOMIC_RELAXED);
 		return CUDA_SUCCESS;
+	case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+		*pi = cumc_ptx_const_size(fn->ptx);
+		return CUDA_SUCCESS;
+	/* No -dlcm=ca, no clusters: 0, as driver 580 answers for sm_90. */
+	case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+	case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+	case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+	case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		*pi = 0;
+		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
 	}

@@ -105,6 +105,8 @@ void cumc_ptx_param_layout(const struct cumc_ptx_function *func,
 size_t cumc_ptx_param_size(const struct cumc_ptx_function *func);
 size_t cumc_ptx_static_shared(const struct cumc_ptx_function *func);
 size_t cumc_ptx_local_size(const struct cumc_ptx_function *func);
+/* The bytes of constant memory (.const variables) its module declares. */
+size_t cumc_ptx_const_size(const struct cumc_ptx_function *func);
 unsigned int cumc_ptx_num_regs(const struct cumc_ptx_function *func);
 
 /*

@@ -106,6 +106,18 @@ size_t cumc_ptx_static_shared(const struct cumc_ptx_function *func)
 	return func->shared_size;
 }
 
+size_t cumc_ptx_const_size(const struct cumc_ptx_function *func)
+{
+	const struct cumc_ptx_module *m = func->module;
+	size_t size = 0;
+	unsigned int i;
+
+	for (i = 0; i < m->nglobals; i++)
+		if (m->globals[i].space == PS_CONST)
+			size += m->globals[i].size;
+	return size;
+}
+
 size_t cumc_ptx_local_size(const struct cumc_ptx_function *func)
 {
 	return func->local_size;

@@ -52,6 +52,19 @@ START_TEST(vector_add_runs)
 	ck_assert_int_eq(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, f),
 			 CUDA_SUCCESS);
 	ck_assert_int_eq(v, 90);
+	/* What cudaFuncGetAttributes asks: 0 here, as driver 580 answers. */
+	for (i = CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES;
+	     i <= CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE; i++) {
+		if (i == CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES ||
+		    i == CU_FUNC_ATTRIBUTE_CACHE_MODE_CA ||
+		    i >= CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET) {
+			v = -1;
+			ck_assert_int_eq(cuFuncGetAttribute(&v, i, f), CUDA_SUCCESS);
+			ck_assert_int_eq(v, 0);
+		}
+	}
+	ck_assert_int_eq(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX + 0, f),
+			 CUDA_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(cuMemAlloc(&da, size), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemAlloc(&db, size), CUDA_SUCCESS);
 	ck_assert_int_eq(cuMemAlloc(&dc, size), CUDA_SUCCESS);
@@ -954,6 +967,9 @@ START_TEST(globals_from_the_host)
 	ck_assert_int_eq(cuModuleGetGlobal(&coeff, &bytes, mod, "coeff"),
 			 CUDA_SUCCESS);
 	ck_assert_uint_eq(bytes, TABLE_BYTES);
+	ck_assert_int_eq(cuFuncGetAttribute(&i, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+					    f), CUDA_SUCCESS);
+	ck_assert_int_eq(i, TABLE_BYTES);
 	ck_assert_int_eq(cuMemAlloc(&dout, TABLE_BYTES), CUDA_SUCCESS);
 
 	fill_words(in, 1, 1);
