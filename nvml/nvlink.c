@@ -134,3 +134,32 @@ nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device,
 		memcpy(pci, &full, offsetof(nvmlPciInfo_t, busId));
 	return ret;
 }
+
+/*
+ * Between two GPUs: reads, writes and atomics over NVLink, as the fabric
+ * carries them; not over PCIe, which cumc's GPUs do not use between each
+ * other.  A GPU with itself, as driver 580 answers on an H200: success,
+ * NOT_SUPPORTED for every capability, and OK for INDEX_UNKNOWN.
+ */
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
+				    nvmlGpuP2PCapsIndex_t p2pIndex,
+				    nvmlGpuP2PStatus_t *p2pStatus)
+{
+	struct cumc_device_info info;
+	nvmlReturn_t ret;
+
+	if (!p2pStatus || (unsigned int)p2pIndex > NVML_P2P_CAPS_INDEX_UNKNOWN)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	ret = cumc_nvml_device_info(device1, &info);
+	if (ret == NVML_SUCCESS)
+		ret = cumc_nvml_device_info(device2, &info);
+	if (ret != NVML_SUCCESS)
+		return ret;
+	if (p2pIndex == NVML_P2P_CAPS_INDEX_UNKNOWN)
+		*p2pStatus = NVML_P2P_STATUS_OK;
+	else if (device1 == device2 || p2pIndex == NVML_P2P_CAPS_INDEX_PCI)
+		*p2pStatus = NVML_P2P_STATUS_NOT_SUPPORTED;
+	else
+		*p2pStatus = NVML_P2P_STATUS_OK;
+	return NVML_SUCCESS;
+}

@@ -50,6 +50,11 @@ n = U()
 out("index", L.nvmlDeviceGetIndex(h, C.byref(n)), n.value,
     "minor", L.nvmlDeviceGetMinorNumber(h, C.byref(n)), n.value,
     "compute mode", L.nvmlDeviceGetComputeMode(h, C.byref(n)), n.value)
+st = C.c_int(-1)
+out("p2p self", *[(L.nvmlDeviceGetP2PStatus(h, h, k, C.byref(st)), st.value)
+                  for k in range(6)],
+    "null", L.nvmlDeviceGetP2PStatus(h, h, 0, None),
+    "none", L.nvmlDeviceGetP2PStatus(h, None, 0, C.byref(st)))
 x = C.c_void_p()
 out("index 99", L.nvmlDeviceGetHandleByIndex_v2(99, C.byref(x)))
 out("uuid of none", L.nvmlDeviceGetHandleByUUID(b"GPU-00000000-0000-0000-0000-000000000000", C.byref(x)))

@@ -151,6 +151,28 @@ typedef enum nvmlNvLinkCapability_enum {
 	NVML_NVLINK_CAP_COUNT
 } nvmlNvLinkCapability_t;
 
+/* Peer-to-peer between two GPUs (nvmlDeviceGetP2PStatus). */
+typedef enum nvmlGpuP2PStatus_enum {
+	NVML_P2P_STATUS_OK = 0,
+	NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED,
+	NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED,
+	NVML_P2P_STATUS_GPU_NOT_SUPPORTED,
+	NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED,
+	NVML_P2P_STATUS_DISABLED_BY_REGKEY,
+	NVML_P2P_STATUS_NOT_SUPPORTED,
+	NVML_P2P_STATUS_UNKNOWN
+} nvmlGpuP2PStatus_t;
+
+typedef enum nvmlGpuP2PCapsIndex_enum {
+	NVML_P2P_CAPS_INDEX_READ = 0,
+	NVML_P2P_CAPS_INDEX_WRITE = 1,
+	NVML_P2P_CAPS_INDEX_NVLINK = 2,
+	NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+	NVML_P2P_CAPS_INDEX_PCI = 4,
+	NVML_P2P_CAPS_INDEX_PROP = NVML_P2P_CAPS_INDEX_PCI,
+	NVML_P2P_CAPS_INDEX_UNKNOWN = 5,
+} nvmlGpuP2PCapsIndex_t;
+
 typedef enum nvmlIntNvLinkDeviceType_enum {
 	NVML_NVLINK_DEVICE_TYPE_GPU = 0x00,
 	NVML_NVLINK_DEVICE_TYPE_IBMNPU = 0x01,
@@ -278,6 +300,7 @@ nvmlReturn_t DECLDIR nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int 
 nvmlReturn_t DECLDIR nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult);
 nvmlReturn_t DECLDIR nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci);
 nvmlReturn_t DECLDIR nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType);
+nvmlReturn_t DECLDIR nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus);
 
 /* The old names, for programs built before their renames. */
 #ifdef NVML_NO_UNVERSIONED_FUNC_DEFS

@@ -388,6 +388,41 @@ START_TEST(every_link_reaches_the_nvswitch_fabric)
 }
 END_TEST
 
+/*
+ * P2P between every pair, as NCCL asks before it looks at links: over
+ * NVLink, not PCIe; a GPU with itself as driver 580 answers on an H200
+ * (conformance/nvml/580.159.04.txt).
+ */
+START_TEST(every_pair_is_p2p_over_nvlink)
+{
+	unsigned int n = nvml_count(), a, b, k;
+	nvmlGpuP2PStatus_t st;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++)
+			for (k = 0; k <= NVML_P2P_CAPS_INDEX_UNKNOWN; k++) {
+				st = NVML_P2P_STATUS_UNKNOWN;
+				ck_assert_int_eq(nvmlDeviceGetP2PStatus(
+					nvml_handle(a), nvml_handle(b), k, &st),
+					NVML_SUCCESS);
+				ck_assert_int_eq(st,
+					k == NVML_P2P_CAPS_INDEX_UNKNOWN ||
+					(a != b && k != NVML_P2P_CAPS_INDEX_PCI) ?
+					NVML_P2P_STATUS_OK :
+					NVML_P2P_STATUS_NOT_SUPPORTED);
+			}
+	ck_assert_int_eq(nvmlDeviceGetP2PStatus(nvml_handle(0), nvml_handle(0),
+						NVML_P2P_CAPS_INDEX_READ, NULL),
+			 NVML_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(nvmlDeviceGetP2PStatus(nvml_handle(0), NULL,
+						NVML_P2P_CAPS_INDEX_READ, &st),
+			 NVML_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(nvmlDeviceGetP2PStatus(nvml_handle(0), nvml_handle(0),
+						6, &st),
+			 NVML_ERROR_INVALID_ARGUMENT);
+}
+END_TEST
+
 /* Any other function NVML declares is there and says NOT_SUPPORTED. */
 START_TEST(others_answer_not_supported)
 {
@@ -418,6 +453,7 @@ int main(void)
 	tcase_add_test(tc, fabric_info_is_the_control_plane_s);
 	tcase_add_test(tc, fabric_info_shows_the_conditions_set);
 	tcase_add_test(tc, every_link_reaches_the_nvswitch_fabric);
+	tcase_add_test(tc, every_pair_is_p2p_over_nvlink);
 	tcase_add_test(tc, others_answer_not_supported);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
