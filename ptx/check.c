@@ -351,6 +351,9 @@ static int check_memory(struct check *c)
 		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "vector size");
 	if (in->vec == 1 && val->kind == PO_VEC)
 		return ptx_fail(c->ps, CUMC_PTX_ESYNTAX, "vector size");
+	/* 256-bit vectors are sm_100's. */
+	if (in->type.size * in->vec > 16)
+		return bad(c, "a vector of more than 128 bits");
 	if (in->vec == 1)
 		return a ? dest_reg(c, 0) : sources(c, 1, in->type);
 	return 0;

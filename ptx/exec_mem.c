@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Loads, stores, atomics and address conversions.  Every element is
- * accessed with a relaxed atomic of its size, so that a kernel spinning
- * on a flag sees another block's or the host's store, and stores are
- * never torn; atom and red are sequentially consistent host atomics.
+ * Loads, stores, atomics and address conversions.  Every access is a
+ * relaxed atomic of its size, so that a kernel spinning on a flag sees
+ * another block's or the host's store, and stores are never torn; atom
+ * and red are sequentially consistent host atomics.  A vector is one
+ * access, as a GPU makes it: NCCL's LL protocol stores data and flag
+ * together (st.volatile.v4.u32) and trusts a flag it reads with its data,
+ * which element by element a reader could see new with the data old.  Up
+ * to 8 bytes that is one atomic; 16 bytes are one SSE access, which
+ * processors with AVX make atomic.
  */
+#include <emmintrin.h>
 #include <math.h>
 #include <string.h>
 
@@ -28,6 +34,30 @@ static void store(void *p, uint64_t v, unsigned int size)
 	case 4: __atomic_store_n((uint32_t *)p, v, __ATOMIC_RELAXED); break;
 	default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELAXED);
 	}
+}
+
+/* A vector of @size bytes (2 to 16, aligned to it): in one access. */
+static void load_vector(const void *p, unsigned int size, uint64_t half[2])
+{
+	__m128i v;
+
+	if (size < 16) {
+		half[0] = load(p, size);
+		half[1] = 0;
+		return;
+	}
+	v = *(const volatile __m128i *)p;
+	half[0] = (uint64_t)_mm_cvtsi128_si64(v);
+	half[1] = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+}
+
+static void store_vector(void *p, unsigned int size, const uint64_t half[2])
+{
+	if (size < 16)
+		store(p, half[0], size);
+	else
+		*(volatile __m128i *)p = _mm_set_epi64x((long long)half[1],
+							(long long)half[0]);
 }
 
 static uint64_t address(const struct ptx_exec *x, const struct ptx_operand *o)
@@ -62,10 +92,28 @@ static unsigned int value_regs(const struct ptx_insn *in, unsigned int v,
 	return in->o[v].nvec;
 }
 
+/* Element @i of a vector of @size-byte elements, read as two halves. */
+static uint64_t element(const uint64_t half[2], unsigned int i,
+			unsigned int size)
+{
+	unsigned int bit = i * size * 8;
+
+	return ptx_zext(half[bit / 64] >> (bit % 64), size);
+}
+
+static void set_element(uint64_t half[2], unsigned int i, unsigned int size,
+			uint64_t v)
+{
+	unsigned int bit = i * size * 8;
+
+	half[bit / 64] |= ptx_zext(v, size) << (bit % 64);
+}
+
 static int load_store(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	bool st = in->op == OP_ST;
 	unsigned int size = in->type.size, i, n;
+	uint64_t half[2] = { 0, 0 };
 	uint32_t regs[4];
 	unsigned char *p;
 
@@ -73,19 +121,21 @@ static int load_store(struct ptx_exec *x, const struct ptx_insn *in)
 	p = access_at(x, in, address(x, &in->o[st ? 0 : 1]), size * n, st);
 	if (!p)
 		return -1;
+	if (st) {
+		for (i = 0; i < n; i++)
+			set_element(half, i, size, regs[i] != PTX_NO_REG ?
+				    x->regs[regs[i]] : in->o[1].imm);
+		store_vector(p, size * n, half);
+		return 0;
+	}
+	load_vector(p, size * n, half);
 	for (i = 0; i < n; i++) {
-		if (st) {
-			uint64_t v = regs[i] != PTX_NO_REG ? x->regs[regs[i]] :
-				     in->o[1].imm;
+		uint64_t v = element(half, i, size);
 
-			store(p + i * size, v, size);
-		} else if (regs[i] != PTX_NO_REG) {
-			uint64_t v = load(p + i * size, size);
-
+		if (regs[i] != PTX_NO_REG)
 			x->regs[regs[i]] = in->type.cls == PC_S ?
 				ptx_zext(ptx_sext(v, size),
 					 x->t->fn->reg_types[regs[i]].size) : v;
-		}
 	}
 	return 0;
 }

@@ -56,7 +56,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-8-scoped-names"
+#define PTX_JIT_VERSION "cumc-jit-9-whole-vectors"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -1048,7 +1048,67 @@ static void set_loaded(struct tr *t, const struct ptx_insn *in, uint32_t r,
 	set_reg(t, r, x);
 }
 
-/* ld and st: each element a relaxed atomic of its size, as exec_mem.c. */
+/*
+ * A vector of @n elements of @size bytes at @p in one access, as
+ * exec_mem.c makes it (NCCL's LL protocol trusts a flag with the data
+ * stored beside it): up to 8 bytes one relaxed atomic, 16 one volatile
+ * <2 x i64>, which x86 processors with AVX make atomic.  A load gives
+ * @elems, a store takes them, each of the element's width.
+ */
+static void vector_access(struct tr *t, LLVMValueRef p, unsigned int size,
+			  unsigned int n, bool st, LLVMValueRef *elems)
+{
+	LLVMTypeRef ety = int_type(t, size), v2 = L.LLVMVectorType(t->s64, 2);
+	LLVMTypeRef wty = int_type(t, size * n <= 8 ? size * n : 8);
+	LLVMValueRef half[2] = { cint(t->s64, 0), cint(t->s64, 0) }, x;
+	bool wide = size * n == 16;
+	unsigned int i, bit;
+
+	if (!st) {
+		x = L.LLVMBuildLoad2(t->b, wide ? v2 : wty,
+				     typed_ptr(t, p, wide ? v2 : wty), "");
+		if (wide) {
+			L.LLVMSetVolatile(x, true);
+			half[0] = L.LLVMBuildExtractElement(t->b, x,
+							    cint(t->s32, 0), "");
+			half[1] = L.LLVMBuildExtractElement(t->b, x,
+							    cint(t->s32, 1), "");
+		} else {
+			L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
+			half[0] = L.LLVMBuildZExt(t->b, x, t->s64, "");
+		}
+		L.LLVMSetAlignment(x, size * n);
+		for (i = 0; i < n; i++) {
+			bit = i * size * 8;
+			elems[i] = L.LLVMBuildTrunc(t->b, L.LLVMBuildLShr(t->b,
+				half[bit / 64], cint(t->s64, bit % 64), ""), ety, "");
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		bit = i * size * 8;
+		half[bit / 64] = L.LLVMBuildOr(t->b, half[bit / 64],
+			L.LLVMBuildShl(t->b, L.LLVMBuildZExt(t->b, elems[i],
+							     t->s64, ""),
+				       cint(t->s64, bit % 64), ""), "");
+	}
+	if (wide) {
+		x = L.LLVMBuildInsertElement(t->b, L.LLVMGetUndef(v2), half[0],
+					     cint(t->s32, 0), "");
+		x = L.LLVMBuildInsertElement(t->b, x, half[1], cint(t->s32, 1),
+					     "");
+		x = L.LLVMBuildStore(t->b, x, typed_ptr(t, p, v2));
+		L.LLVMSetVolatile(x, true);
+	} else {
+		x = L.LLVMBuildStore(t->b, L.LLVMBuildTrunc(t->b, half[0], wty,
+							   ""),
+				     typed_ptr(t, p, wty));
+		L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
+	}
+	L.LLVMSetAlignment(x, size * n);
+}
+
+/* ld and st: a relaxed atomic of the size, a vector in one access. */
 static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
 	bool st = in->op == OP_ST;
@@ -1056,12 +1116,23 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	const struct ptx_operand *a = &in->o[st ? 0 : 1];
 	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
 	LLVMTypeRef ety = int_type(t, size);
-	LLVMValueRef addr = imm(t, a), p;
+	LLVMValueRef addr = imm(t, a), p, elems[4];
 	unsigned int i;
 
 	if (a->reg != PTX_NO_REG)
 		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
 	p = mem_access(t, in, pc, addr, size * n, st);
+	if (n > 1) {
+		for (i = 0; st && i < n; i++)
+			elems[i] = L.LLVMBuildTrunc(t->b, v->vec[i] != PTX_NO_REG ?
+						    reg(t, v->vec[i]) : imm(t, v),
+						    ety, "");
+		vector_access(t, p, size, n, st, elems);
+		for (i = 0; !st && i < n; i++)
+			if (v->vec[i] != PTX_NO_REG)
+				set_loaded(t, in, v->vec[i], elems[i]);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
 			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
@@ -1425,6 +1496,26 @@ static void warp_whole(struct tr *t, const struct warp_access *w,
 		set_loaded(t, w->in, v->reg, x);
 }
 
+/* One lane's vector, in one access (vector_access). */
+static void warp_lane_vector(struct tr *t, const struct warp_access *w,
+			     LLVMValueRef p, LLVMValueRef lane,
+			     LLVMValueRef *vals)
+{
+	const struct ptx_operand *v = w->v;
+	bool st = w->in->op == OP_ST;
+	LLVMValueRef elems[4];
+	unsigned int i;
+
+	for (i = 0; st && i < w->n; i++)
+		elems[i] = L.LLVMBuildExtractElement(t->b, L.LLVMBuildTrunc(t->b,
+			v->vec[i] != PTX_NO_REG ? reg(t, v->vec[i]) : imm(t, v),
+			w->vty, ""), lane, "");
+	vector_access(t, p, w->size, w->n, st, elems);
+	for (i = 0; !st && i < w->n; i++)
+		vals[i] = L.LLVMBuildInsertElement(t->b, vals[i], elems[i],
+						   lane, "");
+}
+
 /* Any lanes' addresses: each lane's elements, lane after lane. */
 static void warp_each(struct tr *t, const struct warp_access *w)
 {
@@ -1447,6 +1538,10 @@ static void warp_each(struct tr *t, const struct warp_access *w)
 		LLVMValueRef p = lane_ptr(t, w->in, w->shared,
 			L.LLVMBuildExtractElement(t->b, w->addr, lane, ""));
 
+		if (w->n > 1) {
+			warp_lane_vector(t, w, p, lane, vals);
+			continue;
+		}
 		for (i = 0; i < w->n; i++) {
 			uint32_t r = v->kind == PO_VEC ? v->vec[i] :
 				     v->kind == PO_REG ? v->reg : PTX_NO_REG;

@@ -1586,6 +1586,59 @@ START_TEST(test_assertfail)
 }
 END_TEST
 
+/*
+ * A vector is one access: block 0 stores {i, i} and {i, i, i, i} again
+ * and again, block 1 loads them and counts the vectors whose elements
+ * differ, which element-by-element accesses let it see (the tear NCCL's
+ * LL protocol must not meet).  Compiled and interpreted.
+ */
+static const char untorn_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry untorn(.param .u64 p, .param .u32 n)\n{\n"
+	"\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<2>;\n\t.reg .pred %p<4>;\n"
+	"\tld.param.u64 %rd1, [p];\n\tld.param.u32 %r1, [n];\n"
+	"\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, 0;\n\tmov.u32 %r10, 0;\n"
+	"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra READ;\n"
+	"WRITE:\n\tadd.u32 %r3, %r3, 1;\n"
+	"\tst.volatile.global.v2.u32 [%rd1], {%r3, %r3};\n"
+	"\tst.volatile.global.v4.u32 [%rd1+16], {%r3, %r3, %r3, %r3};\n"
+	"\tsetp.lt.u32 %p2, %r3, %r1;\n\t@%p2 bra WRITE;\n\tret;\n"
+	"READ:\n\tadd.u32 %r3, %r3, 1;\n"
+	"\tld.volatile.global.v2.u32 {%r4, %r5}, [%rd1];\n"
+	"\tsetp.ne.u32 %p2, %r4, %r5;\n\tselp.u32 %r11, 1, 0, %p2;\n"
+	"\tadd.u32 %r10, %r10, %r11;\n"
+	"\tld.volatile.global.v4.u32 {%r6, %r7, %r8, %r9}, [%rd1+16];\n"
+	"\tsetp.ne.u32 %p2, %r6, %r9;\n\tselp.u32 %r11, 1, 0, %p2;\n"
+	"\tadd.u32 %r10, %r10, %r11;\n"
+	"\tsetp.lt.u32 %p3, %r3, %r1;\n\t@%p3 bra READ;\n"
+	"\tst.global.u32 [%rd1+32], %r10;\n\tret;\n}\n";
+
+START_TEST(test_vector_untorn)
+{
+	struct buffers bufs = { 0 };
+	struct cumc_ptx_module *m;
+	struct { uint32_t *p; uint32_t n; } __attribute__((aligned(8))) a;
+	unsigned int k;
+
+	a.p = dev_alloc(&bufs, 64);
+	a.n = 300000;
+	for (k = 0; k < 2; k++) {
+		if (k)
+			setenv("CUMC_PTX_JIT", "0", 1);
+		ck_assert_int_eq(cumc_ptx_load(untorn_ptx, 0, 90, &m, NULL, 0),
+				 CUMC_PTX_OK);
+		unsetenv("CUMC_PTX_JIT");
+		memset(a.p, 0, 64);
+		ck_assert_int_eq(launch(cumc_ptx_function_find(m, "untorn"),
+					&bufs, 2, 1, &a, NULL), CUMC_PTX_OK);
+		ck_assert_msg(a.p[8] == 0, "%u torn vectors (%s)", a.p[8],
+			      k ? "interpreted" : "compiled");
+		cumc_ptx_unload(m);
+	}
+	dev_free(&bufs);
+}
+END_TEST
+
 /* A call to a function without a body (vprintf) fails the load. */
 static const char extern_call_ptx[] =
 	".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -2322,6 +2375,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_indirect_refused);
 	tcase_add_test(tc, test_relocatable_code);
 	tcase_add_test(tc, test_assertfail);
+	tcase_add_test(tc, test_vector_untorn);
 	tcase_add_test(tc, test_link_inputs);
 	tcase_add_test(tc, test_link_shared);
 	tcase_add_test(tc, test_link_private);
