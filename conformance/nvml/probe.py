@@ -20,6 +20,12 @@ class Fabric(C.Structure):
                 ("clique", U), ("state", C.c_ubyte), ("mask", U), ("summary", C.c_ubyte)]
 
 
+class FieldValue(C.Structure):
+    _fields_ = [("fieldId", U), ("scopeId", U), ("timestamp", C.c_longlong),
+                ("latencyUsec", C.c_longlong), ("valueType", C.c_int),
+                ("nvmlReturn", C.c_int), ("value", C.c_ulonglong)]
+
+
 def out(*a):
     print(*a)
 
@@ -55,6 +61,15 @@ out("p2p self", *[(L.nvmlDeviceGetP2PStatus(h, h, k, C.byref(st)), st.value)
                   for k in range(6)],
     "null", L.nvmlDeviceGetP2PStatus(h, h, 0, None),
     "none", L.nvmlDeviceGetP2PStatus(h, None, 0, C.byref(st)))
+# NVML_FI_DEV_NVLINK_GET_STATE (165) of links 0, 17 and 18; a field no
+# NVML has: each value's return, type and value.
+fv = (FieldValue * 4)()
+for i, (f, s) in enumerate(((165, 0), (165, 17), (165, 18), (9999, 0))):
+    fv[i].fieldId, fv[i].scopeId, fv[i].value = f, s, 0xdead
+out("field values", L.nvmlDeviceGetFieldValues(h, 4, fv),
+    *[(v.nvmlReturn, v.valueType, hex(v.value)) for v in fv],
+    "count 0", L.nvmlDeviceGetFieldValues(h, 0, fv),
+    "null", L.nvmlDeviceGetFieldValues(h, 1, None))
 x = C.c_void_p()
 out("index 99", L.nvmlDeviceGetHandleByIndex_v2(99, C.byref(x)))
 out("uuid of none", L.nvmlDeviceGetHandleByUUID(b"GPU-00000000-0000-0000-0000-000000000000", C.byref(x)))

@@ -423,6 +423,46 @@ START_TEST(every_pair_is_p2p_over_nvlink)
 }
 END_TEST
 
+/*
+ * NCCL reads a link's state on sm_90 through field values, not
+ * nvmlDeviceGetNvLinkState: every link enabled; past the links, another
+ * field and an unknown one fail in their own value, as on driver 580.
+ */
+START_TEST(field_values_say_links_are_up)
+{
+	nvmlFieldValue_t v[NVML_NVLINK_MAX_LINKS + 3];
+	unsigned int link;
+
+	memset(v, 0, sizeof(v));
+	for (link = 0; link <= NVML_NVLINK_MAX_LINKS; link++) {
+		v[link].fieldId = NVML_FI_DEV_NVLINK_GET_STATE;
+		v[link].scopeId = link;
+	}
+	v[NVML_NVLINK_MAX_LINKS + 1].fieldId = NVML_FI_DEV_NVLINK_GET_STATE + 1;
+	v[NVML_NVLINK_MAX_LINKS + 2].fieldId = NVML_FI_MAX;
+	v[NVML_NVLINK_MAX_LINKS + 2].value.ullVal = 0xdead;
+	ck_assert_int_eq(nvmlDeviceGetFieldValues(nvml_handle(0),
+		NVML_NVLINK_MAX_LINKS + 3, v), NVML_SUCCESS);
+	for (link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+		ck_assert_int_eq(v[link].nvmlReturn, NVML_SUCCESS);
+		ck_assert_int_eq(v[link].valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+		ck_assert_uint_eq(v[link].value.uiVal, NVML_FEATURE_ENABLED);
+		ck_assert_int_gt(v[link].timestamp, 0);
+	}
+	ck_assert_int_eq(v[NVML_NVLINK_MAX_LINKS].nvmlReturn,
+			 NVML_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(v[NVML_NVLINK_MAX_LINKS + 1].nvmlReturn,
+			 NVML_ERROR_NOT_SUPPORTED);
+	ck_assert_int_eq(v[NVML_NVLINK_MAX_LINKS + 2].nvmlReturn,
+			 NVML_ERROR_INVALID_ARGUMENT);
+	ck_assert_uint_eq(v[NVML_NVLINK_MAX_LINKS + 2].value.ullVal, 0xdead);
+	ck_assert_int_eq(nvmlDeviceGetFieldValues(nvml_handle(0), 0, v),
+			 NVML_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(nvmlDeviceGetFieldValues(nvml_handle(0), 1, NULL),
+			 NVML_ERROR_INVALID_ARGUMENT);
+}
+END_TEST
+
 /* Any other function NVML declares is there and says NOT_SUPPORTED. */
 START_TEST(others_answer_not_supported)
 {
@@ -454,6 +494,7 @@ int main(void)
 	tcase_add_test(tc, fabric_info_shows_the_conditions_set);
 	tcase_add_test(tc, every_link_reaches_the_nvswitch_fabric);
 	tcase_add_test(tc, every_pair_is_p2p_over_nvlink);
+	tcase_add_test(tc, field_values_say_links_are_up);
 	tcase_add_test(tc, others_answer_not_supported);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
