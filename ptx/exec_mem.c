@@ -109,22 +109,50 @@ static void set_element(uint64_t half[2], unsigned int i, unsigned int size,
 	half[bit / 64] |= ptx_zext(v, size) << (bit % 64);
 }
 
+/*
+ * A plain store to a multicast address reaches every member, as the
+ * NVSwitch makes it: NCCL's NVLS path posts its credits (conn.head) that
+ * way.  Through the launcher's multicast path, as multimem.st; false when
+ * the address is none of its (the store then faults).
+ */
+static bool multicast_store(struct ptx_exec *x, const struct ptx_insn *in,
+			    uint64_t addr, const uint64_t half[2],
+			    unsigned int n)
+{
+	const struct cumc_ptx_multicast *mc = x->w->grid->launch->multicast;
+	unsigned int size = in->type.size;
+
+	if (!mc || size < 4 || (in->space != PS_GLOBAL &&
+				in->space != PS_GENERIC) ||
+	    addr % (size * n))
+		return false;
+	return mc->access(mc->arg, &x->w->mc_held, CUMC_PTX_MM_ST, addr,
+			  (void *)half, n, size == 4 ? CUMC_PTX_MM_U32 :
+			  CUMC_PTX_MM_U64, CUMC_PTX_MM_ADD);
+}
+
 static int load_store(struct ptx_exec *x, const struct ptx_insn *in)
 {
 	bool st = in->op == OP_ST;
 	unsigned int size = in->type.size, i, n;
 	uint64_t half[2] = { 0, 0 };
+	uint64_t addr = address(x, &in->o[st ? 0 : 1]);
 	uint32_t regs[4];
 	unsigned char *p;
 
 	n = value_regs(in, st ? 1 : 0, regs);
-	p = access_at(x, in, address(x, &in->o[st ? 0 : 1]), size * n, st);
-	if (!p)
+	for (i = 0; st && i < n; i++)
+		set_element(half, i, size, regs[i] != PTX_NO_REG ?
+			    x->regs[regs[i]] : in->o[1].imm);
+	p = ptx_mem(x->w, x->cta, x->t, in->space, addr, size * n, st);
+	if (!p && st && multicast_store(x, in, addr, half, n))
+		return 0;
+	if (!p) {
+		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
+			       in->line);
 		return -1;
+	}
 	if (st) {
-		for (i = 0; i < n; i++)
-			set_element(half, i, size, regs[i] != PTX_NO_REG ?
-				    x->regs[regs[i]] : in->o[1].imm);
 		store_vector(p, size * n, half);
 		return 0;
 	}

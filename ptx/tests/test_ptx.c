@@ -2086,6 +2086,62 @@ static void fake_release(void *arg, void **held)
 }
 
 /*
+ * A plain store to a multicast address reaches every member (NCCL's NVLS
+ * credits); a plain load from one still faults.  Interpreted.
+ */
+static const char mc_store_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry k(.param .u64 mc, .param .u32 load)\n{\n"
+	"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<2>;\n"
+	"\tld.param.u64 %rd1, [mc];\n\tmov.u32 %r1, %tid.x;\n"
+	"\tmul.wide.u32 %rd2, %r1, 8;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+	"\tadd.u32 %r2, %r1, 100;\n"
+	"\tst.relaxed.sys.global.v2.u32 [%rd3], {%r1, %r2};\n"
+	"\tld.param.u32 %r3, [load];\n\tsetp.ne.u32 %p1, %r3, 0;\n"
+	"\t@%p1 ld.global.u32 %r3, [%rd3];\n\tret;\n}\n";
+
+START_TEST(test_multicast_plain_store)
+{
+	uint32_t m0[16] = { 0 }, m1[16] = { 0 };
+	struct fake_mc mc = { .base = 0x7f0000000000ull, .len = sizeof(m0),
+			      .m = { (unsigned char *)m0, (unsigned char *)m1 } };
+	struct cumc_ptx_multicast cb = { fake_access, fake_release, &mc };
+	struct buffers bufs = { 0 };
+	struct cumc_ptx_memory mem = { check_mem, &bufs };
+	struct { uint64_t mc; uint32_t load; } p = { mc.base, 0 };
+	struct cumc_ptx_launch l = {
+		.grid = { 1, 1, 1 }, .block = { 8, 1, 1 },
+		.params = &p, .memory = &mem, .multicast = &cb,
+	};
+	struct cumc_ptx_fault fault;
+	struct cumc_ptx_module *m;
+	unsigned int i;
+
+	setenv("CUMC_PTX_JIT", "0", 1);
+	ck_assert_int_eq(cumc_ptx_load(mc_store_ptx, 0, 90, &m, NULL, 0),
+			 CUMC_PTX_OK);
+	unsetenv("CUMC_PTX_JIT");
+	ck_assert_int_eq(cumc_ptx_launch(cumc_ptx_function_find(m, "k"), &l,
+					 &fault), CUMC_PTX_OK);
+	for (i = 0; i < 8; i++) {
+		ck_assert_uint_eq(m0[2 * i], i);
+		ck_assert_uint_eq(m1[2 * i + 1], i + 100);
+	}
+	ck_assert_uint_eq(mc.elements, 16);
+	ck_assert_uint_eq(mc.released, mc.held);
+	p.load = 1;
+	ck_assert_int_eq(cumc_ptx_launch(cumc_ptx_function_find(m, "k"), &l,
+					 &fault), CUMC_PTX_EFAULT);
+	ck_assert_uint_eq(fault.addr & ~0xffull, mc.base);
+	l.multicast = NULL;
+	p.load = 0;
+	ck_assert_int_eq(cumc_ptx_launch(cumc_ptx_function_find(m, "k"), &l,
+					 &fault), CUMC_PTX_EFAULT);
+	cumc_ptx_unload(m);
+}
+END_TEST
+
+/*
  * multimem reaches the launch's multicast path (compiled, one call per
  * instruction for each group of 16 threads), and what a worker kept is
  * let go of by the launch's end; without a path it faults.
@@ -2384,6 +2440,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_link_private_unreachable);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
+	tcase_add_test(tc, test_multicast_plain_store);
 	tcase_add_test(tc, test_multimem_unsupported);
 	suite_add_tcase(s, tc);
 	return s;
