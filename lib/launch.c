@@ -19,6 +19,7 @@
 #include <assert.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,6 +139,21 @@ static void libcumc_kernel_multimem_release(void *arg, void **held)
 	*held = NULL;
 }
 
+/* Where a grid stopped, for CUMC_LOG: what a GPU's error report says. */
+static void libcumc_launch_log_fault(const struct libcumc_launch *l,
+				     enum cumc_ptx_status st,
+				     const struct cumc_ptx_fault *f)
+{
+	char note[512];
+
+	snprintf(note, sizeof(note),
+		 "kernel %s: %s at PTX line %u, address %#llx, block (%u,%u,%u), thread (%u,%u,%u)",
+		 cumc_ptx_function_name(l->fn->ptx), cumc_ptx_strerror(st),
+		 f->line, (unsigned long long)f->addr, f->block[0], f->block[1],
+		 f->block[2], f->thread[0], f->thread[1], f->thread[2]);
+	libcumc_log_line(note);
+}
+
 static CUresult libcumc_launch_run(struct libcumc_work *work)
 {
 	struct libcumc_launch *l = (struct libcumc_launch *)work;
@@ -150,6 +166,7 @@ static CUresult libcumc_launch_run(struct libcumc_work *work)
 	st = cumc_ptx_launch(l->fn->ptx, &l->launch, &fault);
 	if (st == CUMC_PTX_OK)
 		return CUDA_SUCCESS;
+	libcumc_launch_log_fault(l, st, &fault);
 	res = st == CUMC_PTX_EFAULT ? CUDA_ERROR_ILLEGAL_ADDRESS :
 	      st == CUMC_PTX_ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY :
 	      st == CUMC_PTX_EASSERT ? CUDA_ERROR_ASSERT :

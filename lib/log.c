@@ -79,11 +79,7 @@ static void libcumc_log_put(int fd, struct libcumc_log_line *line)
 	errno = saved;
 }
 
-/*
- * A note of libcumc-ptx's, a line of its own: a kernel left to the
- * interpreter and why, the JIT's library missing, its cache unwritable.
- */
-static void libcumc_log_ptx(const char *text)
+void libcumc_log_line(const char *text)
 {
 	struct libcumc_log_line line = { .len = 0 };
 
@@ -104,7 +100,7 @@ __attribute__((constructor)) void libcumc_log_setup(void)
 	const char *value = getenv("CUMC_LOG");
 	struct libcumc_log_line line = { .len = 0 };
 
-	cumc_ptx_set_log(libcumc_log_ptx);
+	cumc_ptx_set_log(libcumc_log_line);
 	if (libcumc_log_file >= 0)
 		close(libcumc_log_file);
 	libcumc_log_file = -1;

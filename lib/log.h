@@ -51,6 +51,13 @@ void libcumc_log_errno(const char *what, const char *arg, int err);
  */
 void libcumc_log_note(const char *text);
 
+/*
+ * @text as a line of its own, from any thread: libcumc-ptx's notes (a
+ * kernel left to the interpreter and why, the JIT's library missing, its
+ * cache unwritable) and where a grid stopped.
+ */
+void libcumc_log_line(const char *text);
+
 /* The name of a /dev/cumc command ("CUMC_MAP"), NULL if unknown. */
 const char *libcumc_ioctl_name(unsigned long request);
 
