@@ -314,6 +314,9 @@ $(O) $(O)/lib $(O)/ptx $(O)/tests $(O)/selftests:
 # CHECK_DEBUG=0: they add 4-14 minutes, and about 12 more the first time,
 # when scripts/debug-kernel builds their two kernels.
 CHECK_DEBUG ?= 1
+# NCCL's all-reduce (lib/tests/abi/nccl.sh) in a VM of its own, last: its
+# 129 MB of PTX parse into 1.7 GB, more than the other VMs' 2 GiB leave.
+NCCL_VM_MEM := 4096
 # Check stops a test after 4 s unless its case says otherwise: under KASAN,
 # TCG and a loaded host that failed tests that were only slow. Timeouts are
 # there to end hangs: 60 s by default, and every limit 10 times longer on
@@ -348,7 +351,7 @@ check:
 		--host "$(CHECK_HOST_TESTS:%=$(O)/tests/%) lib/tests/abi/abi_check.sh \
 			lib/tests/abi/nvml_abi.sh \
 			lib/tests/abi/api_doc.sh lib/tests/abi/runtime_build.sh \
-			lib/tests/abi/samples_build.sh \
+			lib/tests/abi/samples_build.sh lib/tests/abi/nccl_build.sh \
 			conformance/errors/check.sh \
 			selftests/vm-run/test-vm-run.sh scripts/tests/test-kvm-probe.sh \
 			scripts/tests/test-imex-channel-names.sh scripts/tests/test-dkms.sh \
@@ -375,7 +378,8 @@ check:
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS) \
 			$(O)/selftests/cumc_bus" \
 		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH) \
-			--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)")
+			--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)") \
+		--vm-args "--mem $(NCCL_VM_MEM)" --vm lib/tests/abi/nccl.sh
 
 # The host unit tests alone, no VM and no device: what the Debian package's
 # build runs (debian/rules, unless DEB_BUILD_OPTIONS=nocheck).

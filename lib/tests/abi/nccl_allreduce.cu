@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
-// NCCL on libcumc, built by lib/tests/abi/nccl.sh with plain nvcc and the
-// toolkit's libnccl: one communicator for each device the runtime reports
+// NCCL on libcumc, built by lib/tests/abi/nccl.sh with plain nvcc against
+// an NCCL: one communicator for each device the runtime reports
 // (ncclCommInitAll, at least two devices), and a float sum all-reduce over
-// all of them, each device's buffer filled first. Every element of each
-// device's result is checked. The last line is "nccl allreduce: right",
-// "nccl allreduce: wrong" (a CUDA call failed or a sum is wrong), or,
-// when an NCCL call fails, "nccl allreduce: stopped at CALL: ERROR (NCCL's
-// last error message)", so that nccl.sh can tell where NCCL stops.
+// all of them, each device's buffer filled first, every element of each
+// device's result checked. With arguments, one round for each, NCCL_ALGO
+// set to it for that round's communicators ("NVLS": NCCL's NVLink SHARP
+// path; "-": NCCL's own choice), the process's device code loaded once for
+// all. Each round says
+// "nccl allreduce (ALGO): right" or "... wrong"; the last line is "nccl
+// allreduce: right" when every round was, "nccl allreduce: wrong" (a CUDA
+// call failed or a sum is wrong), or, when an NCCL call fails, "nccl
+// allreduce: stopped at CALL: ERROR (NCCL's last error message)", so that
+// nccl.sh can tell where NCCL stops.
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <nccl.h>
@@ -34,25 +41,19 @@ static float value(int d, size_t i)
 	return (float)(d + 1 + i % 7);
 }
 
-int main()
+// One round on @count devices: 0 right, 1 wrong, 2 NCCL stopped.
+static int round_of(int count, const char *algo)
 {
-	int count = 0, version = 0;
-
-	CHECK(cudaGetDeviceCount(&count));
-	if (count < 2) {
-		printf("nccl allreduce: %d devices, 2 needed\n", count);
-		return 1;
-	}
-	if (!NCCL_OK(ncclGetVersion(&version)))
-		return 2;
-	printf("nccl allreduce: NCCL %d on %d devices\n", version, count);
-
 	std::vector<ncclComm_t> comms(count);
 	std::vector<cudaStream_t> streams(count);
 	std::vector<float *> buf(count);
 	std::vector<int> devices(count);
 	std::vector<float> h(n);
 
+	if (algo && strcmp(algo, "-"))
+		setenv("NCCL_ALGO", algo, 1);
+	else
+		unsetenv("NCCL_ALGO");
 	for (int d = 0; d < count; d++) {
 		devices[d] = d;
 		for (size_t i = 0; i < n; i++)
@@ -63,13 +64,10 @@ int main()
 				 cudaMemcpyHostToDevice));
 		CHECK(cudaStreamCreate(&streams[d]));
 	}
-	if (failures) {
-		printf("nccl allreduce: wrong\n");
+	if (failures)
 		return 1;
-	}
-	if (!NCCL_OK(ncclCommInitAll(comms.data(), count, devices.data())))
-		return 2;
-	if (!NCCL_OK(ncclGroupStart()))
+	if (!NCCL_OK(ncclCommInitAll(comms.data(), count, devices.data())) ||
+	    !NCCL_OK(ncclGroupStart()))
 		return 2;
 	for (int d = 0; d < count; d++)
 		if (!NCCL_OK(ncclAllReduce(buf[d], buf[d], n, ncclFloat,
@@ -97,10 +95,37 @@ int main()
 				break;
 			}
 		}
+		CHECK(cudaFree(buf[d]));
+		CHECK(cudaStreamDestroy(streams[d]));
 	}
 	for (int d = 0; d < count; d++)
 		if (!NCCL_OK(ncclCommDestroy(comms[d])))
 			return 2;
-	printf("nccl allreduce: %s\n", failures ? "wrong" : "right");
+	printf("nccl allreduce (%s): %s\n",
+	       algo && strcmp(algo, "-") ? algo : "NCCL's choice",
+	       failures ? "wrong" : "right");
 	return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+	int count = 0, version = 0, res = 0;
+
+	CHECK(cudaGetDeviceCount(&count));
+	if (count < 2) {
+		printf("nccl allreduce: %d devices, 2 needed\n", count);
+		return 1;
+	}
+	if (!NCCL_OK(ncclGetVersion(&version)))
+		return 2;
+	printf("nccl allreduce: NCCL %d on %d devices\n", version, count);
+	for (int a = 1; a < argc || (a == 1 && argc == 1); a++) {
+		res = round_of(count, argc > 1 ? argv[a] : nullptr);
+		if (res == 2)
+			return 2;
+		if (res)
+			break;
+	}
+	printf("nccl allreduce: %s\n", res ? "wrong" : "right");
+	return res;
 }
