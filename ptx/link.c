@@ -436,7 +436,7 @@ static int name_privates(struct link *lk, unsigned int input)
 
 	for (i = 0; i < privs->cap; i++) {
 		s = &privs->slots[i];
-		if (s->key && strmap_get(&lk->names, s->key, strlen(s->key),
+		if (s->key && strmap_get(&lk->names, s->key, s->len,
 					 &first) && (first & LINK_SHARED) &&
 		    private_dollars(lk, s->key, input, &s->value))
 			return -1;

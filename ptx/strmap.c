@@ -21,8 +21,7 @@ static struct strmap_slot *find(const struct strmap *map, const char *key,
 	for (;; i = (i + 1) & (map->cap - 1)) {
 		struct strmap_slot *s = &map->slots[i];
 
-		if (!s->key || (strlen(s->key) == len &&
-				!memcmp(s->key, key, len)))
+		if (!s->key || (s->len == len && !memcmp(s->key, key, len)))
 			return s;
 	}
 }
@@ -41,7 +40,7 @@ static int grow(struct strmap *map)
 	for (i = 0; i < old.cap; i++)
 		if (old.slots[i].key)
 			*find(map, old.slots[i].key,
-			      strlen(old.slots[i].key)) = old.slots[i];
+			      old.slots[i].len) = old.slots[i];
 	free(old.slots);
 	return 0;
 }
@@ -58,6 +57,7 @@ int strmap_put(struct strmap *map, const char *key, size_t len, uint32_t value)
 	s->key = strndup(key, len);
 	if (!s->key)
 		return -1;
+	s->len = len;
 	s->value = value;
 	map->count++;
 	return 0;

@@ -9,6 +9,7 @@
 struct strmap_slot {
 	char *key;
 	uint32_t value;
+	uint32_t len;		/* the key's, compared before its bytes */
 };
 
 struct strmap {
