@@ -56,7 +56,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-9-whole-vectors"
+#define PTX_JIT_VERSION "cumc-jit-10-one-access-path"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -1108,6 +1108,22 @@ static void vector_access(struct tr *t, LLVMValueRef p, unsigned int size,
 	L.LLVMSetAlignment(x, size * n);
 }
 
+/* Element @i's register of a load's or store's value; PTX_NO_REG: none. */
+static uint32_t value_reg(const struct ptx_operand *v, unsigned int i)
+{
+	return v->kind == PO_VEC ? v->vec[i] :
+	       v->kind == PO_REG ? v->reg : PTX_NO_REG;
+}
+
+/* Element @i of a store's value: its register, or the immediate. */
+static LLVMValueRef value_elem(struct tr *t, const struct ptx_operand *v,
+			       unsigned int i)
+{
+	uint32_t r = value_reg(v, i);
+
+	return r != PTX_NO_REG ? reg(t, r) : imm(t, v);
+}
+
 /* ld and st: a relaxed atomic of the size, a vector in one access. */
 static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
@@ -1115,44 +1131,19 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	const struct ptx_operand *v = &in->o[st ? 1 : 0];
 	const struct ptx_operand *a = &in->o[st ? 0 : 1];
 	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
-	LLVMTypeRef ety = int_type(t, size);
 	LLVMValueRef addr = imm(t, a), p, elems[4];
 	unsigned int i;
 
 	if (a->reg != PTX_NO_REG)
 		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
 	p = mem_access(t, in, pc, addr, size * n, st);
-	if (n > 1) {
-		for (i = 0; st && i < n; i++)
-			elems[i] = L.LLVMBuildTrunc(t->b, v->vec[i] != PTX_NO_REG ?
-						    reg(t, v->vec[i]) : imm(t, v),
-						    ety, "");
-		vector_access(t, p, size, n, st, elems);
-		for (i = 0; !st && i < n; i++)
-			if (v->vec[i] != PTX_NO_REG)
-				set_loaded(t, in, v->vec[i], elems[i]);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
-			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
-		LLVMValueRef ep = typed_ptr(t, byte_ptr(t, p, i64c(t, i * size)), ety);
-		LLVMValueRef x;
-
-		if (st) {
-			x = r != PTX_NO_REG ? reg(t, r) : imm(t, v);
-			x = L.LLVMBuildTrunc(t->b, x, ety, "");
-			x = L.LLVMBuildStore(t->b, x, ep);
-		} else {
-			if (r == PTX_NO_REG)
-				continue;
-			x = L.LLVMBuildLoad2(t->b, ety, ep, "");
-		}
-		L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
-		L.LLVMSetAlignment(x, size);
-		if (!st)
-			set_loaded(t, in, r, x);
-	}
+	for (i = 0; st && i < n; i++)
+		elems[i] = L.LLVMBuildTrunc(t->b, value_elem(t, v, i),
+					    int_type(t, size), "");
+	vector_access(t, p, size, n, st, elems);
+	for (i = 0; !st && i < n; i++)
+		if (value_reg(v, i) != PTX_NO_REG)
+			set_loaded(t, in, value_reg(v, i), elems[i]);
 }
 
 /* ---- Control and the interpreter's instructions ---- */
@@ -1496,7 +1487,7 @@ static void warp_whole(struct tr *t, const struct warp_access *w,
 		set_loaded(t, w->in, v->reg, x);
 }
 
-/* One lane's vector, in one access (vector_access). */
+/* One lane's value, a vector's in one access (vector_access). */
 static void warp_lane_vector(struct tr *t, const struct warp_access *w,
 			     LLVMValueRef p, LLVMValueRef lane,
 			     LLVMValueRef *vals)
@@ -1508,8 +1499,7 @@ static void warp_lane_vector(struct tr *t, const struct warp_access *w,
 
 	for (i = 0; st && i < w->n; i++)
 		elems[i] = L.LLVMBuildExtractElement(t->b, L.LLVMBuildTrunc(t->b,
-			v->vec[i] != PTX_NO_REG ? reg(t, v->vec[i]) : imm(t, v),
-			w->vty, ""), lane, "");
+			value_elem(t, v, i), w->vty, ""), lane, "");
 	vector_access(t, p, w->size, w->n, st, elems);
 	for (i = 0; !st && i < w->n; i++)
 		vals[i] = L.LLVMBuildInsertElement(t->b, vals[i], elems[i],
@@ -1519,10 +1509,9 @@ static void warp_lane_vector(struct tr *t, const struct warp_access *w,
 /* Any lanes' addresses: each lane's elements, lane after lane. */
 static void warp_each(struct tr *t, const struct warp_access *w)
 {
-	const struct ptx_operand *v = w->v;
 	bool st = w->in->op == OP_ST;
 	unsigned int size = w->size, i, l;
-	LLVMValueRef vals[4], x;
+	LLVMValueRef vals[4];
 
 	warp_check(t, w, L.LLVMBuildAnd(t->b, warp_within(t, w,
 		reduce(t, "llvm.vector.reduce.umin", w->addr),
@@ -1538,39 +1527,11 @@ static void warp_each(struct tr *t, const struct warp_access *w)
 		LLVMValueRef p = lane_ptr(t, w->in, w->shared,
 			L.LLVMBuildExtractElement(t->b, w->addr, lane, ""));
 
-		if (w->n > 1) {
-			warp_lane_vector(t, w, p, lane, vals);
-			continue;
-		}
-		for (i = 0; i < w->n; i++) {
-			uint32_t r = v->kind == PO_VEC ? v->vec[i] :
-				     v->kind == PO_REG ? v->reg : PTX_NO_REG;
-			LLVMValueRef ep = typed_ptr(t, byte_ptr(t, p,
-					cint(t->s64, i * size)), w->ety);
-
-			if (st) {
-				x = r != PTX_NO_REG ? reg(t, r) : imm(t, v);
-				x = L.LLVMBuildExtractElement(t->b,
-					L.LLVMBuildTrunc(t->b, x, w->vty, ""),
-					lane, "");
-				x = L.LLVMBuildStore(t->b, x, ep);
-			} else {
-				if (r == PTX_NO_REG)
-					continue;
-				x = L.LLVMBuildLoad2(t->b, w->ety, ep, "");
-				vals[i] = L.LLVMBuildInsertElement(t->b, vals[i],
-								   x, lane, "");
-			}
-			L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
-			L.LLVMSetAlignment(x, size);
-		}
+		warp_lane_vector(t, w, p, lane, vals);
 	}
-	for (i = 0; i < w->n && !st; i++) {
-		uint32_t r = v->kind == PO_VEC ? v->vec[i] : v->reg;
-
-		if (r != PTX_NO_REG)
-			set_loaded(t, w->in, r, vals[i]);
-	}
+	for (i = 0; i < w->n && !st; i++)
+		if (value_reg(w->v, i) != PTX_NO_REG)
+			set_loaded(t, w->in, value_reg(w->v, i), vals[i]);
 }
 
 static void warp_load_store(struct tr *t, const struct ptx_insn *in,
