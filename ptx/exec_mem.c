@@ -109,6 +109,17 @@ static void set_element(uint64_t half[2], unsigned int i, unsigned int size,
 	half[bit / 64] |= ptx_zext(v, size) << (bit % 64);
 }
 
+/* The launch's multicast path; false without one, or where it refuses. */
+static bool multicast_access(struct ptx_worker *w, enum cumc_ptx_mm_kind kind,
+			     uint64_t addr, void *buf, size_t count,
+			     enum cumc_ptx_mm_type type, enum cumc_ptx_mm_op op)
+{
+	const struct cumc_ptx_multicast *mc = w->grid->launch->multicast;
+
+	return mc && mc->access(mc->arg, &w->mc_held, kind, addr, buf, count,
+				type, op);
+}
+
 /*
  * A plain store to a multicast address reaches every member, as the
  * NVSwitch makes it: NCCL's NVLS path posts its credits (conn.head) that
@@ -116,19 +127,16 @@ static void set_element(uint64_t half[2], unsigned int i, unsigned int size,
  * the address is none of its (the store then faults).
  */
 static bool multicast_store(struct ptx_exec *x, const struct ptx_insn *in,
-			    uint64_t addr, const uint64_t half[2],
-			    unsigned int n)
+			    uint64_t addr, uint64_t half[2], unsigned int n)
 {
-	const struct cumc_ptx_multicast *mc = x->w->grid->launch->multicast;
 	unsigned int size = in->type.size;
 
-	if (!mc || size < 4 || (in->space != PS_GLOBAL &&
-				in->space != PS_GENERIC) ||
+	if (size < 4 || (in->space != PS_GLOBAL && in->space != PS_GENERIC) ||
 	    addr % (size * n))
 		return false;
-	return mc->access(mc->arg, &x->w->mc_held, CUMC_PTX_MM_ST, addr,
-			  (void *)half, n, size == 4 ? CUMC_PTX_MM_U32 :
-			  CUMC_PTX_MM_U64, CUMC_PTX_MM_ADD);
+	return multicast_access(x->w, CUMC_PTX_MM_ST, addr, half, n,
+				size == 4 ? CUMC_PTX_MM_U32 : CUMC_PTX_MM_U64,
+				CUMC_PTX_MM_ADD);
 }
 
 static int load_store(struct ptx_exec *x, const struct ptx_insn *in)
@@ -296,15 +304,14 @@ static void cvta(struct ptx_exec *x, const struct ptx_insn *in)
 bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
 			 uint64_t addr, void *buf, size_t count)
 {
-	const struct cumc_ptx_multicast *mc = w->grid->launch->multicast;
 	static const uint8_t ops[] = {
 		[AOP_ADD] = CUMC_PTX_MM_ADD, [AOP_MIN] = CUMC_PTX_MM_MIN,
 		[AOP_MAX] = CUMC_PTX_MM_MAX, [AOP_AND] = CUMC_PTX_MM_AND,
 		[AOP_OR] = CUMC_PTX_MM_OR, [AOP_XOR] = CUMC_PTX_MM_XOR,
 	};
 
-	return mc && mc->access(mc->arg, &w->mc_held, in->wmode, addr, buf,
-				count, in->mmtype, ops[in->aop]);
+	return multicast_access(w, in->wmode, addr, buf, count, in->mmtype,
+				ops[in->aop]);
 }
 
 /*
