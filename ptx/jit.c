@@ -20,7 +20,10 @@
  * consecutive elements are one vector access, and a multimem of
  * consecutive elements one call of the multicast path; anything else
  * hands the lanes to the per-thread code, each thread from its own pc
- * with its registers in its slots.
+ * with its registers in its slots.  Where an index is lane 0's plus the
+ * lane's multiple of a stride (tid.x and what integer arithmetic makes
+ * of it: a "lane form"), warp code computes lane 0's alone and knows the
+ * lanes' addresses consecutive without comparing them.
  *
  * Compiled natively: integer add sub mul (.lo .hi .wide) mad div rem min
  * max abs neg, bit logic, shifts, setp (integer and float, with its
@@ -31,6 +34,7 @@
  * instruction the interpreter runs is a call to it for that instruction.
  * Kernels with calls or warp operations are interpreted whole.
  */
+#include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -56,7 +60,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-10-one-access-path"
+#define PTX_JIT_VERSION "cumc-jit-11-lane-forms"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -64,7 +68,15 @@
 #define PTX_JIT_SLICE 4096
 /* The lanes of warp code: the threads of a warp, one vector. */
 #define PTX_JIT_LANES 16
-#define PTX_JIT_PREFETCH 16384
+/*
+ * Warp code's prefetch, ahead of a consecutive access, and its locality
+ * (LLVM's: 2, the second-level cache).  64 KiB ahead into the L2 measured
+ * best on bench_ptx's vec_add (0.32 of the C loop; 16 KiB into the L1,
+ * 0.29; 4 KiB, 0.21; none, 0.19): the pages ahead are walked before the
+ * accesses reach them.
+ */
+#define PTX_JIT_PREFETCH 65536
+#define PTX_JIT_LOCALITY 2
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
 #define LLVM_FUNCTIONS(X)						\
@@ -114,7 +126,8 @@
 	X(LLVMGetTypeKind) X(LLVMVectorType) X(LLVMGetElementType)	\
 	X(LLVMGetVectorSize) X(LLVMConstVector) X(LLVMGetUndef)		\
 	X(LLVMBuildExtractElement) X(LLVMBuildInsertElement)		\
-	X(LLVMBuildShuffleVector) X(LLVMSetVolatile) X(LLVMTypeOf)
+	X(LLVMBuildShuffleVector) X(LLVMSetVolatile) X(LLVMTypeOf)	\
+	X(LLVMBuildPhi) X(LLVMAddIncoming)
 
 #define LLVM_POINTER(name) __typeof__(&name) name;
 static struct {
@@ -221,6 +234,16 @@ static int jit_open(void)
 
 /* ---- Translation ---- */
 
+/*
+ * What warp code knows of a register's lanes: lane l holds lane 0's value
+ * plus l * stride (forms_after()).
+ */
+struct lane_form {
+	bool known;
+	int64_t stride;
+	LLVMValueRef base;	/* lane 0's value, a scalar i64 */
+};
+
 struct tr {
 	const struct cumc_ptx_function *fn;
 	LLVMContextRef c;
@@ -240,9 +263,20 @@ struct tr {
 	uint32_t sites;
 	/* warp code (see warp_code()) */
 	bool warp;
-	LLVMValueRef *vregs, vti, vpc, rows, mmbuf;
+	LLVMValueRef *vregs, vti, vpc, mmbuf;
+	LLVMValueRef warp_fresh;	/* i1: warp_entry() found no thread ran */
 	LLVMBasicBlockRef *vstarts, handoff, warp_exited, per_thread;
 	uint32_t *site_of;		/* a memory instruction's site */
+	struct lane_form *forms;	/* per register, in warp code */
+	bool *joins;			/* instructions control flow joins at */
+	bool *check_only;		/* resume points of form checks alone */
+	bool tid_forms;			/* tid_x_only() */
+	LLVMValueRef tid_x0;		/* tid_in_row()'s since a join */
+	/* lane_value(): the instruction made for one lane, its sources' forms */
+	const struct ptx_insn *lane_in;
+	const struct lane_form *lane_forms;
+	unsigned int lane;
+	LLVMValueRef lane_result;
 };
 
 #define RUN_FIELD(f) offsetof(struct ptx_jit_run, f)
@@ -388,13 +422,34 @@ static LLVMValueRef extend(struct tr *t, LLVMValueRef v, unsigned int size,
 		      L.LLVMBuildZExt(t->b, n, t->i64, "");
 }
 
+/*
+ * Whether warp code keeps register @r in 32-bit lanes: a 32-bit register
+ * holds its value zero-extended (set_loaded() masks a sign-extended load
+ * to the register's size), so its upper half is always 0 and need not
+ * take vector lanes of its own.
+ */
+static bool narrow_reg(const struct tr *t, uint32_t r)
+{
+	return t->fn->reg_types[r].size == 4 &&
+	       t->fn->reg_types[r].cls != PC_PRED;
+}
+
+static LLVMValueRef form_lanes(struct tr *t, const struct lane_form *f);
+
 static LLVMValueRef reg(struct tr *t, uint32_t r)
 {
+	if (t->warp && t->forms[r].known)
+		return form_lanes(t, &t->forms[r]);
+	if (t->warp && narrow_reg(t, r))
+		return L.LLVMBuildZExt(t->b, L.LLVMBuildLoad2(t->b,
+			t->i32, t->regs[r], ""), t->i64, "");
 	return L.LLVMBuildLoad2(t->b, t->i64, t->regs[r], "");
 }
 
 static void set_reg(struct tr *t, uint32_t r, LLVMValueRef v)
 {
+	if (t->warp && narrow_reg(t, r))
+		v = L.LLVMBuildTrunc(t->b, v, t->i32, "");
 	L.LLVMBuildStore(t->b, v, t->regs[r]);
 }
 
@@ -514,6 +569,12 @@ static LLVMValueRef imm(struct tr *t, const struct ptx_operand *o)
 /* ptx_src: a register (negated for !p), a special register, a constant. */
 static LLVMValueRef src(struct tr *t, const struct ptx_operand *o)
 {
+	if (t->lane_in && (o->kind == PO_REG || o->kind == PO_SREG)) {
+		const struct lane_form *f = &t->lane_forms[o - t->lane_in->o];
+
+		return L.LLVMBuildAdd(t->b, f->base, cint(t->s64,
+				      (uint64_t)(f->stride * t->lane)), "");
+	}
 	switch (o->kind) {
 	case PO_REG:
 		if (o->neg)
@@ -537,7 +598,9 @@ static LLVMValueRef srcx(struct tr *t, const struct ptx_operand *o,
 static void dst(struct tr *t, const struct ptx_operand *o, LLVMValueRef v,
 		unsigned int size)
 {
-	if (o->kind == PO_REG)
+	if (t->lane_in)
+		t->lane_result = mask(t, v, size);
+	else if (o->kind == PO_REG)
 		set_reg(t, o->reg, mask(t, v, size));
 }
 
@@ -1338,8 +1401,11 @@ static bool warp_native(const struct cumc_ptx_function *fn,
 }
 
 /* The warp's threads go on one by one, each from its pc in @pcs. */
+static void forms_flush(struct tr *t);
+
 static void hand_off(struct tr *t, LLVMValueRef pcs)
 {
+	forms_flush(t);
 	L.LLVMBuildStore(t->b, pcs, t->vpc);
 	L.LLVMBuildBr(t->b, t->handoff);
 }
@@ -1367,7 +1433,7 @@ static void prefetch(struct tr *t, LLVMValueRef p, bool write)
 {
 	LLVMValueRef args[4] = {
 		byte_ptr(t, p, cint(t->s64, PTX_JIT_PREFETCH)),
-		cint(t->s32, write), cint(t->s32, 3), cint(t->s32, 1)
+		cint(t->s32, write), cint(t->s32, PTX_JIT_LOCALITY), cint(t->s32, 1)
 	};
 
 	intrinsic(t, "llvm.prefetch", t->p8, args, 4);
@@ -1459,6 +1525,323 @@ static LLVMValueRef consecutive(struct tr *t, LLVMValueRef addr,
 		cint(t->s64, 0), "");
 }
 
+/*
+ * Lane forms (struct lane_form), made as warp code is translated, in
+ * program order, and forgotten where control flow joins.  A form says how
+ * an instruction's result lanes follow from its operands'.  Arithmetic on
+ * 64 bits keeps them so exactly (modulo 2^64, as the lanes themselves);
+ * a narrower result may wrap, or be extended from fewer bits, in some
+ * lanes only: such a jump is a multiple of 2^bits, so it shows between
+ * the first and the last lane when they span less than that
+ * (FORM_STRIDE_MAX keeps them so), and the warp's threads then go on one
+ * by one.  A register with a form holds it as lane 0's value plus the
+ * lane's multiple of the stride, so that what reads only lane 0 (an
+ * access of consecutive lanes) costs no vector arithmetic.
+ */
+#define FORM_STRIDE_MAX (1 << 20)
+
+static void forms_forget(struct tr *t)
+{
+	memset(t->forms, 0, t->fn->nregs * sizeof(*t->forms));
+	t->tid_x0 = NULL;
+}
+
+/* A register's lanes from its form: base + <0, s, 2s, ...>. */
+static LLVMValueRef form_lanes(struct tr *t, const struct lane_form *f)
+{
+	LLVMValueRef lanes[PTX_JIT_LANES];
+	unsigned int l;
+
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		lanes[l] = cint(t->s64, (uint64_t)(f->stride * l));
+	return L.LLVMBuildAdd(t->b, splat(t, f->base),
+			      L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+}
+
+/*
+ * A register with a form is made from it where it is read (so that lanes
+ * no instruction reads as a vector are not made); its storage holds it
+ * once control leaves the forms: where it joins, and to the per-thread
+ * code.
+ */
+static void forms_flush(struct tr *t)
+{
+	uint32_t r;
+
+	for (r = 0; r < t->fn->nregs; r++)
+		if (t->forms[r].known)
+			set_reg(t, r, form_lanes(t, &t->forms[r]));
+}
+
+/* Branches to warp code's block @to, where forms are forgotten. */
+static void branch_to_join(struct tr *t, LLVMBasicBlockRef to)
+{
+	forms_flush(t);
+	L.LLVMBuildBr(t->b, to);
+}
+
+/* Goes on where @ok holds, else the threads go on one by one from @pc. */
+static void lanes_or_hand_off(struct tr *t, LLVMValueRef ok, uint32_t pc)
+{
+	LLVMBasicBlockRef go = new_block(t), off = new_block(t);
+
+	/* mark_starts() made @pc a resume point (form_check_at()) */
+	assert(t->starts[pc]);
+	L.LLVMBuildCondBr(t->b, ok, go, off);
+	L.LLVMPositionBuilderAtEnd(t->b, off);
+	hand_off(t, cint(t->i32, pc));
+	L.LLVMPositionBuilderAtEnd(t->b, go);
+}
+
+/*
+ * Whether tid.x has a form: where the kernel reads tid.x alone of the
+ * tid, it is launched, but for rare cases, with blocks of one row, whose
+ * warps tid_in_row() lets go on.  A kernel that reads tid.y or tid.z is
+ * launched with rows that may be narrower than a warp (8 by 8): its tid
+ * have no form, so that such warps are not handed on.
+ */
+static bool tid_x_only(const struct cumc_ptx_function *fn)
+{
+	uint32_t pc;
+	unsigned int i;
+
+	for (pc = 0; pc < fn->ninsns; pc++)
+		for (i = 0; i < fn->insns[pc].nopnd; i++)
+			if (fn->insns[pc].o[i].kind == PO_SREG &&
+			    (fn->insns[pc].o[i].sreg == SR_TID_Y ||
+			     fn->insns[pc].o[i].sreg == SR_TID_Z))
+				return false;
+	return true;
+}
+
+/* Lane 0's tid.x, a scalar: as tid_x() makes it, without its vectors. */
+static LLVMValueRef lane0_tid_x(struct tr *t)
+{
+	LLVMBasicBlockRef from = L.LLVMGetInsertBlock(t->b);
+	LLVMBasicBlockRef div = new_block(t), join = new_block(t);
+	LLVMValueRef i = L.LLVMBuildZExt(t->b, L.LLVMBuildExtractElement(t->b,
+		t->idx, cint(t->s32, 0), ""), t->s64, "");
+	LLVMValueRef bx = load_field(t, t->run, RUN_FIELD(ntid[0]), t->s32);
+	LLVMValueRef x[2], phi;
+	LLVMBasicBlockRef in[2] = { from, div };
+
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, bx,
+		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), ""), join, div);
+	L.LLVMPositionBuilderAtEnd(t->b, div);
+	x[1] = L.LLVMBuildURem(t->b, i, L.LLVMBuildZExt(t->b, bx, t->s64, ""), "");
+	L.LLVMBuildBr(t->b, join);
+	L.LLVMPositionBuilderAtEnd(t->b, join);
+	x[0] = i;
+	phi = L.LLVMBuildPhi(t->b, t->s64, "");
+	L.LLVMAddIncoming(phi, x, in, 2);
+	return phi;
+}
+
+/*
+ * Lane 0's tid.x, where the warp's threads are in one row of the block
+ * (lane 0's tid.x plus 15 is in it): their tid.x follow each other and
+ * their tid.y and tid.z are the same.  A warp across rows (of a block 8
+ * threads wide) goes on one by one from @pc.
+ */
+static LLVMValueRef tid_in_row(struct tr *t, uint32_t pc)
+{
+	LLVMValueRef x0;
+
+	if (t->tid_x0)
+		return t->tid_x0;
+	x0 = lane0_tid_x(t);
+	lanes_or_hand_off(t, L.LLVMBuildICmp(t->b, LLVMIntULT,
+		L.LLVMBuildAdd(t->b, x0, cint(t->s64, PTX_JIT_LANES - 1), ""),
+		L.LLVMBuildZExt(t->b, load_field(t, t->run,
+			RUN_FIELD(ntid[0]), t->s32), t->s64, ""), ""), pc);
+	return t->tid_x0 = x0;
+}
+
+static struct lane_form operand_form(struct tr *t, const struct ptx_operand *o,
+				     uint32_t pc)
+{
+	struct lane_form f = { .known = true };
+
+	switch (o->kind) {
+	case PO_REG:
+		if (o->neg)
+			break;
+		return t->forms[o->reg];
+	case PO_IMM:
+		return f;	/* its value: imm(), made for the lane */
+	case PO_SREG:
+		if (o->sreg >= SR_NTID_X && o->sreg <= SR_NCTAID_Z) {
+			f.base = L.LLVMBuildExtractElement(t->b, sreg(t, o->sreg),
+							   cint(t->s32, 0), "");
+			return f;
+		}
+		if (o->sreg != SR_TID_X || !t->tid_forms)
+			break;
+		f.base = tid_in_row(t, pc);
+		f.stride = 1;
+		return f;
+	}
+	return (struct lane_form){ 0 };
+}
+
+/*
+ * The stride of @in's result from its operands' forms @f: its result's
+ * lanes are then lane 0's plus l * stride (but for a jump, above); false
+ * where they need not be.
+ */
+static bool result_stride(const struct ptx_insn *in, const struct lane_form *f,
+			  int64_t *stride)
+{
+	const struct ptx_operand *o = in->o;
+	bool imm1 = o[1].kind == PO_IMM, imm2 = o[2].kind == PO_IMM;
+
+	*stride = 0;
+	if (in->type.cls != PC_B && in->type.cls != PC_U && in->type.cls != PC_S)
+		return false;
+	switch (in->op) {
+	case OP_MOV: case OP_CVTA:
+		*stride = f[1].stride;
+		return true;
+	case OP_CVT:
+		*stride = f[1].stride;
+		return in->type.size >= in->type2.size;
+	case OP_ADD:
+		*stride = f[1].stride + f[2].stride;
+		return !(in->flags & PF_SAT);
+	case OP_SUB:
+		*stride = f[1].stride - f[2].stride;
+		return !(in->flags & PF_SAT);
+	case OP_SHL:
+		*stride = f[1].stride * ((int64_t)1 << (o[2].imm & 31));
+		return imm2 && o[2].imm < 32;
+	case OP_MUL: case OP_MAD:
+		if (in->flags & PF_HI)
+			return false;
+		/* a lane-varying factor by an immediate */
+		if (f[1].stride && f[2].stride)
+			return false;
+		if ((f[1].stride && !imm2) || (f[2].stride && !imm1))
+			return false;
+		*stride = f[1].stride * (int64_t)(imm2 ? o[2].imm : 0) +
+			  f[2].stride * (int64_t)(imm1 ? o[1].imm : 0);
+		if (in->op == OP_MAD)
+			*stride += f[3].stride;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The forms of @in's sources into @f (indexed as its operands) and its
+ * result's @stride; false where its result has no form.
+ */
+static bool forms_before(struct tr *t, const struct ptx_insn *in,
+			 struct lane_form *f, int64_t *stride, uint32_t pc)
+{
+	static const struct lane_form none[PTX_MAX_OPERANDS];
+	unsigned int i;
+
+	/* (result_stride() on no forms: whether @in has one at all) */
+	if (in->guard != PTX_NO_REG || in->o[0].kind != PO_REG ||
+	    !result_stride(in, none, stride))
+		return false;
+	for (i = 1; i < in->nopnd; i++) {
+		f[i] = operand_form(t, &in->o[i], pc);
+		if (!f[i].known)
+			return false;
+	}
+	return result_stride(in, f, stride) && *stride <= FORM_STRIDE_MAX &&
+	       *stride >= -FORM_STRIDE_MAX;
+}
+
+/* The registers @in writes know no form. */
+static void forget_written(struct tr *t, const struct ptx_insn *in)
+{
+	const struct ptx_operand *d = &in->o[0];
+	unsigned int i;
+
+	if (in->op == OP_ST || in->op == OP_BRA || in->op == OP_MEMBAR)
+		return;
+	if (d->kind == PO_REG)
+		t->forms[d->reg].known = false;
+	for (i = 0; d->kind == PO_VEC && i < d->nvec; i++)
+		if (d->vec[i] != PTX_NO_REG)
+			t->forms[d->vec[i]].known = false;
+	if (in->op == OP_SETP && in->o[1].kind == PO_REG)
+		t->forms[in->o[1].reg].known = false;
+}
+
+/* After @in was made as vectors: the forms it leaves. */
+static void forms_after(struct tr *t, const struct ptx_insn *in)
+{
+	uint32_t r = in->o[0].reg;
+
+	if (terminated(t)) {
+		forms_forget(t);
+		return;
+	}
+	forget_written(t, in);
+	/* a parameter: the same in every lane (warp_param_load()) */
+	if (in->op == OP_LD && in->space == PS_PARAM && in->o[0].kind == PO_REG)
+		t->forms[r] = (struct lane_form){ .known = true,
+			.base = L.LLVMBuildExtractElement(t->b, reg(t, r),
+							  cint(t->s32, 0), "") };
+}
+
+/* @in's result in lane @lane, from its sources' forms @f, a scalar. */
+static LLVMValueRef lane_value(struct tr *t, const struct ptx_insn *in,
+			       const struct lane_form *f, unsigned int lane)
+{
+	t->lane_in = in;
+	t->lane_forms = f;
+	t->lane = lane;
+	set_warp(t, false);
+	compute(t, in);
+	set_warp(t, true);
+	t->lane_in = NULL;
+	return t->lane_result;
+}
+
+/*
+ * Whether @in makes its result from fewer than 64 bits, where a jump
+ * could show; not a move of a value no wider than its type.
+ */
+static bool narrow_result(const struct cumc_ptx_function *fn,
+			  const struct ptx_insn *in)
+{
+	const struct ptx_operand *o = &in->o[1];
+
+	if (in->op == OP_MOV && in->type.size >= (o->kind == PO_SREG ? 4 :
+	    o->kind == PO_REG ? fn->reg_types[o->reg].size : 8))
+		return false;
+	return in->type.size < 8 || (in->op == OP_CVT && in->type2.size < 8);
+}
+
+/*
+ * @in (at @pc) whose result has a form: made for lane 0 alone (and the
+ * last lane, where a jump could show), its register the form's lanes.
+ */
+static void lanes_of_form(struct tr *t, const struct ptx_insn *in,
+			  const struct lane_form *f, int64_t stride, uint32_t pc)
+{
+	LLVMValueRef base = lane_value(t, in, f, 0), last;
+	bool vary = false;
+	unsigned int i;
+
+	for (i = 1; i < in->nopnd; i++)
+		vary |= f[i].stride != 0;
+	if (vary && narrow_result(t->fn, in)) {
+		last = lane_value(t, in, f, PTX_JIT_LANES - 1);
+		lanes_or_hand_off(t, L.LLVMBuildICmp(t->b, LLVMIntEQ,
+			L.LLVMBuildSub(t->b, last, base, ""), cint(t->s64,
+			(uint64_t)(stride * (PTX_JIT_LANES - 1))), ""), pc);
+	}
+	forget_written(t, in);
+	t->forms[in->o[0].reg] = (struct lane_form){ .known = true,
+		.stride = stride, .base = base };
+}
+
 /* Consecutive lanes: the whole warp's elements in one vector access. */
 static void warp_whole(struct tr *t, const struct warp_access *w,
 		       LLVMValueRef first)
@@ -1534,6 +1917,21 @@ static void warp_each(struct tr *t, const struct warp_access *w)
 			set_loaded(t, w->in, value_reg(w->v, i), vals[i]);
 }
 
+/*
+ * Whether the lanes' addresses @addr (operand @a's) follow each other by
+ * @stride from lane 0's, @first: known from the address register's form
+ * where it has that stride, else compared.
+ */
+static LLVMValueRef lanes_follow(struct tr *t, const struct ptx_operand *a,
+				 LLVMValueRef addr, LLVMValueRef first,
+				 unsigned int stride)
+{
+	if (a->reg != PTX_NO_REG && t->forms[a->reg].known &&
+	    t->forms[a->reg].stride == stride)
+		return cint(t->s1, 1);
+	return consecutive(t, addr, first, stride);
+}
+
 static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 			    uint32_t pc)
 {
@@ -1574,7 +1972,7 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	if (w.n == 1) {
 		one = new_block(t);
 		first = L.LLVMBuildExtractElement(t->b, w.addr, cint(t->s32, 0), "");
-		L.LLVMBuildCondBr(t->b, consecutive(t, w.addr, first, w.size),
+		L.LLVMBuildCondBr(t->b, lanes_follow(t, a, w.addr, first, w.size),
 				  one, each);
 		L.LLVMPositionBuilderAtEnd(t->b, one);
 		warp_whole(t, &w, first);
@@ -1664,7 +2062,7 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
 	first = L.LLVMBuildExtractElement(t->b, addr, cint(t->s32, 0), "");
 	L.LLVMBuildCondBr(t->b, L.LLVMBuildAnd(t->b,
-		consecutive(t, addr, first, n * rsize),
+		lanes_follow(t, a, addr, first, n * rsize),
 		aligned(t, first, rsize), ""), call, outside);
 
 	L.LLVMPositionBuilderAtEnd(t->b, call);
@@ -1716,15 +2114,21 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
 	LLVMBasicBlockRef skip = NULL, mixed, some;
+	struct lane_form f[PTX_MAX_OPERANDS];
+	int64_t stride;
 	LLVMValueRef g;
 
 	if (!warp_native(t->fn, in)) {
 		hand_off(t, cint(t->i32, pc));
+		forms_forget(t);
+		return;
+	}
+	if (forms_before(t, in, f, &stride, pc)) {
+		lanes_of_form(t, in, f, stride, pc);
 		return;
 	}
 	if (in->guard != PTX_NO_REG) {
-		LLVMBasicBlockRef all = in->op == OP_BRA ?
-					t->vstarts[in->o[0].imm] : new_block(t);
+		LLVMBasicBlockRef all = new_block(t);
 
 		g = truthy(t, reg(t, in->guard));
 		if (in->guard_neg)
@@ -1741,6 +2145,8 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		if (in->op == OP_BRA) {
 			hand_off(t, L.LLVMBuildSelect(t->b, g,
 				 cint(t->i32, in->o[0].imm), cint(t->i32, pc + 1), ""));
+			L.LLVMPositionBuilderAtEnd(t->b, all);
+			branch_to_join(t, t->vstarts[in->o[0].imm]);
 			L.LLVMPositionBuilderAtEnd(t->b, skip);
 			return;
 		}
@@ -1749,7 +2155,7 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	}
 	switch (in->op) {
 	case OP_BRA:
-		L.LLVMBuildBr(t->b, t->vstarts[in->o[0].imm]);
+		branch_to_join(t, t->vstarts[in->o[0].imm]);
 		break;
 	case OP_RET: case OP_EXIT:
 		L.LLVMBuildBr(t->b, t->warp_exited);
@@ -1772,6 +2178,7 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 			L.LLVMBuildBr(t->b, skip);
 		L.LLVMPositionBuilderAtEnd(t->b, skip);
 	}
+	forms_after(t, in);
 }
 
 /* enter() for warp code: a spent slice hands the threads on. */
@@ -1791,13 +2198,16 @@ static void warp_enter(struct tr *t, uint32_t pc)
 
 /*
  * The addresses of register @r's slots of the warp's threads, lane l's
- * of thread idx + l (t->rows: each lane's first slot, in registers).
+ * of thread idx + l (made where the registers go to or come from them,
+ * not on warp code's way).
  */
 static LLVMValueRef slot_ptrs(struct tr *t, uint32_t r)
 {
 	LLVMValueRef base = typed_ptr(t, load_field(t, t->run, RUN_FIELD(regs),
 						    t->p8), t->s64);
-	LLVMValueRef i = L.LLVMBuildAdd(t->b, t->rows, i64c(t, r), "");
+	LLVMValueRef rows = L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx,
+		t->i64, ""), i64c(t, t->fn->nregs), "");
+	LLVMValueRef i = L.LLVMBuildAdd(t->b, rows, i64c(t, r), "");
 
 	return L.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
 }
@@ -1843,9 +2253,9 @@ _Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
  */
 static void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 {
-	LLVMBasicBlockRef check = new_block(t);
+	LLVMBasicBlockRef check = new_block(t), same = new_block(t);
 	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMValueRef whole, v, first, runnable;
+	LLVMValueRef whole, v, first, runnable, fresh;
 
 	whole = L.LLVMBuildAnd(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ,
 		L.LLVMBuildAnd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES - 1), ""),
@@ -1857,6 +2267,14 @@ static void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 	v = L.LLVMBuildLoad2(t->b, recs, typed_ptr(t, tp, recs), "");
 	L.LLVMSetAlignment(v, 8);
 	v = L.LLVMBuildAnd(t->b, v, cint(recs, THREAD_RECORD_MASK), "");
+	/* none ran yet (all records 0), the common case, tested first */
+	fresh = L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildBitCast(t->b,
+		L.LLVMBuildICmp(t->b, LLVMIntEQ, v, cint(recs, 0), ""),
+		L.LLVMIntTypeInContext(t->c, PTX_JIT_LANES), ""),
+		L.LLVMConstAllOnes(L.LLVMIntTypeInContext(t->c, PTX_JIT_LANES)), "");
+	L.LLVMBuildStore(t->b, fresh, t->warp_fresh);
+	L.LLVMBuildCondBr(t->b, fresh, warp, same);
+	L.LLVMPositionBuilderAtEnd(t->b, same);
 	first = L.LLVMBuildExtractElement(t->b, v, cint(t->s32, 0), "");
 	runnable = L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, first,
 		cint(t->s64, 0xffull << THREAD_STATE_SHIFT), ""),
@@ -1871,6 +2289,26 @@ static void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
 {
 	return pc > 0 && pc < fn->ninsns && fn->insns[pc - 1].op == OP_BAR;
+}
+
+/*
+ * Where warp code's control flow joins (lane forms are forgotten there):
+ * its start, branch targets, and where bar.sync lets the threads go.
+ */
+static void mark_joins(struct tr *t)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	uint32_t pc;
+
+	t->joins[0] = true;
+	for (pc = 0; pc < fn->ninsns; pc++) {
+		const struct ptx_insn *in = &fn->insns[pc];
+
+		if (in->op == OP_BRA && in->o[0].imm < fn->ninsns)
+			t->joins[in->o[0].imm] = true;
+		if (after_barrier(fn, pc))
+			t->joins[pc] = true;
+	}
 }
 
 /*
@@ -1915,7 +2353,7 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMValueRef *regs = t->regs, ti = t->ti, idx = t->idx;
 	LLVMValueRef lanes[PTX_JIT_LANES], x;
 	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMBasicBlockRef fresh = new_block(t), resume = new_block(t);
+	LLVMBasicBlockRef fresh = new_block(t), resume = new_block(t), saved;
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
@@ -1932,8 +2370,10 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		lanes[k] = cint(t->s32, k);
 	t->idx = L.LLVMBuildAdd(t->b, uniform(t, idx),
 				L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
-	t->rows = L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
-				 i64c(t, fn->nregs), "");
+	saved = new_block(t);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildLoad2(t->b, t->s1, t->warp_fresh, ""),
+			  fresh, saved);
+	L.LLVMPositionBuilderAtEnd(t->b, saved);
 	x = load_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8);
 	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
 			  cint(t->i8, 0), ""), fresh, resume);
@@ -1944,12 +2384,18 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	L.LLVMPositionBuilderAtEnd(t->b, resume);
 	warp_resume(t, tp);
 	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+	mark_joins(t);
 	for (k = 0; k < fn->ninsns; k++) {
 		if (t->vstarts[k]) {
-			if (!terminated(t))
+			if (!terminated(t) && t->joins[k])
+				branch_to_join(t, t->vstarts[k]);
+			else if (!terminated(t))
 				L.LLVMBuildBr(t->b, t->vstarts[k]);
 			L.LLVMPositionBuilderAtEnd(t->b, t->vstarts[k]);
-			warp_enter(t, k);
+			if (t->joins[k])
+				forms_forget(t);
+			if (!t->check_only[k])
+				warp_enter(t, k);
 		} else if (terminated(t)) {
 			L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
 		}
@@ -1957,6 +2403,7 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	}
 	if (!terminated(t))
 		L.LLVMBuildBr(t->b, t->warp_exited);
+	forms_forget(t);
 
 	/*
 	 * each thread's registers and pc to its slots, its record in one
@@ -1990,7 +2437,33 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	t->idx = idx;
 }
 
-/* Resume points: the IR's blocks and the instructions after bar.sync. */
+/*
+ * Whether warp code may check a lane form at @in: a result with a form
+ * made from fewer than 64 bits, or from tid.  The threads then resume
+ * there one by one, without a block's count of their slice.
+ */
+static bool form_check_at(const struct tr *t, const struct ptx_insn *in)
+{
+	static const struct lane_form none[PTX_MAX_OPERANDS];
+	int64_t stride;
+	unsigned int i;
+
+	if (in->guard != PTX_NO_REG || in->o[0].kind != PO_REG ||
+	    !result_stride(in, none, &stride))
+		return false;
+	if (narrow_result(t->fn, in))
+		return true;
+	for (i = 1; i < in->nopnd; i++)
+		if (in->o[i].kind == PO_SREG && in->o[i].sreg == SR_TID_X &&
+		    t->tid_forms)
+			return true;
+	return false;
+}
+
+/*
+ * Resume points: the IR's blocks, the instructions after bar.sync, and
+ * where warp code may hand its threads on.
+ */
 static void mark_starts(struct tr *t)
 {
 	const struct cumc_ptx_function *fn = t->fn;
@@ -2018,8 +2491,14 @@ static void mark_starts(struct tr *t)
 		    pc + 1 < fn->ninsns && !t->starts[pc + 1])
 			t->starts[pc + 1] = new_block(t);
 	}
+	/* where a lane form's check may hand them on (lanes_or_hand_off()) */
+	for (pc = 0; pc < fn->ninsns; pc++)
+		if (form_check_at(t, &fn->insns[pc]) && !t->starts[pc]) {
+			t->starts[pc] = new_block(t);
+			t->check_only[pc] = true;
+		}
 	for (pc = 1; pc <= fn->ninsns; pc++)
-		if (pc == fn->ninsns || t->starts[pc]) {
+		if (pc == fn->ninsns || (t->starts[pc] && !t->check_only[pc])) {
 			t->seglen[last] = pc - last;
 			last = pc;
 		}
@@ -2047,6 +2526,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 
 	t->f = f;
 	t->run = L.LLVMGetParam(f, 0);
+	t->tid_forms = tid_x_only(fn);
 	entry = new_block(t);
 	mark_starts(t);
 	head = new_block(t);
@@ -2066,7 +2546,8 @@ static void translate(struct tr *t, LLVMValueRef f)
 	L.LLVMPositionBuilderAtEnd(t->b, entry);
 	for (r = 0; r < fn->nregs; r++) {
 		t->regs[r] = L.LLVMBuildAlloca(t->b, t->i64, "");
-		t->vregs[r] = L.LLVMBuildAlloca(t->b, lanes64, "");
+		t->vregs[r] = L.LLVMBuildAlloca(t->b, narrow_reg(t, r) ?
+			L.LLVMVectorType(t->s32, PTX_JIT_LANES) : lanes64, "");
 	}
 	t->vti = L.LLVMBuildAlloca(t->b, lanes64, "");
 	t->vpc = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s32,
@@ -2075,6 +2556,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 	t->mmbuf = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s64,
 				     PTX_JIT_LANES * 4), "");
 	L.LLVMSetAlignment(t->mmbuf, 16);
+	t->warp_fresh = L.LLVMBuildAlloca(t->b, t->s1, "");
 	t->budget = L.LLVMBuildAlloca(t->b, t->i32, "");
 	t->resume_pc = L.LLVMBuildAlloca(t->b, t->i32, "");
 	t->ti = L.LLVMBuildAlloca(t->b, t->i64, "");
@@ -2142,7 +2624,8 @@ static void translate(struct tr *t, LLVMValueRef f)
 			if (!terminated(t))
 				L.LLVMBuildBr(t->b, t->starts[k]);
 			L.LLVMPositionBuilderAtEnd(t->b, t->starts[k]);
-			enter(t, k);
+			if (!t->check_only[k])
+				enter(t, k);
 		} else if (terminated(t)) {
 			L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
 		}
@@ -2439,8 +2922,12 @@ static bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		t->vstarts = calloc(fn->ninsns, sizeof(*t->vstarts));
 		t->seglen = calloc(fn->ninsns, sizeof(*t->seglen));
 		t->site_of = calloc(fn->ninsns, sizeof(*t->site_of));
+		t->forms = calloc(fn->nregs + 1, sizeof(*t->forms));
+		t->joins = calloc(fn->ninsns + 1, sizeof(*t->joins));
+		t->check_only = calloc(fn->ninsns + 1, sizeof(*t->check_only));
 		ok = t->regs && t->vregs && t->starts && t->vstarts &&
-		     t->seglen && t->site_of;
+		     t->seglen && t->site_of && t->forms && t->joins &&
+		     t->check_only;
 		for (pc = 0, site = 0; ok && pc < fn->ninsns; pc++)
 			if (has_site(&fn->insns[pc]))
 				t->site_of[pc] = site++;
@@ -2454,6 +2941,9 @@ static bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		free(t->vstarts);
 		free(t->seglen);
 		free(t->site_of);
+		free(t->forms);
+		free(t->joins);
+		free(t->check_only);
 		if (!ok)
 			return false;
 	}

@@ -713,6 +713,90 @@ START_TEST(test_jit_warp_lanes)
 }
 END_TEST
 
+/*
+ * Indices warp code keeps as lane 0's value plus a lane's stride (lane
+ * forms, jit.c): 32-bit ones that wrap, or cross the sign, within a group
+ * of 16 threads, and tid.x in blocks whose rows are narrower than a group
+ * (the kernel reads tid.x alone; its thread's slot comes from the warp
+ * and the lane).
+ */
+static const char forms_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry forms(.param .u64 out, .param .u32 base)\n{\n"
+	"	.reg .b32 %r<13>;\n	.reg .b64 %rd<6>;\n"
+	"	ld.param.u64 %rd1, [out];\n	ld.param.u32 %r1, [base];\n"
+	"	mov.u32 %r2, %tid.x;\n	mov.u32 %r3, %laneid;\n"
+	"	mov.u32 %r4, %warpid;\n	shl.b32 %r4, %r4, 5;\n"
+	"	add.u32 %r5, %r4, %r3;\n	mov.u32 %r6, %ctaid.x;\n"
+	"	mov.u32 %r7, %ntid.x;\n	mov.u32 %r12, %ntid.y;\n"
+	"	mul.lo.u32 %r7, %r7, %r12;\n	mad.lo.u32 %r8, %r6, %r7, %r5;\n"
+	"	add.u32 %r9, %r2, %r1;\n	mul.wide.s32 %rd2, %r9, 4;\n"
+	"	sub.u32 %r10, %r1, %r2;\n	shl.b32 %r11, %r9, 3;\n"
+	"	cvt.s64.s32 %rd3, %r10;\n	mul.wide.u32 %rd4, %r8, 48;\n"
+	"	add.s64 %rd5, %rd1, %rd4;\n"
+	"	st.global.v4.u32 [%rd5], {%r9, %r10, %r11, %r2};\n"
+	"	st.global.v2.u64 [%rd5+16], {%rd2, %rd3};\n"
+	"	st.global.u32 [%rd5+32], %r5;\n	ret;\n}\n";
+
+/*
+ * The forms kernel compiled and interpreted, for bases that make its
+ * indices wrap (0xfffffff8: past 2^32 at lane 8) or cross the sign
+ * (0x7ffffffa) within a group, in 1-D blocks and in blocks 8, 16 and 24
+ * threads wide: the same results, byte for byte.
+ */
+START_TEST(test_jit_lane_forms)
+{
+	static const uint32_t bases[] = { 0, 5, 0xfffffff8u, 0x7ffffffau,
+					  0x80000003u };
+	static const unsigned int blocks[][2] = { { 64, 1 }, { 8, 8 },
+						  { 16, 4 }, { 24, 2 } };
+	enum { GRID = 3, MAX_THREADS = 64 };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct buffers bufs = { 0 };
+	struct { uint32_t *out; uint32_t base; } __attribute__((aligned(8))) p;
+	struct cumc_ptx_memory mem = { check_mem, &bufs };
+	size_t bytes = GRID * MAX_THREADS * 48;
+	uint32_t *out[2];
+	unsigned int b, i, k;
+
+	out[0] = dev_alloc(&bufs, bytes);
+	out[1] = dev_alloc(&bufs, bytes);
+	ck_assert_int_eq(cumc_ptx_load(forms_ptx, 0, 90, &m[0], NULL, 0),
+			 CUMC_PTX_OK);
+	setenv("CUMC_PTX_JIT", "0", 1);
+	ck_assert_int_eq(cumc_ptx_load(forms_ptx, 0, 90, &m[1], NULL, 0),
+			 CUMC_PTX_OK);
+	unsetenv("CUMC_PTX_JIT");
+	for (k = 0; k < 2; k++) {
+		f[k] = cumc_ptx_function_find(m[k], "forms");
+		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
+	}
+	for (b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++)
+		for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+			for (k = 0; k < 2; k++) {
+				struct cumc_ptx_launch l = {
+					.grid = { GRID, 1, 1 },
+					.block = { blocks[b][0], blocks[b][1], 1 },
+					.params = &p, .memory = &mem,
+				};
+
+				memset(out[k], 0, bytes);
+				p.out = out[k], p.base = bases[i];
+				ck_assert_int_eq(cumc_ptx_launch(f[k], &l, NULL),
+						 CUMC_PTX_OK);
+			}
+			ck_assert_msg(!memcmp(out[0], out[1], bytes),
+				      "block %ux%u, base %#x: compiled and "
+				      "interpreted differ", blocks[b][0],
+				      blocks[b][1], bases[i]);
+		}
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
 /* Warp operations keep a kernel on the interpreter. */
 START_TEST(test_jit_warp_interpreted)
 {
@@ -2417,6 +2501,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_jit_matches_interpreter);
 	tcase_add_test(tc, test_jit_warp_interpreted);
 	tcase_add_test(tc, test_jit_warp_lanes);
+	tcase_add_test(tc, test_jit_lane_forms);
 	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_jit_cache_damaged);
 	tcase_add_test(tc, test_jit_cache_compiled_once);
