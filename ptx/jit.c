@@ -1733,18 +1733,28 @@ static bool result_stride(const struct ptx_insn *in, const struct lane_form *f,
 }
 
 /*
+ * Whether @in's result can have a form: an unguarded instruction of a
+ * register that result_stride() knows (here on sources of no form).
+ */
+static bool form_instruction(const struct ptx_insn *in)
+{
+	static const struct lane_form none[PTX_MAX_OPERANDS];
+	int64_t stride;
+
+	return in->guard == PTX_NO_REG && in->o[0].kind == PO_REG &&
+	       result_stride(in, none, &stride);
+}
+
+/*
  * The forms of @in's sources into @f (indexed as its operands) and its
  * result's @stride; false where its result has no form.
  */
 static bool forms_before(struct tr *t, const struct ptx_insn *in,
 			 struct lane_form *f, int64_t *stride, uint32_t pc)
 {
-	static const struct lane_form none[PTX_MAX_OPERANDS];
 	unsigned int i;
 
-	/* (result_stride() on no forms: whether @in has one at all) */
-	if (in->guard != PTX_NO_REG || in->o[0].kind != PO_REG ||
-	    !result_stride(in, none, stride))
+	if (!form_instruction(in))
 		return false;
 	for (i = 1; i < in->nopnd; i++) {
 		f[i] = operand_form(t, &in->o[i], pc);
@@ -2444,12 +2454,9 @@ static void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
  */
 static bool form_check_at(const struct tr *t, const struct ptx_insn *in)
 {
-	static const struct lane_form none[PTX_MAX_OPERANDS];
-	int64_t stride;
 	unsigned int i;
 
-	if (in->guard != PTX_NO_REG || in->o[0].kind != PO_REG ||
-	    !result_stride(in, none, &stride))
+	if (!form_instruction(in))
 		return false;
 	if (narrow_result(t->fn, in))
 		return true;

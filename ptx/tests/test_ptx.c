@@ -663,6 +663,28 @@ static uint32_t lanes_value(const uint32_t *in, uint32_t n, uint32_t block,
 }
 
 /*
+ * @text loaded twice, compiled (m[0]) and interpreted (CUMC_PTX_JIT=0,
+ * m[1]), and its function @name in each (f[k]).
+ */
+static void load_both_ways(const char *text, const char *name,
+			   struct cumc_ptx_module *m[2],
+			   const struct cumc_ptx_function *f[2])
+{
+	unsigned int k;
+
+	ck_assert_int_eq(cumc_ptx_load(text, 0, 90, &m[0], NULL, 0),
+			 CUMC_PTX_OK);
+	setenv("CUMC_PTX_JIT", "0", 1);
+	ck_assert_int_eq(cumc_ptx_load(text, 0, 90, &m[1], NULL, 0),
+			 CUMC_PTX_OK);
+	unsetenv("CUMC_PTX_JIT");
+	for (k = 0; k < 2; k++) {
+		f[k] = cumc_ptx_function_find(m[k], name);
+		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
+	}
+}
+
+/*
  * The lanes kernel compiled (warp code where a group of 16 allows it) and
  * interpreted: the results C computes, bit for bit; with n larger than
  * the input (lanes of a group reach past it), the same fault.
@@ -681,15 +703,8 @@ START_TEST(test_jit_warp_lanes)
 	out[1] = dev_alloc(&bufs, N * 8);
 	for (i = 0; i < N; i++)
 		in[i] = i * 3 + 1;
-	ck_assert_int_eq(cumc_ptx_load(lanes_ptx, 0, 90, &m[0], NULL, 0),
-			 CUMC_PTX_OK);
-	setenv("CUMC_PTX_JIT", "0", 1);
-	ck_assert_int_eq(cumc_ptx_load(lanes_ptx, 0, 90, &m[1], NULL, 0),
-			 CUMC_PTX_OK);
-	unsetenv("CUMC_PTX_JIT");
+	load_both_ways(lanes_ptx, "lanes", m, f);
 	for (k = 0; k < 2; k++) {
-		f[k] = cumc_ptx_function_find(m[k], "lanes");
-		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
 		p.in = in, p.out = out[k], p.n = N;
 		ck_assert_int_eq(launch(f[k], &bufs, GRID, BLOCK, &p, NULL),
 				 CUMC_PTX_OK);
@@ -762,16 +777,7 @@ START_TEST(test_jit_lane_forms)
 
 	out[0] = dev_alloc(&bufs, bytes);
 	out[1] = dev_alloc(&bufs, bytes);
-	ck_assert_int_eq(cumc_ptx_load(forms_ptx, 0, 90, &m[0], NULL, 0),
-			 CUMC_PTX_OK);
-	setenv("CUMC_PTX_JIT", "0", 1);
-	ck_assert_int_eq(cumc_ptx_load(forms_ptx, 0, 90, &m[1], NULL, 0),
-			 CUMC_PTX_OK);
-	unsetenv("CUMC_PTX_JIT");
-	for (k = 0; k < 2; k++) {
-		f[k] = cumc_ptx_function_find(m[k], "forms");
-		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
-	}
+	load_both_ways(forms_ptx, "forms", m, f);
 	for (b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++)
 		for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
 			for (k = 0; k < 2; k++) {
@@ -2380,15 +2386,8 @@ START_TEST(test_multimem_warp)
 	unsigned int i, e, k;
 	float sum[4], got[4];
 
-	ck_assert_int_eq(cumc_ptx_load(mm_after_bar_ptx, 0, 90, &m[0], NULL, 0),
-			 CUMC_PTX_OK);
-	setenv("CUMC_PTX_JIT", "0", 1);
-	ck_assert_int_eq(cumc_ptx_load(mm_after_bar_ptx, 0, 90, &m[1], NULL, 0),
-			 CUMC_PTX_OK);
-	unsetenv("CUMC_PTX_JIT");
+	load_both_ways(mm_after_bar_ptx, "mm_after_bar", m, f);
 	for (k = 0; k < 2; k++) {
-		f[k] = cumc_ptx_function_find(m[k], "mm_after_bar");
-		ck_assert_int_eq(cumc_ptx_compiled(f[k]), k == 0);
 		mm_after_bar_run(f[k], &r[k], 0, MM_WORDS * 4, MM_GRID);
 		ck_assert_int_eq(r[k].st, CUMC_PTX_OK);
 	}
