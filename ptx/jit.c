@@ -60,7 +60,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-11-lane-forms"
+#define PTX_JIT_VERSION "cumc-jit-12-o1"
 /* Another name at build time (-D) for a distribution's other soname. */
 #ifndef PTX_JIT_LIBRARY
 #define PTX_JIT_LIBRARY "libLLVM-14.so.1"
@@ -77,6 +77,17 @@
  */
 #define PTX_JIT_PREFETCH 65536
 #define PTX_JIT_LOCALITY 2
+/*
+ * How hard LLVM works.  O1 and the "less" code generation compile the
+ * all-reduce kernels (tools/allreduce_kernel.ptx) in 1.6 s where O2 and
+ * "aggressive" took 2.8 (in a TCG guest 27 s, from 61): most of the
+ * difference is the post-RA scheduler and the passes after inlining,
+ * over functions as long as warp code makes them.  The code ran as fast
+ * (bench_ptx's vec_add and fma_chain, bench_mm_kernel: within the runs'
+ * noise; Documentation/performance.md).
+ */
+#define PTX_JIT_PIPELINE "default<O1>"
+#define PTX_JIT_CODEGEN_LEVEL LLVMCodeGenLevelLess
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
 #define LLVM_FUNCTIONS(X)						\
@@ -2994,7 +3005,7 @@ static LLVMMemoryBufferRef compile(const struct cumc_ptx_module *m,
 	 * that does not fit short, silently.
 	 */
 	tm = L.LLVMCreateTargetMachine(target, triple, host_cpu, host_features,
-				       LLVMCodeGenLevelAggressive, LLVMRelocStatic,
+				       PTX_JIT_CODEGEN_LEVEL, LLVMRelocStatic,
 				       LLVMCodeModelLarge);
 	L.LLVMSetTarget(t.m, triple);
 	layout = L.LLVMCreateTargetDataLayout(tm);
@@ -3009,7 +3020,7 @@ static LLVMMemoryBufferRef compile(const struct cumc_ptx_module *m,
 	L.LLVMDisposeMessage(msg);
 	msg = NULL;
 	opts = L.LLVMCreatePassBuilderOptions();
-	if (llvm_failed(L.LLVMRunPasses(t.m, "default<O2>", tm, opts),
+	if (llvm_failed(L.LLVMRunPasses(t.m, PTX_JIT_PIPELINE, tm, opts),
 			"optimizing")) {
 		L.LLVMDisposePassBuilderOptions(opts);
 		goto out;
