@@ -309,10 +309,13 @@ $(O) $(O)/lib $(O)/ptx $(O)/tests $(O)/selftests:
 # time once they have ended (--vm-jobs 2 from the start is slower on 2
 # cores: see Documentation/testing.md): the suite on PCI devices (vm-run's
 # default), ending with the GPU-loss tests, which lose GPUs for the rest of the boot;
-# the suite again on the system-memory backend (--gpus 0), with the compat
-# lane; and the debug lanes (see check-debug and check-kcsan) unless
-# CHECK_DEBUG=0: they add 4-14 minutes, and about 12 more the first time,
-# when scripts/debug-kernel builds their two kernels.
+# the debug lane (see check-debug) unless CHECK_DEBUG=0; the suite again
+# on the system-memory backend (--gpus 0), with the compat lane; the
+# fail-nth and KCSAN lanes (check-fail-nth, check-kcsan) unless
+# CHECK_DEBUG=0; NCCL's. The debug lanes add 4-14 minutes, and about 12
+# more the first time, when scripts/debug-kernel builds their two kernels.
+# The debug lane, the longest, comes second: third, it started as the host
+# tests ended and ran alone its last 3 minutes, the other lanes done.
 CHECK_DEBUG ?= 1
 # NCCL's all-reduce (lib/tests/abi/nccl.sh) in a VM of its own, last: its
 # 129 MB of PTX parse into 1.7 GB, more than the other VMs' 2 GiB leave.
@@ -375,9 +378,10 @@ check:
 			selftests/cumcctl-batch.sh selftests/trinity.sh \
 			selftests/ynl.sh selftests/cumc_trace.sh selftests/cumc_wire.sh \
 			scripts/tests/test-modprobe-conf.sh $(UNPLUG_TESTS)" \
+		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)") \
 		--vm-args "--gpus 0" --vm "$(VM_TESTS) $(COMPAT_VM_TESTS) \
 			$(O)/selftests/cumc_bus" \
-		$(if $(filter-out 0,$(CHECK_DEBUG)),--vm-args "$(DEBUG_VM_ARGS)" --vm "$(DEBUG_LANE_TESTS)" $(DEBUG_FAIL_NTH) \
+		$(if $(filter-out 0,$(CHECK_DEBUG)),$(DEBUG_FAIL_NTH) \
 			--vm-args "$(KCSAN_VM_ARGS)" --vm "$(KCSAN_VM_TESTS)") \
 		--vm-args "--mem $(NCCL_VM_MEM)" --vm lib/tests/abi/nccl.sh
 
