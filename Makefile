@@ -198,10 +198,12 @@ $(LIB_A): $(LIB_OBJS) $(PTX_OBJS)
 $(O)/ptx/%.o: ptx/%.c $(wildcard ptx/*.h) | $(O)/ptx
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -frounding-math -fPIC -c -o $@ $<
 
-# The translator includes LLVM's C API headers (llvm-14-dev) and loads
-# libLLVM itself at run time: nothing links against it.
+# The translator's files include LLVM's C API headers (llvm-14-dev); jit.c
+# loads libLLVM itself at run time: nothing links against it.
 LLVM_CONFIG ?= llvm-config-14
-$(O)/ptx/jit.o: private BASE_CFLAGS += -I$(shell $(LLVM_CONFIG) --includedir)
+PTX_LLVM_OBJS := $(patsubst %,$(O)/ptx/%.o,jit jit_cache jit_forms \
+	jit_translate jit_warp)
+$(PTX_LLVM_OBJS): private BASE_CFLAGS += -I$(shell $(LLVM_CONFIG) --includedir)
 
 $(PTX_A): $(PTX_OBJS)
 	rm -f $@

@@ -60,7 +60,8 @@ static void cta_free(struct ptx_cta *cta)
 
 /*
  * A CTA of a compiled kernel: a small record per thread; registers are
- * written before they are read (jit.c saves them when a thread stops).
+ * written before they are read (jit_translate.c saves them when a thread
+ * stops).
  */
 static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 {
@@ -197,7 +198,7 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 	if (g->fn->jit(&r))
 		return 0;	/* a fault: the grid stops */
 	cta->live -= r.exited;
-	/* compiled kernels have bar.sync 0 only (jit.c) */
+	/* compiled kernels have bar.sync 0 only (jit_translate.c) */
 	cta->bars[0].arrived += r.arrived;
 	/* a thread neither ended nor waiting used up its slice */
 	if (cta->bars[0].arrived < cta->live)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Compiled kernels (jit.c): the PTX IR translated to host code through
+ * Compiled kernels (jit*.c): the PTX IR translated to host code through
  * LLVM, loaded at run time.  A compiled kernel runs one round over the
  * threads of a CTA itself, each thread until it exits, reaches bar.sync
  * or has spent its time slice, so that a thread costs a few instructions
@@ -27,7 +27,7 @@ struct ptx_jit_site {
 
 /*
  * One round of a compiled kernel over a CTA: what the code reads (at
- * offsets jit.c takes with offsetof) and the counts it leaves.
+ * offsets the translator takes with offsetof) and the counts it leaves.
  */
 struct ptx_jit_run {
 	struct ptx_worker *w;

@@ -619,7 +619,7 @@ START_TEST(test_jit_matches_interpreter)
 END_TEST
 
 /*
- * A kernel for the lanes of warp code (jit.c): a gathered load, a guard
+ * A kernel for the lanes of warp code (jit_warp.c): a gathered load, a guard
  * and a branch the lanes of a group disagree on, a permuted store to
  * shared memory, bar.sync, a vector store; blocks of 72 threads, so
  * that the last group of each block is short.
@@ -730,10 +730,10 @@ END_TEST
 
 /*
  * Indices warp code keeps as lane 0's value plus a lane's stride (lane
- * forms, jit.c): 32-bit ones that wrap, or cross the sign, within a group
- * of 16 threads, and tid.x in blocks whose rows are narrower than a group
- * (the kernel reads tid.x alone; its thread's slot comes from the warp
- * and the lane).
+ * forms, jit_forms.c): 32-bit ones that wrap, or cross the sign, within a
+ * group of 16 threads, and tid.x in blocks whose rows are narrower than a
+ * group (the kernel reads tid.x alone; its thread's slot comes from the
+ * warp and the lane).
  */
 static const char forms_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -2303,7 +2303,7 @@ END_TEST
  * follow each other; 1: lanes swapped in pairs).  The index is computed
  * before the barrier, so the lanes take it from the threads' registers.
  * No plain global access: its first one would send a group to the
- * per-thread code (jit.c's ranges).
+ * per-thread code (jit_translate.c's ranges).
  */
 static const char mm_after_bar_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n"

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Lane forms (struct lane_form), made as warp code is translated, in
+ * program order, and forgotten where control flow joins.  A form says how
+ * an instruction's result lanes follow from its operands'.  Arithmetic on
+ * 64 bits keeps them so exactly (modulo 2^64, as the lanes themselves);
+ * a narrower result may wrap, or be extended from fewer bits, in some
+ * lanes only: such a jump is a multiple of 2^bits, so it shows between
+ * the first and the last lane when they span less than that
+ * (FORM_STRIDE_MAX keeps them so), and the warp's threads then go on one
+ * by one.  A register with a form holds it as lane 0's value plus the
+ * lane's multiple of the stride, so that what reads only lane 0 (an
+ * access of consecutive lanes) costs no vector arithmetic.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "jit_tr.h"
+
+#define FORM_STRIDE_MAX (1 << 20)
+
+void forms_forget(struct tr *t)
+{
+	memset(t->forms, 0, t->fn->nregs * sizeof(*t->forms));
+	t->tid_x0 = NULL;
+}
+
+LLVMValueRef form_lanes(struct tr *t, const struct lane_form *f)
+{
+	LLVMValueRef lanes[PTX_JIT_LANES];
+	unsigned int l;
+
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		lanes[l] = cint(t->s64, (uint64_t)(f->stride * l));
+	return L.LLVMBuildAdd(t->b, splat(t, f->base),
+			      L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+}
+
+void forms_flush(struct tr *t)
+{
+	uint32_t r;
+
+	for (r = 0; r < t->fn->nregs; r++)
+		if (t->forms[r].known)
+			set_reg(t, r, form_lanes(t, &t->forms[r]));
+}
+
+void branch_to_join(struct tr *t, LLVMBasicBlockRef to)
+{
+	forms_flush(t);
+	L.LLVMBuildBr(t->b, to);
+}
+
+/* Goes on where @ok holds, else the threads go on one by one from @pc. */
+static void lanes_or_hand_off(struct tr *t, LLVMValueRef ok, uint32_t pc)
+{
+	LLVMBasicBlockRef go = new_block(t), off = new_block(t);
+
+	/* mark_starts() made @pc a resume point (form_check_at()) */
+	assert(t->starts[pc]);
+	L.LLVMBuildCondBr(t->b, ok, go, off);
+	L.LLVMPositionBuilderAtEnd(t->b, off);
+	hand_off(t, cint(t->i32, pc));
+	L.LLVMPositionBuilderAtEnd(t->b, go);
+}
+
+bool tid_x_only(const struct cumc_ptx_function *fn)
+{
+	uint32_t pc;
+	unsigned int i;
+
+	for (pc = 0; pc < fn->ninsns; pc++)
+		for (i = 0; i < fn->insns[pc].nopnd; i++)
+			if (fn->insns[pc].o[i].kind == PO_SREG &&
+			    (fn->insns[pc].o[i].sreg == SR_TID_Y ||
+			     fn->insns[pc].o[i].sreg == SR_TID_Z))
+				return false;
+	return true;
+}
+
+/* Lane 0's tid.x, a scalar: as tid_x() makes it, without its vectors. */
+static LLVMValueRef lane0_tid_x(struct tr *t)
+{
+	LLVMBasicBlockRef from = L.LLVMGetInsertBlock(t->b);
+	LLVMBasicBlockRef div = new_block(t), join = new_block(t);
+	LLVMValueRef i = L.LLVMBuildZExt(t->b, L.LLVMBuildExtractElement(t->b,
+		t->idx, cint(t->s32, 0), ""), t->s64, "");
+	LLVMValueRef bx = load_field(t, t->run, RUN_FIELD(ntid[0]), t->s32);
+	LLVMValueRef x[2], phi;
+	LLVMBasicBlockRef in[2] = { from, div };
+
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, bx,
+		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), ""), join, div);
+	L.LLVMPositionBuilderAtEnd(t->b, div);
+	x[1] = L.LLVMBuildURem(t->b, i, L.LLVMBuildZExt(t->b, bx, t->s64, ""), "");
+	L.LLVMBuildBr(t->b, join);
+	L.LLVMPositionBuilderAtEnd(t->b, join);
+	x[0] = i;
+	phi = L.LLVMBuildPhi(t->b, t->s64, "");
+	L.LLVMAddIncoming(phi, x, in, 2);
+	return phi;
+}
+
+/*
+ * Lane 0's tid.x, where the warp's threads are in one row of the block
+ * (lane 0's tid.x plus 15 is in it): their tid.x follow each other and
+ * their tid.y and tid.z are the same.  A warp across rows (of a block 8
+ * threads wide) goes on one by one from @pc.
+ */
+static LLVMValueRef tid_in_row(struct tr *t, uint32_t pc)
+{
+	LLVMValueRef x0;
+
+	if (t->tid_x0)
+		return t->tid_x0;
+	x0 = lane0_tid_x(t);
+	lanes_or_hand_off(t, L.LLVMBuildICmp(t->b, LLVMIntULT,
+		L.LLVMBuildAdd(t->b, x0, cint(t->s64, PTX_JIT_LANES - 1), ""),
+		L.LLVMBuildZExt(t->b, load_field(t, t->run,
+			RUN_FIELD(ntid[0]), t->s32), t->s64, ""), ""), pc);
+	return t->tid_x0 = x0;
+}
+
+static struct lane_form operand_form(struct tr *t, const struct ptx_operand *o,
+				     uint32_t pc)
+{
+	struct lane_form f = { .known = true };
+
+	switch (o->kind) {
+	case PO_REG:
+		if (o->neg)
+			break;
+		return t->forms[o->reg];
+	case PO_IMM:
+		return f;	/* its value: imm(), made for the lane */
+	case PO_SREG:
+		if (o->sreg >= SR_NTID_X && o->sreg <= SR_NCTAID_Z) {
+			f.base = L.LLVMBuildExtractElement(t->b, sreg(t, o->sreg),
+							   cint(t->s32, 0), "");
+			return f;
+		}
+		if (o->sreg != SR_TID_X || !t->tid_forms)
+			break;
+		f.base = tid_in_row(t, pc);
+		f.stride = 1;
+		return f;
+	}
+	return (struct lane_form){ 0 };
+}
+
+/*
+ * The stride of @in's result from its operands' forms @f: its result's
+ * lanes are then lane 0's plus l * stride (but for a jump, above); false
+ * where they need not be.
+ */
+static bool result_stride(const struct ptx_insn *in, const struct lane_form *f,
+			  int64_t *stride)
+{
+	const struct ptx_operand *o = in->o;
+	bool imm1 = o[1].kind == PO_IMM, imm2 = o[2].kind == PO_IMM;
+
+	*stride = 0;
+	if (in->type.cls != PC_B && in->type.cls != PC_U && in->type.cls != PC_S)
+		return false;
+	switch (in->op) {
+	case OP_MOV: case OP_CVTA:
+		*stride = f[1].stride;
+		return true;
+	case OP_CVT:
+		*stride = f[1].stride;
+		return in->type.size >= in->type2.size;
+	case OP_ADD:
+		*stride = f[1].stride + f[2].stride;
+		return !(in->flags & PF_SAT);
+	case OP_SUB:
+		*stride = f[1].stride - f[2].stride;
+		return !(in->flags & PF_SAT);
+	case OP_SHL:
+		*stride = f[1].stride * ((int64_t)1 << (o[2].imm & 31));
+		return imm2 && o[2].imm < 32;
+	case OP_MUL: case OP_MAD:
+		if (in->flags & PF_HI)
+			return false;
+		/* a lane-varying factor by an immediate */
+		if (f[1].stride && f[2].stride)
+			return false;
+		if ((f[1].stride && !imm2) || (f[2].stride && !imm1))
+			return false;
+		*stride = f[1].stride * (int64_t)(imm2 ? o[2].imm : 0) +
+			  f[2].stride * (int64_t)(imm1 ? o[1].imm : 0);
+		if (in->op == OP_MAD)
+			*stride += f[3].stride;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether @in's result can have a form: an unguarded instruction of a
+ * register that result_stride() knows (here on sources of no form).
+ */
+static bool form_instruction(const struct ptx_insn *in)
+{
+	static const struct lane_form none[PTX_MAX_OPERANDS];
+	int64_t stride;
+
+	return in->guard == PTX_NO_REG && in->o[0].kind == PO_REG &&
+	       result_stride(in, none, &stride);
+}
+
+bool forms_before(struct tr *t, const struct ptx_insn *in,
+		  struct lane_form *f, int64_t *stride, uint32_t pc)
+{
+	unsigned int i;
+
+	if (!form_instruction(in))
+		return false;
+	for (i = 1; i < in->nopnd; i++) {
+		f[i] = operand_form(t, &in->o[i], pc);
+		if (!f[i].known)
+			return false;
+	}
+	return result_stride(in, f, stride) && *stride <= FORM_STRIDE_MAX &&
+	       *stride >= -FORM_STRIDE_MAX;
+}
+
+/* The registers @in writes know no form. */
+static void forget_written(struct tr *t, const struct ptx_insn *in)
+{
+	const struct ptx_operand *d = &in->o[0];
+	unsigned int i;
+
+	if (in->op == OP_ST || in->op == OP_BRA || in->op == OP_MEMBAR)
+		return;
+	if (d->kind == PO_REG)
+		t->forms[d->reg].known = false;
+	for (i = 0; d->kind == PO_VEC && i < d->nvec; i++)
+		if (d->vec[i] != PTX_NO_REG)
+			t->forms[d->vec[i]].known = false;
+	if (in->op == OP_SETP && in->o[1].kind == PO_REG)
+		t->forms[in->o[1].reg].known = false;
+}
+
+void forms_after(struct tr *t, const struct ptx_insn *in)
+{
+	uint32_t r = in->o[0].reg;
+
+	if (terminated(t)) {
+		forms_forget(t);
+		return;
+	}
+	forget_written(t, in);
+	/* a parameter: the same in every lane (warp_param_load()) */
+	if (in->op == OP_LD && in->space == PS_PARAM && in->o[0].kind == PO_REG)
+		t->forms[r] = (struct lane_form){ .known = true,
+			.base = L.LLVMBuildExtractElement(t->b, reg(t, r),
+							  cint(t->s32, 0), "") };
+}
+
+/* @in's result in lane @lane, from its sources' forms @f, a scalar. */
+static LLVMValueRef lane_value(struct tr *t, const struct ptx_insn *in,
+			       const struct lane_form *f, unsigned int lane)
+{
+	t->lane_in = in;
+	t->lane_forms = f;
+	t->lane = lane;
+	set_warp(t, false);
+	compute(t, in);
+	set_warp(t, true);
+	t->lane_in = NULL;
+	return t->lane_result;
+}
+
+/*
+ * Whether @in makes its result from fewer than 64 bits, where a jump
+ * could show; not a move of a value no wider than its type.
+ */
+static bool narrow_result(const struct cumc_ptx_function *fn,
+			  const struct ptx_insn *in)
+{
+	const struct ptx_operand *o = &in->o[1];
+
+	if (in->op == OP_MOV && in->type.size >= (o->kind == PO_SREG ? 4 :
+	    o->kind == PO_REG ? fn->reg_types[o->reg].size : 8))
+		return false;
+	return in->type.size < 8 || (in->op == OP_CVT && in->type2.size < 8);
+}
+
+void lanes_of_form(struct tr *t, const struct ptx_insn *in,
+		   const struct lane_form *f, int64_t stride, uint32_t pc)
+{
+	LLVMValueRef base = lane_value(t, in, f, 0), last;
+	bool vary = false;
+	unsigned int i;
+
+	for (i = 1; i < in->nopnd; i++)
+		vary |= f[i].stride != 0;
+	if (vary && narrow_result(t->fn, in)) {
+		last = lane_value(t, in, f, PTX_JIT_LANES - 1);
+		lanes_or_hand_off(t, L.LLVMBuildICmp(t->b, LLVMIntEQ,
+			L.LLVMBuildSub(t->b, last, base, ""), cint(t->s64,
+			(uint64_t)(stride * (PTX_JIT_LANES - 1))), ""), pc);
+	}
+	forget_written(t, in);
+	t->forms[in->o[0].reg] = (struct lane_form){ .known = true,
+		.stride = stride, .base = base };
+}
+
+bool form_check_at(const struct tr *t, const struct ptx_insn *in)
+{
+	unsigned int i;
+
+	if (!form_instruction(in))
+		return false;
+	if (narrow_result(t->fn, in))
+		return true;
+	for (i = 1; i < in->nopnd; i++)
+		if (in->o[i].kind == PO_SREG && in->o[i].sreg == SR_TID_X &&
+		    t->tid_forms)
+			return true;
+	return false;
+}

@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Threads that have not run yet, and threads that bar.sync let go of
+ * together, run PTX_JIT_LANES at a time first, as the lanes of vectors
+ * ("warp code"): guards and branches the lanes agree on are the
+ * group's, one check of a group's addresses serves its lanes' accesses,
+ * consecutive elements are one vector access, and a multimem of
+ * consecutive elements one call of the multicast path; anything else
+ * hands the lanes to the per-thread code, each thread from its own pc
+ * with its registers in its slots.  Where an index is lane 0's plus the
+ * lane's multiple of a stride (tid.x and what integer arithmetic makes
+ * of it: a "lane form"), warp code computes lane 0's alone and knows the
+ * lanes' addresses consecutive without comparing them.
+ *
+ * The round (jit_translate.c) runs a warp's code in place of its threads'
+ * where they stand together; lane forms are jit_forms.c's.
+ */
+#include <stddef.h>
+
+#include "jit_tr.h"
+
+/*
+ * Warp code's prefetch, ahead of a consecutive access, and its locality
+ * (LLVM's: 2, the second-level cache).  64 KiB ahead into the L2 measured
+ * best on bench_ptx's vec_add (0.32 of the C loop; 16 KiB into the L1,
+ * 0.29; 4 KiB, 0.21; none, 0.19): the pages ahead are walked before the
+ * accesses reach them.
+ */
+#define PTX_JIT_PREFETCH 65536
+#define PTX_JIT_LOCALITY 2
+
+bool warp_native(const struct cumc_ptx_function *fn,
+		 const struct ptx_insn *in)
+{
+	const struct ptx_operand *a = &in->o[in->op == OP_ST ? 0 : 1];
+	unsigned int n = 1;
+
+	/* warp_multimem(), or the lanes one by one from there */
+	if (in->op == OP_MULTIMEM)
+		return true;
+	if (!native(in) || in->op == OP_BAR)
+		return false;
+	if (in->op == OP_CVTA)
+		return in->space != PS_LOCAL;
+	if (in->op != OP_LD && in->op != OP_ST)
+		return true;
+	if (in->space == PS_LOCAL)
+		return false;
+	if (in->space != PS_PARAM)
+		return true;
+	/* a parameter at a fixed offset: the same load for every lane */
+	if (in->o[0].kind == PO_VEC)
+		n = in->o[0].nvec;
+	return a->reg == PTX_NO_REG && !a->global &&
+	       !(a->imm & (in->type.size * n - 1)) &&
+	       a->imm <= fn->param_size &&
+	       in->type.size * n <= fn->param_size - a->imm;
+}
+
+void hand_off(struct tr *t, LLVMValueRef pcs)
+{
+	forms_flush(t);
+	L.LLVMBuildStore(t->b, pcs, t->vpc);
+	L.LLVMBuildBr(t->b, t->handoff);
+}
+
+static LLVMValueRef reduce(struct tr *t, const char *op, LLVMValueRef v)
+{
+	return intrinsic(t, op, L.LLVMTypeOf(v), &v, 1);
+}
+
+/* Lane @l's address @x in @in's space, as a host pointer. */
+static LLVMValueRef lane_ptr(struct tr *t, const struct ptx_insn *in,
+			     LLVMValueRef shared, LLVMValueRef x)
+{
+	if (in->space == PS_SHARED)
+		return byte_ptr(t, shared, x);
+	return L.LLVMBuildIntToPtr(t->b, x, t->p8, "");
+}
+
+/*
+ * The memory the next warps will reach if they go on as this one: the
+ * loop of a warp's code is too long for the processor to have many
+ * misses in flight, as a plain loop has.
+ */
+static void prefetch(struct tr *t, LLVMValueRef p, bool write)
+{
+	LLVMValueRef args[4] = {
+		byte_ptr(t, p, cint(t->s64, PTX_JIT_PREFETCH)),
+		cint(t->s32, write), cint(t->s32, PTX_JIT_LOCALITY), cint(t->s32, 1)
+	};
+
+	intrinsic(t, "llvm.prefetch", t->p8, args, 4);
+}
+
+/* A parameter at a fixed offset (warp_native()), read once for the warp. */
+static void warp_param_load(struct tr *t, const struct ptx_insn *in)
+{
+	const struct ptx_operand *v = &in->o[0];
+	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
+	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(params), t->p8);
+	LLVMTypeRef ety = int_type(t, size);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] : v->reg;
+		LLVMValueRef ep;
+
+		if (r == PTX_NO_REG)
+			continue;
+		ep = typed_ptr(t, byte_ptr(t, base, cint(t->s64,
+				in->o[1].imm + i * size)), ety);
+		set_loaded(t, in, r, uniform(t, L.LLVMBuildLoad2(t->b, ety,
+								   ep, "")));
+	}
+}
+
+/*
+ * ld and st for the lanes of a warp.  Where the lanes' elements are
+ * consecutive (lane l at the first lane's address + l * size), the check
+ * of the whole span against the window or the device range the
+ * instruction reached before is the per-thread code's check, once, and
+ * the access is one vector access; else the lowest and the highest
+ * lane's addresses are checked and each lane makes its access.  An
+ * access outside goes to the per-thread code, which makes it through
+ * mem.c (faulting as the interpreter does).
+ */
+struct warp_access {
+	const struct ptx_insn *in;
+	const struct ptx_operand *v;	/* the value(s) */
+	LLVMValueRef addr, shared, lim_lo, lim_hi;
+	unsigned int size, n;
+	LLVMTypeRef ety, vty;
+	LLVMBasicBlockRef outside;	/* to the per-thread code */
+};
+
+/* Goes on where @ok holds, else to the per-thread code. */
+static void warp_check(struct tr *t, const struct warp_access *w,
+		       LLVMValueRef ok)
+{
+	LLVMBasicBlockRef in = new_block(t);
+
+	L.LLVMBuildCondBr(t->b, ok, in, w->outside);
+	L.LLVMPositionBuilderAtEnd(t->b, in);
+}
+
+/* Whether [@lo, @hi + @size) is in the access's window or range. */
+static LLVMValueRef warp_within(struct tr *t, const struct warp_access *w,
+				LLVMValueRef lo, LLVMValueRef hi,
+				unsigned int size)
+{
+	return L.LLVMBuildAnd(t->b, within(t, lo, size, w->lim_lo, w->lim_hi),
+			      within(t, hi, size, w->lim_lo, w->lim_hi), "");
+}
+
+/* Whether the address @x (a scalar) is a multiple of @size. */
+static LLVMValueRef aligned(struct tr *t, LLVMValueRef x, unsigned int size)
+{
+	return L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, x,
+			       cint(t->s64, size - 1), ""), cint(t->s64, 0), "");
+}
+
+/*
+ * Whether the lanes' addresses @addr follow each other: lane l's is lane
+ * 0's (@first) plus l * @stride.
+ */
+static LLVMValueRef consecutive(struct tr *t, LLVMValueRef addr,
+				LLVMValueRef first, unsigned int stride)
+{
+	LLVMValueRef offs[PTX_JIT_LANES];
+	unsigned int l;
+
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		offs[l] = cint(t->s64, (uint64_t)l * stride);
+	return L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t,
+		"llvm.vector.reduce.or", L.LLVMBuildXor(t->b, addr,
+			L.LLVMBuildAdd(t->b, uniform(t, first),
+				L.LLVMConstVector(offs, PTX_JIT_LANES), ""), "")),
+		cint(t->s64, 0), "");
+}
+
+/* Consecutive lanes: the whole warp's elements in one vector access. */
+static void warp_whole(struct tr *t, const struct warp_access *w,
+		       LLVMValueRef first)
+{
+	const struct ptx_operand *v = w->v;
+	bool st = w->in->op == OP_ST;
+	LLVMValueRef p, x;
+
+	warp_check(t, w, L.LLVMBuildAnd(t->b,
+		within(t, first, w->size * PTX_JIT_LANES, w->lim_lo, w->lim_hi),
+		aligned(t, first, w->size), ""));
+	p = lane_ptr(t, w->in, w->shared, first);
+	if (w->in->space != PS_SHARED)
+		prefetch(t, p, st);
+	p = typed_ptr(t, p, w->vty);
+	if (st)
+		x = L.LLVMBuildStore(t->b, L.LLVMBuildTrunc(t->b,
+			v->kind == PO_REG ? reg(t, v->reg) : imm(t, v),
+			w->vty, ""), p);
+	else
+		x = L.LLVMBuildLoad2(t->b, w->vty, p, "");
+	/* volatile: a spin-wait's load is made each time round */
+	L.LLVMSetVolatile(x, true);
+	L.LLVMSetAlignment(x, w->size);
+	if (!st && v->kind == PO_REG && v->reg != PTX_NO_REG)
+		set_loaded(t, w->in, v->reg, x);
+}
+
+/* One lane's value, a vector's in one access (vector_access). */
+static void warp_lane_vector(struct tr *t, const struct warp_access *w,
+			     LLVMValueRef p, LLVMValueRef lane,
+			     LLVMValueRef *vals)
+{
+	const struct ptx_operand *v = w->v;
+	bool st = w->in->op == OP_ST;
+	LLVMValueRef elems[4];
+	unsigned int i;
+
+	for (i = 0; st && i < w->n; i++)
+		elems[i] = L.LLVMBuildExtractElement(t->b, L.LLVMBuildTrunc(t->b,
+			value_elem(t, v, i), w->vty, ""), lane, "");
+	vector_access(t, p, w->size, w->n, st, elems);
+	for (i = 0; !st && i < w->n; i++)
+		vals[i] = L.LLVMBuildInsertElement(t->b, vals[i], elems[i],
+						   lane, "");
+}
+
+/* Any lanes' addresses: each lane's elements, lane after lane. */
+static void warp_each(struct tr *t, const struct warp_access *w)
+{
+	bool st = w->in->op == OP_ST;
+	unsigned int size = w->size, i, l;
+	LLVMValueRef vals[4];
+
+	warp_check(t, w, L.LLVMBuildAnd(t->b, warp_within(t, w,
+		reduce(t, "llvm.vector.reduce.umin", w->addr),
+		reduce(t, "llvm.vector.reduce.umax", w->addr), size * w->n),
+		L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b,
+			reduce(t, "llvm.vector.reduce.or", w->addr),
+			cint(t->s64, size * w->n - 1), ""), cint(t->s64, 0), ""),
+		""));
+	for (i = 0; i < w->n; i++)
+		vals[i] = L.LLVMGetUndef(w->vty);
+	for (l = 0; l < PTX_JIT_LANES; l++) {
+		LLVMValueRef lane = cint(t->s32, l);
+		LLVMValueRef p = lane_ptr(t, w->in, w->shared,
+			L.LLVMBuildExtractElement(t->b, w->addr, lane, ""));
+
+		warp_lane_vector(t, w, p, lane, vals);
+	}
+	for (i = 0; i < w->n && !st; i++)
+		if (value_reg(w->v, i) != PTX_NO_REG)
+			set_loaded(t, w->in, value_reg(w->v, i), vals[i]);
+}
+
+/*
+ * Whether the lanes' addresses @addr (operand @a's) follow each other by
+ * @stride from lane 0's, @first: known from the address register's form
+ * where it has that stride, else compared.
+ */
+static LLVMValueRef lanes_follow(struct tr *t, const struct ptx_operand *a,
+				 LLVMValueRef addr, LLVMValueRef first,
+				 unsigned int stride)
+{
+	if (a->reg != PTX_NO_REG && t->forms[a->reg].known &&
+	    t->forms[a->reg].stride == stride)
+		return cint(t->s1, 1);
+	return consecutive(t, addr, first, stride);
+}
+
+static void warp_load_store(struct tr *t, const struct ptx_insn *in,
+			    uint32_t pc)
+{
+	bool st = in->op == OP_ST;
+	const struct ptx_operand *a = &in->o[st ? 0 : 1];
+	struct warp_access w = { .in = in, .v = &in->o[st ? 1 : 0],
+				 .size = in->type.size, .n = 1 };
+	LLVMValueRef first;
+	LLVMBasicBlockRef one, each, join;
+
+	if (in->space == PS_PARAM) {
+		warp_param_load(t, in);
+		return;
+	}
+	if (w.v->kind == PO_VEC)
+		w.n = w.v->nvec;
+	w.ety = int_type(t, w.size);
+	w.vty = value_int(t, w.size);
+	w.addr = imm(t, a);
+	if (a->reg != PTX_NO_REG)
+		w.addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), w.addr, "");
+	if (in->space == PS_SHARED) {
+		w.shared = load_field(t, t->run, RUN_FIELD(shared), t->p8);
+		w.lim_lo = cint(t->s64, 0);
+		w.lim_hi = load_field(t, t->run, RUN_FIELD(shared_size), t->s64);
+	} else {
+		LLVMValueRef sites = load_field(t, t->run, RUN_FIELD(sites), t->p8);
+		size_t off = (size_t)t->site_of[pc] * sizeof(struct ptx_jit_site);
+
+		w.lim_lo = load_field(t, sites, off +
+				      offsetof(struct ptx_jit_site, lo), t->s64);
+		w.lim_hi = load_field(t, sites, off +
+				      offsetof(struct ptx_jit_site, hi), t->s64);
+	}
+	w.outside = new_block(t);
+	each = new_block(t);
+	join = new_block(t);
+	if (w.n == 1) {
+		one = new_block(t);
+		first = L.LLVMBuildExtractElement(t->b, w.addr, cint(t->s32, 0), "");
+		L.LLVMBuildCondBr(t->b, lanes_follow(t, a, w.addr, first, w.size),
+				  one, each);
+		L.LLVMPositionBuilderAtEnd(t->b, one);
+		warp_whole(t, &w, first);
+	}
+	L.LLVMBuildBr(t->b, w.n == 1 ? join : each);
+	L.LLVMPositionBuilderAtEnd(t->b, each);
+	warp_each(t, &w);
+	L.LLVMBuildBr(t->b, join);
+	L.LLVMPositionBuilderAtEnd(t->b, w.outside);
+	hand_off(t, cint(t->i32, pc));
+	L.LLVMPositionBuilderAtEnd(t->b, join);
+}
+
+/* The vectors @a and @b as one vector of their lanes, @a's first. */
+static LLVMValueRef join_lanes(struct tr *t, LLVMValueRef a, LLVMValueRef b,
+			       unsigned int lanes)
+{
+	LLVMValueRef idx[PTX_JIT_LANES * 4];
+	unsigned int i;
+
+	for (i = 0; i < 2 * lanes; i++)
+		idx[i] = cint(t->s32, i);
+	return L.LLVMBuildShuffleVector(t->b, a, b,
+					L.LLVMConstVector(idx, 2 * lanes), "");
+}
+
+/*
+ * The lanes' @n values (1, 2 or 4 vectors, the decoder allows no other
+ * count) as one vector, lane after lane: a warp's buffer for multimem,
+ * each lane's part laid out as exec_mem.c lays out one thread's.
+ */
+static LLVMValueRef interleave(struct tr *t, LLVMValueRef *vals,
+			       unsigned int n)
+{
+	LLVMValueRef idx[PTX_JIT_LANES * 4];
+	unsigned int i, l;
+
+	if (n == 1)
+		return vals[0];
+	if (n == 4) {	/* a shuffle takes two vectors: two pairs joined */
+		vals[0] = join_lanes(t, vals[0], vals[1], PTX_JIT_LANES);
+		vals[1] = join_lanes(t, vals[2], vals[3], PTX_JIT_LANES);
+	}
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		for (i = 0; i < n; i++)
+			idx[l * n + i] = cint(t->s32, i * PTX_JIT_LANES + l);
+	return L.LLVMBuildShuffleVector(t->b, vals[0], vals[1],
+		L.LLVMConstVector(idx, PTX_JIT_LANES * n), "");
+}
+
+/* Value @i of each lane of @v, which interleave() laid out. */
+static LLVMValueRef deinterleave(struct tr *t, LLVMValueRef v, unsigned int n,
+				 unsigned int i)
+{
+	LLVMValueRef idx[PTX_JIT_LANES];
+	unsigned int l;
+
+	for (l = 0; l < PTX_JIT_LANES; l++)
+		idx[l] = cint(t->s32, l * n + i);
+	return L.LLVMBuildShuffleVector(t->b, v, L.LLVMGetUndef(L.LLVMTypeOf(v)),
+		L.LLVMConstVector(idx, PTX_JIT_LANES), "");
+}
+
+/*
+ * multimem for the lanes of a warp.  Where lane l's elements follow lane
+ * 0's (its address lane 0's plus l times its values' size) and are
+ * aligned, the multicast path makes the access for all of them in one
+ * call, their values lane after lane, as the hardware makes a warp's;
+ * else, or where the path refuses the whole (having changed nothing),
+ * the threads go on one by one from the instruction, each making its own
+ * access through the interpreter, the first refused one faulting.
+ */
+static void warp_multimem(struct tr *t, const struct ptx_insn *in,
+			  uint32_t pc)
+{
+	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
+	const struct ptx_operand *a = &in->o[ld ? 1 : 0];
+	const struct ptx_operand *v = &in->o[ld ? 0 : 1];
+	unsigned int n = v->kind == PO_VEC ? v->nvec : 1, i;
+	unsigned int rsize = in->type.size * in->mmpack;
+	LLVMTypeRef bty = L.LLVMVectorType(int_type(t, rsize), PTX_JIT_LANES * n);
+	LLVMBasicBlockRef call = new_block(t), done = new_block(t);
+	LLVMBasicBlockRef outside = new_block(t);
+	LLVMValueRef addr = imm(t, a), first, buf, vals[4], args[5], fn, x;
+
+	if (a->reg != PTX_NO_REG)
+		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
+	first = L.LLVMBuildExtractElement(t->b, addr, cint(t->s32, 0), "");
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildAnd(t->b,
+		lanes_follow(t, a, addr, first, n * rsize),
+		aligned(t, first, rsize), ""), call, outside);
+
+	L.LLVMPositionBuilderAtEnd(t->b, call);
+	buf = typed_ptr(t, t->mmbuf, bty);
+	for (i = 0; i < n && !ld; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
+			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
+
+		vals[i] = L.LLVMBuildTrunc(t->b, r != PTX_NO_REG ? reg(t, r) :
+					   imm(t, v), value_int(t, rsize), "");
+	}
+	if (!ld)
+		L.LLVMSetAlignment(L.LLVMBuildStore(t->b,
+				   interleave(t, vals, n), buf), rsize);
+	args[0] = t->run;
+	args[1] = cint(t->s32, pc);
+	args[2] = first;
+	args[3] = typed_ptr(t, t->mmbuf, t->i8);
+	args[4] = cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
+	fn = load_field(t, t->run, RUN_FIELD(multimem),
+			L.LLVMPointerType(t->mm_ty, 0));
+	x = L.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 5, "");
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
+			  cint(t->s32, 0), ""), outside, done);
+
+	L.LLVMPositionBuilderAtEnd(t->b, outside);
+	hand_off(t, cint(t->i32, pc));
+
+	L.LLVMPositionBuilderAtEnd(t->b, done);
+	if (!ld)
+		return;
+	x = L.LLVMBuildLoad2(t->b, bty, buf, "");
+	L.LLVMSetAlignment(x, rsize);
+	for (i = 0; i < n; i++) {
+		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
+			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
+
+		if (r != PTX_NO_REG)
+			set_reg(t, r, L.LLVMBuildZExt(t->b,
+				deinterleave(t, x, n, i), t->i64, ""));
+	}
+}
+
+/*
+ * An instruction for the lanes of a warp.  A guard or a branch the lanes
+ * agree on is taken by the warp; where they disagree, the threads go on
+ * one by one (at the branch's two ways, or at the guarded instruction).
+ */
+static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+{
+	LLVMBasicBlockRef skip = NULL, mixed, some;
+	struct lane_form f[PTX_MAX_OPERANDS];
+	int64_t stride;
+	LLVMValueRef g;
+
+	if (!warp_native(t->fn, in)) {
+		hand_off(t, cint(t->i32, pc));
+		forms_forget(t);
+		return;
+	}
+	if (forms_before(t, in, f, &stride, pc)) {
+		lanes_of_form(t, in, f, stride, pc);
+		return;
+	}
+	if (in->guard != PTX_NO_REG) {
+		LLVMBasicBlockRef all = new_block(t);
+
+		g = truthy(t, reg(t, in->guard));
+		if (in->guard_neg)
+			g = L.LLVMBuildNot(t->b, g, "");
+		skip = new_block(t);
+		mixed = new_block(t);
+		some = new_block(t);
+		L.LLVMBuildCondBr(t->b, reduce(t, "llvm.vector.reduce.and", g),
+				  all, some);
+		L.LLVMPositionBuilderAtEnd(t->b, some);
+		L.LLVMBuildCondBr(t->b, reduce(t, "llvm.vector.reduce.or", g),
+				  mixed, skip);
+		L.LLVMPositionBuilderAtEnd(t->b, mixed);
+		if (in->op == OP_BRA) {
+			hand_off(t, L.LLVMBuildSelect(t->b, g,
+				 cint(t->i32, in->o[0].imm), cint(t->i32, pc + 1), ""));
+			L.LLVMPositionBuilderAtEnd(t->b, all);
+			branch_to_join(t, t->vstarts[in->o[0].imm]);
+			L.LLVMPositionBuilderAtEnd(t->b, skip);
+			return;
+		}
+		hand_off(t, cint(t->i32, pc));
+		L.LLVMPositionBuilderAtEnd(t->b, all);
+	}
+	switch (in->op) {
+	case OP_BRA:
+		branch_to_join(t, t->vstarts[in->o[0].imm]);
+		break;
+	case OP_RET: case OP_EXIT:
+		L.LLVMBuildBr(t->b, t->warp_exited);
+		break;
+	case OP_MEMBAR:
+		L.LLVMBuildFence(t->b, LLVMAtomicOrderingSequentiallyConsistent,
+				 false, "");
+		break;
+	case OP_LD: case OP_ST:
+		warp_load_store(t, in, pc);
+		break;
+	case OP_MULTIMEM:
+		warp_multimem(t, in, pc);
+		break;
+	default:
+		compute(t, in);
+	}
+	if (skip) {
+		if (!terminated(t))
+			L.LLVMBuildBr(t->b, skip);
+		L.LLVMPositionBuilderAtEnd(t->b, skip);
+	}
+	forms_after(t, in);
+}
+
+/* enter() for warp code: a spent slice hands the threads on. */
+static void warp_enter(struct tr *t, uint32_t pc)
+{
+	LLVMValueRef left = L.LLVMBuildLoad2(t->b, t->s32, t->budget, "");
+	LLVMBasicBlockRef go = new_block(t), out = new_block(t);
+
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntSLE, left,
+			  cint(t->s32, 0), ""), out, go);
+	L.LLVMPositionBuilderAtEnd(t->b, out);
+	hand_off(t, cint(t->i32, pc));
+	L.LLVMPositionBuilderAtEnd(t->b, go);
+	L.LLVMBuildStore(t->b, L.LLVMBuildSub(t->b, left,
+			 cint(t->s32, t->seglen[pc]), ""), t->budget);
+}
+
+/*
+ * The addresses of register @r's slots of the warp's threads, lane l's
+ * of thread idx + l (made where the registers go to or come from them,
+ * not on warp code's way).
+ */
+static LLVMValueRef slot_ptrs(struct tr *t, uint32_t r)
+{
+	LLVMValueRef base = typed_ptr(t, load_field(t, t->run, RUN_FIELD(regs),
+						    t->p8), t->s64);
+	LLVMValueRef rows = L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx,
+		t->i64, ""), i64c(t, t->fn->nregs), "");
+	LLVMValueRef i = L.LLVMBuildAdd(t->b, rows, i64c(t, r), "");
+
+	return L.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
+}
+
+/* The lanes of register @r from the warp's threads' slots. */
+static void gather_reg(struct tr *t, uint32_t r)
+{
+	LLVMValueRef ptrs = slot_ptrs(t, r);
+	LLVMTypeRef tys[2] = { t->i64, L.LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { ptrs, cint(t->s32, 8), cint(t->i1, 1),
+				 L.LLVMGetUndef(t->i64) };
+
+	set_reg(t, r, intrinsic_of(t, "llvm.masked.gather", tys, 2, args, 4));
+}
+
+/* Register @r's lanes to the warp's threads' slots. */
+static void scatter_reg(struct tr *t, uint32_t r)
+{
+	LLVMValueRef ptrs = slot_ptrs(t, r);
+	LLVMTypeRef tys[2] = { t->i64, L.LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { reg(t, r), ptrs, cint(t->s32, 8),
+				 cint(t->i1, 1) };
+
+	intrinsic_of(t, "llvm.masked.scatter", tys, 2, args, 4);
+}
+
+/* The thread records of a warp as one vector of i64 (8 bytes each). */
+_Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
+	       offsetof(struct ptx_jit_thread, pc) == 0 &&
+	       offsetof(struct ptx_jit_thread, resumed) ==
+	       offsetof(struct ptx_jit_thread, state) + 1,
+	       "warp code reads a warp's thread records as 64-bit lanes");
+#define THREAD_STATE_SHIFT (offsetof(struct ptx_jit_thread, state) * 8)
+#define THREAD_RESUMED_SHIFT (offsetof(struct ptx_jit_thread, resumed) * 8)
+/* pc, state and resumed: what threads standing together have the same */
+#define THREAD_RECORD_MASK (0xffffffffull | 0xffffull << THREAD_STATE_SHIFT)
+
+void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
+{
+	LLVMBasicBlockRef check = new_block(t), same = new_block(t);
+	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMValueRef whole, v, first, runnable, fresh;
+
+	whole = L.LLVMBuildAnd(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ,
+		L.LLVMBuildAnd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES - 1), ""),
+		cint(t->s32, 0), ""), L.LLVMBuildICmp(t->b, LLVMIntULE,
+		L.LLVMBuildAdd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES), ""),
+		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), ""), "");
+	L.LLVMBuildCondBr(t->b, whole, check, t->per_thread);
+	L.LLVMPositionBuilderAtEnd(t->b, check);
+	v = L.LLVMBuildLoad2(t->b, recs, typed_ptr(t, tp, recs), "");
+	L.LLVMSetAlignment(v, 8);
+	v = L.LLVMBuildAnd(t->b, v, cint(recs, THREAD_RECORD_MASK), "");
+	/* none ran yet (all records 0), the common case, tested first */
+	fresh = L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildBitCast(t->b,
+		L.LLVMBuildICmp(t->b, LLVMIntEQ, v, cint(recs, 0), ""),
+		L.LLVMIntTypeInContext(t->c, PTX_JIT_LANES), ""),
+		L.LLVMConstAllOnes(L.LLVMIntTypeInContext(t->c, PTX_JIT_LANES)), "");
+	L.LLVMBuildStore(t->b, fresh, t->warp_fresh);
+	L.LLVMBuildCondBr(t->b, fresh, warp, same);
+	L.LLVMPositionBuilderAtEnd(t->b, same);
+	first = L.LLVMBuildExtractElement(t->b, v, cint(t->s32, 0), "");
+	runnable = L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, first,
+		cint(t->s64, 0xffull << THREAD_STATE_SHIFT), ""),
+		cint(t->s64, (uint64_t)TS_RUN << THREAD_STATE_SHIFT), "");
+	v = L.LLVMBuildXor(t->b, v, splat(t, first), "");
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildAnd(t->b, runnable,
+		L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t, "llvm.vector.reduce.or",
+				v), cint(t->s64, 0), ""), ""), warp, t->per_thread);
+}
+
+/* Whether @pc is where bar.sync lets its threads go. */
+static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
+{
+	return pc > 0 && pc < fn->ninsns && fn->insns[pc - 1].op == OP_BAR;
+}
+
+/*
+ * Where warp code's control flow joins (lane forms are forgotten there):
+ * its start, branch targets, and where bar.sync lets the threads go.
+ */
+static void mark_joins(struct tr *t)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	uint32_t pc;
+
+	t->joins[0] = true;
+	for (pc = 0; pc < fn->ninsns; pc++) {
+		const struct ptx_insn *in = &fn->insns[pc];
+
+		if (in->op == OP_BRA && in->o[0].imm < fn->ninsns)
+			t->joins[in->o[0].imm] = true;
+		if (after_barrier(fn, pc))
+			t->joins[pc] = true;
+	}
+}
+
+/*
+ * A warp whose threads bar.sync let go of, all at the instruction after
+ * it: their registers from their slots into the lanes, and the warp code
+ * from there.  Threads that stand together anywhere else (their slices
+ * spent at one pc) go on one by one, as they stopped.
+ */
+static void warp_resume(struct tr *t, LLVMValueRef tp)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	LLVMBasicBlockRef fill = new_block(t);
+	LLVMValueRef pc, to, x;
+	uint32_t k, r;
+
+	pc = load_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->s32);
+	x = L.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
+	for (k = 0; k < fn->ninsns; k++)
+		if (after_barrier(fn, k))
+			L.LLVMAddCase(x, cint(t->s32, k), fill);
+	L.LLVMPositionBuilderAtEnd(t->b, fill);
+	for (r = 0; r < fn->nregs; r++)
+		gather_reg(t, r);
+	to = L.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
+	for (k = 0; k < fn->ninsns; k++)
+		if (after_barrier(fn, k))
+			L.LLVMAddCase(to, cint(t->s32, k), t->vstarts[k]);
+}
+
+void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
+	       LLVMValueRef counter, LLVMBasicBlockRef head)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	LLVMValueRef *regs = t->regs, ti = t->ti, idx = t->idx;
+	LLVMValueRef lanes[PTX_JIT_LANES], x;
+	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMBasicBlockRef fresh = new_block(t), resume = new_block(t), saved;
+	uint32_t k, r;
+
+	for (k = 0; k < fn->ninsns; k++)
+		if (t->starts[k])
+			t->vstarts[k] = new_block(t);
+	t->handoff = new_block(t);
+	t->warp_exited = new_block(t);
+	set_warp(t, true);
+	t->regs = t->vregs;
+	t->ti = t->vti;
+
+	L.LLVMPositionBuilderAtEnd(t->b, warp);
+	for (k = 0; k < PTX_JIT_LANES; k++)
+		lanes[k] = cint(t->s32, k);
+	t->idx = L.LLVMBuildAdd(t->b, uniform(t, idx),
+				L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+	saved = new_block(t);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildLoad2(t->b, t->s1, t->warp_fresh, ""),
+			  fresh, saved);
+	L.LLVMPositionBuilderAtEnd(t->b, saved);
+	x = load_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8);
+	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
+			  cint(t->i8, 0), ""), fresh, resume);
+	L.LLVMPositionBuilderAtEnd(t->b, fresh);
+	for (r = 0; r < fn->nregs; r++)
+		set_reg(t, r, i64c(t, 0));
+	L.LLVMBuildBr(t->b, t->vstarts[0]);
+	L.LLVMPositionBuilderAtEnd(t->b, resume);
+	warp_resume(t, tp);
+	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+	mark_joins(t);
+	for (k = 0; k < fn->ninsns; k++) {
+		if (t->vstarts[k]) {
+			if (!terminated(t) && t->joins[k])
+				branch_to_join(t, t->vstarts[k]);
+			else if (!terminated(t))
+				L.LLVMBuildBr(t->b, t->vstarts[k]);
+			L.LLVMPositionBuilderAtEnd(t->b, t->vstarts[k]);
+			if (t->joins[k])
+				forms_forget(t);
+			if (!t->check_only[k])
+				warp_enter(t, k);
+		} else if (terminated(t)) {
+			L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+		}
+		warp_emit(t, &fn->insns[k], k);
+	}
+	if (!terminated(t))
+		L.LLVMBuildBr(t->b, t->warp_exited);
+	forms_forget(t);
+
+	/*
+	 * each thread's registers and pc to its slots, its record in one
+	 * store (runnable: warp code runs runnable threads only): it
+	 * resumes alone
+	 */
+	L.LLVMPositionBuilderAtEnd(t->b, t->handoff);
+	for (r = 0; r < fn->nregs; r++)
+		scatter_reg(t, r);
+	x = L.LLVMBuildOr(t->b, L.LLVMBuildZExt(t->b, L.LLVMBuildLoad2(t->b,
+		t->i32, t->vpc, ""), t->i64, ""), i64c(t, (uint64_t)TS_RUN <<
+		THREAD_STATE_SHIFT | 1ull << THREAD_RESUMED_SHIFT), "");
+	x = L.LLVMBuildStore(t->b, x, typed_ptr(t, tp, recs));
+	L.LLVMSetAlignment(x, 8);
+	L.LLVMBuildStore(t->b, cint(t->s32, PTX_JIT_SLICE), t->budget);
+	L.LLVMBuildBr(t->b, t->per_thread);
+
+	/* every lane exited: the records say so in one store */
+	L.LLVMPositionBuilderAtEnd(t->b, t->warp_exited);
+	x = L.LLVMBuildStore(t->b, cint(recs, (uint64_t)TS_EXITED <<
+					THREAD_STATE_SHIFT), typed_ptr(t, tp, recs));
+	L.LLVMSetAlignment(x, 8);
+	add_field(t, t->run, RUN_FIELD(exited), PTX_JIT_LANES);
+	L.LLVMBuildStore(t->b, L.LLVMBuildAdd(t->b, idx,
+			 cint(t->s32, PTX_JIT_LANES), ""), counter);
+	L.LLVMBuildBr(t->b, head);
+
+	set_warp(t, false);
+	t->regs = regs;
+	t->ti = ti;
+	t->idx = idx;
+}
