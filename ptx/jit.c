@@ -36,10 +36,10 @@
 #define PTX_JIT_PIPELINE "default<O1>"
 #define PTX_JIT_CODEGEN_LEVEL LLVMCodeGenLevelLess
 
-struct llvm_functions L;
+struct llvm_functions ptx_jit_llvm;
 
 /* dlsym's names of the functions, and where each goes. */
-#define LLVM_NAME(name) { #name, (void **)&L.name },
+#define LLVM_NAME(name) { #name, (void **)&ptx_jit_llvm.name },
 static const struct {
 	const char *name;
 	void **fn;
@@ -49,8 +49,8 @@ static const struct {
 /* The one JIT of the process: compiled code lives as long as it. */
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
 static LLVMOrcLLJITRef jit;
-char *host_cpu, *host_features;
-bool host_fma;
+char *ptx_jit_host_cpu, *ptx_jit_host_features;
+bool ptx_jit_host_fma;
 static int jit_state;	/* 0: not tried, 1: ready, -1: unavailable */
 
 static void (*ptx_log_hook)(const char *line);
@@ -73,7 +73,7 @@ void ptx_log(const char *fmt, ...)
 	ptx_log_hook(line);
 }
 
-bool env_off(const char *name)
+bool ptx_jit_env_off(const char *name)
 {
 	const char *v = getenv(name);
 
@@ -87,9 +87,9 @@ static bool llvm_failed(LLVMErrorRef err, const char *what)
 
 	if (!err)
 		return false;
-	msg = L.LLVMGetErrorMessage(err);
+	msg = ptx_jit_llvm.LLVMGetErrorMessage(err);
 	ptx_log("JIT: %s: %s", what, msg);
-	L.LLVMDisposeErrorMessage(msg);
+	ptx_jit_llvm.LLVMDisposeErrorMessage(msg);
 	return true;
 }
 
@@ -122,16 +122,16 @@ static int jit_open(void)
 			return -1;
 		}
 	}
-	L.LLVMInitializeX86TargetInfo();
-	L.LLVMInitializeX86Target();
-	L.LLVMInitializeX86TargetMC();
-	L.LLVMInitializeX86AsmPrinter();
-	if (llvm_failed(L.LLVMOrcCreateLLJIT(&jit, L.LLVMOrcCreateLLJITBuilder()),
-			"LLJIT"))
+	ptx_jit_llvm.LLVMInitializeX86TargetInfo();
+	ptx_jit_llvm.LLVMInitializeX86Target();
+	ptx_jit_llvm.LLVMInitializeX86TargetMC();
+	ptx_jit_llvm.LLVMInitializeX86AsmPrinter();
+	if (llvm_failed(ptx_jit_llvm.LLVMOrcCreateLLJIT(&jit,
+			ptx_jit_llvm.LLVMOrcCreateLLJITBuilder()), "LLJIT"))
 		return -1;
-	host_cpu = L.LLVMGetHostCPUName();
-	host_features = L.LLVMGetHostCPUFeatures();
-	host_fma = has_feature(host_features, "+fma");
+	ptx_jit_host_cpu = ptx_jit_llvm.LLVMGetHostCPUName();
+	ptx_jit_host_features = ptx_jit_llvm.LLVMGetHostCPUFeatures();
+	ptx_jit_host_fma = has_feature(ptx_jit_host_features, "+fma");
 	return 1;
 }
 
@@ -149,20 +149,20 @@ static LLVMMemoryBufferRef compile(const struct cumc_ptx_module *m,
 	LLVMTargetRef target;
 	char *triple, *msg = NULL;
 
-	t.c = L.LLVMContextCreate();
-	t.m = L.LLVMModuleCreateWithNameInContext("cumc", t.c);
-	t.b = L.LLVMCreateBuilderInContext(t.c);
-	t.s1 = L.LLVMInt1TypeInContext(t.c);
-	t.i8 = L.LLVMInt8TypeInContext(t.c);
-	t.s32 = L.LLVMInt32TypeInContext(t.c);
-	t.s64 = L.LLVMInt64TypeInContext(t.c);
-	t.s128 = L.LLVMIntTypeInContext(t.c, 128);
-	t.sf32 = L.LLVMFloatTypeInContext(t.c);
-	t.sf64 = L.LLVMDoubleTypeInContext(t.c);
-	t.p8 = L.LLVMPointerType(t.i8, 0);
-	set_warp(&t, false);
-	triple = L.LLVMGetDefaultTargetTriple();
-	if (L.LLVMGetTargetFromTriple(triple, &target, &msg)) {
+	t.c = ptx_jit_llvm.LLVMContextCreate();
+	t.m = ptx_jit_llvm.LLVMModuleCreateWithNameInContext("cumc", t.c);
+	t.b = ptx_jit_llvm.LLVMCreateBuilderInContext(t.c);
+	t.s1 = ptx_jit_llvm.LLVMInt1TypeInContext(t.c);
+	t.i8 = ptx_jit_llvm.LLVMInt8TypeInContext(t.c);
+	t.s32 = ptx_jit_llvm.LLVMInt32TypeInContext(t.c);
+	t.s64 = ptx_jit_llvm.LLVMInt64TypeInContext(t.c);
+	t.s128 = ptx_jit_llvm.LLVMIntTypeInContext(t.c, 128);
+	t.sf32 = ptx_jit_llvm.LLVMFloatTypeInContext(t.c);
+	t.sf64 = ptx_jit_llvm.LLVMDoubleTypeInContext(t.c);
+	t.p8 = ptx_jit_llvm.LLVMPointerType(t.i8, 0);
+	ptx_jit_set_warp(&t, false);
+	triple = ptx_jit_llvm.LLVMGetDefaultTargetTriple();
+	if (ptx_jit_llvm.LLVMGetTargetFromTriple(triple, &target, &msg)) {
 		ptx_log("JIT: %s: %s", triple, msg);
 		goto out;
 	}
@@ -173,42 +173,43 @@ static LLVMMemoryBufferRef compile(const struct cumc_ptx_module *m,
 	 * mapped its GPUs' address space in between, and cuts a displacement
 	 * that does not fit short, silently.
 	 */
-	tm = L.LLVMCreateTargetMachine(target, triple, host_cpu, host_features,
-				       PTX_JIT_CODEGEN_LEVEL, LLVMRelocStatic,
-				       LLVMCodeModelLarge);
-	L.LLVMSetTarget(t.m, triple);
-	layout = L.LLVMCreateTargetDataLayout(tm);
-	L.LLVMSetModuleDataLayout(t.m, layout);
-	L.LLVMDisposeTargetData(layout);
-	if (!translate_module(&t, m, key))
+	tm = ptx_jit_llvm.LLVMCreateTargetMachine(target, triple,
+		ptx_jit_host_cpu, ptx_jit_host_features, PTX_JIT_CODEGEN_LEVEL,
+		LLVMRelocStatic, LLVMCodeModelLarge);
+	ptx_jit_llvm.LLVMSetTarget(t.m, triple);
+	layout = ptx_jit_llvm.LLVMCreateTargetDataLayout(tm);
+	ptx_jit_llvm.LLVMSetModuleDataLayout(t.m, layout);
+	ptx_jit_llvm.LLVMDisposeTargetData(layout);
+	if (!ptx_jit_translate_module(&t, m, key))
 		goto out;
-	if (L.LLVMVerifyModule(t.m, LLVMReturnStatusAction, &msg)) {
+	if (ptx_jit_llvm.LLVMVerifyModule(t.m, LLVMReturnStatusAction, &msg)) {
 		ptx_log("JIT: the translation is not valid LLVM IR: %.300s", msg);
 		goto out;
 	}
-	L.LLVMDisposeMessage(msg);
+	ptx_jit_llvm.LLVMDisposeMessage(msg);
 	msg = NULL;
-	opts = L.LLVMCreatePassBuilderOptions();
-	if (llvm_failed(L.LLVMRunPasses(t.m, PTX_JIT_PIPELINE, tm, opts),
-			"optimizing")) {
-		L.LLVMDisposePassBuilderOptions(opts);
+	opts = ptx_jit_llvm.LLVMCreatePassBuilderOptions();
+	if (llvm_failed(ptx_jit_llvm.LLVMRunPasses(t.m, PTX_JIT_PIPELINE, tm,
+						   opts), "optimizing")) {
+		ptx_jit_llvm.LLVMDisposePassBuilderOptions(opts);
 		goto out;
 	}
-	L.LLVMDisposePassBuilderOptions(opts);
-	if (L.LLVMTargetMachineEmitToMemoryBuffer(tm, t.m, LLVMObjectFile, &msg,
-						  &obj)) {
+	ptx_jit_llvm.LLVMDisposePassBuilderOptions(opts);
+	if (ptx_jit_llvm.LLVMTargetMachineEmitToMemoryBuffer(tm, t.m,
+							     LLVMObjectFile,
+							     &msg, &obj)) {
 		ptx_log("JIT: code generation: %s", msg);
 		obj = NULL;
 	}
 out:
 	if (msg)
-		L.LLVMDisposeMessage(msg);
+		ptx_jit_llvm.LLVMDisposeMessage(msg);
 	if (tm)
-		L.LLVMDisposeTargetMachine(tm);
-	L.LLVMDisposeMessage(triple);
-	L.LLVMDisposeBuilder(t.b);
-	L.LLVMDisposeModule(t.m);
-	L.LLVMContextDispose(t.c);
+		ptx_jit_llvm.LLVMDisposeTargetMachine(tm);
+	ptx_jit_llvm.LLVMDisposeMessage(triple);
+	ptx_jit_llvm.LLVMDisposeBuilder(t.b);
+	ptx_jit_llvm.LLVMDisposeModule(t.m);
+	ptx_jit_llvm.LLVMContextDispose(t.c);
 	return obj;
 }
 
@@ -235,11 +236,12 @@ static bool add_object(const char *key, LLVMMemoryBufferRef obj)
 	struct loaded *l = calloc(1, sizeof(*l));
 
 	if (!l) {
-		L.LLVMDisposeMemoryBuffer(obj);
+		ptx_jit_llvm.LLVMDisposeMemoryBuffer(obj);
 		return false;
 	}
-	if (llvm_failed(L.LLVMOrcLLJITAddObjectFile(jit,
-			L.LLVMOrcLLJITGetMainJITDylib(jit), obj), "loading")) {
+	if (llvm_failed(ptx_jit_llvm.LLVMOrcLLJITAddObjectFile(jit,
+			ptx_jit_llvm.LLVMOrcLLJITGetMainJITDylib(jit), obj),
+			"loading")) {
 		free(l);
 		return false;
 	}
@@ -255,7 +257,8 @@ static void log_interpreted(const struct cumc_ptx_module *m)
 
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct cumc_ptx_function *fn = &m->funcs[i];
-		const struct ptx_insn *in = fn->entry ? uncompiled(fn) : NULL;
+		const struct ptx_insn *in =
+			fn->entry ? ptx_jit_uncompiled(fn) : NULL;
 
 		if (in)
 			ptx_log("JIT: kernel %s runs on the interpreter: a call, a warp operation or a named barrier at line %u",
@@ -271,15 +274,15 @@ static bool load_object(const struct cumc_ptx_module *m, const char *key)
 {
 	LLVMMemoryBufferRef obj = NULL;
 	char dir[4096], path[4200];
-	bool cache = cache_dir(dir, sizeof(dir)), added = false;
+	bool cache = ptx_jit_cache_dir(dir, sizeof(dir)), added = false;
 	int lock = -1;
 
 	if (cache) {
 		snprintf(path, sizeof(path), "%s/%s.o", dir, key);
-		obj = cache_read(path);
+		obj = ptx_jit_cache_read(path);
 		if (!obj) {
-			lock = cache_lock(dir);
-			obj = cache_read(path);
+			lock = ptx_jit_cache_lock(dir);
+			obj = ptx_jit_cache_read(path);
 		}
 		added = obj && add_object(key, obj);
 		if (obj && !added)
@@ -288,7 +291,7 @@ static bool load_object(const struct cumc_ptx_module *m, const char *key)
 	if (!added) {
 		obj = compile(m, key);
 		if (obj && cache)
-			cache_write(path, obj);
+			ptx_jit_cache_write(path, obj);
 		added = obj && add_object(key, obj);
 	}
 	if (lock >= 0)
@@ -302,10 +305,10 @@ void ptx_jit_module(struct cumc_ptx_module *m, const char *text, size_t len)
 	char key[33], name[80];
 	unsigned int i, n = 0;
 
-	if (env_off("CUMC_PTX_JIT"))
+	if (ptx_jit_env_off("CUMC_PTX_JIT"))
 		return;
 	for (i = 0; i < m->nfuncs; i++)
-		n += compilable(&m->funcs[i]);
+		n += ptx_jit_compilable(&m->funcs[i]);
 	pthread_mutex_lock(&jit_lock);
 	if (!jit_state)
 		jit_state = jit_open();
@@ -321,17 +324,17 @@ void ptx_jit_module(struct cumc_ptx_module *m, const char *text, size_t len)
 		for (i = 0; i < m->nglobals; i++)
 			m->global_addrs[i] = (uintptr_t)m->globals[i].data;
 	}
-	cache_key(text, len, key, sizeof(key));
+	ptx_jit_cache_key(text, len, key, sizeof(key));
 	if (!already_loaded(key) && !load_object(m, key))
 		goto out;
 	for (i = 0; i < m->nfuncs; i++) {
 		struct cumc_ptx_function *fn = &m->funcs[i];
 		LLVMErrorRef err;
 
-		if (!compilable(fn))
+		if (!ptx_jit_compilable(fn))
 			continue;
-		symbol_name(name, sizeof(name), key, i);
-		err = L.LLVMOrcLLJITLookup(jit, &addr, name);
+		ptx_jit_symbol_name(name, sizeof(name), key, i);
+		err = ptx_jit_llvm.LLVMOrcLLJITLookup(jit, &addr, name);
 		if (llvm_failed(err, name))
 			continue;
 		fn->jit_sites = ptx_jit_sites(fn);

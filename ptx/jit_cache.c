@@ -25,7 +25,7 @@ static uint64_t fnv1a(const void *data, size_t len, uint64_t h)
 	return h;
 }
 
-void cache_key(const char *text, size_t len, char *key, size_t size)
+void ptx_jit_cache_key(const char *text, size_t len, char *key, size_t size)
 {
 	uint64_t h[2] = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
 	unsigned int k;
@@ -42,21 +42,22 @@ void cache_key(const char *text, size_t len, char *key, size_t size)
 	for (k = 0; k < 2; k++) {
 		h[k] = fnv1a(PTX_JIT_VERSION, strlen(PTX_JIT_VERSION), h[k]);
 		h[k] = fnv1a(layout, sizeof(layout), h[k]);
-		h[k] = fnv1a(host_cpu, strlen(host_cpu), h[k]);
-		h[k] = fnv1a(host_features, strlen(host_features), h[k]);
+		h[k] = fnv1a(ptx_jit_host_cpu, strlen(ptx_jit_host_cpu), h[k]);
+		h[k] = fnv1a(ptx_jit_host_features,
+			     strlen(ptx_jit_host_features), h[k]);
 		h[k] = fnv1a(text, len, h[k] ^ (k ? len : 0));
 	}
 	snprintf(key, size, "%016llx%016llx", (unsigned long long)h[0],
 		 (unsigned long long)h[1]);
 }
 
-bool cache_dir(char *dir, size_t size)
+bool ptx_jit_cache_dir(char *dir, size_t size)
 {
 	const char *v = getenv("CUDA_CACHE_DISABLE");
 	const char *path = getenv("CUDA_CACHE_PATH");
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 
-	if ((v && !strcmp(v, "1")) || env_off("CUMC_JIT_CACHE"))
+	if ((v && !strcmp(v, "1")) || ptx_jit_env_off("CUMC_JIT_CACHE"))
 		return false;
 	if (path && *path)
 		return snprintf(dir, size, "%s", path) < (int)size;
@@ -82,7 +83,7 @@ static void make_dirs(const char *dir)
 	mkdir(path, 0700);
 }
 
-LLVMMemoryBufferRef cache_read(const char *path)
+LLVMMemoryBufferRef ptx_jit_cache_read(const char *path)
 {
 	LLVMMemoryBufferRef buf = NULL;
 	struct stat sb;
@@ -93,17 +94,17 @@ LLVMMemoryBufferRef cache_read(const char *path)
 		return NULL;
 	data = !fstat(fd, &sb) && sb.st_size > 0 ? malloc(sb.st_size) : NULL;
 	if (data && read(fd, data, sb.st_size) == sb.st_size)
-		buf = L.LLVMCreateMemoryBufferWithMemoryRangeCopy(data,
+		buf = ptx_jit_llvm.LLVMCreateMemoryBufferWithMemoryRangeCopy(data,
 			sb.st_size, path);
 	free(data);
 	close(fd);
 	return buf;
 }
 
-void cache_write(const char *path, LLVMMemoryBufferRef buf)
+void ptx_jit_cache_write(const char *path, LLVMMemoryBufferRef buf)
 {
 	char tmp[4300];
-	size_t n = L.LLVMGetBufferSize(buf);
+	size_t n = ptx_jit_llvm.LLVMGetBufferSize(buf);
 	int fd;
 
 	/*
@@ -116,14 +117,14 @@ void cache_write(const char *path, LLVMMemoryBufferRef buf)
 		ptx_log("JIT: cannot write the cache %s: %s", tmp, strerror(errno));
 		return;
 	}
-	if (write(fd, L.LLVMGetBufferStart(buf), n) != (ssize_t)n ||
+	if (write(fd, ptx_jit_llvm.LLVMGetBufferStart(buf), n) != (ssize_t)n ||
 	    close(fd) || rename(tmp, path)) {
 		ptx_log("JIT: cannot write the cache %s: %s", path, strerror(errno));
 		unlink(tmp);
 	}
 }
 
-int cache_lock(const char *dir)
+int ptx_jit_cache_lock(const char *dir)
 {
 	int fd;
 

@@ -19,52 +19,53 @@
 
 #define FORM_STRIDE_MAX (1 << 20)
 
-void forms_forget(struct tr *t)
+void ptx_jit_forms_forget(struct tr *t)
 {
 	memset(t->forms, 0, t->fn->nregs * sizeof(*t->forms));
 	t->tid_x0 = NULL;
 }
 
-LLVMValueRef form_lanes(struct tr *t, const struct lane_form *f)
+LLVMValueRef ptx_jit_form_lanes(struct tr *t, const struct lane_form *f)
 {
 	LLVMValueRef lanes[PTX_JIT_LANES];
 	unsigned int l;
 
 	for (l = 0; l < PTX_JIT_LANES; l++)
-		lanes[l] = cint(t->s64, (uint64_t)(f->stride * l));
-	return L.LLVMBuildAdd(t->b, splat(t, f->base),
-			      L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+		lanes[l] = ptx_jit_cint(t->s64, (uint64_t)(f->stride * l));
+	return ptx_jit_llvm.LLVMBuildAdd(t->b, ptx_jit_splat(t, f->base),
+		ptx_jit_llvm.LLVMConstVector(lanes, PTX_JIT_LANES), "");
 }
 
-void forms_flush(struct tr *t)
+void ptx_jit_forms_flush(struct tr *t)
 {
 	uint32_t r;
 
 	for (r = 0; r < t->fn->nregs; r++)
 		if (t->forms[r].known)
-			set_reg(t, r, form_lanes(t, &t->forms[r]));
+			ptx_jit_set_reg(t, r,
+					ptx_jit_form_lanes(t, &t->forms[r]));
 }
 
-void branch_to_join(struct tr *t, LLVMBasicBlockRef to)
+void ptx_jit_branch_to_join(struct tr *t, LLVMBasicBlockRef to)
 {
-	forms_flush(t);
-	L.LLVMBuildBr(t->b, to);
+	ptx_jit_forms_flush(t);
+	ptx_jit_llvm.LLVMBuildBr(t->b, to);
 }
 
 /* Goes on where @ok holds, else the threads go on one by one from @pc. */
 static void lanes_or_hand_off(struct tr *t, LLVMValueRef ok, uint32_t pc)
 {
-	LLVMBasicBlockRef go = new_block(t), off = new_block(t);
+	LLVMBasicBlockRef go = ptx_jit_new_block(t), off = ptx_jit_new_block(t);
 
-	/* mark_starts() made @pc a resume point (form_check_at()) */
+	/* mark_starts() made @pc a resume point (ptx_jit_form_check_at()) */
 	assert(t->starts[pc]);
-	L.LLVMBuildCondBr(t->b, ok, go, off);
-	L.LLVMPositionBuilderAtEnd(t->b, off);
-	hand_off(t, cint(t->i32, pc));
-	L.LLVMPositionBuilderAtEnd(t->b, go);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ok, go, off);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, off);
+	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
 }
 
-bool tid_x_only(const struct cumc_ptx_function *fn)
+bool ptx_jit_tid_x_only(const struct cumc_ptx_function *fn)
 {
 	uint32_t pc;
 	unsigned int i;
@@ -81,23 +82,28 @@ bool tid_x_only(const struct cumc_ptx_function *fn)
 /* Lane 0's tid.x, a scalar: as tid_x() makes it, without its vectors. */
 static LLVMValueRef lane0_tid_x(struct tr *t)
 {
-	LLVMBasicBlockRef from = L.LLVMGetInsertBlock(t->b);
-	LLVMBasicBlockRef div = new_block(t), join = new_block(t);
-	LLVMValueRef i = L.LLVMBuildZExt(t->b, L.LLVMBuildExtractElement(t->b,
-		t->idx, cint(t->s32, 0), ""), t->s64, "");
-	LLVMValueRef bx = load_field(t, t->run, RUN_FIELD(ntid[0]), t->s32);
+	LLVMBasicBlockRef from = ptx_jit_llvm.LLVMGetInsertBlock(t->b);
+	LLVMBasicBlockRef div = ptx_jit_new_block(t);
+	LLVMBasicBlockRef join = ptx_jit_new_block(t);
+	LLVMValueRef i = ptx_jit_llvm.LLVMBuildZExt(t->b,
+		ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
+			ptx_jit_cint(t->s32, 0), ""), t->s64, "");
+	LLVMValueRef bx =
+		ptx_jit_load_field(t, t->run, RUN_FIELD(ntid[0]), t->s32);
 	LLVMValueRef x[2], phi;
 	LLVMBasicBlockRef in[2] = { from, div };
 
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, bx,
-		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), ""), join, div);
-	L.LLVMPositionBuilderAtEnd(t->b, div);
-	x[1] = L.LLVMBuildURem(t->b, i, L.LLVMBuildZExt(t->b, bx, t->s64, ""), "");
-	L.LLVMBuildBr(t->b, join);
-	L.LLVMPositionBuilderAtEnd(t->b, join);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntEQ, bx, ptx_jit_load_field(t, t->run,
+		RUN_FIELD(nthreads), t->s32), ""), join, div);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, div);
+	x[1] = ptx_jit_llvm.LLVMBuildURem(t->b, i,
+		ptx_jit_llvm.LLVMBuildZExt(t->b, bx, t->s64, ""), "");
+	ptx_jit_llvm.LLVMBuildBr(t->b, join);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, join);
 	x[0] = i;
-	phi = L.LLVMBuildPhi(t->b, t->s64, "");
-	L.LLVMAddIncoming(phi, x, in, 2);
+	phi = ptx_jit_llvm.LLVMBuildPhi(t->b, t->s64, "");
+	ptx_jit_llvm.LLVMAddIncoming(phi, x, in, 2);
 	return phi;
 }
 
@@ -114,9 +120,10 @@ static LLVMValueRef tid_in_row(struct tr *t, uint32_t pc)
 	if (t->tid_x0)
 		return t->tid_x0;
 	x0 = lane0_tid_x(t);
-	lanes_or_hand_off(t, L.LLVMBuildICmp(t->b, LLVMIntULT,
-		L.LLVMBuildAdd(t->b, x0, cint(t->s64, PTX_JIT_LANES - 1), ""),
-		L.LLVMBuildZExt(t->b, load_field(t, t->run,
+	lanes_or_hand_off(t, ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntULT,
+		ptx_jit_llvm.LLVMBuildAdd(t->b, x0,
+			ptx_jit_cint(t->s64, PTX_JIT_LANES - 1), ""),
+		ptx_jit_llvm.LLVMBuildZExt(t->b, ptx_jit_load_field(t, t->run,
 			RUN_FIELD(ntid[0]), t->s32), t->s64, ""), ""), pc);
 	return t->tid_x0 = x0;
 }
@@ -132,11 +139,12 @@ static struct lane_form operand_form(struct tr *t, const struct ptx_operand *o,
 			break;
 		return t->forms[o->reg];
 	case PO_IMM:
-		return f;	/* its value: imm(), made for the lane */
+		return f;	/* its value: ptx_jit_imm(), for the lane */
 	case PO_SREG:
 		if (o->sreg >= SR_NTID_X && o->sreg <= SR_NCTAID_Z) {
-			f.base = L.LLVMBuildExtractElement(t->b, sreg(t, o->sreg),
-							   cint(t->s32, 0), "");
+			f.base = ptx_jit_llvm.LLVMBuildExtractElement(t->b,
+				ptx_jit_sreg(t, o->sreg),
+				ptx_jit_cint(t->s32, 0), "");
 			return f;
 		}
 		if (o->sreg != SR_TID_X || !t->tid_forms)
@@ -209,8 +217,8 @@ static bool form_instruction(const struct ptx_insn *in)
 	       result_stride(in, none, &stride);
 }
 
-bool forms_before(struct tr *t, const struct ptx_insn *in,
-		  struct lane_form *f, int64_t *stride, uint32_t pc)
+bool ptx_jit_forms_before(struct tr *t, const struct ptx_insn *in,
+			  struct lane_form *f, int64_t *stride, uint32_t pc)
 {
 	unsigned int i;
 
@@ -242,20 +250,20 @@ static void forget_written(struct tr *t, const struct ptx_insn *in)
 		t->forms[in->o[1].reg].known = false;
 }
 
-void forms_after(struct tr *t, const struct ptx_insn *in)
+void ptx_jit_forms_after(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t r = in->o[0].reg;
 
-	if (terminated(t)) {
-		forms_forget(t);
+	if (ptx_jit_terminated(t)) {
+		ptx_jit_forms_forget(t);
 		return;
 	}
 	forget_written(t, in);
 	/* a parameter: the same in every lane (warp_param_load()) */
 	if (in->op == OP_LD && in->space == PS_PARAM && in->o[0].kind == PO_REG)
 		t->forms[r] = (struct lane_form){ .known = true,
-			.base = L.LLVMBuildExtractElement(t->b, reg(t, r),
-							  cint(t->s32, 0), "") };
+			.base = ptx_jit_llvm.LLVMBuildExtractElement(t->b,
+			ptx_jit_reg(t, r), ptx_jit_cint(t->s32, 0), "") };
 }
 
 /* @in's result in lane @lane, from its sources' forms @f, a scalar. */
@@ -265,9 +273,9 @@ static LLVMValueRef lane_value(struct tr *t, const struct ptx_insn *in,
 	t->lane_in = in;
 	t->lane_forms = f;
 	t->lane = lane;
-	set_warp(t, false);
-	compute(t, in);
-	set_warp(t, true);
+	ptx_jit_set_warp(t, false);
+	ptx_jit_compute(t, in);
+	ptx_jit_set_warp(t, true);
 	t->lane_in = NULL;
 	return t->lane_result;
 }
@@ -287,8 +295,9 @@ static bool narrow_result(const struct cumc_ptx_function *fn,
 	return in->type.size < 8 || (in->op == OP_CVT && in->type2.size < 8);
 }
 
-void lanes_of_form(struct tr *t, const struct ptx_insn *in,
-		   const struct lane_form *f, int64_t stride, uint32_t pc)
+void ptx_jit_lanes_of_form(struct tr *t, const struct ptx_insn *in,
+			   const struct lane_form *f, int64_t stride,
+			   uint32_t pc)
 {
 	LLVMValueRef base = lane_value(t, in, f, 0), last;
 	bool vary = false;
@@ -298,16 +307,18 @@ void lanes_of_form(struct tr *t, const struct ptx_insn *in,
 		vary |= f[i].stride != 0;
 	if (vary && narrow_result(t->fn, in)) {
 		last = lane_value(t, in, f, PTX_JIT_LANES - 1);
-		lanes_or_hand_off(t, L.LLVMBuildICmp(t->b, LLVMIntEQ,
-			L.LLVMBuildSub(t->b, last, base, ""), cint(t->s64,
-			(uint64_t)(stride * (PTX_JIT_LANES - 1))), ""), pc);
+		lanes_or_hand_off(t, ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+			ptx_jit_llvm.LLVMBuildSub(t->b, last, base, ""),
+			ptx_jit_cint(t->s64,
+				     (uint64_t)(stride * (PTX_JIT_LANES - 1))),
+			""), pc);
 	}
 	forget_written(t, in);
 	t->forms[in->o[0].reg] = (struct lane_form){ .known = true,
 		.stride = stride, .base = base };
 }
 
-bool form_check_at(const struct tr *t, const struct ptx_insn *in)
+bool ptx_jit_form_check_at(const struct tr *t, const struct ptx_insn *in)
 {
 	unsigned int i;
 

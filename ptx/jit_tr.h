@@ -88,21 +88,21 @@ struct llvm_functions {
 #undef LLVM_POINTER
 
 /* The functions, which jit_open() resolves before any other use. */
-extern struct llvm_functions L;
+extern struct llvm_functions ptx_jit_llvm;
 /*
  * The host's CPU and its features as LLVM names them (jit_open()): the
  * code is compiled for them, and they are part of the cache key.
  */
-extern char *host_cpu, *host_features;
-/* Whether the host has FMA: native() compiles fma only then. */
-extern bool host_fma;
+extern char *ptx_jit_host_cpu, *ptx_jit_host_features;
+/* Whether the host has FMA: ptx_jit_native() compiles fma only then. */
+extern bool ptx_jit_host_fma;
 
 /* Whether the environment sets @name to 0. */
-bool env_off(const char *name);
+bool ptx_jit_env_off(const char *name);
 
 /*
  * What warp code knows of a register's lanes: lane l holds lane 0's value
- * plus l * stride (forms_after()).
+ * plus l * stride (ptx_jit_forms_after()).
  */
 struct lane_form {
 	bool known;
@@ -127,16 +127,17 @@ struct tr {
 	LLVMTypeRef s1, i8, s32, s64, s128, sf32, sf64, p8, step_ty, mem_ty;
 	LLVMTypeRef mm_ty;
 	uint32_t sites;
-	/* warp code (see warp_code()) */
+	/* warp code (see ptx_jit_warp_code()) */
 	bool warp;
 	LLVMValueRef *vregs, vti, vpc, mmbuf;
-	LLVMValueRef warp_fresh;	/* i1: warp_entry() found no thread ran */
+	/* i1: ptx_jit_warp_entry() found no thread ran */
+	LLVMValueRef warp_fresh;
 	LLVMBasicBlockRef *vstarts, handoff, warp_exited, per_thread;
 	uint32_t *site_of;		/* a memory instruction's site */
 	struct lane_form *forms;	/* per register, in warp code */
 	bool *joins;			/* instructions control flow joins at */
 	bool *check_only;		/* resume points of form checks alone */
-	bool tid_forms;			/* tid_x_only() */
+	bool tid_forms;			/* ptx_jit_tid_x_only() */
 	LLVMValueRef tid_x0;		/* tid_in_row()'s since a join */
 	/* lane_value(): the instruction made for one lane, its sources' forms */
 	const struct ptx_insn *lane_in;
@@ -154,22 +155,23 @@ struct tr {
  * the code it generates, and the layout of what the code reads), the CPU
  * the code is for.
  */
-void cache_key(const char *text, size_t len, char *key, size_t size);
+void ptx_jit_cache_key(const char *text, size_t len, char *key, size_t size);
 
 /*
  * The cache directory: CUDA_CACHE_PATH, else $XDG_CACHE_HOME/cumc/jit or
  * ~/.cache/cumc/jit; none under CUDA_CACHE_DISABLE=1 or CUMC_JIT_CACHE=0.
  */
-bool cache_dir(char *dir, size_t size);
+bool ptx_jit_cache_dir(char *dir, size_t size);
 
 /* The object cached at @path; NULL where there is none. */
-LLVMMemoryBufferRef cache_read(const char *path);
+LLVMMemoryBufferRef ptx_jit_cache_read(const char *path);
 
 /*
  * Written under a temporary name and renamed: readers see all or none.
- * The directory exists: cache_lock() made it, or the object was there.
+ * The directory exists: ptx_jit_cache_lock() made it, or the object was
+ * there.
  */
-void cache_write(const char *path, LLVMMemoryBufferRef buf);
+void ptx_jit_cache_write(const char *path, LLVMMemoryBufferRef buf);
 
 /*
  * The cache directory's lock, held while an object missing from it is
@@ -178,93 +180,94 @@ void cache_write(const char *path, LLVMMemoryBufferRef buf);
  * first wrote. -1 when it cannot be taken: then each compiles, as
  * without it.
  */
-int cache_lock(const char *dir);
+int ptx_jit_cache_lock(const char *dir);
 
 /* ---- jit_translate.c ---- */
 
 /* @v in an integer type, or in each lane of an integer vector type. */
-LLVMValueRef cint(LLVMTypeRef ty, uint64_t v);
+LLVMValueRef ptx_jit_cint(LLVMTypeRef ty, uint64_t v);
 
 /* Value types: scalars, or PTX_JIT_LANES lanes of them in warp code. */
-void set_warp(struct tr *t, bool warp);
+void ptx_jit_set_warp(struct tr *t, bool warp);
 
 /* A vector of PTX_JIT_LANES lanes holding the scalar @v. */
-LLVMValueRef splat(struct tr *t, LLVMValueRef v);
+LLVMValueRef ptx_jit_splat(struct tr *t, LLVMValueRef v);
 
 /* A scalar as a value: the same in every lane of warp code. */
-LLVMValueRef uniform(struct tr *t, LLVMValueRef v);
+LLVMValueRef ptx_jit_uniform(struct tr *t, LLVMValueRef v);
 
 /* A new block at the end of the function being made. */
-LLVMBasicBlockRef new_block(struct tr *t);
+LLVMBasicBlockRef ptx_jit_new_block(struct tr *t);
 
 /* @v as an i64 value (in each lane, in warp code). */
-LLVMValueRef i64c(struct tr *t, uint64_t v);
+LLVMValueRef ptx_jit_i64c(struct tr *t, uint64_t v);
 
 /* @base plus @off bytes. */
-LLVMValueRef byte_ptr(struct tr *t, LLVMValueRef base, LLVMValueRef off);
+LLVMValueRef ptx_jit_byte_ptr(struct tr *t, LLVMValueRef base,
+			      LLVMValueRef off);
 
 /* @p as a pointer to @ty. */
-LLVMValueRef typed_ptr(struct tr *t, LLVMValueRef p, LLVMTypeRef ty);
+LLVMValueRef ptx_jit_typed_ptr(struct tr *t, LLVMValueRef p, LLVMTypeRef ty);
 
 /* The field at @off of the run (or of a struct at @base), a @ty. */
-LLVMValueRef load_field(struct tr *t, LLVMValueRef base, size_t off,
-			LLVMTypeRef ty);
+LLVMValueRef ptx_jit_load_field(struct tr *t, LLVMValueRef base, size_t off,
+				LLVMTypeRef ty);
 
 /* Adds @n to the u32 at @off of @base. */
-void add_field(struct tr *t, LLVMValueRef base, size_t off,
-	       uint32_t n);
+void ptx_jit_add_field(struct tr *t, LLVMValueRef base, size_t off,
+		       uint32_t n);
 
 /* A call of the intrinsic @name overloaded on the @ntys types @tys. */
-LLVMValueRef intrinsic_of(struct tr *t, const char *name,
-			  LLVMTypeRef *tys, unsigned int ntys,
-			  LLVMValueRef *args, unsigned int n);
+LLVMValueRef ptx_jit_intrinsic_of(struct tr *t, const char *name,
+				  LLVMTypeRef *tys, unsigned int ntys,
+				  LLVMValueRef *args, unsigned int n);
 
-/* intrinsic_of() for an intrinsic overloaded on one type, @ty. */
-LLVMValueRef intrinsic(struct tr *t, const char *name,
-		       LLVMTypeRef ty, LLVMValueRef *args,
-		       unsigned int n);
+/* ptx_jit_intrinsic_of() for an intrinsic overloaded on one type, @ty. */
+LLVMValueRef ptx_jit_intrinsic(struct tr *t, const char *name,
+			       LLVMTypeRef ty, LLVMValueRef *args,
+			       unsigned int n);
 
 /* An integer value type of @size bytes. */
-LLVMTypeRef value_int(struct tr *t, unsigned int size);
+LLVMTypeRef ptx_jit_value_int(struct tr *t, unsigned int size);
 
 /* Register @r as an i64 value: its lanes in warp code. */
-LLVMValueRef reg(struct tr *t, uint32_t r);
+LLVMValueRef ptx_jit_reg(struct tr *t, uint32_t r);
 
 /* Register @r takes @v, an i64 value. */
-void set_reg(struct tr *t, uint32_t r, LLVMValueRef v);
+void ptx_jit_set_reg(struct tr *t, uint32_t r, LLVMValueRef v);
 
 /* Special register @sr as an i64 value. */
-LLVMValueRef sreg(struct tr *t, unsigned int sr);
+LLVMValueRef ptx_jit_sreg(struct tr *t, unsigned int sr);
 
 /*
  * An operand's immediate.  A module variable's address is the storage of
  * the module being run, not the one compiled: the code is shared by
  * every load of the same PTX (and cached), so it reads the address.
  */
-LLVMValueRef imm(struct tr *t, const struct ptx_operand *o);
+LLVMValueRef ptx_jit_imm(struct tr *t, const struct ptx_operand *o);
 
 /* Whether @v, a register's value, is not 0 (an i1). */
-LLVMValueRef truthy(struct tr *t, LLVMValueRef v);
+LLVMValueRef ptx_jit_truthy(struct tr *t, LLVMValueRef v);
 
 /* Whether the translator compiles @in itself. */
-bool native(const struct ptx_insn *in);
+bool ptx_jit_native(const struct ptx_insn *in);
 
 /*
  * Kernels with calls, warp operations or barriers other than bar.sync 0
  * (named, counted, arrive, red) stay with the interpreter.
  */
-const struct ptx_insn *uncompiled(const struct cumc_ptx_function *fn);
+const struct ptx_insn *ptx_jit_uncompiled(const struct cumc_ptx_function *fn);
 
 /* within(addr, size, lo, hi) of mem.c. */
-LLVMValueRef within(struct tr *t, LLVMValueRef addr, unsigned int size,
-		    LLVMValueRef lo, LLVMValueRef hi);
+LLVMValueRef ptx_jit_within(struct tr *t, LLVMValueRef addr, unsigned int size,
+			    LLVMValueRef lo, LLVMValueRef hi);
 
 /* The scalar integer type of @size bytes. */
-LLVMTypeRef int_type(struct tr *t, unsigned int size);
+LLVMTypeRef ptx_jit_int_type(struct tr *t, unsigned int size);
 
 /* Register @r takes @x, which ld read, as exec_mem.c extends it. */
-void set_loaded(struct tr *t, const struct ptx_insn *in, uint32_t r,
-		LLVMValueRef x);
+void ptx_jit_set_loaded(struct tr *t, const struct ptx_insn *in, uint32_t r,
+			LLVMValueRef x);
 
 /*
  * A vector of @n elements of @size bytes at @p in one access, as
@@ -273,46 +276,46 @@ void set_loaded(struct tr *t, const struct ptx_insn *in, uint32_t r,
  * <2 x i64>, which x86 processors with AVX make atomic.  A load gives
  * @elems, a store takes them, each of the element's width.
  */
-void vector_access(struct tr *t, LLVMValueRef p, unsigned int size,
-		   unsigned int n, bool st, LLVMValueRef *elems);
+void ptx_jit_vector_access(struct tr *t, LLVMValueRef p, unsigned int size,
+			   unsigned int n, bool st, LLVMValueRef *elems);
 
 /* Element @i's register of a load's or store's value; PTX_NO_REG: none. */
-uint32_t value_reg(const struct ptx_operand *v, unsigned int i);
+uint32_t ptx_jit_value_reg(const struct ptx_operand *v, unsigned int i);
 
 /* Element @i of a store's value: its register, or the immediate. */
-LLVMValueRef value_elem(struct tr *t, const struct ptx_operand *v,
-			unsigned int i);
+LLVMValueRef ptx_jit_value_elem(struct tr *t, const struct ptx_operand *v,
+				unsigned int i);
 
 /* Whether the block being made has its terminator. */
-bool terminated(struct tr *t);
+bool ptx_jit_terminated(struct tr *t);
 
 /* A native instruction with registers for operands and result only. */
-void compute(struct tr *t, const struct ptx_insn *in);
+void ptx_jit_compute(struct tr *t, const struct ptx_insn *in);
 
 /* Whether @fn is a kernel the translator takes. */
-bool compilable(const struct cumc_ptx_function *fn);
+bool ptx_jit_compilable(const struct cumc_ptx_function *fn);
 
 /* The symbol of kernel @i of the module of cache key @key. */
-void symbol_name(char *buf, size_t size, const char *key,
-		 unsigned int i);
+void ptx_jit_symbol_name(char *buf, size_t size, const char *key,
+			 unsigned int i);
 
 /* @m's compilable kernels into @t's module; false when out of memory. */
-bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
-		      const char *key);
+bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
+			      const char *key);
 
 /* ---- jit_warp.c ---- */
 
 /*
  * Whether warp code runs @in for the lanes of a warp at once.  At any
  * other instruction the warp's threads go on one by one from there
- * (hand_off()), as they do where the lanes of a guard or a branch
+ * (ptx_jit_hand_off()), as they do where the lanes of a guard or a branch
  * disagree or an access leaves the ranges checked inline.
  */
-bool warp_native(const struct cumc_ptx_function *fn,
-		 const struct ptx_insn *in);
+bool ptx_jit_warp_native(const struct cumc_ptx_function *fn,
+			 const struct ptx_insn *in);
 
 /* The warp's threads go on one by one, each from its pc in @pcs. */
-void hand_off(struct tr *t, LLVMValueRef pcs);
+void ptx_jit_hand_off(struct tr *t, LLVMValueRef pcs);
 
 /*
  * In the block the round has reached thread @t->idx in (its record at
@@ -320,7 +323,7 @@ void hand_off(struct tr *t, LLVMValueRef pcs);
  * (the same record: runnable, none ran yet or all at one pc with their
  * registers saved) runs the warp code, the others the per-thread code.
  */
-void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp);
+void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp);
 
 /*
  * The warp code: the kernel's instructions over vectors of the warp's
@@ -330,16 +333,16 @@ void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp);
  * the warp's first thread record, @counter the round's thread counter,
  * @head the round's next step.
  */
-void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
-	       LLVMValueRef counter, LLVMBasicBlockRef head);
+void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
+		       LLVMValueRef counter, LLVMBasicBlockRef head);
 
 /* ---- jit_forms.c ---- */
 
 /* No register of warp code has a form (where control flow joins). */
-void forms_forget(struct tr *t);
+void ptx_jit_forms_forget(struct tr *t);
 
 /* A register's lanes from its form: base + <0, s, 2s, ...>. */
-LLVMValueRef form_lanes(struct tr *t, const struct lane_form *f);
+LLVMValueRef ptx_jit_form_lanes(struct tr *t, const struct lane_form *f);
 
 /*
  * A register with a form is made from it where it is read (so that lanes
@@ -347,10 +350,10 @@ LLVMValueRef form_lanes(struct tr *t, const struct lane_form *f);
  * once control leaves the forms: where it joins, and to the per-thread
  * code.
  */
-void forms_flush(struct tr *t);
+void ptx_jit_forms_flush(struct tr *t);
 
 /* Branches to warp code's block @to, where forms are forgotten. */
-void branch_to_join(struct tr *t, LLVMBasicBlockRef to);
+void ptx_jit_branch_to_join(struct tr *t, LLVMBasicBlockRef to);
 
 /*
  * Whether tid.x has a form: where the kernel reads tid.x alone of the
@@ -359,30 +362,31 @@ void branch_to_join(struct tr *t, LLVMBasicBlockRef to);
  * launched with rows that may be narrower than a warp (8 by 8): its tid
  * have no form, so that such warps are not handed on.
  */
-bool tid_x_only(const struct cumc_ptx_function *fn);
+bool ptx_jit_tid_x_only(const struct cumc_ptx_function *fn);
 
 /*
  * The forms of @in's sources into @f (indexed as its operands) and its
  * result's @stride; false where its result has no form.
  */
-bool forms_before(struct tr *t, const struct ptx_insn *in,
-		  struct lane_form *f, int64_t *stride, uint32_t pc);
+bool ptx_jit_forms_before(struct tr *t, const struct ptx_insn *in,
+			  struct lane_form *f, int64_t *stride, uint32_t pc);
 
 /* After @in was made as vectors: the forms it leaves. */
-void forms_after(struct tr *t, const struct ptx_insn *in);
+void ptx_jit_forms_after(struct tr *t, const struct ptx_insn *in);
 
 /*
  * @in (at @pc) whose result has a form: made for lane 0 alone (and the
  * last lane, where a jump could show), its register the form's lanes.
  */
-void lanes_of_form(struct tr *t, const struct ptx_insn *in,
-		   const struct lane_form *f, int64_t stride, uint32_t pc);
+void ptx_jit_lanes_of_form(struct tr *t, const struct ptx_insn *in,
+			   const struct lane_form *f, int64_t stride,
+			   uint32_t pc);
 
 /*
  * Whether warp code may check a lane form at @in: a result with a form
  * made from fewer than 64 bits, or from tid.  The threads then resume
  * there one by one, without a block's count of their slice.
  */
-bool form_check_at(const struct tr *t, const struct ptx_insn *in);
+bool ptx_jit_form_check_at(const struct tr *t, const struct ptx_insn *in);
 
 #endif

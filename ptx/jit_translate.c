@@ -27,20 +27,22 @@
 
 #include "jit_tr.h"
 
-LLVMValueRef cint(LLVMTypeRef ty, uint64_t v)
+LLVMValueRef ptx_jit_cint(LLVMTypeRef ty, uint64_t v)
 {
 	LLVMValueRef lanes[PTX_JIT_LANES];
+	LLVMTypeRef ety;
 	unsigned int i, n;
 
-	if (L.LLVMGetTypeKind(ty) != LLVMVectorTypeKind)
-		return L.LLVMConstInt(ty, v, false);
-	n = L.LLVMGetVectorSize(ty);
+	if (ptx_jit_llvm.LLVMGetTypeKind(ty) != LLVMVectorTypeKind)
+		return ptx_jit_llvm.LLVMConstInt(ty, v, false);
+	n = ptx_jit_llvm.LLVMGetVectorSize(ty);
+	ety = ptx_jit_llvm.LLVMGetElementType(ty);
 	for (i = 0; i < n; i++)
-		lanes[i] = L.LLVMConstInt(L.LLVMGetElementType(ty), v, false);
-	return L.LLVMConstVector(lanes, n);
+		lanes[i] = ptx_jit_llvm.LLVMConstInt(ety, v, false);
+	return ptx_jit_llvm.LLVMConstVector(lanes, n);
 }
 
-void set_warp(struct tr *t, bool warp)
+void ptx_jit_set_warp(struct tr *t, bool warp)
 {
 	LLVMTypeRef *value[] = { &t->i1, &t->i32, &t->i64, &t->i128,
 				 &t->f32, &t->f64 };
@@ -50,103 +52,115 @@ void set_warp(struct tr *t, bool warp)
 
 	t->warp = warp;
 	for (i = 0; i < sizeof(scalar) / sizeof(scalar[0]); i++)
-		*value[i] = warp ? L.LLVMVectorType(scalar[i], PTX_JIT_LANES) :
-				   scalar[i];
+		*value[i] = warp ?
+			ptx_jit_llvm.LLVMVectorType(scalar[i], PTX_JIT_LANES) :
+			scalar[i];
 }
 
-LLVMValueRef splat(struct tr *t, LLVMValueRef v)
+LLVMValueRef ptx_jit_splat(struct tr *t, LLVMValueRef v)
 {
-	LLVMTypeRef vt = L.LLVMVectorType(L.LLVMTypeOf(v), PTX_JIT_LANES);
-	LLVMValueRef one = L.LLVMBuildInsertElement(t->b, L.LLVMGetUndef(vt),
-						    v, cint(t->s32, 0), "");
+	LLVMTypeRef vt = ptx_jit_llvm.LLVMVectorType(ptx_jit_llvm.LLVMTypeOf(v),
+						     PTX_JIT_LANES);
+	LLVMValueRef one = ptx_jit_llvm.LLVMBuildInsertElement(t->b,
+		ptx_jit_llvm.LLVMGetUndef(vt), v, ptx_jit_cint(t->s32, 0), "");
 
-	return L.LLVMBuildShuffleVector(t->b, one, L.LLVMGetUndef(vt),
-		L.LLVMConstNull(L.LLVMVectorType(t->s32, PTX_JIT_LANES)), "");
+	return ptx_jit_llvm.LLVMBuildShuffleVector(t->b, one,
+		ptx_jit_llvm.LLVMGetUndef(vt),
+		ptx_jit_llvm.LLVMConstNull(ptx_jit_llvm.LLVMVectorType(t->s32,
+					   PTX_JIT_LANES)), "");
 }
 
-LLVMValueRef uniform(struct tr *t, LLVMValueRef v)
+LLVMValueRef ptx_jit_uniform(struct tr *t, LLVMValueRef v)
 {
-	return t->warp ? splat(t, v) : v;
+	return t->warp ? ptx_jit_splat(t, v) : v;
 }
 
-LLVMBasicBlockRef new_block(struct tr *t)
+LLVMBasicBlockRef ptx_jit_new_block(struct tr *t)
 {
-	return L.LLVMAppendBasicBlockInContext(t->c, t->f, "");
+	return ptx_jit_llvm.LLVMAppendBasicBlockInContext(t->c, t->f, "");
 }
 
-LLVMValueRef i64c(struct tr *t, uint64_t v)
+LLVMValueRef ptx_jit_i64c(struct tr *t, uint64_t v)
 {
-	return cint(t->i64, v);
+	return ptx_jit_cint(t->i64, v);
 }
 
-LLVMValueRef byte_ptr(struct tr *t, LLVMValueRef base, LLVMValueRef off)
+LLVMValueRef ptx_jit_byte_ptr(struct tr *t, LLVMValueRef base, LLVMValueRef off)
 {
-	return L.LLVMBuildGEP2(t->b, t->i8, base, &off, 1, "");
+	return ptx_jit_llvm.LLVMBuildGEP2(t->b, t->i8, base, &off, 1, "");
 }
 
-LLVMValueRef typed_ptr(struct tr *t, LLVMValueRef p, LLVMTypeRef ty)
+LLVMValueRef ptx_jit_typed_ptr(struct tr *t, LLVMValueRef p, LLVMTypeRef ty)
 {
-	return L.LLVMBuildBitCast(t->b, p, L.LLVMPointerType(ty, 0), "");
+	return ptx_jit_llvm.LLVMBuildBitCast(t->b, p,
+		ptx_jit_llvm.LLVMPointerType(ty, 0), "");
 }
 
 /* A field of the run (or of a struct at @base) at @off. */
 static LLVMValueRef field_ptr(struct tr *t, LLVMValueRef base, size_t off,
 			      LLVMTypeRef ty)
 {
-	return typed_ptr(t, byte_ptr(t, base, cint(t->s64, off)), ty);
+	return ptx_jit_typed_ptr(t,
+		ptx_jit_byte_ptr(t, base, ptx_jit_cint(t->s64, off)), ty);
 }
 
-LLVMValueRef load_field(struct tr *t, LLVMValueRef base, size_t off,
-			LLVMTypeRef ty)
+LLVMValueRef ptx_jit_load_field(struct tr *t, LLVMValueRef base, size_t off,
+				LLVMTypeRef ty)
 {
-	return L.LLVMBuildLoad2(t->b, ty, field_ptr(t, base, off, ty), "");
+	return ptx_jit_llvm.LLVMBuildLoad2(t->b, ty,
+					   field_ptr(t, base, off, ty), "");
 }
 
 static void store_field(struct tr *t, LLVMValueRef base, size_t off,
 			LLVMTypeRef ty, LLVMValueRef v)
 {
-	L.LLVMBuildStore(t->b, v, field_ptr(t, base, off, ty));
+	ptx_jit_llvm.LLVMBuildStore(t->b, v, field_ptr(t, base, off, ty));
 }
 
-void add_field(struct tr *t, LLVMValueRef base, size_t off,
-	       uint32_t n)
+void ptx_jit_add_field(struct tr *t, LLVMValueRef base, size_t off,
+		       uint32_t n)
 {
-	LLVMValueRef v = load_field(t, base, off, t->s32);
+	LLVMValueRef v = ptx_jit_load_field(t, base, off, t->s32);
 
 	store_field(t, base, off, t->s32,
-		    L.LLVMBuildAdd(t->b, v, cint(t->s32, n), ""));
+		    ptx_jit_llvm.LLVMBuildAdd(t->b, v,
+					      ptx_jit_cint(t->s32, n), ""));
 }
 
-LLVMValueRef intrinsic_of(struct tr *t, const char *name,
-			  LLVMTypeRef *tys, unsigned int ntys,
-			  LLVMValueRef *args, unsigned int n)
+LLVMValueRef ptx_jit_intrinsic_of(struct tr *t, const char *name,
+				  LLVMTypeRef *tys, unsigned int ntys,
+				  LLVMValueRef *args, unsigned int n)
 {
-	unsigned int id = L.LLVMLookupIntrinsicID(name, strlen(name));
-	LLVMValueRef f = L.LLVMGetIntrinsicDeclaration(t->m, id, tys, ntys);
+	unsigned int id =
+		ptx_jit_llvm.LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef f =
+		ptx_jit_llvm.LLVMGetIntrinsicDeclaration(t->m, id, tys, ntys);
 
-	return L.LLVMBuildCall2(t->b, L.LLVMIntrinsicGetType(t->c, id, tys, ntys),
-				f, args, n, "");
+	return ptx_jit_llvm.LLVMBuildCall2(t->b,
+		ptx_jit_llvm.LLVMIntrinsicGetType(t->c, id, tys, ntys),
+		f, args, n, "");
 }
 
-LLVMValueRef intrinsic(struct tr *t, const char *name,
-		       LLVMTypeRef ty, LLVMValueRef *args,
-		       unsigned int n)
+LLVMValueRef ptx_jit_intrinsic(struct tr *t, const char *name,
+			       LLVMTypeRef ty, LLVMValueRef *args,
+			       unsigned int n)
 {
-	return intrinsic_of(t, name, &ty, 1, args, n);
+	return ptx_jit_intrinsic_of(t, name, &ty, 1, args, n);
 }
 
 static LLVMValueRef mask(struct tr *t, LLVMValueRef v, unsigned int size)
 {
 	if (size >= 8)
 		return v;
-	return L.LLVMBuildAnd(t->b, v, i64c(t, (1ull << (size * 8)) - 1), "");
+	return ptx_jit_llvm.LLVMBuildAnd(t->b, v,
+		ptx_jit_i64c(t, (1ull << (size * 8)) - 1), "");
 }
 
-LLVMTypeRef value_int(struct tr *t, unsigned int size)
+LLVMTypeRef ptx_jit_value_int(struct tr *t, unsigned int size)
 {
-	LLVMTypeRef ty = L.LLVMIntTypeInContext(t->c, size * 8);
+	LLVMTypeRef ty = ptx_jit_llvm.LLVMIntTypeInContext(t->c, size * 8);
 
-	return t->warp ? L.LLVMVectorType(ty, PTX_JIT_LANES) : ty;
+	return t->warp ? ptx_jit_llvm.LLVMVectorType(ty, PTX_JIT_LANES) : ty;
 }
 
 /* Sign- or zero-extends the low @size bytes of @v to 64 bits. */
@@ -157,15 +171,16 @@ static LLVMValueRef extend(struct tr *t, LLVMValueRef v, unsigned int size,
 
 	if (size >= 8)
 		return v;
-	n = L.LLVMBuildTrunc(t->b, v, value_int(t, size), "");
-	return sign ? L.LLVMBuildSExt(t->b, n, t->i64, "") :
-		      L.LLVMBuildZExt(t->b, n, t->i64, "");
+	n = ptx_jit_llvm.LLVMBuildTrunc(t->b, v,
+					ptx_jit_value_int(t, size), "");
+	return sign ? ptx_jit_llvm.LLVMBuildSExt(t->b, n, t->i64, "") :
+		      ptx_jit_llvm.LLVMBuildZExt(t->b, n, t->i64, "");
 }
 
 /*
  * Whether warp code keeps register @r in 32-bit lanes: a 32-bit register
- * holds its value zero-extended (set_loaded() masks a sign-extended load
- * to the register's size), so its upper half is always 0 and need not
+ * holds its value zero-extended (ptx_jit_set_loaded() masks a sign-extended
+ * load to the register's size), so its upper half is always 0 and need not
  * take vector lanes of its own.
  */
 static bool narrow_reg(const struct tr *t, uint32_t r)
@@ -174,21 +189,22 @@ static bool narrow_reg(const struct tr *t, uint32_t r)
 	       t->fn->reg_types[r].cls != PC_PRED;
 }
 
-LLVMValueRef reg(struct tr *t, uint32_t r)
+LLVMValueRef ptx_jit_reg(struct tr *t, uint32_t r)
 {
 	if (t->warp && t->forms[r].known)
-		return form_lanes(t, &t->forms[r]);
+		return ptx_jit_form_lanes(t, &t->forms[r]);
 	if (t->warp && narrow_reg(t, r))
-		return L.LLVMBuildZExt(t->b, L.LLVMBuildLoad2(t->b,
-			t->i32, t->regs[r], ""), t->i64, "");
-	return L.LLVMBuildLoad2(t->b, t->i64, t->regs[r], "");
+		return ptx_jit_llvm.LLVMBuildZExt(t->b,
+			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32,
+			t->regs[r], ""), t->i64, "");
+	return ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64, t->regs[r], "");
 }
 
-void set_reg(struct tr *t, uint32_t r, LLVMValueRef v)
+void ptx_jit_set_reg(struct tr *t, uint32_t r, LLVMValueRef v)
 {
 	if (t->warp && narrow_reg(t, r))
-		v = L.LLVMBuildTrunc(t->b, v, t->i32, "");
-	L.LLVMBuildStore(t->b, v, t->regs[r]);
+		v = ptx_jit_llvm.LLVMBuildTrunc(t->b, v, t->i32, "");
+	ptx_jit_llvm.LLVMBuildStore(t->b, v, t->regs[r]);
 }
 
 static bool sreg_clock(unsigned int sr)
@@ -199,8 +215,8 @@ static bool sreg_clock(unsigned int sr)
 /* A u32 of the run, as an i64 value. */
 static LLVMValueRef run_u32(struct tr *t, size_t off)
 {
-	return uniform(t, L.LLVMBuildZExt(t->b, load_field(t, t->run, off,
-					  t->s32), t->s64, ""));
+	return ptx_jit_uniform(t, ptx_jit_llvm.LLVMBuildZExt(t->b,
+		ptx_jit_load_field(t, t->run, off, t->s32), t->s64, ""));
 }
 
 /* tid.x/.y/.z from the thread's index in the CTA. */
@@ -208,13 +224,13 @@ static LLVMValueRef tid(struct tr *t, unsigned int d)
 {
 	LLVMValueRef bx = run_u32(t, RUN_FIELD(ntid[0]));
 	LLVMValueRef by = run_u32(t, RUN_FIELD(ntid[1]));
-	LLVMValueRef i = L.LLVMBuildZExt(t->b, t->idx, t->i64, "");
+	LLVMValueRef i = ptx_jit_llvm.LLVMBuildZExt(t->b, t->idx, t->i64, "");
 
 	if (d == 0)
-		return L.LLVMBuildURem(t->b, i, bx, "");
-	i = L.LLVMBuildUDiv(t->b, i, bx, "");
-	return d == 1 ? L.LLVMBuildURem(t->b, i, by, "") :
-			L.LLVMBuildUDiv(t->b, i, by, "");
+		return ptx_jit_llvm.LLVMBuildURem(t->b, i, bx, "");
+	i = ptx_jit_llvm.LLVMBuildUDiv(t->b, i, bx, "");
+	return d == 1 ? ptx_jit_llvm.LLVMBuildURem(t->b, i, by, "") :
+			ptx_jit_llvm.LLVMBuildUDiv(t->b, i, by, "");
 }
 
 /*
@@ -223,25 +239,28 @@ static LLVMValueRef tid(struct tr *t, unsigned int d)
  */
 static LLVMValueRef tid_x(struct tr *t, LLVMValueRef i)
 {
-	LLVMBasicBlockRef div = new_block(t), join = new_block(t);
-	LLVMValueRef flat = L.LLVMBuildICmp(t->b, LLVMIntEQ,
-		load_field(t, t->run, RUN_FIELD(ntid[0]), t->s32),
-		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), "");
+	LLVMBasicBlockRef div = ptx_jit_new_block(t);
+	LLVMBasicBlockRef join = ptx_jit_new_block(t);
+	LLVMValueRef flat = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+		ptx_jit_load_field(t, t->run, RUN_FIELD(ntid[0]), t->s32),
+		ptx_jit_load_field(t, t->run, RUN_FIELD(nthreads), t->s32), "");
 
-	L.LLVMBuildStore(t->b, i, t->ti);
-	L.LLVMBuildCondBr(t->b, flat, join, div);
-	L.LLVMPositionBuilderAtEnd(t->b, div);
-	L.LLVMBuildStore(t->b, tid(t, 0), t->ti);
-	L.LLVMBuildBr(t->b, join);
-	L.LLVMPositionBuilderAtEnd(t->b, join);
-	return L.LLVMBuildLoad2(t->b, t->i64, t->ti, "");
+	ptx_jit_llvm.LLVMBuildStore(t->b, i, t->ti);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, flat, join, div);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, div);
+	ptx_jit_llvm.LLVMBuildStore(t->b, tid(t, 0), t->ti);
+	ptx_jit_llvm.LLVMBuildBr(t->b, join);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, join);
+	return ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64, t->ti, "");
 }
 
-LLVMValueRef sreg(struct tr *t, unsigned int sr)
+LLVMValueRef ptx_jit_sreg(struct tr *t, unsigned int sr)
 {
-	LLVMValueRef i = L.LLVMBuildZExt(t->b, t->idx, t->i64, "");
-	LLVMValueRef lane = L.LLVMBuildAnd(t->b, i, i64c(t, 31), "");
-	LLVMValueRef bit = L.LLVMBuildShl(t->b, i64c(t, 1), lane, "");
+	LLVMValueRef i = ptx_jit_llvm.LLVMBuildZExt(t->b, t->idx, t->i64, "");
+	LLVMValueRef lane =
+		ptx_jit_llvm.LLVMBuildAnd(t->b, i, ptx_jit_i64c(t, 31), "");
+	LLVMValueRef bit =
+		ptx_jit_llvm.LLVMBuildShl(t->b, ptx_jit_i64c(t, 1), lane, "");
 
 	switch (sr) {
 	case SR_TID_X: case SR_TID_Y: case SR_TID_Z:
@@ -257,46 +276,56 @@ LLVMValueRef sreg(struct tr *t, unsigned int sr)
 	case SR_LANEID:
 		return lane;
 	case SR_WARPID:
-		return L.LLVMBuildLShr(t->b, i, i64c(t, 5), "");
+		return ptx_jit_llvm.LLVMBuildLShr(t->b, i,
+						  ptx_jit_i64c(t, 5), "");
 	case SR_NWARPID:
-		return L.LLVMBuildLShr(t->b,
-			L.LLVMBuildAdd(t->b, run_u32(t, RUN_FIELD(nthreads)),
-				       i64c(t, 31), ""), i64c(t, 5), "");
+		return ptx_jit_llvm.LLVMBuildLShr(t->b,
+			ptx_jit_llvm.LLVMBuildAdd(t->b,
+				run_u32(t, RUN_FIELD(nthreads)),
+				ptx_jit_i64c(t, 31), ""),
+			ptx_jit_i64c(t, 5), "");
 	case SR_SMID:
-		return i64c(t, 0);
+		return ptx_jit_i64c(t, 0);
 	case SR_NSMID:
-		return i64c(t, 132);
+		return ptx_jit_i64c(t, 132);
 	case SR_LANEMASK_EQ:
 		return bit;
 	case SR_LANEMASK_LT:
-		return L.LLVMBuildSub(t->b, bit, i64c(t, 1), "");
+		return ptx_jit_llvm.LLVMBuildSub(t->b, bit,
+						 ptx_jit_i64c(t, 1), "");
 	case SR_LANEMASK_LE:
-		return L.LLVMBuildSub(t->b, L.LLVMBuildShl(t->b, bit,
-					i64c(t, 1), ""), i64c(t, 1), "");
+		return ptx_jit_llvm.LLVMBuildSub(t->b,
+			ptx_jit_llvm.LLVMBuildShl(t->b, bit,
+			ptx_jit_i64c(t, 1), ""), ptx_jit_i64c(t, 1), "");
 	case SR_LANEMASK_GT:
-		return L.LLVMBuildAnd(t->b, L.LLVMBuildNot(t->b,
-			L.LLVMBuildSub(t->b, L.LLVMBuildShl(t->b, bit,
-				i64c(t, 1), ""), i64c(t, 1), ""), ""),
-			i64c(t, 0xffffffffu), "");
+		return ptx_jit_llvm.LLVMBuildAnd(t->b,
+			ptx_jit_llvm.LLVMBuildNot(t->b,
+			ptx_jit_llvm.LLVMBuildSub(t->b,
+			ptx_jit_llvm.LLVMBuildShl(t->b, bit,
+			ptx_jit_i64c(t, 1), ""), ptx_jit_i64c(t, 1), ""), ""),
+			ptx_jit_i64c(t, 0xffffffffu), "");
 	default:	/* SR_LANEMASK_GE */
-		return L.LLVMBuildAnd(t->b, L.LLVMBuildNot(t->b,
-			L.LLVMBuildSub(t->b, bit, i64c(t, 1), ""), ""),
-			i64c(t, 0xffffffffu), "");
+		return ptx_jit_llvm.LLVMBuildAnd(t->b,
+			ptx_jit_llvm.LLVMBuildNot(t->b,
+			ptx_jit_llvm.LLVMBuildSub(t->b, bit,
+			ptx_jit_i64c(t, 1), ""), ""),
+			ptx_jit_i64c(t, 0xffffffffu), "");
 	}
 }
 
-LLVMValueRef imm(struct tr *t, const struct ptx_operand *o)
+LLVMValueRef ptx_jit_imm(struct tr *t, const struct ptx_operand *o)
 {
 	const struct ptx_global *g;
 	LLVMValueRef base;
 
 	if (!o->global)
-		return i64c(t, o->imm);
+		return ptx_jit_i64c(t, o->imm);
 	g = &t->fn->module->globals[o->global - 1];
-	base = load_field(t, t->run, RUN_FIELD(globals), t->p8);
-	base = load_field(t, base, (o->global - 1) * sizeof(uint64_t), t->s64);
-	return uniform(t, L.LLVMBuildAdd(t->b, base,
-			cint(t->s64, o->imm - (uintptr_t)g->data), ""));
+	base = ptx_jit_load_field(t, t->run, RUN_FIELD(globals), t->p8);
+	base = ptx_jit_load_field(t, base,
+				  (o->global - 1) * sizeof(uint64_t), t->s64);
+	return ptx_jit_uniform(t, ptx_jit_llvm.LLVMBuildAdd(t->b, base,
+			ptx_jit_cint(t->s64, o->imm - (uintptr_t)g->data), ""));
 }
 
 /* ptx_src: a register (negated for !p), a special register, a constant. */
@@ -305,20 +334,22 @@ static LLVMValueRef src(struct tr *t, const struct ptx_operand *o)
 	if (t->lane_in && (o->kind == PO_REG || o->kind == PO_SREG)) {
 		const struct lane_form *f = &t->lane_forms[o - t->lane_in->o];
 
-		return L.LLVMBuildAdd(t->b, f->base, cint(t->s64,
-				      (uint64_t)(f->stride * t->lane)), "");
+		return ptx_jit_llvm.LLVMBuildAdd(t->b, f->base,
+			ptx_jit_cint(t->s64,
+				     (uint64_t)(f->stride * t->lane)), "");
 	}
 	switch (o->kind) {
 	case PO_REG:
 		if (o->neg)
-			return L.LLVMBuildZExt(t->b, L.LLVMBuildICmp(t->b,
-				LLVMIntEQ, reg(t, o->reg), i64c(t, 0), ""),
-				t->i64, "");
-		return reg(t, o->reg);
+			return ptx_jit_llvm.LLVMBuildZExt(t->b,
+				ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+				ptx_jit_reg(t, o->reg),
+				ptx_jit_i64c(t, 0), ""), t->i64, "");
+		return ptx_jit_reg(t, o->reg);
 	case PO_SREG:
-		return sreg(t, o->sreg);
+		return ptx_jit_sreg(t, o->sreg);
 	default:
-		return imm(t, o);
+		return ptx_jit_imm(t, o);
 	}
 }
 
@@ -334,20 +365,21 @@ static void dst(struct tr *t, const struct ptx_operand *o, LLVMValueRef v,
 	if (t->lane_in)
 		t->lane_result = mask(t, v, size);
 	else if (o->kind == PO_REG)
-		set_reg(t, o->reg, mask(t, v, size));
+		ptx_jit_set_reg(t, o->reg, mask(t, v, size));
 }
 
-LLVMValueRef truthy(struct tr *t, LLVMValueRef v)
+LLVMValueRef ptx_jit_truthy(struct tr *t, LLVMValueRef v)
 {
-	return L.LLVMBuildICmp(t->b, LLVMIntNE, v, i64c(t, 0), "");
+	return ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntNE, v,
+					  ptx_jit_i64c(t, 0), "");
 }
 
 static LLVMValueRef as_i64(struct tr *t, LLVMValueRef c)
 {
-	return L.LLVMBuildZExt(t->b, c, t->i64, "");
+	return ptx_jit_llvm.LLVMBuildZExt(t->b, c, t->i64, "");
 }
 
-bool native(const struct ptx_insn *in)
+bool ptx_jit_native(const struct ptx_insn *in)
 {
 	struct ptx_type ty = in->type;
 	bool integer = ty.cls == PC_B || ty.cls == PC_U || ty.cls == PC_S;
@@ -388,7 +420,7 @@ bool native(const struct ptx_insn *in)
 		return integer;
 	case OP_MAD: case OP_FMA:
 		if (ty.cls == PC_F)
-			return host_fma && in->rnd == RND_RN &&
+			return ptx_jit_host_fma && in->rnd == RND_RN &&
 			       !(in->flags & (PF_FTZ | PF_SAT));
 		return integer && !(in->flags & PF_SAT);
 	case OP_NEG: case OP_ABS:
@@ -403,7 +435,7 @@ bool native(const struct ptx_insn *in)
 	}
 }
 
-const struct ptx_insn *uncompiled(const struct cumc_ptx_function *fn)
+const struct ptx_insn *ptx_jit_uncompiled(const struct cumc_ptx_function *fn)
 {
 	const struct ptx_insn *in;
 	uint32_t pc;
@@ -430,15 +462,16 @@ static LLVMValueRef mul_hi(struct tr *t, LLVMValueRef a, LLVMValueRef b,
 			   struct ptx_type ty)
 {
 	bool s = ty.cls == PC_S;
-	LLVMValueRef wa = s ? L.LLVMBuildSExt(t->b, a, t->i128, "") :
-			      L.LLVMBuildZExt(t->b, a, t->i128, "");
-	LLVMValueRef wb = s ? L.LLVMBuildSExt(t->b, b, t->i128, "") :
-			      L.LLVMBuildZExt(t->b, b, t->i128, "");
-	LLVMValueRef p = L.LLVMBuildMul(t->b, wa, wb, "");
-	LLVMValueRef n = cint(t->i128, ty.size * 8);
+	LLVMValueRef wa = s ? ptx_jit_llvm.LLVMBuildSExt(t->b, a, t->i128, "") :
+			      ptx_jit_llvm.LLVMBuildZExt(t->b, a, t->i128, "");
+	LLVMValueRef wb = s ? ptx_jit_llvm.LLVMBuildSExt(t->b, b, t->i128, "") :
+			      ptx_jit_llvm.LLVMBuildZExt(t->b, b, t->i128, "");
+	LLVMValueRef p = ptx_jit_llvm.LLVMBuildMul(t->b, wa, wb, "");
+	LLVMValueRef n = ptx_jit_cint(t->i128, ty.size * 8);
 
-	p = s ? L.LLVMBuildAShr(t->b, p, n, "") : L.LLVMBuildLShr(t->b, p, n, "");
-	return L.LLVMBuildTrunc(t->b, p, t->i64, "");
+	p = s ? ptx_jit_llvm.LLVMBuildAShr(t->b, p, n, "") :
+		ptx_jit_llvm.LLVMBuildLShr(t->b, p, n, "");
+	return ptx_jit_llvm.LLVMBuildTrunc(t->b, p, t->i64, "");
 }
 
 static LLVMValueRef product(struct tr *t, const struct ptx_insn *in,
@@ -446,30 +479,36 @@ static LLVMValueRef product(struct tr *t, const struct ptx_insn *in,
 {
 	if (in->flags & PF_HI)
 		return mul_hi(t, a, b, in->type);
-	return L.LLVMBuildMul(t->b, a, b, "");
+	return ptx_jit_llvm.LLVMBuildMul(t->b, a, b, "");
 }
 
 /* div and rem as exec_int.c answers them: all ones for a zero divisor. */
 static LLVMValueRef divide(struct tr *t, struct ptx_type ty, LLVMValueRef a,
 			   LLVMValueRef b, bool rem)
 {
-	LLVMValueRef zero = L.LLVMBuildICmp(t->b, LLVMIntEQ, b, i64c(t, 0), "");
+	LLVMValueRef zero = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, b,
+						       ptx_jit_i64c(t, 0), "");
 	LLVMValueRef neg1, safe, r;
 
 	if (ty.cls != PC_S) {
-		safe = L.LLVMBuildSelect(t->b, zero, i64c(t, 1), b, "");
-		r = rem ? L.LLVMBuildURem(t->b, a, safe, "") :
-			  L.LLVMBuildUDiv(t->b, a, safe, "");
-		return L.LLVMBuildSelect(t->b, zero, i64c(t, ~0ull), r, "");
+		safe = ptx_jit_llvm.LLVMBuildSelect(t->b, zero,
+						    ptx_jit_i64c(t, 1), b, "");
+		r = rem ? ptx_jit_llvm.LLVMBuildURem(t->b, a, safe, "") :
+			  ptx_jit_llvm.LLVMBuildUDiv(t->b, a, safe, "");
+		return ptx_jit_llvm.LLVMBuildSelect(t->b, zero,
+			ptx_jit_i64c(t, ~0ull), r, "");
 	}
-	neg1 = L.LLVMBuildICmp(t->b, LLVMIntEQ, b, i64c(t, ~0ull), "");
-	safe = L.LLVMBuildSelect(t->b, L.LLVMBuildOr(t->b, zero, neg1, ""),
-				 i64c(t, 1), b, "");
-	r = rem ? L.LLVMBuildSRem(t->b, a, safe, "") :
-		  L.LLVMBuildSDiv(t->b, a, safe, "");
-	r = L.LLVMBuildSelect(t->b, neg1, rem ? i64c(t, 0) :
-			      L.LLVMBuildNeg(t->b, a, ""), r, "");
-	return L.LLVMBuildSelect(t->b, zero, i64c(t, ~0ull), r, "");
+	neg1 = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, b,
+					  ptx_jit_i64c(t, ~0ull), "");
+	safe = ptx_jit_llvm.LLVMBuildSelect(t->b,
+		ptx_jit_llvm.LLVMBuildOr(t->b, zero, neg1, ""),
+		ptx_jit_i64c(t, 1), b, "");
+	r = rem ? ptx_jit_llvm.LLVMBuildSRem(t->b, a, safe, "") :
+		  ptx_jit_llvm.LLVMBuildSDiv(t->b, a, safe, "");
+	r = ptx_jit_llvm.LLVMBuildSelect(t->b, neg1, rem ? ptx_jit_i64c(t, 0) :
+		ptx_jit_llvm.LLVMBuildNeg(t->b, a, ""), r, "");
+	return ptx_jit_llvm.LLVMBuildSelect(t->b, zero,
+					    ptx_jit_i64c(t, ~0ull), r, "");
 }
 
 static LLVMValueRef shift(struct tr *t, const struct ptx_insn *in,
@@ -478,16 +517,21 @@ static LLVMValueRef shift(struct tr *t, const struct ptx_insn *in,
 	unsigned int bits = in->type.size * 8;
 	LLVMValueRef big, amt;
 
-	n = L.LLVMBuildAnd(t->b, n, i64c(t, 0xffffffffu), "");
-	big = L.LLVMBuildICmp(t->b, LLVMIntUGE, n, i64c(t, bits), "");
+	n = ptx_jit_llvm.LLVMBuildAnd(t->b, n,
+				      ptx_jit_i64c(t, 0xffffffffu), "");
+	big = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntUGE, n,
+					 ptx_jit_i64c(t, bits), "");
 	if (in->op == OP_SHR && in->type.cls == PC_S) {
-		amt = L.LLVMBuildSelect(t->b, big, i64c(t, 63), n, "");
-		return L.LLVMBuildAShr(t->b, a, amt, "");
+		amt = ptx_jit_llvm.LLVMBuildSelect(t->b, big,
+						   ptx_jit_i64c(t, 63), n, "");
+		return ptx_jit_llvm.LLVMBuildAShr(t->b, a, amt, "");
 	}
-	amt = L.LLVMBuildSelect(t->b, big, i64c(t, 0), n, "");
-	a = in->op == OP_SHL ? L.LLVMBuildShl(t->b, a, amt, "") :
-			       L.LLVMBuildLShr(t->b, a, amt, "");
-	return L.LLVMBuildSelect(t->b, big, i64c(t, 0), a, "");
+	amt = ptx_jit_llvm.LLVMBuildSelect(t->b, big,
+					   ptx_jit_i64c(t, 0), n, "");
+	a = in->op == OP_SHL ? ptx_jit_llvm.LLVMBuildShl(t->b, a, amt, "") :
+			       ptx_jit_llvm.LLVMBuildLShr(t->b, a, amt, "");
+	return ptx_jit_llvm.LLVMBuildSelect(t->b, big,
+					    ptx_jit_i64c(t, 0), a, "");
 }
 
 static LLVMIntPredicate int_pred(enum ptx_cmp cmp, bool s)
@@ -527,35 +571,35 @@ static LLVMValueRef fsrc(struct tr *t, const struct ptx_operand *o, bool single)
 	LLVMValueRef v = src(t, o);
 
 	if (!single)
-		return L.LLVMBuildBitCast(t->b, v, t->f64, "");
-	v = L.LLVMBuildTrunc(t->b, v, t->i32, "");
-	return L.LLVMBuildBitCast(t->b, v, t->f32, "");
+		return ptx_jit_llvm.LLVMBuildBitCast(t->b, v, t->f64, "");
+	v = ptx_jit_llvm.LLVMBuildTrunc(t->b, v, t->i32, "");
+	return ptx_jit_llvm.LLVMBuildBitCast(t->b, v, t->f32, "");
 }
 
 static LLVMValueRef is_nan(struct tr *t, LLVMValueRef f)
 {
-	return L.LLVMBuildFCmp(t->b, LLVMRealUNO, f, f, "");
+	return ptx_jit_llvm.LLVMBuildFCmp(t->b, LLVMRealUNO, f, f, "");
 }
 
 /* ptx_setp_result: p and q from @r and the predicate operation. */
 static void setp_result(struct tr *t, const struct ptx_insn *in, LLVMValueRef r)
 {
-	LLVMValueRef p = r, q = L.LLVMBuildNot(t->b, r, ""), c;
+	LLVMValueRef p = r, q = ptx_jit_llvm.LLVMBuildNot(t->b, r, ""), c;
 
 	if (in->aop) {
-		c = truthy(t, src(t, &in->o[4]));
+		c = ptx_jit_truthy(t, src(t, &in->o[4]));
 		switch (in->aop) {
 		case AOP_AND:
-			p = L.LLVMBuildAnd(t->b, p, c, "");
-			q = L.LLVMBuildAnd(t->b, q, c, "");
+			p = ptx_jit_llvm.LLVMBuildAnd(t->b, p, c, "");
+			q = ptx_jit_llvm.LLVMBuildAnd(t->b, q, c, "");
 			break;
 		case AOP_OR:
-			p = L.LLVMBuildOr(t->b, p, c, "");
-			q = L.LLVMBuildOr(t->b, q, c, "");
+			p = ptx_jit_llvm.LLVMBuildOr(t->b, p, c, "");
+			q = ptx_jit_llvm.LLVMBuildOr(t->b, q, c, "");
 			break;
 		default:
-			p = L.LLVMBuildXor(t->b, p, c, "");
-			q = L.LLVMBuildXor(t->b, q, c, "");
+			p = ptx_jit_llvm.LLVMBuildXor(t->b, p, c, "");
+			q = ptx_jit_llvm.LLVMBuildXor(t->b, q, c, "");
 		}
 	}
 	dst(t, &in->o[0], as_i64(t, p), 1);
@@ -585,39 +629,46 @@ static void float_op(struct tr *t, const struct ptx_insn *in)
 	if (in->nopnd > 3)
 		c = fsrc(t, &in->o[3], single);
 	switch (in->op) {
-	case OP_ADD: r = L.LLVMBuildFAdd(t->b, a, b, ""); break;
-	case OP_SUB: r = L.LLVMBuildFSub(t->b, a, b, ""); break;
-	case OP_MUL: r = L.LLVMBuildFMul(t->b, a, b, ""); break;
-	case OP_NEG: r = L.LLVMBuildFNeg(t->b, a, ""); break;
-	case OP_ABS: r = intrinsic(t, "llvm.fabs", fty, &a, 1); break;
+	case OP_ADD: r = ptx_jit_llvm.LLVMBuildFAdd(t->b, a, b, ""); break;
+	case OP_SUB: r = ptx_jit_llvm.LLVMBuildFSub(t->b, a, b, ""); break;
+	case OP_MUL: r = ptx_jit_llvm.LLVMBuildFMul(t->b, a, b, ""); break;
+	case OP_NEG: r = ptx_jit_llvm.LLVMBuildFNeg(t->b, a, ""); break;
+	case OP_ABS: r = ptx_jit_intrinsic(t, "llvm.fabs", fty, &a, 1); break;
 	default:
 		args[0] = a, args[1] = b, args[2] = c;
-		r = intrinsic(t, "llvm.fma", fty, args, 3);
+		r = ptx_jit_intrinsic(t, "llvm.fma", fty, args, 3);
 	}
-	bits = L.LLVMBuildBitCast(t->b, r, ity, "");
+	bits = ptx_jit_llvm.LLVMBuildBitCast(t->b, r, ity, "");
 	if (single) {
-		bits = L.LLVMBuildSelect(t->b, is_nan(t, r),
-					 cint(t->i32, 0x7fffffffu), bits, "");
+		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, r),
+			ptx_jit_cint(t->i32, 0x7fffffffu), bits, "");
 	} else {
-		LLVMValueRef q = i64c(t, quiet_bit(false)), pick, any;
+		LLVMValueRef q = ptx_jit_i64c(t, quiet_bit(false)), pick, any;
 
-		pick = L.LLVMBuildBitCast(t->b, a, t->i64, "");
+		pick = ptx_jit_llvm.LLVMBuildBitCast(t->b, a, t->i64, "");
 		any = is_nan(t, a);
 		if (c) {
-			pick = L.LLVMBuildSelect(t->b, is_nan(t, c),
-				L.LLVMBuildBitCast(t->b, c, t->i64, ""), pick, "");
-			any = L.LLVMBuildOr(t->b, any, is_nan(t, c), "");
+			pick = ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, c),
+				ptx_jit_llvm.LLVMBuildBitCast(t->b, c,
+							      t->i64, ""),
+				pick, "");
+			any = ptx_jit_llvm.LLVMBuildOr(t->b, any,
+						       is_nan(t, c), "");
 		}
 		if (b) {
-			pick = L.LLVMBuildSelect(t->b, is_nan(t, b),
-				L.LLVMBuildBitCast(t->b, b, t->i64, ""), pick, "");
-			any = L.LLVMBuildOr(t->b, any, is_nan(t, b), "");
+			pick = ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, b),
+				ptx_jit_llvm.LLVMBuildBitCast(t->b, b,
+							      t->i64, ""),
+				pick, "");
+			any = ptx_jit_llvm.LLVMBuildOr(t->b, any,
+						       is_nan(t, b), "");
 		}
 		/* a NaN operand decides; an invalid operation's NaN is the host's */
-		bits = L.LLVMBuildSelect(t->b, any,
-					 L.LLVMBuildOr(t->b, pick, q, ""), bits, "");
+		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, any,
+			ptx_jit_llvm.LLVMBuildOr(t->b, pick, q, ""), bits, "");
 	}
-	dst(t, &in->o[0], L.LLVMBuildZExt(t->b, bits, t->i64, ""), in->type.size);
+	dst(t, &in->o[0],
+	    ptx_jit_llvm.LLVMBuildZExt(t->b, bits, t->i64, ""), in->type.size);
 }
 
 static void int_op(struct tr *t, const struct ptx_insn *in)
@@ -630,8 +681,8 @@ static void int_op(struct tr *t, const struct ptx_insn *in)
 	if (in->nopnd > 2 && in->op != OP_SHL && in->op != OP_SHR)
 		b = srcx(t, &in->o[2], ty);
 	switch (in->op) {
-	case OP_ADD: r = L.LLVMBuildAdd(t->b, a, b, ""); break;
-	case OP_SUB: r = L.LLVMBuildSub(t->b, a, b, ""); break;
+	case OP_ADD: r = ptx_jit_llvm.LLVMBuildAdd(t->b, a, b, ""); break;
+	case OP_SUB: r = ptx_jit_llvm.LLVMBuildSub(t->b, a, b, ""); break;
 	case OP_MUL:
 		r = product(t, in, a, b);
 		if (in->flags & PF_WIDE)
@@ -640,34 +691,38 @@ static void int_op(struct tr *t, const struct ptx_insn *in)
 	case OP_MAD:
 		if (in->flags & PF_WIDE)
 			ct.size *= 2;
-		r = L.LLVMBuildAdd(t->b, product(t, in, a, b),
-				   srcx(t, &in->o[3], ct), "");
+		r = ptx_jit_llvm.LLVMBuildAdd(t->b, product(t, in, a, b),
+					      srcx(t, &in->o[3], ct), "");
 		size = ct.size;
 		break;
 	case OP_DIV: r = divide(t, ty, a, b, false); break;
 	case OP_REM: r = divide(t, ty, a, b, true); break;
 	case OP_MIN: case OP_MAX:
-		r = L.LLVMBuildSelect(t->b, L.LLVMBuildICmp(t->b,
+		r = ptx_jit_llvm.LLVMBuildSelect(t->b,
+			ptx_jit_llvm.LLVMBuildICmp(t->b,
 			in->op == OP_MIN ? (s ? LLVMIntSLT : LLVMIntULT) :
-					   (s ? LLVMIntSGT : LLVMIntUGT),
-			a, b, ""), a, b, "");
+			(s ? LLVMIntSGT : LLVMIntUGT), a, b, ""), a, b, "");
 		break;
 	case OP_ABS:
-		r = L.LLVMBuildSelect(t->b, L.LLVMBuildICmp(t->b, LLVMIntSLT,
-				      a, i64c(t, 0), ""),
-				      L.LLVMBuildNeg(t->b, a, ""), a, "");
+		r = ptx_jit_llvm.LLVMBuildSelect(t->b,
+			ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntSLT, a,
+			ptx_jit_i64c(t, 0), ""),
+			ptx_jit_llvm.LLVMBuildNeg(t->b, a, ""), a, "");
 		break;
-	case OP_NEG: r = L.LLVMBuildNeg(t->b, a, ""); break;
-	case OP_AND: r = L.LLVMBuildAnd(t->b, a, b, ""); break;
-	case OP_OR: r = L.LLVMBuildOr(t->b, a, b, ""); break;
-	case OP_XOR: r = L.LLVMBuildXor(t->b, a, b, ""); break;
+	case OP_NEG: r = ptx_jit_llvm.LLVMBuildNeg(t->b, a, ""); break;
+	case OP_AND: r = ptx_jit_llvm.LLVMBuildAnd(t->b, a, b, ""); break;
+	case OP_OR: r = ptx_jit_llvm.LLVMBuildOr(t->b, a, b, ""); break;
+	case OP_XOR: r = ptx_jit_llvm.LLVMBuildXor(t->b, a, b, ""); break;
 	case OP_NOT:
 		r = ty.cls == PC_PRED ?
-		    as_i64(t, L.LLVMBuildICmp(t->b, LLVMIntEQ, a, i64c(t, 0), "")) :
-		    L.LLVMBuildNot(t->b, a, "");
+		    as_i64(t, ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, a,
+				ptx_jit_i64c(t, 0), "")) :
+		    ptx_jit_llvm.LLVMBuildNot(t->b, a, "");
 		break;
 	case OP_CNOT:
-		r = as_i64(t, L.LLVMBuildICmp(t->b, LLVMIntEQ, a, i64c(t, 0), ""));
+		r = as_i64(t,
+			   ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, a,
+						      ptx_jit_i64c(t, 0), ""));
 		break;
 	default:	/* shl, shr */
 		r = shift(t, in, a, src(t, &in->o[2]));
@@ -682,13 +737,14 @@ static void setp(struct tr *t, const struct ptx_insn *in)
 	if (in->type.cls == PC_F) {
 		bool single = in->type.size == 4;
 
-		r = L.LLVMBuildFCmp(t->b, real_pred(in->cmp),
-				    fsrc(t, &in->o[2], single),
-				    fsrc(t, &in->o[3], single), "");
+		r = ptx_jit_llvm.LLVMBuildFCmp(t->b, real_pred(in->cmp),
+					       fsrc(t, &in->o[2], single),
+					       fsrc(t, &in->o[3], single), "");
 	} else {
-		r = L.LLVMBuildICmp(t->b, int_pred(in->cmp, in->type.cls == PC_S),
-				    srcx(t, &in->o[2], in->type),
-				    srcx(t, &in->o[3], in->type), "");
+		r = ptx_jit_llvm.LLVMBuildICmp(t->b,
+			int_pred(in->cmp, in->type.cls == PC_S),
+			srcx(t, &in->o[2], in->type),
+			srcx(t, &in->o[3], in->type), "");
 	}
 	setp_result(t, in, r);
 }
@@ -713,11 +769,15 @@ static void cvt(struct tr *t, const struct ptx_insn *in)
 /* The local window of the thread: local + index * local_size. */
 static LLVMValueRef local_base(struct tr *t)
 {
-	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(local), t->p8);
-	LLVMValueRef n = load_field(t, t->run, RUN_FIELD(local_size), t->i64);
+	LLVMValueRef base =
+		ptx_jit_load_field(t, t->run, RUN_FIELD(local), t->p8);
+	LLVMValueRef n =
+		ptx_jit_load_field(t, t->run, RUN_FIELD(local_size), t->i64);
 
-	return byte_ptr(t, base, L.LLVMBuildMul(t->b, n,
-			L.LLVMBuildZExt(t->b, t->idx, t->i64, ""), ""));
+	return ptx_jit_byte_ptr(t, base,
+				ptx_jit_llvm.LLVMBuildMul(t->b, n,
+				ptx_jit_llvm.LLVMBuildZExt(t->b,
+				t->idx, t->i64, ""), ""));
 }
 
 static void cvta(struct tr *t, const struct ptx_insn *in)
@@ -725,27 +785,31 @@ static void cvta(struct tr *t, const struct ptx_insn *in)
 	LLVMValueRef v = src(t, &in->o[1]), base = NULL;
 
 	if (in->space == PS_SHARED)
-		base = load_field(t, t->run, RUN_FIELD(shared), t->p8);
+		base = ptx_jit_load_field(t, t->run, RUN_FIELD(shared), t->p8);
 	else if (in->space == PS_LOCAL)
 		base = local_base(t);
 	if (base) {
-		base = uniform(t, L.LLVMBuildPtrToInt(t->b, base, t->s64, ""));
-		v = in->flags & PF_TO ? L.LLVMBuildSub(t->b, v, base, "") :
-					L.LLVMBuildAdd(t->b, v, base, "");
+		base = ptx_jit_uniform(t,
+				       ptx_jit_llvm.LLVMBuildPtrToInt(t->b,
+				       base, t->s64, ""));
+		v = in->flags & PF_TO ?
+			ptx_jit_llvm.LLVMBuildSub(t->b, v, base, "") :
+			ptx_jit_llvm.LLVMBuildAdd(t->b, v, base, "");
 	}
 	dst(t, &in->o[0], v, 8);
 }
 
-LLVMValueRef within(struct tr *t, LLVMValueRef addr, unsigned int size,
-		    LLVMValueRef lo, LLVMValueRef hi)
+LLVMValueRef ptx_jit_within(struct tr *t, LLVMValueRef addr, unsigned int size,
+			    LLVMValueRef lo, LLVMValueRef hi)
 {
-	LLVMValueRef ok = L.LLVMBuildAnd(t->b,
-		L.LLVMBuildICmp(t->b, LLVMIntUGE, addr, lo, ""),
-		L.LLVMBuildICmp(t->b, LLVMIntULE, addr, hi, ""), "");
+	LLVMValueRef ok = ptx_jit_llvm.LLVMBuildAnd(t->b,
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntUGE, addr, lo, ""),
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntULE, addr, hi, ""), "");
 
-	return L.LLVMBuildAnd(t->b, ok, L.LLVMBuildICmp(t->b, LLVMIntULE,
-			      cint(t->s64, size), L.LLVMBuildSub(t->b, hi, addr, ""),
-			      ""), "");
+	return ptx_jit_llvm.LLVMBuildAnd(t->b, ok,
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntULE,
+		ptx_jit_cint(t->s64, size),
+		ptx_jit_llvm.LLVMBuildSub(t->b, hi, addr, ""), ""), "");
 }
 
 /*
@@ -757,151 +821,173 @@ static LLVMValueRef mem_access(struct tr *t, const struct ptx_insn *in,
 				uint32_t pc, LLVMValueRef addr, unsigned int size,
 			   bool write)
 {
-	LLVMBasicBlockRef fast = new_block(t), slow = new_block(t);
-	LLVMBasicBlockRef join = new_block(t);
+	LLVMBasicBlockRef fast = ptx_jit_new_block(t);
+	LLVMBasicBlockRef slow = ptx_jit_new_block(t);
+	LLVMBasicBlockRef join = ptx_jit_new_block(t);
 	LLVMValueRef ok, ptr = NULL, base, slow_ptr, args[7], fn, merged;
-	LLVMValueRef aligned = L.LLVMBuildICmp(t->b, LLVMIntEQ,
-		L.LLVMBuildAnd(t->b, addr, i64c(t, size - 1), ""), i64c(t, 0), "");
+	LLVMValueRef aligned = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+		ptx_jit_llvm.LLVMBuildAnd(t->b, addr,
+		ptx_jit_i64c(t, size - 1), ""), ptx_jit_i64c(t, 0), "");
 	uint32_t site = UINT32_MAX;
 
 	switch (in->space) {
 	case PS_PARAM:
-		base = load_field(t, t->run, RUN_FIELD(params), t->p8);
-		ok = within(t, addr, size, i64c(t, 0), i64c(t, t->fn->param_size));
-		ptr = byte_ptr(t, base, addr);
+		base = ptx_jit_load_field(t, t->run, RUN_FIELD(params), t->p8);
+		ok = ptx_jit_within(t, addr, size, ptx_jit_i64c(t, 0),
+				    ptx_jit_i64c(t, t->fn->param_size));
+		ptr = ptx_jit_byte_ptr(t, base, addr);
 		break;
 	case PS_SHARED:
-		base = load_field(t, t->run, RUN_FIELD(shared), t->p8);
-		ok = within(t, addr, size, i64c(t, 0), load_field(t, t->run,
-			    RUN_FIELD(shared_size), t->i64));
-		ptr = byte_ptr(t, base, addr);
+		base = ptx_jit_load_field(t, t->run, RUN_FIELD(shared), t->p8);
+		ok = ptx_jit_within(t, addr, size, ptx_jit_i64c(t, 0),
+				    ptx_jit_load_field(t, t->run,
+						       RUN_FIELD(shared_size),
+						       t->i64));
+		ptr = ptx_jit_byte_ptr(t, base, addr);
 		break;
 	case PS_LOCAL:
-		ok = within(t, addr, size, i64c(t, 0), load_field(t, t->run,
-			    RUN_FIELD(local_size), t->i64));
-		ptr = byte_ptr(t, local_base(t), addr);
+		ok = ptx_jit_within(t, addr, size, ptx_jit_i64c(t, 0),
+				    ptx_jit_load_field(t, t->run,
+						       RUN_FIELD(local_size),
+						       t->i64));
+		ptr = ptx_jit_byte_ptr(t, local_base(t), addr);
 		break;
 	default: {
-		LLVMValueRef sites = load_field(t, t->run, RUN_FIELD(sites), t->p8);
+		LLVMValueRef sites =
+			ptx_jit_load_field(t, t->run, RUN_FIELD(sites), t->p8);
 		size_t off = (size_t)t->sites * sizeof(struct ptx_jit_site);
 
 		site = t->sites++;
-		ok = within(t, addr, size,
-			    load_field(t, sites, off + offsetof(struct ptx_jit_site, lo), t->i64),
-			    load_field(t, sites, off + offsetof(struct ptx_jit_site, hi), t->i64));
-		ptr = L.LLVMBuildIntToPtr(t->b, addr, t->p8, "");
+		ok = ptx_jit_within(t, addr, size,
+			ptx_jit_load_field(t, sites,
+				off + offsetof(struct ptx_jit_site, lo),
+				t->i64),
+			ptx_jit_load_field(t, sites,
+				off + offsetof(struct ptx_jit_site, hi),
+				t->i64));
+		ptr = ptx_jit_llvm.LLVMBuildIntToPtr(t->b, addr, t->p8, "");
 	}
 	}
 	if (write && in->space == PS_PARAM)
-		ok = cint(t->i1, 0);
-	ok = L.LLVMBuildAnd(t->b, ok, aligned, "");
-	L.LLVMBuildCondBr(t->b, ok, fast, slow);
+		ok = ptx_jit_cint(t->i1, 0);
+	ok = ptx_jit_llvm.LLVMBuildAnd(t->b, ok, aligned, "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ok, fast, slow);
 	/* the two ways meet through t->ti, which mem2reg makes a phi */
-	L.LLVMPositionBuilderAtEnd(t->b, fast);
-	L.LLVMBuildStore(t->b, L.LLVMBuildPtrToInt(t->b, ptr, t->i64, ""), t->ti);
-	L.LLVMBuildBr(t->b, join);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, fast);
+	ptx_jit_llvm.LLVMBuildStore(t->b,
+		ptx_jit_llvm.LLVMBuildPtrToInt(t->b, ptr, t->i64, ""), t->ti);
+	ptx_jit_llvm.LLVMBuildBr(t->b, join);
 
-	L.LLVMPositionBuilderAtEnd(t->b, slow);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, slow);
 	args[0] = t->run;
 	args[1] = t->idx;
-	args[2] = cint(t->i32, pc);
+	args[2] = ptx_jit_cint(t->i32, pc);
 	args[3] = addr;
-	args[4] = cint(t->i32, size);
-	args[5] = cint(t->i32, write);
-	args[6] = cint(t->i32, site);
-	fn = load_field(t, t->run, RUN_FIELD(mem), L.LLVMPointerType(t->mem_ty, 0));
-	slow_ptr = L.LLVMBuildPtrToInt(t->b, L.LLVMBuildCall2(t->b, t->mem_ty,
-				       fn, args, 7, ""), t->i64, "");
-	L.LLVMBuildStore(t->b, slow_ptr, t->ti);
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, slow_ptr,
-			  i64c(t, 0), ""), t->fault, join);
+	args[4] = ptx_jit_cint(t->i32, size);
+	args[5] = ptx_jit_cint(t->i32, write);
+	args[6] = ptx_jit_cint(t->i32, site);
+	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(mem),
+				ptx_jit_llvm.LLVMPointerType(t->mem_ty, 0));
+	slow_ptr = ptx_jit_llvm.LLVMBuildPtrToInt(t->b,
+		ptx_jit_llvm.LLVMBuildCall2(t->b, t->mem_ty,
+					    fn, args, 7, ""), t->i64, "");
+	ptx_jit_llvm.LLVMBuildStore(t->b, slow_ptr, t->ti);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntEQ, slow_ptr, ptx_jit_i64c(t, 0), ""), t->fault, join);
 
-	L.LLVMPositionBuilderAtEnd(t->b, join);
-	merged = L.LLVMBuildLoad2(t->b, t->i64, t->ti, "");
-	return L.LLVMBuildIntToPtr(t->b, merged, t->p8, "");
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, join);
+	merged = ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64, t->ti, "");
+	return ptx_jit_llvm.LLVMBuildIntToPtr(t->b, merged, t->p8, "");
 }
 
-LLVMTypeRef int_type(struct tr *t, unsigned int size)
+LLVMTypeRef ptx_jit_int_type(struct tr *t, unsigned int size)
 {
-	return L.LLVMIntTypeInContext(t->c, size * 8);
+	return ptx_jit_llvm.LLVMIntTypeInContext(t->c, size * 8);
 }
 
-void set_loaded(struct tr *t, const struct ptx_insn *in, uint32_t r,
-		LLVMValueRef x)
+void ptx_jit_set_loaded(struct tr *t, const struct ptx_insn *in, uint32_t r,
+			LLVMValueRef x)
 {
 	if (in->type.cls == PC_S)
-		x = mask(t, L.LLVMBuildSExt(t->b, x, t->i64, ""),
+		x = mask(t, ptx_jit_llvm.LLVMBuildSExt(t->b, x, t->i64, ""),
 			 t->fn->reg_types[r].size);
 	else
-		x = L.LLVMBuildZExt(t->b, x, t->i64, "");
-	set_reg(t, r, x);
+		x = ptx_jit_llvm.LLVMBuildZExt(t->b, x, t->i64, "");
+	ptx_jit_set_reg(t, r, x);
 }
 
-void vector_access(struct tr *t, LLVMValueRef p, unsigned int size,
-		   unsigned int n, bool st, LLVMValueRef *elems)
+void ptx_jit_vector_access(struct tr *t, LLVMValueRef p, unsigned int size,
+			   unsigned int n, bool st, LLVMValueRef *elems)
 {
-	LLVMTypeRef ety = int_type(t, size), v2 = L.LLVMVectorType(t->s64, 2);
-	LLVMTypeRef wty = int_type(t, size * n <= 8 ? size * n : 8);
-	LLVMValueRef half[2] = { cint(t->s64, 0), cint(t->s64, 0) }, x;
+	LLVMTypeRef ety = ptx_jit_int_type(t, size);
+	LLVMTypeRef v2 = ptx_jit_llvm.LLVMVectorType(t->s64, 2);
+	LLVMTypeRef wty = ptx_jit_int_type(t, size * n <= 8 ? size * n : 8);
+	LLVMValueRef half[2] = { ptx_jit_cint(t->s64, 0),
+		ptx_jit_cint(t->s64, 0) }, x;
 	bool wide = size * n == 16;
 	unsigned int i, bit;
 
 	if (!st) {
-		x = L.LLVMBuildLoad2(t->b, wide ? v2 : wty,
-				     typed_ptr(t, p, wide ? v2 : wty), "");
+		x = ptx_jit_llvm.LLVMBuildLoad2(t->b, wide ? v2 : wty,
+			ptx_jit_typed_ptr(t, p, wide ? v2 : wty), "");
 		if (wide) {
-			L.LLVMSetVolatile(x, true);
-			half[0] = L.LLVMBuildExtractElement(t->b, x,
-							    cint(t->s32, 0), "");
-			half[1] = L.LLVMBuildExtractElement(t->b, x,
-							    cint(t->s32, 1), "");
+			ptx_jit_llvm.LLVMSetVolatile(x, true);
+			half[0] = ptx_jit_llvm.LLVMBuildExtractElement(t->b, x,
+				ptx_jit_cint(t->s32, 0), "");
+			half[1] = ptx_jit_llvm.LLVMBuildExtractElement(t->b, x,
+				ptx_jit_cint(t->s32, 1), "");
 		} else {
-			L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
-			half[0] = L.LLVMBuildZExt(t->b, x, t->s64, "");
+			ptx_jit_llvm.LLVMSetOrdering(x,
+				LLVMAtomicOrderingMonotonic);
+			half[0] =
+				ptx_jit_llvm.LLVMBuildZExt(t->b, x, t->s64, "");
 		}
-		L.LLVMSetAlignment(x, size * n);
+		ptx_jit_llvm.LLVMSetAlignment(x, size * n);
 		for (i = 0; i < n; i++) {
 			bit = i * size * 8;
-			elems[i] = L.LLVMBuildTrunc(t->b, L.LLVMBuildLShr(t->b,
-				half[bit / 64], cint(t->s64, bit % 64), ""), ety, "");
+			elems[i] = ptx_jit_llvm.LLVMBuildTrunc(t->b,
+				ptx_jit_llvm.LLVMBuildLShr(t->b, half[bit / 64],
+				ptx_jit_cint(t->s64, bit % 64), ""), ety, "");
 		}
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		bit = i * size * 8;
-		half[bit / 64] = L.LLVMBuildOr(t->b, half[bit / 64],
-			L.LLVMBuildShl(t->b, L.LLVMBuildZExt(t->b, elems[i],
-							     t->s64, ""),
-				       cint(t->s64, bit % 64), ""), "");
+		half[bit / 64] = ptx_jit_llvm.LLVMBuildOr(t->b, half[bit / 64],
+			ptx_jit_llvm.LLVMBuildShl(t->b,
+			ptx_jit_llvm.LLVMBuildZExt(t->b, elems[i], t->s64, ""),
+			ptx_jit_cint(t->s64, bit % 64), ""), "");
 	}
 	if (wide) {
-		x = L.LLVMBuildInsertElement(t->b, L.LLVMGetUndef(v2), half[0],
-					     cint(t->s32, 0), "");
-		x = L.LLVMBuildInsertElement(t->b, x, half[1], cint(t->s32, 1),
-					     "");
-		x = L.LLVMBuildStore(t->b, x, typed_ptr(t, p, v2));
-		L.LLVMSetVolatile(x, true);
+		x = ptx_jit_llvm.LLVMBuildInsertElement(t->b,
+			ptx_jit_llvm.LLVMGetUndef(v2), half[0],
+			ptx_jit_cint(t->s32, 0), "");
+		x = ptx_jit_llvm.LLVMBuildInsertElement(t->b, x, half[1],
+			ptx_jit_cint(t->s32, 1), "");
+		x = ptx_jit_llvm.LLVMBuildStore(t->b, x,
+						ptx_jit_typed_ptr(t, p, v2));
+		ptx_jit_llvm.LLVMSetVolatile(x, true);
 	} else {
-		x = L.LLVMBuildStore(t->b, L.LLVMBuildTrunc(t->b, half[0], wty,
-							   ""),
-				     typed_ptr(t, p, wty));
-		L.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
+		x = ptx_jit_llvm.LLVMBuildStore(t->b,
+			ptx_jit_llvm.LLVMBuildTrunc(t->b, half[0], wty, ""),
+			ptx_jit_typed_ptr(t, p, wty));
+		ptx_jit_llvm.LLVMSetOrdering(x, LLVMAtomicOrderingMonotonic);
 	}
-	L.LLVMSetAlignment(x, size * n);
+	ptx_jit_llvm.LLVMSetAlignment(x, size * n);
 }
 
-uint32_t value_reg(const struct ptx_operand *v, unsigned int i)
+uint32_t ptx_jit_value_reg(const struct ptx_operand *v, unsigned int i)
 {
 	return v->kind == PO_VEC ? v->vec[i] :
 	       v->kind == PO_REG ? v->reg : PTX_NO_REG;
 }
 
-LLVMValueRef value_elem(struct tr *t, const struct ptx_operand *v,
-			unsigned int i)
+LLVMValueRef ptx_jit_value_elem(struct tr *t, const struct ptx_operand *v,
+				unsigned int i)
 {
-	uint32_t r = value_reg(v, i);
+	uint32_t r = ptx_jit_value_reg(v, i);
 
-	return r != PTX_NO_REG ? reg(t, r) : imm(t, v);
+	return r != PTX_NO_REG ? ptx_jit_reg(t, r) : ptx_jit_imm(t, v);
 }
 
 /* ld and st: a relaxed atomic of the size, a vector in one access. */
@@ -911,19 +997,22 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	const struct ptx_operand *v = &in->o[st ? 1 : 0];
 	const struct ptx_operand *a = &in->o[st ? 0 : 1];
 	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
-	LLVMValueRef addr = imm(t, a), p, elems[4];
+	LLVMValueRef addr = ptx_jit_imm(t, a), p, elems[4];
 	unsigned int i;
 
 	if (a->reg != PTX_NO_REG)
-		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
+		addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
+			ptx_jit_reg(t, a->reg), addr, "");
 	p = mem_access(t, in, pc, addr, size * n, st);
 	for (i = 0; st && i < n; i++)
-		elems[i] = L.LLVMBuildTrunc(t->b, value_elem(t, v, i),
-					    int_type(t, size), "");
-	vector_access(t, p, size, n, st, elems);
+		elems[i] = ptx_jit_llvm.LLVMBuildTrunc(t->b,
+			ptx_jit_value_elem(t, v, i),
+			ptx_jit_int_type(t, size), "");
+	ptx_jit_vector_access(t, p, size, n, st, elems);
 	for (i = 0; !st && i < n; i++)
-		if (value_reg(v, i) != PTX_NO_REG)
-			set_loaded(t, in, value_reg(v, i), elems[i]);
+		if (ptx_jit_value_reg(v, i) != PTX_NO_REG)
+			ptx_jit_set_loaded(t, in,
+					   ptx_jit_value_reg(v, i), elems[i]);
 }
 
 /* ---- Control and the interpreter's instructions ---- */
@@ -951,13 +1040,15 @@ static void operand_regs(const struct ptx_insn *in,
 /* Where thread @index (an i32) keeps register @r while it is stopped. */
 static LLVMValueRef slot_ptr_at(struct tr *t, LLVMValueRef index, uint32_t r)
 {
-	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(regs), t->p8);
-	LLVMValueRef off = L.LLVMBuildMul(t->b,
-		L.LLVMBuildZExt(t->b, index, t->s64, ""),
-		cint(t->s64, (uint64_t)t->fn->nregs * 8), "");
+	LLVMValueRef base =
+		ptx_jit_load_field(t, t->run, RUN_FIELD(regs), t->p8);
+	LLVMValueRef off = ptx_jit_llvm.LLVMBuildMul(t->b,
+		ptx_jit_llvm.LLVMBuildZExt(t->b, index, t->s64, ""),
+		ptx_jit_cint(t->s64, (uint64_t)t->fn->nregs * 8), "");
 
-	off = L.LLVMBuildAdd(t->b, off, cint(t->s64, (uint64_t)r * 8), "");
-	return typed_ptr(t, byte_ptr(t, base, off), t->s64);
+	off = ptx_jit_llvm.LLVMBuildAdd(t->b, off,
+		ptx_jit_cint(t->s64, (uint64_t)r * 8), "");
+	return ptx_jit_typed_ptr(t, ptx_jit_byte_ptr(t, base, off), t->s64);
 }
 
 static LLVMValueRef slot_ptr(struct tr *t, uint32_t r)
@@ -967,51 +1058,58 @@ static LLVMValueRef slot_ptr(struct tr *t, uint32_t r)
 
 static void spill(struct tr *t, uint32_t r)
 {
-	L.LLVMBuildStore(t->b, reg(t, r), slot_ptr(t, r));
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r), slot_ptr(t, r));
 }
 
 static void fill(struct tr *t, uint32_t r)
 {
-	set_reg(t, r, L.LLVMBuildLoad2(t->b, t->i64, slot_ptr(t, r), ""));
+	ptx_jit_set_reg(t, r, ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64,
+							  slot_ptr(t, r), ""));
 }
 
 /* An instruction the interpreter runs: its registers through the slots. */
 static void step(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
-	LLVMValueRef args[3] = { t->run, t->idx, cint(t->i32, pc) }, fn, r;
-	LLVMBasicBlockRef ok = new_block(t);
+	LLVMValueRef args[3] = { t->run, t->idx, ptx_jit_cint(t->i32, pc) }, fn,
+		r;
+	LLVMBasicBlockRef ok = ptx_jit_new_block(t);
 
 	operand_regs(in, spill, t);
-	fn = load_field(t, t->run, RUN_FIELD(step), L.LLVMPointerType(t->step_ty, 0));
-	r = L.LLVMBuildCall2(t->b, t->step_ty, fn, args, 3, "");
-	L.LLVMBuildCondBr(t->b, truthy(t, L.LLVMBuildZExt(t->b, r, t->i64, "")),
-			  t->fault, ok);
-	L.LLVMPositionBuilderAtEnd(t->b, ok);
+	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(step),
+				ptx_jit_llvm.LLVMPointerType(t->step_ty, 0));
+	r = ptx_jit_llvm.LLVMBuildCall2(t->b, t->step_ty, fn, args, 3, "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_truthy(t,
+		ptx_jit_llvm.LLVMBuildZExt(t->b, r, t->i64, "")), t->fault, ok);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, ok);
 	operand_regs(in, fill, t);
 }
 
-bool terminated(struct tr *t)
+bool ptx_jit_terminated(struct tr *t)
 {
-	return L.LLVMGetBasicBlockTerminator(L.LLVMGetInsertBlock(t->b)) != NULL;
+	LLVMBasicBlockRef bb = ptx_jit_llvm.LLVMGetInsertBlock(t->b);
+
+	return ptx_jit_llvm.LLVMGetBasicBlockTerminator(bb) != NULL;
 }
 
 /* Goes to @bb, or stops the thread to resume there when its slice is spent. */
 static void enter(struct tr *t, uint32_t pc)
 {
-	LLVMValueRef left = L.LLVMBuildLoad2(t->b, t->i32, t->budget, "");
-	LLVMBasicBlockRef go = new_block(t), out = new_block(t);
+	LLVMValueRef left =
+		ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->budget, "");
+	LLVMBasicBlockRef go = ptx_jit_new_block(t), out = ptx_jit_new_block(t);
 
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntSLE, left,
-			  cint(t->i32, 0), ""), out, go);
-	L.LLVMPositionBuilderAtEnd(t->b, out);
-	L.LLVMBuildStore(t->b, cint(t->i32, pc), t->resume_pc);
-	L.LLVMBuildBr(t->b, t->suspend);
-	L.LLVMPositionBuilderAtEnd(t->b, go);
-	L.LLVMBuildStore(t->b, L.LLVMBuildSub(t->b, left,
-			 cint(t->i32, t->seglen[pc]), ""), t->budget);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntSLE, left, ptx_jit_cint(t->i32, 0), ""), out, go);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, out);
+	ptx_jit_llvm.LLVMBuildStore(t->b,
+				    ptx_jit_cint(t->i32, pc), t->resume_pc);
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->suspend);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildSub(t->b, left,
+		ptx_jit_cint(t->i32, t->seglen[pc]), ""), t->budget);
 }
 
-void compute(struct tr *t, const struct ptx_insn *in)
+void ptx_jit_compute(struct tr *t, const struct ptx_insn *in)
 {
 	if (in->op == OP_CVTA)
 		cvta(t, in);
@@ -1022,8 +1120,8 @@ void compute(struct tr *t, const struct ptx_insn *in)
 	else if (in->op == OP_MOV)
 		dst(t, &in->o[0], srcx(t, &in->o[1], in->type), in->type.size);
 	else if (in->op == OP_SELP)
-		dst(t, &in->o[0], L.LLVMBuildSelect(t->b,
-			truthy(t, src(t, &in->o[3])), src(t, &in->o[1]),
+		dst(t, &in->o[0], ptx_jit_llvm.LLVMBuildSelect(t->b,
+			ptx_jit_truthy(t, src(t, &in->o[3])), src(t, &in->o[1]),
 			src(t, &in->o[2]), ""), in->type.size);
 	else if (in->type.cls == PC_F)
 		float_op(t, in);
@@ -1036,47 +1134,49 @@ static void emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	LLVMBasicBlockRef skip = NULL, body;
 
 	if (in->guard != PTX_NO_REG) {
-		LLVMValueRef g = truthy(t, reg(t, in->guard));
+		LLVMValueRef g = ptx_jit_truthy(t, ptx_jit_reg(t, in->guard));
 
 		if (in->guard_neg)
-			g = L.LLVMBuildNot(t->b, g, "");
-		skip = new_block(t);
+			g = ptx_jit_llvm.LLVMBuildNot(t->b, g, "");
+		skip = ptx_jit_new_block(t);
 		if (in->op == OP_BRA) {
-			L.LLVMBuildCondBr(t->b, g, t->starts[in->o[0].imm], skip);
-			L.LLVMPositionBuilderAtEnd(t->b, skip);
+			ptx_jit_llvm.LLVMBuildCondBr(t->b, g,
+				t->starts[in->o[0].imm], skip);
+			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
 			return;
 		}
-		body = new_block(t);
-		L.LLVMBuildCondBr(t->b, g, body, skip);
-		L.LLVMPositionBuilderAtEnd(t->b, body);
+		body = ptx_jit_new_block(t);
+		ptx_jit_llvm.LLVMBuildCondBr(t->b, g, body, skip);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, body);
 	}
 	switch (in->op) {
 	case OP_BRA:
-		L.LLVMBuildBr(t->b, t->starts[in->o[0].imm]);
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[in->o[0].imm]);
 		break;
 	case OP_RET: case OP_EXIT:
-		L.LLVMBuildBr(t->b, t->exited);
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->exited);
 		break;
 	case OP_BAR:
-		L.LLVMBuildStore(t->b, cint(t->i32, pc + 1), t->resume_pc);
-		L.LLVMBuildBr(t->b, t->barrier);
+		ptx_jit_llvm.LLVMBuildStore(t->b,
+			ptx_jit_cint(t->i32, pc + 1), t->resume_pc);
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->barrier);
 		break;
 	case OP_MEMBAR:
-		L.LLVMBuildFence(t->b, LLVMAtomicOrderingSequentiallyConsistent,
-				 false, "");
+		ptx_jit_llvm.LLVMBuildFence(t->b,
+			LLVMAtomicOrderingSequentiallyConsistent, false, "");
 		break;
 	default:
-		if (!native(in))
+		if (!ptx_jit_native(in))
 			step(t, in, pc);
 		else if (in->op == OP_LD || in->op == OP_ST)
 			load_store(t, in, pc);
 		else
-			compute(t, in);
+			ptx_jit_compute(t, in);
 	}
 	if (skip) {
-		if (!terminated(t))
-			L.LLVMBuildBr(t->b, skip);
-		L.LLVMPositionBuilderAtEnd(t->b, skip);
+		if (!ptx_jit_terminated(t))
+			ptx_jit_llvm.LLVMBuildBr(t->b, skip);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
 	}
 }
 
@@ -1092,11 +1192,11 @@ static void mark_starts(struct tr *t)
 	for (i = 0; i < fn->nblocks; i++)
 		if (fn->block_starts[i] < fn->ninsns &&
 		    !t->starts[fn->block_starts[i]])
-			t->starts[fn->block_starts[i]] = new_block(t);
-	t->starts[0] = t->starts[0] ? t->starts[0] : new_block(t);
+			t->starts[fn->block_starts[i]] = ptx_jit_new_block(t);
+	t->starts[0] = t->starts[0] ? t->starts[0] : ptx_jit_new_block(t);
 	for (pc = 0; pc + 1 < fn->ninsns; pc++)
 		if (fn->insns[pc].op == OP_BAR && !t->starts[pc + 1])
-			t->starts[pc + 1] = new_block(t);
+			t->starts[pc + 1] = ptx_jit_new_block(t);
 	/* where warp code may hand its threads on */
 	for (pc = 0; pc < fn->ninsns; pc++) {
 		const struct ptx_insn *in = &fn->insns[pc];
@@ -1105,16 +1205,17 @@ static void mark_starts(struct tr *t)
 			       in->space != PS_PARAM) || in->op == OP_MULTIMEM;
 
 		if ((in->guard != PTX_NO_REG || access ||
-		     !warp_native(fn, in)) && !t->starts[pc])
-			t->starts[pc] = new_block(t);
+		     !ptx_jit_warp_native(fn, in)) && !t->starts[pc])
+			t->starts[pc] = ptx_jit_new_block(t);
 		if (in->guard != PTX_NO_REG && in->op == OP_BRA &&
 		    pc + 1 < fn->ninsns && !t->starts[pc + 1])
-			t->starts[pc + 1] = new_block(t);
+			t->starts[pc + 1] = ptx_jit_new_block(t);
 	}
 	/* where a lane form's check may hand them on (lanes_or_hand_off()) */
 	for (pc = 0; pc < fn->ninsns; pc++)
-		if (form_check_at(t, &fn->insns[pc]) && !t->starts[pc]) {
-			t->starts[pc] = new_block(t);
+		if (ptx_jit_form_check_at(t, &fn->insns[pc]) &&
+		    !t->starts[pc]) {
+			t->starts[pc] = ptx_jit_new_block(t);
 			t->check_only[pc] = true;
 		}
 	for (pc = 1; pc <= fn->ninsns; pc++)
@@ -1141,162 +1242,177 @@ static void translate(struct tr *t, LLVMValueRef f)
 	const struct cumc_ptx_function *fn = t->fn;
 	LLVMBasicBlockRef entry, head, body, resume, fresh, done, sw, warp;
 	LLVMValueRef i, st, tp, pc, sv;
-	LLVMTypeRef lanes64 = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMTypeRef lanes64 =
+		ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	uint32_t r, k;
 
 	t->f = f;
-	t->run = L.LLVMGetParam(f, 0);
-	t->tid_forms = tid_x_only(fn);
-	entry = new_block(t);
+	t->run = ptx_jit_llvm.LLVMGetParam(f, 0);
+	t->tid_forms = ptx_jit_tid_x_only(fn);
+	entry = ptx_jit_new_block(t);
 	mark_starts(t);
-	head = new_block(t);
-	body = new_block(t);
-	resume = new_block(t);
-	fresh = new_block(t);
-	done = new_block(t);
-	sw = new_block(t);
-	t->next = new_block(t);
-	t->suspend = new_block(t);
-	t->barrier = new_block(t);
-	t->exited = new_block(t);
-	t->fault = new_block(t);
-	t->per_thread = new_block(t);
-	warp = new_block(t);
+	head = ptx_jit_new_block(t);
+	body = ptx_jit_new_block(t);
+	resume = ptx_jit_new_block(t);
+	fresh = ptx_jit_new_block(t);
+	done = ptx_jit_new_block(t);
+	sw = ptx_jit_new_block(t);
+	t->next = ptx_jit_new_block(t);
+	t->suspend = ptx_jit_new_block(t);
+	t->barrier = ptx_jit_new_block(t);
+	t->exited = ptx_jit_new_block(t);
+	t->fault = ptx_jit_new_block(t);
+	t->per_thread = ptx_jit_new_block(t);
+	warp = ptx_jit_new_block(t);
 
-	L.LLVMPositionBuilderAtEnd(t->b, entry);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, entry);
 	for (r = 0; r < fn->nregs; r++) {
-		t->regs[r] = L.LLVMBuildAlloca(t->b, t->i64, "");
-		t->vregs[r] = L.LLVMBuildAlloca(t->b, narrow_reg(t, r) ?
-			L.LLVMVectorType(t->s32, PTX_JIT_LANES) : lanes64, "");
+		t->regs[r] = ptx_jit_llvm.LLVMBuildAlloca(t->b, t->i64, "");
+		t->vregs[r] =
+			ptx_jit_llvm.LLVMBuildAlloca(t->b, narrow_reg(t, r) ?
+			ptx_jit_llvm.LLVMVectorType(t->s32,
+			PTX_JIT_LANES) : lanes64, "");
 	}
-	t->vti = L.LLVMBuildAlloca(t->b, lanes64, "");
-	t->vpc = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s32,
-				   PTX_JIT_LANES), "");
+	t->vti = ptx_jit_llvm.LLVMBuildAlloca(t->b, lanes64, "");
+	t->vpc = ptx_jit_llvm.LLVMBuildAlloca(t->b,
+		ptx_jit_llvm.LLVMVectorType(t->s32, PTX_JIT_LANES), "");
 	/* a warp's multimem values: up to 4 of 8 bytes a lane */
-	t->mmbuf = L.LLVMBuildAlloca(t->b, L.LLVMVectorType(t->s64,
-				     PTX_JIT_LANES * 4), "");
-	L.LLVMSetAlignment(t->mmbuf, 16);
-	t->warp_fresh = L.LLVMBuildAlloca(t->b, t->s1, "");
-	t->budget = L.LLVMBuildAlloca(t->b, t->i32, "");
-	t->resume_pc = L.LLVMBuildAlloca(t->b, t->i32, "");
-	t->ti = L.LLVMBuildAlloca(t->b, t->i64, "");
-	i = L.LLVMBuildAlloca(t->b, t->i32, "");
-	L.LLVMBuildStore(t->b, cint(t->i32, 0), i);
-	L.LLVMBuildBr(t->b, head);
+	t->mmbuf = ptx_jit_llvm.LLVMBuildAlloca(t->b,
+		ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES * 4), "");
+	ptx_jit_llvm.LLVMSetAlignment(t->mmbuf, 16);
+	t->warp_fresh = ptx_jit_llvm.LLVMBuildAlloca(t->b, t->s1, "");
+	t->budget = ptx_jit_llvm.LLVMBuildAlloca(t->b, t->i32, "");
+	t->resume_pc = ptx_jit_llvm.LLVMBuildAlloca(t->b, t->i32, "");
+	t->ti = ptx_jit_llvm.LLVMBuildAlloca(t->b, t->i64, "");
+	i = ptx_jit_llvm.LLVMBuildAlloca(t->b, t->i32, "");
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_cint(t->i32, 0), i);
+	ptx_jit_llvm.LLVMBuildBr(t->b, head);
 
 	/* head: the next thread, unless the grid stopped */
-	L.LLVMPositionBuilderAtEnd(t->b, head);
-	t->idx = L.LLVMBuildLoad2(t->b, t->i32, i, "");
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, head);
+	t->idx = ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, i, "");
 	{
-		LLVMValueRef stop = load_field(t, t->run, RUN_FIELD(stop), t->p8);
-		LLVMValueRef sb = L.LLVMBuildLoad2(t->b, t->i8, stop, "");
+		LLVMValueRef stop =
+			ptx_jit_load_field(t, t->run, RUN_FIELD(stop), t->p8);
+		LLVMValueRef sb =
+			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i8, stop, "");
 		LLVMValueRef more;
 
-		L.LLVMSetOrdering(sb, LLVMAtomicOrderingMonotonic);
-		L.LLVMSetAlignment(sb, 1);
-		more = L.LLVMBuildICmp(t->b, LLVMIntULT, t->idx,
-				       load_field(t, t->run, RUN_FIELD(nthreads), t->i32), "");
-		more = L.LLVMBuildAnd(t->b, more, L.LLVMBuildICmp(t->b,
-				      LLVMIntEQ, sb, cint(t->i8, 0), ""), "");
-		L.LLVMBuildCondBr(t->b, more, body, done);
+		ptx_jit_llvm.LLVMSetOrdering(sb, LLVMAtomicOrderingMonotonic);
+		ptx_jit_llvm.LLVMSetAlignment(sb, 1);
+		more = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntULT, t->idx,
+			ptx_jit_load_field(t, t->run,
+					   RUN_FIELD(nthreads), t->i32), "");
+		more = ptx_jit_llvm.LLVMBuildAnd(t->b, more,
+			ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, sb,
+			ptx_jit_cint(t->i8, 0), ""), "");
+		ptx_jit_llvm.LLVMBuildCondBr(t->b, more, body, done);
 	}
 
-	L.LLVMPositionBuilderAtEnd(t->b, body);
-	tp = byte_ptr(t, load_field(t, t->run, RUN_FIELD(threads), t->p8),
-		      L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
-				     i64c(t, sizeof(struct ptx_jit_thread)), ""));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, body);
+	tp = ptx_jit_byte_ptr(t, ptx_jit_load_field(t, t->run,
+		RUN_FIELD(threads), t->p8), ptx_jit_llvm.LLVMBuildMul(t->b,
+		ptx_jit_llvm.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
+		ptx_jit_i64c(t, sizeof(struct ptx_jit_thread)), ""));
 	t->tp = tp;
-	L.LLVMBuildStore(t->b, cint(t->i32, PTX_JIT_SLICE), t->budget);
-	warp_entry(t, tp, warp);
-	L.LLVMPositionBuilderAtEnd(t->b, t->per_thread);
-	st = load_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8);
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, st,
-			  cint(t->i8, TS_RUN), ""), sw, t->next);
+	ptx_jit_llvm.LLVMBuildStore(t->b,
+		ptx_jit_cint(t->i32, PTX_JIT_SLICE), t->budget);
+	ptx_jit_warp_entry(t, tp, warp);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->per_thread);
+	st = ptx_jit_load_field(t, tp,
+				offsetof(struct ptx_jit_thread, state), t->i8);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntEQ, st, ptx_jit_cint(t->i8, TS_RUN), ""), sw, t->next);
 
 	/* a thread that ran before takes its registers back */
-	L.LLVMPositionBuilderAtEnd(t->b, sw);
-	st = load_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8);
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, st,
-			  cint(t->i8, 0), ""), fresh, resume);
-	L.LLVMPositionBuilderAtEnd(t->b, fresh);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, sw);
+	st = ptx_jit_load_field(t, tp, offsetof(struct ptx_jit_thread, resumed),
+				t->i8);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntEQ, st, ptx_jit_cint(t->i8, 0), ""), fresh, resume);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, fresh);
 	for (r = 0; r < fn->nregs; r++)
-		set_reg(t, r, i64c(t, 0));
-	L.LLVMBuildBr(t->b, t->starts[0]);
-	L.LLVMPositionBuilderAtEnd(t->b, resume);
+		ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[0]);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, resume);
 	for (r = 0; r < fn->nregs; r++)
 		fill(t, r);
-	pc = load_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->i32);
+	pc = ptx_jit_load_field(t, tp,
+				offsetof(struct ptx_jit_thread, pc), t->i32);
 	{
 		/* past the last instruction (a bar.sync there): its end */
-		LLVMValueRef s = L.LLVMBuildSwitch(t->b, pc, t->exited,
-						   fn->ninsns);
+		LLVMValueRef s = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc,
+			t->exited, fn->ninsns);
 
 		for (k = 0; k < fn->ninsns; k++)
 			if (t->starts[k])
-				L.LLVMAddCase(s, cint(t->i32, k), t->starts[k]);
+				ptx_jit_llvm.LLVMAddCase(s,
+					ptx_jit_cint(t->i32, k), t->starts[k]);
 	}
 
 	/* the instructions */
-	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
-	L.LLVMBuildBr(t->b, t->starts[0]);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, ptx_jit_new_block(t));
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[0]);
 	for (k = 0; k < fn->ninsns; k++) {
 		if (t->starts[k]) {
-			if (!terminated(t))
-				L.LLVMBuildBr(t->b, t->starts[k]);
-			L.LLVMPositionBuilderAtEnd(t->b, t->starts[k]);
+			if (!ptx_jit_terminated(t))
+				ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[k]);
+			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
+							      t->starts[k]);
 			if (!t->check_only[k])
 				enter(t, k);
-		} else if (terminated(t)) {
-			L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+		} else if (ptx_jit_terminated(t)) {
+			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
+				ptx_jit_new_block(t));
 		}
 		emit(t, &fn->insns[k], k);
 	}
-	if (!terminated(t))
-		L.LLVMBuildBr(t->b, t->exited);
+	if (!ptx_jit_terminated(t))
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->exited);
 
 	/* ways out */
-	L.LLVMPositionBuilderAtEnd(t->b, t->barrier);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->barrier);
 	store_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8,
-		    cint(t->i8, TS_BARRIER));
-	add_field(t, t->run, RUN_FIELD(arrived), 1);
-	L.LLVMBuildBr(t->b, t->suspend);
+		    ptx_jit_cint(t->i8, TS_BARRIER));
+	ptx_jit_add_field(t, t->run, RUN_FIELD(arrived), 1);
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->suspend);
 
-	L.LLVMPositionBuilderAtEnd(t->b, t->suspend);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->suspend);
 	save_regs(t);
-	sv = L.LLVMBuildLoad2(t->b, t->i32, t->resume_pc, "");
+	sv = ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->resume_pc, "");
 	store_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->i32, sv);
 	store_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8,
-		    cint(t->i8, 1));
-	L.LLVMBuildBr(t->b, t->next);
+		    ptx_jit_cint(t->i8, 1));
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->next);
 
-	L.LLVMPositionBuilderAtEnd(t->b, t->exited);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->exited);
 	store_field(t, tp, offsetof(struct ptx_jit_thread, state), t->i8,
-		    cint(t->i8, TS_EXITED));
-	add_field(t, t->run, RUN_FIELD(exited), 1);
-	L.LLVMBuildBr(t->b, t->next);
+		    ptx_jit_cint(t->i8, TS_EXITED));
+	ptx_jit_add_field(t, t->run, RUN_FIELD(exited), 1);
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->next);
 
-	L.LLVMPositionBuilderAtEnd(t->b, t->next);
-	L.LLVMBuildStore(t->b, L.LLVMBuildAdd(t->b, t->idx, cint(t->i32, 1), ""),
-			 i);
-	L.LLVMBuildBr(t->b, head);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->next);
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildAdd(t->b,
+				    t->idx, ptx_jit_cint(t->i32, 1), ""), i);
+	ptx_jit_llvm.LLVMBuildBr(t->b, head);
 
-	warp_code(t, warp, tp, i, head);
+	ptx_jit_warp_code(t, warp, tp, i, head);
 
-	L.LLVMPositionBuilderAtEnd(t->b, t->fault);
-	L.LLVMBuildRet(t->b, cint(t->i32, 1));
-	L.LLVMPositionBuilderAtEnd(t->b, done);
-	L.LLVMBuildRet(t->b, cint(t->i32, 0));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->fault);
+	ptx_jit_llvm.LLVMBuildRet(t->b, ptx_jit_cint(t->i32, 1));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, done);
+	ptx_jit_llvm.LLVMBuildRet(t->b, ptx_jit_cint(t->i32, 0));
 }
 
-bool compilable(const struct cumc_ptx_function *fn)
+bool ptx_jit_compilable(const struct cumc_ptx_function *fn)
 {
-	return fn->entry && fn->ninsns && !uncompiled(fn);
+	return fn->entry && fn->ninsns && !ptx_jit_uncompiled(fn);
 }
 
 /* Whether @in is a memory instruction with a device range of its own. */
 static bool has_site(const struct ptx_insn *in)
 {
-	return (in->op == OP_LD || in->op == OP_ST) && native(in) &&
+	return (in->op == OP_LD || in->op == OP_ST) && ptx_jit_native(in) &&
 	       in->space != PS_PARAM && in->space != PS_SHARED &&
 	       in->space != PS_LOCAL;
 }
@@ -1311,17 +1427,18 @@ uint32_t ptx_jit_sites(const struct cumc_ptx_function *fn)
 	return n;
 }
 
-void symbol_name(char *buf, size_t size, const char *key,
-		 unsigned int i)
+void ptx_jit_symbol_name(char *buf, size_t size, const char *key,
+			 unsigned int i)
 {
 	snprintf(buf, size, "cumc_%s_%u", key, i);
 }
 
-bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
-		      const char *key)
+bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
+			      const char *key)
 {
-	LLVMTypeRef run_p = L.LLVMPointerType(t->i8, 0);
-	LLVMTypeRef ty = L.LLVMFunctionType(t->i32, &run_p, 1, false);
+	LLVMTypeRef run_p = ptx_jit_llvm.LLVMPointerType(t->i8, 0);
+	LLVMTypeRef ty =
+		ptx_jit_llvm.LLVMFunctionType(t->i32, &run_p, 1, false);
 	LLVMTypeRef mem_args[] = { run_p, t->i32, t->i32, t->i64, t->i32,
 				   t->i32, t->i32 };
 	LLVMTypeRef step_args[] = { run_p, t->i32, t->i32 };
@@ -1331,13 +1448,13 @@ bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 	unsigned int i;
 	bool ok;
 
-	t->mem_ty = L.LLVMFunctionType(t->p8, mem_args, 7, false);
-	t->step_ty = L.LLVMFunctionType(t->i32, step_args, 3, false);
-	t->mm_ty = L.LLVMFunctionType(t->i32, mm_args, 5, false);
+	t->mem_ty = ptx_jit_llvm.LLVMFunctionType(t->p8, mem_args, 7, false);
+	t->step_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, step_args, 3, false);
+	t->mm_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, mm_args, 5, false);
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct cumc_ptx_function *fn = &m->funcs[i];
 
-		if (!compilable(fn))
+		if (!ptx_jit_compilable(fn))
 			continue;
 		t->fn = fn;
 		t->sites = 0;
@@ -1357,8 +1474,9 @@ bool translate_module(struct tr *t, const struct cumc_ptx_module *m,
 			if (has_site(&fn->insns[pc]))
 				t->site_of[pc] = site++;
 		if (ok) {
-			symbol_name(name, sizeof(name), key, i);
-			translate(t, L.LLVMAddFunction(t->m, name, ty));
+			ptx_jit_symbol_name(name, sizeof(name), key, i);
+			translate(t,
+				  ptx_jit_llvm.LLVMAddFunction(t->m, name, ty));
 		}
 		free(t->regs);
 		free(t->vregs);

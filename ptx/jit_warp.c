@@ -29,8 +29,8 @@
 #define PTX_JIT_PREFETCH 65536
 #define PTX_JIT_LOCALITY 2
 
-bool warp_native(const struct cumc_ptx_function *fn,
-		 const struct ptx_insn *in)
+bool ptx_jit_warp_native(const struct cumc_ptx_function *fn,
+			 const struct ptx_insn *in)
 {
 	const struct ptx_operand *a = &in->o[in->op == OP_ST ? 0 : 1];
 	unsigned int n = 1;
@@ -38,7 +38,7 @@ bool warp_native(const struct cumc_ptx_function *fn,
 	/* warp_multimem(), or the lanes one by one from there */
 	if (in->op == OP_MULTIMEM)
 		return true;
-	if (!native(in) || in->op == OP_BAR)
+	if (!ptx_jit_native(in) || in->op == OP_BAR)
 		return false;
 	if (in->op == OP_CVTA)
 		return in->space != PS_LOCAL;
@@ -57,16 +57,16 @@ bool warp_native(const struct cumc_ptx_function *fn,
 	       in->type.size * n <= fn->param_size - a->imm;
 }
 
-void hand_off(struct tr *t, LLVMValueRef pcs)
+void ptx_jit_hand_off(struct tr *t, LLVMValueRef pcs)
 {
-	forms_flush(t);
-	L.LLVMBuildStore(t->b, pcs, t->vpc);
-	L.LLVMBuildBr(t->b, t->handoff);
+	ptx_jit_forms_flush(t);
+	ptx_jit_llvm.LLVMBuildStore(t->b, pcs, t->vpc);
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->handoff);
 }
 
 static LLVMValueRef reduce(struct tr *t, const char *op, LLVMValueRef v)
 {
-	return intrinsic(t, op, L.LLVMTypeOf(v), &v, 1);
+	return ptx_jit_intrinsic(t, op, ptx_jit_llvm.LLVMTypeOf(v), &v, 1);
 }
 
 /* Lane @l's address @x in @in's space, as a host pointer. */
@@ -74,8 +74,8 @@ static LLVMValueRef lane_ptr(struct tr *t, const struct ptx_insn *in,
 			     LLVMValueRef shared, LLVMValueRef x)
 {
 	if (in->space == PS_SHARED)
-		return byte_ptr(t, shared, x);
-	return L.LLVMBuildIntToPtr(t->b, x, t->p8, "");
+		return ptx_jit_byte_ptr(t, shared, x);
+	return ptx_jit_llvm.LLVMBuildIntToPtr(t->b, x, t->p8, "");
 }
 
 /*
@@ -86,20 +86,25 @@ static LLVMValueRef lane_ptr(struct tr *t, const struct ptx_insn *in,
 static void prefetch(struct tr *t, LLVMValueRef p, bool write)
 {
 	LLVMValueRef args[4] = {
-		byte_ptr(t, p, cint(t->s64, PTX_JIT_PREFETCH)),
-		cint(t->s32, write), cint(t->s32, PTX_JIT_LOCALITY), cint(t->s32, 1)
+		ptx_jit_byte_ptr(t, p, ptx_jit_cint(t->s64, PTX_JIT_PREFETCH)),
+		ptx_jit_cint(t->s32, write),
+		ptx_jit_cint(t->s32, PTX_JIT_LOCALITY), ptx_jit_cint(t->s32, 1)
 	};
 
-	intrinsic(t, "llvm.prefetch", t->p8, args, 4);
+	ptx_jit_intrinsic(t, "llvm.prefetch", t->p8, args, 4);
 }
 
-/* A parameter at a fixed offset (warp_native()), read once for the warp. */
+/*
+ * A parameter at a fixed offset (ptx_jit_warp_native()), read once for the
+ * warp.
+ */
 static void warp_param_load(struct tr *t, const struct ptx_insn *in)
 {
 	const struct ptx_operand *v = &in->o[0];
 	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
-	LLVMValueRef base = load_field(t, t->run, RUN_FIELD(params), t->p8);
-	LLVMTypeRef ety = int_type(t, size);
+	LLVMValueRef base =
+		ptx_jit_load_field(t, t->run, RUN_FIELD(params), t->p8);
+	LLVMTypeRef ety = ptx_jit_int_type(t, size);
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -108,10 +113,10 @@ static void warp_param_load(struct tr *t, const struct ptx_insn *in)
 
 		if (r == PTX_NO_REG)
 			continue;
-		ep = typed_ptr(t, byte_ptr(t, base, cint(t->s64,
-				in->o[1].imm + i * size)), ety);
-		set_loaded(t, in, r, uniform(t, L.LLVMBuildLoad2(t->b, ety,
-								   ep, "")));
+		ep = ptx_jit_typed_ptr(t, ptx_jit_byte_ptr(t, base,
+			ptx_jit_cint(t->s64, in->o[1].imm + i * size)), ety);
+		ptx_jit_set_loaded(t, in, r, ptx_jit_uniform(t,
+			ptx_jit_llvm.LLVMBuildLoad2(t->b, ety, ep, "")));
 	}
 }
 
@@ -138,10 +143,10 @@ struct warp_access {
 static void warp_check(struct tr *t, const struct warp_access *w,
 		       LLVMValueRef ok)
 {
-	LLVMBasicBlockRef in = new_block(t);
+	LLVMBasicBlockRef in = ptx_jit_new_block(t);
 
-	L.LLVMBuildCondBr(t->b, ok, in, w->outside);
-	L.LLVMPositionBuilderAtEnd(t->b, in);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ok, in, w->outside);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, in);
 }
 
 /* Whether [@lo, @hi + @size) is in the access's window or range. */
@@ -149,15 +154,18 @@ static LLVMValueRef warp_within(struct tr *t, const struct warp_access *w,
 				LLVMValueRef lo, LLVMValueRef hi,
 				unsigned int size)
 {
-	return L.LLVMBuildAnd(t->b, within(t, lo, size, w->lim_lo, w->lim_hi),
-			      within(t, hi, size, w->lim_lo, w->lim_hi), "");
+	return ptx_jit_llvm.LLVMBuildAnd(t->b,
+		ptx_jit_within(t, lo, size, w->lim_lo, w->lim_hi),
+		ptx_jit_within(t, hi, size, w->lim_lo, w->lim_hi), "");
 }
 
 /* Whether the address @x (a scalar) is a multiple of @size. */
 static LLVMValueRef aligned(struct tr *t, LLVMValueRef x, unsigned int size)
 {
-	return L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, x,
-			       cint(t->s64, size - 1), ""), cint(t->s64, 0), "");
+	return ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+		ptx_jit_llvm.LLVMBuildAnd(t->b, x,
+					  ptx_jit_cint(t->s64, size - 1), ""),
+		ptx_jit_cint(t->s64, 0), "");
 }
 
 /*
@@ -171,12 +179,12 @@ static LLVMValueRef consecutive(struct tr *t, LLVMValueRef addr,
 	unsigned int l;
 
 	for (l = 0; l < PTX_JIT_LANES; l++)
-		offs[l] = cint(t->s64, (uint64_t)l * stride);
-	return L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t,
-		"llvm.vector.reduce.or", L.LLVMBuildXor(t->b, addr,
-			L.LLVMBuildAdd(t->b, uniform(t, first),
-				L.LLVMConstVector(offs, PTX_JIT_LANES), ""), "")),
-		cint(t->s64, 0), "");
+		offs[l] = ptx_jit_cint(t->s64, (uint64_t)l * stride);
+	return ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t,
+		"llvm.vector.reduce.or", ptx_jit_llvm.LLVMBuildXor(t->b, addr,
+		ptx_jit_llvm.LLVMBuildAdd(t->b, ptx_jit_uniform(t, first),
+		ptx_jit_llvm.LLVMConstVector(offs, PTX_JIT_LANES), ""), "")),
+		ptx_jit_cint(t->s64, 0), "");
 }
 
 /* Consecutive lanes: the whole warp's elements in one vector access. */
@@ -187,27 +195,29 @@ static void warp_whole(struct tr *t, const struct warp_access *w,
 	bool st = w->in->op == OP_ST;
 	LLVMValueRef p, x;
 
-	warp_check(t, w, L.LLVMBuildAnd(t->b,
-		within(t, first, w->size * PTX_JIT_LANES, w->lim_lo, w->lim_hi),
+	warp_check(t, w, ptx_jit_llvm.LLVMBuildAnd(t->b,
+		ptx_jit_within(t, first, w->size * PTX_JIT_LANES, w->lim_lo,
+			       w->lim_hi),
 		aligned(t, first, w->size), ""));
 	p = lane_ptr(t, w->in, w->shared, first);
 	if (w->in->space != PS_SHARED)
 		prefetch(t, p, st);
-	p = typed_ptr(t, p, w->vty);
+	p = ptx_jit_typed_ptr(t, p, w->vty);
 	if (st)
-		x = L.LLVMBuildStore(t->b, L.LLVMBuildTrunc(t->b,
-			v->kind == PO_REG ? reg(t, v->reg) : imm(t, v),
-			w->vty, ""), p);
+		x = ptx_jit_llvm.LLVMBuildStore(t->b,
+			ptx_jit_llvm.LLVMBuildTrunc(t->b, v->kind == PO_REG ?
+				ptx_jit_reg(t, v->reg) : ptx_jit_imm(t, v),
+				w->vty, ""), p);
 	else
-		x = L.LLVMBuildLoad2(t->b, w->vty, p, "");
+		x = ptx_jit_llvm.LLVMBuildLoad2(t->b, w->vty, p, "");
 	/* volatile: a spin-wait's load is made each time round */
-	L.LLVMSetVolatile(x, true);
-	L.LLVMSetAlignment(x, w->size);
+	ptx_jit_llvm.LLVMSetVolatile(x, true);
+	ptx_jit_llvm.LLVMSetAlignment(x, w->size);
 	if (!st && v->kind == PO_REG && v->reg != PTX_NO_REG)
-		set_loaded(t, w->in, v->reg, x);
+		ptx_jit_set_loaded(t, w->in, v->reg, x);
 }
 
-/* One lane's value, a vector's in one access (vector_access). */
+/* One lane's value, a vector's in one access (ptx_jit_vector_access()). */
 static void warp_lane_vector(struct tr *t, const struct warp_access *w,
 			     LLVMValueRef p, LLVMValueRef lane,
 			     LLVMValueRef *vals)
@@ -218,12 +228,14 @@ static void warp_lane_vector(struct tr *t, const struct warp_access *w,
 	unsigned int i;
 
 	for (i = 0; st && i < w->n; i++)
-		elems[i] = L.LLVMBuildExtractElement(t->b, L.LLVMBuildTrunc(t->b,
-			value_elem(t, v, i), w->vty, ""), lane, "");
-	vector_access(t, p, w->size, w->n, st, elems);
+		elems[i] = ptx_jit_llvm.LLVMBuildExtractElement(t->b,
+			ptx_jit_llvm.LLVMBuildTrunc(t->b,
+				ptx_jit_value_elem(t, v, i), w->vty, ""),
+			lane, "");
+	ptx_jit_vector_access(t, p, w->size, w->n, st, elems);
 	for (i = 0; !st && i < w->n; i++)
-		vals[i] = L.LLVMBuildInsertElement(t->b, vals[i], elems[i],
-						   lane, "");
+		vals[i] = ptx_jit_llvm.LLVMBuildInsertElement(t->b, vals[i],
+			elems[i], lane, "");
 }
 
 /* Any lanes' addresses: each lane's elements, lane after lane. */
@@ -233,25 +245,29 @@ static void warp_each(struct tr *t, const struct warp_access *w)
 	unsigned int size = w->size, i, l;
 	LLVMValueRef vals[4];
 
-	warp_check(t, w, L.LLVMBuildAnd(t->b, warp_within(t, w,
+	warp_check(t, w, ptx_jit_llvm.LLVMBuildAnd(t->b, warp_within(t, w,
 		reduce(t, "llvm.vector.reduce.umin", w->addr),
 		reduce(t, "llvm.vector.reduce.umax", w->addr), size * w->n),
-		L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b,
-			reduce(t, "llvm.vector.reduce.or", w->addr),
-			cint(t->s64, size * w->n - 1), ""), cint(t->s64, 0), ""),
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+			ptx_jit_llvm.LLVMBuildAnd(t->b,
+				reduce(t, "llvm.vector.reduce.or", w->addr),
+				ptx_jit_cint(t->s64, size * w->n - 1), ""),
+			ptx_jit_cint(t->s64, 0), ""),
 		""));
 	for (i = 0; i < w->n; i++)
-		vals[i] = L.LLVMGetUndef(w->vty);
+		vals[i] = ptx_jit_llvm.LLVMGetUndef(w->vty);
 	for (l = 0; l < PTX_JIT_LANES; l++) {
-		LLVMValueRef lane = cint(t->s32, l);
+		LLVMValueRef lane = ptx_jit_cint(t->s32, l);
 		LLVMValueRef p = lane_ptr(t, w->in, w->shared,
-			L.LLVMBuildExtractElement(t->b, w->addr, lane, ""));
+			ptx_jit_llvm.LLVMBuildExtractElement(t->b, w->addr,
+							     lane, ""));
 
 		warp_lane_vector(t, w, p, lane, vals);
 	}
 	for (i = 0; i < w->n && !st; i++)
-		if (value_reg(w->v, i) != PTX_NO_REG)
-			set_loaded(t, w->in, value_reg(w->v, i), vals[i]);
+		if (ptx_jit_value_reg(w->v, i) != PTX_NO_REG)
+			ptx_jit_set_loaded(t, w->in,
+					   ptx_jit_value_reg(w->v, i), vals[i]);
 }
 
 /*
@@ -265,7 +281,7 @@ static LLVMValueRef lanes_follow(struct tr *t, const struct ptx_operand *a,
 {
 	if (a->reg != PTX_NO_REG && t->forms[a->reg].known &&
 	    t->forms[a->reg].stride == stride)
-		return cint(t->s1, 1);
+		return ptx_jit_cint(t->s1, 1);
 	return consecutive(t, addr, first, stride);
 }
 
@@ -285,42 +301,47 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	}
 	if (w.v->kind == PO_VEC)
 		w.n = w.v->nvec;
-	w.ety = int_type(t, w.size);
-	w.vty = value_int(t, w.size);
-	w.addr = imm(t, a);
+	w.ety = ptx_jit_int_type(t, w.size);
+	w.vty = ptx_jit_value_int(t, w.size);
+	w.addr = ptx_jit_imm(t, a);
 	if (a->reg != PTX_NO_REG)
-		w.addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), w.addr, "");
+		w.addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
+			ptx_jit_reg(t, a->reg), w.addr, "");
 	if (in->space == PS_SHARED) {
-		w.shared = load_field(t, t->run, RUN_FIELD(shared), t->p8);
-		w.lim_lo = cint(t->s64, 0);
-		w.lim_hi = load_field(t, t->run, RUN_FIELD(shared_size), t->s64);
+		w.shared =
+			ptx_jit_load_field(t, t->run, RUN_FIELD(shared), t->p8);
+		w.lim_lo = ptx_jit_cint(t->s64, 0);
+		w.lim_hi = ptx_jit_load_field(t, t->run,
+					      RUN_FIELD(shared_size), t->s64);
 	} else {
-		LLVMValueRef sites = load_field(t, t->run, RUN_FIELD(sites), t->p8);
+		LLVMValueRef sites =
+			ptx_jit_load_field(t, t->run, RUN_FIELD(sites), t->p8);
 		size_t off = (size_t)t->site_of[pc] * sizeof(struct ptx_jit_site);
 
-		w.lim_lo = load_field(t, sites, off +
-				      offsetof(struct ptx_jit_site, lo), t->s64);
-		w.lim_hi = load_field(t, sites, off +
-				      offsetof(struct ptx_jit_site, hi), t->s64);
+		w.lim_lo = ptx_jit_load_field(t, sites,
+			off + offsetof(struct ptx_jit_site, lo), t->s64);
+		w.lim_hi = ptx_jit_load_field(t, sites,
+			off + offsetof(struct ptx_jit_site, hi), t->s64);
 	}
-	w.outside = new_block(t);
-	each = new_block(t);
-	join = new_block(t);
+	w.outside = ptx_jit_new_block(t);
+	each = ptx_jit_new_block(t);
+	join = ptx_jit_new_block(t);
 	if (w.n == 1) {
-		one = new_block(t);
-		first = L.LLVMBuildExtractElement(t->b, w.addr, cint(t->s32, 0), "");
-		L.LLVMBuildCondBr(t->b, lanes_follow(t, a, w.addr, first, w.size),
-				  one, each);
-		L.LLVMPositionBuilderAtEnd(t->b, one);
+		one = ptx_jit_new_block(t);
+		first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, w.addr,
+			ptx_jit_cint(t->s32, 0), "");
+		ptx_jit_llvm.LLVMBuildCondBr(t->b,
+			lanes_follow(t, a, w.addr, first, w.size), one, each);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, one);
 		warp_whole(t, &w, first);
 	}
-	L.LLVMBuildBr(t->b, w.n == 1 ? join : each);
-	L.LLVMPositionBuilderAtEnd(t->b, each);
+	ptx_jit_llvm.LLVMBuildBr(t->b, w.n == 1 ? join : each);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, each);
 	warp_each(t, &w);
-	L.LLVMBuildBr(t->b, join);
-	L.LLVMPositionBuilderAtEnd(t->b, w.outside);
-	hand_off(t, cint(t->i32, pc));
-	L.LLVMPositionBuilderAtEnd(t->b, join);
+	ptx_jit_llvm.LLVMBuildBr(t->b, join);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, w.outside);
+	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, join);
 }
 
 /* The vectors @a and @b as one vector of their lanes, @a's first. */
@@ -331,9 +352,9 @@ static LLVMValueRef join_lanes(struct tr *t, LLVMValueRef a, LLVMValueRef b,
 	unsigned int i;
 
 	for (i = 0; i < 2 * lanes; i++)
-		idx[i] = cint(t->s32, i);
-	return L.LLVMBuildShuffleVector(t->b, a, b,
-					L.LLVMConstVector(idx, 2 * lanes), "");
+		idx[i] = ptx_jit_cint(t->s32, i);
+	return ptx_jit_llvm.LLVMBuildShuffleVector(t->b, a, b,
+		ptx_jit_llvm.LLVMConstVector(idx, 2 * lanes), "");
 }
 
 /*
@@ -355,9 +376,10 @@ static LLVMValueRef interleave(struct tr *t, LLVMValueRef *vals,
 	}
 	for (l = 0; l < PTX_JIT_LANES; l++)
 		for (i = 0; i < n; i++)
-			idx[l * n + i] = cint(t->s32, i * PTX_JIT_LANES + l);
-	return L.LLVMBuildShuffleVector(t->b, vals[0], vals[1],
-		L.LLVMConstVector(idx, PTX_JIT_LANES * n), "");
+			idx[l * n + i] =
+				ptx_jit_cint(t->s32, i * PTX_JIT_LANES + l);
+	return ptx_jit_llvm.LLVMBuildShuffleVector(t->b, vals[0], vals[1],
+		ptx_jit_llvm.LLVMConstVector(idx, PTX_JIT_LANES * n), "");
 }
 
 /* Value @i of each lane of @v, which interleave() laid out. */
@@ -368,9 +390,10 @@ static LLVMValueRef deinterleave(struct tr *t, LLVMValueRef v, unsigned int n,
 	unsigned int l;
 
 	for (l = 0; l < PTX_JIT_LANES; l++)
-		idx[l] = cint(t->s32, l * n + i);
-	return L.LLVMBuildShuffleVector(t->b, v, L.LLVMGetUndef(L.LLVMTypeOf(v)),
-		L.LLVMConstVector(idx, PTX_JIT_LANES), "");
+		idx[l] = ptx_jit_cint(t->s32, l * n + i);
+	return ptx_jit_llvm.LLVMBuildShuffleVector(t->b, v,
+		ptx_jit_llvm.LLVMGetUndef(ptx_jit_llvm.LLVMTypeOf(v)),
+		ptx_jit_llvm.LLVMConstVector(idx, PTX_JIT_LANES), "");
 }
 
 /*
@@ -390,56 +413,63 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 	const struct ptx_operand *v = &in->o[ld ? 0 : 1];
 	unsigned int n = v->kind == PO_VEC ? v->nvec : 1, i;
 	unsigned int rsize = in->type.size * in->mmpack;
-	LLVMTypeRef bty = L.LLVMVectorType(int_type(t, rsize), PTX_JIT_LANES * n);
-	LLVMBasicBlockRef call = new_block(t), done = new_block(t);
-	LLVMBasicBlockRef outside = new_block(t);
-	LLVMValueRef addr = imm(t, a), first, buf, vals[4], args[5], fn, x;
+	LLVMTypeRef bty =
+		ptx_jit_llvm.LLVMVectorType(ptx_jit_int_type(t, rsize),
+					    PTX_JIT_LANES * n);
+	LLVMBasicBlockRef call = ptx_jit_new_block(t);
+	LLVMBasicBlockRef done = ptx_jit_new_block(t);
+	LLVMBasicBlockRef outside = ptx_jit_new_block(t);
+	LLVMValueRef addr = ptx_jit_imm(t, a);
+	LLVMValueRef first, buf, vals[4], args[5], fn, x;
 
 	if (a->reg != PTX_NO_REG)
-		addr = L.LLVMBuildAdd(t->b, reg(t, a->reg), addr, "");
-	first = L.LLVMBuildExtractElement(t->b, addr, cint(t->s32, 0), "");
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildAnd(t->b,
+		addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
+			ptx_jit_reg(t, a->reg), addr, "");
+	first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, addr,
+		ptx_jit_cint(t->s32, 0), "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildAnd(t->b,
 		lanes_follow(t, a, addr, first, n * rsize),
 		aligned(t, first, rsize), ""), call, outside);
 
-	L.LLVMPositionBuilderAtEnd(t->b, call);
-	buf = typed_ptr(t, t->mmbuf, bty);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, call);
+	buf = ptx_jit_typed_ptr(t, t->mmbuf, bty);
 	for (i = 0; i < n && !ld; i++) {
 		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
 			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
 
-		vals[i] = L.LLVMBuildTrunc(t->b, r != PTX_NO_REG ? reg(t, r) :
-					   imm(t, v), value_int(t, rsize), "");
+		vals[i] = ptx_jit_llvm.LLVMBuildTrunc(t->b,
+			r != PTX_NO_REG ? ptx_jit_reg(t, r) : ptx_jit_imm(t, v),
+			ptx_jit_value_int(t, rsize), "");
 	}
 	if (!ld)
-		L.LLVMSetAlignment(L.LLVMBuildStore(t->b,
-				   interleave(t, vals, n), buf), rsize);
+		ptx_jit_llvm.LLVMSetAlignment(ptx_jit_llvm.LLVMBuildStore(t->b,
+			interleave(t, vals, n), buf), rsize);
 	args[0] = t->run;
-	args[1] = cint(t->s32, pc);
+	args[1] = ptx_jit_cint(t->s32, pc);
 	args[2] = first;
-	args[3] = typed_ptr(t, t->mmbuf, t->i8);
-	args[4] = cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
-	fn = load_field(t, t->run, RUN_FIELD(multimem),
-			L.LLVMPointerType(t->mm_ty, 0));
-	x = L.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 5, "");
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
-			  cint(t->s32, 0), ""), outside, done);
+	args[3] = ptx_jit_typed_ptr(t, t->mmbuf, t->i8);
+	args[4] = ptx_jit_cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
+	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(multimem),
+				ptx_jit_llvm.LLVMPointerType(t->mm_ty, 0));
+	x = ptx_jit_llvm.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 5, "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntEQ, x, ptx_jit_cint(t->s32, 0), ""), outside, done);
 
-	L.LLVMPositionBuilderAtEnd(t->b, outside);
-	hand_off(t, cint(t->i32, pc));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, outside);
+	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
 
-	L.LLVMPositionBuilderAtEnd(t->b, done);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, done);
 	if (!ld)
 		return;
-	x = L.LLVMBuildLoad2(t->b, bty, buf, "");
-	L.LLVMSetAlignment(x, rsize);
+	x = ptx_jit_llvm.LLVMBuildLoad2(t->b, bty, buf, "");
+	ptx_jit_llvm.LLVMSetAlignment(x, rsize);
 	for (i = 0; i < n; i++) {
 		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
 			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
 
 		if (r != PTX_NO_REG)
-			set_reg(t, r, L.LLVMBuildZExt(t->b,
-				deinterleave(t, x, n, i), t->i64, ""));
+			ptx_jit_set_reg(t, r, ptx_jit_llvm.LLVMBuildZExt(t->b,
+					deinterleave(t, x, n, i), t->i64, ""));
 	}
 }
 
@@ -455,51 +485,52 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	int64_t stride;
 	LLVMValueRef g;
 
-	if (!warp_native(t->fn, in)) {
-		hand_off(t, cint(t->i32, pc));
-		forms_forget(t);
+	if (!ptx_jit_warp_native(t->fn, in)) {
+		ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+		ptx_jit_forms_forget(t);
 		return;
 	}
-	if (forms_before(t, in, f, &stride, pc)) {
-		lanes_of_form(t, in, f, stride, pc);
+	if (ptx_jit_forms_before(t, in, f, &stride, pc)) {
+		ptx_jit_lanes_of_form(t, in, f, stride, pc);
 		return;
 	}
 	if (in->guard != PTX_NO_REG) {
-		LLVMBasicBlockRef all = new_block(t);
+		LLVMBasicBlockRef all = ptx_jit_new_block(t);
 
-		g = truthy(t, reg(t, in->guard));
+		g = ptx_jit_truthy(t, ptx_jit_reg(t, in->guard));
 		if (in->guard_neg)
-			g = L.LLVMBuildNot(t->b, g, "");
-		skip = new_block(t);
-		mixed = new_block(t);
-		some = new_block(t);
-		L.LLVMBuildCondBr(t->b, reduce(t, "llvm.vector.reduce.and", g),
-				  all, some);
-		L.LLVMPositionBuilderAtEnd(t->b, some);
-		L.LLVMBuildCondBr(t->b, reduce(t, "llvm.vector.reduce.or", g),
-				  mixed, skip);
-		L.LLVMPositionBuilderAtEnd(t->b, mixed);
+			g = ptx_jit_llvm.LLVMBuildNot(t->b, g, "");
+		skip = ptx_jit_new_block(t);
+		mixed = ptx_jit_new_block(t);
+		some = ptx_jit_new_block(t);
+		ptx_jit_llvm.LLVMBuildCondBr(t->b,
+			reduce(t, "llvm.vector.reduce.and", g), all, some);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, some);
+		ptx_jit_llvm.LLVMBuildCondBr(t->b,
+			reduce(t, "llvm.vector.reduce.or", g), mixed, skip);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, mixed);
 		if (in->op == OP_BRA) {
-			hand_off(t, L.LLVMBuildSelect(t->b, g,
-				 cint(t->i32, in->o[0].imm), cint(t->i32, pc + 1), ""));
-			L.LLVMPositionBuilderAtEnd(t->b, all);
-			branch_to_join(t, t->vstarts[in->o[0].imm]);
-			L.LLVMPositionBuilderAtEnd(t->b, skip);
+			ptx_jit_hand_off(t, ptx_jit_llvm.LLVMBuildSelect(t->b,
+				g, ptx_jit_cint(t->i32, in->o[0].imm),
+				ptx_jit_cint(t->i32, pc + 1), ""));
+			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
+			ptx_jit_branch_to_join(t, t->vstarts[in->o[0].imm]);
+			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
 			return;
 		}
-		hand_off(t, cint(t->i32, pc));
-		L.LLVMPositionBuilderAtEnd(t->b, all);
+		ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
 	}
 	switch (in->op) {
 	case OP_BRA:
-		branch_to_join(t, t->vstarts[in->o[0].imm]);
+		ptx_jit_branch_to_join(t, t->vstarts[in->o[0].imm]);
 		break;
 	case OP_RET: case OP_EXIT:
-		L.LLVMBuildBr(t->b, t->warp_exited);
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_exited);
 		break;
 	case OP_MEMBAR:
-		L.LLVMBuildFence(t->b, LLVMAtomicOrderingSequentiallyConsistent,
-				 false, "");
+		ptx_jit_llvm.LLVMBuildFence(t->b,
+			LLVMAtomicOrderingSequentiallyConsistent, false, "");
 		break;
 	case OP_LD: case OP_ST:
 		warp_load_store(t, in, pc);
@@ -508,29 +539,30 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		warp_multimem(t, in, pc);
 		break;
 	default:
-		compute(t, in);
+		ptx_jit_compute(t, in);
 	}
 	if (skip) {
-		if (!terminated(t))
-			L.LLVMBuildBr(t->b, skip);
-		L.LLVMPositionBuilderAtEnd(t->b, skip);
+		if (!ptx_jit_terminated(t))
+			ptx_jit_llvm.LLVMBuildBr(t->b, skip);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
 	}
-	forms_after(t, in);
+	ptx_jit_forms_after(t, in);
 }
 
 /* enter() for warp code: a spent slice hands the threads on. */
 static void warp_enter(struct tr *t, uint32_t pc)
 {
-	LLVMValueRef left = L.LLVMBuildLoad2(t->b, t->s32, t->budget, "");
-	LLVMBasicBlockRef go = new_block(t), out = new_block(t);
+	LLVMValueRef left =
+		ptx_jit_llvm.LLVMBuildLoad2(t->b, t->s32, t->budget, "");
+	LLVMBasicBlockRef go = ptx_jit_new_block(t), out = ptx_jit_new_block(t);
 
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntSLE, left,
-			  cint(t->s32, 0), ""), out, go);
-	L.LLVMPositionBuilderAtEnd(t->b, out);
-	hand_off(t, cint(t->i32, pc));
-	L.LLVMPositionBuilderAtEnd(t->b, go);
-	L.LLVMBuildStore(t->b, L.LLVMBuildSub(t->b, left,
-			 cint(t->s32, t->seglen[pc]), ""), t->budget);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntSLE, left, ptx_jit_cint(t->s32, 0), ""), out, go);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, out);
+	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildSub(t->b, left,
+		ptx_jit_cint(t->s32, t->seglen[pc]), ""), t->budget);
 }
 
 /*
@@ -540,35 +572,38 @@ static void warp_enter(struct tr *t, uint32_t pc)
  */
 static LLVMValueRef slot_ptrs(struct tr *t, uint32_t r)
 {
-	LLVMValueRef base = typed_ptr(t, load_field(t, t->run, RUN_FIELD(regs),
-						    t->p8), t->s64);
-	LLVMValueRef rows = L.LLVMBuildMul(t->b, L.LLVMBuildZExt(t->b, t->idx,
-		t->i64, ""), i64c(t, t->fn->nregs), "");
-	LLVMValueRef i = L.LLVMBuildAdd(t->b, rows, i64c(t, r), "");
+	LLVMValueRef base = ptx_jit_typed_ptr(t,
+		ptx_jit_load_field(t, t->run, RUN_FIELD(regs), t->p8), t->s64);
+	LLVMValueRef rows = ptx_jit_llvm.LLVMBuildMul(t->b,
+		ptx_jit_llvm.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
+		ptx_jit_i64c(t, t->fn->nregs), "");
+	LLVMValueRef i =
+		ptx_jit_llvm.LLVMBuildAdd(t->b, rows, ptx_jit_i64c(t, r), "");
 
-	return L.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
+	return ptx_jit_llvm.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
 }
 
 /* The lanes of register @r from the warp's threads' slots. */
 static void gather_reg(struct tr *t, uint32_t r)
 {
 	LLVMValueRef ptrs = slot_ptrs(t, r);
-	LLVMTypeRef tys[2] = { t->i64, L.LLVMTypeOf(ptrs) };
-	LLVMValueRef args[4] = { ptrs, cint(t->s32, 8), cint(t->i1, 1),
-				 L.LLVMGetUndef(t->i64) };
+	LLVMTypeRef tys[2] = { t->i64, ptx_jit_llvm.LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { ptrs, ptx_jit_cint(t->s32, 8),
+		ptx_jit_cint(t->i1, 1), ptx_jit_llvm.LLVMGetUndef(t->i64) };
 
-	set_reg(t, r, intrinsic_of(t, "llvm.masked.gather", tys, 2, args, 4));
+	ptx_jit_set_reg(t, r, ptx_jit_intrinsic_of(t, "llvm.masked.gather",
+						   tys, 2, args, 4));
 }
 
 /* Register @r's lanes to the warp's threads' slots. */
 static void scatter_reg(struct tr *t, uint32_t r)
 {
 	LLVMValueRef ptrs = slot_ptrs(t, r);
-	LLVMTypeRef tys[2] = { t->i64, L.LLVMTypeOf(ptrs) };
-	LLVMValueRef args[4] = { reg(t, r), ptrs, cint(t->s32, 8),
-				 cint(t->i1, 1) };
+	LLVMTypeRef tys[2] = { t->i64, ptx_jit_llvm.LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { ptx_jit_reg(t, r), ptrs,
+		ptx_jit_cint(t->s32, 8), ptx_jit_cint(t->i1, 1) };
 
-	intrinsic_of(t, "llvm.masked.scatter", tys, 2, args, 4);
+	ptx_jit_intrinsic_of(t, "llvm.masked.scatter", tys, 2, args, 4);
 }
 
 /* The thread records of a warp as one vector of i64 (8 bytes each). */
@@ -582,38 +617,56 @@ _Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
 /* pc, state and resumed: what threads standing together have the same */
 #define THREAD_RECORD_MASK (0xffffffffull | 0xffffull << THREAD_STATE_SHIFT)
 
-void warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
+void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 {
-	LLVMBasicBlockRef check = new_block(t), same = new_block(t);
-	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMBasicBlockRef check = ptx_jit_new_block(t);
+	LLVMBasicBlockRef same = ptx_jit_new_block(t);
+	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMTypeRef mask_ty = ptx_jit_llvm.LLVMIntTypeInContext(t->c,
+								PTX_JIT_LANES);
 	LLVMValueRef whole, v, first, runnable, fresh;
 
-	whole = L.LLVMBuildAnd(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ,
-		L.LLVMBuildAnd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES - 1), ""),
-		cint(t->s32, 0), ""), L.LLVMBuildICmp(t->b, LLVMIntULE,
-		L.LLVMBuildAdd(t->b, t->idx, cint(t->s32, PTX_JIT_LANES), ""),
-		load_field(t, t->run, RUN_FIELD(nthreads), t->s32), ""), "");
-	L.LLVMBuildCondBr(t->b, whole, check, t->per_thread);
-	L.LLVMPositionBuilderAtEnd(t->b, check);
-	v = L.LLVMBuildLoad2(t->b, recs, typed_ptr(t, tp, recs), "");
-	L.LLVMSetAlignment(v, 8);
-	v = L.LLVMBuildAnd(t->b, v, cint(recs, THREAD_RECORD_MASK), "");
+	whole = ptx_jit_llvm.LLVMBuildAnd(t->b,
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+			ptx_jit_llvm.LLVMBuildAnd(t->b, t->idx,
+				ptx_jit_cint(t->s32, PTX_JIT_LANES - 1), ""),
+			ptx_jit_cint(t->s32, 0), ""),
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntULE,
+			ptx_jit_llvm.LLVMBuildAdd(t->b, t->idx,
+				ptx_jit_cint(t->s32, PTX_JIT_LANES), ""),
+			ptx_jit_load_field(t, t->run, RUN_FIELD(nthreads),
+					   t->s32), ""), "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, whole, check, t->per_thread);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, check);
+	v = ptx_jit_llvm.LLVMBuildLoad2(t->b, recs,
+					ptx_jit_typed_ptr(t, tp, recs), "");
+	ptx_jit_llvm.LLVMSetAlignment(v, 8);
+	v = ptx_jit_llvm.LLVMBuildAnd(t->b, v,
+		ptx_jit_cint(recs, THREAD_RECORD_MASK), "");
 	/* none ran yet (all records 0), the common case, tested first */
-	fresh = L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildBitCast(t->b,
-		L.LLVMBuildICmp(t->b, LLVMIntEQ, v, cint(recs, 0), ""),
-		L.LLVMIntTypeInContext(t->c, PTX_JIT_LANES), ""),
-		L.LLVMConstAllOnes(L.LLVMIntTypeInContext(t->c, PTX_JIT_LANES)), "");
-	L.LLVMBuildStore(t->b, fresh, t->warp_fresh);
-	L.LLVMBuildCondBr(t->b, fresh, warp, same);
-	L.LLVMPositionBuilderAtEnd(t->b, same);
-	first = L.LLVMBuildExtractElement(t->b, v, cint(t->s32, 0), "");
-	runnable = L.LLVMBuildICmp(t->b, LLVMIntEQ, L.LLVMBuildAnd(t->b, first,
-		cint(t->s64, 0xffull << THREAD_STATE_SHIFT), ""),
-		cint(t->s64, (uint64_t)TS_RUN << THREAD_STATE_SHIFT), "");
-	v = L.LLVMBuildXor(t->b, v, splat(t, first), "");
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildAnd(t->b, runnable,
-		L.LLVMBuildICmp(t->b, LLVMIntEQ, reduce(t, "llvm.vector.reduce.or",
-				v), cint(t->s64, 0), ""), ""), warp, t->per_thread);
+	fresh = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+		ptx_jit_llvm.LLVMBuildBitCast(t->b,
+			ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, v,
+						   ptx_jit_cint(recs, 0), ""),
+			mask_ty, ""),
+		ptx_jit_llvm.LLVMConstAllOnes(mask_ty), "");
+	ptx_jit_llvm.LLVMBuildStore(t->b, fresh, t->warp_fresh);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, fresh, warp, same);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, same);
+	first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, v,
+		ptx_jit_cint(t->s32, 0), "");
+	runnable = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+		ptx_jit_llvm.LLVMBuildAnd(t->b, first,
+			ptx_jit_cint(t->s64, 0xffull << THREAD_STATE_SHIFT),
+			""),
+		ptx_jit_cint(t->s64, (uint64_t)TS_RUN << THREAD_STATE_SHIFT),
+		"");
+	v = ptx_jit_llvm.LLVMBuildXor(t->b, v, ptx_jit_splat(t, first), "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildAnd(t->b,
+		runnable, ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+			reduce(t, "llvm.vector.reduce.or", v),
+			ptx_jit_cint(t->s64, 0), ""), ""),
+		warp, t->per_thread);
 }
 
 /* Whether @pc is where bar.sync lets its threads go. */
@@ -651,110 +704,122 @@ static void mark_joins(struct tr *t)
 static void warp_resume(struct tr *t, LLVMValueRef tp)
 {
 	const struct cumc_ptx_function *fn = t->fn;
-	LLVMBasicBlockRef fill = new_block(t);
+	LLVMBasicBlockRef fill = ptx_jit_new_block(t);
 	LLVMValueRef pc, to, x;
 	uint32_t k, r;
 
-	pc = load_field(t, tp, offsetof(struct ptx_jit_thread, pc), t->s32);
-	x = L.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
+	pc = ptx_jit_load_field(t, tp,
+				offsetof(struct ptx_jit_thread, pc), t->s32);
+	x = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
 	for (k = 0; k < fn->ninsns; k++)
 		if (after_barrier(fn, k))
-			L.LLVMAddCase(x, cint(t->s32, k), fill);
-	L.LLVMPositionBuilderAtEnd(t->b, fill);
+			ptx_jit_llvm.LLVMAddCase(x,
+						 ptx_jit_cint(t->s32, k), fill);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, fill);
 	for (r = 0; r < fn->nregs; r++)
 		gather_reg(t, r);
-	to = L.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
+	to = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
 	for (k = 0; k < fn->ninsns; k++)
 		if (after_barrier(fn, k))
-			L.LLVMAddCase(to, cint(t->s32, k), t->vstarts[k]);
+			ptx_jit_llvm.LLVMAddCase(to,
+				ptx_jit_cint(t->s32, k), t->vstarts[k]);
 }
 
-void warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
-	       LLVMValueRef counter, LLVMBasicBlockRef head)
+void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
+		       LLVMValueRef counter, LLVMBasicBlockRef head)
 {
 	const struct cumc_ptx_function *fn = t->fn;
 	LLVMValueRef *regs = t->regs, ti = t->ti, idx = t->idx;
 	LLVMValueRef lanes[PTX_JIT_LANES], x;
-	LLVMTypeRef recs = L.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMBasicBlockRef fresh = new_block(t), resume = new_block(t), saved;
+	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMBasicBlockRef fresh = ptx_jit_new_block(t);
+	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved;
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
 		if (t->starts[k])
-			t->vstarts[k] = new_block(t);
-	t->handoff = new_block(t);
-	t->warp_exited = new_block(t);
-	set_warp(t, true);
+			t->vstarts[k] = ptx_jit_new_block(t);
+	t->handoff = ptx_jit_new_block(t);
+	t->warp_exited = ptx_jit_new_block(t);
+	ptx_jit_set_warp(t, true);
 	t->regs = t->vregs;
 	t->ti = t->vti;
 
-	L.LLVMPositionBuilderAtEnd(t->b, warp);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, warp);
 	for (k = 0; k < PTX_JIT_LANES; k++)
-		lanes[k] = cint(t->s32, k);
-	t->idx = L.LLVMBuildAdd(t->b, uniform(t, idx),
-				L.LLVMConstVector(lanes, PTX_JIT_LANES), "");
-	saved = new_block(t);
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildLoad2(t->b, t->s1, t->warp_fresh, ""),
-			  fresh, saved);
-	L.LLVMPositionBuilderAtEnd(t->b, saved);
-	x = load_field(t, tp, offsetof(struct ptx_jit_thread, resumed), t->i8);
-	L.LLVMBuildCondBr(t->b, L.LLVMBuildICmp(t->b, LLVMIntEQ, x,
-			  cint(t->i8, 0), ""), fresh, resume);
-	L.LLVMPositionBuilderAtEnd(t->b, fresh);
+		lanes[k] = ptx_jit_cint(t->s32, k);
+	t->idx = ptx_jit_llvm.LLVMBuildAdd(t->b, ptx_jit_uniform(t, idx),
+		ptx_jit_llvm.LLVMConstVector(lanes, PTX_JIT_LANES), "");
+	saved = ptx_jit_new_block(t);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildLoad2(t->b,
+				     t->s1, t->warp_fresh, ""), fresh, saved);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, saved);
+	x = ptx_jit_load_field(t, tp,
+			       offsetof(struct ptx_jit_thread, resumed), t->i8);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntEQ, x, ptx_jit_cint(t->i8, 0), ""), fresh, resume);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, fresh);
 	for (r = 0; r < fn->nregs; r++)
-		set_reg(t, r, i64c(t, 0));
-	L.LLVMBuildBr(t->b, t->vstarts[0]);
-	L.LLVMPositionBuilderAtEnd(t->b, resume);
+		ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->vstarts[0]);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, resume);
 	warp_resume(t, tp);
-	L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, ptx_jit_new_block(t));
 	mark_joins(t);
 	for (k = 0; k < fn->ninsns; k++) {
 		if (t->vstarts[k]) {
-			if (!terminated(t) && t->joins[k])
-				branch_to_join(t, t->vstarts[k]);
-			else if (!terminated(t))
-				L.LLVMBuildBr(t->b, t->vstarts[k]);
-			L.LLVMPositionBuilderAtEnd(t->b, t->vstarts[k]);
+			if (!ptx_jit_terminated(t) && t->joins[k])
+				ptx_jit_branch_to_join(t, t->vstarts[k]);
+			else if (!ptx_jit_terminated(t))
+				ptx_jit_llvm.LLVMBuildBr(t->b, t->vstarts[k]);
+			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
+							      t->vstarts[k]);
 			if (t->joins[k])
-				forms_forget(t);
+				ptx_jit_forms_forget(t);
 			if (!t->check_only[k])
 				warp_enter(t, k);
-		} else if (terminated(t)) {
-			L.LLVMPositionBuilderAtEnd(t->b, new_block(t));
+		} else if (ptx_jit_terminated(t)) {
+			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
+				ptx_jit_new_block(t));
 		}
 		warp_emit(t, &fn->insns[k], k);
 	}
-	if (!terminated(t))
-		L.LLVMBuildBr(t->b, t->warp_exited);
-	forms_forget(t);
+	if (!ptx_jit_terminated(t))
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_exited);
+	ptx_jit_forms_forget(t);
 
 	/*
 	 * each thread's registers and pc to its slots, its record in one
 	 * store (runnable: warp code runs runnable threads only): it
 	 * resumes alone
 	 */
-	L.LLVMPositionBuilderAtEnd(t->b, t->handoff);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->handoff);
 	for (r = 0; r < fn->nregs; r++)
 		scatter_reg(t, r);
-	x = L.LLVMBuildOr(t->b, L.LLVMBuildZExt(t->b, L.LLVMBuildLoad2(t->b,
-		t->i32, t->vpc, ""), t->i64, ""), i64c(t, (uint64_t)TS_RUN <<
-		THREAD_STATE_SHIFT | 1ull << THREAD_RESUMED_SHIFT), "");
-	x = L.LLVMBuildStore(t->b, x, typed_ptr(t, tp, recs));
-	L.LLVMSetAlignment(x, 8);
-	L.LLVMBuildStore(t->b, cint(t->s32, PTX_JIT_SLICE), t->budget);
-	L.LLVMBuildBr(t->b, t->per_thread);
+	x = ptx_jit_llvm.LLVMBuildOr(t->b, ptx_jit_llvm.LLVMBuildZExt(t->b,
+			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->vpc, ""),
+			t->i64, ""),
+		ptx_jit_i64c(t, (uint64_t)TS_RUN << THREAD_STATE_SHIFT |
+			     1ull << THREAD_RESUMED_SHIFT), "");
+	x = ptx_jit_llvm.LLVMBuildStore(t->b, x,
+					ptx_jit_typed_ptr(t, tp, recs));
+	ptx_jit_llvm.LLVMSetAlignment(x, 8);
+	ptx_jit_llvm.LLVMBuildStore(t->b,
+		ptx_jit_cint(t->s32, PTX_JIT_SLICE), t->budget);
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->per_thread);
 
 	/* every lane exited: the records say so in one store */
-	L.LLVMPositionBuilderAtEnd(t->b, t->warp_exited);
-	x = L.LLVMBuildStore(t->b, cint(recs, (uint64_t)TS_EXITED <<
-					THREAD_STATE_SHIFT), typed_ptr(t, tp, recs));
-	L.LLVMSetAlignment(x, 8);
-	add_field(t, t->run, RUN_FIELD(exited), PTX_JIT_LANES);
-	L.LLVMBuildStore(t->b, L.LLVMBuildAdd(t->b, idx,
-			 cint(t->s32, PTX_JIT_LANES), ""), counter);
-	L.LLVMBuildBr(t->b, head);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->warp_exited);
+	x = ptx_jit_llvm.LLVMBuildStore(t->b,
+		ptx_jit_cint(recs, (uint64_t)TS_EXITED << THREAD_STATE_SHIFT),
+		ptx_jit_typed_ptr(t, tp, recs));
+	ptx_jit_llvm.LLVMSetAlignment(x, 8);
+	ptx_jit_add_field(t, t->run, RUN_FIELD(exited), PTX_JIT_LANES);
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildAdd(t->b, idx,
+		ptx_jit_cint(t->s32, PTX_JIT_LANES), ""), counter);
+	ptx_jit_llvm.LLVMBuildBr(t->b, head);
 
-	set_warp(t, false);
+	ptx_jit_set_warp(t, false);
 	t->regs = regs;
 	t->ti = ti;
 	t->idx = idx;
