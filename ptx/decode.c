@@ -319,7 +319,7 @@ static int reg_operand(struct ptx_parser *ps, struct ptx_operand *o)
 	};
 	int i;
 
-	if (strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &o->reg)) {
+	if (ptx_strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &o->reg)) {
 		o->kind = PO_REG;
 	} else if ((i = word_in(sregs, N(sregs), ps->lx.text,
 				ps->lx.len)) >= 0) {
@@ -434,7 +434,7 @@ static bool at_reg(const struct ptx_parser *ps)
 	if (ps->lx.text[0] == '%')
 		return true;
 	/* One whose block has closed no longer hides the variable. */
-	return strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &reg) &&
+	return ptx_strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &reg) &&
 	       ps->reg_depth[reg] != 0xff;
 }
 
@@ -483,7 +483,8 @@ static int address_operand(struct ptx_parser *ps, struct ptx_insn *in,
 	o->kind = PO_ADDR;
 	o->reg = PTX_NO_REG;
 	if (at_reg(ps)) {
-		if (!strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &o->reg))
+		if (!ptx_strmap_get(&ps->regs, ps->lx.text, ps->lx.len,
+				    &o->reg))
 			return ptx_fail(ps, CUMC_PTX_ESYNTAX,
 					"unknown register '%.*s'",
 					(int)ps->lx.len, ps->lx.text);
@@ -632,7 +633,7 @@ static int guard(struct ptx_parser *ps, struct ptx_insn *in)
 		ptx_lex_next(&ps->lx);
 	}
 	if (ps->lx.tok != T_WORD ||
-	    !strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &in->guard))
+	    !ptx_strmap_get(&ps->regs, ps->lx.text, ps->lx.len, &in->guard))
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad guard predicate");
 	ptx_lex_next(&ps->lx);
 	return 0;
@@ -687,7 +688,7 @@ static int indirect_callee(struct ptx_parser *ps, struct ptx_call *c)
 					  ptx_expect(ps, ","))))
 		return -1;
 	if (ps->lx.tok != T_WORD ||
-	    !strmap_get(&ps->protos, ps->lx.text, ps->lx.len, &proto))
+	    !ptx_strmap_get(&ps->protos, ps->lx.text, ps->lx.len, &proto))
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
 				"indirect call without a .callprototype or .calltargets");
 	if (proto != PTX_PROTO_ANY &&

@@ -20,9 +20,9 @@ static size_t align_up(size_t v, size_t a)
 void ptx_function_state_clear(struct ptx_parser *ps)
 {
 	ptx_symtab_clear(&ps->lsyms);
-	strmap_clear(&ps->regs);
-	strmap_clear(&ps->labels);
-	strmap_clear(&ps->protos);
+	ptx_strmap_clear(&ps->regs);
+	ptx_strmap_clear(&ps->labels);
+	ptx_strmap_clear(&ps->protos);
 	free(ps->label_at);
 	ps->label_at = NULL;
 	ps->labels_cap = ps->nlabels = 0;
@@ -121,12 +121,12 @@ int ptx_check_calls(struct ptx_parser *ps)
 int ptx_label(struct ptx_parser *ps, const char *name, size_t len,
 	      uint32_t *label)
 {
-	if (strmap_get(&ps->labels, name, len, label))
+	if (ptx_strmap_get(&ps->labels, name, len, label))
 		return 0;
 	if (ptx_grow(ps, (void **)&ps->label_at, &ps->labels_cap,
 		     ps->nlabels + 1, sizeof(uint32_t)))
 		return -1;
-	if (strmap_put(&ps->labels, name, len, ps->nlabels))
+	if (ptx_strmap_put(&ps->labels, name, len, ps->nlabels))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
 	ps->label_at[ps->nlabels] = UINT32_MAX;
 	*label = ps->nlabels++;
@@ -180,8 +180,8 @@ static int parse_param(struct ptx_parser *ps)
 	if (!align)
 		align = size;
 	sym.value = p->offset = align_up(fn->param_size, align);
-	if (strmap_put(&ps->lsyms.names, ps->lx.text, ps->lx.len,
-		       ps->lsyms.count) ||
+	if (ptx_strmap_put(&ps->lsyms.names, ps->lx.text, ps->lx.len,
+			   ps->lsyms.count) ||
 	    ptx_grow(ps, (void **)&ps->lsyms.syms, &ps->lsyms.cap,
 		     ps->lsyms.count + 1, sizeof(sym)))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
@@ -226,7 +226,7 @@ static int add_reg(struct ptx_parser *ps, const char *name, size_t len,
 	 * block has closed (nvcc's temp_param_reg in each call sequence): a
 	 * register of its own.  Shadowing a live register is not supported.
 	 */
-	if (strmap_get(&ps->regs, name, len, &old) &&
+	if (ptx_strmap_get(&ps->regs, name, len, &old) &&
 	    ps->reg_depth[old] != 0xff)
 		return ptx_fail(ps, CUMC_PTX_EUNSUPPORTED,
 				"register '%.*s' declared again (scoped registers)",
@@ -236,7 +236,7 @@ static int add_reg(struct ptx_parser *ps, const char *name, size_t len,
 	    ptx_grow(ps, (void **)&ps->reg_depth, &ps->reg_depth_cap,
 		     fn->nregs + 1, 1))
 		return -1;
-	if (strmap_set(&ps->regs, name, len, fn->nregs))
+	if (ptx_strmap_set(&ps->regs, name, len, fn->nregs))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
 	ps->reg_depth[fn->nregs] = ps->depth;
 	fn->reg_types[fn->nregs++] = t;
@@ -336,7 +336,7 @@ static int define_prototype(struct ptx_parser *ps, const char *name,
 			return -1;
 		proto = PTX_PROTO(rets, args);
 	}
-	if (strmap_set(&ps->protos, name, len, proto))
+	if (ptx_strmap_set(&ps->protos, name, len, proto))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
 	return ptx_expect(ps, ";");
 }

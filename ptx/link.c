@@ -183,7 +183,7 @@ static void scan_next(struct link_scan *sc)
 	uint32_t dollars;
 
 	if (lx->tok == T_WORD && maybe_private(in, lx->text, lx->len) &&
-	    strmap_get(&in->privs, lx->text, lx->len, &dollars)) {
+	    ptx_strmap_get(&in->privs, lx->text, lx->len, &dollars)) {
 		if (grow((void **)&in->uses, &in->uses_cap, in->nuses + 1,
 			 sizeof(*in->uses)))
 			sc->err = -1;
@@ -253,7 +253,7 @@ static void scan_name(struct link_scan *sc, struct link_decl *d)
 	d->name = sc->lx.text;
 	d->len = sc->lx.len;
 	if (d->linkage == LINK_PRIVATE && !d->entry) {
-		if (strmap_put(&in->privs, d->name, d->len, LINK_KEEP))
+		if (ptx_strmap_put(&in->privs, d->name, d->len, LINK_KEEP))
 			sc->err = -1;
 		in->firsts[(unsigned char)d->name[0] / 64] |=
 			1ull << (unsigned char)d->name[0] % 64;
@@ -339,13 +339,13 @@ static int note_definition(struct link *lk, unsigned int input,
 			.input = input, .at = d->at, .init = d->init,
 			.end = d->end };
 	}
-	if (!strmap_get(&lk->defs, d->name, d->len, &kept))
-		return strmap_put(&lk->defs, d->name, d->len, me);
+	if (!ptx_strmap_get(&lk->defs, d->name, d->len, &kept))
+		return ptx_strmap_put(&lk->defs, d->name, d->len, me);
 	if (weak) {
 		lk->weak[me].dropped = true;
 	} else if (kept != LINK_STRONG) {
 		lk->weak[kept].dropped = true;
-		return strmap_set(&lk->defs, d->name, d->len, LINK_STRONG);
+		return ptx_strmap_set(&lk->defs, d->name, d->len, LINK_STRONG);
 	}
 	return 0;
 }
@@ -355,12 +355,12 @@ static int note_decl(struct link *lk, unsigned int input,
 {
 	uint32_t first;
 
-	if (!strmap_get(&lk->names, d->name, d->len, &first)) {
-		if (strmap_put(&lk->names, d->name, d->len, input + 1))
+	if (!ptx_strmap_get(&lk->names, d->name, d->len, &first)) {
+		if (ptx_strmap_put(&lk->names, d->name, d->len, input + 1))
 			return -1;
 	} else if ((first & ~LINK_SHARED) != input + 1 &&
-		   strmap_set(&lk->names, d->name, d->len,
-			      first | LINK_SHARED)) {
+		   ptx_strmap_set(&lk->names, d->name, d->len,
+				  first | LINK_SHARED)) {
 		return -1;
 	}
 	/* A kernel is found by its name, whatever its linkage. */
@@ -408,7 +408,7 @@ static int private_dollars(const struct link *lk, const char *name,
 	if (!s)
 		return -1;
 	len = sprintf(s, "%s$cumc%u", name, input + 1);
-	for (*dollars = 0; strmap_get(&lk->names, s, len, &first);
+	for (*dollars = 0; ptx_strmap_get(&lk->names, s, len, &first);
 	     ++*dollars) {
 		more = realloc(s, len + 2);
 		if (!more) {
@@ -436,8 +436,8 @@ static int name_privates(struct link *lk, unsigned int input)
 
 	for (i = 0; i < privs->cap; i++) {
 		s = &privs->slots[i];
-		if (s->key && strmap_get(&lk->names, s->key, s->len,
-					 &first) && (first & LINK_SHARED) &&
+		if (s->key && ptx_strmap_get(&lk->names, s->key, s->len,
+					     &first) && (first & LINK_SHARED) &&
 		    private_dollars(lk, s->key, input, &s->value))
 			return -1;
 	}
@@ -509,8 +509,8 @@ static int join_until(struct link *lk, struct link_join *j, size_t to)
 		u = &in->uses[j->use];
 		/* Before done: in a dropped definition. */
 		if (u->at < j->done ||
-		    !strmap_get(&in->privs, j->text + u->at, u->len,
-				&dollars) || dollars == LINK_KEEP)
+		    !ptx_strmap_get(&in->privs, j->text + u->at, u->len,
+				    &dollars) || dollars == LINK_KEEP)
 			continue;
 		if (emit(lk, j->text + j->done, u->at - j->done) ||
 		    emit_private(lk, j->text + u->at, u->len, j->input,
@@ -585,12 +585,12 @@ static void link_free(struct link *lk)
 	unsigned int i;
 
 	for (i = 0; lk->in && i < lk->count; i++) {
-		strmap_clear(&lk->in[i].privs);
+		ptx_strmap_clear(&lk->in[i].privs);
 		free(lk->in[i].uses);
 	}
 	free(lk->in);
-	strmap_clear(&lk->names);
-	strmap_clear(&lk->defs);
+	ptx_strmap_clear(&lk->names);
+	ptx_strmap_clear(&lk->defs);
 	free(lk->weak);
 }
 

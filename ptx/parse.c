@@ -121,7 +121,7 @@ static int add_sym(struct ptx_parser *ps, bool local, const char *name,
 		     sizeof(sym)))
 		return -1;
 	/* A function's names may be declared again in a nested block. */
-	if ((local ? strmap_set : strmap_put)(&tab->names, name, len,
+	if ((local ? ptx_strmap_set : ptx_strmap_put)(&tab->names, name, len,
 					       tab->count))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
 	tab->syms[tab->count++] = sym;
@@ -133,9 +133,9 @@ const struct ptx_sym *ptx_find_sym(const struct ptx_parser *ps,
 {
 	uint32_t i;
 
-	if (strmap_get(&ps->lsyms.names, name, len, &i))
+	if (ptx_strmap_get(&ps->lsyms.names, name, len, &i))
 		return &ps->lsyms.syms[i];
-	if (strmap_get(&ps->gsyms.names, name, len, &i))
+	if (ptx_strmap_get(&ps->gsyms.names, name, len, &i))
 		return &ps->gsyms.syms[i];
 	return NULL;
 }
@@ -387,7 +387,7 @@ static int module_storage(struct ptx_parser *ps, enum ptx_space space,
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX,
 				"variable '%.*s' defined without a size",
 				(int)v->len, v->name);
-	if (strmap_get(&ps->gsyms.names, v->name, v->len, &known))
+	if (ptx_strmap_get(&ps->gsyms.names, v->name, v->len, &known))
 		return module_storage_again(ps, &ps->gsyms.syms[known], space,
 					    v);
 	if (v->unsized)
@@ -450,7 +450,7 @@ static int shared_var(struct ptx_parser *ps, bool local,
 	size_t *end = local ? &ps->fn_shared : &ps->mod_shared;
 	uint32_t known;
 
-	if (!local && strmap_get(&ps->gsyms.names, v->name, v->len, &known))
+	if (!local && ptx_strmap_get(&ps->gsyms.names, v->name, v->len, &known))
 		return shared_again(ps, &ps->gsyms.syms[known], v);
 
 	if (v->unsized) {
@@ -638,7 +638,7 @@ void ptx_module_free(struct cumc_ptx_module *m)
 
 void ptx_symtab_clear(struct ptx_symtab *tab)
 {
-	strmap_clear(&tab->names);
+	ptx_strmap_clear(&tab->names);
 	free(tab->syms);
 	memset(tab, 0, sizeof(*tab));
 }

@@ -45,7 +45,8 @@ static int grow(struct strmap *map)
 	return 0;
 }
 
-int strmap_put(struct strmap *map, const char *key, size_t len, uint32_t value)
+int ptx_strmap_put(struct strmap *map, const char *key, size_t len,
+		   uint32_t value)
 {
 	struct strmap_slot *s;
 
@@ -63,19 +64,20 @@ int strmap_put(struct strmap *map, const char *key, size_t len, uint32_t value)
 	return 0;
 }
 
-int strmap_set(struct strmap *map, const char *key, size_t len, uint32_t value)
+int ptx_strmap_set(struct strmap *map, const char *key, size_t len,
+		   uint32_t value)
 {
 	struct strmap_slot *s;
 
-	if (strmap_put(map, key, len, value))
+	if (ptx_strmap_put(map, key, len, value))
 		return -1;
 	s = find(map, key, len);
 	s->value = value;
 	return 0;
 }
 
-int strmap_get(const struct strmap *map, const char *key, size_t len,
-	       uint32_t *value)
+int ptx_strmap_get(const struct strmap *map, const char *key, size_t len,
+		   uint32_t *value)
 {
 	struct strmap_slot *s;
 
@@ -88,7 +90,7 @@ int strmap_get(const struct strmap *map, const char *key, size_t len,
 	return 1;
 }
 
-void strmap_clear(struct strmap *map)
+void ptx_strmap_clear(struct strmap *map)
 {
 	size_t i;
 

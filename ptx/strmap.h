@@ -19,12 +19,14 @@ struct strmap {
 };
 
 /* 0, or -1 when out of memory; a name already there keeps its value. */
-int strmap_put(struct strmap *map, const char *key, size_t len, uint32_t value);
-/* Like strmap_put, but a name already there takes @value. */
-int strmap_set(struct strmap *map, const char *key, size_t len, uint32_t value);
+int ptx_strmap_put(struct strmap *map, const char *key, size_t len,
+		   uint32_t value);
+/* Like ptx_strmap_put, but a name already there takes @value. */
+int ptx_strmap_set(struct strmap *map, const char *key, size_t len,
+		   uint32_t value);
 /* Whether @key is there; its value in *@value. */
-int strmap_get(const struct strmap *map, const char *key, size_t len,
-	       uint32_t *value);
-void strmap_clear(struct strmap *map);
+int ptx_strmap_get(const struct strmap *map, const char *key, size_t len,
+		   uint32_t *value);
+void ptx_strmap_clear(struct strmap *map);
 
 #endif

@@ -7,7 +7,8 @@
 # agree with it: debian/libcumc1.symbols, and the library built from it
 # (LIBRARY, build/libcumc.so.1 by default), which exports its names at
 # their nodes and no other. scripts/entry-table refuses a table that would
-# make them disagree. Runs on the host; prints TAP.
+# make them disagree. The static archive beside the library defines no
+# global name without the project's prefixes. Runs on the host; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +40,21 @@ if [ -e "$lib" ]; then
 		tap_diag "the difference:" "$diff"
 else
 	tap_skip "the library exports the table's names" "no $lib (make lib)"
+fi
+
+# The static archive beside it: a program linking it defines names of its
+# own, so the archive's global names are the API's and its parts' prefixed
+# ones (the PTX translator once left reg(), cint() and L global there).
+archive=${lib%.so.1}.a
+if [ -e "$archive" ]; then
+	stray=$(nm -g --defined-only "$archive" 2>/dev/null |
+		awk 'NF == 3 && $2 ~ /[BCDRTVW]/ { print $3 }' |
+		grep -Ev '^(cu|cumc|libcumc_|ptx_|nvml|_)' | sort -u)
+	[ -z "$stray" ]
+	tap_result $? "${archive#"$top"/} defines no global name without a prefix" ||
+		tap_diag "without a prefix:" "$stray"
+else
+	tap_skip "the archive's global names are prefixed" "no $archive (make lib)"
 fi
 
 # refused TEXT WHY: scripts/entry-table fails on a table of a release and
