@@ -73,7 +73,7 @@ struct ptx_cta {
 	unsigned int live;	/* threads not exited */
 	struct ptx_barrier bars[PTX_BARRIERS];
 	uint16_t bars_pending;	/* the barriers some thread arrived at */
-	uint64_t *regs;		/* nregs per thread */
+	uint64_t *regs;		/* nregs per thread (jit.h: per register) */
 	unsigned char *shared;
 	size_t shared_size;
 	unsigned char *local;	/* local_size per thread */
@@ -107,6 +107,7 @@ struct ptx_worker {
 	void *mc_held;		/* the multicast callback's (cumc_ptx.h) */
 	bool slice_spent;	/* this round, a thread used up its slice */
 	struct ptx_jit_site *jit_sites;	/* a compiled kernel's, per worker */
+	uint64_t *jit_regs;	/* a compiled kernel's thread for the interpreter */
 	/* Memory of a compiled kernel's ended CTAs, for the next ones. */
 	struct ptx_cta_mem {
 		struct ptx_jit_thread *jthreads;

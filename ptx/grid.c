@@ -289,6 +289,22 @@ static bool cta_take(struct ptx_worker *w, struct ptx_cta *cta)
 	return true;
 }
 
+/*
+ * A compiled kernel's per-worker state: its instructions' device ranges,
+ * and the registers of the thread the interpreter runs an instruction of.
+ */
+static bool worker_jit_init(struct ptx_worker *w)
+{
+	const struct cumc_ptx_function *fn = w->grid->fn;
+
+	if (!fn->jit)
+		return true;
+	w->jit_regs = calloc(fn->nregs ? fn->nregs : 1, sizeof(*w->jit_regs));
+	if (fn->jit_sites)
+		w->jit_sites = calloc(fn->jit_sites, sizeof(*w->jit_sites));
+	return w->jit_regs && (!fn->jit_sites || w->jit_sites);
+}
+
 static void *worker_main(void *arg)
 {
 	struct ptx_worker *w = arg;
@@ -298,13 +314,9 @@ static void *worker_main(void *arg)
 	int done;
 
 	memset(ctas, 0, sizeof(ctas));
-	if (g->fn->jit && g->fn->jit_sites) {
-		w->jit_sites = calloc(g->fn->jit_sites, sizeof(*w->jit_sites));
-		if (!w->jit_sites) {
-			ptx_grid_fault(w, &ctas[0], &no_thread, CUMC_PTX_ENOMEM,
-				       0, 0);
-			return NULL;
-		}
+	if (!worker_jit_init(w)) {
+		ptx_grid_fault(w, &ctas[0], &no_thread, CUMC_PTX_ENOMEM, 0, 0);
+		goto out;
 	}
 	for (;;) {
 		while (nres < atomic_load(&g->resident) &&
@@ -344,7 +356,9 @@ static void *worker_main(void *arg)
 	}
 	for (i = 0; i < nres; i++)
 		cta_free(&ctas[i]);
+out:
 	free(w->jit_sites);
+	free(w->jit_regs);
 	while (w->nspare) {
 		struct ptx_cta_mem *m = &w->spare[--w->nspare];
 

@@ -13,7 +13,10 @@
 
 #include "exec.h"
 
-/* A thread of a compiled kernel: its registers are in the run's regs. */
+/*
+ * A thread of a compiled kernel: its registers are in the run's regs,
+ * register by register (ptx_jit_slot()).
+ */
 struct ptx_jit_thread {
 	uint32_t pc;		/* where it resumes */
 	uint8_t state;		/* enum ptx_thread_state */
@@ -33,7 +36,7 @@ struct ptx_jit_run {
 	struct ptx_worker *w;
 	struct ptx_cta *cta;
 	struct ptx_jit_thread *threads;
-	uint64_t *regs;			/* nregs per thread */
+	uint64_t *regs;			/* nthreads per register */
 	unsigned char *shared;
 	uint64_t shared_size;
 	unsigned char *local;
@@ -59,6 +62,49 @@ struct ptx_jit_run {
 	uint32_t ntid[3], ctaid[3], nctaid[3];
 	uint32_t exited, arrived;	/* in this round */
 };
+
+/*
+ * Where thread @index of @nthreads keeps register @reg while it is
+ * stopped.  A register's slots are side by side, so that warp code moves
+ * a register of its 16 threads with one vector access, where a thread's
+ * registers side by side took 16 stores or loads (a scatter or gather,
+ * one element at a time without AVX-512).
+ */
+static inline size_t ptx_jit_slot(uint32_t reg, uint32_t nthreads,
+				  uint32_t index)
+{
+	return (size_t)reg * nthreads + index;
+}
+
+/* Calls @fn with each register @in names: its guard's and its operands'. */
+static inline void ptx_jit_insn_regs(const struct ptx_insn *in,
+				     void (*fn)(void *arg, uint32_t reg),
+				     void *arg)
+{
+	unsigned int i, k;
+
+	if (in->guard != PTX_NO_REG)
+		fn(arg, in->guard);
+	for (i = 0; i < in->nopnd; i++) {
+		const struct ptx_operand *o = &in->o[i];
+
+		if ((o->kind == PO_REG || o->kind == PO_ADDR) &&
+		    o->reg != PTX_NO_REG)
+			fn(arg, o->reg);
+		if (o->kind == PO_VEC)
+			for (k = 0; k < o->nvec; k++)
+				if (o->vec[k] != PTX_NO_REG)
+					fn(arg, o->vec[k]);
+	}
+}
+
+/*
+ * jit_live.c: for each set s < @nsets, @sets[s] (a bit per register)
+ * becomes the registers live at any instruction whose @marks have bit s.
+ * False, the sets untouched, for a kernel too large to analyze.
+ */
+bool ptx_jit_live(const struct cumc_ptx_function *fn, const uint8_t *marks,
+		  unsigned int nsets, uint64_t *const *sets);
 
 /* The compiled code of a kernel: 1 after a fault (the grid stops). */
 typedef uint32_t (*ptx_jit_entry)(struct ptx_jit_run *run);

@@ -9,7 +9,10 @@
 
 #include "jit.h"
 
-/* The interpreter's view of thread @index of the run's CTA. */
+/*
+ * The interpreter's view of thread @index of the run's CTA; its registers
+ * are the worker's copies, which jit_step() exchanges with the slots.
+ */
 static void thread_view(const struct ptx_jit_run *r, uint32_t index,
 			struct ptx_thread *t)
 {
@@ -18,7 +21,7 @@ static void thread_view(const struct ptx_jit_run *r, uint32_t index,
 
 	memset(t, 0, sizeof(*t));
 	t->fn = fn;
-	t->regs = r->regs + (size_t)index * fn->nregs;
+	t->regs = r->w->jit_regs;
 	t->local = r->local + (size_t)index * r->local_size;
 	t->local_size = r->local_size;
 	t->params = (unsigned char *)r->params;
@@ -56,13 +59,40 @@ static void *jit_mem(struct ptx_jit_run *r, uint32_t index, uint32_t pc,
 	return p;
 }
 
+/* A register's slot and the interpreter's copy of it, one way or the other. */
+struct slot_copy {
+	const struct ptx_jit_run *r;
+	uint32_t index;
+	bool to_slots;
+};
+
+static void copy_reg(void *arg, uint32_t reg)
+{
+	const struct slot_copy *c = arg;
+	uint64_t *slot = &c->r->regs[ptx_jit_slot(reg, c->r->nthreads,
+						  c->index)];
+
+	if (c->to_slots)
+		*slot = c->r->w->jit_regs[reg];
+	else
+		c->r->w->jit_regs[reg] = *slot;
+}
+
+/* The instruction's registers, all it reads or writes, go through copies. */
 static uint32_t jit_step(struct ptx_jit_run *r, uint32_t index, uint32_t pc)
 {
+	const struct ptx_insn *in = &r->w->grid->fn->insns[pc];
+	struct slot_copy c = { .r = r, .index = index };
 	struct ptx_thread t;
+	uint32_t fault;
 
 	thread_view(r, index, &t);
 	t.pc = pc;
-	return ptx_run(r->w, r->cta, &t, 1) == SL_FAULT;
+	ptx_jit_insn_regs(in, copy_reg, &c);
+	fault = ptx_run(r->w, r->cta, &t, 1) == SL_FAULT;
+	c.to_slots = true;
+	ptx_jit_insn_regs(in, copy_reg, &c);
+	return fault;
 }
 
 static uint32_t jit_multimem(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,

@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-12-o1"
+#define PTX_JIT_VERSION "cumc-jit-14-live"
 #define PTX_JIT_SLICE 4096
 /* The lanes of warp code: the threads of a warp, one vector. */
 #define PTX_JIT_LANES 16
@@ -137,6 +137,12 @@ struct tr {
 	struct lane_form *forms;	/* per register, in warp code */
 	bool *joins;			/* instructions control flow joins at */
 	bool *check_only;		/* resume points of form checks alone */
+	/*
+	 * The registers a stopped thread keeps in its slots (live where it
+	 * may resume, jit_live.c), and those warp code takes back after
+	 * bar.sync; one bit each
+	 */
+	uint64_t *kept, *resumed;
 	bool tid_forms;			/* ptx_jit_tid_x_only() */
 	LLVMValueRef tid_x0;		/* tid_in_row()'s since a join */
 	/* lane_value(): the instruction made for one lane, its sources' forms */
@@ -147,6 +153,11 @@ struct tr {
 };
 
 #define RUN_FIELD(f) offsetof(struct ptx_jit_run, f)
+
+static inline bool ptx_jit_reg_in(const uint64_t *set, uint32_t r)
+{
+	return set[r / 64] >> (r % 64) & 1;
+}
 
 /* ---- jit_cache.c ---- */
 
@@ -298,6 +309,9 @@ bool ptx_jit_compilable(const struct cumc_ptx_function *fn);
 /* The symbol of kernel @i of the module of cache key @key. */
 void ptx_jit_symbol_name(char *buf, size_t size, const char *key,
 			 unsigned int i);
+
+/* The slot of register @r of thread @index (a scalar i32), an i64 pointer. */
+LLVMValueRef ptx_jit_slot_ptr(struct tr *t, LLVMValueRef index, uint32_t r);
 
 /* @m's compilable kernels into @t's module; false when out of memory. */
 bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,

@@ -9,7 +9,8 @@
  * slots as the interpreter keeps them, in allocas that mem2reg promotes),
  * runs from its pc until it exits, reaches bar.sync, or has spent its time
  * slice at the start of a block, and saves them only when it stops short
- * of its end.  Every register holds its value zero-extended from the
+ * of its end; those live where it may resume (jit_live.c), in their slots
+ * (jit.h, ptx_jit_slot()).  Every register holds its value zero-extended from the
  * instruction's size, as in exec.c, so the two agree bit for bit.
  *
  * Compiled natively: integer add sub mul (.lo .hi .wide) mad div rem min
@@ -1017,52 +1018,36 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 
 /* ---- Control and the interpreter's instructions ---- */
 
-static void operand_regs(const struct ptx_insn *in,
-			 void (*fn)(struct tr *t, uint32_t r), struct tr *t)
+LLVMValueRef ptx_jit_slot_ptr(struct tr *t, LLVMValueRef index, uint32_t r)
 {
-	unsigned int i, k;
+	LLVMValueRef base = ptx_jit_typed_ptr(t,
+		ptx_jit_load_field(t, t->run, RUN_FIELD(regs), t->p8), t->s64);
+	LLVMValueRef i = ptx_jit_llvm.LLVMBuildMul(t->b,
+		ptx_jit_llvm.LLVMBuildZExt(t->b, ptx_jit_load_field(t, t->run,
+			RUN_FIELD(nthreads), t->s32), t->s64, ""),
+		ptx_jit_cint(t->s64, r), "");
 
-	if (in->guard != PTX_NO_REG)
-		fn(t, in->guard);
-	for (i = 0; i < in->nopnd; i++) {
-		const struct ptx_operand *o = &in->o[i];
-
-		if ((o->kind == PO_REG || o->kind == PO_ADDR) &&
-		    o->reg != PTX_NO_REG)
-			fn(t, o->reg);
-		if (o->kind == PO_VEC)
-			for (k = 0; k < o->nvec; k++)
-				if (o->vec[k] != PTX_NO_REG)
-					fn(t, o->vec[k]);
-	}
-}
-
-/* Where thread @index (an i32) keeps register @r while it is stopped. */
-static LLVMValueRef slot_ptr_at(struct tr *t, LLVMValueRef index, uint32_t r)
-{
-	LLVMValueRef base =
-		ptx_jit_load_field(t, t->run, RUN_FIELD(regs), t->p8);
-	LLVMValueRef off = ptx_jit_llvm.LLVMBuildMul(t->b,
-		ptx_jit_llvm.LLVMBuildZExt(t->b, index, t->s64, ""),
-		ptx_jit_cint(t->s64, (uint64_t)t->fn->nregs * 8), "");
-
-	off = ptx_jit_llvm.LLVMBuildAdd(t->b, off,
-		ptx_jit_cint(t->s64, (uint64_t)r * 8), "");
-	return ptx_jit_typed_ptr(t, ptx_jit_byte_ptr(t, base, off), t->s64);
+	i = ptx_jit_llvm.LLVMBuildAdd(t->b, i,
+		ptx_jit_llvm.LLVMBuildZExt(t->b, index, t->s64, ""), "");
+	return ptx_jit_llvm.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
 }
 
 static LLVMValueRef slot_ptr(struct tr *t, uint32_t r)
 {
-	return slot_ptr_at(t, t->idx, r);
+	return ptx_jit_slot_ptr(t, t->idx, r);
 }
 
-static void spill(struct tr *t, uint32_t r)
+static void spill(void *arg, uint32_t r)
 {
+	struct tr *t = arg;
+
 	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r), slot_ptr(t, r));
 }
 
-static void fill(struct tr *t, uint32_t r)
+static void fill(void *arg, uint32_t r)
 {
+	struct tr *t = arg;
+
 	ptx_jit_set_reg(t, r, ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64,
 							  slot_ptr(t, r), ""));
 }
@@ -1074,14 +1059,14 @@ static void step(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		r;
 	LLVMBasicBlockRef ok = ptx_jit_new_block(t);
 
-	operand_regs(in, spill, t);
+	ptx_jit_insn_regs(in, spill, t);
 	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(step),
 				ptx_jit_llvm.LLVMPointerType(t->step_ty, 0));
 	r = ptx_jit_llvm.LLVMBuildCall2(t->b, t->step_ty, fn, args, 3, "");
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_truthy(t,
 		ptx_jit_llvm.LLVMBuildZExt(t->b, r, t->i64, "")), t->fault, ok);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, ok);
-	operand_regs(in, fill, t);
+	ptx_jit_insn_regs(in, fill, t);
 }
 
 bool ptx_jit_terminated(struct tr *t)
@@ -1225,12 +1210,36 @@ static void mark_starts(struct tr *t)
 		}
 }
 
+/*
+ * t->kept: live where a thread may resume (any start); t->resumed: live
+ * where bar.sync lets threads go.  Every register where the analysis
+ * declines, or memory runs out.
+ */
+static void mark_kept(struct tr *t)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	uint64_t *const sets[2] = { t->kept, t->resumed };
+	uint8_t *marks = calloc(fn->ninsns, 1);
+	uint32_t pc;
+
+	for (pc = 0; marks && pc < fn->ninsns; pc++)
+		marks[pc] = (t->starts[pc] ? 1 : 0) |
+			    (pc && fn->insns[pc - 1].op == OP_BAR ? 2 : 0);
+	if (!marks || !ptx_jit_live(fn, marks, 2, sets)) {
+		memset(t->kept, 0xff, (fn->nregs / 64 + 1) * sizeof(uint64_t));
+		memset(t->resumed, 0xff,
+		       (fn->nregs / 64 + 1) * sizeof(uint64_t));
+	}
+	free(marks);
+}
+
 static void save_regs(struct tr *t)
 {
 	uint32_t r;
 
 	for (r = 0; r < t->fn->nregs; r++)
-		spill(t, r);
+		if (ptx_jit_reg_in(t->kept, r))
+			spill(t, r);
 }
 
 /*
@@ -1251,6 +1260,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 	t->tid_forms = ptx_jit_tid_x_only(fn);
 	entry = ptx_jit_new_block(t);
 	mark_starts(t);
+	mark_kept(t);
 	head = ptx_jit_new_block(t);
 	body = ptx_jit_new_block(t);
 	resume = ptx_jit_new_block(t);
@@ -1336,7 +1346,10 @@ static void translate(struct tr *t, LLVMValueRef f)
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[0]);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, resume);
 	for (r = 0; r < fn->nregs; r++)
-		fill(t, r);
+		if (ptx_jit_reg_in(t->kept, r))
+			fill(t, r);
+		else
+			ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
 	pc = ptx_jit_load_field(t, tp,
 				offsetof(struct ptx_jit_thread, pc), t->i32);
 	{
@@ -1467,9 +1480,11 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		t->forms = calloc(fn->nregs + 1, sizeof(*t->forms));
 		t->joins = calloc(fn->ninsns + 1, sizeof(*t->joins));
 		t->check_only = calloc(fn->ninsns + 1, sizeof(*t->check_only));
+		t->kept = calloc(fn->nregs / 64 + 1, sizeof(*t->kept));
+		t->resumed = calloc(fn->nregs / 64 + 1, sizeof(*t->resumed));
 		ok = t->regs && t->vregs && t->starts && t->vstarts &&
 		     t->seglen && t->site_of && t->forms && t->joins &&
-		     t->check_only;
+		     t->check_only && t->kept && t->resumed;
 		for (pc = 0, site = 0; ok && pc < fn->ninsns; pc++)
 			if (has_site(&fn->insns[pc]))
 				t->site_of[pc] = site++;
@@ -1487,6 +1502,8 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		free(t->forms);
 		free(t->joins);
 		free(t->check_only);
+		free(t->kept);
+		free(t->resumed);
 		if (!ok)
 			return false;
 	}

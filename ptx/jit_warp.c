@@ -566,44 +566,35 @@ static void warp_enter(struct tr *t, uint32_t pc)
 }
 
 /*
- * The addresses of register @r's slots of the warp's threads, lane l's
- * of thread idx + l (made where the registers go to or come from them,
- * not on warp code's way).
+ * Register @r's slots of the warp's threads, side by side (ptx_jit_slot()),
+ * as one vector (made where the registers go to or come from them, not
+ * on warp code's way).
  */
-static LLVMValueRef slot_ptrs(struct tr *t, uint32_t r)
+static LLVMValueRef slot_lanes(struct tr *t, uint32_t r)
 {
-	LLVMValueRef base = ptx_jit_typed_ptr(t,
-		ptx_jit_load_field(t, t->run, RUN_FIELD(regs), t->p8), t->s64);
-	LLVMValueRef rows = ptx_jit_llvm.LLVMBuildMul(t->b,
-		ptx_jit_llvm.LLVMBuildZExt(t->b, t->idx, t->i64, ""),
-		ptx_jit_i64c(t, t->fn->nregs), "");
-	LLVMValueRef i =
-		ptx_jit_llvm.LLVMBuildAdd(t->b, rows, ptx_jit_i64c(t, r), "");
+	LLVMValueRef idx = ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
+		ptx_jit_cint(t->s32, 0), "");
 
-	return ptx_jit_llvm.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
+	return ptx_jit_typed_ptr(t, ptx_jit_slot_ptr(t, idx, r), t->i64);
 }
 
 /* The lanes of register @r from the warp's threads' slots. */
-static void gather_reg(struct tr *t, uint32_t r)
+static void load_reg(struct tr *t, uint32_t r)
 {
-	LLVMValueRef ptrs = slot_ptrs(t, r);
-	LLVMTypeRef tys[2] = { t->i64, ptx_jit_llvm.LLVMTypeOf(ptrs) };
-	LLVMValueRef args[4] = { ptrs, ptx_jit_cint(t->s32, 8),
-		ptx_jit_cint(t->i1, 1), ptx_jit_llvm.LLVMGetUndef(t->i64) };
+	LLVMValueRef v = ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64,
+						     slot_lanes(t, r), "");
 
-	ptx_jit_set_reg(t, r, ptx_jit_intrinsic_of(t, "llvm.masked.gather",
-						   tys, 2, args, 4));
+	ptx_jit_llvm.LLVMSetAlignment(v, 8);
+	ptx_jit_set_reg(t, r, v);
 }
 
 /* Register @r's lanes to the warp's threads' slots. */
-static void scatter_reg(struct tr *t, uint32_t r)
+static void store_reg(struct tr *t, uint32_t r)
 {
-	LLVMValueRef ptrs = slot_ptrs(t, r);
-	LLVMTypeRef tys[2] = { t->i64, ptx_jit_llvm.LLVMTypeOf(ptrs) };
-	LLVMValueRef args[4] = { ptx_jit_reg(t, r), ptrs,
-		ptx_jit_cint(t->s32, 8), ptx_jit_cint(t->i1, 1) };
+	LLVMValueRef st = ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r),
+						      slot_lanes(t, r));
 
-	ptx_jit_intrinsic_of(t, "llvm.masked.scatter", tys, 2, args, 4);
+	ptx_jit_llvm.LLVMSetAlignment(st, 8);
 }
 
 /* The thread records of a warp as one vector of i64 (8 bytes each). */
@@ -717,7 +708,10 @@ static void warp_resume(struct tr *t, LLVMValueRef tp)
 						 ptx_jit_cint(t->s32, k), fill);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, fill);
 	for (r = 0; r < fn->nregs; r++)
-		gather_reg(t, r);
+		if (ptx_jit_reg_in(t->resumed, r))
+			load_reg(t, r);
+		else
+			ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
 	to = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
 	for (k = 0; k < fn->ninsns; k++)
 		if (after_barrier(fn, k))
@@ -795,7 +789,8 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	 */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->handoff);
 	for (r = 0; r < fn->nregs; r++)
-		scatter_reg(t, r);
+		if (ptx_jit_reg_in(t->kept, r))
+			store_reg(t, r);
 	x = ptx_jit_llvm.LLVMBuildOr(t->b, ptx_jit_llvm.LLVMBuildZExt(t->b,
 			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->vpc, ""),
 			t->i64, ""),
