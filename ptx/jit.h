@@ -106,6 +106,12 @@ static inline void ptx_jit_insn_regs(const struct ptx_insn *in,
 bool ptx_jit_live(const struct cumc_ptx_function *fn, const uint8_t *marks,
 		  unsigned int nsets, uint64_t *const *sets);
 
+/* The 64-bit words of a set of @fn's registers, a bit each. */
+static inline size_t ptx_jit_reg_words(const struct cumc_ptx_function *fn)
+{
+	return fn->nregs / 64 + 1;
+}
+
 /* The compiled code of a kernel: 1 after a fault (the grid stops). */
 typedef uint32_t (*ptx_jit_entry)(struct ptx_jit_run *run);
 

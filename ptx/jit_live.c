@@ -166,15 +166,14 @@ static void solve(struct live *l)
 bool ptx_jit_live(const struct cumc_ptx_function *fn, const uint8_t *marks,
 		  unsigned int nsets, uint64_t *const *sets)
 {
-	struct live l = { .fn = fn, .words = (fn->nregs + 63) / 64 };
+	struct live l = { .fn = fn, .words = ptx_jit_reg_words(fn) };
 	unsigned int s;
 	uint32_t b, pc;
 
-	if (!fn->nblocks ||
-	    (size_t)fn->nblocks + 1 > LIVE_MAX_BYTES / 8 / (l.words ? l.words : 1))
+	if (!fn->nblocks || fn->nblocks > LIVE_MAX_BYTES / 8 / l.words)
 		return false;
-	l.in = calloc((size_t)fn->nblocks * l.words + 1, sizeof(uint64_t));
-	l.cur = calloc(l.words + 1, sizeof(uint64_t));
+	l.in = calloc((size_t)fn->nblocks * l.words, sizeof(uint64_t));
+	l.cur = calloc(l.words, sizeof(uint64_t));
 	if (!l.in || !l.cur) {
 		free(l.in);
 		free(l.cur);

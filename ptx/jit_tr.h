@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-14-live"
+#define PTX_JIT_VERSION "cumc-jit-15-rows"
 #define PTX_JIT_SLICE 4096
 /* The lanes of warp code: the threads of a warp, one vector. */
 #define PTX_JIT_LANES 16
@@ -310,8 +310,18 @@ bool ptx_jit_compilable(const struct cumc_ptx_function *fn);
 void ptx_jit_symbol_name(char *buf, size_t size, const char *key,
 			 unsigned int i);
 
-/* The slot of register @r of thread @index (a scalar i32), an i64 pointer. */
-LLVMValueRef ptx_jit_slot_ptr(struct tr *t, LLVMValueRef index, uint32_t r);
+/*
+ * Where thread @index (a scalar i32) keeps its registers: register r's
+ * slot is r strides (the CTA's threads) from the first, made once for a
+ * run of saves or loads rather than reading the run's fields for each.
+ */
+struct slot_row {
+	struct tr *t;
+	LLVMValueRef first, stride;
+};
+void ptx_jit_slot_row(struct tr *t, LLVMValueRef index, struct slot_row *row);
+/* Register @r's slot in @row, an i64 pointer. */
+LLVMValueRef ptx_jit_slot_in(const struct slot_row *row, uint32_t r);
 
 /* @m's compilable kernels into @t's module; false when out of memory. */
 bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,

@@ -1018,38 +1018,43 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 
 /* ---- Control and the interpreter's instructions ---- */
 
-LLVMValueRef ptx_jit_slot_ptr(struct tr *t, LLVMValueRef index, uint32_t r)
+void ptx_jit_slot_row(struct tr *t, LLVMValueRef index, struct slot_row *row)
 {
 	LLVMValueRef base = ptx_jit_typed_ptr(t,
 		ptx_jit_load_field(t, t->run, RUN_FIELD(regs), t->p8), t->s64);
-	LLVMValueRef i = ptx_jit_llvm.LLVMBuildMul(t->b,
-		ptx_jit_llvm.LLVMBuildZExt(t->b, ptx_jit_load_field(t, t->run,
-			RUN_FIELD(nthreads), t->s32), t->s64, ""),
-		ptx_jit_cint(t->s64, r), "");
+	LLVMValueRef i = ptx_jit_llvm.LLVMBuildZExt(t->b, index, t->s64, "");
 
-	i = ptx_jit_llvm.LLVMBuildAdd(t->b, i,
-		ptx_jit_llvm.LLVMBuildZExt(t->b, index, t->s64, ""), "");
-	return ptx_jit_llvm.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
+	row->t = t;
+	row->first = ptx_jit_llvm.LLVMBuildGEP2(t->b, t->s64, base, &i, 1, "");
+	row->stride = ptx_jit_llvm.LLVMBuildZExt(t->b, ptx_jit_load_field(t,
+		t->run, RUN_FIELD(nthreads), t->s32), t->s64, "");
 }
 
-static LLVMValueRef slot_ptr(struct tr *t, uint32_t r)
+LLVMValueRef ptx_jit_slot_in(const struct slot_row *row, uint32_t r)
 {
-	return ptx_jit_slot_ptr(t, t->idx, r);
+	struct tr *t = row->t;
+	LLVMValueRef i = ptx_jit_llvm.LLVMBuildMul(t->b, row->stride,
+						   ptx_jit_cint(t->s64, r), "");
+
+	return ptx_jit_llvm.LLVMBuildGEP2(t->b, t->s64, row->first, &i, 1, "");
 }
 
 static void spill(void *arg, uint32_t r)
 {
-	struct tr *t = arg;
+	const struct slot_row *row = arg;
+	struct tr *t = row->t;
 
-	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r), slot_ptr(t, r));
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r),
+				    ptx_jit_slot_in(row, r));
 }
 
 static void fill(void *arg, uint32_t r)
 {
-	struct tr *t = arg;
+	const struct slot_row *row = arg;
+	struct tr *t = row->t;
 
 	ptx_jit_set_reg(t, r, ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64,
-							  slot_ptr(t, r), ""));
+		ptx_jit_slot_in(row, r), ""));
 }
 
 /* An instruction the interpreter runs: its registers through the slots. */
@@ -1058,15 +1063,17 @@ static void step(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	LLVMValueRef args[3] = { t->run, t->idx, ptx_jit_cint(t->i32, pc) }, fn,
 		r;
 	LLVMBasicBlockRef ok = ptx_jit_new_block(t);
+	struct slot_row row;
 
-	ptx_jit_insn_regs(in, spill, t);
+	ptx_jit_slot_row(t, t->idx, &row);
+	ptx_jit_insn_regs(in, spill, &row);
 	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(step),
 				ptx_jit_llvm.LLVMPointerType(t->step_ty, 0));
 	r = ptx_jit_llvm.LLVMBuildCall2(t->b, t->step_ty, fn, args, 3, "");
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_truthy(t,
 		ptx_jit_llvm.LLVMBuildZExt(t->b, r, t->i64, "")), t->fault, ok);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, ok);
-	ptx_jit_insn_regs(in, fill, t);
+	ptx_jit_insn_regs(in, fill, &row);
 }
 
 bool ptx_jit_terminated(struct tr *t)
@@ -1226,20 +1233,22 @@ static void mark_kept(struct tr *t)
 		marks[pc] = (t->starts[pc] ? 1 : 0) |
 			    (pc && fn->insns[pc - 1].op == OP_BAR ? 2 : 0);
 	if (!marks || !ptx_jit_live(fn, marks, 2, sets)) {
-		memset(t->kept, 0xff, (fn->nregs / 64 + 1) * sizeof(uint64_t));
+		memset(t->kept, 0xff, ptx_jit_reg_words(fn) * sizeof(uint64_t));
 		memset(t->resumed, 0xff,
-		       (fn->nregs / 64 + 1) * sizeof(uint64_t));
+		       ptx_jit_reg_words(fn) * sizeof(uint64_t));
 	}
 	free(marks);
 }
 
 static void save_regs(struct tr *t)
 {
+	struct slot_row row;
 	uint32_t r;
 
+	ptx_jit_slot_row(t, t->idx, &row);
 	for (r = 0; r < t->fn->nregs; r++)
 		if (ptx_jit_reg_in(t->kept, r))
-			spill(t, r);
+			spill(&row, r);
 }
 
 /*
@@ -1251,6 +1260,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 	const struct cumc_ptx_function *fn = t->fn;
 	LLVMBasicBlockRef entry, head, body, resume, fresh, done, sw, warp;
 	LLVMValueRef i, st, tp, pc, sv;
+	struct slot_row row;
 	LLVMTypeRef lanes64 =
 		ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	uint32_t r, k;
@@ -1345,9 +1355,10 @@ static void translate(struct tr *t, LLVMValueRef f)
 		ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[0]);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, resume);
+	ptx_jit_slot_row(t, t->idx, &row);
 	for (r = 0; r < fn->nregs; r++)
 		if (ptx_jit_reg_in(t->kept, r))
-			fill(t, r);
+			fill(&row, r);
 		else
 			ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
 	pc = ptx_jit_load_field(t, tp,
@@ -1480,8 +1491,8 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		t->forms = calloc(fn->nregs + 1, sizeof(*t->forms));
 		t->joins = calloc(fn->ninsns + 1, sizeof(*t->joins));
 		t->check_only = calloc(fn->ninsns + 1, sizeof(*t->check_only));
-		t->kept = calloc(fn->nregs / 64 + 1, sizeof(*t->kept));
-		t->resumed = calloc(fn->nregs / 64 + 1, sizeof(*t->resumed));
+		t->kept = calloc(ptx_jit_reg_words(fn), sizeof(*t->kept));
+		t->resumed = calloc(ptx_jit_reg_words(fn), sizeof(*t->resumed));
 		ok = t->regs && t->vregs && t->starts && t->vstarts &&
 		     t->seglen && t->site_of && t->forms && t->joins &&
 		     t->check_only && t->kept && t->resumed;

@@ -566,33 +566,32 @@ static void warp_enter(struct tr *t, uint32_t pc)
 }
 
 /*
- * Register @r's slots of the warp's threads, side by side (ptx_jit_slot()),
- * as one vector (made where the registers go to or come from them, not
- * on warp code's way).
+ * The slots of the warp's threads, lane l's thread idx + l: a register's
+ * are side by side (ptx_jit_slot()), one vector access for the lanes.
  */
-static LLVMValueRef slot_lanes(struct tr *t, uint32_t r)
+static void warp_slot_row(struct tr *t, struct slot_row *row)
 {
-	LLVMValueRef idx = ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
-		ptx_jit_cint(t->s32, 0), "");
-
-	return ptx_jit_typed_ptr(t, ptx_jit_slot_ptr(t, idx, r), t->i64);
+	ptx_jit_slot_row(t, ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
+		ptx_jit_cint(t->s32, 0), ""), row);
 }
 
 /* The lanes of register @r from the warp's threads' slots. */
-static void load_reg(struct tr *t, uint32_t r)
+static void load_reg(const struct slot_row *row, uint32_t r)
 {
+	struct tr *t = row->t;
 	LLVMValueRef v = ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64,
-						     slot_lanes(t, r), "");
+		ptx_jit_typed_ptr(t, ptx_jit_slot_in(row, r), t->i64), "");
 
 	ptx_jit_llvm.LLVMSetAlignment(v, 8);
 	ptx_jit_set_reg(t, r, v);
 }
 
 /* Register @r's lanes to the warp's threads' slots. */
-static void store_reg(struct tr *t, uint32_t r)
+static void store_reg(const struct slot_row *row, uint32_t r)
 {
+	struct tr *t = row->t;
 	LLVMValueRef st = ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r),
-						      slot_lanes(t, r));
+		ptx_jit_typed_ptr(t, ptx_jit_slot_in(row, r), t->i64));
 
 	ptx_jit_llvm.LLVMSetAlignment(st, 8);
 }
@@ -697,6 +696,7 @@ static void warp_resume(struct tr *t, LLVMValueRef tp)
 	const struct cumc_ptx_function *fn = t->fn;
 	LLVMBasicBlockRef fill = ptx_jit_new_block(t);
 	LLVMValueRef pc, to, x;
+	struct slot_row row;
 	uint32_t k, r;
 
 	pc = ptx_jit_load_field(t, tp,
@@ -707,9 +707,10 @@ static void warp_resume(struct tr *t, LLVMValueRef tp)
 			ptx_jit_llvm.LLVMAddCase(x,
 						 ptx_jit_cint(t->s32, k), fill);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, fill);
+	warp_slot_row(t, &row);
 	for (r = 0; r < fn->nregs; r++)
 		if (ptx_jit_reg_in(t->resumed, r))
-			load_reg(t, r);
+			load_reg(&row, r);
 		else
 			ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
 	to = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
@@ -728,6 +729,7 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	LLVMBasicBlockRef fresh = ptx_jit_new_block(t);
 	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved;
+	struct slot_row row;
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
@@ -788,9 +790,10 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	 * resumes alone
 	 */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->handoff);
+	warp_slot_row(t, &row);
 	for (r = 0; r < fn->nregs; r++)
 		if (ptx_jit_reg_in(t->kept, r))
-			store_reg(t, r);
+			store_reg(&row, r);
 	x = ptx_jit_llvm.LLVMBuildOr(t->b, ptx_jit_llvm.LLVMBuildZExt(t->b,
 			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->vpc, ""),
 			t->i64, ""),
