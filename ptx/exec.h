@@ -78,6 +78,7 @@ struct ptx_cta {
 	size_t shared_size;
 	unsigned char *local;	/* local_size per thread */
 	struct ptx_jit_thread *jthreads;	/* compiled kernels: no threads */
+	bool first_round;	/* compiled: none of its threads ran yet */
 };
 
 struct ptx_grid {

@@ -59,6 +59,23 @@ static void cta_free(struct ptx_cta *cta)
 }
 
 /*
+ * The records of a new CTA's threads, as its first round expects them
+ * (jit.h): those of an ended CTA all say TS_EXITED already, so that a
+ * spare's cost nothing but the partial last group's.
+ */
+static void cta_records_init(struct ptx_cta *cta, bool spare)
+{
+	unsigned int i, tail = cta->nthreads % PTX_JIT_LANES;
+
+	for (i = 0; !spare && i < cta->nthreads; i++)
+		cta->jthreads[i].state = TS_EXITED;
+	if (tail)
+		memset(cta->jthreads + cta->nthreads - tail, 0,
+		       tail * sizeof(*cta->jthreads));
+	cta->first_round = true;
+}
+
+/*
  * A CTA of a compiled kernel: a small record per thread; registers are
  * written before they are read (jit_translate.c saves them when a thread
  * stops).
@@ -74,9 +91,11 @@ static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 		cta->regs = m->regs;
 		cta->shared = m->shared;
 		cta->local = m->local;
-		memset(cta->jthreads, 0, cta->nthreads * sizeof(*cta->jthreads));
-		memset(cta->shared, 0, g->shared_size);
-		memset(cta->local, 0, cta->nthreads * g->local_size);
+		cta_records_init(cta, true);
+		if (g->shared_size)
+			memset(cta->shared, 0, g->shared_size);
+		if (g->local_size)
+			memset(cta->local, 0, cta->nthreads * g->local_size);
 		return 0;
 	}
 	cta->jthreads = calloc(cta->nthreads, sizeof(*cta->jthreads));
@@ -88,10 +107,14 @@ static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 		cta_free(cta);
 		return -1;
 	}
+	cta_records_init(cta, false);
 	return 0;
 }
 
-/* CTA number @n, its threads at their first instruction. */
+/*
+ * CTA number @n into @cta, zeroed (worker_main() keeps free places so),
+ * its threads at their first instruction.
+ */
 static int cta_init(struct ptx_worker *w, struct ptx_cta *cta, uint64_t n)
 {
 	struct ptx_grid *g = w->grid;
@@ -99,12 +122,14 @@ static int cta_init(struct ptx_worker *w, struct ptx_cta *cta, uint64_t n)
 	unsigned int i;
 
 	cta->nthreads = bd[0] * bd[1] * bd[2];
-	cta->ctaid[0] = n % gd[0];
-	cta->ctaid[1] = n / gd[0] % gd[1];
-	cta->ctaid[2] = n / gd[0] / gd[1];
+	if (gd[1] == 1 && gd[2] == 1) {
+		cta->ctaid[0] = n;
+	} else {
+		cta->ctaid[0] = n % gd[0];
+		cta->ctaid[1] = n / gd[0] % gd[1];
+		cta->ctaid[2] = n / gd[0] / gd[1];
+	}
 	cta->live = cta->nthreads;
-	memset(cta->bars, 0, sizeof(cta->bars));
-	cta->bars_pending = 0;
 	cta->shared_size = g->shared_size;
 	if (g->fn->jit)
 		return cta_init_jit(w, cta);
@@ -148,10 +173,8 @@ static void cta_end(struct ptx_worker *w, struct ptx_cta *cta)
 		m->regs = cta->regs;
 		m->shared = cta->shared;
 		m->local = cta->local;
-		cta->jthreads = NULL;
-		cta->regs = NULL;
-		cta->shared = NULL;
-		cta->local = NULL;
+		memset(cta, 0, sizeof(*cta));
+		return;
 	}
 	cta_free(cta);
 }
@@ -186,6 +209,7 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 		.params = g->launch->params, .sites = w->jit_sites,
 		.globals = g->fn->module->global_addrs,
 		.stop = &g->stop, .nthreads = cta->nthreads,
+		.first_round = cta->first_round,
 	};
 	unsigned int i;
 
@@ -197,6 +221,7 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 	ptx_jit_prepare(&r);
 	if (g->fn->jit(&r))
 		return 0;	/* a fault: the grid stops */
+	cta->first_round = false;
 	cta->live -= r.exited;
 	/* compiled kernels have bar.sync 0 only (jit_translate.c) */
 	cta->bars[0].arrived += r.arrived;

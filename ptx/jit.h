@@ -13,9 +13,15 @@
 
 #include "exec.h"
 
+/* The lanes of warp code: the threads of a warp, one vector. */
+#define PTX_JIT_LANES 16
+
 /*
  * A thread of a compiled kernel: its registers are in the run's regs,
- * register by register (ptx_jit_slot()).
+ * register by register (ptx_jit_slot()).  A CTA's first round reads no
+ * record of a group of PTX_JIT_LANES (all start at pc 0) and writes none
+ * for one that exits there: records start out TS_EXITED (grid.c), but for
+ * the last group's when it is partial, which runs thread by thread.
  */
 struct ptx_jit_thread {
 	uint32_t pc;		/* where it resumes */
@@ -59,6 +65,7 @@ struct ptx_jit_run {
 	uint32_t (*multimem)(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,
 			     void *buf, uint32_t count);
 	uint32_t nthreads;
+	uint32_t first_round;		/* no thread ran: records unread */
 	uint32_t ntid[3], ctaid[3], nctaid[3];
 	uint32_t exited, arrived;	/* in this round */
 };

@@ -24,10 +24,8 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-15-rows"
+#define PTX_JIT_VERSION "cumc-jit-16-fresh"
 #define PTX_JIT_SLICE 4096
-/* The lanes of warp code: the threads of a warp, one vector. */
-#define PTX_JIT_LANES 16
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
 #define LLVM_FUNCTIONS(X)						\
@@ -130,7 +128,7 @@ struct tr {
 	/* warp code (see ptx_jit_warp_code()) */
 	bool warp;
 	LLVMValueRef *vregs, vti, vpc, mmbuf;
-	/* i1: ptx_jit_warp_entry() found no thread ran */
+	/* i1: the group runs in its CTA's first round (records unread) */
 	LLVMValueRef warp_fresh;
 	LLVMBasicBlockRef *vstarts, handoff, warp_exited, per_thread;
 	uint32_t *site_of;		/* a memory instruction's site */

@@ -610,10 +610,8 @@ _Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
 void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 {
 	LLVMBasicBlockRef check = ptx_jit_new_block(t);
-	LLVMBasicBlockRef same = ptx_jit_new_block(t);
+	LLVMBasicBlockRef records = ptx_jit_new_block(t);
 	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMTypeRef mask_ty = ptx_jit_llvm.LLVMIntTypeInContext(t->c,
-								PTX_JIT_LANES);
 	LLVMValueRef whole, v, first, runnable, fresh;
 
 	whole = ptx_jit_llvm.LLVMBuildAnd(t->b,
@@ -627,22 +625,19 @@ void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 			ptx_jit_load_field(t, t->run, RUN_FIELD(nthreads),
 					   t->s32), ""), "");
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, whole, check, t->per_thread);
+	/* the CTA's first round, the common case, reads no record (jit.h) */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, check);
+	fresh = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntNE,
+		ptx_jit_load_field(t, t->run, RUN_FIELD(first_round), t->s32),
+		ptx_jit_cint(t->s32, 0), "");
+	ptx_jit_llvm.LLVMBuildStore(t->b, fresh, t->warp_fresh);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, fresh, warp, records);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, records);
 	v = ptx_jit_llvm.LLVMBuildLoad2(t->b, recs,
 					ptx_jit_typed_ptr(t, tp, recs), "");
 	ptx_jit_llvm.LLVMSetAlignment(v, 8);
 	v = ptx_jit_llvm.LLVMBuildAnd(t->b, v,
 		ptx_jit_cint(recs, THREAD_RECORD_MASK), "");
-	/* none ran yet (all records 0), the common case, tested first */
-	fresh = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
-		ptx_jit_llvm.LLVMBuildBitCast(t->b,
-			ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, v,
-						   ptx_jit_cint(recs, 0), ""),
-			mask_ty, ""),
-		ptx_jit_llvm.LLVMConstAllOnes(mask_ty), "");
-	ptx_jit_llvm.LLVMBuildStore(t->b, fresh, t->warp_fresh);
-	ptx_jit_llvm.LLVMBuildCondBr(t->b, fresh, warp, same);
-	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, same);
 	first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, v,
 		ptx_jit_cint(t->s32, 0), "");
 	runnable = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
@@ -728,7 +723,7 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMValueRef lanes[PTX_JIT_LANES], x;
 	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	LLVMBasicBlockRef fresh = ptx_jit_new_block(t);
-	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved;
+	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved, mark, counted;
 	struct slot_row row;
 	uint32_t k, r;
 
@@ -806,12 +801,22 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		ptx_jit_cint(t->s32, PTX_JIT_SLICE), t->budget);
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->per_thread);
 
-	/* every lane exited: the records say so in one store */
+	/*
+	 * every lane exited: the records say so in one store, unless they
+	 * say so already (the first round's)
+	 */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->warp_exited);
+	mark = ptx_jit_new_block(t);
+	counted = ptx_jit_new_block(t);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildLoad2(t->b,
+				     t->s1, t->warp_fresh, ""), counted, mark);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, mark);
 	x = ptx_jit_llvm.LLVMBuildStore(t->b,
 		ptx_jit_cint(recs, (uint64_t)TS_EXITED << THREAD_STATE_SHIFT),
 		ptx_jit_typed_ptr(t, tp, recs));
 	ptx_jit_llvm.LLVMSetAlignment(x, 8);
+	ptx_jit_llvm.LLVMBuildBr(t->b, counted);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, counted);
 	ptx_jit_add_field(t, t->run, RUN_FIELD(exited), PTX_JIT_LANES);
 	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildAdd(t->b, idx,
 		ptx_jit_cint(t->s32, PTX_JIT_LANES), ""), counter);
