@@ -6,6 +6,8 @@
  *
  *   vecadd   c[i] = a[i] + b[i] over 64 MiB arrays (16 Mi floats), one
  *            worker, against the same loop in C on one thread;
+ *   loop     the same as a grid-stride loop over arrays in cache, 8 blocks
+ *            (vec_add_loop): a loop's cost in warp code;
  *   fma      a chain of fma.rn.f32 per thread, in thread-instructions per
  *            second, compiled beside interpreted;
  *   load     a module's load in a fresh process: cold (compiled, written
@@ -27,6 +29,15 @@
 
 #define VEC_N (16u << 20)
 #define BLOCK 256u
+/*
+ * vec_add_loop: a grid-stride loop, as kernels are often written, over
+ * arrays in cache (1 MiB each); 8 blocks, so that a thread goes round 128
+ * times.  A launch is short: LOOP_LAUNCHES of them (and of the C loop)
+ * make one figure.
+ */
+#define LOOP_N (256u << 10)
+#define LOOP_GRID 8u
+#define LOOP_LAUNCHES 16
 #define FMA_ITERS 256u
 #define FMA_THREADS (64u * 1024)
 /*
@@ -53,6 +64,27 @@ static const char kernels_ptx[] =
 	"	cvta.to.global.u64 %rd9, %rd3;\n	add.s64 %rd10, %rd9, %rd5;\n"
 	"	st.global.f32 [%rd10], %f3;\n"
 	"DONE:\n	ret;\n}\n"
+	".visible .entry vec_add_loop(.param .u64 a, .param .u64 b,\n"
+	"	.param .u64 c, .param .u64 n)\n{\n"
+	"	.reg .pred %p<3>;\n	.reg .f32 %f<4>;\n	.reg .b32 %r<5>;\n"
+	"	.reg .b64 %rd<21>;\n"
+	"	ld.param.u64 %rd9, [a];\n	ld.param.u64 %rd10, [b];\n"
+	"	ld.param.u64 %rd11, [c];\n	ld.param.u64 %rd12, [n];\n"
+	"	mov.u32 %r1, %ctaid.x;\n	mov.u32 %r2, %ntid.x;\n"
+	"	cvt.u64.u32 %rd1, %r2;\n	mul.wide.u32 %rd13, %r1, %r2;\n"
+	"	mov.u32 %r3, %tid.x;\n	cvt.u64.u32 %rd14, %r3;\n"
+	"	add.s64 %rd20, %rd13, %rd14;\n	setp.ge.u64 %p1, %rd20, %rd12;\n"
+	"	@%p1 bra LOOP_DONE;\n"
+	"	mov.u32 %r4, %nctaid.x;\n	cvt.u64.u32 %rd15, %r4;\n"
+	"	mul.lo.s64 %rd3, %rd15, %rd1;\n	cvta.to.global.u64 %rd4, %rd9;\n"
+	"	cvta.to.global.u64 %rd5, %rd10;\n	cvta.to.global.u64 %rd6, %rd11;\n"
+	"LOOP:\n	shl.b64 %rd16, %rd20, 2;\n	add.s64 %rd17, %rd5, %rd16;\n"
+	"	ld.global.f32 %f1, [%rd17];\n	add.s64 %rd18, %rd4, %rd16;\n"
+	"	ld.global.f32 %f2, [%rd18];\n	add.f32 %f3, %f2, %f1;\n"
+	"	add.s64 %rd19, %rd6, %rd16;\n	st.global.f32 [%rd19], %f3;\n"
+	"	add.s64 %rd20, %rd20, %rd3;\n	setp.lt.u64 %p2, %rd20, %rd12;\n"
+	"	@%p2 bra LOOP;\n"
+	"LOOP_DONE:\n	ret;\n}\n"
 	".visible .entry fma_chain(.param .u64 out, .param .u32 iters)\n{\n"
 	"	.reg .pred %p<2>;\n	.reg .f32 %f<4>;\n	.reg .b32 %r<6>;\n"
 	"	.reg .b64 %rd<4>;\n"
@@ -219,6 +251,45 @@ static void vecadd(const struct cumc_ptx_module *jit,
 	free(js);
 }
 
+/* vec_add_loop compiled against the C loop, LOOP_LAUNCHES of each a figure. */
+static void vecadd_loop(const struct cumc_ptx_module *jit, int reps,
+			struct vec_figures *f)
+{
+	size_t bytes = (size_t)LOOP_N * 4;
+	struct buffers bufs = { { malloc(bytes), malloc(bytes), malloc(bytes),
+				  malloc(bytes) }, { bytes, bytes, bytes, bytes } };
+	float *a = bufs.p[0], *b = bufs.p[1], *c = bufs.p[2], *ref = bufs.p[3];
+	struct { uint64_t a, b, c, n; } params = {
+		(uintptr_t)a, (uintptr_t)b, (uintptr_t)c, LOOP_N };
+	double *cs = calloc(reps, sizeof(double)), *js = calloc(reps, sizeof(double));
+	size_t i;
+	int r, k;
+
+	if (!a || !b || !c || !ref || !cs || !js) {
+		perror("malloc");
+		exit(1);
+	}
+	for (i = 0; i < LOOP_N; i++) {
+		a[i] = (float)i * 0.5f;
+		b[i] = (float)(LOOP_N - i) * 0.25f;
+	}
+	c_loop(a, b, ref, LOOP_N);
+	for (r = 0; r < reps; r++)
+		for (k = 0; k < LOOP_LAUNCHES; k++) {
+			cs[r] += c_loop(a, b, ref, LOOP_N);
+			js[r] += launch(jit, "vec_add_loop", LOOP_GRID, &params,
+					&bufs, 1);
+		}
+	same(c, ref, bytes, "vec_add_loop compiled against C");
+	f->c_ns = median(cs, reps);
+	f->jit_ns = median(js, reps);
+	f->interp_ns = 0;
+	for (i = 0; i < 4; i++)
+		free(bufs.p[i]);
+	free(cs);
+	free(js);
+}
+
 /* Thread-instructions per second of fma_chain, compiled and interpreted. */
 static void fma_chain(const struct cumc_ptx_module *jit,
 		      const struct cumc_ptx_module *interp, int reps,
@@ -339,7 +410,7 @@ int main(int argc, char **argv)
 {
 	const char *json = "build/bench/bench_ptx.json";
 	struct cumc_ptx_module *jit, *interp;
-	struct vec_figures v;
+	struct vec_figures v, w;
 	double jit_ips, interp_ips, cold, cached, plain;
 	struct json_object *doc;
 	int reps = 5;
@@ -354,10 +425,12 @@ int main(int argc, char **argv)
 	interp = env_is("BENCH_PTX_INTERP", "0") ? NULL :
 		 load(kernels_ptx, false);
 	if (!cumc_ptx_compiled(cumc_ptx_function_find(jit, "vec_add")) ||
+	    !cumc_ptx_compiled(cumc_ptx_function_find(jit, "vec_add_loop")) ||
 	    !cumc_ptx_compiled(cumc_ptx_function_find(jit, "fma_chain")))
 		fprintf(stderr, "bench_ptx: the JIT is not available (CUMC_LOG says why); "
 			"both columns are the interpreter's\n");
 	vecadd(jit, interp, reps, &v);
+	vecadd_loop(jit, reps, &w);
 	fma_chain(jit, interp, reps, &jit_ips, &interp_ips);
 
 	printf("bench_ptx: median of %d; one worker (host thread) a launch\n\n",
@@ -368,6 +441,10 @@ int main(int argc, char **argv)
 	       v.jit_ns / 1e6, v.interp_ns / 1e6);
 	printf("%-44s | %12s %12.3f %12.3f\n", "  speed, fraction of the C loop's", "",
 	       v.c_ns / v.jit_ns, interp ? v.c_ns / v.interp_ns : 0);
+	printf("%-44s | %12.1f %12.1f %12s\n", "vec_add_loop, 3 x 1 MiB, 16 launches",
+	       w.c_ns / 1e6, w.jit_ns / 1e6, "");
+	printf("%-44s | %12s %12.3f %12s\n", "  speed, fraction of the C loop's", "",
+	       w.c_ns / w.jit_ns, "");
 	printf("%-44s | %12s %12.0f %12.0f\n", "fma_chain, M thread-instructions/s",
 	       "", jit_ips / 1e6, interp_ips / 1e6);
 	printf("%-44s | %12s %12.1f %12.1f\n", "module load in a new process, ms: cold",
@@ -383,6 +460,9 @@ int main(int argc, char **argv)
 	     "\"compiled_x_c\": %.3f, \"interpreted_x_c\": %.4f",
 	     VEC_N * 4, v.c_ns, v.jit_ns, v.interp_ns, v.c_ns / v.jit_ns,
 	     interp ? v.c_ns / v.interp_ns : 0);
+	JSON("\"kernel\": \"vec_add_loop\", \"bytes\": %u, \"launches\": %d, "
+	     "\"c_ns\": %.0f, \"compiled_ns\": %.0f, \"compiled_x_c\": %.3f",
+	     LOOP_N * 4, LOOP_LAUNCHES, w.c_ns, w.jit_ns, w.c_ns / w.jit_ns);
 	JSON("\"kernel\": \"fma_chain\", \"compiled_insn_per_s\": %.0f, "
 	     "\"interpreted_insn_per_s\": %.0f", jit_ips, interp_ips);
 	JSON("\"kernel\": \"load\", \"cold_ns\": %.0f, \"cached_ns\": %.0f, "
