@@ -205,28 +205,56 @@ struct vec_figures {
 	double c_ns, jit_ns, interp_ns;
 };
 
+/* a, b, c and ref of @n floats each into @bufs, a and b filled. */
+static void vec_arrays(struct buffers *bufs, size_t n)
+{
+	float *a, *b;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		bufs->size[i] = n * 4;
+		bufs->p[i] = malloc(bufs->size[i]);
+		if (!bufs->p[i]) {
+			perror("malloc");
+			exit(1);
+		}
+	}
+	a = bufs->p[0];
+	b = bufs->p[1];
+	for (i = 0; i < n; i++) {
+		a[i] = (float)i * 0.5f;
+		b[i] = (float)(n - i) * 0.25f;
+	}
+}
+
+/* @reps figures, zeroed. */
+static double *figures(int reps)
+{
+	double *v = calloc(reps, sizeof(double));
+
+	if (!v) {
+		perror("calloc");
+		exit(1);
+	}
+	return v;
+}
+
 static void vecadd(const struct cumc_ptx_module *jit,
 		   const struct cumc_ptx_module *interp, int reps,
 		   struct vec_figures *f)
 {
-	size_t bytes = (size_t)VEC_N * 4;
-	struct buffers bufs = { { malloc(bytes), malloc(bytes), malloc(bytes),
-				  malloc(bytes) }, { bytes, bytes, bytes, bytes } };
-	float *a = bufs.p[0], *b = bufs.p[1], *c = bufs.p[2], *ref = bufs.p[3];
+	size_t bytes = (size_t)VEC_N * 4, i;
 	struct { uint64_t a, b, c; uint32_t n; } __attribute__((aligned(8)))
-		params = { (uintptr_t)a, (uintptr_t)b, (uintptr_t)c, VEC_N };
-	double *cs = calloc(reps, sizeof(double)), *js = calloc(reps, sizeof(double));
-	size_t i;
+		params = { .n = VEC_N };
+	struct buffers bufs;
+	float *a, *b, *c, *ref;
+	double *cs = figures(reps), *js = figures(reps);
 	int r;
 
-	if (!a || !b || !c || !ref || !cs || !js) {
-		perror("malloc");
-		exit(1);
-	}
-	for (i = 0; i < VEC_N; i++) {
-		a[i] = (float)i * 0.5f;
-		b[i] = (float)(VEC_N - i) * 0.25f;
-	}
+	vec_arrays(&bufs, VEC_N);
+	a = bufs.p[0], b = bufs.p[1], c = bufs.p[2], ref = bufs.p[3];
+	params.a = (uintptr_t)a, params.b = (uintptr_t)b;
+	params.c = (uintptr_t)c;
 	/* every page touched before anything is timed */
 	c_loop(a, b, ref, VEC_N);
 	memset(c, 0, bytes);
@@ -255,24 +283,17 @@ static void vecadd(const struct cumc_ptx_module *jit,
 static void vecadd_loop(const struct cumc_ptx_module *jit, int reps,
 			struct vec_figures *f)
 {
-	size_t bytes = (size_t)LOOP_N * 4;
-	struct buffers bufs = { { malloc(bytes), malloc(bytes), malloc(bytes),
-				  malloc(bytes) }, { bytes, bytes, bytes, bytes } };
-	float *a = bufs.p[0], *b = bufs.p[1], *c = bufs.p[2], *ref = bufs.p[3];
-	struct { uint64_t a, b, c, n; } params = {
-		(uintptr_t)a, (uintptr_t)b, (uintptr_t)c, LOOP_N };
-	double *cs = calloc(reps, sizeof(double)), *js = calloc(reps, sizeof(double));
+	struct { uint64_t a, b, c, n; } params = { .n = LOOP_N };
+	struct buffers bufs;
+	float *a, *b, *c, *ref;
+	double *cs = figures(reps), *js = figures(reps);
 	size_t i;
 	int r, k;
 
-	if (!a || !b || !c || !ref || !cs || !js) {
-		perror("malloc");
-		exit(1);
-	}
-	for (i = 0; i < LOOP_N; i++) {
-		a[i] = (float)i * 0.5f;
-		b[i] = (float)(LOOP_N - i) * 0.25f;
-	}
+	vec_arrays(&bufs, LOOP_N);
+	a = bufs.p[0], b = bufs.p[1], c = bufs.p[2], ref = bufs.p[3];
+	params.a = (uintptr_t)a, params.b = (uintptr_t)b;
+	params.c = (uintptr_t)c;
 	c_loop(a, b, ref, LOOP_N);
 	for (r = 0; r < reps; r++)
 		for (k = 0; k < LOOP_LAUNCHES; k++) {
@@ -280,7 +301,7 @@ static void vecadd_loop(const struct cumc_ptx_module *jit, int reps,
 			js[r] += launch(jit, "vec_add_loop", LOOP_GRID, &params,
 					&bufs, 1);
 		}
-	same(c, ref, bytes, "vec_add_loop compiled against C");
+	same(c, ref, (size_t)LOOP_N * 4, "vec_add_loop compiled against C");
 	f->c_ns = median(cs, reps);
 	f->jit_ns = median(js, reps);
 	f->interp_ns = 0;
