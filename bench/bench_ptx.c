@@ -227,6 +227,17 @@ static void vec_arrays(struct buffers *bufs, size_t n)
 	}
 }
 
+/* What vec_arrays() and figures() made. */
+static void vec_free(struct buffers *bufs, double *cs, double *js)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		free(bufs->p[i]);
+	free(cs);
+	free(js);
+}
+
 /* @reps figures, zeroed. */
 static double *figures(int reps)
 {
@@ -243,7 +254,7 @@ static void vecadd(const struct cumc_ptx_module *jit,
 		   const struct cumc_ptx_module *interp, int reps,
 		   struct vec_figures *f)
 {
-	size_t bytes = (size_t)VEC_N * 4, i;
+	size_t bytes = (size_t)VEC_N * 4;
 	struct { uint64_t a, b, c; uint32_t n; } __attribute__((aligned(8)))
 		params = { .n = VEC_N };
 	struct buffers bufs;
@@ -273,10 +284,7 @@ static void vecadd(const struct cumc_ptx_module *jit,
 	}
 	f->c_ns = median(cs, reps);
 	f->jit_ns = median(js, reps);
-	for (i = 0; i < 4; i++)
-		free(bufs.p[i]);
-	free(cs);
-	free(js);
+	vec_free(&bufs, cs, js);
 }
 
 /* vec_add_loop compiled against the C loop, LOOP_LAUNCHES of each a figure. */
@@ -287,7 +295,6 @@ static void vecadd_loop(const struct cumc_ptx_module *jit, int reps,
 	struct buffers bufs;
 	float *a, *b, *c, *ref;
 	double *cs = figures(reps), *js = figures(reps);
-	size_t i;
 	int r, k;
 
 	vec_arrays(&bufs, LOOP_N);
@@ -305,10 +312,7 @@ static void vecadd_loop(const struct cumc_ptx_module *jit, int reps,
 	f->c_ns = median(cs, reps);
 	f->jit_ns = median(js, reps);
 	f->interp_ns = 0;
-	for (i = 0; i < 4; i++)
-		free(bufs.p[i]);
-	free(cs);
-	free(js);
+	vec_free(&bufs, cs, js);
 }
 
 /* Thread-instructions per second of fma_chain, compiled and interpreted. */

@@ -60,15 +60,13 @@ static void cta_free(struct ptx_cta *cta)
 
 /*
  * The records of a new CTA's threads, as its first round expects them
- * (jit.h): those of an ended CTA all say TS_EXITED already, so that a
- * spare's cost nothing but the partial last group's.
+ * (jit.h), from records that all say TS_EXITED (an ended CTA's): only the
+ * partial last group's change.
  */
-static void cta_records_init(struct ptx_cta *cta, bool spare)
+static void cta_records_init(struct ptx_cta *cta)
 {
-	unsigned int i, tail = cta->nthreads % PTX_JIT_LANES;
+	unsigned int tail = cta->nthreads % PTX_JIT_LANES;
 
-	for (i = 0; !spare && i < cta->nthreads; i++)
-		cta->jthreads[i].state = TS_EXITED;
 	if (tail)
 		memset(cta->jthreads + cta->nthreads - tail, 0,
 		       tail * sizeof(*cta->jthreads));
@@ -83,6 +81,7 @@ static void cta_records_init(struct ptx_cta *cta, bool spare)
 static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 {
 	struct ptx_grid *g = w->grid;
+	unsigned int i;
 
 	if (w->nspare) {
 		const struct ptx_cta_mem *m = &w->spare[--w->nspare];
@@ -91,7 +90,7 @@ static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 		cta->regs = m->regs;
 		cta->shared = m->shared;
 		cta->local = m->local;
-		cta_records_init(cta, true);
+		cta_records_init(cta);
 		if (g->shared_size)
 			memset(cta->shared, 0, g->shared_size);
 		if (g->local_size)
@@ -107,7 +106,10 @@ static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 		cta_free(cta);
 		return -1;
 	}
-	cta_records_init(cta, false);
+	/* as an ended CTA's records say */
+	for (i = 0; i < cta->nthreads; i++)
+		cta->jthreads[i].state = TS_EXITED;
+	cta_records_init(cta);
 	return 0;
 }
 
@@ -122,13 +124,9 @@ static int cta_init(struct ptx_worker *w, struct ptx_cta *cta, uint64_t n)
 	unsigned int i;
 
 	cta->nthreads = bd[0] * bd[1] * bd[2];
-	if (gd[1] == 1 && gd[2] == 1) {
-		cta->ctaid[0] = n;
-	} else {
-		cta->ctaid[0] = n % gd[0];
-		cta->ctaid[1] = n / gd[0] % gd[1];
-		cta->ctaid[2] = n / gd[0] / gd[1];
-	}
+	cta->ctaid[0] = n % gd[0];
+	cta->ctaid[1] = n / gd[0] % gd[1];
+	cta->ctaid[2] = n / gd[0] / gd[1];
 	cta->live = cta->nthreads;
 	cta->shared_size = g->shared_size;
 	if (g->fn->jit)
