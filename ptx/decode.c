@@ -98,21 +98,16 @@ static int word_in(const char *const *list, size_t n, const char *w,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (strlen(list[i]) == len && !memcmp(list[i], w, len))
+		if (ptx_word_is(list[i], w, len))
 			return (int)i;
 	return -1;
-}
-
-static bool word_is(const char *a, const char *w, size_t len)
-{
-	return strlen(a) == len && !memcmp(a, w, len);
 }
 
 /* Whether a modifier with a meaning on a GPU only (cache hints) is safe. */
 static bool hint(const char *w, size_t len)
 {
 	return len > 4 && (!memcmp(w, "L1::", 4) || !memcmp(w, "L2::", 4)) &&
-	       !word_is("L2::cache_hint", w, len);
+	       !ptx_word_is("L2::cache_hint", w, len);
 }
 
 struct insn_words {
@@ -149,10 +144,10 @@ static int multimem_word(struct ptx_insn *in, const char *w, size_t len)
 		return 0;
 	}
 	/* One process's simulated GPUs share coherent memory: any scope. */
-	if (word_is("acc::f32", w, len) || word_is("cluster", w, len))
+	if (ptx_word_is("acc::f32", w, len) || ptx_word_is("cluster", w, len))
 		return 0;
 	for (k = 0; k < N(h); k++)
-		if (word_is(h[k].name, w, len)) {
+		if (ptx_word_is(h[k].name, w, len)) {
 			in->type.cls = PC_F;
 			in->type.size = 2;
 			in->mmtype = h[k].type;
@@ -213,16 +208,16 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		in->rnd = i;
 		return 0;
 	}
-	if (in->op == OP_BAR && word_is("warp", w, len)) {
+	if (in->op == OP_BAR && ptx_word_is("warp", w, len)) {
 		in->op = OP_WARPSYNC;
 		return 0;
 	}
 	if (in->op == OP_BAR && !in->wmode &&
-	    (word_is("arrive", w, len) || word_is("red", w, len))) {
+	    (ptx_word_is("arrive", w, len) || ptx_word_is("red", w, len))) {
 		in->wmode = w[0] == 'a' ? BAR_ARRIVE : BAR_RED;
 		return 0;
 	}
-	if (in->op == OP_BAR && word_is("popc", w, len)) {
+	if (in->op == OP_BAR && ptx_word_is("popc", w, len)) {
 		in->aop = AOP_POPC;
 		return 0;
 	}
@@ -253,16 +248,16 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		return 0;
 	}
 	for (k = 0; k < N(spaces); k++)
-		if (word_is(spaces[k].name, w, len)) {
+		if (ptx_word_is(spaces[k].name, w, len)) {
 			in->space = spaces[k].space;
 			return 0;
 		}
 	for (k = 0; k < N(flags); k++)
-		if (word_is(flags[k].name, w, len)) {
+		if (ptx_word_is(flags[k].name, w, len)) {
 			in->flags |= flags[k].flag;
 			return 0;
 		}
-	if (word_is("v2", w, len) || word_is("v4", w, len)) {
+	if (ptx_word_is("v2", w, len) || ptx_word_is("v4", w, len)) {
 		in->vec = w[1] - '0';
 		return 0;
 	}
@@ -284,7 +279,7 @@ static int opcode(struct ptx_parser *ps, struct ptx_insn *in,
 	if (!dot)
 		dot = end;
 	for (k = 0; k < N(ops); k++)
-		if (word_is(ops[k].name, w, dot - w))
+		if (ptx_word_is(ops[k].name, w, dot - w))
 			break;
 	if (k == N(ops))
 		return unsupported(ps, iw);

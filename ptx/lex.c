@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "lex.h"
@@ -47,11 +48,14 @@ static int skip_space(struct ptx_lexer *lx)
 }
 
 /* ASCII as PTX has it, not the locale's: the lexer's hottest test. */
-static int word_char(char c)
+static const bool word_chars[256] = {
+	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
+	['_'] = true, ['$'] = true, ['%'] = true, ['.'] = true,
+};
+
+static bool word_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '%' ||
-	       c == '.';
+	return word_chars[(unsigned char)c];
 }
 
 static void lex_word(struct ptx_lexer *lx)
@@ -136,12 +140,4 @@ void ptx_lex_next(struct ptx_lexer *lx)
 			return;
 		skip_line(lx);
 	}
-}
-
-int ptx_lex_is(const struct ptx_lexer *lx, const char *s)
-{
-	size_t n = strlen(s);
-
-	return (lx->tok == T_WORD || lx->tok == T_PUNCT) && lx->len == n &&
-	       !memcmp(lx->text, s, n);
 }

@@ -80,7 +80,7 @@ struct ptx_type ptx_type_word(const char *w, size_t len)
 	size_t i;
 
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (strlen(types[i].name) == len && !memcmp(types[i].name, w, len))
+		if (ptx_word_is(types[i].name, w, len))
 			return types[i].t;
 	return none;
 }
@@ -323,20 +323,52 @@ static int module_storage_again(struct ptx_parser *ps,
 	return 0;
 }
 
+/* Entry @name of @defs: a definition of @size in @space; first one kept. */
+static int def_sizes_add(struct ptx_parser *ps, const struct var_decl *d,
+			 enum ptx_space space)
+{
+	struct ptx_def_sizes *defs = &ps->defs;
+	uint32_t known;
+
+	if (ptx_strmap_get(&defs->names, d->name, d->len, &known))
+		return 0;
+	if (defs->count == defs->cap) {
+		size_t cap = defs->cap ? defs->cap * 2 : 64;
+		size_t *sizes = realloc(defs->sizes, cap * sizeof(*sizes));
+		enum ptx_space *spaces;
+
+		if (!sizes)
+			return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+		defs->sizes = sizes;
+		spaces = realloc(defs->spaces, cap * sizeof(*spaces));
+		if (!spaces)
+			return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+		defs->spaces = spaces;
+		defs->cap = cap;
+	}
+	if (ptx_strmap_put(&defs->names, d->name, d->len, defs->count))
+		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
+	defs->sizes[defs->count] = d->size;
+	defs->spaces[defs->count++] = space;
+	return 0;
+}
+
 /*
- * The size of @v, an .extern array of unknown size (name[]): its
- * definition's, which may come later in the text (another input of a
- * link), found by reading ahead to it; 0 when there is none.
+ * Every sized .global and .const definition from here to the end of the
+ * text (a later input of a link among them), read once: reading ahead for
+ * each array declared without a size took time in the square of the
+ * text's length, seconds for NCCL's linked objects.  A definition seen
+ * before here is parsed already, its name known to the module.
  */
-static size_t definition_size(struct ptx_parser *ps, enum ptx_space space,
-			      const struct var_decl *v)
+static int def_sizes_make(struct ptx_parser *ps)
 {
 	struct ptx_lexer saved = ps->lx;
 	bool start = true, declaration = false;
+	enum ptx_space space;
 	struct var_decl d;
-	size_t size = 0;
-	int depth = 0;
+	int depth = 0, err = 0;
 
+	ps->defs.made = true;
 	while (ps->lx.tok != T_EOF) {
 		struct ptx_lexer *lx = &ps->lx;
 
@@ -351,16 +383,15 @@ static size_t definition_size(struct ptx_parser *ps, enum ptx_space space,
 		} else if (start && ptx_lex_is(lx, ".extern")) {
 			declaration = true;
 		} else if (start && !declaration &&
-			   ptx_lex_is(lx, space == PS_CONST ? ".const" :
-					  ".global")) {
+			   (ptx_lex_is(lx, ".const") || ptx_lex_is(lx, ".global"))) {
+			space = ptx_lex_is(lx, ".const") ? PS_CONST : PS_GLOBAL;
 			ptx_lex_next(lx);
 			if (parse_var_head(ps, &d))
 				break;
-			if (d.len == v->len && !memcmp(d.name, v->name, v->len) &&
-			    !d.unsized) {
-				size = d.size;
+			if (!d.unsized)
+				err = def_sizes_add(ps, &d, space);
+			if (err)
 				break;
-			}
 			continue;
 		} else if (!ptx_lex_is(lx, ".visible") &&
 			   !ptx_lex_is(lx, ".weak")) {
@@ -369,7 +400,25 @@ static size_t definition_size(struct ptx_parser *ps, enum ptx_space space,
 		ptx_lex_next(lx);
 	}
 	ps->lx = saved;
-	return size;
+	return err;
+}
+
+/*
+ * The size of @v, an .extern array of unknown size (name[]): its
+ * definition's, which may come later in the text (another input of a
+ * link); 0 when there is none.
+ */
+static size_t definition_size(struct ptx_parser *ps, enum ptx_space space,
+			      const struct var_decl *v)
+{
+	uint32_t i;
+
+	if (!ps->defs.made && def_sizes_make(ps))
+		return 0;
+	if (!ptx_strmap_get(&ps->defs.names, v->name, v->len, &i) ||
+	    ps->defs.spaces[i] != space)
+		return 0;
+	return ps->defs.sizes[i];
 }
 
 /* A .global or .const variable: storage the module owns. */
@@ -509,13 +558,29 @@ int ptx_parse_var(struct ptx_parser *ps, enum ptx_space space, bool local)
 	return ptx_expect(ps, ";");
 }
 
+/*
+ * The current token in @buf, for sscanf: the text it lies in goes on to
+ * the end of the module, which sscanf would measure first.
+ */
+static const char *token_copy(const struct ptx_lexer *lx, char *buf,
+			      size_t size)
+{
+	size_t n = lx->len < size ? lx->len : size - 1;
+
+	memcpy(buf, lx->text, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 static int parse_version(struct ptx_parser *ps)
 {
 	unsigned int major = 0, minor = 0;
+	char buf[32];
 
 	ptx_lex_next(&ps->lx);
 	if (ps->lx.tok != T_NUMBER ||
-	    sscanf(ps->lx.text, "%u.%u", &major, &minor) != 2)
+	    sscanf(token_copy(&ps->lx, buf, sizeof(buf)), "%u.%u", &major,
+		   &minor) != 2)
 		return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad .version");
 	/* Inputs joined by a link each have theirs: the highest holds. */
 	if (major * 10 + minor > ps->mod->version)
@@ -528,12 +593,14 @@ static int parse_version(struct ptx_parser *ps)
 static int parse_target(struct ptx_parser *ps)
 {
 	unsigned int sm;
+	char buf[32];
 
 	do {
 		ptx_lex_next(&ps->lx);
 		if (ps->lx.tok != T_WORD)
 			return ptx_fail(ps, CUMC_PTX_ESYNTAX, "bad .target");
-		if (sscanf(ps->lx.text, "sm_%u", &sm) == 1) {
+		if (sscanf(token_copy(&ps->lx, buf, sizeof(buf)), "sm_%u",
+			   &sm) == 1) {
 			if (sm > 90)
 				return ptx_fail(ps, CUMC_PTX_ENOPTX,
 						".target sm_%u: cumc simulates sm_90 GPUs",
@@ -670,6 +737,9 @@ enum cumc_ptx_status ptx_parse(const char *text, size_t len, bool link_input,
 	if (ps.err == CUMC_PTX_OK && !link_input)
 		check_variables(&ps);
 	ptx_symtab_clear(&ps.gsyms);
+	ptx_strmap_clear(&ps.defs.names);
+	free(ps.defs.sizes);
+	free(ps.defs.spaces);
 	ptx_function_state_clear(&ps);
 	if (ps.err != CUMC_PTX_OK) {
 		ptx_module_free(ps.mod);

@@ -55,6 +55,15 @@ struct ptx_parser {
 	uint8_t *reg_depth;	/* each register's block depth; 0xff: closed */
 	size_t reg_depth_cap;
 	struct strmap protos;	/* .callprototype labels: PTX_PROTO() */
+	/* Sized module variables ahead: definition_size()'s index. */
+	struct ptx_def_sizes {
+		bool made;
+		struct strmap names;	/* name: its entry in sizes */
+		size_t *sizes;
+		enum ptx_space *spaces;
+		size_t count;
+		size_t cap;
+	} defs;
 };
 
 /* A .callprototype's results and arguments; a .calltargets' any. */
