@@ -42,20 +42,39 @@ check "the command runs in the current directory, writable" \
 rm -rf "$dir"
 check "the command's exit status is the runner's" 7 "$status"
 
+# The GPUs: ivshmem-plain devices (1af4:1110), first as vm-run makes them,
+# without the module (whose driver would keep /dev/mem off the BAR):
+# prints the GPUs whose BAR 2 is assigned, then the first 8 bytes of the
+# first one's BAR, the identity's magic "cumc-gpu" as a little-endian u64.
+# shellcheck disable=SC2016 # expanded in the guest
+gpus='n=0 magic=
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/device")" = 0x1110 ] || continue
+	bar=$(sed -n "3{s/ .*//;p}" "$d/resource")
+	[ "$((bar))" != 0 ] || continue
+	n=$((n + 1))
+	[ -n "$magic" ] || magic=$(busybox devmem "$bar" 64)
+done
+echo "gpus $n${magic:+ $magic}"'
+
 # A boot that stalls before the command (here the first, on purpose, for
 # 15 s) is stopped and tried once more, which runs the command. The same
 # boot: with a launcher of python3 first in PATH (as pyenv's shim), python3
-# in the guest is the interpreter it launches.
+# in the guest is the interpreter it launches; and with --gpus 0, no GPU
+# and no control channel.
 dir=$(mktemp -d)
 interpreter=$(python3 -c 'import sys; print(sys.executable)')
 printf '#!/bin/sh\nexec %s "$@"\n' "$interpreter" >"$dir/python3"
 chmod +x "$dir/python3"
 out=$(PATH=$dir:$PATH "$vm_run" --no-module --gpus 0 --stall-first-boot 15 -- \
-	sh -c 'echo second boot; echo "python3 is $(command -v python3)"' 2>&1)
+	bash -c 'echo second boot; echo "python3 is $(command -v python3)"
+'"$gpus"'; echo "control ${CUMC_VM_CONTROL:-none}"' 2>&1)
 check "a stalled boot is tried again, saying so, and the command runs" \
 	"0 1 second boot" "$? $(grep -c '^vm-run: the guest had not started its command 15 s after QEMU started: booting it again$' <<<"$out") $(grep -x 'second boot' <<<"$out")"
 check "behind a launcher of python3, the guest runs the interpreter" \
 	"python3 is $interpreter" "$(grep '^python3 is ' <<<"$out")"
+check "--gpus 0: no GPU, no control channel" \
+	"gpus 0 control none" "$(grep -E '^(gpus|control) ' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
 rm -rf "$dir"
 
 # --user: the command as nobody, not root, with /dev/cumc (mode 0666, as
@@ -82,60 +101,37 @@ check "a module that cannot be unloaded fails the run" 120 $?
 "$vm_run" num_devices=129 -- true >/dev/null 2>&1
 check "a module that refuses its parameters fails the run" 125 $?
 
-# The GPUs: ivshmem-plain devices (1af4:1110), first as vm-run makes them,
-# without the module (whose driver would keep /dev/mem off the BAR):
-# prints the GPUs whose BAR 2 is assigned, then the first 8 bytes of the
-# first one's BAR, the identity's magic "cumc-gpu" as a little-endian u64.
-# shellcheck disable=SC2016 # expanded in the guest
-gpus='n=0 magic=
-for d in /sys/bus/pci/devices/*; do
-	[ "$(cat "$d/device")" = 0x1110 ] || continue
-	bar=$(sed -n "3{s/ .*//;p}" "$d/resource")
-	[ "$((bar))" != 0 ] || continue
-	n=$((n + 1))
-	[ -n "$magic" ] || magic=$(busybox devmem "$bar" 64)
-done
-echo "gpus $n${magic:+ $magic}"'
+# The GPUs as vm-run makes them, the module not loaded.
 out=$("$vm_run" --no-module --gpus 2 -- bash -c "$gpus" 2>&1)
 check "--gpus 2: two GPUs, BARs assigned, header in place" \
 	"gpus 2 0x7570672D636D7563" "$(grep '^gpus ' <<<"$out")"
 
-out=$("$vm_run" --no-module --gpus 0 -- bash -c "$gpus; echo \"control \${CUMC_VM_CONTROL:-none}\"" 2>&1)
-check "--gpus 0: no GPU, no control channel" \
-	"gpus 0 control none" "$(grep -E '^(gpus|control) ' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
-
-# The module's driver binds both GPUs of --gpus 2; then, in the same
-# boot, an unplug through the control channel: the device goes (the
-# driver's remove() runs: the GPU is lost); asking again, or for a device
-# that is not a GPU, is an error.
-# shellcheck disable=SC2016 # expanded in the guest
-unplug='dev=/sys/bus/pci/devices/0000:00:11.0
-echo "bound $(ls /sys/bus/pci/drivers/cumc | grep -c :)"
-scripts/vm-unplug 0000:00:11.0 && [ ! -e $dev ] && echo unplugged
-scripts/vm-unplug 0000:00:11.0 2>/dev/null || echo again refused
-scripts/vm-unplug 0000:00:02.0 2>/dev/null || echo virtio refused'
-out=$(cd "$repo" && "$vm_run" --gpus 2 -- bash -c "$unplug" 2>&1)
-check "--gpus 2: the module's driver binds both" "bound 2" "$(grep '^bound ' <<<"$out")"
-check "scripts/vm-unplug removes a GPU, once, and only a GPU" \
-	"unplugged again refused virtio refused" \
-	"$(grep -E '^(unplugged|again|virtio)' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
-
-# A GPU from a file (--gpu-file, as scripts/fabric-run gives every node):
-# first, in 0000:00:10.0, its BAR the file's size (128 MiB), beside a --gpus
-# one; bound by the driver, unplugged like the others, and the file is
+# A GPU from a file (--gpu-file, as scripts/fabric-run gives every node)
+# beside a --gpus one: the file's first, in 0000:00:10.0, its BAR the
+# file's size (128 MiB). The module's driver binds both; an unplug through
+# the control channel takes the --gpus one (the driver's remove() runs:
+# the GPU is lost); asking again, or for a device that is not a GPU, is an
+# error; the file's GPU is unplugged like the others, and the file is
 # still there afterwards.
 dir=$(mktemp -d)
 "$repo/scripts/gpu-image" "$dir/gpu" 40 $((64 << 20))
 # shellcheck disable=SC2016 # expanded in the guest
-file_gpu='d=/sys/bus/pci/devices/0000:00:10.0
+unplug='d=/sys/bus/pci/devices/0000:00:10.0
+echo "bound $(ls /sys/bus/pci/drivers/cumc | grep -c :)"
+scripts/vm-unplug 0000:00:11.0 && [ ! -e /sys/bus/pci/devices/0000:00:11.0 ] && echo unplugged
+scripts/vm-unplug 0000:00:11.0 2>/dev/null || echo again refused
+scripts/vm-unplug 0000:00:02.0 2>/dev/null || echo virtio refused
 read -r start end _ < <(sed -n 3p $d/resource)
 echo "bar $(((end - start + 1) >> 20))"
-echo "bound $(ls /sys/bus/pci/drivers/cumc | grep -c :)"
-scripts/vm-unplug 0000:00:10.0 && [ ! -e $d ] && echo unplugged'
-out=$(cd "$repo" && "$vm_run" --gpus 1 --gpu-file "$dir/gpu" -- bash -c "$file_gpu" 2>&1)
-check "--gpu-file: a GPU from the file, first, bound, unplugged; the file kept" \
-	"bar 128 bound 2 unplugged kept" \
-	"$(grep -E '^(bar|bound|unplugged)' <<<"$out" | tr '\n' ' ')$([ -s "$dir/gpu" ] && echo kept)"
+scripts/vm-unplug 0000:00:10.0 && [ ! -e $d ] && echo "file gpu unplugged"'
+out=$(cd "$repo" && "$vm_run" --gpus 1 --gpu-file "$dir/gpu" -- bash -c "$unplug" 2>&1)
+check "--gpus 1 --gpu-file: the module's driver binds both" "bound 2" "$(grep '^bound ' <<<"$out")"
+check "scripts/vm-unplug removes a GPU, once, and only a GPU" \
+	"unplugged again refused virtio refused" \
+	"$(grep -E '^(unplugged|again|virtio)' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
+check "--gpu-file: a GPU from the file, first, unplugged; the file kept" \
+	"bar 128 file gpu unplugged kept" \
+	"$(grep -E '^(bar|file gpu)' <<<"$out" | tr '\n' ' ')$([ -s "$dir/gpu" ] && echo kept)"
 rm -rf "$dir"
 
 # The debug kernel's reports fail the run too: a use-after-free (KASAN) and
