@@ -323,7 +323,7 @@ static int module_storage_again(struct ptx_parser *ps,
 	return 0;
 }
 
-/* Entry @name of @defs: a definition of @size in @space; first one kept. */
+/* @d, a definition in @space, in the index; a name's first one is kept. */
 static int def_sizes_add(struct ptx_parser *ps, const struct var_decl *d,
 			 enum ptx_space space)
 {
@@ -332,24 +332,12 @@ static int def_sizes_add(struct ptx_parser *ps, const struct var_decl *d,
 
 	if (ptx_strmap_get(&defs->names, d->name, d->len, &known))
 		return 0;
-	if (defs->count == defs->cap) {
-		size_t cap = defs->cap ? defs->cap * 2 : 64;
-		size_t *sizes = realloc(defs->sizes, cap * sizeof(*sizes));
-		enum ptx_space *spaces;
-
-		if (!sizes)
-			return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
-		defs->sizes = sizes;
-		spaces = realloc(defs->spaces, cap * sizeof(*spaces));
-		if (!spaces)
-			return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
-		defs->spaces = spaces;
-		defs->cap = cap;
-	}
+	if (ptx_grow(ps, (void **)&defs->defs, &defs->cap, defs->count + 1,
+		     sizeof(*defs->defs)))
+		return -1;
 	if (ptx_strmap_put(&defs->names, d->name, d->len, defs->count))
 		return ptx_fail(ps, CUMC_PTX_ENOMEM, "out of memory");
-	defs->sizes[defs->count] = d->size;
-	defs->spaces[defs->count++] = space;
+	defs->defs[defs->count++] = (struct ptx_def_size){ d->size, space };
 	return 0;
 }
 
@@ -416,9 +404,9 @@ static size_t definition_size(struct ptx_parser *ps, enum ptx_space space,
 	if (!ps->defs.made && def_sizes_make(ps))
 		return 0;
 	if (!ptx_strmap_get(&ps->defs.names, v->name, v->len, &i) ||
-	    ps->defs.spaces[i] != space)
+	    ps->defs.defs[i].space != space)
 		return 0;
-	return ps->defs.sizes[i];
+	return ps->defs.defs[i].size;
 }
 
 /* A .global or .const variable: storage the module owns. */
@@ -738,8 +726,7 @@ enum cumc_ptx_status ptx_parse(const char *text, size_t len, bool link_input,
 		check_variables(&ps);
 	ptx_symtab_clear(&ps.gsyms);
 	ptx_strmap_clear(&ps.defs.names);
-	free(ps.defs.sizes);
-	free(ps.defs.spaces);
+	free(ps.defs.defs);
 	ptx_function_state_clear(&ps);
 	if (ps.err != CUMC_PTX_OK) {
 		ptx_module_free(ps.mod);

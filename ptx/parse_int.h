@@ -58,9 +58,11 @@ struct ptx_parser {
 	/* Sized module variables ahead: definition_size()'s index. */
 	struct ptx_def_sizes {
 		bool made;
-		struct strmap names;	/* name: its entry in sizes */
-		size_t *sizes;
-		enum ptx_space *spaces;
+		struct strmap names;	/* name: its entry in defs */
+		struct ptx_def_size {
+			size_t size;
+			enum ptx_space space;
+		} *defs;
 		size_t count;
 		size_t cap;
 	} defs;
