@@ -5,9 +5,10 @@
 # tiny fake test set (TAP passes, failures and skips, a Check summary with a
 # failure, a crash after a pass), parsed with python3's xml.etree: counts
 # and names per <testsuite>, as the summary line counts them; the summary
-# line and the exit status as they always were; VMs (a stand-in) N at a
-# time and beside the host tests, one more at a time once the host tests
-# have ended, their output after the host tests'. Host only; prints TAP.
+# line and the exit status as they always were, the failed cases named
+# above it; VMs (a stand-in) N at a time and beside the host tests, one
+# more at a time once the host tests have ended, their output after the
+# host tests'. Host only; prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,6 +61,13 @@ tap_result $((status != 1)) "run-tests fails when a test failed (status $status)
 last=$(tail -n 1 <<<"$out")
 [ "$last" = "6 passed, 3 failed, 2 skipped" ]
 tap_result $? "the summary line is last and unchanged" || echo "# got '$last'"
+failed=$(sed -n '/^=== failed$/,$p' <<<"$out" | sed '1d;$d')
+want="$dir/tap_mixed: third: expected 1, got 2
+$dir/check_like: core.test_broken: x.c:12: Assertion 'a == b' failed
+$dir/crash: $dir/crash: exited with status 139"
+[ "$failed" = "$want" ]
+tap_result $? "each failed case by name, above the summary line" ||
+	echo "# got: $(tr '\n' '|' <<<"$failed")"
 grep -qx "=== JUnit XML: $junit" <<<"$out"
 tap_result $? "the JUnit file's path is printed"
 
