@@ -107,11 +107,14 @@ static inline void ptx_jit_insn_regs(const struct ptx_insn *in,
 
 /*
  * jit_live.c: for each set s < @nsets, @sets[s] (a bit per register)
- * becomes the registers live at any instruction whose @marks have bit s.
- * False, the sets untouched, for a kernel too large to analyze.
+ * becomes the registers live at any instruction whose @marks have bit s;
+ * *@at, malloc'ed, the registers live at each instruction, a set after
+ * the other (NULL for a kernel with too many, or when memory ran out).
+ * False, the sets untouched and *@at NULL, for a kernel too large to
+ * analyze.
  */
 bool ptx_jit_live(const struct cumc_ptx_function *fn, const uint8_t *marks,
-		  unsigned int nsets, uint64_t *const *sets);
+		  unsigned int nsets, uint64_t *const *sets, uint64_t **at);
 
 /* The 64-bit words of a set of @fn's registers, a bit each. */
 static inline size_t ptx_jit_reg_words(const struct cumc_ptx_function *fn)

@@ -61,7 +61,7 @@ static void lanes_or_hand_off(struct tr *t, LLVMValueRef ok, uint32_t pc)
 	assert(t->starts[pc]);
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, ok, go, off);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, off);
-	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+	ptx_jit_hand_off(t, pc);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
 }
 

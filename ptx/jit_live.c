@@ -9,7 +9,9 @@
  * not wait: the all-reduce kernel has 130 registers, and 11 are live
  * where its barriers let threads go.  The classic backward analysis over
  * the kernel's basic blocks finds them; the translator saves and restores
- * the union of the live registers of the places a set of stops resumes at.
+ * the union of the live registers of the places a set of stops resumes at,
+ * and warp code, handing its threads on at one instruction, saves those
+ * live there.
  *
  * Nothing here needs LLVM.
  */
@@ -164,14 +166,17 @@ static void solve(struct live *l)
 }
 
 bool ptx_jit_live(const struct cumc_ptx_function *fn, const uint8_t *marks,
-		  unsigned int nsets, uint64_t *const *sets)
+		  unsigned int nsets, uint64_t *const *sets, uint64_t **at)
 {
 	struct live l = { .fn = fn, .words = ptx_jit_reg_words(fn) };
 	unsigned int s;
 	uint32_t b, pc;
 
+	*at = NULL;
 	if (!fn->nblocks || fn->nblocks > LIVE_MAX_BYTES / 8 / l.words)
 		return false;
+	if (fn->ninsns <= LIVE_MAX_BYTES / 8 / l.words)
+		*at = malloc((size_t)fn->ninsns * l.words * sizeof(uint64_t));
 	l.in = calloc((size_t)fn->nblocks * l.words, sizeof(uint64_t));
 	l.cur = calloc(l.words, sizeof(uint64_t));
 	if (!l.in || !l.cur) {
@@ -186,6 +191,9 @@ bool ptx_jit_live(const struct cumc_ptx_function *fn, const uint8_t *marks,
 		live_out(&l, b);
 		for (pc = block_end(fn, b); pc-- > fn->block_starts[b];) {
 			step_back(&fn->insns[pc], l.cur);
+			if (*at)
+				memcpy(&(*at)[pc * l.words], l.cur,
+				       l.words * sizeof(uint64_t));
 			for (s = 0; s < nsets; s++)
 				if (marks[pc] & (1u << s))
 					set_or(sets[s], l.cur, l.words);

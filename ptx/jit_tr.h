@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-16-fresh"
+#define PTX_JIT_VERSION "cumc-jit-17-handoff"
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
@@ -141,6 +141,8 @@ struct tr {
 	 * bar.sync; one bit each
 	 */
 	uint64_t *kept, *resumed;
+	/* live at each instruction, a set after the other; NULL: not known */
+	uint64_t *live_at;
 	bool tid_forms;			/* ptx_jit_tid_x_only() */
 	LLVMValueRef tid_x0;		/* tid_in_row()'s since a join */
 	/* lane_value(): the instruction made for one lane, its sources' forms */
@@ -336,8 +338,11 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 bool ptx_jit_warp_native(const struct cumc_ptx_function *fn,
 			 const struct ptx_insn *in);
 
-/* The warp's threads go on one by one, each from its pc in @pcs. */
-void ptx_jit_hand_off(struct tr *t, LLVMValueRef pcs);
+/*
+ * The warp's threads go on one by one from @pc, their registers live
+ * there in their slots.
+ */
+void ptx_jit_hand_off(struct tr *t, uint32_t pc);
 
 /*
  * In the block the round has reached thread @t->idx in (its record at

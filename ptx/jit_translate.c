@@ -1219,8 +1219,9 @@ static void mark_starts(struct tr *t)
 
 /*
  * t->kept: live where a thread may resume (any start); t->resumed: live
- * where bar.sync lets threads go.  Every register where the analysis
- * declines, or memory runs out.
+ * where bar.sync lets threads go; t->live_at: live at each instruction,
+ * NULL where not known.  Every register where the analysis declines, or
+ * memory runs out.
  */
 static void mark_kept(struct tr *t)
 {
@@ -1232,7 +1233,7 @@ static void mark_kept(struct tr *t)
 	for (pc = 0; marks && pc < fn->ninsns; pc++)
 		marks[pc] = (t->starts[pc] ? 1 : 0) |
 			    (pc && fn->insns[pc - 1].op == OP_BAR ? 2 : 0);
-	if (!marks || !ptx_jit_live(fn, marks, 2, sets)) {
+	if (!marks || !ptx_jit_live(fn, marks, 2, sets, &t->live_at)) {
 		memset(t->kept, 0xff, ptx_jit_reg_words(fn) * sizeof(uint64_t));
 		memset(t->resumed, 0xff,
 		       ptx_jit_reg_words(fn) * sizeof(uint64_t));
@@ -1252,6 +1253,43 @@ static void save_regs(struct tr *t)
 }
 
 /*
+ * A thread that ran before takes back the registers live where it goes
+ * on, there alone: a register dead there may never have been saved (warp
+ * code handing its threads on saves the live ones, ptx_jit_hand_off()),
+ * and its slot is not read.  Those of a kernel not analyzed, every
+ * register a stopped thread keeps.
+ */
+static void resume_at_pc(struct tr *t, LLVMValueRef tp)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	size_t words = ptx_jit_reg_words(fn);
+	LLVMValueRef pc, to;
+	struct slot_row row;
+	uint32_t k, r;
+
+	pc = ptx_jit_load_field(t, tp,
+				offsetof(struct ptx_jit_thread, pc), t->i32);
+	/* past the last instruction (a bar.sync there): its end */
+	to = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->exited, fn->ninsns);
+	for (k = 0; k < fn->ninsns; k++) {
+		const uint64_t *live = t->live_at ? &t->live_at[k * words]
+						  : t->kept;
+
+		if (!t->starts[k])
+			continue;
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
+						      ptx_jit_new_block(t));
+		ptx_jit_llvm.LLVMAddCase(to, ptx_jit_cint(t->i32, k),
+			ptx_jit_llvm.LLVMGetInsertBlock(t->b));
+		ptx_jit_slot_row(t, t->idx, &row);
+		for (r = 0; r < fn->nregs; r++)
+			if (ptx_jit_reg_in(live, r))
+				fill(&row, r);
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[k]);
+	}
+}
+
+/*
  * The round: for (i = 0; i < nthreads && !stop; i++) a runnable thread
  * runs from its pc; the blocks below are its ways out.
  */
@@ -1259,8 +1297,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 {
 	const struct cumc_ptx_function *fn = t->fn;
 	LLVMBasicBlockRef entry, head, body, resume, fresh, done, sw, warp;
-	LLVMValueRef i, st, tp, pc, sv;
-	struct slot_row row;
+	LLVMValueRef i, st, tp, sv;
 	LLVMTypeRef lanes64 =
 		ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	uint32_t r, k;
@@ -1286,8 +1323,14 @@ static void translate(struct tr *t, LLVMValueRef f)
 	warp = ptx_jit_new_block(t);
 
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, entry);
+	/*
+	 * a register a resumed thread does not take back (dead where it
+	 * goes on, resume_at_pc()) holds another thread's value, or this 0
+	 */
 	for (r = 0; r < fn->nregs; r++) {
 		t->regs[r] = ptx_jit_llvm.LLVMBuildAlloca(t->b, t->i64, "");
+		ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_i64c(t, 0),
+					    t->regs[r]);
 		t->vregs[r] =
 			ptx_jit_llvm.LLVMBuildAlloca(t->b, narrow_reg(t, r) ?
 			ptx_jit_llvm.LLVMVectorType(t->s32,
@@ -1355,24 +1398,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 		ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[0]);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, resume);
-	ptx_jit_slot_row(t, t->idx, &row);
-	for (r = 0; r < fn->nregs; r++)
-		if (ptx_jit_reg_in(t->kept, r))
-			fill(&row, r);
-		else
-			ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
-	pc = ptx_jit_load_field(t, tp,
-				offsetof(struct ptx_jit_thread, pc), t->i32);
-	{
-		/* past the last instruction (a bar.sync there): its end */
-		LLVMValueRef s = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc,
-			t->exited, fn->ninsns);
-
-		for (k = 0; k < fn->ninsns; k++)
-			if (t->starts[k])
-				ptx_jit_llvm.LLVMAddCase(s,
-					ptx_jit_cint(t->i32, k), t->starts[k]);
-	}
+	resume_at_pc(t, tp);
 
 	/* the instructions */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, ptx_jit_new_block(t));
@@ -1515,6 +1541,8 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		free(t->check_only);
 		free(t->kept);
 		free(t->resumed);
+		free(t->live_at);
+		t->live_at = NULL;
 		if (!ok)
 			return false;
 	}

@@ -57,11 +57,72 @@ bool ptx_jit_warp_native(const struct cumc_ptx_function *fn,
 	       in->type.size * n <= fn->param_size - a->imm;
 }
 
-void ptx_jit_hand_off(struct tr *t, LLVMValueRef pcs)
+/*
+ * The slots of the warp's threads, lane l's thread idx + l: a register's
+ * are side by side (ptx_jit_slot()), one vector access for the lanes.
+ */
+static void warp_slot_row(struct tr *t, struct slot_row *row)
 {
+	ptx_jit_slot_row(t, ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
+		ptx_jit_cint(t->s32, 0), ""), row);
+}
+
+/* The lanes of register @r from the warp's threads' slots. */
+static void load_reg(const struct slot_row *row, uint32_t r)
+{
+	struct tr *t = row->t;
+	LLVMValueRef v = ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64,
+		ptx_jit_typed_ptr(t, ptx_jit_slot_in(row, r), t->i64), "");
+
+	ptx_jit_llvm.LLVMSetAlignment(v, 8);
+	ptx_jit_set_reg(t, r, v);
+}
+
+/* Register @r's lanes to the warp's threads' slots. */
+static void store_reg(const struct slot_row *row, uint32_t r)
+{
+	struct tr *t = row->t;
+	LLVMValueRef st = ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r),
+		ptx_jit_typed_ptr(t, ptx_jit_slot_in(row, r), t->i64));
+
+	ptx_jit_llvm.LLVMSetAlignment(st, 8);
+}
+
+/*
+ * The threads go on one by one, each from its pc in @pcs, one of @pc and
+ * @other: the registers live at either go to their slots here, where the
+ * code stepped out, so that none is kept live along warp code for the
+ * hand-offs, as a join of them all would (the registers would stay in
+ * memory, stored again at every access); those of a kernel not analyzed,
+ * every register a stopped thread keeps.
+ */
+static bool live_at(const struct tr *t, uint32_t pc, uint32_t r)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+
+	return pc < fn->ninsns &&
+	       ptx_jit_reg_in(&t->live_at[pc * ptx_jit_reg_words(fn)], r);
+}
+
+static void hand_off(struct tr *t, LLVMValueRef pcs, uint32_t pc,
+		     uint32_t other)
+{
+	struct slot_row row;
+	uint32_t r;
+
 	ptx_jit_forms_flush(t);
+	warp_slot_row(t, &row);
+	for (r = 0; r < t->fn->nregs; r++)
+		if (t->live_at ? live_at(t, pc, r) || live_at(t, other, r)
+			       : ptx_jit_reg_in(t->kept, r))
+			store_reg(&row, r);
 	ptx_jit_llvm.LLVMBuildStore(t->b, pcs, t->vpc);
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->handoff);
+}
+
+void ptx_jit_hand_off(struct tr *t, uint32_t pc)
+{
+	hand_off(t, ptx_jit_cint(t->i32, pc), pc, pc);
 }
 
 static LLVMValueRef reduce(struct tr *t, const char *op, LLVMValueRef v)
@@ -340,7 +401,7 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	warp_each(t, &w);
 	ptx_jit_llvm.LLVMBuildBr(t->b, join);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, w.outside);
-	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+	ptx_jit_hand_off(t, pc);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, join);
 }
 
@@ -456,7 +517,7 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 		LLVMIntEQ, x, ptx_jit_cint(t->s32, 0), ""), outside, done);
 
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, outside);
-	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+	ptx_jit_hand_off(t, pc);
 
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, done);
 	if (!ld)
@@ -486,7 +547,7 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	LLVMValueRef g;
 
 	if (!ptx_jit_warp_native(t->fn, in)) {
-		ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+		ptx_jit_hand_off(t, pc);
 		ptx_jit_forms_forget(t);
 		return;
 	}
@@ -510,15 +571,16 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 			reduce(t, "llvm.vector.reduce.or", g), mixed, skip);
 		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, mixed);
 		if (in->op == OP_BRA) {
-			ptx_jit_hand_off(t, ptx_jit_llvm.LLVMBuildSelect(t->b,
+			hand_off(t, ptx_jit_llvm.LLVMBuildSelect(t->b,
 				g, ptx_jit_cint(t->i32, in->o[0].imm),
-				ptx_jit_cint(t->i32, pc + 1), ""));
+				ptx_jit_cint(t->i32, pc + 1), ""),
+				in->o[0].imm, pc + 1);
 			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
 			ptx_jit_branch_to_join(t, t->vstarts[in->o[0].imm]);
 			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
 			return;
 		}
-		ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+		ptx_jit_hand_off(t, pc);
 		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
 	}
 	switch (in->op) {
@@ -559,41 +621,10 @@ static void warp_enter(struct tr *t, uint32_t pc)
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
 		LLVMIntSLE, left, ptx_jit_cint(t->s32, 0), ""), out, go);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, out);
-	ptx_jit_hand_off(t, ptx_jit_cint(t->i32, pc));
+	ptx_jit_hand_off(t, pc);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
 	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildSub(t->b, left,
 		ptx_jit_cint(t->s32, t->seglen[pc]), ""), t->budget);
-}
-
-/*
- * The slots of the warp's threads, lane l's thread idx + l: a register's
- * are side by side (ptx_jit_slot()), one vector access for the lanes.
- */
-static void warp_slot_row(struct tr *t, struct slot_row *row)
-{
-	ptx_jit_slot_row(t, ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
-		ptx_jit_cint(t->s32, 0), ""), row);
-}
-
-/* The lanes of register @r from the warp's threads' slots. */
-static void load_reg(const struct slot_row *row, uint32_t r)
-{
-	struct tr *t = row->t;
-	LLVMValueRef v = ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i64,
-		ptx_jit_typed_ptr(t, ptx_jit_slot_in(row, r), t->i64), "");
-
-	ptx_jit_llvm.LLVMSetAlignment(v, 8);
-	ptx_jit_set_reg(t, r, v);
-}
-
-/* Register @r's lanes to the warp's threads' slots. */
-static void store_reg(const struct slot_row *row, uint32_t r)
-{
-	struct tr *t = row->t;
-	LLVMValueRef st = ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_reg(t, r),
-		ptx_jit_typed_ptr(t, ptx_jit_slot_in(row, r), t->i64));
-
-	ptx_jit_llvm.LLVMSetAlignment(st, 8);
 }
 
 /* The thread records of a warp as one vector of i64 (8 bytes each). */
@@ -724,7 +755,6 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	LLVMBasicBlockRef fresh = ptx_jit_new_block(t);
 	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved, mark, counted;
-	struct slot_row row;
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
@@ -780,15 +810,10 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	ptx_jit_forms_forget(t);
 
 	/*
-	 * each thread's registers and pc to its slots, its record in one
-	 * store (runnable: warp code runs runnable threads only): it
-	 * resumes alone
+	 * each thread's pc, its record in one store (runnable: warp code
+	 * runs runnable threads only): it resumes alone
 	 */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->handoff);
-	warp_slot_row(t, &row);
-	for (r = 0; r < fn->nregs; r++)
-		if (ptx_jit_reg_in(t->kept, r))
-			store_reg(&row, r);
 	x = ptx_jit_llvm.LLVMBuildOr(t->b, ptx_jit_llvm.LLVMBuildZExt(t->b,
 			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->vpc, ""),
 			t->i64, ""),
