@@ -182,6 +182,8 @@ bool ptx_jit_live(const struct cumc_ptx_function *fn, const uint8_t *marks,
 	if (!l.in || !l.cur) {
 		free(l.in);
 		free(l.cur);
+		free(*at);
+		*at = NULL;
 		return false;
 	}
 	solve(&l);
