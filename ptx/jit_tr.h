@@ -141,7 +141,10 @@ struct tr {
 	 * bar.sync; one bit each
 	 */
 	uint64_t *kept, *resumed;
-	/* live at each instruction, a set after the other; NULL: not known */
+	/*
+	 * live at each instruction, a set after the other; NULL: not known
+	 * (ptx_jit_live_in() reads it)
+	 */
 	uint64_t *live_at;
 	bool tid_forms;			/* ptx_jit_tid_x_only() */
 	LLVMValueRef tid_x0;		/* tid_in_row()'s since a join */
@@ -322,6 +325,12 @@ struct slot_row {
 void ptx_jit_slot_row(struct tr *t, LLVMValueRef index, struct slot_row *row);
 /* Register @r's slot in @row, an i64 pointer. */
 LLVMValueRef ptx_jit_slot_in(const struct slot_row *row, uint32_t r);
+
+/*
+ * Whether register @r is live at instruction @pc (none past the last);
+ * for a kernel not analyzed, whether a stopped thread keeps it.
+ */
+bool ptx_jit_live_in(const struct tr *t, uint32_t pc, uint32_t r);
 
 /* @m's compilable kernels into @t's module; false when out of memory. */
 bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,

@@ -1241,6 +1241,17 @@ static void mark_kept(struct tr *t)
 	free(marks);
 }
 
+bool ptx_jit_live_in(const struct tr *t, uint32_t pc, uint32_t r)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+
+	if (pc >= fn->ninsns)
+		return false;
+	if (!t->live_at)
+		return ptx_jit_reg_in(t->kept, r);
+	return ptx_jit_reg_in(&t->live_at[pc * ptx_jit_reg_words(fn)], r);
+}
+
 static void save_regs(struct tr *t)
 {
 	struct slot_row row;
@@ -1256,13 +1267,11 @@ static void save_regs(struct tr *t)
  * A thread that ran before takes back the registers live where it goes
  * on, there alone: a register dead there may never have been saved (warp
  * code handing its threads on saves the live ones, ptx_jit_hand_off()),
- * and its slot is not read.  Those of a kernel not analyzed, every
- * register a stopped thread keeps.
+ * and its slot is not read.
  */
 static void resume_at_pc(struct tr *t, LLVMValueRef tp)
 {
 	const struct cumc_ptx_function *fn = t->fn;
-	size_t words = ptx_jit_reg_words(fn);
 	LLVMValueRef pc, to;
 	struct slot_row row;
 	uint32_t k, r;
@@ -1272,9 +1281,6 @@ static void resume_at_pc(struct tr *t, LLVMValueRef tp)
 	/* past the last instruction (a bar.sync there): its end */
 	to = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->exited, fn->ninsns);
 	for (k = 0; k < fn->ninsns; k++) {
-		const uint64_t *live = t->live_at ? &t->live_at[k * words]
-						  : t->kept;
-
 		if (!t->starts[k])
 			continue;
 		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
@@ -1283,7 +1289,7 @@ static void resume_at_pc(struct tr *t, LLVMValueRef tp)
 			ptx_jit_llvm.LLVMGetInsertBlock(t->b));
 		ptx_jit_slot_row(t, t->idx, &row);
 		for (r = 0; r < fn->nregs; r++)
-			if (ptx_jit_reg_in(live, r))
+			if (ptx_jit_live_in(t, k, r))
 				fill(&row, r);
 		ptx_jit_llvm.LLVMBuildBr(t->b, t->starts[k]);
 	}

@@ -93,17 +93,8 @@ static void store_reg(const struct slot_row *row, uint32_t r)
  * @other: the registers live at either go to their slots here, where the
  * code stepped out, so that none is kept live along warp code for the
  * hand-offs, as a join of them all would (the registers would stay in
- * memory, stored again at every access); those of a kernel not analyzed,
- * every register a stopped thread keeps.
+ * memory, stored again at every access).
  */
-static bool live_at(const struct tr *t, uint32_t pc, uint32_t r)
-{
-	const struct cumc_ptx_function *fn = t->fn;
-
-	return pc < fn->ninsns &&
-	       ptx_jit_reg_in(&t->live_at[pc * ptx_jit_reg_words(fn)], r);
-}
-
 static void hand_off(struct tr *t, LLVMValueRef pcs, uint32_t pc,
 		     uint32_t other)
 {
@@ -113,8 +104,7 @@ static void hand_off(struct tr *t, LLVMValueRef pcs, uint32_t pc,
 	ptx_jit_forms_flush(t);
 	warp_slot_row(t, &row);
 	for (r = 0; r < t->fn->nregs; r++)
-		if (t->live_at ? live_at(t, pc, r) || live_at(t, other, r)
-			       : ptx_jit_reg_in(t->kept, r))
+		if (ptx_jit_live_in(t, pc, r) || ptx_jit_live_in(t, other, r))
 			store_reg(&row, r);
 	ptx_jit_llvm.LLVMBuildStore(t->b, pcs, t->vpc);
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->handoff);
