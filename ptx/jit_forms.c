@@ -318,10 +318,105 @@ void ptx_jit_lanes_of_form(struct tr *t, const struct ptx_insn *in,
 		.stride = stride, .base = base };
 }
 
+/*
+ * setp of an integer order (lt, lo, ...) with one result and no predicate
+ * to combine: ptx_jit_setp_of_forms() may make it for lane 0 alone.
+ */
+static bool ordered_setp(const struct ptx_insn *in)
+{
+	return in->op == OP_SETP && in->guard == PTX_NO_REG &&
+	       (in->type.cls == PC_S || in->type.cls == PC_U) &&
+	       in->cmp >= CMP_LT && in->cmp <= CMP_HS && !in->aop &&
+	       in->o[0].kind == PO_REG && in->o[1].kind != PO_REG;
+}
+
+/* Lane @lane of a source with form @f, as the compare @in reads it. */
+static LLVMValueRef compared(struct tr *t, const struct ptx_insn *in,
+			     const struct lane_form *f, unsigned int lane)
+{
+	LLVMValueRef v = ptx_jit_llvm.LLVMBuildAdd(t->b, f->base,
+		ptx_jit_cint(t->s64, (uint64_t)(f->stride * lane)), "");
+
+	if (in->type.size >= 8)
+		return v;
+	v = ptx_jit_llvm.LLVMBuildTrunc(t->b, v,
+		ptx_jit_llvm.LLVMIntTypeInContext(t->c, in->type.size * 8), "");
+	return in->type.cls == PC_S ?
+	       ptx_jit_llvm.LLVMBuildSExt(t->b, v, t->s64, "") :
+	       ptx_jit_llvm.LLVMBuildZExt(t->b, v, t->s64, "");
+}
+
+/*
+ * Whether the lanes of @f, as @in compares them, go from lane 0's to the
+ * last's by the stride without wrapping in the compare's order: each then
+ * lies between its neighbours, so the compare's result changes at most
+ * once along the lanes.
+ */
+static LLVMValueRef steady(struct tr *t, const struct ptx_insn *in,
+			   const struct lane_form *f)
+{
+	int64_t span = f->stride * (PTX_JIT_LANES - 1);
+	bool sign = in->type.cls == PC_S && in->cmp < CMP_LO;
+	LLVMValueRef first = compared(t, in, f, 0);
+	LLVMValueRef last = compared(t, in, f, PTX_JIT_LANES - 1);
+	LLVMIntPredicate up = sign ? LLVMIntSGT : LLVMIntUGT;
+	LLVMIntPredicate down = sign ? LLVMIntSLT : LLVMIntULT;
+
+	return ptx_jit_llvm.LLVMBuildAnd(t->b,
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+			ptx_jit_llvm.LLVMBuildSub(t->b, last, first, ""),
+			ptx_jit_cint(t->s64, (uint64_t)span), ""),
+		ptx_jit_llvm.LLVMBuildICmp(t->b, span > 0 ? up : down,
+			last, first, ""), "");
+}
+
+bool ptx_jit_setp_of_forms(struct tr *t, const struct ptx_insn *in,
+			   uint32_t pc)
+{
+	struct lane_form f[PTX_MAX_OPERANDS] = { 0 };
+	const struct lane_form *vary = NULL;
+	LLVMValueRef first, same;
+	unsigned int i;
+
+	if (!ordered_setp(in))
+		return false;
+	for (i = 2; i < 4; i++) {
+		f[i] = operand_form(t, &in->o[i], pc);
+		if (!f[i].known || (f[i].stride && vary))
+			return false;
+		if (f[i].stride)
+			vary = &f[i];
+	}
+	first = lane_value(t, in, f, 0);
+	if (vary) {
+		same = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, first,
+			lane_value(t, in, f, PTX_JIT_LANES - 1), "");
+		lanes_or_hand_off(t, ptx_jit_llvm.LLVMBuildAnd(t->b, same,
+			steady(t, in, vary), ""), pc);
+	}
+	forget_written(t, in);
+	t->forms[in->o[0].reg] = (struct lane_form){ .known = true,
+		.base = first };
+	return true;
+}
+
+LLVMValueRef ptx_jit_uniform_guard(struct tr *t, const struct ptx_insn *in)
+{
+	const struct lane_form *f = &t->forms[in->guard];
+
+	if (!f->known || f->stride)
+		return NULL;
+	return ptx_jit_llvm.LLVMBuildICmp(t->b,
+		in->guard_neg ? LLVMIntEQ : LLVMIntNE, f->base,
+		ptx_jit_cint(t->s64, 0), "");
+}
+
 bool ptx_jit_form_check_at(const struct tr *t, const struct ptx_insn *in)
 {
 	unsigned int i;
 
+	if (ordered_setp(in))
+		return true;
 	if (!form_instruction(in))
 		return false;
 	if (narrow_result(t->fn, in))

@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-17-handoff"
+#define PTX_JIT_VERSION "cumc-jit-18-setp"
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
@@ -419,9 +419,27 @@ void ptx_jit_lanes_of_form(struct tr *t, const struct ptx_insn *in,
 			   uint32_t pc);
 
 /*
+ * setp (at @pc) of an integer order, of sources with forms, all alike but
+ * one at most: made for lane 0 alone, its predicate a form of stride 0,
+ * which guards take as a scalar (ptx_jit_uniform_guard()).  Where one
+ * source's lanes vary, lane 0's result must be the last lane's and the
+ * lanes must not wrap in the compare's order, or the threads go on one by
+ * one from @pc.  False where @in is none of these.
+ */
+bool ptx_jit_setp_of_forms(struct tr *t, const struct ptx_insn *in,
+			   uint32_t pc);
+
+/*
+ * @in's guard as a scalar i1, where its predicate is the same in every
+ * lane (a form of stride 0); else NULL.
+ */
+LLVMValueRef ptx_jit_uniform_guard(struct tr *t, const struct ptx_insn *in);
+
+/*
  * Whether warp code may check a lane form at @in: a result with a form
- * made from fewer than 64 bits, or from tid.  The threads then resume
- * there one by one, without a block's count of their slice.
+ * made from fewer than 64 bits, or from tid, or an ordered setp.  The
+ * threads then resume there one by one, without a block's count of their
+ * slice.
  */
 bool ptx_jit_form_check_at(const struct tr *t, const struct ptx_insn *in);
 

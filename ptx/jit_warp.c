@@ -526,8 +526,9 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 
 /*
  * An instruction for the lanes of a warp.  A guard or a branch the lanes
- * agree on is taken by the warp; where they disagree, the threads go on
- * one by one (at the branch's two ways, or at the guarded instruction).
+ * agree on is taken by the warp (one whose predicate has a form tested as
+ * a scalar); where they disagree, the threads go on one by one (at the
+ * branch's two ways, or at the guarded instruction).
  */
 static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
@@ -545,7 +546,16 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		ptx_jit_lanes_of_form(t, in, f, stride, pc);
 		return;
 	}
-	if (in->guard != PTX_NO_REG) {
+	if (ptx_jit_setp_of_forms(t, in, pc))
+		return;
+	g = in->guard != PTX_NO_REG ? ptx_jit_uniform_guard(t, in) : NULL;
+	if (g) {
+		LLVMBasicBlockRef all = ptx_jit_new_block(t);
+
+		skip = ptx_jit_new_block(t);
+		ptx_jit_llvm.LLVMBuildCondBr(t->b, g, all, skip);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
+	} else if (in->guard != PTX_NO_REG) {
 		LLVMBasicBlockRef all = ptx_jit_new_block(t);
 
 		g = ptx_jit_truthy(t, ptx_jit_reg(t, in->guard));

@@ -803,6 +803,86 @@ START_TEST(test_jit_lane_forms)
 }
 END_TEST
 
+/*
+ * Compares warp code makes for lane 0 alone (ptx_jit_setp_of_forms()):
+ * of indices that step by 1 or -1 against a bound the same in every lane,
+ * in 32 and 64 bits, signed and unsigned, each predicate stored as a bit
+ * and two of them guarding a branch and a store.
+ */
+static const char setp_forms_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry setp_forms(.param .u64 out, .param .u32 base,\n"
+	"	.param .u32 lim, .param .u64 base64, .param .u64 lim64)\n{\n"
+	"	.reg .pred %p<7>;\n	.reg .b32 %r<16>;\n	.reg .b64 %rd<10>;\n"
+	"	ld.param.u64 %rd1, [out];\n	ld.param.u32 %r1, [base];\n"
+	"	ld.param.u32 %r2, [lim];\n	ld.param.u64 %rd7, [base64];\n"
+	"	ld.param.u64 %rd8, [lim64];\n	mov.u32 %r3, %tid.x;\n"
+	"	mov.u32 %r4, %ctaid.x;\n	mov.u32 %r5, %ntid.x;\n"
+	"	mad.lo.s32 %r6, %r4, %r5, %r3;\n	add.u32 %r7, %r6, %r1;\n"
+	"	sub.u32 %r8, %r1, %r6;\n	mul.wide.u32 %rd3, %r6, 8;\n"
+	"	add.s64 %rd4, %rd1, %rd3;\n	cvt.u64.u32 %rd5, %r6;\n"
+	"	add.s64 %rd6, %rd7, %rd5;\n"
+	"	setp.lt.s32 %p1, %r7, %r2;\n	setp.lo.u32 %p2, %r7, %r2;\n"
+	"	setp.ge.s32 %p3, %r8, %r2;\n	setp.hi.u32 %p4, %r2, %r8;\n"
+	"	setp.gt.s64 %p5, %rd6, %rd8;\n	setp.ls.u64 %p6, %rd6, %rd8;\n"
+	"	selp.b32 %r9, 1, 0, %p1;\n	selp.b32 %r10, 2, 0, %p2;\n"
+	"	or.b32 %r9, %r9, %r10;\n	selp.b32 %r10, 4, 0, %p3;\n"
+	"	or.b32 %r9, %r9, %r10;\n	selp.b32 %r10, 8, 0, %p4;\n"
+	"	or.b32 %r9, %r9, %r10;\n	selp.b32 %r10, 16, 0, %p5;\n"
+	"	or.b32 %r9, %r9, %r10;\n	selp.b32 %r10, 32, 0, %p6;\n"
+	"	or.b32 %r9, %r9, %r10;\n	st.global.u32 [%rd4], %r9;\n"
+	"	@%p6 st.global.u32 [%rd4+4], %r8;\n"
+	"	@%p1 bra DONE;\n	st.global.u32 [%rd4], %r7;\n"
+	"DONE:\n	ret;\n}\n";
+
+/*
+ * The setp_forms kernel compiled and interpreted, with bounds that split
+ * a group of 16 threads or fall between groups, and indices that wrap
+ * (past 2^32 at lane 8, past 2^64), cross the sign (in 32 and in 64
+ * bits) or go below 0 within a group: the same results, byte for byte.
+ */
+START_TEST(test_jit_setp_forms)
+{
+	static const struct { uint32_t base, lim; uint64_t base64, lim64; }
+	cases[] = {
+		{ 0, 100, 0, 160 },
+		{ 0xfffffff8u, 5, 0xfffffffffffffff0ull, 3 },
+		{ 0x7ffffffau, 0x80000002u, 0x7ffffffffffffff8ull,
+		  0x7ffffffffffffffcull },
+		{ 50, 0, 0x7fffffffffffff80ull, 0x8000000000000010ull },
+		{ 0x80000003u, 0x7fffffffu, 5, 0 },
+	};
+	enum { GRID = 3, BLOCK = 64 };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct buffers bufs = { 0 };
+	struct { uint64_t *out; uint32_t base, lim; uint64_t base64, lim64; }
+		__attribute__((aligned(8))) p;
+	size_t bytes = GRID * BLOCK * 8;
+	uint64_t *out[2];
+	unsigned int i, k;
+
+	out[0] = dev_alloc(&bufs, bytes);
+	out[1] = dev_alloc(&bufs, bytes);
+	load_both_ways(setp_forms_ptx, "setp_forms", m, f);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (k = 0; k < 2; k++) {
+			memset(out[k], 0, bytes);
+			p.out = out[k], p.base = cases[i].base;
+			p.lim = cases[i].lim, p.base64 = cases[i].base64;
+			p.lim64 = cases[i].lim64;
+			ck_assert_int_eq(launch(f[k], &bufs, GRID, BLOCK, &p,
+						NULL), CUMC_PTX_OK);
+		}
+		ck_assert_msg(!memcmp(out[0], out[1], bytes),
+			      "case %u: compiled and interpreted differ", i);
+	}
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
 /* Warp operations keep a kernel on the interpreter. */
 START_TEST(test_jit_warp_interpreted)
 {
@@ -2501,6 +2581,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_jit_warp_interpreted);
 	tcase_add_test(tc, test_jit_warp_lanes);
 	tcase_add_test(tc, test_jit_lane_forms);
+	tcase_add_test(tc, test_jit_setp_forms);
 	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_jit_cache_damaged);
 	tcase_add_test(tc, test_jit_cache_compiled_once);
