@@ -10,7 +10,9 @@
  * (FORM_STRIDE_MAX keeps them so), and the warp's threads then go on one
  * by one.  A register with a form holds it as lane 0's value plus the
  * lane's multiple of the stride, so that what reads only lane 0 (an
- * access of consecutive lanes) costs no vector arithmetic.
+ * access of consecutive lanes) costs no vector arithmetic.  A predicate
+ * whose compare agrees in every lane is a form of stride 0, tested as a
+ * scalar where it guards (ptx_jit_setp_of_forms()).
  */
 #include <assert.h>
 #include <string.h>
