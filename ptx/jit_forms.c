@@ -339,13 +339,10 @@ static LLVMValueRef compared(struct tr *t, const struct ptx_insn *in,
 	LLVMValueRef v = ptx_jit_llvm.LLVMBuildAdd(t->b, f->base,
 		ptx_jit_cint(t->s64, (uint64_t)(f->stride * lane)), "");
 
-	if (in->type.size >= 8)
-		return v;
-	v = ptx_jit_llvm.LLVMBuildTrunc(t->b, v,
-		ptx_jit_llvm.LLVMIntTypeInContext(t->c, in->type.size * 8), "");
-	return in->type.cls == PC_S ?
-	       ptx_jit_llvm.LLVMBuildSExt(t->b, v, t->s64, "") :
-	       ptx_jit_llvm.LLVMBuildZExt(t->b, v, t->s64, "");
+	ptx_jit_set_warp(t, false);
+	v = ptx_jit_extend(t, v, in->type.size, in->type.cls == PC_S);
+	ptx_jit_set_warp(t, true);
+	return v;
 }
 
 /*

@@ -261,6 +261,9 @@ LLVMValueRef ptx_jit_sreg(struct tr *t, unsigned int sr);
 LLVMValueRef ptx_jit_imm(struct tr *t, const struct ptx_operand *o);
 
 /* Whether @v, a register's value, is not 0 (an i1). */
+/* Sign- or zero-extends the low @size bytes of @v to 64 bits. */
+LLVMValueRef ptx_jit_extend(struct tr *t, LLVMValueRef v, unsigned int size,
+			    bool sign);
 LLVMValueRef ptx_jit_truthy(struct tr *t, LLVMValueRef v);
 
 /* Whether the translator compiles @in itself. */

@@ -164,9 +164,8 @@ LLVMTypeRef ptx_jit_value_int(struct tr *t, unsigned int size)
 	return t->warp ? ptx_jit_llvm.LLVMVectorType(ty, PTX_JIT_LANES) : ty;
 }
 
-/* Sign- or zero-extends the low @size bytes of @v to 64 bits. */
-static LLVMValueRef extend(struct tr *t, LLVMValueRef v, unsigned int size,
-			   bool sign)
+LLVMValueRef ptx_jit_extend(struct tr *t, LLVMValueRef v, unsigned int size,
+			    bool sign)
 {
 	LLVMValueRef n;
 
@@ -357,7 +356,7 @@ static LLVMValueRef src(struct tr *t, const struct ptx_operand *o)
 static LLVMValueRef srcx(struct tr *t, const struct ptx_operand *o,
 			 struct ptx_type ty)
 {
-	return extend(t, src(t, o), ty.size, ty.cls == PC_S);
+	return ptx_jit_extend(t, src(t, o), ty.size, ty.cls == PC_S);
 }
 
 static void dst(struct tr *t, const struct ptx_operand *o, LLVMValueRef v,
@@ -759,7 +758,7 @@ static void cvt(struct tr *t, const struct ptx_insn *in)
 
 	if (o->kind == PO_REG && in->type.cls == PC_S &&
 	    t->fn->reg_types[o->reg].size > size) {
-		v = extend(t, v, size, true);
+		v = ptx_jit_extend(t, v, size, true);
 		size = t->fn->reg_types[o->reg].size;
 	}
 	dst(t, o, v, size);

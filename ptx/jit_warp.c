@@ -525,14 +525,48 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 }
 
 /*
- * An instruction for the lanes of a warp.  A guard or a branch the lanes
- * agree on is taken by the warp (one whose predicate has a form tested as
- * a scalar); where they disagree, the threads go on one by one (at the
- * branch's two ways, or at the guarded instruction).
+ * A guard whose predicate has no form: the warp goes to @all where every
+ * lane passes and to @skip where none does; where they disagree, the
+ * threads go on one by one (at the branch's two ways, or at the guarded
+ * instruction).  True for a branch, every way of which is made here.
+ */
+static bool guard_lanes(struct tr *t, const struct ptx_insn *in, uint32_t pc,
+			LLVMBasicBlockRef all, LLVMBasicBlockRef skip)
+{
+	LLVMBasicBlockRef mixed = ptx_jit_new_block(t);
+	LLVMBasicBlockRef some = ptx_jit_new_block(t);
+	LLVMValueRef g = ptx_jit_truthy(t, ptx_jit_reg(t, in->guard));
+
+	if (in->guard_neg)
+		g = ptx_jit_llvm.LLVMBuildNot(t->b, g, "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b,
+		reduce(t, "llvm.vector.reduce.and", g), all, some);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, some);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b,
+		reduce(t, "llvm.vector.reduce.or", g), mixed, skip);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, mixed);
+	if (in->op != OP_BRA) {
+		ptx_jit_hand_off(t, pc);
+		return false;
+	}
+	hand_off(t, ptx_jit_llvm.LLVMBuildSelect(t->b,
+		g, ptx_jit_cint(t->i32, in->o[0].imm),
+		ptx_jit_cint(t->i32, pc + 1), ""),
+		in->o[0].imm, pc + 1);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
+	ptx_jit_branch_to_join(t, t->vstarts[in->o[0].imm]);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
+	return true;
+}
+
+/*
+ * An instruction for the lanes of a warp.  A guard the lanes agree on is
+ * taken by the warp, tested as a scalar where its predicate has a form
+ * (guard_lanes() where not).
  */
 static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
-	LLVMBasicBlockRef skip = NULL, mixed, some;
+	LLVMBasicBlockRef skip = NULL, all;
 	struct lane_form f[PTX_MAX_OPERANDS];
 	int64_t stride;
 	LLVMValueRef g;
@@ -548,39 +582,14 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	}
 	if (ptx_jit_setp_of_forms(t, in, pc))
 		return;
-	g = in->guard != PTX_NO_REG ? ptx_jit_uniform_guard(t, in) : NULL;
-	if (g) {
-		LLVMBasicBlockRef all = ptx_jit_new_block(t);
-
+	if (in->guard != PTX_NO_REG) {
+		all = ptx_jit_new_block(t);
 		skip = ptx_jit_new_block(t);
-		ptx_jit_llvm.LLVMBuildCondBr(t->b, g, all, skip);
-		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
-	} else if (in->guard != PTX_NO_REG) {
-		LLVMBasicBlockRef all = ptx_jit_new_block(t);
-
-		g = ptx_jit_truthy(t, ptx_jit_reg(t, in->guard));
-		if (in->guard_neg)
-			g = ptx_jit_llvm.LLVMBuildNot(t->b, g, "");
-		skip = ptx_jit_new_block(t);
-		mixed = ptx_jit_new_block(t);
-		some = ptx_jit_new_block(t);
-		ptx_jit_llvm.LLVMBuildCondBr(t->b,
-			reduce(t, "llvm.vector.reduce.and", g), all, some);
-		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, some);
-		ptx_jit_llvm.LLVMBuildCondBr(t->b,
-			reduce(t, "llvm.vector.reduce.or", g), mixed, skip);
-		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, mixed);
-		if (in->op == OP_BRA) {
-			hand_off(t, ptx_jit_llvm.LLVMBuildSelect(t->b,
-				g, ptx_jit_cint(t->i32, in->o[0].imm),
-				ptx_jit_cint(t->i32, pc + 1), ""),
-				in->o[0].imm, pc + 1);
-			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
-			ptx_jit_branch_to_join(t, t->vstarts[in->o[0].imm]);
-			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
+		g = ptx_jit_uniform_guard(t, in);
+		if (g)
+			ptx_jit_llvm.LLVMBuildCondBr(t->b, g, all, skip);
+		else if (guard_lanes(t, in, pc, all, skip))
 			return;
-		}
-		ptx_jit_hand_off(t, pc);
 		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
 	}
 	switch (in->op) {
