@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-18-setp"
+#define PTX_JIT_VERSION "cumc-jit-19-loop-head"
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
@@ -130,15 +130,22 @@ struct tr {
 	LLVMValueRef *vregs, vti, vpc, mmbuf;
 	/* i1: the group runs in its CTA's first round (records unread) */
 	LLVMValueRef warp_fresh;
-	LLVMBasicBlockRef *vstarts, handoff, warp_exited, per_thread;
+	LLVMBasicBlockRef *vstarts, handoff, warp_stopped, warp_exited;
+	LLVMBasicBlockRef per_thread;
 	uint32_t *site_of;		/* a memory instruction's site */
 	struct lane_form *forms;	/* per register, in warp code */
 	bool *joins;			/* instructions control flow joins at */
 	bool *check_only;		/* resume points of form checks alone */
 	/*
+	 * targets of a branch back: where warp code's slice ends, the warp
+	 * stopping whole to resume there as a warp (every cycle of the
+	 * code passes one)
+	 */
+	bool *loop_heads;
+	/*
 	 * The registers a stopped thread keeps in its slots (live where it
 	 * may resume, jit_live.c), and those warp code takes back after
-	 * bar.sync; one bit each
+	 * bar.sync or at a loop's head; one bit each
 	 */
 	uint64_t *kept, *resumed;
 	/*
@@ -366,9 +373,10 @@ void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp);
 
 /*
  * The warp code: the kernel's instructions over vectors of the warp's
- * lanes, from its first instruction or where bar.sync let the threads go
- * (warp_resume()), in the block @warp; its ways out are the warp's end
- * (each thread exited) and the hand-off to the per-thread code.  @tp is
+ * lanes, from its first instruction, where bar.sync let the threads go
+ * or at a loop's head (warp_resume()), in the block @warp; its ways out
+ * are the warp's end (each thread exited), its stop at a loop's head when
+ * its slice is spent, and the hand-off to the per-thread code.  @tp is
  * the warp's first thread record, @counter the round's thread counter,
  * @head the round's next step.
  */

@@ -1188,6 +1188,10 @@ static void mark_starts(struct tr *t)
 	for (pc = 0; pc + 1 < fn->ninsns; pc++)
 		if (fn->insns[pc].op == OP_BAR && !t->starts[pc + 1])
 			t->starts[pc + 1] = ptx_jit_new_block(t);
+	/* loop heads: targets of branches back, blocks' starts already */
+	for (pc = 0; pc < fn->ninsns; pc++)
+		if (fn->insns[pc].op == OP_BRA && fn->insns[pc].o[0].imm <= pc)
+			t->loop_heads[fn->insns[pc].o[0].imm] = true;
 	/* where warp code may hand its threads on */
 	for (pc = 0; pc < fn->ninsns; pc++) {
 		const struct ptx_insn *in = &fn->insns[pc];
@@ -1218,7 +1222,8 @@ static void mark_starts(struct tr *t)
 
 /*
  * t->kept: live where a thread may resume (any start); t->resumed: live
- * where bar.sync lets threads go; t->live_at: live at each instruction,
+ * where warp code resumes (where bar.sync lets threads go, at a loop's
+ * head); t->live_at: live at each instruction,
  * NULL where not known.  Every register where the analysis declines, or
  * memory runs out.
  */
@@ -1231,7 +1236,8 @@ static void mark_kept(struct tr *t)
 
 	for (pc = 0; marks && pc < fn->ninsns; pc++)
 		marks[pc] = (t->starts[pc] ? 1 : 0) |
-			    (pc && fn->insns[pc - 1].op == OP_BAR ? 2 : 0);
+			    ((pc && fn->insns[pc - 1].op == OP_BAR) ||
+			     t->loop_heads[pc] ? 2 : 0);
 	if (!marks || !ptx_jit_live(fn, marks, 2, sets, &t->live_at)) {
 		memset(t->kept, 0xff, ptx_jit_reg_words(fn) * sizeof(uint64_t));
 		memset(t->resumed, 0xff,
@@ -1522,11 +1528,12 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		t->forms = calloc(fn->nregs + 1, sizeof(*t->forms));
 		t->joins = calloc(fn->ninsns + 1, sizeof(*t->joins));
 		t->check_only = calloc(fn->ninsns + 1, sizeof(*t->check_only));
+		t->loop_heads = calloc(fn->ninsns, sizeof(*t->loop_heads));
 		t->kept = calloc(ptx_jit_reg_words(fn), sizeof(*t->kept));
 		t->resumed = calloc(ptx_jit_reg_words(fn), sizeof(*t->resumed));
 		ok = t->regs && t->vregs && t->starts && t->vstarts &&
 		     t->seglen && t->site_of && t->forms && t->joins &&
-		     t->check_only && t->kept && t->resumed;
+		     t->check_only && t->loop_heads && t->kept && t->resumed;
 		for (pc = 0, site = 0; ok && pc < fn->ninsns; pc++)
 			if (has_site(&fn->insns[pc]))
 				t->site_of[pc] = site++;
@@ -1544,6 +1551,7 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		free(t->forms);
 		free(t->joins);
 		free(t->check_only);
+		free(t->loop_heads);
 		free(t->kept);
 		free(t->resumed);
 		free(t->live_at);

@@ -89,14 +89,14 @@ static void store_reg(const struct slot_row *row, uint32_t r)
 }
 
 /*
- * The threads go on one by one, each from its pc in @pcs, one of @pc and
- * @other: the registers live at either go to their slots here, where the
- * code stepped out, so that none is kept live along warp code for the
- * hand-offs, as a join of them all would (the registers would stay in
- * memory, stored again at every access).
+ * The warp's threads stop, each at its pc in @pcs, one of @pc and @other:
+ * the registers live at either go to their slots here, where the code
+ * stepped out, so that none is kept live along warp code for the stops,
+ * as a join of them all would (the registers would stay in memory,
+ * stored again at every access).
  */
-static void hand_off(struct tr *t, LLVMValueRef pcs, uint32_t pc,
-		     uint32_t other)
+static void save_lanes(struct tr *t, LLVMValueRef pcs, uint32_t pc,
+		       uint32_t other)
 {
 	struct slot_row row;
 	uint32_t r;
@@ -107,6 +107,13 @@ static void hand_off(struct tr *t, LLVMValueRef pcs, uint32_t pc,
 		if (ptx_jit_live_in(t, pc, r) || ptx_jit_live_in(t, other, r))
 			store_reg(&row, r);
 	ptx_jit_llvm.LLVMBuildStore(t->b, pcs, t->vpc);
+}
+
+/* The threads go on one by one, each from its pc in @pcs (save_lanes()). */
+static void hand_off(struct tr *t, LLVMValueRef pcs, uint32_t pc,
+		     uint32_t other)
+{
+	save_lanes(t, pcs, pc, other);
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->handoff);
 }
 
@@ -620,18 +627,29 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	ptx_jit_forms_after(t, in);
 }
 
-/* enter() for warp code: a spent slice hands the threads on. */
+/*
+ * enter() for warp code: the slice is counted at every start and ends at
+ * a loop's head alone, where the warp stops whole, to resume there as a
+ * warp (warp_resume()).  Handing its threads on instead, as the
+ * per-thread code stops, ran the rest of a long loop thread by thread.
+ */
 static void warp_enter(struct tr *t, uint32_t pc)
 {
 	LLVMValueRef left =
 		ptx_jit_llvm.LLVMBuildLoad2(t->b, t->s32, t->budget, "");
-	LLVMBasicBlockRef go = ptx_jit_new_block(t), out = ptx_jit_new_block(t);
+	LLVMBasicBlockRef go, out;
 
-	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
-		LLVMIntSLE, left, ptx_jit_cint(t->s32, 0), ""), out, go);
-	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, out);
-	ptx_jit_hand_off(t, pc);
-	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
+	if (t->loop_heads[pc]) {
+		go = ptx_jit_new_block(t);
+		out = ptx_jit_new_block(t);
+		ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(
+			t->b, LLVMIntSLE, left, ptx_jit_cint(t->s32, 0), ""),
+			out, go);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, out);
+		save_lanes(t, ptx_jit_cint(t->i32, pc), pc, pc);
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_stopped);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
+	}
 	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildSub(t->b, left,
 		ptx_jit_cint(t->s32, t->seglen[pc]), ""), t->budget);
 }
@@ -646,6 +664,25 @@ _Static_assert(sizeof(struct ptx_jit_thread) == 8 &&
 #define THREAD_RESUMED_SHIFT (offsetof(struct ptx_jit_thread, resumed) * 8)
 /* pc, state and resumed: what threads standing together have the same */
 #define THREAD_RECORD_MASK (0xffffffffull | 0xffffull << THREAD_STATE_SHIFT)
+
+/*
+ * Each thread's record in one store, its pc from t->vpc: runnable (warp
+ * code runs runnable threads only), its registers saved.
+ */
+static void store_records(struct tr *t, LLVMValueRef tp)
+{
+	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
+	LLVMValueRef x;
+
+	x = ptx_jit_llvm.LLVMBuildOr(t->b, ptx_jit_llvm.LLVMBuildZExt(t->b,
+			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->vpc, ""),
+			t->i64, ""),
+		ptx_jit_i64c(t, (uint64_t)TS_RUN << THREAD_STATE_SHIFT |
+			     1ull << THREAD_RESUMED_SHIFT), "");
+	x = ptx_jit_llvm.LLVMBuildStore(t->b, x,
+					ptx_jit_typed_ptr(t, tp, recs));
+	ptx_jit_llvm.LLVMSetAlignment(x, 8);
+}
 
 void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 {
@@ -700,6 +737,12 @@ static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
 	return pc > 0 && pc < fn->ninsns && fn->insns[pc - 1].op == OP_BAR;
 }
 
+/* Whether a warp whose threads all stand at @pc resumes as a warp there. */
+static bool warp_resumes_at(const struct tr *t, uint32_t pc)
+{
+	return after_barrier(t->fn, pc) || t->loop_heads[pc];
+}
+
 /*
  * Where warp code's control flow joins (lane forms are forgotten there):
  * its start, branch targets, and where bar.sync lets the threads go.
@@ -721,10 +764,11 @@ static void mark_joins(struct tr *t)
 }
 
 /*
- * A warp whose threads bar.sync let go of, all at the instruction after
- * it: their registers from their slots into the lanes, and the warp code
- * from there.  Threads that stand together anywhere else (their slices
- * spent at one pc) go on one by one, as they stopped.
+ * A warp whose threads all stand at the instruction after a bar.sync or
+ * at a loop's head (let go by the barrier, stopped whole there, or their
+ * slices spent there one by one): their registers from their slots into
+ * the lanes, and the warp code from there.  Threads that stand together
+ * anywhere else go on one by one, as they stopped.
  */
 static void warp_resume(struct tr *t, LLVMValueRef tp)
 {
@@ -738,7 +782,7 @@ static void warp_resume(struct tr *t, LLVMValueRef tp)
 				offsetof(struct ptx_jit_thread, pc), t->s32);
 	x = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
 	for (k = 0; k < fn->ninsns; k++)
-		if (after_barrier(fn, k))
+		if (warp_resumes_at(t, k))
 			ptx_jit_llvm.LLVMAddCase(x,
 						 ptx_jit_cint(t->s32, k), fill);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, fill);
@@ -750,7 +794,7 @@ static void warp_resume(struct tr *t, LLVMValueRef tp)
 			ptx_jit_set_reg(t, r, ptx_jit_i64c(t, 0));
 	to = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
 	for (k = 0; k < fn->ninsns; k++)
-		if (after_barrier(fn, k))
+		if (warp_resumes_at(t, k))
 			ptx_jit_llvm.LLVMAddCase(to,
 				ptx_jit_cint(t->s32, k), t->vstarts[k]);
 }
@@ -764,12 +808,14 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
 	LLVMBasicBlockRef fresh = ptx_jit_new_block(t);
 	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved, mark, counted;
+	LLVMBasicBlockRef next = ptx_jit_new_block(t);
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
 		if (t->starts[k])
 			t->vstarts[k] = ptx_jit_new_block(t);
 	t->handoff = ptx_jit_new_block(t);
+	t->warp_stopped = ptx_jit_new_block(t);
 	t->warp_exited = ptx_jit_new_block(t);
 	ptx_jit_set_warp(t, true);
 	t->regs = t->vregs;
@@ -818,22 +864,17 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_exited);
 	ptx_jit_forms_forget(t);
 
-	/*
-	 * each thread's pc, its record in one store (runnable: warp code
-	 * runs runnable threads only): it resumes alone
-	 */
+	/* each thread resumes alone */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->handoff);
-	x = ptx_jit_llvm.LLVMBuildOr(t->b, ptx_jit_llvm.LLVMBuildZExt(t->b,
-			ptx_jit_llvm.LLVMBuildLoad2(t->b, t->i32, t->vpc, ""),
-			t->i64, ""),
-		ptx_jit_i64c(t, (uint64_t)TS_RUN << THREAD_STATE_SHIFT |
-			     1ull << THREAD_RESUMED_SHIFT), "");
-	x = ptx_jit_llvm.LLVMBuildStore(t->b, x,
-					ptx_jit_typed_ptr(t, tp, recs));
-	ptx_jit_llvm.LLVMSetAlignment(x, 8);
+	store_records(t, tp);
 	ptx_jit_llvm.LLVMBuildStore(t->b,
 		ptx_jit_cint(t->s32, PTX_JIT_SLICE), t->budget);
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->per_thread);
+
+	/* the warp resumes whole */
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->warp_stopped);
+	store_records(t, tp);
+	ptx_jit_llvm.LLVMBuildBr(t->b, next);
 
 	/*
 	 * every lane exited: the records say so in one store, unless they
@@ -852,6 +893,9 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	ptx_jit_llvm.LLVMBuildBr(t->b, counted);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, counted);
 	ptx_jit_add_field(t, t->run, RUN_FIELD(exited), PTX_JIT_LANES);
+	ptx_jit_llvm.LLVMBuildBr(t->b, next);
+
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, next);
 	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildAdd(t->b, idx,
 		ptx_jit_cint(t->s32, PTX_JIT_LANES), ""), counter);
 	ptx_jit_llvm.LLVMBuildBr(t->b, head);

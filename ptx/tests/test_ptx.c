@@ -883,6 +883,77 @@ START_TEST(test_jit_setp_forms)
 }
 END_TEST
 
+/*
+ * Loops long enough that warp code spends its slice at their heads many
+ * times over (jit_warp.c, warp_enter()): the first one's trip count the
+ * same in every lane, the warp stopping whole at its head and resuming
+ * there as a warp, with registers that differ by lane (%r6, %r11) live
+ * across the stop; the second's by lane, the lanes parting at its branch
+ * and going on one by one, coming together at its head again.
+ */
+static const char slice_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry slice(.param .u64 out, .param .u32 iters)\n{\n"
+	"	.reg .pred %p<3>;\n	.reg .b32 %r<16>;\n	.reg .b64 %rd<4>;\n"
+	"	ld.param.u64 %rd1, [out];\n	ld.param.u32 %r2, [iters];\n"
+	"	mov.u32 %r1, %tid.x;\n	mov.u32 %r3, %ctaid.x;\n"
+	"	mov.u32 %r4, %ntid.x;\n	mad.lo.u32 %r4, %r3, %r4, %r1;\n"
+	"	mad.lo.u32 %r11, %r1, 7, 3;\n	mov.u32 %r5, 0;\n"
+	"	mov.u32 %r6, %r4;\n"
+	"UNIFORM:\n	mad.lo.u32 %r6, %r6, 1664525, %r1;\n"
+	"	add.u32 %r5, %r5, 1;\n	setp.lt.u32 %p1, %r5, %r2;\n"
+	"	@%p1 bra UNIFORM;\n"
+	"	and.b32 %r7, %r1, 7;\n	shl.b32 %r7, %r7, 9;\n"
+	"	add.u32 %r7, %r7, %r2;\n	mov.u32 %r5, 0;\n"
+	"BY_LANE:\n	xor.b32 %r6, %r6, %r5;\n	add.u32 %r6, %r6, %r11;\n"
+	"	add.u32 %r5, %r5, 1;\n	setp.lt.u32 %p2, %r5, %r7;\n"
+	"	@%p2 bra BY_LANE;\n"
+	"	mul.wide.u32 %rd2, %r4, 4;\n	add.s64 %rd3, %rd1, %rd2;\n"
+	"	st.global.u32 [%rd3], %r6;\n	ret;\n}\n";
+
+/* What slice leaves for thread @tid of block @ctaid of @block threads. */
+static uint32_t slice_value(uint32_t ctaid, uint32_t block, uint32_t tid,
+			    uint32_t iters)
+{
+	uint32_t v = ctaid * block + tid, i, n = ((tid & 7) << 9) + iters;
+
+	for (i = 0; i < iters; i++)
+		v = v * 1664525 + tid;
+	for (i = 0; i < n; i++)
+		v = (v ^ i) + tid * 7 + 3;
+	return v;
+}
+
+/*
+ * The slice kernel compiled and interpreted, in blocks of 72 threads (a
+ * short last group): the values C computes, thread by thread.
+ */
+START_TEST(test_jit_warp_slice)
+{
+	enum { BLOCK = 72, GRID = 3, ITERS = 5000 };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct buffers bufs = { 0 };
+	struct { uint32_t *out; uint32_t iters; } __attribute__((aligned(8))) p;
+	uint32_t *out = dev_alloc(&bufs, GRID * BLOCK * 4), i, k;
+
+	load_both_ways(slice_ptx, "slice", m, f);
+	for (k = 0; k < 2; k++) {
+		memset(out, 0, GRID * BLOCK * 4);
+		p.out = out, p.iters = ITERS;
+		ck_assert_int_eq(launch(f[k], &bufs, GRID, BLOCK, &p, NULL),
+				 CUMC_PTX_OK);
+		for (i = 0; i < GRID * BLOCK; i++)
+			ck_assert_msg(out[i] == slice_value(i / BLOCK, BLOCK,
+				      i % BLOCK, ITERS), "%s: thread %u",
+				      k ? "interpreted" : "compiled", i);
+	}
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
 /* Warp operations keep a kernel on the interpreter. */
 START_TEST(test_jit_warp_interpreted)
 {
@@ -2582,6 +2653,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_jit_warp_lanes);
 	tcase_add_test(tc, test_jit_lane_forms);
 	tcase_add_test(tc, test_jit_setp_forms);
+	tcase_add_test(tc, test_jit_warp_slice);
 	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_jit_cache_damaged);
 	tcase_add_test(tc, test_jit_cache_compiled_once);
