@@ -178,7 +178,8 @@ static bool result_stride(const struct ptx_insn *in, const struct lane_form *f,
 		return true;
 	case OP_CVT:
 		*stride = f[1].stride;
-		return in->type.size >= in->type2.size;
+		return in->type.size >= in->type2.size &&
+		       in->type2.cls != PC_F;
 	case OP_ADD:
 		*stride = f[1].stride + f[2].stride;
 		return !(in->flags & PF_SAT);

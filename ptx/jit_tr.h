@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-19-loop-head"
+#define PTX_JIT_VERSION "cumc-jit-20-cvt-float"
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
@@ -52,7 +52,9 @@
 	X(LLVMBuildShl) X(LLVMBuildLShr) X(LLVMBuildAShr)		\
 	X(LLVMBuildICmp) X(LLVMBuildFCmp) X(LLVMBuildSelect)		\
 	X(LLVMBuildFAdd) X(LLVMBuildFSub) X(LLVMBuildFMul)		\
-	X(LLVMBuildFNeg) X(LLVMBuildBr) X(LLVMBuildCondBr)		\
+	X(LLVMBuildFNeg) X(LLVMBuildFDiv) X(LLVMBuildSIToFP)		\
+	X(LLVMBuildUIToFP) X(LLVMBuildFPExt) X(LLVMBuildFPTrunc)	\
+	X(LLVMBuildBr) X(LLVMBuildCondBr)				\
 	X(LLVMBuildSwitch) X(LLVMAddCase) X(LLVMBuildRet)		\
 	X(LLVMBuildCall2) X(LLVMBuildFence) X(LLVMSetOrdering)		\
 	X(LLVMSetAlignment) X(LLVMGetIntrinsicDeclaration)		\

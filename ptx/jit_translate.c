@@ -15,10 +15,11 @@
  *
  * Compiled natively: integer add sub mul (.lo .hi .wide) mad div rem min
  * max abs neg, bit logic, shifts, setp (integer and float, with its
- * predicate operation), selp, mov, cvt between integers, cvta, f32 and
- * f64 add sub mul fma (.rn) neg abs, ld and st of every space (the same
- * checks as mem.c: windows inline, a device range cached per instruction,
- * the rest through mem.c), bra, exit, ret, bar.sync, membar.  Any other
+ * predicate operation), selp, mov, cvt (cvt_native()), cvta, f32 and f64
+ * add sub mul div fma sqrt rcp (.rn) min max neg abs, ld and st of every
+ * space (the same checks as mem.c: windows inline, a device range cached
+ * per instruction, the rest through mem.c), bra, exit, ret, bar.sync,
+ * membar.  Any other
  * instruction the interpreter runs is a call to it for that instruction.
  * Kernels with calls or warp operations are interpreted whole.
  */
@@ -379,10 +380,38 @@ static LLVMValueRef as_i64(struct tr *t, LLVMValueRef c)
 	return ptx_jit_llvm.LLVMBuildZExt(t->b, c, t->i64, "");
 }
 
+static bool is_integer(struct ptx_type ty)
+{
+	return ty.cls == PC_B || ty.cls == PC_U || ty.cls == PC_S;
+}
+
+/*
+ * The conversions compiled (.sat, .ftz and the like aside): between
+ * integers; .rn from an integer to f32 or f64; .rni .rzi .rmi .rpi from
+ * f32 or f64 to an integer or to an integral value of its own type; f32
+ * to f64, and .rn f64 to f32.
+ */
+static bool cvt_native(const struct ptx_insn *in)
+{
+	struct ptx_type d = in->type, s = in->type2;
+
+	if (is_integer(d) && is_integer(s))
+		return true;
+	if (d.cls == PC_F && is_integer(s))
+		return in->rnd == RND_RN;
+	if (is_integer(d) && s.cls == PC_F)
+		return in->rnd >= RND_RNI;
+	if (d.cls != PC_F || s.cls != PC_F)
+		return false;
+	if (d.size == s.size)
+		return in->rnd >= RND_RNI;
+	return in->rnd == (d.size < s.size ? RND_RN : RND_NONE);
+}
+
 bool ptx_jit_native(const struct ptx_insn *in)
 {
 	struct ptx_type ty = in->type;
-	bool integer = ty.cls == PC_B || ty.cls == PC_U || ty.cls == PC_S;
+	bool integer = is_integer(ty);
 	unsigned int i;
 
 	/* frame operands need nothing: a kernel (no calls) has its frame at 0 */
@@ -405,9 +434,8 @@ bool ptx_jit_native(const struct ptx_insn *in)
 			return !(in->flags & PF_FTZ);
 		return integer;
 	case OP_CVT:
-		return integer && !(in->flags & PF_SAT) &&
-		       (in->type2.cls == PC_B || in->type2.cls == PC_U ||
-			in->type2.cls == PC_S);
+		return !(in->flags & (PF_SAT | PF_FTZ | PF_RELU |
+				      PF_SATFINITE)) && cvt_native(in);
 	case OP_ADD: case OP_SUB:
 		if (ty.cls == PC_F)
 			return (in->rnd == RND_NONE || in->rnd == RND_RN) &&
@@ -425,8 +453,20 @@ bool ptx_jit_native(const struct ptx_insn *in)
 		return integer && !(in->flags & PF_SAT);
 	case OP_NEG: case OP_ABS:
 		return integer || (ty.cls == PC_F && !(in->flags & PF_FTZ));
-	case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
-	case OP_SHL: case OP_SHR:
+	case OP_DIV:
+		if (ty.cls == PC_F)
+			return in->rnd == RND_RN &&
+			       !(in->flags & (PF_FTZ | PF_SAT | PF_APPROX));
+		return integer;
+	case OP_SQRT: case OP_RCP:
+		return ty.cls == PC_F && in->rnd == RND_RN &&
+		       !(in->flags & (PF_FTZ | PF_SAT | PF_APPROX));
+	case OP_MIN: case OP_MAX:
+		if (ty.cls == PC_F)
+			return in->nopnd == 3 &&
+			       !(in->flags & (PF_FTZ | PF_NAN | PF_RELU));
+		return integer;
+	case OP_REM: case OP_SHL: case OP_SHR:
 		return integer;
 	case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT:
 		return integer || ty.cls == PC_PRED;
@@ -612,61 +652,130 @@ static uint64_t quiet_bit(bool single)
 	return single ? 0x00400000u : 0x0008000000000000ull;
 }
 
+/* The f32 or f64 constant 1 of @fty, whose bits are @ity. */
+static LLVMValueRef float_one(struct tr *t, bool single, LLVMTypeRef fty,
+			      LLVMTypeRef ity)
+{
+	return ptx_jit_llvm.LLVMBuildBitCast(t->b, ptx_jit_cint(ity, single ?
+		0x3f800000u : 0x3ff0000000000000ull), fty, "");
+}
+
+/* @in's operation on its operands @x[1] to @x[3], rounded to nearest. */
+static LLVMValueRef float_arith(struct tr *t, const struct ptx_insn *in,
+				LLVMTypeRef fty, LLVMTypeRef ity,
+				LLVMValueRef *x)
+{
+	switch (in->op) {
+	case OP_ADD: return ptx_jit_llvm.LLVMBuildFAdd(t->b, x[1], x[2], "");
+	case OP_SUB: return ptx_jit_llvm.LLVMBuildFSub(t->b, x[1], x[2], "");
+	case OP_MUL: return ptx_jit_llvm.LLVMBuildFMul(t->b, x[1], x[2], "");
+	case OP_DIV: return ptx_jit_llvm.LLVMBuildFDiv(t->b, x[1], x[2], "");
+	case OP_RCP:
+		return ptx_jit_llvm.LLVMBuildFDiv(t->b, float_one(t,
+			in->type.size == 4, fty, ity), x[1], "");
+	case OP_SQRT: return ptx_jit_intrinsic(t, "llvm.sqrt", fty, &x[1], 1);
+	case OP_NEG: return ptx_jit_llvm.LLVMBuildFNeg(t->b, x[1], "");
+	case OP_ABS: return ptx_jit_intrinsic(t, "llvm.fabs", fty, &x[1], 1);
+	default: return ptx_jit_intrinsic(t, "llvm.fma", fty, &x[1], 3);
+	}
+}
+
+/*
+ * An f64 result where an operand is NaN, as exec_float.c's nan64(): the
+ * first NaN in @in's order, quieted: the second operand of add, sub and
+ * mul (the H200's), fma's b, then c, then a; div's a, then b (the host's,
+ * which the interpreter keeps); the only one of the others.  An invalid
+ * operation's NaN (no operand a NaN) is the host's, as there.
+ */
+static LLVMValueRef nan64_bits(struct tr *t, const struct ptx_insn *in,
+			       LLVMValueRef *x, LLVMValueRef bits)
+{
+	static const uint8_t two[] = { 2, 1 }, three[] = { 2, 3, 1 };
+	static const uint8_t first[] = { 1, 2 }, one[] = { 1 };
+	const uint8_t *order = one;
+	LLVMValueRef pick, any, nan;
+	unsigned int n = 1;
+
+	if (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL)
+		order = two, n = 2;
+	else if (in->op == OP_FMA || in->op == OP_MAD)
+		order = three, n = 3;
+	else if (in->op == OP_DIV)
+		order = first, n = 2;
+	pick = ptx_jit_llvm.LLVMBuildBitCast(t->b, x[order[n - 1]], t->i64, "");
+	any = is_nan(t, x[order[n - 1]]);
+	while (--n) {
+		nan = is_nan(t, x[order[n - 1]]);
+		pick = ptx_jit_llvm.LLVMBuildSelect(t->b, nan,
+			ptx_jit_llvm.LLVMBuildBitCast(t->b, x[order[n - 1]],
+						      t->i64, ""), pick, "");
+		any = ptx_jit_llvm.LLVMBuildOr(t->b, any, nan, "");
+	}
+	return ptx_jit_llvm.LLVMBuildSelect(t->b, any,
+		ptx_jit_llvm.LLVMBuildOr(t->b, pick,
+					 ptx_jit_i64c(t, quiet_bit(false)), ""),
+		bits, "");
+}
+
+/*
+ * min and max as exec_float.c's fminmax(), the bits of the operand
+ * chosen: a NaN loses to a number (of two NaNs, b comes out), -0 is below
+ * +0 (of equal operands, the sign bits decide: other equal values have
+ * the same bits).
+ */
+static LLVMValueRef float_minmax(struct tr *t, const struct ptx_insn *in,
+				 LLVMTypeRef ity, LLVMValueRef a,
+				 LLVMValueRef b)
+{
+	bool max = in->op == OP_MAX;
+	LLVMRealPredicate before = max ? LLVMRealOGT : LLVMRealOLT;
+	LLVMValueRef ab = ptx_jit_llvm.LLVMBuildBitCast(t->b, a, ity, "");
+	LLVMValueRef bb = ptx_jit_llvm.LLVMBuildBitCast(t->b, b, ity, "");
+	LLVMValueRef r = max ? ptx_jit_llvm.LLVMBuildAnd(t->b, ab, bb, "") :
+			       ptx_jit_llvm.LLVMBuildOr(t->b, ab, bb, "");
+
+	r = ptx_jit_llvm.LLVMBuildSelect(t->b,
+		ptx_jit_llvm.LLVMBuildFCmp(t->b, before, b, a, ""), bb, r, "");
+	r = ptx_jit_llvm.LLVMBuildSelect(t->b,
+		ptx_jit_llvm.LLVMBuildFCmp(t->b, before, a, b, ""), ab, r, "");
+	r = ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, b), ab, r, "");
+	return ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, a), bb, r, "");
+}
+
 /*
  * f32 and f64 arithmetic as exec_float.c gives it: an f32 NaN result is
- * 0x7fffffff; an f64 NaN operand comes out quieted, the second of two
- * (fma's: b, then c, then a).
+ * 0x7fffffff; an f64 NaN operand comes out quieted (nan64_bits(); min and
+ * max's only where both are NaN).
  */
 static void float_op(struct tr *t, const struct ptx_insn *in)
 {
 	bool single = in->type.size == 4;
 	LLVMTypeRef fty = single ? t->f32 : t->f64, ity = single ? t->i32 : t->i64;
-	LLVMValueRef a = fsrc(t, &in->o[1], single), b = NULL, c = NULL, r, bits;
-	LLVMValueRef args[3];
+	LLVMValueRef x[4] = { NULL }, bits, nan;
+	unsigned int i;
 
-	if (in->nopnd > 2)
-		b = fsrc(t, &in->o[2], single);
-	if (in->nopnd > 3)
-		c = fsrc(t, &in->o[3], single);
-	switch (in->op) {
-	case OP_ADD: r = ptx_jit_llvm.LLVMBuildFAdd(t->b, a, b, ""); break;
-	case OP_SUB: r = ptx_jit_llvm.LLVMBuildFSub(t->b, a, b, ""); break;
-	case OP_MUL: r = ptx_jit_llvm.LLVMBuildFMul(t->b, a, b, ""); break;
-	case OP_NEG: r = ptx_jit_llvm.LLVMBuildFNeg(t->b, a, ""); break;
-	case OP_ABS: r = ptx_jit_intrinsic(t, "llvm.fabs", fty, &a, 1); break;
-	default:
-		args[0] = a, args[1] = b, args[2] = c;
-		r = ptx_jit_intrinsic(t, "llvm.fma", fty, args, 3);
-	}
-	bits = ptx_jit_llvm.LLVMBuildBitCast(t->b, r, ity, "");
-	if (single) {
-		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, r),
-			ptx_jit_cint(t->i32, 0x7fffffffu), bits, "");
+	for (i = 1; i < in->nopnd && i < 4; i++)
+		x[i] = fsrc(t, &in->o[i], single);
+	if (in->op == OP_MIN || in->op == OP_MAX) {
+		bits = float_minmax(t, in, ity, x[1], x[2]);
+		nan = ptx_jit_llvm.LLVMBuildAnd(t->b, is_nan(t, x[1]),
+						is_nan(t, x[2]), "");
+		if (!single)
+			bits = ptx_jit_llvm.LLVMBuildSelect(t->b, nan,
+				ptx_jit_llvm.LLVMBuildOr(t->b, bits,
+					ptx_jit_i64c(t, quiet_bit(false)), ""),
+				bits, "");
 	} else {
-		LLVMValueRef q = ptx_jit_i64c(t, quiet_bit(false)), pick, any;
+		LLVMValueRef r = float_arith(t, in, fty, ity, x);
 
-		pick = ptx_jit_llvm.LLVMBuildBitCast(t->b, a, t->i64, "");
-		any = is_nan(t, a);
-		if (c) {
-			pick = ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, c),
-				ptx_jit_llvm.LLVMBuildBitCast(t->b, c,
-							      t->i64, ""),
-				pick, "");
-			any = ptx_jit_llvm.LLVMBuildOr(t->b, any,
-						       is_nan(t, c), "");
-		}
-		if (b) {
-			pick = ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, b),
-				ptx_jit_llvm.LLVMBuildBitCast(t->b, b,
-							      t->i64, ""),
-				pick, "");
-			any = ptx_jit_llvm.LLVMBuildOr(t->b, any,
-						       is_nan(t, b), "");
-		}
-		/* a NaN operand decides; an invalid operation's NaN is the host's */
-		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, any,
-			ptx_jit_llvm.LLVMBuildOr(t->b, pick, q, ""), bits, "");
+		bits = ptx_jit_llvm.LLVMBuildBitCast(t->b, r, ity, "");
+		nan = is_nan(t, r);
+		if (!single)
+			bits = nan64_bits(t, in, x, bits);
 	}
+	if (single)
+		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, nan,
+			ptx_jit_cint(t->i32, 0x7fffffffu), bits, "");
 	dst(t, &in->o[0],
 	    ptx_jit_llvm.LLVMBuildZExt(t->b, bits, t->i64, ""), in->type.size);
 }
@@ -749,12 +858,95 @@ static void setp(struct tr *t, const struct ptx_insn *in)
 	setp_result(t, in, r);
 }
 
-/* cvt between integers (ptx_dst_cvt: a signed result fills its register). */
+/* cvt's integer rounding modes, as LLVM rounds to an integral value. */
+static const char *const to_integral[] = {
+	[RND_RNI] = "llvm.nearbyint", [RND_RZI] = "llvm.trunc",
+	[RND_RMI] = "llvm.floor", [RND_RPI] = "llvm.ceil",
+};
+
+/*
+ * cvt from f32 or f64 to an integer, as ptx_float_to_int(): rounded,
+ * clamped to the range; NaN 0 from f32 to 32 bits or fewer, else the
+ * destination's sign bit alone.
+ */
+static LLVMValueRef cvt_float_to_int(struct tr *t, const struct ptx_insn *in)
+{
+	bool single = in->type2.size == 4;
+	unsigned int bits = in->type.size * 8;
+	LLVMTypeRef tys[2] = { ptx_jit_value_int(t, in->type.size),
+			       single ? t->f32 : t->f64 };
+	LLVMValueRef f = fsrc(t, &in->o[1], single), v;
+
+	f = ptx_jit_intrinsic(t, to_integral[in->rnd], tys[1], &f, 1);
+	v = ptx_jit_intrinsic_of(t, in->type.cls == PC_S ? "llvm.fptosi.sat" :
+				 "llvm.fptoui.sat", tys, 2, &f, 1);
+	return ptx_jit_llvm.LLVMBuildSelect(t->b, is_nan(t, f),
+		ptx_jit_i64c(t, !single || bits == 64 ? 1ull << (bits - 1) : 0),
+		ptx_jit_llvm.LLVMBuildZExt(t->b, v, t->i64, ""), "");
+}
+
+/*
+ * cvt to f32 or f64, as exec_float.c's convert(): from an integer
+ * rounded to nearest; from a float of the same size to an integral value
+ * (an f32 NaN the canonical one); f32 to f64 (a NaN quieted), .rn f64 to
+ * f32 (a NaN the quiet one of its sign, no payload).
+ */
+static LLVMValueRef cvt_to_float(struct tr *t, const struct ptx_insn *in)
+{
+	bool single = in->type.size == 4, from_single = in->type2.size == 4;
+	LLVMTypeRef fty = single ? t->f32 : t->f64, ity = single ? t->i32 : t->i64;
+	LLVMValueRef f, r, bits, nan;
+
+	if (in->type2.cls != PC_F) {
+		f = srcx(t, &in->o[1], in->type2);
+		r = in->type2.cls == PC_S ?
+		    ptx_jit_llvm.LLVMBuildSIToFP(t->b, f, fty, "") :
+		    ptx_jit_llvm.LLVMBuildUIToFP(t->b, f, fty, "");
+		return ptx_jit_llvm.LLVMBuildZExt(t->b,
+			ptx_jit_llvm.LLVMBuildBitCast(t->b, r, ity, ""),
+			t->i64, "");
+	}
+	f = fsrc(t, &in->o[1], from_single);
+	nan = is_nan(t, f);
+	if (single == from_single)
+		r = ptx_jit_intrinsic(t, to_integral[in->rnd], fty, &f, 1);
+	else if (single)
+		r = ptx_jit_llvm.LLVMBuildFPTrunc(t->b, f, fty, "");
+	else
+		r = ptx_jit_llvm.LLVMBuildFPExt(t->b, f, fty, "");
+	bits = ptx_jit_llvm.LLVMBuildBitCast(t->b, r, ity, "");
+	if (single)
+		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, nan, from_single ?
+			ptx_jit_cint(t->i32, 0x7fffffffu) :
+			ptx_jit_llvm.LLVMBuildOr(t->b,
+				ptx_jit_cint(t->i32, 0x7fc00000u),
+				ptx_jit_llvm.LLVMBuildAnd(t->b, bits,
+					ptx_jit_cint(t->i32, 0x80000000u), ""),
+				""), bits, "");
+	else if (from_single)
+		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, nan,
+			ptx_jit_llvm.LLVMBuildOr(t->b, bits,
+				ptx_jit_i64c(t, quiet_bit(false)), ""),
+			bits, "");
+	return ptx_jit_llvm.LLVMBuildZExt(t->b, bits, t->i64, "");
+}
+
+/*
+ * cvt (ptx_dst_cvt: a signed result narrower than its register fills
+ * it).
+ */
 static void cvt(struct tr *t, const struct ptx_insn *in)
 {
 	const struct ptx_operand *o = &in->o[0];
-	LLVMValueRef v = srcx(t, &in->o[1], in->type2);
 	unsigned int size = in->type.size;
+	LLVMValueRef v;
+
+	if (in->type.cls == PC_F)
+		v = cvt_to_float(t, in);
+	else if (in->type2.cls == PC_F)
+		v = cvt_float_to_int(t, in);
+	else
+		v = srcx(t, &in->o[1], in->type2);
 
 	if (o->kind == PO_REG && in->type.cls == PC_S &&
 	    t->fn->reg_types[o->reg].size > size) {
