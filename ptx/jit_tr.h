@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-20-cvt-float"
+#define PTX_JIT_VERSION "cumc-jit-21-atomics"
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
@@ -78,7 +78,8 @@
 	X(LLVMGetVectorSize) X(LLVMConstVector) X(LLVMGetUndef)		\
 	X(LLVMBuildExtractElement) X(LLVMBuildInsertElement)		\
 	X(LLVMBuildShuffleVector) X(LLVMSetVolatile) X(LLVMTypeOf)	\
-	X(LLVMBuildPhi) X(LLVMAddIncoming)
+	X(LLVMBuildPhi) X(LLVMAddIncoming) X(LLVMBuildAtomicRMW)		\
+	X(LLVMBuildAtomicCmpXchg) X(LLVMBuildExtractValue)
 
 #define LLVM_POINTER(name) __typeof__(&name) name;
 struct llvm_functions {

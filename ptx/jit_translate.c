@@ -18,8 +18,8 @@
  * predicate operation), selp, mov, cvt (cvt_native()), cvta, f32 and f64
  * add sub mul div fma sqrt rcp (.rn) min max neg abs, ld and st of every
  * space (the same checks as mem.c: windows inline, a device range cached
- * per instruction, the rest through mem.c), bra, exit, ret, bar.sync,
- * membar.  Any other
+ * per instruction, the rest through mem.c), atom and red on integers
+ * (atomic_native()), bra, exit, ret, bar.sync, membar.  Any other
  * instruction the interpreter runs is a call to it for that instruction.
  * Kernels with calls or warp operations are interpreted whole.
  */
@@ -408,6 +408,22 @@ static bool cvt_native(const struct ptx_insn *in)
 	return in->rnd == (d.size < s.size ? RND_RN : RND_NONE);
 }
 
+/*
+ * atom and red compiled: the integer operations a host atomic makes in
+ * one instruction (inc and dec, and the float ones, are the
+ * interpreter's).
+ */
+static bool atomic_native(const struct ptx_insn *in)
+{
+	switch (in->aop) {
+	case AOP_ADD: case AOP_CAS: case AOP_EXCH: case AOP_MIN: case AOP_MAX:
+	case AOP_AND: case AOP_OR: case AOP_XOR:
+		return is_integer(in->type);
+	default:
+		return false;
+	}
+}
+
 bool ptx_jit_native(const struct ptx_insn *in)
 {
 	struct ptx_type ty = in->type;
@@ -424,6 +440,8 @@ bool ptx_jit_native(const struct ptx_insn *in)
 	case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_MEMBAR:
 	case OP_CVTA:
 		return true;
+	case OP_ATOM: case OP_RED:
+		return atomic_native(in);
 	case OP_MOV:
 		return in->o[0].kind != PO_VEC && in->o[1].kind != PO_VEC &&
 		       !ptx_type_half(ty);
@@ -1207,6 +1225,56 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 					   ptx_jit_value_reg(v, i), elems[i]);
 }
 
+/* The host atomic of @in's operation (atomic_native()). */
+static LLVMAtomicRMWBinOp rmw_op(const struct ptx_insn *in)
+{
+	bool s = in->type.cls == PC_S;
+
+	switch (in->aop) {
+	case AOP_ADD: return LLVMAtomicRMWBinOpAdd;
+	case AOP_AND: return LLVMAtomicRMWBinOpAnd;
+	case AOP_OR: return LLVMAtomicRMWBinOpOr;
+	case AOP_XOR: return LLVMAtomicRMWBinOpXor;
+	case AOP_MIN: return s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+	case AOP_MAX: return s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+	default: return LLVMAtomicRMWBinOpXchg;
+	}
+}
+
+/*
+ * atom and red on integers, as exec_mem.c's atomic(): a sequentially
+ * consistent host atomic where mem_access() allows a write; atom's
+ * destination the old value.
+ */
+static void atomic(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+{
+	unsigned int first = in->op == OP_ATOM, size = in->type.size;
+	const struct ptx_operand *a = &in->o[first];
+	LLVMTypeRef ity = ptx_jit_int_type(t, size);
+	LLVMValueRef addr = ptx_jit_imm(t, a), p, b, old;
+
+	if (a->reg != PTX_NO_REG)
+		addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
+			ptx_jit_reg(t, a->reg), addr, "");
+	p = ptx_jit_typed_ptr(t, mem_access(t, in, pc, addr, size, true), ity);
+	b = ptx_jit_llvm.LLVMBuildTrunc(t->b, src(t, &in->o[first + 1]),
+					ity, "");
+	if (in->aop == AOP_CAS) {
+		old = ptx_jit_llvm.LLVMBuildAtomicCmpXchg(t->b, p, b,
+			ptx_jit_llvm.LLVMBuildTrunc(t->b,
+				src(t, &in->o[first + 2]), ity, ""),
+			LLVMAtomicOrderingSequentiallyConsistent,
+			LLVMAtomicOrderingSequentiallyConsistent, false);
+		old = ptx_jit_llvm.LLVMBuildExtractValue(t->b, old, 0, "");
+	} else {
+		old = ptx_jit_llvm.LLVMBuildAtomicRMW(t->b, rmw_op(in), p, b,
+			LLVMAtomicOrderingSequentiallyConsistent, false);
+	}
+	if (first)
+		dst(t, &in->o[0],
+		    ptx_jit_llvm.LLVMBuildZExt(t->b, old, t->i64, ""), size);
+}
+
 /* ---- Control and the interpreter's instructions ---- */
 
 void ptx_jit_slot_row(struct tr *t, LLVMValueRef index, struct slot_row *row)
@@ -1353,6 +1421,8 @@ static void emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 			step(t, in, pc);
 		else if (in->op == OP_LD || in->op == OP_ST)
 			load_store(t, in, pc);
+		else if (in->op == OP_ATOM || in->op == OP_RED)
+			atomic(t, in, pc);
 		else
 			ptx_jit_compute(t, in);
 	}
@@ -1665,7 +1735,8 @@ bool ptx_jit_compilable(const struct cumc_ptx_function *fn)
 /* Whether @in is a memory instruction with a device range of its own. */
 static bool has_site(const struct ptx_insn *in)
 {
-	return (in->op == OP_LD || in->op == OP_ST) && ptx_jit_native(in) &&
+	return (in->op == OP_LD || in->op == OP_ST || in->op == OP_ATOM ||
+		in->op == OP_RED) && ptx_jit_native(in) &&
 	       in->space != PS_PARAM && in->space != PS_SHARED &&
 	       in->space != PS_LOCAL;
 }

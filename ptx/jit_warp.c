@@ -38,7 +38,9 @@ bool ptx_jit_warp_native(const struct cumc_ptx_function *fn,
 	/* warp_multimem(), or the lanes one by one from there */
 	if (in->op == OP_MULTIMEM)
 		return true;
-	if (!ptx_jit_native(in) || in->op == OP_BAR)
+	/* atomics: the lanes one by one, in the per-thread code */
+	if (!ptx_jit_native(in) || in->op == OP_BAR || in->op == OP_ATOM ||
+	    in->op == OP_RED)
 		return false;
 	if (in->op == OP_CVTA)
 		return in->space != PS_LOCAL;
