@@ -317,6 +317,9 @@ static uint64_t convert(struct ptx_exec *x, const struct ptx_insn *in)
 	if (d.cls != PC_F)
 		return ptx_float_to_int(src(x, &in->o[1], s.size == 4, ftz),
 					d, in->rnd, s.size == 8);
+	/* .sat of an integer: [0, 1] holds two integers */
+	if (s.cls != PC_F && (in->flags & PF_SAT))
+		v = s.cls == PC_S ? (int64_t)v > 0 : v > 0;
 	if (s.cls == PC_S)
 		return d.size == 4 ? bits32((float)(int64_t)v) :
 				     bits64((double)(int64_t)v);

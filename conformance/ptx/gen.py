@@ -350,6 +350,11 @@ for st, s in (('s32', 'i32'), ('u32', 'i32'), ('s64', 'i64'), ('u64', 'i64'),
                 continue	# exact: one mode is enough
             insn = 'cvt.%s.%s.%s' % (r, ft, st)
             op1('convert.ptx', cname(insn), st, insn, s, dtype=ft)
+# .sat from an integer: the result clamped to [0, 1].
+for st, s in (('s32', 'i32'), ('u32', 'i32'), ('s64', 'i64')):
+    for ft in ('f32', 'f64'):
+        insn = 'cvt.rn.sat.%s.%s' % (ft, st)
+        op1('convert.ptx', cname(insn), st, insn, s, dtype=ft)
 for insn in ('cvt.f64.f32', 'cvt.ftz.f64.f32'):
     op1('convert.ptx', cname(insn), 'f32', insn, 'cvtf32', dtype='f64')
     op1('convert.ptx', cname(insn) + '_e', 'f32', insn, 'f32', dtype='f64')
