@@ -349,6 +349,14 @@ bool ptx_jit_live_in(const struct tr *t, uint32_t pc, uint32_t r);
 bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 			      const char *key);
 
+/*
+ * An atomic (atomic_native()) of one thread at the host address @p, its
+ * operands @b (and cas's @c) scalars of its size: a sequentially
+ * consistent host atomic, as exec_mem.c makes it; the old value.
+ */
+LLVMValueRef ptx_jit_atomic_at(struct tr *t, const struct ptx_insn *in,
+			       LLVMValueRef p, LLVMValueRef b, LLVMValueRef c);
+
 /* ---- jit_warp.c ---- */
 
 /*

@@ -1241,35 +1241,42 @@ static LLVMAtomicRMWBinOp rmw_op(const struct ptx_insn *in)
 	}
 }
 
+LLVMValueRef ptx_jit_atomic_at(struct tr *t, const struct ptx_insn *in,
+			       LLVMValueRef p, LLVMValueRef b, LLVMValueRef c)
+{
+	LLVMValueRef old;
+
+	p = ptx_jit_typed_ptr(t, p, ptx_jit_llvm.LLVMTypeOf(b));
+	if (in->aop != AOP_CAS)
+		return ptx_jit_llvm.LLVMBuildAtomicRMW(t->b, rmw_op(in), p, b,
+			LLVMAtomicOrderingSequentiallyConsistent, false);
+	old = ptx_jit_llvm.LLVMBuildAtomicCmpXchg(t->b, p, b, c,
+		LLVMAtomicOrderingSequentiallyConsistent,
+		LLVMAtomicOrderingSequentiallyConsistent, false);
+	return ptx_jit_llvm.LLVMBuildExtractValue(t->b, old, 0, "");
+}
+
 /*
- * atom and red on integers, as exec_mem.c's atomic(): a sequentially
- * consistent host atomic where mem_access() allows a write; atom's
- * destination the old value.
+ * atom and red on integers, as exec_mem.c's atomic(), where mem_access()
+ * allows a write; atom's destination the old value.
  */
 static void atomic(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 {
 	unsigned int first = in->op == OP_ATOM, size = in->type.size;
 	const struct ptx_operand *a = &in->o[first];
 	LLVMTypeRef ity = ptx_jit_int_type(t, size);
-	LLVMValueRef addr = ptx_jit_imm(t, a), p, b, old;
+	LLVMValueRef addr = ptx_jit_imm(t, a), p, b, c = NULL, old;
 
 	if (a->reg != PTX_NO_REG)
 		addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
 			ptx_jit_reg(t, a->reg), addr, "");
-	p = ptx_jit_typed_ptr(t, mem_access(t, in, pc, addr, size, true), ity);
+	p = mem_access(t, in, pc, addr, size, true);
 	b = ptx_jit_llvm.LLVMBuildTrunc(t->b, src(t, &in->o[first + 1]),
 					ity, "");
-	if (in->aop == AOP_CAS) {
-		old = ptx_jit_llvm.LLVMBuildAtomicCmpXchg(t->b, p, b,
-			ptx_jit_llvm.LLVMBuildTrunc(t->b,
-				src(t, &in->o[first + 2]), ity, ""),
-			LLVMAtomicOrderingSequentiallyConsistent,
-			LLVMAtomicOrderingSequentiallyConsistent, false);
-		old = ptx_jit_llvm.LLVMBuildExtractValue(t->b, old, 0, "");
-	} else {
-		old = ptx_jit_llvm.LLVMBuildAtomicRMW(t->b, rmw_op(in), p, b,
-			LLVMAtomicOrderingSequentiallyConsistent, false);
-	}
+	if (in->aop == AOP_CAS)
+		c = ptx_jit_llvm.LLVMBuildTrunc(t->b,
+			src(t, &in->o[first + 2]), ity, "");
+	old = ptx_jit_atomic_at(t, in, p, b, c);
 	if (first)
 		dst(t, &in->o[0],
 		    ptx_jit_llvm.LLVMBuildZExt(t->b, old, t->i64, ""), size);
@@ -1459,7 +1466,8 @@ static void mark_starts(struct tr *t)
 		const struct ptx_insn *in = &fn->insns[pc];
 
 		bool access = ((in->op == OP_LD || in->op == OP_ST) &&
-			       in->space != PS_PARAM) || in->op == OP_MULTIMEM;
+			       in->space != PS_PARAM) || in->op == OP_MULTIMEM ||
+			      in->op == OP_ATOM || in->op == OP_RED;
 
 		if ((in->guard != PTX_NO_REG || access ||
 		     !ptx_jit_warp_native(fn, in)) && !t->starts[pc])

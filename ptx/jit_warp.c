@@ -38,9 +38,7 @@ bool ptx_jit_warp_native(const struct cumc_ptx_function *fn,
 	/* warp_multimem(), or the lanes one by one from there */
 	if (in->op == OP_MULTIMEM)
 		return true;
-	/* atomics: the lanes one by one, in the per-thread code */
-	if (!ptx_jit_native(in) || in->op == OP_BAR || in->op == OP_ATOM ||
-	    in->op == OP_RED)
+	if (!ptx_jit_native(in) || in->op == OP_BAR)
 		return false;
 	if (in->op == OP_CVTA)
 		return in->space != PS_LOCAL;
@@ -298,22 +296,34 @@ static void warp_lane_vector(struct tr *t, const struct warp_access *w,
 			elems[i], lane, "");
 }
 
+/*
+ * Goes on where the lowest and the highest of the lanes' addresses are
+ * in the window or range, and every one aligned; else to the per-thread
+ * code.
+ */
+static void warp_check_each(struct tr *t, const struct warp_access *w)
+{
+	unsigned int span = w->size * w->n;
+
+	warp_check(t, w, ptx_jit_llvm.LLVMBuildAnd(t->b, warp_within(t, w,
+		reduce(t, "llvm.vector.reduce.umin", w->addr),
+		reduce(t, "llvm.vector.reduce.umax", w->addr), span),
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+			ptx_jit_llvm.LLVMBuildAnd(t->b,
+				reduce(t, "llvm.vector.reduce.or", w->addr),
+				ptx_jit_cint(t->s64, span - 1), ""),
+			ptx_jit_cint(t->s64, 0), ""),
+		""));
+}
+
 /* Any lanes' addresses: each lane's elements, lane after lane. */
 static void warp_each(struct tr *t, const struct warp_access *w)
 {
 	bool st = w->in->op == OP_ST;
-	unsigned int size = w->size, i, l;
+	unsigned int i, l;
 	LLVMValueRef vals[4];
 
-	warp_check(t, w, ptx_jit_llvm.LLVMBuildAnd(t->b, warp_within(t, w,
-		reduce(t, "llvm.vector.reduce.umin", w->addr),
-		reduce(t, "llvm.vector.reduce.umax", w->addr), size * w->n),
-		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
-			ptx_jit_llvm.LLVMBuildAnd(t->b,
-				reduce(t, "llvm.vector.reduce.or", w->addr),
-				ptx_jit_cint(t->s64, size * w->n - 1), ""),
-			ptx_jit_cint(t->s64, 0), ""),
-		""));
+	warp_check_each(t, w);
 	for (i = 0; i < w->n; i++)
 		vals[i] = ptx_jit_llvm.LLVMGetUndef(w->vty);
 	for (l = 0; l < PTX_JIT_LANES; l++) {
@@ -345,6 +355,38 @@ static LLVMValueRef lanes_follow(struct tr *t, const struct ptx_operand *a,
 	return consecutive(t, addr, first, stride);
 }
 
+/*
+ * @w's lanes' addresses (operand @a's), their types, and the window or
+ * the device range instruction @pc reached last, which bounds them.
+ */
+static void warp_address(struct tr *t, uint32_t pc,
+			 const struct ptx_operand *a, struct warp_access *w)
+{
+	w->ety = ptx_jit_int_type(t, w->size);
+	w->vty = ptx_jit_value_int(t, w->size);
+	w->addr = ptx_jit_imm(t, a);
+	if (a->reg != PTX_NO_REG)
+		w->addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
+			ptx_jit_reg(t, a->reg), w->addr, "");
+	if (w->in->space == PS_SHARED) {
+		w->shared =
+			ptx_jit_load_field(t, t->run, RUN_FIELD(shared), t->p8);
+		w->lim_lo = ptx_jit_cint(t->s64, 0);
+		w->lim_hi = ptx_jit_load_field(t, t->run,
+					       RUN_FIELD(shared_size), t->s64);
+	} else {
+		LLVMValueRef sites =
+			ptx_jit_load_field(t, t->run, RUN_FIELD(sites), t->p8);
+		size_t off = (size_t)t->site_of[pc] * sizeof(struct ptx_jit_site);
+
+		w->lim_lo = ptx_jit_load_field(t, sites,
+			off + offsetof(struct ptx_jit_site, lo), t->s64);
+		w->lim_hi = ptx_jit_load_field(t, sites,
+			off + offsetof(struct ptx_jit_site, hi), t->s64);
+	}
+	w->outside = ptx_jit_new_block(t);
+}
+
 static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 			    uint32_t pc)
 {
@@ -361,29 +403,7 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	}
 	if (w.v->kind == PO_VEC)
 		w.n = w.v->nvec;
-	w.ety = ptx_jit_int_type(t, w.size);
-	w.vty = ptx_jit_value_int(t, w.size);
-	w.addr = ptx_jit_imm(t, a);
-	if (a->reg != PTX_NO_REG)
-		w.addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
-			ptx_jit_reg(t, a->reg), w.addr, "");
-	if (in->space == PS_SHARED) {
-		w.shared =
-			ptx_jit_load_field(t, t->run, RUN_FIELD(shared), t->p8);
-		w.lim_lo = ptx_jit_cint(t->s64, 0);
-		w.lim_hi = ptx_jit_load_field(t, t->run,
-					      RUN_FIELD(shared_size), t->s64);
-	} else {
-		LLVMValueRef sites =
-			ptx_jit_load_field(t, t->run, RUN_FIELD(sites), t->p8);
-		size_t off = (size_t)t->site_of[pc] * sizeof(struct ptx_jit_site);
-
-		w.lim_lo = ptx_jit_load_field(t, sites,
-			off + offsetof(struct ptx_jit_site, lo), t->s64);
-		w.lim_hi = ptx_jit_load_field(t, sites,
-			off + offsetof(struct ptx_jit_site, hi), t->s64);
-	}
-	w.outside = ptx_jit_new_block(t);
+	warp_address(t, pc, a, &w);
 	each = ptx_jit_new_block(t);
 	join = ptx_jit_new_block(t);
 	if (w.n == 1) {
@@ -398,6 +418,49 @@ static void warp_load_store(struct tr *t, const struct ptx_insn *in,
 	ptx_jit_llvm.LLVMBuildBr(t->b, w.n == 1 ? join : each);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, each);
 	warp_each(t, &w);
+	ptx_jit_llvm.LLVMBuildBr(t->b, join);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, w.outside);
+	ptx_jit_hand_off(t, pc);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, join);
+}
+
+/*
+ * atom and red for the lanes of a warp: where every lane's address passes
+ * warp_check_each(), each lane's atomic in lane order (the per-thread
+ * code makes them thread after thread: the same where the atomics are
+ * each lane's only one on an address, and, where lanes contend, an order
+ * the hardware may take too); else the threads go on one by one from it.
+ */
+static void warp_atomic(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+{
+	unsigned int first = in->op == OP_ATOM, l;
+	struct warp_access w = { .in = in, .size = in->type.size, .n = 1 };
+	LLVMBasicBlockRef join = ptx_jit_new_block(t);
+	LLVMValueRef b, c = NULL, olds, x;
+
+	warp_address(t, pc, &in->o[first], &w);
+	warp_check_each(t, &w);
+	b = ptx_jit_llvm.LLVMBuildTrunc(t->b,
+		ptx_jit_value_elem(t, &in->o[first + 1], 0), w.vty, "");
+	if (in->aop == AOP_CAS)
+		c = ptx_jit_llvm.LLVMBuildTrunc(t->b,
+			ptx_jit_value_elem(t, &in->o[first + 2], 0), w.vty, "");
+	olds = ptx_jit_llvm.LLVMGetUndef(w.vty);
+	for (l = 0; l < PTX_JIT_LANES; l++) {
+		LLVMValueRef lane = ptx_jit_cint(t->s32, l);
+
+		x = ptx_jit_atomic_at(t, in, lane_ptr(t, in, w.shared,
+			ptx_jit_llvm.LLVMBuildExtractElement(t->b, w.addr,
+							     lane, "")),
+			ptx_jit_llvm.LLVMBuildExtractElement(t->b, b, lane, ""),
+			c ? ptx_jit_llvm.LLVMBuildExtractElement(t->b, c, lane,
+								 "") : NULL);
+		olds = ptx_jit_llvm.LLVMBuildInsertElement(t->b, olds, x,
+							   lane, "");
+	}
+	if (first && in->o[0].kind == PO_REG)
+		ptx_jit_set_reg(t, in->o[0].reg,
+			ptx_jit_llvm.LLVMBuildZExt(t->b, olds, t->i64, ""));
 	ptx_jit_llvm.LLVMBuildBr(t->b, join);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, w.outside);
 	ptx_jit_hand_off(t, pc);
@@ -617,6 +680,9 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		break;
 	case OP_MULTIMEM:
 		warp_multimem(t, in, pc);
+		break;
+	case OP_ATOM: case OP_RED:
+		warp_atomic(t, in, pc);
 		break;
 	default:
 		ptx_jit_compute(t, in);

@@ -954,6 +954,80 @@ START_TEST(test_jit_warp_slice)
 }
 END_TEST
 
+/*
+ * Atomics in warp code (jit_warp.c, warp_atomic()): each thread's own
+ * words (add, max, exch, cas: their old values summed), contended ones
+ * (red.add and red.xor on two words, atom.add on eight shared bins), in a
+ * loop with bar.sync in it, so that after the first round, where a
+ * global atomic's range is not known yet and the threads go on one by
+ * one, the warps make them lane by lane.
+ */
+static const char atomics_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry atomics(.param .u64 out, .param .u32 iters)\n{\n"
+	"	.reg .pred %p<3>;\n	.reg .b32 %r<24>;\n	.reg .b64 %rd<8>;\n"
+	"	.shared .align 4 .b32 bins[8];\n"
+	"	ld.param.u64 %rd1, [out];\n	ld.param.u32 %r20, [iters];\n"
+	"	mov.u32 %r1, %tid.x;\n	mov.u32 %r2, %ctaid.x;\n"
+	"	mov.u32 %r3, %ntid.x;\n	mad.lo.u32 %r4, %r2, %r3, %r1;\n"
+	"	and.b32 %r5, %r1, 7;\n	mul.wide.u32 %rd2, %r5, 4;\n"
+	"	mov.u64 %rd3, bins;\n	add.s64 %rd4, %rd3, %rd2;\n"
+	"	setp.lt.u32 %p1, %r1, 8;\n	@%p1 st.shared.u32 [%rd4], 0;\n"
+	"	bar.sync 0;\n"
+	"	mul.wide.u32 %rd5, %r4, 32;\n	add.s64 %rd6, %rd1, %rd5;\n"
+	"	mul.lo.u32 %r10, %r4, 7;\n	rem.u32 %r10, %r10, 13;\n"
+	"	sub.s32 %r10, %r10, 6;\n	mov.u32 %r6, 0;\n	mov.u32 %r13, 0;\n"
+	"LOOP:\n	atom.shared.add.u32 %r7, [%rd4], 1;\n"
+	"	atom.global.add.u32 %r8, [%rd6+64], %r4;\n"
+	"	add.u32 %r13, %r13, %r8;\n	add.s32 %r11, %r10, %r6;\n"
+	"	atom.global.max.s32 %r9, [%rd6+68], %r11;\n"
+	"	add.u32 %r13, %r13, %r9;\n	red.global.add.u32 [%rd1], %r1;\n"
+	"	red.global.xor.b32 [%rd1+4], %r4;\n"
+	"	atom.global.exch.b32 %r12, [%rd6+72], %r6;\n"
+	"	add.u32 %r13, %r13, %r12;\n	add.u32 %r14, %r12, 100;\n"
+	"	atom.global.cas.b32 %r15, [%rd6+76], %r12, %r14;\n"
+	"	add.u32 %r13, %r13, %r15;\n	bar.sync 0;\n"
+	"	add.u32 %r6, %r6, 1;\n	setp.lt.u32 %p2, %r6, %r20;\n"
+	"	@%p2 bra LOOP;\n	st.global.u32 [%rd6+80], %r13;\n"
+	"	@%p1 ld.shared.u32 %r17, [%rd4];\n	add.s64 %rd7, %rd1, %rd2;\n"
+	"	@%p1 red.global.add.u32 [%rd7+8], %r17;\n	ret;\n}\n";
+
+/*
+ * The atomics kernel compiled and interpreted: the same words, byte for
+ * byte; the contended sums as C computes them.
+ */
+START_TEST(test_jit_warp_atomics)
+{
+	enum { BLOCK = 64, GRID = 2, ITERS = 3, WORDS = 16 + GRID * BLOCK * 8 };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct buffers bufs = { 0 };
+	struct { uint32_t *out; uint32_t iters; } __attribute__((aligned(8))) p;
+	uint32_t *out[2], k, b, x = 0;
+
+	out[0] = dev_alloc(&bufs, WORDS * 4);
+	out[1] = dev_alloc(&bufs, WORDS * 4);
+	load_both_ways(atomics_ptx, "atomics", m, f);
+	for (k = 0; k < 2; k++) {
+		memset(out[k], 0, WORDS * 4);
+		p.out = out[k], p.iters = ITERS;
+		ck_assert_int_eq(launch(f[k], &bufs, GRID, BLOCK, &p, NULL),
+				 CUMC_PTX_OK);
+	}
+	ck_assert_msg(!memcmp(out[0], out[1], WORDS * 4),
+		      "compiled and interpreted differ");
+	ck_assert_uint_eq(out[0][0], ITERS * GRID * BLOCK * (BLOCK - 1) / 2);
+	for (k = 0; k < GRID * BLOCK; k++)
+		x ^= k;
+	ck_assert_uint_eq(out[0][1], ITERS % 2 ? x : 0);
+	for (b = 0; b < 8; b++)
+		ck_assert_uint_eq(out[0][2 + b], GRID * ITERS * BLOCK / 8);
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
 /* Warp operations keep a kernel on the interpreter. */
 START_TEST(test_jit_warp_interpreted)
 {
@@ -2654,6 +2728,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_jit_lane_forms);
 	tcase_add_test(tc, test_jit_setp_forms);
 	tcase_add_test(tc, test_jit_warp_slice);
+	tcase_add_test(tc, test_jit_warp_atomics);
 	tcase_add_test(tc, test_jit_cache);
 	tcase_add_test(tc, test_jit_cache_damaged);
 	tcase_add_test(tc, test_jit_cache_compiled_once);
