@@ -357,6 +357,9 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 LLVMValueRef ptx_jit_atomic_at(struct tr *t, const struct ptx_insn *in,
 			       LLVMValueRef p, LLVMValueRef b, LLVMValueRef c);
 
+/* An address operand's value: its register plus its offset. */
+LLVMValueRef ptx_jit_address(struct tr *t, const struct ptx_operand *a);
+
 /* ---- jit_warp.c ---- */
 
 /*

@@ -329,6 +329,15 @@ LLVMValueRef ptx_jit_imm(struct tr *t, const struct ptx_operand *o)
 			ptx_jit_cint(t->s64, o->imm - (uintptr_t)g->data), ""));
 }
 
+LLVMValueRef ptx_jit_address(struct tr *t, const struct ptx_operand *a)
+{
+	LLVMValueRef addr = ptx_jit_imm(t, a);
+
+	if (a->reg == PTX_NO_REG)
+		return addr;
+	return ptx_jit_llvm.LLVMBuildAdd(t->b, ptx_jit_reg(t, a->reg), addr, "");
+}
+
 /* ptx_src: a register (negated for !p), a special register, a constant. */
 static LLVMValueRef src(struct tr *t, const struct ptx_operand *o)
 {
@@ -670,6 +679,15 @@ static uint64_t quiet_bit(bool single)
 	return single ? 0x00400000u : 0x0008000000000000ull;
 }
 
+/* f64 bits @bits, quieted where @nan holds. */
+static LLVMValueRef quieted(struct tr *t, LLVMValueRef nan, LLVMValueRef bits)
+{
+	return ptx_jit_llvm.LLVMBuildSelect(t->b, nan,
+		ptx_jit_llvm.LLVMBuildOr(t->b, bits,
+					 ptx_jit_i64c(t, quiet_bit(false)), ""),
+		bits, "");
+}
+
 /* The f32 or f64 constant 1 of @fty, whose bits are @ity. */
 static LLVMValueRef float_one(struct tr *t, bool single, LLVMTypeRef fty,
 			      LLVMTypeRef ity)
@@ -779,10 +797,7 @@ static void float_op(struct tr *t, const struct ptx_insn *in)
 		nan = ptx_jit_llvm.LLVMBuildAnd(t->b, is_nan(t, x[1]),
 						is_nan(t, x[2]), "");
 		if (!single)
-			bits = ptx_jit_llvm.LLVMBuildSelect(t->b, nan,
-				ptx_jit_llvm.LLVMBuildOr(t->b, bits,
-					ptx_jit_i64c(t, quiet_bit(false)), ""),
-				bits, "");
+			bits = quieted(t, nan, bits);
 	} else {
 		LLVMValueRef r = float_arith(t, in, fty, ity, x);
 
@@ -942,10 +957,7 @@ static LLVMValueRef cvt_to_float(struct tr *t, const struct ptx_insn *in)
 					ptx_jit_cint(t->i32, 0x80000000u), ""),
 				""), bits, "");
 	else if (from_single)
-		bits = ptx_jit_llvm.LLVMBuildSelect(t->b, nan,
-			ptx_jit_llvm.LLVMBuildOr(t->b, bits,
-				ptx_jit_i64c(t, quiet_bit(false)), ""),
-			bits, "");
+		bits = quieted(t, nan, bits);
 	return ptx_jit_llvm.LLVMBuildZExt(t->b, bits, t->i64, "");
 }
 
@@ -1207,12 +1219,9 @@ static void load_store(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	const struct ptx_operand *v = &in->o[st ? 1 : 0];
 	const struct ptx_operand *a = &in->o[st ? 0 : 1];
 	unsigned int size = in->type.size, n = v->kind == PO_VEC ? v->nvec : 1;
-	LLVMValueRef addr = ptx_jit_imm(t, a), p, elems[4];
+	LLVMValueRef addr = ptx_jit_address(t, a), p, elems[4];
 	unsigned int i;
 
-	if (a->reg != PTX_NO_REG)
-		addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
-			ptx_jit_reg(t, a->reg), addr, "");
 	p = mem_access(t, in, pc, addr, size * n, st);
 	for (i = 0; st && i < n; i++)
 		elems[i] = ptx_jit_llvm.LLVMBuildTrunc(t->b,
@@ -1265,12 +1274,9 @@ static void atomic(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 	unsigned int first = in->op == OP_ATOM, size = in->type.size;
 	const struct ptx_operand *a = &in->o[first];
 	LLVMTypeRef ity = ptx_jit_int_type(t, size);
-	LLVMValueRef addr = ptx_jit_imm(t, a), p, b, c = NULL, old;
+	LLVMValueRef p, b, c = NULL, old;
 
-	if (a->reg != PTX_NO_REG)
-		addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
-			ptx_jit_reg(t, a->reg), addr, "");
-	p = mem_access(t, in, pc, addr, size, true);
+	p = mem_access(t, in, pc, ptx_jit_address(t, a), size, true);
 	b = ptx_jit_llvm.LLVMBuildTrunc(t->b, src(t, &in->o[first + 1]),
 					ity, "");
 	if (in->aop == AOP_CAS)

@@ -364,10 +364,7 @@ static void warp_address(struct tr *t, uint32_t pc,
 {
 	w->ety = ptx_jit_int_type(t, w->size);
 	w->vty = ptx_jit_value_int(t, w->size);
-	w->addr = ptx_jit_imm(t, a);
-	if (a->reg != PTX_NO_REG)
-		w->addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
-			ptx_jit_reg(t, a->reg), w->addr, "");
+	w->addr = ptx_jit_address(t, a);
 	if (w->in->space == PS_SHARED) {
 		w->shared =
 			ptx_jit_load_field(t, t->run, RUN_FIELD(shared), t->p8);
@@ -542,12 +539,9 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 	LLVMBasicBlockRef call = ptx_jit_new_block(t);
 	LLVMBasicBlockRef done = ptx_jit_new_block(t);
 	LLVMBasicBlockRef outside = ptx_jit_new_block(t);
-	LLVMValueRef addr = ptx_jit_imm(t, a);
+	LLVMValueRef addr = ptx_jit_address(t, a);
 	LLVMValueRef first, buf, vals[4], args[5], fn, x;
 
-	if (a->reg != PTX_NO_REG)
-		addr = ptx_jit_llvm.LLVMBuildAdd(t->b,
-			ptx_jit_reg(t, a->reg), addr, "");
 	first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, addr,
 		ptx_jit_cint(t->s32, 0), "");
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildAnd(t->b,
