@@ -4,7 +4,7 @@
  * LLVM, loaded at run time.  A compiled kernel runs one round over the
  * threads of a CTA itself, each thread until it exits, reaches bar.sync
  * or has spent its time slice, so that a thread costs a few instructions
- * and no call (and groups of 16 threads that stand together, not run yet
+ * and no call (and a warp's 32 threads that stand together, not run yet
  * or let go by bar.sync, at a time, as vector lanes);
  * grid.c keeps the barrier's and the CTA's bookkeeping.
  */
@@ -13,8 +13,12 @@
 
 #include "exec.h"
 
-/* The lanes of warp code: the threads of a warp, one vector. */
-#define PTX_JIT_LANES 16
+/*
+ * The lanes of warp code: the 32 threads of a warp, one vector, so that a
+ * warp's multimem is one call of the multicast path (512 bytes for
+ * .v4.f32), as the hardware makes one access of it.
+ */
+#define PTX_JIT_LANES 32
 
 /*
  * A thread of a compiled kernel: its registers are in the run's regs,
@@ -73,8 +77,8 @@ struct ptx_jit_run {
 /*
  * Where thread @index of @nthreads keeps register @reg while it is
  * stopped.  A register's slots are side by side, so that warp code moves
- * a register of its 16 threads with one vector access, where a thread's
- * registers side by side took 16 stores or loads (a scatter or gather,
+ * a register of its 32 threads with one vector access, where a thread's
+ * registers side by side took 32 stores or loads (a scatter or gather,
  * one element at a time without AVX-512).
  */
 static inline size_t ptx_jit_slot(uint32_t reg, uint32_t nthreads,

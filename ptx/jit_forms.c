@@ -111,7 +111,7 @@ static LLVMValueRef lane0_tid_x(struct tr *t)
 
 /*
  * Lane 0's tid.x, where the warp's threads are in one row of the block
- * (lane 0's tid.x plus 15 is in it): their tid.x follow each other and
+ * (lane 0's tid.x plus 31 is in it): their tid.x follow each other and
  * their tid.y and tid.z are the same.  A warp across rows (of a block 8
  * threads wide) goes on one by one from @pc.
  */

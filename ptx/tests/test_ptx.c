@@ -685,7 +685,7 @@ static void load_both_ways(const char *text, const char *name,
 }
 
 /*
- * The lanes kernel compiled (warp code where a group of 16 allows it) and
+ * The lanes kernel compiled (warp code where a warp of 32 allows it) and
  * interpreted: the results C computes, bit for bit; with n larger than
  * the input (lanes of a group reach past it), the same fault.
  */
@@ -731,7 +731,7 @@ END_TEST
 /*
  * Indices warp code keeps as lane 0's value plus a lane's stride (lane
  * forms, jit_forms.c): 32-bit ones that wrap, or cross the sign, within a
- * group of 16 threads, and tid.x in blocks whose rows are narrower than a
+ * warp of 32 threads, and tid.x in blocks whose rows are narrower than a
  * group (the kernel reads tid.x alone; its thread's slot comes from the
  * warp and the lane).
  */
@@ -756,15 +756,16 @@ static const char forms_ptx[] =
 /*
  * The forms kernel compiled and interpreted, for bases that make its
  * indices wrap (0xfffffff8: past 2^32 at lane 8) or cross the sign
- * (0x7ffffffa) within a group, in 1-D blocks and in blocks 8, 16 and 24
- * threads wide: the same results, byte for byte.
+ * (0x7ffffffa) within a group, in 1-D blocks and in blocks 8, 16, 24 and
+ * 32 threads wide: the same results, byte for byte.
  */
 START_TEST(test_jit_lane_forms)
 {
 	static const uint32_t bases[] = { 0, 5, 0xfffffff8u, 0x7ffffffau,
 					  0x80000003u };
 	static const unsigned int blocks[][2] = { { 64, 1 }, { 8, 8 },
-						  { 16, 4 }, { 24, 2 } };
+						  { 16, 4 }, { 24, 2 },
+						  { 32, 2 } };
 	enum { GRID = 3, MAX_THREADS = 64 };
 	struct cumc_ptx_module *m[2];
 	const struct cumc_ptx_function *f[2];
@@ -837,7 +838,7 @@ static const char setp_forms_ptx[] =
 
 /*
  * The setp_forms kernel compiled and interpreted, with bounds that split
- * a group of 16 threads or fall between groups, and indices that wrap
+ * a warp of 32 threads or fall between warps, and indices that wrap
  * (past 2^32 at lane 8, past 2^64), cross the sign (in 32 and in 64
  * bits) or go below 0 within a group: the same results, byte for byte.
  */
@@ -2458,7 +2459,7 @@ END_TEST
 
 /*
  * multimem reaches the launch's multicast path (compiled, one call per
- * instruction for each group of 16 threads), and what a worker kept is
+ * instruction for each warp of 32 threads), and what a worker kept is
  * let go of by the launch's end; without a path it faults.
  */
 START_TEST(test_multimem)
@@ -2492,7 +2493,7 @@ START_TEST(test_multimem)
 		ck_assert_float_eq(m0[i], 1.5f * i);
 		ck_assert_float_eq(m1[i], 1.5f * i);
 	}
-	ck_assert_uint_eq(mc.calls, (cumc_ptx_compiled(f) ? 2 * 64 / 16 : 2 * 64));
+	ck_assert_uint_eq(mc.calls, (cumc_ptx_compiled(f) ? 2 * 64 / 32 : 2 * 64));
 	ck_assert_uint_eq(mc.elements, 2 * 64);
 	ck_assert_uint_ge(mc.held, 1);
 	ck_assert_uint_eq(mc.released, mc.held);
@@ -2596,7 +2597,7 @@ static void mm_after_bar_run(const struct cumc_ptx_function *f,
 }
 
 /*
- * Compiled, each group of 16 threads goes on from bar.sync as warp code,
+ * Compiled, each warp of 32 threads goes on from bar.sync as warp code,
  * which makes each multimem of its consecutive elements one call of the
  * multicast path; interpreted, one call a thread: the same results, bit
  * for bit.  Lanes swapped in pairs go thread by thread, a call each; a
@@ -2616,7 +2617,7 @@ START_TEST(test_multimem_warp)
 		mm_after_bar_run(f[k], &r[k], 0, MM_WORDS * 4, MM_GRID);
 		ck_assert_int_eq(r[k].st, CUMC_PTX_OK);
 	}
-	ck_assert_uint_eq(r[0].mc.calls, 3 * MM_THREADS / 16);
+	ck_assert_uint_eq(r[0].mc.calls, 3 * MM_THREADS / 32);
 	ck_assert_uint_eq(r[1].mc.calls, 3 * MM_THREADS);
 	ck_assert_uint_eq(r[0].mc.elements, 9 * MM_THREADS);
 	ck_assert_uint_eq(r[1].mc.elements, 9 * MM_THREADS);
