@@ -587,8 +587,8 @@ int main(int argc, char **argv)
 	parse_cases();
 	if (do_check)
 		return check(i < argc ? argv[i] : NULL);
-	printf("# %u cases of %s/cases.txt on %s.\n", ncases, dir,
-	       corpus_backend());
+	/* the directory is the recording machine's: cases.txt's hash names it */
+	printf("# %u cases of cases.txt on %s.\n", ncases, corpus_backend());
 	for (c = 0; c < ncases; c++) {
 		char *line;
 
