@@ -14,11 +14,11 @@
 #include "exec.h"
 
 /*
- * The lanes of warp code: the 32 threads of a warp, one vector, so that a
- * warp's multimem is one call of the multicast path (512 bytes for
- * .v4.f32), as the hardware makes one access of it.
+ * The lanes of warp code: a warp's threads, one vector, so that a warp's
+ * multimem is one call of the multicast path (512 bytes for .v4.f32), as
+ * the hardware makes one access of it.
  */
-#define PTX_JIT_LANES 32
+#define PTX_JIT_LANES PTX_WARP_SIZE
 
 /*
  * A thread of a compiled kernel: its registers are in the run's regs,
