@@ -26,6 +26,8 @@ struct file;
  * @addr: preferred start, or 0
  * @length: bytes
  * @alignment: of the start address, a power of two
+ * @stagger: bytes, page-aligned: the start is that far past an aligned
+ *           address
  * @pgoff: the file offset that names what the mapping shows
  * @writable: map read-write, else read-only
  * @vm_ops: the VMA's operations
@@ -40,6 +42,7 @@ struct cumk_vm_request {
 	u64 addr;
 	u64 length;
 	u64 alignment;
+	u64 stagger;
 	unsigned long pgoff;
 	bool writable;
 	const struct vm_operations_struct *vm_ops;

@@ -108,7 +108,11 @@ static const struct vm_operations_struct cumk_view_vm_ops = {
 
 /*
  * Map the view of member @slot; it takes references on @mc and @grant of
- * its own.
+ * its own. Member @slot's view starts @slot pages past an aligned address:
+ * a reduction reads every member at the same offset, and views all
+ * aligned alike would put those pages in one set of a set-indexed TLB (one
+ * entry of QEMU's direct-mapped one, where the f32 sum of a kernel's
+ * multimem.ld_reduce took three times as long: Documentation/performance.md).
  */
 static long cumk_view_map(struct file *filp, struct cumk_mc *mc, u32 slot,
 			  u64 length, struct cumk_grant *grant, bool writable)
@@ -117,6 +121,7 @@ static long cumk_view_map(struct file *filp, struct cumk_mc *mc, u32 slot,
 	struct cumk_vm_request req = {
 		.length = length,
 		.alignment = cumk_fabric_granularity(),
+		.stagger = (u64)slot << PAGE_SHIFT,
 		.pgoff = cumk_fabric_view_pgoff(mc, slot),
 		.writable = writable,
 		.vm_ops = &cumk_view_vm_ops,

@@ -145,7 +145,7 @@ static void cumk_vm_set_pending(struct cumk_client *client,
 	spin_unlock(&client->pending_lock);
 }
 
-/* The hint when it is free and aligned, else anywhere, aligned. */
+/* The hint when it is free and placed as asked, else anywhere, so placed. */
 unsigned long cumk_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 					unsigned long len, unsigned long pgoff,
 					unsigned long flags)
@@ -155,15 +155,16 @@ unsigned long cumk_vm_get_unmapped_area(struct file *filp, unsigned long addr,
 
 	if (!req || len != req->length)
 		return -ENODEV;
-	if (addr && IS_ALIGNED(addr, req->alignment)) {
+	if (addr && IS_ALIGNED(addr - req->stagger, req->alignment)) {
 		area = cumk_get_unmapped_area(addr, len, flags);
 		if (area == addr)
 			return area;
 	}
-	area = cumk_get_unmapped_area(0, len + req->alignment, flags);
+	area = cumk_get_unmapped_area(0, len + req->alignment + req->stagger,
+				      flags);
 	if (IS_ERR_VALUE(area))
 		return area;
-	return ALIGN(area, req->alignment);
+	return ALIGN(area, req->alignment) + req->stagger;
 }
 
 int cumk_vm_mmap(struct file *filp, struct vm_area_struct *vma)
@@ -172,7 +173,7 @@ int cumk_vm_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct cumk_vm_request *req = cumk_vm_pending(client);
 
 	if (!req || vma->vm_end - vma->vm_start != req->length ||
-	    !IS_ALIGNED(vma->vm_start, req->alignment) ||
+	    !IS_ALIGNED(vma->vm_start - req->stagger, req->alignment) ||
 	    vma->vm_pgoff != req->pgoff)
 		return -ENODEV;
 	cumk_vm_set_pending(client, NULL);

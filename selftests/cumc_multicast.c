@@ -1502,8 +1502,13 @@ TEST_F(mc, view_all_members)
 	EXPECT_EQ(views[0], v.out_addr);
 	want.views += 3;
 	ST_EXPECT_OBJECTS(want, views);
-	/* In join order, each the member's memory, read-write. */
+	/*
+	 * In join order, each the member's memory, read-write, member d's
+	 * view d pages past an aligned address (so that the members' pages
+	 * at one offset fall in different sets of a TLB).
+	 */
 	for (d = 0; d < 3; d++) {
+		EXPECT_EQ(d * PAGE % g, views[d] % g);
 		EXPECT_EQ(0x100 + d, *u32p(views[d] + 4 * d));
 		*u32p(views[d] + g - 4) = 0x200 + d;
 		EXPECT_EQ(0x200 + d, *u32p(mem[d].addr + g - 4));
