@@ -9,42 +9,23 @@
  * floating-point instruction as a helper that loops over the elements, and
  * the AVX2 reduction measured about 1.8 times slower than the SSE2 one over
  * eight members (Documentation/performance.md, The demo's all-reduce). So
- * under TCG the baseline build runs; TCG says it is there with its CPUID
- * hypervisor signature, "TCGTCGTCGTCG".
+ * under TCG (cumc_ptx_cpu_emulated()) the baseline build runs.
  */
-#include <string.h>
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
+#include "cumc_ptx.h"
 #include "multimem_isa.h"
 
 /* The choice, LIBCUMC_ISA_COUNT until made; a benign race makes it twice. */
 static int libcumc_isa_chosen = LIBCUMC_ISA_COUNT;
+/* -1 until asked; libcumc_multimem_force_isa() sets it for the tests. */
 static int libcumc_emulated = -1;
 
 bool libcumc_cpu_emulated(void)
 {
 	int emulated = __atomic_load_n(&libcumc_emulated, __ATOMIC_RELAXED);
-#if defined(__x86_64__)
-	unsigned int eax, ebx, ecx, edx;
-	char sig[12];
 
 	if (emulated >= 0)
 		return emulated;
-	emulated = 0;
-	/* CPUID.1:ECX bit 31: a hypervisor; leaf 0x40000000 names it. */
-	if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 31))) {
-		__cpuid(0x40000000, eax, ebx, ecx, edx);
-		memcpy(sig, &ebx, 4);
-		memcpy(sig + 4, &ecx, 4);
-		memcpy(sig + 8, &edx, 4);
-		emulated = !memcmp(sig, "TCGTCGTCGTCG", sizeof(sig));
-	}
-#else
-	emulated = 0;
-#endif
+	emulated = cumc_ptx_cpu_emulated();
 	__atomic_store_n(&libcumc_emulated, emulated, __ATOMIC_RELAXED);
 	return emulated;
 }

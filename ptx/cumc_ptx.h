@@ -214,6 +214,13 @@ const char *cumc_ptx_strerror(enum cumc_ptx_status status);
 bool cumc_ptx_compiled(const struct cumc_ptx_function *func);
 
 /*
+ * Whether the CPU is QEMU's TCG (ptx/cpu.c), where compiled kernels and
+ * libcumc's data path run baseline x86-64 code: wider vectors run slower
+ * there.
+ */
+bool cumc_ptx_cpu_emulated(void);
+
+/*
  * Where libcumc-ptx's notes go (CUMC_LOG): that a kernel runs on the
  * interpreter rather than compiled, and why.  NULL: nowhere.
  */

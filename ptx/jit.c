@@ -49,7 +49,7 @@ static const struct {
 /* The one JIT of the process: compiled code lives as long as it. */
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
 static LLVMOrcLLJITRef jit;
-char *ptx_jit_host_cpu, *ptx_jit_host_features;
+const char *ptx_jit_host_cpu, *ptx_jit_host_features;
 bool ptx_jit_host_fma;
 static int jit_state;	/* 0: not tried, 1: ready, -1: unavailable */
 
@@ -129,8 +129,21 @@ static int jit_open(void)
 	if (llvm_failed(ptx_jit_llvm.LLVMOrcCreateLLJIT(&jit,
 			ptx_jit_llvm.LLVMOrcCreateLLJITBuilder()), "LLJIT"))
 		return -1;
-	ptx_jit_host_cpu = ptx_jit_llvm.LLVMGetHostCPUName();
-	ptx_jit_host_features = ptx_jit_llvm.LLVMGetHostCPUFeatures();
+	/*
+	 * Under TCG, code without AVX: with the host's CPU (AVX-512 here), the
+	 * f32 sum of a kernel's multimem.ld_reduce (the data path's SSE2
+	 * loop) took three times as long in most builds, and QEMU's code
+	 * that adds floats four times as long, while AVX code ran before it;
+	 * with x86-64-v2 the one-shot kernel ran at 0.46 to 0.52 of the
+	 * calls, where it ran at 0.27 (Documentation/performance.md).
+	 */
+	if (cumc_ptx_cpu_emulated()) {
+		ptx_jit_host_cpu = "x86-64-v2";
+		ptx_jit_host_features = "";
+	} else {
+		ptx_jit_host_cpu = ptx_jit_llvm.LLVMGetHostCPUName();
+		ptx_jit_host_features = ptx_jit_llvm.LLVMGetHostCPUFeatures();
+	}
 	ptx_jit_host_fma = has_feature(ptx_jit_host_features, "+fma");
 	return 1;
 }
