@@ -134,7 +134,7 @@ static int jit_open(void)
 	 * f32 sum of a kernel's multimem.ld_reduce (the data path's SSE2
 	 * loop) took three times as long in most builds, and QEMU's code
 	 * that adds floats four times as long, while AVX code ran before it;
-	 * with x86-64-v2 the one-shot kernel ran at 0.46 to 0.52 of the
+	 * with x86-64-v2 the one-shot kernel ran at 0.45 to 0.52 of the
 	 * calls, where it ran at 0.27 (Documentation/performance.md).
 	 */
 	if (cumc_ptx_cpu_emulated()) {
