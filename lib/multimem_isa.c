@@ -16,18 +16,14 @@
 
 /* The choice, LIBCUMC_ISA_COUNT until made; a benign race makes it twice. */
 static int libcumc_isa_chosen = LIBCUMC_ISA_COUNT;
-/* -1 until asked; libcumc_multimem_force_isa() sets it for the tests. */
+/* -1: as the CPU says; libcumc_multimem_force_isa() sets it for the tests. */
 static int libcumc_emulated = -1;
 
 bool libcumc_cpu_emulated(void)
 {
 	int emulated = __atomic_load_n(&libcumc_emulated, __ATOMIC_RELAXED);
 
-	if (emulated >= 0)
-		return emulated;
-	emulated = cumc_ptx_cpu_emulated();
-	__atomic_store_n(&libcumc_emulated, emulated, __ATOMIC_RELAXED);
-	return emulated;
+	return emulated >= 0 ? emulated : cumc_ptx_cpu_emulated();
 }
 
 bool libcumc_isa_supported(enum libcumc_isa isa)

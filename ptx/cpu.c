@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Whether the CPU is QEMU's TCG, the emulator of the VM the tests and the
- * demo run in: it advertises AVX2 and AVX-512 but runs wide vector code
- * slower than SSE's, so the JIT (jit.c) and libcumc's data path
+ * demo run in: it advertises AVX2 but runs wide vector code slower than
+ * SSE's, so the JIT (jit.c) and libcumc's data path
  * (lib/multimem_isa.c) use baseline code there. TCG names itself with
  * its CPUID hypervisor signature, "TCGTCGTCGTCG".
  */

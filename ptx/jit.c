@@ -130,7 +130,7 @@ static int jit_open(void)
 			ptx_jit_llvm.LLVMOrcCreateLLJITBuilder()), "LLJIT"))
 		return -1;
 	/*
-	 * Under TCG, code without AVX: with the host's CPU (AVX-512 here), the
+	 * Under TCG, code without AVX: for the CPU TCG presents (AVX2), the
 	 * f32 sum of a kernel's multimem.ld_reduce (the data path's SSE2
 	 * loop) took three times as long in most builds, and QEMU's code
 	 * that adds floats four times as long, while AVX code ran before it;
