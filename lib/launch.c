@@ -125,6 +125,10 @@ static bool libcumc_kernel_multimem(void *arg, void **held,
 	case CUMC_PTX_MM_RED:
 		res = libcumc_multimem_red(&hold, addr, buf, count, t, o);
 		break;
+	case CUMC_PTX_MM_LD_REDUCE_ST:
+		res = libcumc_multimem_ld_reduce_st(&hold, buf, addr, count, t,
+						    o);
+		break;
 	}
 	*held = hold.map;
 	return res == CUDA_SUCCESS;

@@ -203,6 +203,27 @@ CUresult libcumc_multimem_ld_reduce(struct libcumc_mc_hold *hold, void *dst,
 	return CUDA_SUCCESS;
 }
 
+CUresult libcumc_multimem_ld_reduce_st(struct libcumc_mc_hold *hold, void *buf,
+				       CUdeviceptr mc, size_t count,
+				       cumcDataType type, cumcReduceOp op)
+{
+	struct libcumc_mc_span span;
+	size_t bytes;
+	CUresult res;
+
+	res = libcumc_multimem_check(mc, buf, count, type, op, &bytes);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_span_get(hold, mc, bytes, true, &span);
+	if (res != CUDA_SUCCESS)
+		return res;
+	libcumc_mc_ld_reduce(buf, &span, count, type, op);
+	/* the ld_reduce's acquire and the st's release, between them */
+	__atomic_thread_fence(__ATOMIC_ACQ_REL);
+	libcumc_mc_broadcast(&span, buf, bytes);
+	libcumc_span_put(hold);
+	return CUDA_SUCCESS;
+}
+
 /* Atomically apply @op with @v to the integer at @p. */
 #define CUMC_RED_INT(name, T)						\
 static void name(T *p, T v, cumcReduceOp op)				\

@@ -41,4 +41,14 @@ CUresult libcumc_multimem_red(struct libcumc_mc_hold *hold, CUdeviceptr mcDst,
 			      const void *src, size_t count, cumcDataType type,
 			      cumcReduceOp op);
 
+/*
+ * A ld_reduce into @buf and then a st of @buf at @mc, as a kernel's
+ * multimem.ld_reduce and the multimem.st of its results after it make
+ * them: one check and one lookup, refused whole (nothing read, nothing
+ * stored) where either would be.
+ */
+CUresult libcumc_multimem_ld_reduce_st(struct libcumc_mc_hold *hold, void *buf,
+				       CUdeviceptr mc, size_t count,
+				       cumcDataType type, cumcReduceOp op);
+
 #endif /* _CUMC_LIB_MULTIMEM_H */

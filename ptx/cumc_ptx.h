@@ -141,10 +141,14 @@ struct cumc_ptx_memory {
  * at @addr of one instruction, for one thread or for the lanes of a warp
  * whose elements follow each other: ld_reduce reduces the members'
  * elements with @op into @buf; st stores @buf into every member; red
- * combines @buf into every member's elements with @op.  It answers false,
- * having changed nothing, when the range is not multicast memory the
- * kernel may access that way (the executor then makes the lanes' accesses
- * one by one, and the first that is refused faults the kernel).
+ * combines @buf into every member's elements with @op; ld_reduce_st is a
+ * ld_reduce into @buf and then a st of @buf at the same address (a
+ * multimem.ld_reduce and the multimem.st of its results that follows it,
+ * made as one access, refused whole when either part would be).  It
+ * answers false, having changed nothing, when the range is not multicast
+ * memory the kernel may access that way (the executor then makes the
+ * lanes' accesses one by one, and the first that is refused faults the
+ * kernel).
  * *@held is the worker's, NULL at its start: what @access keeps from one
  * instruction to the next (the mapping it found), until @release lets go
  * of it and sets it back to NULL.  The executor calls @release when *@held
@@ -161,7 +165,7 @@ enum cumc_ptx_mm_op {
 	CUMC_PTX_MM_AND, CUMC_PTX_MM_OR, CUMC_PTX_MM_XOR,
 };
 enum cumc_ptx_mm_kind { CUMC_PTX_MM_LD_REDUCE = 1, CUMC_PTX_MM_ST,
-			CUMC_PTX_MM_RED };
+			CUMC_PTX_MM_RED, CUMC_PTX_MM_LD_REDUCE_ST };
 
 struct cumc_ptx_multicast {
 	bool (*access)(void *arg, void **held, enum cumc_ptx_mm_kind kind,

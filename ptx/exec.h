@@ -155,11 +155,12 @@ void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
 /*
  * exec_mem.c: a multimem access of @count elements at @addr as @in makes
  * it, through the launch's multicast path and what the worker holds (one
- * thread's values, or a warp's in lane order); false when it was refused,
- * having changed nothing, or the launch has no path.
+ * thread's values, or a warp's in lane order); @then_st: a ld_reduce
+ * followed by the st of its results at @addr, both made.  False when it
+ * was refused, having changed nothing, or the launch has no path.
  */
 bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
-			 uint64_t addr, void *buf, size_t count);
+			 bool then_st, uint64_t addr, void *buf, size_t count);
 
 /* mem.c: the host address of [addr, addr + size) in @space, or NULL. */
 void *ptx_mem(struct ptx_worker *w, struct ptx_cta *cta,

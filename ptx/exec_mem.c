@@ -302,7 +302,7 @@ static void cvta(struct ptx_exec *x, const struct ptx_insn *in)
 }
 
 bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
-			 uint64_t addr, void *buf, size_t count)
+			 bool then_st, uint64_t addr, void *buf, size_t count)
 {
 	static const uint8_t ops[] = {
 		[AOP_ADD] = CUMC_PTX_MM_ADD, [AOP_MIN] = CUMC_PTX_MM_MIN,
@@ -310,7 +310,8 @@ bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
 		[AOP_OR] = CUMC_PTX_MM_OR, [AOP_XOR] = CUMC_PTX_MM_XOR,
 	};
 
-	return multicast_access(w, in->wmode, addr, buf, count, in->mmtype,
+	return multicast_access(w, then_st ? CUMC_PTX_MM_LD_REDUCE_ST :
+				in->wmode, addr, buf, count, in->mmtype,
 				ops[in->aop]);
 }
 
@@ -335,7 +336,8 @@ static int multimem(struct ptx_exec *x, const struct ptx_insn *in)
 			memcpy(buf + i * rsize, &v, rsize);
 		}
 	if (addr % rsize ||
-	    !ptx_multimem_access(x->w, in, addr, buf, n * in->mmpack)) {
+	    !ptx_multimem_access(x->w, in, false, addr, buf,
+				 n * in->mmpack)) {
 		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
 			       in->line);
 		return -1;

@@ -64,10 +64,12 @@ struct ptx_jit_run {
 	/*
 	 * The multicast path makes multimem @pc's access of @count elements
 	 * at @addr for the lanes of a warp, their values in @buf lane after
-	 * lane; 0: refused, nothing changed (the lanes go on one by one).
+	 * lane, and with @then_st (@pc a ld_reduce) the st of its results at
+	 * @addr after it; 0: refused, nothing changed (the lanes go on one
+	 * by one).
 	 */
 	uint32_t (*multimem)(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,
-			     void *buf, uint32_t count);
+			     void *buf, uint32_t count, uint32_t then_st);
 	uint32_t nthreads;
 	uint32_t first_round;		/* no thread ran: records unread */
 	uint32_t ntid[3], ctaid[3], nctaid[3];

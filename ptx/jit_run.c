@@ -96,10 +96,10 @@ static uint32_t jit_step(struct ptx_jit_run *r, uint32_t index, uint32_t pc)
 }
 
 static uint32_t jit_multimem(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,
-			     void *buf, uint32_t count)
+			     void *buf, uint32_t count, uint32_t then_st)
 {
-	return ptx_multimem_access(r->w, &r->w->grid->fn->insns[pc], addr, buf,
-				   count);
+	return ptx_multimem_access(r->w, &r->w->grid->fn->insns[pc], then_st,
+				   addr, buf, count);
 }
 
 void ptx_jit_prepare(struct ptx_jit_run *r)

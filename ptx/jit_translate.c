@@ -1780,7 +1780,8 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 	LLVMTypeRef mem_args[] = { run_p, t->i32, t->i32, t->i64, t->i32,
 				   t->i32, t->i32 };
 	LLVMTypeRef step_args[] = { run_p, t->i32, t->i32 };
-	LLVMTypeRef mm_args[] = { run_p, t->i32, t->i64, t->p8, t->i32 };
+	LLVMTypeRef mm_args[] = { run_p, t->i32, t->i64, t->p8, t->i32,
+				  t->i32 };
 	char name[80];
 	uint32_t pc, site;
 	unsigned int i;
@@ -1788,7 +1789,7 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 
 	t->mem_ty = ptx_jit_llvm.LLVMFunctionType(t->p8, mem_args, 7, false);
 	t->step_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, step_args, 3, false);
-	t->mm_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, mm_args, 5, false);
+	t->mm_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, mm_args, 6, false);
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct cumc_ptx_function *fn = &m->funcs[i];
 

@@ -526,7 +526,7 @@ static LLVMValueRef deinterleave(struct tr *t, LLVMValueRef v, unsigned int n,
  * access through the interpreter, the first refused one faulting.
  */
 static void warp_multimem(struct tr *t, const struct ptx_insn *in,
-			  uint32_t pc)
+			  uint32_t pc, bool then_st)
 {
 	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
 	const struct ptx_operand *a = &in->o[ld ? 1 : 0];
@@ -540,7 +540,7 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 	LLVMBasicBlockRef done = ptx_jit_new_block(t);
 	LLVMBasicBlockRef outside = ptx_jit_new_block(t);
 	LLVMValueRef addr = ptx_jit_address(t, a);
-	LLVMValueRef first, buf, vals[4], args[5], fn, x;
+	LLVMValueRef first, buf, vals[4], args[6], fn, x;
 
 	first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, addr,
 		ptx_jit_cint(t->s32, 0), "");
@@ -566,9 +566,10 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 	args[2] = first;
 	args[3] = ptx_jit_typed_ptr(t, t->mmbuf, t->i8);
 	args[4] = ptx_jit_cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
+	args[5] = ptx_jit_cint(t->s32, then_st);
 	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(multimem),
 				ptx_jit_llvm.LLVMPointerType(t->mm_ty, 0));
-	x = ptx_jit_llvm.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 5, "");
+	x = ptx_jit_llvm.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 6, "");
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
 		LLVMIntEQ, x, ptx_jit_cint(t->s32, 0), ""), outside, done);
 
@@ -588,6 +589,83 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 			ptx_jit_set_reg(t, r, ptx_jit_llvm.LLVMBuildZExt(t->b,
 					deinterleave(t, x, n, i), t->i64, ""));
 	}
+}
+
+/* Whether operands @a and @b name the same address. */
+static bool same_address(const struct ptx_operand *a,
+			 const struct ptx_operand *b)
+{
+	return a->kind == b->kind && a->reg == b->reg && a->imm == b->imm &&
+	       a->global == b->global && a->dyn_shared == b->dyn_shared &&
+	       a->frame == b->frame;
+}
+
+/* Whether @v names the registers @d names, in their order, all of them. */
+static bool same_registers(const struct ptx_operand *d,
+			   const struct ptx_operand *v)
+{
+	unsigned int i;
+
+	if (d->kind != v->kind)
+		return false;
+	if (d->kind == PO_REG)
+		return d->reg != PTX_NO_REG && d->reg == v->reg;
+	if (d->kind != PO_VEC || d->nvec != v->nvec)
+		return false;
+	for (i = 0; i < d->nvec; i++)
+		if (d->vec[i] == PTX_NO_REG || d->vec[i] != v->vec[i])
+			return false;
+	return true;
+}
+
+/* Whether a register of @d is @reg. */
+static bool writes_register(const struct ptx_operand *d, uint32_t reg)
+{
+	unsigned int i;
+
+	if (d->kind == PO_REG)
+		return d->reg == reg;
+	for (i = 0; d->kind == PO_VEC && i < d->nvec; i++)
+		if (d->vec[i] == reg)
+			return true;
+	return false;
+}
+
+/* Whether @pc is where bar.sync lets its threads go. */
+static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
+{
+	return pc > 0 && pc < fn->ninsns && fn->insns[pc - 1].op == OP_BAR;
+}
+
+/* Whether a warp whose threads all stand at @pc resumes as a warp there. */
+static bool warp_resumes_at(const struct tr *t, uint32_t pc)
+{
+	return after_barrier(t->fn, pc) || t->loop_heads[pc];
+}
+
+/*
+ * Whether multimem.ld_reduce @pc and the multimem.st after it are the
+ * all-reduce's pair, made as one call of the multicast path (the checks,
+ * the lookup and the warp's values out of the registers and back once,
+ * not twice): the st stores the ld_reduce's results, all of them, at the
+ * address the ld_reduce read; neither is guarded; and only the ld_reduce
+ * leads to the st (it is no join, and no warp resumes there).
+ */
+static bool ld_reduce_then_st(const struct tr *t, uint32_t pc)
+{
+	const struct ptx_insn *ld = &t->fn->insns[pc], *st = ld + 1;
+
+	if (ld->op != OP_MULTIMEM || ld->wmode != CUMC_PTX_MM_LD_REDUCE ||
+	    pc + 1 >= t->fn->ninsns || st->op != OP_MULTIMEM ||
+	    st->wmode != CUMC_PTX_MM_ST)
+		return false;
+	return ld->guard == PTX_NO_REG && st->guard == PTX_NO_REG &&
+	       !t->joins[pc + 1] && !warp_resumes_at(t, pc + 1) &&
+	       ld->type.size * ld->mmpack == st->type.size * st->mmpack &&
+	       same_address(&ld->o[1], &st->o[0]) &&
+	       same_registers(&ld->o[0], &st->o[1]) &&
+	       (ld->o[1].reg == PTX_NO_REG ||
+		!writes_register(&ld->o[0], ld->o[1].reg));
 }
 
 /*
@@ -628,9 +706,11 @@ static bool guard_lanes(struct tr *t, const struct ptx_insn *in, uint32_t pc,
 /*
  * An instruction for the lanes of a warp.  A guard the lanes agree on is
  * taken by the warp, tested as a scalar where its predicate has a form
- * (guard_lanes() where not).
+ * (guard_lanes() where not).  With @then_st (ld_reduce_then_st()), the
+ * multimem.st after it, too.
  */
-static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
+static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc,
+		      bool then_st)
 {
 	LLVMBasicBlockRef skip = NULL, all;
 	struct lane_form f[PTX_MAX_OPERANDS];
@@ -673,7 +753,7 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc)
 		warp_load_store(t, in, pc);
 		break;
 	case OP_MULTIMEM:
-		warp_multimem(t, in, pc);
+		warp_multimem(t, in, pc, then_st);
 		break;
 	case OP_ATOM: case OP_RED:
 		warp_atomic(t, in, pc);
@@ -793,18 +873,6 @@ void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 		warp, t->per_thread);
 }
 
-/* Whether @pc is where bar.sync lets its threads go. */
-static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
-{
-	return pc > 0 && pc < fn->ninsns && fn->insns[pc - 1].op == OP_BAR;
-}
-
-/* Whether a warp whose threads all stand at @pc resumes as a warp there. */
-static bool warp_resumes_at(const struct tr *t, uint32_t pc)
-{
-	return after_barrier(t->fn, pc) || t->loop_heads[pc];
-}
-
 /*
  * Where warp code's control flow joins (lane forms are forgotten there):
  * its start, branch targets, and where bar.sync lets the threads go.
@@ -871,6 +939,7 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMBasicBlockRef fresh = ptx_jit_new_block(t);
 	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved, mark, counted;
 	LLVMBasicBlockRef next = ptx_jit_new_block(t);
+	bool then_st = false;
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++)
@@ -920,7 +989,12 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
 				ptx_jit_new_block(t));
 		}
-		warp_emit(t, &fn->insns[k], k);
+		if (then_st) {	/* made with the ld_reduce before it */
+			then_st = false;
+			continue;
+		}
+		then_st = ld_reduce_then_st(t, k);
+		warp_emit(t, &fn->insns[k], k, then_st);
 	}
 	if (!ptx_jit_terminated(t))
 		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_exited);

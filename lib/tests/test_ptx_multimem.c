@@ -239,6 +239,42 @@ START_TEST(plain_memory_faults)
 }
 END_TEST
 
+/*
+ * Through a mapping of the multicast object that may only read, the
+ * kernel's ld_reduce and st of its sums (one access of the data path for
+ * a warp) fault at the st, and no member changes: the pair is refused
+ * whole and the threads' own ld_reduce and st are made one by one.
+ */
+START_TEST(read_only_mapping_st_faults)
+{
+	CUmemAccessDesc desc = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READ,
+	};
+	static uint32_t before[MEMBERS][N];
+	CUdeviceptr ro;
+	CUfunction f;
+	unsigned int n = N;
+	void *args[] = { &ro, &n };
+	int m;
+
+	fill(0);
+	for (m = 0; m < MEMBERS; m++)
+		memcpy(before[m], member(m), sizeof(before[m]));
+	ck_assert_int_eq(cuMemAddressReserve(&ro, team.size, 0, 0, 0),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemMap(ro, team.size, 0, team.mc, 0), CUDA_SUCCESS);
+	ck_assert_int_eq(cuMemSetAccess(ro, team.size, &desc, 1), CUDA_SUCCESS);
+	ck_assert_int_eq(cuModuleGetFunction(&f, team.mod, "allreduce_f32"),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, NULL,
+					args, NULL), CUDA_SUCCESS);
+	ck_assert_int_eq(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+	for (m = 0; m < MEMBERS; m++)
+		ck_assert_mem_eq(member(m), before[m], sizeof(before[m]));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ptx_multimem");
@@ -252,6 +288,7 @@ int main(void)
 	tcase_add_test(tc, reduce_f16x2_acc_f32);
 	tcase_add_test(tc, signal_pad_red);
 	tcase_add_test(tc, plain_memory_faults);
+	tcase_add_test(tc, read_only_mapping_st_faults);
 	suite_add_tcase(s, tc);
 	return check_run_forked(s);
 }

@@ -2346,6 +2346,7 @@ struct fake_mc {
 	unsigned int calls;
 	size_t elements;
 	unsigned int held, released;
+	bool refuse_pairs;	/* refuses ld_reduce_st whole */
 };
 
 static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
@@ -2357,7 +2358,8 @@ static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
 	unsigned int k;
 
 	if (addr < mc->base || off + count * 4 > mc->len || op != CUMC_PTX_MM_ADD ||
-	    (type != CUMC_PTX_MM_F32 && type != CUMC_PTX_MM_U32))
+	    (type != CUMC_PTX_MM_F32 && type != CUMC_PTX_MM_U32) ||
+	    (kind == CUMC_PTX_MM_LD_REDUCE_ST && mc->refuse_pairs))
 		return false;
 	if (!*held) {
 		*held = mc;
@@ -2365,17 +2367,22 @@ static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
 	}
 	ck_assert_ptr_eq(*held, mc);
 	__atomic_fetch_add(&mc->calls, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&mc->elements, count, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&mc->elements,
+			   kind == CUMC_PTX_MM_LD_REDUCE_ST ? 2 * count : count,
+			   __ATOMIC_RELAXED);
 	for (i = 0; i < count; i++) {
 		float f0, f1, f;
 		uint32_t u;
 
 		switch (kind) {
-		case CUMC_PTX_MM_LD_REDUCE:
+		case CUMC_PTX_MM_LD_REDUCE: case CUMC_PTX_MM_LD_REDUCE_ST:
 			memcpy(&f0, mc->m[0] + off + 4 * i, 4);
 			memcpy(&f1, mc->m[1] + off + 4 * i, 4);
 			f = f0 + f1;
 			memcpy((char *)buf + 4 * i, &f, 4);
+			for (k = 0; kind == CUMC_PTX_MM_LD_REDUCE_ST && k < 2;
+			     k++)
+				memcpy(mc->m[k] + off + 4 * i, &f, 4);
 			break;
 		case CUMC_PTX_MM_ST:
 			for (k = 0; k < 2; k++)
@@ -2459,8 +2466,10 @@ END_TEST
 
 /*
  * multimem reaches the launch's multicast path (compiled, one call per
- * instruction for each warp of 32 threads), and what a worker kept is
- * let go of by the launch's end; without a path it faults.
+ * instruction for each warp of 32 threads, one for a ld_reduce and the
+ * st of its results after it, or a call per thread and instruction where
+ * the path refuses that pair), and what a worker kept is let go of by the
+ * launch's end; without a path it faults.
  */
 START_TEST(test_multimem)
 {
@@ -2493,10 +2502,26 @@ START_TEST(test_multimem)
 		ck_assert_float_eq(m0[i], 1.5f * i);
 		ck_assert_float_eq(m1[i], 1.5f * i);
 	}
-	ck_assert_uint_eq(mc.calls, (cumc_ptx_compiled(f) ? 2 * 64 / 32 : 2 * 64));
+	/* compiled, a warp's ld_reduce and st of its results: one call */
+	ck_assert_uint_eq(mc.calls, (cumc_ptx_compiled(f) ? 64 / 32 : 2 * 64));
 	ck_assert_uint_eq(mc.elements, 2 * 64);
 	ck_assert_uint_ge(mc.held, 1);
 	ck_assert_uint_eq(mc.released, mc.held);
+
+	/* the pair refused whole: each thread makes both, the same sums */
+	for (i = 0; i < 64; i++) {
+		m0[i] = i;
+		m1[i] = 0.5f * i;
+	}
+	mc.calls = 0;
+	mc.refuse_pairs = true;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_OK);
+	for (i = 0; i < 64; i++) {
+		ck_assert_float_eq(m0[i], 1.5f * i);
+		ck_assert_float_eq(m1[i], 1.5f * i);
+	}
+	ck_assert_uint_eq(mc.calls, 2 * 64);
+	mc.refuse_pairs = false;
 
 	/* Two red.add.u32 of 1 per thread, into every member. */
 	memset(m0, 0, sizeof(m0));
