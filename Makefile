@@ -68,7 +68,7 @@ CHECK_HOST_TESTS += test_imex_auth
 CHECK_HOST_TESTS += test_ptx
 # The PTX corpus on libcumc-ptx against the answers of an H200
 # (conformance/ptx, Documentation/ptx.md).
-CHECK_HOST_TESTS += test_ptx_corpus test_ptx_corpus_interp
+CHECK_HOST_TESTS += test_ptx_corpus test_ptx_corpus_interp test_ptx_corpus_tcg
 # libcumc-ptx where libLLVM cannot be opened: the interpreter runs all.
 CHECK_HOST_TESTS += test_ptx_nollvm
 CHECK_VM_TESTS := test_init test_device test_context test_memory test_share
@@ -229,10 +229,13 @@ $(O)/tests/test_ptx_nollvm: ptx/tests/test_ptx_nollvm.c $(PTX_SRCS) \
 		-DPTX_TEST_DATA='"$(CURDIR)/ptx/tests/data"' -o $@ $< \
 		$(PTX_SRCS) $(CHECK_LIBS) -lpthread -lm -ldl
 
-# The corpus twice: compiled where the JIT covers a kernel (test_ptx_corpus),
-# and all interpreted (test_ptx_corpus_interp), each against the answers.
+# The corpus three times: compiled where the JIT covers a kernel
+# (test_ptx_corpus), all interpreted (test_ptx_corpus_interp), and compiled
+# as for the VM's CPU (test_ptx_corpus_tcg), each against the answers.
 $(O)/tests/test_ptx_corpus_interp: CORPUS_DEFS := -DCORPUS_INTERPRETED
-$(O)/tests/test_ptx_corpus $(O)/tests/test_ptx_corpus_interp: \
+$(O)/tests/test_ptx_corpus_tcg: CORPUS_DEFS := -DCORPUS_TCG_TARGET
+$(O)/tests/test_ptx_corpus $(O)/tests/test_ptx_corpus_interp \
+		$(O)/tests/test_ptx_corpus_tcg: \
 		conformance/ptx/corpus.c conformance/ptx/run_cumc.c \
 		conformance/ptx/corpus.h $(PTX_A) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -Iptx -DCORPUS_CHECK $(CORPUS_DEFS) \

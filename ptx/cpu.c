@@ -12,7 +12,7 @@
 #include <cpuid.h>
 #endif
 
-#include "cumc_ptx.h"
+#include "exec.h"
 
 /* -1 until known; a benign race finds it twice. */
 static int ptx_cpu_emulated = -1;
@@ -40,4 +40,9 @@ bool cumc_ptx_cpu_emulated(void)
 #endif
 	__atomic_store_n(&ptx_cpu_emulated, emulated, __ATOMIC_RELAXED);
 	return emulated;
+}
+
+void ptx_cpu_force_emulated(bool emulated)
+{
+	__atomic_store_n(&ptx_cpu_emulated, emulated, __ATOMIC_RELAXED);
 }

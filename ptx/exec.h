@@ -162,6 +162,14 @@ void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
 bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
 			 bool then_st, uint64_t addr, void *buf, size_t count);
 
+/*
+ * cpu.c: from now on, whether the CPU is taken for QEMU's TCG
+ * (cumc_ptx_cpu_emulated()), so that the host checks the code compiled
+ * for TCG against the hardware's answers (test_ptx_corpus_tcg); before
+ * the first module is compiled.
+ */
+void ptx_cpu_force_emulated(bool emulated);
+
 /* mem.c: the host address of [addr, addr + size) in @space, or NULL. */
 void *ptx_mem(struct ptx_worker *w, struct ptx_cta *cta,
 	      const struct ptx_thread *t, enum ptx_space space, uint64_t addr,

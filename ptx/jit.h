@@ -21,6 +21,18 @@
 #define PTX_JIT_LANES PTX_WARP_SIZE
 
 /*
+ * The host's CPU and its features as LLVM names them (jit.c's jit_open(),
+ * on the first module), or baseline x86-64-v2 under QEMU's TCG: the code
+ * is compiled for them, and they are part of the cache key.
+ */
+extern const char *ptx_jit_host_cpu, *ptx_jit_host_features;
+/*
+ * Whether the host has FMA: an f64 fma is compiled only then, an f32 one
+ * through f64 where not (jit_translate.c).
+ */
+extern bool ptx_jit_host_fma;
+
+/*
  * A thread of a compiled kernel: its registers are in the run's regs,
  * register by register (ptx_jit_slot()).  A CTA's first round reads no
  * record of a group of PTX_JIT_LANES (all start at pc 0) and writes none

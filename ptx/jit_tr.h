@@ -90,14 +90,6 @@ struct llvm_functions {
 
 /* The functions, which jit_open() resolves before any other use. */
 extern struct llvm_functions ptx_jit_llvm;
-/*
- * The host's CPU and its features as LLVM names them (jit_open()), or
- * baseline x86-64-v2 under QEMU's TCG: the code is compiled for them, and
- * they are part of the cache key.
- */
-extern const char *ptx_jit_host_cpu, *ptx_jit_host_features;
-/* Whether the host has FMA: ptx_jit_native() compiles fma only then. */
-extern bool ptx_jit_host_fma;
 
 /* Whether the environment sets @name to 0. */
 bool ptx_jit_env_off(const char *name);

@@ -475,7 +475,8 @@ bool ptx_jit_native(const struct ptx_insn *in)
 		return integer;
 	case OP_MAD: case OP_FMA:
 		if (ty.cls == PC_F)
-			return ptx_jit_host_fma && in->rnd == RND_RN &&
+			return (ptx_jit_host_fma || ty.size == 4) &&
+			       in->rnd == RND_RN &&
 			       !(in->flags & (PF_FTZ | PF_SAT));
 		return integer && !(in->flags & PF_SAT);
 	case OP_NEG: case OP_ABS:
@@ -696,6 +697,51 @@ static LLVMValueRef float_one(struct tr *t, bool single, LLVMTypeRef fty,
 		0x3f800000u : 0x3ff0000000000000ull), fty, "");
 }
 
+/*
+ * f32 fma without the host's FMA (jit.c compiles for x86-64-v2 under
+ * TCG): the product of the f32 operands is exact in f64, their sum with
+ * c is rounded there to odd (an inexact sum whose last bit is even moves
+ * one ulp toward the exact value, which Knuth's TwoSum gives: no f32
+ * operands overflow an f64), and that to nearest f32.  Rounding to odd
+ * first, in a format of at least twice the bits and two more, makes the
+ * second rounding the correct one (Boldo and Melquiond).
+ */
+static LLVMValueRef fma32_through_f64(struct tr *t, LLVMValueRef *x)
+{
+	LLVMValueRef a, b, c, p, s, back, e, bits, to_odd, step;
+
+	a = ptx_jit_llvm.LLVMBuildFPExt(t->b, x[1], t->f64, "");
+	b = ptx_jit_llvm.LLVMBuildFPExt(t->b, x[2], t->f64, "");
+	c = ptx_jit_llvm.LLVMBuildFPExt(t->b, x[3], t->f64, "");
+	p = ptx_jit_llvm.LLVMBuildFMul(t->b, a, b, "");
+	s = ptx_jit_llvm.LLVMBuildFAdd(t->b, p, c, "");
+	back = ptx_jit_llvm.LLVMBuildFSub(t->b, s, p, "");
+	e = ptx_jit_llvm.LLVMBuildFAdd(t->b, ptx_jit_llvm.LLVMBuildFSub(t->b,
+			p, ptx_jit_llvm.LLVMBuildFSub(t->b, s, back, ""), ""),
+		ptx_jit_llvm.LLVMBuildFSub(t->b, c, back, ""), "");
+	bits = ptx_jit_llvm.LLVMBuildBitCast(t->b, s, t->i64, "");
+	to_odd = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+		ptx_jit_llvm.LLVMBuildAnd(t->b, bits, ptx_jit_i64c(t, 1), ""),
+		ptx_jit_i64c(t, 0), "");
+	/* e a number other than 0: the sum was inexact (not inf or NaN) */
+	to_odd = ptx_jit_llvm.LLVMBuildAnd(t->b, to_odd,
+		ptx_jit_llvm.LLVMBuildFCmp(t->b, LLVMRealONE, e,
+			ptx_jit_llvm.LLVMConstNull(t->f64), ""), "");
+	/* toward e: up in magnitude where e has s's sign, else down */
+	step = ptx_jit_llvm.LLVMBuildSelect(t->b,
+		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntSLT,
+			ptx_jit_llvm.LLVMBuildXor(t->b, bits,
+				ptx_jit_llvm.LLVMBuildBitCast(t->b, e, t->i64,
+							      ""), ""),
+			ptx_jit_i64c(t, 0), ""),
+		ptx_jit_i64c(t, UINT64_MAX), ptx_jit_i64c(t, 1), "");
+	bits = ptx_jit_llvm.LLVMBuildSelect(t->b, to_odd,
+		ptx_jit_llvm.LLVMBuildAdd(t->b, bits, step, ""), bits, "");
+	return ptx_jit_llvm.LLVMBuildFPTrunc(t->b,
+		ptx_jit_llvm.LLVMBuildBitCast(t->b, bits, t->f64, ""),
+		t->f32, "");
+}
+
 /* @in's operation on its operands @x[1] to @x[3], rounded to nearest. */
 static LLVMValueRef float_arith(struct tr *t, const struct ptx_insn *in,
 				LLVMTypeRef fty, LLVMTypeRef ity,
@@ -712,7 +758,10 @@ static LLVMValueRef float_arith(struct tr *t, const struct ptx_insn *in,
 	case OP_SQRT: return ptx_jit_intrinsic(t, "llvm.sqrt", fty, &x[1], 1);
 	case OP_NEG: return ptx_jit_llvm.LLVMBuildFNeg(t->b, x[1], "");
 	case OP_ABS: return ptx_jit_intrinsic(t, "llvm.fabs", fty, &x[1], 1);
-	default: return ptx_jit_intrinsic(t, "llvm.fma", fty, &x[1], 3);
+	default:
+		if (!ptx_jit_host_fma)
+			return fma32_through_f64(t, x);
+		return ptx_jit_intrinsic(t, "llvm.fma", fty, &x[1], 3);
 	}
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cumc_ptx.h"
+#include "jit.h"
 
 #ifndef PTX_TEST_DATA
 #define PTX_TEST_DATA "ptx/tests/data"
@@ -615,6 +616,93 @@ START_TEST(test_jit_matches_interpreter)
 	dev_free(&bufs);
 	cumc_ptx_unload(m[0]);
 	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
+/* fma.rn.f32 of the triples at in, thread i's at in + 12 i, into out. */
+static const char fma_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry fma3(.param .u64 in, .param .u64 out)\n{\n"
+	"	.reg .f32 %f<5>;\n	.reg .b32 %r<5>;\n	.reg .b64 %rd<7>;\n"
+	"	ld.param.u64 %rd1, [in];\n	ld.param.u64 %rd2, [out];\n"
+	"	mov.u32 %r1, %tid.x;\n	mov.u32 %r2, %ctaid.x;\n"
+	"	mov.u32 %r3, %ntid.x;\n	mad.lo.s32 %r4, %r2, %r3, %r1;\n"
+	"	mul.wide.u32 %rd3, %r4, 12;\n	add.s64 %rd4, %rd1, %rd3;\n"
+	"	ld.global.f32 %f1, [%rd4];\n	ld.global.f32 %f2, [%rd4+4];\n"
+	"	ld.global.f32 %f3, [%rd4+8];\n"
+	"	fma.rn.f32 %f4, %f1, %f2, %f3;\n"
+	"	mul.wide.u32 %rd5, %r4, 4;\n	add.s64 %rd6, %rd2, %rd5;\n"
+	"	st.global.f32 [%rd6], %f4;\n	ret;\n}\n";
+
+static float f32_of_bits(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/*
+ * fma.rn.f32 compiled for QEMU's TCG (x86-64-v2, which has no FMA: the
+ * sum through f64, rounded to odd there) gives the host's fmaf(), the
+ * correctly rounded result, bit for bit (a NaN as 0x7fffffff): random
+ * triples of every class, and sums whose rounding to f64 would land on
+ * an f32 midpoint, the even neighbour of which is the wrong result:
+ * 3 * 2^e * (1 + 2^-23) - 2^(e - 80) (and its negation) is just under the
+ * midpoint of 3 * 2^e and the next f32 up.  Blocks of 48 threads: warp
+ * code and the per-thread code.  Check forks each test, so the JIT opens
+ * in this one's process, after the CPU is taken for TCG.
+ */
+START_TEST(test_jit_fma_without_fma)
+{
+	enum { BLOCK = 48, GRID = 64, N = BLOCK * GRID };
+	const struct cumc_ptx_function *f;
+	struct buffers bufs = { 0 };
+	struct { float *in, *out; } p;
+	struct cumc_ptx_module *m;
+	float *in = dev_alloc(&bufs, N * 12), *out = dev_alloc(&bufs, N * 4);
+	uint32_t x = 12345, i, k, got, want;
+	int e;
+
+	ptx_cpu_force_emulated(true);
+	for (i = 0; i < N; i++)
+		for (k = 0; k < 3; k++) {
+			x = x * 1103515245u + 12345u;
+			/* exponents near each other, or any bits at all */
+			in[3 * i + k] = i % 4 ? f32_of_bits((x & 0x807fffffu) |
+				(100 + (x >> 23) % 56) << 23) : f32_of_bits(x);
+		}
+	for (i = 0, e = -40; e <= 40; e++, i += 2) {
+		in[3 * i] = ldexpf(3, e);
+		in[3 * i + 1] = f32_of_bits(0x3f800001u);
+		in[3 * i + 2] = -ldexpf(1, e - 80);
+		in[3 * i + 3] = -in[3 * i];
+		in[3 * i + 4] = in[3 * i + 1];
+		in[3 * i + 5] = -in[3 * i + 2];
+	}
+	ck_assert_int_eq(cumc_ptx_load(fma_ptx, 0, 90, &m, NULL, 0),
+			 CUMC_PTX_OK);
+	f = cumc_ptx_function_find(m, "fma3");
+	ck_assert(cumc_ptx_compiled(f));
+	ck_assert_str_eq(ptx_jit_host_cpu, "x86-64-v2");
+	ck_assert(!ptx_jit_host_fma);
+	p.in = in;
+	p.out = out;
+	ck_assert_int_eq(launch(f, &bufs, GRID, BLOCK, &p, NULL), CUMC_PTX_OK);
+	for (i = 0; i < N; i++) {
+		float r = fmaf(in[3 * i], in[3 * i + 1], in[3 * i + 2]);
+
+		memcpy(&want, &r, 4);
+		if (isnan(r))
+			want = 0x7fffffff;
+		memcpy(&got, &out[i], 4);
+		ck_assert_msg(got == want, "fma(%a, %a, %a): %08x, want %08x",
+			      in[3 * i], in[3 * i + 1], in[3 * i + 2], got,
+			      want);
+	}
+	ck_assert_float_eq(out[0], ldexpf(3, -40) + ldexpf(1, -62));
+	dev_free(&bufs);
+	cumc_ptx_unload(m);
 }
 END_TEST
 
@@ -2749,6 +2837,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_fault);
 	tcase_add_test(tc, test_launch_errors);
 	tcase_add_test(tc, test_jit_matches_interpreter);
+	tcase_add_test(tc, test_jit_fma_without_fma);
 	tcase_add_test(tc, test_jit_warp_interpreted);
 	tcase_add_test(tc, test_jit_warp_lanes);
 	tcase_add_test(tc, test_jit_lane_forms);
