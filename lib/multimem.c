@@ -184,44 +184,47 @@ void libcumc_mc_ld_reduce(void *dst, const struct libcumc_mc_span *span,
 	}
 }
 
-CUresult libcumc_multimem_ld_reduce(struct libcumc_mc_hold *hold, void *dst,
-				    CUdeviceptr mcSrc, size_t count,
-				    cumcDataType type, cumcReduceOp op)
+/*
+ * A ld_reduce into @dst and, with @then_st, the st of @dst back at @mc:
+ * one check and one lookup, refused whole where the st may not write.
+ */
+static CUresult libcumc_ld_reduce_then(struct libcumc_mc_hold *hold, void *dst,
+				       CUdeviceptr mc, size_t count,
+				       cumcDataType type, cumcReduceOp op,
+				       bool then_st)
 {
 	struct libcumc_mc_span span;
 	size_t bytes;
 	CUresult res;
 
-	res = libcumc_multimem_check(mcSrc, dst, count, type, op, &bytes);
+	res = libcumc_multimem_check(mc, dst, count, type, op, &bytes);
 	if (res == CUDA_SUCCESS)
-		res = libcumc_span_get(hold, mcSrc, bytes, false, &span);
+		res = libcumc_span_get(hold, mc, bytes, then_st, &span);
 	if (res != CUDA_SUCCESS)
 		return res;
 	libcumc_mc_ld_reduce(dst, &span, count, type, op);
+	if (then_st) {
+		/* the ld_reduce's acquire and the st's release, between them */
+		__atomic_thread_fence(__ATOMIC_ACQ_REL);
+		libcumc_mc_broadcast(&span, dst, bytes);
+	}
 	libcumc_span_put(hold);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return CUDA_SUCCESS;
+}
+
+CUresult libcumc_multimem_ld_reduce(struct libcumc_mc_hold *hold, void *dst,
+				    CUdeviceptr mcSrc, size_t count,
+				    cumcDataType type, cumcReduceOp op)
+{
+	return libcumc_ld_reduce_then(hold, dst, mcSrc, count, type, op, false);
 }
 
 CUresult libcumc_multimem_ld_reduce_st(struct libcumc_mc_hold *hold, void *buf,
 				       CUdeviceptr mc, size_t count,
 				       cumcDataType type, cumcReduceOp op)
 {
-	struct libcumc_mc_span span;
-	size_t bytes;
-	CUresult res;
-
-	res = libcumc_multimem_check(mc, buf, count, type, op, &bytes);
-	if (res == CUDA_SUCCESS)
-		res = libcumc_span_get(hold, mc, bytes, true, &span);
-	if (res != CUDA_SUCCESS)
-		return res;
-	libcumc_mc_ld_reduce(buf, &span, count, type, op);
-	/* the ld_reduce's acquire and the st's release, between them */
-	__atomic_thread_fence(__ATOMIC_ACQ_REL);
-	libcumc_mc_broadcast(&span, buf, bytes);
-	libcumc_span_put(hold);
-	return CUDA_SUCCESS;
+	return libcumc_ld_reduce_then(hold, buf, mc, count, type, op, true);
 }
 
 /* Atomically apply @op with @v to the integer at @p. */
