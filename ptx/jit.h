@@ -101,6 +101,9 @@ static inline size_t ptx_jit_slot(uint32_t reg, uint32_t nthreads,
 	return (size_t)reg * nthreads + index;
 }
 
+/* jit_live.c: whether operand @i of @in is a register @in writes. */
+bool ptx_jit_writes(const struct ptx_insn *in, unsigned int i);
+
 /* Calls @fn with each register @in names: its guard's and its operands'. */
 static inline void ptx_jit_insn_regs(const struct ptx_insn *in,
 				     void (*fn)(void *arg, uint32_t reg),

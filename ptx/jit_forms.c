@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Lane forms (struct lane_form), made as warp code is translated, in
- * program order, and forgotten where control flow joins.  A form says how
+ * program order, and kept where control flow joins only as every way in
+ * brings them (ptx_jit_join_forms()).  A form says how
  * an instruction's result lanes follow from its operands'.  Arithmetic on
  * 64 bits keeps them so exactly (modulo 2^64, as the lanes themselves);
  * a narrower result may wrap, or be extended from fewer bits, in some
@@ -15,6 +16,7 @@
  * scalar where it guards (ptx_jit_setp_of_forms()).
  */
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jit_tr.h"
@@ -48,10 +50,289 @@ void ptx_jit_forms_flush(struct tr *t)
 					ptx_jit_form_lanes(t, &t->forms[r]));
 }
 
-void ptx_jit_branch_to_join(struct tr *t, LLVMBasicBlockRef to)
+/* Whether @in writes register @r. */
+static bool writes_reg(const struct ptx_insn *in, uint32_t r)
 {
+	const struct ptx_operand *o;
+	unsigned int i, k;
+
+	for (i = 0; i < in->nopnd; i++) {
+		o = &in->o[i];
+		if (!ptx_jit_writes(in, i) || o->kind == PO_ADDR)
+			continue;
+		if (o->kind == PO_REG && o->reg == r)
+			return true;
+		for (k = 0; o->kind == PO_VEC && k < o->nvec; k++)
+			if (o->vec[k] == r)
+				return true;
+	}
+	return false;
+}
+
+/* Whether an instruction of [@first, @last] writes register @r. */
+static bool written_in(const struct tr *t, uint32_t first, uint32_t last,
+		       uint32_t r)
+{
+	uint32_t pc;
+
+	for (pc = first; pc <= last; pc++)
+		if (writes_reg(&t->fn->insns[pc], r))
+			return true;
+	return false;
+}
+
+/*
+ * Whether @in steps register @r by what the loop [@first, @last] keeps
+ * the same in every lane: r = r + x, r = x + r or r = r - x, x an
+ * immediate or a register of stride 0 the loop does not write.
+ */
+static bool steps(const struct tr *t, const int64_t *strides,
+		  const struct ptx_insn *in, uint32_t r, uint32_t first,
+		  uint32_t last)
+{
+	const struct ptx_operand *x;
+
+	if (in->guard != PTX_NO_REG || in->o[0].kind != PO_REG ||
+	    (in->op != OP_ADD && in->op != OP_SUB) || in->flags & PF_SAT ||
+	    (in->type.cls != PC_B && in->type.cls != PC_U &&
+	     in->type.cls != PC_S))
+		return false;
+	if (in->o[1].kind == PO_REG && in->o[1].reg == r && !in->o[1].neg)
+		x = &in->o[2];
+	else if (in->op == OP_ADD && in->o[2].kind == PO_REG &&
+		 in->o[2].reg == r)
+		x = &in->o[1];
+	else
+		return false;
+	if (x->kind == PO_IMM)
+		return true;
+	return x->kind == PO_REG && !x->neg && !strides[x->reg] &&
+	       !written_in(t, first, last, x->reg);
+}
+
+/*
+ * Whether register @r has a form of the same stride wherever the loop
+ * [@first, @last] goes back to its head, entered with the forms of
+ * @strides: the loop does not write it, or only steps it (steps()).
+ */
+static bool keeps_form(const struct tr *t, const int64_t *strides, uint32_t r,
+		       uint32_t first, uint32_t last)
+{
+	const struct ptx_insn *in;
+	uint32_t pc;
+
+	for (pc = first; pc <= last; pc++) {
+		in = &t->fn->insns[pc];
+		if (in->op == OP_CALL)
+			return false;
+		if (writes_reg(in, r) && !steps(t, strides, in, r, first, last))
+			return false;
+	}
+	return true;
+}
+
+/* Where a loop's last branch back to @pc is, or @pc where none is. */
+static uint32_t loop_end(const struct tr *t, uint32_t pc)
+{
+	const struct cumc_ptx_function *fn = t->fn;
+	uint32_t last = pc, k;
+
+	for (k = pc; t->loop_heads[pc] && k < fn->ninsns; k++)
+		if (fn->insns[k].op == OP_BRA && fn->insns[k].o[0].imm == pc)
+			last = k;
+	return last;
+}
+
+/*
+ * The strides the ways into join @pc made so far had (HEAD_NO_FORM where
+ * one had none, or another stride), with those of the forms now: no code.
+ */
+static void merge_strides(struct tr *t, uint32_t pc)
+{
+	int64_t *strides = t->join_strides[pc];
+	uint32_t r;
+
+	if (t->join_decided[pc])
+		return;
+	if (!strides) {
+		strides = malloc(t->fn->nregs * sizeof(*strides));
+		if (!strides) {	/* no form kept: each way says so */
+			t->join_decided[pc] = true;
+			return;
+		}
+		for (r = 0; r < t->fn->nregs; r++)
+			strides[r] = t->forms[r].known ? t->forms[r].stride :
+							 HEAD_NO_FORM;
+		t->join_strides[pc] = strides;
+		return;
+	}
+	for (r = 0; r < t->fn->nregs; r++)
+		if (!t->forms[r].known || t->forms[r].stride != strides[r])
+			strides[r] = HEAD_NO_FORM;
+}
+
+void ptx_jit_join_resumed(struct tr *t, uint32_t pc)
+{
+	merge_strides(t, pc);
+}
+
+/*
+ * A way into join @pc made before the join is decided (from before it):
+ * its strides merged, lane 0 of each register with a form into its
+ * form_base, and every form into its register's storage.
+ */
+static void forward_edge(struct tr *t, uint32_t pc)
+{
+	uint32_t r;
+
+	merge_strides(t, pc);
+	for (r = 0; r < t->fn->nregs; r++)
+		if (t->forms[r].known)
+			ptx_jit_llvm.LLVMBuildStore(t->b, t->forms[r].base,
+						    t->form_base[r]);
 	ptx_jit_forms_flush(t);
-	ptx_jit_llvm.LLVMBuildBr(t->b, to);
+	ptx_jit_llvm.LLVMBuildBr(t->b, t->vstarts[pc]);
+}
+
+/*
+ * Joins keep the forms that every way into them brings with one stride,
+ * of the registers live there, so that a warp's grid-stride loop (an index
+ * stepped by the block's size, its address lane 0's plus the lane's
+ * multiple of the element size, a bound the same in every lane) computes
+ * lane 0's index and address alone, where forgetting them at every join
+ * made every lane's and compared them.  The ways from before the join are
+ * made by then (forward_edge()); a loop's head keeps only what the loop
+ * keeps too (keeps_form()), and the ways back made after pass lane 0 on
+ * (ptx_jit_branch_to_join()); a warp resuming at a loop's head or after
+ * bar.sync brings the forms the code had before (ptx_jit_join_resumed()),
+ * checked against the registers it takes back (ptx_jit_join_resume()).
+ */
+void ptx_jit_join_forms(struct tr *t, uint32_t pc)
+{
+	uint32_t last = loop_end(t, pc), r;
+	bool any = false, changed;
+	int64_t *strides;
+
+	if (!ptx_jit_terminated(t))
+		forward_edge(t, pc);
+	strides = t->join_strides[pc];
+	t->join_decided[pc] = true;
+	for (r = 0; strides && r < t->fn->nregs; r++)
+		if (!pc || !ptx_jit_live_in(t, pc, r))
+			strides[r] = HEAD_NO_FORM;
+	/* a step by a register whose form is not kept keeps none */
+	for (changed = true; strides && changed;) {
+		changed = false;
+		for (r = 0; r < t->fn->nregs; r++)
+			if (strides[r] != HEAD_NO_FORM &&
+			    !keeps_form(t, strides, r, pc, last)) {
+				strides[r] = HEAD_NO_FORM;
+				changed = true;
+			}
+	}
+	for (r = 0; strides && r < t->fn->nregs; r++)
+		any |= strides[r] != HEAD_NO_FORM;
+	if (!any) {
+		free(strides);
+		t->join_strides[pc] = NULL;
+	}
+}
+
+void ptx_jit_join_enter(struct tr *t, uint32_t pc)
+{
+	const int64_t *strides = t->join_strides[pc];
+	uint32_t r;
+
+	for (r = 0; strides && r < t->fn->nregs; r++)
+		if (strides[r] != HEAD_NO_FORM)
+			t->forms[r] = (struct lane_form){ .known = true,
+				.stride = strides[r],
+				.base = ptx_jit_llvm.LLVMBuildLoad2(t->b,
+					t->s64, t->form_base[r], "") };
+}
+
+/*
+ * Lane 0 of register @r into its form_base; the i1 that says its lanes
+ * are of the form of @stride from there, or NULL where its form says so.
+ */
+static LLVMValueRef pass_lane0(struct tr *t, uint32_t r, int64_t stride)
+{
+	struct lane_form f = t->forms[r];
+	LLVMValueRef v, same;
+
+	if (f.known && f.stride == stride) {
+		ptx_jit_llvm.LLVMBuildStore(t->b, f.base, t->form_base[r]);
+		return NULL;
+	}
+	v = ptx_jit_reg(t, r);
+	f = (struct lane_form){ .known = true, .stride = stride,
+		.base = ptx_jit_llvm.LLVMBuildExtractElement(t->b, v,
+			ptx_jit_cint(t->s32, 0), "") };
+	ptx_jit_llvm.LLVMBuildStore(t->b, f.base, t->form_base[r]);
+	same = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ, v,
+					  ptx_jit_form_lanes(t, &f), "");
+	return ptx_jit_intrinsic(t, "llvm.vector.reduce.and",
+				 ptx_jit_llvm.LLVMTypeOf(same), &same, 1);
+}
+
+/*
+ * Lane 0 of each register join @pc keeps a form of into its form_base,
+ * and the forms of the others into their storage; the i1 that says the
+ * kept ones' lanes are of their forms, or NULL where their forms say so.
+ */
+static LLVMValueRef pass_forms(struct tr *t, uint32_t pc)
+{
+	const int64_t *strides = t->join_strides[pc];
+	LLVMValueRef ok = NULL, same;
+	uint32_t r;
+
+	for (r = 0; r < t->fn->nregs; r++) {
+		if (!strides || strides[r] == HEAD_NO_FORM) {
+			if (t->forms[r].known)
+				ptx_jit_set_reg(t, r, ptx_jit_form_lanes(t,
+						&t->forms[r]));
+			continue;
+		}
+		same = pass_lane0(t, r, strides[r]);
+		if (same)
+			ok = ok ? ptx_jit_llvm.LLVMBuildAnd(t->b, ok, same, "") :
+				  same;
+	}
+	return ok;
+}
+
+void ptx_jit_branch_to_join(struct tr *t, uint32_t pc)
+{
+	LLVMValueRef ok;
+	LLVMBasicBlockRef off;
+
+	if (!t->join_decided[pc]) {
+		forward_edge(t, pc);
+		return;
+	}
+	ok = pass_forms(t, pc);
+	if (!ok) {
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->vstarts[pc]);
+		return;
+	}
+	off = ptx_jit_new_block(t);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ok, t->vstarts[pc], off);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, off);
+	ptx_jit_hand_off(t, pc);
+}
+
+void ptx_jit_join_resume(struct tr *t, uint32_t pc)
+{
+	LLVMValueRef ok;
+
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->vresume[pc]);
+	ptx_jit_forms_forget(t);
+	ok = pass_forms(t, pc);
+	if (ok)
+		ptx_jit_llvm.LLVMBuildCondBr(t->b, ok, t->vstarts[pc],
+					     t->per_thread);
+	else
+		ptx_jit_llvm.LLVMBuildBr(t->b, t->vstarts[pc]);
 }
 
 /* Goes on where @ok holds, else the threads go on one by one from @pc. */
@@ -220,20 +501,38 @@ static bool form_instruction(const struct ptx_insn *in)
 	       result_stride(in, none, &stride);
 }
 
+/*
+ * Whether @in makes its one register from its sources alone (arithmetic,
+ * logic, conversions, selp), so that sources the same in every lane make
+ * it the same in every lane: a form of stride 0, computed for lane 0.
+ */
+static bool uniform_instruction(const struct ptx_insn *in)
+{
+	return in->guard == PTX_NO_REG && in->o[0].kind == PO_REG &&
+	       (in->op <= OP_TANH || in->op == OP_SELP || in->op == OP_MOV ||
+		in->op == OP_CVT || in->op == OP_CVTA);
+}
+
 bool ptx_jit_forms_before(struct tr *t, const struct ptx_insn *in,
 			  struct lane_form *f, int64_t *stride, uint32_t pc)
 {
+	bool vary = false;
 	unsigned int i;
 
-	if (!form_instruction(in))
+	if (!form_instruction(in) && !uniform_instruction(in))
 		return false;
 	for (i = 1; i < in->nopnd; i++) {
 		f[i] = operand_form(t, &in->o[i], pc);
 		if (!f[i].known)
 			return false;
+		vary |= f[i].stride != 0;
 	}
-	return result_stride(in, f, stride) && *stride <= FORM_STRIDE_MAX &&
-	       *stride >= -FORM_STRIDE_MAX;
+	if (!vary && uniform_instruction(in)) {
+		*stride = 0;
+		return true;
+	}
+	return form_instruction(in) && result_stride(in, f, stride) &&
+	       *stride <= FORM_STRIDE_MAX && *stride >= -FORM_STRIDE_MAX;
 }
 
 /* The registers @in writes know no form. */

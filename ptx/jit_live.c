@@ -43,8 +43,7 @@ static void reg_remove(uint64_t *set, uint32_t r)
 	set[r / 64] &= ~(1ull << (r % 64));
 }
 
-/* Whether operand @i of @in is a register the instruction writes. */
-static bool writes(const struct ptx_insn *in, unsigned int i)
+bool ptx_jit_writes(const struct ptx_insn *in, unsigned int i)
 {
 	switch (in->op) {
 	case OP_ST: case OP_RED: case OP_BRA: case OP_RET: case OP_EXIT:
@@ -84,10 +83,10 @@ static void step_back(const struct ptx_insn *in, uint64_t *set)
 	unsigned int i;
 
 	for (i = 0; in->guard == PTX_NO_REG && i < in->nopnd; i++)
-		if (writes(in, i) && in->o[i].kind != PO_ADDR)
+		if (ptx_jit_writes(in, i) && in->o[i].kind != PO_ADDR)
 			operand_regs(&in->o[i], set, reg_remove);
 	for (i = 0; i < in->nopnd; i++)
-		if (!writes(in, i) || in->o[i].kind == PO_ADDR)
+		if (!ptx_jit_writes(in, i) || in->o[i].kind == PO_ADDR)
 			operand_regs(&in->o[i], set, reg_add);
 	if (in->guard != PTX_NO_REG)
 		reg_add(set, in->guard);

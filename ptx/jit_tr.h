@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-23-ld-reduce-st"
+#define PTX_JIT_VERSION "cumc-jit-24-join-forms"
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
@@ -130,6 +130,16 @@ struct tr {
 	LLVMBasicBlockRef per_thread;
 	uint32_t *site_of;		/* a memory instruction's site */
 	struct lane_form *forms;	/* per register, in warp code */
+	/*
+	 * the forms a join keeps (ptx_jit_join_forms()): per instruction
+	 * NULL, or a stride per register (HEAD_NO_FORM: none), merged over
+	 * the ways into it until it is decided; every way in leaves lane
+	 * 0's value in form_base
+	 */
+	int64_t **join_strides;
+	bool *join_decided;
+	LLVMValueRef *form_base;	/* s64 allocas, per register */
+	LLVMBasicBlockRef *vresume;	/* warp_resume()'s way to a join */
 	bool *joins;			/* instructions control flow joins at */
 	bool *check_only;		/* resume points of form checks alone */
 	/*
@@ -406,8 +416,37 @@ LLVMValueRef ptx_jit_form_lanes(struct tr *t, const struct lane_form *f);
  */
 void ptx_jit_forms_flush(struct tr *t);
 
-/* Branches to warp code's block @to, where forms are forgotten. */
-void ptx_jit_branch_to_join(struct tr *t, LLVMBasicBlockRef to);
+/*
+ * Branches to warp code's join at @pc.  Before the join is decided (from
+ * before it), the forms go into the registers' storage and their strides
+ * are merged; after, lane 0 of each register it keeps a form of goes there,
+ * one whose form was lost on the way checked still to be of it (the
+ * warp's threads going on one by one from @pc where it is not).
+ */
+void ptx_jit_branch_to_join(struct tr *t, uint32_t pc);
+
+#define HEAD_NO_FORM INT64_MIN
+
+/*
+ * At join @pc in the order of the code: the way from the instruction
+ * before it made, the forms it keeps decided (t->join_strides[pc]).  The
+ * forms at @pc, after ptx_jit_forms_forget(): ptx_jit_join_enter().
+ */
+void ptx_jit_join_forms(struct tr *t, uint32_t pc);
+void ptx_jit_join_enter(struct tr *t, uint32_t pc);
+
+/*
+ * A warp stopping at bar.sync resumes at @pc, after it, with its
+ * registers as they are now: their forms merged into @pc's, no code.
+ */
+void ptx_jit_join_resumed(struct tr *t, uint32_t pc);
+
+/*
+ * warp_resume()'s way into join @pc, the registers taken from the
+ * threads' slots: on to @pc where those it keeps forms of are of those
+ * forms, else to the per-thread code.
+ */
+void ptx_jit_join_resume(struct tr *t, uint32_t pc);
 
 /*
  * Whether tid.x has a form: where the kernel reads tid.x alone of the

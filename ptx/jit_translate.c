@@ -1671,6 +1671,8 @@ static void translate(struct tr *t, LLVMValueRef f)
 			ptx_jit_llvm.LLVMBuildAlloca(t->b, narrow_reg(t, r) ?
 			ptx_jit_llvm.LLVMVectorType(t->s32,
 			PTX_JIT_LANES) : lanes64, "");
+		t->form_base[r] =
+			ptx_jit_llvm.LLVMBuildAlloca(t->b, t->s64, "");
 	}
 	t->vti = ptx_jit_llvm.LLVMBuildAlloca(t->b, lanes64, "");
 	t->vpc = ptx_jit_llvm.LLVMBuildAlloca(t->b,
@@ -1853,6 +1855,12 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		t->seglen = calloc(fn->ninsns, sizeof(*t->seglen));
 		t->site_of = calloc(fn->ninsns, sizeof(*t->site_of));
 		t->forms = calloc(fn->nregs + 1, sizeof(*t->forms));
+		t->join_strides = calloc(fn->ninsns,
+					 sizeof(*t->join_strides));
+		t->join_decided = calloc(fn->ninsns,
+					 sizeof(*t->join_decided));
+		t->form_base = calloc(fn->nregs + 1, sizeof(*t->form_base));
+		t->vresume = calloc(fn->ninsns, sizeof(*t->vresume));
 		t->joins = calloc(fn->ninsns + 1, sizeof(*t->joins));
 		t->check_only = calloc(fn->ninsns + 1, sizeof(*t->check_only));
 		t->loop_heads = calloc(fn->ninsns, sizeof(*t->loop_heads));
@@ -1860,6 +1868,8 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		t->resumed = calloc(ptx_jit_reg_words(fn), sizeof(*t->resumed));
 		ok = t->regs && t->vregs && t->starts && t->vstarts &&
 		     t->seglen && t->site_of && t->forms && t->joins &&
+		     t->join_strides && t->join_decided && t->form_base &&
+		     t->vresume &&
 		     t->check_only && t->loop_heads && t->kept && t->resumed;
 		for (pc = 0, site = 0; ok && pc < fn->ninsns; pc++)
 			if (has_site(&fn->insns[pc]))
@@ -1876,6 +1886,12 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 		free(t->seglen);
 		free(t->site_of);
 		free(t->forms);
+		for (pc = 0; t->join_strides && pc < fn->ninsns; pc++)
+			free(t->join_strides[pc]);
+		free(t->join_strides);
+		free(t->join_decided);
+		free(t->form_base);
+		free(t->vresume);
 		free(t->joins);
 		free(t->check_only);
 		free(t->loop_heads);

@@ -698,7 +698,7 @@ static bool guard_lanes(struct tr *t, const struct ptx_insn *in, uint32_t pc,
 		ptx_jit_cint(t->i32, pc + 1), ""),
 		in->o[0].imm, pc + 1);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, all);
-	ptx_jit_branch_to_join(t, t->vstarts[in->o[0].imm]);
+	ptx_jit_branch_to_join(t, in->o[0].imm);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, skip);
 	return true;
 }
@@ -740,7 +740,7 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc,
 	}
 	switch (in->op) {
 	case OP_BRA:
-		ptx_jit_branch_to_join(t, t->vstarts[in->o[0].imm]);
+		ptx_jit_branch_to_join(t, in->o[0].imm);
 		break;
 	case OP_RET: case OP_EXIT:
 		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_exited);
@@ -925,8 +925,8 @@ static void warp_resume(struct tr *t, LLVMValueRef tp)
 	to = ptx_jit_llvm.LLVMBuildSwitch(t->b, pc, t->per_thread, 0);
 	for (k = 0; k < fn->ninsns; k++)
 		if (warp_resumes_at(t, k))
-			ptx_jit_llvm.LLVMAddCase(to,
-				ptx_jit_cint(t->s32, k), t->vstarts[k]);
+			ptx_jit_llvm.LLVMAddCase(to, ptx_jit_cint(t->s32, k),
+						 t->vresume[k]);
 }
 
 void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
@@ -942,9 +942,12 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	bool then_st = false;
 	uint32_t k, r;
 
-	for (k = 0; k < fn->ninsns; k++)
+	for (k = 0; k < fn->ninsns; k++) {
 		if (t->starts[k])
 			t->vstarts[k] = ptx_jit_new_block(t);
+		if (warp_resumes_at(t, k))
+			t->vresume[k] = ptx_jit_new_block(t);
+	}
 	t->handoff = ptx_jit_new_block(t);
 	t->warp_stopped = ptx_jit_new_block(t);
 	t->warp_exited = ptx_jit_new_block(t);
@@ -975,14 +978,16 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	mark_joins(t);
 	for (k = 0; k < fn->ninsns; k++) {
 		if (t->vstarts[k]) {
-			if (!ptx_jit_terminated(t) && t->joins[k])
-				ptx_jit_branch_to_join(t, t->vstarts[k]);
+			if (t->joins[k])
+				ptx_jit_join_forms(t, k);
 			else if (!ptx_jit_terminated(t))
 				ptx_jit_llvm.LLVMBuildBr(t->b, t->vstarts[k]);
 			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
 							      t->vstarts[k]);
-			if (t->joins[k])
+			if (t->joins[k]) {
 				ptx_jit_forms_forget(t);
+				ptx_jit_join_enter(t, k);
+			}
 			if (!t->check_only[k])
 				warp_enter(t, k);
 		} else if (ptx_jit_terminated(t)) {
@@ -993,12 +998,17 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 			then_st = false;
 			continue;
 		}
+		if (fn->insns[k].op == OP_BAR && k + 1 < fn->ninsns)
+			ptx_jit_join_resumed(t, k + 1);
 		then_st = ld_reduce_then_st(t, k);
 		warp_emit(t, &fn->insns[k], k, then_st);
 	}
 	if (!ptx_jit_terminated(t))
 		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_exited);
 	ptx_jit_forms_forget(t);
+	for (k = 0; k < fn->ninsns; k++)
+		if (t->vresume[k])
+			ptx_jit_join_resume(t, k);
 
 	/* each thread resumes alone */
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->handoff);

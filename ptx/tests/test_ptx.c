@@ -773,6 +773,68 @@ static void load_both_ways(const char *text, const char *name,
 }
 
 /*
+ * A loop that steps each thread's index by the block's size until it
+ * reaches n, then bar.sync and a store of where the index ended.  The
+ * index keeps its form (tid.x plus the lane) at the loop's head and
+ * after the barrier; where n leaves the lanes of a warp at different
+ * counts, they leave the loop apart and the warp resuming after the
+ * barrier finds its lanes no longer of that form.
+ */
+static const char join_forms_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry loopbar(.param .u64 out, .param .u32 n)\n{\n"
+	"	.reg .pred %p<2>;\n	.reg .b32 %r<6>;\n	.reg .b64 %rd<4>;\n"
+	"	ld.param.u64 %rd1, [out];\n	ld.param.u32 %r1, [n];\n"
+	"	mov.u32 %r2, %tid.x;\n	mov.u32 %r3, %ntid.x;\n"
+	"	mov.u32 %r4, %r2;\n"
+	"LOOP:\n	setp.ge.u32 %p1, %r4, %r1;\n	@%p1 bra DONE;\n"
+	"	add.u32 %r4, %r4, %r3;\n	bra LOOP;\n"
+	"DONE:\n	bar.sync 0;\n"
+	"	mul.wide.u32 %rd2, %r2, 4;\n	add.s64 %rd3, %rd1, %rd2;\n"
+	"	st.global.u32 [%rd3], %r4;\n	ret;\n}\n";
+
+/*
+ * Forms kept where control flow joins (jit_forms.c): the loop above
+ * compiled and interpreted gives every thread's end, bit for bit, where
+ * the lanes leave the loop together (n a multiple of the block) and where
+ * they do not (n = 100 of 64: lanes 32 to 35 go round once more than the
+ * rest of their warp, which then resumes after bar.sync thread by thread).
+ */
+START_TEST(test_jit_join_forms)
+{
+	enum { BLOCK = 64 };
+	static const uint32_t ns[] = { 128, 100, 5, 0 };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct buffers bufs = { 0 };
+	struct { uint32_t *out; uint32_t n; } __attribute__((aligned(8))) p;
+	uint32_t *out[2] = { dev_alloc(&bufs, BLOCK * 4),
+			     dev_alloc(&bufs, BLOCK * 4) };
+	uint32_t i, k, t, want;
+
+	load_both_ways(join_forms_ptx, "loopbar", m, f);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		for (k = 0; k < 2; k++) {
+			memset(out[k], 0xff, BLOCK * 4);
+			p.out = out[k];
+			p.n = ns[i];
+			ck_assert_int_eq(launch(f[k], &bufs, 1, BLOCK, &p, NULL),
+					 CUMC_PTX_OK);
+		}
+		for (t = 0; t < BLOCK; t++) {
+			want = t >= ns[i] ? t :
+			       t + (ns[i] - t + BLOCK - 1) / BLOCK * BLOCK;
+			ck_assert_uint_eq(out[0][t], want);
+			ck_assert_uint_eq(out[1][t], want);
+		}
+	}
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
+/*
  * The lanes kernel compiled (warp code where a warp of 32 allows it) and
  * interpreted: the results C computes, bit for bit; with n larger than
  * the input (lanes of a group reach past it), the same fault.
@@ -2838,6 +2900,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_launch_errors);
 	tcase_add_test(tc, test_jit_matches_interpreter);
 	tcase_add_test(tc, test_jit_fma_without_fma);
+	tcase_add_test(tc, test_jit_join_forms);
 	tcase_add_test(tc, test_jit_warp_interpreted);
 	tcase_add_test(tc, test_jit_warp_lanes);
 	tcase_add_test(tc, test_jit_lane_forms);
