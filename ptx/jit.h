@@ -103,6 +103,8 @@ static inline size_t ptx_jit_slot(uint32_t reg, uint32_t nthreads,
 
 /* jit_live.c: whether operand @i of @in is a register @in writes. */
 bool ptx_jit_writes(const struct ptx_insn *in, unsigned int i);
+/* jit_live.c: whether @in writes register @r (a guarded write too). */
+bool ptx_jit_writes_reg(const struct ptx_insn *in, uint32_t r);
 
 /* Calls @fn with each register @in names: its guard's and its operands'. */
 static inline void ptx_jit_insn_regs(const struct ptx_insn *in,

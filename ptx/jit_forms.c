@@ -50,25 +50,6 @@ void ptx_jit_forms_flush(struct tr *t)
 					ptx_jit_form_lanes(t, &t->forms[r]));
 }
 
-/* Whether @in writes register @r. */
-static bool writes_reg(const struct ptx_insn *in, uint32_t r)
-{
-	const struct ptx_operand *o;
-	unsigned int i, k;
-
-	for (i = 0; i < in->nopnd; i++) {
-		o = &in->o[i];
-		if (!ptx_jit_writes(in, i) || o->kind == PO_ADDR)
-			continue;
-		if (o->kind == PO_REG && o->reg == r)
-			return true;
-		for (k = 0; o->kind == PO_VEC && k < o->nvec; k++)
-			if (o->vec[k] == r)
-				return true;
-	}
-	return false;
-}
-
 /* Whether an instruction of [@first, @last] writes register @r. */
 static bool written_in(const struct tr *t, uint32_t first, uint32_t last,
 		       uint32_t r)
@@ -76,7 +57,7 @@ static bool written_in(const struct tr *t, uint32_t first, uint32_t last,
 	uint32_t pc;
 
 	for (pc = first; pc <= last; pc++)
-		if (writes_reg(&t->fn->insns[pc], r))
+		if (ptx_jit_writes_reg(&t->fn->insns[pc], r))
 			return true;
 	return false;
 }
@@ -125,7 +106,7 @@ static bool keeps_form(const struct tr *t, const int64_t *strides, uint32_t r,
 		in = &t->fn->insns[pc];
 		if (in->op == OP_CALL)
 			return false;
-		if (writes_reg(in, r) && !steps(t, strides, in, r, first, last))
+		if (ptx_jit_writes_reg(in, r) && !steps(t, strides, in, r, first, last))
 			return false;
 	}
 	return true;
@@ -143,11 +124,7 @@ static uint32_t loop_end(const struct tr *t, uint32_t pc)
 	return last;
 }
 
-/*
- * The strides the ways into join @pc made so far had (HEAD_NO_FORM where
- * one had none, or another stride), with those of the forms now: no code.
- */
-static void merge_strides(struct tr *t, uint32_t pc)
+void ptx_jit_join_merge(struct tr *t, uint32_t pc)
 {
 	int64_t *strides = t->join_strides[pc];
 	uint32_t r;
@@ -171,11 +148,6 @@ static void merge_strides(struct tr *t, uint32_t pc)
 			strides[r] = HEAD_NO_FORM;
 }
 
-void ptx_jit_join_resumed(struct tr *t, uint32_t pc)
-{
-	merge_strides(t, pc);
-}
-
 /*
  * A way into join @pc made before the join is decided (from before it):
  * its strides merged, lane 0 of each register with a form into its
@@ -185,7 +157,7 @@ static void forward_edge(struct tr *t, uint32_t pc)
 {
 	uint32_t r;
 
-	merge_strides(t, pc);
+	ptx_jit_join_merge(t, pc);
 	for (r = 0; r < t->fn->nregs; r++)
 		if (t->forms[r].known)
 			ptx_jit_llvm.LLVMBuildStore(t->b, t->forms[r].base,
@@ -204,7 +176,7 @@ static void forward_edge(struct tr *t, uint32_t pc)
  * made by then (forward_edge()); a loop's head keeps only what the loop
  * keeps too (keeps_form()), and the ways back made after pass lane 0 on
  * (ptx_jit_branch_to_join()); a warp resuming at a loop's head or after
- * bar.sync brings the forms the code had before (ptx_jit_join_resumed()),
+ * bar.sync brings the forms the code had before (ptx_jit_join_merge()),
  * checked against the registers it takes back (ptx_jit_join_resume()).
  */
 void ptx_jit_join_forms(struct tr *t, uint32_t pc)

@@ -60,6 +60,24 @@ bool ptx_jit_writes(const struct ptx_insn *in, unsigned int i)
 	}
 }
 
+bool ptx_jit_writes_reg(const struct ptx_insn *in, uint32_t r)
+{
+	const struct ptx_operand *o;
+	unsigned int i, k;
+
+	for (i = 0; i < in->nopnd; i++) {
+		o = &in->o[i];
+		if (!ptx_jit_writes(in, i) || o->kind == PO_ADDR)
+			continue;
+		if (o->kind == PO_REG && o->reg == r)
+			return true;
+		for (k = 0; o->kind == PO_VEC && k < o->nvec; k++)
+			if (o->vec[k] == r)
+				return true;
+	}
+	return false;
+}
+
 /* @fn on each register of operand @o. */
 static void operand_regs(const struct ptx_operand *o, uint64_t *set,
 			 void (*fn)(uint64_t *set, uint32_t r))

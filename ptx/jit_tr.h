@@ -436,10 +436,12 @@ void ptx_jit_join_forms(struct tr *t, uint32_t pc);
 void ptx_jit_join_enter(struct tr *t, uint32_t pc);
 
 /*
- * A warp stopping at bar.sync resumes at @pc, after it, with its
- * registers as they are now: their forms merged into @pc's, no code.
+ * The strides the ways into join @pc brought so far (HEAD_NO_FORM where
+ * one had none, or another stride), merged with the forms now, no code:
+ * a way in, or a warp stopping at bar.sync to resume at @pc after it with
+ * its registers as they are now.
  */
-void ptx_jit_join_resumed(struct tr *t, uint32_t pc);
+void ptx_jit_join_merge(struct tr *t, uint32_t pc);
 
 /*
  * warp_resume()'s way into join @pc, the registers taken from the

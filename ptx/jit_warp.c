@@ -618,19 +618,6 @@ static bool same_registers(const struct ptx_operand *d,
 	return true;
 }
 
-/* Whether a register of @d is @reg. */
-static bool writes_register(const struct ptx_operand *d, uint32_t reg)
-{
-	unsigned int i;
-
-	if (d->kind == PO_REG)
-		return d->reg == reg;
-	for (i = 0; d->kind == PO_VEC && i < d->nvec; i++)
-		if (d->vec[i] == reg)
-			return true;
-	return false;
-}
-
 /* Whether @pc is where bar.sync lets its threads go. */
 static bool after_barrier(const struct cumc_ptx_function *fn, uint32_t pc)
 {
@@ -665,7 +652,7 @@ static bool ld_reduce_then_st(const struct tr *t, uint32_t pc)
 	       same_address(&ld->o[1], &st->o[0]) &&
 	       same_registers(&ld->o[0], &st->o[1]) &&
 	       (ld->o[1].reg == PTX_NO_REG ||
-		!writes_register(&ld->o[0], ld->o[1].reg));
+		!ptx_jit_writes_reg(ld, ld->o[1].reg));
 }
 
 /*
@@ -999,7 +986,7 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 			continue;
 		}
 		if (fn->insns[k].op == OP_BAR && k + 1 < fn->ninsns)
-			ptx_jit_join_resumed(t, k + 1);
+			ptx_jit_join_merge(t, k + 1);
 		then_st = ld_reduce_then_st(t, k);
 		warp_emit(t, &fn->insns[k], k, then_st);
 	}
