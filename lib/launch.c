@@ -129,6 +129,10 @@ static bool libcumc_kernel_multimem(void *arg, void **held,
 		res = libcumc_multimem_ld_reduce_st(&hold, buf, addr, count, t,
 						    o);
 		break;
+	case CUMC_PTX_MM_CHECK_LD_REDUCE_ST:
+		res = libcumc_multimem_ld_reduce_st_check(&hold, addr, count,
+							  t, o);
+		break;
 	}
 	*held = hold.map;
 	return res == CUDA_SUCCESS;

@@ -227,6 +227,24 @@ CUresult libcumc_multimem_ld_reduce_st(struct libcumc_mc_hold *hold, void *buf,
 	return libcumc_ld_reduce_then(hold, buf, mc, count, type, op, true);
 }
 
+CUresult libcumc_multimem_ld_reduce_st_check(struct libcumc_mc_hold *hold,
+					     CUdeviceptr mc, size_t count,
+					     cumcDataType type,
+					     cumcReduceOp op)
+{
+	struct libcumc_mc_span span;
+	size_t bytes;
+	CUresult res;
+
+	/* no buffer to check: the executor's comes later */
+	res = libcumc_multimem_check(mc, &span, count, type, op, &bytes);
+	if (res == CUDA_SUCCESS)
+		res = libcumc_span_get(hold, mc, bytes, true, &span);
+	if (res == CUDA_SUCCESS)
+		libcumc_span_put(hold);
+	return res;
+}
+
 /* Atomically apply @op with @v to the integer at @p. */
 #define CUMC_RED_INT(name, T)						\
 static void name(T *p, T v, cumcReduceOp op)				\

@@ -50,5 +50,13 @@ CUresult libcumc_multimem_red(struct libcumc_mc_hold *hold, CUdeviceptr mcDst,
 CUresult libcumc_multimem_ld_reduce_st(struct libcumc_mc_hold *hold, void *buf,
 				       CUdeviceptr mc, size_t count,
 				       cumcDataType type, cumcReduceOp op);
+/*
+ * What libcumc_multimem_ld_reduce_st() would answer, touching no member:
+ * for a kernel's executor that makes the pair later.
+ */
+CUresult libcumc_multimem_ld_reduce_st_check(struct libcumc_mc_hold *hold,
+					     CUdeviceptr mc, size_t count,
+					     cumcDataType type,
+					     cumcReduceOp op);
 
 #endif /* _CUMC_LIB_MULTIMEM_H */

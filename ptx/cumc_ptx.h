@@ -144,8 +144,10 @@ struct cumc_ptx_memory {
  * combines @buf into every member's elements with @op; ld_reduce_st is a
  * ld_reduce into @buf and then a st of @buf at the same address (a
  * multimem.ld_reduce and the multimem.st of its results that follows it,
- * made as one access, refused whole when either part would be).  It
- * answers false, having changed nothing, when the range is not multicast
+ * made as one access, refused whole when either part would be);
+ * check_ld_reduce_st answers whether that ld_reduce_st would be made,
+ * making nothing (@buf unused: the executor makes the access later, in
+ * one call with others that follow it).  It answers false, having changed nothing, when the range is not multicast
  * memory the kernel may access that way (the executor then makes the
  * lanes' accesses one by one, and the first that is refused faults the
  * kernel).
@@ -165,7 +167,8 @@ enum cumc_ptx_mm_op {
 	CUMC_PTX_MM_AND, CUMC_PTX_MM_OR, CUMC_PTX_MM_XOR,
 };
 enum cumc_ptx_mm_kind { CUMC_PTX_MM_LD_REDUCE = 1, CUMC_PTX_MM_ST,
-			CUMC_PTX_MM_RED, CUMC_PTX_MM_LD_REDUCE_ST };
+			CUMC_PTX_MM_RED, CUMC_PTX_MM_LD_REDUCE_ST,
+			CUMC_PTX_MM_CHECK_LD_REDUCE_ST };
 
 struct cumc_ptx_multicast {
 	bool (*access)(void *arg, void **held, enum cumc_ptx_mm_kind kind,

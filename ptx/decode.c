@@ -77,9 +77,14 @@ static const struct { const char *name; uint16_t flag; } flags[] = {
 	{ "shiftamt", PF_SHIFTAMT },
 };
 
-/* Orders, scopes, caching: the host's memory is coherent, all are met. */
+/*
+ * Orders, scopes, caching: the host's memory is coherent, all are met.
+ * An order stronger than relaxed is noted (PF_ORDERED): the JIT keeps no
+ * such multimem back (mm_defer.c).
+ */
+static const char *const orders[] = { "acquire", "release", "acq_rel", "sc" };
 static const char *const ignored[] = {
-	"relaxed", "acquire", "release", "acq_rel", "sc", "weak", "gpu",
+	"relaxed", "weak", "gpu",
 	"sys", "cta", "gl", "nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt",
 	"sync", "aligned", "shared::cta",
 };
@@ -259,6 +264,10 @@ static int modifier(struct ptx_parser *ps, struct ptx_insn *in,
 		}
 	if (ptx_word_is("v2", w, len) || ptx_word_is("v4", w, len)) {
 		in->vec = w[1] - '0';
+		return 0;
+	}
+	if (word_in(orders, N(orders), w, len) >= 0) {
+		in->flags |= PF_ORDERED;
 		return 0;
 	}
 	if (word_in(ignored, N(ignored), w, len) >= 0 || hint(w, len))

@@ -109,6 +109,9 @@ struct ptx_worker {
 	bool slice_spent;	/* this round, a thread used up its slice */
 	struct ptx_jit_site *jit_sites;	/* a compiled kernel's, per worker */
 	uint64_t *jit_regs;	/* a compiled kernel's thread for the interpreter */
+	/* multimem pairs kept back in a CTA's round, and their sums */
+	struct ptx_mm_pair *mm_pairs;
+	void *mm_sums;
 	/* Memory of a compiled kernel's ended CTAs, for the next ones. */
 	struct ptx_cta_mem {
 		struct ptx_jit_thread *jthreads;
@@ -153,14 +156,16 @@ void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
 		    uint64_t addr, unsigned int line);
 
 /*
- * exec_mem.c: a multimem access of @count elements at @addr as @in makes
- * it, through the launch's multicast path and what the worker holds (one
- * thread's values, or a warp's in lane order); @then_st: a ld_reduce
- * followed by the st of its results at @addr, both made.  False when it
- * was refused, having changed nothing, or the launch has no path.
+ * exec_mem.c: a multimem access of @count elements at @addr of @in's type
+ * and operator, through the launch's multicast path and what the worker
+ * holds (one thread's values, or a warp's in lane order): @kind is
+ * @in's own, or for a ld_reduce, CUMC_PTX_MM_LD_REDUCE_ST (the st of its
+ * results after it, both made) or CUMC_PTX_MM_CHECK_LD_REDUCE_ST.  False
+ * when it was refused, having changed nothing, or the launch has no path.
  */
 bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
-			 bool then_st, uint64_t addr, void *buf, size_t count);
+			 enum cumc_ptx_mm_kind kind, uint64_t addr, void *buf,
+			 size_t count);
 
 /*
  * cpu.c: from now on, whether the CPU is taken for QEMU's TCG

@@ -302,7 +302,8 @@ static void cvta(struct ptx_exec *x, const struct ptx_insn *in)
 }
 
 bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
-			 bool then_st, uint64_t addr, void *buf, size_t count)
+			 enum cumc_ptx_mm_kind kind, uint64_t addr, void *buf,
+			 size_t count)
 {
 	static const uint8_t ops[] = {
 		[AOP_ADD] = CUMC_PTX_MM_ADD, [AOP_MIN] = CUMC_PTX_MM_MIN,
@@ -310,8 +311,7 @@ bool ptx_multimem_access(struct ptx_worker *w, const struct ptx_insn *in,
 		[AOP_OR] = CUMC_PTX_MM_OR, [AOP_XOR] = CUMC_PTX_MM_XOR,
 	};
 
-	return multicast_access(w, then_st ? CUMC_PTX_MM_LD_REDUCE_ST :
-				in->wmode, addr, buf, count, in->mmtype,
+	return multicast_access(w, kind, addr, buf, count, in->mmtype,
 				ops[in->aop]);
 }
 
@@ -336,7 +336,7 @@ static int multimem(struct ptx_exec *x, const struct ptx_insn *in)
 			memcpy(buf + i * rsize, &v, rsize);
 		}
 	if (addr % rsize ||
-	    !ptx_multimem_access(x->w, in, false, addr, buf,
+	    !ptx_multimem_access(x->w, in, in->wmode, addr, buf,
 				 n * in->mmpack)) {
 		ptx_grid_fault(x->w, x->cta, x->t, CUMC_PTX_EFAULT, addr,
 			       in->line);

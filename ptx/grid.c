@@ -210,6 +210,7 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 		.first_round = cta->first_round,
 	};
 	unsigned int i;
+	uint32_t fault;
 
 	for (i = 0; i < 3; i++) {
 		r.ntid[i] = g->launch->block[i];
@@ -217,8 +218,12 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 		r.nctaid[i] = g->launch->grid[i];
 	}
 	ptx_jit_prepare(&r);
-	if (g->fn->jit(&r))
-		return 0;	/* a fault: the grid stops */
+	fault = g->fn->jit(&r);
+	/* what the round kept back, made before a barrier lets anyone go on */
+	if (r.deferred)
+		ptx_mm_flush(&r);
+	if (fault)
+		return 0;	/* the grid stops */
 	cta->first_round = false;
 	cta->live -= r.exited;
 	/* compiled kernels have bar.sync 0 only (jit_translate.c) */
@@ -382,6 +387,8 @@ static void *worker_main(void *arg)
 out:
 	free(w->jit_sites);
 	free(w->jit_regs);
+	free(w->mm_pairs);
+	free(w->mm_sums);
 	while (w->nspare) {
 		struct ptx_cta_mem *m = &w->spare[--w->nspare];
 

@@ -117,6 +117,7 @@ enum ptx_bar_kind { BAR_SYNC, BAR_ARRIVE, BAR_RED };
 #define PF_RELU		0x1000u		/* fma.relu, cvt.relu */
 #define PF_SATFINITE	0x2000u		/* cvt.satfinite */
 #define PF_SHIFTAMT	0x4000u		/* bfind.shiftamt */
+#define PF_ORDERED	0x8000u		/* .acquire, .release, .acq_rel, .sc */
 
 /* The mode of a warp operation: shfl, vote, match. */
 enum ptx_wmode { WM_NONE, WM_UP, WM_DOWN, WM_BFLY, WM_IDX,

@@ -82,6 +82,16 @@ struct ptx_jit_run {
 	 */
 	uint32_t (*multimem)(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,
 			     void *buf, uint32_t count, uint32_t then_st);
+	/*
+	 * mm_defer.c: keeps back the pair of ld_reduce @pc and the st after
+	 * it, for the lanes of a warp whose first thread is @index, checked
+	 * (0: refused, nothing kept); flush makes those kept, @deferred of
+	 * them, before anything else of the CTA touches memory.
+	 */
+	uint32_t (*defer)(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
+			  uint64_t addr, uint32_t count);
+	void (*flush)(struct ptx_jit_run *r);
+	uint32_t deferred;
 	uint32_t nthreads;
 	uint32_t first_round;		/* no thread ran: records unread */
 	uint32_t ntid[3], ctaid[3], nctaid[3];
@@ -100,6 +110,23 @@ static inline size_t ptx_jit_slot(uint32_t reg, uint32_t nthreads,
 {
 	return (size_t)reg * nthreads + index;
 }
+
+/* A multimem pair kept back (mm_defer.c). */
+struct ptx_mm_pair {
+	uint64_t addr;
+	uint32_t bytes;
+	uint32_t pc;		/* of the ld_reduce */
+	uint32_t index;		/* the warp's first thread */
+	uint32_t seq;		/* the order it came in */
+};
+
+/* mm_defer.c: makes the pairs the round kept back; the grid stops on a fault. */
+void ptx_mm_flush(struct ptx_jit_run *r);
+uint32_t ptx_mm_defer(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
+		      uint64_t addr, uint32_t count);
+/* jit_run.c: the interpreter's view of thread @index of the run's CTA. */
+void ptx_jit_thread_view(const struct ptx_jit_run *r, uint32_t index,
+			 struct ptx_thread *t);
 
 /* jit_live.c: whether operand @i of @in is a register @in writes. */
 bool ptx_jit_writes(const struct ptx_insn *in, unsigned int i);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * What compiled code calls as it runs (struct ptx_jit_run's mem, step and
- * multimem): mem.c for an access its inline checks did not allow, the
+ * multimem; defer and flush are mm_defer.c's): mem.c for an access its inline checks did not allow, the
  * interpreter for an instruction the translator left to it, the multicast
  * path for a warp's multimem.
  */
@@ -13,8 +13,8 @@
  * The interpreter's view of thread @index of the run's CTA; its registers
  * are the worker's copies, which jit_step() exchanges with the slots.
  */
-static void thread_view(const struct ptx_jit_run *r, uint32_t index,
-			struct ptx_thread *t)
+void ptx_jit_thread_view(const struct ptx_jit_run *r, uint32_t index,
+			 struct ptx_thread *t)
 {
 	const struct cumc_ptx_function *fn = r->w->grid->fn;
 	uint32_t x = r->ntid[0], y = r->ntid[1];
@@ -39,7 +39,7 @@ static void *jit_mem(struct ptx_jit_run *r, uint32_t index, uint32_t pc,
 	unsigned int i;
 	void *p;
 
-	thread_view(r, index, &t);
+	ptx_jit_thread_view(r, index, &t);
 	p = ptx_mem(r->w, r->cta, &t, in->space, addr, size, write);
 	if (!p) {
 		ptx_grid_fault(r->w, r->cta, &t, CUMC_PTX_EFAULT, addr, in->line);
@@ -86,7 +86,10 @@ static uint32_t jit_step(struct ptx_jit_run *r, uint32_t index, uint32_t pc)
 	struct ptx_thread t;
 	uint32_t fault;
 
-	thread_view(r, index, &t);
+	/* the interpreter's instruction is ordered after what was kept back */
+	if (r->deferred)
+		ptx_mm_flush(r);
+	ptx_jit_thread_view(r, index, &t);
 	t.pc = pc;
 	ptx_jit_insn_regs(in, copy_reg, &c);
 	fault = ptx_run(r->w, r->cta, &t, 1) == SL_FAULT;
@@ -98,7 +101,10 @@ static uint32_t jit_step(struct ptx_jit_run *r, uint32_t index, uint32_t pc)
 static uint32_t jit_multimem(struct ptx_jit_run *r, uint32_t pc, uint64_t addr,
 			     void *buf, uint32_t count, uint32_t then_st)
 {
-	return ptx_multimem_access(r->w, &r->w->grid->fn->insns[pc], then_st,
+	const struct ptx_insn *in = &r->w->grid->fn->insns[pc];
+
+	return ptx_multimem_access(r->w, in, then_st ?
+				   CUMC_PTX_MM_LD_REDUCE_ST : in->wmode,
 				   addr, buf, count);
 }
 
@@ -107,4 +113,6 @@ void ptx_jit_prepare(struct ptx_jit_run *r)
 	r->mem = jit_mem;
 	r->step = jit_step;
 	r->multimem = jit_multimem;
+	r->defer = ptx_mm_defer;
+	r->flush = ptx_mm_flush;
 }

@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-24-join-forms"
+#define PTX_JIT_VERSION "cumc-jit-25-pairs-kept-back"
 #define PTX_JIT_SLICE 4096
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
@@ -119,8 +119,10 @@ struct tr {
 	LLVMTypeRef i1, i32, i64, i128, f32, f64;
 	/* scalars: the run's fields, addresses, indices */
 	LLVMTypeRef s1, i8, s32, s64, s128, sf32, sf64, p8, step_ty, mem_ty;
-	LLVMTypeRef mm_ty;
+	LLVMTypeRef mm_ty, defer_ty, flush_ty;
 	uint32_t sites;
+	/* a multimem pair may be kept back: memory's instructions flush */
+	bool defers;
 	/* warp code (see ptx_jit_warp_code()) */
 	bool warp;
 	LLVMValueRef *vregs, vti, vpc, mmbuf;
@@ -347,6 +349,12 @@ LLVMValueRef ptx_jit_slot_in(const struct slot_row *row, uint32_t r);
  * for a kernel not analyzed, whether a stopped thread keeps it.
  */
 bool ptx_jit_live_in(const struct tr *t, uint32_t pc, uint32_t r);
+
+/*
+ * Before @in, where the function may keep multimem pairs back (t->defers,
+ * mm_defer.c) and @in touches memory or orders it: those kept are made.
+ */
+void ptx_jit_flush_before(struct tr *t, const struct ptx_insn *in);
 
 /* @m's compilable kernels into @t's module; false when out of memory. */
 bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,

@@ -1626,6 +1626,64 @@ static void resume_at_pc(struct tr *t, LLVMValueRef tp)
 }
 
 /*
+ * Whether warp code may keep a multimem pair back (jit_warp.c decides
+ * where): a ld_reduce with a st after it.
+ */
+static bool may_keep_pairs(const struct cumc_ptx_function *fn)
+{
+	uint32_t pc;
+
+	for (pc = 0; pc + 1 < fn->ninsns; pc++)
+		if (fn->insns[pc].op == OP_MULTIMEM &&
+		    fn->insns[pc].wmode == CUMC_PTX_MM_LD_REDUCE &&
+		    fn->insns[pc + 1].op == OP_MULTIMEM &&
+		    fn->insns[pc + 1].wmode == CUMC_PTX_MM_ST)
+			return true;
+	return false;
+}
+
+/*
+ * What orders the pairs kept back: an access of memory, but a parameter's
+ * (no thread writes one), a fence, a call, a trap.  Not bar.sync (the only
+ * barrier of compiled code): its threads stop, and the round's end makes
+ * the pairs (grid.c) before it lets them go, so that the CTA's warps keep
+ * their pieces of the same loop until the last has made its own.  The
+ * interpreter's instructions flush in jit_step().
+ */
+static bool meets_kept_pairs(const struct ptx_insn *in)
+{
+	switch (in->op) {
+	case OP_LD:
+		return in->space != PS_PARAM;
+	case OP_ST: case OP_ATOM: case OP_RED: case OP_MULTIMEM:
+	case OP_MEMBAR: case OP_CALL: case OP_TRAP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void ptx_jit_flush_before(struct tr *t, const struct ptx_insn *in)
+{
+	LLVMBasicBlockRef flush, go;
+	LLVMValueRef n, fn;
+
+	if (!t->defers || !meets_kept_pairs(in))
+		return;
+	flush = ptx_jit_new_block(t);
+	go = ptx_jit_new_block(t);
+	n = ptx_jit_load_field(t, t->run, RUN_FIELD(deferred), t->s32);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
+		LLVMIntNE, n, ptx_jit_cint(t->s32, 0), ""), flush, go);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, flush);
+	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(flush),
+				ptx_jit_llvm.LLVMPointerType(t->flush_ty, 0));
+	ptx_jit_llvm.LLVMBuildCall2(t->b, t->flush_ty, fn, &t->run, 1, "");
+	ptx_jit_llvm.LLVMBuildBr(t->b, go);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, go);
+}
+
+/*
  * The round: for (i = 0; i < nthreads && !stop; i++) a runnable thread
  * runs from its pc; the blocks below are its ways out.
  */
@@ -1644,6 +1702,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 	entry = ptx_jit_new_block(t);
 	mark_starts(t);
 	mark_kept(t);
+	t->defers = may_keep_pairs(fn);
 	head = ptx_jit_new_block(t);
 	body = ptx_jit_new_block(t);
 	resume = ptx_jit_new_block(t);
@@ -1753,6 +1812,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
 				ptx_jit_new_block(t));
 		}
+		ptx_jit_flush_before(t, &fn->insns[k]);
 		emit(t, &fn->insns[k], k);
 	}
 	if (!ptx_jit_terminated(t))
@@ -1833,6 +1893,7 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 	LLVMTypeRef step_args[] = { run_p, t->i32, t->i32 };
 	LLVMTypeRef mm_args[] = { run_p, t->i32, t->i64, t->p8, t->i32,
 				  t->i32 };
+	LLVMTypeRef defer_args[] = { run_p, t->i32, t->i32, t->i64, t->i32 };
 	char name[80];
 	uint32_t pc, site;
 	unsigned int i;
@@ -1841,6 +1902,10 @@ bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,
 	t->mem_ty = ptx_jit_llvm.LLVMFunctionType(t->p8, mem_args, 7, false);
 	t->step_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, step_args, 3, false);
 	t->mm_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, mm_args, 6, false);
+	t->defer_ty = ptx_jit_llvm.LLVMFunctionType(t->i32, defer_args, 5,
+						    false);
+	t->flush_ty = ptx_jit_llvm.LLVMFunctionType(
+		ptx_jit_llvm.LLVMVoidTypeInContext(t->c), &run_p, 1, false);
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct cumc_ptx_function *fn = &m->funcs[i];
 

@@ -517,13 +517,36 @@ static LLVMValueRef deinterleave(struct tr *t, LLVMValueRef v, unsigned int n,
 }
 
 /*
+ * Whether the pair at @pc (ld_reduce_then_st()) is kept back and made
+ * with others later (mm_defer.c): neither instruction orders memory, and
+ * the ld_reduce's values are dead after the st.
+ */
+static bool pair_kept_back(const struct tr *t, uint32_t pc)
+{
+	const struct ptx_insn *ld = &t->fn->insns[pc];
+	const struct ptx_operand *d = &ld->o[0];
+	unsigned int i;
+
+	if (!t->live_at || ((ld->flags | ld[1].flags) & PF_ORDERED))
+		return false;
+	if (d->kind == PO_REG)
+		return !ptx_jit_live_in(t, pc + 2, d->reg);
+	for (i = 0; i < d->nvec; i++)
+		if (d->vec[i] != PTX_NO_REG &&
+		    ptx_jit_live_in(t, pc + 2, d->vec[i]))
+			return false;
+	return true;
+}
+
+/*
  * multimem for the lanes of a warp.  Where lane l's elements follow lane
  * 0's (its address lane 0's plus l times its values' size) and are
  * aligned, the multicast path makes the access for all of them in one
  * call, their values lane after lane, as the hardware makes a warp's;
  * else, or where the path refuses the whole (having changed nothing),
  * the threads go on one by one from the instruction, each making its own
- * access through the interpreter, the first refused one faulting.
+ * access through the interpreter, the first refused one faulting.  A pair
+ * kept back (pair_kept_back()) is only checked here, and made later.
  */
 static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 			  uint32_t pc, bool then_st)
@@ -549,6 +572,25 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 		aligned(t, first, rsize), ""), call, outside);
 
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, call);
+	if (then_st && pair_kept_back(t, pc)) {
+		args[0] = t->run;
+		args[1] = ptx_jit_cint(t->s32, pc);
+		args[2] = ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
+			ptx_jit_cint(t->s32, 0), "");
+		args[3] = first;
+		args[4] = ptx_jit_cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
+		fn = ptx_jit_load_field(t, t->run, RUN_FIELD(defer),
+				ptx_jit_llvm.LLVMPointerType(t->defer_ty, 0));
+		x = ptx_jit_llvm.LLVMBuildCall2(t->b, t->defer_ty, fn, args, 5,
+						"");
+		ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(
+			t->b, LLVMIntEQ, x, ptx_jit_cint(t->s32, 0), ""),
+			outside, done);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, outside);
+		ptx_jit_hand_off(t, pc);
+		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, done);
+		return;
+	}
 	buf = ptx_jit_typed_ptr(t, t->mmbuf, bty);
 	for (i = 0; i < n && !ld; i++) {
 		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
@@ -988,6 +1030,8 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		if (fn->insns[k].op == OP_BAR && k + 1 < fn->ninsns)
 			ptx_jit_join_merge(t, k + 1);
 		then_st = ld_reduce_then_st(t, k);
+		if (!then_st || !pair_kept_back(t, k))
+			ptx_jit_flush_before(t, &fn->insns[k]);
 		warp_emit(t, &fn->insns[k], k, then_st);
 	}
 	if (!ptx_jit_terminated(t))

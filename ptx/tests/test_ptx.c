@@ -2493,7 +2493,7 @@ struct fake_mc {
 	uint64_t base;
 	size_t len;
 	unsigned char *m[2];
-	unsigned int calls;
+	unsigned int calls, checks;	/* checks: of pairs kept back */
 	size_t elements;
 	unsigned int held, released;
 	bool refuse_pairs;	/* refuses ld_reduce_st whole */
@@ -2509,13 +2509,19 @@ static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
 
 	if (addr < mc->base || off + count * 4 > mc->len || op != CUMC_PTX_MM_ADD ||
 	    (type != CUMC_PTX_MM_F32 && type != CUMC_PTX_MM_U32) ||
-	    (kind == CUMC_PTX_MM_LD_REDUCE_ST && mc->refuse_pairs))
+	    ((kind == CUMC_PTX_MM_LD_REDUCE_ST ||
+	      kind == CUMC_PTX_MM_CHECK_LD_REDUCE_ST) && mc->refuse_pairs))
 		return false;
 	if (!*held) {
 		*held = mc;
 		__atomic_fetch_add(&mc->held, 1, __ATOMIC_RELAXED);
 	}
 	ck_assert_ptr_eq(*held, mc);
+	if (kind == CUMC_PTX_MM_CHECK_LD_REDUCE_ST) {
+		ck_assert_ptr_null(buf);
+		__atomic_fetch_add(&mc->checks, 1, __ATOMIC_RELAXED);
+		return true;
+	}
 	__atomic_fetch_add(&mc->calls, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&mc->elements,
 			   kind == CUMC_PTX_MM_LD_REDUCE_ST ? 2 * count : count,
@@ -2529,6 +2535,11 @@ static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
 			memcpy(&f0, mc->m[0] + off + 4 * i, 4);
 			memcpy(&f1, mc->m[1] + off + 4 * i, 4);
 			f = f0 + f1;
+			if (type == CUMC_PTX_MM_U32) {
+				u = ((uint32_t *)(mc->m[0] + off))[i] +
+				    ((uint32_t *)(mc->m[1] + off))[i];
+				memcpy(&f, &u, 4);
+			}
 			memcpy((char *)buf + 4 * i, &f, 4);
 			for (k = 0; kind == CUMC_PTX_MM_LD_REDUCE_ST && k < 2;
 			     k++)
@@ -2673,6 +2684,28 @@ START_TEST(test_multimem)
 	ck_assert_uint_eq(mc.calls, 2 * 64);
 	mc.refuse_pairs = false;
 
+	/*
+	 * One CTA of two warps: compiled, each warp's pair is checked and
+	 * kept back, and the two, following each other, are one call.
+	 */
+	for (i = 0; i < 64; i++) {
+		m0[i] = i;
+		m1[i] = 0.5f * i;
+	}
+	mc.calls = 0;
+	mc.checks = 0;
+	l.grid[0] = 1;
+	l.block[0] = 64;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_OK);
+	for (i = 0; i < 64; i++) {
+		ck_assert_float_eq(m0[i], 1.5f * i);
+		ck_assert_float_eq(m1[i], 1.5f * i);
+	}
+	ck_assert_uint_eq(mc.calls, cumc_ptx_compiled(f) ? 1 : 2 * 64);
+	ck_assert_uint_eq(mc.checks, cumc_ptx_compiled(f) ? 2 : 0);
+	l.grid[0] = 2;
+	l.block[0] = 32;
+
 	/* Two red.add.u32 of 1 per thread, into every member. */
 	memset(m0, 0, sizeof(m0));
 	memset(m1, 0, sizeof(m1));
@@ -2693,6 +2726,105 @@ START_TEST(test_multimem)
 	l.multicast = NULL;
 	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_EFAULT);
 	cumc_ptx_unload(m);
+}
+END_TEST
+
+/*
+ * Pairs kept back made in their order where their ranges overlap: a
+ * warp's f32 pair one vector further first, then a u32 pair at its own
+ * words (sorted by address, the second would come first, and the two
+ * read each other's bits); then a ld_reduce of its own word after both,
+ * into a plain buffer.
+ */
+static const char kept_pairs_ptx[] =
+	".version 9.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry kept(.param .u64 mc, .param .u64 out)\n{\n"
+	"	.reg .b32 %r<4>;\n	.reg .b64 %rd<10>;\n	.reg .f32 %f<5>;\n"
+	"	ld.param.u64 %rd1, [mc];\n	ld.param.u64 %rd2, [out];\n"
+	"	mov.u32 %r1, %tid.x;\n	mul.wide.u32 %rd3, %r1, 16;\n"
+	"	add.s64 %rd4, %rd1, %rd3;\n	add.s64 %rd5, %rd4, 16;\n"
+	"	mul.wide.u32 %rd7, %r1, 4;\n	add.s64 %rd8, %rd1, %rd7;\n"
+	"	multimem.ld_reduce.relaxed.sys.global.add.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];\n"
+	"	multimem.st.relaxed.sys.global.v4.f32 [%rd5], {%f1, %f2, %f3, %f4};\n"
+	"	multimem.ld_reduce.relaxed.sys.global.add.u32 %r2, [%rd8];\n"
+	"	multimem.st.relaxed.sys.global.u32 [%rd8], %r2;\n"
+	"	multimem.ld_reduce.relaxed.sys.global.add.u32 %r3, [%rd8];\n"
+	"	add.s64 %rd6, %rd2, %rd7;\n	st.global.u32 [%rd6], %r3;\n"
+	"	ret;\n}\n";
+
+static float word_f32(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint32_t f32_word(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+START_TEST(test_multimem_kept_order)
+{
+	enum { WORDS = 4 * 33 };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	uint32_t mem[2][2][WORDS], want[2][WORDS], v, *out[2];
+	unsigned int i, k;
+
+	load_both_ways(kept_pairs_ptx, "kept", m, f);
+	for (i = 0; i < WORDS; i++) {
+		want[0][i] = f32_word(i);
+		want[1][i] = f32_word(0.25f * i);
+	}
+	for (k = 0; k < 2; k++) {
+		struct fake_mc mc = { .base = 0x7f0000000000ull,
+			.len = sizeof(mem[k][0]),
+			.m = { (unsigned char *)mem[k][0],
+			       (unsigned char *)mem[k][1] } };
+		struct cumc_ptx_multicast cb = { fake_access, fake_release,
+						 &mc };
+		struct buffers bufs = { 0 };
+		struct cumc_ptx_memory mm = { check_mem, &bufs };
+		struct { uint64_t mc, out; } p;
+		struct cumc_ptx_launch l = {
+			.grid = { 1, 1, 1 }, .block = { 32, 1, 1 },
+			.params = &p, .memory = &mm, .multicast = &cb,
+		};
+		struct cumc_ptx_fault fault;
+
+		out[k] = dev_alloc(&bufs, 4 * 32);
+		p.mc = mc.base;
+		p.out = (uintptr_t)out[k];
+		memcpy(mem[k], want, sizeof(want));
+		ck_assert_int_eq(cumc_ptx_launch(f[k], &l, &fault),
+				 CUMC_PTX_OK);
+		ck_assert_uint_eq(mc.released, mc.held);
+		if (!k)
+			ck_assert_uint_eq(mc.checks,
+					  cumc_ptx_compiled(f[0]) ? 2 : 0);
+	}
+	/* the two pairs in the kernel's order */
+	for (i = 4; i < WORDS; i++)
+		want[0][i] = want[1][i] = f32_word(word_f32(want[0][i]) +
+						   word_f32(want[1][i]));
+	for (i = 0; i < 32; i++) {
+		v = want[0][i] + want[1][i];
+		want[0][i] = want[1][i] = v;
+	}
+	for (k = 0; k < 2; k++) {
+		ck_assert_mem_eq(mem[k][0], want[0], sizeof(want[0]));
+		ck_assert_mem_eq(mem[k][1], want[1], sizeof(want[1]));
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 32; i++)
+			ck_assert_uint_eq(out[k][i], 2 * want[0][i]);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
 }
 END_TEST
 
@@ -2930,6 +3062,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_link_private_unreachable);
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
+	tcase_add_test(tc, test_multimem_kept_order);
 	tcase_add_test(tc, test_multicast_plain_store);
 	tcase_add_test(tc, test_multimem_unsupported);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * multimem pairs kept back.  Warp code makes an all-reduce's ld_reduce
+ * and the st of its sums one call of the multicast path a warp
+ * (jit_warp.c): 512 bytes of .v4.f32, the CTA's warps at a stride of the
+ * CTA's width and one after the other, so that each call pays the path's
+ * checks and lookup, and each warp walks the members' pages again.  Where
+ * the pair's values are dead after the st and neither instruction orders
+ * memory, the worker checks the access at once (refused, the lanes go on
+ * one by one as before) and keeps it back; before the CTA's next
+ * instruction that touches memory or orders it (the translator puts a
+ * flush there, and the interpreter's instructions flush in jit_run.c) and
+ * at the end of the CTA's round, the pairs kept are made in address
+ * order, those whose ranges follow each other in one call.
+ *
+ * A relaxed access of one thread is ordered with no other thread's but
+ * through a fence, a barrier or a stronger order, nor with its own to
+ * other addresses, and all of those flush first: what changes is only
+ * the order of the pairs among themselves.  Two pairs whose ranges
+ * overlap are made in the order they came.
+ */
+#include <stdlib.h>
+
+#include "jit.h"
+
+/* Pairs a round keeps at most: a CTA of 1024 threads' 32 warps, 32 times. */
+#define PTX_MM_PAIRS 1024
+/* The sums of one call of the multicast path, at most. */
+#define PTX_MM_SUMS (64u << 10)
+
+static const struct ptx_insn *pair_insn(const struct ptx_jit_run *r,
+					const struct ptx_mm_pair *p)
+{
+	return &r->w->grid->fn->insns[p->pc];
+}
+
+/* The pair's thread faults at its address: the multicast path refused it. */
+static void pair_fault(struct ptx_jit_run *r, const struct ptx_mm_pair *p)
+{
+	struct ptx_thread t;
+
+	ptx_jit_thread_view(r, p->index, &t);
+	ptx_grid_fault(r->w, r->cta, &t, CUMC_PTX_EFAULT, p->addr,
+		       pair_insn(r, p)->line);
+}
+
+/* The pairs of @bytes from @p's address, as @p's instruction makes them. */
+static bool pair_make(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
+		      uint64_t bytes)
+{
+	const struct ptx_insn *in = pair_insn(r, p);
+	uint64_t off, len;
+
+	for (off = 0; off < bytes; off += len) {
+		len = bytes - off < PTX_MM_SUMS ? bytes - off : PTX_MM_SUMS;
+		if (!ptx_multimem_access(r->w, in, CUMC_PTX_MM_LD_REDUCE_ST,
+					 p->addr + off, r->w->mm_sums,
+					 len / in->type.size))
+			return false;
+	}
+	return true;
+}
+
+static int by_address(const void *a, const void *b)
+{
+	const struct ptx_mm_pair *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct ptx_mm_pair *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Whether pair @b begins where @a ends, made by the same instruction. */
+static bool pairs_follow(const struct ptx_mm_pair *a,
+			 const struct ptx_mm_pair *b)
+{
+	return a->pc == b->pc && a->addr + a->bytes == b->addr;
+}
+
+/* Pairs @p[0..n) one by one; false at the first refused (it faults). */
+static bool pairs_each(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
+		       uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!pair_make(r, &p[i], p[i].bytes)) {
+			pair_fault(r, &p[i]);
+			return false;
+		}
+	return true;
+}
+
+void ptx_mm_flush(struct ptx_jit_run *r)
+{
+	struct ptx_mm_pair *p = r->w->mm_pairs;
+	uint32_t n = r->deferred, i, j;
+	uint64_t bytes;
+
+	r->deferred = 0;
+	qsort(p, n, sizeof(*p), by_address);
+	for (i = 1; i < n; i++)
+		if (p[i - 1].addr + p[i - 1].bytes > p[i].addr) {
+			qsort(p, n, sizeof(*p), by_seq);
+			pairs_each(r, p, n);
+			return;
+		}
+	for (i = 0; i < n; i = j) {
+		bytes = p[i].bytes;
+		for (j = i + 1; j < n && pairs_follow(&p[j - 1], &p[j]); j++)
+			bytes += p[j].bytes;
+		/* a range the path takes in pieces only (two mappings) */
+		if (!pair_make(r, &p[i], bytes) && !pairs_each(r, &p[i], j - i))
+			return;
+	}
+}
+
+uint32_t ptx_mm_defer(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
+		      uint64_t addr, uint32_t count)
+{
+	struct ptx_worker *w = r->w;
+	const struct ptx_insn *in = &w->grid->fn->insns[pc];
+	struct ptx_mm_pair *p;
+
+	if (!w->mm_pairs) {
+		w->mm_pairs = malloc(PTX_MM_PAIRS * sizeof(*w->mm_pairs));
+		w->mm_sums = malloc(PTX_MM_SUMS);
+		if (!w->mm_pairs || !w->mm_sums) {
+			free(w->mm_pairs);
+			free(w->mm_sums);
+			w->mm_pairs = NULL;
+			w->mm_sums = NULL;
+			return 0;	/* the lanes go on one by one */
+		}
+	}
+	if (r->deferred == PTX_MM_PAIRS)
+		ptx_mm_flush(r);
+	if (!ptx_multimem_access(w, in, CUMC_PTX_MM_CHECK_LD_REDUCE_ST, addr,
+				 NULL, count))
+		return 0;
+	p = &w->mm_pairs[r->deferred];
+	p->addr = addr;
+	p->bytes = count * in->type.size;
+	p->pc = pc;
+	p->index = index;
+	p->seq = r->deferred++;
+	return 1;
+}
