@@ -642,6 +642,14 @@ static float f32_of_bits(uint32_t u)
 	return f;
 }
 
+static uint32_t bits_of_f32(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
 /*
  * fma.rn.f32 compiled for QEMU's TCG (x86-64-v2, which has no FMA: the
  * sum through f64, rounded to odd there) gives the host's fmaf(), the
@@ -2752,22 +2760,6 @@ static const char kept_pairs_ptx[] =
 	"	add.s64 %rd6, %rd2, %rd7;\n	st.global.u32 [%rd6], %r3;\n"
 	"	ret;\n}\n";
 
-static float word_f32(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-static uint32_t f32_word(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, 4);
-	return u;
-}
-
 START_TEST(test_multimem_kept_order)
 {
 	enum { WORDS = 4 * 33 };
@@ -2778,8 +2770,8 @@ START_TEST(test_multimem_kept_order)
 
 	load_both_ways(kept_pairs_ptx, "kept", m, f);
 	for (i = 0; i < WORDS; i++) {
-		want[0][i] = f32_word(i);
-		want[1][i] = f32_word(0.25f * i);
+		want[0][i] = bits_of_f32(i);
+		want[1][i] = bits_of_f32(0.25f * i);
 	}
 	for (k = 0; k < 2; k++) {
 		struct fake_mc mc = { .base = 0x7f0000000000ull,
@@ -2810,8 +2802,8 @@ START_TEST(test_multimem_kept_order)
 	}
 	/* the two pairs in the kernel's order */
 	for (i = 4; i < WORDS; i++)
-		want[0][i] = want[1][i] = f32_word(word_f32(want[0][i]) +
-						   word_f32(want[1][i]));
+		want[0][i] = want[1][i] = bits_of_f32(f32_of_bits(want[0][i]) +
+						      f32_of_bits(want[1][i]));
 	for (i = 0; i < 32; i++) {
 		v = want[0][i] + want[1][i];
 		want[0][i] = want[1][i] = v;
