@@ -104,20 +104,30 @@ CUresult libcumc_multimem_st(struct libcumc_mc_hold *hold, CUdeviceptr mcDst,
 	return CUDA_SUCCESS;
 }
 
-/* Checks shared by ld_reduce and red; *bytes is the span they cover. */
-static CUresult libcumc_multimem_check(CUdeviceptr mc, const void *buf,
-				       size_t count, cumcDataType type,
-				       cumcReduceOp op, size_t *bytes)
+/* The type, operator and range of a reduction; *bytes, the span it covers. */
+static CUresult libcumc_reduction_check(CUdeviceptr mc, size_t count,
+					cumcDataType type, cumcReduceOp op,
+					size_t *bytes)
 {
 	size_t size;
 
-	if (!libcumc_reducer_lookup(type, op) || (!buf && count))
+	if (!libcumc_reducer_lookup(type, op))
 		return CUDA_ERROR_INVALID_VALUE;
 	size = libcumc_type_size(type);
 	if (mc % size || count > SIZE_MAX / size)
 		return CUDA_ERROR_INVALID_VALUE;
 	*bytes = count * size;
 	return CUDA_SUCCESS;
+}
+
+/* Checks shared by ld_reduce and red, their buffer's too. */
+static CUresult libcumc_multimem_check(CUdeviceptr mc, const void *buf,
+				       size_t count, cumcDataType type,
+				       cumcReduceOp op, size_t *bytes)
+{
+	if (!buf && count)
+		return CUDA_ERROR_INVALID_VALUE;
+	return libcumc_reduction_check(mc, count, type, op, bytes);
 }
 
 /* Accumulate @n elements at @off of @members views into @acc. */
@@ -236,8 +246,7 @@ CUresult libcumc_multimem_ld_reduce_st_check(struct libcumc_mc_hold *hold,
 	size_t bytes;
 	CUresult res;
 
-	/* no buffer to check: the executor's comes later */
-	res = libcumc_multimem_check(mc, &span, count, type, op, &bytes);
+	res = libcumc_reduction_check(mc, count, type, op, &bytes);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_span_get(hold, mc, bytes, true, &span);
 	if (res == CUDA_SUCCESS)

@@ -147,10 +147,10 @@ struct cumc_ptx_memory {
  * made as one access, refused whole when either part would be);
  * check_ld_reduce_st answers whether that ld_reduce_st would be made,
  * making nothing (@buf unused: the executor makes the access later, in
- * one call with others that follow it).  It answers false, having changed nothing, when the range is not multicast
- * memory the kernel may access that way (the executor then makes the
- * lanes' accesses one by one, and the first that is refused faults the
- * kernel).
+ * one call with others that follow it).  It answers false, having
+ * changed nothing, when the range is not multicast memory the kernel may
+ * access that way (the executor then makes the lanes' accesses one by
+ * one, and the first that is refused faults the kernel).
  * *@held is the worker's, NULL at its start: what @access keeps from one
  * instruction to the next (the mapping it found), until @release lets go
  * of it and sets it back to NULL.  The executor calls @release when *@held

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * What compiled code calls as it runs (struct ptx_jit_run's mem, step and
- * multimem; defer and flush are mm_defer.c's): mem.c for an access its inline checks did not allow, the
- * interpreter for an instruction the translator left to it, the multicast
- * path for a warp's multimem.
+ * multimem; defer and flush are mm_defer.c's): mem.c for an access its
+ * inline checks did not allow, the interpreter for an instruction the
+ * translator left to it, the multicast path for a warp's multimem.
  */
 #include <string.h>
 

@@ -517,81 +517,45 @@ static LLVMValueRef deinterleave(struct tr *t, LLVMValueRef v, unsigned int n,
 }
 
 /*
- * Whether the pair at @pc (ld_reduce_then_st()) is kept back and made
- * with others later (mm_defer.c): neither instruction orders memory, and
- * the ld_reduce's values are dead after the st.
+ * How a multimem.ld_reduce and the multimem.st of its results after it
+ * are made (pair_way()): apart, as one call, or kept back and made with
+ * others later (mm_defer.c).
  */
-static bool pair_kept_back(const struct tr *t, uint32_t pc)
-{
-	const struct ptx_insn *ld = &t->fn->insns[pc];
-	const struct ptx_operand *d = &ld->o[0];
-	unsigned int i;
+enum pair_way { PAIR_NONE, PAIR_ONE_CALL, PAIR_KEPT_BACK };
 
-	if (!t->live_at || ((ld->flags | ld[1].flags) & PF_ORDERED))
-		return false;
-	if (d->kind == PO_REG)
-		return !ptx_jit_live_in(t, pc + 2, d->reg);
-	for (i = 0; i < d->nvec; i++)
-		if (d->vec[i] != PTX_NO_REG &&
-		    ptx_jit_live_in(t, pc + 2, d->vec[i]))
-			return false;
-	return true;
+/* The call that keeps the warp's pair @pc back; 0: refused. */
+static LLVMValueRef keep_back(struct tr *t, uint32_t pc, LLVMValueRef first,
+			      LLVMValueRef count)
+{
+	LLVMValueRef args[5], fn;
+
+	args[0] = t->run;
+	args[1] = ptx_jit_cint(t->s32, pc);
+	args[2] = ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
+		ptx_jit_cint(t->s32, 0), "");
+	args[3] = first;
+	args[4] = count;
+	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(defer),
+				ptx_jit_llvm.LLVMPointerType(t->defer_ty, 0));
+	return ptx_jit_llvm.LLVMBuildCall2(t->b, t->defer_ty, fn, args, 5, "");
 }
 
 /*
- * multimem for the lanes of a warp.  Where lane l's elements follow lane
- * 0's (its address lane 0's plus l times its values' size) and are
- * aligned, the multicast path makes the access for all of them in one
- * call, their values lane after lane, as the hardware makes a warp's;
- * else, or where the path refuses the whole (having changed nothing),
- * the threads go on one by one from the instruction, each making its own
- * access through the interpreter, the first refused one faulting.  A pair
- * kept back (pair_kept_back()) is only checked here, and made later.
+ * The call that makes the warp's access of multimem @pc, the values of a
+ * st from the registers into @buf first (and with PAIR_ONE_CALL, the st
+ * after a ld_reduce too); 0: refused.
  */
-static void warp_multimem(struct tr *t, const struct ptx_insn *in,
-			  uint32_t pc, bool then_st)
+static LLVMValueRef access_call(struct tr *t, const struct ptx_insn *in,
+				uint32_t pc, enum pair_way pair,
+				LLVMValueRef first, LLVMValueRef count,
+				LLVMValueRef buf)
 {
 	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
-	const struct ptx_operand *a = &in->o[ld ? 1 : 0];
 	const struct ptx_operand *v = &in->o[ld ? 0 : 1];
 	unsigned int n = v->kind == PO_VEC ? v->nvec : 1, i;
 	unsigned int rsize = in->type.size * in->mmpack;
-	LLVMTypeRef bty =
-		ptx_jit_llvm.LLVMVectorType(ptx_jit_int_type(t, rsize),
-					    PTX_JIT_LANES * n);
-	LLVMBasicBlockRef call = ptx_jit_new_block(t);
-	LLVMBasicBlockRef done = ptx_jit_new_block(t);
-	LLVMBasicBlockRef outside = ptx_jit_new_block(t);
-	LLVMValueRef addr = ptx_jit_address(t, a);
-	LLVMValueRef first, buf, vals[4], args[6], fn, x;
+	LLVMValueRef vals[4], args[6], fn;
 
-	first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, addr,
-		ptx_jit_cint(t->s32, 0), "");
-	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildAnd(t->b,
-		lanes_follow(t, a, addr, first, n * rsize),
-		aligned(t, first, rsize), ""), call, outside);
-
-	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, call);
-	if (then_st && pair_kept_back(t, pc)) {
-		args[0] = t->run;
-		args[1] = ptx_jit_cint(t->s32, pc);
-		args[2] = ptx_jit_llvm.LLVMBuildExtractElement(t->b, t->idx,
-			ptx_jit_cint(t->s32, 0), "");
-		args[3] = first;
-		args[4] = ptx_jit_cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
-		fn = ptx_jit_load_field(t, t->run, RUN_FIELD(defer),
-				ptx_jit_llvm.LLVMPointerType(t->defer_ty, 0));
-		x = ptx_jit_llvm.LLVMBuildCall2(t->b, t->defer_ty, fn, args, 5,
-						"");
-		ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(
-			t->b, LLVMIntEQ, x, ptx_jit_cint(t->s32, 0), ""),
-			outside, done);
-		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, outside);
-		ptx_jit_hand_off(t, pc);
-		ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, done);
-		return;
-	}
-	buf = ptx_jit_typed_ptr(t, t->mmbuf, bty);
 	for (i = 0; i < n && !ld; i++) {
 		uint32_t r = v->kind == PO_VEC ? v->vec[i] :
 			     v->kind == PO_REG ? v->reg : PTX_NO_REG;
@@ -607,11 +571,53 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 	args[1] = ptx_jit_cint(t->s32, pc);
 	args[2] = first;
 	args[3] = ptx_jit_typed_ptr(t, t->mmbuf, t->i8);
-	args[4] = ptx_jit_cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
-	args[5] = ptx_jit_cint(t->s32, then_st);
+	args[4] = count;
+	args[5] = ptx_jit_cint(t->s32, pair == PAIR_ONE_CALL);
 	fn = ptx_jit_load_field(t, t->run, RUN_FIELD(multimem),
 				ptx_jit_llvm.LLVMPointerType(t->mm_ty, 0));
-	x = ptx_jit_llvm.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 6, "");
+	return ptx_jit_llvm.LLVMBuildCall2(t->b, t->mm_ty, fn, args, 6, "");
+}
+
+/*
+ * multimem for the lanes of a warp.  Where lane l's elements follow lane
+ * 0's (its address lane 0's plus l times its values' size) and are
+ * aligned, the multicast path makes the access for all of them in one
+ * call, their values lane after lane, as the hardware makes a warp's;
+ * else, or where the path refuses the whole (having changed nothing),
+ * the threads go on one by one from the instruction, each making its own
+ * access through the interpreter, the first refused one faulting.  With
+ * @pair PAIR_ONE_CALL (@in a ld_reduce), the st of its results too; with
+ * PAIR_KEPT_BACK, the pair is only checked here, and made later.
+ */
+static void warp_multimem(struct tr *t, const struct ptx_insn *in,
+			  uint32_t pc, enum pair_way pair)
+{
+	bool ld = in->wmode == CUMC_PTX_MM_LD_REDUCE;
+	const struct ptx_operand *a = &in->o[ld ? 1 : 0];
+	const struct ptx_operand *v = &in->o[ld ? 0 : 1];
+	unsigned int n = v->kind == PO_VEC ? v->nvec : 1, i;
+	unsigned int rsize = in->type.size * in->mmpack;
+	LLVMTypeRef bty =
+		ptx_jit_llvm.LLVMVectorType(ptx_jit_int_type(t, rsize),
+					    PTX_JIT_LANES * n);
+	LLVMBasicBlockRef call = ptx_jit_new_block(t);
+	LLVMBasicBlockRef done = ptx_jit_new_block(t);
+	LLVMBasicBlockRef outside = ptx_jit_new_block(t);
+	LLVMValueRef addr = ptx_jit_address(t, a);
+	LLVMValueRef buf = ptx_jit_typed_ptr(t, t->mmbuf, bty);
+	LLVMValueRef count =
+		ptx_jit_cint(t->s32, PTX_JIT_LANES * n * in->mmpack);
+	LLVMValueRef first, x;
+
+	first = ptx_jit_llvm.LLVMBuildExtractElement(t->b, addr,
+		ptx_jit_cint(t->s32, 0), "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildAnd(t->b,
+		lanes_follow(t, a, addr, first, n * rsize),
+		aligned(t, first, rsize), ""), call, outside);
+
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, call);
+	x = pair == PAIR_KEPT_BACK ? keep_back(t, pc, first, count) :
+	    access_call(t, in, pc, pair, first, count, buf);
 	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildICmp(t->b,
 		LLVMIntEQ, x, ptx_jit_cint(t->s32, 0), ""), outside, done);
 
@@ -619,7 +625,7 @@ static void warp_multimem(struct tr *t, const struct ptx_insn *in,
 	ptx_jit_hand_off(t, pc);
 
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, done);
-	if (!ld)
+	if (!ld || pair == PAIR_KEPT_BACK)
 		return;
 	x = ptx_jit_llvm.LLVMBuildLoad2(t->b, bty, buf, "");
 	ptx_jit_llvm.LLVMSetAlignment(x, rsize);
@@ -698,6 +704,30 @@ static bool ld_reduce_then_st(const struct tr *t, uint32_t pc)
 }
 
 /*
+ * The way of the pair at @pc: kept back where neither instruction orders
+ * memory and the ld_reduce's values are dead after the st.
+ */
+static enum pair_way pair_way(const struct tr *t, uint32_t pc)
+{
+	const struct ptx_insn *ld = &t->fn->insns[pc];
+	const struct ptx_operand *d = &ld->o[0];
+	unsigned int i;
+
+	if (!ld_reduce_then_st(t, pc))
+		return PAIR_NONE;
+	if (!t->live_at || ((ld->flags | ld[1].flags) & PF_ORDERED))
+		return PAIR_ONE_CALL;
+	if (d->kind == PO_REG)
+		return ptx_jit_live_in(t, pc + 2, d->reg) ? PAIR_ONE_CALL :
+							    PAIR_KEPT_BACK;
+	for (i = 0; i < d->nvec; i++)
+		if (d->vec[i] != PTX_NO_REG &&
+		    ptx_jit_live_in(t, pc + 2, d->vec[i]))
+			return PAIR_ONE_CALL;
+	return PAIR_KEPT_BACK;
+}
+
+/*
  * A guard whose predicate has no form: the warp goes to @all where every
  * lane passes and to @skip where none does; where they disagree, the
  * threads go on one by one (at the branch's two ways, or at the guarded
@@ -735,11 +765,11 @@ static bool guard_lanes(struct tr *t, const struct ptx_insn *in, uint32_t pc,
 /*
  * An instruction for the lanes of a warp.  A guard the lanes agree on is
  * taken by the warp, tested as a scalar where its predicate has a form
- * (guard_lanes() where not).  With @then_st (ld_reduce_then_st()), the
- * multimem.st after it, too.
+ * (guard_lanes() where not).  Where @pair is not PAIR_NONE (pair_way()),
+ * the multimem.st after it, too.
  */
 static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc,
-		      bool then_st)
+		      enum pair_way pair)
 {
 	LLVMBasicBlockRef skip = NULL, all;
 	struct lane_form f[PTX_MAX_OPERANDS];
@@ -782,7 +812,7 @@ static void warp_emit(struct tr *t, const struct ptx_insn *in, uint32_t pc,
 		warp_load_store(t, in, pc);
 		break;
 	case OP_MULTIMEM:
-		warp_multimem(t, in, pc, then_st);
+		warp_multimem(t, in, pc, pair);
 		break;
 	case OP_ATOM: case OP_RED:
 		warp_atomic(t, in, pc);
@@ -968,7 +998,7 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	LLVMBasicBlockRef fresh = ptx_jit_new_block(t);
 	LLVMBasicBlockRef resume = ptx_jit_new_block(t), saved, mark, counted;
 	LLVMBasicBlockRef next = ptx_jit_new_block(t);
-	bool then_st = false;
+	enum pair_way pair = PAIR_NONE;
 	uint32_t k, r;
 
 	for (k = 0; k < fn->ninsns; k++) {
@@ -1023,16 +1053,16 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 			ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b,
 				ptx_jit_new_block(t));
 		}
-		if (then_st) {	/* made with the ld_reduce before it */
-			then_st = false;
+		if (pair != PAIR_NONE) {	/* made with the ld_reduce */
+			pair = PAIR_NONE;
 			continue;
 		}
 		if (fn->insns[k].op == OP_BAR && k + 1 < fn->ninsns)
 			ptx_jit_join_merge(t, k + 1);
-		then_st = ld_reduce_then_st(t, k);
-		if (!then_st || !pair_kept_back(t, k))
+		pair = pair_way(t, k);
+		if (pair != PAIR_KEPT_BACK)
 			ptx_jit_flush_before(t, &fn->insns[k]);
-		warp_emit(t, &fn->insns[k], k, then_st);
+		warp_emit(t, &fn->insns[k], k, pair);
 	}
 	if (!ptx_jit_terminated(t))
 		ptx_jit_llvm.LLVMBuildBr(t->b, t->warp_exited);

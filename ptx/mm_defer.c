@@ -44,21 +44,14 @@ static void pair_fault(struct ptx_jit_run *r, const struct ptx_mm_pair *p)
 		       pair_insn(r, p)->line);
 }
 
-/* The pairs of @bytes from @p's address, as @p's instruction makes them. */
+/* The pairs of @bytes from @p's address, in one call, as @p's instruction. */
 static bool pair_make(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
 		      uint64_t bytes)
 {
 	const struct ptx_insn *in = pair_insn(r, p);
-	uint64_t off, len;
 
-	for (off = 0; off < bytes; off += len) {
-		len = bytes - off < PTX_MM_SUMS ? bytes - off : PTX_MM_SUMS;
-		if (!ptx_multimem_access(r->w, in, CUMC_PTX_MM_LD_REDUCE_ST,
-					 p->addr + off, r->w->mm_sums,
-					 len / in->type.size))
-			return false;
-	}
-	return true;
+	return ptx_multimem_access(r->w, in, CUMC_PTX_MM_LD_REDUCE_ST, p->addr,
+				   r->w->mm_sums, bytes / in->type.size);
 }
 
 static int by_address(const void *a, const void *b)
@@ -98,11 +91,31 @@ static bool pairs_each(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
 	return true;
 }
 
+/*
+ * The pairs from @p[0] that follow each other, as many as one call's sums
+ * hold (a pair is at most a warp's 32 lanes of 4 values of 8 bytes), in
+ * one call; pair by pair where the path takes the range in pieces only
+ * (it spans two mappings).  How many were made; fewer than the run's at a
+ * refused one (it faults).
+ */
+static uint32_t pairs_run(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
+			  uint32_t n)
+{
+	uint64_t bytes = p[0].bytes;
+	uint32_t j;
+
+	for (j = 1; j < n && pairs_follow(&p[j - 1], &p[j]) &&
+		    bytes + p[j].bytes <= PTX_MM_SUMS; j++)
+		bytes += p[j].bytes;
+	if (pair_make(r, p, bytes) || pairs_each(r, p, j))
+		return j;
+	return 0;
+}
+
 void ptx_mm_flush(struct ptx_jit_run *r)
 {
 	struct ptx_mm_pair *p = r->w->mm_pairs;
-	uint32_t n = r->deferred, i, j;
-	uint64_t bytes;
+	uint32_t n = r->deferred, i, made;
 
 	r->deferred = 0;
 	qsort(p, n, sizeof(*p), by_address);
@@ -112,12 +125,9 @@ void ptx_mm_flush(struct ptx_jit_run *r)
 			pairs_each(r, p, n);
 			return;
 		}
-	for (i = 0; i < n; i = j) {
-		bytes = p[i].bytes;
-		for (j = i + 1; j < n && pairs_follow(&p[j - 1], &p[j]); j++)
-			bytes += p[j].bytes;
-		/* a range the path takes in pieces only (two mappings) */
-		if (!pair_make(r, &p[i], bytes) && !pairs_each(r, &p[i], j - i))
+	for (i = 0; i < n; i += made) {
+		made = pairs_run(r, &p[i], n - i);
+		if (!made)
 			return;
 	}
 }

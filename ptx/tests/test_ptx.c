@@ -2505,6 +2505,7 @@ struct fake_mc {
 	size_t elements;
 	unsigned int held, released;
 	bool refuse_pairs;	/* refuses ld_reduce_st whole */
+	size_t max_pair;	/* 0, or ld_reduce_st's most elements */
 };
 
 static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
@@ -2518,7 +2519,9 @@ static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
 	if (addr < mc->base || off + count * 4 > mc->len || op != CUMC_PTX_MM_ADD ||
 	    (type != CUMC_PTX_MM_F32 && type != CUMC_PTX_MM_U32) ||
 	    ((kind == CUMC_PTX_MM_LD_REDUCE_ST ||
-	      kind == CUMC_PTX_MM_CHECK_LD_REDUCE_ST) && mc->refuse_pairs))
+	      kind == CUMC_PTX_MM_CHECK_LD_REDUCE_ST) && mc->refuse_pairs) ||
+	    (kind == CUMC_PTX_MM_LD_REDUCE_ST && mc->max_pair &&
+	     count > mc->max_pair))
 		return false;
 	if (!*held) {
 		*held = mc;
@@ -2711,6 +2714,34 @@ START_TEST(test_multimem)
 	}
 	ck_assert_uint_eq(mc.calls, cumc_ptx_compiled(f) ? 1 : 2 * 64);
 	ck_assert_uint_eq(mc.checks, cumc_ptx_compiled(f) ? 2 : 0);
+
+	/*
+	 * The path takes the two only one at a time (as a range over two
+	 * mappings): each is made alone, once.  Then it takes neither
+	 * (the mapping gone since their checks): warp 0's first thread
+	 * faults at its pair's address.
+	 */
+	for (i = 0; i < 64; i++) {
+		m0[i] = i;
+		m1[i] = 0.5f * i;
+	}
+	mc.calls = 0;
+	mc.max_pair = 32;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_OK);
+	for (i = 0; i < 64; i++) {
+		ck_assert_float_eq(m0[i], 1.5f * i);
+		ck_assert_float_eq(m1[i], 1.5f * i);
+	}
+	ck_assert_uint_eq(mc.calls, cumc_ptx_compiled(f) ? 2 : 2 * 64);
+	mc.max_pair = 16;
+	if (cumc_ptx_compiled(f)) {
+		ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault),
+				 CUMC_PTX_EFAULT);
+		ck_assert_uint_eq(fault.addr, mc.base);
+		ck_assert_uint_eq(fault.thread[0], 0);
+		ck_assert_uint_eq(fault.block[0], 0);
+	}
+	mc.max_pair = 0;
 	l.grid[0] = 2;
 	l.block[0] = 32;
 
