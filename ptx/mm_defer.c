@@ -54,20 +54,41 @@ static bool pair_make(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
 				   r->w->mm_sums, bytes / in->type.size);
 }
 
-static int by_address(const void *a, const void *b)
+/*
+ * @p[0..n) in address order, equal addresses in the order they came: the
+ * runs of rising addresses they came in (each warp's loop walks up) merged
+ * two by two, between @p and @spare; the one of the two holding them.
+ */
+static struct ptx_mm_pair *pairs_sort(struct ptx_mm_pair *p,
+				      struct ptx_mm_pair *spare, uint32_t n)
 {
-	const struct ptx_mm_pair *x = a, *y = b;
+	uint32_t starts[PTX_MM_PAIRS + 1], nruns = 1, i, k, a, b, end, out;
+	struct ptx_mm_pair *swap;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int by_seq(const void *a, const void *b)
-{
-	const struct ptx_mm_pair *x = a, *y = b;
-
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	starts[0] = 0;
+	for (i = 1; i < n; i++)
+		if (p[i].addr < p[i - 1].addr)
+			starts[nruns++] = i;
+	starts[nruns] = n;
+	while (nruns > 1) {
+		for (k = 0; k < nruns; k += 2) {
+			a = starts[k];
+			b = starts[k + 1];
+			end = k + 2 <= nruns ? starts[k + 2] : n;
+			for (out = a; out < end; out++)
+				spare[out] = b == end ||
+					     (a < starts[k + 1] &&
+					      p[a].addr <= p[b].addr) ?
+					     p[a++] : p[b++];
+			starts[k / 2] = starts[k];
+		}
+		nruns = (nruns + 1) / 2;
+		starts[nruns] = n;
+		swap = p;
+		p = spare;
+		spare = swap;
+	}
+	return p;
 }
 
 /* Whether pair @b begins where @a ends, made by the same instruction. */
@@ -114,15 +135,18 @@ static uint32_t pairs_run(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
 
 void ptx_mm_flush(struct ptx_jit_run *r)
 {
-	struct ptx_mm_pair *p = r->w->mm_pairs;
+	struct ptx_mm_pair *came = r->w->mm_pairs, *p;
 	uint32_t n = r->deferred, i, made;
 
 	r->deferred = 0;
-	qsort(p, n, sizeof(*p), by_address);
+	p = pairs_sort(came, came + PTX_MM_PAIRS, n);
 	for (i = 1; i < n; i++)
 		if (p[i - 1].addr + p[i - 1].bytes > p[i].addr) {
-			qsort(p, n, sizeof(*p), by_seq);
-			pairs_each(r, p, n);
+			/* back in the order they came, in the other buffer */
+			came = p == came ? came + PTX_MM_PAIRS : came;
+			for (i = 0; i < n; i++)
+				came[p[i].seq] = p[i];
+			pairs_each(r, came, n);
 			return;
 		}
 	for (i = 0; i < n; i += made) {
@@ -140,7 +164,7 @@ uint32_t ptx_mm_defer(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
 	struct ptx_mm_pair *p;
 
 	if (!w->mm_pairs) {
-		w->mm_pairs = malloc(PTX_MM_PAIRS * sizeof(*w->mm_pairs));
+		w->mm_pairs = malloc(2 * PTX_MM_PAIRS * sizeof(*w->mm_pairs));
 		w->mm_sums = malloc(PTX_MM_SUMS);
 		if (!w->mm_pairs || !w->mm_sums) {
 			free(w->mm_pairs);
