@@ -372,6 +372,11 @@ enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,
 		r = step(&x, in);
 		if (r != SL_BUDGET)
 			return r;
+		if (ptx_insn_polls(in)) {
+			w->polled = true;
+			budget -= budget < PTX_POLL_COST - 1 ? budget :
+				  PTX_POLL_COST - 1;
+		}
 	}
 	return SL_BUDGET;
 }

@@ -106,7 +106,10 @@ struct ptx_worker {
 	struct ptx_range ranges[PTX_RANGES];
 	unsigned int next_range;
 	void *mc_held;		/* the multicast callback's (cumc_ptx.h) */
-	bool slice_spent;	/* this round, a thread used up its slice */
+	bool slice_spent;	/* this pass, a thread used up its slice */
+	bool polled;		/* this CTA's round, a thread polled */
+	unsigned int ctas_polling;	/* this pass, CTAs that spun (grid.c) */
+	unsigned int pause_us;	/* how long a pass of spinning CTAs sleeps */
 	struct ptx_jit_site *jit_sites;	/* a compiled kernel's, per worker */
 	uint64_t *jit_regs;	/* a compiled kernel's thread for the interpreter */
 	/* multimem pairs kept back in a CTA's round, and their sums */
@@ -123,6 +126,23 @@ struct ptx_worker {
 
 /* Why a slice ended. */
 enum ptx_slice { SL_BUDGET, SL_BARRIER, SL_WARP, SL_EXIT, SL_FAULT };
+
+/* Instructions a thread runs before the next one of its CTA (grid.c). */
+#define PTX_SLICE 4096u
+/*
+ * What a poll costs of a slice, the interpreter's or the JIT's (jit_tr.h,
+ * as long): a load with an order stronger than relaxed (.acquire, .sc),
+ * how a flag that other threads write is awaited.  A CTA spinning on one
+ * hands its worker back after 16 tries to the CTAs that have work,
+ * instead of spinning a whole slice.  .volatile and .relaxed loads are
+ * not counted: NCCL's LL protocol moves its data with them.
+ */
+#define PTX_POLL_COST (PTX_SLICE / 16)
+
+static inline bool ptx_insn_polls(const struct ptx_insn *in)
+{
+	return in->op == OP_LD && (in->flags & PF_ORDERED);
+}
 
 /* Runs thread @t of @cta for up to @budget instructions. */
 enum ptx_slice ptx_run(struct ptx_worker *w, struct ptx_cta *cta,

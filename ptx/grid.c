@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jit.h"
@@ -229,8 +230,10 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 	/* compiled kernels have bar.sync 0 only (jit_translate.c) */
 	cta->bars[0].arrived += r.arrived;
 	/* a thread neither ended nor waiting used up its slice */
-	if (cta->bars[0].arrived < cta->live)
+	if (cta->bars[0].arrived < cta->live) {
 		w->slice_spent = true;
+		w->ctas_polling += r.polls && cta->bars[0].arrived;
+	}
 	if (cta->bars[0].arrived && cta->bars[0].arrived >= cta->live) {
 		for (i = 0; i < cta->nthreads; i++)
 			if (cta->jthreads[i].state == TS_BARRIER)
@@ -244,9 +247,11 @@ static int cta_round_jit(struct ptx_worker *w, struct ptx_cta *cta)
 static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 {
 	unsigned int i, ran = 0, released = 0;
+	bool spent = false;
 
 	if (cta->jthreads)
 		return cta_round_jit(w, cta);
+	w->polled = false;
 
 	for (i = 0; i < cta->nthreads && !atomic_load(&w->grid->stop); i++) {
 		struct ptx_thread *t = &cta->threads[i];
@@ -269,12 +274,14 @@ static int cta_round(struct ptx_worker *w, struct ptx_cta *cta)
 			ptx_warp_check(cta, i / PTX_WARP_SIZE);
 			break;
 		case SL_BUDGET:
-			w->slice_spent = true;
+			spent = true;
 			break;
 		default:
 			break;
 		}
 	}
+	w->slice_spent |= spent;
+	w->ctas_polling += spent && w->polled && cta->bars_pending;
 	if (!ran && cta->live && !atomic_load(&w->grid->stop)) {
 		for (i = 0; i < cta->nthreads; i += PTX_WARP_SIZE)
 			released |= ptx_warp_check(cta, i / PTX_WARP_SIZE);
@@ -294,6 +301,42 @@ static void worker_let_go(struct ptx_worker *w)
 
 	if (w->mc_held)
 		mc->release(mc->arg, &w->mc_held);
+}
+
+/*
+ * After a pass over the worker's @nres CTAs.  A thread that used up its
+ * slice may be spinning on a flag that a thread of another worker, launch
+ * or process is to write: when they outnumber the CPUs (8 ranks' launches
+ * on 2), that writer gets the CPU now rather than at the end of this
+ * worker's time slice.  Where every CTA only waited (threads at a
+ * barrier, the others polling: PTX_POLL_COST), the worker sleeps instead,
+ * longer each pass up to a millisecond: a sched_yield() leaves it its
+ * share of the CPU, which the CTAs of the other grids that have work to
+ * do need (one-shot all-reduce kernels launched one after the other wait
+ * for the last at their barriers).  A CTA with threads at work beside the
+ * poller (none at a barrier) never sleeps its worker.
+ */
+static void worker_pause(struct ptx_worker *w, unsigned int nres)
+{
+	struct timespec pause;
+
+	if (!w->slice_spent) {
+		w->pause_us = 0;
+		return;
+	}
+	if (w->ctas_polling < nres) {
+		w->pause_us = 0;
+		sched_yield();
+	} else {
+		w->pause_us = w->pause_us ? w->pause_us * 2 : 16;
+		if (w->pause_us > 1000)
+			w->pause_us = 1000;
+		pause.tv_sec = 0;
+		pause.tv_nsec = w->pause_us * 1000L;
+		nanosleep(&pause, NULL);
+	}
+	w->slice_spent = false;
+	w->ctas_polling = 0;
 }
 
 /* Who a fault of no thread in particular (out of memory) names. */
@@ -370,17 +413,7 @@ static void *worker_main(void *arg)
 			memset(&ctas[nres], 0, sizeof(ctas[nres]));
 			i--;
 		}
-		/*
-		 * A thread that used up its slice may be spinning on a flag
-		 * that a thread of another worker, launch or process is to
-		 * write: when they outnumber the CPUs (8 ranks' launches on
-		 * 2), that writer gets the CPU now rather than at the end of
-		 * this worker's time slice.
-		 */
-		if (w->slice_spent) {
-			w->slice_spent = false;
-			sched_yield();
-		}
+		worker_pause(w, nres);
 	}
 	for (i = 0; i < nres; i++)
 		cta_free(&ctas[i]);

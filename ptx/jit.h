@@ -96,6 +96,7 @@ struct ptx_jit_run {
 	uint32_t first_round;		/* no thread ran: records unread */
 	uint32_t ntid[3], ctaid[3], nctaid[3];
 	uint32_t exited, arrived;	/* in this round */
+	uint32_t polls;			/* ptx_insn_polls() run, this round */
 };
 
 /*

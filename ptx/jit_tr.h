@@ -24,8 +24,9 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-25-pairs-kept-back"
-#define PTX_JIT_SLICE 4096
+#define PTX_JIT_VERSION "cumc-jit-26-polls-cost"
+/* as the interpreter's PTX_SLICE, which PTX_POLL_COST is a part of */
+#define PTX_JIT_SLICE PTX_SLICE
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
 #define LLVM_FUNCTIONS(X)						\
@@ -355,6 +356,9 @@ bool ptx_jit_live_in(const struct tr *t, uint32_t pc, uint32_t r);
  * mm_defer.c) and @in touches memory or orders it: those kept are made.
  */
 void ptx_jit_flush_before(struct tr *t, const struct ptx_insn *in);
+
+/* Before @in, a poll (exec.h): the round's count of them, r->polls. */
+void ptx_jit_count_poll(struct tr *t, const struct ptx_insn *in);
 
 /* @m's compilable kernels into @t's module; false when out of memory. */
 bool ptx_jit_translate_module(struct tr *t, const struct cumc_ptx_module *m,

@@ -1538,11 +1538,12 @@ static void mark_starts(struct tr *t)
 			t->starts[pc] = ptx_jit_new_block(t);
 			t->check_only[pc] = true;
 		}
-	for (pc = 1; pc <= fn->ninsns; pc++)
-		if (pc == fn->ninsns || (t->starts[pc] && !t->check_only[pc])) {
-			t->seglen[last] = pc - last;
+	for (pc = 0; pc < fn->ninsns; pc++) {
+		if (t->starts[pc] && !t->check_only[pc])
 			last = pc;
-		}
+		t->seglen[last] += ptx_insn_polls(&fn->insns[pc]) ?
+				   PTX_POLL_COST : 1;
+	}
 }
 
 /*
@@ -1661,6 +1662,12 @@ static bool meets_kept_pairs(const struct ptx_insn *in)
 	default:
 		return false;
 	}
+}
+
+void ptx_jit_count_poll(struct tr *t, const struct ptx_insn *in)
+{
+	if (ptx_insn_polls(in))
+		ptx_jit_add_field(t, t->run, RUN_FIELD(polls), 1);
 }
 
 void ptx_jit_flush_before(struct tr *t, const struct ptx_insn *in)
@@ -1813,6 +1820,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 				ptx_jit_new_block(t));
 		}
 		ptx_jit_flush_before(t, &fn->insns[k]);
+		ptx_jit_count_poll(t, &fn->insns[k]);
 		emit(t, &fn->insns[k], k);
 	}
 	if (!ptx_jit_terminated(t))

@@ -1062,6 +1062,7 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 		pair = pair_way(t, k);
 		if (pair != PAIR_KEPT_BACK)
 			ptx_jit_flush_before(t, &fn->insns[k]);
+		ptx_jit_count_poll(t, &fn->insns[k]);
 		warp_emit(t, &fn->insns[k], k, pair);
 	}
 	if (!ptx_jit_terminated(t))

@@ -1114,6 +1114,60 @@ START_TEST(test_jit_warp_slice)
 END_TEST
 
 /*
+ * Block 0 polls a flag (ld.acquire) that block 1 sets after a loop of
+ * @work times 3 instructions, on one worker: a poll costs PTX_POLL_COST of
+ * the slice, so block 0 tries at most 16 times a round, not 1365 (each
+ * try is 3 instructions), and there are as many rounds as block 1's slices.
+ */
+static const char poll_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n"
+	".visible .entry poll(.param .u64 flag, .param .u64 out,"
+	" .param .u32 work)\n{\n"
+	"	.reg .pred %p<3>;\n	.reg .b32 %r<8>;\n	.reg .b64 %rd<4>;\n"
+	"	ld.param.u64 %rd1, [flag];\n	ld.param.u64 %rd2, [out];\n"
+	"	ld.param.u32 %r1, [work];\n	mov.u32 %r2, %ctaid.x;\n"
+	"	mov.u32 %r3, 0;\n	setp.ne.u32 %p1, %r2, 0;\n"
+	"	@%p1 bra WORK;\n"
+	"POLL:\n	ld.acquire.gpu.global.u32 %r4, [%rd1];\n"
+	"	add.u32 %r3, %r3, 1;\n	setp.eq.u32 %p2, %r4, 0;\n"
+	"	@%p2 bra POLL;\n	st.global.u32 [%rd2], %r3;\n	ret;\n"
+	"WORK:\n	add.u32 %r3, %r3, 1;\n	setp.lt.u32 %p2, %r3, %r1;\n"
+	"	@%p2 bra WORK;\n	st.release.gpu.global.u32 [%rd1], 1;\n	ret;\n}\n";
+
+START_TEST(test_poll_cost)
+{
+	enum { WORK = 8000 };
+	struct cumc_ptx_module *m[2];
+	const struct cumc_ptx_function *f[2];
+	struct buffers bufs = { 0 };
+	struct cumc_ptx_memory mem = { check_mem, &bufs };
+	struct { uint32_t *flag, *out; uint32_t work; }
+		__attribute__((aligned(8))) p;
+	struct cumc_ptx_launch l = {
+		.grid = { 2, 1, 1 }, .block = { 1, 1, 1 },
+		.params = &p, .memory = &mem, .workers = 1,
+	};
+	unsigned int k, rounds = WORK * 3 / 4096 + 2;
+
+	p.flag = dev_alloc(&bufs, 4);
+	p.out = dev_alloc(&bufs, 4);
+	p.work = WORK;
+	load_both_ways(poll_ptx, "poll", m, f);
+	for (k = 0; k < 2; k++) {
+		*p.flag = 0;
+		*p.out = 0;
+		ck_assert_int_eq(cumc_ptx_launch(f[k], &l, NULL), CUMC_PTX_OK);
+		ck_assert_msg(*p.out >= 1 && *p.out <= rounds * 16,
+			      "%s: %u tries in at most %u rounds",
+			      k ? "interpreted" : "compiled", *p.out, rounds);
+	}
+	dev_free(&bufs);
+	cumc_ptx_unload(m[0]);
+	cumc_ptx_unload(m[1]);
+}
+END_TEST
+
+/*
  * Atomics in warp code (jit_warp.c, warp_atomic()): each thread's own
  * words (add, max, exch, cas: their old values summed), contended ones
  * (red.add and red.xor on two words, atom.add on eight shared bins), in a
@@ -3047,6 +3101,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_unsupported);
 	tcase_add_test(tc, test_reduce);
 	tcase_add_test(tc, test_spin_progress);
+	tcase_add_test(tc, test_poll_cost);
 	tcase_add_test(tc, test_convert);
 	tcase_add_test(tc, test_half);
 	tcase_add_test(tc, test_half_unsupported);
