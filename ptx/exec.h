@@ -127,11 +127,13 @@ struct ptx_worker {
 /* Why a slice ended. */
 enum ptx_slice { SL_BUDGET, SL_BARRIER, SL_WARP, SL_EXIT, SL_FAULT };
 
-/* Instructions a thread runs before the next one of its CTA (grid.c). */
+/*
+ * Instructions a thread (compiled: a warp) runs before the next one of
+ * its CTA (grid.c).
+ */
 #define PTX_SLICE 4096u
 /*
- * What a poll costs of a slice, the interpreter's or the JIT's (jit_tr.h,
- * as long): a load with an order stronger than relaxed (.acquire, .sc),
+ * What a poll costs of a slice, interpreted or compiled: a load with an order stronger than relaxed (.acquire, .sc),
  * how a flag that other threads write is awaited.  A CTA spinning on one
  * hands its worker back after 16 tries to the CTAs that have work,
  * instead of spinning a whole slice.  .volatile and .relaxed loads are

@@ -318,22 +318,18 @@ static void worker_let_go(struct ptx_worker *w)
  */
 static void worker_pause(struct ptx_worker *w, unsigned int nres)
 {
-	struct timespec pause;
+	struct timespec pause = { 0 };
 
-	if (!w->slice_spent) {
-		w->pause_us = 0;
-		return;
-	}
-	if (w->ctas_polling < nres) {
-		w->pause_us = 0;
-		sched_yield();
-	} else {
+	if (w->slice_spent && w->ctas_polling >= nres) {
 		w->pause_us = w->pause_us ? w->pause_us * 2 : 16;
 		if (w->pause_us > 1000)
 			w->pause_us = 1000;
-		pause.tv_sec = 0;
 		pause.tv_nsec = w->pause_us * 1000L;
 		nanosleep(&pause, NULL);
+	} else {
+		w->pause_us = 0;
+		if (w->slice_spent)
+			sched_yield();
 	}
 	w->slice_spent = false;
 	w->ctas_polling = 0;

@@ -25,8 +25,6 @@
 
 /* Part of the cache key: a change of the generated code changes it. */
 #define PTX_JIT_VERSION "cumc-jit-26-polls-cost"
-/* as the interpreter's PTX_SLICE, which PTX_POLL_COST is a part of */
-#define PTX_JIT_SLICE PTX_SLICE
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
 #define LLVM_FUNCTIONS(X)						\

@@ -1783,7 +1783,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 		ptx_jit_i64c(t, sizeof(struct ptx_jit_thread)), ""));
 	t->tp = tp;
 	ptx_jit_llvm.LLVMBuildStore(t->b,
-		ptx_jit_cint(t->i32, PTX_JIT_SLICE), t->budget);
+		ptx_jit_cint(t->i32, PTX_SLICE), t->budget);
 	ptx_jit_warp_entry(t, tp, warp);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->per_thread);
 	st = ptx_jit_load_field(t, tp,

@@ -1076,7 +1076,7 @@ void ptx_jit_warp_code(struct tr *t, LLVMBasicBlockRef warp, LLVMValueRef tp,
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->handoff);
 	store_records(t, tp);
 	ptx_jit_llvm.LLVMBuildStore(t->b,
-		ptx_jit_cint(t->s32, PTX_JIT_SLICE), t->budget);
+		ptx_jit_cint(t->s32, PTX_SLICE), t->budget);
 	ptx_jit_llvm.LLVMBuildBr(t->b, t->per_thread);
 
 	/* the warp resumes whole */

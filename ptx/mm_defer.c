@@ -62,7 +62,7 @@ static bool pair_make(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
 static struct ptx_mm_pair *pairs_sort(struct ptx_mm_pair *p,
 				      struct ptx_mm_pair *spare, uint32_t n)
 {
-	uint32_t starts[PTX_MM_PAIRS + 1], nruns = 1, i, k, a, b, end, out;
+	uint32_t starts[PTX_MM_PAIRS + 1], nruns = 1, i, k, a, b, mid, end;
 	struct ptx_mm_pair *swap;
 
 	starts[0] = 0;
@@ -73,13 +73,12 @@ static struct ptx_mm_pair *pairs_sort(struct ptx_mm_pair *p,
 	while (nruns > 1) {
 		for (k = 0; k < nruns; k += 2) {
 			a = starts[k];
-			b = starts[k + 1];
+			b = mid = starts[k + 1];
 			end = k + 2 <= nruns ? starts[k + 2] : n;
-			for (out = a; out < end; out++)
-				spare[out] = b == end ||
-					     (a < starts[k + 1] &&
-					      p[a].addr <= p[b].addr) ?
-					     p[a++] : p[b++];
+			for (i = a; i < end; i++)
+				spare[i] = b == end ||
+					   (a < mid && p[a].addr <= p[b].addr) ?
+					   p[a++] : p[b++];
 			starts[k / 2] = starts[k];
 		}
 		nruns = (nruns + 1) / 2;
@@ -133,6 +132,17 @@ static uint32_t pairs_run(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
 	return 0;
 }
 
+/* Whether two of @p[0..n), in address order, overlap. */
+static bool pairs_overlap(const struct ptx_mm_pair *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 1; i < n; i++)
+		if (p[i - 1].addr + p[i - 1].bytes > p[i].addr)
+			return true;
+	return false;
+}
+
 void ptx_mm_flush(struct ptx_jit_run *r)
 {
 	struct ptx_mm_pair *came = r->w->mm_pairs, *p;
@@ -140,15 +150,14 @@ void ptx_mm_flush(struct ptx_jit_run *r)
 
 	r->deferred = 0;
 	p = pairs_sort(came, came + PTX_MM_PAIRS, n);
-	for (i = 1; i < n; i++)
-		if (p[i - 1].addr + p[i - 1].bytes > p[i].addr) {
-			/* back in the order they came, in the other buffer */
-			came = p == came ? came + PTX_MM_PAIRS : came;
-			for (i = 0; i < n; i++)
-				came[p[i].seq] = p[i];
-			pairs_each(r, came, n);
-			return;
-		}
+	if (pairs_overlap(p, n)) {
+		/* back in the order they came, in the other buffer */
+		came = p == came ? came + PTX_MM_PAIRS : came;
+		for (i = 0; i < n; i++)
+			came[p[i].seq] = p[i];
+		pairs_each(r, came, n);
+		return;
+	}
 	for (i = 0; i < n; i += made) {
 		made = pairs_run(r, &p[i], n - i);
 		if (!made)
