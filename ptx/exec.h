@@ -81,11 +81,18 @@ struct ptx_cta {
 	bool first_round;	/* compiled: none of its threads ran yet */
 };
 
+/* A grid's CTA: its threads, their registers, its shared and local memory. */
+struct ptx_cta_shape {
+	unsigned int nthreads, nregs;
+	size_t shared_size, local_size;	/* per CTA; per thread */
+};
+
 struct ptx_grid {
 	const struct cumc_ptx_function *fn;
 	const struct cumc_ptx_launch *launch;
 	size_t shared_size;	/* static + dynamic, per CTA */
 	size_t local_size;	/* per thread: the kernel's and the stack */
+	struct ptx_cta_shape cta_shape;
 	uint64_t nctas;
 	atomic_uint resident;	/* CTAs a worker keeps at once (grid.c) */
 	atomic_uint_fast64_t next_cta;
@@ -101,6 +108,35 @@ struct ptx_range {
 	bool write;
 };
 
+/* Memory of a compiled kernel's ended CTA, for the worker's next one. */
+struct ptx_cta_mem {
+	struct ptx_jit_thread *jthreads;
+	uint64_t *regs;
+	unsigned char *shared, *local;
+};
+
+/*
+ * What a worker allocates, kept from launch to launch (worker_mem.c):
+ * its ended CTAs' memory, of one shape, and the multimem pairs' buffers
+ * (mm_defer.c).
+ */
+struct ptx_worker_mem {
+	struct ptx_cta_mem spare[CUMC_PTX_RESIDENT];
+	unsigned int nspare;
+	struct ptx_cta_shape shape;
+	struct ptx_mm_pair *mm_pairs;	/* kept back in a CTA's round */
+	void *mm_sums;			/* and their sums */
+};
+
+/*
+ * A worker's memory at its start: kept by an earlier launch's worker (its
+ * CTAs' only if they were of @shape), or none.
+ */
+void ptx_worker_mem_take(struct ptx_worker_mem *m,
+			 const struct ptx_cta_shape *shape);
+/* At its end: kept for a later worker, or freed past the bound. */
+void ptx_worker_mem_keep(struct ptx_worker_mem *m);
+
 struct ptx_worker {
 	struct ptx_grid *grid;
 	struct ptx_range ranges[PTX_RANGES];
@@ -112,16 +148,7 @@ struct ptx_worker {
 	unsigned int pause_us;	/* how long a pass of spinning CTAs sleeps */
 	struct ptx_jit_site *jit_sites;	/* a compiled kernel's, per worker */
 	uint64_t *jit_regs;	/* a compiled kernel's thread for the interpreter */
-	/* multimem pairs kept back in a CTA's round, and their sums */
-	struct ptx_mm_pair *mm_pairs;
-	void *mm_sums;
-	/* Memory of a compiled kernel's ended CTAs, for the next ones. */
-	struct ptx_cta_mem {
-		struct ptx_jit_thread *jthreads;
-		uint64_t *regs;
-		unsigned char *shared, *local;
-	} spare[CUMC_PTX_RESIDENT];
-	unsigned int nspare;
+	struct ptx_worker_mem mem;
 };
 
 /* Why a slice ended. */

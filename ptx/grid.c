@@ -84,8 +84,8 @@ static int cta_init_jit(struct ptx_worker *w, struct ptx_cta *cta)
 	struct ptx_grid *g = w->grid;
 	unsigned int i;
 
-	if (w->nspare) {
-		const struct ptx_cta_mem *m = &w->spare[--w->nspare];
+	if (w->mem.nspare) {
+		const struct ptx_cta_mem *m = &w->mem.spare[--w->mem.nspare];
 
 		cta->jthreads = m->jthreads;
 		cta->regs = m->regs;
@@ -158,16 +158,16 @@ static int cta_init(struct ptx_worker *w, struct ptx_cta *cta, uint64_t n)
 }
 
 /*
- * An ended CTA: a compiled kernel's memory serves the worker's next CTA
- * (same sizes: the same grid), rather than go back to malloc, whose
- * trimming would have the next one fault its pages in again.
+ * An ended CTA: a compiled kernel's memory serves the worker's next CTA,
+ * of this grid or a later one's (worker_mem.c), rather than go back to
+ * malloc, whose trimming would have the next one fault its pages in again.
  */
 static void cta_end(struct ptx_worker *w, struct ptx_cta *cta)
 {
 	struct ptx_cta_mem *m;
 
-	if (cta->jthreads && w->nspare < CUMC_PTX_RESIDENT) {
-		m = &w->spare[w->nspare++];
+	if (cta->jthreads && w->mem.nspare < CUMC_PTX_RESIDENT) {
+		m = &w->mem.spare[w->mem.nspare++];
 		m->jthreads = cta->jthreads;
 		m->regs = cta->regs;
 		m->shared = cta->shared;
@@ -381,6 +381,7 @@ static void *worker_main(void *arg)
 	int done;
 
 	memset(ctas, 0, sizeof(ctas));
+	ptx_worker_mem_take(&w->mem, &g->cta_shape);
 	if (!worker_jit_init(w)) {
 		ptx_grid_fault(w, &ctas[0], &no_thread, CUMC_PTX_ENOMEM, 0, 0);
 		goto out;
@@ -416,16 +417,7 @@ static void *worker_main(void *arg)
 out:
 	free(w->jit_sites);
 	free(w->jit_regs);
-	free(w->mm_pairs);
-	free(w->mm_sums);
-	while (w->nspare) {
-		struct ptx_cta_mem *m = &w->spare[--w->nspare];
-
-		free(m->jthreads);
-		free(m->regs);
-		free(m->shared);
-		free(m->local);
-	}
+	ptx_worker_mem_keep(&w->mem);
 	return NULL;
 }
 
@@ -502,6 +494,11 @@ enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *fn,
 	/* A kernel that calls device functions has a stack for their frames. */
 	g.local_size = fn->ncalls ? ((fn->local_size + 15) & ~(size_t)15) +
 				    PTX_STACK_SIZE : fn->local_size;
+	g.cta_shape = (struct ptx_cta_shape){
+		.nthreads = l->block[0] * l->block[1] * l->block[2],
+		.nregs = fn->nregs, .shared_size = g.shared_size,
+		.local_size = g.local_size,
+	};
 	n = worker_count(l, g.nctas);
 	w = calloc(n, sizeof(*w));
 	tids = calloc(n, sizeof(*tids));

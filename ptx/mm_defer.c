@@ -51,7 +51,7 @@ static bool pair_make(struct ptx_jit_run *r, const struct ptx_mm_pair *p,
 	const struct ptx_insn *in = pair_insn(r, p);
 
 	return ptx_multimem_access(r->w, in, CUMC_PTX_MM_LD_REDUCE_ST, p->addr,
-				   r->w->mm_sums, bytes / in->type.size);
+				   r->w->mem.mm_sums, bytes / in->type.size);
 }
 
 /*
@@ -145,7 +145,7 @@ static bool pairs_overlap(const struct ptx_mm_pair *p, uint32_t n)
 
 void ptx_mm_flush(struct ptx_jit_run *r)
 {
-	struct ptx_mm_pair *came = r->w->mm_pairs, *p;
+	struct ptx_mm_pair *came = r->w->mem.mm_pairs, *p;
 	uint32_t n = r->deferred, i, made;
 
 	r->deferred = 0;
@@ -172,14 +172,14 @@ uint32_t ptx_mm_defer(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
 	const struct ptx_insn *in = &w->grid->fn->insns[pc];
 	struct ptx_mm_pair *p;
 
-	if (!w->mm_pairs) {
-		w->mm_pairs = malloc(2 * PTX_MM_PAIRS * sizeof(*w->mm_pairs));
-		w->mm_sums = malloc(PTX_MM_SUMS);
-		if (!w->mm_pairs || !w->mm_sums) {
-			free(w->mm_pairs);
-			free(w->mm_sums);
-			w->mm_pairs = NULL;
-			w->mm_sums = NULL;
+	if (!w->mem.mm_pairs) {
+		w->mem.mm_pairs = malloc(2 * PTX_MM_PAIRS * sizeof(*w->mem.mm_pairs));
+		w->mem.mm_sums = malloc(PTX_MM_SUMS);
+		if (!w->mem.mm_pairs || !w->mem.mm_sums) {
+			free(w->mem.mm_pairs);
+			free(w->mem.mm_sums);
+			w->mem.mm_pairs = NULL;
+			w->mem.mm_sums = NULL;
 			return 0;	/* the lanes go on one by one */
 		}
 	}
@@ -188,7 +188,7 @@ uint32_t ptx_mm_defer(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
 	if (!ptx_multimem_access(w, in, CUMC_PTX_MM_CHECK_LD_REDUCE_ST, addr,
 				 NULL, count))
 		return 0;
-	p = &w->mm_pairs[r->deferred];
+	p = &w->mem.mm_pairs[r->deferred];
 	p->addr = addr;
 	p->bytes = count * in->type.size;
 	p->pc = pc;

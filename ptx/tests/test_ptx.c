@@ -2845,6 +2845,77 @@ static const char kept_pairs_ptx[] =
 	"	add.s64 %rd6, %rd2, %rd7;\n	st.global.u32 [%rd6], %r3;\n"
 	"	ret;\n}\n";
 
+/* Empties what workers kept (worker_mem.c), whatever ran before. */
+static void worker_mem_drain(void)
+{
+	const struct ptx_cta_shape none = { 0 };
+	struct ptx_worker_mem m;
+	unsigned int i;
+
+	for (i = 0; i < 256; i++) {
+		ptx_worker_mem_take(&m, &none);
+		free(m.mm_pairs);
+		free(m.mm_sums);
+	}
+}
+
+/* A CTA's memory as a worker allocates it; tiny: only pointers are compared. */
+static void worker_mem_add_cta(struct ptx_worker_mem *m)
+{
+	m->spare[m->nspare++] = (struct ptx_cta_mem){
+		malloc(1), malloc(1), malloc(1), malloc(1),
+	};
+}
+
+/*
+ * What a worker leaves serves a later launch's worker: its CTAs' memory
+ * only for CTAs of the same shape, the multimem pairs' buffers for any;
+ * what would pass the bound on bytes is freed, not kept.
+ */
+START_TEST(test_worker_mem_kept)
+{
+	struct ptx_cta_shape a = { .nthreads = 32, .nregs = 4,
+				   .shared_size = 64 };
+	struct ptx_cta_shape b = a, huge = a;
+	struct ptx_worker_mem m;
+	uint64_t *regs;
+	struct ptx_mm_pair *pairs;
+
+	b.nthreads = 64;
+	huge.local_size = 128u << 20;
+	worker_mem_drain();
+	ptx_worker_mem_take(&m, &a);
+	ck_assert_uint_eq(m.nspare, 0);
+	ck_assert_ptr_null(m.mm_pairs);
+	worker_mem_add_cta(&m);
+	worker_mem_add_cta(&m);
+	m.mm_pairs = pairs = malloc(sizeof(*pairs));
+	m.mm_sums = malloc(1);
+	regs = m.spare[1].regs;
+	ptx_worker_mem_keep(&m);
+	ck_assert_uint_eq(m.nspare, 0);
+	ck_assert_ptr_null(m.mm_pairs);
+
+	ptx_worker_mem_take(&m, &a);
+	ck_assert_uint_eq(m.nspare, 2);
+	ck_assert_ptr_eq(m.spare[1].regs, regs);
+	ck_assert_ptr_eq(m.mm_pairs, pairs);
+	ptx_worker_mem_keep(&m);
+
+	ptx_worker_mem_take(&m, &b);
+	ck_assert_uint_eq(m.nspare, 0);
+	ck_assert_ptr_eq(m.mm_pairs, pairs);
+	ck_assert_uint_eq(m.shape.nthreads, 64);
+
+	m.shape = huge;
+	worker_mem_add_cta(&m);
+	ptx_worker_mem_keep(&m);
+	ptx_worker_mem_take(&m, &huge);
+	ck_assert_uint_eq(m.nspare, 0);
+	ck_assert_ptr_null(m.mm_pairs);
+}
+END_TEST
+
 START_TEST(test_multimem_kept_order)
 {
 	enum { WORDS = 4 * 33 };
@@ -3141,6 +3212,7 @@ static Suite *ptx_suite(void)
 	tcase_add_test(tc, test_multimem);
 	tcase_add_test(tc, test_multimem_warp);
 	tcase_add_test(tc, test_multimem_kept_order);
+	tcase_add_test(tc, test_worker_mem_kept);
 	tcase_add_test(tc, test_multicast_plain_store);
 	tcase_add_test(tc, test_multimem_unsupported);
 	suite_add_tcase(s, tc);
