@@ -24,7 +24,7 @@
 #include "jit.h"
 
 /* Part of the cache key: a change of the generated code changes it. */
-#define PTX_JIT_VERSION "cumc-jit-26-polls-cost"
+#define PTX_JIT_VERSION "cumc-jit-27-waiting-warps"
 
 /* The LLVM C API functions used, resolved from PTX_JIT_LIBRARY. */
 #define LLVM_FUNCTIONS(X)						\
@@ -395,8 +395,14 @@ void ptx_jit_hand_off(struct tr *t, uint32_t pc);
  * @tp): the first thread of a whole warp whose threads stand together
  * (the same record: runnable, none ran yet or all at one pc with their
  * registers saved) runs the warp code, the others the per-thread code.
+ * A whole warp whose threads all wait together (at one barrier or warp
+ * operation) or have all exited goes to @waiting, which passes over it
+ * at once where the per-thread code would look at each of its threads
+ * only to pass it (a round of a CTA whose thread 0 polls while the rest
+ * wait at bar.sync).
  */
-void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp);
+void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp,
+			LLVMBasicBlockRef waiting);
 
 /*
  * The warp code: the kernel's instructions over vectors of the warp's

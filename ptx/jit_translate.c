@@ -1698,6 +1698,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 {
 	const struct cumc_ptx_function *fn = t->fn;
 	LLVMBasicBlockRef entry, head, body, resume, fresh, done, sw, warp;
+	LLVMBasicBlockRef waiting;
 	LLVMValueRef i, st, tp, sv;
 	LLVMTypeRef lanes64 =
 		ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
@@ -1723,6 +1724,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 	t->fault = ptx_jit_new_block(t);
 	t->per_thread = ptx_jit_new_block(t);
 	warp = ptx_jit_new_block(t);
+	waiting = ptx_jit_new_block(t);
 
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, entry);
 	/*
@@ -1784,7 +1786,7 @@ static void translate(struct tr *t, LLVMValueRef f)
 	t->tp = tp;
 	ptx_jit_llvm.LLVMBuildStore(t->b,
 		ptx_jit_cint(t->i32, PTX_SLICE), t->budget);
-	ptx_jit_warp_entry(t, tp, warp);
+	ptx_jit_warp_entry(t, tp, warp, waiting);
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->per_thread);
 	st = ptx_jit_load_field(t, tp,
 				offsetof(struct ptx_jit_thread, state), t->i8);
@@ -1850,6 +1852,12 @@ static void translate(struct tr *t, LLVMValueRef f)
 	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, t->next);
 	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildAdd(t->b,
 				    t->idx, ptx_jit_cint(t->i32, 1), ""), i);
+	ptx_jit_llvm.LLVMBuildBr(t->b, head);
+
+	/* a warp none of whose threads can run: the next warp */
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, waiting);
+	ptx_jit_llvm.LLVMBuildStore(t->b, ptx_jit_llvm.LLVMBuildAdd(t->b,
+		t->idx, ptx_jit_cint(t->i32, PTX_JIT_LANES), ""), i);
 	ptx_jit_llvm.LLVMBuildBr(t->b, head);
 
 	ptx_jit_warp_code(t, warp, tp, i, head);

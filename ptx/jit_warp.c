@@ -885,12 +885,14 @@ static void store_records(struct tr *t, LLVMValueRef tp)
 	ptx_jit_llvm.LLVMSetAlignment(x, 8);
 }
 
-void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
+void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp,
+			LLVMBasicBlockRef waiting)
 {
 	LLVMBasicBlockRef check = ptx_jit_new_block(t);
 	LLVMBasicBlockRef records = ptx_jit_new_block(t);
+	LLVMBasicBlockRef together = ptx_jit_new_block(t);
 	LLVMTypeRef recs = ptx_jit_llvm.LLVMVectorType(t->s64, PTX_JIT_LANES);
-	LLVMValueRef whole, v, first, runnable, fresh;
+	LLVMValueRef whole, v, first, runnable, fresh, same;
 
 	whole = ptx_jit_llvm.LLVMBuildAnd(t->b,
 		ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
@@ -925,11 +927,12 @@ void ptx_jit_warp_entry(struct tr *t, LLVMValueRef tp, LLVMBasicBlockRef warp)
 		ptx_jit_cint(t->s64, (uint64_t)TS_RUN << THREAD_STATE_SHIFT),
 		"");
 	v = ptx_jit_llvm.LLVMBuildXor(t->b, v, ptx_jit_splat(t, first), "");
-	ptx_jit_llvm.LLVMBuildCondBr(t->b, ptx_jit_llvm.LLVMBuildAnd(t->b,
-		runnable, ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
-			reduce(t, "llvm.vector.reduce.or", v),
-			ptx_jit_cint(t->s64, 0), ""), ""),
-		warp, t->per_thread);
+	same = ptx_jit_llvm.LLVMBuildICmp(t->b, LLVMIntEQ,
+		reduce(t, "llvm.vector.reduce.or", v),
+		ptx_jit_cint(t->s64, 0), "");
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, same, together, t->per_thread);
+	ptx_jit_llvm.LLVMPositionBuilderAtEnd(t->b, together);
+	ptx_jit_llvm.LLVMBuildCondBr(t->b, runnable, warp, waiting);
 }
 
 /*
