@@ -54,9 +54,11 @@ T
 chmod +x "$dir"/*
 
 junit=$dir/junit.xml
+began=$(date -u +%Y-%m-%dT%H:%M:%S)
 out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" \
 	--host "$dir/tap_mixed $dir/tap_pass $dir/check_like $dir/crash $dir/tap_skip_unnamed" 2>&1)
 status=$?
+ended=$(date -u +%Y-%m-%dT%H:%M:%S)
 tap_result $((status != 1)) "run-tests fails when a test failed (status $status)"
 last=$(tail -n 1 <<<"$out")
 [ "$last" = "6 passed, 3 failed, 2 skipped" ]
@@ -89,6 +91,17 @@ for ts in root.iter("testsuite"):
 PY
 )
 tap_result $? "the JUnit file parses" || echo "# $got"
+
+# Each program's start, in UTC, within the run and in the order they ran.
+python3 - "$junit" "$began" "$ended" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+stamps = [ts.get("timestamp") for ts in ET.parse(sys.argv[1]).getroot().iter("testsuite")]
+assert len(stamps) == 5 and None not in stamps, stamps
+assert stamps == sorted(stamps), stamps
+assert sys.argv[2] <= stamps[0] and stamps[-1] <= sys.argv[3], (sys.argv[2:], stamps)
+PY
+tap_result $? "each suite's timestamp: its start, in the run, in order"
 
 # check NAME EXPECTED: a line of the parsed summary.
 check() {
