@@ -81,18 +81,11 @@ struct ptx_cta {
 	bool first_round;	/* compiled: none of its threads ran yet */
 };
 
-/* A grid's CTA: its threads, their registers, its shared and local memory. */
-struct ptx_cta_shape {
-	unsigned int nthreads, nregs;
-	size_t shared_size, local_size;	/* per CTA; per thread */
-};
-
 struct ptx_grid {
 	const struct cumc_ptx_function *fn;
 	const struct cumc_ptx_launch *launch;
 	size_t shared_size;	/* static + dynamic, per CTA */
 	size_t local_size;	/* per thread: the kernel's and the stack */
-	struct ptx_cta_shape cta_shape;
 	uint64_t nctas;
 	atomic_uint resident;	/* CTAs a worker keeps at once (grid.c) */
 	atomic_uint_fast64_t next_cta;
@@ -106,6 +99,12 @@ struct ptx_grid {
 struct ptx_range {
 	uint64_t lo, hi;
 	bool write;
+};
+
+/* A grid's CTA: its threads, their registers, its shared and local memory. */
+struct ptx_cta_shape {
+	unsigned int nthreads, nregs;
+	size_t shared_size, local_size;	/* per CTA; per thread */
 };
 
 /* Memory of a compiled kernel's ended CTA, for the worker's next one. */
@@ -127,6 +126,9 @@ struct ptx_worker_mem {
 	struct ptx_mm_pair *mm_pairs;	/* kept back in a CTA's round */
 	void *mm_sums;			/* and their sums */
 };
+
+/* At most this many workers' memory is kept, and 64 MiB of their CTAs'. */
+#define PTX_WORKERS_KEPT 32
 
 /*
  * A worker's memory at its start: kept by an earlier launch's worker (its

@@ -23,7 +23,6 @@
 
 #include "jit.h"
 
-#define PTX_SLICE 4096u
 #define PTX_RESIDENT CUMC_PTX_RESIDENT
 
 void ptx_grid_fault(struct ptx_worker *w, const struct ptx_cta *cta,
@@ -166,7 +165,7 @@ static void cta_end(struct ptx_worker *w, struct ptx_cta *cta)
 {
 	struct ptx_cta_mem *m;
 
-	if (cta->jthreads && w->mem.nspare < CUMC_PTX_RESIDENT) {
+	if (cta->jthreads && w->mem.nspare < PTX_RESIDENT) {
 		m = &w->mem.spare[w->mem.nspare++];
 		m->jthreads = cta->jthreads;
 		m->regs = cta->regs;
@@ -376,12 +375,17 @@ static void *worker_main(void *arg)
 {
 	struct ptx_worker *w = arg;
 	struct ptx_grid *g = w->grid;
+	const unsigned int *bd = g->launch->block;
+	const struct ptx_cta_shape shape = {
+		.nthreads = bd[0] * bd[1] * bd[2], .nregs = g->fn->nregs,
+		.shared_size = g->shared_size, .local_size = g->local_size,
+	};
 	struct ptx_cta ctas[PTX_RESIDENT];
 	unsigned int nres = 0, i;
 	int done;
 
 	memset(ctas, 0, sizeof(ctas));
-	ptx_worker_mem_take(&w->mem, &g->cta_shape);
+	ptx_worker_mem_take(&w->mem, &shape);
 	if (!worker_jit_init(w)) {
 		ptx_grid_fault(w, &ctas[0], &no_thread, CUMC_PTX_ENOMEM, 0, 0);
 		goto out;
@@ -494,11 +498,6 @@ enum cumc_ptx_status cumc_ptx_launch(const struct cumc_ptx_function *fn,
 	/* A kernel that calls device functions has a stack for their frames. */
 	g.local_size = fn->ncalls ? ((fn->local_size + 15) & ~(size_t)15) +
 				    PTX_STACK_SIZE : fn->local_size;
-	g.cta_shape = (struct ptx_cta_shape){
-		.nthreads = l->block[0] * l->block[1] * l->block[2],
-		.nregs = fn->nregs, .shared_size = g.shared_size,
-		.local_size = g.local_size,
-	};
 	n = worker_count(l, g.nctas);
 	w = calloc(n, sizeof(*w));
 	tids = calloc(n, sizeof(*tids));

@@ -17,12 +17,11 @@
 
 #include "jit.h"
 
-#define PTX_KEPT 32
 #define PTX_KEPT_BYTES (64u << 20)
 
 /* Guards kept[], nkept and kept_bytes; held for a copy, never a call. */
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ptx_worker_mem kept[PTX_KEPT];
+static struct ptx_worker_mem kept[PTX_WORKERS_KEPT];
 static unsigned int nkept;
 static size_t kept_bytes;
 
@@ -83,7 +82,7 @@ void ptx_worker_mem_keep(struct ptx_worker_mem *m)
 	if (!m->nspare && !m->mm_pairs)
 		return;
 	pthread_mutex_lock(&kept_lock);
-	if (nkept < PTX_KEPT && bytes <= PTX_KEPT_BYTES - kept_bytes) {
+	if (nkept < PTX_WORKERS_KEPT && bytes <= PTX_KEPT_BYTES - kept_bytes) {
 		kept[nkept++] = *m;
 		kept_bytes += bytes;
 		taken = true;

@@ -2852,7 +2852,7 @@ static void worker_mem_drain(void)
 	struct ptx_worker_mem m;
 	unsigned int i;
 
-	for (i = 0; i < 256; i++) {
+	for (i = 0; i < PTX_WORKERS_KEPT; i++) {
 		ptx_worker_mem_take(&m, &none);
 		free(m.mm_pairs);
 		free(m.mm_sums);
