@@ -131,7 +131,7 @@ static bool libcumc_kernel_multimem(void *arg, void **held,
 		break;
 	case CUMC_PTX_MM_CHECK_LD_REDUCE_ST:
 		res = libcumc_multimem_ld_reduce_st_check(&hold, addr, count,
-							  t, o);
+							  t, o, buf);
 		break;
 	}
 	*held = hold.map;

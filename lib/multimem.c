@@ -240,7 +240,8 @@ CUresult libcumc_multimem_ld_reduce_st(struct libcumc_mc_hold *hold, void *buf,
 CUresult libcumc_multimem_ld_reduce_st_check(struct libcumc_mc_hold *hold,
 					     CUdeviceptr mc, size_t count,
 					     cumcDataType type,
-					     cumcReduceOp op)
+					     cumcReduceOp op,
+					     uint64_t range[2])
 {
 	struct libcumc_mc_span span;
 	size_t bytes;
@@ -249,9 +250,17 @@ CUresult libcumc_multimem_ld_reduce_st_check(struct libcumc_mc_hold *hold,
 	res = libcumc_reduction_check(mc, count, type, op, &bytes);
 	if (res == CUDA_SUCCESS)
 		res = libcumc_span_get(hold, mc, bytes, true, &span);
-	if (res == CUDA_SUCCESS)
-		libcumc_span_put(hold);
-	return res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* The mapping's range and writability stay while it is held. */
+	if (range && hold) {
+		range[0] = span.map->addr;
+		range[1] = span.map->addr + span.map->length;
+	} else if (range) {
+		range[0] = range[1] = 0;
+	}
+	libcumc_span_put(hold);
+	return CUDA_SUCCESS;
 }
 
 /* Atomically apply @op with @v to the integer at @p. */

@@ -52,11 +52,15 @@ CUresult libcumc_multimem_ld_reduce_st(struct libcumc_mc_hold *hold, void *buf,
 				       cumcDataType type, cumcReduceOp op);
 /*
  * What libcumc_multimem_ld_reduce_st() would answer, touching no member:
- * for a kernel's executor that makes the pair later.
+ * for a kernel's executor that makes the pair later.  On success, @range
+ * (where not NULL) gets the multicast addresses [range[0], range[1]) that
+ * @hold's mapping covers: any ld_reduce_st of @type and @op inside them,
+ * aligned to @type, would succeed too while @hold holds that mapping.
  */
 CUresult libcumc_multimem_ld_reduce_st_check(struct libcumc_mc_hold *hold,
 					     CUdeviceptr mc, size_t count,
 					     cumcDataType type,
-					     cumcReduceOp op);
+					     cumcReduceOp op,
+					     uint64_t range[2]);
 
 #endif /* _CUMC_LIB_MULTIMEM_H */

@@ -146,8 +146,12 @@ struct cumc_ptx_memory {
  * multimem.ld_reduce and the multimem.st of its results that follows it,
  * made as one access, refused whole when either part would be);
  * check_ld_reduce_st answers whether that ld_reduce_st would be made,
- * making nothing (@buf unused: the executor makes the access later, in
- * one call with others that follow it).  It answers false, having
+ * making nothing (the executor makes the access later, in one call with
+ * others that follow it); where it would, @access writes into @buf, two
+ * uint64_t, the addresses [lo, hi) around it within which every
+ * ld_reduce_st of @type and @op, aligned to @type, would be made as long
+ * as *@held stays what it is, so that the executor need not ask again for
+ * those.  It answers false, having
  * changed nothing, when the range is not multicast memory the kernel may
  * access that way (the executor then makes the lanes' accesses one by
  * one, and the first that is refused faults the kernel).

@@ -139,11 +139,25 @@ void ptx_worker_mem_take(struct ptx_worker_mem *m,
 /* At its end: kept for a later worker, or freed past the bound. */
 void ptx_worker_mem_keep(struct ptx_worker_mem *m);
 
+/*
+ * What the multicast path last said of ld_reduce_st (cumc_ptx.h): every
+ * pair of @type and @op inside [@lo, @hi) is made while the worker holds
+ * @held, so that mm_defer.c asks once for a mapping's pairs, not a warp
+ * at a time.  Forgotten (@hi 0) whenever an access changes the worker's
+ * hold, which may then hold another mapping at the same address.
+ */
+struct ptx_mm_checked {
+	uint64_t lo, hi;
+	void *held;
+	uint8_t type, op;
+};
+
 struct ptx_worker {
 	struct ptx_grid *grid;
 	struct ptx_range ranges[PTX_RANGES];
 	unsigned int next_range;
 	void *mc_held;		/* the multicast callback's (cumc_ptx.h) */
+	struct ptx_mm_checked mm_checked;
 	bool slice_spent;	/* this pass, a thread used up its slice */
 	bool polled;		/* this CTA's round, a thread polled */
 	unsigned int ctas_polling;	/* this pass, CTAs that spun (grid.c) */

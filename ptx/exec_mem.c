@@ -115,9 +115,16 @@ static bool multicast_access(struct ptx_worker *w, enum cumc_ptx_mm_kind kind,
 			     enum cumc_ptx_mm_type type, enum cumc_ptx_mm_op op)
 {
 	const struct cumc_ptx_multicast *mc = w->grid->launch->multicast;
+	void *held = w->mc_held;
+	bool made;
 
-	return mc && mc->access(mc->arg, &w->mc_held, kind, addr, buf, count,
-				type, op);
+	if (!mc)
+		return false;
+	made = mc->access(mc->arg, &w->mc_held, kind, addr, buf, count, type,
+			  op);
+	if (w->mc_held != held)
+		w->mm_checked.hi = 0;
+	return made;
 }
 
 /*

@@ -165,6 +165,29 @@ void ptx_mm_flush(struct ptx_jit_run *r)
 	}
 }
 
+/*
+ * Whether the multicast path makes the pair of @in at @addr, asking it only
+ * outside the range its last answer covers (the JIT checked the alignment).
+ */
+static bool pair_checked(struct ptx_worker *w, const struct ptx_insn *in,
+			 uint64_t addr, uint32_t count)
+{
+	struct ptx_mm_checked *c = &w->mm_checked;
+	uint64_t bytes = (uint64_t)count * in->type.size, range[2];
+
+	if (w->mc_held && c->held == w->mc_held && c->type == in->mmtype &&
+	    c->op == in->aop && addr >= c->lo && addr < c->hi &&
+	    bytes <= c->hi - addr)
+		return true;
+	if (!ptx_multimem_access(w, in, CUMC_PTX_MM_CHECK_LD_REDUCE_ST, addr,
+				 range, count))
+		return false;
+	*c = (struct ptx_mm_checked){ .lo = range[0], .hi = range[1],
+				      .held = w->mc_held, .type = in->mmtype,
+				      .op = in->aop };
+	return true;
+}
+
 uint32_t ptx_mm_defer(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
 		      uint64_t addr, uint32_t count)
 {
@@ -185,8 +208,7 @@ uint32_t ptx_mm_defer(struct ptx_jit_run *r, uint32_t pc, uint32_t index,
 	}
 	if (r->deferred == PTX_MM_PAIRS)
 		ptx_mm_flush(r);
-	if (!ptx_multimem_access(w, in, CUMC_PTX_MM_CHECK_LD_REDUCE_ST, addr,
-				 NULL, count))
+	if (!pair_checked(w, in, addr, count))
 		return 0;
 	p = &w->mem.mm_pairs[r->deferred];
 	p->addr = addr;

@@ -2560,6 +2560,7 @@ struct fake_mc {
 	unsigned int held, released;
 	bool refuse_pairs;	/* refuses ld_reduce_st whole */
 	size_t max_pair;	/* 0, or ld_reduce_st's most elements */
+	size_t check_len;	/* 0, or the bytes a check's answer covers */
 };
 
 static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
@@ -2583,7 +2584,10 @@ static bool fake_access(void *arg, void **held, enum cumc_ptx_mm_kind kind,
 	}
 	ck_assert_ptr_eq(*held, mc);
 	if (kind == CUMC_PTX_MM_CHECK_LD_REDUCE_ST) {
-		ck_assert_ptr_null(buf);
+		uint64_t *range = buf;
+
+		range[0] = mc->base;
+		range[1] = mc->base + (mc->check_len ? mc->check_len : mc->len);
 		__atomic_fetch_add(&mc->checks, 1, __ATOMIC_RELAXED);
 		return true;
 	}
@@ -2750,8 +2754,9 @@ START_TEST(test_multimem)
 	mc.refuse_pairs = false;
 
 	/*
-	 * One CTA of two warps: compiled, each warp's pair is checked and
-	 * kept back, and the two, following each other, are one call.
+	 * One CTA of two warps: compiled, each warp's pair is kept back, the
+	 * second without a check of its own (the first's answer covers it),
+	 * and the two, following each other, are one call.
 	 */
 	for (i = 0; i < 64; i++) {
 		m0[i] = i;
@@ -2767,7 +2772,32 @@ START_TEST(test_multimem)
 		ck_assert_float_eq(m1[i], 1.5f * i);
 	}
 	ck_assert_uint_eq(mc.calls, cumc_ptx_compiled(f) ? 1 : 2 * 64);
+	ck_assert_uint_eq(mc.checks, cumc_ptx_compiled(f) ? 1 : 0);
+
+	/* An answer that covers the first warp's pair only: two checks. */
+	mc.checks = 0;
+	mc.check_len = 32 * sizeof(float);
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_OK);
 	ck_assert_uint_eq(mc.checks, cumc_ptx_compiled(f) ? 2 : 0);
+	mc.check_len = 0;
+
+	/*
+	 * Two CTAs of one warp on one worker: the answer is forgotten with
+	 * the hold let go after the first CTA's round, the second asks again.
+	 */
+	mc.checks = 0;
+	l.grid[0] = 2;
+	l.block[0] = 32;
+	l.workers = 1;
+	ck_assert_int_eq(cumc_ptx_launch(f, &l, &fault), CUMC_PTX_OK);
+	ck_assert_uint_eq(mc.checks, cumc_ptx_compiled(f) ? 2 : 0);
+	l.workers = 0;
+	l.grid[0] = 1;
+	l.block[0] = 64;
+	for (i = 0; i < 64; i++) {
+		m0[i] = i;
+		m1[i] = 0.5f * i;
+	}
 
 	/*
 	 * The path takes the two only one at a time (as a range over two
