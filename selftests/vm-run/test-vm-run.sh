@@ -84,12 +84,14 @@ rm -rf "$dir"
 # shellcheck disable=SC2016 # expanded in the guest
 as_user='echo "uid $(id -u)"
 exec 3<>/dev/cumc && echo "cumc opened"
-build/tests/test_init >/dev/null 2>&1 && echo "libcumc works"
+if build/tests/test_init >/tmp/init.log 2>&1; then echo "libcumc works"
+else sed "s/^/init: /" /tmp/init.log | tail -n 20; fi
 touch .vm-run-user-test 2>/dev/null || echo "repository read-only"'
 out=$(cd "$repo" && "$vm_run" --accel tcg --user -- bash -c "$as_user" 2>&1)
 check "--user: uid 65534, /dev/cumc usable, libcumc works, no host writes" \
 	"uid 65534 cumc opened libcumc works repository read-only" \
-	"$(grep -E '^(uid|cumc|libcumc|repository) ' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
+	"$(grep -E '^(uid|cumc|libcumc|repository) ' <<<"$out" | tr '\n' ' ' | sed 's/ $//')" ||
+	grep '^init: ' <<<"$out" | sed 's/^/# /'
 check "--accel tcg: TCG, named first" "vm-run: accelerator tcg" "$(head -n 1 <<<"$out")"
 
 "$vm_run" -- insmod "$warn_ko" >/dev/null 2>&1
