@@ -51,6 +51,17 @@ cat >"$dir/crash" <<'T'
 echo "ok 1 before the crash"
 exit 139
 T
+# A host test hands Check's TAP log file on to the programs it runs, in
+# the VMs it boots too: a file in their /tmp (their own), which any of
+# their users may create.
+cat >"$dir/tap_log_in_tmp" <<'T'
+#!/bin/sh
+case $CK_TAP_LOG_FILE_NAME in
+"${TMPDIR:-/tmp}"/*/*) echo "not ok 1 Check's TAP log in /tmp: $CK_TAP_LOG_FILE_NAME" ;;
+"${TMPDIR:-/tmp}"/*) echo "ok 1 Check's TAP log in /tmp" ;;
+*) echo "not ok 1 Check's TAP log in /tmp: $CK_TAP_LOG_FILE_NAME" ;;
+esac
+T
 chmod +x "$dir"/*
 
 junit=$dir/junit.xml
@@ -159,11 +170,13 @@ else
 fi
 
 # All passing: status 0, a JUnit file without failures.
-out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/tap_pass" 2>&1)
+out=$(CUMC_JUNIT=$junit "$top/scripts/run-tests" --host "$dir/tap_pass $dir/tap_log_in_tmp" 2>&1)
 status=$?
-tap_result "$status" "run-tests succeeds when everything passed"
-[ "$(tail -n 1 <<<"$out")" = "1 passed, 0 failed" ] &&
-	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "1" and r.get("failures") == "0"))' "$junit"
+tap_result "$status" "run-tests succeeds when everything passed" ||
+	grep '^not ok' <<<"$out" | sed 's/^/# /'
+
+[ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed" ] &&
+	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(not (r.get("tests") == "2" and r.get("failures") == "0"))' "$junit"
 tap_result $? "a passing run's summary and JUnit file"
 
 # Programs that run at once: one waits (10 s at most) for a file the
