@@ -141,14 +141,13 @@ void ptx_worker_mem_keep(struct ptx_worker_mem *m);
 
 /*
  * What the multicast path last said of ld_reduce_st (cumc_ptx.h): every
- * pair of @type and @op inside [@lo, @hi) is made while the worker holds
- * @held, so that mm_defer.c asks once for a mapping's pairs, not a warp
- * at a time.  Forgotten (@hi 0) whenever an access changes the worker's
- * hold, which may then hold another mapping at the same address.
+ * pair of @type and @op inside [@lo, @hi) is made while the worker's hold
+ * stays, so that mm_defer.c asks once for a mapping's pairs, not a warp
+ * at a time.  Forgotten (@hi 0) wherever the hold changes or is let go of:
+ * the next may be another mapping at the same address.
  */
 struct ptx_mm_checked {
 	uint64_t lo, hi;
-	void *held;
 	uint8_t type, op;
 };
 

@@ -300,6 +300,7 @@ static void worker_let_go(struct ptx_worker *w)
 
 	if (w->mc_held)
 		mc->release(mc->arg, &w->mc_held);
+	w->mm_checked.hi = 0;
 }
 
 /*

@@ -175,16 +175,14 @@ static bool pair_checked(struct ptx_worker *w, const struct ptx_insn *in,
 	struct ptx_mm_checked *c = &w->mm_checked;
 	uint64_t bytes = (uint64_t)count * in->type.size, range[2];
 
-	if (w->mc_held && c->held == w->mc_held && c->type == in->mmtype &&
-	    c->op == in->aop && addr >= c->lo && addr < c->hi &&
-	    bytes <= c->hi - addr)
+	if (c->type == in->mmtype && c->op == in->aop && addr >= c->lo &&
+	    addr < c->hi && bytes <= c->hi - addr)
 		return true;
 	if (!ptx_multimem_access(w, in, CUMC_PTX_MM_CHECK_LD_REDUCE_ST, addr,
 				 range, count))
 		return false;
 	*c = (struct ptx_mm_checked){ .lo = range[0], .hi = range[1],
-				      .held = w->mc_held, .type = in->mmtype,
-				      .op = in->aop };
+				      .type = in->mmtype, .op = in->aop };
 	return true;
 }
 
